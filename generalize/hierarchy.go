@@ -1,0 +1,125 @@
+package generalize
+
+import (
+	"fmt"
+)
+
+// Top is the most general value of every hierarchy.
+const Top = "*"
+
+// Hierarchy maps each leaf value of a quasi-identifier to its generalization at every
+// level, level 0 being the leaf itself and level Height()-1 the single value "*".
+// Values at every level are held as dense codes 0..Size(level)-1.
+type Hierarchy struct {
+	source string
+	index  map[string]int32 // leaf value -> leaf code
+	names  [][]string       // names[l][code]: the value at level l
+	up     [][]int32        // up[l][leaf]: code at level l of a leaf
+	leaves [][]int32        // leaves[l][code]: number of leaves under the value
+}
+
+// RowError reports a hierarchy row that breaks a rule; Row is the 0-based index of the
+// row among those given to NewHierarchy.
+type RowError struct {
+	Row int
+	Msg string
+}
+
+func (e *RowError) Error() string { return fmt.Sprintf("row %d: %s", e.Row+1, e.Msg) }
+
+// NewHierarchy builds a validated hierarchy from rows of the form
+// leaf, level 1, …, "*". Every row must have the same number of values (at least 2),
+// leaves must be unique, the last value of every row must be "*", and the hierarchy
+// must be consistent: two leaves that share a value at level i share it at every level
+// above i. source names the hierarchy in messages (a file path or a builder).
+// Violations are reported as *RowError.
+func NewHierarchy(source string, rows [][]string) (*Hierarchy, error) {
+	if len(rows) == 0 {
+		return nil, &RowError{Row: 0, Msg: "hierarchy has no rows"}
+	}
+	height := len(rows[0])
+	h := &Hierarchy{
+		source: source,
+		index:  make(map[string]int32, len(rows)),
+		names:  make([][]string, height),
+		up:     make([][]int32, height),
+		leaves: make([][]int32, height),
+	}
+	codes := make([]map[string]int32, height)
+	parent := make([]map[int32]int32, height) // parent[l][code at l] = code at l+1
+	for l := range height {
+		codes[l] = make(map[string]int32)
+		parent[l] = make(map[int32]int32)
+		h.up[l] = make([]int32, len(rows))
+	}
+	for r, row := range rows {
+		if len(row) != height {
+			return nil, &RowError{Row: r, Msg: fmt.Sprintf("has %d levels, the first row has %d", len(row), height)}
+		}
+		if height < 2 {
+			return nil, &RowError{Row: r, Msg: "needs at least a value and \"*\""}
+		}
+		if row[height-1] != Top {
+			return nil, &RowError{Row: r, Msg: fmt.Sprintf("last level must be %q (a single top value)", Top)}
+		}
+		if _, dup := h.index[row[0]]; dup {
+			return nil, &RowError{Row: r, Msg: "leaf value listed twice"}
+		}
+		h.index[row[0]] = int32(r)
+		for l, v := range row {
+			c, ok := codes[l][v]
+			if !ok {
+				c = int32(len(h.names[l]))
+				codes[l][v] = c
+				h.names[l] = append(h.names[l], v)
+				h.leaves[l] = append(h.leaves[l], 0)
+			}
+			h.up[l][r] = c
+			h.leaves[l][c]++
+			if l > 0 {
+				below := h.up[l-1][r]
+				if p, seen := parent[l-1][below]; seen && p != c {
+					return nil, &RowError{Row: r, Msg: fmt.Sprintf("inconsistent: level %d value is generalized differently at level %d than in an earlier row", l-1, l)}
+				}
+				parent[l-1][below] = c
+			}
+		}
+	}
+	return h, nil
+}
+
+// Source names where the hierarchy came from (file path or builder).
+func (h *Hierarchy) Source() string { return h.source }
+
+// Height is the number of levels, counting the leaves and the top "*".
+func (h *Hierarchy) Height() int { return len(h.names) }
+
+// Leaves is the number of leaf values (the domain's size).
+func (h *Hierarchy) Leaves() int { return len(h.names[0]) }
+
+// Leaf returns the leaf code of a value, and whether the hierarchy lists it.
+func (h *Hierarchy) Leaf(value string) (int32, bool) {
+	c, ok := h.index[value]
+	return c, ok
+}
+
+// Size is the number of distinct values at a level.
+func (h *Hierarchy) Size(level int) int { return len(h.names[level]) }
+
+// Code returns the code at level of a leaf.
+func (h *Hierarchy) Code(level int, leaf int32) int32 { return h.up[level][leaf] }
+
+// Value returns the value of a code at a level.
+func (h *Hierarchy) Value(level int, code int32) string { return h.names[level][code] }
+
+// LeafCount is the number of leaves under the value with the given code at level.
+func (h *Hierarchy) LeafCount(level int, code int32) int { return int(h.leaves[level][code]) }
+
+// levelMap returns, for every code at level from, its code at level to (to ≥ from).
+func (h *Hierarchy) levelMap(from, to int) []int32 {
+	m := make([]int32, h.Size(from))
+	for leaf := range h.up[0] {
+		m[h.up[from][leaf]] = h.up[to][leaf]
+	}
+	return m
+}

@@ -1,0 +1,156 @@
+package generalize
+
+import (
+	"fmt"
+	"math/big"
+)
+
+// Metric names accepted by Search.
+const (
+	// MetricLoss is ARX's loss: per record and quasi-identifier, (leaves under the
+	// released value − 1) / (leaves of the domain − 1), a suppressed record counting 1,
+	// averaged over records and quasi-identifiers (0 = no loss, 1 = everything lost).
+	MetricLoss = "loss"
+	// MetricDiscernibility is the discernibility metric (Bayardo & Agrawal 2005):
+	// the sum of the squared sizes of the published classes plus, for every suppressed
+	// record, the number of input records.
+	MetricDiscernibility = "discernibility"
+)
+
+// metric scores a node. exact values are integers (scaled by a constant common to all
+// nodes) so that ties are decided exactly; bound is a cheap lower bound of the float
+// value, used to order and prune the search.
+type metric interface {
+	bound(levels []int) float64
+	exact(levels []int, cls *classes, fails func(j int) bool) (exact *big.Int, value float64)
+	// boundIsExactWithoutSuppression reports whether a node that suppresses nothing has
+	// exactly the value of its bound (so it needs no class counts).
+	boundIsExactWithoutSuppression() bool
+}
+
+func newMetric(name string, t *Table) (metric, error) {
+	switch name {
+	case MetricLoss, "":
+		return newLoss(t), nil
+	case MetricDiscernibility:
+		return &discernibility{n: int64(t.Rows)}, nil
+	}
+	return nil, fmt.Errorf("unknown metric %q", name)
+}
+
+type loss struct {
+	t     *Table
+	n     int64
+	span  []int64   // leaves of the domain − 1, per column
+	sum   [][]int64 // sum[i][level]: Σ over all records of (leaves under the value − 1)
+	w     []*big.Int
+	d     *big.Int
+	scale float64 // N × q
+}
+
+func newLoss(t *Table) *loss {
+	q := len(t.Columns)
+	m := &loss{t: t, n: int64(t.Rows), span: make([]int64, q), sum: make([][]int64, q), w: make([]*big.Int, q), d: big.NewInt(1), scale: float64(t.Rows) * float64(q)}
+	for i, c := range t.Columns {
+		h := c.Hierarchy
+		m.span[i] = int64(h.Leaves() - 1)
+		perLeaf := make([]int64, h.Leaves())
+		for _, code := range c.Codes {
+			perLeaf[code]++
+		}
+		m.sum[i] = make([]int64, h.Height())
+		for l := range h.Height() {
+			var s int64
+			for leaf, cnt := range perLeaf {
+				if cnt > 0 {
+					s += cnt * int64(h.LeafCount(l, h.Code(l, int32(leaf)))-1)
+				}
+			}
+			m.sum[i][l] = s
+		}
+		if m.span[i] > 0 {
+			g := new(big.Int).GCD(nil, nil, m.d, big.NewInt(m.span[i]))
+			m.d.Mul(m.d, new(big.Int).Div(big.NewInt(m.span[i]), g))
+		}
+	}
+	for i := range q {
+		if m.span[i] > 0 {
+			m.w[i] = new(big.Int).Div(m.d, big.NewInt(m.span[i]))
+		}
+	}
+	return m
+}
+
+func (m *loss) boundIsExactWithoutSuppression() bool { return true }
+
+func (m *loss) bound(levels []int) float64 {
+	if m.n == 0 {
+		return 0
+	}
+	v := 0.0
+	for i, l := range levels {
+		if m.span[i] > 0 {
+			v += float64(m.sum[i][l]) / float64(m.span[i])
+		}
+	}
+	return v / m.scale
+}
+
+func (m *loss) exact(levels []int, cls *classes, fails func(j int) bool) (*big.Int, float64) {
+	q := len(levels)
+	adj := make([]int64, q)
+	var supp int64
+	if cls != nil {
+		for j := 0; j < cls.n; j++ {
+			if !fails(j) {
+				continue
+			}
+			cnt := int64(cls.count(j))
+			supp += cnt
+			for i := range q {
+				h := m.t.Columns[i].Hierarchy
+				adj[i] += cnt * (m.span[i] - int64(h.LeafCount(levels[i], cls.cols[i][j])-1))
+			}
+		}
+	}
+	num := new(big.Int)
+	term := new(big.Int)
+	value := 0.0
+	for i := range q {
+		if m.span[i] > 0 {
+			t := m.sum[i][levels[i]] + adj[i]
+			num.Add(num, term.Mul(m.w[i], big.NewInt(t)))
+			value += float64(t) / float64(m.span[i])
+		} else {
+			num.Add(num, term.Mul(m.d, big.NewInt(supp)))
+			value += float64(supp)
+		}
+	}
+	if m.scale > 0 {
+		value /= m.scale
+	}
+	return num, value
+}
+
+type discernibility struct{ n int64 }
+
+func (m *discernibility) boundIsExactWithoutSuppression() bool { return false }
+
+// bound: every record lies in a class of at least one record.
+func (m *discernibility) bound([]int) float64 { return float64(m.n) }
+
+func (m *discernibility) exact(_ []int, cls *classes, fails func(j int) bool) (*big.Int, float64) {
+	v := new(big.Int)
+	term := new(big.Int)
+	for j := 0; j < cls.n; j++ {
+		c := int64(cls.count(j))
+		if fails(j) {
+			term.SetInt64(c)
+			v.Add(v, term.Mul(term, big.NewInt(m.n)))
+		} else {
+			v.Add(v, term.SetInt64(c*c))
+		}
+	}
+	f, _ := new(big.Float).SetInt(v).Float64()
+	return v, f
+}

@@ -1,0 +1,397 @@
+package generalize
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/big"
+	"runtime"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
+
+	"sanitizer/schema"
+)
+
+// Options configures the optimal full-domain search.
+type Options struct {
+	K             int    // every published class has at least K records
+	MaxSuppressed int    // at most this many records may be suppressed
+	Metric        string // MetricLoss (default) or MetricDiscernibility
+	Workers       int    // node evaluations in parallel; ≤ 0 means GOMAXPROCS
+	// CacheEntries bounds the class tables kept for roll-up, in int32 entries
+	// (≤ 0: a default of 32 Mi entries, 128 MiB).
+	CacheEntries int
+}
+
+// Result is the node the search chose and what it took to find it.
+type Result struct {
+	Levels     []int   // chosen level per quasi-identifier, in table order
+	Metric     string  // metric name
+	Value      float64 // metric value of the chosen node
+	Classes    int     // published classes
+	MinClass   int     // size of the smallest published class (0 if none)
+	Suppressed int     // records suppressed
+
+	LatticeSize int // nodes in the lattice
+	Evaluated   int // nodes whose classes were counted (rolled up)
+	Tagged      int // nodes whose anonymity was inferred by monotonicity, not counted
+	Bounded     int // nodes never examined: their lower bound exceeded the optimum
+}
+
+// Node statuses of the search.
+const (
+	unknown uint8 = iota
+	anonymous
+	notAnonymous
+)
+
+// Search returns the node of least information loss among all full-domain
+// generalizations where k-anonymity holds after suppressing the records of classes
+// smaller than K, provided at most MaxSuppressed records are suppressed.
+//
+// Ties in the metric are broken deterministically: the node with the smaller sum of
+// levels wins, then the node whose level vector is lexicographically smaller (in the
+// table's column order).
+//
+// The search visits nodes in increasing order of a lower bound of the metric and stops
+// once the bound exceeds the best value found, which is exact because the bound never
+// exceeds the value. Anonymity is monotone under generalization (merging classes never
+// makes a class smaller, so the suppressed count never grows): a node found anonymous
+// tags all its generalizations anonymous and a node found not anonymous tags all its
+// specializations, which are then never counted. A node is counted by rolling up the
+// classes of the least populated cached specialization, not the records. If no node
+// meets the model, the error matches schema.ErrUnattainable.
+func Search(ctx context.Context, t *Table, opt Options) (*Result, error) {
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	if opt.K < 1 {
+		return nil, fmt.Errorf("k must be at least 1, got %d", opt.K)
+	}
+	met, err := newMetric(opt.Metric, t)
+	if err != nil {
+		return nil, err
+	}
+	s := newSearcher(t, opt, met)
+	if s.lat.Size() > maxLatticeSize {
+		return nil, schema.BadInput("the generalization lattice has more than %d nodes: use fewer quasi-identifiers or shallower hierarchies", maxLatticeSize)
+	}
+	return s.run(ctx)
+}
+
+type searcher struct {
+	t       *Table
+	opt     Options
+	met     metric
+	lat     *Lattice
+	q       int
+	maps    [][][][]int32 // maps[i][from][to]
+	bottom  *classes
+	cache   map[int]*classes
+	fifo    []int
+	entries int
+	pool    chan *grouper
+	workers int
+}
+
+func newSearcher(t *Table, opt Options, met metric) *searcher {
+	q := len(t.Columns)
+	heights := make([]int, q)
+	for i, c := range t.Columns {
+		heights[i] = c.Hierarchy.Height()
+	}
+	s := &searcher{t: t, opt: opt, met: met, lat: NewLattice(heights), q: q, cache: map[int]*classes{}}
+	if s.opt.CacheEntries <= 0 {
+		s.opt.CacheEntries = 32 << 20
+	}
+	s.workers = opt.Workers
+	if s.workers <= 0 {
+		s.workers = runtime.GOMAXPROCS(0)
+	}
+	s.pool = make(chan *grouper, s.workers)
+	for range s.workers {
+		s.pool <- &grouper{}
+	}
+	s.maps = make([][][][]int32, q)
+	for i, c := range t.Columns {
+		h := c.Hierarchy
+		s.maps[i] = make([][][]int32, h.Height())
+		for from := range h.Height() {
+			s.maps[i][from] = make([][]int32, h.Height())
+			for to := from; to < h.Height(); to++ {
+				s.maps[i][from][to] = h.levelMap(from, to)
+			}
+		}
+	}
+	return s
+}
+
+// evaluation is the outcome of counting one node.
+type evaluation struct {
+	node       int
+	cls        *classes
+	suppressed int
+	anonymous  bool
+}
+
+// fails reports whether class j of cls violates the model (and is suppressed).
+func (s *searcher) fails(cls *classes) func(j int) bool {
+	k := int32(s.opt.K)
+	return func(j int) bool { return cls.count(j) < k }
+}
+
+func (s *searcher) evaluate(node int) evaluation {
+	src := s.source(node)
+	g := <-s.pool
+	defer func() { s.pool <- g }()
+	levels := s.lat.Levels(node, make([]int, 0, s.q))
+	srcLevels := s.lat.Levels(src.node, make([]int, 0, s.q))
+	maps := make([][]int32, s.q)
+	for i := range s.q {
+		maps[i] = s.maps[i][srcLevels[i]][levels[i]]
+	}
+	cls := g.rollUp(src, node, maps, nil)
+	supp := 0
+	fails := s.fails(cls)
+	for j := 0; j < cls.n; j++ {
+		if fails(j) {
+			supp += int(cls.count(j))
+		}
+	}
+	return evaluation{node: node, cls: cls, suppressed: supp, anonymous: supp <= s.opt.MaxSuppressed}
+}
+
+// source returns the cached class table of a specialization of node with the fewest
+// classes, looking two levels down, else the bottom node's classes.
+func (s *searcher) source(node int) *classes {
+	best := s.bottom
+	s.lat.Down(node, func(p int) {
+		if c, ok := s.cache[p]; ok && c.n < best.n {
+			best = c
+		}
+	})
+	if best != s.bottom {
+		return best
+	}
+	s.lat.Down(node, func(p int) {
+		s.lat.Down(p, func(pp int) {
+			if c, ok := s.cache[pp]; ok && c.n < best.n {
+				best = c
+			}
+		})
+	})
+	return best
+}
+
+func (s *searcher) remember(c *classes) {
+	if c.node == 0 || s.cache[c.node] != nil {
+		return
+	}
+	s.cache[c.node] = c
+	s.fifo = append(s.fifo, c.node)
+	s.entries += c.entries()
+	for s.entries > s.opt.CacheEntries && len(s.fifo) > 0 {
+		old := s.fifo[0]
+		s.fifo = s.fifo[1:]
+		s.entries -= s.cache[old].entries()
+		delete(s.cache, old)
+	}
+}
+
+// tag marks node and, transitively, its generalizations (st == anonymous) or its
+// specializations (st == notAnonymous), stopping where the mark is already set.
+func (s *searcher) tag(status []uint8, node int, st uint8) {
+	stack := []int{node}
+	status[node] = st
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		visit := func(m int) {
+			if status[m] != st {
+				status[m] = st
+				stack = append(stack, m)
+			}
+		}
+		if st == anonymous {
+			s.lat.Up(n, visit)
+		} else {
+			s.lat.Down(n, visit)
+		}
+	}
+}
+
+func (s *searcher) run(ctx context.Context) (*Result, error) {
+	n := s.lat.Size()
+	rows := &classes{node: 0, cols: make([][]int32, s.q), n: s.t.Rows}
+	for i, c := range s.t.Columns {
+		rows.cols[i] = c.Codes
+	}
+	g := <-s.pool
+	identity := make([][]int32, s.q)
+	for i := range s.q {
+		identity[i] = s.maps[i][0][0]
+	}
+	s.bottom = g.rollUp(rows, 0, identity, nil)
+	s.pool <- g
+
+	// Order every node by (bound, height, levels).
+	bound := make([]float64, n)
+	height := make([]int, n)
+	levels := make([]int, 0, s.q)
+	for idx := range n {
+		levels = s.lat.Levels(idx, levels)
+		bound[idx] = s.met.bound(levels)
+		height[idx] = s.lat.Height(idx)
+	}
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if bound[a] != bound[b] {
+			if bound[a] < bound[b] {
+				return -1
+			}
+			return 1
+		}
+		if height[a] != height[b] {
+			return height[a] - height[b]
+		}
+		return int(a) - int(b)
+	})
+
+	res := &Result{Metric: s.opt.Metric, LatticeSize: n}
+	if res.Metric == "" {
+		res.Metric = MetricLoss
+	}
+	status := make([]uint8, n)
+	best := -1
+	var bestExact *big.Int
+	bestValue := math.Inf(1)
+	consider := func(node int, exact *big.Int, value float64) {
+		if best >= 0 {
+			c := exact.Cmp(bestExact)
+			if c > 0 || (c == 0 && (height[node] > height[best] || (height[node] == height[best] && node > best))) {
+				return
+			}
+		}
+		best, bestExact, bestValue = node, exact, value
+	}
+	// pruned reports whether a node's bound exceeds the best value, with a relative
+	// margin far above float rounding so that an exact tie is never pruned.
+	pruned := func(node int) bool {
+		return best >= 0 && bound[node] > bestValue*(1+1e-9)+1e-300
+	}
+
+	batchSize := 2 * s.workers
+	examined := 0
+	for pos := 0; pos < n; {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var batch []int
+		for pos < n && len(batch) < batchSize {
+			node := int(order[pos])
+			if pruned(node) {
+				pos = n
+				break
+			}
+			pos++
+			examined++
+			switch status[node] {
+			case notAnonymous:
+				res.Tagged++
+				continue
+			case anonymous:
+				if s.opt.MaxSuppressed == 0 && s.met.boundIsExactWithoutSuppression() {
+					res.Tagged++
+					levels = s.lat.Levels(node, levels)
+					ex, v := s.met.exact(levels, nil, nil)
+					consider(node, ex, v)
+					continue
+				}
+			}
+			batch = append(batch, node)
+		}
+		if len(batch) == 0 {
+			continue
+		}
+		results := make([]evaluation, len(batch))
+		eg, _ := errgroup.WithContext(ctx)
+		eg.SetLimit(s.workers)
+		for i, node := range batch {
+			eg.Go(func() error {
+				results[i] = s.evaluate(node)
+				return nil
+			})
+		}
+		if err := eg.Wait(); err != nil {
+			return nil, err
+		}
+		for _, ev := range results {
+			res.Evaluated++
+			s.remember(ev.cls)
+			if !ev.anonymous {
+				if status[ev.node] != notAnonymous {
+					s.tag(status, ev.node, notAnonymous)
+				}
+				continue
+			}
+			if status[ev.node] != anonymous {
+				s.tag(status, ev.node, anonymous)
+			}
+			levels = s.lat.Levels(ev.node, levels)
+			ex, v := s.met.exact(levels, ev.cls, s.fails(ev.cls))
+			consider(ev.node, ex, v)
+		}
+	}
+	res.Bounded = n - examined
+	if best < 0 {
+		return nil, schema.Unattainable("no generalization reaches k=%d while suppressing at most %d of %d records", s.opt.K, s.opt.MaxSuppressed, s.t.Rows)
+	}
+	final := s.evaluate(best)
+	res.Levels = s.lat.Levels(best, nil)
+	res.Value = bestValue
+	res.Suppressed = final.suppressed
+	fails := s.fails(final.cls)
+	for j := 0; j < final.cls.n; j++ {
+		if fails(j) {
+			continue
+		}
+		c := int(final.cls.count(j))
+		res.Classes++
+		if res.MinClass == 0 || c < res.MinClass {
+			res.MinClass = c
+		}
+	}
+	return res, nil
+}
+
+// Suppressed returns, for every record of t, whether it lies in a class of the node
+// with the given levels that has fewer than k records (and so is suppressed).
+func Suppressed(t *Table, levels []int, k int) ([]bool, error) {
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	if len(levels) != len(t.Columns) {
+		return nil, fmt.Errorf("node has %d levels for %d quasi-identifiers", len(levels), len(t.Columns))
+	}
+	rows := &classes{cols: make([][]int32, len(t.Columns)), n: t.Rows}
+	maps := make([][]int32, len(t.Columns))
+	for i, c := range t.Columns {
+		if levels[i] < 0 || levels[i] >= c.Hierarchy.Height() {
+			return nil, fmt.Errorf("column %q: level %d outside 0..%d", c.Name, levels[i], c.Hierarchy.Height()-1)
+		}
+		rows.cols[i] = c.Codes
+		maps[i] = c.Hierarchy.levelMap(0, levels[i])
+	}
+	assign := make([]int32, t.Rows)
+	g := &grouper{}
+	cls := g.rollUp(rows, 0, maps, assign)
+	out := make([]bool, t.Rows)
+	for r, a := range assign {
+		out[r] = int(cls.counts[a]) < k
+	}
+	return out, nil
+}

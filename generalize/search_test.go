@@ -1,0 +1,174 @@
+package generalize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"sanitizer/schema"
+)
+
+func TestSearchAdultMatchesExhaustive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("exhaustive evaluation of the Adult lattice is slow")
+	}
+	tab, raw, hier := loadAdult(t)
+	o := newOracle(raw, hier)
+	for _, k := range []int{2, 5, 10, 100} {
+		for _, supp := range []float64{0, 0.05} {
+			maxSupp := int(math.Floor(supp * float64(tab.Rows)))
+			t.Run(fmt.Sprintf("k=%d/supp=%g", k, supp), func(t *testing.T) {
+				want := o.best(t, k, maxSupp, "loss")
+				got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Levels, want.node) {
+					t.Fatalf("search chose %v (loss %.6f), exhaustive optimum is %v (loss %s)", got.Levels, got.Value, want.node, want.value.FloatString(6))
+				}
+				wv, _ := want.value.Float64()
+				if math.Abs(got.Value-wv) > 1e-12 {
+					t.Errorf("loss %.15f, exhaustive %.15f", got.Value, wv)
+				}
+				if got.Suppressed != want.suppressed {
+					t.Errorf("suppressed %d, exhaustive %d", got.Suppressed, want.suppressed)
+				}
+				if got.Evaluated+got.Tagged+got.Bounded > got.LatticeSize {
+					t.Errorf("accounting: %d evaluated + %d tagged + %d bounded > %d nodes", got.Evaluated, got.Tagged, got.Bounded, got.LatticeSize)
+				}
+				t.Logf("node %v loss %.4f suppressed %d classes %d; lattice %d evaluated %d tagged %d bounded %d",
+					got.Levels, got.Value, got.Suppressed, got.Classes, got.LatticeSize, got.Evaluated, got.Tagged, got.Bounded)
+			})
+		}
+	}
+}
+
+// randomTable builds a table of n records over q quasi-identifiers with random
+// hierarchies (random trees of random depth) and skewed values.
+func randomTable(rng *rand.Rand, n, q int) (*Table, [][]string, [][][]string) {
+	tab := &Table{Rows: n}
+	raw := make([][]string, n)
+	var hier [][][]string
+	for c := range q {
+		leaves := 1 + rng.IntN(12)
+		depth := 2 + rng.IntN(3) // levels including leaf and top
+		rows := make([][]string, leaves)
+		for l := range leaves {
+			rows[l] = make([]string, depth)
+			rows[l][0] = fmt.Sprintf("c%d-v%d", c, l)
+			rows[l][depth-1] = Top
+		}
+		// intermediate levels: group by integer division with growing fan-in
+		div := 1
+		for lev := 1; lev < depth-1; lev++ {
+			div *= 2 + rng.IntN(2)
+			for l := range leaves {
+				rows[l][lev] = fmt.Sprintf("c%d-L%d-%d", c, lev, l/div)
+			}
+		}
+		h, err := NewHierarchy(fmt.Sprintf("h%d", c), rows)
+		if err != nil {
+			panic(err)
+		}
+		hier = append(hier, rows)
+		codes := make([]int32, n)
+		for r := range n {
+			// skewed: square of a uniform favours small leaf indexes
+			u := rng.Float64()
+			leaf := int(u * u * float64(leaves))
+			codes[r] = int32(leaf)
+			raw[r] = append(raw[r], rows[leaf][0])
+		}
+		tab.Columns = append(tab.Columns, Column{Name: fmt.Sprintf("q%d", c), Hierarchy: h, Codes: codes})
+	}
+	return tab, raw, hier
+}
+
+func TestSearchRandomMatchesExhaustive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := range 60 {
+		n := 20 + rng.IntN(400)
+		q := 1 + rng.IntN(4)
+		tab, raw, hier := randomTable(rng, n, q)
+		k := 1 + rng.IntN(12)
+		maxSupp := 0
+		if rng.IntN(2) == 1 {
+			maxSupp = rng.IntN(n/5 + 1)
+		}
+		metric := []string{MetricLoss, MetricDiscernibility}[rng.IntN(2)]
+		workers := 1 + rng.IntN(4)
+		name := fmt.Sprintf("trial%d/n=%d/q=%d/k=%d/supp=%d/%s/w=%d", trial, n, q, k, maxSupp, metric, workers)
+		t.Run(name, func(t *testing.T) {
+			want := newOracle(raw, hier).best(t, k, maxSupp, metric)
+			got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: workers})
+			if want == nil {
+				if !errors.Is(err, schema.ErrUnattainable) {
+					t.Fatalf("want unattainable, got %v, %v", got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Levels, want.node) {
+				t.Fatalf("search chose %v (%g), exhaustive optimum %v (%s)", got.Levels, got.Value, want.node, want.value.FloatString(6))
+			}
+			if got.Suppressed != want.suppressed {
+				t.Errorf("suppressed %d, exhaustive %d", got.Suppressed, want.suppressed)
+			}
+		})
+	}
+}
+
+func TestSearchUnattainable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	tab, _, _ := randomTable(rng, 10, 2)
+	_, err := Search(context.Background(), tab, Options{K: 11})
+	if !errors.Is(err, schema.ErrUnattainable) {
+		t.Fatalf("k above the row count: got %v, want ErrUnattainable", err)
+	}
+}
+
+func TestSuppressedMatchesSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	tab, raw, hier := randomTable(rng, 300, 3)
+	res, err := Search(context.Background(), tab, Options{K: 6, MaxSuppressed: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	supp, err := Suppressed(tab, res.Levels, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// recount from the raw strings
+	counts := map[string]int{}
+	keys := make([]string, len(raw))
+	for r, vals := range raw {
+		key := ""
+		for c, v := range vals {
+			for _, hr := range hier[c] {
+				if hr[0] == v {
+					key += hr[res.Levels[c]] + "\x1f"
+				}
+			}
+		}
+		keys[r] = key
+		counts[key]++
+	}
+	n := 0
+	for r := range raw {
+		if want := counts[keys[r]] < 6; supp[r] != want {
+			t.Fatalf("row %d: suppressed %v, want %v", r, supp[r], want)
+		}
+		if supp[r] {
+			n++
+		}
+	}
+	if n != res.Suppressed {
+		t.Fatalf("%d rows flagged, search reported %d", n, res.Suppressed)
+	}
+}

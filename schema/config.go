@@ -1,0 +1,189 @@
+package schema
+
+// Role is what a column is to the release.
+type Role string
+
+// The four roles of DESIGN.md: every input column has exactly one.
+const (
+	Identifier  Role = "identifier"  // dropped from the release
+	Quasi       Role = "quasi"       // generalized through its hierarchy
+	Sensitive   Role = "sensitive"   // kept as is, protected by l-diversity / t-closeness
+	Insensitive Role = "insensitive" // kept as is
+)
+
+// Type is the declared value type of a column.
+type Type string
+
+// Column value types; String is the default.
+const (
+	String    Type = "string"
+	Integer   Type = "integer"
+	Float     Type = "float"
+	Date      Type = "date"
+	Timestamp Type = "timestamp"
+	Boolean   Type = "boolean"
+)
+
+// Config is a decoded and validated release configuration.
+type Config struct {
+	File     string // path of the configuration file as given ("" when parsed from bytes without a name)
+	Dir      string // folder of the configuration file; relative paths below are already resolved against it
+	Digest   string // hex SHA-256 of the configuration file's bytes
+	Dataset  string
+	Unlisted string // "error" (default) or "drop"
+	Input    IO
+	Output   IO
+	Columns  []Column // in the order the configuration lists them
+	Privacy  Privacy
+	Search   Search
+	DP       *DP // nil when the configuration has no dp section
+}
+
+// IO describes an input or output table.
+type IO struct {
+	Path   string // resolved; "" when not given
+	Format string // "csv" | "parquet" | "arrow" | "arrows" | "" (infer from the path's extension)
+	CSV    CSV
+}
+
+// CSV holds the CSV dialect of a table.
+type CSV struct {
+	Separator rune // default ','
+	Header    bool // default true
+}
+
+// Column is the configuration of one input column.
+type Column struct {
+	Name      string
+	Role      Role
+	Type      Type       // default String
+	Hierarchy *Hierarchy // required for quasi-identifiers
+	Domain    *Domain    // optional, used by DP outputs
+}
+
+// Hierarchy says where a column's generalization hierarchy comes from: exactly one
+// of File, Intervals, Mask, Date is set.
+type Hierarchy struct {
+	File      string    // ARX-format file, resolved against the configuration's folder
+	Intervals []float64 // interval widths, finest first; each a multiple of the one before
+	Mask      *Mask
+	Date      []string // subset of month, quarter, year, decade, finest first
+}
+
+// Mask is the masking hierarchy builder: level i replaces i characters by '*'.
+type Mask struct {
+	FromRight bool // "from: right" (default) or "from: left"
+	Max       int  // number of masking levels before the top "*"
+}
+
+// Domain is the declared finite domain of a column (for DP outputs).
+type Domain struct {
+	Values         []string    // domain: [a, b, c]
+	Range          *[2]float64 // domain: {range: [lo, hi], width: w}
+	Width          float64
+	HierarchyLevel *int // domain: {hierarchy-level: n}
+}
+
+// Privacy holds the privacy models of a release.
+type Privacy struct {
+	K           int     // 0 when not given
+	Suppression float64 // share of input records that may be removed, in [0,1]
+	LDiversity  []LDiversity
+	TCloseness  []TCloseness
+}
+
+// LDiversity is one l-diversity requirement on a sensitive column.
+type LDiversity struct {
+	Column  string
+	Variant string // distinct | entropy | recursive
+	L       float64
+	C       float64 // recursive only
+}
+
+// TCloseness is one t-closeness requirement on a sensitive column.
+type TCloseness struct {
+	Column   string
+	T        float64
+	Distance string // equal | ordered | hierarchical
+}
+
+// Search selects the algorithm and the utility metric.
+type Search struct {
+	Algorithm string // optimal (default) | mondrian
+	Metric    string // loss (default) | discernibility | entropy | ncp
+}
+
+// DP is the differential-privacy section.
+type DP struct {
+	EpsilonTotal float64
+	DeltaTotal   float64
+	Neighbours   string // add-remove (default) | replace-one
+	PrivacyUnit  *PrivacyUnit
+	Outputs      []DPOutput
+}
+
+// PrivacyUnit bounds each unit's contribution to DP outputs.
+type PrivacyUnit struct {
+	Column          string
+	MaxRowsPerUnit  int
+	MaxCellsPerUnit int
+}
+
+// DPOutput is one differentially private output; exactly one of Histogram, Marginals,
+// Aggregate, Synthetic is set.
+type DPOutput struct {
+	Name      string
+	Histogram []string
+	Marginals *Marginals
+	Aggregate *Aggregate
+	Synthetic *Synthetic
+	Epsilon   float64
+	Delta     float64
+	Mechanism string   // laplace | gaussian
+	Post      []string // clamp | round | consistent
+	Format    string   // csv | parquet; "" = csv
+}
+
+// Marginals asks for all Way-way marginals of Columns.
+type Marginals struct {
+	Columns []string
+	Way     int
+}
+
+// Aggregate asks for per-group statistics of a numeric column.
+type Aggregate struct {
+	GroupBy []string
+	Column  string
+	Stats   []string // count | sum | mean | quantiles
+	Bounds  [2]float64
+}
+
+// Synthetic asks for synthetic records.
+type Synthetic struct {
+	Columns  []string
+	Rows     int // 0 = same as the input
+	Method   string
+	Workload [][]string // explicit cliques; empty when Way is used
+	Way      int
+}
+
+// Column returns the configuration of the named column, or nil.
+func (c *Config) Column(name string) *Column {
+	for i := range c.Columns {
+		if c.Columns[i].Name == name {
+			return &c.Columns[i]
+		}
+	}
+	return nil
+}
+
+// Quasi returns the quasi-identifier columns in configuration order.
+func (c *Config) Quasi() []Column {
+	var out []Column
+	for _, col := range c.Columns {
+		if col.Role == Quasi {
+			out = append(out, col)
+		}
+	}
+	return out
+}

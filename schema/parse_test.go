@@ -1,0 +1,488 @@
+package schema
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseExample(t *testing.T) {
+	data, err := os.ReadFile("testdata/ward.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Parse(data, "testdata/ward.yaml", "/cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	level0 := 0
+	want := &Config{
+		File:     "testdata/ward.yaml",
+		Dir:      "/cfg",
+		Digest:   hex.EncodeToString(sum[:]),
+		Dataset:  "ward-admissions",
+		Unlisted: "error",
+		Input:    IO{Path: "/cfg/data/ward.csv", Format: "csv", CSV: CSV{Separator: ';', Header: true}},
+		Output:   IO{Path: "/tmp/release.parquet", Format: "parquet", CSV: CSV{Separator: ',', Header: true}},
+		Columns: []Column{
+			{Name: "patient_id", Role: Identifier, Type: String},
+			{Name: "name", Role: Identifier, Type: String},
+			{Name: "age", Role: Quasi, Type: Integer,
+				Hierarchy: &Hierarchy{Intervals: []float64{5, 10, 20}},
+				Domain:    &Domain{Range: &[2]float64{0, 119}, Width: 10}},
+			{Name: "sex", Role: Quasi, Type: String,
+				Hierarchy: &Hierarchy{File: "/cfg/hierarchies/sex.csv"},
+				Domain:    &Domain{Values: []string{"F", "M"}}},
+			{Name: "zip", Role: Quasi, Type: String,
+				Hierarchy: &Hierarchy{Mask: &Mask{FromRight: true, Max: 5}}},
+			{Name: "admitted", Role: Quasi, Type: Date,
+				Hierarchy: &Hierarchy{Date: []string{"month", "year", "decade"}}},
+			{Name: "education", Role: Quasi, Type: String,
+				Hierarchy: &Hierarchy{File: "/cfg/hierarchies/education.csv"}},
+			{Name: "diagnosis", Role: Sensitive, Type: String,
+				Hierarchy: &Hierarchy{File: "/cfg/hierarchies/diagnosis.csv"},
+				Domain:    &Domain{HierarchyLevel: &level0}},
+			{Name: "stay_days", Role: Insensitive, Type: Integer},
+		},
+		Privacy: Privacy{
+			K:           5,
+			Suppression: 0.05,
+			LDiversity:  []LDiversity{{Column: "diagnosis", Variant: "recursive", L: 3, C: 4}},
+			TCloseness:  []TCloseness{{Column: "diagnosis", T: 0.2, Distance: "hierarchical"}},
+		},
+		Search: Search{Algorithm: "optimal", Metric: "loss"},
+		DP: &DP{
+			EpsilonTotal: 1,
+			DeltaTotal:   1e-6,
+			Neighbours:   "add-remove",
+			PrivacyUnit:  &PrivacyUnit{Column: "patient_id", MaxRowsPerUnit: 3},
+			Outputs: []DPOutput{
+				{Name: "age-by-diagnosis", Histogram: []string{"age", "diagnosis"}, Epsilon: 0.5, Mechanism: "laplace"},
+				{Name: "pairs", Marginals: &Marginals{Columns: []string{"age", "sex", "diagnosis"}, Way: 2},
+					Epsilon: 0.3, Delta: 1e-7, Mechanism: "gaussian", Post: []string{"consistent", "clamp", "round"}},
+				{Name: "stay", Aggregate: &Aggregate{GroupBy: []string{"diagnosis"}, Column: "stay_days",
+					Stats: []string{"count", "mean"}, Bounds: [2]float64{0, 60}}, Epsilon: 0.2, Mechanism: "laplace"},
+				{Name: "synth", Synthetic: &Synthetic{Columns: []string{"age", "sex", "diagnosis"}, Rows: 0,
+					Method: "aim", Way: 3}, Epsilon: 1, Delta: 1e-9, Mechanism: "laplace"},
+			},
+		},
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("Parse(ward.yaml):\n got %s\nwant %s", dump(cfg), dump(want))
+	}
+	var names []string
+	for _, c := range cfg.Quasi() {
+		names = append(names, c.Name)
+	}
+	if got := strings.Join(names, ","); got != "age,sex,zip,admitted,education" {
+		t.Errorf("Quasi() = %s", got)
+	}
+}
+
+// dump renders a configuration with its pointers followed, for failure messages.
+func dump(c *Config) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%+v\n", *c)
+	for _, col := range c.Columns {
+		fmt.Fprintf(&b, "  column %s: hierarchy %+v domain %+v\n", col.Name, col.Hierarchy, col.Domain)
+	}
+	if c.DP != nil {
+		fmt.Fprintf(&b, "  dp %+v unit %+v\n", *c.DP, c.DP.PrivacyUnit)
+		for _, o := range c.DP.Outputs {
+			fmt.Fprintf(&b, "  output %+v %+v %+v %+v\n", o, o.Marginals, o.Aggregate, o.Synthetic)
+		}
+	}
+	return b.String()
+}
+
+func TestParseDefaults(t *testing.T) {
+	src := `
+input: {path: in.csv}
+columns:
+  zip: {role: quasi, hierarchy: {mask: {max: 2}}}
+  diag: {role: sensitive}
+  code: &c {role: insensitive}
+  copy: *c
+privacy:
+  t-closeness: {column: diag, t: 0}
+search: {}
+`
+	cfg, err := Parse([]byte(src), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		what      string
+		got, want any
+	}{
+		{"File", cfg.File, ""},
+		{"Dir", cfg.Dir, ""},
+		{"Unlisted", cfg.Unlisted, "error"},
+		{"Input.Path", cfg.Input.Path, "in.csv"},
+		{"Input.Format", cfg.Input.Format, ""},
+		{"Input.CSV", cfg.Input.CSV, CSV{Separator: ',', Header: true}},
+		{"Output", cfg.Output, IO{CSV: CSV{Separator: ',', Header: true}}},
+		{"len(Columns)", len(cfg.Columns), 4},
+		{"zip type", cfg.Columns[0].Type, String},
+		{"mask", *cfg.Columns[0].Hierarchy.Mask, Mask{FromRight: true, Max: 2}},
+		{"alias", cfg.Columns[3], Column{Name: "copy", Role: Insensitive, Type: String}},
+		{"K", cfg.Privacy.K, 0},
+		{"Suppression", cfg.Privacy.Suppression, 0.0},
+		{"LDiversity", len(cfg.Privacy.LDiversity), 0},
+		{"TCloseness", cfg.Privacy.TCloseness, []TCloseness{{Column: "diag", Distance: "equal"}}},
+		{"Search", cfg.Search, Search{Algorithm: "optimal", Metric: "loss"}},
+		{"DP", cfg.DP, (*DP)(nil)},
+	}
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s = %#v, want %#v", c.what, c.got, c.want)
+		}
+	}
+	if len(cfg.Digest) != 64 {
+		t.Errorf("Digest = %q, want 64 hex digits", cfg.Digest)
+	}
+}
+
+func TestParseVariants(t *testing.T) {
+	src := `
+unlisted: drop
+output: {path: out/release.csv, format: arrows, csv: {separator: "\t", header: false}}
+columns:
+  id: {role: identifier}
+  score: {role: quasi, type: float, hierarchy: {intervals: [0.1, 0.3, 0.9, 1.8]}}
+  zip: {role: quasi, hierarchy: {mask: {from: left, max: 1}}, domain: [1, "02139", x]}
+  diag: {role: sensitive}
+  drug: {role: sensitive, hierarchy: {file: /abs/drug.csv}}
+  stay: {role: insensitive, type: integer}
+privacy:
+  l-diversity:
+    - {column: diag, variant: entropy, l: 2.5}
+    - {column: drug, variant: distinct, l: 2}
+  t-closeness: [{column: drug, t: 1, distance: ordered}]
+search: {algorithm: mondrian, metric: ncp}
+dp:
+  epsilon-total: 2
+  neighbours: replace-one
+  outputs:
+    - {name: n, aggregate: {column: stay, stats: [count]}, epsilon: 1e-6, format: parquet}
+    - name: s
+      epsilon: 1
+      synthetic:
+        columns: [zip, diag, drug]
+        rows: 1000
+        method: mst
+        workload: [[zip, diag], [diag, drug]]
+`
+	cfg, err := Parse([]byte(src), "v.yaml", "conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		what      string
+		got, want any
+	}{
+		{"Unlisted", cfg.Unlisted, "drop"},
+		{"Output", cfg.Output, IO{Path: filepath.Join("conf", "out", "release.csv"), Format: "arrows", CSV: CSV{Separator: '\t'}}},
+		{"intervals", cfg.Columns[1].Hierarchy.Intervals, []float64{0.1, 0.3, 0.9, 1.8}},
+		{"mask", *cfg.Columns[2].Hierarchy.Mask, Mask{Max: 1}},
+		{"domain", cfg.Columns[2].Domain.Values, []string{"1", "02139", "x"}},
+		{"absolute file", cfg.Columns[4].Hierarchy.File, "/abs/drug.csv"},
+		{"LDiversity", cfg.Privacy.LDiversity, []LDiversity{{Column: "diag", Variant: "entropy", L: 2.5}, {Column: "drug", Variant: "distinct", L: 2}}},
+		{"TCloseness", cfg.Privacy.TCloseness, []TCloseness{{Column: "drug", T: 1, Distance: "ordered"}}},
+		{"Search", cfg.Search, Search{Algorithm: "mondrian", Metric: "ncp"}},
+		{"Neighbours", cfg.DP.Neighbours, "replace-one"},
+		{"aggregate", *cfg.DP.Outputs[0].Aggregate, Aggregate{Column: "stay", Stats: []string{"count"}}},
+		{"epsilon", cfg.DP.Outputs[0].Epsilon, 1e-6},
+		{"format", cfg.DP.Outputs[0].Format, "parquet"},
+		{"synthetic", *cfg.DP.Outputs[1].Synthetic, Synthetic{Columns: []string{"zip", "diag", "drug"}, Rows: 1000, Method: "mst",
+			Workload: [][]string{{"zip", "diag"}, {"diag", "drug"}}}},
+	}
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s = %#v, want %#v", c.what, c.got, c.want)
+		}
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ward.yaml")
+	data := []byte("input: {path: in.csv}\ncolumns:\n  sex: {role: quasi, hierarchy: {file: h/sex.csv}}\n")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	if cfg.File != path || cfg.Dir != dir || cfg.Digest != hex.EncodeToString(sum[:]) {
+		t.Errorf("File, Dir, Digest = %q, %q, %q", cfg.File, cfg.Dir, cfg.Digest)
+	}
+	if want := filepath.Join(dir, "in.csv"); cfg.Input.Path != want {
+		t.Errorf("Input.Path = %q, want %q", cfg.Input.Path, want)
+	}
+	if want := filepath.Join(dir, "h", "sex.csv"); cfg.Columns[0].Hierarchy.File != want {
+		t.Errorf("hierarchy file = %q, want %q", cfg.Columns[0].Hierarchy.File, want)
+	}
+
+	_, err = Load(filepath.Join(dir, "missing.yaml"))
+	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Errorf("Load(missing) = %v, want a bad-input error naming the file", err)
+	}
+}
+
+// cols is a valid columns section appended to the error cases that need columns.
+const cols = `columns:
+  id: {role: identifier}
+  age: {role: quasi, type: integer, hierarchy: {intervals: [5, 10]}}
+  sex: {role: quasi, hierarchy: {file: sex.csv}, domain: [F, M]}
+  diag: {role: sensitive, hierarchy: {file: diag.csv}}
+  drug: {role: sensitive}
+  stay: {role: insensitive, type: integer}
+`
+
+// column returns a configuration whose columns section holds def on line 2.
+func column(def string) string { return "columns:\n  x: " + def + "\n" + cols[len("columns:\n"):] }
+
+// output returns a configuration whose first DP output, on line 4, is def.
+func output(def string) string {
+	return "dp:\n  epsilon-total: 1\n  outputs:\n    - " + def + "\n" + cols
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		line int
+		path string // "" for errors about the whole document
+		msg  string
+	}{
+		// the document
+		{"empty", "", 1, "", "empty"},
+		{"only comments", "# nothing\n", 1, "", "empty"},
+		{"null document", "---\n", 1, "", "empty"},
+		{"syntax", "dataset: a\nunlisted: drop\ncolumns: x: y\n", 3, "", "syntax error: mapping values are not allowed"},
+		{"unclosed flow", "columns:\n  x: {role: quasi\n", 1, "", "syntax error"}, // the decoder gives the line of the enclosing mapping
+		{"tab indentation", "columns:\n\tx: {role: identifier}\n", 2, "", "syntax error"},
+		{"two documents", cols + "---\n" + cols, 8, "", "only one YAML document"},
+		{"not a mapping", "- a\n", 1, "", "expected a mapping, got a list"},
+		{"unknown key", "colums: {}\n" + cols, 1, "colums", "unknown key"},
+		{"duplicate key", "dataset: a\ndataset: b\n" + cols, 2, "dataset", "duplicate key (first given at line 1)"},
+		{"duplicate column", "columns:\n  id: {role: identifier}\n  id: {role: identifier}\n", 3, "columns.id", "duplicate key"},
+		{"merge key", "columns:\n  id: {<<: {role: identifier}}\n", 2, "columns.id", "merge keys"},
+		{"complex key", "columns:\n  ? [a]\n  : {role: identifier}\n", 2, "columns", "keys must be names"},
+
+		// top level
+		{"dataset type", "dataset: [a]\n" + cols, 1, "dataset", "expected a name"},
+		{"unlisted", "unlisted: keep\n" + cols, 1, "unlisted", "must be one of error, drop"},
+		{"unlisted type", "unlisted: 1\n" + cols, 1, "unlisted", "expected a string, got integer 1"},
+
+		// input and output
+		{"input type", "input: data.csv\n" + cols, 1, "input", "expected a mapping"},
+		{"input unknown", "input: {paht: x}\n" + cols, 1, "input.paht", "unknown key"},
+		{"input format", "input: {format: xlsx}\n" + cols, 1, "input.format", "must be one of csv, parquet, arrow, arrows"},
+		{"output empty path", "output: {path: ''}\n" + cols, 1, "output.path", "must not be empty"},
+		{"separator empty", "input: {csv: {separator: ''}}\n" + cols, 1, "input.csv.separator", "must not be empty"},
+		{"separator long", "input: {csv: {separator: ';;'}}\n" + cols, 1, "input.csv.separator", "single character"},
+		{"separator quote", "input: {csv: {separator: '\"'}}\n" + cols, 1, "input.csv.separator", "quote"},
+		{"separator newline", "input: {csv: {separator: \"\\n\"}}\n" + cols, 1, "input.csv.separator", "line break"},
+		{"separator CR", "input: {csv: {separator: \"\\r\"}}\n" + cols, 1, "input.csv.separator", "line break"},
+		{"separator type", "output: {csv: {separator: 1}}\n" + cols, 1, "output.csv.separator", "expected a string"},
+		{"header", "input: {csv: {header: yes}}\n" + cols, 1, "input.csv.header", "expected a boolean"},
+
+		// columns
+		{"columns missing", "dataset: a\n", 1, "columns", "required"},
+		{"columns list", "columns: [a]\n", 1, "columns", "expected a mapping, got a list"},
+		{"columns empty", "columns: {}\n", 1, "columns", "at least one column"},
+		{"column null", "columns:\n  x:\n", 2, "columns.x", "expected a mapping, got null"},
+		{"column unknown key", column("{role: identifier, kind: x}"), 2, "columns.x.kind", "unknown key"},
+		{"role missing", column("{type: integer}"), 2, "columns.x.role", "required"},
+		{"role", column("{role: quasy}"), 2, "columns.x.role", "must be one of identifier, quasi, sensitive, insensitive"},
+		{"type", column("{role: identifier, type: int}"), 2, "columns.x.type", "must be one of"},
+		{"quasi without hierarchy", column("{role: quasi}"), 2, "columns.x.hierarchy", "required for a quasi-identifier"},
+		{"identifier hierarchy", column("{role: identifier, hierarchy: {file: a.csv}}"), 2, "columns.x.hierarchy", "not allowed for an identifier column"},
+		{"insensitive hierarchy", column("{role: insensitive, hierarchy: {file: a.csv}}"), 2, "columns.x.hierarchy", "not allowed for an insensitive column"},
+		{"hierarchy type", column("{role: quasi, hierarchy: a.csv}"), 2, "columns.x.hierarchy", "expected a mapping"},
+		{"hierarchy none", column("{role: quasi, hierarchy: {}}"), 2, "columns.x.hierarchy", "needs one of file, intervals, mask, date"},
+		{"hierarchy two", column("{role: quasi, hierarchy: {file: a.csv, mask: {max: 1}}}"), 2, "columns.x.hierarchy", "only one of"},
+		{"hierarchy file empty", column("{role: quasi, hierarchy: {file: ''}}"), 2, "columns.x.hierarchy.file", "must not be empty"},
+		{"intervals on string", column("{role: quasi, hierarchy: {intervals: [5]}}"), 2, "columns.x.hierarchy.intervals", "needs a column of type integer or float"},
+		{"intervals empty", column("{role: quasi, type: integer, hierarchy: {intervals: []}}"), 2, "columns.x.hierarchy.intervals", "must not be empty"},
+		{"intervals negative", column("{role: quasi, type: integer, hierarchy: {intervals: [5, -10]}}"), 2, "columns.x.hierarchy.intervals", "widths must be positive"},
+		{"intervals zero", column("{role: quasi, type: float, hierarchy: {intervals: [0]}}"), 2, "columns.x.hierarchy.intervals", "widths must be positive"},
+		{"intervals decreasing", column("{role: quasi, type: integer, hierarchy: {intervals: [10, 5]}}"), 2, "columns.x.hierarchy.intervals", "strictly increasing"},
+		{"intervals multiple", column("{role: quasi, type: integer, hierarchy: {intervals: [5, 12]}}"), 2, "columns.x.hierarchy.intervals", "multiple"},
+		{"intervals float multiple", column("{role: quasi, type: float, hierarchy: {intervals: [0.1, 0.25]}}"), 2, "columns.x.hierarchy.intervals", "multiple"},
+		{"intervals whole", column("{role: quasi, type: integer, hierarchy: {intervals: [2.5, 5]}}"), 2, "columns.x.hierarchy.intervals", "whole numbers"},
+		{"intervals item type", column("{role: quasi, type: integer, hierarchy: {intervals: [five]}}"), 2, "columns.x.hierarchy.intervals[0]", "expected a number"},
+		{"intervals NaN", column("{role: quasi, type: float, hierarchy: {intervals: [.nan]}}"), 2, "columns.x.hierarchy.intervals[0]", "finite number"},
+		{"intervals Inf", column("{role: quasi, type: float, hierarchy: {intervals: [1, .inf]}}"), 2, "columns.x.hierarchy.intervals[1]", "finite number"},
+		{"mask max", column("{role: quasi, hierarchy: {mask: {max: 0}}}"), 2, "columns.x.hierarchy.mask.max", "at least 1"},
+		{"mask max missing", column("{role: quasi, hierarchy: {mask: {from: left}}}"), 2, "columns.x.hierarchy.mask.max", "required"},
+		{"mask from", column("{role: quasi, hierarchy: {mask: {from: middle, max: 2}}}"), 2, "columns.x.hierarchy.mask.from", "must be one of right, left"},
+		{"date on string", column("{role: quasi, hierarchy: {date: [year]}}"), 2, "columns.x.hierarchy.date", "needs a column of type date"},
+		{"date empty", column("{role: quasi, type: date, hierarchy: {date: []}}"), 2, "columns.x.hierarchy.date", "must not be empty"},
+		{"date repeat", column("{role: quasi, type: date, hierarchy: {date: [month, month]}}"), 2, "columns.x.hierarchy.date[1]", "listed twice"},
+		{"date order", column("{role: quasi, type: date, hierarchy: {date: [year, month]}}"), 2, "columns.x.hierarchy.date", "finest level first"},
+		{"date unit", column("{role: quasi, type: date, hierarchy: {date: [week]}}"), 2, "columns.x.hierarchy.date[0]", "must be one of month, quarter, year, decade"},
+		{"domain type", column("{role: insensitive, domain: F}"), 2, "columns.x.domain", "expected a list of values"},
+		{"domain empty", column("{role: insensitive, domain: []}"), 2, "columns.x.domain", "must not be empty"},
+		{"domain repeat", column("{role: insensitive, domain: [F, F]}"), 2, "columns.x.domain[1]", "listed twice"},
+		{"domain item", column("{role: insensitive, domain: [[a]]}"), 2, "columns.x.domain[0]", "expected a value"},
+		{"domain null item", column("{role: insensitive, domain: [a, ~]}"), 2, "columns.x.domain[1]", "expected a value, got null"},
+		{"domain range order", column("{role: insensitive, type: integer, domain: {range: [10, 0], width: 1}}"), 2, "columns.x.domain.range", "lo must be less than hi"},
+		{"domain range size", column("{role: insensitive, type: integer, domain: {range: [0], width: 1}}"), 2, "columns.x.domain.range", "two numbers"},
+		{"domain width missing", column("{role: insensitive, type: integer, domain: {range: [0, 10]}}"), 2, "columns.x.domain.width", "required"},
+		{"domain width", column("{role: insensitive, type: integer, domain: {range: [0, 10], width: 0}}"), 2, "columns.x.domain.width", "must be positive"},
+		{"domain mapping empty", column("{role: insensitive, domain: {}}"), 2, "columns.x.domain", "needs range and width"},
+		{"domain level negative", column("{role: sensitive, hierarchy: {file: a.csv}, domain: {hierarchy-level: -1}}"), 2, "columns.x.domain.hierarchy-level", "at least 0"},
+		{"domain level without hierarchy", column("{role: sensitive, domain: {hierarchy-level: 0}}"), 2, "columns.x.domain.hierarchy-level", "requires a hierarchy"},
+		{"domain level and width", column("{role: sensitive, hierarchy: {file: a.csv}, domain: {hierarchy-level: 0, width: 2}}"), 2, "columns.x.domain", "cannot be combined with width"},
+		{"domain unknown key", column("{role: insensitive, domain: {values: [a]}}"), 2, "columns.x.domain.values", "unknown key"},
+
+		// privacy
+		{"privacy type", "privacy: 5\n" + cols, 1, "privacy", "expected a mapping"},
+		{"k string", "privacy: {k: five}\n" + cols, 1, "privacy.k", `expected an integer, got string "five"`},
+		{"k float", "privacy: {k: 2.5}\n" + cols, 1, "privacy.k", "expected an integer"},
+		{"k zero", "privacy: {k: 0}\n" + cols, 1, "privacy.k", "at least 1"},
+		{"k huge", "privacy: {k: 99999999999999999999}\n" + cols, 1, "privacy.k", "expected an integer"},
+		{"suppression list", "privacy: {suppression: [1]}\n" + cols, 1, "privacy.suppression", "expected a number, got a list"},
+		{"suppression high", "privacy: {suppression: 1.5}\n" + cols, 1, "privacy.suppression", "between 0 and 1"},
+		{"suppression negative", "privacy: {suppression: -0.1}\n" + cols, 1, "privacy.suppression", "between 0 and 1"},
+		{"suppression NaN", "privacy: {suppression: .NaN}\n" + cols, 1, "privacy.suppression", "finite number"},
+		{"suppression quoted", "privacy: {suppression: '0.1'}\n" + cols, 1, "privacy.suppression", "expected a number"},
+		{"l-diversity type", "privacy: {l-diversity: 3}\n" + cols, 1, "privacy.l-diversity", "expected a mapping or a list of mappings"},
+		{"l-diversity empty", "privacy: {l-diversity: []}\n" + cols, 1, "privacy.l-diversity", "must not be empty"},
+		{"l-diversity item type", "privacy: {l-diversity: [diag]}\n" + cols, 1, "privacy.l-diversity[0]", "expected a mapping"},
+		{"l-diversity unknown key", "privacy: {l-diversity: {column: diag, variant: distinct, l: 2, k: 1}}\n" + cols, 1, "privacy.l-diversity.k", "unknown key"},
+		{"l-diversity column missing", "privacy: {l-diversity: {variant: distinct, l: 2}}\n" + cols, 1, "privacy.l-diversity.column", "required"},
+		{"l-diversity column unknown", "privacy: {l-diversity: {column: dx, variant: distinct, l: 2}}\n" + cols, 1, "privacy.l-diversity.column", `unknown column "dx"`},
+		{"l-diversity column not sensitive", "privacy: {l-diversity: {column: age, variant: distinct, l: 2}}\n" + cols, 1, "privacy.l-diversity.column", "not sensitive"},
+		{"l-diversity variant missing", "privacy: {l-diversity: {column: diag, l: 2}}\n" + cols, 1, "privacy.l-diversity.variant", "required"},
+		{"l-diversity variant", "privacy: {l-diversity: {column: diag, variant: shannon, l: 2}}\n" + cols, 1, "privacy.l-diversity.variant", "must be one of distinct, entropy, recursive"},
+		{"l missing", "privacy: {l-diversity: {column: diag, variant: entropy}}\n" + cols, 1, "privacy.l-diversity.l", "required"},
+		{"l small", "privacy: {l-diversity: {column: diag, variant: entropy, l: 0.5}}\n" + cols, 1, "privacy.l-diversity.l", "at least 1"},
+		{"l distinct whole", "privacy: {l-diversity: {column: diag, variant: distinct, l: 2.5}}\n" + cols, 1, "privacy.l-diversity.l", "whole number"},
+		{"l recursive whole", "privacy: {l-diversity: {column: diag, variant: recursive, l: 2.5, c: 1}}\n" + cols, 1, "privacy.l-diversity.l", "whole number"},
+		{"c missing", "privacy: {l-diversity: {column: diag, variant: recursive, l: 2}}\n" + cols, 1, "privacy.l-diversity.c", "required for the recursive variant"},
+		{"c zero", "privacy: {l-diversity: {column: diag, variant: recursive, l: 2, c: 0}}\n" + cols, 1, "privacy.l-diversity.c", "must be positive"},
+		{"c forbidden", "privacy:\n  l-diversity:\n    - {column: diag, variant: distinct, l: 2}\n    - {column: drug, variant: entropy, l: 2, c: 1}\n" + cols, 4, "privacy.l-diversity[1].c", "only allowed for the recursive variant"},
+		{"l-diversity twice", "privacy:\n  l-diversity:\n    - {column: diag, variant: distinct, l: 2}\n    - {column: diag, variant: entropy, l: 2}\n" + cols, 4, "privacy.l-diversity[1]", "already has"},
+		{"t-closeness column missing", "privacy: {t-closeness: {t: 0.2}}\n" + cols, 1, "privacy.t-closeness.column", "required"},
+		{"t-closeness column not sensitive", "privacy: {t-closeness: {column: stay, t: 0.2}}\n" + cols, 1, "privacy.t-closeness.column", "not sensitive"},
+		{"t missing", "privacy: {t-closeness: {column: diag}}\n" + cols, 1, "privacy.t-closeness.t", "required"},
+		{"t negative", "privacy: {t-closeness: {column: diag, t: -0.1}}\n" + cols, 1, "privacy.t-closeness.t", "at least 0"},
+		{"t distance", "privacy: {t-closeness: {column: diag, t: 0.1, distance: cosine}}\n" + cols, 1, "privacy.t-closeness.distance", "must be one of equal, ordered, hierarchical"},
+		{"t hierarchical", "privacy:\n  t-closeness: [{column: diag, t: 0.1}, {column: drug, t: 0.1, distance: hierarchical}]\n" + cols, 2, "privacy.t-closeness[1].distance", `needs a hierarchy on column "drug"`},
+		{"t-closeness twice", "privacy:\n  t-closeness: [{column: diag, t: 0.1}, {column: diag, t: 0.2}]\n" + cols, 2, "privacy.t-closeness[1]", "already has"},
+
+		// search
+		{"search type", "search: optimal\n" + cols, 1, "search", "expected a mapping"},
+		{"search algorithm", "search: {algorithm: greedy}\n" + cols, 1, "search.algorithm", "must be one of optimal, mondrian"},
+		{"search metric", "search: {metric: precision}\n" + cols, 1, "search.metric", "must be one of loss, discernibility, entropy, ncp"},
+		{"search unknown", "search: {algorithm: optimal, prune: false}\n" + cols, 1, "search.prune", "unknown key"},
+
+		// dp
+		{"dp type", "dp: [1]\n" + cols, 1, "dp", "expected a mapping"},
+		{"epsilon-total missing", "dp: {outputs: []}\n" + cols, 1, "dp.epsilon-total", "required"},
+		{"epsilon-total zero", "dp: {epsilon-total: 0}\n" + cols, 1, "dp.epsilon-total", "must be positive"},
+		{"epsilon-total type", "dp: {epsilon-total: one}\n" + cols, 1, "dp.epsilon-total", "expected a number"},
+		{"epsilon-total overflow", "dp: {epsilon-total: 1e400}\n" + cols, 1, "dp.epsilon-total", "expected a number"},
+		{"delta-total one", "dp: {epsilon-total: 1, delta-total: 1}\n" + cols, 1, "dp.delta-total", "less than 1"},
+		{"delta-total negative", "dp: {epsilon-total: 1, delta-total: -1e-6}\n" + cols, 1, "dp.delta-total", "at least 0"},
+		{"neighbours", "dp: {epsilon-total: 1, neighbours: swap}\n" + cols, 1, "dp.neighbours", "must be one of add-remove, replace-one"},
+		{"privacy-unit column", "dp: {epsilon-total: 1, privacy-unit: {column: pid}}\n" + cols, 1, "dp.privacy-unit.column", `unknown column "pid"`},
+		{"privacy-unit column missing", "dp: {epsilon-total: 1, privacy-unit: {max-rows-per-unit: 1}}\n" + cols, 1, "dp.privacy-unit.column", "required"},
+		{"max-rows-per-unit", "dp: {epsilon-total: 1, privacy-unit: {column: id, max-rows-per-unit: 0}}\n" + cols, 1, "dp.privacy-unit.max-rows-per-unit", "at least 1"},
+		{"max-cells-per-unit", "dp: {epsilon-total: 1, privacy-unit: {column: id, max-cells-per-unit: 1.5}}\n" + cols, 1, "dp.privacy-unit.max-cells-per-unit", "expected an integer"},
+		{"outputs missing", "dp: {epsilon-total: 1}\n" + cols, 1, "dp.outputs", "required"},
+		{"outputs empty", "dp: {epsilon-total: 1, outputs: []}\n" + cols, 1, "dp.outputs", "must not be empty"},
+		{"outputs mapping", "dp: {epsilon-total: 1, outputs: {name: a}}\n" + cols, 1, "dp.outputs", "expected a list"},
+		{"output unknown key", output("{name: a, epsilon: 1, histogram: [age], noise: 1}"), 4, "dp.outputs[0].noise", "unknown key"},
+		{"output name missing", output("{epsilon: 1, histogram: [age]}"), 4, "dp.outputs[0].name", "required"},
+		{"output name path", output("{name: ../a, epsilon: 1, histogram: [age]}"), 4, "dp.outputs[0].name", "file name"},
+		{"output name twice", output("{name: a, epsilon: 1, histogram: [age]}\n    - {name: a, epsilon: 1, histogram: [sex]}"), 5, "dp.outputs[1].name", `output "a" is named twice`},
+		{"epsilon missing", output("{name: a, histogram: [age]}"), 4, "dp.outputs[0].epsilon", "required"},
+		{"epsilon zero", output("{name: a, epsilon: 0, histogram: [age]}"), 4, "dp.outputs[0].epsilon", "must be positive"},
+		{"delta negative", output("{name: a, epsilon: 1, delta: -1, histogram: [age]}"), 4, "dp.outputs[0].delta", "at least 0"},
+		{"mechanism", output("{name: a, epsilon: 1, mechanism: exponential, histogram: [age]}"), 4, "dp.outputs[0].mechanism", "must be one of laplace, gaussian"},
+		{"gaussian without delta", output("{name: a, epsilon: 1, mechanism: gaussian, histogram: [age]}"), 4, "dp.outputs[0].delta", "must be positive for the gaussian mechanism"},
+		{"gaussian zero delta", output("{name: a, epsilon: 1, delta: 0, mechanism: gaussian, histogram: [age]}"), 4, "dp.outputs[0].delta", "gaussian"},
+		{"post", output("{name: a, epsilon: 1, post: [smooth], histogram: [age]}"), 4, "dp.outputs[0].post[0]", "must be one of clamp, round, consistent"},
+		{"post twice", output("{name: a, epsilon: 1, post: [clamp, clamp], histogram: [age]}"), 4, "dp.outputs[0].post[1]", "listed twice"},
+		{"output format", output("{name: a, epsilon: 1, format: arrow, histogram: [age]}"), 4, "dp.outputs[0].format", "must be one of csv, parquet"},
+		{"output kind none", output("{name: a, epsilon: 1}"), 4, "dp.outputs[0]", "needs one of histogram, marginals, aggregate, synthetic"},
+		{"output kind two", output("{name: a, epsilon: 1, histogram: [age], marginals: {columns: [age], way: 1}}"), 4, "dp.outputs[0]", "only one of"},
+		{"histogram empty", output("{name: a, epsilon: 1, histogram: []}"), 4, "dp.outputs[0].histogram", "must not be empty"},
+		{"histogram type", output("{name: a, epsilon: 1, histogram: age}"), 4, "dp.outputs[0].histogram", "expected a list"},
+		{"histogram column", output("{name: a, epsilon: 1, histogram: [age, nope]}"), 4, "dp.outputs[0].histogram[1]", `unknown column "nope"`},
+		{"histogram twice", output("{name: a, epsilon: 1, histogram: [age, age]}"), 4, "dp.outputs[0].histogram[1]", "listed twice"},
+		{"marginals way high", output("{name: a, epsilon: 1, marginals: {columns: [age, sex], way: 3}}"), 4, "dp.outputs[0].marginals.way", "between 1 and the number of columns (2)"},
+		{"marginals way zero", output("{name: a, epsilon: 1, marginals: {columns: [age, sex], way: 0}}"), 4, "dp.outputs[0].marginals.way", "between 1"},
+		{"marginals way missing", output("{name: a, epsilon: 1, marginals: {columns: [age, sex]}}"), 4, "dp.outputs[0].marginals.way", "required"},
+		{"marginals columns", output("{name: a, epsilon: 1, marginals: {columns: [age, zz], way: 1}}"), 4, "dp.outputs[0].marginals.columns[1]", "unknown column"},
+		{"aggregate column missing", output("{name: a, epsilon: 1, aggregate: {stats: [count]}}"), 4, "dp.outputs[0].aggregate.column", "required"},
+		{"aggregate column", output("{name: a, epsilon: 1, aggregate: {column: los, stats: [count]}}"), 4, "dp.outputs[0].aggregate.column", "unknown column"},
+		{"aggregate group-by", output("{name: a, epsilon: 1, aggregate: {group-by: [dx], column: stay, stats: [count]}}"), 4, "dp.outputs[0].aggregate.group-by[0]", "unknown column"},
+		{"aggregate stats missing", output("{name: a, epsilon: 1, aggregate: {column: stay}}"), 4, "dp.outputs[0].aggregate.stats", "required"},
+		{"aggregate stats", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [median], bounds: [0, 1]}}"), 4, "dp.outputs[0].aggregate.stats[0]", "must be one of count, sum, mean, quantiles"},
+		{"aggregate bounds", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [sum], bounds: [5, 1]}}"), 4, "dp.outputs[0].aggregate.bounds", "lo must be less than hi"},
+		{"aggregate bounds missing", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [count, mean]}}"), 4, "dp.outputs[0].aggregate.bounds", "required"},
+		{"synthetic columns missing", output("{name: a, epsilon: 1, synthetic: {rows: same}}"), 4, "dp.outputs[0].synthetic.columns", "required"},
+		{"synthetic column", output("{name: a, epsilon: 1, synthetic: {columns: [age, x]}}"), 4, "dp.outputs[0].synthetic.columns[1]", "unknown column"},
+		{"synthetic rows zero", output("{name: a, epsilon: 1, synthetic: {columns: [age], rows: 0}}"), 4, "dp.outputs[0].synthetic.rows", "at least 1"},
+		{"synthetic rows word", output("{name: a, epsilon: 1, synthetic: {columns: [age], rows: all}}"), 4, "dp.outputs[0].synthetic.rows", "positive integer or same"},
+		{"synthetic method", output("{name: a, epsilon: 1, synthetic: {columns: [age], method: gan}}"), 4, "dp.outputs[0].synthetic.method", "must be one of aim, mst"},
+		{"synthetic workload way", output("{name: a, epsilon: 1, synthetic: {columns: [age, sex], workload: {way: 3}}}"), 4, "dp.outputs[0].synthetic.workload.way", "between 1"},
+		{"synthetic workload type", output("{name: a, epsilon: 1, synthetic: {columns: [age, sex], workload: 2}}"), 4, "dp.outputs[0].synthetic.workload", "expected a mapping {way: n} or a list"},
+		{"synthetic workload column", output("{name: a, epsilon: 1, synthetic: {columns: [age, sex], workload: [[age, nope]]}}"), 4, "dp.outputs[0].synthetic.workload[0][1]", "unknown column"},
+		{"synthetic workload outside", output("{name: a, epsilon: 1, synthetic: {columns: [age, sex], workload: [[age], [sex, diag]]}}"), 4, "dp.outputs[0].synthetic.workload[1][1]", "not among the synthetic columns"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Parse([]byte(tt.src), "test.yaml", "/cfg")
+			if err == nil {
+				t.Fatalf("Parse succeeded, want an error (%+v)", cfg)
+			}
+			if cfg != nil {
+				t.Errorf("Parse returned a configuration with the error %v", err)
+			}
+			if !errors.Is(err, ErrBadInput) {
+				t.Errorf("error %q does not match ErrBadInput", err)
+			}
+			prefix := fmt.Sprintf("test.yaml:%d: ", tt.line)
+			if tt.path != "" {
+				prefix += tt.path + ": "
+			}
+			if msg := err.Error(); !strings.HasPrefix(msg, prefix) || !strings.Contains(msg, tt.msg) {
+				t.Errorf("error %q, want prefix %q and %q", msg, prefix, tt.msg)
+			}
+		})
+	}
+}
+
+// TestParseNoName checks the messages of a configuration parsed without a name.
+func TestParseNoName(t *testing.T) {
+	_, err := Parse([]byte("columns: {}\n"), "", "")
+	if !errors.Is(err, ErrBadInput) || !strings.HasPrefix(err.Error(), "configuration:1: columns: ") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// TestParseSyntaxWithoutLine checks decoder errors that carry no line number.
+func TestParseSyntaxWithoutLine(t *testing.T) {
+	for _, src := range []string{"columns: *nope\n", "\t columns: 1\n"} {
+		_, err := Parse([]byte(src), "test.yaml", "")
+		if !errors.Is(err, ErrBadInput) || !strings.HasPrefix(err.Error(), "test.yaml") || !strings.Contains(err.Error(), "syntax error") {
+			t.Errorf("Parse(%q) = %v, want a bad-input syntax error naming the file", src, err)
+		}
+	}
+}
