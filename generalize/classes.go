@@ -1,6 +1,8 @@
 package generalize
 
-import "math/bits"
+import (
+	"math/bits"
+)
 
 // classes holds the equivalence classes of one node: column-major codes (codes at the
 // node's levels) and the number of records in each class.
@@ -21,78 +23,147 @@ func (c *classes) count(j int) int32 {
 // entries is the memory the table holds, in int32s.
 func (c *classes) entries() int { return c.n * (len(c.cols) + 1) }
 
-// grouper rolls classes up to a more general node. It owns a reusable hash table, so a
+// grouper rolls classes up to a more general node. It owns reusable scratch space, so a
 // grouper must not be used by two goroutines at once.
 type grouper struct {
-	slots []int32 // index+1 of the class in the output, 0 = empty
-	tuple []int32
+	keys  []uint64
+	slots []int32 // index+1 of the output class, 0 = empty
+	held  []uint64
+	rep   []int32
 }
 
-func (g *grouper) table(n int) []int32 {
-	size := 1 << bits.Len(uint(2*n))
-	if cap(g.slots) < size {
-		g.slots = make([]int32, size)
-	}
-	g.slots = g.slots[:size]
-	clear(g.slots)
-	return g.slots
-}
+// directLimit bounds the size of a key space that is counted in a plain array.
+const directLimit = 1 << 20
 
 // rollUp groups the classes of src into the classes of node dst; maps[i] maps a code of
-// column i at src's level to its code at dst's level. When assign is not nil,
-// assign[j] receives the index of the output class of source class j.
-func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, assign []int32) *classes {
+// column i at src's level to its code at dst's level, and sizes[i] is the number of
+// codes at dst's level. When assign is not nil, assign[j] receives the index of the
+// output class of source class j.
+//
+// Each class gets a key: its codes in mixed radix when the key space fits in 64 bits
+// (then equal keys are equal tuples), otherwise a hash of its codes (then tuples are
+// compared on equal keys). Keys are counted in an array when the key space is small,
+// else in an open-addressing table.
+func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, assign []int32) *classes {
 	q := len(src.cols)
-	out := &classes{node: dst, cols: make([][]int32, q), counts: make([]int32, 0, 64)}
-	for i := range out.cols {
-		out.cols[i] = make([]int32, 0, 64)
+	n := src.n
+	if cap(g.keys) < n {
+		g.keys = make([]uint64, n)
 	}
-	slots := g.table(src.n)
-	mask := uint64(len(slots) - 1)
-	if cap(g.tuple) < q {
-		g.tuple = make([]int32, q)
-	}
-	t := g.tuple[:q]
-	for j := 0; j < src.n; j++ {
-		h := uint64(0x9E3779B97F4A7C15)
-		for i := range q {
-			c := maps[i][src.cols[i][j]]
-			t[i] = c
-			h = (h ^ uint64(uint32(c))) * 0xBF58476D1CE4E5B9
+	keys := g.keys[:n]
+	space, exact := uint64(1), true
+	for _, sz := range sizes {
+		hi, lo := bits.Mul64(space, uint64(sz))
+		if hi != 0 {
+			exact = false
+			break
 		}
-		h ^= h >> 31
-		pos := h & mask
-		for {
-			s := slots[pos]
-			if s == 0 {
-				for i := range q {
-					out.cols[i] = append(out.cols[i], t[i])
-				}
-				out.counts = append(out.counts, src.count(j))
-				out.n++
-				slots[pos] = int32(out.n)
-				if assign != nil {
-					assign[j] = int32(out.n - 1)
-				}
-				break
+		space = lo
+	}
+	if exact {
+		clear(keys)
+		for i := range q {
+			m, col, sz := maps[i], src.cols[i][:n], uint64(sizes[i])
+			for j, c := range col {
+				keys[j] = keys[j]*sz + uint64(m[c])
 			}
-			k := s - 1
-			same := true
-			for i := range q {
-				if out.cols[i][k] != t[i] {
-					same = false
+		}
+	} else {
+		for j := range keys {
+			keys[j] = 0x9E3779B97F4A7C15
+		}
+		for i := range q {
+			m, col := maps[i], src.cols[i][:n]
+			for j, c := range col {
+				keys[j] = (keys[j] ^ uint64(uint32(m[c]))) * 0xBF58476D1CE4E5B9
+			}
+		}
+	}
+	rep := g.rep[:0]
+	var counts []int32
+	add := func(j int) int32 {
+		rep = append(rep, int32(j))
+		counts = append(counts, src.count(j))
+		return int32(len(rep))
+	}
+	switch {
+	case exact && space <= directLimit && space <= uint64(8*n+1024):
+		if uint64(cap(g.slots)) < space {
+			g.slots = make([]int32, space)
+		}
+		slots := g.slots[:space]
+		clear(slots)
+		for j, key := range keys {
+			s := slots[key]
+			if s == 0 {
+				s = add(j)
+				slots[key] = s
+			} else {
+				counts[s-1] += src.count(j)
+			}
+			if assign != nil {
+				assign[j] = s - 1
+			}
+		}
+	default:
+		size := 1 << bits.Len(uint(2*n))
+		if cap(g.slots) < size {
+			g.slots = make([]int32, size)
+		}
+		slots := g.slots[:size]
+		clear(slots)
+		if cap(g.held) < size {
+			g.held = make([]uint64, size)
+		}
+		held := g.held[:size]
+		mask := uint64(size - 1)
+		for j, key := range keys {
+			h := key
+			if exact {
+				h = (h ^ (h >> 29)) * 0xBF58476D1CE4E5B9
+			}
+			pos := (h ^ (h >> 32)) & mask
+			for {
+				s := slots[pos]
+				if s == 0 {
+					s = add(j)
+					slots[pos] = s
+					held[pos] = key
+					if assign != nil {
+						assign[j] = s - 1
+					}
 					break
 				}
-			}
-			if same {
-				out.counts[k] += src.count(j)
-				if assign != nil {
-					assign[j] = k
+				if held[pos] == key && (exact || sameTuple(src, maps, int(rep[s-1]), j)) {
+					counts[s-1] += src.count(j)
+					if assign != nil {
+						assign[j] = s - 1
+					}
+					break
 				}
-				break
+				pos = (pos + 1) & mask
 			}
-			pos = (pos + 1) & mask
 		}
 	}
+	g.rep = rep
+	out := &classes{node: dst, cols: make([][]int32, q), counts: counts, n: len(rep)}
+	for i := range q {
+		m, col := maps[i], src.cols[i]
+		oc := make([]int32, len(rep))
+		for c, j := range rep {
+			oc[c] = m[col[j]]
+		}
+		out.cols[i] = oc
+	}
 	return out
+}
+
+// sameTuple reports whether source classes a and b map to the same codes.
+func sameTuple(src *classes, maps [][]int32, a, b int) bool {
+	for i, m := range maps {
+		if m[src.cols[i][a]] != m[src.cols[i][b]] {
+			return false
+		}
+	}
+	return true
 }

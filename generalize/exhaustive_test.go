@@ -43,29 +43,68 @@ type oracleResult struct {
 	suppressed int
 }
 
-// best evaluates every node; metric is "loss" or "discernibility".
+// oracleQuery is one privacy setting to optimise for.
+type oracleQuery struct {
+	k, maxSupp int
+	metric     string // "loss" or "discernibility"
+}
+
+// best evaluates every node for one query; nil when no node qualifies.
 func (o *oracle) best(t *testing.T, k, maxSupp int, metric string) *oracleResult {
+	t.Helper()
+	return o.bestMany(t, []oracleQuery{{k, maxSupp, metric}})[0]
+}
+
+// bestMany evaluates every node of the lattice once and returns the optimum of each
+// query. It numbers the values of every level itself (independently of Hierarchy).
+func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 	t.Helper()
 	q := len(o.height)
 	// distinct records with their multiplicity
-	type rec struct {
-		vals []string
-		n    int
-	}
-	distinct := map[string]*rec{}
-	var order []string
+	distinct := map[string]int{}
+	var dvals [][]string
+	var dcount []int
 	for _, r := range o.rows {
 		key := strings.Join(r, "\x1f")
-		if d, ok := distinct[key]; ok {
-			d.n++
+		if i, ok := distinct[key]; ok {
+			dcount[i]++
 		} else {
-			distinct[key] = &rec{vals: r, n: 1}
-			order = append(order, key)
+			distinct[key] = len(dvals)
+			dvals = append(dvals, r)
+			dcount = append(dcount, 1)
+		}
+	}
+	// ids[c][l][d]: number of the value at level l of distinct record d's column c
+	ids := make([][][]uint64, q)
+	card := make([][]uint64, q)
+	under := make([][][]int64, q) // under[c][l][id]: leaves under the value
+	for c := range q {
+		ids[c] = make([][]uint64, o.height[c])
+		card[c] = make([]uint64, o.height[c])
+		under[c] = make([][]int64, o.height[c])
+		for l := range o.height[c] {
+			num := map[string]uint64{}
+			ids[c][l] = make([]uint64, len(dvals))
+			for d, vals := range dvals {
+				v := o.levels[c][vals[c]][l]
+				id, ok := num[v]
+				if !ok {
+					id = uint64(len(num))
+					num[v] = id
+					under[c][l] = append(under[c][l], int64(o.under[c][string(rune('0'+l))+"\x00"+v]))
+				}
+				ids[c][l][d] = id
+			}
+			card[c][l] = uint64(len(num))
 		}
 	}
 	N := len(o.rows)
-	var best *oracleResult
+	bests := make([]*oracleResult, len(queries))
 	node := make([]int, q)
+	type class struct {
+		n   int
+		rep int // a distinct record of the class
+	}
 	var walk func(i int)
 	walk = func(i int) {
 		if i < q {
@@ -75,72 +114,68 @@ func (o *oracle) best(t *testing.T, k, maxSupp int, metric string) *oracleResult
 			}
 			return
 		}
-		type class struct {
-			n    int
-			vals []string
-		}
-		groups := map[string]*class{}
-		for _, key := range order {
-			d := distinct[key]
-			g := make([]string, q)
+		groups := map[uint64]*class{}
+		for d := range dvals {
+			var key uint64
 			for c := range q {
-				g[c] = o.levels[c][d.vals[c]][node[c]]
+				key = key*card[c][node[c]] + ids[c][node[c]][d]
 			}
-			gk := strings.Join(g, "\x1f")
-			if cl, ok := groups[gk]; ok {
-				cl.n += d.n
+			if cl, ok := groups[key]; ok {
+				cl.n += dcount[d]
 			} else {
-				groups[gk] = &class{n: d.n, vals: g}
+				groups[key] = &class{n: dcount[d], rep: d}
 			}
 		}
-		supp := 0
-		for _, cl := range groups {
-			if cl.n < k {
-				supp += cl.n
-			}
-		}
-		if supp > maxSupp {
-			return
-		}
-		val := new(big.Rat)
-		switch metric {
-		case "loss":
-			for c := range q {
-				leaves := len(o.levels[c])
-				var a int64
-				for _, cl := range groups {
-					if cl.n < k {
-						a += int64(cl.n) * int64(leaves-1)
-						continue
-					}
-					u := o.under[c][string(rune('0'+node[c]))+"\x00"+cl.vals[c]]
-					a += int64(cl.n) * int64(u-1)
-				}
-				if leaves > 1 {
-					val.Add(val, big.NewRat(a, int64(leaves-1)))
-				} else {
-					val.Add(val, big.NewRat(int64(supp), 1))
-				}
-			}
-			val.Quo(val, big.NewRat(int64(N*q), 1))
-		case "discernibility":
-			var dm int64
+		for qi, qu := range queries {
+			supp := 0
 			for _, cl := range groups {
-				if cl.n < k {
-					dm += int64(cl.n) * int64(N)
-				} else {
-					dm += int64(cl.n) * int64(cl.n)
+				if cl.n < qu.k {
+					supp += cl.n
 				}
 			}
-			val.SetInt64(dm)
-		}
-		cand := &oracleResult{node: append([]int(nil), node...), value: val, suppressed: supp}
-		if best == nil || oracleBetter(cand, best) {
-			best = cand
+			if supp > qu.maxSupp {
+				continue
+			}
+			val := new(big.Rat)
+			switch qu.metric {
+			case "loss":
+				for c := range q {
+					leaves := len(o.levels[c])
+					var a int64
+					for _, cl := range groups {
+						if cl.n < qu.k {
+							a += int64(cl.n) * int64(leaves-1)
+							continue
+						}
+						u := under[c][node[c]][ids[c][node[c]][cl.rep]]
+						a += int64(cl.n) * (u - 1)
+					}
+					if leaves > 1 {
+						val.Add(val, big.NewRat(a, int64(leaves-1)))
+					} else {
+						val.Add(val, big.NewRat(int64(supp), 1))
+					}
+				}
+				val.Quo(val, big.NewRat(int64(N*q), 1))
+			case "discernibility":
+				var dm int64
+				for _, cl := range groups {
+					if cl.n < qu.k {
+						dm += int64(cl.n) * int64(N)
+					} else {
+						dm += int64(cl.n) * int64(cl.n)
+					}
+				}
+				val.SetInt64(dm)
+			}
+			cand := &oracleResult{node: append([]int(nil), node...), value: val, suppressed: supp}
+			if bests[qi] == nil || oracleBetter(cand, bests[qi]) {
+				bests[qi] = cand
+			}
 		}
 	}
 	walk(0)
-	return best
+	return bests
 }
 
 // oracleBetter: smaller value, then smaller level sum, then lexicographically smaller.

@@ -148,10 +148,12 @@ func (s *searcher) evaluate(node int) evaluation {
 	levels := s.lat.Levels(node, make([]int, 0, s.q))
 	srcLevels := s.lat.Levels(src.node, make([]int, 0, s.q))
 	maps := make([][]int32, s.q)
+	sizes := make([]int, s.q)
 	for i := range s.q {
 		maps[i] = s.maps[i][srcLevels[i]][levels[i]]
+		sizes[i] = s.t.Columns[i].Hierarchy.Size(levels[i])
 	}
-	cls := g.rollUp(src, node, maps, nil)
+	cls := g.rollUp(src, node, maps, sizes, nil)
 	supp := 0
 	fails := s.fails(cls)
 	for j := 0; j < cls.n; j++ {
@@ -162,25 +164,15 @@ func (s *searcher) evaluate(node int) evaluation {
 	return evaluation{node: node, cls: cls, suppressed: supp, anonymous: supp <= s.opt.MaxSuppressed}
 }
 
-// source returns the cached class table of a specialization of node with the fewest
-// classes, looking two levels down, else the bottom node's classes.
+// source returns, among the cached class tables of specializations of node (the
+// bottom node's is always cached), the one with the fewest classes.
 func (s *searcher) source(node int) *classes {
 	best := s.bottom
-	s.lat.Down(node, func(p int) {
-		if c, ok := s.cache[p]; ok && c.n < best.n {
+	for _, m := range s.fifo {
+		if c := s.cache[m]; c.n < best.n && s.lat.Leq(m, node) {
 			best = c
 		}
-	})
-	if best != s.bottom {
-		return best
 	}
-	s.lat.Down(node, func(p int) {
-		s.lat.Down(p, func(pp int) {
-			if c, ok := s.cache[pp]; ok && c.n < best.n {
-				best = c
-			}
-		})
-	})
 	return best
 }
 
@@ -196,6 +188,55 @@ func (s *searcher) remember(c *classes) {
 		s.fifo = s.fifo[1:]
 		s.entries -= s.cache[old].entries()
 		delete(s.cache, old)
+	}
+}
+
+// resolve settles the anonymity of an unknown node by a binary search along a path
+// from the node up to the first node already known to be anonymous (or the top),
+// as Flash does: a node found not anonymous tags the node and everything below it; a
+// node found anonymous tags everything above it. The path climbs, at every step, in
+// the quasi-identifier whose next level keeps the most distinct values, so that it
+// stays below the anonymity border as long as possible.
+func (s *searcher) resolve(ctx context.Context, node int, status []uint8, height []int, apply func(evaluation)) {
+	path := []int{node}
+	levels := s.lat.Levels(node, make([]int, 0, s.q))
+	for {
+		cur := path[len(path)-1]
+		bestDim, bestRatio := -1, -1.0
+		for i, l := range levels {
+			h := s.t.Columns[i].Hierarchy
+			if l+1 < h.Height() {
+				r := float64(h.Size(l+1)) / float64(h.Size(l))
+				if r > bestRatio {
+					bestDim, bestRatio = i, r
+				}
+			}
+		}
+		if bestDim < 0 {
+			break
+		}
+		levels[bestDim]++
+		next := cur + s.lat.strides[bestDim]
+		if status[next] == anonymous {
+			break
+		}
+		path = append(path, next)
+	}
+	// path[0..len) are unknown; find the border by bisection.
+	lo, hi := -1, len(path) // path[lo] not anonymous, path[hi] anonymous
+	for hi-lo > 1 && status[node] == unknown {
+		if ctx.Err() != nil {
+			return
+		}
+		mid := (lo + hi) / 2
+		if status[path[mid]] == unknown {
+			apply(s.evaluate(path[mid]))
+		}
+		if status[path[mid]] == anonymous {
+			hi = mid
+		} else {
+			lo = mid
+		}
 	}
 }
 
@@ -229,10 +270,12 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	}
 	g := <-s.pool
 	identity := make([][]int32, s.q)
+	sizes := make([]int, s.q)
 	for i := range s.q {
 		identity[i] = s.maps[i][0][0]
+		sizes[i] = s.t.Columns[i].Hierarchy.Leaves()
 	}
-	s.bottom = g.rollUp(rows, 0, identity, nil)
+	s.bottom = g.rollUp(rows, 0, identity, sizes, nil)
 	s.pool <- g
 
 	// Order every node by (bound, height, levels).
@@ -284,12 +327,36 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		return best >= 0 && bound[node] > bestValue*(1+1e-9)+1e-300
 	}
 
+	// apply records an evaluation: its classes for later roll-ups, the anonymity tags,
+	// and its value when it is anonymous.
+	valued := make([]bool, n)
+	apply := func(ev evaluation) {
+		res.Evaluated++
+		s.remember(ev.cls)
+		if !ev.anonymous {
+			if status[ev.node] != notAnonymous {
+				s.tag(status, ev.node, notAnonymous)
+			}
+			return
+		}
+		if status[ev.node] != anonymous {
+			s.tag(status, ev.node, anonymous)
+		}
+		levels = s.lat.Levels(ev.node, levels)
+		ex, v := s.met.exact(levels, ev.cls, s.fails(ev.cls))
+		valued[ev.node] = true
+		consider(ev.node, ex, v)
+	}
+	freeValue := s.opt.MaxSuppressed == 0 && s.met.boundIsExactWithoutSuppression()
+
 	batchSize := 2 * s.workers
 	examined := 0
 	for pos := 0; pos < n; {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		// Collect anonymous nodes whose value needs their classes; resolve the
+		// anonymity of unknown nodes on the way.
 		var batch []int
 		for pos < n && len(batch) < batchSize {
 			node := int(order[pos])
@@ -297,22 +364,26 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 				pos = n
 				break
 			}
+			if status[node] == unknown {
+				if len(batch) > 0 {
+					break // evaluate the batch first: it may change the bound
+				}
+				s.resolve(ctx, node, status, height, apply)
+			}
 			pos++
 			examined++
-			switch status[node] {
-			case notAnonymous:
+			switch {
+			case status[node] == notAnonymous:
 				res.Tagged++
-				continue
-			case anonymous:
-				if s.opt.MaxSuppressed == 0 && s.met.boundIsExactWithoutSuppression() {
-					res.Tagged++
-					levels = s.lat.Levels(node, levels)
-					ex, v := s.met.exact(levels, nil, nil)
-					consider(node, ex, v)
-					continue
-				}
+			case valued[node]:
+			case freeValue:
+				res.Tagged++
+				levels = s.lat.Levels(node, levels)
+				ex, v := s.met.exact(levels, nil, nil)
+				consider(node, ex, v)
+			default:
+				batch = append(batch, node)
 			}
-			batch = append(batch, node)
 		}
 		if len(batch) == 0 {
 			continue
@@ -330,20 +401,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 		for _, ev := range results {
-			res.Evaluated++
-			s.remember(ev.cls)
-			if !ev.anonymous {
-				if status[ev.node] != notAnonymous {
-					s.tag(status, ev.node, notAnonymous)
-				}
-				continue
-			}
-			if status[ev.node] != anonymous {
-				s.tag(status, ev.node, anonymous)
-			}
-			levels = s.lat.Levels(ev.node, levels)
-			ex, v := s.met.exact(levels, ev.cls, s.fails(ev.cls))
-			consider(ev.node, ex, v)
+			apply(ev)
 		}
 	}
 	res.Bounded = n - examined
@@ -379,16 +437,18 @@ func Suppressed(t *Table, levels []int, k int) ([]bool, error) {
 	}
 	rows := &classes{cols: make([][]int32, len(t.Columns)), n: t.Rows}
 	maps := make([][]int32, len(t.Columns))
+	sizes := make([]int, len(t.Columns))
 	for i, c := range t.Columns {
 		if levels[i] < 0 || levels[i] >= c.Hierarchy.Height() {
 			return nil, fmt.Errorf("column %q: level %d outside 0..%d", c.Name, levels[i], c.Hierarchy.Height()-1)
 		}
 		rows.cols[i] = c.Codes
 		maps[i] = c.Hierarchy.levelMap(0, levels[i])
+		sizes[i] = c.Hierarchy.Size(levels[i])
 	}
 	assign := make([]int32, t.Rows)
 	g := &grouper{}
-	cls := g.rollUp(rows, 0, maps, assign)
+	cls := g.rollUp(rows, 0, maps, sizes, assign)
 	out := make([]bool, t.Rows)
 	for r, a := range assign {
 		out[r] = int(cls.counts[a]) < k
