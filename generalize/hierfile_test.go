@@ -105,7 +105,7 @@ func TestReadHierarchyErrors(t *testing.T) {
 		{"only star", "*\n", 1, "at least a value"},
 		{"bare quote", "a;*\nb\"c;*\n", 2, "bare \""},
 		{"text after closing quote", "a;*\n\n\"b\"c;*\n", 3, "extraneous or missing \""},
-		{"unterminated quote", "a;*\nb;\"x;*\nc;*\n", 2, "line 4"},
+		{"unterminated quote", "a;*\nb;\"x;*\nc;*\n", 2, "line 3"},
 		{"bad quote after BOM", "\ufeffa\"b;*\n", 1, "bare \""},
 	}
 	for _, tc := range tests {
@@ -199,7 +199,7 @@ func TestAdultHierarchies(t *testing.T) {
 		"age":            {100, 5},
 		"education":      {16, 4},
 		"marital-status": {7, 3},
-		"native-country": {40, 3},
+		"native-country": {41, 3},
 		"occupation":     {14, 3},
 		"race":           {5, 2},
 		"salary-class":   {2, 2},

@@ -35,8 +35,8 @@ type Result struct {
 
 	LatticeSize int // nodes in the lattice
 	Evaluated   int // nodes whose classes were counted (rolled up)
-	Tagged      int // nodes whose anonymity was inferred by monotonicity, not counted
-	Bounded     int // nodes never examined: their lower bound exceeded the optimum
+	Tagged      int // nodes examined whose anonymity was inferred by monotonicity, not counted
+	Bounded     int // nodes never examined nor counted: their lower bound exceeded the optimum
 }
 
 // Node statuses of the search.
@@ -330,8 +330,10 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	// apply records an evaluation: its classes for later roll-ups, the anonymity tags,
 	// and its value when it is anonymous.
 	valued := make([]bool, n)
+	evaluated := make([]bool, n)
+	seen := make([]bool, n)
 	apply := func(ev evaluation) {
-		res.Evaluated++
+		evaluated[ev.node] = true
 		s.remember(ev.cls)
 		if !ev.anonymous {
 			if status[ev.node] != notAnonymous {
@@ -350,7 +352,6 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	freeValue := s.opt.MaxSuppressed == 0 && s.met.boundIsExactWithoutSuppression()
 
 	batchSize := 2 * s.workers
-	examined := 0
 	for pos := 0; pos < n; {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -371,13 +372,11 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 				s.resolve(ctx, node, status, height, apply)
 			}
 			pos++
-			examined++
+			seen[node] = true
 			switch {
 			case status[node] == notAnonymous:
-				res.Tagged++
 			case valued[node]:
 			case freeValue:
-				res.Tagged++
 				levels = s.lat.Levels(node, levels)
 				ex, v := s.met.exact(levels, nil, nil)
 				consider(node, ex, v)
@@ -404,7 +403,16 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 			apply(ev)
 		}
 	}
-	res.Bounded = n - examined
+	for node := range n {
+		switch {
+		case evaluated[node]:
+			res.Evaluated++
+		case seen[node]:
+			res.Tagged++
+		default:
+			res.Bounded++
+		}
+	}
 	if best < 0 {
 		return nil, schema.Unattainable("no generalization reaches k=%d while suppressing at most %d of %d records", s.opt.K, s.opt.MaxSuppressed, s.t.Rows)
 	}

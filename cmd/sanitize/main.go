@@ -1,0 +1,163 @@
+// Command sanitize turns a sensitive table into a file that can be published: it
+// generalizes quasi-identifiers until k-anonymity holds, verifies the written release
+// independently, and reports what it did.
+//
+// Exit status: 0 done; 2 bad input or configuration; 3 the privacy model cannot be
+// met within the suppression limit (nothing written); 1 any other failure.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"sanitizer/pipeline"
+	"sanitizer/schema"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line args and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "sanitize:", err)
+	return exitCode(err)
+}
+
+// usageError marks a command-line mistake (exit 2).
+type usageError struct{ error }
+
+func (e usageError) Is(target error) bool { return target == schema.ErrBadInput }
+
+func exitCode(err error) int {
+	switch {
+	case errors.Is(err, schema.ErrBadInput):
+		return 2
+	case errors.Is(err, schema.ErrUnattainable):
+		return 3
+	}
+	return 1
+}
+
+func newRoot(stdout io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "sanitize",
+		Short:         "Generalize, suppress and verify a sensitive table for publication",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newRelease(stdout), newCheck(stdout), newGen(stdout))
+	return root
+}
+
+func newRelease(stdout io.Writer) *cobra.Command {
+	var cfgPath string
+	var opt pipeline.Options
+	cmd := &cobra.Command{
+		Use:   "release -c CONFIG --in INPUT --out RELEASE [--report REPORT.json]",
+		Short: "Write a k-anonymous, verified release of INPUT",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := schema.Load(cfgPath)
+			if err != nil {
+				return err
+			}
+			rep, err := pipeline.Release(cmd.Context(), cfg, opt)
+			if err != nil {
+				return err
+			}
+			rep.Summary(stdout)
+			if opt.Report != "" {
+				fmt.Fprintf(stdout, "report: %s\n", opt.Report)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "release configuration (YAML)")
+	cmd.Flags().StringVar(&opt.Input, "in", "", "input table (overrides input.path)")
+	cmd.Flags().StringVar(&opt.Output, "out", "", "release file to write (overrides output.path)")
+	cmd.Flags().StringVar(&opt.Report, "report", "", "write a JSON report here")
+	cmd.Flags().IntVar(&opt.Workers, "workers", 0, "parallel workers (default: number of CPUs)")
+	_ = cmd.MarkFlagRequired("config")
+	return cmd
+}
+
+func newCheck(stdout io.Writer) *cobra.Command {
+	var cfgPath string
+	var opt pipeline.Options
+	cmd := &cobra.Command{
+		Use:   "check -c CONFIG --in INPUT --release RELEASE",
+		Short: "Re-check an existing release against its input and configuration",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := schema.Load(cfgPath)
+			if err != nil {
+				return err
+			}
+			m, err := pipeline.Check(cmd.Context(), cfg, opt)
+			if m != nil {
+				fmt.Fprintf(stdout, "measured k=%d (required %d): %d classes, %d records released, %d of %d suppressed (limit %g)\n",
+					m.MinClass, cfg.Privacy.K, m.Classes, m.Rows, m.Suppressed, m.Rows+m.Suppressed, cfg.Privacy.Suppression)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, "ok: the release satisfies the configuration")
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "release configuration (YAML)")
+	cmd.Flags().StringVar(&opt.Input, "in", "", "input table (overrides input.path)")
+	cmd.Flags().StringVar(&opt.Output, "release", "", "release file to check (overrides output.path)")
+	_ = cmd.MarkFlagRequired("config")
+	return cmd
+}
+
+func newGen(stdout io.Writer) *cobra.Command {
+	var rows int
+	var seed uint64
+	var out string
+	cmd := &cobra.Command{
+		Use:   "gen --rows N --seed S --out FILE",
+		Short: "Write the synthetic hospital sample (patient id, name, age, sex, zip, admission date, diagnosis, length of stay)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := pipeline.Generate(out, rows, seed); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %d records to %s\n", rows, out)
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&rows, "rows", 10000, "number of records")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed (the same seed gives the same file)")
+	cmd.Flags().StringVar(&out, "out", "", "file to write (.csv)")
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+func noArgs(_ *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError{fmt.Errorf("unexpected arguments %q", args)}
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+
+	"golang.org/x/sync/errgroup"
+
+	"sanitizer/generalize"
+	"sanitizer/schema"
+)
+
+// dictionary numbers the distinct values of one column in order of first appearance.
+type dictionary struct {
+	index  map[string]int32
+	values []string
+	first  []int   // 0-based record of each value's first appearance
+	codes  []int32 // per record
+}
+
+func newDictionary() *dictionary { return &dictionary{index: map[string]int32{}} }
+
+func (d *dictionary) add(b *batch, col int) {
+	for i := range b.n {
+		v := b.fields[i*b.width+col]
+		c, ok := d.index[v]
+		if !ok {
+			c = int32(len(d.values))
+			d.index[v] = c
+			d.values = append(d.values, v)
+			d.first = append(d.first, b.first+i)
+		}
+		d.codes = append(d.codes, c)
+	}
+}
+
+// encode is pass 1: it streams the quasi-identifier columns of the input, numbers their
+// values (one goroutine per column), then turns the numbers into leaf codes of each
+// column's hierarchy. fileHier holds the hierarchies loaded from files (nil for
+// builders). The raw values are dropped once encoded.
+func encode(ctx context.Context, p *plan, src *csvSource, fileHier []*generalize.Hierarchy) (*generalize.Table, error) {
+	q := len(p.quasi)
+	dicts := make([]*dictionary, q)
+	chans := make([]chan *batch, q)
+	g, ctx := errgroup.WithContext(ctx)
+	in := make(chan *batch, 4)
+	g.Go(func() error { return src.stream(ctx, p.quasi, in) })
+	for i := range q {
+		dicts[i] = newDictionary()
+		chans[i] = make(chan *batch, 4)
+		g.Go(func() error {
+			for b := range chans[i] {
+				dicts[i].add(b, i)
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		defer func() {
+			for _, c := range chans {
+				close(c)
+			}
+		}()
+		for b := range in {
+			for _, c := range chans {
+				select {
+				case c <- b:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	t := &generalize.Table{Rows: src.rows}
+	for i, col := range p.quasiCfg {
+		d := dicts[i]
+		h, leafOf, err := hierarchyFor(p, col, d, fileHier[i])
+		if err != nil {
+			return nil, err
+		}
+		codes := d.codes
+		if leafOf != nil {
+			for r, c := range codes {
+				codes[r] = leafOf[c]
+			}
+		}
+		t.Columns = append(t.Columns, generalize.Column{Name: col.Name, Hierarchy: h, Codes: codes})
+		dicts[i] = nil
+	}
+	return t, nil
+}
+
+// hierarchyFor returns the hierarchy of a quasi-identifier and, for a file hierarchy,
+// the leaf code of every dictionary value (nil when the dictionary codes are the leaf
+// codes, as for built hierarchies). Errors name the column, the hierarchy and the row,
+// never the value.
+func hierarchyFor(p *plan, col schema.Column, d *dictionary, fromFile *generalize.Hierarchy) (*generalize.Hierarchy, []int32, error) {
+	if fromFile != nil {
+		leafOf := make([]int32, len(d.values))
+		for c, v := range d.values {
+			leaf, ok := fromFile.Leaf(v)
+			if !ok {
+				return nil, nil, schema.BadInput("%s: row %d: column %q: value not listed in hierarchy %s", p.input, d.first[c]+1, col.Name, fromFile.Source())
+			}
+			leafOf[c] = leaf
+		}
+		return fromFile, leafOf, nil
+	}
+	spec := col.Hierarchy
+	source := "columns." + col.Name + ".hierarchy"
+	var (
+		h   *generalize.Hierarchy
+		err error
+	)
+	switch {
+	case spec.Intervals != nil:
+		h, err = generalize.BuildIntervals(source+".intervals", d.values, col.Type, spec.Intervals)
+	case spec.Mask != nil:
+		h, err = generalize.BuildMask(source+".mask", d.values, *spec.Mask)
+	case spec.Date != nil:
+		h, err = generalize.BuildDate(source+".date", d.values, spec.Date)
+	default:
+		return nil, nil, schema.BadInput("%s: no hierarchy", source)
+	}
+	if err != nil {
+		var ve *generalize.ValueError
+		if errors.As(err, &ve) {
+			return nil, nil, schema.BadInput("%s: row %d: column %q: %s (hierarchy %s)", p.input, d.first[ve.Index]+1, col.Name, ve.Msg, source)
+		}
+		return nil, nil, err
+	}
+	if len(d.values) == 0 {
+		return nil, nil, schema.BadInput("%s: no records", p.input)
+	}
+	return h, nil, nil
+}

@@ -1,0 +1,147 @@
+package pipeline
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"sanitizer/generalize"
+	"sanitizer/schema"
+)
+
+// plan is a release configuration checked against the input's header: what happens to
+// every input column.
+type plan struct {
+	cfg      *schema.Config
+	input    string
+	output   string
+	header   []string         // input columns, in file order
+	roles    []schema.Role    // per input column; "" = dropped (unlisted: drop)
+	conf     []*schema.Column // per input column; nil when dropped
+	quasi    []int            // input positions of the quasi-identifiers, in configuration order
+	kept     []int            // input positions written to the release, in file order
+	maxSupp  int
+	metric   string
+	quasiCfg []schema.Column
+}
+
+// checkReleaseConfig rejects settings a release cannot honour (yet): failing closed is
+// better than publishing without a requested protection.
+func checkReleaseConfig(cfg *schema.Config) error {
+	where := cfg.File
+	if where == "" {
+		where = "configuration"
+	}
+	switch {
+	case cfg.Privacy.K < 1:
+		return schema.BadInput("%s: privacy.k: required for a release (k ≥ 1)", where)
+	case len(cfg.Privacy.LDiversity) > 0:
+		return schema.BadInput("%s: privacy.l-diversity: not supported by this version; refusing to release without it", where)
+	case len(cfg.Privacy.TCloseness) > 0:
+		return schema.BadInput("%s: privacy.t-closeness: not supported by this version; refusing to release without it", where)
+	case cfg.Search.Algorithm != "" && cfg.Search.Algorithm != "optimal":
+		return schema.BadInput("%s: search.algorithm: %q is not supported by this version (use optimal)", where, cfg.Search.Algorithm)
+	}
+	switch cfg.Search.Metric {
+	case "", generalize.MetricLoss, generalize.MetricDiscernibility:
+	default:
+		return schema.BadInput("%s: search.metric: %q is not supported by this version (use loss or discernibility)", where, cfg.Search.Metric)
+	}
+	if len(cfg.Quasi()) == 0 {
+		return schema.BadInput("%s: columns: a release needs at least one quasi-identifier", where)
+	}
+	return nil
+}
+
+// tableFormat returns the format of a table: the configured one, else the extension's.
+func tableFormat(io schema.IO, path string) string {
+	if io.Format != "" {
+		return io.Format
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".csv", ".txt":
+		return "csv"
+	case ".parquet":
+		return "parquet"
+	case ".arrow", ".feather":
+		return "arrow"
+	case ".arrows":
+		return "arrows"
+	}
+	return ""
+}
+
+// checkCSV rejects formats other than CSV, which this version does not read or write.
+func checkCSV(key, path string, io schema.IO) error {
+	switch f := tableFormat(io, path); f {
+	case "csv":
+		return nil
+	case "":
+		return schema.BadInput("%s: cannot tell the format of %q: set %s.format", key, path, key)
+	default:
+		return schema.BadInput("%s: format %q is not supported by this version (csv only)", key, f)
+	}
+}
+
+// maxSuppressed is the number of records the limit allows: floor(share × rows), with a
+// tolerance for the decimal share's binary rounding (0.05 × 100 is 5, not 4).
+func maxSuppressed(share float64, rows int) int {
+	return int(math.Floor(share*float64(rows) + 1e-9))
+}
+
+// newPlan matches the configuration's columns with the input's header.
+func newPlan(cfg *schema.Config, input, output string, header []string) (*plan, error) {
+	p := &plan{cfg: cfg, input: input, output: output, header: header, metric: cfg.Search.Metric}
+	if p.metric == "" {
+		p.metric = generalize.MetricLoss
+	}
+	p.roles = make([]schema.Role, len(header))
+	p.conf = make([]*schema.Column, len(header))
+	pos := map[string]int{}
+	for i, name := range header {
+		pos[name] = i
+		c := cfg.Column(name)
+		if c == nil {
+			if cfg.Unlisted == "drop" {
+				continue
+			}
+			return nil, schema.BadInput("%s: column %q is not in the configuration (name it, or set unlisted: drop)", input, name)
+		}
+		p.roles[i] = c.Role
+		p.conf[i] = c
+		if c.Role != schema.Identifier {
+			p.kept = append(p.kept, i)
+		}
+	}
+	for _, c := range cfg.Columns {
+		i, ok := pos[c.Name]
+		if !ok {
+			return nil, schema.BadInput("%s: configured column %q is missing from the input", input, c.Name)
+		}
+		if c.Role == schema.Quasi {
+			p.quasi = append(p.quasi, i)
+			p.quasiCfg = append(p.quasiCfg, c)
+		}
+	}
+	return p, nil
+}
+
+// releaseHeader is the release's columns, in input order.
+func (p *plan) releaseHeader() []string {
+	out := make([]string, len(p.kept))
+	for j, i := range p.kept {
+		out[j] = p.header[i]
+	}
+	return out
+}
+
+func (p *plan) quasiNames() []string {
+	out := make([]string, len(p.quasi))
+	for j, i := range p.quasi {
+		out[j] = p.header[i]
+	}
+	return out
+}
+
+func (p *plan) String() string { return fmt.Sprintf("plan(%s → %s)", p.input, p.output) }

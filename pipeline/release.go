@@ -1,0 +1,290 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"sanitizer/generalize"
+	"sanitizer/schema"
+	"sanitizer/verify"
+)
+
+// Options are the command line's choices for one run.
+type Options struct {
+	Input   string // overrides the configuration's input.path
+	Output  string // overrides output.path (release) ; the release file for Check
+	Report  string // where to write the JSON report ("" = none)
+	Workers int    // ≤ 0: GOMAXPROCS
+}
+
+func (o Options) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// paths resolves the input and output paths of a run and checks their formats.
+func paths(cfg *schema.Config, opt Options) (in, out string, err error) {
+	in, out = cfg.Input.Path, cfg.Output.Path
+	if opt.Input != "" {
+		in = opt.Input
+	}
+	if opt.Output != "" {
+		out = opt.Output
+	}
+	if in == "" {
+		return "", "", schema.BadInput("input: no input file (--in or input.path)")
+	}
+	if out == "" {
+		return "", "", schema.BadInput("output: no output file (--out or output.path)")
+	}
+	if err := checkCSV("input", in, cfg.Input); err != nil {
+		return "", "", err
+	}
+	if err := checkCSV("output", out, cfg.Output); err != nil {
+		return "", "", err
+	}
+	return in, out, nil
+}
+
+func outputDialect(cfg *schema.Config) schema.CSV { return cfg.Output.CSV }
+
+// Release runs the release path end to end. Nothing is left at the output path (or
+// the report path) unless the written release passed the independent verification.
+// Errors match schema.ErrBadInput for bad input or configuration and
+// schema.ErrUnattainable when k cannot be met within the suppression limit.
+func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, error) {
+	start := time.Now()
+	if err := checkReleaseConfig(cfg); err != nil {
+		return nil, err
+	}
+	in, out, err := paths(cfg, opt)
+	if err != nil {
+		return nil, err
+	}
+	if abs(in) == abs(out) {
+		return nil, schema.BadInput("output: %s is also the input", out)
+	}
+	names := make([]string, len(cfg.Columns))
+	for i, c := range cfg.Columns {
+		names[i] = c.Name
+	}
+	src, err := openCSV(in, cfg.Input.CSV, names)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	p, err := newPlan(cfg, in, out, src.header)
+	if err != nil {
+		return nil, err
+	}
+	fileHier := make([]*generalize.Hierarchy, len(p.quasiCfg))
+	for i, c := range p.quasiCfg {
+		if c.Hierarchy.File != "" {
+			if fileHier[i], err = generalize.LoadHierarchy(c.Hierarchy.File); err != nil {
+				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+			}
+		}
+	}
+
+	// Pass 1: encode.
+	t, err := encode(ctx, p, src, fileHier)
+	if err != nil {
+		return nil, err
+	}
+	if t.Rows == 0 {
+		return nil, schema.BadInput("%s: no records", in)
+	}
+	p.maxSupp = maxSuppressed(cfg.Privacy.Suppression, t.Rows)
+	encoded := time.Now()
+
+	// Search.
+	res, err := generalize.Search(ctx, t, generalize.Options{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, Metric: p.metric, Workers: opt.Workers})
+	if err != nil {
+		return nil, err
+	}
+	suppressed, err := generalize.Suppressed(t, res.Levels, cfg.Privacy.K)
+	if err != nil {
+		return nil, err
+	}
+	searched := time.Now()
+
+	// Pass 2: recode and write to a temporary file beside the output.
+	if err := src.Close(); err != nil {
+		return nil, err
+	}
+	src2, err := openCSV(in, cfg.Input.CSV, names)
+	if err != nil {
+		return nil, err
+	}
+	defer src2.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("output: %w", err)
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	sink := newCSVSink(tmp, outputDialect(cfg))
+	header := p.releaseHeader()
+	if cfg.Output.CSV.Header {
+		if err := sink.Write(header); err != nil {
+			return nil, fmt.Errorf("writing release: %w", err)
+		}
+	}
+	written, err := writeRelease(ctx, src2, newRecoder(p, t, res.Levels, suppressed), sink, opt.workers())
+	if err != nil {
+		return nil, err
+	}
+	if err := sink.Flush(); err != nil {
+		return nil, err
+	}
+	if err := tmp.Sync(); err != nil {
+		return nil, fmt.Errorf("writing release: %w", err)
+	}
+	if err := tmp.Chmod(0o644); err != nil { // a release is meant to be read by others
+		return nil, fmt.Errorf("writing release: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, fmt.Errorf("writing release: %w", err)
+	}
+	wrote := time.Now()
+
+	// Verify the written file, independently of the search.
+	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, InputRows: t.Rows, Columns: header, Quasi: p.quasiNames()}
+	m, err := verifyFile(tmp.Name(), cfg.Output.CSV, header, spec)
+	if err != nil {
+		var v *verify.Violation
+		if errors.As(err, &v) {
+			return nil, fmt.Errorf("internal error: the written release failed verification, nothing published: %w", err)
+		}
+		return nil, err
+	}
+	if m.Rows != written || m.Suppressed != res.Suppressed {
+		return nil, fmt.Errorf("internal error: verification counted %d records and %d suppressed, the writer %d and %d; nothing published", m.Rows, m.Suppressed, written, res.Suppressed)
+	}
+	verified := time.Now()
+
+	rep := &Report{
+		Tool: "sanitize", Version: Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
+		Input:      FileSummary{Path: in, Format: "csv", Rows: t.Rows},
+		Output:     FileSummary{Path: out, Format: "csv", Rows: written},
+		Model:      ModelSummary{K: cfg.Privacy.K, SuppressionRate: cfg.Privacy.Suppression, MaxSuppressed: p.maxSupp},
+		Classes:    res.Classes,
+		MinClass:   res.MinClass,
+		AvgClass:   m.AvgClass,
+		Suppressed: res.Suppressed,
+		Metric:     MetricSummary{Name: res.Metric, Value: res.Value},
+		Lattice:    LatticeStats{Size: res.LatticeSize, Evaluated: res.Evaluated, Tagged: res.Tagged, Bounded: res.Bounded},
+		Verified:   Verification{Rows: m.Rows, Classes: m.Classes, MinClass: m.MinClass, Suppressed: m.Suppressed},
+	}
+	for i, c := range t.Columns {
+		rep.Node = append(rep.Node, NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()})
+	}
+	ms := func(a, b time.Time) float64 { return float64(b.Sub(a).Microseconds()) / 1000 }
+	rep.StagesMS = Stages{Encode: ms(start, encoded), Search: ms(encoded, searched), Write: ms(searched, wrote), Verify: ms(wrote, verified)}
+
+	// Publish: the report (if any) first to a temporary file, then both renames.
+	var reportTmp string
+	if opt.Report != "" {
+		rep.StagesMS.Total = ms(start, time.Now())
+		if reportTmp, err = writeJSONTemp(opt.Report, rep); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		if reportTmp != "" {
+			os.Remove(reportTmp)
+		}
+		return nil, fmt.Errorf("output: %w", err)
+	}
+	keep = true
+	if reportTmp != "" {
+		if err := os.Rename(reportTmp, opt.Report); err != nil {
+			os.Remove(reportTmp)
+			return nil, fmt.Errorf("report: %w (the release %s was published)", err, out)
+		}
+	}
+	rep.StagesMS.Total = ms(start, time.Now())
+	return rep, nil
+}
+
+func abs(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return a
+}
+
+// verifyFile re-reads a written CSV release and checks it against spec.
+func verifyFile(path string, dialect schema.CSV, header []string, spec verify.Spec) (*verify.Measured, error) {
+	src, err := openCSV(path, dialect, header)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	return verify.Release(spec, src.header, src)
+}
+
+// Measured is what Check found in an existing release.
+type Measured = verify.Measured
+
+// Check re-checks an existing release against its input and configuration: it counts
+// the input's records, recounts the release's classes from its strings, and reports
+// the measured k and suppression. A release that violates the configuration yields
+// the measurements and an error matching schema.ErrUnattainable.
+func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, error) {
+	if err := checkReleaseConfig(cfg); err != nil {
+		return nil, err
+	}
+	in, rel, err := paths(cfg, opt)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(cfg.Columns))
+	for i, c := range cfg.Columns {
+		names[i] = c.Name
+	}
+	src, err := openCSV(in, cfg.Input.CSV, names)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	p, err := newPlan(cfg, in, rel, src.header)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if _, err := src.Read(); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, err
+		}
+	}
+	header := p.releaseHeader()
+	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, src.rows), InputRows: src.rows, Columns: header, Quasi: p.quasiNames()}
+	f, err := openCSV(rel, cfg.Output.CSV, header)
+	if err != nil {
+		return nil, fmt.Errorf("release: %w", err)
+	}
+	defer f.Close()
+	m, err := verify.Release(spec, f.header, f)
+	var v *verify.Violation
+	if errors.As(err, &v) {
+		return m, schema.Unattainable("%s: %v", rel, v)
+	}
+	return m, err
+}

@@ -1,0 +1,121 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Version is the tool's version, written into reports.
+const Version = "0.1.0"
+
+// Report describes a release. It holds counts and parameters only: never a data value.
+type Report struct {
+	Tool         string        `json:"tool"`
+	Version      string        `json:"version"`
+	Dataset      string        `json:"dataset,omitempty"`
+	ConfigDigest string        `json:"config_digest"`
+	Input        FileSummary   `json:"input"`
+	Output       FileSummary   `json:"output"`
+	Model        ModelSummary  `json:"model"`
+	Node         []NodeLevel   `json:"node"`
+	Classes      int           `json:"classes"`
+	MinClass     int           `json:"min_class"`
+	AvgClass     float64       `json:"avg_class"`
+	Suppressed   int           `json:"suppressed"`
+	Metric       MetricSummary `json:"metric"`
+	Lattice      LatticeStats  `json:"lattice"`
+	Verified     Verification  `json:"verified"`
+	StagesMS     Stages        `json:"stages_ms"`
+}
+
+// FileSummary names a file and its record count.
+type FileSummary struct {
+	Path   string `json:"path"`
+	Format string `json:"format"`
+	Rows   int    `json:"rows"`
+}
+
+// ModelSummary is the privacy model the release satisfies.
+type ModelSummary struct {
+	K               int     `json:"k"`
+	SuppressionRate float64 `json:"suppression_limit"`
+	MaxSuppressed   int     `json:"max_suppressed_records"`
+}
+
+// NodeLevel is the chosen generalization level of one quasi-identifier.
+type NodeLevel struct {
+	Column string `json:"column"`
+	Level  int    `json:"level"`  // 0 = original values
+	Levels int    `json:"levels"` // levels of the hierarchy, original and "*" included
+}
+
+// MetricSummary is the utility metric of the chosen node.
+type MetricSummary struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+}
+
+// LatticeStats is what the search did.
+type LatticeStats struct {
+	Size      int `json:"size"`
+	Evaluated int `json:"evaluated"`
+	Tagged    int `json:"tagged"`
+	Bounded   int `json:"bounded"`
+}
+
+// Verification is what the independent re-read of the written file measured.
+type Verification struct {
+	Rows       int `json:"rows"`
+	Classes    int `json:"classes"`
+	MinClass   int `json:"min_class"`
+	Suppressed int `json:"suppressed"`
+}
+
+// Stages is the wall time of each stage in milliseconds.
+type Stages struct {
+	Encode float64 `json:"encode"`
+	Search float64 `json:"search"`
+	Write  float64 `json:"write"`
+	Verify float64 `json:"verify"`
+	Total  float64 `json:"total"`
+}
+
+// Summary is the short human summary printed on stdout.
+func (r *Report) Summary(w io.Writer) {
+	fmt.Fprintf(w, "released %d of %d records to %s (%d suppressed, limit %d)\n", r.Output.Rows, r.Input.Rows, r.Output.Path, r.Suppressed, r.Model.MaxSuppressed)
+	fmt.Fprintf(w, "k=%d holds: %d classes, smallest %d, average %.1f (verified from the written file)\n", r.Model.K, r.Verified.Classes, r.Verified.MinClass, r.AvgClass)
+	fmt.Fprintf(w, "node:")
+	for _, n := range r.Node {
+		fmt.Fprintf(w, " %s=%d/%d", n.Column, n.Level, n.Levels-1)
+	}
+	fmt.Fprintf(w, "\n%s %.4f; lattice %d nodes, %d evaluated, %d tagged, %d bounded; %.0f ms\n", r.Metric.Name, r.Metric.Value, r.Lattice.Size, r.Lattice.Evaluated, r.Lattice.Tagged, r.Lattice.Bounded, r.StagesMS.Total)
+}
+
+// writeJSONTemp writes v as indented JSON to a new temporary file beside path and
+// returns the temporary file's name; the caller renames or removes it.
+func writeJSONTemp(path string, v any) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("report: %w", err)
+	}
+	enc := json.NewEncoder(f)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", fmt.Errorf("report: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", fmt.Errorf("report: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("report: %w", err)
+	}
+	return f.Name(), nil
+}
