@@ -1,0 +1,208 @@
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sanitizer/schema"
+)
+
+const adultDir = "../../shared/data/adult"
+
+var adultQI = []string{"age", "education", "marital-status", "native-country", "race", "salary-class", "sex", "workclass"}
+
+// adultConfig writes a release configuration for Adult into dir and loads it.
+func adultConfig(t testing.TB, dir string, k int, supp float64) *schema.Config {
+	t.Helper()
+	abs, err := filepath.Abs(adultDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(abs, "adult.csv")); err != nil {
+		t.Skipf("Adult data not available: %v", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "dataset: adult\ninput: {csv: {separator: \";\"}}\noutput: {csv: {separator: \";\"}}\ncolumns:\n")
+	for _, q := range adultQI {
+		fmt.Fprintf(&b, "  %s: {role: quasi, hierarchy: {file: %q}}\n", q, filepath.Join(abs, "adult_hierarchy_"+q+".csv"))
+	}
+	fmt.Fprintf(&b, "  occupation: {role: sensitive}\nprivacy: {k: %d, suppression: %g}\n", k, supp)
+	path := filepath.Join(dir, "adult.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := schema.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// readTable reads a ';'-separated file with a header.
+func readTable(t *testing.T, path string, sep rune) ([]string, [][]string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := csv.NewReader(bufio.NewReader(f))
+	r.Comma = sep
+	all, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all[0], all[1:]
+}
+
+// ancestors maps every leaf of an ARX hierarchy file to its values at every level,
+// read without the package's hierarchy code.
+func ancestors(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, line := range strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") {
+		if line != "" {
+			f := strings.Split(line, ";")
+			out[f[0]] = f
+		}
+	}
+	return out
+}
+
+// TestReleaseAdult releases Adult for every (k, suppression) of the spine issue and
+// checks each release: by Check (class sizes and suppression recounted from the
+// written strings), and for truthfulness: every released record is the generalization,
+// at the reported node, of a distinct input record, in input order.
+func TestReleaseAdult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("Adult releases take a few seconds")
+	}
+	abs, _ := filepath.Abs(adultDir)
+	_, input := readTable(t, filepath.Join(abs, "adult.csv"), ';')
+	hier := map[string]map[string][]string{}
+	for _, q := range adultQI {
+		hier[q] = ancestors(t, filepath.Join(abs, "adult_hierarchy_"+q+".csv"))
+	}
+	for _, k := range []int{2, 5, 10, 100} {
+		for _, supp := range []float64{0, 0.05} {
+			t.Run(fmt.Sprintf("k=%d/supp=%g", k, supp), func(t *testing.T) {
+				dir := t.TempDir()
+				cfg := adultConfig(t, dir, k, supp)
+				out := filepath.Join(dir, "release.csv")
+				rep, err := Release(context.Background(), cfg, Options{Input: filepath.Join(abs, "adult.csv"), Output: out, Report: filepath.Join(dir, "report.json")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := Check(context.Background(), cfg, Options{Input: filepath.Join(abs, "adult.csv"), Output: out})
+				if err != nil {
+					t.Fatalf("check: %v", err)
+				}
+				if m.MinClass < k || m.Suppressed > maxSuppressed(supp, len(input)) || m.Rows+m.Suppressed != len(input) {
+					t.Fatalf("check measured %+v for k=%d", m, k)
+				}
+				if m.Suppressed != rep.Suppressed || m.Classes != rep.Classes {
+					t.Errorf("report says %d suppressed / %d classes, check counted %d / %d", rep.Suppressed, rep.Classes, m.Suppressed, m.Classes)
+				}
+				header, rel := readTable(t, out, ';')
+				if strings.Join(header, ";") != "sex;age;race;marital-status;education;native-country;workclass;occupation;salary-class" {
+					t.Fatalf("release header %q", header)
+				}
+				level := map[string]int{}
+				for _, n := range rep.Node {
+					level[n.Column] = n.Level
+				}
+				// Walk the input in order: each released record must generalize the
+				// next input record that it matches (records keep their order).
+				r := 0
+				for _, rec := range input {
+					if r == len(rel) {
+						break
+					}
+					match := true
+					for c, name := range header {
+						want := rec[c]
+						if h, ok := hier[name]; ok {
+							want = h[rec[c]][level[name]]
+						}
+						if rel[r][c] != want {
+							match = false
+							break
+						}
+					}
+					if match {
+						r++
+					}
+				}
+				if r != len(rel) {
+					t.Fatalf("released record %d is not the generalization of any later input record", r+1)
+				}
+				t.Logf("node %v: %d classes, %d suppressed, %s %.4f", level, m.Classes, m.Suppressed, rep.Metric.Name, rep.Metric.Value)
+			})
+		}
+	}
+}
+
+func TestCheckDetectsViolation(t *testing.T) {
+	dir := t.TempDir()
+	cfg := adultConfig(t, dir, 5, 0)
+	abs, _ := filepath.Abs(adultDir)
+	in := filepath.Join(abs, "adult.csv")
+	out := filepath.Join(dir, "release.csv")
+	if _, err := Release(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	// Drop records until the first record's class falls below k.
+	f, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(f), "\n")
+	first := lines[1]
+	var kept []string
+	removed := 0
+	for i, l := range lines {
+		if i > 1 && l == first && removed < 4 {
+			removed++
+			continue
+		}
+		kept = append(kept, l)
+	}
+	if err := os.WriteFile(out, []byte(strings.Join(kept, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Check(context.Background(), cfg, Options{Input: in, Output: out})
+	if err == nil || !strings.Contains(err.Error(), "smallest class") && !strings.Contains(err.Error(), "suppressed") {
+		t.Fatalf("tampered release: got %v, want a violation", err)
+	}
+}
+
+// TestReleaseUnattainableWritesNothing: k above the row count cannot be met.
+func TestReleaseUnattainableWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	cfg := adultConfig(t, dir, 40000, 0)
+	abs, _ := filepath.Abs(adultDir)
+	out := filepath.Join(dir, "out", "release.csv")
+	if err := os.Mkdir(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Release(context.Background(), cfg, Options{Input: filepath.Join(abs, "adult.csv"), Output: out, Report: filepath.Join(dir, "out", "r.json")})
+	if !errors.Is(err, schema.ErrUnattainable) {
+		t.Fatalf("got %v, want ErrUnattainable", err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(out))
+	if len(entries) != 0 {
+		t.Fatalf("output folder holds %v after a failed run", entries)
+	}
+}
