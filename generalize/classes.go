@@ -2,6 +2,7 @@ package generalize
 
 import (
 	"math/bits"
+	"sync"
 )
 
 // classes holds the equivalence classes of one node: column-major codes (codes at the
@@ -26,6 +27,7 @@ func (c *classes) entries() int { return c.n * (len(c.cols) + 1) }
 // grouper rolls classes up to a more general node. It owns reusable scratch space, so a
 // grouper must not be used by two goroutines at once.
 type grouper struct {
+	par   int // goroutines for computing keys (≤ 1: the caller's only)
 	keys  []uint64
 	slots []int32 // index+1 of the output class, 0 = empty
 	held  []uint64
@@ -60,25 +62,18 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 		}
 		space = lo
 	}
-	if exact {
-		clear(keys)
-		for i := range q {
-			m, col, sz := maps[i], src.cols[i][:n], uint64(sizes[i])
-			for j, c := range col {
-				keys[j] = keys[j]*sz + uint64(m[c])
-			}
-		}
-	} else {
-		for j := range keys {
-			keys[j] = 0x9E3779B97F4A7C15
-		}
-		for i := range q {
-			m, col := maps[i], src.cols[i][:n]
-			for j, c := range col {
-				keys[j] = (keys[j] ^ uint64(uint32(m[c]))) * 0xBF58476D1CE4E5B9
-			}
-		}
+	// Keys of disjoint ranges of classes are independent: large tables split them
+	// over par goroutines.
+	parts := 1
+	if g.par > 1 && n >= parallelKeys {
+		parts = g.par
 	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := n*p/parts, n*(p+1)/parts
+		wg.Go(func() { computeKeys(keys[lo:hi], src, lo, hi, maps, sizes, exact) })
+	}
+	wg.Wait()
 	rep := g.rep[:0]
 	var counts []int32
 	add := func(j int) int32 {
@@ -156,6 +151,40 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 		out.cols[i] = oc
 	}
 	return out
+}
+
+// parallelKeys is the smallest source table whose keys are computed in parallel.
+const parallelKeys = 8192
+
+// computeKeys writes the keys of source classes lo..hi-1 into keys.
+func computeKeys(keys []uint64, src *classes, lo, hi int, maps [][]int32, sizes []int, exact bool) {
+	q := len(maps)
+	cols := make([][]int32, q)
+	for i := range q {
+		cols[i] = src.cols[i][lo:hi]
+	}
+	if exact {
+		// Row by row, so that a key stays in a register across columns.
+		sz := make([]uint64, q)
+		for i := range q {
+			sz[i] = uint64(sizes[i])
+		}
+		for j := range keys {
+			var k uint64
+			for i, m := range maps {
+				k = k*sz[i] + uint64(m[cols[i][j]])
+			}
+			keys[j] = k
+		}
+		return
+	}
+	for j := range keys {
+		k := uint64(0x9E3779B97F4A7C15)
+		for i, m := range maps {
+			k = (k ^ uint64(uint32(m[cols[i][j]]))) * 0xBF58476D1CE4E5B9
+		}
+		keys[j] = k
+	}
 }
 
 // sameTuple reports whether source classes a and b map to the same codes.

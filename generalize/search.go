@@ -37,6 +37,7 @@ type Result struct {
 	Evaluated   int // nodes whose classes were counted (rolled up)
 	Tagged      int // nodes examined whose anonymity was inferred by monotonicity, not counted
 	Bounded     int // nodes never examined nor counted: their lower bound exceeded the optimum
+	RolledUp    int // source classes read by all roll-ups: the search's work
 }
 
 // Node statuses of the search.
@@ -93,6 +94,8 @@ type searcher struct {
 	entries int
 	pool    chan *grouper
 	workers int
+	// lastBottom is the last node the bisection counted from the bottom (see pivot).
+	lastBottom int
 }
 
 func newSearcher(t *Table, opt Options, met metric) *searcher {
@@ -133,6 +136,7 @@ type evaluation struct {
 	cls        *classes
 	suppressed int
 	anonymous  bool
+	work       int // source classes read
 }
 
 // fails reports whether class j of cls violates the model (and is suppressed).
@@ -141,9 +145,11 @@ func (s *searcher) fails(cls *classes) func(j int) bool {
 	return func(j int) bool { return cls.count(j) < k }
 }
 
-func (s *searcher) evaluate(node int) evaluation {
+// evaluate counts the classes of node; par goroutines compute the keys of large tables.
+func (s *searcher) evaluate(node, par int) evaluation {
 	src := s.source(node)
 	g := <-s.pool
+	g.par = par
 	defer func() { s.pool <- g }()
 	levels := s.lat.Levels(node, make([]int, 0, s.q))
 	srcLevels := s.lat.Levels(src.node, make([]int, 0, s.q))
@@ -161,7 +167,7 @@ func (s *searcher) evaluate(node int) evaluation {
 			supp += int(cls.count(j))
 		}
 	}
-	return evaluation{node: node, cls: cls, suppressed: supp, anonymous: supp <= s.opt.MaxSuppressed}
+	return evaluation{node: node, cls: cls, suppressed: supp, anonymous: supp <= s.opt.MaxSuppressed, work: src.n}
 }
 
 // source returns, among the cached class tables of specializations of node (the
@@ -230,7 +236,8 @@ func (s *searcher) resolve(ctx context.Context, node int, status []uint8, height
 		}
 		mid := (lo + hi) / 2
 		if status[path[mid]] == unknown {
-			apply(s.evaluate(path[mid]))
+			s.pivot(path[mid], apply)
+			apply(s.evaluate(path[mid], s.workers))
 		}
 		if status[path[mid]] == anonymous {
 			hi = mid
@@ -238,6 +245,31 @@ func (s *searcher) resolve(ctx context.Context, node int, status []uint8, height
 			lo = mid
 		}
 	}
+}
+
+// pivot prepares a cheaper source for node when its only cached specialization is the
+// bottom: it counts the meet (level-wise minimum) of node and the previous node counted
+// from the bottom, which is a specialization of both and, being more general than the
+// bottom, has fewer classes for later roll-ups. The pivot's own outcome is applied like
+// any evaluation (it is a lattice node like any other).
+func (s *searcher) pivot(node int, apply func(evaluation)) {
+	if s.source(node) != s.bottom {
+		return
+	}
+	prev := s.lastBottom
+	s.lastBottom = node
+	if prev <= 0 {
+		return
+	}
+	meet := 0
+	for i, st := range s.lat.strides {
+		h := s.lat.Heights[i]
+		meet += min((node/st)%h, (prev/st)%h) * st
+	}
+	if meet == 0 || meet == node || s.cache[meet] != nil {
+		return
+	}
+	apply(s.evaluate(meet, s.workers))
 }
 
 // tag marks node and, transitively, its generalizations (st == anonymous) or its
@@ -269,6 +301,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		rows.cols[i] = c.Codes
 	}
 	g := <-s.pool
+	g.par = s.workers
 	identity := make([][]int32, s.q)
 	sizes := make([]int, s.q)
 	for i := range s.q {
@@ -334,6 +367,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	seen := make([]bool, n)
 	apply := func(ev evaluation) {
 		evaluated[ev.node] = true
+		res.RolledUp += ev.work
 		s.remember(ev.cls)
 		if !ev.anonymous {
 			if status[ev.node] != notAnonymous {
@@ -392,7 +426,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		eg.SetLimit(s.workers)
 		for i, node := range batch {
 			eg.Go(func() error {
-				results[i] = s.evaluate(node)
+				results[i] = s.evaluate(node, 1)
 				return nil
 			})
 		}
@@ -416,7 +450,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	if best < 0 {
 		return nil, schema.Unattainable("no generalization reaches k=%d while suppressing at most %d of %d records", s.opt.K, s.opt.MaxSuppressed, s.t.Rows)
 	}
-	final := s.evaluate(best)
+	final := s.evaluate(best, s.workers)
 	res.Levels = s.lat.Levels(best, nil)
 	res.Value = bestValue
 	res.Suppressed = final.suppressed
@@ -455,7 +489,7 @@ func Suppressed(t *Table, levels []int, k int) ([]bool, error) {
 		sizes[i] = c.Hierarchy.Size(levels[i])
 	}
 	assign := make([]int32, t.Rows)
-	g := &grouper{}
+	g := &grouper{par: runtime.GOMAXPROCS(0)}
 	cls := g.rollUp(rows, 0, maps, sizes, assign)
 	out := make([]bool, t.Rows)
 	for r, a := range assign {

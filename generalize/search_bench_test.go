@@ -25,6 +25,7 @@ func BenchmarkSearchAdult(b *testing.B) {
 			}
 			b.ReportMetric(float64(res.Evaluated), "evaluated")
 			b.ReportMetric(float64(res.LatticeSize), "nodes")
+			b.ReportMetric(float64(res.RolledUp), "rolled-up")
 		})
 	}
 }
