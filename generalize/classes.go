@@ -2,6 +2,7 @@ package generalize
 
 import (
 	"math/bits"
+	"slices"
 	"sync"
 )
 
@@ -27,11 +28,12 @@ func (c *classes) entries() int { return c.n * (len(c.cols) + 1) }
 // grouper rolls classes up to a more general node. It owns reusable scratch space, so a
 // grouper must not be used by two goroutines at once.
 type grouper struct {
-	par   int // goroutines for computing keys (≤ 1: the caller's only)
-	keys  []uint64
-	slots []int32 // index+1 of the output class, 0 = empty
-	held  []uint64
-	rep   []int32
+	par    int // goroutines for computing keys (≤ 1: the caller's only)
+	keys   []uint64
+	slots  []int32 // index+1 of the output class, 0 = empty
+	held   []uint64
+	rep    []int32 // a source class of every output class
+	counts []int32
 }
 
 // directLimit bounds the size of a key space that is counted in a plain array.
@@ -74,8 +76,7 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 		wg.Go(func() { computeKeys(keys[lo:hi], src, lo, hi, maps, sizes, exact) })
 	}
 	wg.Wait()
-	rep := g.rep[:0]
-	var counts []int32
+	rep, counts := g.rep[:0], g.counts[:0]
 	add := func(j int) int32 {
 		rep = append(rep, int32(j))
 		counts = append(counts, src.count(j))
@@ -140,8 +141,8 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 			}
 		}
 	}
-	g.rep = rep
-	out := &classes{node: dst, cols: make([][]int32, q), counts: counts, n: len(rep)}
+	g.rep, g.counts = rep, counts
+	out := &classes{node: dst, cols: make([][]int32, q), counts: slices.Clone(counts), n: len(rep)}
 	for i := range q {
 		m, col := maps[i], src.cols[i]
 		oc := make([]int32, len(rep))

@@ -20,7 +20,7 @@ type Options struct {
 	Metric        string // MetricLoss (default) or MetricDiscernibility
 	Workers       int    // node evaluations in parallel; ≤ 0 means GOMAXPROCS
 	// CacheEntries bounds the class tables kept for roll-up, in int32 entries
-	// (≤ 0: a default of 32 Mi entries, 128 MiB).
+	// (≤ 0: a default of 8 Mi entries, 32 MiB).
 	CacheEntries int
 }
 
@@ -106,7 +106,7 @@ func newSearcher(t *Table, opt Options, met metric) *searcher {
 	}
 	s := &searcher{t: t, opt: opt, met: met, lat: NewLattice(heights), q: q, cache: map[int]*classes{}}
 	if s.opt.CacheEntries <= 0 {
-		s.opt.CacheEntries = 32 << 20
+		s.opt.CacheEntries = 8 << 20
 	}
 	s.workers = opt.Workers
 	if s.workers <= 0 {

@@ -206,3 +206,21 @@ func TestReleaseUnattainableWritesNothing(t *testing.T) {
 		t.Fatalf("output folder holds %v after a failed run", entries)
 	}
 }
+
+// BenchmarkReleaseAdult measures a whole release of Adult (k=5, 5%): read, encode,
+// search, write, verify, rename.
+func BenchmarkReleaseAdult(b *testing.B) {
+	dir := b.TempDir()
+	cfg := adultConfig(b, dir, 5, 0.05)
+	abs, _ := filepath.Abs(adultDir)
+	opt := Options{Input: filepath.Join(abs, "adult.csv"), Output: filepath.Join(dir, "release.csv")}
+	var rep *Report
+	for b.Loop() {
+		var err error
+		if rep, err = Release(context.Background(), cfg, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(rep.StagesMS.Search, "search-ms")
+	b.ReportMetric(float64(rep.Lattice.Evaluated), "evaluated")
+}
