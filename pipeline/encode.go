@@ -75,6 +75,9 @@ func encode(ctx context.Context, p *plan, src *csvSource, fileHier []*generalize
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	if src.rows == 0 {
+		return nil, schema.BadInput("%s: no records", p.input)
+	}
 	t := &generalize.Table{Rows: src.rows}
 	for i, col := range p.quasiCfg {
 		d := dicts[i]
@@ -132,9 +135,6 @@ func hierarchyFor(p *plan, col schema.Column, d *dictionary, fromFile *generaliz
 			return nil, nil, schema.BadInput("%s: row %d: column %q: %s (hierarchy %s)", p.input, d.first[ve.Index]+1, col.Name, ve.Msg, source)
 		}
 		return nil, nil, err
-	}
-	if len(d.values) == 0 {
-		return nil, nil, schema.BadInput("%s: no records", p.input)
 	}
 	return h, nil, nil
 }

@@ -72,8 +72,12 @@ func tableFormat(io schema.IO, path string) string {
 	return ""
 }
 
-// checkCSV rejects formats other than CSV, which this version does not read or write.
+// checkCSV rejects formats other than CSV, which this version does not read or write,
+// and a configured format that the file's extension contradicts.
 func checkCSV(key, path string, io schema.IO) error {
+	if ext := tableFormat(schema.IO{}, path); io.Format != "" && ext != "" && ext != io.Format {
+		return schema.BadInput("%s: %s has the extension of %s but %s.format is %s", key, path, ext, key, io.Format)
+	}
 	switch f := tableFormat(io, path); f {
 	case "csv":
 		return nil

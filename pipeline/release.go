@@ -72,6 +72,13 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if abs(in) == abs(out) {
 		return nil, schema.BadInput("output: %s is also the input", out)
 	}
+	if opt.Report != "" {
+		for _, other := range []string{in, out, cfg.File} {
+			if other != "" && abs(opt.Report) == abs(other) {
+				return nil, schema.BadInput("--report: %s is also the input, the output or the configuration", opt.Report)
+			}
+		}
+	}
 	names := make([]string, len(cfg.Columns))
 	for i, c := range cfg.Columns {
 		names[i] = c.Name
@@ -94,13 +101,20 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		}
 	}
 
+	// Sensitive columns with a hierarchy file: their values must be listed too.
+	listed := make([]*generalize.Hierarchy, len(p.header))
+	for i, c := range p.conf {
+		if c != nil && c.Role == schema.Sensitive && c.Hierarchy != nil && c.Hierarchy.File != "" {
+			if listed[i], err = generalize.LoadHierarchy(c.Hierarchy.File); err != nil {
+				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+			}
+		}
+	}
+
 	// Pass 1: encode.
 	t, err := encode(ctx, p, src, fileHier)
 	if err != nil {
 		return nil, err
-	}
-	if t.Rows == 0 {
-		return nil, schema.BadInput("%s: no records", in)
 	}
 	p.maxSupp = maxSuppressed(cfg.Privacy.Suppression, t.Rows)
 	encoded := time.Now()
@@ -143,7 +157,9 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			return nil, fmt.Errorf("writing release: %w", err)
 		}
 	}
-	written, err := writeRelease(ctx, src2, newRecoder(p, t, res.Levels, suppressed), sink, opt.workers())
+	rc := newRecoder(p, t, res.Levels, suppressed)
+	rc.listed = listed
+	written, err := writeRelease(ctx, src2, rc, sink, opt.workers())
 	if err != nil {
 		return nil, err
 	}

@@ -18,10 +18,13 @@ type recoder struct {
 	levels     []int
 	suppressed []bool
 	quasiAt    []int // per kept column: index into t.Columns, or -1
+	// listed holds, per input column, a hierarchy that must list every value (the
+	// sensitive columns' hierarchy files), or nil.
+	listed []*generalize.Hierarchy
 }
 
 func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *recoder {
-	r := &recoder{p: p, t: t, levels: levels, suppressed: suppressed, quasiAt: make([]int, len(p.kept))}
+	r := &recoder{p: p, t: t, levels: levels, suppressed: suppressed, quasiAt: make([]int, len(p.kept)), listed: make([]*generalize.Hierarchy, len(p.header))}
 	for j, i := range p.kept {
 		r.quasiAt[j] = -1
 		for qi, pos := range p.quasi {
@@ -53,6 +56,11 @@ func (r *recoder) recode(b *batch, out []string) ([]string, error) {
 			v := rec[pos]
 			if err := checkType(r.p.conf[pos], v); err != nil {
 				return nil, schema.BadInput("%s: row %d: column %q: %v", r.p.input, row+1, r.p.header[pos], err)
+			}
+			if h := r.listed[pos]; h != nil {
+				if _, ok := h.Leaf(v); !ok {
+					return nil, schema.BadInput("%s: row %d: column %q: value not listed in hierarchy %s", r.p.input, row+1, r.p.header[pos], h.Source())
+				}
 			}
 			out = append(out, v)
 		}

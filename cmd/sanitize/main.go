@@ -34,11 +34,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	// Cobra validates the command, the flags and the arguments before the persistent
+	// pre-run; an error before it is a command-line mistake (exit 2).
+	started := false
+	root.PersistentPreRun = func(*cobra.Command, []string) { started = true }
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
 	fmt.Fprintln(stderr, "sanitize:", err)
+	if !started {
+		return 2
+	}
 	return exitCode(err)
 }
 
@@ -77,6 +84,9 @@ func newRelease(stdout io.Writer) *cobra.Command {
 		Short: "Write a k-anonymous, verified release of INPUT",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := required("config", cfgPath); err != nil {
+				return err
+			}
 			cfg, err := schema.Load(cfgPath)
 			if err != nil {
 				return err
@@ -92,12 +102,11 @@ func newRelease(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "release configuration (YAML)")
+	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "release configuration (YAML, required)")
 	cmd.Flags().StringVar(&opt.Input, "in", "", "input table (overrides input.path)")
 	cmd.Flags().StringVar(&opt.Output, "out", "", "release file to write (overrides output.path)")
 	cmd.Flags().StringVar(&opt.Report, "report", "", "write a JSON report here")
 	cmd.Flags().IntVar(&opt.Workers, "workers", 0, "parallel workers (default: number of CPUs)")
-	_ = cmd.MarkFlagRequired("config")
 	return cmd
 }
 
@@ -109,6 +118,9 @@ func newCheck(stdout io.Writer) *cobra.Command {
 		Short: "Re-check an existing release against its input and configuration",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := required("config", cfgPath); err != nil {
+				return err
+			}
 			cfg, err := schema.Load(cfgPath)
 			if err != nil {
 				return err
@@ -125,10 +137,9 @@ func newCheck(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "release configuration (YAML)")
+	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "release configuration (YAML, required)")
 	cmd.Flags().StringVar(&opt.Input, "in", "", "input table (overrides input.path)")
 	cmd.Flags().StringVar(&opt.Output, "release", "", "release file to check (overrides output.path)")
-	_ = cmd.MarkFlagRequired("config")
 	return cmd
 }
 
@@ -141,6 +152,9 @@ func newGen(stdout io.Writer) *cobra.Command {
 		Short: "Write the synthetic hospital sample (patient id, name, age, sex, zip, admission date, diagnosis, length of stay)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := required("out", out); err != nil {
+				return err
+			}
 			if err := pipeline.Generate(out, rows, seed); err != nil {
 				return err
 			}
@@ -150,9 +164,16 @@ func newGen(stdout io.Writer) *cobra.Command {
 	}
 	cmd.Flags().IntVar(&rows, "rows", 10000, "number of records")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed (the same seed gives the same file)")
-	cmd.Flags().StringVar(&out, "out", "", "file to write (.csv)")
-	_ = cmd.MarkFlagRequired("out")
+	cmd.Flags().StringVar(&out, "out", "", "file to write (.csv, required)")
 	return cmd
+}
+
+// required reports a missing required flag as a command-line mistake.
+func required(flag, value string) error {
+	if value == "" {
+		return usageError{fmt.Errorf("required flag --%s not set", flag)}
+	}
+	return nil
 }
 
 func noArgs(_ *cobra.Command, args []string) error {
