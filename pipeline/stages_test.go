@@ -1,0 +1,120 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"sanitizer/sample"
+	"sanitizer/schema"
+)
+
+// hospitalFixture writes n generated hospital records and the sample configuration
+// (with absolute hierarchy paths) into a temporary folder.
+func hospitalFixture(t *testing.T, n int) (cfg *schema.Config, in, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	var buf bytes.Buffer
+	if err := sample.Hospital(&buf, n, 3); err != nil {
+		t.Fatal(err)
+	}
+	in = filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile("../testdata/hospital.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hier, _ := filepath.Abs("../testdata/hierarchies")
+	text := strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")
+	path := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = schema.Load(path); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, in, dir
+}
+
+// settled waits for the goroutine count to come back to base.
+func settled(t *testing.T, base int) {
+	t.Helper()
+	for range 100 {
+		if runtime.NumGoroutine() <= base {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	buf := make([]byte, 1<<16)
+	t.Fatalf("%d goroutines left running (base %d):\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
+}
+
+// TestStageFailureStopsEveryStage: a bad value deep in pass 2 (after many batches are
+// in flight) fails the run, every stage goroutine exits, and nothing is left behind.
+func TestStageFailureStopsEveryStage(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 50000)
+	data, _ := os.ReadFile(in)
+	lines := strings.SplitAfter(string(data), "\n")
+	// stay_days is the last field: make row 40000 hold a non-integer.
+	row := lines[40000]
+	lines[40000] = row[:strings.LastIndex(row, ",")+1] + "Zq9SECRET\n"
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base := runtime.NumGoroutine()
+	for _, workers := range []int{1, 2, 8} {
+		_, err := Release(context.Background(), cfg, Options{Input: in, Output: filepath.Join(out, "r.csv"), Report: filepath.Join(out, "r.json"), Workers: workers})
+		if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row 40000") || strings.Contains(err.Error(), "Zq9SECRET") {
+			t.Fatalf("workers=%d: got %v, want bad input naming row 40000 without the value", workers, err)
+		}
+		settled(t, base)
+		if entries, _ := os.ReadDir(out); len(entries) != 0 {
+			t.Fatalf("workers=%d: output folder holds %v", workers, entries)
+		}
+	}
+}
+
+// TestCancelledRunWritesNothing: a cancelled context stops the run cleanly.
+func TestCancelledRunWritesNothing(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 20000)
+	base := runtime.NumGoroutine()
+	for _, after := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
+		ctx, cancel := context.WithTimeout(context.Background(), after)
+		out := filepath.Join(dir, fmt.Sprintf("r%d.csv", after))
+		_, err := Release(ctx, cfg, Options{Input: in, Output: out})
+		cancel()
+		if err == nil {
+			// finished before the deadline: then it must be complete and verified
+			if _, statErr := os.Stat(out); statErr != nil {
+				t.Fatalf("after %v: success without a release: %v", after, statErr)
+			}
+			continue
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("after %v: %v", after, err)
+		}
+		if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+			t.Fatalf("after %v: cancelled run left %s", after, out)
+		}
+		settled(t, base)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Fatalf("temporary file %s left behind", e.Name())
+		}
+	}
+}
