@@ -94,8 +94,8 @@ type searcher struct {
 	entries int
 	pool    chan *grouper
 	workers int
-	// lastBottom is the last node the bisection counted from the bottom (see pivot).
-	lastBottom int
+	// fromBottom are the last nodes the bisection counted from the bottom (see pivot).
+	fromBottom []int
 }
 
 func newSearcher(t *Table, opt Options, met metric) *searcher {
@@ -256,21 +256,32 @@ func (s *searcher) pivot(node int, apply func(evaluation)) {
 	if s.source(node) != s.bottom {
 		return
 	}
-	prev := s.lastBottom
-	s.lastBottom = node
-	if prev <= 0 {
+	// The meet with the most general of the recent nodes counted from the bottom.
+	best, bestHeight := 0, 0
+	for _, prev := range s.fromBottom {
+		meet, height := 0, 0
+		for i, st := range s.lat.strides {
+			h := s.lat.Heights[i]
+			l := min((node/st)%h, (prev/st)%h)
+			meet += l * st
+			height += l
+		}
+		if height > bestHeight && meet != node {
+			best, bestHeight = meet, height
+		}
+	}
+	s.fromBottom = append(s.fromBottom, node)
+	if len(s.fromBottom) > pivotMemory {
+		s.fromBottom = s.fromBottom[1:]
+	}
+	if best == 0 || s.cache[best] != nil {
 		return
 	}
-	meet := 0
-	for i, st := range s.lat.strides {
-		h := s.lat.Heights[i]
-		meet += min((node/st)%h, (prev/st)%h) * st
-	}
-	if meet == 0 || meet == node || s.cache[meet] != nil {
-		return
-	}
-	apply(s.evaluate(meet, s.workers))
+	apply(s.evaluate(best, s.workers))
 }
+
+// pivotMemory is how many recent nodes counted from the bottom pivot() considers.
+const pivotMemory = 4
 
 // tag marks node and, transitively, its generalizations (st == anonymous) or its
 // specializations (st == notAnonymous), stopping where the mark is already set.

@@ -181,3 +181,24 @@ func TestSuppressedMatchesSearch(t *testing.T) {
 		t.Fatalf("%d rows flagged, search reported %d", n, res.Suppressed)
 	}
 }
+
+// TestSearchDeterministicAcrossWorkers: the chosen node and the search's accounting do
+// not depend on the number of workers.
+func TestSearchDeterministicAcrossWorkers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	tab, _, _ := randomTable(rng, 3000, 5)
+	var first *Result
+	for _, w := range []int{1, 2, 3, 8} {
+		got, err := Search(context.Background(), tab, Options{K: 7, MaxSuppressed: 150, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = got
+			continue
+		}
+		if !slices.Equal(got.Levels, first.Levels) || got.Value != first.Value || got.Suppressed != first.Suppressed {
+			t.Fatalf("workers=%d chose %v (%g, %d suppressed), workers=1 chose %v (%g, %d)", w, got.Levels, got.Value, got.Suppressed, first.Levels, first.Value, first.Suppressed)
+		}
+	}
+}
