@@ -63,7 +63,12 @@ const (
 // specializations, which are then never counted. A node is counted by rolling up the
 // classes of the least populated cached specialization, not the records. If no node
 // meets the model, the error matches schema.ErrUnattainable.
-func Search(ctx context.Context, t *Table, opt Options) (*Result, error) {
+func Search(ctx context.Context, t *Table, opt Options) (res *Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("internal error in the search: %v", r)
+		}
+	}()
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
@@ -74,11 +79,14 @@ func Search(ctx context.Context, t *Table, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := newSearcher(t, opt, met)
-	if s.lat.Size() > maxLatticeSize {
+	heights := make([]int, len(t.Columns))
+	for i, c := range t.Columns {
+		heights[i] = c.Hierarchy.Height()
+	}
+	if NewLattice(heights).Size() > maxLatticeSize {
 		return nil, schema.BadInput("the generalization lattice has more than %d nodes: use fewer quasi-identifiers or shallower hierarchies", maxLatticeSize)
 	}
-	return s.run(ctx)
+	return newSearcher(t, opt, met).run(ctx)
 }
 
 type searcher struct {
@@ -203,7 +211,7 @@ func (s *searcher) remember(c *classes) {
 // node found anonymous tags everything above it. The path climbs, at every step, in
 // the quasi-identifier whose next level keeps the most distinct values, so that it
 // stays below the anonymity border as long as possible.
-func (s *searcher) resolve(ctx context.Context, node int, status []uint8, height []int, apply func(evaluation)) {
+func (s *searcher) resolve(ctx context.Context, node int, status []uint8, apply func(evaluation)) {
 	path := []int{node}
 	levels := s.lat.Levels(node, make([]int, 0, s.q))
 	for {
@@ -237,6 +245,8 @@ func (s *searcher) resolve(ctx context.Context, node int, status []uint8, height
 		mid := (lo + hi) / 2
 		if status[path[mid]] == unknown {
 			s.pivot(path[mid], apply)
+		}
+		if status[path[mid]] == unknown { // the pivot may have settled it
 			apply(s.evaluate(path[mid], s.workers))
 		}
 		if status[path[mid]] == anonymous {
@@ -414,7 +424,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 				if len(batch) > 0 {
 					break // evaluate the batch first: it may change the bound
 				}
-				s.resolve(ctx, node, status, height, apply)
+				s.resolve(ctx, node, status, apply)
 			}
 			pos++
 			seen[node] = true
@@ -436,7 +446,12 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		eg, _ := errgroup.WithContext(ctx)
 		eg.SetLimit(s.workers)
 		for i, node := range batch {
-			eg.Go(func() error {
+			eg.Go(func() (err error) {
+				defer func() {
+					if r := recover(); r != nil {
+						err = fmt.Errorf("internal error evaluating a node: %v", r)
+					}
+				}()
 				results[i] = s.evaluate(node, 1)
 				return nil
 			})

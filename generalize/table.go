@@ -1,6 +1,9 @@
 package generalize
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Table is the encoded quasi-identifier part of an input: for every quasi-identifier,
 // its hierarchy and the leaf code of every record. Raw values are not kept.
@@ -20,6 +23,9 @@ type Column struct {
 func (t *Table) validate() error {
 	if len(t.Columns) == 0 {
 		return fmt.Errorf("no quasi-identifiers to generalize")
+	}
+	if t.Rows > math.MaxInt32 {
+		return fmt.Errorf("%d records: at most %d can be counted", t.Rows, math.MaxInt32)
 	}
 	for _, c := range t.Columns {
 		if len(c.Codes) != t.Rows {

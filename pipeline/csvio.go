@@ -6,8 +6,11 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/crc32"
 	"io"
 	"os"
+	"slices"
 
 	"sanitizer/schema"
 )
@@ -25,14 +28,20 @@ type batch struct {
 
 func (b *batch) record(i int) []string { return b.fields[i*b.width : (i+1)*b.width] }
 
-// csvSource is an open CSV input positioned after its header.
+// csvSource is an open CSV input positioned after its header. It checksums the bytes
+// it reads, so that a second pass can prove it read the same input as the first.
 type csvSource struct {
-	path   string
-	file   *os.File
-	r      *csv.Reader
-	header []string
-	rows   int // records read so far
+	path    string
+	dialect schema.CSV
+	names   []string
+	file    *os.File
+	r       *csv.Reader
+	sum     hash.Hash32 // CRC-32C of the bytes read since the last rewind
+	header  []string
+	rows    int // records read so far
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // openCSV opens a CSV table. Without a header row, the columns are named by names
 // (the configuration's columns, in order).
@@ -41,38 +50,64 @@ func openCSV(path string, dialect schema.CSV, names []string) (*csvSource, error
 	if err != nil {
 		return nil, schema.BadInput("input: %w", err)
 	}
-	r := csv.NewReader(bufio.NewReaderSize(f, 1<<20))
-	r.Comma = dialect.Separator
-	r.ReuseRecord = true
-	s := &csvSource{path: path, file: f, r: r}
-	if dialect.Header {
-		h, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			f.Close()
-			return nil, schema.BadInput("%s: empty file: no header row", path)
-		}
-		if err != nil {
-			f.Close()
-			return nil, s.wrap(err)
-		}
-		s.header = append([]string(nil), h...)
-		seen := map[string]bool{}
-		for i, name := range s.header {
-			if seen[name] {
-				f.Close()
-				return nil, schema.BadInput("%s: header: column %q appears twice", path, name)
-			}
-			if name == "" {
-				f.Close()
-				return nil, schema.BadInput("%s: header: column %d has no name", path, i+1)
-			}
-			seen[name] = true
-		}
-	} else {
-		s.header = append([]string(nil), names...)
-		r.FieldsPerRecord = len(names)
+	s := &csvSource{path: path, dialect: dialect, names: names, file: f}
+	if err := s.start(); err != nil {
+		f.Close()
+		return nil, err
 	}
 	return s, nil
+}
+
+// start reads from the file's current position (its start): the header, then records.
+func (s *csvSource) start() error {
+	s.sum = crc32.New(castagnoli)
+	s.rows = 0
+	r := csv.NewReader(bufio.NewReaderSize(io.TeeReader(s.file, s.sum), 1<<20))
+	r.Comma = s.dialect.Separator
+	r.ReuseRecord = true
+	s.r = r
+	if !s.dialect.Header {
+		s.header = append([]string(nil), s.names...)
+		r.FieldsPerRecord = len(s.names)
+		return nil
+	}
+	h, err := r.Read()
+	if errors.Is(err, io.EOF) {
+		return schema.BadInput("%s: empty file: no header row", s.path)
+	}
+	if err != nil {
+		return s.wrap(err)
+	}
+	s.header = append([]string(nil), h...)
+	seen := map[string]int{}
+	for i, name := range s.header {
+		// Positions only: a file without a header row would put data here.
+		if j, dup := seen[name]; dup {
+			return schema.BadInput("%s: header: columns %d and %d have the same name", s.path, j+1, i+1)
+		}
+		if name == "" {
+			return schema.BadInput("%s: header: column %d has no name", s.path, i+1)
+		}
+		seen[name] = i
+	}
+	return nil
+}
+
+// rewind starts a second pass over the same open file and checks that its header is
+// the one read before. It returns the checksum and record count of the pass that ended.
+func (s *csvSource) rewind() (sum uint32, rows int, err error) {
+	sum, rows = s.sum.Sum32(), s.rows
+	before := s.header
+	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
+		return 0, 0, fmt.Errorf("%s: rewinding the input: %w", s.path, err)
+	}
+	if err := s.start(); err != nil {
+		return 0, 0, err
+	}
+	if !slices.Equal(before, s.header) {
+		return 0, 0, schema.BadInput("%s: the input changed while it was being released", s.path)
+	}
+	return sum, rows, nil
 }
 
 func (s *csvSource) Close() error { return s.file.Close() }
@@ -150,7 +185,19 @@ func newCSVSink(f io.Writer, dialect schema.CSV) *csvSink {
 	return &csvSink{w: w, b: b}
 }
 
-func (s *csvSink) Write(rec []string) error { return s.w.Write(rec) }
+// Write writes one record. A record of one empty field is written as "" (encoding/csv
+// would write an empty line, which readers skip).
+func (s *csvSink) Write(rec []string) error {
+	if len(rec) == 1 && rec[0] == "" {
+		s.w.Flush()
+		if err := s.w.Error(); err != nil {
+			return err
+		}
+		_, err := s.b.WriteString("\"\"\n")
+		return err
+	}
+	return s.w.Write(rec)
+}
 
 func (s *csvSink) Flush() error {
 	s.w.Flush()
@@ -161,4 +208,17 @@ func (s *csvSink) Flush() error {
 		return fmt.Errorf("writing release: %w", err)
 	}
 	return nil
+}
+
+// guard runs f and turns a panic into an error, so that a failing stage goroutine
+// cancels the others and the run cleans up instead of crashing with files left behind.
+func guard(f func() error) func() error {
+	return func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("internal error: %v", r)
+			}
+		}()
+		return f()
+	}
 }

@@ -44,18 +44,18 @@ func encode(ctx context.Context, p *plan, src *csvSource, fileHier []*generalize
 	chans := make([]chan *batch, q)
 	g, ctx := errgroup.WithContext(ctx)
 	in := make(chan *batch, 4)
-	g.Go(func() error { return src.stream(ctx, p.quasi, in) })
+	g.Go(guard(func() error { return src.stream(ctx, p.quasi, in) }))
 	for i := range q {
 		dicts[i] = newDictionary()
 		chans[i] = make(chan *batch, 4)
-		g.Go(func() error {
+		g.Go(guard(func() error {
 			for b := range chans[i] {
 				dicts[i].add(b, i)
 			}
 			return nil
-		})
+		}))
 	}
-	g.Go(func() error {
+	g.Go(guard(func() error {
 		defer func() {
 			for _, c := range chans {
 				close(c)
@@ -71,7 +71,7 @@ func encode(ctx context.Context, p *plan, src *csvSource, fileHier []*generalize
 			}
 		}
 		return nil
-	})
+	}))
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}

@@ -2,8 +2,9 @@ package pipeline
 
 import (
 	"fmt"
-	"math"
+	"math/big"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"sanitizer/generalize"
@@ -88,10 +89,16 @@ func checkCSV(key, path string, io schema.IO) error {
 	}
 }
 
-// maxSuppressed is the number of records the limit allows: floor(share × rows), with a
-// tolerance for the decimal share's binary rounding (0.05 × 100 is 5, not 4).
+// maxSuppressed is the number of records the limit allows: floor(share × rows), the
+// share taken as the decimal the configuration wrote (0.05 × 100 is 5, not 4, and
+// 0.282 × 10⁸ is 28200000), computed exactly.
 func maxSuppressed(share float64, rows int) int {
-	return int(math.Floor(share*float64(rows) + 1e-9))
+	r, ok := new(big.Rat).SetString(strconv.FormatFloat(share, 'g', -1, 64))
+	if !ok {
+		return 0
+	}
+	r.Mul(r, new(big.Rat).SetInt64(int64(rows)))
+	return int(new(big.Int).Quo(r.Num(), r.Denom()).Int64())
 }
 
 // newPlan matches the configuration's columns with the input's header.
@@ -102,6 +109,15 @@ func newPlan(cfg *schema.Config, input, output string, header []string) (*plan, 
 	}
 	p.roles = make([]schema.Role, len(header))
 	p.conf = make([]*schema.Column, len(header))
+	// A "header" that names none of the configured columns is probably a record (a
+	// file without a header row): say so without quoting it.
+	named := false
+	for _, name := range header {
+		named = named || cfg.Column(name) != nil
+	}
+	if !named {
+		return nil, schema.BadInput("%s: the header names none of the configured columns (if the file has no header row, set input.csv.header: false)", input)
+	}
 	pos := map[string]int{}
 	for i, name := range header {
 		pos[name] = i

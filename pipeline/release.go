@@ -79,6 +79,14 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			}
 		}
 	}
+	for _, path := range []string{out, opt.Report} {
+		if path == "" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+			return nil, schema.BadInput("%s: the folder %s does not exist", path, filepath.Dir(path))
+		}
+	}
 	names := make([]string, len(cfg.Columns))
 	for i, c := range cfg.Columns {
 		names[i] = c.Name
@@ -130,15 +138,12 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	}
 	searched := time.Now()
 
-	// Pass 2: recode and write to a temporary file beside the output.
-	if err := src.Close(); err != nil {
-		return nil, err
-	}
-	src2, err := openCSV(in, cfg.Input.CSV, names)
+	// Pass 2: the same open file again, recoded and written to a temporary file
+	// beside the output.
+	sum1, rows1, err := src.rewind()
 	if err != nil {
 		return nil, err
 	}
-	defer src2.Close()
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("output: %w", err)
@@ -159,17 +164,17 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	}
 	rc := newRecoder(p, t, res.Levels, suppressed)
 	rc.listed = listed
-	written, err := writeRelease(ctx, src2, rc, sink, opt.workers())
+	written, err := writeRelease(ctx, src, rc, sink, opt.workers())
 	if err != nil {
 		return nil, err
+	}
+	if sum2, rows2 := src.sum.Sum32(), src.rows; sum2 != sum1 || rows2 != rows1 {
+		return nil, schema.BadInput("%s: the input changed while it was being released", in)
 	}
 	if err := sink.Flush(); err != nil {
 		return nil, err
 	}
 	if err := tmp.Sync(); err != nil {
-		return nil, fmt.Errorf("writing release: %w", err)
-	}
-	if err := tmp.Chmod(0o644); err != nil { // a release is meant to be read by others
 		return nil, fmt.Errorf("writing release: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
@@ -187,8 +192,9 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		}
 		return nil, err
 	}
-	if m.Rows != written || m.Suppressed != res.Suppressed {
-		return nil, fmt.Errorf("internal error: verification counted %d records and %d suppressed, the writer %d and %d; nothing published", m.Rows, m.Suppressed, written, res.Suppressed)
+	if m.Rows != written || m.Suppressed != res.Suppressed || m.Classes != res.Classes || m.MinClass != res.MinClass {
+		return nil, fmt.Errorf("internal error: verification counted %d records, %d suppressed, %d classes, smallest %d; the search %d, %d, %d, %d; nothing published",
+			m.Rows, m.Suppressed, m.Classes, m.MinClass, written, res.Suppressed, res.Classes, res.MinClass)
 	}
 	verified := time.Now()
 
@@ -205,6 +211,18 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		Lattice:    LatticeStats{Size: res.LatticeSize, Evaluated: res.Evaluated, Tagged: res.Tagged, Bounded: res.Bounded},
 		Verified:   Verification{Rows: m.Rows, Classes: m.Classes, MinClass: m.MinClass, Suppressed: m.Suppressed},
 	}
+	for _, c := range cfg.Columns {
+		if c.Hierarchy != nil && c.Hierarchy.File != "" {
+			d, err := fileDigest(c.Hierarchy.File)
+			if err != nil {
+				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+			}
+			if rep.HierarchyDigests == nil {
+				rep.HierarchyDigests = map[string]string{}
+			}
+			rep.HierarchyDigests[c.Hierarchy.File] = d
+		}
+	}
 	for i, c := range t.Columns {
 		rep.Node = append(rep.Node, NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()})
 	}
@@ -218,6 +236,9 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		if reportTmp, err = writeJSONTemp(opt.Report, rep); err != nil {
 			return nil, err
 		}
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // verified: readable by others
+		return nil, fmt.Errorf("output: %w", err)
 	}
 	if err := os.Rename(tmp.Name(), out); err != nil {
 		if reportTmp != "" {
@@ -244,14 +265,20 @@ func abs(p string) string {
 	return a
 }
 
-// verifyFile re-reads a written CSV release and checks it against spec.
+// verifyFile re-reads a written CSV release and checks it against spec. Failing to
+// read our own file is not bad input: its errors lose that mark.
 func verifyFile(path string, dialect schema.CSV, header []string, spec verify.Spec) (*verify.Measured, error) {
 	src, err := openCSV(path, dialect, header)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("verifying the written release: %v", err)
 	}
 	defer src.Close()
-	return verify.Release(spec, src.header, src)
+	m, err := verify.Release(spec, src.header, src)
+	var v *verify.Violation
+	if err != nil && !errors.As(err, &v) {
+		return nil, fmt.Errorf("verifying the written release: %v", err)
+	}
+	return m, err
 }
 
 // Measured is what Check found in an existing release.

@@ -224,3 +224,19 @@ func BenchmarkReleaseAdult(b *testing.B) {
 	b.ReportMetric(rep.StagesMS.Search, "search-ms")
 	b.ReportMetric(float64(rep.Lattice.Evaluated), "evaluated")
 }
+
+func TestMaxSuppressed(t *testing.T) {
+	cases := []struct {
+		share float64
+		rows  int
+		want  int
+	}{
+		{0, 30162, 0}, {0.05, 30162, 1508}, {0.05, 100, 5}, {0.1, 30, 3}, {0.282, 100000000, 28200000},
+		{1, 7, 7}, {0.3, 10, 3}, {0.07, 100, 7}, {0.5, 3, 1},
+	}
+	for _, c := range cases {
+		if got := maxSuppressed(c.share, c.rows); got != c.want {
+			t.Errorf("maxSuppressed(%g, %d) = %d, want %d", c.share, c.rows, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,22 +15,24 @@ const Version = "0.1.0"
 
 // Report describes a release. It holds counts and parameters only: never a data value.
 type Report struct {
-	Tool         string        `json:"tool"`
-	Version      string        `json:"version"`
-	Dataset      string        `json:"dataset,omitempty"`
-	ConfigDigest string        `json:"config_digest"`
-	Input        FileSummary   `json:"input"`
-	Output       FileSummary   `json:"output"`
-	Model        ModelSummary  `json:"model"`
-	Node         []NodeLevel   `json:"node"`
-	Classes      int           `json:"classes"`
-	MinClass     int           `json:"min_class"`
-	AvgClass     float64       `json:"avg_class"`
-	Suppressed   int           `json:"suppressed"`
-	Metric       MetricSummary `json:"metric"`
-	Lattice      LatticeStats  `json:"lattice"`
-	Verified     Verification  `json:"verified"`
-	StagesMS     Stages        `json:"stages_ms"`
+	Tool         string `json:"tool"`
+	Version      string `json:"version"`
+	Dataset      string `json:"dataset,omitempty"`
+	ConfigDigest string `json:"config_digest"`
+	// HierarchyDigests maps every hierarchy file the release used to its SHA-256.
+	HierarchyDigests map[string]string `json:"hierarchy_digests,omitempty"`
+	Input            FileSummary       `json:"input"`
+	Output           FileSummary       `json:"output"`
+	Model            ModelSummary      `json:"model"`
+	Node             []NodeLevel       `json:"node"`
+	Classes          int               `json:"classes"`
+	MinClass         int               `json:"min_class"`
+	AvgClass         float64           `json:"avg_class"`
+	Suppressed       int               `json:"suppressed"`
+	Metric           MetricSummary     `json:"metric"`
+	Lattice          LatticeStats      `json:"lattice"`
+	Verified         Verification      `json:"verified"`
+	StagesMS         Stages            `json:"stages_ms"`
 }
 
 // FileSummary names a file and its record count.
@@ -92,6 +96,20 @@ func (r *Report) Summary(w io.Writer) {
 		fmt.Fprintf(w, " %s=%d/%d", n.Column, n.Level, n.Levels-1)
 	}
 	fmt.Fprintf(w, "\n%s %.4f; lattice %d nodes, %d evaluated, %d tagged, %d bounded; %.0f ms\n", r.Metric.Name, r.Metric.Value, r.Lattice.Size, r.Lattice.Evaluated, r.Lattice.Tagged, r.Lattice.Bounded, r.StagesMS.Total)
+}
+
+// fileDigest is "sha256:" and the hex SHA-256 of a file's bytes.
+func fileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // writeJSONTemp writes v as indented JSON to a new temporary file beside path and

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"sanitizer/generalize"
 	"sanitizer/sample"
 	"sanitizer/schema"
 )
@@ -116,5 +117,124 @@ func TestCancelledRunWritesNothing(t *testing.T) {
 		if strings.HasSuffix(e.Name(), ".tmp") {
 			t.Fatalf("temporary file %s left behind", e.Name())
 		}
+	}
+}
+
+// TestInputChangedBetweenPasses: pass 2 must read what pass 1 encoded. A file whose
+// quasi-identifiers change between the passes is refused and nothing is written.
+func TestInputChangedBetweenPasses(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 3000)
+	raw, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := openCSV(in, cfg.Input.CSV, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	f.Close()
+	p, err := newPlan(cfg, in, filepath.Join(dir, "r.csv"), src.header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fileHier := make([]*generalize.Hierarchy, len(p.quasiCfg))
+	for i, c := range p.quasiCfg {
+		if c.Hierarchy.File != "" {
+			if fileHier[i], err = generalize.LoadHierarchy(c.Hierarchy.File); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tab, err := encode(context.Background(), p, src, fileHier)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Between the passes, swap two records' sexes in place (same length, same fd).
+	changed := strings.Replace(string(raw), ",F,", ",M,", 1)
+	if err := os.WriteFile(in, []byte(changed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := src.rewind(); err != nil {
+		t.Fatal(err)
+	}
+	rc := newRecoder(p, tab, make([]int, len(tab.Columns)), make([]bool, tab.Rows))
+	var sink bytes.Buffer
+	_, err = writeRelease(context.Background(), src, rc, newCSVSink(&sink, cfg.Output.CSV), 2)
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "changed") {
+		t.Fatalf("got %v, want an error saying the input changed", err)
+	}
+}
+
+// TestRewindChecksum: a change anywhere in the file between passes changes the pass
+// checksum that Release compares.
+func TestRewindChecksum(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte("a,b\n1,x\n2,y\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src, err := openCSV(in, schema.CSV{Separator: ',', Header: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	drain := func() {
+		for {
+			if _, err := src.Read(); err != nil {
+				return
+			}
+		}
+	}
+	drain()
+	if err := os.WriteFile(in, []byte("a,b\n1,x\n2,z\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum1, rows1, err := src.rewind()
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain()
+	if src.sum.Sum32() == sum1 || src.rows != rows1 {
+		t.Fatalf("checksum %x/%x, rows %d/%d: the change went unnoticed", src.sum.Sum32(), sum1, src.rows, rows1)
+	}
+}
+
+// TestSinkEmptySingleField: a one-column record holding "" survives the round trip.
+func TestSinkEmptySingleField(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newCSVSink(f, schema.CSV{Separator: ','})
+	for _, rec := range [][]string{{"c"}, {""}, {"x"}, {""}} {
+		if err := s.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	src, err := openCSV(path, schema.CSV{Separator: ',', Header: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var got []string
+	for {
+		rec, err := src.Read()
+		if err != nil {
+			break
+		}
+		got = append(got, rec[0])
+	}
+	if strings.Join(got, "|") != "|x|" {
+		t.Fatalf("read back %q", got)
 	}
 }

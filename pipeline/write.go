@@ -42,10 +42,20 @@ func (r *recoder) recode(b *batch, out []string) ([]string, error) {
 	out = out[:0]
 	for i := range b.n {
 		row := b.first + i
+		if row >= len(r.suppressed) {
+			return nil, schema.BadInput("%s: the input changed while it was being released", r.p.input)
+		}
+		rec := b.record(i)
+		// Pass 2 must read what pass 1 encoded.
+		for qi, pos := range r.p.quasi {
+			c := r.t.Columns[qi]
+			if leaf, ok := c.Hierarchy.Leaf(rec[pos]); !ok || leaf != c.Codes[row] {
+				return nil, schema.BadInput("%s: the input changed while it was being released", r.p.input)
+			}
+		}
 		if r.suppressed[row] {
 			continue
 		}
-		rec := b.record(i)
 		for j, pos := range r.p.kept {
 			if qi := r.quasiAt[j]; qi >= 0 {
 				c := r.t.Columns[qi]
@@ -117,8 +127,8 @@ func writeRelease(ctx context.Context, src *csvSource, rc *recoder, sink *csvSin
 	in := make(chan *batch, workers)
 	jobs := make(chan *job, 2*workers) // in input order, for the writer
 	work := make(chan *job, 2*workers) // for the recoders
-	g.Go(func() error { return src.stream(ctx, all, in) })
-	g.Go(func() error {
+	g.Go(guard(func() error { return src.stream(ctx, all, in) }))
+	g.Go(guard(func() error {
 		defer close(jobs)
 		defer close(work)
 		for b := range in {
@@ -132,18 +142,18 @@ func writeRelease(ctx context.Context, src *csvSource, rc *recoder, sink *csvSin
 			}
 		}
 		return nil
-	})
+	}))
 	for range workers {
-		g.Go(func() error {
+		g.Go(guard(func() error {
 			for j := range work {
 				j.out, j.err = rc.recode(j.b, nil)
 				close(j.done)
 			}
 			return nil
-		})
+		}))
 	}
 	written := 0
-	g.Go(func() error {
+	g.Go(guard(func() error {
 		width := len(rc.p.kept)
 		for j := range jobs {
 			select {
@@ -162,7 +172,7 @@ func writeRelease(ctx context.Context, src *csvSource, rc *recoder, sink *csvSin
 			}
 		}
 		return nil
-	})
+	}))
 	if err := g.Wait(); err != nil {
 		return 0, err
 	}

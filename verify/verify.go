@@ -44,7 +44,8 @@ type Reader interface {
 // *Violation together with the measurements; a read failure yields the reader's error.
 func Release(spec Spec, header []string, r Reader) (*Measured, error) {
 	if !slices.Equal(header, spec.Columns) {
-		return nil, &Violation{Msg: fmt.Sprintf("release columns %q, expected %q", header, spec.Columns)}
+		// The expected names only: a release without a header would put data here.
+		return nil, &Violation{Msg: fmt.Sprintf("the release's header is not the expected %q", spec.Columns)}
 	}
 	pos := make([]int, len(spec.Quasi))
 	for i, q := range spec.Quasi {

@@ -87,6 +87,9 @@ func newRelease(stdout io.Writer) *cobra.Command {
 			if err := required("config", cfgPath); err != nil {
 				return err
 			}
+			if opt.Workers < 0 || opt.Workers > maxWorkers {
+				return usageError{fmt.Errorf("--workers: must be between 0 (one per CPU) and %d", maxWorkers)}
+			}
 			cfg, err := schema.Load(cfgPath)
 			if err != nil {
 				return err
@@ -167,6 +170,9 @@ func newGen(stdout io.Writer) *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "file to write (.csv, required)")
 	return cmd
 }
+
+// maxWorkers bounds --workers.
+const maxWorkers = 256
 
 // required reports a missing required flag as a command-line mistake.
 func required(flag, value string) error {

@@ -252,7 +252,7 @@ func TestBadInput(t *testing.T) {
 		{name: "columns/configured column missing from the input", input: dropStay,
 			code: 2, stderr: []string{"in.csv", `"stay_days"`, "missing"}},
 		{name: "columns/duplicate header", input: strings.Replace(small, "stay_days", "age", 1),
-			code: 2, stderr: []string{"in.csv", `"age"`}},
+			code: 2, stderr: []string{"in.csv", "columns 3 and 8 have the same name"}},
 
 		// hierarchy files
 		{name: "hierarchy/missing file", config: sexHier("nosuch-sex.csv"),
@@ -392,7 +392,7 @@ func TestBadInput(t *testing.T) {
 			args: func(p paths) []string {
 				return []string{"release", "-c", p.cfg, "--in", p.in, "--out", filepath.Join(p.dir, "nosuch", "release.csv")}
 			},
-			code: 1, stderr: []string{"nosuch"}},
+			code: 2, stderr: []string{"nosuch", "does not exist"}},
 		{name: "cli/check: missing release file",
 			args: func(p paths) []string {
 				return []string{"check", "-c", p.cfg, "--in", p.in, "--release", filepath.Join(p.dir, "nosuch-release.csv")}
