@@ -159,32 +159,23 @@ const parallelKeys = 8192
 
 // computeKeys writes the keys of source classes lo..hi-1 into keys.
 func computeKeys(keys []uint64, src *classes, lo, hi int, maps [][]int32, sizes []int, exact bool) {
-	q := len(maps)
-	cols := make([][]int32, q)
-	for i := range q {
-		cols[i] = src.cols[i][lo:hi]
-	}
 	if exact {
-		// Row by row, so that a key stays in a register across columns.
-		sz := make([]uint64, q)
-		for i := range q {
-			sz[i] = uint64(sizes[i])
-		}
-		for j := range keys {
-			var k uint64
-			for i, m := range maps {
-				k = k*sz[i] + uint64(m[cols[i][j]])
+		clear(keys)
+		for i, m := range maps {
+			col, sz := src.cols[i][lo:hi], uint64(sizes[i])
+			for j, c := range col {
+				keys[j] = keys[j]*sz + uint64(m[c])
 			}
-			keys[j] = k
 		}
 		return
 	}
 	for j := range keys {
-		k := uint64(0x9E3779B97F4A7C15)
-		for i, m := range maps {
-			k = (k ^ uint64(uint32(m[cols[i][j]]))) * 0xBF58476D1CE4E5B9
+		keys[j] = 0x9E3779B97F4A7C15
+	}
+	for i, m := range maps {
+		for j, c := range src.cols[i][lo:hi] {
+			keys[j] = (keys[j] ^ uint64(uint32(m[c]))) * 0xBF58476D1CE4E5B9
 		}
-		keys[j] = k
 	}
 }
 

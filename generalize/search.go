@@ -263,11 +263,12 @@ func (s *searcher) resolve(ctx context.Context, node int, status []uint8, apply 
 // bottom, has fewer classes for later roll-ups. The pivot's own outcome is applied like
 // any evaluation (it is a lattice node like any other).
 func (s *searcher) pivot(node int, apply func(evaluation)) {
-	if s.source(node) != s.bottom {
+	if s.bottom.n > pivotMaxBottom || s.source(node) != s.bottom {
 		return
 	}
-	// The meet with the most general of the recent nodes counted from the bottom.
-	best, bestHeight := 0, 0
+	// Among the meets of node with recent nodes counted from the bottom, the one above
+	// which most of them lie (then the most general): a pivot pays only if reused.
+	best, bestCover, bestHeight := 0, 0, 0
 	for _, prev := range s.fromBottom {
 		meet, height := 0, 0
 		for i, st := range s.lat.strides {
@@ -276,9 +277,21 @@ func (s *searcher) pivot(node int, apply func(evaluation)) {
 			meet += l * st
 			height += l
 		}
-		if height > bestHeight && meet != node {
-			best, bestHeight = meet, height
+		if meet == node || height == 0 {
+			continue
 		}
+		cover := 0
+		for _, other := range s.fromBottom {
+			if s.lat.Leq(meet, other) {
+				cover++
+			}
+		}
+		if cover > bestCover || (cover == bestCover && height > bestHeight) {
+			best, bestCover, bestHeight = meet, cover, height
+		}
+	}
+	if bestCover < pivotCover {
+		best = 0
 	}
 	s.fromBottom = append(s.fromBottom, node)
 	if len(s.fromBottom) > pivotMemory {
@@ -290,8 +303,16 @@ func (s *searcher) pivot(node int, apply func(evaluation)) {
 	apply(s.evaluate(best, s.workers))
 }
 
-// pivotMemory is how many recent nodes counted from the bottom pivot() considers.
-const pivotMemory = 4
+// pivotMemory is how many recent nodes counted from the bottom pivot() considers, and
+// pivotCover how many of them must lie above a meet (besides the node) to count it.
+// A pivot that is not reused costs one more roll-up of the bottom: pivots are made only
+// while that is cheap (pivotMaxBottom classes), where they cut the search's work by a
+// quarter to a half on Adult; on a bottom of a million classes they doubled it.
+const (
+	pivotMemory    = 4
+	pivotCover     = 1
+	pivotMaxBottom = 1 << 17
+)
 
 // tag marks node and, transitively, its generalizations (st == anonymous) or its
 // specializations (st == notAnonymous), stopping where the mark is already set.
