@@ -102,35 +102,53 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 			}
 		}
 	default:
-		size := 1 << bits.Len(uint(2*n))
+		// The table starts small and doubles at half load, so that it stays in cache
+		// when (as usual) there are far fewer output classes than source classes.
+		size := 1 << bits.Len(uint(min(2*n, 4096)))
 		if cap(g.slots) < size {
 			g.slots = make([]int32, size)
 		}
 		slots := g.slots[:size]
 		clear(slots)
-		if cap(g.held) < size {
-			g.held = make([]uint64, size)
-		}
-		held := g.held[:size]
+		held := g.held[:0] // key of every output class
 		mask := uint64(size - 1)
-		for j, key := range keys {
+		slot := func(key uint64) uint64 {
 			h := key
 			if exact {
 				h = (h ^ (h >> 29)) * 0xBF58476D1CE4E5B9
 			}
-			pos := (h ^ (h >> 32)) & mask
+			return (h ^ (h >> 32)) & mask
+		}
+		for j, key := range keys {
+			pos := slot(key)
 			for {
 				s := slots[pos]
 				if s == 0 {
 					s = add(j)
+					held = append(held, key)
 					slots[pos] = s
-					held[pos] = key
 					if assign != nil {
 						assign[j] = s - 1
 					}
+					if 2*len(held) > size {
+						size *= 2
+						if cap(g.slots) < size {
+							g.slots = make([]int32, size)
+						}
+						slots = g.slots[:size]
+						clear(slots)
+						mask = uint64(size - 1)
+						for c, k := range held {
+							p := slot(k)
+							for slots[p] != 0 {
+								p = (p + 1) & mask
+							}
+							slots[p] = int32(c + 1)
+						}
+					}
 					break
 				}
-				if held[pos] == key && (exact || sameTuple(src, maps, int(rep[s-1]), j)) {
+				if held[s-1] == key && (exact || sameTuple(src, maps, int(rep[s-1]), j)) {
 					counts[s-1] += src.count(j)
 					if assign != nil {
 						assign[j] = s - 1
@@ -140,6 +158,7 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 				pos = (pos + 1) & mask
 			}
 		}
+		g.held = held
 	}
 	g.rep, g.counts = rep, counts
 	out := &classes{node: dst, cols: make([][]int32, q), counts: slices.Clone(counts), n: len(rep)}
