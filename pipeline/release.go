@@ -87,19 +87,11 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			return nil, schema.BadInput("%s: the folder %s does not exist", path, filepath.Dir(path))
 		}
 	}
-	names := make([]string, len(cfg.Columns))
-	for i, c := range cfg.Columns {
-		names[i] = c.Name
-	}
-	src, err := openCSV(in, cfg.Input.CSV, names)
+	src, p, err := openInput(cfg, in, out)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	p, err := newPlan(cfg, in, out, src.header)
-	if err != nil {
-		return nil, err
-	}
 	fileHier := make([]*generalize.Hierarchy, len(p.quasiCfg))
 	for i, c := range p.quasiCfg {
 		if c.Hierarchy.File != "" {
@@ -257,6 +249,24 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	return rep, nil
 }
 
+// openInput opens the input table and matches its header with the configuration.
+func openInput(cfg *schema.Config, in, out string) (*csvSource, *plan, error) {
+	names := make([]string, len(cfg.Columns))
+	for i, c := range cfg.Columns {
+		names[i] = c.Name
+	}
+	src, err := openCSV(in, cfg.Input.CSV, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := newPlan(cfg, in, out, src.header)
+	if err != nil {
+		src.Close()
+		return nil, nil, err
+	}
+	return src, p, nil
+}
+
 func abs(p string) string {
 	a, err := filepath.Abs(p)
 	if err != nil {
@@ -296,19 +306,11 @@ func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, err
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, len(cfg.Columns))
-	for i, c := range cfg.Columns {
-		names[i] = c.Name
-	}
-	src, err := openCSV(in, cfg.Input.CSV, names)
+	src, p, err := openInput(cfg, in, rel)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	p, err := newPlan(cfg, in, rel, src.header)
-	if err != nil {
-		return nil, err
-	}
 	for {
 		if _, err := src.Read(); err != nil {
 			if errors.Is(err, io.EOF) {
