@@ -31,15 +31,6 @@ func NewLattice(heights []int) *Lattice {
 // Size is the number of nodes.
 func (l *Lattice) Size() int { return l.size }
 
-// Index returns the index of the node with the given levels.
-func (l *Lattice) Index(levels []int) int {
-	idx := 0
-	for i, v := range levels {
-		idx += v * l.strides[i]
-	}
-	return idx
-}
-
 // Levels writes the levels of node idx into dst (len = number of quasi-identifiers).
 func (l *Lattice) Levels(idx int, dst []int) []int {
 	dst = dst[:0]

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"fmt"
 	"math/big"
 	"path/filepath"
 	"strconv"
@@ -18,7 +17,6 @@ type plan struct {
 	input    string
 	output   string
 	header   []string         // input columns, in file order
-	roles    []schema.Role    // per input column; "" = dropped (unlisted: drop)
 	conf     []*schema.Column // per input column; nil when dropped
 	quasi    []int            // input positions of the quasi-identifiers, in configuration order
 	kept     []int            // input positions written to the release, in file order
@@ -107,7 +105,6 @@ func newPlan(cfg *schema.Config, input, output string, header []string) (*plan, 
 	if p.metric == "" {
 		p.metric = generalize.MetricLoss
 	}
-	p.roles = make([]schema.Role, len(header))
 	p.conf = make([]*schema.Column, len(header))
 	// A "header" that names none of the configured columns is probably a record (a
 	// file without a header row): say so without quoting it.
@@ -128,7 +125,6 @@ func newPlan(cfg *schema.Config, input, output string, header []string) (*plan, 
 			}
 			return nil, schema.BadInput("%s: column %q is not in the configuration (name it, or set unlisted: drop)", input, name)
 		}
-		p.roles[i] = c.Role
 		p.conf[i] = c
 		if c.Role != schema.Identifier {
 			p.kept = append(p.kept, i)
@@ -163,5 +159,3 @@ func (p *plan) quasiNames() []string {
 	}
 	return out
 }
-
-func (p *plan) String() string { return fmt.Sprintf("plan(%s → %s)", p.input, p.output) }

@@ -54,8 +54,6 @@ func paths(cfg *schema.Config, opt Options) (in, out string, err error) {
 	return in, out, nil
 }
 
-func outputDialect(cfg *schema.Config) schema.CSV { return cfg.Output.CSV }
-
 // Release runs the release path end to end. Nothing is left at the output path (or
 // the report path) unless the written release passed the independent verification.
 // Errors match schema.ErrBadInput for bad input or configuration and
@@ -147,7 +145,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			os.Remove(tmp.Name())
 		}
 	}()
-	sink := newCSVSink(tmp, outputDialect(cfg))
+	sink := newCSVSink(tmp, cfg.Output.CSV)
 	header := p.releaseHeader()
 	if cfg.Output.CSV.Header {
 		if err := sink.Write(header); err != nil {

@@ -25,14 +25,6 @@ func BadInput(format string, a ...any) error {
 	return &badInput{fmt.Errorf(format, a...)}
 }
 
-// MarkBadInput returns err marked as bad input (nil stays nil).
-func MarkBadInput(err error) error {
-	if err == nil || errors.Is(err, ErrBadInput) {
-		return err
-	}
-	return &badInput{err}
-}
-
 type unattainable struct{ err error }
 
 func (e *unattainable) Error() string        { return e.err.Error() }

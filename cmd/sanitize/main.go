@@ -84,13 +84,10 @@ func newRelease(stdout io.Writer) *cobra.Command {
 		Short: "Write a k-anonymous, verified release of INPUT",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := required("config", cfgPath); err != nil {
-				return err
-			}
 			if opt.Workers < 0 || opt.Workers > maxWorkers {
 				return usageError{fmt.Errorf("--workers: must be between 0 (one per CPU) and %d", maxWorkers)}
 			}
-			cfg, err := schema.Load(cfgPath)
+			cfg, err := loadConfig(cfgPath)
 			if err != nil {
 				return err
 			}
@@ -121,10 +118,7 @@ func newCheck(stdout io.Writer) *cobra.Command {
 		Short: "Re-check an existing release against its input and configuration",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := required("config", cfgPath); err != nil {
-				return err
-			}
-			cfg, err := schema.Load(cfgPath)
+			cfg, err := loadConfig(cfgPath)
 			if err != nil {
 				return err
 			}
@@ -173,6 +167,14 @@ func newGen(stdout io.Writer) *cobra.Command {
 
 // maxWorkers bounds --workers.
 const maxWorkers = 256
+
+// loadConfig loads the configuration named by the required -c flag.
+func loadConfig(path string) (*schema.Config, error) {
+	if err := required("config", path); err != nil {
+		return nil, err
+	}
+	return schema.Load(path)
+}
 
 // required reports a missing required flag as a command-line mistake.
 func required(flag, value string) error {
