@@ -56,7 +56,13 @@ type CSV struct {
 type Column struct {
 	Name      string
 	Role      Role
-	Type      Type       // default String
+	Type      Type // default String
+	// TypeDeclared is set when the configuration gives the type: Parquet and Arrow
+	// columns must then have it; otherwise they keep the type the file gives them.
+	TypeDeclared bool
+	// Null is the value a null of a quasi-identifier or sensitive column is read as
+	// (nil: a null there is an error). Insensitive columns keep their nulls.
+	Null      *string
 	Hierarchy *Hierarchy // required for quasi-identifiers
 	Domain    *Domain    // optional, used by DP outputs
 }

@@ -646,7 +646,7 @@ var (
 // columnConfig decodes the configuration of one column.
 func (p *parser) columnConfig(name string, n *yaml.Node, path string) (Column, error) {
 	col := Column{Name: name, Type: String}
-	f, err := p.mapping(n, path, "role", "type", "hierarchy", "domain")
+	f, err := p.mapping(n, path, "role", "type", "null-as", "hierarchy", "domain")
 	if err != nil {
 		return col, err
 	}
@@ -664,6 +664,17 @@ func (p *parser) columnConfig(name string, n *yaml.Node, path string) (Column, e
 		return col, err
 	}
 	col.Type = Type(typ)
+	col.TypeDeclared = f.vals["type"] != nil
+	if v, at := f.get("null-as"); v != nil {
+		if col.Role != Quasi && col.Role != Sensitive {
+			return col, p.errorf(v, at, "not allowed for an %s column (only quasi-identifiers and sensitive columns replace nulls)", col.Role)
+		}
+		s, err := p.scalar(v, at, "the value a null is read as (a string, number or boolean)", "!!str", "!!int", "!!float", "!!bool")
+		if err != nil {
+			return col, err
+		}
+		col.Null = &s.Value
+	}
 	if v, at := f.get("hierarchy"); v != nil {
 		if col.Role == Identifier || col.Role == Insensitive {
 			return col, p.errorf(v, at, "not allowed for an %s column", col.Role)

@@ -34,7 +34,7 @@ func TestParseExample(t *testing.T) {
 		Columns: []Column{
 			{Name: "patient_id", Role: Identifier, Type: String},
 			{Name: "name", Role: Identifier, Type: String},
-			{Name: "age", Role: Quasi, Type: Integer,
+			{Name: "age", Role: Quasi, Type: Integer, TypeDeclared: true,
 				Hierarchy: &Hierarchy{Intervals: []float64{5, 10, 20}},
 				Domain:    &Domain{Range: &[2]float64{0, 119}, Width: 10}},
 			{Name: "sex", Role: Quasi, Type: String,
@@ -42,14 +42,14 @@ func TestParseExample(t *testing.T) {
 				Domain:    &Domain{Values: []string{"F", "M"}}},
 			{Name: "zip", Role: Quasi, Type: String,
 				Hierarchy: &Hierarchy{Mask: &Mask{FromRight: true, Max: 5}}},
-			{Name: "admitted", Role: Quasi, Type: Date,
+			{Name: "admitted", Role: Quasi, Type: Date, TypeDeclared: true,
 				Hierarchy: &Hierarchy{Date: []string{"month", "year", "decade"}}},
 			{Name: "education", Role: Quasi, Type: String,
 				Hierarchy: &Hierarchy{File: "/cfg/hierarchies/education.csv"}},
 			{Name: "diagnosis", Role: Sensitive, Type: String,
 				Hierarchy: &Hierarchy{File: "/cfg/hierarchies/diagnosis.csv"},
 				Domain:    &Domain{HierarchyLevel: &level0}},
-			{Name: "stay_days", Role: Insensitive, Type: Integer},
+			{Name: "stay_days", Role: Insensitive, Type: Integer, TypeDeclared: true},
 		},
 		Privacy: Privacy{
 			K:           5,
@@ -158,7 +158,7 @@ columns:
   id: {role: identifier}
   score: {role: quasi, type: float, hierarchy: {intervals: [0.1, 0.3, 0.9, 1.8]}}
   zip: {role: quasi, hierarchy: {mask: {from: left, max: 1}}, domain: [1, "02139", x]}
-  diag: {role: sensitive}
+  diag: {role: sensitive, null-as: 0}
   drug: {role: sensitive, hierarchy: {file: /abs/drug.csv}}
   stay: {role: insensitive, type: integer}
 privacy:
@@ -194,6 +194,10 @@ dp:
 		{"mask", *cfg.Columns[2].Hierarchy.Mask, Mask{Max: 1}},
 		{"domain", cfg.Columns[2].Domain.Values, []string{"1", "02139", "x"}},
 		{"absolute file", cfg.Columns[4].Hierarchy.File, "/abs/drug.csv"},
+		{"null", *cfg.Columns[3].Null, "0"},
+		{"no null", cfg.Columns[4].Null, (*string)(nil)},
+		{"type declared", cfg.Columns[1].TypeDeclared, true},
+		{"type not declared", cfg.Columns[2].TypeDeclared, false},
 		{"LDiversity", cfg.Privacy.LDiversity, []LDiversity{{Column: "diag", Variant: "entropy", L: 2.5}, {Column: "drug", Variant: "distinct", L: 2}}},
 		{"TCloseness", cfg.Privacy.TCloseness, []TCloseness{{Column: "drug", T: 1, Distance: "ordered"}}},
 		{"Search", cfg.Search, Search{Algorithm: "mondrian", Metric: "ncp"}},
@@ -305,6 +309,10 @@ func TestParseErrors(t *testing.T) {
 		{"column null", "columns:\n  x:\n", 2, "columns.x", "expected a mapping, got null"},
 		{"column unknown key", column("{role: identifier, kind: x}"), 2, "columns.x.kind", "unknown key"},
 		{"role missing", column("{type: integer}"), 2, "columns.x.role", "required"},
+		{"null on insensitive", column("{role: insensitive, null-as: x}"), 2, "columns.x.null-as", "not allowed for an insensitive column"},
+		{"null on identifier", column("{role: identifier, null-as: x}"), 2, "columns.x.null-as", "not allowed for an identifier column"},
+		{"null type", column("{role: sensitive, null-as: [x]}"), 2, "columns.x.null-as", "expected the value a null is read as"},
+		{"null null", column("{role: sensitive, null-as: ~}"), 2, "columns.x.null-as", "expected the value a null is read as"},
 		{"role", column("{role: quasy}"), 2, "columns.x.role", "must be one of identifier, quasi, sensitive, insensitive"},
 		{"type", column("{role: identifier, type: int}"), 2, "columns.x.type", "must be one of"},
 		{"quasi without hierarchy", column("{role: quasi}"), 2, "columns.x.hierarchy", "required for a quasi-identifier"},
