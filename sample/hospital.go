@@ -12,7 +12,7 @@ import (
 )
 
 // HospitalColumns lists the header of the hospital table, in order.
-var HospitalColumns = []string{"patient_id", "name", "age", "sex", "zip", "admitted", "diagnosis", "stay_days"}
+var HospitalColumns = []string{"patient_id", "name", "age", "sex", "zip", "admitted", "diagnosis", "stay_days", "ward", "insurance"}
 
 // Hospital writes n synthetic admission records as CSV to w: the header
 // (HospitalColumns) first, separator ',', LF line ends. The same seed gives the same
@@ -61,6 +61,7 @@ var (
 // A HospitalGen is not safe for concurrent use.
 type HospitalGen struct {
 	src      *rand.PCG
+	extra    *rand.PCG // ward and insurance: a stream of their own, so the other columns do not depend on them
 	idOffset uint64
 	newCount uint64 // patients created so far
 	ring     [ringSize]patient
@@ -81,7 +82,7 @@ type patient struct {
 
 // NewHospitalGen returns a generator whose record sequence is determined by seed.
 func NewHospitalGen(seed uint64) *HospitalGen {
-	g := &HospitalGen{src: rand.NewPCG(seed, pcgStream)}
+	g := &HospitalGen{src: rand.NewPCG(seed, pcgStream), extra: rand.NewPCG(seed, pcgStream+1)}
 	g.idOffset = g.intn(idSpace)
 	return g
 }
@@ -125,7 +126,36 @@ func (g *HospitalGen) Next(row []string) []string {
 	row[5] = dayInfo[p.day].iso
 	row[6] = diagnoses[diag].name
 	row[7] = smallInts[g.stay(diag, age)]
+	row[8] = g.ward(diag)
+	row[9] = g.insurance(age)
 	return row
+}
+
+// ward returns the ward of an admission: one of the wards of its department, the first
+// ones busier ("Respiratory 1" … "Respiratory 3").
+func (g *HospitalGen) ward(diag int) string {
+	hi, _ := bits.Mul64(g.extra.Uint64(), 6)
+	n := []int{1, 1, 1, 2, 2, 3}[hi]
+	return diagnoses[diag].category + " " + smallInts[n]
+}
+
+// insurances are the payers of the insurance column; the shares depend on age.
+var insurances = []string{"Medicare", "Medicaid", "Private", "Self-pay"}
+
+// insurance returns the payer of an admission: mostly Medicare from 65 on, mostly
+// private insurance before, with a few uninsured.
+func (g *HospitalGen) insurance(age int) string {
+	u := float64(g.extra.Uint64()>>11) * 0x1p-53
+	cum := []float64{0.02, 0.22, 0.92, 1} // under 65
+	if age >= 65 {
+		cum = []float64{0.85, 0.92, 0.99, 1}
+	}
+	for i, c := range cum {
+		if u < c {
+			return insurances[i]
+		}
+	}
+	return insurances[len(insurances)-1]
 }
 
 // readmission picks, with probability repeatShare, a recent patient and a later

@@ -80,7 +80,7 @@ func setSexHierarchy(t *testing.T, cfg, path string) string {
 	return re.ReplaceAllLiteralString(cfg, "  sex:        {role: quasi, hierarchy: {file: "+path+"}}")
 }
 
-var header = []string{"patient_id", "name", "age", "sex", "zip", "admitted", "diagnosis", "stay_days"}
+var header = []string{"patient_id", "name", "age", "sex", "zip", "admitted", "diagnosis", "stay_days", "ward", "insurance"}
 
 // smallRows is a valid ten-record input in the hospital sample's layout (header first).
 func smallRows() [][]string {
@@ -100,6 +100,8 @@ func smallRows() [][]string {
 			fmt.Sprintf("2020-%02d-15", i%12+1),
 			diag[i],
 			strconv.Itoa(i + 1),
+			fmt.Sprintf("Ward %d", i%2),
+			"Private",
 		})
 	}
 	return rows
@@ -193,8 +195,9 @@ func edit(old, new string) func(t *testing.T, cfg, dir string) string {
 func TestBadInput(t *testing.T) {
 	dropStay := func() string {
 		rows := smallRows()
+		at := slices.Index(header, "stay_days")
 		for i := range rows {
-			rows[i] = rows[i][:len(rows[i])-1]
+			rows[i] = slices.Delete(rows[i], at, at+1)
 		}
 		return csvText(rows, ',')
 	}()
@@ -329,20 +332,20 @@ func TestBadInput(t *testing.T) {
 			code: 2, stderr: []string{"privacy.t-closeness"}},
 		{name: "unsupported/mondrian", config: edit(searchLine, "search: {algorithm: mondrian, metric: loss}"),
 			code: 2, stderr: []string{"search.algorithm", "mondrian"}},
-		{name: "unsupported/output .parquet", config: edit(outputLine+"\n", ""),
-			args: func(p paths) []string {
-				return []string{"release", "-c", p.cfg, "--in", p.in, "--out", filepath.Join(p.dir, "release.parquet"), "--report", p.report}
-			},
-			code: 2, stderr: []string{"output", "parquet"}},
-		{name: "unsupported/format csv but --out .parquet",
+		{name: "format/format csv but --out .parquet",
 			args: func(p paths) []string {
 				return []string{"release", "-c", p.cfg, "--in", p.in, "--out", filepath.Join(p.dir, "release.parquet"), "--report", p.report}
 			},
 			code: 2, stderr: []string{"extension of parquet", "output.format is csv"}},
-		{name: "unsupported/output.format parquet", config: edit(outputLine, "output: {format: parquet}"),
-			code: 2, stderr: []string{"output", "parquet"}},
-		{name: "unsupported/input.format arrow", config: edit(inputLine, "input: {format: arrow}"),
-			code: 2, stderr: []string{"input", "arrow"}},
+		{name: "format/input.format arrow on a .csv file", config: edit(inputLine, "input: {format: arrow}"),
+			code: 2, stderr: []string{"extension of csv", "input.format is arrow"}},
+		{name: "format/unknown extension", config: edit(outputLine+"\n", ""),
+			args: func(p paths) []string {
+				return []string{"release", "-c", p.cfg, "--in", p.in, "--out", filepath.Join(p.dir, "release.xlsx"), "--report", p.report}
+			},
+			code: 2, stderr: []string{"release.xlsx", "cannot tell the format", "output.format"}},
+		{name: "value/null (empty) typed quasi-identifier", input: withCell(7, "age", ""),
+			code: 2, stderr: []string{"in.csv", "row 7", `"age"`, "null", "columns.age.null-as"}},
 
 		// the command line
 		{name: "cli/missing -c",
@@ -398,11 +401,21 @@ func TestBadInput(t *testing.T) {
 				return []string{"check", "-c", p.cfg, "--in", p.in, "--release", filepath.Join(p.dir, "nosuch-release.csv")}
 			},
 			code: 2, stderr: []string{"nosuch-release.csv"}},
-		{name: "cli/gen: .parquet",
+		{name: "cli/gen: unknown extension",
 			args: func(p paths) []string {
-				return []string{"gen", "--rows", "10", "--seed", "1", "--out", filepath.Join(p.dir, "sample.parquet")}
+				return []string{"gen", "--rows", "10", "--seed", "1", "--out", filepath.Join(p.dir, "sample.xlsx")}
 			},
-			code: 2, stderr: []string{"--out"}},
+			code: 2, stderr: []string{"sample.xlsx", "--format"}},
+		{name: "cli/gen: unknown --format",
+			args: func(p paths) []string {
+				return []string{"gen", "--rows", "10", "--format", "orc", "--out", filepath.Join(p.dir, "sample.parquet")}
+			},
+			code: 2, stderr: []string{"--format", "orc"}},
+		{name: "cli/unknown --log-format",
+			args: func(p paths) []string {
+				return []string{"release", "--log-format", "xml", "-c", p.cfg, "--in", p.in, "--out", p.out, "--report", p.report}
+			},
+			code: 2, stderr: []string{"--log-format", "xml"}},
 		{name: "cli/gen: --rows not a number",
 			args: func(p paths) []string {
 				return []string{"gen", "--rows", "ten", "--out", filepath.Join(p.dir, "sample.csv")}
@@ -559,7 +572,7 @@ func TestReleaseHospital(t *testing.T) {
 	quasi := []string{"age", "sex", "zip", "admitted"}
 
 	// The release: identifiers dropped, k holds, truthful kept values.
-	if want := []string{"age", "sex", "zip", "admitted", "diagnosis", "stay_days"}; !slices.Equal(release[0], want) {
+	if want := []string{"age", "sex", "zip", "admitted", "diagnosis", "stay_days", "ward", "insurance"}; !slices.Equal(release[0], want) {
 		t.Fatalf("release header %q, want %q", release[0], want)
 	}
 	sizes := classSizes(release, quasi)
@@ -746,7 +759,7 @@ func TestUnlistedDrop(t *testing.T) {
 		t.Errorf("the dropped column is in the release:\n%s", data)
 	}
 	release := readCSV(t, out, ',')
-	if want := []string{"age", "sex", "zip", "admitted", "diagnosis", "stay_days"}; !slices.Equal(release[0], want) {
+	if want := []string{"age", "sex", "zip", "admitted", "diagnosis", "stay_days", "ward", "insurance"}; !slices.Equal(release[0], want) {
 		t.Errorf("release header %q, want %q", release[0], want)
 	}
 	if strings.Contains(stdout+stderr, secret) {
@@ -772,7 +785,7 @@ func TestSeparatorNoHeader(t *testing.T) {
 		t.Fatalf("release: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	release := readCSV(t, out, ';')
-	if want := []string{"age", "sex", "zip", "admitted", "diagnosis", "stay_days"}; !slices.Equal(release[0], want) {
+	if want := []string{"age", "sex", "zip", "admitted", "diagnosis", "stay_days", "ward", "insurance"}; !slices.Equal(release[0], want) {
 		t.Fatalf("release header %q, want %q", release[0], want)
 	}
 	if len(release) != 11 {
@@ -824,14 +837,14 @@ func TestQuotedCRLF(t *testing.T) {
 		t.Fatalf("release: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	release := readCSV(t, out, ',')
-	if want := []string{"age", "sex", "zip", "admitted", "diagnosis", "stay_days", "note"}; !slices.Equal(release[0], want) {
+	if want := []string{"age", "sex", "zip", "admitted", "diagnosis", "stay_days", "ward", "insurance", "note"}; !slices.Equal(release[0], want) {
 		t.Fatalf("release header %q, want %q", release[0], want)
 	}
 	if len(release) != len(rows) {
 		t.Fatalf("release has %d records, want %d", len(release)-1, len(rows)-1)
 	}
 	for i := 1; i < len(rows); i++ {
-		if got := release[i][6]; got != notes[i] {
+		if got := release[i][8]; got != notes[i] {
 			t.Errorf("record %d: note %q, want %q", i, got, notes[i])
 		}
 		if got := release[i][4]; got != rows[i][6] {
