@@ -22,6 +22,9 @@ type Options struct {
 	// CacheEntries bounds the class tables kept for roll-up, in int32 entries
 	// (≤ 0: a default of 8 Mi entries, 32 MiB).
 	CacheEntries int
+	// OnEvaluate, when not nil, is called with 1 each time a node has been counted,
+	// from the goroutine that called Search (for progress displays).
+	OnEvaluate func(n int)
 }
 
 // Result is the node the search chose and what it took to find it.
@@ -409,6 +412,9 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	seen := make([]bool, n)
 	apply := func(ev evaluation) {
 		evaluated[ev.node] = true
+		if s.opt.OnEvaluate != nil {
+			s.opt.OnEvaluate(1)
+		}
 		res.RolledUp += ev.work
 		s.remember(ev.cls)
 		if !ev.anonymous {

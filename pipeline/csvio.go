@@ -15,19 +15,6 @@ import (
 	"sanitizer/schema"
 )
 
-// batchRows is the number of records per batch between stages.
-const batchRows = 4096
-
-// batch is a run of consecutive input records, projected to some columns.
-type batch struct {
-	first  int      // 0-based index of the first record in the input
-	width  int      // fields per record
-	fields []string // len = n × width
-	n      int
-}
-
-func (b *batch) record(i int) []string { return b.fields[i*b.width : (i+1)*b.width] }
-
 // csvSource is an open CSV input positioned after its header. It checksums the bytes
 // it reads, so that a second pass can prove it read the same input as the first.
 type csvSource struct {
@@ -38,8 +25,20 @@ type csvSource struct {
 	r       *csv.Reader
 	sum     hash.Hash32 // CRC-32C of the bytes read since the last rewind
 	header  []string
-	rows    int // records read so far
+	read    int    // records read so far in this pass
+	pass1   uint32 // checksum of the first pass
+	rows1   int    // records of the first pass
 }
+
+func (s *csvSource) columns() []column {
+	out := make([]column, len(s.header))
+	for i, h := range s.header {
+		out[i] = column{name: h}
+	}
+	return out
+}
+
+func (s *csvSource) rows() int { return s.read }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -61,7 +60,7 @@ func openCSV(path string, dialect schema.CSV, names []string) (*csvSource, error
 // start reads from the file's current position (its start): the header, then records.
 func (s *csvSource) start() error {
 	s.sum = crc32.New(castagnoli)
-	s.rows = 0
+	s.read = 0
 	r := csv.NewReader(bufio.NewReaderSize(io.TeeReader(s.file, s.sum), 1<<20))
 	r.Comma = s.dialect.Separator
 	r.ReuseRecord = true
@@ -94,20 +93,35 @@ func (s *csvSource) start() error {
 }
 
 // rewind starts a second pass over the same open file and checks that its header is
-// the one read before. It returns the checksum and record count of the pass that ended.
-func (s *csvSource) rewind() (sum uint32, rows int, err error) {
-	sum, rows = s.sum.Sum32(), s.rows
+// the one read before; the first pass's checksum and record count are kept for
+// unchanged.
+func (s *csvSource) rewind() error {
+	s.pass1, s.rows1 = s.sum.Sum32(), s.read
 	before := s.header
 	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
-		return 0, 0, fmt.Errorf("%s: rewinding the input: %w", s.path, err)
+		return fmt.Errorf("%s: rewinding the input: %w", s.path, err)
 	}
 	if err := s.start(); err != nil {
-		return 0, 0, err
+		return err
 	}
 	if !slices.Equal(before, s.header) {
-		return 0, 0, schema.BadInput("%s: the input changed while it was being released", s.path)
+		return errChanged(s.path)
 	}
-	return sum, rows, nil
+	return nil
+}
+
+// unchanged compares the second pass's checksum (CRC-32C of every byte) and record
+// count with the first pass's.
+func (s *csvSource) unchanged() error {
+	if s.sum.Sum32() != s.pass1 || s.read != s.rows1 {
+		return errChanged(s.path)
+	}
+	return nil
+}
+
+// errChanged is the error for an input that changed between the two passes.
+func errChanged(path string) error {
+	return schema.BadInput("%s: the input changed while it was being released", path)
 }
 
 func (s *csvSource) Close() error { return s.file.Close() }
@@ -116,9 +130,9 @@ func (s *csvSource) Close() error { return s.file.Close() }
 func (s *csvSource) wrap(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return schema.BadInput("%s: row %d (line %d): malformed CSV: %v", s.path, s.rows+1, pe.StartLine, pe.Err)
+		return schema.BadInput("%s: row %d (line %d): malformed CSV: %v", s.path, s.read+1, pe.StartLine, pe.Err)
 	}
-	return schema.BadInput("%s: row %d: %w", s.path, s.rows+1, err)
+	return schema.BadInput("%s: row %d: %w", s.path, s.read+1, err)
 }
 
 // Read returns the next record (valid until the next call), or io.EOF.
@@ -130,14 +144,14 @@ func (s *csvSource) Read() ([]string, error) {
 		}
 		return nil, s.wrap(err)
 	}
-	s.rows++
+	s.read++
 	return rec, nil
 }
 
 // stream sends batches of the records projected to cols to out, closing out at the end.
 func (s *csvSource) stream(ctx context.Context, cols []int, out chan<- *batch) error {
 	defer close(out)
-	b := &batch{width: len(cols), fields: make([]string, 0, batchRows*len(cols))}
+	b := newBatch(s.read, len(cols))
 	for {
 		rec, err := s.Read()
 		if errors.Is(err, io.EOF) {
@@ -147,7 +161,7 @@ func (s *csvSource) stream(ctx context.Context, cols []int, out chan<- *batch) e
 			return err
 		}
 		if len(rec) != len(s.header) {
-			return schema.BadInput("%s: row %d: %d fields, the header has %d", s.path, s.rows, len(rec), len(s.header))
+			return schema.BadInput("%s: row %d: %d fields, the header has %d", s.path, s.read, len(rec), len(s.header))
 		}
 		for _, c := range cols {
 			b.fields = append(b.fields, rec[c])
@@ -159,7 +173,7 @@ func (s *csvSource) stream(ctx context.Context, cols []int, out chan<- *batch) e
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			b = &batch{first: s.rows, width: len(cols), fields: make([]string, 0, batchRows*len(cols))}
+			b = newBatch(s.read, len(cols))
 		}
 	}
 	if b.n > 0 {
@@ -172,22 +186,52 @@ func (s *csvSource) stream(ctx context.Context, cols []int, out chan<- *batch) e
 	return nil
 }
 
-// csvSink writes CSV records to a file.
+// csvSink writes CSV records to a file. A null is written as an empty field.
 type csvSink struct {
-	w *csv.Writer
-	b *bufio.Writer
+	w     *csv.Writer
+	b     *bufio.Writer
+	width int
 }
 
-func newCSVSink(f io.Writer, dialect schema.CSV) *csvSink {
+// newCSVSink starts a CSV table with the given columns (their names are the header
+// row when the dialect has one).
+func newCSVSink(f io.Writer, dialect schema.CSV, cols []outColumn) (*csvSink, error) {
 	b := bufio.NewWriterSize(f, 1<<20)
 	w := csv.NewWriter(b)
 	w.Comma = dialect.Separator
-	return &csvSink{w: w, b: b}
+	s := &csvSink{w: w, b: b, width: len(cols)}
+	if dialect.Header {
+		names := make([]string, len(cols))
+		for i, c := range cols {
+			names[i] = c.name
+		}
+		if err := s.record(names); err != nil {
+			return nil, fmt.Errorf("writing the header: %w", err)
+		}
+	}
+	return s, nil
 }
 
-// Write writes one record. A record of one empty field is written as "" (encoding/csv
+func (s *csvSink) write(fields []string, nulls []bool, n int) error {
+	for i := range n {
+		rec := fields[i*s.width : (i+1)*s.width]
+		if nulls != nil {
+			for j := range rec {
+				if nulls[i*s.width+j] {
+					rec[j] = ""
+				}
+			}
+		}
+		if err := s.record(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// record writes one record. A record of one empty field is written as "" (encoding/csv
 // would write an empty line, which readers skip).
-func (s *csvSink) Write(rec []string) error {
+func (s *csvSink) record(rec []string) error {
 	if len(rec) == 1 && rec[0] == "" {
 		s.w.Flush()
 		if err := s.w.Error(); err != nil {
@@ -199,10 +243,11 @@ func (s *csvSink) Write(rec []string) error {
 	return s.w.Write(rec)
 }
 
-func (s *csvSink) Flush() error {
+// finish flushes the table.
+func (s *csvSink) finish() error {
 	s.w.Flush()
 	if err := s.w.Error(); err != nil {
-		return err
+		return fmt.Errorf("writing release: %w", err)
 	}
 	if err := s.b.Flush(); err != nil {
 		return fmt.Errorf("writing release: %w", err)

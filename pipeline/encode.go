@@ -20,9 +20,17 @@ type dictionary struct {
 
 func newDictionary() *dictionary { return &dictionary{index: map[string]int32{}} }
 
-func (d *dictionary) add(b *batch, col int) {
+// add numbers field col of the records of b; nullAs is what a null reads as (nil: a
+// null is an error, which names the record).
+func (d *dictionary) add(b *batch, col int, nullAs *string, emptyNull bool) error {
 	for i := range b.n {
 		v := b.fields[i*b.width+col]
+		if b.null(i, col) || (emptyNull && v == "") {
+			if nullAs == nil {
+				return errNull(b.first + i)
+			}
+			v = *nullAs
+		}
 		c, ok := d.index[v]
 		if !ok {
 			c = int32(len(d.values))
@@ -32,13 +40,24 @@ func (d *dictionary) add(b *batch, col int) {
 		}
 		d.codes = append(d.codes, c)
 	}
+	return nil
+}
+
+// errNull is a null where the configuration gives no value for it, at a record.
+type errNull int
+
+func (e errNull) Error() string { return "null" }
+
+// nullError names the file, row and column of a null the configuration gives no value for.
+func nullError(p *plan, row int, name string) error {
+	return schema.BadInput("%s: row %d: column %q: null value (set columns.%s.null-as to the value a null stands for)", p.input, row+1, name, name)
 }
 
 // encode is pass 1: it streams the quasi-identifier columns of the input, numbers their
 // values (one goroutine per column), then turns the numbers into leaf codes of each
 // column's hierarchy. fileHier holds the hierarchies loaded from files (nil for
 // builders). The raw values are dropped once encoded.
-func encode(ctx context.Context, p *plan, src *csvSource, fileHier []*generalize.Hierarchy) (*generalize.Table, error) {
+func encode(ctx context.Context, p *plan, src source, fileHier []*generalize.Hierarchy) (*generalize.Table, error) {
 	q := len(p.quasi)
 	dicts := make([]*dictionary, q)
 	chans := make([]chan *batch, q)
@@ -48,9 +67,19 @@ func encode(ctx context.Context, p *plan, src *csvSource, fileHier []*generalize
 	for i := range q {
 		dicts[i] = newDictionary()
 		chans[i] = make(chan *batch, 4)
+		col := p.quasiCfg[i]
 		g.Go(guard(func() error {
 			for b := range chans[i] {
-				dicts[i].add(b, i)
+				if err := dicts[i].add(b, i, col.Null, p.emptyNull[p.quasi[i]]); err != nil {
+					var en errNull
+					if errors.As(err, &en) {
+						err = nullError(p, int(en), col.Name)
+					}
+					return err
+				}
+				if i == 0 {
+					p.progress.addRead(b.n)
+				}
 			}
 			return nil
 		}))
@@ -75,10 +104,10 @@ func encode(ctx context.Context, p *plan, src *csvSource, fileHier []*generalize
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	if src.rows == 0 {
+	if src.rows() == 0 {
 		return nil, schema.BadInput("%s: no records", p.input)
 	}
-	t := &generalize.Table{Rows: src.rows}
+	t := &generalize.Table{Rows: src.rows()}
 	for i, col := range p.quasiCfg {
 		d := dicts[i]
 		h, leafOf, err := hierarchyFor(p, col, d, fileHier[i])

@@ -35,7 +35,7 @@ func FuzzReadCSV(f *testing.F) {
 		defer src.Close()
 		out := make(chan *batch, 1)
 		done := make(chan error, 1)
-		cols := make([]int, len(src.header))
+		cols := make([]int, len(src.columns()))
 		for i := range cols {
 			cols[i] = i
 		}

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,31 +9,64 @@ import (
 	"sanitizer/schema"
 )
 
+// hospitalTypes are the value types of sample.HospitalColumns, in order.
+var hospitalTypes = []schema.Type{schema.String, schema.String, schema.Integer, schema.String, schema.String, schema.Date, schema.String, schema.Integer, schema.String, schema.String}
+
 // Generate writes the synthetic hospital sample of rows records, seeded by seed, to
-// path (CSV), atomically: the file appears complete or not at all.
-func Generate(path string, rows int, seed uint64) error {
+// path in the given format ("" = the extension's), atomically: the file appears
+// complete or not at all. Records are generated and written batch by batch, so memory
+// does not grow with rows; the same seed gives the same table.
+func Generate(path, format string, rows int, seed uint64) (err error) {
 	if rows < 0 {
 		return schema.BadInput("--rows: must not be negative")
 	}
-	if f := tableFormat(schema.IO{}, path); f != "csv" {
-		return schema.BadInput("--out: %s: only .csv is supported by this version", path)
+	switch format {
+	case "", "csv", "parquet", "arrow", "arrows":
+	default:
+		return schema.BadInput("--format: %q is not one of csv, parquet, arrow, arrows", format)
+	}
+	if format, err = checkFormat("--format", path, schema.IO{Format: format}); err != nil {
+		return err
+	}
+	cols := make([]outColumn, len(sample.HospitalColumns))
+	for i, name := range sample.HospitalColumns {
+		cols[i] = outColumn{name: name, typ: hospitalTypes[i]}
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	if err := sample.Hospital(w, rows, seed); err != nil {
-		tmp.Close()
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	meta := map[string]string{"sanitize.tool": "sanitize", "sanitize.version": Version, "sanitize.generator": "hospital", "sanitize.seed": fmt.Sprint(seed)}
+	out, err := newSink(tmp, format, schema.CSV{Separator: ',', Header: true}, cols, meta)
+	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
+	g := sample.NewHospitalGen(seed)
+	width := len(cols)
+	fields := make([]string, 0, batchRows*width)
+	row := make([]string, width)
+	for done := 0; done < rows; {
+		n := min(batchRows, rows-done)
+		fields = fields[:0]
+		for range n {
+			row = g.Next(row)
+			fields = append(fields, row...)
+		}
+		if err := out.write(fields, nil, n); err != nil {
+			return fmt.Errorf("gen: %w", err)
+		}
+		done += n
+	}
+	if err := out.finish(); err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
 		return fmt.Errorf("gen: %w", err)
 	}
 	if err := tmp.Close(); err != nil {

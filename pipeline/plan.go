@@ -23,6 +23,31 @@ type plan struct {
 	maxSupp  int
 	metric   string
 	quasiCfg []schema.Column
+
+	inFormat, outFormat string
+	types               []schema.Type // per input column: the type its values have
+	textIn              bool          // the input is text (CSV): typed values are checked
+	emptyNull           []bool        // per input column: an empty field is a null (CSV, typed)
+	progress            *Progress
+}
+
+// isNull reports whether field f of record i of b, input column pos, is null.
+func (p *plan) isNull(b *batch, i, f, pos int) bool {
+	return b.null(i, f) || (p.emptyNull[pos] && b.fields[i*b.width+f] == "")
+}
+
+// outColumns is the release's columns: generalized quasi-identifiers are text, the
+// other kept columns keep their type; only insensitive columns may hold nulls.
+func (p *plan) outColumns() []outColumn {
+	out := make([]outColumn, len(p.kept))
+	for j, pos := range p.kept {
+		c := p.conf[pos]
+		out[j] = outColumn{name: p.header[pos], typ: p.types[pos], nullable: c.Role == schema.Insensitive}
+		if c.Role == schema.Quasi {
+			out[j].typ = schema.String
+		}
+	}
+	return out
 }
 
 // checkReleaseConfig rejects settings a release cannot honour (yet): failing closed is
@@ -71,20 +96,17 @@ func tableFormat(io schema.IO, path string) string {
 	return ""
 }
 
-// checkCSV rejects formats other than CSV, which this version does not read or write,
-// and a configured format that the file's extension contradicts.
-func checkCSV(key, path string, io schema.IO) error {
+// checkFormat returns the format of a table and rejects a configured format that the
+// file's extension contradicts.
+func checkFormat(key, path string, io schema.IO) (string, error) {
 	if ext := tableFormat(schema.IO{}, path); io.Format != "" && ext != "" && ext != io.Format {
-		return schema.BadInput("%s: %s has the extension of %s but %s.format is %s", key, path, ext, key, io.Format)
+		return "", schema.BadInput("%s: %s has the extension of %s but %s.format is %s", key, path, ext, key, io.Format)
 	}
-	switch f := tableFormat(io, path); f {
-	case "csv":
-		return nil
-	case "":
-		return schema.BadInput("%s: cannot tell the format of %q: set %s.format", key, path, key)
-	default:
-		return schema.BadInput("%s: format %q is not supported by this version (csv only)", key, f)
+	f := tableFormat(io, path)
+	if f == "" {
+		return "", schema.BadInput("%s: cannot tell the format of %q: set %s.format", key, path, key)
 	}
+	return f, nil
 }
 
 // maxSuppressed is the number of records the limit allows: floor(share × rows), the
@@ -99,8 +121,12 @@ func maxSuppressed(share float64, rows int) int {
 	return int(new(big.Int).Quo(r.Num(), r.Denom()).Int64())
 }
 
-// newPlan matches the configuration's columns with the input's header.
-func newPlan(cfg *schema.Config, input, output string, header []string) (*plan, error) {
+// newPlan matches the configuration's columns with the input's columns and types.
+func newPlan(cfg *schema.Config, input, output string, cols []column) (*plan, error) {
+	header := make([]string, len(cols))
+	for i, c := range cols {
+		header[i] = c.name
+	}
 	p := &plan{cfg: cfg, input: input, output: output, header: header, metric: cfg.Search.Metric}
 	if p.metric == "" {
 		p.metric = generalize.MetricLoss
@@ -138,6 +164,25 @@ func newPlan(cfg *schema.Config, input, output string, header []string) (*plan, 
 		if c.Role == schema.Quasi {
 			p.quasi = append(p.quasi, i)
 			p.quasiCfg = append(p.quasiCfg, c)
+		}
+	}
+	p.types = make([]schema.Type, len(cols))
+	p.emptyNull = make([]bool, len(cols))
+	for i, col := range cols {
+		c := p.conf[i]
+		switch {
+		case col.unsupported != "" && c != nil && c.Role != schema.Identifier:
+			return nil, schema.BadInput("%s: column %q: values of type %s cannot be read (drop the column: role identifier)", input, col.name, col.unsupported)
+		case c == nil:
+			p.types[i] = col.typ
+		case col.typ == "": // text: the declared type, checked value by value
+			p.textIn = true
+			p.types[i] = c.Type
+			p.emptyNull[i] = c.Type != schema.String
+		case c.TypeDeclared && c.Type != col.typ:
+			return nil, schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.typ)
+		default:
+			p.types[i] = col.typ
 		}
 	}
 	return p, nil

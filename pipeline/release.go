@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,10 +17,13 @@ import (
 
 // Options are the command line's choices for one run.
 type Options struct {
-	Input   string // overrides the configuration's input.path
-	Output  string // overrides output.path (release) ; the release file for Check
-	Report  string // where to write the JSON report ("" = none)
-	Workers int    // ≤ 0: GOMAXPROCS
+	Input    string           // overrides the configuration's input.path
+	Output   string           // overrides output.path (release) ; the release file for Check
+	Report   string           // where to write the JSON report ("" = none)
+	Workers  int              // ≤ 0: GOMAXPROCS
+	Progress *Progress        // counts the run's work as it happens (nil: not counted)
+	Log      *slog.Logger     // stage completions (Info) and warnings (Warn); nil: none
+	Now      func() time.Time // the release time in the metadata (nil: time.Now)
 }
 
 func (o Options) workers() int {
@@ -30,8 +33,8 @@ func (o Options) workers() int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// paths resolves the input and output paths of a run and checks their formats.
-func paths(cfg *schema.Config, opt Options) (in, out string, err error) {
+// paths resolves the input and output paths of a run and their formats.
+func paths(cfg *schema.Config, opt Options) (in, out, inFmt, outFmt string, err error) {
 	in, out = cfg.Input.Path, cfg.Output.Path
 	if opt.Input != "" {
 		in = opt.Input
@@ -40,18 +43,18 @@ func paths(cfg *schema.Config, opt Options) (in, out string, err error) {
 		out = opt.Output
 	}
 	if in == "" {
-		return "", "", schema.BadInput("input: no input file (--in or input.path)")
+		return "", "", "", "", schema.BadInput("input: no input file (--in or input.path)")
 	}
 	if out == "" {
-		return "", "", schema.BadInput("output: no output file (--out or output.path)")
+		return "", "", "", "", schema.BadInput("output: no output file (--out or output.path)")
 	}
-	if err := checkCSV("input", in, cfg.Input); err != nil {
-		return "", "", err
+	if inFmt, err = checkFormat("input", in, cfg.Input); err != nil {
+		return "", "", "", "", err
 	}
-	if err := checkCSV("output", out, cfg.Output); err != nil {
-		return "", "", err
+	if outFmt, err = checkFormat("output", out, cfg.Output); err != nil {
+		return "", "", "", "", err
 	}
-	return in, out, nil
+	return in, out, inFmt, outFmt, nil
 }
 
 // Release runs the release path end to end. Nothing is left at the output path (or
@@ -63,7 +66,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if err := checkReleaseConfig(cfg); err != nil {
 		return nil, err
 	}
-	in, out, err := paths(cfg, opt)
+	in, out, inFmt, outFmt, err := paths(cfg, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -85,11 +88,18 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			return nil, schema.BadInput("%s: the folder %s does not exist", path, filepath.Dir(path))
 		}
 	}
-	src, p, err := openInput(cfg, in, out)
+	src, p, err := openInput(cfg, in, out, inFmt)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
+	p.outFormat, p.progress = outFmt, opt.Progress
+	log := opt.logger()
+	for i, c := range p.conf {
+		if c == nil {
+			log.Warn("input column dropped: not in the configuration (unlisted: drop)", "file", in, "column", p.header[i])
+		}
+	}
 	fileHier := make([]*generalize.Hierarchy, len(p.quasiCfg))
 	for i, c := range p.quasiCfg {
 		if c.Hierarchy.File != "" {
@@ -110,15 +120,18 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	}
 
 	// Pass 1: encode.
+	p.progress.enter(StageRead)
 	t, err := encode(ctx, p, src, fileHier)
 	if err != nil {
 		return nil, err
 	}
 	p.maxSupp = maxSuppressed(cfg.Privacy.Suppression, t.Rows)
 	encoded := time.Now()
+	log.Info("stage done", "stage", StageRead, "records", t.Rows, "quasi_identifiers", len(t.Columns), "ms", ms(start, encoded))
 
 	// Search.
-	res, err := generalize.Search(ctx, t, generalize.Options{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, Metric: p.metric, Workers: opt.Workers})
+	p.progress.enter(StageSearch)
+	res, err := generalize.Search(ctx, t, generalize.Options{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, Metric: p.metric, Workers: opt.Workers, OnEvaluate: p.progress.addEvaluated})
 	if err != nil {
 		return nil, err
 	}
@@ -127,11 +140,12 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		return nil, err
 	}
 	searched := time.Now()
+	log.Info("stage done", "stage", StageSearch, "lattice", res.LatticeSize, "evaluated", res.Evaluated, "suppressed", res.Suppressed, "ms", ms(encoded, searched))
 
 	// Pass 2: the same open file again, recoded and written to a temporary file
 	// beside the output.
-	sum1, rows1, err := src.rewind()
-	if err != nil {
+	p.progress.enter(StageWrite)
+	if err := src.rewind(); err != nil {
 		return nil, err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
@@ -145,12 +159,15 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			os.Remove(tmp.Name())
 		}
 	}()
-	sink := newCSVSink(tmp, cfg.Output.CSV)
 	header := p.releaseHeader()
-	if cfg.Output.CSV.Header {
-		if err := sink.Write(header); err != nil {
-			return nil, fmt.Errorf("writing release: %w", err)
-		}
+	now := time.Now
+	if opt.Now != nil {
+		now = opt.Now
+	}
+	meta := releaseMetadata(cfg, p, t, res, now())
+	sink, err := newSink(tmp, outFmt, cfg.Output.CSV, p.outColumns(), meta)
+	if err != nil {
+		return nil, fmt.Errorf("writing release: %w", err)
 	}
 	rc := newRecoder(p, t, res.Levels, suppressed)
 	rc.listed = listed
@@ -158,11 +175,11 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if err != nil {
 		return nil, err
 	}
-	if sum2, rows2 := src.sum.Sum32(), src.rows; sum2 != sum1 || rows2 != rows1 {
-		return nil, schema.BadInput("%s: the input changed while it was being released", in)
-	}
-	if err := sink.Flush(); err != nil {
+	if err := src.unchanged(); err != nil {
 		return nil, err
+	}
+	if err := sink.finish(); err != nil {
+		return nil, fmt.Errorf("writing release: %w", err)
 	}
 	if err := tmp.Sync(); err != nil {
 		return nil, fmt.Errorf("writing release: %w", err)
@@ -171,10 +188,12 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		return nil, fmt.Errorf("writing release: %w", err)
 	}
 	wrote := time.Now()
+	log.Info("stage done", "stage", StageWrite, "records", written, "format", outFmt, "ms", ms(searched, wrote))
 
 	// Verify the written file, independently of the search.
+	p.progress.enter(StageVerify)
 	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, InputRows: t.Rows, Columns: header, Quasi: p.quasiNames()}
-	m, err := verifyFile(tmp.Name(), cfg.Output.CSV, header, spec)
+	m, err := verifyFile(ctx, tmp.Name(), outFmt, cfg.Output.CSV, header, spec)
 	if err != nil {
 		var v *verify.Violation
 		if errors.As(err, &v) {
@@ -187,11 +206,12 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			m.Rows, m.Suppressed, m.Classes, m.MinClass, written, res.Suppressed, res.Classes, res.MinClass)
 	}
 	verified := time.Now()
+	log.Info("stage done", "stage", StageVerify, "records", m.Rows, "classes", m.Classes, "min_class", m.MinClass, "ms", ms(wrote, verified))
 
 	rep := &Report{
 		Tool: "sanitize", Version: Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
-		Input:      FileSummary{Path: in, Format: "csv", Rows: t.Rows},
-		Output:     FileSummary{Path: out, Format: "csv", Rows: written},
+		Input:      FileSummary{Path: in, Format: inFmt, Rows: t.Rows},
+		Output:     FileSummary{Path: out, Format: outFmt, Rows: written},
 		Model:      ModelSummary{K: cfg.Privacy.K, SuppressionRate: cfg.Privacy.Suppression, MaxSuppressed: p.maxSupp},
 		Classes:    res.Classes,
 		MinClass:   res.MinClass,
@@ -216,7 +236,6 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	for i, c := range t.Columns {
 		rep.Node = append(rep.Node, NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()})
 	}
-	ms := func(a, b time.Time) float64 { return float64(b.Sub(a).Microseconds()) / 1000 }
 	rep.StagesMS = Stages{Encode: ms(start, encoded), Search: ms(encoded, searched), Write: ms(searched, wrote), Verify: ms(wrote, verified)}
 
 	// Publish: the report (if any) first to a temporary file, then both renames.
@@ -247,22 +266,33 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	return rep, nil
 }
 
-// openInput opens the input table and matches its header with the configuration.
-func openInput(cfg *schema.Config, in, out string) (*csvSource, *plan, error) {
+// openInput opens the input table and matches its columns with the configuration.
+func openInput(cfg *schema.Config, in, out, format string) (source, *plan, error) {
 	names := make([]string, len(cfg.Columns))
 	for i, c := range cfg.Columns {
 		names[i] = c.Name
 	}
-	src, err := openCSV(in, cfg.Input.CSV, names)
+	src, err := openSource(in, format, cfg.Input.CSV, names)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := newPlan(cfg, in, out, src.header)
+	p, err := newPlan(cfg, in, out, src.columns())
 	if err != nil {
 		src.Close()
 		return nil, nil, err
 	}
+	p.inFormat = format
 	return src, p, nil
+}
+
+// ms is the time from a to b in milliseconds.
+func ms(a, b time.Time) float64 { return float64(b.Sub(a).Microseconds()) / 1000 }
+
+func (o Options) logger() *slog.Logger {
+	if o.Log != nil {
+		return o.Log
+	}
+	return slog.New(slog.DiscardHandler)
 }
 
 func abs(p string) string {
@@ -273,20 +303,48 @@ func abs(p string) string {
 	return a
 }
 
-// verifyFile re-reads a written CSV release and checks it against spec. Failing to
-// read our own file is not bad input: its errors lose that mark.
-func verifyFile(path string, dialect schema.CSV, header []string, spec verify.Spec) (*verify.Measured, error) {
-	src, err := openCSV(path, dialect, header)
+// verifyFile re-reads a written release and checks it against spec. Failing to read
+// our own file is not bad input: its errors lose that mark.
+func verifyFile(ctx context.Context, path, format string, dialect schema.CSV, header []string, spec verify.Spec) (*verify.Measured, error) {
+	src, err := openSource(path, format, dialect, header)
 	if err != nil {
 		return nil, fmt.Errorf("verifying the written release: %v", err)
 	}
 	defer src.Close()
-	m, err := verify.Release(spec, src.header, src)
+	m, err := verifyTable(ctx, src, spec)
 	var v *verify.Violation
 	if err != nil && !errors.As(err, &v) {
 		return nil, fmt.Errorf("verifying the written release: %v", err)
 	}
 	return m, err
+}
+
+// verifyTable runs the independent check over the records of src.
+func verifyTable(ctx context.Context, src source, spec verify.Spec) (*verify.Measured, error) {
+	cols := src.columns()
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		if c.unsupported != "" {
+			return nil, schema.BadInput("column %q: unsupported type %s", c.name, c.unsupported)
+		}
+		names[i] = c.name
+	}
+	r := readRecords(ctx, src)
+	defer r.Close()
+	return verify.Release(spec, names, r)
+}
+
+// countRecords reads a whole table and returns its number of records.
+func countRecords(ctx context.Context, src source) (int, error) {
+	out := make(chan *batch, 2)
+	errc := make(chan error, 1)
+	go func() { errc <- guard(func() error { return src.stream(ctx, nil, out) })() }()
+	for range out {
+	}
+	if err := <-errc; err != nil {
+		return 0, err
+	}
+	return src.rows(), nil
 }
 
 // Measured is what Check found in an existing release.
@@ -300,31 +358,27 @@ func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, err
 	if err := checkReleaseConfig(cfg); err != nil {
 		return nil, err
 	}
-	in, rel, err := paths(cfg, opt)
+	in, rel, inFmt, relFmt, err := paths(cfg, opt)
 	if err != nil {
 		return nil, err
 	}
-	src, p, err := openInput(cfg, in, rel)
+	src, p, err := openInput(cfg, in, rel, inFmt)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	for {
-		if _, err := src.Read(); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, err
-		}
+	rows, err := countRecords(ctx, src)
+	if err != nil {
+		return nil, err
 	}
 	header := p.releaseHeader()
-	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, src.rows), InputRows: src.rows, Columns: header, Quasi: p.quasiNames()}
-	f, err := openCSV(rel, cfg.Output.CSV, header)
+	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), InputRows: rows, Columns: header, Quasi: p.quasiNames()}
+	f, err := openSource(rel, relFmt, cfg.Output.CSV, header)
 	if err != nil {
 		return nil, fmt.Errorf("release: %w", err)
 	}
 	defer f.Close()
-	m, err := verify.Release(spec, f.header, f)
+	m, err := verifyTable(ctx, f, spec)
 	var v *verify.Violation
 	if errors.As(err, &v) {
 		return m, schema.Unattainable("%s: %v", rel, v)

@@ -8,6 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"time"
+
+	"sanitizer/generalize"
+	"sanitizer/schema"
 )
 
 // Version is the tool's version, written into reports.
@@ -136,4 +141,29 @@ func writeJSONTemp(path string, v any) (string, error) {
 		return "", fmt.Errorf("report: %w", err)
 	}
 	return f.Name(), nil
+}
+
+// releaseMetadata is the key-value metadata of a Parquet or Arrow release: the release
+// parameters, never a data value.
+func releaseMetadata(cfg *schema.Config, p *plan, t *generalize.Table, res *generalize.Result, now time.Time) map[string]string {
+	node := make([]NodeLevel, len(t.Columns))
+	for i, c := range t.Columns {
+		node[i] = NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()}
+	}
+	nodeJSON, _ := json.Marshal(node)
+	return map[string]string{
+		"sanitize.tool":              "sanitize",
+		"sanitize.version":           Version,
+		"sanitize.dataset":           cfg.Dataset,
+		"sanitize.config_digest":     "sha256:" + cfg.Digest,
+		"sanitize.k":                 strconv.Itoa(cfg.Privacy.K),
+		"sanitize.suppression_limit": strconv.FormatFloat(cfg.Privacy.Suppression, 'g', -1, 64),
+		"sanitize.max_suppressed":    strconv.Itoa(p.maxSupp),
+		"sanitize.suppressed":        strconv.Itoa(res.Suppressed),
+		"sanitize.input_rows":        strconv.Itoa(t.Rows),
+		"sanitize.node":              string(nodeJSON),
+		"sanitize.metric":            res.Metric,
+		"sanitize.metric_value":      strconv.FormatFloat(res.Value, 'g', -1, 64),
+		"sanitize.created_utc":       now.UTC().Format(time.RFC3339),
+	}
 }

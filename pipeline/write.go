@@ -2,8 +2,7 @@ package pipeline
 
 import (
 	"context"
-	"strconv"
-	"time"
+	"fmt"
 
 	"golang.org/x/sync/errgroup"
 
@@ -11,46 +10,65 @@ import (
 	"sanitizer/schema"
 )
 
-// recoder turns input records into release records.
+// recoder turns input records into release records. Pass 2 reads the kept columns
+// only (p.kept, which holds the quasi-identifiers): field j of a record is input column
+// p.kept[j].
 type recoder struct {
 	p          *plan
 	t          *generalize.Table
 	levels     []int
 	suppressed []bool
 	quasiAt    []int // per kept column: index into t.Columns, or -1
+	fieldOf    []int // per quasi-identifier: its field in a pass-2 record
 	// listed holds, per input column, a hierarchy that must list every value (the
 	// sensitive columns' hierarchy files), or nil.
 	listed []*generalize.Hierarchy
 }
 
 func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *recoder {
-	r := &recoder{p: p, t: t, levels: levels, suppressed: suppressed, quasiAt: make([]int, len(p.kept)), listed: make([]*generalize.Hierarchy, len(p.header))}
+	r := &recoder{p: p, t: t, levels: levels, suppressed: suppressed, quasiAt: make([]int, len(p.kept)), fieldOf: make([]int, len(p.quasi)), listed: make([]*generalize.Hierarchy, len(p.header))}
 	for j, i := range p.kept {
 		r.quasiAt[j] = -1
 		for qi, pos := range p.quasi {
 			if pos == i {
 				r.quasiAt[j] = qi
+				r.fieldOf[qi] = j
 			}
 		}
 	}
 	return r
 }
 
-// recode fills out with the release records of batch b (suppressed records are left
-// out) and returns how many it wrote. out is flat, len(kept) fields per record.
-func (r *recoder) recode(b *batch, out []string) ([]string, error) {
-	out = out[:0]
+// recoded is the release records of one batch: n records of len(kept) fields.
+type recoded struct {
+	fields []string
+	nulls  []bool // nil when none is null
+	n      int
+}
+
+// recode returns the release records of batch b (suppressed records are left out).
+func (r *recoder) recode(b *batch) (*recoded, error) {
+	width := len(r.p.kept)
+	out := &recoded{fields: make([]string, 0, b.n*width)}
 	for i := range b.n {
 		row := b.first + i
 		if row >= len(r.suppressed) {
-			return nil, schema.BadInput("%s: the input changed while it was being released", r.p.input)
+			return nil, errChanged(r.p.input)
 		}
 		rec := b.record(i)
 		// Pass 2 must read what pass 1 encoded.
-		for qi, pos := range r.p.quasi {
-			c := r.t.Columns[qi]
-			if leaf, ok := c.Hierarchy.Leaf(rec[pos]); !ok || leaf != c.Codes[row] {
-				return nil, schema.BadInput("%s: the input changed while it was being released", r.p.input)
+		for qi, c := range r.t.Columns {
+			f := r.fieldOf[qi]
+			v := rec[f]
+			if r.p.isNull(b, i, f, r.p.kept[f]) {
+				nullAs := r.p.quasiCfg[qi].Null
+				if nullAs == nil {
+					return nil, errChanged(r.p.input) // pass 1 would have refused it
+				}
+				v = *nullAs
+			}
+			if leaf, ok := c.Hierarchy.Leaf(v); !ok || leaf != c.Codes[row] {
+				return nil, errChanged(r.p.input)
 			}
 		}
 		if r.suppressed[row] {
@@ -60,66 +78,48 @@ func (r *recoder) recode(b *batch, out []string) ([]string, error) {
 			if qi := r.quasiAt[j]; qi >= 0 {
 				c := r.t.Columns[qi]
 				l := r.levels[qi]
-				out = append(out, c.Hierarchy.Value(l, c.Hierarchy.Code(l, c.Codes[row])))
+				out.fields = append(out.fields, c.Hierarchy.Value(l, c.Hierarchy.Code(l, c.Codes[row])))
 				continue
 			}
-			v := rec[pos]
-			if err := checkType(r.p.conf[pos], v); err != nil {
-				return nil, schema.BadInput("%s: row %d: column %q: %v", r.p.input, row+1, r.p.header[pos], err)
+			v, conf, name := rec[j], r.p.conf[pos], r.p.header[pos]
+			if r.p.isNull(b, i, j, pos) {
+				if conf.Role != schema.Sensitive {
+					if out.nulls == nil {
+						out.nulls = make([]bool, b.n*width)
+					}
+					out.nulls[out.n*width+j] = true
+					out.fields = append(out.fields, "")
+					continue
+				}
+				if conf.Null == nil {
+					return nil, nullError(r.p, row, name)
+				}
+				v = *conf.Null
+			}
+			if r.p.textIn {
+				if err := checkType(conf, v); err != nil {
+					return nil, schema.BadInput("%s: row %d: column %q: %v", r.p.input, row+1, name, err)
+				}
 			}
 			if h := r.listed[pos]; h != nil {
 				if _, ok := h.Leaf(v); !ok {
-					return nil, schema.BadInput("%s: row %d: column %q: value not listed in hierarchy %s", r.p.input, row+1, r.p.header[pos], h.Source())
+					return nil, schema.BadInput("%s: row %d: column %q: value not listed in hierarchy %s", r.p.input, row+1, name, h.Source())
 				}
 			}
-			out = append(out, v)
+			out.fields = append(out.fields, v)
 		}
+		out.n++
 	}
 	return out, nil
 }
 
-// checkType checks a kept value against its column's declared type (nil conf: dropped
-// column, never written). The error never quotes the value.
-func checkType(conf *schema.Column, v string) error {
-	if conf == nil {
-		return nil
-	}
-	var err error
-	switch conf.Type {
-	case schema.Integer:
-		_, err = strconv.ParseInt(v, 10, 64)
-	case schema.Float:
-		_, err = strconv.ParseFloat(v, 64)
-	case schema.Boolean:
-		_, err = strconv.ParseBool(v)
-	case schema.Date:
-		_, err = time.Parse(time.DateOnly, v)
-	case schema.Timestamp:
-		_, err = time.Parse(time.RFC3339Nano, v)
-	default:
-		return nil
-	}
-	if err != nil {
-		return errNotType(conf.Type)
-	}
-	return nil
-}
-
-type errNotType schema.Type
-
-func (e errNotType) Error() string { return "value is not a valid " + string(e) }
-
-// writeRelease is pass 2: it streams the whole input again, recodes and suppresses
-// batch by batch on a worker pool, and writes the batches in input order to sink.
-// It returns the number of records written.
-func writeRelease(ctx context.Context, src *csvSource, rc *recoder, sink *csvSink, workers int) (int, error) {
-	all := make([]int, len(src.header))
-	for i := range all {
-		all[i] = i
-	}
+// writeRelease is pass 2: it streams the kept columns of the input again, recodes and
+// suppresses batch by batch on a worker pool, and writes the batches in input order to
+// sink. It returns the number of records written.
+func writeRelease(ctx context.Context, src source, rc *recoder, out sink, workers int) (int, error) {
 	type job struct {
 		b    *batch
-		out  []string
+		out  *recoded
 		err  error
 		done chan struct{}
 	}
@@ -127,7 +127,7 @@ func writeRelease(ctx context.Context, src *csvSource, rc *recoder, sink *csvSin
 	in := make(chan *batch, workers)
 	jobs := make(chan *job, 2*workers) // in input order, for the writer
 	work := make(chan *job, 2*workers) // for the recoders
-	g.Go(guard(func() error { return src.stream(ctx, all, in) }))
+	g.Go(guard(func() error { return src.stream(ctx, rc.p.kept, in) }))
 	g.Go(guard(func() error {
 		defer close(jobs)
 		defer close(work)
@@ -146,7 +146,7 @@ func writeRelease(ctx context.Context, src *csvSource, rc *recoder, sink *csvSin
 	for range workers {
 		g.Go(guard(func() error {
 			for j := range work {
-				j.out, j.err = rc.recode(j.b, nil)
+				j.out, j.err = rc.recode(j.b)
 				close(j.done)
 			}
 			return nil
@@ -154,7 +154,6 @@ func writeRelease(ctx context.Context, src *csvSource, rc *recoder, sink *csvSin
 	}
 	written := 0
 	g.Go(guard(func() error {
-		width := len(rc.p.kept)
 		for j := range jobs {
 			select {
 			case <-j.done:
@@ -164,12 +163,11 @@ func writeRelease(ctx context.Context, src *csvSource, rc *recoder, sink *csvSin
 			if j.err != nil {
 				return j.err
 			}
-			for o := 0; o < len(j.out); o += width {
-				if err := sink.Write(j.out[o : o+width]); err != nil {
-					return err
-				}
-				written++
+			if err := out.write(j.out.fields, j.out.nulls, j.out.n); err != nil {
+				return fmt.Errorf("writing release: %w", err)
 			}
+			written += j.out.n
+			rc.p.progress.addWritten(j.b.n)
 		}
 		return nil
 	}))

@@ -54,9 +54,9 @@ type CSV struct {
 
 // Column is the configuration of one input column.
 type Column struct {
-	Name      string
-	Role      Role
-	Type      Type // default String
+	Name string
+	Role Role
+	Type Type // default String
 	// TypeDeclared is set when the configuration gives the type: Parquet and Arrow
 	// columns must then have it; otherwise they keep the type the file gives them.
 	TypeDeclared bool

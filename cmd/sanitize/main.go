@@ -11,9 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -30,23 +32,98 @@ func main() {
 
 // run executes the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := newRoot(stdout)
+	g := &globals{stderr: stderr}
+	root := newRoot(stdout, g)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	// Cobra validates the command, the flags and the arguments before the persistent
 	// pre-run; an error before it is a command-line mistake (exit 2).
 	started := false
-	root.PersistentPreRun = func(*cobra.Command, []string) { started = true }
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		started = true
+		return g.setup()
+	}
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "sanitize:", err)
-	if !started {
-		return 2
+	code := 2
+	if started {
+		code = exitCode(err)
 	}
-	return exitCode(err)
+	if g.log != nil && g.logFormat == "json" {
+		g.log.Error(err.Error(), "exit", code)
+	} else {
+		fmt.Fprintln(stderr, "sanitize:", err)
+	}
+	return code
+}
+
+// globals are the flags every command takes, and what they set up.
+type globals struct {
+	stderr    io.Writer
+	quiet     bool
+	logFormat string
+	log       *slog.Logger
+}
+
+// setup makes the logger: text on stderr with warnings and errors only (none with
+// --quiet), or JSON records of every stage for unattended jobs.
+func (g *globals) setup() error {
+	level := slog.LevelWarn
+	if g.quiet {
+		level = slog.LevelError
+	}
+	switch g.logFormat {
+	case "text":
+		g.log = slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+	case "json":
+		if !g.quiet {
+			level = slog.LevelInfo
+		}
+		g.log = slog.New(slog.NewJSONHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+	default:
+		return usageError{fmt.Errorf("--log-format: %q is not one of text, json", g.logFormat)}
+	}
+	return nil
+}
+
+// terminal reports whether w is a terminal (a character device).
+func terminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// showProgress prints the run's progress on one line of stderr every half second while
+// the returned function has not been called; only when stderr is a terminal and logs
+// are text.
+func (g *globals) showProgress(p *pipeline.Progress) (stop func()) {
+	if !terminal(g.stderr) || g.logFormat != "text" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprint(g.stderr, "\r\033[K")
+				return
+			case <-t.C:
+				fmt.Fprintf(g.stderr, "\r\033[K%s: %d records read, %d nodes evaluated, %d records written",
+					p.Stage(), p.Read.Load(), p.Evaluated.Load(), p.Written.Load())
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // usageError marks a command-line mistake (exit 2).
@@ -64,7 +141,7 @@ func exitCode(err error) int {
 	return 1
 }
 
-func newRoot(stdout io.Writer) *cobra.Command {
+func newRoot(stdout io.Writer, g *globals) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "sanitize",
 		Short:         "Generalize, suppress and verify a sensitive table for publication",
@@ -72,11 +149,13 @@ func newRoot(stdout io.Writer) *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newRelease(stdout), newCheck(stdout), newGen(stdout))
+	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "print errors only (no warnings)")
+	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "text", "text (warnings and errors) or json (a record per stage, for unattended jobs)")
+	root.AddCommand(newRelease(stdout, g), newCheck(stdout), newGen(stdout))
 	return root
 }
 
-func newRelease(stdout io.Writer) *cobra.Command {
+func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 	var cfgPath string
 	var opt pipeline.Options
 	cmd := &cobra.Command{
@@ -91,7 +170,11 @@ func newRelease(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			opt.Log = g.log
+			opt.Progress = &pipeline.Progress{}
+			stop := g.showProgress(opt.Progress)
 			rep, err := pipeline.Release(cmd.Context(), cfg, opt)
+			stop()
 			if err != nil {
 				return err
 			}
@@ -143,16 +226,16 @@ func newCheck(stdout io.Writer) *cobra.Command {
 func newGen(stdout io.Writer) *cobra.Command {
 	var rows int
 	var seed uint64
-	var out string
+	var out, format string
 	cmd := &cobra.Command{
-		Use:   "gen --rows N --seed S --out FILE",
+		Use:   "gen --rows N --seed S --out FILE [--format csv|parquet|arrow|arrows]",
 		Short: "Write the synthetic hospital sample (patient id, name, age, sex, zip, admission date, diagnosis, length of stay)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := required("out", out); err != nil {
 				return err
 			}
-			if err := pipeline.Generate(out, rows, seed); err != nil {
+			if err := pipeline.Generate(out, format, rows, seed); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %d records to %s\n", rows, out)
@@ -161,7 +244,8 @@ func newGen(stdout io.Writer) *cobra.Command {
 	}
 	cmd.Flags().IntVar(&rows, "rows", 10000, "number of records")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed (the same seed gives the same file)")
-	cmd.Flags().StringVar(&out, "out", "", "file to write (.csv, required)")
+	cmd.Flags().StringVar(&out, "out", "", "file to write (required)")
+	cmd.Flags().StringVar(&format, "format", "", "csv, parquet, arrow (IPC file) or arrows (IPC stream); default: from the extension of --out")
 	return cmd
 }
 

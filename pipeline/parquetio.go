@@ -1,0 +1,445 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"github.com/xitongsys/parquet-go/common"
+	"github.com/xitongsys/parquet-go/marshal"
+	xparquet "github.com/xitongsys/parquet-go/parquet"
+	"github.com/xitongsys/parquet-go/writer"
+
+	"sanitizer/schema"
+)
+
+// parquetSource reads a Parquet file with the Arrow project's Parquet reader
+// (github.com/apache/arrow/go/v15/parquet/pqarrow), only the column chunks of the
+// projected columns, record batch by record batch, converted to text as Arrow IPC
+// input is (arrowText).
+//
+// The output is written with github.com/xitongsys/parquet-go (parquetSink); reading
+// with it too was tried and given up: fuzzing found corrupt files that make it
+// allocate terabytes from a length in the data (a fatal, unrecoverable out-of-memory
+// crash instead of exit 2), and it reads several times slower (BENCHMARKS.md).
+type parquetSource struct {
+	path   string
+	file   *os.File
+	id     fileIdentity
+	mem    memory.Allocator
+	pf     *file.Reader
+	fr     *pqarrow.FileReader
+	cols   []column
+	leaves [][]int // per column: its leaf columns in the Parquet schema
+	total  int64
+	read   int
+	rows1  int
+}
+
+// openParquet opens a Parquet file and reads its footer and schema. Columns of types
+// this tool cannot read are reported as unsupported (they may only be dropped).
+func openParquet(path string) (src *parquetSource, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, schema.BadInput("input: %w", err)
+	}
+	s := &parquetSource{path: path, file: f}
+	defer func() {
+		if r := recover(); r != nil {
+			err = s.corrupt("", fmt.Errorf("%v", r))
+		}
+		if err != nil {
+			s.Close()
+		}
+	}()
+	if s.id, err = identify(f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s.mem = &boundedAllocator{mem: memory.DefaultAllocator, limit: min(s.id.size, math.MaxInt64-arrowBufferSlack) + arrowBufferSlack}
+	if err := s.start(); err != nil {
+		return nil, err
+	}
+	sch, err := s.fr.Schema()
+	if err != nil {
+		return nil, s.corrupt("", err)
+	}
+	if n := len(s.fr.Manifest.Fields); n != sch.NumFields() {
+		return nil, s.corrupt("", fmt.Errorf("%d fields in the manifest, %d in the schema", n, sch.NumFields()))
+	}
+	seen := map[string]int{}
+	for i, fld := range sch.Fields() {
+		if j, dup := seen[fld.Name]; dup {
+			return nil, schema.BadInput("%s: columns %d and %d have the same name %q", path, j+1, i+1, fld.Name)
+		}
+		seen[fld.Name] = i
+		c := arrowColumn(fld)
+		var leaves []int
+		collectLeaves(&s.fr.Manifest.Fields[i], &leaves)
+		if len(leaves) != 1 && c.unsupported == "" {
+			c.typ, c.unsupported = "", fld.Type.String()
+		}
+		s.cols = append(s.cols, c)
+		s.leaves = append(s.leaves, leaves)
+	}
+	return s, nil
+}
+
+// collectLeaves appends the leaf column indexes under a schema field.
+func collectLeaves(f *pqarrow.SchemaField, out *[]int) {
+	if f.IsLeaf() {
+		*out = append(*out, f.ColIndex)
+		return
+	}
+	for i := range f.Children {
+		collectLeaves(&f.Children[i], out)
+	}
+}
+
+// start opens the readers over the open file, at the first record.
+func (s *parquetSource) start() error {
+	s.release()
+	props := parquet.NewReaderProperties(s.mem)
+	// A section of the open file: the reader's Close must not close it (pass 2 rereads
+	// the same descriptor), and it cannot read past the size seen at open.
+	pf, err := file.NewParquetReader(io.NewSectionReader(s.file, 0, s.id.size), file.WithReadProps(props))
+	if err != nil {
+		return s.corrupt("", err)
+	}
+	s.pf = pf
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, s.mem)
+	if err != nil {
+		return s.corrupt("", err)
+	}
+	s.fr, s.read, s.total = fr, 0, pf.NumRows()
+	if err := s.checkChunks(); err != nil {
+		return s.corrupt("", err)
+	}
+	return nil
+}
+
+// checkChunks checks the footer's row groups and column chunks against the file's size
+// before any reader goroutine of the library trusts them (a panic there, out of reach
+// of recover, would end the process).
+func (s *parquetSource) checkChunks() error {
+	md := s.pf.MetaData()
+	var sum int64
+	leaves := md.Schema.NumColumns()
+	for i := 0; i < s.pf.NumRowGroups(); i++ {
+		rg := md.RowGroup(i)
+		n := rg.NumRows()
+		if n < 0 || n > s.total-sum {
+			return errors.New("the row groups do not add up to the file's record count")
+		}
+		sum += n
+		if rg.NumColumns() != leaves {
+			return fmt.Errorf("row group %d has %d column chunks for %d columns", i, rg.NumColumns(), leaves)
+		}
+		for j := 0; j < leaves; j++ {
+			cc, err := rg.ColumnChunk(j)
+			if err != nil {
+				return err
+			}
+			start := cc.DataPageOffset()
+			if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 {
+				start = min(start, cc.DictionaryPageOffset())
+			}
+			size := cc.TotalCompressedSize()
+			if start < 4 || size <= 0 || size > s.id.size || start > s.id.size-size || cc.NumValues() < 0 {
+				return fmt.Errorf("row group %d, column chunk %d lies outside the file", i, j)
+			}
+		}
+	}
+	if s.total < 0 || sum != s.total {
+		return errors.New("the row groups do not add up to the file's record count")
+	}
+	return nil
+}
+
+func (s *parquetSource) release() {
+	if s.pf != nil {
+		s.pf.Close()
+		s.pf, s.fr = nil, nil
+	}
+}
+
+func (s *parquetSource) corrupt(col string, err error) error {
+	var tooLarge errBufferTooLarge
+	if errors.As(err, &tooLarge) {
+		err = tooLarge
+	}
+	if col != "" {
+		return schema.BadInput("%s: column %q: not a readable Parquet file (truncated or corrupt): %v", s.path, col, err)
+	}
+	return schema.BadInput("%s: not a readable Parquet file (truncated or corrupt): %v", s.path, err)
+}
+
+func (s *parquetSource) columns() []column { return s.cols }
+
+func (s *parquetSource) rows() int { return s.read }
+
+func (s *parquetSource) Close() error {
+	s.release()
+	return s.file.Close()
+}
+
+// rewind checks that the open file is unchanged and starts again at the first record.
+func (s *parquetSource) rewind() error {
+	s.rows1 = s.read
+	if err := s.same(); err != nil {
+		return err
+	}
+	return s.start()
+}
+
+func (s *parquetSource) same() error {
+	id, err := identify(s.file)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.path, err)
+	}
+	if id.size != s.id.size || !id.mtime.Equal(s.id.mtime) {
+		return errChanged(s.path)
+	}
+	return nil
+}
+
+func (s *parquetSource) unchanged() error {
+	if s.read != s.rows1 {
+		return errChanged(s.path)
+	}
+	return s.same()
+}
+
+// stream reads the projected columns record batch by record batch.
+func (s *parquetSource) stream(ctx context.Context, cols []int, out chan<- *batch) (err error) {
+	defer close(out)
+	col := ""
+	defer func() {
+		if r := recover(); r != nil {
+			err = s.corrupt(col, fmt.Errorf("%v", r))
+		}
+	}()
+	send := func(b *batch) error {
+		select {
+		case out <- b:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if len(cols) == 0 { // only the count: no column chunk is read
+		for int64(s.read) < s.total {
+			n := int(min(int64(batchRows), s.total-int64(s.read)))
+			b := newBatch(s.read, 0)
+			b.n = n
+			s.read += n
+			if err := send(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	leaves := make([]int, len(cols))
+	for j, c := range cols {
+		if s.cols[c].unsupported != "" {
+			return schema.BadInput("%s: column %q: values of type %s cannot be read", s.path, s.cols[c].name, s.cols[c].unsupported)
+		}
+		leaves[j] = s.leaves[c][0]
+	}
+	// The record reader returns columns in schema order: find each projected one.
+	order := slices.Clone(leaves)
+	slices.Sort(order)
+	order = slices.Compact(order)
+	rr, err := s.fr.GetRecordReader(ctx, order, nil)
+	if err != nil {
+		return s.corrupt("", err)
+	}
+	defer rr.Release()
+	width := len(cols)
+	conv := make([]func(int) (string, bool), width)
+	for rr.Next() {
+		rec := rr.Record()
+		n := int(rec.NumRows())
+		if int64(s.read+n) > s.total {
+			return s.corrupt("", errors.New("more records than the footer says"))
+		}
+		for j := range cols {
+			at := slices.Index(order, leaves[j])
+			col = s.cols[cols[j]].name
+			arr := rec.Column(at)
+			if arr.Len() != n {
+				return s.corrupt(col, fmt.Errorf("%d values in a batch of %d records", arr.Len(), n))
+			}
+			conv[j] = arrowText(arr)
+		}
+		b := newBatch(s.read, width)
+		b.fields = b.fields[:n*width]
+		for j := range cols {
+			col = s.cols[cols[j]].name
+			text := conv[j]
+			for i := range n {
+				if v, null := text(i); null {
+					b.setNull(i*width + j)
+				} else {
+					b.fields[i*width+j] = v
+				}
+			}
+		}
+		col = ""
+		b.n = n
+		s.read += n
+		if err := send(b); err != nil {
+			return err
+		}
+	}
+	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return s.corrupt(col, err)
+	}
+	if int64(s.read) != s.total {
+		return s.corrupt("", fmt.Errorf("%d records where the footer says %d", s.read, s.total))
+	}
+	return nil
+}
+
+// parquetSink writes a Parquet file with github.com/xitongsys/parquet-go: Snappy
+// compression, row groups of about pqRowGroupBytes, the release parameters in the
+// footer's key-value metadata.
+type parquetSink struct {
+	w    *writer.ParquetWriter
+	cols []outColumn
+	meta map[string]string
+	rec  []any
+}
+
+// pqRowGroupBytes is the row-group size parquet-go aims at (by its own estimate of the
+// buffered values, which are held boxed until the group is written).
+const pqRowGroupBytes = 16 << 20
+
+// newParquetSink starts a Parquet file with the given columns in w.
+func newParquetSink(w io.Writer, cols []outColumn, meta map[string]string) (*parquetSink, error) {
+	root := xparquet.NewSchemaElement()
+	root.Name = "schema"
+	nc := int32(len(cols))
+	root.NumChildren = &nc
+	req := xparquet.FieldRepetitionType_REQUIRED
+	root.RepetitionType = &req
+	els := []*xparquet.SchemaElement{root}
+	seen := map[string]string{}
+	for _, c := range cols {
+		in := common.StringToVariableName(c.name)
+		if other, dup := seen[in]; dup {
+			return nil, schema.BadInput("output: columns %q and %q have names the Parquet library cannot tell apart", other, c.name)
+		}
+		seen[in] = c.name
+		el := xparquet.NewSchemaElement()
+		el.Name = c.name
+		rt := xparquet.FieldRepetitionType_REQUIRED
+		if c.nullable {
+			rt = xparquet.FieldRepetitionType_OPTIONAL
+		}
+		el.RepetitionType = &rt
+		setPqType(el, c.typ)
+		els = append(els, el)
+	}
+	pw, err := writer.NewParquetWriterFromWriter(w, els, 2)
+	if err != nil {
+		return nil, err
+	}
+	pw.MarshalFunc = marshal.MarshalCSV
+	pw.RowGroupSize = pqRowGroupBytes
+	pw.CompressionType = xparquet.CompressionCodec_SNAPPY
+	createdBy := "sanitize version " + Version
+	pw.Footer.CreatedBy = &createdBy
+	return &parquetSink{w: pw, cols: cols, meta: meta}, nil
+}
+
+// setPqType sets the physical and logical type of an output column.
+func setPqType(el *xparquet.SchemaElement, typ schema.Type) {
+	set := func(t xparquet.Type) { el.Type = &t }
+	conv := func(t xparquet.ConvertedType) { el.ConvertedType = &t }
+	switch typ {
+	case schema.Integer:
+		set(xparquet.Type_INT64)
+	case schema.Float:
+		set(xparquet.Type_DOUBLE)
+	case schema.Boolean:
+		set(xparquet.Type_BOOLEAN)
+	case schema.Date:
+		set(xparquet.Type_INT32)
+		conv(xparquet.ConvertedType_DATE)
+		el.LogicalType = &xparquet.LogicalType{DATE: xparquet.NewDateType()}
+	case schema.Timestamp:
+		set(xparquet.Type_INT64)
+		el.LogicalType = &xparquet.LogicalType{TIMESTAMP: &xparquet.TimestampType{IsAdjustedToUTC: true, Unit: &xparquet.TimeUnit{NANOS: xparquet.NewNanoSeconds()}}}
+	default:
+		set(xparquet.Type_BYTE_ARRAY)
+		conv(xparquet.ConvertedType_UTF8)
+		el.LogicalType = &xparquet.LogicalType{STRING: xparquet.NewStringType()}
+	}
+}
+
+func (s *parquetSink) write(fields []string, nulls []bool, n int) error {
+	w := len(s.cols)
+	for i := range n {
+		rec := make([]any, w) // parquet-go keeps the record until the row group is written
+		for j, c := range s.cols {
+			k := i*w + j
+			if nulls != nil && nulls[k] {
+				continue
+			}
+			if c.typ == schema.String || c.typ == "" {
+				rec[j] = fields[k]
+				continue
+			}
+			v, err := parseTyped(c.typ, fields[k])
+			if err != nil {
+				return fmt.Errorf("column %q: %w", c.name, err)
+			}
+			switch c.typ {
+			case schema.Integer, schema.Timestamp:
+				rec[j] = v.i
+			case schema.Float:
+				rec[j] = v.f
+			case schema.Boolean:
+				rec[j] = v.b
+			case schema.Date:
+				if v.i < -1<<31 || v.i >= 1<<31 {
+					return fmt.Errorf("column %q: date out of range", c.name)
+				}
+				rec[j] = int32(v.i)
+			}
+		}
+		if err := s.w.Write(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *parquetSink) finish() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("writing Parquet: %v", r)
+		}
+	}()
+	keys := make([]string, 0, len(s.meta))
+	for k := range s.meta {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := s.meta[k]
+		s.w.Footer.KeyValueMetadata = append(s.w.Footer.KeyValueMetadata, &xparquet.KeyValue{Key: k, Value: &v})
+	}
+	return s.w.WriteStop()
+}

@@ -1,0 +1,53 @@
+package pipeline
+
+import "sync/atomic"
+
+// Stages of a run, as Progress reports them.
+const (
+	StageRead   = "read"   // pass 1: reading and encoding
+	StageSearch = "search" // the search over the lattice
+	StageWrite  = "write"  // pass 2: recoding and writing
+	StageVerify = "verify" // re-reading the written file
+)
+
+// Progress counts a run's work while it happens, for a progress display: another
+// goroutine may read it at any time. A nil *Progress counts nothing.
+type Progress struct {
+	Read      atomic.Int64 // records read by pass 1
+	Evaluated atomic.Int64 // lattice nodes counted by the search
+	Written   atomic.Int64 // records written by pass 2
+	stage     atomic.Value // string
+}
+
+// Stage returns the stage the run is in ("" before the first).
+func (p *Progress) Stage() string {
+	if p == nil {
+		return ""
+	}
+	s, _ := p.stage.Load().(string)
+	return s
+}
+
+func (p *Progress) enter(stage string) {
+	if p != nil {
+		p.stage.Store(stage)
+	}
+}
+
+func (p *Progress) addRead(n int) {
+	if p != nil {
+		p.Read.Add(int64(n))
+	}
+}
+
+func (p *Progress) addWritten(n int) {
+	if p != nil {
+		p.Written.Add(int64(n))
+	}
+}
+
+func (p *Progress) addEvaluated(n int) {
+	if p != nil {
+		p.Evaluated.Add(int64(n))
+	}
+}

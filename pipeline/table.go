@@ -1,0 +1,278 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"time"
+
+	"sanitizer/schema"
+)
+
+// Values travel between the stages as text in one canonical form per type, so that the
+// hierarchies, the dictionaries and the verifier see the same strings whatever the file
+// format; the sinks turn the text back into the column's type:
+//
+//	integer    decimal, no leading zeros or '+'      ("-42")
+//	float      shortest representation that reads back exactly ("0.1", "1e+21", "NaN")
+//	boolean    "true" / "false"
+//	date       YYYY-MM-DD                                  ("2024-02-29")
+//	timestamp  RFC 3339 in UTC with nanoseconds if any     ("2024-02-29T13:05:00.5Z")
+//	string     the value itself
+//
+// A null travels as a set bit in the batch's nulls (its text is empty).
+
+// column is one column of an input table: its name and the type the file gives it
+// ("" for CSV, whose fields are text of no stated type).
+type column struct {
+	name string
+	typ  schema.Type
+	// unsupported, when not empty, names a file type this tool cannot read: the
+	// column may only be dropped.
+	unsupported string
+}
+
+// batch is a run of consecutive input records, projected to some columns.
+type batch struct {
+	first  int      // 0-based index of the first record in the input
+	width  int      // fields per record
+	fields []string // len = n × width
+	nulls  []bool   // nil when no field is null, else len = n × width
+	n      int
+}
+
+func (b *batch) record(i int) []string { return b.fields[i*b.width : (i+1)*b.width] }
+
+// null reports whether field col of record i is null.
+func (b *batch) null(i, col int) bool { return b.nulls != nil && b.nulls[i*b.width+col] }
+
+// setNull marks field k (an index into fields) null.
+func (b *batch) setNull(k int) {
+	if b.nulls == nil {
+		b.nulls = make([]bool, cap(b.fields))
+	}
+	b.nulls[k] = true
+}
+
+func newBatch(first, width int) *batch {
+	return &batch{first: first, width: width, fields: make([]string, 0, batchRows*width)}
+}
+
+// batchRows is the number of records per batch between stages.
+const batchRows = 4096
+
+// source is an open input table.
+type source interface {
+	// columns returns the table's columns in file order.
+	columns() []column
+	// stream sends the records from the current position to the end, projected to
+	// cols (indexes into columns()), in batches to out, and closes out.
+	stream(ctx context.Context, cols []int, out chan<- *batch) error
+	// rewind starts a second pass over the same open file, after checking that the
+	// file is still the one the first pass read.
+	rewind() error
+	// unchanged checks, after the second pass, that both passes read the same table.
+	unchanged() error
+	// rows is the number of records read by the current pass.
+	rows() int
+	Close() error
+}
+
+// outColumn is one column of a release or generated table.
+type outColumn struct {
+	name     string
+	typ      schema.Type
+	nullable bool
+}
+
+// sink writes a table to a file it was given (the file's key-value metadata, where the
+// format has them, are given when the sink is made). write takes n records of
+// len(columns) fields each in canonical text (nulls nil when none is null); finish
+// writes what is buffered and the format's trailer, and closes nothing it did not open.
+type sink interface {
+	write(fields []string, nulls []bool, n int) error
+	finish() error
+}
+
+// fileIdentity is what the second pass compares to prove that a binary input was not
+// replaced or modified between the passes: the open file's size and modification time
+// (the file descriptor itself is the same, so a rename over the path does not matter).
+type fileIdentity struct {
+	size  int64
+	mtime time.Time
+}
+
+func identify(f *os.File) (fileIdentity, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return fileIdentity{}, err
+	}
+	return fileIdentity{size: st.Size(), mtime: st.ModTime()}, nil
+}
+
+// Canonical text of typed values.
+
+func formatInt(v int64) string     { return strconv.FormatInt(v, 10) }
+func formatUint(v uint64) string   { return strconv.FormatUint(v, 10) }
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+func formatBool(v bool) string     { return strconv.FormatBool(v) }
+
+// formatDate formats days since 1970-01-01.
+func formatDate(days int64) string {
+	return time.Unix(days*86400, 0).UTC().Format(time.DateOnly)
+}
+
+// formatTimestamp formats nanoseconds since the epoch, in UTC.
+func formatTimestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// typed is a value parsed from its canonical text for a typed sink.
+type typed struct {
+	i int64   // integer; date: days since the epoch; timestamp: nanoseconds since the epoch
+	f float64 // float
+	b bool    // boolean
+}
+
+// parseTyped parses the text of a value of type typ. Text read from a CSV input in any
+// reasonable spelling is accepted (ParseInt, ParseFloat, ParseBool; dates as
+// YYYY-MM-DD; timestamps as RFC 3339). The error never quotes the value.
+func parseTyped(typ schema.Type, s string) (typed, error) {
+	var (
+		v   typed
+		err error
+	)
+	switch typ {
+	case schema.Integer:
+		v.i, err = strconv.ParseInt(s, 10, 64)
+	case schema.Float:
+		v.f, err = strconv.ParseFloat(s, 64)
+	case schema.Boolean:
+		v.b, err = strconv.ParseBool(s)
+	case schema.Date:
+		var t time.Time
+		if t, err = time.Parse(time.DateOnly, s); err == nil {
+			v.i = t.Unix() / 86400 // midnight UTC: an exact multiple
+		}
+	case schema.Timestamp:
+		var t time.Time
+		if t, err = time.Parse(time.RFC3339Nano, s); err == nil {
+			const maxSec = math.MaxInt64/1_000_000_000 - 1
+			if sec := t.Unix(); sec > maxSec || sec < -maxSec {
+				err = errNotType(typ)
+			}
+			v.i = t.Unix()*1e9 + int64(t.Nanosecond())
+		}
+	}
+	if err != nil {
+		return typed{}, errNotType(typ)
+	}
+	return v, nil
+}
+
+// checkType checks a value against its column's declared type (nil conf: a dropped
+// column, never written). The error never quotes the value.
+func checkType(conf *schema.Column, v string) error {
+	if conf == nil {
+		return nil
+	}
+	_, err := parseTyped(conf.Type, v)
+	return err
+}
+
+type errNotType schema.Type
+
+func (e errNotType) Error() string { return "value is not a valid " + string(e) }
+
+// typeMismatch is the error for a file column whose type is not the declared one.
+func typeMismatch(path, name string, declared, got schema.Type, detail string) error {
+	return schema.BadInput("%s: column %q: the configuration declares type %s but the file has %s (%s)", path, name, declared, got, detail)
+}
+
+// describe names a value type for messages.
+func describe(typ schema.Type) string {
+	if typ == "" {
+		return "text"
+	}
+	return string(typ)
+}
+
+// openSource opens an input table of the given format. names are the configuration's
+// columns, in order: the header of a CSV file without a header row.
+func openSource(path, format string, dialect schema.CSV, names []string) (source, error) {
+	switch format {
+	case "csv":
+		return openCSV(path, dialect, names)
+	case "parquet":
+		return openParquet(path)
+	case "arrow":
+		return openArrow(path, false)
+	case "arrows":
+		return openArrow(path, true)
+	}
+	return nil, schema.BadInput("%s: unknown format %q", path, format)
+}
+
+// newSink starts a table of the given format in f. meta is written as the file's
+// key-value metadata where the format has them (Parquet, Arrow).
+func newSink(f *os.File, format string, dialect schema.CSV, cols []outColumn, meta map[string]string) (sink, error) {
+	switch format {
+	case "csv":
+		return newCSVSink(f, dialect, cols)
+	case "parquet":
+		return newParquetSink(f, cols, meta)
+	case "arrow":
+		return newArrowSink(f, false, cols, meta)
+	case "arrows":
+		return newArrowSink(f, true, cols, meta)
+	}
+	return nil, fmt.Errorf("unknown output format %q", format)
+}
+
+// recordReader reads the records of a source one by one, as text (a null reads as "").
+// It streams in a goroutine that Close stops.
+type recordReader struct {
+	cancel context.CancelFunc
+	in     chan *batch
+	errc   chan error
+	cur    *batch
+	i      int
+}
+
+func readRecords(ctx context.Context, src source) *recordReader {
+	ctx, cancel := context.WithCancel(ctx)
+	all := make([]int, len(src.columns()))
+	for i := range all {
+		all[i] = i
+	}
+	r := &recordReader{cancel: cancel, in: make(chan *batch, 2), errc: make(chan error, 1)}
+	go func() { r.errc <- guard(func() error { return src.stream(ctx, all, r.in) })() }()
+	return r
+}
+
+// Read returns the next record (valid until the next call), or io.EOF.
+func (r *recordReader) Read() ([]string, error) {
+	for r.cur == nil || r.i >= r.cur.n {
+		b, ok := <-r.in
+		if !ok {
+			if err := <-r.errc; err != nil {
+				r.errc <- err
+				return nil, err
+			}
+			r.errc <- nil
+			return nil, io.EOF
+		}
+		r.cur, r.i = b, 0
+	}
+	rec := r.cur.record(r.i)
+	r.i++
+	return rec, nil
+}
+
+// Close stops the stream and waits for it.
+func (r *recordReader) Close() {
+	r.cancel()
+	for range r.in {
+	}
+}
