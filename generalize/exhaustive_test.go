@@ -249,14 +249,14 @@ func loadAdult(t testing.TB) (*Table, [][]string, [][][]string) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		hier = append(hier, hrows)
-		codes := make([]int32, tab.Rows)
+		codes := NewCodes(tab.Rows, h.Leaves())
 		for r, row := range data[1:] {
 			v := row[col[name]]
 			leaf, ok := h.Leaf(v)
 			if !ok {
 				t.Fatalf("%s row %d: value not in hierarchy", name, r+1)
 			}
-			codes[r] = leaf
+			codes.Set(r, leaf)
 			raw[r] = append(raw[r], v)
 		}
 		tab.Columns = append(tab.Columns, Column{Name: name, Hierarchy: h, Codes: codes})

@@ -55,8 +55,8 @@ func newLoss(t *Table) *loss {
 		h := c.Hierarchy
 		m.span[i] = int64(h.Leaves() - 1)
 		perLeaf := make([]int64, h.Leaves())
-		for _, code := range c.Codes {
-			perLeaf[code]++
+		for r := range t.Rows {
+			perLeaf[c.Codes.At(r)]++
 		}
 		m.sum[i] = make([]int64, h.Height())
 		for l := range h.Height() {

@@ -306,6 +306,13 @@ func (s *searcher) pivot(node int, apply func(evaluation)) {
 	apply(s.evaluate(best, s.workers))
 }
 
+// bottomMaxRows is the largest table whose bottom node's classes are counted up front
+// and kept as the first source of every roll-up. A larger table's records are that
+// source themselves (the bottom node is then counted only if the search needs it):
+// its bottom would cost 4 bytes per quasi-identifier and class where the records cost
+// one or two, and with many quasi-identifiers it has nearly as many classes as records.
+const bottomMaxRows = 1 << 21
+
 // pivotMemory is how many recent nodes counted from the bottom pivot() considers, and
 // pivotCover how many of them must lie above a meet (besides the node) to count it.
 // A pivot that is not reused costs one more roll-up of the bottom: pivots are made only
@@ -341,20 +348,23 @@ func (s *searcher) tag(status []uint8, node int, st uint8) {
 
 func (s *searcher) run(ctx context.Context) (*Result, error) {
 	n := s.lat.Size()
-	rows := &classes{node: 0, cols: make([][]int32, s.q), n: s.t.Rows}
+	rows := &classes{node: 0, rows: make([]Codes, s.q), n: s.t.Rows}
 	for i, c := range s.t.Columns {
-		rows.cols[i] = c.Codes
+		rows.rows[i] = c.Codes
 	}
-	g := <-s.pool
-	g.par = s.workers
-	identity := make([][]int32, s.q)
-	sizes := make([]int, s.q)
-	for i := range s.q {
-		identity[i] = s.maps[i][0][0]
-		sizes[i] = s.t.Columns[i].Hierarchy.Leaves()
+	s.bottom = rows
+	if s.t.Rows <= bottomMaxRows {
+		g := <-s.pool
+		g.par = s.workers
+		identity := make([][]int32, s.q)
+		sizes := make([]int, s.q)
+		for i := range s.q {
+			identity[i] = s.maps[i][0][0]
+			sizes[i] = s.t.Columns[i].Hierarchy.Leaves()
+		}
+		s.bottom = g.rollUp(rows, 0, identity, sizes, nil)
+		s.pool <- g
 	}
-	s.bottom = g.rollUp(rows, 0, identity, sizes, nil)
-	s.pool <- g
 
 	// Order every node by (bound, height, levels).
 	bound := make([]float64, n)
@@ -530,14 +540,14 @@ func Suppressed(t *Table, levels []int, k int) ([]bool, error) {
 	if len(levels) != len(t.Columns) {
 		return nil, fmt.Errorf("node has %d levels for %d quasi-identifiers", len(levels), len(t.Columns))
 	}
-	rows := &classes{cols: make([][]int32, len(t.Columns)), n: t.Rows}
+	rows := &classes{rows: make([]Codes, len(t.Columns)), n: t.Rows}
 	maps := make([][]int32, len(t.Columns))
 	sizes := make([]int, len(t.Columns))
 	for i, c := range t.Columns {
 		if levels[i] < 0 || levels[i] >= c.Hierarchy.Height() {
 			return nil, fmt.Errorf("column %q: level %d outside 0..%d", c.Name, levels[i], c.Hierarchy.Height()-1)
 		}
-		rows.cols[i] = c.Codes
+		rows.rows[i] = c.Codes
 		maps[i] = c.Hierarchy.levelMap(0, levels[i])
 		sizes[i] = c.Hierarchy.Size(levels[i])
 	}

@@ -84,12 +84,12 @@ func randomTable(rng *rand.Rand, n, q int) (*Table, [][]string, [][][]string) {
 			panic(err)
 		}
 		hier = append(hier, rows)
-		codes := make([]int32, n)
+		codes := NewCodes(n, leaves)
 		for r := range n {
 			// skewed: square of a uniform favours small leaf indexes
 			u := rng.Float64()
 			leaf := int(u * u * float64(leaves))
-			codes[r] = int32(leaf)
+			codes.Set(r, int32(leaf))
 			raw[r] = append(raw[r], rows[leaf][0])
 		}
 		tab.Columns = append(tab.Columns, Column{Name: fmt.Sprintf("q%d", c), Hierarchy: h, Codes: codes})

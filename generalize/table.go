@@ -16,7 +16,7 @@ type Table struct {
 type Column struct {
 	Name      string
 	Hierarchy *Hierarchy
-	Codes     []int32 // leaf code per record, len == Table.Rows
+	Codes     Codes // leaf code per record, Len() == Table.Rows
 }
 
 // validate checks that the table is well formed.
@@ -28,14 +28,11 @@ func (t *Table) validate() error {
 		return fmt.Errorf("%d records: at most %d can be counted", t.Rows, math.MaxInt32)
 	}
 	for _, c := range t.Columns {
-		if len(c.Codes) != t.Rows {
-			return fmt.Errorf("column %q: %d codes for %d rows", c.Name, len(c.Codes), t.Rows)
+		if c.Codes.Len() != t.Rows {
+			return fmt.Errorf("column %q: %d codes for %d rows", c.Name, c.Codes.Len(), t.Rows)
 		}
-		n := int32(c.Hierarchy.Leaves())
-		for r, code := range c.Codes {
-			if code < 0 || code >= n {
-				return fmt.Errorf("column %q row %d: leaf code %d outside the hierarchy", c.Name, r+1, code)
-			}
+		if lo, hi := c.Codes.minMax(); lo < 0 || hi >= int32(c.Hierarchy.Leaves()) {
+			return fmt.Errorf("column %q: leaf codes %d..%d outside the hierarchy's 0..%d", c.Name, lo, hi, c.Hierarchy.Leaves()-1)
 		}
 	}
 	return nil

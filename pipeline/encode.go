@@ -11,11 +11,78 @@ import (
 )
 
 // dictionary numbers the distinct values of one column in order of first appearance.
+// The number of every record is kept in chunks of 16 bits while the column has at most
+// 65,536 values (32 bits after), so that pass 1 holds two bytes per record and column,
+// and no slice is ever copied to grow.
 type dictionary struct {
 	index  map[string]int32
 	values []string
-	first  []int   // 0-based record of each value's first appearance
-	codes  []int32 // per record
+	first  []int      // 0-based record of each value's first appearance
+	narrow [][]uint16 // per record, in chunks of dictChunk
+	wide   [][]int32  // instead of narrow, once the column has more than 65,536 values
+	n      int        // records numbered
+}
+
+const dictChunk = 1 << 16
+
+// put records the number of the next record.
+func (d *dictionary) put(c int32) {
+	if d.n%dictChunk == 0 {
+		if d.wide != nil {
+			d.wide = append(d.wide, make([]int32, 0, dictChunk))
+		} else {
+			d.narrow = append(d.narrow, make([]uint16, 0, dictChunk))
+		}
+	}
+	if d.wide == nil && c > 0xFFFF {
+		for _, ch := range d.narrow {
+			w := make([]int32, len(ch), dictChunk)
+			for i, v := range ch {
+				w[i] = int32(v)
+			}
+			d.wide = append(d.wide, w)
+		}
+		d.narrow = nil
+	}
+	if d.wide != nil {
+		last := len(d.wide) - 1
+		d.wide[last] = append(d.wide[last], c)
+	} else {
+		last := len(d.narrow) - 1
+		d.narrow[last] = append(d.narrow[last], uint16(c))
+	}
+	d.n++
+}
+
+// code returns the number of record r.
+func (d *dictionary) code(r int) int32 {
+	if d.wide != nil {
+		return d.wide[r/dictChunk][r%dictChunk]
+	}
+	return int32(d.narrow[r/dictChunk][r%dictChunk])
+}
+
+// leafCodes returns the leaf code of every record (leafOf maps a number to its leaf;
+// nil: the numbers are the leaves) in the narrowest width for leaves, and frees the
+// numbers chunk by chunk as it goes.
+func (d *dictionary) leafCodes(leaves int, leafOf []int32) generalize.Codes {
+	out := generalize.NewCodes(d.n, leaves)
+	for r := range d.n {
+		c := d.code(r)
+		if leafOf != nil {
+			c = leafOf[c]
+		}
+		out.Set(r, c)
+		if (r+1)%dictChunk == 0 {
+			if d.wide != nil {
+				d.wide[r/dictChunk] = nil
+			} else {
+				d.narrow[r/dictChunk] = nil
+			}
+		}
+	}
+	d.narrow, d.wide = nil, nil
+	return out
 }
 
 func newDictionary() *dictionary { return &dictionary{index: map[string]int32{}} }
@@ -38,7 +105,7 @@ func (d *dictionary) add(b *batch, col int, nullAs *string, emptyNull bool) erro
 			d.values = append(d.values, v)
 			d.first = append(d.first, b.first+i)
 		}
-		d.codes = append(d.codes, c)
+		d.put(c)
 	}
 	return nil
 }
@@ -114,12 +181,7 @@ func encode(ctx context.Context, p *plan, src source, fileHier []*generalize.Hie
 		if err != nil {
 			return nil, err
 		}
-		codes := d.codes
-		if leafOf != nil {
-			for r, c := range codes {
-				codes[r] = leafOf[c]
-			}
-		}
+		codes := d.leafCodes(h.Leaves(), leafOf)
 		t.Columns = append(t.Columns, generalize.Column{Name: col.Name, Hierarchy: h, Codes: codes})
 		dicts[i] = nil
 	}

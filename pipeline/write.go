@@ -67,7 +67,7 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 				}
 				v = *nullAs
 			}
-			if leaf, ok := c.Hierarchy.Leaf(v); !ok || leaf != c.Codes[row] {
+			if leaf, ok := c.Hierarchy.Leaf(v); !ok || leaf != c.Codes.At(row) {
 				return nil, errChanged(r.p.input)
 			}
 		}
@@ -78,7 +78,7 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 			if qi := r.quasiAt[j]; qi >= 0 {
 				c := r.t.Columns[qi]
 				l := r.levels[qi]
-				out.fields = append(out.fields, c.Hierarchy.Value(l, c.Hierarchy.Code(l, c.Codes[row])))
+				out.fields = append(out.fields, c.Hierarchy.Value(l, c.Hierarchy.Code(l, c.Codes.At(row))))
 				continue
 			}
 			v, conf, name := rec[j], r.p.conf[pos], r.p.header[pos]

@@ -126,6 +126,30 @@ func TestHierarchyFiles(t *testing.T) {
 			return w
 		}()},
 	}
+	// The ward and insurance hierarchies must list every value the generator can
+	// produce (their upper levels are free).
+	for path, values := range map[string][]string{
+		"../testdata/hierarchies/ward.csv": func() []string {
+			var w []string
+			for _, d := range diagnoses {
+				for n := 1; n <= 3; n++ {
+					w = append(w, d.category+" "+smallInts[n])
+				}
+			}
+			return w
+		}(),
+		"../testdata/hierarchies/insurance.csv": insurances,
+	} {
+		listed := map[string]bool{}
+		for _, r := range hierarchyRows(t, path) {
+			listed[r[0]] = true
+		}
+		for _, v := range values {
+			if !listed[v] {
+				t.Errorf("%s does not list %q", path, v)
+			}
+		}
+	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
 			rows := hierarchyRows(t, tt.path)

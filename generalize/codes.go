@@ -1,0 +1,125 @@
+package generalize
+
+import "math"
+
+// Codes is a column of leaf codes, one per record, held in the narrowest of 8, 16 or
+// 32 bits that holds every leaf of the column's hierarchy: the encoded table, which
+// the whole search keeps in memory, costs one or two bytes per record and column for
+// the usual hierarchies instead of four.
+type Codes struct {
+	u8  []uint8
+	u16 []uint16
+	i32 []int32
+}
+
+// NewCodes returns n zero codes wide enough for codes below leaves.
+func NewCodes(n, leaves int) Codes {
+	switch {
+	case leaves <= math.MaxUint8+1:
+		return Codes{u8: make([]uint8, n)}
+	case leaves <= math.MaxUint16+1:
+		return Codes{u16: make([]uint16, n)}
+	}
+	return Codes{i32: make([]int32, n)}
+}
+
+// CodesOf returns the codes c (not copied).
+func CodesOf(c []int32) Codes { return Codes{i32: c} }
+
+// Len is the number of codes.
+func (c Codes) Len() int {
+	switch {
+	case c.u8 != nil:
+		return len(c.u8)
+	case c.u16 != nil:
+		return len(c.u16)
+	}
+	return len(c.i32)
+}
+
+// At returns code i.
+func (c Codes) At(i int) int32 {
+	switch {
+	case c.u8 != nil:
+		return int32(c.u8[i])
+	case c.u16 != nil:
+		return int32(c.u16[i])
+	}
+	return c.i32[i]
+}
+
+// Set sets code i to v, which must fit the width NewCodes chose.
+func (c Codes) Set(i int, v int32) {
+	switch {
+	case c.u8 != nil:
+		c.u8[i] = uint8(v)
+	case c.u16 != nil:
+		c.u16[i] = uint16(v)
+	default:
+		c.i32[i] = v
+	}
+}
+
+// Bytes is the memory the codes take.
+func (c Codes) Bytes() int { return len(c.u8) + 2*len(c.u16) + 4*len(c.i32) }
+
+// minMax returns the smallest and the largest code (0 and −1 when empty).
+func (c Codes) minMax() (lo, hi int32) {
+	switch {
+	case c.u8 != nil:
+		return minMaxOf(c.u8)
+	case c.u16 != nil:
+		return minMaxOf(c.u16)
+	}
+	return minMaxOf(c.i32)
+}
+
+func minMaxOf[T uint8 | uint16 | int32](s []T) (lo, hi int32) {
+	if len(s) == 0 {
+		return 0, -1
+	}
+	l, h := s[0], s[0]
+	for _, v := range s {
+		l, h = min(l, v), max(h, v)
+	}
+	return int32(l), int32(h)
+}
+
+// addKeys adds, for records lo..hi-1, the mapped code m[code] of this column to
+// keys[j] times sz (mixed radix) — the hot loop of grouping records.
+func (c Codes) addKeys(keys []uint64, lo, hi int, m []int32, sz uint64) {
+	switch {
+	case c.u8 != nil:
+		addKeysOf(keys, c.u8[lo:hi], m, sz)
+	case c.u16 != nil:
+		addKeysOf(keys, c.u16[lo:hi], m, sz)
+	default:
+		addKeysOf(keys, c.i32[lo:hi], m, sz)
+	}
+}
+
+func addKeysOf[T uint8 | uint16 | int32](keys []uint64, col []T, m []int32, sz uint64) {
+	keys = keys[:len(col)]
+	for j, c := range col {
+		keys[j] = keys[j]*sz + uint64(m[c])
+	}
+}
+
+// mixKeys mixes, for records lo..hi-1, the mapped code of this column into a hash.
+func (c Codes) mixKeys(keys []uint64, lo, hi int, m []int32) {
+	switch {
+	case c.u8 != nil:
+		mixKeysOf(keys, c.u8[lo:hi], m)
+	case c.u16 != nil:
+		mixKeysOf(keys, c.u16[lo:hi], m)
+	default:
+		mixKeysOf(keys, c.i32[lo:hi], m)
+	}
+}
+
+func mixKeysOf[T uint8 | uint16 | int32](keys []uint64, col []T, m []int32) {
+	keys = keys[:len(col)]
+	for j, c := range col {
+		keys[j] = (keys[j] ^ uint64(uint32(m[c]))) * 0xBF58476D1CE4E5B9
+	}
+}
