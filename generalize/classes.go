@@ -57,7 +57,9 @@ const (
 // rollUp groups the classes of src into the classes of node dst; maps[i] maps a code of
 // column i at src's level to its code at dst's level, and sizes[i] is the number of
 // codes at dst's level. When assign is not nil, assign[j] receives the index of the
-// output class of source class j.
+// output class of source class j. When limit > 0 and the output would have more than
+// limit classes, rollUp stops as soon as it has seen limit+1 of them and returns nil.
+// read is the number of source classes it read.
 //
 // Each class gets a key: its codes in mixed radix when the key space fits in 64 bits
 // (then equal keys are equal tuples), otherwise a hash of its codes (then tuples are
@@ -69,8 +71,11 @@ const (
 // Splitting the counting itself into partitions counted in parallel was measured and
 // dropped: on a million classes with eight quasi-identifiers it was no faster on the
 // 2-core machine (the counting waits on memory, not on arithmetic).
-func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, assign []int32) *classes {
+func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, assign []int32, limit int) (out *classes, read int) {
 	n := src.n
+	if limit <= 0 {
+		limit = n + 1
+	}
 	space, exact := uint64(1), true
 	for _, sz := range sizes {
 		hi, lo := bits.Mul64(space, uint64(sz))
@@ -83,11 +88,11 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 	var rep, counts []int32
 	switch {
 	case exact && space <= directLimit && space <= uint64(8*n+1024):
-		rep, counts = g.direct(src, maps, sizes, space, assign)
+		rep, counts, read = g.direct(src, maps, sizes, space, assign, limit)
 	default:
 		t := g.table(0)
 		t.reset(n)
-		g.eachChunk(src, maps, sizes, exact, func(lo int, keys []uint64) {
+		read = g.eachChunk(src, maps, sizes, exact, func(lo int, keys []uint64) bool {
 			slots, mask := t.slots, t.mask
 			for j, key := range keys {
 				j += lo
@@ -100,6 +105,9 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 						t.counts = append(t.counts, src.count(j))
 						c := int32(len(t.held))
 						slots[pos] = c
+						if len(t.held) > limit {
+							return false
+						}
 						if 2*len(t.held) > len(slots) {
 							t.grow(exact)
 							slots, mask = t.slots, t.mask
@@ -119,10 +127,14 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 					pos = (pos + 1) & mask
 				}
 			}
+			return true
 		})
 		rep, counts = t.rep, t.counts
 	}
-	out := &classes{node: dst, cols: make([][]int32, len(maps)), counts: slices.Clone(counts), n: len(rep)}
+	if len(rep) > limit {
+		return nil, read
+	}
+	out = &classes{node: dst, cols: make([][]int32, len(maps)), counts: slices.Clone(counts), n: len(rep)}
 	for i, m := range maps {
 		oc := make([]int32, len(rep))
 		for c, j := range rep {
@@ -130,17 +142,17 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 		}
 		out.cols[i] = oc
 	}
-	return out
+	return out, read
 }
 
 // direct counts keys in an array indexed by the key.
-func (g *grouper) direct(src *classes, maps [][]int32, sizes []int, space uint64, assign []int32) (rep, counts []int32) {
+func (g *grouper) direct(src *classes, maps [][]int32, sizes []int, space uint64, assign []int32, limit int) (rep, counts []int32, read int) {
 	if uint64(cap(g.slots)) < space {
 		g.slots = make([]int32, space)
 	}
 	slots := g.slots[:space]
 	clear(slots)
-	g.eachChunk(src, maps, sizes, true, func(lo int, keys []uint64) {
+	read = g.eachChunk(src, maps, sizes, true, func(lo int, keys []uint64) bool {
 		for j, key := range keys {
 			s := slots[key]
 			if s == 0 {
@@ -148,19 +160,24 @@ func (g *grouper) direct(src *classes, maps [][]int32, sizes []int, space uint64
 				counts = append(counts, 0)
 				s = int32(len(rep))
 				slots[key] = s
+				if len(rep) > limit {
+					return false
+				}
 			}
 			counts[s-1] += src.count(lo + j)
 			if assign != nil {
 				assign[lo+j] = s - 1
 			}
 		}
+		return true
 	})
-	return rep, counts
+	return rep, counts, read
 }
 
 // eachChunk computes the keys of the source classes chunk by chunk (in parallel within
-// a large chunk) and hands each chunk's keys to f in order.
-func (g *grouper) eachChunk(src *classes, maps [][]int32, sizes []int, exact bool, f func(lo int, keys []uint64)) {
+// a large chunk) and hands each chunk's keys to f in order, until f returns false. It
+// returns the number of source classes handed over.
+func (g *grouper) eachChunk(src *classes, maps [][]int32, sizes []int, exact bool, f func(lo int, keys []uint64) bool) int {
 	size := min(src.n, chunkRows)
 	if cap(g.keys) < size {
 		g.keys = make([]uint64, size)
@@ -178,8 +195,11 @@ func (g *grouper) eachChunk(src *classes, maps [][]int32, sizes []int, exact boo
 			wg.Go(func() { computeKeys(keys[a:b], src, lo+a, lo+b, maps, sizes, exact) })
 		}
 		wg.Wait()
-		f(lo, keys)
+		if !f(lo, keys) {
+			return hi
+		}
 	}
+	return src.n
 }
 
 // table returns the grouper's p-th open-addressing table.

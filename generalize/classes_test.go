@@ -73,7 +73,16 @@ func TestRollUpPaths(t *testing.T) {
 			for par := 1; par <= 3; par++ {
 				g := &grouper{par: par}
 				assign := make([]int32, c.n)
-				out := g.rollUp(src, 1, maps, outSizes, assign)
+				out, read := g.rollUp(src, 1, maps, outSizes, assign, 0)
+				if read != c.n {
+					t.Fatalf("par %d: read %d of %d", par, read, c.n)
+				}
+				if cut, _ := g.rollUp(src, 1, maps, outSizes, nil, len(want)-1); cut != nil {
+					t.Fatalf("par %d: a limit below the class count did not stop the count", par)
+				}
+				if full, _ := g.rollUp(src, 1, maps, outSizes, nil, len(want)); full == nil || full.n != len(want) {
+					t.Fatalf("par %d: a limit equal to the class count stopped the count", par)
+				}
 				if out.n != len(want) {
 					t.Fatalf("par %d: %d classes, want %d", par, out.n, len(want))
 				}

@@ -170,7 +170,18 @@ func (s *searcher) evaluate(node, par int) evaluation {
 		maps[i] = s.maps[i][srcLevels[i]][levels[i]]
 		sizes[i] = s.t.Columns[i].Hierarchy.Size(levels[i])
 	}
-	cls := g.rollUp(src, node, maps, sizes, nil)
+	// A node with more classes than limit is not anonymous: every class of k records
+	// or more takes k of the rows, every smaller class at least one of the records that
+	// may be suppressed. On a large source, counting stops there: the table is not
+	// kept for later roll-ups, which on a small source costs more than it saves.
+	limit := 0
+	if src.n >= abortMinSource {
+		limit = s.t.Rows/s.opt.K + s.opt.MaxSuppressed
+	}
+	cls, read := g.rollUp(src, node, maps, sizes, nil, limit)
+	if cls == nil {
+		return evaluation{node: node, suppressed: -1, anonymous: false, work: read}
+	}
 	supp := 0
 	fails := s.fails(cls)
 	for j := 0; j < cls.n; j++ {
@@ -178,7 +189,7 @@ func (s *searcher) evaluate(node, par int) evaluation {
 			supp += int(cls.count(j))
 		}
 	}
-	return evaluation{node: node, cls: cls, suppressed: supp, anonymous: supp <= s.opt.MaxSuppressed, work: src.n}
+	return evaluation{node: node, cls: cls, suppressed: supp, anonymous: supp <= s.opt.MaxSuppressed, work: read}
 }
 
 // source returns, among the cached class tables of specializations of node (the
@@ -194,7 +205,7 @@ func (s *searcher) source(node int) *classes {
 }
 
 func (s *searcher) remember(c *classes) {
-	if c.node == 0 || s.cache[c.node] != nil {
+	if c == nil || c.node == 0 || s.cache[c.node] != nil {
 		return
 	}
 	s.cache[c.node] = c
@@ -313,6 +324,10 @@ func (s *searcher) pivot(node int, apply func(evaluation)) {
 // one or two, and with many quasi-identifiers it has nearly as many classes as records.
 const bottomMaxRows = 1 << 21
 
+// abortMinSource is the smallest source whose roll-ups stop at the class count no
+// anonymous node can exceed.
+const abortMinSource = 1 << 17
+
 // pivotMemory is how many recent nodes counted from the bottom pivot() considers, and
 // pivotCover how many of them must lie above a meet (besides the node) to count it.
 // A pivot that is not reused costs one more roll-up of the bottom: pivots are made only
@@ -362,7 +377,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 			identity[i] = s.maps[i][0][0]
 			sizes[i] = s.t.Columns[i].Hierarchy.Leaves()
 		}
-		s.bottom = g.rollUp(rows, 0, identity, sizes, nil)
+		s.bottom, _ = g.rollUp(rows, 0, identity, sizes, nil, 0)
 		s.pool <- g
 	}
 
@@ -516,6 +531,9 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	final := s.evaluate(best, s.workers)
 	res.Levels = s.lat.Levels(best, nil)
 	res.Value = bestValue
+	if final.cls == nil || !final.anonymous {
+		return nil, fmt.Errorf("internal error: the chosen node is not anonymous on recount")
+	}
 	res.Suppressed = final.suppressed
 	fails := s.fails(final.cls)
 	for j := 0; j < final.cls.n; j++ {
@@ -553,7 +571,7 @@ func Suppressed(t *Table, levels []int, k int) ([]bool, error) {
 	}
 	assign := make([]int32, t.Rows)
 	g := &grouper{par: runtime.GOMAXPROCS(0)}
-	cls := g.rollUp(rows, 0, maps, sizes, assign)
+	cls, _ := g.rollUp(rows, 0, maps, sizes, assign, 0)
 	out := make([]bool, t.Rows)
 	for r, a := range assign {
 		out[r] = int(cls.counts[a]) < k

@@ -915,3 +915,62 @@ func TestGenDeterministic(t *testing.T) {
 		t.Errorf("release of the generated sample: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 }
+
+// TestLogs: text logs are silent on success (stderr is not a terminal here), warn about
+// dropped columns unless --quiet; JSON logs give a record per stage and the error with
+// its exit status. No log line holds a data value.
+func TestLogs(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath, in := filepath.Join(dir, "config.yaml"), filepath.Join(dir, "in.csv")
+	writeFile(t, cfgPath, mustReplace(t, baseConfig(t), "unlisted: error", "unlisted: drop"))
+	rows := smallRows()
+	for i := range rows {
+		v := secret
+		if i == 0 {
+			v = "extra"
+		}
+		rows[i] = append(rows[i], v)
+	}
+	writeFile(t, in, csvText(rows, ','))
+	release := func(flags ...string) (int, string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "r.csv")
+		code, _, stderr := runCLI(t, append(flags, "release", "-c", cfgPath, "--in", in, "--out", out)...)
+		if strings.Contains(stderr, secret) {
+			t.Errorf("logs hold a data value: %s", stderr)
+		}
+		return code, stderr
+	}
+	if code, stderr := release(); code != 0 || !strings.Contains(stderr, "WARN") || !strings.Contains(stderr, `column=extra`) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("text: exit %d, stderr %q: want one warning naming the dropped column", code, stderr)
+	}
+	if code, stderr := release("--quiet"); code != 0 || stderr != "" {
+		t.Errorf("--quiet: exit %d, stderr %q", code, stderr)
+	}
+	code, stderr := release("--log-format", "json")
+	if code != 0 {
+		t.Fatalf("json: exit %d: %s", code, stderr)
+	}
+	stages := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not a JSON record: %q", line)
+		}
+		if s, ok := rec["stage"].(string); ok {
+			stages[s] = true
+		}
+	}
+	for _, s := range []string{"read", "search", "write", "verify"} {
+		if !stages[s] {
+			t.Errorf("json: no record for stage %s in %s", s, stderr)
+		}
+	}
+	// An error as JSON: level, message, exit status.
+	out := filepath.Join(dir, "r.csv")
+	code, _, stderr = runCLI(t, "--log-format", "json", "release", "-c", cfgPath, "--in", filepath.Join(dir, "nosuch.csv"), "--out", out)
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stderr)), &rec); code != 2 || err != nil || rec["level"] != "ERROR" || rec["exit"] != float64(2) || !strings.Contains(rec["msg"].(string), "nosuch.csv") {
+		t.Errorf("json error: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -1,0 +1,121 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"github.com/xitongsys/parquet-go/reader"
+	xsource "github.com/xitongsys/parquet-go/source"
+)
+
+// xFile is a read-only xitongsys source.ParquetFile over an open file.
+type xFile struct {
+	f   *os.File
+	off int64
+}
+
+func (x *xFile) Read(b []byte) (int, error) {
+	n, err := x.f.ReadAt(b, x.off)
+	x.off += int64(n)
+	if n > 0 && errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return n, err
+}
+
+func (x *xFile) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		off += x.off
+	case io.SeekEnd:
+		st, err := x.f.Stat()
+		if err != nil {
+			return 0, err
+		}
+		off += st.Size()
+	}
+	x.off = off
+	return off, nil
+}
+
+func (x *xFile) Write([]byte) (int, error)                  { return 0, errors.ErrUnsupported }
+func (x *xFile) Close() error                               { return nil }
+func (x *xFile) Open(string) (xsource.ParquetFile, error)   { return &xFile{f: x.f}, nil }
+func (x *xFile) Create(string) (xsource.ParquetFile, error) { return nil, errors.ErrUnsupported }
+
+// BenchmarkParquetReaders reads every column of the same generated Parquet file
+// (PARQUET_ROWS records, default 200,000) with xitongsys/parquet-go's column reader and
+// with the Arrow project's pqarrow record reader, without any conversion, to compare
+// the two libraries' decoding throughput (records/s in the output).
+func BenchmarkParquetReaders(b *testing.B) {
+	rows := 200000
+	if v, err := strconv.Atoi(os.Getenv("PARQUET_ROWS")); err == nil {
+		rows = v
+	}
+	path := filepath.Join(b.TempDir(), "in.parquet")
+	if err := Generate(path, "", rows, 1); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("xitongsys", func(b *testing.B) {
+		for b.Loop() {
+			r, err := reader.NewParquetColumnReader(&xFile{f: f}, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			total := r.GetNumRows()
+			for _, path := range r.SchemaHandler.ValueColumns {
+				for read := int64(0); read < total; {
+					vals, _, _, err := r.ReadColumnByPath(path, batchRows)
+					if err != nil || len(vals) == 0 {
+						b.Fatalf("column %s: %d values, %v", path, len(vals), err)
+					}
+					read += int64(len(vals))
+				}
+			}
+		}
+		b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	})
+	b.Run("pqarrow", func(b *testing.B) {
+		for b.Loop() {
+			pf, err := file.NewParquetReader(io.NewSectionReader(f, 0, st.Size()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, memory.DefaultAllocator)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			for rr.Next() {
+				n += int(rr.Record().NumRows())
+			}
+			rr.Release()
+			pf.Close()
+			if n != rows {
+				b.Fatalf("%d records", n)
+			}
+		}
+		b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	})
+}
