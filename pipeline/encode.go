@@ -11,55 +11,82 @@ import (
 )
 
 // dictionary numbers the distinct values of one column in order of first appearance.
-// The number of every record is kept in chunks of 16 bits while the column has at most
-// 65,536 values (32 bits after), so that pass 1 holds two bytes per record and column,
-// and no slice is ever copied to grow.
+// The number of every record is kept in chunks of 8 bits while the column has at most
+// 256 values, 16 bits up to 65,536 and 32 bits beyond (earlier chunks are widened when
+// the column outgrows them), so that pass 1 holds about what the encoded column will:
+// no slice is ever copied to grow.
 type dictionary struct {
 	index  map[string]int32
 	values []string
-	first  []int      // 0-based record of each value's first appearance
-	narrow [][]uint16 // per record, in chunks of dictChunk
-	wide   [][]int32  // instead of narrow, once the column has more than 65,536 values
-	n      int        // records numbered
+	first  []int // 0-based record of each value's first appearance
+	w8     [][]uint8
+	w16    [][]uint16
+	w32    [][]int32
+	n      int // records numbered
 }
 
 const dictChunk = 1 << 16
 
+// widen converts the chunks to the width that holds c.
+func (d *dictionary) widen(c int32) {
+	switch {
+	case c > 0xFFFF && d.w32 == nil:
+		var w32 [][]int32
+		for r := 0; r < d.n; r += dictChunk {
+			ch := make([]int32, 0, dictChunk)
+			for i := r; i < min(r+dictChunk, d.n); i++ {
+				ch = append(ch, d.code(i))
+			}
+			w32 = append(w32, ch)
+		}
+		d.w8, d.w16, d.w32 = nil, nil, w32
+	case c > 0xFF && d.w16 == nil && d.w32 == nil:
+		for _, ch := range d.w8 {
+			w := make([]uint16, len(ch), dictChunk)
+			for i, v := range ch {
+				w[i] = uint16(v)
+			}
+			d.w16 = append(d.w16, w)
+		}
+		d.w8 = nil
+	}
+}
+
 // put records the number of the next record.
 func (d *dictionary) put(c int32) {
-	if d.n%dictChunk == 0 {
-		if d.wide != nil {
-			d.wide = append(d.wide, make([]int32, 0, dictChunk))
-		} else {
-			d.narrow = append(d.narrow, make([]uint16, 0, dictChunk))
-		}
+	if c > 0xFF {
+		d.widen(c)
 	}
-	if d.wide == nil && c > 0xFFFF {
-		for _, ch := range d.narrow {
-			w := make([]int32, len(ch), dictChunk)
-			for i, v := range ch {
-				w[i] = int32(v)
-			}
-			d.wide = append(d.wide, w)
+	last := d.n / dictChunk
+	switch {
+	case d.w32 != nil:
+		if last == len(d.w32) {
+			d.w32 = append(d.w32, make([]int32, 0, dictChunk))
 		}
-		d.narrow = nil
-	}
-	if d.wide != nil {
-		last := len(d.wide) - 1
-		d.wide[last] = append(d.wide[last], c)
-	} else {
-		last := len(d.narrow) - 1
-		d.narrow[last] = append(d.narrow[last], uint16(c))
+		d.w32[last] = append(d.w32[last], c)
+	case d.w16 != nil || c > 0xFF:
+		if last == len(d.w16) {
+			d.w16 = append(d.w16, make([]uint16, 0, dictChunk))
+		}
+		d.w16[last] = append(d.w16[last], uint16(c))
+	default:
+		if last == len(d.w8) {
+			d.w8 = append(d.w8, make([]uint8, 0, dictChunk))
+		}
+		d.w8[last] = append(d.w8[last], uint8(c))
 	}
 	d.n++
 }
 
 // code returns the number of record r.
 func (d *dictionary) code(r int) int32 {
-	if d.wide != nil {
-		return d.wide[r/dictChunk][r%dictChunk]
+	switch {
+	case d.w32 != nil:
+		return d.w32[r/dictChunk][r%dictChunk]
+	case d.w16 != nil:
+		return int32(d.w16[r/dictChunk][r%dictChunk])
 	}
-	return int32(d.narrow[r/dictChunk][r%dictChunk])
+	return int32(d.w8[r/dictChunk][r%dictChunk])
 }
 
 // leafCodes returns the leaf code of every record (leafOf maps a number to its leaf;
@@ -74,14 +101,18 @@ func (d *dictionary) leafCodes(leaves int, leafOf []int32) generalize.Codes {
 		}
 		out.Set(r, c)
 		if (r+1)%dictChunk == 0 {
-			if d.wide != nil {
-				d.wide[r/dictChunk] = nil
-			} else {
-				d.narrow[r/dictChunk] = nil
+			k := r / dictChunk
+			switch {
+			case d.w32 != nil:
+				d.w32[k] = nil
+			case d.w16 != nil:
+				d.w16[k] = nil
+			default:
+				d.w8[k] = nil
 			}
 		}
 	}
-	d.narrow, d.wide = nil, nil
+	d.w8, d.w16, d.w32 = nil, nil, nil
 	return out
 }
 
