@@ -32,23 +32,39 @@ fmt:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 
-# Benchmarks (see BENCHMARKS.md): the search on Adult, a whole Adult release, and a
-# CSV→CSV release of a generated 1,000,000-row table under /usr/bin/time -v (peak RSS).
+# Benchmarks (see BENCHMARKS.md): the search on Adult, a whole Adult release, the two
+# Parquet readers, the search on generated tables with eight quasi-identifiers; then,
+# under /usr/bin/time -v (peak RSS), a CSV→CSV release of a generated 1,000,000-row
+# table and Parquet→Parquet releases of generated 1,000,000- and 10,000,000-row tables
+# with eight quasi-identifiers (SCALE_ROWS; the inputs are generated once into out/bench).
 BENCH_ROWS ?= 1000000
+SCALE_ROWS ?= 1000000 10000000
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./generalize
-	$(GO) test -run '^$$' -bench . -benchtime 10x ./pipeline
+	$(GO) test -run '^$$' -bench 'ReleaseAdult' -benchtime 10x ./pipeline
+	$(GO) test -run '^$$' -bench 'ParquetReaders' -benchtime 3x ./pipeline
+	SEARCH_ROWS=1000000 $(GO) test -run '^$$' -bench 'SearchHospital8QI' -benchtime 1x ./pipeline
 	@mkdir -p $(OUT)/bench
 	@test -f $(OUT)/bench/hospital-$(BENCH_ROWS).csv || ./bin/sanitize gen --rows $(BENCH_ROWS) --seed 1 --out $(OUT)/bench/hospital-$(BENCH_ROWS).csv
 	/usr/bin/time -v ./bin/sanitize release -c testdata/hospital.yaml --in $(OUT)/bench/hospital-$(BENCH_ROWS).csv \
 		--out $(OUT)/bench/release.csv --report $(OUT)/bench/report.json 2>&1 | \
 		grep -E 'released|node|lattice|Elapsed|Maximum resident'
 	@grep -A6 stages_ms $(OUT)/bench/report.json
+	@for n in $(SCALE_ROWS); do \
+		test -f $(OUT)/bench/hospital-$$n.parquet || ./bin/sanitize gen --rows $$n --seed 1 --out $(OUT)/bench/hospital-$$n.parquet; \
+		echo "== $$n records, Parquet -> Parquet, 8 quasi-identifiers, k=10, 5%"; \
+		/usr/bin/time -v ./bin/sanitize release -c testdata/hospital-8qi.yaml --in $(OUT)/bench/hospital-$$n.parquet \
+			--out $(OUT)/bench/release-$$n.parquet --report $(OUT)/bench/report-$$n.json 2>&1 | \
+			grep -E 'released|node|lattice|Elapsed|Maximum resident'; \
+		grep -A6 stages_ms $(OUT)/bench/report-$$n.json; \
+	done
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./schema
 	$(GO) test -run '^$$' -fuzz FuzzReadHierarchy -fuzztime 30s ./generalize
 	$(GO) test -run '^$$' -fuzz FuzzReadCSV -fuzztime 30s ./pipeline
+	$(GO) test -run '^$$' -fuzz FuzzReadParquet -fuzztime 30s ./pipeline
+	$(GO) test -run '^$$' -fuzz FuzzReadArrow -fuzztime 30s ./pipeline
 
 clean:
 	rm -rf bin $(OUT)
