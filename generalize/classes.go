@@ -93,22 +93,26 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 		t := g.table(0)
 		t.reset(n)
 		read = g.eachChunk(src, maps, sizes, exact, func(lo int, keys []uint64) bool {
-			slots, mask := t.slots, t.mask
+			// The table's slices in locals for the loop (stored back before growing
+			// and at the end): the hot loop then keeps them in registers.
+			slots, mask, held, reps, cnts := t.slots, t.mask, t.held, t.rep, t.counts
+			defer func() { t.held, t.rep, t.counts = held, reps, cnts }()
 			for j, key := range keys {
 				j += lo
 				pos := mix(key, exact) & mask
 				for {
 					s := slots[pos]
 					if s == 0 {
-						t.held = append(t.held, key)
-						t.rep = append(t.rep, int32(j))
-						t.counts = append(t.counts, src.count(j))
-						c := int32(len(t.held))
+						held = append(held, key)
+						reps = append(reps, int32(j))
+						cnts = append(cnts, src.count(j))
+						c := int32(len(held))
 						slots[pos] = c
-						if len(t.held) > limit {
+						if len(held) > limit {
 							return false
 						}
-						if 2*len(t.held) > len(slots) {
+						if 2*len(held) > len(slots) {
+							t.held = held
 							t.grow(exact)
 							slots, mask = t.slots, t.mask
 						}
@@ -117,8 +121,8 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 						}
 						break
 					}
-					if t.held[s-1] == key && (exact || sameTuple(src, maps, int(t.rep[s-1]), j)) {
-						t.counts[s-1] += src.count(j)
+					if held[s-1] == key && (exact || sameTuple(src, maps, int(reps[s-1]), j)) {
+						cnts[s-1] += src.count(j)
 						if assign != nil {
 							assign[j] = s - 1
 						}
