@@ -399,3 +399,51 @@ func TestNulls(t *testing.T) {
 		}
 	}
 }
+
+// TestPass2FailureBinary: a bad value deep in pass 2 of a Parquet input (a null in a
+// sensitive column, many batches in) stops every stage, leaves no goroutine and no
+// file behind, and names the row and the column.
+func TestPass2FailureBinary(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.parquet")
+	const n = 40000
+	recs := make([][]string, n)
+	for i := range recs {
+		diag := "flu"
+		if i == 30000 {
+			diag = "\x00"
+		}
+		recs[i] = []string{fmt.Sprintf("021%02d", i%50), diag, fmt.Sprint(i % 9)}
+	}
+	writeParquet(t, in, []outColumn{
+		{name: "zip", typ: schema.String},
+		{name: "diag", typ: schema.String, nullable: true},
+		{name: "stay", typ: schema.Integer},
+	}, recs, nil)
+	path := filepath.Join(dir, "c.yaml")
+	text := "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n  diag: {role: sensitive}\n  stay: {role: insensitive}\nprivacy: {k: 2}\n"
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := schema.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base := runtime.NumGoroutine()
+	for _, workers := range []int{1, 2, 8} {
+		for _, ext := range []string{"parquet", "arrow", "csv"} {
+			_, err := Release(context.Background(), cfg, Options{Input: in, Output: filepath.Join(out, "r."+ext), Report: filepath.Join(out, "r.json"), Workers: workers})
+			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row 30001") || !strings.Contains(err.Error(), `"diag"`) {
+				t.Fatalf("workers=%d, %s: got %v, want bad input naming row 30001 and diag", workers, ext, err)
+			}
+			settled(t, base)
+			if entries, _ := os.ReadDir(out); len(entries) != 0 {
+				t.Fatalf("workers=%d, %s: output folder holds %v", workers, ext, entries)
+			}
+		}
+	}
+}
