@@ -58,7 +58,7 @@ func BenchmarkSearchHospital8QI(b *testing.B) {
 		var res *generalize.Result
 		for b.Loop() {
 			var err error
-			res, err = generalize.Search(context.Background(), t, generalize.Options{K: 10, MaxSuppressed: p.maxSupp})
+			res, err = generalize.Search(context.Background(), t, generalize.Options{K: 10, MaxSuppressed: p.maxSupp, CacheEntries: cacheEntries()})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -66,4 +66,10 @@ func BenchmarkSearchHospital8QI(b *testing.B) {
 		b.ReportMetric(float64(res.Evaluated), "evaluated")
 		b.ReportMetric(float64(res.RolledUp), "rolled-up")
 	})
+}
+
+// cacheEntries is SEARCH_CACHE (the search's cache bound in int32 entries), 0 if unset.
+func cacheEntries() int {
+	v, _ := strconv.Atoi(os.Getenv("SEARCH_CACHE"))
+	return v
 }
