@@ -1,7 +1,6 @@
 package generalize
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -37,7 +36,7 @@ func TestRollUpPaths(t *testing.T) {
 	}{
 		{"direct", 5000, []int{7, 3, 11}},
 		{"table", 20000, []int{300, 200, 100}},
-		{"several chunks", 3*chunkRows + 1234, []int{300, 200, 100, 7}},
+		{"several chunks", 2*chunkRows + 1234, []int{300, 200, 100, 7}},
 		{"hashed keys", 40000, []int{1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 3}},
 		{"wide codes", 70001, []int{70000, 5}},
 	} {
@@ -65,12 +64,15 @@ func TestRollUpPaths(t *testing.T) {
 					outSizes[i] = (sz + 1) / 2
 				}
 			}
-			want := map[string]int32{}
+			want := map[tuple]int32{}
 			for r := range c.n {
-				want[tupleKey(src, maps, r)]++
+				want[tupleOf(src, maps, r)]++
 			}
 			var first []int32
 			for par := 1; par <= 3; par++ {
+				if testing.Short() && par == 2 {
+					continue // the race detector's run: 1 and 3 goroutines suffice
+				}
 				g := &grouper{par: par}
 				assign := make([]int32, c.n)
 				out, read := g.rollUp(src, 1, maps, outSizes, assign, 0)
@@ -86,17 +88,17 @@ func TestRollUpPaths(t *testing.T) {
 				if out.n != len(want) {
 					t.Fatalf("par %d: %d classes, want %d", par, out.n, len(want))
 				}
-				got := map[string]int32{}
+				got := map[tuple]int32{}
 				for j := range out.n {
-					key := ""
+					var key tuple
 					for i := range maps {
-						key += fmt.Sprint(out.cols[i][j], ",")
+						key[i] = out.cols[i][j]
 					}
 					got[key] += out.counts[j]
 				}
 				for k, v := range want {
 					if got[k] != v {
-						t.Fatalf("par %d: class %s counts %d, want %d", par, k, got[k], v)
+						t.Fatalf("par %d: class %v counts %d, want %d", par, k, got[k], v)
 					}
 				}
 				for r := range c.n {
@@ -117,10 +119,13 @@ func TestRollUpPaths(t *testing.T) {
 	}
 }
 
-func tupleKey(src *classes, maps [][]int32, r int) string {
-	key := ""
+// tuple is the codes of a class, computed by the test itself.
+type tuple [8]int32
+
+func tupleOf(src *classes, maps [][]int32, r int) tuple {
+	var key tuple
 	for i, m := range maps {
-		key += fmt.Sprint(m[src.code(i, r)], ",")
+		key[i] = m[src.code(i, r)]
 	}
 	return key
 }
