@@ -23,9 +23,6 @@ func NewCodes(n, leaves int) Codes {
 	return Codes{i32: make([]int32, n)}
 }
 
-// CodesOf returns the codes c (not copied).
-func CodesOf(c []int32) Codes { return Codes{i32: c} }
-
 // Len is the number of codes.
 func (c Codes) Len() int {
 	switch {

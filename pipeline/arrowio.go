@@ -36,10 +36,8 @@ import (
 // reads stream messages itself (arrowMessages) to check every length against the
 // file's size before allocating.
 type arrowSource struct {
-	path     string
+	fileSource
 	isStream bool
-	file     *os.File
-	id       fileIdentity // at open
 	mem      memory.Allocator
 	schema   *arrow.Schema // read at open
 	cols     []column
@@ -48,8 +46,6 @@ type arrowSource struct {
 	next int             // file format: the next record batch
 	sr   *ipc.Reader     // stream format
 
-	read  int // records read in this pass
-	rows1 int // records of the first pass
 }
 
 // Limits on what a corrupt file can make the reader do.
@@ -84,7 +80,7 @@ func openArrowMem(path string, stream bool, mem memory.Allocator, slack int64) (
 			f.Close()
 		}
 	}()
-	s := &arrowSource{path: path, isStream: stream, file: f}
+	s := &arrowSource{fileSource: fileSource{path: path, file: f}, isStream: stream}
 	if s.id, err = identify(f); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -261,8 +257,6 @@ func arrowColumn(f arrow.Field) column {
 }
 
 func (s *arrowSource) columns() []column { return s.cols }
-
-func (s *arrowSource) rows() int { return s.read }
 
 // nextRecord returns the next record batch, nil at the end, and the function that
 // releases it.
@@ -509,30 +503,6 @@ func (s *arrowSource) rewind() error {
 		if sc == nil || !sc.Equal(s.schema) || !sc.Metadata().Equal(s.schema.Metadata()) {
 			return errChanged(s.path)
 		}
-	}
-	return nil
-}
-
-// same checks the open file's identity against the one at open.
-func (s *arrowSource) same() error {
-	id, err := identify(s.file)
-	if err != nil {
-		return fmt.Errorf("%s: %w", s.path, err)
-	}
-	if id.size != s.id.size || !id.mtime.Equal(s.id.mtime) {
-		return errChanged(s.path)
-	}
-	return nil
-}
-
-// unchanged checks, after the second pass, the file's identity and that both passes
-// read the same number of records.
-func (s *arrowSource) unchanged() error {
-	if err := s.same(); err != nil {
-		return err
-	}
-	if s.read != s.rows1 {
-		return errChanged(s.path)
 	}
 	return nil
 }

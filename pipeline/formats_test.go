@@ -256,15 +256,7 @@ func TestBinaryInputErrors(t *testing.T) {
 		if text == string(raw) {
 			t.Fatalf("%q not in the configuration", from)
 		}
-		path := filepath.Join(t.TempDir(), "c.yaml")
-		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		c, err := schema.Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return loadConfigText(t, text)
 	}
 	for _, ext := range []string{"parquet", "arrow", "arrows"} {
 		in := filepath.Join(dir, "in."+ext)
@@ -365,16 +357,7 @@ func TestNulls(t *testing.T) {
 	}
 	f.Close()
 	conf := func(zip string) *schema.Config {
-		text := "columns:\n  zip: {role: quasi, " + zip + "hierarchy: {mask: {max: 5}}}\n  diag: {role: sensitive}\n  stay: {role: insensitive}\nprivacy: {k: 2}\n"
-		path := filepath.Join(t.TempDir(), "c.yaml")
-		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		c, err := schema.Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return loadConfigText(t, "columns:\n  zip: {role: quasi, "+zip+"hierarchy: {mask: {max: 5}}}\n  diag: {role: sensitive}\n  stay: {role: insensitive}\nprivacy: {k: 2}\n")
 	}
 	out := filepath.Join(dir, "r.parquet")
 	_, err = Release(context.Background(), conf(""), Options{Input: in, Output: out})
@@ -420,15 +403,7 @@ func TestPass2FailureBinary(t *testing.T) {
 		{name: "diag", typ: schema.String, nullable: true},
 		{name: "stay", typ: schema.Integer},
 	}, recs, nil)
-	path := filepath.Join(dir, "c.yaml")
-	text := "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n  diag: {role: sensitive}\n  stay: {role: insensitive}\nprivacy: {k: 2}\n"
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := schema.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadConfigText(t, "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n  diag: {role: sensitive}\n  stay: {role: insensitive}\nprivacy: {k: 2}\n")
 	out := filepath.Join(dir, "out")
 	if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
@@ -446,4 +421,18 @@ func TestPass2FailureBinary(t *testing.T) {
 			}
 		}
 	}
+}
+
+// loadConfigText writes a configuration into a temporary folder and loads it.
+func loadConfigText(t *testing.T, text string) *schema.Config {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := schema.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

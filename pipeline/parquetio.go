@@ -31,17 +31,13 @@ import (
 // allocate terabytes from a length in the data (a fatal, unrecoverable out-of-memory
 // crash instead of exit 2), and it reads several times slower (BENCHMARKS.md).
 type parquetSource struct {
-	path   string
-	file   *os.File
-	id     fileIdentity
+	fileSource
 	mem    memory.Allocator
 	pf     *file.Reader
 	fr     *pqarrow.FileReader
 	cols   []column
 	leaves [][]int // per column: its leaf columns in the Parquet schema
 	total  int64
-	read   int
-	rows1  int
 }
 
 // openParquet opens a Parquet file and reads its footer and schema. Columns of types
@@ -51,7 +47,7 @@ func openParquet(path string) (src *parquetSource, err error) {
 	if err != nil {
 		return nil, schema.BadInput("input: %w", err)
 	}
-	s := &parquetSource{path: path, file: f}
+	s := &parquetSource{fileSource: fileSource{path: path, file: f}}
 	defer func() {
 		if r := recover(); r != nil {
 			err = s.corrupt("", fmt.Errorf("%v", r))
@@ -183,8 +179,6 @@ func (s *parquetSource) corrupt(col string, err error) error {
 
 func (s *parquetSource) columns() []column { return s.cols }
 
-func (s *parquetSource) rows() int { return s.read }
-
 func (s *parquetSource) Close() error {
 	s.release()
 	return s.file.Close()
@@ -197,24 +191,6 @@ func (s *parquetSource) rewind() error {
 		return err
 	}
 	return s.start()
-}
-
-func (s *parquetSource) same() error {
-	id, err := identify(s.file)
-	if err != nil {
-		return fmt.Errorf("%s: %w", s.path, err)
-	}
-	if id.size != s.id.size || !id.mtime.Equal(s.id.mtime) {
-		return errChanged(s.path)
-	}
-	return nil
-}
-
-func (s *parquetSource) unchanged() error {
-	if s.read != s.rows1 {
-		return errChanged(s.path)
-	}
-	return s.same()
 }
 
 // stream reads the projected columns record batch by record batch.

@@ -105,6 +105,39 @@ type fileIdentity struct {
 	mtime time.Time
 }
 
+// fileSource is what the Parquet and Arrow sources share: the open file, its identity
+// at open, and the record counts of the passes.
+type fileSource struct {
+	path  string
+	file  *os.File
+	id    fileIdentity // at open
+	read  int          // records read in this pass
+	rows1 int          // records of the first pass
+}
+
+func (s *fileSource) rows() int { return s.read }
+
+// same checks the open file's identity against the one at open.
+func (s *fileSource) same() error {
+	id, err := identify(s.file)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.path, err)
+	}
+	if id.size != s.id.size || !id.mtime.Equal(s.id.mtime) {
+		return errChanged(s.path)
+	}
+	return nil
+}
+
+// unchanged checks, after the second pass, the file's identity and that both passes
+// read the same number of records.
+func (s *fileSource) unchanged() error {
+	if s.read != s.rows1 {
+		return errChanged(s.path)
+	}
+	return s.same()
+}
+
 func identify(f *os.File) (fileIdentity, error) {
 	st, err := f.Stat()
 	if err != nil {
@@ -184,19 +217,6 @@ func checkType(conf *schema.Column, v string) error {
 type errNotType schema.Type
 
 func (e errNotType) Error() string { return "value is not a valid " + string(e) }
-
-// typeMismatch is the error for a file column whose type is not the declared one.
-func typeMismatch(path, name string, declared, got schema.Type, detail string) error {
-	return schema.BadInput("%s: column %q: the configuration declares type %s but the file has %s (%s)", path, name, declared, got, detail)
-}
-
-// describe names a value type for messages.
-func describe(typ schema.Type) string {
-	if typ == "" {
-		return "text"
-	}
-	return string(typ)
-}
 
 // openSource opens an input table of the given format. names are the configuration's
 // columns, in order: the header of a CSV file without a header row.
