@@ -141,8 +141,15 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 	out = &classes{node: dst, cols: make([][]int32, len(maps)), counts: slices.Clone(counts), n: len(rep)}
 	for i, m := range maps {
 		oc := make([]int32, len(rep))
-		for c, j := range rep {
-			oc[c] = m[src.code(i, int(j))]
+		if src.rows != nil {
+			for c, j := range rep {
+				oc[c] = m[src.rows[i].At(int(j))]
+			}
+		} else {
+			col := src.cols[i]
+			for c, j := range rep {
+				oc[c] = m[col[j]]
+			}
 		}
 		out.cols[i] = oc
 	}
@@ -269,13 +276,16 @@ const parallelKeys = 8192
 // computeKeys writes the keys of source classes lo..hi-1 into keys.
 func computeKeys(keys []uint64, src *classes, lo, hi int, maps [][]int32, sizes []int, exact bool) {
 	if exact {
-		clear(keys)
 		for i, m := range maps {
 			sz := uint64(sizes[i])
+			if i == 0 { // the first column sets the keys (sz is then irrelevant)
+				sz = 0
+			}
 			if src.rows != nil {
 				src.rows[i].addKeys(keys, lo, hi, m, sz)
 				continue
 			}
+			keys := keys[:hi-lo]
 			for j, c := range src.cols[i][lo:hi] {
 				keys[j] = keys[j]*sz + uint64(m[c])
 			}
