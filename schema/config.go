@@ -110,7 +110,8 @@ type LDiversity struct {
 type TCloseness struct {
 	Column   string
 	T        float64
-	Distance string // equal | ordered | hierarchical
+	Distance string   // equal | ordered | hierarchical
+	Order    []string // ordered distance on a string column: its values, smallest first
 }
 
 // Search selects the algorithm and the utility metric.

@@ -1000,7 +1000,7 @@ func (p *parser) lDiversity(n *yaml.Node, path string) (LDiversity, error) {
 // tCloseness decodes one t-closeness requirement.
 func (p *parser) tCloseness(n *yaml.Node, path string) (TCloseness, error) {
 	var t TCloseness
-	f, err := p.mapping(n, path, "column", "t", "distance")
+	f, err := p.mapping(n, path, "column", "t", "distance", "order")
 	if err != nil {
 		return t, err
 	}
@@ -1028,6 +1028,20 @@ func (p *parser) tCloseness(n *yaml.Node, path string) (TCloseness, error) {
 	if t.Distance == "hierarchical" && col.Hierarchy == nil {
 		v, at = f.get("distance")
 		return t, p.errorf(v, at, "hierarchical needs a hierarchy on column %q", col.Name)
+	}
+	v, at = f.get("order")
+	switch {
+	case v != nil && t.Distance != "ordered":
+		return t, p.errorf(v, at, "only allowed with distance: ordered")
+	case v != nil:
+		d, err := p.domainValues(v, at)
+		if err != nil {
+			return t, err
+		}
+		t.Order = d.Values
+	case t.Distance == "ordered" && col.Type != Integer && col.Type != Float && col.Type != Date && col.Type != Timestamp:
+		v, at = f.get("distance")
+		return t, p.errorf(v, at, "ordered on the %s column %q needs order: [its values, smallest first]", col.Type, col.Name)
 	}
 	return t, nil
 }

@@ -165,7 +165,7 @@ privacy:
   l-diversity:
     - {column: diag, variant: entropy, l: 2.5}
     - {column: drug, variant: distinct, l: 2}
-  t-closeness: [{column: drug, t: 1, distance: ordered}]
+  t-closeness: [{column: drug, t: 1, distance: ordered, order: [low, "2", high]}]
 search: {algorithm: mondrian, metric: ncp}
 dp:
   epsilon-total: 2
@@ -199,7 +199,7 @@ dp:
 		{"type declared", cfg.Columns[1].TypeDeclared, true},
 		{"type not declared", cfg.Columns[2].TypeDeclared, false},
 		{"LDiversity", cfg.Privacy.LDiversity, []LDiversity{{Column: "diag", Variant: "entropy", L: 2.5}, {Column: "drug", Variant: "distinct", L: 2}}},
-		{"TCloseness", cfg.Privacy.TCloseness, []TCloseness{{Column: "drug", T: 1, Distance: "ordered"}}},
+		{"TCloseness", cfg.Privacy.TCloseness, []TCloseness{{Column: "drug", T: 1, Distance: "ordered", Order: []string{"low", "2", "high"}}}},
 		{"Search", cfg.Search, Search{Algorithm: "mondrian", Metric: "ncp"}},
 		{"Neighbours", cfg.DP.Neighbours, "replace-one"},
 		{"aggregate", *cfg.DP.Outputs[0].Aggregate, Aggregate{Column: "stay", Stats: []string{"count"}}},
@@ -390,6 +390,10 @@ func TestParseErrors(t *testing.T) {
 		{"t negative", "privacy: {t-closeness: {column: diag, t: -0.1}}\n" + cols, 1, "privacy.t-closeness.t", "at least 0"},
 		{"t distance", "privacy: {t-closeness: {column: diag, t: 0.1, distance: cosine}}\n" + cols, 1, "privacy.t-closeness.distance", "must be one of equal, ordered, hierarchical"},
 		{"t hierarchical", "privacy:\n  t-closeness: [{column: diag, t: 0.1}, {column: drug, t: 0.1, distance: hierarchical}]\n" + cols, 2, "privacy.t-closeness[1].distance", `needs a hierarchy on column "drug"`},
+		{"t order without ordered", "privacy: {t-closeness: {column: diag, t: 0.1, order: [a, b]}}\n" + cols, 1, "privacy.t-closeness.order", "only allowed with distance: ordered"},
+		{"t ordered string without order", "privacy: {t-closeness: {column: diag, t: 0.1, distance: ordered}}\n" + cols, 1, "privacy.t-closeness.distance", "needs order:"},
+		{"t order twice", "privacy: {t-closeness: {column: diag, t: 0.1, distance: ordered, order: [a, b, a]}}\n" + cols, 1, "privacy.t-closeness.order[2]", "listed twice"},
+		{"t order empty", "privacy: {t-closeness: {column: diag, t: 0.1, distance: ordered, order: []}}\n" + cols, 1, "privacy.t-closeness.order", ""},
 		{"t-closeness twice", "privacy:\n  t-closeness: [{column: diag, t: 0.1}, {column: diag, t: 0.2}]\n" + cols, 2, "privacy.t-closeness[1]", "already has"},
 
 		// search
