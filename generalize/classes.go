@@ -15,6 +15,7 @@ type classes struct {
 	rows   []Codes // the records: leaf codes (cols is nil)
 	counts []int32 // nil: every class has one record (the rows themselves)
 	n      int
+	hist   []*hist // per sensitive column a model reads: the classes' histograms
 }
 
 func (c *classes) count(j int) int32 {
@@ -33,7 +34,15 @@ func (c *classes) code(i, j int) int32 {
 }
 
 // entries is the memory the table holds, in int32s.
-func (c *classes) entries() int { return c.n * (len(c.cols) + 1) }
+func (c *classes) entries() int {
+	e := c.n * (len(c.cols) + 1)
+	for _, h := range c.hist {
+		if h != nil {
+			e += len(h.off) + 2*len(h.val)
+		}
+	}
+	return e
+}
 
 // grouper rolls classes up to a more general node. It owns reusable scratch space, so a
 // grouper must not be used by two goroutines at once.
@@ -41,7 +50,8 @@ type grouper struct {
 	par   int // goroutines it may use (≤ 1: the caller's only)
 	keys  []uint64
 	slots []int32 // direct counting: index+1 of the output class, 0 = empty
-	parts []*table
+	parts  []*table
+	assign []int32 // scratch for roll-ups that need every source class's output class
 }
 
 // Sizes of the grouping's work units.

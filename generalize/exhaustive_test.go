@@ -14,6 +14,7 @@ import (
 // suppression rule and its own (rational) metric arithmetic.
 type oracle struct {
 	rows   [][]string            // quasi-identifier values per record
+	sens   []string              // sensitive value per record (nil: none)
 	levels []map[string][]string // per column: leaf -> value at every level
 	under  []map[string]int      // per column: "level\x00value" -> leaves under it
 	height []int
@@ -47,12 +48,15 @@ type oracleResult struct {
 type oracleQuery struct {
 	k, maxSupp int
 	metric     string // "loss" or "discernibility"
+	// holds, when not nil, decides the l-diversity / t-closeness model on a class's
+	// histogram of sensitive values.
+	holds func(hist map[string]int) bool
 }
 
 // best evaluates every node for one query; nil when no node qualifies.
 func (o *oracle) best(t *testing.T, k, maxSupp int, metric string) *oracleResult {
 	t.Helper()
-	return o.bestMany(t, []oracleQuery{{k, maxSupp, metric}})[0]
+	return o.bestMany(t, []oracleQuery{{k: k, maxSupp: maxSupp, metric: metric}})[0]
 }
 
 // bestMany evaluates every node of the lattice once and returns the optimum of each
@@ -64,15 +68,26 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 	distinct := map[string]int{}
 	var dvals [][]string
 	var dcount []int
-	for _, r := range o.rows {
-		key := strings.Join(r, "\x1f")
-		if i, ok := distinct[key]; ok {
+	var dsens []map[string]int // sensitive values of each distinct record
+	for r, vals := range o.rows {
+		key := strings.Join(vals, "\x1f")
+		i, ok := distinct[key]
+		if ok {
 			dcount[i]++
 		} else {
-			distinct[key] = len(dvals)
-			dvals = append(dvals, r)
+			i = len(dvals)
+			distinct[key] = i
+			dvals = append(dvals, vals)
 			dcount = append(dcount, 1)
+			dsens = append(dsens, map[string]int{})
 		}
+		if o.sens != nil {
+			dsens[i][o.sens[r]]++
+		}
+	}
+	withModels := false
+	for _, qu := range queries {
+		withModels = withModels || qu.holds != nil
 	}
 	// ids[c][l][d]: number of the value at level l of distinct record d's column c
 	ids := make([][][]uint64, q)
@@ -102,8 +117,9 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 	bests := make([]*oracleResult, len(queries))
 	node := make([]int, q)
 	type class struct {
-		n   int
-		rep int // a distinct record of the class
+		n    int
+		rep  int // a distinct record of the class
+		hist map[string]int
 	}
 	var walk func(i int)
 	walk = func(i int) {
@@ -120,16 +136,24 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 			for c := range q {
 				key = key*card[c][node[c]] + ids[c][node[c]][d]
 			}
-			if cl, ok := groups[key]; ok {
+			cl, ok := groups[key]
+			if ok {
 				cl.n += dcount[d]
 			} else {
-				groups[key] = &class{n: dcount[d], rep: d}
+				cl = &class{n: dcount[d], rep: d, hist: map[string]int{}}
+				groups[key] = cl
+			}
+			if withModels {
+				for v, c := range dsens[d] {
+					cl.hist[v] += c
+				}
 			}
 		}
 		for qi, qu := range queries {
+			fails := func(cl *class) bool { return cl.n < qu.k || (qu.holds != nil && !qu.holds(cl.hist)) }
 			supp := 0
 			for _, cl := range groups {
-				if cl.n < qu.k {
+				if fails(cl) {
 					supp += cl.n
 				}
 			}
@@ -143,7 +167,7 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 					leaves := len(o.levels[c])
 					var a int64
 					for _, cl := range groups {
-						if cl.n < qu.k {
+						if fails(cl) {
 							a += int64(cl.n) * int64(leaves-1)
 							continue
 						}
@@ -160,7 +184,7 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 			case "discernibility":
 				var dm int64
 				for _, cl := range groups {
-					if cl.n < qu.k {
+					if fails(cl) {
 						dm += int64(cl.n) * int64(N)
 					} else {
 						dm += int64(cl.n) * int64(cl.n)

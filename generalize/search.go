@@ -25,6 +25,10 @@ type Options struct {
 	// OnEvaluate, when not nil, is called with 1 each time a node has been counted,
 	// from the goroutine that called Search (for progress displays).
 	OnEvaluate func(n int)
+	// Diversity and Closeness are the l-diversity and t-closeness requirements on the
+	// table's sensitive columns: a class that fails any of them (or k) is suppressed.
+	Diversity []Diversity
+	Closeness []Closeness
 }
 
 // Result is the node the search chose and what it took to find it.
@@ -82,6 +86,10 @@ func Search(ctx context.Context, t *Table, opt Options) (res *Result, err error)
 	if err != nil {
 		return nil, err
 	}
+	mod, err := newModels(t, opt)
+	if err != nil {
+		return nil, err
+	}
 	heights := make([]int, len(t.Columns))
 	for i, c := range t.Columns {
 		heights[i] = c.Hierarchy.Height()
@@ -89,7 +97,10 @@ func Search(ctx context.Context, t *Table, opt Options) (res *Result, err error)
 	if NewLattice(heights).Size() > maxLatticeSize {
 		return nil, schema.BadInput("the generalization lattice has more than %d nodes: use fewer quasi-identifiers or shallower hierarchies", maxLatticeSize)
 	}
-	return newSearcher(t, opt, met).run(ctx)
+	s := newSearcher(t, opt, met)
+	s.mod = mod
+	s.monotone = mod.monotone(opt.MaxSuppressed)
+	return s.run(ctx)
 }
 
 type searcher struct {
@@ -107,6 +118,8 @@ type searcher struct {
 	workers int
 	// fromBottom are the last nodes the bisection counted from the bottom (see pivot).
 	fromBottom []int
+	mod        *models
+	monotone   bool // every model is monotone for the suppression limit (models.go)
 }
 
 func newSearcher(t *Table, opt Options, met metric) *searcher {
@@ -145,15 +158,21 @@ func newSearcher(t *Table, opt Options, met metric) *searcher {
 type evaluation struct {
 	node       int
 	cls        *classes
+	failing    []bool // per class: fails a model other than k (nil: none)
 	suppressed int
 	anonymous  bool
-	work       int // source classes read
+	kFails     bool // k-anonymity alone fails within the suppression limit
+	work       int  // source classes read
 }
 
-// fails reports whether class j of cls violates the model (and is suppressed).
-func (s *searcher) fails(cls *classes) func(j int) bool {
+// fails reports whether class j of cls violates a model (and is suppressed); failing
+// marks the classes that fail a model other than k (nil: none).
+func (s *searcher) fails(cls *classes, failing []bool) func(j int) bool {
 	k := int32(s.opt.K)
-	return func(j int) bool { return cls.count(j) < k }
+	if failing == nil {
+		return func(j int) bool { return cls.count(j) < k }
+	}
+	return func(j int) bool { return cls.count(j) < k || failing[j] }
 }
 
 // evaluate counts the classes of node; par goroutines compute the keys of large tables.
@@ -178,18 +197,35 @@ func (s *searcher) evaluate(node, par int) evaluation {
 	if src.n >= abortMinSource {
 		limit = s.t.Rows/s.opt.K + s.opt.MaxSuppressed
 	}
-	cls, read := g.rollUp(src, node, maps, sizes, nil, limit)
-	if cls == nil {
-		return evaluation{node: node, suppressed: -1, anonymous: false, work: read}
+	var assign []int32
+	if s.mod.any() {
+		if cap(g.assign) < src.n {
+			g.assign = make([]int32, src.n)
+		}
+		assign = g.assign[:src.n]
 	}
-	supp := 0
-	fails := s.fails(cls)
+	cls, read := g.rollUp(src, node, maps, sizes, assign, limit)
+	if cls == nil {
+		return evaluation{node: node, suppressed: -1, anonymous: false, kFails: true, work: read}
+	}
+	var failing []bool
+	if s.mod.any() {
+		cls.hist = s.mod.rollHist(src, assign, cls.n)
+		failing = s.mod.failing(cls)
+	}
+	supp, suppK := 0, 0
+	k := int32(s.opt.K)
 	for j := 0; j < cls.n; j++ {
-		if fails(j) {
-			supp += int(cls.count(j))
+		c := cls.count(j)
+		if c < k {
+			suppK += int(c)
+		}
+		if c < k || (failing != nil && failing[j]) {
+			supp += int(c)
 		}
 	}
-	return evaluation{node: node, cls: cls, suppressed: supp, anonymous: supp <= s.opt.MaxSuppressed, work: read}
+	return evaluation{node: node, cls: cls, failing: failing, suppressed: supp, anonymous: supp <= s.opt.MaxSuppressed,
+		kFails: suppK > s.opt.MaxSuppressed, work: read}
 }
 
 // source returns, among the cached class tables of specializations of node (the
@@ -377,7 +413,14 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 			identity[i] = s.maps[i][0][0]
 			sizes[i] = s.t.Columns[i].Hierarchy.Leaves()
 		}
-		s.bottom, _ = g.rollUp(rows, 0, identity, sizes, nil, 0)
+		var assign []int32
+		if s.mod.any() {
+			assign = make([]int32, rows.n)
+		}
+		s.bottom, _ = g.rollUp(rows, 0, identity, sizes, assign, 0)
+		if s.mod.any() {
+			s.bottom.hist = s.mod.rollHist(rows, assign, s.bottom.n)
+		}
 		s.pool <- g
 	}
 
@@ -435,6 +478,10 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	valued := make([]bool, n)
 	evaluated := make([]bool, n)
 	seen := make([]bool, n)
+	// failed marks nodes found failing a model that is not monotone (with
+	// suppression): they say nothing about other nodes, so they are kept out of
+	// status, whose marks propagate.
+	failed := make([]bool, n)
 	apply := func(ev evaluation) {
 		evaluated[ev.node] = true
 		if s.opt.OnEvaluate != nil {
@@ -443,16 +490,17 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		res.RolledUp += ev.work
 		s.remember(ev.cls)
 		if !ev.anonymous {
-			if status[ev.node] != notAnonymous {
+			failed[ev.node] = true
+			if (s.monotone || ev.kFails) && status[ev.node] != notAnonymous {
 				s.tag(status, ev.node, notAnonymous)
 			}
 			return
 		}
-		if status[ev.node] != anonymous {
+		if s.monotone && status[ev.node] != anonymous {
 			s.tag(status, ev.node, anonymous)
 		}
 		levels = s.lat.Levels(ev.node, levels)
-		ex, v := s.met.exact(levels, ev.cls, s.fails(ev.cls))
+		ex, v := s.met.exact(levels, ev.cls, s.fails(ev.cls, ev.failing))
 		valued[ev.node] = true
 		consider(ev.node, ex, v)
 	}
@@ -472,16 +520,20 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 				pos = n
 				break
 			}
-			if status[node] == unknown {
+			if status[node] == unknown && !evaluated[node] {
 				if len(batch) > 0 {
 					break // evaluate the batch first: it may change the bound
 				}
-				s.resolve(ctx, node, status, apply)
+				if s.monotone {
+					s.resolve(ctx, node, status, apply)
+				} else {
+					apply(s.evaluate(node, s.workers))
+				}
 			}
 			pos++
 			seen[node] = true
 			switch {
-			case status[node] == notAnonymous:
+			case status[node] == notAnonymous, failed[node]:
 			case valued[node]:
 			case freeValue:
 				levels = s.lat.Levels(node, levels)
@@ -526,7 +578,11 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		}
 	}
 	if best < 0 {
-		return nil, schema.Unattainable("no generalization reaches k=%d while suppressing at most %d of %d records", s.opt.K, s.opt.MaxSuppressed, s.t.Rows)
+		models := ""
+		if s.mod.any() {
+			models = " with the l-diversity and t-closeness requirements"
+		}
+		return nil, schema.Unattainable("no generalization reaches k=%d%s while suppressing at most %d of %d records", s.opt.K, models, s.opt.MaxSuppressed, s.t.Rows)
 	}
 	final := s.evaluate(best, s.workers)
 	res.Levels = s.lat.Levels(best, nil)
@@ -535,7 +591,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		return nil, fmt.Errorf("internal error: the chosen node is not anonymous on recount")
 	}
 	res.Suppressed = final.suppressed
-	fails := s.fails(final.cls)
+	fails := s.fails(final.cls, final.failing)
 	for j := 0; j < final.cls.n; j++ {
 		if fails(j) {
 			continue
@@ -550,13 +606,18 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 }
 
 // Suppressed returns, for every record of t, whether it lies in a class of the node
-// with the given levels that has fewer than k records (and so is suppressed).
-func Suppressed(t *Table, levels []int, k int) ([]bool, error) {
+// with the given levels that fails the models of opt (fewer than opt.K records, or an
+// l-diversity or t-closeness requirement) and so is suppressed.
+func Suppressed(t *Table, levels []int, opt Options) ([]bool, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
 	if len(levels) != len(t.Columns) {
 		return nil, fmt.Errorf("node has %d levels for %d quasi-identifiers", len(levels), len(t.Columns))
+	}
+	mod, err := newModels(t, opt)
+	if err != nil {
+		return nil, err
 	}
 	rows := &classes{rows: make([]Codes, len(t.Columns)), n: t.Rows}
 	maps := make([][]int32, len(t.Columns))
@@ -572,9 +633,11 @@ func Suppressed(t *Table, levels []int, k int) ([]bool, error) {
 	assign := make([]int32, t.Rows)
 	g := &grouper{par: runtime.GOMAXPROCS(0)}
 	cls, _ := g.rollUp(rows, 0, maps, sizes, assign, 0)
+	cls.hist = mod.rollHist(rows, assign, cls.n)
+	failing := mod.failing(cls)
 	out := make([]bool, t.Rows)
 	for r, a := range assign {
-		out[r] = int(cls.counts[a]) < k
+		out[r] = int(cls.counts[a]) < opt.K || failing[a]
 	}
 	return out, nil
 }

@@ -26,7 +26,7 @@ func TestSearchAdultMatchesExhaustive(t *testing.T) {
 	for _, k := range []int{2, 5, 10, 100} {
 		for _, supp := range []float64{0, 0.05} {
 			settings = append(settings, setting{k, supp})
-			queries = append(queries, oracleQuery{k, int(math.Floor(supp * float64(tab.Rows))), "loss"})
+			queries = append(queries, oracleQuery{k: k, maxSupp: int(math.Floor(supp * float64(tab.Rows))), metric: "loss"})
 		}
 	}
 	wants := newOracle(raw, hier).bestMany(t, queries)
@@ -149,7 +149,7 @@ func TestSuppressedMatchesSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	supp, err := Suppressed(tab, res.Levels, 6)
+	supp, err := Suppressed(tab, res.Levels, Options{K: 6})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,16 @@ package generalize
 import (
 	"fmt"
 	"math"
+
+	"sanitizer/closeness"
 )
 
 // Table is the encoded quasi-identifier part of an input: for every quasi-identifier,
 // its hierarchy and the leaf code of every record. Raw values are not kept.
 type Table struct {
-	Rows    int
-	Columns []Column
+	Rows      int
+	Columns   []Column
+	Sensitive []Sensitive // the columns l-diversity and t-closeness protect
 }
 
 // Column is one encoded quasi-identifier.
@@ -35,5 +38,23 @@ func (t *Table) validate() error {
 			return fmt.Errorf("column %q: leaf codes %d..%d outside the hierarchy's 0..%d", c.Name, lo, hi, c.Hierarchy.Leaves()-1)
 		}
 	}
+	for _, c := range t.Sensitive {
+		if c.Codes.Len() != t.Rows {
+			return fmt.Errorf("sensitive column %q: %d codes for %d rows", c.Name, c.Codes.Len(), t.Rows)
+		}
+		if lo, hi := c.Codes.minMax(); lo < 0 || hi >= int32(c.Values) {
+			return fmt.Errorf("sensitive column %q: codes %d..%d outside 0..%d", c.Name, lo, hi, c.Values-1)
+		}
+	}
 	return nil
+}
+
+// Sensitive is an encoded sensitive column: every record's value, numbered 0 … Values−1
+// in the order the ordered distance needs (the caller numbers them), and, for the
+// hierarchical distance, the hierarchy over those numbers.
+type Sensitive struct {
+	Name   string
+	Values int
+	Codes  Codes
+	Tree   *closeness.Tree // nil unless a t-closeness requirement uses the hierarchical distance
 }

@@ -135,7 +135,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if err != nil {
 		return nil, err
 	}
-	suppressed, err := generalize.Suppressed(t, res.Levels, cfg.Privacy.K)
+	suppressed, err := generalize.Suppressed(t, res.Levels, generalize.Options{K: cfg.Privacy.K})
 	if err != nil {
 		return nil, err
 	}
