@@ -15,7 +15,9 @@ import (
 // adultOccupation adds the sensitive column occupation to the Adult table, numbered in
 // the order of adult_hierarchy_occupation.csv, with the hierarchy as a closeness tree;
 // it returns the raw values too.
-func adultOccupation(t *testing.T, tab *Table) []string {
+func adultOccupation(t *testing.T, tab *Table) []string { return adultOccupationB(t, tab) }
+
+func adultOccupationB(t testing.TB, tab *Table) []string {
 	t.Helper()
 	data := readSemicolon(t, filepath.Join(adultDir, "adult.csv"))
 	at := slices.Index(data[0], "occupation")
@@ -181,6 +183,37 @@ func TestSearchAdultModelsMatchExhaustive(t *testing.T) {
 					t.Fatalf("value %v, exhaustive %v", res.Value, wv)
 				}
 				t.Logf("node %v, %d suppressed, loss %.4f, %d of %d nodes evaluated", res.Levels, res.Suppressed, res.Value, res.Evaluated, res.LatticeSize)
+			})
+		}
+	}
+}
+
+// BenchmarkSearchAdultModels measures the search on Adult, k=5, with each model on
+// occupation (BENCHMARKS.md compares it with k alone).
+func BenchmarkSearchAdultModels(b *testing.B) {
+	tab, _, _ := loadAdult(b)
+	adultOccupationB(b, tab)
+	for _, supp := range []float64{0, 0.05} {
+		for _, st := range []struct {
+			name  string
+			div   []Diversity
+			close []Closeness
+		}{
+			{"k-only", nil, nil},
+			{"recursive-(4,3)", []Diversity{{0, diversity.Model{Variant: diversity.Recursive, L: 3, C: 4}}}, nil},
+			{"t=0.2-equal", nil, []Closeness{{0, 0.2, closeness.Equal}}},
+			{"t=0.2-hierarchical", nil, []Closeness{{0, 0.2, closeness.Hierarchical}}},
+		} {
+			b.Run(fmt.Sprintf("%s/supp=%g", st.name, supp), func(b *testing.B) {
+				var res *Result
+				for b.Loop() {
+					var err error
+					res, err = Search(context.Background(), tab, Options{K: 5, MaxSuppressed: int(math.Floor(supp * float64(tab.Rows))), Diversity: st.div, Closeness: st.close})
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(res.Evaluated), "evaluated")
 			})
 		}
 	}
