@@ -184,3 +184,143 @@ func HierarchicalEMD(p, q []int64, t *Tree) (float64, error) {
 	}
 	return min(cost, 1), nil
 }
+
+// Reference is the whole table's distribution prepared for the distances of many
+// classes, each given sparsely: the values it holds (vals, ascending or not) and their
+// counts. It is not modified by the distance methods, which several goroutines may call
+// at once, each with scratch space of its own (Scratch).
+type Reference struct {
+	q    []float64 // the table's distribution
+	qcum []float64 // its prefix sums, for the ordered distance
+	tree *Tree
+}
+
+// NewReference prepares the table's histogram q (and, for the hierarchical distance,
+// the tree over its values; nil otherwise).
+func NewReference(q []int64, tree *Tree) (*Reference, error) {
+	var n int64
+	for _, c := range q {
+		if c < 0 {
+			return nil, errors.New("negative count")
+		}
+		n += c
+	}
+	if n == 0 {
+		return nil, errors.New("empty distribution")
+	}
+	if tree != nil && tree.values != len(q) {
+		return nil, fmt.Errorf("a hierarchy over %d values for a histogram of %d", tree.values, len(q))
+	}
+	r := &Reference{q: make([]float64, len(q)), qcum: make([]float64, len(q)), tree: tree}
+	acc := 0.0
+	for i, c := range q {
+		r.q[i] = float64(c) / float64(n)
+		acc += r.q[i]
+		r.qcum[i] = acc
+	}
+	return r, nil
+}
+
+// Scratch is the working space of one goroutine's distance computations.
+type Scratch struct {
+	dense []float64 // zero between calls
+	leaf  []float64 // overwritten by every call
+	level [][]float64
+}
+
+// NewScratch returns working space for the distances to r.
+func (r *Reference) NewScratch() *Scratch {
+	s := &Scratch{dense: make([]float64, len(r.q)), leaf: make([]float64, len(r.q))}
+	if r.tree != nil {
+		for _, size := range r.tree.size {
+			s.level = append(s.level, make([]float64, 3*size))
+		}
+	}
+	return s
+}
+
+// total is the number of records of a sparse class.
+func total(cnts []int32) float64 {
+	var n int64
+	for _, c := range cnts {
+		n += int64(c)
+	}
+	return float64(n)
+}
+
+// Equal is EqualEMD of the class (vals, cnts) against the reference.
+func (r *Reference) Equal(vals, cnts []int32) float64 {
+	n := total(cnts)
+	pos := 0.0
+	for k, v := range vals {
+		if d := float64(cnts[k])/n - r.q[v]; d > 0 {
+			pos += d
+		}
+	}
+	return min(pos, 1)
+}
+
+// Ordered is OrderedEMD of the class (vals, cnts) against the reference.
+func (r *Reference) Ordered(vals, cnts []int32, s *Scratch) float64 {
+	m := len(r.q)
+	if m < 2 {
+		return 0
+	}
+	n := total(cnts)
+	p := s.dense
+	for k, v := range vals {
+		p[v] += float64(cnts[k]) / n
+	}
+	sum, acc := 0.0, 0.0
+	for i := range m - 1 {
+		acc += p[i]
+		d := acc - r.qcum[i]
+		if d < 0 {
+			d = -d
+		}
+		sum += d
+	}
+	for _, v := range vals {
+		p[v] = 0
+	}
+	return min(sum/float64(m-1), 1)
+}
+
+// Hierarchical is HierarchicalEMD of the class (vals, cnts) against the reference,
+// whose tree must be set.
+func (r *Reference) Hierarchical(vals, cnts []int32, s *Scratch) float64 {
+	t := r.tree
+	n := total(cnts)
+	extra := s.leaf
+	for i, q := range r.q {
+		extra[i] = -q
+	}
+	for k, v := range vals {
+		extra[v] += float64(cnts[k]) / n
+	}
+	h := float64(len(t.size))
+	cost := 0.0
+	for l, size := range t.size {
+		up := t.first
+		if l > 0 {
+			up = t.parent[l-1]
+		}
+		buf := s.level[l]
+		pos, neg, next := buf[:size], buf[size:2*size], buf[2*size:3*size]
+		clear(pos)
+		clear(neg)
+		for c, e := range extra {
+			if e > 0 {
+				pos[up[c]] += e
+			} else {
+				neg[up[c]] -= e
+			}
+		}
+		for nd := range next {
+			cost += float64(l+1) / h * min(pos[nd], neg[nd])
+			next[nd] = pos[nd] - neg[nd]
+		}
+		extra = next
+	}
+	return min(cost, 1)
+}

@@ -284,3 +284,57 @@ func TestPaperTable5(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceMatchesDense: the sparse methods give the dense functions' values.
+func TestReferenceMatchesDense(t *testing.T) {
+	tree := diseaseTree(t)
+	rng := rand.New(rand.NewPCG(9, 9))
+	m := len(diseases)
+	q := make([]int64, m)
+	for range 1 + rng.IntN(40) {
+		q[rng.IntN(m)]++
+	}
+	ref, err := NewReference(q, tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ref.NewScratch() // one scratch for every call, in varying order
+	for range 500 {
+		p := make([]int64, m)
+		var vals, cnts []int32
+		for v := range m {
+			if rng.IntN(3) == 0 {
+				c := 1 + rng.IntN(5)
+				p[v] = int64(c)
+				vals = append(vals, int32(v))
+				cnts = append(cnts, int32(c))
+			}
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		rng.Shuffle(len(vals), func(i, j int) { vals[i], vals[j] = vals[j], vals[i]; cnts[i], cnts[j] = cnts[j], cnts[i] })
+		checks := []struct {
+			name   string
+			sparse func() float64
+			dense  float64
+		}{
+			{"equal", func() float64 { return ref.Equal(vals, cnts) }, must(EqualEMD(p, q))},
+			{"ordered", func() float64 { return ref.Ordered(vals, cnts, s) }, must(OrderedEMD(p, q))},
+			{"hierarchical", func() float64 { return ref.Hierarchical(vals, cnts, s) }, must(HierarchicalEMD(p, q, tree))},
+		}
+		rng.Shuffle(len(checks), func(i, j int) { checks[i], checks[j] = checks[j], checks[i] })
+		for _, c := range checks {
+			if got := c.sparse(); math.Abs(got-c.dense) > 1e-12 {
+				t.Fatalf("%s: sparse %v, dense %v (p %v q %v)", c.name, got, c.dense, p, q)
+			}
+		}
+	}
+}
+
+func must(v float64, err error) float64 {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -46,8 +46,8 @@ type models struct {
 	t         *Table
 	diversity []Diversity
 	closeness []Closeness
-	ref       [][]int64 // per sensitive column: the whole table's histogram
-	cols      []int     // sensitive columns some model reads
+	ref       []*closeness.Reference // per sensitive column with a t-closeness requirement
+	cols      []int                  // sensitive columns some model reads
 }
 
 func newModels(t *Table, opt Options) (*models, error) {
@@ -79,14 +79,21 @@ func newModels(t *Table, opt Options) (*models, error) {
 		}
 		m.use(c.Column)
 	}
-	m.ref = make([][]int64, len(t.Sensitive))
-	for _, c := range m.cols {
-		s := t.Sensitive[c]
-		ref := make([]int64, s.Values)
-		for r := range t.Rows {
-			ref[s.Codes.At(r)]++
+	m.ref = make([]*closeness.Reference, len(t.Sensitive))
+	for _, c := range opt.Closeness {
+		if m.ref[c.Column] != nil {
+			continue
 		}
-		m.ref[c] = ref
+		s := t.Sensitive[c.Column]
+		q := make([]int64, s.Values)
+		for r := range t.Rows {
+			q[s.Codes.At(r)]++
+		}
+		ref, err := closeness.NewReference(q, s.Tree)
+		if err != nil {
+			return nil, fmt.Errorf("t-closeness on %q: %w", s.Name, err)
+		}
+		m.ref[c.Column] = ref
 	}
 	return m, nil
 }
@@ -114,33 +121,53 @@ func (m *models) monotone(maxSuppressed int) bool {
 	return len(m.closeness) == 0
 }
 
-// holds reports whether a class with the given histograms (per sensitive column, dense
-// over the column's values; nil for columns no model reads) meets every model.
-func (m *models) holds(hist [][]int64) bool {
-	for _, d := range m.diversity {
-		if !d.Model.Holds(hist[d.Column]) {
+// checker decides the models on classes; it holds the scratch space of one goroutine.
+type checker struct {
+	m       *models
+	scratch []*closeness.Scratch // per sensitive column with a t-closeness requirement
+	counts  []int64
+}
+
+func (m *models) checker() *checker {
+	c := &checker{m: m, scratch: make([]*closeness.Scratch, len(m.ref))}
+	for i, r := range m.ref {
+		if r != nil {
+			c.scratch[i] = r.NewScratch()
+		}
+	}
+	return c
+}
+
+// holds reports whether a class meets every model, given its histogram (vals, cnts)
+// per sensitive column.
+func (c *checker) holds(vals, cnts [][]int32) bool {
+	for _, d := range c.m.diversity {
+		c.counts = c.counts[:0]
+		for _, n := range cnts[d.Column] {
+			c.counts = append(c.counts, int64(n))
+		}
+		if !d.Model.Holds(c.counts) {
 			return false
 		}
 	}
-	for _, c := range m.closeness {
-		d, err := m.distance(c, hist[c.Column])
-		if err != nil || d > c.T {
+	for _, t := range c.m.closeness {
+		if c.distance(t, vals[t.Column], cnts[t.Column]) > t.T {
 			return false
 		}
 	}
 	return true
 }
 
-// distance is the class's EMD for requirement c.
-func (m *models) distance(c Closeness, h []int64) (float64, error) {
-	q := m.ref[c.Column]
-	switch c.Distance {
+// distance is the EMD of a class for requirement t.
+func (c *checker) distance(t Closeness, vals, cnts []int32) float64 {
+	ref, s := c.m.ref[t.Column], c.scratch[t.Column]
+	switch t.Distance {
 	case closeness.Ordered:
-		return closeness.OrderedEMD(h, q)
+		return ref.Ordered(vals, cnts, s)
 	case closeness.Hierarchical:
-		return closeness.HierarchicalEMD(h, q, m.t.Sensitive[c.Column].Tree)
+		return ref.Hierarchical(vals, cnts, s)
 	}
-	return closeness.EqualEMD(h, q)
+	return ref.Equal(vals, cnts)
 }
 
 // hist is the sensitive histograms of a class table, per sensitive column, in
@@ -205,8 +232,7 @@ func (m *models) rollHist(src *classes, assign []int32, n int) []*hist {
 					dense[v] += sh.cnt[k]
 				}
 			}
-			slices.Sort(touched)
-			for _, v := range touched {
+			for _, v := range touched { // in order of first appearance: the models need no order
 				h.val = append(h.val, v)
 				h.cnt = append(h.cnt, dense[v])
 				dense[v] = 0
@@ -226,34 +252,22 @@ func (m *models) failing(cls *classes) []bool {
 	if !m.any() {
 		return out
 	}
-	dense := make([][]int64, len(m.t.Sensitive))
-	for _, col := range m.cols {
-		dense[col] = make([]int64, m.t.Sensitive[col].Values)
-	}
+	c := m.checker()
+	vals := make([][]int32, len(m.t.Sensitive))
+	cnts := make([][]int32, len(m.t.Sensitive))
+	one := []int32{1}
+	own := make([]int32, len(m.t.Sensitive))
 	for j := range cls.n {
 		for _, col := range m.cols {
 			h := m.histOf(cls, col)
-			d := dense[col]
-			if h == nil {
-				d[m.t.Sensitive[col].Codes.At(j)] = 1
+			if h == nil { // a record: its own value, once
+				own[col] = m.t.Sensitive[col].Codes.At(j)
+				vals[col], cnts[col] = own[col:col+1], one
 				continue
 			}
-			for k := h.off[j]; k < h.off[j+1]; k++ {
-				d[h.val[k]] = int64(h.cnt[k])
-			}
+			vals[col], cnts[col] = h.val[h.off[j]:h.off[j+1]], h.cnt[h.off[j]:h.off[j+1]]
 		}
-		out[j] = !m.holds(dense)
-		for _, col := range m.cols {
-			h := m.histOf(cls, col)
-			d := dense[col]
-			if h == nil {
-				d[m.t.Sensitive[col].Codes.At(j)] = 0
-				continue
-			}
-			for k := h.off[j]; k < h.off[j+1]; k++ {
-				d[h.val[k]] = 0
-			}
-		}
+		out[j] = !c.holds(vals, cnts)
 	}
 	return out
 }
