@@ -1,14 +1,20 @@
 // Package verify re-checks a written release from its strings alone. It shares no
-// code with the search: it does not know hierarchies, codes, lattices or the chosen
-// node, only what a recipient of the file could count.
+// code with the search: it does not know quasi-identifier hierarchies, codes, lattices
+// or the chosen node, only what a recipient of the file could count. It decides
+// l-diversity and t-closeness with the same pure functions as the search (packages
+// diversity and closeness) on histograms it counts itself.
 package verify
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
+
+	"sanitizer/closeness"
+	"sanitizer/diversity"
 )
 
 // Spec is what a release of a given input must satisfy.
@@ -18,6 +24,34 @@ type Spec struct {
 	InputRows     int      // records of the input
 	Columns       []string // the release's header, in order
 	Quasi         []string // the quasi-identifier columns (a subset of Columns)
+	Sensitive     []Sensitive
+}
+
+// Sensitive is what a release must satisfy on one sensitive column: every published
+// class meets each l-diversity model, and its distribution lies within T of the
+// input's for each t-closeness requirement.
+type Sensitive struct {
+	Column    string
+	Values    []string        // every value the column may hold; value i is numbered i
+	Reference []int64         // the input's number of records holding each value
+	Tree      *closeness.Tree // over the numbered values, for the hierarchical distance
+	Diversity []diversity.Model
+	Closeness []Closeness
+}
+
+// Closeness is one t-closeness requirement.
+type Closeness struct {
+	T        float64
+	Distance string // closeness.Equal, Ordered or Hierarchical
+}
+
+// SensitiveMeasured is what the published classes hold on one sensitive column.
+type SensitiveMeasured struct {
+	Column      string
+	MinDistinct int     // fewest distinct values in a class (the measured distinct l)
+	MinEntropyL float64 // exp of the smallest class entropy (the measured entropy l)
+	MaxEMD      float64 // largest distance to the input's distribution
+	Distance    string  // the distance MaxEMD uses (the requirement's, else equal)
 }
 
 // Measured is what the release was found to hold.
@@ -27,6 +61,7 @@ type Measured struct {
 	Classes    int     // equivalence classes (distinct quasi-identifier tuples)
 	MinClass   int     // smallest class (the measured k); 0 when nothing is released
 	AvgClass   float64 // average class size
+	Sensitive  []SensitiveMeasured
 }
 
 // Violation reports a release that breaks its Spec.
@@ -54,7 +89,24 @@ func Release(spec Spec, header []string, r Reader) (*Measured, error) {
 			return nil, &Violation{Msg: fmt.Sprintf("quasi-identifier %q missing from the release", q)}
 		}
 	}
+	spos := make([]int, len(spec.Sensitive))
+	index := make([]map[string]int32, len(spec.Sensitive))
+	for i, sc := range spec.Sensitive {
+		spos[i] = slices.Index(header, sc.Column)
+		if spos[i] < 0 {
+			return nil, &Violation{Msg: fmt.Sprintf("sensitive column %q missing from the release", sc.Column)}
+		}
+		index[i] = make(map[string]int32, len(sc.Values))
+		for v, s := range sc.Values {
+			index[i][s] = int32(v)
+		}
+	}
 	classes := map[string]*int{}
+	// hists[i][class key]: the histogram of sensitive column i in the class
+	hists := make([]map[string]map[int32]int64, len(spec.Sensitive))
+	for i := range hists {
+		hists[i] = map[string]map[int32]int64{}
+	}
 	var key []byte
 	m := &Measured{}
 	for {
@@ -82,6 +134,18 @@ func Release(spec Spec, header []string, r Reader) (*Measured, error) {
 			one := 1
 			classes[string(key)] = &one
 		}
+		for i, p := range spos {
+			v, ok := index[i][rec[p]]
+			if !ok {
+				return nil, &Violation{Msg: fmt.Sprintf("release record %d: a value of sensitive column %q that the input does not hold", m.Rows, spec.Sensitive[i].Column)}
+			}
+			h := hists[i][string(key)]
+			if h == nil {
+				h = map[int32]int64{}
+				hists[i][string(key)] = h
+			}
+			h[v]++
+		}
 	}
 	m.Classes = len(classes)
 	for _, n := range classes {
@@ -101,5 +165,75 @@ func Release(spec Spec, header []string, r Reader) (*Measured, error) {
 	case m.Rows > 0 && m.MinClass < spec.K:
 		return m, &Violation{Msg: fmt.Sprintf("smallest class has %d records, k is %d", m.MinClass, spec.K)}
 	}
+	for i, sc := range spec.Sensitive {
+		sm, err := checkSensitive(sc, hists[i])
+		m.Sensitive = append(m.Sensitive, sm)
+		if err != nil {
+			return m, err
+		}
+	}
 	return m, nil
+}
+
+// checkSensitive checks the models of one sensitive column on every class's histogram
+// and measures the weakest class.
+func checkSensitive(sc Sensitive, hists map[string]map[int32]int64) (SensitiveMeasured, error) {
+	sm := SensitiveMeasured{Column: sc.Column, Distance: closeness.Equal}
+	if len(sc.Closeness) > 0 {
+		sm.Distance = sc.Closeness[0].Distance
+	}
+	if len(hists) == 0 {
+		return sm, nil
+	}
+	first := true
+	dense := make([]int64, len(sc.Values))
+	counts := make([]int64, 0, len(sc.Values))
+	for _, h := range hists {
+		counts = counts[:0]
+		for v, c := range h {
+			dense[v] = c
+			counts = append(counts, c)
+		}
+		distinct, entropyL := diversity.Values(counts), math.Exp(diversity.EntropyOf(counts))
+		emd, err := distance(sm.Distance, dense, sc)
+		for v := range h {
+			dense[v] = 0
+		}
+		if err != nil {
+			return sm, err
+		}
+		if first || distinct < sm.MinDistinct {
+			sm.MinDistinct = distinct
+		}
+		if first || entropyL < sm.MinEntropyL {
+			sm.MinEntropyL = entropyL
+		}
+		sm.MaxEMD = max(sm.MaxEMD, emd)
+		first = false
+		for _, d := range sc.Diversity {
+			if !d.Holds(counts) {
+				return sm, &Violation{Msg: fmt.Sprintf("a class fails %s l-diversity (l=%g) on %q", d.Variant, d.L, sc.Column)}
+			}
+		}
+		for _, t := range sc.Closeness {
+			if emd > t.T {
+				return sm, &Violation{Msg: fmt.Sprintf("a class lies at distance %.4g from the input's distribution of %q, t is %g", emd, sc.Column, t.T)}
+			}
+		}
+	}
+	return sm, nil
+}
+
+// distance is a class's EMD to the input's distribution.
+func distance(kind string, p []int64, sc Sensitive) (float64, error) {
+	switch kind {
+	case closeness.Ordered:
+		return closeness.OrderedEMD(p, sc.Reference)
+	case closeness.Hierarchical:
+		if sc.Tree == nil {
+			return 0, fmt.Errorf("column %q: the hierarchical distance needs a hierarchy", sc.Column)
+		}
+		return closeness.HierarchicalEMD(p, sc.Reference, sc.Tree)
+	}
+	return closeness.EqualEMD(p, sc.Reference)
 }

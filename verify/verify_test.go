@@ -3,8 +3,12 @@ package verify
 import (
 	"encoding/csv"
 	"errors"
+	"math"
 	"strings"
 	"testing"
+
+	"sanitizer/closeness"
+	"sanitizer/diversity"
 )
 
 func TestRelease(t *testing.T) {
@@ -60,5 +64,53 @@ func TestReleaseFieldCount(t *testing.T) {
 	var v *Violation
 	if !errors.As(err, &v) || !strings.Contains(err.Error(), "record 2 has 1 fields") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestReleaseSensitive: the verifier counts each class's sensitive values itself and
+// refuses a class that fails l-diversity or t-closeness, or a value the input lacks.
+func TestReleaseSensitive(t *testing.T) {
+	sens := func(models []diversity.Model, close []Closeness) []Sensitive {
+		return []Sensitive{{Column: "dx", Values: []string{"a", "b", "c"}, Reference: []int64{2, 1, 1}, Diversity: models, Closeness: close}}
+	}
+	base := Spec{K: 2, MaxSuppressed: 0, InputRows: 4, Columns: []string{"zip", "dx"}, Quasi: []string{"zip"}}
+	body := "zip,dx\n1,a\n1,b\n2,a\n2,c\n" // classes {a,b} and {a,c}
+	for _, c := range []struct {
+		name    string
+		sens    []Sensitive
+		body    string
+		wantErr string
+	}{
+		{"distinct 2 holds", sens([]diversity.Model{{Variant: diversity.Distinct, L: 2}}, nil), body, ""},
+		{"distinct 3 fails", sens([]diversity.Model{{Variant: diversity.Distinct, L: 3}}, nil), body, "fails distinct l-diversity"},
+		{"homogeneous class", sens([]diversity.Model{{Variant: diversity.Distinct, L: 2}}, nil), "zip,dx\n1,a\n1,a\n2,b\n2,c\n", "fails distinct"},
+		// class {a,b}: p = (½,½,0) vs q = (½,¼,¼): equal EMD ¼
+		{"t 0.25 holds", sens(nil, []Closeness{{T: 0.25, Distance: closeness.Equal}}), body, ""},
+		{"t 0.2 fails", sens(nil, []Closeness{{T: 0.2, Distance: closeness.Equal}}), body, "distance 0.25"},
+		{"value the input lacks", sens(nil, nil), "zip,dx\n1,a\n1,zzz\n2,a\n2,c\n", "does not hold"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := base
+			spec.Sensitive = c.sens
+			r := csv.NewReader(strings.NewReader(c.body))
+			header, _ := r.Read()
+			m, err := Release(spec, header, r)
+			if c.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := m.Sensitive[0]; got.MinDistinct != 2 || math.Abs(got.MaxEMD-0.25) > 1e-12 || math.Abs(got.MinEntropyL-2) > 1e-9 {
+					t.Errorf("measured %+v, want distinct 2, entropy l 2, EMD 0.25", got)
+				}
+				return
+			}
+			var v *Violation
+			if !errors.As(err, &v) || !strings.Contains(err.Error(), c.wantErr) {
+				t.Fatalf("got %v, want a violation containing %q", err, c.wantErr)
+			}
+			if strings.Contains(err.Error(), "zzz") {
+				t.Errorf("the error quotes a sensitive value: %v", err)
+			}
+		})
 	}
 }
