@@ -47,9 +47,9 @@ func (c *classes) entries() int {
 // grouper rolls classes up to a more general node. It owns reusable scratch space, so a
 // grouper must not be used by two goroutines at once.
 type grouper struct {
-	par   int // goroutines it may use (≤ 1: the caller's only)
-	keys  []uint64
-	slots []int32 // direct counting: index+1 of the output class, 0 = empty
+	par    int // goroutines it may use (≤ 1: the caller's only)
+	keys   []uint64
+	slots  []int32 // direct counting: index+1 of the output class, 0 = empty
 	parts  []*table
 	assign []int32 // scratch for roll-ups that need every source class's output class
 }

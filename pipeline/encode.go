@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -155,20 +156,29 @@ func nullError(p *plan, row int, name string) error {
 // values (one goroutine per column), then turns the numbers into leaf codes of each
 // column's hierarchy. fileHier holds the hierarchies loaded from files (nil for
 // builders). The raw values are dropped once encoded.
-func encode(ctx context.Context, p *plan, src source, fileHier []*generalize.Hierarchy) (*generalize.Table, error) {
-	q := len(p.quasi)
+//
+// The sensitive columns that l-diversity or t-closeness protect (prot) are read in the
+// same pass, numbered as their distance needs and added to the table.
+func encode(ctx context.Context, p *plan, src source, fileHier []*generalize.Hierarchy, prot []*protected) (*generalize.Table, error) {
+	cols := slices.Clone(p.quasi)
+	confs := slices.Clone(p.quasiCfg)
+	for _, s := range prot {
+		cols = append(cols, s.pos)
+		confs = append(confs, *s.conf)
+	}
+	q := len(cols)
 	dicts := make([]*dictionary, q)
 	chans := make([]chan *batch, q)
 	g, ctx := errgroup.WithContext(ctx)
 	in := make(chan *batch, 4)
-	g.Go(guard(func() error { return src.stream(ctx, p.quasi, in) }))
+	g.Go(guard(func() error { return src.stream(ctx, cols, in) }))
 	for i := range q {
 		dicts[i] = newDictionary()
 		chans[i] = make(chan *batch, 4)
-		col := p.quasiCfg[i]
+		col := confs[i]
 		g.Go(guard(func() error {
 			for b := range chans[i] {
-				if err := dicts[i].add(b, i, col.Null, p.emptyNull[p.quasi[i]]); err != nil {
+				if err := dicts[i].add(b, i, col.Null, p.emptyNull[cols[i]]); err != nil {
 					var en errNull
 					if errors.As(err, &en) {
 						err = nullError(p, int(en), col.Name)
@@ -215,6 +225,22 @@ func encode(ctx context.Context, p *plan, src source, fileHier []*generalize.Hie
 		codes := d.leafCodes(h.Leaves(), leafOf)
 		t.Columns = append(t.Columns, generalize.Column{Name: col.Name, Hierarchy: h, Codes: codes})
 		dicts[i] = nil
+	}
+	for i, s := range prot {
+		d := dicts[len(p.quasi)+i]
+		if err := s.number(p, d.values, d.first); err != nil {
+			return nil, err
+		}
+		num := make([]int32, len(d.values))
+		for c, v := range d.values {
+			num[c] = s.index[v]
+		}
+		codes := d.leafCodes(len(s.values), num)
+		s.counts = make([]int64, len(s.values))
+		for r := range t.Rows {
+			s.counts[codes.At(r)]++
+		}
+		t.Sensitive = append(t.Sensitive, generalize.Sensitive{Name: s.conf.Name, Values: len(s.values), Codes: codes, Tree: s.tree})
 	}
 	return t, nil
 }

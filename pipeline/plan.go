@@ -60,10 +60,6 @@ func checkReleaseConfig(cfg *schema.Config) error {
 	switch {
 	case cfg.Privacy.K < 1:
 		return schema.BadInput("%s: privacy.k: required for a release (k ≥ 1)", where)
-	case len(cfg.Privacy.LDiversity) > 0:
-		return schema.BadInput("%s: privacy.l-diversity: not supported by this version; refusing to release without it", where)
-	case len(cfg.Privacy.TCloseness) > 0:
-		return schema.BadInput("%s: privacy.t-closeness: not supported by this version; refusing to release without it", where)
 	case cfg.Search.Algorithm != "" && cfg.Search.Algorithm != "optimal":
 		return schema.BadInput("%s: search.algorithm: %q is not supported by this version (use optimal)", where, cfg.Search.Algorithm)
 	}

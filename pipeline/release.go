@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"time"
 
+	"sanitizer/closeness"
 	"sanitizer/generalize"
 	"sanitizer/schema"
 	"sanitizer/verify"
@@ -119,9 +120,18 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		}
 	}
 
+	// The sensitive columns l-diversity and t-closeness protect.
+	prot := p.protectedColumns()
+	for _, sc := range prot {
+		sc.hier = listed[sc.pos]
+		if sc.distance() == closeness.Hierarchical && sc.hier == nil {
+			return nil, schema.BadInput("columns.%s.hierarchy: the hierarchical distance needs a hierarchy file", sc.conf.Name)
+		}
+	}
+
 	// Pass 1: encode.
 	p.progress.enter(StageRead)
-	t, err := encode(ctx, p, src, fileHier)
+	t, err := encode(ctx, p, src, fileHier, prot)
 	if err != nil {
 		return nil, err
 	}
@@ -131,11 +141,20 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 
 	// Search.
 	p.progress.enter(StageSearch)
-	res, err := generalize.Search(ctx, t, generalize.Options{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, Metric: p.metric, Workers: opt.Workers, OnEvaluate: p.progress.addEvaluated})
+	sopt := generalize.Options{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, Metric: p.metric, Workers: opt.Workers, OnEvaluate: p.progress.addEvaluated}
+	for i, sc := range prot {
+		for _, d := range sc.diversity {
+			sopt.Diversity = append(sopt.Diversity, generalize.Diversity{Column: i, Model: d})
+		}
+		for _, c := range sc.closeness {
+			sopt.Closeness = append(sopt.Closeness, generalize.Closeness{Column: i, T: c.T, Distance: c.Distance})
+		}
+	}
+	res, err := generalize.Search(ctx, t, sopt)
 	if err != nil {
 		return nil, err
 	}
-	suppressed, err := generalize.Suppressed(t, res.Levels, generalize.Options{K: cfg.Privacy.K})
+	suppressed, err := generalize.Suppressed(t, res.Levels, sopt)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +212,9 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	// Verify the written file, independently of the search.
 	p.progress.enter(StageVerify)
 	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, InputRows: t.Rows, Columns: header, Quasi: p.quasiNames()}
+	for _, sc := range prot {
+		spec.Sensitive = append(spec.Sensitive, sc.spec())
+	}
 	m, err := verifyFile(ctx, tmp.Name(), outFmt, cfg.Output.CSV, header, spec)
 	if err != nil {
 		var v *verify.Violation
@@ -220,6 +242,15 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		Metric:     MetricSummary{Name: res.Metric, Value: res.Value},
 		Lattice:    LatticeStats{Size: res.LatticeSize, Evaluated: res.Evaluated, Tagged: res.Tagged, Bounded: res.Bounded},
 		Verified:   Verification{Rows: m.Rows, Classes: m.Classes, MinClass: m.MinClass, Suppressed: m.Suppressed},
+	}
+	for _, l := range cfg.Privacy.LDiversity {
+		rep.Model.LDiversity = append(rep.Model.LDiversity, LDiversityIn{Column: l.Column, Variant: l.Variant, L: l.L, C: l.C})
+	}
+	for _, t := range cfg.Privacy.TCloseness {
+		rep.Model.TCloseness = append(rep.Model.TCloseness, TClosenessIn{Column: t.Column, T: t.T, Distance: t.Distance})
+	}
+	for _, s := range m.Sensitive {
+		rep.Verified.Sensitive = append(rep.Verified.Sensitive, SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance})
 	}
 	for _, c := range cfg.Columns {
 		if c.Hierarchy != nil && c.Hierarchy.File != "" {
@@ -334,15 +365,58 @@ func verifyTable(ctx context.Context, src source, spec verify.Spec) (*verify.Mea
 	return verify.Release(spec, names, r)
 }
 
-// countRecords reads a whole table and returns its number of records.
-func countRecords(ctx context.Context, src source) (int, error) {
+// readProtected reads a whole input for Check: it counts the records and numbers the
+// values of the protected sensitive columns (as the release did) with the input's
+// count of each.
+func readProtected(ctx context.Context, p *plan, src source, prot []*protected) (int, error) {
+	cols := make([]int, len(prot))
+	dicts := make([]*dictionary, len(prot))
+	for i, sc := range prot {
+		cols[i] = sc.pos
+		dicts[i] = newDictionary()
+		if sc.conf.Hierarchy != nil && sc.conf.Hierarchy.File != "" {
+			h, err := generalize.LoadHierarchy(sc.conf.Hierarchy.File)
+			if err != nil {
+				return 0, fmt.Errorf("columns.%s.hierarchy.file: %w", sc.conf.Name, err)
+			}
+			sc.hier = h
+		}
+		if sc.distance() == closeness.Hierarchical && sc.hier == nil {
+			return 0, schema.BadInput("columns.%s.hierarchy: the hierarchical distance needs a hierarchy file", sc.conf.Name)
+		}
+	}
 	out := make(chan *batch, 2)
 	errc := make(chan error, 1)
-	go func() { errc <- guard(func() error { return src.stream(ctx, nil, out) })() }()
-	for range out {
+	go func() { errc <- guard(func() error { return src.stream(ctx, cols, out) })() }()
+	var addErr error
+	for b := range out {
+		for i, sc := range prot {
+			if addErr == nil {
+				if err := dicts[i].add(b, i, sc.conf.Null, p.emptyNull[sc.pos]); err != nil {
+					var en errNull
+					if errors.As(err, &en) {
+						err = nullError(p, int(en), sc.conf.Name)
+					}
+					addErr = err
+				}
+			}
+		}
 	}
 	if err := <-errc; err != nil {
 		return 0, err
+	}
+	if addErr != nil {
+		return 0, addErr
+	}
+	for i, sc := range prot {
+		d := dicts[i]
+		if err := sc.number(p, d.values, d.first); err != nil {
+			return 0, err
+		}
+		sc.counts = make([]int64, len(sc.values))
+		for r := range d.n {
+			sc.counts[sc.index[d.values[d.code(r)]]]++
+		}
 	}
 	return src.rows(), nil
 }
@@ -367,12 +441,16 @@ func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, err
 		return nil, err
 	}
 	defer src.Close()
-	rows, err := countRecords(ctx, src)
+	prot := p.protectedColumns()
+	rows, err := readProtected(ctx, p, src, prot)
 	if err != nil {
 		return nil, err
 	}
 	header := p.releaseHeader()
 	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), InputRows: rows, Columns: header, Quasi: p.quasiNames()}
+	for _, sc := range prot {
+		spec.Sensitive = append(spec.Sensitive, sc.spec())
+	}
 	f, err := openSource(rel, relFmt, cfg.Output.CSV, header)
 	if err != nil {
 		return nil, fmt.Errorf("release: %w", err)

@@ -240,3 +240,62 @@ func TestMaxSuppressed(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseAdultModels: the Adult settings with occupation as the sensitive
+// column (its hierarchy file for the hierarchical distance) release, pass Check (which
+// recounts l and t from the written file and the input), and report the weakest class.
+func TestReleaseAdultModels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("Adult releases with l-diversity and t-closeness take several seconds")
+	}
+	abs, _ := filepath.Abs(adultDir)
+	in := filepath.Join(abs, "adult.csv")
+	for _, model := range []string{
+		"l-diversity: {column: occupation, variant: distinct, l: 3}",
+		"l-diversity: {column: occupation, variant: entropy, l: 3}",
+		"l-diversity: {column: occupation, variant: recursive, l: 3, c: 4}",
+		"t-closeness: {column: occupation, t: 0.2, distance: equal}",
+		"t-closeness: {column: occupation, t: 0.2, distance: hierarchical}",
+	} {
+		for _, supp := range []float64{0, 0.05} {
+			t.Run(fmt.Sprintf("%s/supp=%g", model, supp), func(t *testing.T) {
+				dir := t.TempDir()
+				base := adultConfig(t, dir, 5, supp)
+				raw, err := os.ReadFile(base.File)
+				if err != nil {
+					t.Fatal(err)
+				}
+				text := strings.Replace(string(raw), "  occupation: {role: sensitive}",
+					fmt.Sprintf("  occupation: {role: sensitive, hierarchy: {file: %q}}", filepath.Join(abs, "adult_hierarchy_occupation.csv")), 1)
+				text = strings.Replace(text, fmt.Sprintf("privacy: {k: 5, suppression: %g}", supp), fmt.Sprintf("privacy: {k: 5, suppression: %g, %s}", supp, model), 1)
+				if err := os.WriteFile(base.File, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				cfg, err := schema.Load(base.File)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := filepath.Join(dir, "release.csv")
+				rep, err := Release(context.Background(), cfg, Options{Input: in, Output: out})
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := Check(context.Background(), cfg, Options{Input: in, Output: out})
+				if err != nil {
+					t.Fatalf("check: %v", err)
+				}
+				if len(m.Sensitive) != 1 || len(rep.Verified.Sensitive) != 1 || m.Sensitive[0].MaxEMD != rep.Verified.Sensitive[0].MaxEMD {
+					t.Fatalf("check measured %+v, the report %+v", m.Sensitive, rep.Verified.Sensitive)
+				}
+				s := m.Sensitive[0]
+				switch {
+				case strings.Contains(model, "distinct") && s.MinDistinct < 3,
+					strings.Contains(model, "entropy") && s.MinEntropyL < 3-1e-9,
+					strings.Contains(model, "t: 0.2") && s.MaxEMD > 0.2:
+					t.Fatalf("measured %+v does not meet %s", s, model)
+				}
+				t.Logf("node %v, %d suppressed, loss %.4f; weakest class %+v", nodeOf(rep), rep.Suppressed, rep.Metric.Value, s)
+			})
+		}
+	}
+}

@@ -49,9 +49,26 @@ type FileSummary struct {
 
 // ModelSummary is the privacy model the release satisfies.
 type ModelSummary struct {
-	K               int     `json:"k"`
-	SuppressionRate float64 `json:"suppression_limit"`
-	MaxSuppressed   int     `json:"max_suppressed_records"`
+	K               int            `json:"k"`
+	SuppressionRate float64        `json:"suppression_limit"`
+	MaxSuppressed   int            `json:"max_suppressed_records"`
+	LDiversity      []LDiversityIn `json:"l_diversity,omitempty"`
+	TCloseness      []TClosenessIn `json:"t_closeness,omitempty"`
+}
+
+// LDiversityIn is an l-diversity requirement the release meets.
+type LDiversityIn struct {
+	Column  string  `json:"column"`
+	Variant string  `json:"variant"`
+	L       float64 `json:"l"`
+	C       float64 `json:"c,omitempty"`
+}
+
+// TClosenessIn is a t-closeness requirement the release meets.
+type TClosenessIn struct {
+	Column   string  `json:"column"`
+	T        float64 `json:"t"`
+	Distance string  `json:"distance"`
 }
 
 // NodeLevel is the chosen generalization level of one quasi-identifier.
@@ -81,6 +98,18 @@ type Verification struct {
 	Classes    int `json:"classes"`
 	MinClass   int `json:"min_class"`
 	Suppressed int `json:"suppressed"`
+	// Sensitive holds, per protected sensitive column, the weakest published class:
+	// never a sensitive value.
+	Sensitive []SensitiveSummary `json:"sensitive,omitempty"`
+}
+
+// SensitiveSummary is the weakest published class of a protected sensitive column.
+type SensitiveSummary struct {
+	Column      string  `json:"column"`
+	MinDistinct int     `json:"min_distinct_l"`
+	MinEntropyL float64 `json:"min_entropy_l"` // exp of the smallest class entropy
+	MaxEMD      float64 `json:"max_emd"`
+	Distance    string  `json:"emd_distance"`
 }
 
 // Stages is the wall time of each stage in milliseconds.
@@ -101,6 +130,9 @@ func (r *Report) Summary(w io.Writer) {
 		fmt.Fprintf(w, " %s=%d/%d", n.Column, n.Level, n.Levels-1)
 	}
 	fmt.Fprintf(w, "\n%s %.4f; lattice %d nodes, %d evaluated, %d tagged, %d bounded; %.0f ms\n", r.Metric.Name, r.Metric.Value, r.Lattice.Size, r.Lattice.Evaluated, r.Lattice.Tagged, r.Lattice.Bounded, r.StagesMS.Total)
+	for _, s := range r.Verified.Sensitive {
+		fmt.Fprintf(w, "%s: weakest class holds %d distinct values (entropy l %.2f); largest %s EMD %.4f\n", s.Column, s.MinDistinct, s.MinEntropyL, s.Distance, s.MaxEMD)
+	}
 }
 
 // fileDigest is "sha256:" and the hex SHA-256 of a file's bytes.

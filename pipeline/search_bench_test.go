@@ -38,7 +38,7 @@ func encodeGenerated(b *testing.B, rows int) (*generalize.Table, *plan) {
 			}
 		}
 	}
-	t, err := encode(context.Background(), p, src, hier)
+	t, err := encode(context.Background(), p, src, hier, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -151,7 +151,7 @@ func TestInputChangedBetweenPasses(t *testing.T) {
 			}
 		}
 	}
-	tab, err := encode(context.Background(), p, src, fileHier)
+	tab, err := encode(context.Background(), p, src, fileHier, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -326,10 +326,14 @@ func TestBadInput(t *testing.T) {
 			code: 3, stderr: []string{"k=50"}},
 
 		// unsupported features
-		{name: "unsupported/l-diversity", config: edit(privacyLine, "privacy: {k: 5, suppression: 0.05, l-diversity: {column: diagnosis, variant: distinct, l: 2}}"),
-			code: 2, stderr: []string{"privacy.l-diversity"}},
-		{name: "unsupported/t-closeness", config: edit(privacyLine, "privacy: {k: 5, suppression: 0.05, t-closeness: {column: diagnosis, t: 0.2, distance: equal}}"),
-			code: 2, stderr: []string{"privacy.t-closeness"}},
+		{name: "models/l above the distinct values", config: edit(privacyLine, "privacy: {k: 5, suppression: 0.05, l-diversity: {column: diagnosis, variant: distinct, l: 11}}"),
+			code: 2, stderr: []string{"privacy.l-diversity", `"diagnosis"`, "l = 11", "only 10 distinct values"}},
+		{name: "models/entropy l above the distinct values", config: edit(privacyLine, "privacy: {k: 5, l-diversity: {column: diagnosis, variant: entropy, l: 10.5}}"),
+			code: 2, stderr: []string{"privacy.l-diversity", `"diagnosis"`}},
+		{name: "models/t-closeness ordered on a string column", config: edit(privacyLine, "privacy: {k: 5, t-closeness: {column: diagnosis, t: 0.2, distance: ordered}}"),
+			code: 2, stderr: []string{"privacy.t-closeness", "needs order"}},
+		{name: "models/order missing a value", config: edit(privacyLine, "privacy: {k: 5, t-closeness: {column: diagnosis, t: 0.2, distance: ordered, order: [Asthma, Influenza]}}"),
+			code: 2, stderr: []string{"in.csv", `"diagnosis"`, "not listed in privacy.t-closeness.order"}},
 		{name: "unsupported/mondrian", config: edit(searchLine, "search: {algorithm: mondrian, metric: loss}"),
 			code: 2, stderr: []string{"search.algorithm", "mondrian"}},
 		{name: "format/format csv but --out .parquet",
