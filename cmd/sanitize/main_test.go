@@ -324,6 +324,9 @@ func TestBadInput(t *testing.T) {
 			code: 3, stderr: []string{"k=11"}},
 		{name: "model/k above the number of records, suppression allowed", config: edit(privacyLine, "privacy: {k: 50, suppression: 0.5}"),
 			code: 3, stderr: []string{"k=50"}},
+		// ten records, ten distinct diagnoses: recursive (0.1, 2) fails in every class
+		{name: "model/recursive l-diversity that no class meets", config: edit(privacyLine, "privacy: {k: 2, suppression: 0.1, l-diversity: {column: diagnosis, variant: recursive, l: 2, c: 0.1}}"),
+			code: 3, stderr: []string{"k=2", "l-diversity"}},
 
 		// unsupported features
 		{name: "models/l above the distinct values", config: edit(privacyLine, "privacy: {k: 5, suppression: 0.05, l-diversity: {column: diagnosis, variant: distinct, l: 11}}"),
