@@ -129,11 +129,11 @@ func oracleClose(tab *Table, raw []string, tt float64, distance string) func(map
 }
 
 // TestSearchAdultModelsMatchExhaustive: k=5 on Adult with each model of the issue on
-// occupation, at 0% and 5% suppression, gives the node an exhaustive evaluation of every
+// occupation, and two combinations, at 0% and 5% suppression, gives the node an exhaustive evaluation of every
 // node finds (the oracle groups the raw strings and checks the models itself).
 func TestSearchAdultModelsMatchExhaustive(t *testing.T) {
 	if testing.Short() {
-		t.Skip("evaluates the whole Adult lattice for ten settings")
+		t.Skip("evaluates the whole Adult lattice for fourteen settings")
 	}
 	tab, rawQI, hier := loadAdult(t)
 	raw := adultOccupation(t, tab)
@@ -145,12 +145,18 @@ func TestSearchAdultModelsMatchExhaustive(t *testing.T) {
 		close []Closeness
 		holds func(map[string]int) bool
 	}
+	rec43, eq25 := oracleRecursive(4, 3), oracleClose(tab, raw, 0.25, closeness.Equal)
+	dist2, ent25 := oracleDistinct(2), oracleEntropy(2.5)
 	settings := []setting{
 		{"distinct-3", []Diversity{{0, diversity.Model{Variant: diversity.Distinct, L: 3}}}, nil, oracleDistinct(3)},
 		{"entropy-3", []Diversity{{0, diversity.Model{Variant: diversity.Entropy, L: 3}}}, nil, oracleEntropy(3)},
 		{"recursive-(4,3)", []Diversity{{0, diversity.Model{Variant: diversity.Recursive, L: 3, C: 4}}}, nil, oracleRecursive(4, 3)},
 		{"t=0.2 equal", nil, []Closeness{{0, 0.2, closeness.Equal}}, oracleClose(tab, raw, 0.2, closeness.Equal)},
 		{"t=0.2 hierarchical", nil, []Closeness{{0, 0.2, closeness.Hierarchical}}, oracleClose(tab, raw, 0.2, closeness.Hierarchical)},
+		{"recursive-(4,3) and t=0.25 equal", []Diversity{{0, diversity.Model{Variant: diversity.Recursive, L: 3, C: 4}}}, []Closeness{{0, 0.25, closeness.Equal}},
+			func(h map[string]int) bool { return rec43(h) && eq25(h) }},
+		{"distinct-2 and entropy-2.5", []Diversity{{0, diversity.Model{Variant: diversity.Distinct, L: 2}}, {0, diversity.Model{Variant: diversity.Entropy, L: 2.5}}}, nil,
+			func(h map[string]int) bool { return dist2(h) && ent25(h) }},
 	}
 	var queries []oracleQuery
 	for _, supp := range []float64{0, 0.05} {
