@@ -228,6 +228,9 @@ func encode(ctx context.Context, p *plan, src source, fileHier []*generalize.Hie
 	}
 	for i, s := range prot {
 		d := dicts[len(p.quasi)+i]
+		if err := s.buildHierarchy(p, d); err != nil {
+			return nil, err
+		}
 		if err := s.number(p, d.values, d.first); err != nil {
 			return nil, err
 		}

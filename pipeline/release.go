@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"time"
 
-	"sanitizer/closeness"
 	"sanitizer/generalize"
 	"sanitizer/schema"
 	"sanitizer/verify"
@@ -123,10 +122,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	// The sensitive columns l-diversity and t-closeness protect.
 	prot := p.protectedColumns()
 	for _, sc := range prot {
-		sc.hier = listed[sc.pos]
-		if sc.distance() == closeness.Hierarchical && sc.hier == nil {
-			return nil, schema.BadInput("columns.%s.hierarchy: the hierarchical distance needs a hierarchy file", sc.conf.Name)
-		}
+		sc.hier = listed[sc.pos] // a built hierarchy is built from the values in pass 1
 	}
 
 	// Pass 1: encode.
@@ -381,9 +377,6 @@ func readProtected(ctx context.Context, p *plan, src source, prot []*protected) 
 			}
 			sc.hier = h
 		}
-		if sc.distance() == closeness.Hierarchical && sc.hier == nil {
-			return 0, schema.BadInput("columns.%s.hierarchy: the hierarchical distance needs a hierarchy file", sc.conf.Name)
-		}
 	}
 	out := make(chan *batch, 2)
 	errc := make(chan error, 1)
@@ -410,6 +403,9 @@ func readProtected(ctx context.Context, p *plan, src source, prot []*protected) 
 	}
 	for i, sc := range prot {
 		d := dicts[i]
+		if err := sc.buildHierarchy(p, d); err != nil {
+			return 0, err
+		}
 		if err := sc.number(p, d.values, d.first); err != nil {
 			return 0, err
 		}

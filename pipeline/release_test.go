@@ -338,3 +338,29 @@ func TestReleaseTwoProtectedColumns(t *testing.T) {
 	}
 	t.Logf("with models: node %v loss %.4f %+v; k only: node %v loss %.4f", nodeOf(rep), rep.Metric.Value, m.Sensitive, nodeOf(base), base.Metric.Value)
 }
+
+// TestReleaseHierarchicalBuiltHierarchy: t-closeness with the hierarchical distance on
+// a sensitive column whose hierarchy is built (integer intervals), not read from a file.
+func TestReleaseHierarchicalBuiltHierarchy(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 5000)
+	raw, err := os.ReadFile(cfg.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(raw), "  stay_days:  {role: insensitive, type: integer}",
+		"  stay_days:  {role: sensitive, type: integer, hierarchy: {intervals: [7, 28, 364]}}", 1)
+	text = strings.Replace(text, "privacy: {k: 5, suppression: 0.05}",
+		"privacy: {k: 5, suppression: 0.05, t-closeness: {column: stay_days, t: 0.1, distance: hierarchical}}", 1)
+	cfg = loadConfigText(t, text)
+	out := filepath.Join(dir, "r.csv")
+	if _, err := Release(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Check(context.Background(), cfg, Options{Input: in, Output: out})
+	if err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	if s := m.Sensitive[0]; s.Distance != "hierarchical" || s.MaxEMD > 0.1 {
+		t.Fatalf("measured %+v", s)
+	}
+}

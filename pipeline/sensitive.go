@@ -161,6 +161,25 @@ func orderKey(typ schema.Type, v string) (float64, bool) {
 	return 0, false
 }
 
+// buildHierarchy builds, for the hierarchical distance, the hierarchy a builder
+// (intervals, mask, date) makes from the values the input holds, when the column has no
+// hierarchy file. Release and Check see the values in the same order, so they build the
+// same hierarchy.
+func (s *protected) buildHierarchy(p *plan, d *dictionary) error {
+	if s.distance() != closeness.Hierarchical || s.hier != nil {
+		return nil
+	}
+	if s.conf.Hierarchy == nil {
+		return schema.BadInput("columns.%s.hierarchy: the hierarchical distance needs a hierarchy", s.conf.Name)
+	}
+	h, _, err := hierarchyFor(p, *s.conf, d, nil)
+	if err != nil {
+		return err
+	}
+	s.hier = h
+	return nil
+}
+
 // spec is the verifier's view of the column.
 func (s *protected) spec() verify.Sensitive {
 	return verify.Sensitive{Column: s.conf.Name, Values: s.values, Reference: s.counts, Tree: s.tree, Diversity: s.diversity, Closeness: s.closeness}
