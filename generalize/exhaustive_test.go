@@ -14,7 +14,7 @@ import (
 // suppression rule and its own (rational) metric arithmetic.
 type oracle struct {
 	rows   [][]string            // quasi-identifier values per record
-	sens   []string              // sensitive value per record (nil: none)
+	sens   [][]string            // per sensitive column, the value of every record
 	levels []map[string][]string // per column: leaf -> value at every level
 	under  []map[string]int      // per column: "level\x00value" -> leaves under it
 	height []int
@@ -50,7 +50,7 @@ type oracleQuery struct {
 	metric     string // "loss" or "discernibility"
 	// holds, when not nil, decides the l-diversity / t-closeness model on a class's
 	// histogram of sensitive values.
-	holds func(hist map[string]int) bool
+	holds func(hist []map[string]int) bool
 }
 
 // best evaluates every node for one query; nil when no node qualifies.
@@ -68,7 +68,7 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 	distinct := map[string]int{}
 	var dvals [][]string
 	var dcount []int
-	var dsens []map[string]int // sensitive values of each distinct record
+	var dsens [][]map[string]int // per distinct record, per sensitive column: its values
 	for r, vals := range o.rows {
 		key := strings.Join(vals, "\x1f")
 		i, ok := distinct[key]
@@ -79,10 +79,14 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 			distinct[key] = i
 			dvals = append(dvals, vals)
 			dcount = append(dcount, 1)
-			dsens = append(dsens, map[string]int{})
+			h := make([]map[string]int, len(o.sens))
+			for c := range h {
+				h[c] = map[string]int{}
+			}
+			dsens = append(dsens, h)
 		}
-		if o.sens != nil {
-			dsens[i][o.sens[r]]++
+		for c, col := range o.sens {
+			dsens[i][c][col[r]]++
 		}
 	}
 	withModels := false
@@ -119,7 +123,7 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 	type class struct {
 		n    int
 		rep  int // a distinct record of the class
-		hist map[string]int
+		hist []map[string]int
 	}
 	var walk func(i int)
 	walk = func(i int) {
@@ -140,12 +144,17 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 			if ok {
 				cl.n += dcount[d]
 			} else {
-				cl = &class{n: dcount[d], rep: d, hist: map[string]int{}}
+				cl = &class{n: dcount[d], rep: d, hist: make([]map[string]int, len(o.sens))}
+				for c := range cl.hist {
+					cl.hist[c] = map[string]int{}
+				}
 				groups[key] = cl
 			}
 			if withModels {
-				for v, c := range dsens[d] {
-					cl.hist[v] += c
+				for c, h := range dsens[d] {
+					for v, n := range h {
+						cl.hist[c][v] += n
+					}
 				}
 			}
 		}

@@ -2,14 +2,17 @@ package generalize
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"sanitizer/closeness"
 	"sanitizer/diversity"
+	"sanitizer/schema"
 )
 
 // adultOccupation adds the sensitive column occupation to the Adult table, numbered in
@@ -60,6 +63,11 @@ func adultOccupationB(t testing.TB, tab *Table) []string {
 	}
 	tab.Sensitive = []Sensitive{{Name: "occupation", Values: len(hrows), Codes: codes, Tree: tree}}
 	return raw
+}
+
+// first applies a check to the first sensitive column's histogram.
+func first(f func(map[string]int) bool) func([]map[string]int) bool {
+	return func(h []map[string]int) bool { return f(h[0]) }
 }
 
 // The oracle's own l-diversity checks, written from the definitions (Machanavajjhala et
@@ -138,25 +146,25 @@ func TestSearchAdultModelsMatchExhaustive(t *testing.T) {
 	tab, rawQI, hier := loadAdult(t)
 	raw := adultOccupation(t, tab)
 	o := newOracle(rawQI, hier)
-	o.sens = raw
+	o.sens = [][]string{raw}
 	type setting struct {
 		name  string
 		div   []Diversity
 		close []Closeness
-		holds func(map[string]int) bool
+		holds func([]map[string]int) bool
 	}
 	rec43, eq25 := oracleRecursive(4, 3), oracleClose(tab, raw, 0.25, closeness.Equal)
 	dist2, ent25 := oracleDistinct(2), oracleEntropy(2.5)
 	settings := []setting{
-		{"distinct-3", []Diversity{{0, diversity.Model{Variant: diversity.Distinct, L: 3}}}, nil, oracleDistinct(3)},
-		{"entropy-3", []Diversity{{0, diversity.Model{Variant: diversity.Entropy, L: 3}}}, nil, oracleEntropy(3)},
-		{"recursive-(4,3)", []Diversity{{0, diversity.Model{Variant: diversity.Recursive, L: 3, C: 4}}}, nil, oracleRecursive(4, 3)},
-		{"t=0.2 equal", nil, []Closeness{{0, 0.2, closeness.Equal}}, oracleClose(tab, raw, 0.2, closeness.Equal)},
-		{"t=0.2 hierarchical", nil, []Closeness{{0, 0.2, closeness.Hierarchical}}, oracleClose(tab, raw, 0.2, closeness.Hierarchical)},
+		{"distinct-3", []Diversity{{0, diversity.Model{Variant: diversity.Distinct, L: 3}}}, nil, first(oracleDistinct(3))},
+		{"entropy-3", []Diversity{{0, diversity.Model{Variant: diversity.Entropy, L: 3}}}, nil, first(oracleEntropy(3))},
+		{"recursive-(4,3)", []Diversity{{0, diversity.Model{Variant: diversity.Recursive, L: 3, C: 4}}}, nil, first(oracleRecursive(4, 3))},
+		{"t=0.2 equal", nil, []Closeness{{0, 0.2, closeness.Equal}}, first(oracleClose(tab, raw, 0.2, closeness.Equal))},
+		{"t=0.2 hierarchical", nil, []Closeness{{0, 0.2, closeness.Hierarchical}}, first(oracleClose(tab, raw, 0.2, closeness.Hierarchical))},
 		{"recursive-(4,3) and t=0.25 equal", []Diversity{{0, diversity.Model{Variant: diversity.Recursive, L: 3, C: 4}}}, []Closeness{{0, 0.25, closeness.Equal}},
-			func(h map[string]int) bool { return rec43(h) && eq25(h) }},
+			func(h []map[string]int) bool { return rec43(h[0]) && eq25(h[0]) }},
 		{"distinct-2 and entropy-2.5", []Diversity{{0, diversity.Model{Variant: diversity.Distinct, L: 2}}, {0, diversity.Model{Variant: diversity.Entropy, L: 2.5}}}, nil,
-			func(h map[string]int) bool { return dist2(h) && ent25(h) }},
+			func(h []map[string]int) bool { return dist2(h[0]) && ent25(h[0]) }},
 	}
 	var queries []oracleQuery
 	for _, supp := range []float64{0, 0.05} {
@@ -223,4 +231,113 @@ func BenchmarkSearchAdultModels(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestSearchRandomModelsMatchExhaustive: random tables with two protected sensitive
+// columns — one under an l-diversity model, the other under t-closeness (equal or
+// ordered) — with and without suppression, against the exhaustive optimum.
+func TestSearchRandomModelsMatchExhaustive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 13))
+	binding, unattainable := 0, 0 // trials where the models change the optimum / where nothing qualifies
+	defer func() {
+		t.Logf("%d of 40 trials: the models change the k-only optimum; %d unattainable", binding, unattainable)
+		if binding < 10 {
+			t.Errorf("only %d trials where the models matter: the test checks too little", binding)
+		}
+	}()
+	for trial := range 40 {
+		n := 30 + rng.IntN(300)
+		q := 1 + rng.IntN(3)
+		tab, raw, hier := randomTable(rng, n, q)
+		sensRaw := make([][]string, 2)
+		for c := range 2 {
+			values := 2 + rng.IntN(6)
+			codes := NewCodes(n, values)
+			sensRaw[c] = make([]string, n)
+			for r := range n {
+				u := rng.Float64()
+				v := int(u * u * float64(values))
+				codes.Set(r, int32(v))
+				sensRaw[c][r] = fmt.Sprintf("s%d", v) // "s0" < "s1" < …: the value order is the code order
+			}
+			tab.Sensitive = append(tab.Sensitive, Sensitive{Name: fmt.Sprintf("s%d", c), Values: values, Codes: codes})
+		}
+		k := 1 + rng.IntN(6)
+		maxSupp := 0
+		if rng.IntN(2) == 1 {
+			maxSupp = rng.IntN(n/4 + 1)
+		}
+		variants := []diversity.Model{
+			{Variant: diversity.Distinct, L: 2},
+			{Variant: diversity.Entropy, L: 1.5},
+			{Variant: diversity.Recursive, L: 2, C: 2},
+		}
+		dm := variants[rng.IntN(len(variants))]
+		tt := 0.1 + 0.3*rng.Float64()
+		dist := []string{closeness.Equal, closeness.Ordered}[rng.IntN(2)]
+		var divHolds func(map[string]int) bool
+		switch dm.Variant {
+		case diversity.Distinct:
+			divHolds = oracleDistinct(2)
+		case diversity.Entropy:
+			divHolds = oracleEntropy(1.5)
+		default:
+			divHolds = oracleRecursive(2, 2)
+		}
+		// t-closeness by the oracle: its own histogram over the values "s0", "s1", …
+		values := tab.Sensitive[1].Values
+		ref := make([]int64, values)
+		for _, v := range sensRaw[1] {
+			var i int
+			fmt.Sscanf(v, "s%d", &i)
+			ref[i]++
+		}
+		closeHolds := func(h map[string]int) bool {
+			p := make([]int64, values)
+			for v, c := range h {
+				var i int
+				fmt.Sscanf(v, "s%d", &i)
+				p[i] = int64(c)
+			}
+			var d float64
+			if dist == closeness.Ordered {
+				d = must(closeness.OrderedEMD(p, ref))
+			} else {
+				d = must(closeness.EqualEMD(p, ref))
+			}
+			return d <= tt
+		}
+		name := fmt.Sprintf("trial%d/n=%d/q=%d/k=%d/supp=%d/%s-%g/t=%.2f-%s", trial, n, q, k, maxSupp, dm.Variant, dm.L, tt, dist)
+		t.Run(name, func(t *testing.T) {
+			o := newOracle(raw, hier)
+			o.sens = sensRaw
+			want := o.bestMany(t, []oracleQuery{{k: k, maxSupp: maxSupp, metric: MetricLoss,
+				holds: func(h []map[string]int) bool { return divHolds(h[0]) && closeHolds(h[1]) }}})[0]
+			got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Workers: 1 + rng.IntN(3),
+				Diversity: []Diversity{{Column: 0, Model: dm}}, Closeness: []Closeness{{Column: 1, T: tt, Distance: dist}}})
+			if want == nil {
+				unattainable++
+				if !errors.Is(err, schema.ErrUnattainable) {
+					t.Fatalf("want unattainable, got %v, %v", got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Levels, want.node) || got.Suppressed != want.suppressed {
+				t.Fatalf("search chose %v (%d suppressed), exhaustive optimum %v (%d)", got.Levels, got.Suppressed, want.node, want.suppressed)
+			}
+			if kOnly := o.best(t, k, maxSupp, MetricLoss); kOnly == nil || !slices.Equal(kOnly.node, want.node) || kOnly.suppressed != want.suppressed {
+				binding++
+			}
+		})
+	}
+}
+
+func must(v float64, err error) float64 {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
