@@ -245,9 +245,9 @@ func (m *models) rollHist(src *classes, assign []int32, n int) []*hist {
 	return out
 }
 
-// failing returns, for every class of cls, whether it fails a model other than
-// k-anonymity.
-func (m *models) failing(cls *classes) []bool {
+// failing returns, for every class of cls with at least k records, whether it fails a
+// model other than k-anonymity (smaller classes are suppressed anyway and not checked).
+func (m *models) failing(cls *classes, k int) []bool {
 	out := make([]bool, cls.n)
 	if !m.any() {
 		return out
@@ -258,6 +258,9 @@ func (m *models) failing(cls *classes) []bool {
 	one := []int32{1}
 	own := make([]int32, len(m.t.Sensitive))
 	for j := range cls.n {
+		if int(cls.count(j)) < k {
+			continue
+		}
 		for _, col := range m.cols {
 			h := m.histOf(cls, col)
 			if h == nil { // a record: its own value, once

@@ -211,7 +211,7 @@ func (s *searcher) evaluate(node, par int) evaluation {
 	var failing []bool
 	if s.mod.any() {
 		cls.hist = s.mod.rollHist(src, assign, cls.n)
-		failing = s.mod.failing(cls)
+		failing = s.mod.failing(cls, s.opt.K)
 	}
 	supp, suppK := 0, 0
 	k := int32(s.opt.K)
@@ -634,7 +634,7 @@ func Suppressed(t *Table, levels []int, opt Options) ([]bool, error) {
 	g := &grouper{par: runtime.GOMAXPROCS(0)}
 	cls, _ := g.rollUp(rows, 0, maps, sizes, assign, 0)
 	cls.hist = mod.rollHist(rows, assign, cls.n)
-	failing := mod.failing(cls)
+	failing := mod.failing(cls, opt.K)
 	out := make([]bool, t.Rows)
 	for r, a := range assign {
 		out[r] = int(cls.counts[a]) < opt.K || failing[a]
