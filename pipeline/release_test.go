@@ -312,11 +312,15 @@ func TestReleaseTwoProtectedColumns(t *testing.T) {
 	text := strings.Replace(string(raw), "  insurance:  {role: insensitive}", "  insurance:  {role: sensitive}", 1)
 	text = strings.Replace(text, "privacy: {k: 5, suppression: 0.05}",
 		"privacy:\n  k: 5\n  suppression: 0.05\n  l-diversity: {column: diagnosis, variant: recursive, l: 3, c: 3}\n  t-closeness: {column: insurance, t: 0.15}", 1)
-	cfg = loadConfigText(t, text)
-	out := filepath.Join(dir, "r.csv")
+	cfg = loadConfigText(t, strings.ReplaceAll(text, "output: {format: csv}", "output: {format: parquet}"))
+	out := filepath.Join(dir, "r.parquet")
 	rep, err := Release(context.Background(), cfg, Options{Input: in, Output: out})
 	if err != nil {
 		t.Fatal(err)
+	}
+	meta := parquetMetadata(t, out)
+	if meta["sanitize.l_diversity"] != `[{"column":"diagnosis","variant":"recursive","l":3,"c":3}]` || meta["sanitize.t_closeness"] != `[{"column":"insurance","t":0.15,"distance":"equal"}]` {
+		t.Errorf("metadata: l %q, t %q", meta["sanitize.l_diversity"], meta["sanitize.t_closeness"])
 	}
 	m, err := Check(context.Background(), cfg, Options{Input: in, Output: out})
 	if err != nil {

@@ -183,7 +183,7 @@ func releaseMetadata(cfg *schema.Config, p *plan, t *generalize.Table, res *gene
 		node[i] = NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()}
 	}
 	nodeJSON, _ := json.Marshal(node)
-	return map[string]string{
+	meta := map[string]string{
 		"sanitize.tool":              "sanitize",
 		"sanitize.version":           Version,
 		"sanitize.dataset":           cfg.Dataset,
@@ -198,4 +198,23 @@ func releaseMetadata(cfg *schema.Config, p *plan, t *generalize.Table, res *gene
 		"sanitize.metric_value":      strconv.FormatFloat(res.Value, 'g', -1, 64),
 		"sanitize.created_utc":       now.UTC().Format(time.RFC3339),
 	}
+	// The l-diversity and t-closeness requirements the release meets (column names and
+	// parameters only).
+	var ls []LDiversityIn
+	for _, l := range cfg.Privacy.LDiversity {
+		ls = append(ls, LDiversityIn{Column: l.Column, Variant: l.Variant, L: l.L, C: l.C})
+	}
+	if ls != nil {
+		b, _ := json.Marshal(ls)
+		meta["sanitize.l_diversity"] = string(b)
+	}
+	var ts []TClosenessIn
+	for _, t := range cfg.Privacy.TCloseness {
+		ts = append(ts, TClosenessIn{Column: t.Column, T: t.T, Distance: t.Distance})
+	}
+	if ts != nil {
+		b, _ := json.Marshal(ts)
+		meta["sanitize.t_closeness"] = string(b)
+	}
+	return meta
 }
