@@ -1,0 +1,137 @@
+package dphist
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"sanitizer/schema"
+)
+
+// Ledger records the privacy budget spent on every dataset, across runs. It is a JSON
+// file, rewritten atomically (a temporary file in the same folder, then a rename).
+type Ledger struct {
+	Datasets map[string]*Account `json:"datasets"`
+}
+
+// Account is one dataset's budget and what was spent of it.
+type Account struct {
+	EpsilonTotal float64 `json:"epsilon_total"`
+	DeltaTotal   float64 `json:"delta_total"`
+	Spends       []Spend `json:"spends"`
+}
+
+// Spend is one run's charge: the outputs it released and their composed ε and δ.
+type Spend struct {
+	Time    time.Time `json:"time"`
+	Epsilon float64   `json:"epsilon"`
+	Delta   float64   `json:"delta"`
+	Outputs []string  `json:"outputs"`
+}
+
+// LoadLedger reads a ledger; a missing file is an empty ledger. A file that is not a
+// ledger is bad input naming the file.
+func LoadLedger(path string) (*Ledger, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Ledger{Datasets: map[string]*Account{}}, nil
+	}
+	if err != nil {
+		return nil, schema.BadInput("ledger: %w", err)
+	}
+	var l Ledger
+	if err := json.Unmarshal(data, &l); err != nil {
+		return nil, schema.BadInput("ledger %s: not a ledger: %v", path, err)
+	}
+	if l.Datasets == nil {
+		l.Datasets = map[string]*Account{}
+	}
+	for name, a := range l.Datasets {
+		if a == nil {
+			return nil, schema.BadInput("ledger %s: dataset %q has no account", path, name)
+		}
+	}
+	return &l, nil
+}
+
+// Spent is what the account has spent: ε and δ composed sequentially (summed), as
+// exact decimals so that ten spends of 0.1 are exactly 1.
+func (a *Account) Spent() (eps, delta *big.Rat) {
+	eps, delta = new(big.Rat), new(big.Rat)
+	for _, s := range a.Spends {
+		eps.Add(eps, decimal(s.Epsilon))
+		delta.Add(delta, decimal(s.Delta))
+	}
+	return eps, delta
+}
+
+// decimal is x as the exact decimal its shortest representation writes.
+func decimal(x float64) *big.Rat {
+	r, ok := new(big.Rat).SetString(strconv.FormatFloat(x, 'g', -1, 64))
+	if !ok {
+		return new(big.Rat)
+	}
+	return r
+}
+
+// Charge records spend on dataset, whose totals are epsTotal and deltaTotal. A spend
+// that would take the dataset past either total is refused with an error matching
+// schema.ErrUnattainable, and the ledger is left as it was. A dataset's totals may be
+// changed between runs only downwards: raising them would silently re-authorize
+// spending, so it is refused (bad input).
+func (l *Ledger) Charge(dataset string, epsTotal, deltaTotal float64, spend Spend) error {
+	a := l.Datasets[dataset]
+	if a == nil {
+		a = &Account{EpsilonTotal: epsTotal, DeltaTotal: deltaTotal}
+	} else if epsTotal > a.EpsilonTotal || deltaTotal > a.DeltaTotal {
+		return schema.BadInput("dp.epsilon-total/delta-total: the ledger holds totals ε=%g, δ=%g for dataset %q; they may not be raised", a.EpsilonTotal, a.DeltaTotal, dataset)
+	} else {
+		a.EpsilonTotal, a.DeltaTotal = epsTotal, deltaTotal
+	}
+	eps, delta := a.Spent()
+	eps.Add(eps, decimal(spend.Epsilon))
+	delta.Add(delta, decimal(spend.Delta))
+	if eps.Cmp(decimal(a.EpsilonTotal)) > 0 || delta.Cmp(decimal(a.DeltaTotal)) > 0 {
+		e, _ := eps.Float64()
+		d, _ := delta.Float64()
+		return schema.Unattainable("dataset %q: this run would bring the spent budget to ε=%g, δ=%g, over the totals ε=%g, δ=%g", dataset, e, d, a.EpsilonTotal, a.DeltaTotal)
+	}
+	a.Spends = append(a.Spends, spend)
+	l.Datasets[dataset] = a
+	return nil
+}
+
+// Save writes the ledger to path atomically: readers see the old ledger or the new,
+// never a part.
+func (l *Ledger) Save(path string) error {
+	data, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("ledger: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("ledger: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	return nil
+}
