@@ -145,9 +145,6 @@ func NewTree(values int, up [][]int32, size []int) (*Tree, error) {
 	return t, nil
 }
 
-// Height is the number of levels above the values.
-func (t *Tree) Height() int { return len(t.size) }
-
 // HierarchicalEMD is the Earth Mover's Distance between p and q under the hierarchical
 // distance of tree t.
 func HierarchicalEMD(p, q []int64, t *Tree) (float64, error) {
