@@ -315,65 +315,61 @@ func TestBinaryInputErrors(t *testing.T) {
 // column declares null-as; a null in an insensitive column is kept as a null.
 func TestNulls(t *testing.T) {
 	dir := t.TempDir()
-	in := filepath.Join(dir, "in.arrow")
-	mem := memory.DefaultAllocator
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "zip", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "diag", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "stay", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	}, nil)
-	b := array.NewRecordBuilder(mem, sch)
-	defer b.Release()
 	const n = 40
-	for i := range n {
-		zip := b.Field(0).(*array.StringBuilder)
-		if i == 17 {
-			zip.AppendNull()
-		} else {
-			zip.Append(fmt.Sprintf("021%02d", i%4))
+	in := writeLibraryArrow(t, memory.DefaultAllocator, false, sch, func(b *array.RecordBuilder) {
+		for i := range n {
+			zip := b.Field(0).(*array.StringBuilder)
+			if i == 17 {
+				zip.AppendNull()
+			} else {
+				zip.Append(fmt.Sprintf("021%02d", i%4))
+			}
+			if i == 5 {
+				b.Field(1).(*array.StringBuilder).AppendNull()
+			} else {
+				b.Field(1).(*array.StringBuilder).Append("flu")
+			}
+			if i%3 == 0 {
+				b.Field(2).(*array.Int64Builder).AppendNull()
+			} else {
+				b.Field(2).(*array.Int64Builder).Append(int64(i))
+			}
 		}
-		b.Field(1).(*array.StringBuilder).Append("flu")
-		if i%3 == 0 {
-			b.Field(2).(*array.Int64Builder).AppendNull()
-		} else {
-			b.Field(2).(*array.Int64Builder).Append(int64(i))
-		}
-	}
-	rec := b.NewRecord()
-	defer rec.Release()
-	f, err := os.Create(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := ipc.NewFileWriter(f, ipc.WithSchema(sch))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	conf := func(zip string) *schema.Config {
-		return loadConfigText(t, "columns:\n  zip: {role: quasi, "+zip+"hierarchy: {mask: {max: 5}}}\n  diag: {role: sensitive}\n  stay: {role: insensitive}\nprivacy: {k: 2}\n")
+	})
+	conf := func(zip, diag string) *schema.Config {
+		return loadConfigText(t, "columns:\n  zip: {role: quasi, "+zip+"hierarchy: {mask: {max: 5}}}\n  diag: {role: sensitive"+diag+"}\n  stay: {role: insensitive}\nprivacy: {k: 2}\n")
 	}
 	out := filepath.Join(dir, "r.parquet")
-	_, err = Release(context.Background(), conf(""), Options{Input: in, Output: out})
+	_, err := Release(context.Background(), conf("", ", null-as: unknown"), Options{Input: in, Output: out})
 	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row 18") || !strings.Contains(err.Error(), `"zip"`) || !strings.Contains(err.Error(), "null-as") {
 		t.Fatalf("null quasi-identifier: %v", err)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Fatal("a release was written")
 	}
-	if _, err := Release(context.Background(), conf("null-as: \"02100\", "), Options{Input: in, Output: out}); err != nil {
+	// A null in a sensitive column without null-as: bad input naming row 6.
+	_, err = Release(context.Background(), conf("null-as: \"02100\", ", ""), Options{Input: in, Output: out})
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row 6") || !strings.Contains(err.Error(), `"diag"`) {
+		t.Fatalf("null sensitive value: %v", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatal("a release was written")
+	}
+	if _, err := Release(context.Background(), conf("null-as: \"02100\", ", ", null-as: unknown"), Options{Input: in, Output: out}); err != nil {
 		t.Fatal(err)
 	}
 	tbl := readWithPqarrow(t, out)
 	defer tbl.Release()
 	if tbl.NumRows() != n {
 		t.Fatalf("%d rows released", tbl.NumRows())
+	}
+	if diag := tbl.Column(1).Data().Chunk(0).(*array.String); diag.IsNull(5) || diag.Value(5) != "unknown" || diag.Value(4) != "flu" {
+		t.Errorf("sensitive null released as %q (null %v), want the null-as value", diag.Value(5), diag.IsNull(5))
 	}
 	stay := tbl.Column(2).Data().Chunk(0)
 	for i := range n {
