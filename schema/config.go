@@ -132,8 +132,9 @@ type DP struct {
 // PrivacyUnit bounds each unit's contribution to DP outputs.
 type PrivacyUnit struct {
 	Column          string
-	MaxRowsPerUnit  int
-	MaxCellsPerUnit int
+	MaxRowsPerUnit  int    // 0: not capped
+	MaxCellsPerUnit int    // 0: not capped
+	Seed            uint64 // seeds the uniform sampling of the kept rows and cells
 }
 
 // DPOutput is one differentially private output; exactly one of Histogram, Marginals,
@@ -149,6 +150,9 @@ type DPOutput struct {
 	Mechanism string   // laplace | gaussian
 	Post      []string // clamp | round | consistent
 	Format    string   // csv | parquet; "" = csv
+	// Other adds a cell named "other" to every column's domain in this output: values
+	// outside the declared domain are counted there instead of failing the run.
+	Other bool
 }
 
 // Marginals asks for all Way-way marginals of Columns.
@@ -161,8 +165,9 @@ type Marginals struct {
 type Aggregate struct {
 	GroupBy []string
 	Column  string
-	Stats   []string // count | sum | mean | quantiles
-	Bounds  [2]float64
+	Stats     []string // count | sum | mean | quantiles
+	Bounds    [2]float64
+	Quantiles []float64 // ranks in [0, 1] for the quantiles stat
 }
 
 // Synthetic asks for synthetic records.

@@ -1130,7 +1130,7 @@ func (p *parser) positiveInt(n *yaml.Node, path string) (int, error) {
 
 // privacyUnit decodes the contribution bounds of a privacy unit.
 func (p *parser) privacyUnit(n *yaml.Node, path string) (*PrivacyUnit, error) {
-	f, err := p.mapping(n, path, "column", "max-rows-per-unit", "max-cells-per-unit")
+	f, err := p.mapping(n, path, "column", "max-rows-per-unit", "max-cells-per-unit", "seed")
 	if err != nil {
 		return nil, err
 	}
@@ -1154,6 +1154,20 @@ func (p *parser) privacyUnit(n *yaml.Node, path string) (*PrivacyUnit, error) {
 			return nil, err
 		}
 	}
+	if u.MaxRowsPerUnit == 0 && u.MaxCellsPerUnit == 0 {
+		return nil, p.errorf(n, path, "needs max-rows-per-unit or max-cells-per-unit (a unit's contribution must be bounded)")
+	}
+	u.Seed = 1
+	if v, at := f.get("seed"); v != nil {
+		seed, err := p.int(v, at)
+		if err != nil {
+			return nil, err
+		}
+		if seed < 0 {
+			return nil, p.errorf(v, at, "must be at least 0, got %d", seed)
+		}
+		u.Seed = uint64(seed)
+	}
 	return u, nil
 }
 
@@ -1163,7 +1177,7 @@ var outputKinds = []string{"histogram", "marginals", "aggregate", "synthetic"}
 // dpOutput decodes one DP output; names holds the names of the outputs before it.
 func (p *parser) dpOutput(n *yaml.Node, path string, names map[string]bool) (DPOutput, error) {
 	o := DPOutput{Mechanism: "laplace"}
-	known := append([]string{"name", "epsilon", "delta", "mechanism", "post", "format"}, outputKinds...)
+	known := append([]string{"name", "epsilon", "delta", "mechanism", "post", "format", "other"}, outputKinds...)
 	f, err := p.mapping(n, path, known...)
 	if err != nil {
 		return o, err
@@ -1213,6 +1227,11 @@ func (p *parser) dpOutput(n *yaml.Node, path string, names map[string]bool) (DPO
 	}
 	if o.Format, err = f.enum("format", "", "csv", "parquet"); err != nil {
 		return o, err
+	}
+	if v, at := f.get("other"); v != nil {
+		if o.Other, err = p.bool(v, at); err != nil {
+			return o, err
+		}
 	}
 	switch given := f.present(outputKinds...); len(given) {
 	case 0:
@@ -1270,7 +1289,7 @@ func (p *parser) marginals(n *yaml.Node, path string) (*Marginals, error) {
 
 // aggregate decodes an aggregate output.
 func (p *parser) aggregate(n *yaml.Node, path string) (*Aggregate, error) {
-	f, err := p.mapping(n, path, "group-by", "column", "stats", "bounds")
+	f, err := p.mapping(n, path, "group-by", "column", "stats", "bounds", "quantiles")
 	if err != nil {
 		return nil, err
 	}
@@ -1303,6 +1322,28 @@ func (p *parser) aggregate(n *yaml.Node, path string) (*Aggregate, error) {
 		}
 	case slices.ContainsFunc(a.Stats, func(s string) bool { return s != "count" }):
 		return nil, p.errorf(n, at, "required for sum, mean and quantiles")
+	}
+	v, at = f.get("quantiles")
+	switch {
+	case v != nil && !slices.Contains(a.Stats, "quantiles"):
+		return nil, p.errorf(v, at, "needs quantiles among the stats")
+	case v != nil:
+		items, err := p.nonEmptyList(v, at)
+		if err != nil {
+			return nil, err
+		}
+		for i, it := range items {
+			q, err := p.float(it, index(at, i))
+			if err != nil {
+				return nil, err
+			}
+			if q < 0 || q > 1 {
+				return nil, p.errorf(it, index(at, i), "must be between 0 and 1, got %g", q)
+			}
+			a.Quantiles = append(a.Quantiles, q)
+		}
+	case slices.Contains(a.Stats, "quantiles"):
+		a.Quantiles = []float64{0.25, 0.5, 0.75}
 	}
 	return a, nil
 }

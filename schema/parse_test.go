@@ -62,7 +62,7 @@ func TestParseExample(t *testing.T) {
 			EpsilonTotal: 1,
 			DeltaTotal:   1e-6,
 			Neighbours:   "add-remove",
-			PrivacyUnit:  &PrivacyUnit{Column: "patient_id", MaxRowsPerUnit: 3},
+			PrivacyUnit:  &PrivacyUnit{Column: "patient_id", MaxRowsPerUnit: 3, Seed: 1},
 			Outputs: []DPOutput{
 				{Name: "age-by-diagnosis", Histogram: []string{"age", "diagnosis"}, Epsilon: 0.5, Mechanism: "laplace"},
 				{Name: "pairs", Marginals: &Marginals{Columns: []string{"age", "sex", "diagnosis"}, Way: 2},
@@ -212,6 +212,37 @@ dp:
 		if !reflect.DeepEqual(c.got, c.want) {
 			t.Errorf("%s = %#v, want %#v", c.what, c.got, c.want)
 		}
+	}
+}
+
+func TestParseDPKeys(t *testing.T) {
+	src := "dp:\n  epsilon-total: 1\n  privacy-unit: {column: id, max-cells-per-unit: 2, seed: 7}\n  outputs:\n" +
+		"    - {name: a, epsilon: 0.5, other: true, histogram: [age, sex]}\n" +
+		"    - {name: b, epsilon: 0.5, aggregate: {column: stay, stats: [quantiles], bounds: [0, 9]}}\n" +
+		"    - {name: c, epsilon: 0.5, aggregate: {column: stay, stats: [quantiles], bounds: [0, 9], quantiles: [0.1, 0.9]}}\n" + cols
+	cfg, err := Parse([]byte(src), "test.yaml", "/cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := cfg.DP
+	if *d.PrivacyUnit != (PrivacyUnit{Column: "id", MaxCellsPerUnit: 2, Seed: 7}) {
+		t.Errorf("privacy unit %+v", *d.PrivacyUnit)
+	}
+	if !d.Outputs[0].Other || d.Outputs[1].Other {
+		t.Errorf("other = %v, %v", d.Outputs[0].Other, d.Outputs[1].Other)
+	}
+	if q := d.Outputs[1].Aggregate.Quantiles; !reflect.DeepEqual(q, []float64{0.25, 0.5, 0.75}) {
+		t.Errorf("default quantiles %v", q)
+	}
+	if q := d.Outputs[2].Aggregate.Quantiles; !reflect.DeepEqual(q, []float64{0.1, 0.9}) {
+		t.Errorf("quantiles %v", q)
+	}
+	cfg, err = Parse([]byte("dp:\n  epsilon-total: 1\n  privacy-unit: {column: id, max-rows-per-unit: 3}\n  outputs:\n    - {name: a, epsilon: 1, histogram: [sex]}\n"+cols), "test.yaml", "/cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := *cfg.DP.PrivacyUnit; u != (PrivacyUnit{Column: "id", MaxRowsPerUnit: 3, Seed: 1}) {
+		t.Errorf("default seed: %+v", u)
 	}
 }
 
@@ -448,6 +479,11 @@ func TestParseErrors(t *testing.T) {
 		{"aggregate stats", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [median], bounds: [0, 1]}}"), 4, "dp.outputs[0].aggregate.stats[0]", "must be one of count, sum, mean, quantiles"},
 		{"aggregate bounds", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [sum], bounds: [5, 1]}}"), 4, "dp.outputs[0].aggregate.bounds", "lo must be less than hi"},
 		{"aggregate bounds missing", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [count, mean]}}"), 4, "dp.outputs[0].aggregate.bounds", "required"},
+		{"privacy-unit no cap", "dp: {epsilon-total: 1, privacy-unit: {column: id}}\n" + cols, 1, "dp.privacy-unit", "needs max-rows-per-unit or max-cells-per-unit"},
+		{"privacy-unit seed", "dp: {epsilon-total: 1, privacy-unit: {column: id, max-rows-per-unit: 2, seed: -1}}\n" + cols, 1, "dp.privacy-unit.seed", "at least 0"},
+		{"output other", output("{name: a, epsilon: 1, other: yes please, histogram: [age]}"), 4, "dp.outputs[0].other", "expected a boolean"},
+		{"aggregate quantiles without stat", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [mean], bounds: [0, 9], quantiles: [0.5]}}"), 4, "dp.outputs[0].aggregate.quantiles", "needs quantiles among the stats"},
+		{"aggregate quantile rank", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [quantiles], bounds: [0, 9], quantiles: [0.5, 1.5]}}"), 4, "dp.outputs[0].aggregate.quantiles[1]", "between 0 and 1"},
 		{"synthetic columns missing", output("{name: a, epsilon: 1, synthetic: {rows: same}}"), 4, "dp.outputs[0].synthetic.columns", "required"},
 		{"synthetic column", output("{name: a, epsilon: 1, synthetic: {columns: [age, x]}}"), 4, "dp.outputs[0].synthetic.columns[1]", "unknown column"},
 		{"synthetic rows zero", output("{name: a, epsilon: 1, synthetic: {columns: [age], rows: 0}}"), 4, "dp.outputs[0].synthetic.rows", "at least 1"},
