@@ -163,8 +163,8 @@ type Marginals struct {
 
 // Aggregate asks for per-group statistics of a numeric column.
 type Aggregate struct {
-	GroupBy []string
-	Column  string
+	GroupBy   []string
+	Column    string
 	Stats     []string // count | sum | mean | quantiles
 	Bounds    [2]float64
 	Quantiles []float64 // ranks in [0, 1] for the quantiles stat
