@@ -21,6 +21,9 @@ import (
 // differ by 0.1%. With n = 40,000 draws the sample variance of Laplace noise (kurtosis 6)
 // has a relative standard error of √(5/n) ≈ 1.1%: the ±8% bound is seven of them.
 func TestLaplaceVariance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("statistical: many library draws (runs in the full test run, not the -short race run)")
+	}
 	for _, m := range []Mechanism{
 		{Kind: Laplace, Epsilon: 0.5, L0: 1, LInf: 5}, // Δ/ε = 10
 		{Kind: Laplace, Epsilon: 0.2, L0: 2, LInf: 1}, // Δ/ε = 10
@@ -42,6 +45,9 @@ func TestLaplaceVariance(t *testing.T) {
 // n = 40,000: ±6% is eight of them. (The integer noise rounds a continuous draw; the
 // added variance, 1/12, is below 0.1% of σ² here.)
 func TestGaussianVariance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("statistical: many library draws (runs in the full test run, not the -short race run)")
+	}
 	for _, m := range []Mechanism{
 		{Kind: Gaussian, Epsilon: 1, Delta: 1e-6, L0: 1, LInf: 1},
 		{Kind: Gaussian, Epsilon: 0.5, Delta: 1e-9, L0: 3, LInf: 2},
@@ -80,6 +86,9 @@ func sampleVariance(t *testing.T, m Mechanism, n int) float64 {
 // so their ratio is within about 2.2% of the truth; the bound allows e^ε·1.15, seven of
 // them. The test also sees the ratio approach e^ε (the noise is not needlessly wide).
 func TestLaplaceRatio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("statistical: many library draws (runs in the full test run, not the -short race run)")
+	}
 	m := Mechanism{Kind: Laplace, Epsilon: 0.5, L0: 1, LInf: 1}
 	const n = 400000
 	draw := func(x int64) map[int64]int {
@@ -230,6 +239,47 @@ func TestLedger(t *testing.T) {
 	os.WriteFile(bad, []byte("[1,2"), 0o600)
 	if _, err := LoadLedger(bad); !errors.Is(err, schema.ErrBadInput) {
 		t.Fatalf("bad ledger: %v", err)
+	}
+	// A negative spend would hand budget back; bad totals are no budget.
+	for _, text := range []string{
+		`{"datasets":{"w":{"epsilon_total":1,"delta_total":0,"spends":[{"epsilon":-5,"delta":0}]}}}`,
+		`{"datasets":{"w":{"epsilon_total":1,"delta_total":0,"spends":[{"epsilon":0.1,"delta":-1e-9}]}}}`,
+		`{"datasets":{"w":{"epsilon_total":0,"delta_total":0,"spends":[]}}}`,
+		`{"datasets":{"w":{"epsilon_total":1,"delta_total":1,"spends":[]}}}`,
+	} {
+		os.WriteFile(bad, []byte(text), 0o600)
+		if _, err := LoadLedger(bad); !errors.Is(err, schema.ErrBadInput) {
+			t.Errorf("%s: %v, want bad input", text, err)
+		}
+	}
+}
+
+// TestRecordConcurrent: runs charging one ledger file at the same time lose no spend
+// (the file lock serializes them) and together never pass the total.
+func TestRecordConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.json")
+	const runs = 16
+	errs := make(chan error, runs)
+	for range runs {
+		go func() { errs <- Record(path, "ward", 1, 0, Spend{Epsilon: 0.1}) }()
+	}
+	ok, refused := 0, 0
+	for range runs {
+		switch err := <-errs; {
+		case err == nil:
+			ok++
+		case errors.Is(err, schema.ErrUnattainable):
+			refused++
+		default:
+			t.Fatal(err)
+		}
+	}
+	l, err := LoadLedger(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok != 10 || refused != 6 || len(l.Datasets["ward"].Spends) != 10 {
+		t.Errorf("%d recorded, %d refused, %d in the ledger; want 10, 6, 10", ok, refused, len(l.Datasets["ward"].Spends))
 	}
 }
 

@@ -60,3 +60,40 @@ func Noisy(counts []int64, m Mechanism) ([]int64, error) {
 	}
 	return out, nil
 }
+
+// CountKept is Count restricted to the rows r with keep[r].
+func CountKept(counts []int64, cols [][]int32, sizes []int, keep []bool) {
+	for r, k := range keep {
+		if !k {
+			continue
+		}
+		c := int(cols[0][r])
+		for i := 1; i < len(cols); i++ {
+			c = c*sizes[i] + int(cols[i][r])
+		}
+		counts[c]++
+	}
+}
+
+// Subsets returns every way-element subset of {0, …, n−1}, each ascending, in
+// lexicographic order.
+func Subsets(n, way int) [][]int {
+	var out [][]int
+	cur := make([]int, 0, way)
+	var rec func(from int)
+	rec = func(from int) {
+		if len(cur) == way {
+			out = append(out, append([]int(nil), cur...))
+			return
+		}
+		for i := from; i <= n-(way-len(cur)); i++ {
+			cur = append(cur, i)
+			rec(i + 1)
+			cur = cur[:len(cur)-1]
+		}
+	}
+	if way >= 0 && way <= n {
+		rec(0)
+	}
+	return out
+}

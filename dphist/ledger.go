@@ -56,6 +56,15 @@ func LoadLedger(path string) (*Ledger, error) {
 		if a == nil {
 			return nil, schema.BadInput("ledger %s: dataset %q has no account", path, name)
 		}
+		// A negative spend would hand budget back: a ledger holding one is refused.
+		if !(a.EpsilonTotal > 0) || !(a.DeltaTotal >= 0 && a.DeltaTotal < 1) {
+			return nil, schema.BadInput("ledger %s: dataset %q: totals ε=%g, δ=%g are not a budget", path, name, a.EpsilonTotal, a.DeltaTotal)
+		}
+		for i, s := range a.Spends {
+			if !(s.Epsilon >= 0) || !(s.Delta >= 0 && s.Delta < 1) {
+				return nil, schema.BadInput("ledger %s: dataset %q: spend %d (ε=%g, δ=%g) is not a spend", path, name, i+1, s.Epsilon, s.Delta)
+			}
+		}
 	}
 	return &l, nil
 }
@@ -134,4 +143,23 @@ func (l *Ledger) Save(path string) error {
 		return fmt.Errorf("ledger: %w", err)
 	}
 	return nil
+}
+
+// Record charges spend to dataset in the ledger file at path: under an exclusive lock
+// on path+".lock" it re-reads the ledger, charges it (see Charge) and saves it. A
+// refused charge leaves the file as it was.
+func Record(path, dataset string, epsTotal, deltaTotal float64, spend Spend) error {
+	unlock, err := lockFile(path + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	l, err := LoadLedger(path)
+	if err != nil {
+		return err
+	}
+	if err := l.Charge(dataset, epsTotal, deltaTotal, spend); err != nil {
+		return err
+	}
+	return l.Save(path)
 }

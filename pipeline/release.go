@@ -20,6 +20,7 @@ type Options struct {
 	Input    string           // overrides the configuration's input.path
 	Output   string           // overrides output.path (release) ; the release file for Check
 	Report   string           // where to write the JSON report ("" = none)
+	Ledger   string           // dp: the budget ledger ("" = none)
 	Workers  int              // ≤ 0: GOMAXPROCS
 	Progress *Progress        // counts the run's work as it happens (nil: not counted)
 	Log      *slog.Logger     // stage completions (Info) and warnings (Warn); nil: none

@@ -14,7 +14,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -159,7 +161,7 @@ func newRoot(stdout io.Writer, g *globals) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "print errors only (no warnings)")
 	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "text", "text (warnings and errors) or json (a record per stage, for unattended jobs)")
-	root.AddCommand(newRelease(stdout, g), newCheck(stdout), newGen(stdout))
+	root.AddCommand(newRelease(stdout, g), newCheck(stdout), newDP(stdout, g), newGen(stdout))
 	return root
 }
 
@@ -199,6 +201,64 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&opt.Report, "report", "", "write a JSON report here")
 	cmd.Flags().IntVar(&opt.Workers, "workers", 0, "parallel workers (default: number of CPUs)")
 	return cmd
+}
+
+func newDP(stdout io.Writer, g *globals) *cobra.Command {
+	var cfgPath string
+	var opt pipeline.Options
+	cmd := &cobra.Command{
+		Use:   "dp -c CONFIG --in INPUT --out DIR [--ledger LEDGER.json]",
+		Short: "Write the configuration's differentially private outputs of INPUT into DIR",
+		Long: "Write every output of the configuration's dp section into DIR (a new or empty folder), with manifest.json.\n" +
+			"With --ledger, the run's ε and δ are recorded in the ledger before the outputs are moved into place,\n" +
+			"and a run that would take the dataset past its totals is refused (exit 3, nothing written).",
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := required("--out", opt.Output); err != nil {
+				return err
+			}
+			cfg, err := loadConfig(cfgPath)
+			if err != nil {
+				return err
+			}
+			opt.Log = g.log
+			man, err := pipeline.DP(cmd.Context(), cfg, opt)
+			if err != nil {
+				return err
+			}
+			for _, o := range man.Outputs {
+				fmt.Fprintf(stdout, "%s: %s, %d cells, %s ε=%g δ=%g, 95%% half-width %s\n", o.File, o.Kind, o.Cells, o.Mechanism, o.Epsilon, o.Delta, halfWidth(o))
+			}
+			fmt.Fprintf(stdout, "spent ε=%g δ=%g", man.Epsilon, man.Delta)
+			if l := man.Ledger; l != nil {
+				fmt.Fprintf(stdout, "; dataset %q has spent ε=%g of %g, δ=%g of %g", man.Dataset, l.EpsilonSpent, l.EpsilonTotal, l.DeltaSpent, l.DeltaTotal)
+			}
+			fmt.Fprintf(stdout, "\nmanifest: %s\n", filepath.Join(opt.Output, "manifest.json"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "configuration with a dp section (YAML, required)")
+	cmd.Flags().StringVar(&opt.Input, "in", "", "input table (overrides input.path)")
+	cmd.Flags().StringVar(&opt.Output, "out", "", "folder to write the outputs into (must not exist, or be empty)")
+	cmd.Flags().StringVar(&opt.Ledger, "ledger", "", "budget ledger (JSON) to charge; created if missing")
+	return cmd
+}
+
+// halfWidth is an output's 95% half-width as text, per statistic for aggregates.
+func halfWidth(o pipeline.ManifestOutput) string {
+	if o.Kind != "aggregate" {
+		return fmt.Sprintf("%.3g", o.HalfWidth95)
+	}
+	var parts []string
+	for _, s := range o.Stats {
+		if s.HalfWidth95 > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.3g", s.Stat, s.HalfWidth95))
+		}
+	}
+	if len(parts) == 0 {
+		return "data-dependent"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func newCheck(stdout io.Writer) *cobra.Command {

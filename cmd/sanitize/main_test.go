@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -979,5 +980,55 @@ func TestLogs(t *testing.T) {
 	var rec map[string]any
 	if err := json.Unmarshal([]byte(strings.TrimSpace(stderr)), &rec); code != 2 || err != nil || rec["level"] != "ERROR" || rec["exit"] != float64(2) || !strings.Contains(rec["msg"].(string), "nosuch.csv") {
 		t.Errorf("json error: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestDPCommand runs `sanitize dp` on the bundled sample: exit 0 with a summary and the
+// files; the same run again on the same ledger until the budget is spent, then exit 3
+// with nothing written; a domain violation is exit 2 naming row and column.
+func TestDPCommand(t *testing.T) {
+	td := repoTestdata(t)
+	dir := t.TempDir()
+	ledger := filepath.Join(dir, "ledger.json")
+	args := func(out string) []string {
+		return []string{"dp", "-c", filepath.Join(td, "hospital-dp.yaml"), "--in", filepath.Join(td, "hospital.csv"),
+			"--out", filepath.Join(dir, out), "--ledger", ledger}
+	}
+	code, stdout, stderr := runCLI(t, args("a")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "spent ε=1.5") || !strings.Contains(stdout, "age-by-diagnosis.csv: histogram, 300 cells") {
+		t.Errorf("stdout: %s", stdout)
+	}
+	if got := listDir(t, filepath.Join(dir, "a")); !slices.Equal(got, []string{"age-by-diagnosis.csv", "manifest.json", "pairs.csv", "stay.parquet"}) {
+		t.Errorf("files %v", got)
+	}
+	if code, _, stderr = runCLI(t, args("b")...); code != 0 { // 3.0 of 3.0
+		t.Fatalf("second run: exit %d: %s", code, stderr)
+	}
+	before := readFile(t, ledger)
+	code, _, stderr = runCLI(t, args("c")...)
+	if code != 3 || !strings.Contains(stderr, "over the totals") {
+		t.Errorf("third run: exit %d (%s), want 3", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a refused run wrote its folder")
+	}
+	if after := readFile(t, ledger); string(after) != string(before) {
+		t.Error("a refused run changed the ledger")
+	}
+
+	in := filepath.Join(dir, "bad.csv")
+	data := string(readFile(t, filepath.Join(td, "hospital.csv")))
+	lines := strings.SplitAfterN(data, "\n", 4)
+	lines[2] = strings.Replace(lines[2], ",F,", ",X,", 1)
+	writeFile(t, in, strings.Join(lines, ""))
+	code, _, stderr = runCLI(t, "dp", "-c", filepath.Join(td, "hospital-dp.yaml"), "--in", in, "--out", filepath.Join(dir, "d"))
+	if code != 2 || !strings.Contains(stderr, "row 2") || !strings.Contains(stderr, `column "sex"`) {
+		t.Errorf("domain violation: exit %d: %s", code, stderr)
+	}
+	if code, _, _ = runCLI(t, "dp", "-c", filepath.Join(td, "hospital-dp.yaml"), "--in", in); code != 2 {
+		t.Errorf("missing --out: exit %d, want 2", code)
 	}
 }

@@ -1,0 +1,968 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"sanitizer/dphist"
+	"sanitizer/schema"
+)
+
+// The dp path: read the columns the outputs use, map every value to a cell of its
+// column's declared domain, bound each privacy unit's contribution, count, add noise
+// from Google's library, post-process, write every output and the manifest into a
+// temporary folder, record the spend in the ledger, and only then move the folder into
+// place (record, then release: a failure after the record leaves the budget spent and
+// nothing published, never the reverse).
+
+// Manifest describes a DP run's outputs: how each was made private, never a data value.
+type Manifest struct {
+	Tool         string           `json:"tool"`
+	Version      string           `json:"version"`
+	Dataset      string           `json:"dataset,omitempty"`
+	ConfigDigest string           `json:"config_digest"`
+	CreatedUTC   string           `json:"created_utc"`
+	Neighbours   string           `json:"neighbours"`
+	PrivacyUnit  *ManifestUnit    `json:"privacy_unit,omitempty"`
+	Epsilon      float64          `json:"epsilon"` // this run, composed sequentially
+	Delta        float64          `json:"delta"`
+	Ledger       *ManifestLedger  `json:"ledger,omitempty"`
+	Outputs      []ManifestOutput `json:"outputs"`
+}
+
+// ManifestUnit is the privacy unit's contribution bounds.
+type ManifestUnit struct {
+	Column          string `json:"column"`
+	MaxRowsPerUnit  int    `json:"max_rows_per_unit,omitempty"`
+	MaxCellsPerUnit int    `json:"max_cells_per_unit,omitempty"`
+	Seed            uint64 `json:"seed"`
+}
+
+// ManifestLedger is the dataset's account after this run's spend was recorded.
+type ManifestLedger struct {
+	File         string  `json:"file"`
+	EpsilonSpent float64 `json:"epsilon_spent"`
+	DeltaSpent   float64 `json:"delta_spent"`
+	EpsilonTotal float64 `json:"epsilon_total"`
+	DeltaTotal   float64 `json:"delta_total"`
+	Recorded     string  `json:"recorded"`
+}
+
+// ManifestOutput is one output: its file, its cells and its mechanism. L0 is the
+// number of cells one privacy unit may change and LInf the most it may change one by
+// (the sensitivities the library is given); L1 and L2 follow from them.
+type ManifestOutput struct {
+	Name          string               `json:"name"`
+	File          string               `json:"file"`
+	Kind          string               `json:"kind"` // histogram | marginals | aggregate
+	Columns       []string             `json:"columns"`
+	Marginals     [][]string           `json:"marginals,omitempty"`
+	Cells         int                  `json:"cells"`
+	Other         bool                 `json:"other_cell"`
+	Mechanism     string               `json:"mechanism"`
+	Epsilon       float64              `json:"epsilon"`
+	Delta         float64              `json:"delta"`
+	Neighbours    string               `json:"neighbours"`
+	L0            int64                `json:"l0,omitempty"`
+	LInf          int64                `json:"linf,omitempty"`
+	L1            float64              `json:"l1,omitempty"`
+	L2            float64              `json:"l2,omitempty"`
+	NoiseScale    float64              `json:"noise_scale,omitempty"` // Laplace b or Gaussian σ of every cell
+	HalfWidth95   float64              `json:"ci95_half_width,omitempty"`
+	Post          []string             `json:"post"`
+	Value         string               `json:"value_column,omitempty"` // aggregate
+	Bounds        []float64            `json:"bounds,omitempty"`
+	Ranks         []float64            `json:"quantile_ranks,omitempty"`
+	Stats         []dphist.StatBudget  `json:"stats,omitempty"`
+	Contributions *ManifestContributed `json:"contributions,omitempty"`
+}
+
+// ManifestContributed says how the privacy unit's rows were bounded in one output.
+type ManifestContributed struct {
+	CellsPerUnit int `json:"cells_per_unit,omitempty"`
+	RowsPerCell  int `json:"rows_per_unit_and_cell,omitempty"`
+	RowsPerUnit  int `json:"rows_per_unit,omitempty"`
+}
+
+// maxDPCells bounds the cells of one histogram, marginal or aggregate.
+const maxDPCells = 1 << 24
+
+// dpInput is what the outputs read: per column its cell per row (−1: outside the
+// declared domain), the aggregated values, and the privacy unit's hash per row.
+type dpInput struct {
+	rows    int
+	domains map[string]*dpDomain
+	cells   map[string][]int32
+	outside map[string]int // first row outside the domain (−1: none)
+	nulls   map[string]int // first null row among the outside ones (−1: none)
+	values  map[string][]float64
+	// unit is the privacy unit's id per row as the first 64 bits of its SHA-256;
+	// unitCheck the next 64 bits, to refuse the (astronomically unlikely, or forged)
+	// case of two ids sharing the first: bounding them as one unit would let one
+	// change the other's kept rows.
+	unit, unitCheck []uint64
+}
+
+// DP runs the dp command: every output of the configuration's dp section, written as a
+// file of opt.Output (a folder that must not exist or be empty) with manifest.json.
+// With opt.Ledger set, the run's spend is recorded there first. Errors match
+// schema.ErrBadInput for bad input or configuration and schema.ErrUnattainable when the
+// budget does not allow the run; either way nothing is written.
+func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error) {
+	if err := checkDPConfig(cfg, opt); err != nil {
+		return nil, err
+	}
+	in := cfg.Input.Path
+	if opt.Input != "" {
+		in = opt.Input
+	}
+	if in == "" {
+		return nil, schema.BadInput("input: no input file (--in or input.path)")
+	}
+	inFmt, err := checkFormat("input", in, cfg.Input)
+	if err != nil {
+		return nil, err
+	}
+	dir := opt.Output
+	if dir == "" {
+		return nil, schema.BadInput("--out: no output folder")
+	}
+	if err := checkOutDir(dir, in, cfg.File, opt.Ledger); err != nil {
+		return nil, err
+	}
+	spend := dphist.Spend{Time: opt.now().UTC()}
+	for _, o := range cfg.DP.Outputs {
+		spend.Outputs = append(spend.Outputs, o.Name)
+	}
+	spend.Epsilon, spend.Delta = composed(cfg.DP.Outputs)
+	// The run alone must fit the configured totals; with a ledger, so must the dataset's
+	// spending so far plus this run (checked now, before reading, and again under the
+	// ledger's lock when recording).
+	if err := (&dphist.Ledger{Datasets: map[string]*dphist.Account{}}).Charge(cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
+		return nil, fmt.Errorf("dp: the outputs need ε=%g, δ=%g: %w", spend.Epsilon, spend.Delta, err)
+	}
+	if opt.Ledger != "" {
+		l, err := dphist.LoadLedger(opt.Ledger)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.Charge(cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
+			return nil, fmt.Errorf("%s: %w", opt.Ledger, err)
+		}
+	}
+
+	log := opt.logger()
+	start := time.Now()
+	src, p, err := openInput(cfg, in, dir, inFmt)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	data, err := readDP(ctx, cfg, p, src)
+	if err != nil {
+		return nil, err
+	}
+	src.Close()
+	read := time.Now()
+	log.Info("stage done", "stage", StageRead, "records", data.rows, "columns", len(data.cells)+len(data.values), "ms", ms(start, read))
+
+	man := &Manifest{
+		Tool: "sanitize", Version: Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
+		CreatedUTC: spend.Time.Format(time.RFC3339), Neighbours: cfg.DP.Neighbours,
+		Epsilon: spend.Epsilon, Delta: spend.Delta,
+	}
+	if u := cfg.DP.PrivacyUnit; u != nil {
+		man.PrivacyUnit = &ManifestUnit{Column: u.Column, MaxRowsPerUnit: u.MaxRowsPerUnit, MaxCellsPerUnit: u.MaxCellsPerUnit, Seed: u.Seed}
+	}
+	// The outputs are independent: computed concurrently, reported in order.
+	tables := make([]*dpTable, len(cfg.DP.Outputs))
+	man.Outputs = make([]ManifestOutput, len(cfg.DP.Outputs))
+	g, _ := errgroup.WithContext(ctx)
+	g.SetLimit(opt.workers())
+	for i, o := range cfg.DP.Outputs {
+		g.Go(guard(func() (err error) {
+			man.Outputs[i], tables[i], err = computeOutput(cfg, p, o, data)
+			return err
+		}))
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	computed := time.Now()
+	log.Info("stage done", "stage", "noise", "outputs", len(tables), "ms", ms(read, computed))
+
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), "."+filepath.Base(filepath.Clean(dir))+".*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	defer os.RemoveAll(tmp) // gone after the rename
+	for i, o := range cfg.DP.Outputs {
+		if err := writeDPTable(filepath.Join(tmp, man.Outputs[i].File), dpFormat(o), cfg, o, tables[i]); err != nil {
+			return nil, fmt.Errorf("output %s: %w", o.Name, err)
+		}
+	}
+	wrote := time.Now()
+	log.Info("stage done", "stage", StageWrite, "outputs", len(tables), "ms", ms(computed, wrote))
+	if opt.Ledger != "" {
+		if err := dphist.Record(opt.Ledger, cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
+			return nil, fmt.Errorf("%s: %w", opt.Ledger, err)
+		}
+		l, err := dphist.LoadLedger(opt.Ledger)
+		if err != nil {
+			return nil, err
+		}
+		a := l.Datasets[cfg.Dataset]
+		e, d := a.Spent()
+		ef, _ := e.Float64()
+		df, _ := d.Float64()
+		man.Ledger = &ManifestLedger{File: filepath.Base(opt.Ledger), EpsilonSpent: ef, DeltaSpent: df,
+			EpsilonTotal: a.EpsilonTotal, DeltaTotal: a.DeltaTotal,
+			Recorded: "before the outputs were moved into place"}
+	}
+	if err := writeJSON(filepath.Join(tmp, "manifest.json"), man); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		if err := os.Remove(dir); err != nil { // empty, checked above
+			return nil, fmt.Errorf("--out: %w", err)
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	return man, nil
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// composed is the outputs' ε and δ composed sequentially, summed as the decimals the
+// configuration wrote.
+func composed(outs []schema.DPOutput) (eps, delta float64) {
+	a := &dphist.Account{}
+	for _, o := range outs {
+		a.Spends = append(a.Spends, dphist.Spend{Epsilon: o.Epsilon, Delta: o.Delta})
+	}
+	e, d := a.Spent()
+	eps, _ = e.Float64()
+	delta, _ = d.Float64()
+	return eps, delta
+}
+
+// checkOutDir accepts an output folder that does not exist (its parent must) or is an
+// empty folder, and that is not one of the run's other files.
+func checkOutDir(dir string, others ...string) error {
+	for _, o := range others {
+		if o != "" && abs(o) == abs(dir) {
+			return schema.BadInput("--out: %s is also the input, the configuration or the ledger", dir)
+		}
+	}
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		parent := filepath.Dir(filepath.Clean(dir))
+		if st, err := os.Stat(parent); err != nil || !st.IsDir() {
+			return schema.BadInput("--out: the folder %s does not exist", parent)
+		}
+		return nil
+	case err != nil:
+		return schema.BadInput("--out: %v", err)
+	case !st.IsDir():
+		return schema.BadInput("--out: %s exists and is not a folder", dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return schema.BadInput("--out: %v", err)
+	}
+	if len(entries) > 0 {
+		return schema.BadInput("--out: the folder %s is not empty (a DP run never overwrites published outputs)", dir)
+	}
+	return nil
+}
+
+// checkDPConfig rejects dp settings this version cannot honour, before any reading.
+func checkDPConfig(cfg *schema.Config, opt Options) error {
+	where := cfg.File
+	if where == "" {
+		where = "configuration"
+	}
+	d := cfg.DP
+	if d == nil {
+		return schema.BadInput("%s: dp: the configuration has no dp section", where)
+	}
+	if opt.Ledger != "" && cfg.Dataset == "" {
+		return schema.BadInput("%s: dataset: required with --ledger (the ledger keeps one account per dataset)", where)
+	}
+	for i, o := range d.Outputs {
+		key := fmt.Sprintf("%s: dp.outputs[%d]", where, i)
+		if o.Synthetic != nil {
+			return schema.BadInput("%s.synthetic: synthetic outputs are not supported by this version", key)
+		}
+		if o.Mechanism == dphist.Laplace && o.Delta != 0 {
+			return schema.BadInput("%s.delta: the laplace mechanism takes no delta (use mechanism: gaussian)", key)
+		}
+		if slices.Contains(o.Post, "consistent") && o.Marginals == nil {
+			return schema.BadInput("%s.post: consistent applies to marginals only", key)
+		}
+		if o.Aggregate != nil && slices.Contains(o.Post, "round") {
+			return schema.BadInput("%s.post: round does not apply to an aggregate (its counts are whole already)", key)
+		}
+		for _, c := range outputColumns(o) {
+			if u := d.PrivacyUnit; u != nil && c == u.Column {
+				return schema.BadInput("%s: the privacy unit %q may not appear in an output", key, c)
+			}
+		}
+		if a := o.Aggregate; a != nil {
+			if u := d.PrivacyUnit; u != nil && a.Column == u.Column {
+				return schema.BadInput("%s.aggregate.column: the privacy unit %q may not appear in an output", key, a.Column)
+			}
+			c := cfg.Column(a.Column)
+			if c.Type != schema.Integer && c.Type != schema.Float {
+				return schema.BadInput("%s.aggregate.column: %q needs type integer or float, not %s", key, a.Column, c.Type)
+			}
+		}
+	}
+	return nil
+}
+
+// outputColumns is the columns whose domains an output's cells are made of.
+func outputColumns(o schema.DPOutput) []string {
+	switch {
+	case o.Histogram != nil:
+		return o.Histogram
+	case o.Marginals != nil:
+		return o.Marginals.Columns
+	case o.Aggregate != nil:
+		return o.Aggregate.GroupBy
+	}
+	return nil
+}
+
+// readDP reads the columns the outputs use in one streamed pass.
+func readDP(ctx context.Context, cfg *schema.Config, p *plan, src source) (*dpInput, error) {
+	pos := make(map[string]int, len(p.header))
+	for i, h := range p.header {
+		pos[h] = i
+	}
+	data := &dpInput{domains: map[string]*dpDomain{}, cells: map[string][]int32{}, outside: map[string]int{},
+		nulls: map[string]int{}, values: map[string][]float64{}}
+	var names []string // the domain columns, then the value columns, then the unit
+	var valueCols []string
+	for _, o := range cfg.DP.Outputs {
+		for _, c := range outputColumns(o) {
+			if data.domains[c] != nil {
+				continue
+			}
+			dom, err := newDPDomain(cfg.Column(c), p.types[pos[c]])
+			if err != nil {
+				return nil, err
+			}
+			data.domains[c] = dom
+			data.outside[c], data.nulls[c] = -1, -1
+			names = append(names, c)
+		}
+		if a := o.Aggregate; a != nil && !slices.Contains(valueCols, a.Column) {
+			valueCols = append(valueCols, a.Column)
+		}
+	}
+	nDom := len(names)
+	names = append(names, valueCols...)
+	unitCol := ""
+	if u := cfg.DP.PrivacyUnit; u != nil {
+		unitCol = u.Column
+		names = append(names, u.Column)
+	}
+	cols := make([]int, len(names))
+	for i, n := range names {
+		cols[i] = pos[n]
+	}
+	out := make(chan *batch, 2)
+	errc := make(chan error, 1)
+	go func() { errc <- guard(func() error { return src.stream(ctx, cols, out) })() }()
+	var readErr error
+	for b := range out {
+		if readErr != nil {
+			continue
+		}
+		readErr = data.add(p, b, names, nDom, cols, unitCol)
+	}
+	if err := <-errc; err != nil {
+		return nil, err
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	data.rows = src.rows()
+	if unitCol != "" && !dphist.SameUnits(data.unit, data.unitCheck) {
+		return nil, schema.BadInput("%s: column %q: two different privacy-unit ids share the first 64 bits of their SHA-256; their contributions cannot be bounded apart", p.input, unitCol)
+	}
+	data.unitCheck = nil
+	return data, nil
+}
+
+// add maps one batch: names[:nDom] are domain columns, then value columns, then the
+// unit column when unitCol is set.
+func (d *dpInput) add(p *plan, b *batch, names []string, nDom int, cols []int, unitCol string) error {
+	for f, name := range names {
+		c := p.conf[cols[f]]
+		text := func(i int) (string, bool) {
+			v := b.fields[i*b.width+f]
+			if p.isNull(b, i, f, cols[f]) {
+				if c.Null == nil {
+					return "", true
+				}
+				return *c.Null, false
+			}
+			return v, false
+		}
+		switch {
+		case f < nDom:
+			dom, cells, first := d.domains[name], d.cells[name], d.outside[name]
+			for i := range b.n {
+				v, null := text(i)
+				cell := int32(-1)
+				if !null {
+					if x, ok := dom.cell(v); ok {
+						cell = x
+					}
+				}
+				if cell < 0 && first < 0 {
+					first = b.first + i
+					if null {
+						d.nulls[name] = first
+					}
+				}
+				cells = append(cells, cell)
+			}
+			d.cells[name], d.outside[name] = cells, first
+		case name == unitCol && f == len(names)-1:
+			for i := range b.n {
+				v, null := text(i)
+				if null {
+					return schema.BadInput("%s: row %d: column %q: null privacy unit (every row must name its unit)", p.input, b.first+i+1, name)
+				}
+				sum := sha256.Sum256([]byte(v))
+				d.unit = append(d.unit, binary.LittleEndian.Uint64(sum[:8]))
+				d.unitCheck = append(d.unitCheck, binary.LittleEndian.Uint64(sum[8:16]))
+			}
+		default:
+			vals := d.values[name]
+			for i := range b.n {
+				v, null := text(i)
+				if null {
+					return schema.BadInput("%s: row %d: column %q: null value in an aggregated column (set columns.%s.null-as, or drop the rows before the run)", p.input, b.first+i+1, name, name)
+				}
+				x, err := strconv.ParseFloat(v, 64)
+				if err != nil || math.IsNaN(x) {
+					return schema.BadInput("%s: row %d: column %q: not a number", p.input, b.first+i+1, name)
+				}
+				vals = append(vals, x)
+			}
+			d.values[name] = vals
+		}
+	}
+	return nil
+}
+
+// dpTable is one output's rows, as canonical text, with its columns.
+type dpTable struct {
+	cols   []outColumn
+	fields []string
+	n      int
+}
+
+func (t *dpTable) add(rec ...string) {
+	t.fields = append(t.fields, rec...)
+	t.n++
+}
+
+// outputCells returns the cells of an output's columns per row, with values outside
+// the domain mapped to an extra "other" cell when the output declares one, and an
+// error naming the column and first row otherwise.
+func outputCells(p *plan, o schema.DPOutput, data *dpInput) ([][]int32, []int, [][]string, error) {
+	names := outputColumns(o)
+	cols := make([][]int32, len(names))
+	sizes := make([]int, len(names))
+	labels := make([][]string, len(names))
+	for i, n := range names {
+		dom := data.domains[n]
+		cols[i], sizes[i], labels[i] = data.cells[n], len(dom.labels), dom.labels
+		if data.outside[n] < 0 {
+			if o.Other {
+				sizes[i]++
+				labels[i] = append(slices.Clip(labels[i]), "other")
+			}
+			continue
+		}
+		if !o.Other {
+			what := "a value outside the declared domain"
+			if data.nulls[n] >= 0 {
+				what = "a null, which is outside the declared domain"
+			}
+			return nil, nil, nil, schema.BadInput("%s: row %d: column %q: %s (declare it in columns.%s.domain, or set other: true on output %q)", p.input, data.outside[n]+1, n, what, n, o.Name)
+		}
+		if slices.Contains(dom.labels, "other") {
+			return nil, nil, nil, schema.BadInput("columns.%s.domain: already has a value \"other\", so output %q cannot add an other cell", n, o.Name)
+		}
+		other := int32(len(dom.labels))
+		mapped := make([]int32, len(cols[i]))
+		for r, c := range cols[i] {
+			if c < 0 {
+				c = other
+			}
+			mapped[r] = c
+		}
+		cols[i], sizes[i] = mapped, sizes[i]+1
+		labels[i] = append(slices.Clip(dom.labels), "other")
+	}
+	return cols, sizes, labels, nil
+}
+
+// sensitivity is the (L0, L∞) of a count in an output made of `parts` histograms over
+// the same rows (1, or the number of marginals).
+func sensitivity(cfg *schema.Config, parts int) (l0, linf int64) {
+	l0, linf = unitSensitivity(cfg)
+	l0 *= int64(parts)
+	if cfg.DP.Neighbours == "replace-one" {
+		// Replacing a unit removes its contribution and adds another's: twice the
+		// cells, each still changed by at most L∞ (counts only grow by contributions).
+		l0 *= 2
+	}
+	return l0, linf
+}
+
+// unitSensitivity is the (L0, L∞) of one histogram's counts under add-remove
+// neighbours: (1, 1) without a privacy unit, else what the unit's bound gives.
+func unitSensitivity(cfg *schema.Config) (l0, linf int64) {
+	if u := cfg.DP.PrivacyUnit; u != nil {
+		return dphist.Bound{Cells: u.MaxCellsPerUnit, Rows: u.MaxRowsPerUnit}.Sensitivity()
+	}
+	return 1, 1
+}
+
+// computeOutput computes one output.
+func computeOutput(cfg *schema.Config, p *plan, o schema.DPOutput, data *dpInput) (ManifestOutput, *dpTable, error) {
+	mo := ManifestOutput{Name: o.Name, File: o.Name + "." + dpFormat(o), Mechanism: o.Mechanism, Epsilon: o.Epsilon,
+		Delta: o.Delta, Neighbours: cfg.DP.Neighbours, Other: o.Other, Columns: outputColumns(o), Post: []string{}}
+	cols, sizes, labels, err := outputCells(p, o, data)
+	if err != nil {
+		return mo, nil, err
+	}
+	var keep []bool
+	if u := cfg.DP.PrivacyUnit; u != nil {
+		b := dphist.Bound{Cells: u.MaxCellsPerUnit, Rows: u.MaxRowsPerUnit, Seed: u.Seed}
+		if keep, err = boundRows(b, cols, sizes, data); err != nil {
+			return mo, nil, fmt.Errorf("output %s: %w", o.Name, err)
+		}
+		mo.Contributions = &ManifestContributed{CellsPerUnit: u.MaxCellsPerUnit}
+		if u.MaxCellsPerUnit > 0 {
+			mo.Contributions.RowsPerCell = max(u.MaxRowsPerUnit, 1)
+		} else {
+			mo.Contributions.RowsPerUnit = u.MaxRowsPerUnit
+		}
+	}
+	switch {
+	case o.Histogram != nil:
+		mo.Kind = "histogram"
+		t, err := histogramOutput(cfg, o, &mo, cols, sizes, labels, keep, data.rows)
+		return mo, t, err
+	case o.Marginals != nil:
+		mo.Kind = "marginals"
+		t, err := marginalsOutput(cfg, o, &mo, cols, sizes, labels, keep, data.rows)
+		return mo, t, err
+	default:
+		mo.Kind = "aggregate"
+		t, err := aggregateOutput(cfg, o, &mo, cols, sizes, labels, keep, data)
+		return mo, t, err
+	}
+}
+
+// boundRows applies the privacy unit's bound to an output whose cells are cols.
+func boundRows(b dphist.Bound, cols [][]int32, sizes []int, data *dpInput) ([]bool, error) {
+	if _, err := dphist.Cells(sizes, math.MaxInt64/2); err != nil {
+		return nil, schema.BadInput("dp.privacy-unit: %v", err)
+	}
+	cell := make([]uint64, data.rows)
+	for i, c := range cols {
+		sz := uint64(sizes[i])
+		for r, v := range c {
+			cell[r] = cell[r]*sz + uint64(v)
+		}
+	}
+	keep := make([]bool, data.rows)
+	if _, err := b.Keep(data.unit, cell, keep); err != nil {
+		return nil, err
+	}
+	return keep, nil
+}
+
+// mechanismFor fills the manifest's sensitivity and noise fields for counts.
+func mechanismFor(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, parts int) (dphist.Mechanism, error) {
+	l0, linf := sensitivity(cfg, parts)
+	m := dphist.Mechanism{Kind: o.Mechanism, Epsilon: o.Epsilon, Delta: o.Delta, L0: l0, LInf: linf}
+	if err := m.Check(); err != nil {
+		return m, schema.BadInput("dp.outputs %s: %v", o.Name, err)
+	}
+	hw, err := m.HalfWidth95()
+	if err != nil {
+		return m, fmt.Errorf("output %s: %w", o.Name, err)
+	}
+	mo.L0, mo.LInf = l0, linf
+	mo.L1, mo.L2 = float64(l0*linf), math.Sqrt(float64(l0))*float64(linf)
+	mo.NoiseScale, mo.HalfWidth95 = m.Scale(), hw
+	return m, nil
+}
+
+// histogramOutput counts and noises every cell of the cross product.
+func histogramOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool, rows int) (*dpTable, error) {
+	n, err := dphist.Cells(sizes, maxDPCells)
+	if err != nil {
+		return nil, schema.BadInput("dp.outputs %s: %v", o.Name, err)
+	}
+	mo.Cells = n
+	m, err := mechanismFor(cfg, o, mo, 1)
+	if err != nil {
+		return nil, err
+	}
+	counts := make([]int64, n)
+	if keep == nil {
+		dphist.Count(counts, cols, sizes)
+	} else {
+		dphist.CountKept(counts, cols, sizes, keep)
+	}
+	noisy, err := dphist.Noisy(counts, m)
+	if err != nil {
+		return nil, err
+	}
+	cells := make([]float64, n)
+	for i, v := range noisy {
+		cells[i] = float64(v)
+	}
+	ms, applied, err := postProcess(sizes, []dphist.Marginal{{Attrs: seq(len(sizes)), Cells: cells}}, o.Post)
+	if err != nil {
+		return nil, err
+	}
+	mo.Post = applied
+	whole := !slices.Contains(applied, "consistent") || slices.Contains(applied, "round")
+	t := &dpTable{}
+	for _, name := range mo.Columns {
+		t.cols = append(t.cols, outColumn{name: name, typ: schema.String})
+	}
+	t.cols = append(t.cols, countColumn(whole))
+	rec := make([]string, len(sizes)+1)
+	for c, v := range ms[0].Cells {
+		rest := c
+		for i := len(sizes) - 1; i >= 0; i-- {
+			rec[i] = labels[i][rest%sizes[i]]
+			rest /= sizes[i]
+		}
+		rec[len(sizes)] = formatCount(v, whole)
+		t.add(rec...)
+	}
+	return t, nil
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func countColumn(whole bool) outColumn {
+	if whole {
+		return outColumn{name: "count", typ: schema.Integer}
+	}
+	return outColumn{name: "count", typ: schema.Float}
+}
+
+func formatCount(v float64, whole bool) string {
+	if whole {
+		return formatInt(int64(v))
+	}
+	return formatFloat(v)
+}
+
+// postProcess applies the requested post-processing in the fixed order consistent,
+// clamp, round, and returns the names applied in that order.
+func postProcess(sizes []int, ms []dphist.Marginal, post []string) ([]dphist.Marginal, []string, error) {
+	applied := []string{}
+	if slices.Contains(post, "consistent") {
+		var err error
+		if ms, err = dphist.Consistent(sizes, ms); err != nil {
+			return nil, nil, err
+		}
+		applied = append(applied, "consistent")
+	}
+	if slices.Contains(post, "clamp") {
+		for _, m := range ms {
+			for i, v := range m.Cells {
+				m.Cells[i] = math.Max(v, 0)
+			}
+		}
+		applied = append(applied, "clamp")
+	}
+	if slices.Contains(post, "round") {
+		for _, m := range ms {
+			for i, v := range m.Cells {
+				m.Cells[i] = math.Round(v)
+			}
+		}
+		applied = append(applied, "round")
+	}
+	return ms, applied, nil
+}
+
+// marginalsOutput counts and noises every j-way marginal; one row per cell of every
+// marginal, the columns outside a marginal written "*".
+func marginalsOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool, rows int) (*dpTable, error) {
+	subsets := dphist.Subsets(len(cols), o.Marginals.Way)
+	for i, l := range labels {
+		if slices.Contains(l, "*") {
+			return nil, schema.BadInput("columns.%s.domain: the value \"*\" stands for a column outside a marginal in output %q", mo.Columns[i], o.Name)
+		}
+	}
+	m, err := mechanismFor(cfg, o, mo, len(subsets))
+	if err != nil {
+		return nil, err
+	}
+	ms := make([]dphist.Marginal, len(subsets))
+	for k, s := range subsets {
+		sub, subSizes := make([][]int32, len(s)), make([]int, len(s))
+		names := make([]string, len(s))
+		for j, a := range s {
+			sub[j], subSizes[j], names[j] = cols[a], sizes[a], mo.Columns[a]
+		}
+		n, err := dphist.Cells(subSizes, maxDPCells)
+		if err != nil {
+			return nil, schema.BadInput("dp.outputs %s: marginal %v: %v", o.Name, names, err)
+		}
+		mo.Cells += n
+		mo.Marginals = append(mo.Marginals, names)
+		counts := make([]int64, n)
+		if keep == nil {
+			dphist.Count(counts, sub, subSizes)
+		} else {
+			dphist.CountKept(counts, sub, subSizes, keep)
+		}
+		noisy, err := dphist.Noisy(counts, m)
+		if err != nil {
+			return nil, err
+		}
+		ms[k] = dphist.Marginal{Attrs: s, Cells: make([]float64, n)}
+		for i, v := range noisy {
+			ms[k].Cells[i] = float64(v)
+		}
+	}
+	ms, applied, err := postProcess(sizes, ms, o.Post)
+	if err != nil {
+		return nil, err
+	}
+	mo.Post = applied
+	whole := !slices.Contains(applied, "consistent") || slices.Contains(applied, "round")
+	t := &dpTable{cols: []outColumn{{name: "marginal", typ: schema.String}}}
+	for _, name := range mo.Columns {
+		t.cols = append(t.cols, outColumn{name: name, typ: schema.String})
+	}
+	t.cols = append(t.cols, countColumn(whole))
+	rec := make([]string, len(cols)+2)
+	for k, mg := range ms {
+		rec[0] = strings.Join(mo.Marginals[k], ",")
+		for c, v := range mg.Cells {
+			for i := range cols {
+				rec[i+1] = "*"
+			}
+			rest := c
+			for j := len(mg.Attrs) - 1; j >= 0; j-- {
+				a := mg.Attrs[j]
+				rec[a+1] = labels[a][rest%sizes[a]]
+				rest /= sizes[a]
+			}
+			rec[len(cols)+1] = formatCount(v, whole)
+			t.add(rec...)
+		}
+	}
+	return t, nil
+}
+
+// aggregateOutput computes the per-group statistics with the library's dpagg.
+func aggregateOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool, data *dpInput) (*dpTable, error) {
+	a := o.Aggregate
+	groups, err := dphist.Cells(sizes, maxDPCells)
+	if err != nil {
+		return nil, schema.BadInput("dp.outputs %s: %v", o.Name, err)
+	}
+	mo.Cells, mo.Value, mo.Bounds, mo.Ranks = groups, a.Column, a.Bounds[:], a.Quantiles
+	// The library's sensitivity arguments are per group; a unit capped to L0 groups
+	// and L∞ rows in each changes the groups' results by at most what they assume. With
+	// rows capped in total (no cell cap) a unit's rows may spread over groups, but
+	// every statistic's noise is calibrated to a total (L1 or L2) over the groups that
+	// the one-group bound (1, rows) already covers.
+	l0, linf := unitSensitivity(cfg)
+	agg := dphist.Aggregate{Kind: o.Mechanism, Epsilon: o.Epsilon, Delta: o.Delta, L0: l0, LInf: linf,
+		ReplaceOne: cfg.DP.Neighbours == "replace-one", Stats: a.Stats, Lower: a.Bounds[0], Upper: a.Bounds[1], Ranks: a.Quantiles}
+	if mo.Stats, err = agg.Budgets(); err != nil {
+		return nil, schema.BadInput("dp.outputs %s: %v", o.Name, err)
+	}
+	group := make([]int32, 0, data.rows)
+	values := data.values[a.Column]
+	if keep != nil {
+		kept := make([]float64, 0, data.rows)
+		for r, k := range keep {
+			if k {
+				kept = append(kept, values[r])
+			}
+		}
+		values = kept
+	}
+	for r := range data.rows {
+		if keep != nil && !keep[r] {
+			continue
+		}
+		g := int32(0)
+		for i, c := range cols {
+			g = g*int32(sizes[i]) + c[r]
+		}
+		group = append(group, g)
+	}
+	res, err := agg.Compute(group, values, groups)
+	if err != nil {
+		return nil, fmt.Errorf("output %s: %w", o.Name, err)
+	}
+	clamp := slices.Contains(o.Post, "clamp")
+	if clamp {
+		mo.Post = append(mo.Post, "clamp")
+	}
+	t := &dpTable{}
+	for _, name := range mo.Columns {
+		t.cols = append(t.cols, outColumn{name: name, typ: schema.String})
+	}
+	for _, s := range a.Stats {
+		switch s {
+		case dphist.StatCount:
+			t.cols = append(t.cols, outColumn{name: "count", typ: schema.Integer})
+		case dphist.StatSum, dphist.StatMean:
+			t.cols = append(t.cols, outColumn{name: s, typ: schema.Float})
+		case dphist.StatQuantiles:
+			for _, r := range a.Quantiles {
+				t.cols = append(t.cols, outColumn{name: "quantile_" + formatFloat(r), typ: schema.Float})
+			}
+		}
+	}
+	rec := make([]string, 0, len(t.cols))
+	for g, gr := range res {
+		rec = rec[:0]
+		rest := g
+		key := make([]string, len(sizes))
+		for i := len(sizes) - 1; i >= 0; i-- {
+			key[i] = labels[i][rest%sizes[i]]
+			rest /= sizes[i]
+		}
+		rec = append(rec, key...)
+		for _, s := range a.Stats {
+			switch s {
+			case dphist.StatCount:
+				c := gr.Count
+				if clamp && c < 0 {
+					c = 0
+				}
+				rec = append(rec, formatInt(c))
+			case dphist.StatSum:
+				rec = append(rec, formatFloat(gr.Sum))
+			case dphist.StatMean:
+				rec = append(rec, formatFloat(gr.Mean))
+			case dphist.StatQuantiles:
+				for _, q := range gr.Quantiles {
+					rec = append(rec, formatFloat(q))
+				}
+			}
+		}
+		t.add(rec...)
+	}
+	return t, nil
+}
+
+// dpFormat is an output's file format.
+func dpFormat(o schema.DPOutput) string {
+	if o.Format == "" {
+		return "csv"
+	}
+	return o.Format
+}
+
+// writeDPTable writes one output table to path.
+func writeDPTable(path, format string, cfg *schema.Config, o schema.DPOutput, t *dpTable) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	meta := map[string]string{
+		"sanitize.version": Version, "sanitize.config_digest": "sha256:" + cfg.Digest, "sanitize.dp_output": o.Name,
+		"sanitize.mechanism": o.Mechanism, "sanitize.epsilon": formatFloat(o.Epsilon), "sanitize.delta": formatFloat(o.Delta),
+	}
+	if cfg.Dataset != "" {
+		meta["sanitize.dataset"] = cfg.Dataset
+	}
+	dialect := cfg.Output.CSV
+	if dialect.Separator == 0 {
+		dialect = schema.CSV{Separator: ',', Header: true}
+	}
+	s, err := newSink(f, format, dialect, t.cols, meta)
+	if err == nil {
+		w := len(t.cols)
+		for lo := 0; lo < t.n && err == nil; lo += batchRows {
+			hi := min(lo+batchRows, t.n)
+			err = s.write(t.fields[lo*w:hi*w], nil, hi-lo)
+		}
+		if err == nil {
+			err = s.finish()
+		}
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeJSON writes v as indented JSON to a new file at path.
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err = f.Write(append(data, '\n')); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
