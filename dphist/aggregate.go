@@ -3,6 +3,10 @@ package dphist
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/google/differential-privacy/go/v3/dpagg"
 	"github.com/google/differential-privacy/go/v3/noise"
@@ -147,26 +151,47 @@ func (a Aggregate) Compute(group []int32, value []float64, groups int) ([]GroupR
 	if len(group) != len(value) {
 		return nil, fmt.Errorf("%d groups for %d values", len(group), len(value))
 	}
-	out := make([]GroupResult, groups)
-	rows := make([][]float64, groups) // the clamped values of each group
+	// The clamped values, grouped (a counting sort: one flat slice, no per-group
+	// growth), then every group's statistics, groups in parallel.
 	counts := make([]int64, groups)
 	for r, g := range group {
 		if g < 0 || int(g) >= groups {
 			return nil, fmt.Errorf("row %d: group %d out of range", r, g)
 		}
-		v := value[r]
-		if math.IsNaN(v) {
+		if math.IsNaN(value[r]) {
 			return nil, fmt.Errorf("row %d: the value is not a number", r)
 		}
 		counts[g]++
-		rows[g] = append(rows[g], math.Min(math.Max(v, a.Lower), a.Upper))
 	}
-	for _, b := range budgets {
-		for g := range out {
-			if err := a.stat(b, &out[g], counts[g], rows[g]); err != nil {
-				return nil, fmt.Errorf("%s: %w", b.Stat, err)
+	start := make([]int, groups+1)
+	for g, c := range counts {
+		start[g+1] = start[g] + int(c)
+	}
+	flat := make([]float64, len(value))
+	next := slices.Clone(start[:groups])
+	for r, g := range group {
+		flat[next[g]] = math.Min(math.Max(value[r], a.Lower), a.Upper)
+		next[g]++
+	}
+	out := make([]GroupResult, groups)
+	var eg errgroup.Group
+	eg.SetLimit(runtime.GOMAXPROCS(0))
+	const chunks = 64 // of consecutive groups, so that many tiny groups cost no goroutine each
+	for c := range min(chunks, groups) {
+		lo, hi := groups*c/min(chunks, groups), groups*(c+1)/min(chunks, groups)
+		eg.Go(func() error {
+			for g := lo; g < hi; g++ {
+				for _, b := range budgets {
+					if err := a.stat(b, &out[g], counts[g], flat[start[g]:start[g+1]]); err != nil {
+						return fmt.Errorf("%s: %w", b.Stat, err)
+					}
+				}
 			}
-		}
+			return nil
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -97,23 +98,34 @@ type ManifestContributed struct {
 	RowsPerUnit  int `json:"rows_per_unit,omitempty"`
 }
 
+// dpColumn is one column the outputs read: with a domain, its cell per row (−1:
+// outside the declared domain); else (an aggregated column) its values.
+type dpColumn struct {
+	dom     *dpDomain
+	cells   []int32
+	outside int // first row outside the domain (−1: none)
+	null    int // that row, when its value is a null (−1: not a null)
+	values  []float64
+}
+
 // maxDPCells bounds the cells of one histogram, marginal or aggregate.
 const maxDPCells = 1 << 24
 
-// dpInput is what the outputs read: per column its cell per row (−1: outside the
-// declared domain), the aggregated values, and the privacy unit's hash per row.
+// dpInput is what the outputs read: per column its cells or values, and the privacy
+// unit's hash per row.
 type dpInput struct {
-	rows    int
-	domains map[string]*dpDomain
-	cells   map[string][]int32
-	outside map[string]int // first row outside the domain (−1: none)
-	nulls   map[string]int // first null row among the outside ones (−1: none)
-	values  map[string][]float64
+	rows int
+	col  map[string]*dpColumn // fixed before reading; each column filled by one goroutine
 	// unit is the privacy unit's id per row as the first 64 bits of its SHA-256;
 	// unitCheck the next 64 bits, to refuse the (astronomically unlikely, or forged)
 	// case of two ids sharing the first: bounding them as one unit would let one
 	// change the other's kept rows.
 	unit, unitCheck []uint64
+
+	// The rows kept under a bound on rows alone, shared by the outputs.
+	rowsOnce sync.Once
+	rowsKeep []bool
+	rowsErr  error
 }
 
 // DP runs the dp command: every output of the configuration's dp section, written as a
@@ -177,7 +189,7 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	}
 	src.Close()
 	read := time.Now()
-	log.Info("stage done", "stage", StageRead, "records", data.rows, "columns", len(data.cells)+len(data.values), "ms", ms(start, read))
+	log.Info("stage done", "stage", StageRead, "records", data.rows, "columns", len(data.col), "ms", ms(start, read))
 
 	man := &Manifest{
 		Tool: "sanitize", Version: Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
@@ -364,25 +376,24 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src source) (*dpIn
 	for i, h := range p.header {
 		pos[h] = i
 	}
-	data := &dpInput{domains: map[string]*dpDomain{}, cells: map[string][]int32{}, outside: map[string]int{},
-		nulls: map[string]int{}, values: map[string][]float64{}}
+	data := &dpInput{col: map[string]*dpColumn{}}
 	var names []string // the domain columns, then the value columns, then the unit
 	var valueCols []string
 	for _, o := range cfg.DP.Outputs {
 		for _, c := range outputColumns(o) {
-			if data.domains[c] != nil {
+			if data.col[c] != nil {
 				continue
 			}
 			dom, err := newDPDomain(cfg.Column(c), p.types[pos[c]])
 			if err != nil {
 				return nil, err
 			}
-			data.domains[c] = dom
-			data.outside[c], data.nulls[c] = -1, -1
+			data.col[c] = &dpColumn{dom: dom, outside: -1, null: -1}
 			names = append(names, c)
 		}
 		if a := o.Aggregate; a != nil && !slices.Contains(valueCols, a.Column) {
 			valueCols = append(valueCols, a.Column)
+			data.col[a.Column] = &dpColumn{outside: -1, null: -1}
 		}
 	}
 	nDom := len(names)
@@ -395,6 +406,19 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src source) (*dpIn
 	cols := make([]int, len(names))
 	for i, n := range names {
 		cols[i] = pos[n]
+	}
+	if h, ok := src.(interface{ expectedRows() int }); ok {
+		n := h.expectedRows()
+		for _, c := range data.col {
+			if c.dom != nil {
+				c.cells = make([]int32, 0, n)
+			} else {
+				c.values = make([]float64, 0, n)
+			}
+		}
+		if unitCol != "" {
+			data.unit, data.unitCheck = make([]uint64, 0, n), make([]uint64, 0, n)
+		}
 	}
 	out := make(chan *batch, 2)
 	errc := make(chan error, 1)
@@ -420,66 +444,84 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src source) (*dpIn
 	return data, nil
 }
 
-// add maps one batch: names[:nDom] are domain columns, then value columns, then the
-// unit column when unitCol is set.
+// add maps one batch, its columns in parallel: names[:nDom] are domain columns, then
+// value columns, then the unit column when unitCol is set.
 func (d *dpInput) add(p *plan, b *batch, names []string, nDom int, cols []int, unitCol string) error {
+	var g errgroup.Group
 	for f, name := range names {
-		c := p.conf[cols[f]]
-		text := func(i int) (string, bool) {
-			v := b.fields[i*b.width+f]
-			if p.isNull(b, i, f, cols[f]) {
-				if c.Null == nil {
-					return "", true
-				}
-				return *c.Null, false
+		g.Go(func() error {
+			switch {
+			case f < nDom:
+				d.addCells(p, b, f, cols[f], d.col[name])
+			case name == unitCol && f == len(names)-1:
+				return d.addUnits(p, b, f, cols[f], name)
+			default:
+				return d.addValues(p, b, f, cols[f], name, d.col[name])
 			}
-			return v, false
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// field is the text of field f of record i of b, input column pos, with a null read
+// as the column's null-as value; null reports a null without one.
+func field(p *plan, b *batch, i, f, pos int) (v string, null bool) {
+	if p.isNull(b, i, f, pos) {
+		if c := p.conf[pos]; c.Null != nil {
+			return *c.Null, false
 		}
-		switch {
-		case f < nDom:
-			dom, cells, first := d.domains[name], d.cells[name], d.outside[name]
-			for i := range b.n {
-				v, null := text(i)
-				cell := int32(-1)
-				if !null {
-					if x, ok := dom.cell(v); ok {
-						cell = x
-					}
-				}
-				if cell < 0 && first < 0 {
-					first = b.first + i
-					if null {
-						d.nulls[name] = first
-					}
-				}
-				cells = append(cells, cell)
+		return "", true
+	}
+	return b.fields[i*b.width+f], false
+}
+
+// addCells maps field f of every record of b to its cell of c's domain.
+func (d *dpInput) addCells(p *plan, b *batch, f, pos int, c *dpColumn) {
+	for i := range b.n {
+		v, null := field(p, b, i, f, pos)
+		cell := int32(-1)
+		if !null {
+			if x, ok := c.dom.cell(v); ok {
+				cell = x
 			}
-			d.cells[name], d.outside[name] = cells, first
-		case name == unitCol && f == len(names)-1:
-			for i := range b.n {
-				v, null := text(i)
-				if null {
-					return schema.BadInput("%s: row %d: column %q: null privacy unit (every row must name its unit)", p.input, b.first+i+1, name)
-				}
-				sum := sha256.Sum256([]byte(v))
-				d.unit = append(d.unit, binary.LittleEndian.Uint64(sum[:8]))
-				d.unitCheck = append(d.unitCheck, binary.LittleEndian.Uint64(sum[8:16]))
-			}
-		default:
-			vals := d.values[name]
-			for i := range b.n {
-				v, null := text(i)
-				if null {
-					return schema.BadInput("%s: row %d: column %q: null value in an aggregated column (set columns.%s.null-as, or drop the rows before the run)", p.input, b.first+i+1, name, name)
-				}
-				x, err := strconv.ParseFloat(v, 64)
-				if err != nil || math.IsNaN(x) {
-					return schema.BadInput("%s: row %d: column %q: not a number", p.input, b.first+i+1, name)
-				}
-				vals = append(vals, x)
-			}
-			d.values[name] = vals
 		}
+		if cell < 0 && c.outside < 0 {
+			c.outside = b.first + i
+			if null {
+				c.null = c.outside
+			}
+		}
+		c.cells = append(c.cells, cell)
+	}
+}
+
+// addUnits hashes the privacy unit of every record of b.
+func (d *dpInput) addUnits(p *plan, b *batch, f, pos int, name string) error {
+	for i := range b.n {
+		v, null := field(p, b, i, f, pos)
+		if null {
+			return schema.BadInput("%s: row %d: column %q: null privacy unit (every row must name its unit)", p.input, b.first+i+1, name)
+		}
+		sum := sha256.Sum256([]byte(v))
+		d.unit = append(d.unit, binary.LittleEndian.Uint64(sum[:8]))
+		d.unitCheck = append(d.unitCheck, binary.LittleEndian.Uint64(sum[8:16]))
+	}
+	return nil
+}
+
+// addValues parses the aggregated values of field f of every record of b.
+func (d *dpInput) addValues(p *plan, b *batch, f, pos int, name string, c *dpColumn) error {
+	for i := range b.n {
+		v, null := field(p, b, i, f, pos)
+		if null {
+			return schema.BadInput("%s: row %d: column %q: null value in an aggregated column (set columns.%s.null-as, or drop the rows before the run)", p.input, b.first+i+1, name, name)
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(x) {
+			return schema.BadInput("%s: row %d: column %q: not a number", p.input, b.first+i+1, name)
+		}
+		c.values = append(c.values, x)
 	}
 	return nil
 }
@@ -505,9 +547,10 @@ func outputCells(p *plan, o schema.DPOutput, data *dpInput) ([][]int32, []int, [
 	sizes := make([]int, len(names))
 	labels := make([][]string, len(names))
 	for i, n := range names {
-		dom := data.domains[n]
-		cols[i], sizes[i], labels[i] = data.cells[n], len(dom.labels), dom.labels
-		if data.outside[n] < 0 {
+		c := data.col[n]
+		dom := c.dom
+		cols[i], sizes[i], labels[i] = c.cells, len(dom.labels), dom.labels
+		if c.outside < 0 {
 			if o.Other {
 				sizes[i]++
 				labels[i] = append(slices.Clip(labels[i]), "other")
@@ -516,10 +559,10 @@ func outputCells(p *plan, o schema.DPOutput, data *dpInput) ([][]int32, []int, [
 		}
 		if !o.Other {
 			what := "a value outside the declared domain"
-			if data.nulls[n] >= 0 {
+			if c.null >= 0 {
 				what = "a null, which is outside the declared domain"
 			}
-			return nil, nil, nil, schema.BadInput("%s: row %d: column %q: %s (declare it in columns.%s.domain, or set other: true on output %q)", p.input, data.outside[n]+1, n, what, n, o.Name)
+			return nil, nil, nil, schema.BadInput("%s: row %d: column %q: %s (declare it in columns.%s.domain, or set other: true on output %q)", p.input, c.outside+1, n, what, n, o.Name)
 		}
 		if slices.Contains(dom.labels, "other") {
 			return nil, nil, nil, schema.BadInput("columns.%s.domain: already has a value \"other\", so output %q cannot add an other cell", n, o.Name)
@@ -597,8 +640,16 @@ func computeOutput(cfg *schema.Config, p *plan, o schema.DPOutput, data *dpInput
 	}
 }
 
-// boundRows applies the privacy unit's bound to an output whose cells are cols.
+// boundRows applies the privacy unit's bound to an output whose cells are cols. A
+// bound on rows alone does not look at the cells: it is computed once for all outputs.
 func boundRows(b dphist.Bound, cols [][]int32, sizes []int, data *dpInput) ([]bool, error) {
+	if b.Cells == 0 {
+		data.rowsOnce.Do(func() {
+			data.rowsKeep = make([]bool, data.rows)
+			_, data.rowsErr = b.Keep(data.unit, data.unit, data.rowsKeep)
+		})
+		return data.rowsKeep, data.rowsErr
+	}
 	if _, err := dphist.Cells(sizes, math.MaxInt64/2); err != nil {
 		return nil, schema.BadInput("dp.privacy-unit: %v", err)
 	}
@@ -826,7 +877,7 @@ func aggregateOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, 
 		return nil, schema.BadInput("dp.outputs %s: %v", o.Name, err)
 	}
 	group := make([]int32, 0, data.rows)
-	values := data.values[a.Column]
+	values := data.col[a.Column].values
 	if keep != nil {
 		kept := make([]float64, 0, data.rows)
 		for r, k := range keep {

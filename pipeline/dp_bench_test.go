@@ -13,16 +13,20 @@ import (
 
 // BenchmarkDP compares the whole dp run of testdata/hospital-dp.yaml on a generated
 // Parquet table (DP_ROWS records, default 1,000,000) with reading the same columns
-// alone: the run should be bounded by reading.
+// alone: the run should be bounded by reading. DP_INPUT names an existing generated
+// Parquet file to use instead (its record count is then what DP_ROWS says).
 func BenchmarkDP(b *testing.B) {
 	rows := 1000000
 	if v, err := strconv.Atoi(os.Getenv("DP_ROWS")); err == nil {
 		rows = v
 	}
 	dir := b.TempDir()
-	in := filepath.Join(dir, "in.parquet")
-	if err := Generate(in, "", rows, 1); err != nil {
-		b.Fatal(err)
+	in := os.Getenv("DP_INPUT")
+	if in == "" {
+		in = filepath.Join(dir, "in.parquet")
+		if err := Generate(in, "", rows, 1); err != nil {
+			b.Fatal(err)
+		}
 	}
 	cfg, err := schema.Load("../testdata/hospital-dp.yaml")
 	if err != nil {

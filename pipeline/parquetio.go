@@ -419,3 +419,8 @@ func (s *parquetSink) finish() (err error) {
 	}
 	return s.w.WriteStop()
 }
+
+// expectedRows is the record count the footer states, capped by the file's size (a
+// hint for sizing buffers: a lying footer cannot make the caller allocate more than
+// one record per byte).
+func (s *parquetSource) expectedRows() int { return int(min(s.total, s.id.size)) }
