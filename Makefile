@@ -16,6 +16,8 @@ demo: build
 	./bin/sanitize release -c testdata/hospital.yaml --in testdata/hospital.csv --out $(OUT)/hospital-release.csv --report $(OUT)/hospital-report.json
 	./bin/sanitize check -c testdata/hospital.yaml --in testdata/hospital.csv --release $(OUT)/hospital-release.csv
 	@echo "release: $(OUT)/hospital-release.csv  report: $(OUT)/hospital-report.json"
+	@rm -rf $(OUT)/hospital-dp
+	./bin/sanitize dp -c testdata/hospital-dp.yaml --in testdata/hospital.csv --out $(OUT)/hospital-dp
 
 # vet, formatting, all tests, and the race detector on the concurrent packages.
 test: vet fmt
@@ -58,6 +60,14 @@ bench: build
 			grep -E 'released|node|lattice|Elapsed|Maximum resident'; \
 		grep -A6 stages_ms $(OUT)/bench/report-$$n.json; \
 	done
+	$(GO) test -run '^$$' -bench 'Count|Keep|Consistent' -benchtime 5x ./dphist
+	@for n in $(SCALE_ROWS); do \
+		echo "== $$n records, sanitize dp (testdata/hospital-dp.yaml), against reading the same columns"; \
+		rm -rf $(OUT)/bench/dp-$$n; \
+		/usr/bin/time -v ./bin/sanitize --log-format json dp -c testdata/hospital-dp.yaml --in $(OUT)/bench/hospital-$$n.parquet \
+			--out $(OUT)/bench/dp-$$n 2>&1 | grep -E '"stage"|Elapsed|Maximum resident'; \
+		DP_INPUT=$(CURDIR)/$(OUT)/bench/hospital-$$n.parquet DP_ROWS=$$n $(GO) test -run '^$$' -bench 'DP/read' -benchtime 2x ./pipeline | grep Benchmark; \
+	done
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./schema
@@ -65,6 +75,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReadCSV -fuzztime 30s ./pipeline
 	$(GO) test -run '^$$' -fuzz FuzzReadParquet -fuzztime 30s ./pipeline
 	$(GO) test -run '^$$' -fuzz FuzzReadArrow -fuzztime 30s ./pipeline
+	$(GO) test -run '^$$' -fuzz FuzzLoadLedger -fuzztime 30s ./dphist
 
 clean:
 	rm -rf bin $(OUT)
