@@ -261,7 +261,10 @@ func TestRecordConcurrent(t *testing.T) {
 	const runs = 16
 	errs := make(chan error, runs)
 	for range runs {
-		go func() { errs <- Record(path, "ward", 1, 0, Spend{Epsilon: 0.1}) }()
+		go func() {
+			_, err := Record(path, "ward", 1, 0, Spend{Epsilon: 0.1})
+			errs <- err
+		}()
 	}
 	ok, refused := 0, 0
 	for range runs {

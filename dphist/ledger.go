@@ -142,24 +142,35 @@ func (l *Ledger) Save(path string) error {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
+	// The rename itself must reach the disk before anything is released.
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		err = d.Sync()
+		d.Close()
+		if err != nil {
+			return fmt.Errorf("ledger: %w", err)
+		}
+	}
 	return nil
 }
 
 // Record charges spend to dataset in the ledger file at path: under an exclusive lock
-// on path+".lock" it re-reads the ledger, charges it (see Charge) and saves it. A
-// refused charge leaves the file as it was.
-func Record(path, dataset string, epsTotal, deltaTotal float64, spend Spend) error {
+// on path+".lock" it re-reads the ledger, charges it (see Charge), saves it and returns
+// the dataset's account as saved. A refused charge leaves the file as it was.
+func Record(path, dataset string, epsTotal, deltaTotal float64, spend Spend) (*Account, error) {
 	unlock, err := lockFile(path + ".lock")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer unlock()
 	l, err := LoadLedger(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := l.Charge(dataset, epsTotal, deltaTotal, spend); err != nil {
-		return err
+		return nil, err
 	}
-	return l.Save(path)
+	if err := l.Save(path); err != nil {
+		return nil, err
+	}
+	return l.Datasets[dataset], nil
 }

@@ -27,6 +27,9 @@ type Mechanism struct {
 	LInf    int64
 }
 
+// maxSensitivity bounds L0·L∞ (exact in a float64, far from int64 overflow).
+const maxSensitivity = 1 << 53
+
 // Check reports parameters the library would refuse, with the reason.
 func (m Mechanism) Check() error {
 	switch {
@@ -36,6 +39,9 @@ func (m Mechanism) Check() error {
 		return fmt.Errorf("epsilon must be positive and finite, got %g", m.Epsilon)
 	case m.L0 < 1 || m.LInf < 1:
 		return fmt.Errorf("sensitivities must be at least 1, got L0=%d, L∞=%d", m.L0, m.LInf)
+	case m.L0 > maxSensitivity/m.LInf:
+		// The library multiplies them in int64, unchecked: refuse before it wraps.
+		return fmt.Errorf("sensitivities L0=%d, L∞=%d: their product exceeds 2^53", m.L0, m.LInf)
 	case m.Kind == Laplace && m.Delta != 0:
 		return fmt.Errorf("the Laplace mechanism takes no delta, got %g", m.Delta)
 	case m.Kind == Gaussian && !(m.Delta > 0 && m.Delta < 1):

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -189,7 +188,7 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	}
 	src.Close()
 	read := time.Now()
-	log.Info("stage done", "stage", StageRead, "records", data.rows, "columns", len(data.col), "ms", ms(start, read))
+	log.Info("stage done", "stage", StageRead, "columns", len(data.col), "ms", ms(start, read)) // the record count is not DP: never logged
 
 	man := &Manifest{
 		Tool: "sanitize", Version: Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
@@ -216,6 +215,22 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	computed := time.Now()
 	log.Info("stage done", "stage", "noise", "outputs", len(tables), "ms", ms(read, computed))
 
+	// Record, then release: the spend is in the ledger before any noisy value reaches
+	// a file; a failure from here on leaves it spent and nothing published.
+	if opt.Ledger != "" {
+		a, err := dphist.Record(opt.Ledger, cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", opt.Ledger, err)
+		}
+		e, d := a.Spent()
+		ef, _ := e.Float64()
+		df, _ := d.Float64()
+		man.Ledger = &ManifestLedger{File: filepath.Base(opt.Ledger), EpsilonSpent: ef, DeltaSpent: df,
+			EpsilonTotal: a.EpsilonTotal, DeltaTotal: a.DeltaTotal,
+			Recorded: "before any output was written"}
+	} else {
+		log.Warn("no --ledger: this run's spend is not recorded; repeated runs on the same data add up unchecked", "epsilon", spend.Epsilon, "delta", spend.Delta)
+	}
 	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), "."+filepath.Base(filepath.Clean(dir))+".*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
@@ -228,22 +243,6 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	}
 	wrote := time.Now()
 	log.Info("stage done", "stage", StageWrite, "outputs", len(tables), "ms", ms(computed, wrote))
-	if opt.Ledger != "" {
-		if err := dphist.Record(opt.Ledger, cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
-			return nil, fmt.Errorf("%s: %w", opt.Ledger, err)
-		}
-		l, err := dphist.LoadLedger(opt.Ledger)
-		if err != nil {
-			return nil, err
-		}
-		a := l.Datasets[cfg.Dataset]
-		e, d := a.Spent()
-		ef, _ := e.Float64()
-		df, _ := d.Float64()
-		man.Ledger = &ManifestLedger{File: filepath.Base(opt.Ledger), EpsilonSpent: ef, DeltaSpent: df,
-			EpsilonTotal: a.EpsilonTotal, DeltaTotal: a.DeltaTotal,
-			Recorded: "before the outputs were moved into place"}
-	}
 	if err := writeJSON(filepath.Join(tmp, "manifest.json"), man); err != nil {
 		return nil, err
 	}
@@ -322,6 +321,9 @@ func checkDPConfig(cfg *schema.Config, opt Options) error {
 	if d == nil {
 		return schema.BadInput("%s: dp: the configuration has no dp section", where)
 	}
+	if u := d.PrivacyUnit; u != nil && cfg.Column(u.Column).Null != nil {
+		return schema.BadInput("%s: columns.%s.null-as: the privacy unit may not stand for nulls (it would make one unit of unrelated rows)", where, u.Column)
+	}
 	if opt.Ledger != "" && cfg.Dataset == "" {
 		return schema.BadInput("%s: dataset: required with --ledger (the ledger keeps one account per dataset)", where)
 	}
@@ -351,6 +353,69 @@ func checkDPConfig(cfg *schema.Config, opt Options) error {
 			c := cfg.Column(a.Column)
 			if c.Type != schema.Integer && c.Type != schema.Float {
 				return schema.BadInput("%s.aggregate.column: %q needs type integer or float, not %s", key, a.Column, c.Type)
+			}
+		}
+	}
+	return nil
+}
+
+// maxMarginals bounds the number of marginals of one output.
+const maxMarginals = 4096
+
+// binomial is C(n, k), or maxMarginals+1 once it exceeds maxMarginals.
+func binomial(n, k int) int {
+	c := 1
+	for i := 1; i <= k; i++ {
+		c = c * (n - k + i) / i // exact: a product of i consecutive integers over i!
+		if c > maxMarginals {
+			return maxMarginals + 1
+		}
+	}
+	return c
+}
+
+// checkSizes refuses, before any record is read, outputs with too many cells or
+// marginals, and an other cell whose name a domain already uses.
+func checkSizes(cfg *schema.Config, data *dpInput) error {
+	for i, o := range cfg.DP.Outputs {
+		key := fmt.Sprintf("dp.outputs[%d]", i)
+		names := outputColumns(o)
+		sizes := make([]int, len(names))
+		for j, n := range names {
+			labels := data.col[n].dom.labels
+			sizes[j] = len(labels)
+			if o.Other {
+				if slices.Contains(labels, "other") {
+					return schema.BadInput("%s.other: columns.%s.domain already has a value \"other\"", key, n)
+				}
+				sizes[j]++
+			}
+		}
+		if o.Marginals != nil {
+			if c := binomial(len(names), o.Marginals.Way); c > maxMarginals {
+				return schema.BadInput("%s.marginals: more than %d marginals", key, maxMarginals)
+			}
+			subsets := dphist.Subsets(len(names), o.Marginals.Way)
+			total := 0
+			for _, sub := range subsets {
+				ss := make([]int, len(sub))
+				for j, a := range sub {
+					ss[j] = sizes[a]
+				}
+				n, err := dphist.Cells(ss, maxDPCells)
+				if err != nil {
+					return schema.BadInput("%s.marginals: %v", key, err)
+				}
+				if total += n; total > maxDPCells {
+					return schema.BadInput("%s.marginals: more than %d cells in all", key, maxDPCells)
+				}
+			}
+		} else if _, err := dphist.Cells(sizes, maxDPCells); err != nil {
+			return schema.BadInput("%s: %v", key, err)
+		}
+		if cfg.DP.PrivacyUnit != nil {
+			if _, err := dphist.Cells(sizes, math.MaxInt64/2); err != nil {
+				return schema.BadInput("%s: the cells of a privacy unit cannot be told apart: %v", key, err)
 			}
 		}
 	}
@@ -406,6 +471,9 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src source) (*dpIn
 	cols := make([]int, len(names))
 	for i, n := range names {
 		cols[i] = pos[n]
+	}
+	if err := checkSizes(cfg, data); err != nil {
+		return nil, err
 	}
 	if h, ok := src.(interface{ expectedRows() int }); ok {
 		n := h.expectedRows()
@@ -500,8 +568,13 @@ func (d *dpInput) addCells(p *plan, b *batch, f, pos int, c *dpColumn) {
 func (d *dpInput) addUnits(p *plan, b *batch, f, pos int, name string) error {
 	for i := range b.n {
 		v, null := field(p, b, i, f, pos)
-		if null {
-			return schema.BadInput("%s: row %d: column %q: null privacy unit (every row must name its unit)", p.input, b.first+i+1, name)
+		if null || v == "" {
+			return schema.BadInput("%s: row %d: column %q: no privacy unit (null or empty: every row must name its unit)", p.input, b.first+i+1, name)
+		}
+		// One id, one unit, whatever its spelling ("07" and "7" in an integer column).
+		v, ok := canonical(p.types[pos], v)
+		if !ok {
+			return schema.BadInput("%s: row %d: column %q: not a valid %s", p.input, b.first+i+1, name, p.types[pos])
 		}
 		sum := sha256.Sum256([]byte(v))
 		d.unit = append(d.unit, binary.LittleEndian.Uint64(sum[:8]))
@@ -517,9 +590,13 @@ func (d *dpInput) addValues(p *plan, b *batch, f, pos int, name string, c *dpCol
 		if null {
 			return schema.BadInput("%s: row %d: column %q: null value in an aggregated column (set columns.%s.null-as, or drop the rows before the run)", p.input, b.first+i+1, name, name)
 		}
-		x, err := strconv.ParseFloat(v, 64)
+		t, err := parseTyped(p.types[pos], v)
+		x := float64(t.i)
+		if p.types[pos] == schema.Float {
+			x = t.f
+		}
 		if err != nil || math.IsNaN(x) {
-			return schema.BadInput("%s: row %d: column %q: not a number", p.input, b.first+i+1, name)
+			return schema.BadInput("%s: row %d: column %q: not a valid %s", p.input, b.first+i+1, name, p.types[pos])
 		}
 		c.values = append(c.values, x)
 	}
@@ -564,9 +641,6 @@ func outputCells(p *plan, o schema.DPOutput, data *dpInput) ([][]int32, []int, [
 			}
 			return nil, nil, nil, schema.BadInput("%s: row %d: column %q: %s (declare it in columns.%s.domain, or set other: true on output %q)", p.input, c.outside+1, n, what, n, o.Name)
 		}
-		if slices.Contains(dom.labels, "other") {
-			return nil, nil, nil, schema.BadInput("columns.%s.domain: already has a value \"other\", so output %q cannot add an other cell", n, o.Name)
-		}
 		other := int32(len(dom.labels))
 		mapped := make([]int32, len(cols[i]))
 		for r, c := range cols[i] {
@@ -585,7 +659,12 @@ func outputCells(p *plan, o schema.DPOutput, data *dpInput) ([][]int32, []int, [
 // the same rows (1, or the number of marginals).
 func sensitivity(cfg *schema.Config, parts int) (l0, linf int64) {
 	l0, linf = unitSensitivity(cfg)
-	l0 *= int64(parts)
+	if parts > 1 {
+		// A unit's cells are cells of the cross product of all the marginals' columns:
+		// several of them may fall into one cell of a marginal, which then changes by
+		// up to L0·L∞. Each marginal changes by at most L0·L∞ in L1 (and so in L2).
+		l0, linf = int64(parts), l0*linf
+	}
 	if cfg.DP.Neighbours == "replace-one" {
 		// Replacing a unit removes its contribution and adds another's: twice the
 		// cells, each still changed by at most L∞ (counts only grow by contributions).

@@ -269,11 +269,36 @@ func TestDPBadSettings(t *testing.T) {
 			"    - {name: h, histogram: [pid], epsilon: 1}\n", "privacy unit"},
 		{"string aggregate", base + "    - {name: a, aggregate: {column: dx, stats: [count]}, epsilon: 1}\n", "needs type integer or float"},
 		{"synthetic", base + "    - {name: s, synthetic: {columns: [sex]}, epsilon: 1}\n", "not supported"},
+		{"other clashes, data in domain", strings.Replace(base, "domain: [F, M]", "domain: [F, M, other]", 1) + "    - {name: h, histogram: [sex], epsilon: 1, other: true}\n", `already has a value "other"`},
+		{"too many marginals", strings.Replace(base, "  pid:  {role: identifier}\n", "  pid:  {role: identifier}\n"+manyColumns(16), 1) +
+			"    - {name: m, marginals: {columns: [" + manyNames(16) + "], way: 8}, epsilon: 1}\n", "more than 4096 marginals"},
+		{"unit with null-as", strings.Replace(strings.Replace(base, "pid:  {role: identifier}", "pid:  {role: quasi, hierarchy: {mask: {max: 1}}, null-as: x}", 1),
+			"epsilon-total: 1\n", "epsilon-total: 1\n  privacy-unit: {column: pid, max-rows-per-unit: 2}\n", 1) +
+			"    - {name: h, histogram: [sex], epsilon: 1}\n", "may not stand for nulls"},
 		{"range on a string", strings.Replace(base, "domain: [F, M]", "domain: {range: [0, 1], width: 1}", 1) + "    - {name: h, histogram: [sex], epsilon: 1}\n", "type integer or float"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir, out, _, err := dpRun(t, tt.conf, wardInput(), "")
+			input := wardInput()
+			if strings.Contains(tt.conf, "c0:") { // the extra columns, all "a"
+				lines := strings.Split(strings.TrimSuffix(input, "\n"), "\n")
+				for i := range lines {
+					extra := "a"
+					if i == 0 {
+						extra = "c0"
+					}
+					for j := 1; j < 16; j++ {
+						if i == 0 {
+							extra += fmt.Sprintf(",c%d", j)
+						} else {
+							extra += ",a"
+						}
+					}
+					lines[i] += "," + extra
+				}
+				input = strings.Join(lines, "\n") + "\n"
+			}
+			dir, out, _, err := dpRun(t, tt.conf, input, "")
 			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want bad input mentioning %q", err, tt.want)
 			}
@@ -370,4 +395,119 @@ func TestDPReplaceOne(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "a.parquet")); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestMarginalsSensitivityCovers checks, by enumerating every contribution a bounded
+// unit can make, that the (L0, L∞) given to the library for a marginals output bound
+// the true change of all the marginals together: L1 ≤ L0·L∞ (Laplace) and
+// L2 ≤ √L0·L∞ (Gaussian).
+func TestMarginalsSensitivityCovers(t *testing.T) {
+	sizes := []int{2, 2, 3}
+	subsets := dphist.Subsets(len(sizes), 2)
+	full := 2 * 2 * 3
+	for _, unit := range []schema.PrivacyUnit{
+		{MaxRowsPerUnit: 3},
+		{MaxCellsPerUnit: 3},
+		{MaxCellsPerUnit: 2, MaxRowsPerUnit: 2},
+	} {
+		cfg := &schema.Config{DP: &schema.DP{PrivacyUnit: &unit}}
+		l0, linf := sensitivity(cfg, len(subsets))
+		perCell := max(unit.MaxRowsPerUnit, 1)
+		cells := unit.MaxCellsPerUnit
+		if cells == 0 { // rows only: up to m rows anywhere
+			cells, perCell = unit.MaxRowsPerUnit, unit.MaxRowsPerUnit
+		}
+		worstL1, worstL2 := 0.0, 0.0
+		// Every multiset of up to `cells` full cells with up to perCell rows each, within
+		// the row cap when there is one: enumerate weight vectors over the full cells.
+		w := make([]int, full)
+		var rec func(i, used, rows int)
+		rec = func(i, used, rows int) {
+			if i == full {
+				var l1, l2 float64
+				for _, s := range subsets {
+					change := map[int]int{}
+					for c, n := range w {
+						if n == 0 {
+							continue
+						}
+						v := []int{c / 6, (c / 3) % 2, c % 3}
+						key := 0
+						for _, a := range s {
+							key = key*sizes[a] + v[a]
+						}
+						change[key] += n
+					}
+					for _, d := range change {
+						l1 += float64(d)
+						l2 += float64(d * d)
+					}
+				}
+				worstL1, worstL2 = max(worstL1, l1), max(worstL2, math.Sqrt(l2))
+				return
+			}
+			rec(i+1, used, rows)
+			if used == cells {
+				return
+			}
+			for n := 1; n <= perCell; n++ {
+				if unit.MaxCellsPerUnit == 0 && rows+n > unit.MaxRowsPerUnit {
+					break
+				}
+				w[i] = n
+				rec(i+1, used+1, rows+n)
+				w[i] = 0
+			}
+		}
+		rec(0, 0, 0)
+		if worstL1 > float64(l0*linf)+1e-9 || worstL2 > math.Sqrt(float64(l0))*float64(linf)+1e-9 {
+			t.Errorf("unit %+v: (L0, L∞) = (%d, %d) gives L1 %d, L2 %.3f; a unit can change L1 %g, L2 %.3f",
+				unit, l0, linf, l0*linf, math.Sqrt(float64(l0))*float64(linf), worstL1, worstL2)
+		}
+	}
+}
+
+// manyColumns declares n extra binary columns c0…c(n−1).
+func manyColumns(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "  c%d: {role: insensitive, domain: [a, b]}\n", i)
+	}
+	return b.String()
+}
+
+func manyNames(n int) string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("c%d", i)
+	}
+	return strings.Join(names, ", ")
+}
+
+// TestDPUnitSpellings: in an integer privacy-unit column, "7", "07" and "+7" are one
+// unit, bounded together; an empty id is refused.
+func TestDPUnitSpellings(t *testing.T) {
+	conf := `dataset: w
+columns:
+  pid: {role: identifier, type: integer}
+  sex: {role: insensitive, domain: [F, M]}
+dp:
+  epsilon-total: 20000
+  privacy-unit: {column: pid, max-rows-per-unit: 1}
+  outputs:
+    - {name: h, histogram: [sex], epsilon: 10000}
+`
+	_, out, _, err := dpRun(t, conf, "pid,sex\n7,F\n07,F\n+7,F\n8,M\n", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recs := readCSV(t, filepath.Join(out, "h.csv"))
+	if recs[0][1] != "1" || recs[1][1] != "1" {
+		t.Errorf("counts %v, want F 1 (one unit, capped at one row) and M 1", recs)
+	}
+	dir, out, _, err := dpRun(t, conf, "pid,sex\n7,F\n,F\n", "")
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row 2") {
+		t.Errorf("empty id: %v", err)
+	}
+	assertNothingWritten(t, dir, out)
 }

@@ -1128,6 +1128,19 @@ func (p *parser) positiveInt(n *yaml.Node, path string) (int, error) {
 	return x, err
 }
 
+// maxUnitCap bounds a privacy unit's caps: far above any useful bound, and small
+// enough that the sensitivities built from them cannot overflow.
+const maxUnitCap = 1_000_000
+
+// cap expects a contribution cap: an integer from 1 to maxUnitCap.
+func (p *parser) cap(n *yaml.Node, path string) (int, error) {
+	x, err := p.positiveInt(n, path)
+	if err == nil && x > maxUnitCap {
+		err = p.errorf(n, path, "must be at most %d, got %d", maxUnitCap, x)
+	}
+	return x, err
+}
+
 // privacyUnit decodes the contribution bounds of a privacy unit.
 func (p *parser) privacyUnit(n *yaml.Node, path string) (*PrivacyUnit, error) {
 	f, err := p.mapping(n, path, "column", "max-rows-per-unit", "max-cells-per-unit", "seed")
@@ -1145,12 +1158,12 @@ func (p *parser) privacyUnit(n *yaml.Node, path string) (*PrivacyUnit, error) {
 	}
 	u.Column = col.Name
 	if v, at := f.get("max-rows-per-unit"); v != nil {
-		if u.MaxRowsPerUnit, err = p.positiveInt(v, at); err != nil {
+		if u.MaxRowsPerUnit, err = p.cap(v, at); err != nil {
 			return nil, err
 		}
 	}
 	if v, at := f.get("max-cells-per-unit"); v != nil {
-		if u.MaxCellsPerUnit, err = p.positiveInt(v, at); err != nil {
+		if u.MaxCellsPerUnit, err = p.cap(v, at); err != nil {
 			return nil, err
 		}
 	}

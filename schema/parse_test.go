@@ -479,6 +479,7 @@ func TestParseErrors(t *testing.T) {
 		{"aggregate stats", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [median], bounds: [0, 1]}}"), 4, "dp.outputs[0].aggregate.stats[0]", "must be one of count, sum, mean, quantiles"},
 		{"aggregate bounds", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [sum], bounds: [5, 1]}}"), 4, "dp.outputs[0].aggregate.bounds", "lo must be less than hi"},
 		{"aggregate bounds missing", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [count, mean]}}"), 4, "dp.outputs[0].aggregate.bounds", "required"},
+		{"max-rows-per-unit huge", "dp: {epsilon-total: 1, privacy-unit: {column: id, max-rows-per-unit: 6148914691236517206}}\n" + cols, 1, "dp.privacy-unit.max-rows-per-unit", "at most 1000000"},
 		{"privacy-unit no cap", "dp: {epsilon-total: 1, privacy-unit: {column: id}}\n" + cols, 1, "dp.privacy-unit", "needs max-rows-per-unit or max-cells-per-unit"},
 		{"privacy-unit seed", "dp: {epsilon-total: 1, privacy-unit: {column: id, max-rows-per-unit: 2, seed: -1}}\n" + cols, 1, "dp.privacy-unit.seed", "at least 0"},
 		{"output other", output("{name: a, epsilon: 1, other: yes please, histogram: [age]}"), 4, "dp.outputs[0].other", "expected a boolean"},

@@ -214,7 +214,7 @@ func newDP(stdout io.Writer, g *globals) *cobra.Command {
 			"and a run that would take the dataset past its totals is refused (exit 3, nothing written).",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := required("--out", opt.Output); err != nil {
+			if err := required("out", opt.Output); err != nil {
 				return err
 			}
 			cfg, err := loadConfig(cfgPath)
