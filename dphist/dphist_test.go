@@ -151,6 +151,9 @@ func TestCheck(t *testing.T) {
 		{Mechanism{Kind: Gaussian, Epsilon: 1, Delta: 1e-6, L0: 1, LInf: 1}, true},
 		{Mechanism{Kind: Laplace, Epsilon: 1, L0: 0, LInf: 1}, false},
 		{Mechanism{Kind: "exponential", Epsilon: 1, L0: 1, LInf: 1}, false},
+		{Mechanism{Kind: Laplace, Epsilon: 1, L0: 1 << 26, LInf: 1 << 27}, true},
+		{Mechanism{Kind: Laplace, Epsilon: 1, L0: 3, LInf: 6148914691236517206}, false}, // the product wraps in int64
+		{Mechanism{Kind: Laplace, Epsilon: 1, L0: 1 << 27, LInf: 1<<26 + 1}, false},
 	} {
 		if err := c.m.Check(); (err == nil) != c.ok {
 			t.Errorf("Check(%+v) = %v", c.m, err)
