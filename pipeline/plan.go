@@ -60,8 +60,8 @@ func checkReleaseConfig(cfg *schema.Config) error {
 	switch {
 	case cfg.Privacy.K < 1:
 		return schema.BadInput("%s: privacy.k: required for a release (k ≥ 1)", where)
-	case cfg.Search.Algorithm != "" && cfg.Search.Algorithm != "optimal":
-		return schema.BadInput("%s: search.algorithm: %q is not supported by this version (use optimal)", where, cfg.Search.Algorithm)
+	case cfg.Search.Algorithm != "" && cfg.Search.Algorithm != "optimal" && cfg.Search.Algorithm != "mondrian":
+		return schema.BadInput("%s: search.algorithm: %q is not supported by this version (use optimal or mondrian)", where, cfg.Search.Algorithm)
 	}
 	switch cfg.Search.Metric {
 	case "", generalize.MetricLoss, generalize.MetricDiscernibility:

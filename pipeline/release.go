@@ -147,13 +147,24 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			sopt.Closeness = append(sopt.Closeness, generalize.Closeness{Column: i, T: c.T, Distance: c.Distance})
 		}
 	}
-	res, err := generalize.Search(ctx, t, sopt)
-	if err != nil {
-		return nil, err
-	}
-	suppressed, err := generalize.Suppressed(t, res.Levels, sopt)
-	if err != nil {
-		return nil, err
+	var (
+		res        *generalize.Result
+		suppressed []bool
+		mres       *generalize.Mondrian
+		labels     [][]string
+	)
+	if cfg.Search.Algorithm == "mondrian" {
+		if res, mres, labels, err = mondrianRelease(ctx, p, t, sopt); err != nil {
+			return nil, err
+		}
+		suppressed = make([]bool, t.Rows) // Mondrian suppresses nothing
+	} else {
+		if res, err = generalize.Search(ctx, t, sopt); err != nil {
+			return nil, err
+		}
+		if suppressed, err = generalize.Suppressed(t, res.Levels, sopt); err != nil {
+			return nil, err
+		}
 	}
 	searched := time.Now()
 	log.Info("stage done", "stage", StageSearch, "lattice", res.LatticeSize, "evaluated", res.Evaluated, "suppressed", res.Suppressed, "ms", ms(encoded, searched))
@@ -187,6 +198,9 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	}
 	rc := newRecoder(p, t, res.Levels, suppressed)
 	rc.listed = listed
+	if mres != nil {
+		rc.class, rc.labels = mres.Class, labels
+	}
 	written, err := writeRelease(ctx, src, rc, sink, opt.workers())
 	if err != nil {
 		return nil, err
@@ -223,6 +237,17 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if m.Rows != written || m.Suppressed != res.Suppressed || m.Classes != res.Classes || m.MinClass != res.MinClass {
 		return nil, fmt.Errorf("internal error: verification counted %d records, %d suppressed, %d classes, smallest %d; the search %d, %d, %d, %d; nothing published",
 			m.Rows, m.Suppressed, m.Classes, m.MinClass, written, res.Suppressed, res.Classes, res.MinClass)
+	}
+	skipped, err := verifyTruth(ctx, cfg, p, inFmt, tmp.Name(), outFmt, header)
+	if err != nil {
+		var v *verify.Violation
+		if errors.As(err, &v) {
+			return nil, fmt.Errorf("internal error: the written release is not truthful to its input, nothing published: %w", err)
+		}
+		return nil, err
+	}
+	if skipped != res.Suppressed {
+		return nil, fmt.Errorf("internal error: the truthfulness check found %d records left out, the search suppressed %d; nothing published", skipped, res.Suppressed)
 	}
 	verified := time.Now()
 	log.Info("stage done", "stage", StageVerify, "records", m.Rows, "classes", m.Classes, "min_class", m.MinClass, "ms", ms(wrote, verified))
@@ -261,8 +286,13 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			rep.HierarchyDigests[c.Hierarchy.File] = d
 		}
 	}
-	for i, c := range t.Columns {
-		rep.Node = append(rep.Node, NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()})
+	rep.Algorithm = algorithm(cfg)
+	if mres != nil {
+		rep.Partitions = &PartitionStats{Partitions: len(mres.Sizes), Splits: mres.Splits}
+	} else {
+		for i, c := range t.Columns {
+			rep.Node = append(rep.Node, NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()})
+		}
 	}
 	rep.StagesMS = Stages{Encode: ms(start, encoded), Search: ms(encoded, searched), Write: ms(searched, wrote), Verify: ms(wrote, verified)}
 

@@ -29,7 +29,9 @@ type Report struct {
 	Input            FileSummary       `json:"input"`
 	Output           FileSummary       `json:"output"`
 	Model            ModelSummary      `json:"model"`
-	Node             []NodeLevel       `json:"node"`
+	Algorithm        string            `json:"algorithm"`            // optimal | mondrian
+	Node             []NodeLevel       `json:"node,omitempty"`       // optimal: the chosen levels
+	Partitions       *PartitionStats   `json:"partitions,omitempty"` // mondrian
 	Classes          int               `json:"classes"`
 	MinClass         int               `json:"min_class"`
 	AvgClass         float64           `json:"avg_class"`
@@ -76,6 +78,12 @@ type NodeLevel struct {
 	Column string `json:"column"`
 	Level  int    `json:"level"`  // 0 = original values
 	Levels int    `json:"levels"` // levels of the hierarchy, original and "*" included
+}
+
+// PartitionStats is what a Mondrian partitioning did.
+type PartitionStats struct {
+	Partitions int `json:"partitions"` // released partitions (the classes)
+	Splits     int `json:"splits"`     // partitions split on the way
 }
 
 // MetricSummary is the utility metric of the chosen node.
@@ -125,11 +133,15 @@ type Stages struct {
 func (r *Report) Summary(w io.Writer) {
 	fmt.Fprintf(w, "released %d of %d records to %s (%d suppressed, limit %d)\n", r.Output.Rows, r.Input.Rows, r.Output.Path, r.Suppressed, r.Model.MaxSuppressed)
 	fmt.Fprintf(w, "k=%d holds: %d classes, smallest %d, average %.1f (verified from the written file)\n", r.Model.K, r.Verified.Classes, r.Verified.MinClass, r.AvgClass)
-	fmt.Fprintf(w, "node:")
-	for _, n := range r.Node {
-		fmt.Fprintf(w, " %s=%d/%d", n.Column, n.Level, n.Levels-1)
+	if r.Partitions != nil {
+		fmt.Fprintf(w, "mondrian: %d partitions after %d splits; %s %.4f; %.0f ms\n", r.Partitions.Partitions, r.Partitions.Splits, r.Metric.Name, r.Metric.Value, r.StagesMS.Total)
+	} else {
+		fmt.Fprintf(w, "node:")
+		for _, n := range r.Node {
+			fmt.Fprintf(w, " %s=%d/%d", n.Column, n.Level, n.Levels-1)
+		}
+		fmt.Fprintf(w, "\n%s %.4f; lattice %d nodes, %d evaluated, %d tagged, %d bounded; %.0f ms\n", r.Metric.Name, r.Metric.Value, r.Lattice.Size, r.Lattice.Evaluated, r.Lattice.Tagged, r.Lattice.Bounded, r.StagesMS.Total)
 	}
-	fmt.Fprintf(w, "\n%s %.4f; lattice %d nodes, %d evaluated, %d tagged, %d bounded; %.0f ms\n", r.Metric.Name, r.Metric.Value, r.Lattice.Size, r.Lattice.Evaluated, r.Lattice.Tagged, r.Lattice.Bounded, r.StagesMS.Total)
 	for _, s := range r.Verified.Sensitive {
 		fmt.Fprintf(w, "%s: weakest class holds %d distinct values (entropy l %.2f); largest %s EMD %.4f\n", s.Column, s.MinDistinct, s.MinEntropyL, s.Distance, s.MaxEMD)
 	}
@@ -178,11 +190,14 @@ func writeJSONTemp(path string, v any) (string, error) {
 // releaseMetadata is the key-value metadata of a Parquet or Arrow release: the release
 // parameters, never a data value.
 func releaseMetadata(cfg *schema.Config, p *plan, t *generalize.Table, res *generalize.Result, now time.Time) map[string]string {
-	node := make([]NodeLevel, len(t.Columns))
-	for i, c := range t.Columns {
-		node[i] = NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()}
+	nodeJSON := []byte(`"mondrian"`)
+	if res.Levels != nil {
+		node := make([]NodeLevel, len(t.Columns))
+		for i, c := range t.Columns {
+			node[i] = NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()}
+		}
+		nodeJSON, _ = json.Marshal(node)
 	}
-	nodeJSON, _ := json.Marshal(node)
 	meta := map[string]string{
 		"sanitize.tool":              "sanitize",
 		"sanitize.version":           Version,
@@ -194,6 +209,7 @@ func releaseMetadata(cfg *schema.Config, p *plan, t *generalize.Table, res *gene
 		"sanitize.suppressed":        strconv.Itoa(res.Suppressed),
 		"sanitize.input_rows":        strconv.Itoa(t.Rows),
 		"sanitize.node":              string(nodeJSON),
+		"sanitize.algorithm":         algorithm(cfg),
 		"sanitize.metric":            res.Metric,
 		"sanitize.metric_value":      strconv.FormatFloat(res.Value, 'g', -1, 64),
 		"sanitize.created_utc":       now.UTC().Format(time.RFC3339),
@@ -217,4 +233,12 @@ func releaseMetadata(cfg *schema.Config, p *plan, t *generalize.Table, res *gene
 		meta["sanitize.t_closeness"] = string(b)
 	}
 	return meta
+}
+
+// algorithm is the configured search algorithm, "optimal" by default.
+func algorithm(cfg *schema.Config) string {
+	if cfg.Search.Algorithm == "" {
+		return "optimal"
+	}
+	return cfg.Search.Algorithm
 }

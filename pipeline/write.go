@@ -23,6 +23,10 @@ type recoder struct {
 	// listed holds, per input column, a hierarchy that must list every value (the
 	// sensitive columns' hierarchy files), or nil.
 	listed []*generalize.Hierarchy
+	// class and labels, for a Mondrian release: every record's partition and each
+	// partition's released quasi-identifier values (levels is then nil).
+	class  []int32
+	labels [][]string
 }
 
 func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *recoder {
@@ -75,7 +79,10 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 			continue
 		}
 		for j, pos := range r.p.kept {
-			if qi := r.quasiAt[j]; qi >= 0 {
+			if qi := r.quasiAt[j]; qi >= 0 && r.labels != nil {
+				out.fields = append(out.fields, r.labels[r.class[row]][qi])
+				continue
+			} else if qi >= 0 {
 				c := r.t.Columns[qi]
 				l := r.levels[qi]
 				out.fields = append(out.fields, c.Hierarchy.Value(l, c.Hierarchy.Code(l, c.Codes.At(row))))

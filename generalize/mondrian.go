@@ -1,0 +1,483 @@
+package generalize
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"sanitizer/schema"
+)
+
+// Mondrian is the result of strict multidimensional partitioning (LeFevre, DeWitt,
+// Ramakrishnan 2006, "Mondrian multidimensional k-anonymity"): every record's partition
+// and what each partition releases.
+type Mondrian struct {
+	Class  []int32   // per record: its partition (0 … len(Covers)−1)
+	Covers [][]Cover // per partition, per quasi-identifier: the released value
+	Sizes  []int     // records per partition
+	Splits int       // partitions that were split on the way
+}
+
+// MondrianSearch partitions the table top-down. values[j] holds the numeric value of
+// every leaf of quasi-identifier j for a numeric column (integers, floats, dates), nil
+// for a categorical one. A partition is split on the dimension of widest normalized
+// range (numeric: the range of its values over the table's; categorical: the leaves
+// under its lowest covering hierarchy node, over the column's, less one each) that
+// allows a split: a numeric dimension at its median (records ≤ median, then > median;
+// if that leaves one side empty, < median and ≥ median), a categorical one into the
+// children of its covering node that hold records. A split is allowed only when every
+// resulting partition meets k and the l-diversity and t-closeness requirements of opt;
+// partitions that no dimension can split are released: numeric quasi-identifiers as
+// the range of their values, categorical ones as the lowest hierarchy node covering
+// them. Nothing is suppressed. Partitions are numbered by their first record, so the
+// result does not depend on opt.Workers. If the whole table does not meet the models,
+// the error matches schema.ErrUnattainable.
+func MondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Options) (*Mondrian, error) {
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	if opt.K < 1 {
+		return nil, fmt.Errorf("k must be at least 1, got %d", opt.K)
+	}
+	if len(values) != len(t.Columns) {
+		return nil, fmt.Errorf("%d value lists for %d quasi-identifiers", len(values), len(t.Columns))
+	}
+	m, err := newModels(t, opt)
+	if err != nil {
+		return nil, err
+	}
+	dims := make([]*dim, len(t.Columns))
+	for j, c := range t.Columns {
+		if dims[j], err = newDim(c, values[j]); err != nil {
+			return nil, fmt.Errorf("column %q: %w", c.Name, err)
+		}
+	}
+	ms := &mondrian{t: t, m: m, k: opt.K, dims: dims}
+	ms.checkers.New = func() any { return &partChecker{c: m.checker()} }
+	rows := make([]int32, t.Rows)
+	for r := range rows {
+		rows[r] = int32(r)
+	}
+	if !ms.holds(rows) {
+		return nil, schema.Unattainable("the whole table of %d records does not meet k=%d%s: no partition can", t.Rows, opt.K, ms.modelsText())
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	ms.g, ms.ctx = g, gctx
+	g.Go(func() error { return ms.split(rows) })
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	// Number the partitions by their first record: the same whatever the scheduling.
+	slices.SortFunc(ms.parts, func(a, b part) int { return int(a.first - b.first) })
+	res := &Mondrian{Class: make([]int32, t.Rows), Covers: make([][]Cover, len(ms.parts)), Sizes: make([]int, len(ms.parts)), Splits: int(ms.splits)}
+	for i, p := range ms.parts {
+		for _, r := range p.rows {
+			res.Class[r] = int32(i)
+		}
+		res.Covers[i], res.Sizes[i] = p.covers, len(p.rows)
+	}
+	return res, nil
+}
+
+// dim is one quasi-identifier prepared for partitioning: every leaf has a rank such
+// that a numeric column's ranks follow its values (equal values, equal ranks) and a
+// categorical column's every hierarchy node covers a contiguous run of ranks.
+type dim struct {
+	h       *Hierarchy
+	codes   Codes
+	numeric bool
+	rank    []int32   // per leaf
+	leafOf  []int32   // per rank: a leaf holding it
+	value   []float64 // per rank (numeric)
+	span    float64   // numeric: the range of the values present in the table
+	leaves  int       // categorical: leaves of the hierarchy
+}
+
+func newDim(c Column, values []float64) (*dim, error) {
+	h := c.Hierarchy
+	n := h.Leaves()
+	d := &dim{h: h, codes: c.Codes, numeric: values != nil, rank: make([]int32, n), leaves: n}
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	if d.numeric {
+		if len(values) != n {
+			return nil, fmt.Errorf("%d values for %d leaves", len(values), n)
+		}
+		slices.SortStableFunc(order, func(a, b int32) int {
+			switch {
+			case values[a] < values[b]:
+				return -1
+			case values[a] > values[b]:
+				return 1
+			}
+			return 0
+		})
+		r := int32(-1)
+		for i, leaf := range order {
+			if i == 0 || values[leaf] != values[order[i-1]] {
+				r++
+				d.leafOf = append(d.leafOf, leaf)
+				d.value = append(d.value, values[leaf])
+			}
+			d.rank[leaf] = r
+		}
+		lo, hi := int32(len(d.value)), int32(-1)
+		for i := range c.Codes.Len() {
+			x := d.rank[c.Codes.At(i)]
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		if hi >= lo {
+			d.span = d.value[hi] - d.value[lo]
+		}
+		return d, nil
+	}
+	// Leaves in the order of their ancestors from the top down: every node's leaves
+	// are then consecutive.
+	top := h.Height() - 1
+	slices.SortStableFunc(order, func(a, b int32) int {
+		for l := top; l >= 1; l-- {
+			if x, y := h.Code(l, a), h.Code(l, b); x != y {
+				return int(x - y)
+			}
+		}
+		return int(a - b)
+	})
+	d.leafOf = order
+	for r, leaf := range order {
+		d.rank[leaf] = int32(r)
+	}
+	return d, nil
+}
+
+// key is record r's rank.
+func (d *dim) key(r int32) int32 { return d.rank[d.codes.At(int(r))] }
+
+// cover is the lowest hierarchy node over the leaves at ranks lo and hi (categorical),
+// or the range between them (numeric).
+func (d *dim) cover(lo, hi int32) Cover {
+	a, b := d.leafOf[lo], d.leafOf[hi]
+	if d.numeric {
+		return Cover{Level: -1, Lo: a, Hi: b}
+	}
+	for l := 0; l < d.h.Height(); l++ {
+		if x := d.h.Code(l, a); x == d.h.Code(l, b) {
+			return Cover{Level: l, Code: x}
+		}
+	}
+	return Cover{Level: d.h.Height() - 1} // the single top node
+}
+
+// width is the normalized range of a partition whose ranks run from lo to hi.
+func (d *dim) width(lo, hi int32) float64 {
+	if d.numeric {
+		if d.span == 0 {
+			return 0
+		}
+		return (d.value[hi] - d.value[lo]) / d.span
+	}
+	if d.leaves < 2 {
+		return 0
+	}
+	c := d.cover(lo, hi)
+	return float64(d.h.LeafCount(c.Level, c.Code)-1) / float64(d.leaves-1)
+}
+
+// mondrian is one run of MondrianSearch.
+type mondrian struct {
+	t        *Table
+	m        *models
+	k        int
+	dims     []*dim
+	g        *errgroup.Group
+	ctx      context.Context
+	checkers sync.Pool // *partChecker
+
+	mu     sync.Mutex
+	parts  []part
+	splits int64
+}
+
+// part is a released partition.
+type part struct {
+	first  int32
+	rows   []int32
+	covers []Cover
+}
+
+// partChecker holds one goroutine's scratch for deciding the models on a partition.
+type partChecker struct {
+	c          *checker
+	count      [][]int32 // per sensitive column, per value
+	vals, cnts [][]int32
+	keys       []int32
+}
+
+func (ms *mondrian) modelsText() string {
+	if ms.m.any() {
+		return " and the l-diversity/t-closeness requirements"
+	}
+	return ""
+}
+
+// holds reports whether a set of records may form a partition.
+func (ms *mondrian) holds(rows []int32) bool {
+	if len(rows) < ms.k {
+		return false
+	}
+	if !ms.m.any() {
+		return true
+	}
+	pc := ms.checkers.Get().(*partChecker)
+	defer ms.checkers.Put(pc)
+	ns := len(ms.t.Sensitive)
+	if pc.count == nil {
+		pc.count = make([][]int32, ns)
+		pc.vals, pc.cnts = make([][]int32, ns), make([][]int32, ns)
+		for _, c := range ms.m.cols {
+			pc.count[c] = make([]int32, ms.t.Sensitive[c].Values)
+		}
+	}
+	for _, c := range ms.m.cols {
+		codes, cnt := ms.t.Sensitive[c].Codes, pc.count[c]
+		vals := pc.vals[c][:0]
+		for _, r := range rows {
+			v := codes.At(int(r))
+			if cnt[v] == 0 {
+				vals = append(vals, v)
+			}
+			cnt[v]++
+		}
+		slices.Sort(vals)
+		cnts := pc.cnts[c][:0]
+		for _, v := range vals {
+			cnts = append(cnts, cnt[v])
+			cnt[v] = 0
+		}
+		pc.vals[c], pc.cnts[c] = vals, cnts
+	}
+	return pc.c.holds(pc.vals, pc.cnts)
+}
+
+// split partitions rows (owned by this call) or releases them.
+func (ms *mondrian) split(rows []int32) error {
+	for {
+		if err := ms.ctx.Err(); err != nil {
+			return err
+		}
+		lo, hi := ms.ranges(rows)
+		groups := ms.bestSplit(rows, lo, hi)
+		if groups == nil {
+			ms.release(rows, lo, hi)
+			return nil
+		}
+		ms.mu.Lock()
+		ms.splits++
+		ms.mu.Unlock()
+		// Hand all groups but the last to other goroutines when some are free; go on
+		// with the last here.
+		for _, gr := range groups[:len(groups)-1] {
+			if !ms.g.TryGo(func() error { return ms.split(gr) }) {
+				if err := ms.split(gr); err != nil {
+					return err
+				}
+			}
+		}
+		rows = groups[len(groups)-1]
+	}
+}
+
+// ranges is the smallest and largest rank of the records in every dimension.
+func (ms *mondrian) ranges(rows []int32) (lo, hi []int32) {
+	lo, hi = make([]int32, len(ms.dims)), make([]int32, len(ms.dims))
+	for j, d := range ms.dims {
+		a, b := d.key(rows[0]), d.key(rows[0])
+		for _, r := range rows[1:] {
+			x := d.key(r)
+			a, b = min(a, x), max(b, x)
+		}
+		lo[j], hi[j] = a, b
+	}
+	return lo, hi
+}
+
+// bestSplit tries the dimensions in decreasing normalized width (ties: column order)
+// and returns the groups of the first allowed split, rows reordered so that each group
+// is a contiguous run of rows; nil when none is allowed.
+func (ms *mondrian) bestSplit(rows []int32, lo, hi []int32) [][]int32 {
+	if len(rows) < 2*ms.k {
+		return nil
+	}
+	type cand struct {
+		j int
+		w float64
+	}
+	var cands []cand
+	for j, d := range ms.dims {
+		if w := d.width(lo[j], hi[j]); w > 0 {
+			cands = append(cands, cand{j, w})
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int {
+		switch {
+		case a.w > b.w:
+			return -1
+		case a.w < b.w:
+			return 1
+		}
+		return 0
+	})
+	for _, c := range cands {
+		var groups [][]int32
+		if ms.dims[c.j].numeric {
+			groups = ms.splitMedian(rows, ms.dims[c.j])
+		} else {
+			groups = ms.splitChildren(rows, ms.dims[c.j], lo[c.j], hi[c.j])
+		}
+		if groups == nil {
+			continue
+		}
+		ok := true
+		for _, gr := range groups {
+			if !ms.holds(gr) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return groups
+		}
+	}
+	return nil
+}
+
+// splitMedian reorders rows into those with a key ≤ the median and the rest (or < and
+// ≥ when the first rule leaves the second side empty); nil when a side stays empty.
+func (ms *mondrian) splitMedian(rows []int32, d *dim) [][]int32 {
+	pc := ms.checkers.Get().(*partChecker)
+	keys := append(pc.keys[:0], make([]int32, len(rows))...)
+	for i, r := range rows {
+		keys[i] = d.key(r)
+	}
+	med := selectKth(keys, (len(keys)-1)/2)
+	pc.keys = keys
+	ms.checkers.Put(pc)
+	if n := partitionRows(rows, func(r int32) bool { return d.key(r) <= med }); n < len(rows) {
+		return [][]int32{rows[:n], rows[n:]}
+	}
+	if n := partitionRows(rows, func(r int32) bool { return d.key(r) < med }); n > 0 {
+		return [][]int32{rows[:n], rows[n:]}
+	}
+	return nil
+}
+
+// splitChildren reorders rows by the child of their covering node they fall under.
+func (ms *mondrian) splitChildren(rows []int32, d *dim, lo, hi int32) [][]int32 {
+	c := d.cover(lo, hi)
+	if c.Level < 1 {
+		return nil
+	}
+	child := func(r int32) int32 { return d.h.Code(c.Level-1, d.codes.At(int(r))) }
+	// Counting sort by child code, through a scratch copy.
+	counts := map[int32]int{}
+	for _, r := range rows {
+		counts[child(r)]++
+	}
+	if len(counts) < 2 {
+		return nil
+	}
+	codes := make([]int32, 0, len(counts))
+	for code := range counts {
+		codes = append(codes, code)
+	}
+	slices.Sort(codes)
+	start := make(map[int32]int, len(codes))
+	at := 0
+	for _, code := range codes {
+		start[code] = at
+		at += counts[code]
+	}
+	tmp := make([]int32, len(rows))
+	next := make(map[int32]int, len(codes))
+	for _, r := range rows {
+		code := child(r)
+		tmp[start[code]+next[code]] = r
+		next[code]++
+	}
+	copy(rows, tmp)
+	groups := make([][]int32, len(codes))
+	for i, code := range codes {
+		groups[i] = rows[start[code] : start[code]+counts[code]]
+	}
+	return groups
+}
+
+// release records a partition that is not split.
+func (ms *mondrian) release(rows []int32, lo, hi []int32) {
+	p := part{first: rows[0], rows: rows, covers: make([]Cover, len(ms.dims))}
+	for _, r := range rows {
+		p.first = min(p.first, r)
+	}
+	for j, d := range ms.dims {
+		p.covers[j] = d.cover(lo[j], hi[j])
+	}
+	ms.mu.Lock()
+	ms.parts = append(ms.parts, p)
+	ms.mu.Unlock()
+}
+
+// partitionRows moves the rows for which in holds to the front and returns how many.
+func partitionRows(rows []int32, in func(int32) bool) int {
+	n := 0
+	for i, r := range rows {
+		if in(r) {
+			rows[i], rows[n] = rows[n], r
+			n++
+		}
+	}
+	return n
+}
+
+// selectKth returns the k-th smallest key (0-based), reordering keys.
+func selectKth(keys []int32, k int) int32 {
+	lo, hi := 0, len(keys)-1
+	for lo < hi {
+		// Median of three as the pivot, then a three-way partition.
+		mid := lo + (hi-lo)/2
+		a, b, c := keys[lo], keys[mid], keys[hi]
+		p := max(min(a, b), min(max(a, b), c))
+		lt, i, gt := lo, lo, hi
+		for i <= gt {
+			switch x := keys[i]; {
+			case x < p:
+				keys[lt], keys[i] = x, keys[lt]
+				lt++
+				i++
+			case x > p:
+				keys[gt], keys[i] = x, keys[gt]
+				gt--
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt - 1
+		case k > gt:
+			lo = gt + 1
+		default:
+			return p
+		}
+	}
+	return keys[k]
+}

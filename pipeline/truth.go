@@ -1,0 +1,94 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"sanitizer/schema"
+	"sanitizer/verify"
+)
+
+// truthCovers is, per release column, how the truthfulness check relates a released
+// value to the input's: quasi-identifiers by the cover of their hierarchy (or, under
+// Mondrian, the numeric range), typed columns by their canonical text (a CSV field
+// "07" is the integer written 7), a configured null by its value.
+func truthCovers(cfg *schema.Config, p *plan) (map[string]verify.Cover, error) {
+	covers := map[string]verify.Cover{}
+	mondrian := cfg.Search.Algorithm == "mondrian"
+	for _, pos := range p.kept {
+		c := p.conf[pos]
+		var cv verify.Cover
+		switch {
+		case c.Role == schema.Quasi && mondrian && (c.Type == schema.Integer || c.Type == schema.Float || c.Type == schema.Date):
+			cv = verify.CoverRange(c.Type)
+		case c.Role == schema.Quasi && c.Hierarchy.File != "":
+			h, err := verify.CoverHierarchyFile(c.Hierarchy.File)
+			if err != nil {
+				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+			}
+			cv = h
+		case c.Role == schema.Quasi && c.Hierarchy.Mask != nil:
+			cv = verify.CoverMask(c.Hierarchy.Mask.FromRight)
+		case c.Role == schema.Quasi && len(c.Hierarchy.Date) > 0:
+			cv = verify.CoverDate()
+		case c.Role == schema.Quasi:
+			cv = verify.CoverRange(c.Type)
+		case p.types[pos] != schema.String && p.types[pos] != "":
+			typ := p.types[pos]
+			cv = func(released, original string) (bool, error) {
+				a, ok1 := canonical(typ, released)
+				b, ok2 := canonical(typ, original)
+				return ok1 && ok2 && a == b, nil
+			}
+		}
+		if c.Null != nil {
+			if cv == nil {
+				cv = func(released, original string) (bool, error) { return released == original, nil }
+			}
+			cv = verify.NullAs(cv, *c.Null)
+		}
+		if cv != nil {
+			covers[c.Name] = cv
+		}
+	}
+	return covers, nil
+}
+
+// verifyTruth reads the input again beside the written release and checks that every
+// released record generalizes one input record, in order, none invented or duplicated,
+// and that the records left out are at most the limit. It returns how many were left
+// out.
+func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, release, outFmt string, header []string) (int, error) {
+	covers, err := truthCovers(cfg, p)
+	if err != nil {
+		return 0, err
+	}
+	names := make([]string, len(cfg.Columns))
+	for i, c := range cfg.Columns {
+		names[i] = c.Name
+	}
+	in, err := openSource(p.input, inFmt, cfg.Input.CSV, names)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	rel, err := openSource(release, outFmt, cfg.Output.CSV, header)
+	if err != nil {
+		return 0, fmt.Errorf("verifying the written release: %v", err)
+	}
+	defer rel.Close()
+	inHeader := make([]string, len(in.columns()))
+	for i, c := range in.columns() {
+		inHeader[i] = c.name
+	}
+	ir, rr := readRecords(ctx, in), readRecords(ctx, rel)
+	defer ir.Close()
+	defer rr.Close()
+	n, err := verify.Truthful(verify.Truth{Columns: header, Covers: covers, MaxSuppressed: p.maxSupp}, inHeader, ir, rr)
+	var v *verify.Violation
+	if err != nil && !errors.As(err, &v) {
+		return n, fmt.Errorf("verifying the written release: %v", err)
+	}
+	return n, err
+}

@@ -1,0 +1,560 @@
+package verify
+
+// Truthfulness: every released record is the generalization of exactly one input record,
+// in input order. This file re-derives what "generalization" means from the value
+// formats alone (hierarchy files, the builders' labels, Mondrian ranges); it shares no
+// code with package generalize.
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"sanitizer/schema"
+)
+
+// top is the most general value of every hierarchy.
+const top = "*"
+
+// Cover decides whether a released value of a quasi-identifier covers an original value.
+//
+// The covers of this package return (true, nil) when the released value is a
+// generalization of the original, (false, nil) when it is well formed but does not cover
+// it (or the original is not a value the generalization applies to), and an error when
+// the released value is malformed (an inverted range, a label no builder writes). Their
+// errors never quote a value.
+type Cover func(released, original string) (bool, error)
+
+// Truth is what the truthfulness check needs: for each release column, the input column
+// it comes from (same name), and for quasi-identifiers a Cover.
+type Truth struct {
+	Columns       []string         // the release's header
+	Covers        map[string]Cover // per quasi-identifier column
+	MaxSuppressed int              // input records that may be missing from the release
+}
+
+// Truthful reads the input (header given as inHeader, records from in) and the release
+// (records from rel, header = t.Columns) in step and reports a *Violation naming the
+// first release record that is not the generalization of a later, unused input record,
+// or more than MaxSuppressed input records skipped. It returns the number of input
+// records skipped (suppressed; on an error, those skipped so far). It never quotes a data
+// value in its messages. A read error is returned as the reader gave it.
+//
+// A release record matches an input record when every column without a Cover holds the
+// same string and every column with one holds a value that covers the input's (or the
+// same string). Each release record is matched to the earliest unused input record after
+// the previous match that it matches: for an order-preserving subsequence that greedy
+// choice is never worse than any other, so the release is truthful exactly when this
+// walk reaches its end. Records are compared as the readers give them, a null being "";
+// a quasi-identifier whose nulls the configuration reads as a value needs NullAs.
+//
+// Records returned by a Reader are only used until its next Read.
+func Truthful(t Truth, inHeader []string, in, rel Reader) (suppressed int, err error) {
+	if t.MaxSuppressed < 0 {
+		return 0, fmt.Errorf("truthfulness: negative suppression limit %d", t.MaxSuppressed)
+	}
+	// inPos[i]: the input column of release column i.
+	inPos := make([]int, len(t.Columns))
+	covers := make([]Cover, len(t.Columns))
+	seen := make(map[string]bool, len(t.Columns))
+	for i, c := range t.Columns {
+		if seen[c] {
+			return 0, &Violation{Msg: fmt.Sprintf("the release names column %q twice", c)}
+		}
+		seen[c] = true
+		inPos[i] = -1
+		for j, h := range inHeader {
+			if h != c {
+				continue
+			}
+			if inPos[i] >= 0 {
+				return 0, fmt.Errorf("truthfulness: the input names column %q twice", c)
+			}
+			inPos[i] = j
+		}
+		if inPos[i] < 0 {
+			return 0, &Violation{Msg: fmt.Sprintf("release column %q is not a column of the input", c)}
+		}
+		if cv, ok := t.Covers[c]; ok {
+			if cv == nil {
+				return 0, fmt.Errorf("truthfulness: column %q has a nil cover", c)
+			}
+			covers[i] = cv
+		}
+	}
+	for c := range t.Covers {
+		if !seen[c] {
+			return 0, fmt.Errorf("truthfulness: quasi-identifier %q is not a release column", c)
+		}
+	}
+
+	relN, inN := 0, 0 // records read from each
+	for {
+		r, err := rel.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return suppressed, err
+		}
+		relN++
+		if len(r) != len(t.Columns) {
+			return suppressed, &Violation{Msg: fmt.Sprintf("release record %d has %d fields, the header %d", relN, len(r), len(t.Columns))}
+		}
+		hint := ""
+		for tried := 0; ; tried++ {
+			x, err := in.Read()
+			if errors.Is(err, io.EOF) {
+				return suppressed, &Violation{Msg: fmt.Sprintf(
+					"release record %d is not the generalization of any later unused input record (invented, duplicated, reordered or changed)%s", relN, hint)}
+			}
+			if err != nil {
+				return suppressed, err
+			}
+			inN++
+			if len(x) != len(inHeader) {
+				return suppressed, fmt.Errorf("truthfulness: input record %d has %d fields, the header %d", inN, len(x), len(inHeader))
+			}
+			col, cerr := mismatch(r, x, inPos, covers)
+			if col < 0 {
+				break
+			}
+			if tried == 0 {
+				hint = fmt.Sprintf("; the next unused input record, %d, differs in column %q", inN, t.Columns[col])
+				var ce *coverError
+				if errors.As(cerr, &ce) { // ours: never quotes a value
+					hint += ": " + ce.Error()
+				}
+			}
+			suppressed++
+			if suppressed > t.MaxSuppressed {
+				return suppressed, &Violation{Msg: fmt.Sprintf(
+					"release record %d: explaining it would suppress more than the limit of %d input records (is it invented, duplicated, reordered or changed?)%s",
+					relN, t.MaxSuppressed, hint)}
+			}
+		}
+	}
+	// Input records after the last match are suppressed too.
+	for {
+		_, err := in.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return suppressed, err
+		}
+		suppressed++
+		if suppressed > t.MaxSuppressed {
+			return suppressed, &Violation{Msg: fmt.Sprintf(
+				"more than %d input records are missing from the release (%d released)", t.MaxSuppressed, relN)}
+		}
+	}
+	return suppressed, nil
+}
+
+// mismatch returns the first release column where r is not a generalization of the input
+// record x (with the cover's error, if any), or -1 when it is.
+func mismatch(r, x []string, inPos []int, covers []Cover) (int, error) {
+	// plain columns first: a string comparison is cheaper than a cover
+	for i, p := range inPos {
+		if covers[i] == nil && r[i] != x[p] {
+			return i, nil
+		}
+	}
+	for i, p := range inPos {
+		if covers[i] == nil || r[i] == x[p] {
+			continue
+		}
+		ok, err := covers[i](r[i], x[p])
+		if !ok || err != nil {
+			return i, err
+		}
+	}
+	return -1, nil
+}
+
+// NullAs wraps a Cover for a quasi-identifier whose nulls (read as "") the configuration
+// reads as the value null: the original "" is covered as if it were null.
+func NullAs(c Cover, null string) Cover {
+	return func(released, original string) (bool, error) {
+		if original == "" {
+			if released == "" {
+				return true, nil
+			}
+			original = null
+		}
+		return c(released, original)
+	}
+}
+
+// coverError is a released value that is not a well-formed generalization. Its message
+// never quotes the value.
+type coverError struct{ msg string }
+
+func (e *coverError) Error() string { return e.msg }
+
+func malformed(format string, a ...any) error {
+	return &coverError{msg: fmt.Sprintf(format, a...)}
+}
+
+// CoverHierarchyFile reads an ARX hierarchy file (rows "leaf;level1;…;*", ';' separated,
+// RFC 4180 quoting, no header, the same number of fields on every row; a UTF-8 byte
+// order mark and empty lines are ignored). The released value covers an original when it
+// is the original itself, "*", a value on the original's row, or — for a numeric or date
+// column released by Mondrian — a range "[lo,hi]" (or a float "[lo,hi)") that holds it.
+// A value the file does not list is covered only by itself, "*" or a range. The errors
+// name the file and a line, never a value.
+func CoverHierarchyFile(path string) (Cover, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("hierarchy file: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
+		if _, err := br.Discard(3); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	cr := csv.NewReader(br)
+	cr.Comma = ';'
+	cr.FieldsPerRecord = 0 // every row as long as the first
+	rows := map[string][]string{}
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			// csv's messages give lines and columns, not field contents
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if _, dup := rows[rec[0]]; dup {
+			return nil, fmt.Errorf("%s:%d: a leaf value listed on an earlier row too", path, line)
+		}
+		rows[rec[0]] = rec[1:]
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s: empty hierarchy file", path)
+	}
+	return func(released, original string) (bool, error) {
+		if released == original || released == top {
+			return true, nil
+		}
+		for _, a := range rows[original] {
+			if a == released {
+				return true, nil
+			}
+		}
+		return anyRange(released, original), nil
+	}, nil
+}
+
+// CoverMask covers the labels of the mask builder: the original with its last (first,
+// when !fromRight) j characters replaced by '*', 1 ≤ j ≤ its length, a character being a
+// rune or a byte that is not valid UTF-8. It also accepts the value itself, "*" and a
+// Mondrian range that holds the value.
+func CoverMask(fromRight bool) Cover {
+	return func(released, original string) (bool, error) {
+		if released == original || released == top {
+			return true, nil
+		}
+		if masks(released, original, fromRight) {
+			return true, nil
+		}
+		return anyRange(released, original), nil
+	}
+}
+
+// masks reports whether released is original with some of its characters, from the
+// right (left), replaced by '*', as many characters as original has.
+func masks(released, original string, fromRight bool) bool {
+	rs, vs := chars(released), chars(original)
+	if len(rs) != len(vs) || len(rs) == 0 {
+		return false
+	}
+	if !fromRight {
+		reverse(rs)
+		reverse(vs)
+	}
+	// the longest common prefix, then stars only
+	p := 0
+	for p < len(rs) && rs[p] == vs[p] {
+		p++
+	}
+	for _, c := range rs[p:] {
+		if c != top {
+			return false
+		}
+	}
+	return true
+}
+
+// chars splits s into characters: runes, and single bytes that are not valid UTF-8.
+func chars(s string) []string {
+	out := make([]string, 0, len(s))
+	for len(s) > 0 {
+		_, n := utf8.DecodeRuneInString(s)
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return out
+}
+
+func reverse(s []string) {
+	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
+		s[i], s[j] = s[j], s[i]
+	}
+}
+
+// CoverRange covers values of a column of type typ released as themselves, "*", or a
+// range: closed "[lo,hi]" for integer (Mondrian and the interval builder), float
+// (Mondrian), date ("[2019-01-03,2019-11-29]") and timestamp (RFC 3339) columns, and
+// half-open "[lo,hi)" for float columns (the interval builder: ParseFloat(lo) ≤ v <
+// ParseFloat(hi)). A released value equal to the original as a value ("1.0" for "1")
+// covers it. CoverRange(schema.Date) is CoverDate(); for a type without order (string,
+// boolean) only the value itself and "*" cover, and a range is an error.
+func CoverRange(typ schema.Type) Cover {
+	k := kindOf(typ)
+	if typ == schema.Date {
+		return CoverDate()
+	}
+	return func(released, original string) (bool, error) {
+		if released == original || released == top {
+			return true, nil
+		}
+		if k == nil {
+			return false, malformed("a %s column is generalized only to %q", typ, top)
+		}
+		if _, _, _, ok := splitRange(released); ok {
+			return k.inRange(released, original)
+		}
+		rv, ok := k.parse(released)
+		if !ok {
+			return false, malformed("neither a %s value, a range nor %q", k.name, top)
+		}
+		ov, ok := k.parse(original)
+		return ok && k.cmp(rv, ov) == 0, nil
+	}
+}
+
+// CoverDate covers the labels of the date builder for an original ISO date YYYY-MM-DD:
+// month "2023-04", quarter "2023-Q2", year "2023" (four digits), decade "[2020,2029]",
+// plus the date itself, "*" and a Mondrian range of dates "[2019-01-03,2019-11-29]".
+func CoverDate() Cover {
+	k := kindOf(schema.Date)
+	return func(released, original string) (bool, error) {
+		if released == original || released == top {
+			return true, nil
+		}
+		od, dateOK := k.parse(original)
+		var y, m int
+		if dateOK {
+			t := od.(time.Time)
+			y, m = t.Year(), int(t.Month())
+		}
+		if lo, hi, open, ok := splitRange(released); ok {
+			if _, isDate := k.parse(lo); isDate {
+				return k.inRange(released, original)
+			}
+			// a decade: "[2020,2029]"
+			dlo, ok1 := canonicalInt(lo)
+			dhi, ok2 := canonicalInt(hi)
+			if open || !ok1 || !ok2 || dlo < 0 || dlo%10 != 0 || dhi != dlo+9 {
+				return false, malformed("a range that is neither a decade [d0,d9] nor a range of dates")
+			}
+			return dateOK && dlo <= y && y <= dhi, nil
+		}
+		switch {
+		case len(released) == 4 && digits(released): // year
+			return dateOK && atoi(released) == y, nil
+		case len(released) == 7 && released[4] == '-' && digits(released[:4]) && digits(released[5:]): // month
+			mm := atoi(released[5:])
+			if mm < 1 || mm > 12 {
+				return false, malformed("a month label with a month out of range")
+			}
+			return dateOK && atoi(released[:4]) == y && mm == m, nil
+		case len(released) == 7 && released[4:6] == "-Q" && digits(released[:4]) && digits(released[6:]): // quarter
+			q := atoi(released[6:])
+			if q < 1 || q > 4 {
+				return false, malformed("a quarter label with a quarter out of range")
+			}
+			return dateOK && atoi(released[:4]) == y && q == (m-1)/3+1, nil
+		}
+		rd, ok := k.parse(released)
+		if !ok {
+			return false, malformed("not a label of the date hierarchy, a date, a range of dates nor %q", top)
+		}
+		return dateOK && k.cmp(rd, od) == 0, nil
+	}
+}
+
+// digits reports whether s is made of ASCII digits only.
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// atoi is the value of a short string of ASCII digits.
+func atoi(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
+}
+
+// canonicalInt parses a decimal integer written without leading zeros or '+'.
+func canonicalInt(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	return n, err == nil && strconv.Itoa(n) == s
+}
+
+// splitRange splits "[lo,hi]" or "[lo,hi)" (open) into its bounds. It checks the
+// brackets and the single comma only.
+func splitRange(s string) (lo, hi string, open, ok bool) {
+	if len(s) < 2 || s[0] != '[' || (s[len(s)-1] != ']' && s[len(s)-1] != ')') {
+		return "", "", false, false
+	}
+	lo, hi, ok = strings.Cut(s[1:len(s)-1], ",")
+	if !ok || strings.Contains(hi, ",") {
+		return "", "", false, false
+	}
+	return lo, hi, s[len(s)-1] == ')', true
+}
+
+// kind is an ordered value type: how its text parses and how two values compare.
+type kind struct {
+	name  string
+	open  bool // half-open ranges are written for it
+	parse func(string) (any, bool)
+	cmp   func(a, b any) int
+}
+
+var (
+	integerKind = &kind{
+		name: "integer",
+		parse: func(s string) (any, bool) {
+			// big: the interval builder's bounds may lie beyond 64 bits
+			n, ok := new(big.Int).SetString(s, 10)
+			return n, ok
+		},
+		cmp: func(a, b any) int { return a.(*big.Int).Cmp(b.(*big.Int)) },
+	}
+	floatKind = &kind{
+		name: "float",
+		open: true,
+		parse: func(s string) (any, bool) {
+			f, err := strconv.ParseFloat(s, 64)
+			return f, err == nil && !math.IsNaN(f)
+		},
+		cmp: func(a, b any) int {
+			x, y := a.(float64), b.(float64)
+			switch {
+			case x < y:
+				return -1
+			case x > y:
+				return 1
+			}
+			return 0
+		},
+	}
+	dateKind = &kind{
+		name: "date",
+		parse: func(s string) (any, bool) {
+			t, err := time.Parse(time.DateOnly, s)
+			return t, err == nil && len(s) == len(time.DateOnly)
+		},
+		cmp: func(a, b any) int { return a.(time.Time).Compare(b.(time.Time)) },
+	}
+	timestampKind = &kind{
+		name: "timestamp",
+		parse: func(s string) (any, bool) {
+			t, err := time.Parse(time.RFC3339Nano, s)
+			return t, err == nil
+		},
+		cmp: func(a, b any) int { return a.(time.Time).Compare(b.(time.Time)) },
+	}
+)
+
+// kindOf is the kind of a column type, nil for a type without order.
+func kindOf(typ schema.Type) *kind {
+	switch typ {
+	case schema.Integer:
+		return integerKind
+	case schema.Float:
+		return floatKind
+	case schema.Date:
+		return dateKind
+	case schema.Timestamp:
+		return timestampKind
+	}
+	return nil
+}
+
+// inRange decides whether the range released holds original, both of kind k. A
+// released value that is not a well-formed, non-empty range of k is an error; an
+// original that is not a value of k is not covered.
+func (k *kind) inRange(released, original string) (bool, error) {
+	lo, hi, open, ok := splitRange(released)
+	if !ok {
+		return false, malformed("not a range [lo,hi]")
+	}
+	if open && !k.open {
+		return false, malformed("a half-open range on a %s column", k.name)
+	}
+	l, ok1 := k.parse(lo)
+	h, ok2 := k.parse(hi)
+	if !ok1 || !ok2 {
+		return false, malformed("a range whose bounds are not %s values", k.name)
+	}
+	if c := k.cmp(l, h); c > 0 || (open && c == 0) {
+		return false, malformed("an empty range (its lower bound is not below its upper bound)")
+	}
+	v, ok := k.parse(original)
+	if !ok {
+		return false, nil
+	}
+	if open {
+		return k.cmp(l, v) <= 0 && k.cmp(v, h) < 0, nil
+	}
+	return k.cmp(l, v) <= 0 && k.cmp(v, h) <= 0, nil
+}
+
+// anyRange reports whether released is a well-formed range that holds original, for the
+// covers that do not know their column's type: the first kind (date, timestamp, integer,
+// float) that reads both bounds and the original decides.
+func anyRange(released, original string) bool {
+	lo, hi, _, ok := splitRange(released)
+	if !ok {
+		return false
+	}
+	for _, k := range []*kind{dateKind, timestampKind, integerKind, floatKind} {
+		_, ok1 := k.parse(lo)
+		_, ok2 := k.parse(hi)
+		_, ok3 := k.parse(original)
+		if !ok1 || !ok2 || !ok3 {
+			continue
+		}
+		in, err := k.inRange(released, original)
+		if err == nil {
+			return in
+		}
+		// a half-open range of integers is read as floats below
+	}
+	return false
+}
