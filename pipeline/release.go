@@ -166,6 +166,26 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			return nil, err
 		}
 	}
+	// The utility metrics of the release, the same for both algorithms. Numeric
+	// quasi-identifiers are measured by their values when their hierarchy's leaves
+	// are numbers.
+	values, err := mondrianValues(p, t)
+	if err != nil {
+		if mres != nil {
+			return nil, err
+		}
+		values = nil
+	}
+	util, err := releaseUtility(t, values, res.Levels, suppressed, mres, cfg.Privacy.K)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: utility metrics: %w", err)
+	}
+	if mres != nil {
+		res.Value = util.Loss
+		if p.metric == generalize.MetricDiscernibility {
+			res.Value = util.Discernibility
+		}
+	}
 	searched := time.Now()
 	log.Info("stage done", "stage", StageSearch, "lattice", res.LatticeSize, "evaluated", res.Evaluated, "suppressed", res.Suppressed, "ms", ms(encoded, searched))
 
@@ -286,7 +306,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			rep.HierarchyDigests[c.Hierarchy.File] = d
 		}
 	}
-	rep.Algorithm = algorithm(cfg)
+	rep.Algorithm, rep.Utility = algorithm(cfg), util
 	if mres != nil {
 		rep.Partitions = &PartitionStats{Partitions: len(mres.Sizes), Splits: mres.Splits}
 	} else {

@@ -25,21 +25,22 @@ type Report struct {
 	Dataset      string `json:"dataset,omitempty"`
 	ConfigDigest string `json:"config_digest"`
 	// HierarchyDigests maps every hierarchy file the release used to its SHA-256.
-	HierarchyDigests map[string]string `json:"hierarchy_digests,omitempty"`
-	Input            FileSummary       `json:"input"`
-	Output           FileSummary       `json:"output"`
-	Model            ModelSummary      `json:"model"`
-	Algorithm        string            `json:"algorithm"`            // optimal | mondrian
-	Node             []NodeLevel       `json:"node,omitempty"`       // optimal: the chosen levels
-	Partitions       *PartitionStats   `json:"partitions,omitempty"` // mondrian
-	Classes          int               `json:"classes"`
-	MinClass         int               `json:"min_class"`
-	AvgClass         float64           `json:"avg_class"`
-	Suppressed       int               `json:"suppressed"`
-	Metric           MetricSummary     `json:"metric"`
-	Lattice          LatticeStats      `json:"lattice"`
-	Verified         Verification      `json:"verified"`
-	StagesMS         Stages            `json:"stages_ms"`
+	HierarchyDigests map[string]string  `json:"hierarchy_digests,omitempty"`
+	Input            FileSummary        `json:"input"`
+	Output           FileSummary        `json:"output"`
+	Model            ModelSummary       `json:"model"`
+	Algorithm        string             `json:"algorithm"`            // optimal | mondrian
+	Node             []NodeLevel        `json:"node,omitempty"`       // optimal: the chosen levels
+	Partitions       *PartitionStats    `json:"partitions,omitempty"` // mondrian
+	Classes          int                `json:"classes"`
+	MinClass         int                `json:"min_class"`
+	AvgClass         float64            `json:"avg_class"`
+	Suppressed       int                `json:"suppressed"`
+	Metric           MetricSummary      `json:"metric"`
+	Utility          generalize.Metrics `json:"utility"` // every metric, whatever the search optimized
+	Lattice          LatticeStats       `json:"lattice"`
+	Verified         Verification       `json:"verified"`
+	StagesMS         Stages             `json:"stages_ms"`
 }
 
 // FileSummary names a file and its record count.
@@ -142,6 +143,8 @@ func (r *Report) Summary(w io.Writer) {
 		}
 		fmt.Fprintf(w, "\n%s %.4f; lattice %d nodes, %d evaluated, %d tagged, %d bounded; %.0f ms\n", r.Metric.Name, r.Metric.Value, r.Lattice.Size, r.Lattice.Evaluated, r.Lattice.Tagged, r.Lattice.Bounded, r.StagesMS.Total)
 	}
+	u := r.Utility
+	fmt.Fprintf(w, "utility: loss %.4f, NCP %.4f, discernibility %.4g, C_AVG %.2f, non-uniform entropy %.4g bits\n", u.Loss, u.NCP, u.Discernibility, u.CAvg, u.NonUniformEntropy)
 	for _, s := range r.Verified.Sensitive {
 		fmt.Fprintf(w, "%s: weakest class holds %d distinct values (entropy l %.2f); largest %s EMD %.4f\n", s.Column, s.MinDistinct, s.MinEntropyL, s.Distance, s.MaxEMD)
 	}
