@@ -246,7 +246,22 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	for _, sc := range prot {
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
 	}
+	// The models (k, l, t) and truthfulness are checked side by side, each reading
+	// the written file itself.
+	var (
+		skipped  int
+		truthErr error
+		truthed  = make(chan struct{})
+	)
+	go func() {
+		defer close(truthed)
+		truthErr = guard(func() (err error) {
+			skipped, err = verifyTruth(ctx, cfg, p, inFmt, tmp.Name(), outFmt, header)
+			return err
+		})()
+	}()
 	m, err := verifyFile(ctx, tmp.Name(), outFmt, cfg.Output.CSV, header, spec)
+	<-truthed
 	if err != nil {
 		var v *verify.Violation
 		if errors.As(err, &v) {
@@ -258,8 +273,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		return nil, fmt.Errorf("internal error: verification counted %d records, %d suppressed, %d classes, smallest %d; the search %d, %d, %d, %d; nothing published",
 			m.Rows, m.Suppressed, m.Classes, m.MinClass, written, res.Suppressed, res.Classes, res.MinClass)
 	}
-	skipped, err := verifyTruth(ctx, cfg, p, inFmt, tmp.Name(), outFmt, header)
-	if err != nil {
+	if err := truthErr; err != nil {
 		var v *verify.Violation
 		if errors.As(err, &v) {
 			return nil, fmt.Errorf("internal error: the written release is not truthful to its input, nothing published: %w", err)

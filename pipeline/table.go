@@ -261,13 +261,18 @@ type recordReader struct {
 }
 
 func readRecords(ctx context.Context, src source) *recordReader {
-	ctx, cancel := context.WithCancel(ctx)
 	all := make([]int, len(src.columns()))
 	for i := range all {
 		all[i] = i
 	}
+	return readColumns(ctx, src, all)
+}
+
+// readColumns is readRecords projected to cols (indexes into src.columns()).
+func readColumns(ctx context.Context, src source, cols []int) *recordReader {
+	ctx, cancel := context.WithCancel(ctx)
 	r := &recordReader{cancel: cancel, in: make(chan *batch, 2), errc: make(chan error, 1)}
-	go func() { r.errc <- guard(func() error { return src.stream(ctx, all, r.in) })() }()
+	go func() { r.errc <- guard(func() error { return src.stream(ctx, cols, r.in) })() }()
 	return r
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"sanitizer/schema"
 	"sanitizer/verify"
@@ -49,7 +50,7 @@ func truthCovers(cfg *schema.Config, p *plan) (map[string]verify.Cover, error) {
 			cv = verify.NullAs(cv, *c.Null)
 		}
 		if cv != nil {
-			covers[c.Name] = cv
+			covers[c.Name] = memo(cv)
 		}
 	}
 	return covers, nil
@@ -78,11 +79,15 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 		return 0, fmt.Errorf("verifying the written release: %v", err)
 	}
 	defer rel.Close()
-	inHeader := make([]string, len(in.columns()))
+	// The input's columns that the release keeps, in input order.
+	var cols []int
+	var inHeader []string
 	for i, c := range in.columns() {
-		inHeader[i] = c.name
+		if slices.Contains(header, c.name) {
+			cols, inHeader = append(cols, i), append(inHeader, c.name)
+		}
 	}
-	ir, rr := readRecords(ctx, in), readRecords(ctx, rel)
+	ir, rr := readColumns(ctx, in, cols), readRecords(ctx, rel)
 	defer ir.Close()
 	defer rr.Close()
 	n, err := verify.Truthful(verify.Truth{Columns: header, Covers: covers, MaxSuppressed: p.maxSupp}, inHeader, ir, rr)
@@ -91,4 +96,26 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 		return n, fmt.Errorf("verifying the written release: %v", err)
 	}
 	return n, err
+}
+
+// memo remembers a cover's answers (releases repeat their values: one class, one
+// label), forgetting them all when it holds a million.
+func memo(c verify.Cover) verify.Cover {
+	type pair struct{ released, original string }
+	seen := map[pair]bool{}
+	return func(released, original string) (bool, error) {
+		k := pair{released, original}
+		if ok, hit := seen[k]; hit {
+			return ok, nil
+		}
+		ok, err := c(released, original)
+		if err != nil {
+			return ok, err
+		}
+		if len(seen) >= 1<<20 {
+			clear(seen)
+		}
+		seen[k] = ok
+		return ok, nil
+	}
 }

@@ -31,7 +31,7 @@ const top = "*"
 // generalization of the original, (false, nil) when it is well formed but does not cover
 // it (or the original is not a value the generalization applies to), and an error when
 // the released value is malformed (an inverted range, a label no builder writes). Their
-// errors never quote a value.
+// errors never quote a value. A Cover is for one goroutine at a time.
 type Cover func(released, original string) (bool, error)
 
 // Truth is what the truthfulness check needs: for each release column, the input column
@@ -325,7 +325,7 @@ func reverse(s []string) {
 // covers it. CoverRange(schema.Date) is CoverDate(); for a type without order (string,
 // boolean) only the value itself and "*" cover, and a range is an error.
 func CoverRange(typ schema.Type) Cover {
-	k := kindOf(typ)
+	k := kindOf(typ).cached()
 	if typ == schema.Date {
 		return CoverDate()
 	}
@@ -352,7 +352,7 @@ func CoverRange(typ schema.Type) Cover {
 // month "2023-04", quarter "2023-Q2", year "2023" (four digits), decade "[2020,2029]",
 // plus the date itself, "*" and a Mondrian range of dates "[2019-01-03,2019-11-29]".
 func CoverDate() Cover {
-	k := kindOf(schema.Date)
+	k := kindOf(schema.Date).cached()
 	return func(released, original string) (bool, error) {
 		if released == original || released == top {
 			return true, nil
@@ -490,6 +490,33 @@ var (
 		cmp: func(a, b any) int { return a.(time.Time).Compare(b.(time.Time)) },
 	}
 )
+
+// cached is k with its parse remembered (a release repeats its labels and an input its
+// values); nil for nil. The copy is for one goroutine: a Cover is not safe for
+// concurrent use.
+func (k *kind) cached() *kind {
+	if k == nil {
+		return nil
+	}
+	type parsed struct {
+		v  any
+		ok bool
+	}
+	seen := map[string]parsed{}
+	c := *k
+	c.parse = func(s string) (any, bool) {
+		if p, hit := seen[s]; hit {
+			return p.v, p.ok
+		}
+		v, ok := k.parse(s)
+		if len(seen) >= 1<<16 {
+			clear(seen)
+		}
+		seen[s] = parsed{v, ok}
+		return v, ok
+	}
+	return &c
+}
 
 // kindOf is the kind of a column type, nil for a type without order.
 func kindOf(typ schema.Type) *kind {
