@@ -269,7 +269,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		}
 		return nil, err
 	}
-	if m.Rows != written || m.Suppressed != res.Suppressed || m.Classes != res.Classes || m.MinClass != res.MinClass {
+	if m.Rows != written || m.Suppressed != res.Suppressed || m.Classes != res.Classes || m.MinClass != res.MinClass || m.Discernibility != util.Discernibility {
 		return nil, fmt.Errorf("internal error: verification counted %d records, %d suppressed, %d classes, smallest %d; the search %d, %d, %d, %d; nothing published",
 			m.Rows, m.Suppressed, m.Classes, m.MinClass, written, res.Suppressed, res.Classes, res.MinClass)
 	}

@@ -61,7 +61,13 @@ type Measured struct {
 	Classes    int     // equivalence classes (distinct quasi-identifier tuples)
 	MinClass   int     // smallest class (the measured k); 0 when nothing is released
 	AvgClass   float64 // average class size
-	Sensitive  []SensitiveMeasured
+	// Discernibility is Σ |class|² over the published classes plus, for every
+	// suppressed record, the input's record count (Bayardo & Agrawal 2005).
+	Discernibility float64
+	// CAvg is the average class size over k (LeFevre et al. 2006); 0 when nothing is
+	// published.
+	CAvg      float64
+	Sensitive []SensitiveMeasured
 }
 
 // Violation reports a release that breaks its Spec.
@@ -157,6 +163,15 @@ func Release(spec Spec, header []string, r Reader) (*Measured, error) {
 		m.AvgClass = float64(m.Rows) / float64(m.Classes)
 	}
 	m.Suppressed = spec.InputRows - m.Rows
+	for _, n := range classes {
+		m.Discernibility += float64(*n) * float64(*n)
+	}
+	if m.Suppressed > 0 {
+		m.Discernibility += float64(m.Suppressed) * float64(spec.InputRows)
+	}
+	if m.Classes > 0 && spec.K > 0 {
+		m.CAvg = m.AvgClass / float64(spec.K)
+	}
 	switch {
 	case m.Suppressed < 0:
 		return m, &Violation{Msg: fmt.Sprintf("release has %d records, more than the input's %d", m.Rows, spec.InputRows)}

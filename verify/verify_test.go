@@ -56,6 +56,22 @@ func TestRelease(t *testing.T) {
 	}
 }
 
+// TestReleaseUtility: the class-based utility metrics of a release, computed by hand:
+// classes of 2 and 2, one record suppressed of 5: discernibility 2²+2²+1·5 = 13, C_AVG
+// (4 records / 2 classes) / k=2 = 1.
+func TestReleaseUtility(t *testing.T) {
+	spec := Spec{K: 2, MaxSuppressed: 1, InputRows: 5, Columns: []string{"age", "dx"}, Quasi: []string{"age"}}
+	r := csv.NewReader(strings.NewReader("age,dx\n1,a\n1,b\n2,c\n2,d\n"))
+	header, _ := r.Read()
+	m, err := Release(spec, header, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Discernibility != 13 || m.CAvg != 1 {
+		t.Errorf("discernibility %g, C_AVG %g; want 13, 1", m.Discernibility, m.CAvg)
+	}
+}
+
 func TestReleaseFieldCount(t *testing.T) {
 	spec := Spec{K: 1, InputRows: 2, Columns: []string{"a", "b"}, Quasi: []string{"a"}}
 	r := csv.NewReader(strings.NewReader("x,y\nz\n"))
