@@ -50,7 +50,7 @@ func truthCovers(cfg *schema.Config, p *plan) (map[string]verify.Cover, error) {
 			cv = verify.NullAs(cv, *c.Null)
 		}
 		if cv != nil {
-			covers[c.Name] = memo(cv)
+			covers[c.Name] = cv
 		}
 	}
 	return covers, nil
@@ -96,26 +96,4 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 		return n, fmt.Errorf("verifying the written release: %v", err)
 	}
 	return n, err
-}
-
-// memo remembers a cover's answers (releases repeat their values: one class, one
-// label), forgetting them all when it holds a million.
-func memo(c verify.Cover) verify.Cover {
-	type pair struct{ released, original string }
-	seen := map[pair]bool{}
-	return func(released, original string) (bool, error) {
-		k := pair{released, original}
-		if ok, hit := seen[k]; hit {
-			return ok, nil
-		}
-		ok, err := c(released, original)
-		if err != nil {
-			return ok, err
-		}
-		if len(seen) >= 1<<20 {
-			clear(seen)
-		}
-		seen[k] = ok
-		return ok, nil
-	}
 }
