@@ -60,6 +60,12 @@ bench: build
 			grep -E 'released|node|lattice|Elapsed|Maximum resident'; \
 		grep -A6 stages_ms $(OUT)/bench/report-$$n.json; \
 	done
+	@for n in $(SCALE_ROWS); do \
+		echo "== $$n records, Parquet -> Parquet, 8 quasi-identifiers, k=10, Mondrian"; \
+		/usr/bin/time -v ./bin/sanitize --log-format json release -c testdata/hospital-8qi-mondrian.yaml --in $(OUT)/bench/hospital-$$n.parquet \
+			--out $(OUT)/bench/mondrian-$$n.parquet 2>&1 | grep -E '"stage"|released|mondrian|utility|Elapsed|Maximum resident'; \
+	done
+	$(GO) test -run '^$$' -bench 'ReleaseAdultMondrian' -benchtime 10x ./pipeline
 	$(GO) test -run '^$$' -bench 'Count|Keep|Consistent' -benchtime 5x ./dphist
 	@for n in $(SCALE_ROWS); do \
 		echo "== $$n records, sanitize dp (testdata/hospital-dp.yaml), against reading the same columns"; \

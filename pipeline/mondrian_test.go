@@ -116,3 +116,21 @@ func TestReleaseMondrianModels(t *testing.T) {
 		t.Errorf("report %+v, check counted %d classes", rep.Partitions, m.Classes)
 	}
 }
+
+// BenchmarkReleaseAdultMondrian is a whole Mondrian release of Adult, k=5 (age numeric);
+// search-ms is the partitioning alone.
+func BenchmarkReleaseAdultMondrian(b *testing.B) {
+	dir := b.TempDir()
+	cfg := adultTyped(b, dir, 5, 0, "mondrian")
+	abs, _ := filepath.Abs(adultDir)
+	opt := Options{Input: filepath.Join(abs, "adult.csv"), Output: filepath.Join(dir, "release.csv")}
+	var rep *Report
+	for b.Loop() {
+		var err error
+		if rep, err = Release(context.Background(), cfg, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(rep.StagesMS.Search, "search-ms")
+	b.ReportMetric(float64(rep.Classes), "partitions")
+}
