@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"fmt"
 	"os"
@@ -133,4 +134,41 @@ func BenchmarkReleaseAdultMondrian(b *testing.B) {
 	}
 	b.ReportMetric(rep.StagesMS.Search, "search-ms")
 	b.ReportMetric(float64(rep.Classes), "partitions")
+}
+
+// TestCheckDetectsUntruthful: swapping two released records leaves every class, and so
+// k, l and t, as they were, but the release no longer generalizes the input record by
+// record in order: Check must report it.
+func TestCheckDetectsUntruthful(t *testing.T) {
+	data, err := os.ReadFile("../testdata/hospital-mondrian.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	td, _ := filepath.Abs("../testdata")
+	path := filepath.Join(dir, "m.yaml")
+	os.WriteFile(path, []byte(strings.ReplaceAll(string(data), "hierarchies/", td+"/hierarchies/")), 0o644)
+	cfg, err := schema.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(td, "hospital.csv")
+	out := filepath.Join(dir, "release.csv")
+	if _, err := Release(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+		t.Fatalf("untouched release: %v", err)
+	}
+	f, _ := os.ReadFile(out)
+	lines := strings.SplitAfter(string(f), "\n")
+	lines[1], lines[2] = lines[2], lines[1] // two different records swap places
+	if lines[1] == lines[2] {
+		t.Fatal("the first two records are equal: pick others")
+	}
+	os.WriteFile(out, []byte(strings.Join(lines, "")), 0o644)
+	_, err = Check(context.Background(), cfg, Options{Input: in, Output: out})
+	if !errors.Is(err, schema.ErrUnattainable) || !strings.Contains(err.Error(), "release record 2") {
+		t.Fatalf("reordered release: %v, want a truthfulness violation", err)
+	}
 }

@@ -522,5 +522,16 @@ func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, err
 	if errors.As(err, &v) {
 		return m, schema.Unattainable("%s: %v", rel, v)
 	}
-	return m, err
+	if err != nil {
+		return m, err
+	}
+	// Truthfulness: the release read beside the input.
+	p.maxSupp = spec.MaxSuppressed
+	if _, err := verifyTruth(ctx, cfg, p, inFmt, rel, relFmt, header); err != nil {
+		if errors.As(err, &v) {
+			return m, schema.Unattainable("%s: %v", rel, v)
+		}
+		return m, err
+	}
+	return m, nil
 }
