@@ -100,6 +100,9 @@ type dim struct {
 	value   []float64 // per rank (numeric)
 	span    float64   // numeric: the range of the values present in the table
 	leaves  int       // categorical: leaves of the hierarchy
+	// Categorical: childIdx[l][code] is node (l, code)'s place among its parent's
+	// children (in rank order), fanout[l][code] the number of children of (l, code).
+	childIdx, fanout [][]int32
 }
 
 func newDim(c Column, values []float64) (*dim, error) {
@@ -156,6 +159,23 @@ func newDim(c Column, values []float64) (*dim, error) {
 	d.leafOf = order
 	for r, leaf := range order {
 		d.rank[leaf] = int32(r)
+	}
+	d.childIdx, d.fanout = make([][]int32, top+1), make([][]int32, top+1)
+	for l := 0; l <= top; l++ {
+		d.childIdx[l] = make([]int32, h.Size(l))
+		d.fanout[l] = make([]int32, h.Size(l))
+		for i := range d.childIdx[l] {
+			d.childIdx[l][i] = -1
+		}
+	}
+	for _, leaf := range order {
+		for l := 0; l < top; l++ {
+			node, parent := h.Code(l, leaf), h.Code(l+1, leaf)
+			if d.childIdx[l][node] < 0 {
+				d.childIdx[l][node] = d.fanout[l+1][parent]
+				d.fanout[l+1][parent]++
+			}
+		}
 	}
 	return d, nil
 }
@@ -301,12 +321,29 @@ func (ms *mondrian) split(rows []int32) error {
 func (ms *mondrian) ranges(rows []int32) (lo, hi []int32) {
 	lo, hi = make([]int32, len(ms.dims)), make([]int32, len(ms.dims))
 	for j, d := range ms.dims {
-		a, b := d.key(rows[0]), d.key(rows[0])
-		for _, r := range rows[1:] {
-			x := d.key(r)
-			a, b = min(a, x), max(b, x)
-		}
-		lo[j], hi[j] = a, b
+		lo[j], hi[j] = rankRange(d.codes, d.rank, rows)
+	}
+	return lo, hi
+}
+
+// rankRange is the smallest and largest rank of the rows' codes, one loop per code
+// width (this is the partitioning's hottest loop).
+func rankRange(c Codes, rank []int32, rows []int32) (lo, hi int32) {
+	switch {
+	case c.u8 != nil:
+		return rankRangeOf(c.u8, rank, rows)
+	case c.u16 != nil:
+		return rankRangeOf(c.u16, rank, rows)
+	}
+	return rankRangeOf(c.i32, rank, rows)
+}
+
+func rankRangeOf[T uint8 | uint16 | int32](codes []T, rank []int32, rows []int32) (lo, hi int32) {
+	lo = rank[codes[rows[0]]]
+	hi = lo
+	for _, r := range rows[1:] {
+		x := rank[codes[r]]
+		lo, hi = min(lo, x), max(hi, x)
 	}
 	return lo, hi
 }
@@ -370,54 +407,60 @@ func (ms *mondrian) splitMedian(rows []int32, d *dim) [][]int32 {
 		keys[i] = d.key(r)
 	}
 	med := selectKth(keys, (len(keys)-1)/2)
-	pc.keys = keys
-	ms.checkers.Put(pc)
-	if n := partitionRows(rows, func(r int32) bool { return d.key(r) <= med }); n < len(rows) {
+	// keys is free again: the scratch of the stable partitions.
+	defer func() {
+		pc.keys = keys
+		ms.checkers.Put(pc)
+	}()
+	if n := partitionRows(rows, keys, func(r int32) bool { return d.key(r) <= med }); n < len(rows) {
 		return [][]int32{rows[:n], rows[n:]}
 	}
-	if n := partitionRows(rows, func(r int32) bool { return d.key(r) < med }); n > 0 {
+	if n := partitionRows(rows, keys, func(r int32) bool { return d.key(r) < med }); n > 0 {
 		return [][]int32{rows[:n], rows[n:]}
 	}
 	return nil
 }
 
-// splitChildren reorders rows by the child of their covering node they fall under.
+// splitChildren reorders rows by the child of their covering node they fall under
+// (a stable counting sort, children in rank order); nil when one child holds them all.
 func (ms *mondrian) splitChildren(rows []int32, d *dim, lo, hi int32) [][]int32 {
 	c := d.cover(lo, hi)
 	if c.Level < 1 {
 		return nil
 	}
-	child := func(r int32) int32 { return d.h.Code(c.Level-1, d.codes.At(int(r))) }
-	// Counting sort by child code, through a scratch copy.
-	counts := map[int32]int{}
+	up, idx := d.h.up[c.Level-1], d.childIdx[c.Level-1]
+	counts := make([]int, d.fanout[c.Level][c.Code]+1)
 	for _, r := range rows {
-		counts[child(r)]++
+		counts[idx[up[d.codes.At(int(r))]]+1]++
 	}
-	if len(counts) < 2 {
+	used := 0
+	for _, n := range counts[1:] {
+		if n > 0 {
+			used++
+		}
+	}
+	if used < 2 {
 		return nil
 	}
-	codes := make([]int32, 0, len(counts))
-	for code := range counts {
-		codes = append(codes, code)
+	for i := 1; i < len(counts); i++ {
+		counts[i] += counts[i-1]
 	}
-	slices.Sort(codes)
-	start := make(map[int32]int, len(codes))
-	at := 0
-	for _, code := range codes {
-		start[code] = at
-		at += counts[code]
-	}
-	tmp := make([]int32, len(rows))
-	next := make(map[int32]int, len(codes))
+	pc := ms.checkers.Get().(*partChecker)
+	tmp := append(pc.keys[:0], make([]int32, len(rows))...)
+	next := slices.Clone(counts)
 	for _, r := range rows {
-		code := child(r)
-		tmp[start[code]+next[code]] = r
-		next[code]++
+		k := idx[up[d.codes.At(int(r))]]
+		tmp[next[k]] = r
+		next[k]++
 	}
 	copy(rows, tmp)
-	groups := make([][]int32, len(codes))
-	for i, code := range codes {
-		groups[i] = rows[start[code] : start[code]+counts[code]]
+	pc.keys = tmp
+	ms.checkers.Put(pc)
+	groups := make([][]int32, 0, used)
+	for i := 0; i+1 < len(counts); i++ {
+		if counts[i+1] > counts[i] {
+			groups = append(groups, rows[counts[i]:counts[i+1]])
+		}
 	}
 	return groups
 }
@@ -436,15 +479,22 @@ func (ms *mondrian) release(rows []int32, lo, hi []int32) {
 	ms.mu.Unlock()
 }
 
-// partitionRows moves the rows for which in holds to the front and returns how many.
-func partitionRows(rows []int32, in func(int32) bool) int {
-	n := 0
-	for i, r := range rows {
+// partitionRows moves the rows for which in holds to the front, both sides keeping
+// their order, and returns how many; scratch holds at least len(rows). Rows stay in
+// increasing order within every partition, so that passes over a partition read the
+// columns forwards.
+func partitionRows(rows, scratch []int32, in func(int32) bool) int {
+	n, m := 0, 0
+	for _, r := range rows {
 		if in(r) {
-			rows[i], rows[n] = rows[n], r
+			rows[n] = r
 			n++
+		} else {
+			scratch[m] = r
+			m++
 		}
 	}
+	copy(rows[n:], scratch[:m])
 	return n
 }
 

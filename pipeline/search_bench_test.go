@@ -73,3 +73,33 @@ func cacheEntries() int {
 	v, _ := strconv.Atoi(os.Getenv("SEARCH_CACHE"))
 	return v
 }
+
+// BenchmarkMondrianHospital8QI measures Mondrian alone on generated tables with eight
+// quasi-identifiers (age, admitted and stay_days numeric), k=10 (SEARCH_ROWS sets the
+// size).
+func BenchmarkMondrianHospital8QI(b *testing.B) {
+	rows := 200000
+	if v, err := strconv.Atoi(os.Getenv("SEARCH_ROWS")); err == nil {
+		rows = v
+	}
+	t, p := encodeGenerated(b, rows)
+	p.quasiCfg = nil
+	cfg, err := schema.Load("../testdata/hospital-8qi-mondrian.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p.quasiCfg = cfg.Quasi()
+	values, err := mondrianValues(p, t)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+		var res *generalize.Mondrian
+		for b.Loop() {
+			if res, err = generalize.MondrianSearch(context.Background(), t, values, generalize.Options{K: 10}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(len(res.Sizes)), "partitions")
+	})
+}
