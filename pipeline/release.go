@@ -240,6 +240,17 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	wrote := time.Now()
 	log.Info("stage done", "stage", StageWrite, "records", written, "format", outFmt, "ms", ms(searched, wrote))
 
+	// What the verification does not need is let go before it reads two files again:
+	// the codes, the partitions and their labels.
+	rc, labels = nil, nil
+	for i := range t.Columns {
+		t.Columns[i].Codes = generalize.Codes{}
+	}
+	t.Sensitive = nil
+	if mres != nil {
+		mres = &generalize.Mondrian{Sizes: mres.Sizes, Splits: mres.Splits}
+	}
+
 	// Verify the written file, independently of the search.
 	p.progress.enter(StageVerify)
 	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, InputRows: t.Rows, Columns: header, Quasi: p.quasiNames()}
