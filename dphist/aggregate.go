@@ -209,13 +209,8 @@ func (a Aggregate) stat(b StatBudget, res *GroupResult, count int64, vals []floa
 		s, err := dpagg.NewBoundedSumFloat64(&dpagg.BoundedSumFloat64Options{
 			Epsilon: b.LibEpsilon, Delta: b.LibDelta, MaxPartitionsContributed: b.L0,
 			Lower: b.SumLower, Upper: b.SumUpper, Noise: nz})
-		if err != nil {
+		if err = addAll(s, err, vals); err != nil {
 			return err
-		}
-		for _, v := range vals {
-			if err := s.Add(v); err != nil {
-				return err
-			}
 		}
 		res.Sum, err = s.Result()
 		return err
@@ -223,13 +218,8 @@ func (a Aggregate) stat(b StatBudget, res *GroupResult, count int64, vals []floa
 		s, err := dpagg.NewBoundedMean(&dpagg.BoundedMeanOptions{
 			Epsilon: b.LibEpsilon, Delta: b.LibDelta, MaxPartitionsContributed: b.L0,
 			MaxContributionsPerPartition: b.MaxContribPerPartition, Lower: a.Lower, Upper: a.Upper, Noise: nz})
-		if err != nil {
+		if err = addAll(s, err, vals); err != nil {
 			return err
-		}
-		for _, v := range vals {
-			if err := s.Add(v); err != nil {
-				return err
-			}
 		}
 		res.Mean, err = s.Result()
 		return err
@@ -237,19 +227,28 @@ func (a Aggregate) stat(b StatBudget, res *GroupResult, count int64, vals []floa
 		s, err := dpagg.NewBoundedQuantiles(&dpagg.BoundedQuantilesOptions{
 			Epsilon: b.LibEpsilon, Delta: b.LibDelta, MaxPartitionsContributed: b.L0,
 			MaxContributionsPerPartition: b.MaxContribPerPartition, Lower: a.Lower, Upper: a.Upper, Noise: nz})
-		if err != nil {
+		if err = addAll(s, err, vals); err != nil {
 			return err
-		}
-		for _, v := range vals {
-			if err := s.Add(v); err != nil {
-				return err
-			}
 		}
 		res.Quantiles = make([]float64, len(a.Ranks))
 		for i, r := range a.Ranks {
 			if res.Quantiles[i], err = s.Result(r); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// addAll adds vals to an aggregation the library just made (or returns the error of
+// making it).
+func addAll(s interface{ Add(float64) error }, made error, vals []float64) error {
+	if made != nil {
+		return made
+	}
+	for _, v := range vals {
+		if err := s.Add(v); err != nil {
+			return err
 		}
 	}
 	return nil

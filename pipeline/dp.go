@@ -729,9 +729,7 @@ func boundRows(b dphist.Bound, cols [][]int32, sizes []int, data *dpInput) ([]bo
 		})
 		return data.rowsKeep, data.rowsErr
 	}
-	if _, err := dphist.Cells(sizes, math.MaxInt64/2); err != nil {
-		return nil, schema.BadInput("dp.privacy-unit: %v", err)
-	}
+	// checkSizes made sure, before reading, that the cross product fits a uint64.
 	cell := make([]uint64, data.rows)
 	for i, c := range cols {
 		sz := uint64(sizes[i])
