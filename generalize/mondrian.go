@@ -394,6 +394,9 @@ func (ms *mondrian) bestSplit(rows []int32, lo, hi []int32) [][]int32 {
 		if ok {
 			return groups
 		}
+		// The rejected split reordered the rows: restore their increasing order (the
+		// partitions it happens to are small, near the leaves of the recursion).
+		slices.Sort(rows)
 	}
 	return nil
 }
@@ -467,10 +470,7 @@ func (ms *mondrian) splitChildren(rows []int32, d *dim, lo, hi int32) [][]int32 
 
 // release records a partition that is not split.
 func (ms *mondrian) release(rows []int32, lo, hi []int32) {
-	p := part{first: rows[0], rows: rows, covers: make([]Cover, len(ms.dims))}
-	for _, r := range rows {
-		p.first = min(p.first, r)
-	}
+	p := part{first: rows[0], rows: rows, covers: make([]Cover, len(ms.dims))} // rows ascend
 	for j, d := range ms.dims {
 		p.covers[j] = d.cover(lo[j], hi[j])
 	}

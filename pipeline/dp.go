@@ -97,14 +97,16 @@ type ManifestContributed struct {
 	RowsPerUnit  int `json:"rows_per_unit,omitempty"`
 }
 
-// dpColumn is one column the outputs read: with a domain, its cell per row (−1:
-// outside the declared domain); else (an aggregated column) its values.
+// dpColumn is one column the outputs read: when an output counts it (dom set), its
+// cell per row (−1: outside the declared domain); when an aggregate measures it, its
+// values; or both.
 type dpColumn struct {
-	dom     *dpDomain
-	cells   []int32
-	outside int // first row outside the domain (−1: none)
-	null    int // that row, when its value is a null (−1: not a null)
-	values  []float64
+	dom        *dpDomain
+	cells      []int32
+	outside    int // first row outside the domain (−1: none)
+	null       int // that row, when its value is a null (−1: not a null)
+	aggregated bool
+	values     []float64
 }
 
 // maxDPCells bounds the cells of one histogram, marginal or aggregate.
@@ -153,6 +155,9 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	}
 	if err := checkOutDir(dir, in, cfg.File, opt.Ledger); err != nil {
 		return nil, err
+	}
+	if rel, err := filepath.Rel(abs(dir), abs(opt.Ledger)); opt.Ledger != "" && err == nil && !strings.HasPrefix(rel, "..") {
+		return nil, schema.BadInput("--ledger: %s lies inside the output folder %s (the ledger outlives the outputs)", opt.Ledger, dir)
 	}
 	spend := dphist.Spend{Time: opt.now().UTC()}
 	for _, o := range cfg.DP.Outputs {
@@ -442,27 +447,30 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src source) (*dpIn
 		pos[h] = i
 	}
 	data := &dpInput{col: map[string]*dpColumn{}}
-	var names []string // the domain columns, then the value columns, then the unit
-	var valueCols []string
-	for _, o := range cfg.DP.Outputs {
-		for _, c := range outputColumns(o) {
-			if data.col[c] != nil {
-				continue
-			}
-			dom, err := newDPDomain(cfg.Column(c), p.types[pos[c]])
-			if err != nil {
-				return nil, err
-			}
-			data.col[c] = &dpColumn{dom: dom, outside: -1, null: -1}
-			names = append(names, c)
+	var names []string // every column the outputs read once, then the unit
+	column := func(name string) *dpColumn {
+		c := data.col[name]
+		if c == nil {
+			c = &dpColumn{outside: -1, null: -1}
+			data.col[name] = c
+			names = append(names, name)
 		}
-		if a := o.Aggregate; a != nil && !slices.Contains(valueCols, a.Column) {
-			valueCols = append(valueCols, a.Column)
-			data.col[a.Column] = &dpColumn{outside: -1, null: -1}
+		return c
+	}
+	for _, o := range cfg.DP.Outputs {
+		for _, name := range outputColumns(o) {
+			if c := column(name); c.dom == nil {
+				dom, err := newDPDomain(cfg.Column(name), p.types[pos[name]])
+				if err != nil {
+					return nil, err
+				}
+				c.dom = dom
+			}
+		}
+		if a := o.Aggregate; a != nil {
+			column(a.Column).aggregated = true
 		}
 	}
-	nDom := len(names)
-	names = append(names, valueCols...)
 	unitCol := ""
 	if u := cfg.DP.PrivacyUnit; u != nil {
 		unitCol = u.Column
@@ -480,7 +488,8 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src source) (*dpIn
 		for _, c := range data.col {
 			if c.dom != nil {
 				c.cells = make([]int32, 0, n)
-			} else {
+			}
+			if c.aggregated {
 				c.values = make([]float64, 0, n)
 			}
 		}
@@ -488,21 +497,26 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src source) (*dpIn
 			data.unit, data.unitCheck = make([]uint64, 0, n), make([]uint64, 0, n)
 		}
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	out := make(chan *batch, 2)
 	errc := make(chan error, 1)
 	go func() { errc <- guard(func() error { return src.stream(ctx, cols, out) })() }()
 	var readErr error
 	for b := range out {
 		if readErr != nil {
-			continue
+			continue // draining what the cancelled stream still sends
 		}
-		readErr = data.add(p, b, names, nDom, cols, unitCol)
+		if readErr = data.add(p, b, names, cols, unitCol); readErr != nil {
+			cancel()
+		}
+	}
+	if readErr != nil {
+		<-errc
+		return nil, readErr
 	}
 	if err := <-errc; err != nil {
 		return nil, err
-	}
-	if readErr != nil {
-		return nil, readErr
 	}
 	data.rows = src.rows()
 	if unitCol != "" && !dphist.SameUnits(data.unit, data.unitCheck) {
@@ -512,19 +526,21 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src source) (*dpIn
 	return data, nil
 }
 
-// add maps one batch, its columns in parallel: names[:nDom] are domain columns, then
-// value columns, then the unit column when unitCol is set.
-func (d *dpInput) add(p *plan, b *batch, names []string, nDom int, cols []int, unitCol string) error {
+// add maps one batch, its columns in parallel: every column but the unit (the last
+// when unitCol is set) to its cells, its values or both.
+func (d *dpInput) add(p *plan, b *batch, names []string, cols []int, unitCol string) error {
 	var g errgroup.Group
 	for f, name := range names {
 		g.Go(func() error {
-			switch {
-			case f < nDom:
-				d.addCells(p, b, f, cols[f], d.col[name])
-			case name == unitCol && f == len(names)-1:
+			if name == unitCol && f == len(names)-1 {
 				return d.addUnits(p, b, f, cols[f], name)
-			default:
-				return d.addValues(p, b, f, cols[f], name, d.col[name])
+			}
+			c := d.col[name]
+			if c.dom != nil {
+				d.addCells(p, b, f, cols[f], c)
+			}
+			if c.aggregated {
+				return d.addValues(p, b, f, cols[f], name, c)
 			}
 			return nil
 		})
@@ -706,11 +722,11 @@ func computeOutput(cfg *schema.Config, p *plan, o schema.DPOutput, data *dpInput
 	switch {
 	case o.Histogram != nil:
 		mo.Kind = "histogram"
-		t, err := histogramOutput(cfg, o, &mo, cols, sizes, labels, keep, data.rows)
+		t, err := histogramOutput(cfg, o, &mo, cols, sizes, labels, keep)
 		return mo, t, err
 	case o.Marginals != nil:
 		mo.Kind = "marginals"
-		t, err := marginalsOutput(cfg, o, &mo, cols, sizes, labels, keep, data.rows)
+		t, err := marginalsOutput(cfg, o, &mo, cols, sizes, labels, keep)
 		return mo, t, err
 	default:
 		mo.Kind = "aggregate"
@@ -762,7 +778,7 @@ func mechanismFor(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, par
 }
 
 // histogramOutput counts and noises every cell of the cross product.
-func histogramOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool, rows int) (*dpTable, error) {
+func histogramOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool) (*dpTable, error) {
 	n, err := dphist.Cells(sizes, maxDPCells)
 	if err != nil {
 		return nil, schema.BadInput("dp.outputs %s: %v", o.Name, err)
@@ -864,7 +880,7 @@ func postProcess(sizes []int, ms []dphist.Marginal, post []string) ([]dphist.Mar
 
 // marginalsOutput counts and noises every j-way marginal; one row per cell of every
 // marginal, the columns outside a marginal written "*".
-func marginalsOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool, rows int) (*dpTable, error) {
+func marginalsOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool) (*dpTable, error) {
 	subsets := dphist.Subsets(len(cols), o.Marginals.Way)
 	for i, l := range labels {
 		if slices.Contains(l, "*") {

@@ -305,6 +305,23 @@ func TestDPBadSettings(t *testing.T) {
 			assertNothingWritten(t, dir, out)
 		})
 	}
+	// A ledger inside the output folder is refused before anything is spent.
+	{
+		dir := t.TempDir()
+		cfg, err := schema.Parse([]byte("dataset: ward\n"+wardColumns[len("unlisted: error\n"):]+"dp:\n  epsilon-total: 1\n  outputs:\n    - {name: h, histogram: [sex], epsilon: 1}\n"), "dp.yaml", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "in.csv"), []byte(wardInput()), 0o644)
+		out := filepath.Join(dir, "out")
+		ledger := filepath.Join(out, "ledger.json")
+		if _, err := DP(context.Background(), cfg, Options{Input: filepath.Join(dir, "in.csv"), Output: out, Ledger: ledger}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "inside the output folder") {
+			t.Errorf("ledger inside --out: %v", err)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Error("the output folder was created")
+		}
+	}
 	// An output folder that is not empty is refused.
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
@@ -510,4 +527,28 @@ dp:
 		t.Errorf("empty id: %v", err)
 	}
 	assertNothingWritten(t, dir, out)
+}
+
+// TestDPCountedAndAggregated: one column both counted (a histogram) and measured (an
+// aggregate) in the same run.
+func TestDPCountedAndAggregated(t *testing.T) {
+	conf := strings.Replace("dataset: ward\n"+wardColumns, "stay: {role: insensitive, type: integer}", "stay: {role: insensitive, type: integer, domain: {range: [0, 9], width: 5}}", 1) + `dp:
+  epsilon-total: 20000
+  outputs:
+    - {name: h, histogram: [stay], epsilon: 10000}
+    - {name: a, aggregate: {group-by: [sex], column: stay, stats: [count, sum], bounds: [0, 9]}, epsilon: 10000}
+`
+	_, out, _, err := dpRun(t, conf, wardInput(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recs := readCSV(t, filepath.Join(out, "h.csv"))
+	// stays: q_i has i%10 (40 rows: 20 in [0,4], 20 in [5,9]) and p1 30 × 9.
+	if len(recs) != 2 || recs[0][1] != "20" || recs[1][1] != "50" {
+		t.Errorf("histogram %v, want [0,4] 20 and [5,9] 50", recs)
+	}
+	_, recs = readCSV(t, filepath.Join(out, "a.csv"))
+	if recs[0][0] != "F" || recs[0][1] != "50" {
+		t.Errorf("aggregate %v, want F 50 (20 + p1's 30)", recs)
+	}
 }

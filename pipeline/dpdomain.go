@@ -14,7 +14,6 @@ import (
 // mapping of a value (canonical text) to its cell. It is built from the configuration
 // alone, never from the data.
 type dpDomain struct {
-	column string
 	labels []string
 	cell   func(v string) (int32, bool) // false: outside the domain
 }
@@ -26,7 +25,7 @@ func newDPDomain(c *schema.Column, typ schema.Type) (*dpDomain, error) {
 	if d == nil {
 		return nil, schema.BadInput("%s: a DP output uses column %q, which needs a declared domain (a list, a range with width, or a hierarchy level)", key, c.Name)
 	}
-	dom := &dpDomain{column: c.Name}
+	dom := &dpDomain{}
 	switch {
 	case len(d.Values) > 0:
 		index := make(map[string]int32, len(d.Values))

@@ -30,19 +30,15 @@ func mondrianValues(p *plan, t *generalize.Table) ([][]float64, error) {
 	return values, nil
 }
 
-// mondrianRelease partitions the table and returns what the rest of the release path
+// mondrianRelease partitions the table (values: see mondrianValues) and returns what the rest of the release path
 // needs: a Result for the report and metadata (no node: Levels nil), every record's
 // partition, and each partition's released quasi-identifier values.
-func mondrianRelease(ctx context.Context, p *plan, t *generalize.Table, opt generalize.Options) (*generalize.Result, *generalize.Mondrian, [][]string, error) {
-	values, err := mondrianValues(p, t)
-	if err != nil {
-		return nil, nil, nil, err
-	}
+func mondrianRelease(ctx context.Context, t *generalize.Table, values [][]float64, metric string, opt generalize.Options) (*generalize.Result, *generalize.Mondrian, [][]string, error) {
 	mres, err := generalize.MondrianSearch(ctx, t, values, opt)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	res := &generalize.Result{Metric: p.metric, Classes: len(mres.Sizes)}
+	res := &generalize.Result{Metric: metric, Classes: len(mres.Sizes)}
 	labels := make([][]string, len(mres.Covers))
 	for i, covers := range mres.Covers {
 		if res.MinClass == 0 || mres.Sizes[i] < res.MinClass {

@@ -153,8 +153,15 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		mres       *generalize.Mondrian
 		labels     [][]string
 	)
+	// Numeric quasi-identifiers by their values (Mondrian splits them at medians; the
+	// utility metrics measure ranges by them), when their hierarchy's leaves are
+	// numbers; an optimal release measures the others by their leaves.
+	values, valuesErr := mondrianValues(p, t)
 	if cfg.Search.Algorithm == "mondrian" {
-		if res, mres, labels, err = mondrianRelease(ctx, p, t, sopt); err != nil {
+		if valuesErr != nil {
+			return nil, valuesErr
+		}
+		if res, mres, labels, err = mondrianRelease(ctx, t, values, p.metric, sopt); err != nil {
 			return nil, err
 		}
 		suppressed = make([]bool, t.Rows) // Mondrian suppresses nothing
@@ -166,14 +173,8 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			return nil, err
 		}
 	}
-	// The utility metrics of the release, the same for both algorithms. Numeric
-	// quasi-identifiers are measured by their values when their hierarchy's leaves
-	// are numbers.
-	values, err := mondrianValues(p, t)
-	if err != nil {
-		if mres != nil {
-			return nil, err
-		}
+	// The utility metrics of the release, the same for both algorithms.
+	if valuesErr != nil {
 		values = nil
 	}
 	util, err := releaseUtility(t, values, res.Levels, suppressed, mres, cfg.Privacy.K)
@@ -207,11 +208,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		}
 	}()
 	header := p.releaseHeader()
-	now := time.Now
-	if opt.Now != nil {
-		now = opt.Now
-	}
-	meta := releaseMetadata(cfg, p, t, res, now())
+	meta := releaseMetadata(cfg, p, t, res, opt.now())
 	sink, err := newSink(tmp, outFmt, cfg.Output.CSV, p.outColumns(), meta)
 	if err != nil {
 		return nil, fmt.Errorf("writing release: %w", err)
@@ -281,8 +278,8 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		return nil, err
 	}
 	if m.Rows != written || m.Suppressed != res.Suppressed || m.Classes != res.Classes || m.MinClass != res.MinClass || m.Discernibility != util.Discernibility {
-		return nil, fmt.Errorf("internal error: verification counted %d records, %d suppressed, %d classes, smallest %d; the search %d, %d, %d, %d; nothing published",
-			m.Rows, m.Suppressed, m.Classes, m.MinClass, written, res.Suppressed, res.Classes, res.MinClass)
+		return nil, fmt.Errorf("internal error: verification counted %d records, %d suppressed, %d classes, smallest %d, discernibility %g; the search %d, %d, %d, %d, %g; nothing published",
+			m.Rows, m.Suppressed, m.Classes, m.MinClass, m.Discernibility, written, res.Suppressed, res.Classes, res.MinClass, util.Discernibility)
 	}
 	if err := truthErr; err != nil {
 		var v *verify.Violation
