@@ -206,7 +206,7 @@ func assertNothingWritten(t *testing.T, dir, out string) {
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if n := e.Name(); n != "dp.yaml" && n != "in.csv" && n != "ledger.json" {
+		if n := e.Name(); n != "dp.yaml" && n != "in.csv" && n != "ledger.json" && n != "ledger.json.lock" {
 			t.Errorf("left behind: %s", n)
 		}
 	}
@@ -550,5 +550,32 @@ func TestDPCountedAndAggregated(t *testing.T) {
 	_, recs = readCSV(t, filepath.Join(out, "a.csv"))
 	if recs[0][0] != "F" || recs[0][1] != "50" {
 		t.Errorf("aggregate %v, want F 50 (20 + p1's 30)", recs)
+	}
+}
+
+// TestDPRecordThenRelease: when writing fails after the spend was recorded (here the
+// Parquet writer refuses two column names it cannot tell apart, "Count" and the
+// output's "count"), the ledger keeps the spend and nothing is published: no output
+// folder, no temporary folder.
+func TestDPRecordThenRelease(t *testing.T) {
+	conf := `dataset: w
+columns:
+  Count: {role: insensitive, domain: [a, b]}
+dp:
+  epsilon-total: 1
+  outputs:
+    - {name: h, histogram: [Count], epsilon: 0.25, format: parquet}
+`
+	dir, out, _, err := dpRun(t, conf, "Count\na\nb\na\n", "ledger.json")
+	if err == nil {
+		t.Fatal("the run succeeded; the test needs the write to fail")
+	}
+	assertNothingWritten(t, dir, out)
+	l, lerr := dphist.LoadLedger(filepath.Join(dir, "ledger.json"))
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	if a := l.Datasets["w"]; a == nil || len(a.Spends) != 1 || a.Spends[0].Epsilon != 0.25 {
+		t.Fatalf("ledger after a failed write: %+v (want the spend recorded)", a)
 	}
 }
