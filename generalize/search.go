@@ -609,22 +609,37 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 // with the given levels that fails the models of opt (fewer than opt.K records, or an
 // l-diversity or t-closeness requirement) and so is suppressed.
 func Suppressed(t *Table, levels []int, opt Options) ([]bool, error) {
-	if err := t.validate(); err != nil {
+	class, _, err := NodeClasses(t, levels, opt)
+	if err != nil {
 		return nil, err
 	}
+	out := make([]bool, t.Rows)
+	for r, c := range class {
+		out[r] = c < 0
+	}
+	return out, nil
+}
+
+// NodeClasses returns what the node with the given levels publishes: every record's
+// class (−1 when its class fails the models of opt and is suppressed) and, per
+// published class, its released value of every quasi-identifier.
+func NodeClasses(t *Table, levels []int, opt Options) ([]int32, [][]Cover, error) {
+	if err := t.validate(); err != nil {
+		return nil, nil, err
+	}
 	if len(levels) != len(t.Columns) {
-		return nil, fmt.Errorf("node has %d levels for %d quasi-identifiers", len(levels), len(t.Columns))
+		return nil, nil, fmt.Errorf("node has %d levels for %d quasi-identifiers", len(levels), len(t.Columns))
 	}
 	mod, err := newModels(t, opt)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rows := &classes{rows: make([]Codes, len(t.Columns)), n: t.Rows}
 	maps := make([][]int32, len(t.Columns))
 	sizes := make([]int, len(t.Columns))
 	for i, c := range t.Columns {
 		if levels[i] < 0 || levels[i] >= c.Hierarchy.Height() {
-			return nil, fmt.Errorf("column %q: level %d outside 0..%d", c.Name, levels[i], c.Hierarchy.Height()-1)
+			return nil, nil, fmt.Errorf("column %q: level %d outside 0..%d", c.Name, levels[i], c.Hierarchy.Height()-1)
 		}
 		rows.rows[i] = c.Codes
 		maps[i] = c.Hierarchy.levelMap(0, levels[i])
@@ -635,9 +650,23 @@ func Suppressed(t *Table, levels []int, opt Options) ([]bool, error) {
 	cls, _ := g.rollUp(rows, 0, maps, sizes, assign, 0)
 	cls.hist = mod.rollHist(rows, assign, cls.n)
 	failing := mod.failing(cls, opt.K)
-	out := make([]bool, t.Rows)
-	for r, a := range assign {
-		out[r] = int(cls.counts[a]) < opt.K || failing[a]
+	// Published classes numbered densely, in class order.
+	number := make([]int32, cls.n)
+	var covers [][]Cover
+	for j := range cls.n {
+		if int(cls.count(j)) < opt.K || failing[j] {
+			number[j] = -1
+			continue
+		}
+		number[j] = int32(len(covers))
+		cv := make([]Cover, len(t.Columns))
+		for i := range t.Columns {
+			cv[i] = Cover{Level: levels[i], Code: cls.code(i, j)}
+		}
+		covers = append(covers, cv)
 	}
-	return out, nil
+	for r, a := range assign {
+		assign[r] = number[a]
+	}
+	return assign, covers, nil
 }

@@ -152,6 +152,8 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		suppressed []bool
 		mres       *generalize.Mondrian
 		labels     [][]string
+		class      []int32              // per record: its published class, −1 suppressed
+		covers     [][]generalize.Cover // per published class: its released values
 	)
 	// Numeric quasi-identifiers by their values (Mondrian splits them at medians; the
 	// utility metrics measure ranges by them), when their hierarchy's leaves are
@@ -164,20 +166,26 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		if res, mres, labels, err = mondrianRelease(ctx, t, values, p.metric, sopt); err != nil {
 			return nil, err
 		}
+		class, covers = mres.Class, mres.Covers
 		suppressed = make([]bool, t.Rows) // Mondrian suppresses nothing
 	} else {
 		if res, err = generalize.Search(ctx, t, sopt); err != nil {
 			return nil, err
 		}
-		if suppressed, err = generalize.Suppressed(t, res.Levels, sopt); err != nil {
+		if class, covers, err = generalize.NodeClasses(t, res.Levels, sopt); err != nil {
 			return nil, err
+		}
+		suppressed = make([]bool, t.Rows)
+		for r, c := range class {
+			suppressed[r] = c < 0
 		}
 	}
 	// The utility metrics of the release, the same for both algorithms.
 	if valuesErr != nil {
 		values = nil
 	}
-	util, err := releaseUtility(t, values, res.Levels, suppressed, mres, cfg.Privacy.K)
+	util, err := generalize.Utility(t, class, covers, values, cfg.Privacy.K)
+	class, covers = nil, nil
 	if err != nil {
 		return nil, fmt.Errorf("internal error: utility metrics: %w", err)
 	}
