@@ -262,22 +262,13 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	for _, sc := range prot {
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
 	}
-	// The models (k, l, t) and truthfulness are checked side by side, each reading
-	// the written file itself.
-	var (
-		skipped  int
-		truthErr error
-		truthed  = make(chan struct{})
-	)
-	go func() {
-		defer close(truthed)
-		truthErr = guard(func() (err error) {
-			skipped, err = verifyTruth(ctx, cfg, p, inFmt, tmp.Name(), outFmt, header)
-			return err
-		})()
-	}()
-	m, err := verifyFile(ctx, tmp.Name(), outFmt, cfg.Output.CSV, header, spec)
-	<-truthed
+	// One read of the written file, beside the input, checks truthfulness and counts
+	// the classes for the models (k, l, t).
+	counter, err := verify.NewCounter(spec, header)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: %w", err)
+	}
+	skipped, err := verifyTruth(ctx, cfg, p, inFmt, tmp.Name(), outFmt, header, counter)
 	if err != nil {
 		var v *verify.Violation
 		if errors.As(err, &v) {
@@ -285,16 +276,13 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		}
 		return nil, err
 	}
+	m, err := counter.Finish()
+	if err != nil {
+		return nil, fmt.Errorf("internal error: the written release failed verification, nothing published: %w", err)
+	}
 	if m.Rows != written || m.Suppressed != res.Suppressed || m.Classes != res.Classes || m.MinClass != res.MinClass || m.Discernibility != util.Discernibility {
 		return nil, fmt.Errorf("internal error: verification counted %d records, %d suppressed, %d classes, smallest %d, discernibility %g; the search %d, %d, %d, %d, %g; nothing published",
 			m.Rows, m.Suppressed, m.Classes, m.MinClass, m.Discernibility, written, res.Suppressed, res.Classes, res.MinClass, util.Discernibility)
-	}
-	if err := truthErr; err != nil {
-		var v *verify.Violation
-		if errors.As(err, &v) {
-			return nil, fmt.Errorf("internal error: the written release is not truthful to its input, nothing published: %w", err)
-		}
-		return nil, err
 	}
 	if skipped != res.Suppressed {
 		return nil, fmt.Errorf("internal error: the truthfulness check found %d records left out, the search suppressed %d; nothing published", skipped, res.Suppressed)
@@ -409,22 +397,6 @@ func abs(p string) string {
 		return p
 	}
 	return a
-}
-
-// verifyFile re-reads a written release and checks it against spec. Failing to read
-// our own file is not bad input: its errors lose that mark.
-func verifyFile(ctx context.Context, path, format string, dialect schema.CSV, header []string, spec verify.Spec) (*verify.Measured, error) {
-	src, err := openSource(path, format, dialect, header)
-	if err != nil {
-		return nil, fmt.Errorf("verifying the written release: %v", err)
-	}
-	defer src.Close()
-	m, err := verifyTable(ctx, src, spec)
-	var v *verify.Violation
-	if err != nil && !errors.As(err, &v) {
-		return nil, fmt.Errorf("verifying the written release: %v", err)
-	}
-	return m, err
 }
 
 // verifyTable runs the independent check over the records of src.
@@ -543,7 +515,7 @@ func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, err
 	}
 	// Truthfulness: the release read beside the input.
 	p.maxSupp = spec.MaxSuppressed
-	if _, err := verifyTruth(ctx, cfg, p, inFmt, rel, relFmt, header); err != nil {
+	if _, err := verifyTruth(ctx, cfg, p, inFmt, rel, relFmt, header, nil); err != nil {
 		if errors.As(err, &v) {
 			return m, schema.Unattainable("%s: %v", rel, v)
 		}

@@ -59,8 +59,9 @@ func truthCovers(cfg *schema.Config, p *plan) (map[string]verify.Cover, error) {
 // verifyTruth reads the input again beside the written release and checks that every
 // released record generalizes one input record, in order, none invented or duplicated,
 // and that the records left out are at most the limit. It returns how many were left
-// out.
-func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, release, outFmt string, header []string) (int, error) {
+// out. With count set, every release record read is counted there too (the k, l and t
+// check), so that the release is read once for both.
+func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, release, outFmt string, header []string, count *verify.Counter) (int, error) {
 	covers, err := truthCovers(cfg, p)
 	if err != nil {
 		return 0, err
@@ -87,13 +88,39 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 			cols, inHeader = append(cols, i), append(inHeader, c.name)
 		}
 	}
+	for i, c := range rel.columns() {
+		if i >= len(header) || c.name != header[i] || len(rel.columns()) != len(header) {
+			// The expected names only: a release without a header would put data here.
+			return 0, &verify.Violation{Msg: fmt.Sprintf("the release's header is not the expected %q", header)}
+		}
+	}
 	ir, rr := readColumns(ctx, in, cols), readRecords(ctx, rel)
 	defer ir.Close()
 	defer rr.Close()
-	n, err := verify.Truthful(verify.Truth{Columns: header, Covers: covers, MaxSuppressed: p.maxSupp}, inHeader, ir, rr)
+	var relReader verify.Reader = rr
+	if count != nil {
+		relReader = &countingReader{r: rr, count: count}
+	}
+	n, err := verify.Truthful(verify.Truth{Columns: header, Covers: covers, MaxSuppressed: p.maxSupp}, inHeader, ir, relReader)
 	var v *verify.Violation
 	if err != nil && !errors.As(err, &v) {
 		return n, fmt.Errorf("verifying the written release: %v", err)
 	}
 	return n, err
+}
+
+// countingReader hands every release record it reads to a Counter as well.
+type countingReader struct {
+	r     verify.Reader
+	count *verify.Counter
+}
+
+func (c *countingReader) Read() ([]string, error) {
+	rec, err := c.r.Read()
+	if err == nil {
+		if err := c.count.Add(rec); err != nil {
+			return nil, err
+		}
+	}
+	return rec, err
 }

@@ -84,37 +84,10 @@ type Reader interface {
 // consumed and given) and checks them against spec. A release that breaks spec yields a
 // *Violation together with the measurements; a read failure yields the reader's error.
 func Release(spec Spec, header []string, r Reader) (*Measured, error) {
-	if !slices.Equal(header, spec.Columns) {
-		// The expected names only: a release without a header would put data here.
-		return nil, &Violation{Msg: fmt.Sprintf("the release's header is not the expected %q", spec.Columns)}
+	c, err := NewCounter(spec, header)
+	if err != nil {
+		return nil, err
 	}
-	pos := make([]int, len(spec.Quasi))
-	for i, q := range spec.Quasi {
-		pos[i] = slices.Index(header, q)
-		if pos[i] < 0 {
-			return nil, &Violation{Msg: fmt.Sprintf("quasi-identifier %q missing from the release", q)}
-		}
-	}
-	spos := make([]int, len(spec.Sensitive))
-	index := make([]map[string]int32, len(spec.Sensitive))
-	for i, sc := range spec.Sensitive {
-		spos[i] = slices.Index(header, sc.Column)
-		if spos[i] < 0 {
-			return nil, &Violation{Msg: fmt.Sprintf("sensitive column %q missing from the release", sc.Column)}
-		}
-		index[i] = make(map[string]int32, len(sc.Values))
-		for v, s := range sc.Values {
-			index[i][s] = int32(v)
-		}
-	}
-	classes := map[string]*int{}
-	// hists[i][class key]: the histogram of sensitive column i in the class
-	hists := make([]map[string]map[int32]int64, len(spec.Sensitive))
-	for i := range hists {
-		hists[i] = map[string]map[int32]int64{}
-	}
-	var key []byte
-	m := &Measured{}
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -123,36 +96,99 @@ func Release(spec Spec, header []string, r Reader) (*Measured, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(rec) != len(header) {
-			return nil, &Violation{Msg: fmt.Sprintf("release record %d has %d fields, the header %d", m.Rows+1, len(rec), len(header))}
-		}
-		m.Rows++
-		key = key[:0]
-		for _, p := range pos {
-			// length-prefixed so that no two different tuples share a key
-			key = strconv.AppendInt(key, int64(len(rec[p])), 10)
-			key = append(key, ':')
-			key = append(key, rec[p]...)
-		}
-		if c := classes[string(key)]; c != nil {
-			*c++
-		} else {
-			one := 1
-			classes[string(key)] = &one
-		}
-		for i, p := range spos {
-			v, ok := index[i][rec[p]]
-			if !ok {
-				return nil, &Violation{Msg: fmt.Sprintf("release record %d: a value of sensitive column %q that the input does not hold", m.Rows, spec.Sensitive[i].Column)}
-			}
-			h := hists[i][string(key)]
-			if h == nil {
-				h = map[int32]int64{}
-				hists[i][string(key)] = h
-			}
-			h[v]++
+		if err := c.Add(rec); err != nil {
+			return nil, err
 		}
 	}
+	return c.Finish()
+}
+
+// Counter is Release fed one record at a time, for a caller that reads the release
+// for another check too: Add every record, then Finish.
+type Counter struct {
+	spec    Spec
+	header  []string
+	pos     []int // the quasi-identifiers' fields
+	spos    []int // the sensitive columns' fields
+	index   []map[string]int32
+	classes map[string]*int
+	// hists[i][class key]: the histogram of sensitive column i in the class
+	hists []map[string]map[int32]int64
+	key   []byte
+	m     *Measured
+}
+
+// NewCounter starts counting a release with the given header against spec.
+func NewCounter(spec Spec, header []string) (*Counter, error) {
+	if !slices.Equal(header, spec.Columns) {
+		// The expected names only: a release without a header would put data here.
+		return nil, &Violation{Msg: fmt.Sprintf("the release's header is not the expected %q", spec.Columns)}
+	}
+	c := &Counter{spec: spec, header: header, pos: make([]int, len(spec.Quasi)), classes: map[string]*int{}, m: &Measured{}}
+	for i, q := range spec.Quasi {
+		c.pos[i] = slices.Index(header, q)
+		if c.pos[i] < 0 {
+			return nil, &Violation{Msg: fmt.Sprintf("quasi-identifier %q missing from the release", q)}
+		}
+	}
+	c.spos = make([]int, len(spec.Sensitive))
+	c.index = make([]map[string]int32, len(spec.Sensitive))
+	for i, sc := range spec.Sensitive {
+		c.spos[i] = slices.Index(header, sc.Column)
+		if c.spos[i] < 0 {
+			return nil, &Violation{Msg: fmt.Sprintf("sensitive column %q missing from the release", sc.Column)}
+		}
+		c.index[i] = make(map[string]int32, len(sc.Values))
+		for v, s := range sc.Values {
+			c.index[i][s] = int32(v)
+		}
+	}
+	c.hists = make([]map[string]map[int32]int64, len(spec.Sensitive))
+	for i := range c.hists {
+		c.hists[i] = map[string]map[int32]int64{}
+	}
+	return c, nil
+}
+
+// Add counts one release record (it is not kept).
+func (c *Counter) Add(rec []string) error {
+	m := c.m
+	if len(rec) != len(c.header) {
+		return &Violation{Msg: fmt.Sprintf("release record %d has %d fields, the header %d", m.Rows+1, len(rec), len(c.header))}
+	}
+	m.Rows++
+	key := c.key[:0]
+	for _, p := range c.pos {
+		// length-prefixed so that no two different tuples share a key
+		key = strconv.AppendInt(key, int64(len(rec[p])), 10)
+		key = append(key, ':')
+		key = append(key, rec[p]...)
+	}
+	c.key = key
+	if n := c.classes[string(key)]; n != nil {
+		*n++
+	} else {
+		one := 1
+		c.classes[string(key)] = &one
+	}
+	for i, p := range c.spos {
+		v, ok := c.index[i][rec[p]]
+		if !ok {
+			return &Violation{Msg: fmt.Sprintf("release record %d: a value of sensitive column %q that the input does not hold", m.Rows, c.spec.Sensitive[i].Column)}
+		}
+		h := c.hists[i][string(key)]
+		if h == nil {
+			h = map[int32]int64{}
+			c.hists[i][string(key)] = h
+		}
+		h[v]++
+	}
+	return nil
+}
+
+// Finish measures the classes counted and checks them against the spec.
+func (c *Counter) Finish() (*Measured, error) {
+	spec, m, classes := c.spec, c.m, c.classes
 	m.Classes = len(classes)
 	for _, n := range classes {
 		if m.MinClass == 0 || *n < m.MinClass {
@@ -181,7 +217,7 @@ func Release(spec Spec, header []string, r Reader) (*Measured, error) {
 		return m, &Violation{Msg: fmt.Sprintf("smallest class has %d records, k is %d", m.MinClass, spec.K)}
 	}
 	for i, sc := range spec.Sensitive {
-		sm, err := checkSensitive(sc, hists[i])
+		sm, err := checkSensitive(sc, c.hists[i])
 		m.Sensitive = append(m.Sensitive, sm)
 		if err != nil {
 			return m, err
