@@ -98,10 +98,17 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 	defer ir.Close()
 	defer rr.Close()
 	var relReader verify.Reader = rr
+	var counting *countingReader
 	if count != nil {
-		relReader = &countingReader{r: rr, count: count}
+		counting = newCountingReader(rr, count, len(header))
+		relReader = counting
 	}
 	n, err := verify.Truthful(verify.Truth{Columns: header, Covers: covers, MaxSuppressed: p.maxSupp}, inHeader, ir, relReader)
+	if counting != nil {
+		if cerr := counting.close(); err == nil {
+			err = cerr
+		}
+	}
 	var v *verify.Violation
 	if err != nil && !errors.As(err, &v) {
 		return n, fmt.Errorf("verifying the written release: %v", err)
@@ -109,18 +116,76 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 	return n, err
 }
 
-// countingReader hands every release record it reads to a Counter as well.
+// countingReader hands every release record it reads to a Counter as well, in
+// batches counted on a goroutine of their own while the truthfulness walk goes on.
 type countingReader struct {
 	r     verify.Reader
-	count *verify.Counter
+	width int
+	buf   []string // copies of the records since the last batch, flat
+	out   chan countBatch
+	done  chan error
 }
 
+// countBatch is records of the header's width, flat, or one record of another width
+// (odd), which the counter reports.
+type countBatch struct {
+	fields []string
+	odd    bool
+}
+
+const countingBatch = 1024 // records
+
+func newCountingReader(r verify.Reader, count *verify.Counter, width int) *countingReader {
+	c := &countingReader{r: r, width: width, out: make(chan countBatch, 4), done: make(chan error, 1)}
+	go func() {
+		err := guard(func() error {
+			var err error
+			for b := range c.out {
+				if b.odd && err == nil {
+					err = count.Add(b.fields)
+				}
+				for i := 0; !b.odd && err == nil && i+width <= len(b.fields); i += width {
+					err = count.Add(b.fields[i : i+width])
+				}
+			}
+			return err
+		})()
+		for range c.out { // after a panic, the reader must never block
+		}
+		c.done <- err
+	}()
+	return c
+}
+
+// Read reads the next record and keeps a copy for the counter.
 func (c *countingReader) Read() ([]string, error) {
 	rec, err := c.r.Read()
-	if err == nil {
-		if err := c.count.Add(rec); err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return rec, err
 	}
-	return rec, err
+	if len(rec) != c.width {
+		// The counter reports a record of the wrong width: hand it over alone.
+		c.flush()
+		c.out <- countBatch{fields: slices.Clone(rec), odd: true}
+		return rec, nil
+	}
+	c.buf = append(c.buf, rec...)
+	if len(c.buf) >= countingBatch*c.width {
+		c.flush()
+	}
+	return rec, nil
+}
+
+func (c *countingReader) flush() {
+	if len(c.buf) > 0 {
+		c.out <- countBatch{fields: c.buf}
+		c.buf = make([]string, 0, countingBatch*c.width)
+	}
+}
+
+// close counts what is left and returns the counter's first error.
+func (c *countingReader) close() error {
+	c.flush()
+	close(c.out)
+	return <-c.done
 }
