@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -248,7 +247,12 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	}
 	wrote := time.Now()
 	log.Info("stage done", "stage", StageWrite, "outputs", len(tables), "ms", ms(computed, wrote))
-	if err := writeJSON(filepath.Join(tmp, "manifest.json"), man); err != nil {
+	manifest := filepath.Join(tmp, "manifest.json")
+	mtmp, err := writeJSONTemp(manifest, man)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Rename(mtmp, manifest); err != nil {
 		return nil, err
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
@@ -815,15 +819,21 @@ func histogramOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, 
 	t.cols = append(t.cols, countColumn(whole))
 	rec := make([]string, len(sizes)+1)
 	for c, v := range ms[0].Cells {
-		rest := c
-		for i := len(sizes) - 1; i >= 0; i-- {
-			rec[i] = labels[i][rest%sizes[i]]
-			rest /= sizes[i]
-		}
+		cellLabels(rec[:len(sizes)], c, seq(len(sizes)), sizes, labels)
 		rec[len(sizes)] = formatCount(v, whole)
 		t.add(rec...)
 	}
 	return t, nil
+}
+
+// cellLabels writes into out[a], for each column a of attrs, the label of cell c of
+// the cross product of those columns' domains (mixed radix, the last varying fastest).
+func cellLabels(out []string, c int, attrs, sizes []int, labels [][]string) {
+	for j := len(attrs) - 1; j >= 0; j-- {
+		a := attrs[j]
+		out[a] = labels[a][c%sizes[a]]
+		c /= sizes[a]
+	}
 }
 
 func seq(n int) []int {
@@ -937,12 +947,7 @@ func marginalsOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, 
 			for i := range cols {
 				rec[i+1] = "*"
 			}
-			rest := c
-			for j := len(mg.Attrs) - 1; j >= 0; j-- {
-				a := mg.Attrs[j]
-				rec[a+1] = labels[a][rest%sizes[a]]
-				rest /= sizes[a]
-			}
+			cellLabels(rec[1:], c, mg.Attrs, sizes, labels)
 			rec[len(cols)+1] = formatCount(v, whole)
 			t.add(rec...)
 		}
@@ -969,20 +974,19 @@ func aggregateOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, 
 	if mo.Stats, err = agg.Budgets(); err != nil {
 		return nil, schema.BadInput("dp.outputs %s: %v", o.Name, err)
 	}
+	// The kept rows' groups and values, in one pass.
 	group := make([]int32, 0, data.rows)
-	values := data.col[a.Column].values
+	all := data.col[a.Column].values
+	values := all
 	if keep != nil {
-		kept := make([]float64, 0, data.rows)
-		for r, k := range keep {
-			if k {
-				kept = append(kept, values[r])
-			}
-		}
-		values = kept
+		values = make([]float64, 0, data.rows)
 	}
 	for r := range data.rows {
-		if keep != nil && !keep[r] {
-			continue
+		if keep != nil {
+			if !keep[r] {
+				continue
+			}
+			values = append(values, all[r])
 		}
 		g := int32(0)
 		for i, c := range cols {
@@ -1017,13 +1021,8 @@ func aggregateOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, 
 	rec := make([]string, 0, len(t.cols))
 	for g, gr := range res {
 		rec = rec[:0]
-		rest := g
-		key := make([]string, len(sizes))
-		for i := len(sizes) - 1; i >= 0; i-- {
-			key[i] = labels[i][rest%sizes[i]]
-			rest /= sizes[i]
-		}
-		rec = append(rec, key...)
+		rec = rec[:len(sizes)]
+		cellLabels(rec, g, seq(len(sizes)), sizes, labels)
 		for _, s := range a.Stats {
 			switch s {
 			case dphist.StatCount:
@@ -1084,25 +1083,6 @@ func writeDPTable(path, format string, cfg *schema.Config, o schema.DPOutput, t 
 		}
 	}
 	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// writeJSON writes v as indented JSON to a new file at path.
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err = f.Write(append(data, '\n')); err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

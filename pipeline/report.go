@@ -169,23 +169,23 @@ func fileDigest(path string) (string, error) {
 func writeJSONTemp(path string, v any) (string, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return "", fmt.Errorf("report: %w", err)
+		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	enc := json.NewEncoder(f)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return "", fmt.Errorf("report: %w", err)
+		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return "", fmt.Errorf("report: %w", err)
+		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(f.Name())
-		return "", fmt.Errorf("report: %w", err)
+		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Name(), nil
 }
