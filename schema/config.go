@@ -173,11 +173,16 @@ type Aggregate struct {
 // Synthetic asks for synthetic records.
 type Synthetic struct {
 	Columns  []string
-	Rows     int // 0 = same as the input
-	Method   string
+	Rows     int        // 0 = same as the input (its noisy estimate)
+	Method   string     // aim (default) | mst
 	Workload [][]string // explicit cliques; empty when Way is used
-	Way      int
+	Way      int        // all Way-way marginals of Columns; min(3, columns) by default
+	// MaxModelSize caps the cells of the fitted graphical model (0: the default).
+	MaxModelSize int
 }
+
+// MaxModelSize bounds a synthetic output's max-model-size (cells of float64).
+const MaxModelSize = 64 << 20
 
 // Column returns the configuration of the named column, or nil.
 func (c *Config) Column(name string) *Column {

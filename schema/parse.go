@@ -1263,7 +1263,24 @@ func (p *parser) dpOutput(n *yaml.Node, path string, names map[string]bool) (DPO
 		o.Aggregate, err = p.aggregate(v, at)
 	}
 	if v, at := f.get("synthetic"); v != nil {
-		o.Synthetic, err = p.synthetic(v, at)
+		if o.Synthetic, err = p.synthetic(v, at); err != nil {
+			return o, err
+		}
+		// The mechanism is fixed (exponential selection, Gaussian measurements, zCDP
+		// accounting): it needs a delta and takes neither a mechanism nor post-processing.
+		for _, k := range []string{"mechanism", "post"} {
+			if v, at := f.get(k); v != nil {
+				return o, p.errorf(v, at, "a synthetic output takes no %s (it selects with the exponential mechanism and measures with Gaussian noise)", k)
+			}
+		}
+		o.Mechanism = ""
+		if o.Delta <= 0 {
+			v, at := f.get("delta")
+			if v == nil {
+				v, at = f.node, path+".delta"
+			}
+			return o, p.errorf(v, at, "must be positive for a synthetic output (its zCDP accounting converts to (epsilon, delta))")
+		}
 	}
 	return o, err
 }
@@ -1363,7 +1380,7 @@ func (p *parser) aggregate(n *yaml.Node, path string) (*Aggregate, error) {
 
 // synthetic decodes a synthetic-records output.
 func (p *parser) synthetic(n *yaml.Node, path string) (*Synthetic, error) {
-	f, err := p.mapping(n, path, "columns", "rows", "method", "workload")
+	f, err := p.mapping(n, path, "columns", "rows", "method", "workload", "max-model-size")
 	if err != nil {
 		return nil, err
 	}
@@ -1390,6 +1407,16 @@ func (p *parser) synthetic(n *yaml.Node, path string) (*Synthetic, error) {
 	if v, at := f.get("workload"); v != nil {
 		if err := p.workload(v, at, s); err != nil {
 			return nil, err
+		}
+	} else {
+		s.Way = min(3, len(s.Columns))
+	}
+	if v, at := f.get("max-model-size"); v != nil {
+		if s.MaxModelSize, err = p.positiveInt(v, at); err != nil {
+			return nil, err
+		}
+		if s.MaxModelSize > MaxModelSize {
+			return nil, p.errorf(v, at, "must be at most %d cells, got %d", MaxModelSize, s.MaxModelSize)
 		}
 	}
 	return s, nil

@@ -70,7 +70,7 @@ func TestParseExample(t *testing.T) {
 				{Name: "stay", Aggregate: &Aggregate{GroupBy: []string{"diagnosis"}, Column: "stay_days",
 					Stats: []string{"count", "mean"}, Bounds: [2]float64{0, 60}}, Epsilon: 0.2, Mechanism: "laplace"},
 				{Name: "synth", Synthetic: &Synthetic{Columns: []string{"age", "sex", "diagnosis"}, Rows: 0,
-					Method: "aim", Way: 3}, Epsilon: 1, Delta: 1e-9, Mechanism: "laplace"},
+					Method: "aim", Way: 3}, Epsilon: 1, Delta: 1e-9},
 			},
 		},
 	}
@@ -174,6 +174,7 @@ dp:
     - {name: n, aggregate: {column: stay, stats: [count]}, epsilon: 1e-6, format: parquet}
     - name: s
       epsilon: 1
+      delta: 1e-9
       synthetic:
         columns: [zip, diag, drug]
         rows: 1000
@@ -493,6 +494,11 @@ func TestParseErrors(t *testing.T) {
 		{"synthetic workload way", output("{name: a, epsilon: 1, synthetic: {columns: [age, sex], workload: {way: 3}}}"), 4, "dp.outputs[0].synthetic.workload.way", "between 1"},
 		{"synthetic workload type", output("{name: a, epsilon: 1, synthetic: {columns: [age, sex], workload: 2}}"), 4, "dp.outputs[0].synthetic.workload", "expected a mapping {way: n} or a list"},
 		{"synthetic workload column", output("{name: a, epsilon: 1, synthetic: {columns: [age, sex], workload: [[age, nope]]}}"), 4, "dp.outputs[0].synthetic.workload[0][1]", "unknown column"},
+		{"synthetic without delta", output("{name: a, epsilon: 1, synthetic: {columns: [age]}}"), 4, "dp.outputs[0].delta", "must be positive for a synthetic output"},
+		{"synthetic mechanism", output("{name: a, epsilon: 1, delta: 1e-9, mechanism: laplace, synthetic: {columns: [age]}}"), 4, "dp.outputs[0].mechanism", "takes no mechanism"},
+		{"synthetic post", output("{name: a, epsilon: 1, delta: 1e-9, post: [round], synthetic: {columns: [age]}}"), 4, "dp.outputs[0].post", "takes no post"},
+		{"synthetic model size", output("{name: a, epsilon: 1, delta: 1e-9, synthetic: {columns: [age], max-model-size: 0}}"), 4, "dp.outputs[0].synthetic.max-model-size", "at least 1"},
+		{"synthetic model size huge", output("{name: a, epsilon: 1, delta: 1e-9, synthetic: {columns: [age], max-model-size: 1e12}}"), 4, "dp.outputs[0].synthetic.max-model-size", ""},
 		{"synthetic workload outside", output("{name: a, epsilon: 1, synthetic: {columns: [age, sex], workload: [[age], [sex, diag]]}}"), 4, "dp.outputs[0].synthetic.workload[1][1]", "not among the synthetic columns"},
 	}
 	for _, tt := range tests {
