@@ -46,47 +46,38 @@ func Select(scores []float64, eps, sensitivity float64) (int, error) {
 }
 
 // GaussianNoise adds Gaussian noise of standard deviation at least Sigma to counts with
-// Google's library, whose Gaussian is calibrated by (ε, δ): it finds library parameters
-// whose σ is at least Sigma and within 0.1% of it, and Scale is that σ.
+// Google's library, whose Gaussian is calibrated by (ε, δ) and a sensitivity: at fixed
+// (ε, δ) the library's σ is proportional to the L∞ sensitivity it is given, so that
+// sensitivity is chosen to make its σ at least Sigma and within 0.1% of it; Scale is
+// that σ.
 type GaussianNoise struct {
 	Sigma float64 // the σ asked for
 	Scale float64 // the σ the library adds (≥ Sigma)
-	eps   float64 // the library's parameters giving Scale for L2 sensitivity 1
-	delta float64
+	linf  float64 // the sensitivity given to the library
 }
 
-// gaussianDelta is the δ given to the library when it is asked for a given σ: any value
-// works, the search adjusts ε.
-const gaussianDelta = 1e-5
+// The (ε, δ) given to the library when it is asked for a given σ: any fixed pair works,
+// the sensitivity scales its σ.
+const (
+	gaussianEps   = 1.0
+	gaussianDelta = 1e-5
+)
 
 // NewGaussianNoise prepares noise of standard deviation sigma.
 func NewGaussianNoise(sigma float64) (*GaussianNoise, error) {
-	if !(sigma > 0) || math.IsInf(sigma, 1) {
-		return nil, fmt.Errorf("gaussian noise: sigma must be positive and finite, got %g", sigma)
+	if !(sigma > 0) || math.IsInf(sigma, 1) || sigma > 1e12 || sigma < 1e-12 {
+		return nil, fmt.Errorf("gaussian noise: sigma must be in [1e-12, 1e12], got %g", sigma)
 	}
-	// The library's σ for (ε, δ) decreases as ε grows; find the largest ε whose σ is
-	// still ≥ sigma. Bounds: a tiny ε gives a huge σ, a huge ε a tiny one.
-	sig := func(e float64) float64 { return noise.SigmaForGaussian(1, 1, e, gaussianDelta) }
-	lo, hi := 1e-9, 1.0
-	for sig(hi) >= sigma {
-		lo, hi = hi, hi*2
-		if hi > 1e9 {
-			return nil, fmt.Errorf("gaussian noise: sigma %g is too small for the library", sigma)
+	sig := func(linf float64) float64 { return noise.SigmaForGaussian(1, linf, gaussianEps, gaussianDelta) }
+	linf := sigma / sig(1)
+	for i := 0; sig(linf) < sigma; i++ {
+		if i == 100 {
+			return nil, fmt.Errorf("gaussian noise: the library gives no sigma of %g", sigma)
 		}
+		linf *= 1 + 1e-6
 	}
-	if sig(lo) < sigma {
-		return nil, fmt.Errorf("gaussian noise: sigma %g is too large for the library", sigma)
-	}
-	for i := 0; i < 200 && hi-lo > 1e-12*hi; i++ {
-		m := (lo + hi) / 2
-		if sig(m) >= sigma {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	g := &GaussianNoise{Sigma: sigma, Scale: sig(lo), eps: lo, delta: gaussianDelta}
-	if g.Scale < sigma || g.Scale > sigma*(1+1e-3) {
+	g := &GaussianNoise{Sigma: sigma, Scale: sig(linf), linf: linf}
+	if g.Scale > sigma*(1+1e-3) {
 		return nil, fmt.Errorf("gaussian noise: the library's sigma %g does not match %g", g.Scale, sigma)
 	}
 	return g, nil
@@ -94,5 +85,5 @@ func NewGaussianNoise(sigma float64) (*GaussianNoise, error) {
 
 // Add returns x plus the noise.
 func (g *GaussianNoise) Add(x float64) (float64, error) {
-	return noise.Gaussian().AddNoiseFloat64(x, 1, 1, g.eps, g.delta)
+	return noise.Gaussian().AddNoiseFloat64(x, 1, g.linf, gaussianEps, gaussianDelta)
 }

@@ -73,7 +73,7 @@ func TestGaussianNoise(t *testing.T) {
 	if testing.Short() {
 		t.Skip("statistical: many library draws (runs in the full test run, not the -short race run)")
 	}
-	for _, sigma := range []float64{0.3, 3.7, 250} {
+	for _, sigma := range []float64{0.003, 0.3, 3.7, 250, 1e6} {
 		g, err := NewGaussianNoise(sigma)
 		if err != nil {
 			t.Fatal(err)
