@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -180,9 +181,11 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			suppressed[r] = c < 0
 		}
 	}
-	// The utility metrics of the release, the same for both algorithms.
-	if valuesErr != nil {
-		values = nil
+	// The utility metrics of the release, the same for both algorithms. In an optimal
+	// release, a numeric column with a leaf that is not a finite number is measured by
+	// its leaves, the others by value.
+	if mres == nil {
+		values = utilityValues(p, t)
 	}
 	util, err := generalize.Utility(t, class, covers, values, cfg.Privacy.K)
 	class, covers = nil, nil
@@ -262,8 +265,11 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	for _, sc := range prot {
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
 	}
+	if err := utilitySpec(cfg, p, &spec); err != nil {
+		return nil, err
+	}
 	// One read of the written file, beside the input, checks truthfulness and counts
-	// the classes for the models (k, l, t).
+	// the classes for the models (k, l, t) and the utility metrics.
 	counter, err := verify.NewCounter(spec, header)
 	if err != nil {
 		return nil, fmt.Errorf("internal error: %w", err)
@@ -286,6 +292,10 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	}
 	if skipped != res.Suppressed {
 		return nil, fmt.Errorf("internal error: the truthfulness check found %d records left out, the search suppressed %d; nothing published", skipped, res.Suppressed)
+	}
+	if !m.Utility || !sameUtility(m, util, t.Rows) {
+		return nil, fmt.Errorf("internal error: verification measured loss %g, NCP %g, non-uniform entropy %g; the search %g, %g, %g; nothing published",
+			m.Loss, m.NCP, m.NonUniformEntropy, util.Loss, util.NCP, util.NonUniformEntropy)
 	}
 	verified := time.Now()
 	log.Info("stage done", "stage", StageVerify, "records", m.Rows, "classes", m.Classes, "min_class", m.MinClass, "ms", ms(wrote, verified))
@@ -360,6 +370,41 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	}
 	rep.StagesMS.Total = ms(start, time.Now())
 	return rep, nil
+}
+
+// sameUtility reports whether the verifier's loss, NCP and non-uniform entropy agree
+// with the search's: loss and NCP within a relative 1e-9, the entropy (a total in
+// bits) within 1e-6 bits per record.
+func sameUtility(m *verify.Measured, u generalize.Metrics, records int) bool {
+	rel := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(math.Abs(a), math.Abs(b)) }
+	return rel(m.Loss, u.Loss) && rel(m.NCP, u.NCP) &&
+		math.Abs(m.NonUniformEntropy-u.NonUniformEntropy) <= 1e-6*float64(records)
+}
+
+// utilityValues gives every numeric quasi-identifier (type integer, float, date) whose
+// every leaf is a value of its type the value of each leaf, as mondrianValues does;
+// the other columns get nil.
+func utilityValues(p *plan, t *generalize.Table) [][]float64 {
+	values := make([][]float64, len(t.Columns))
+	for j, c := range t.Columns {
+		switch p.quasiCfg[j].Type {
+		case schema.Integer, schema.Float, schema.Date:
+		default:
+			continue
+		}
+		h := c.Hierarchy
+		v := make([]float64, h.Leaves())
+		for l := range v {
+			f, ok := orderKey(p.quasiCfg[j].Type, h.Value(0, int32(l)))
+			if !ok || math.IsInf(f, 0) {
+				v = nil
+				break
+			}
+			v[l] = f
+		}
+		values[j] = v
+	}
+	return values
 }
 
 // openInput opens the input table and matches its columns with the configuration.
@@ -475,8 +520,10 @@ type Measured = verify.Measured
 
 // Check re-checks an existing release against its input and configuration: it counts
 // the input's records, recounts the release's classes from its strings, and reports
-// the measured k and suppression. A release that violates the configuration yields
-// the measurements and an error matching schema.ErrUnattainable.
+// the measured k and suppression; then it reads the release beside the input for
+// truthfulness and measures loss, NCP and non-uniform entropy. A release that violates
+// the configuration yields the measurements and an error matching
+// schema.ErrUnattainable.
 func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, error) {
 	if err := checkReleaseConfig(cfg); err != nil {
 		return nil, err
@@ -513,13 +560,32 @@ func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, err
 	if err != nil {
 		return m, err
 	}
-	// Truthfulness: the release read beside the input.
+	// Truthfulness: the release read beside the input, every release record counted
+	// with the input record it generalizes for the utility metrics (the models were
+	// checked above).
 	p.maxSupp = spec.MaxSuppressed
-	if _, err := verifyTruth(ctx, cfg, p, inFmt, rel, relFmt, header, nil); err != nil {
+	uspec := spec
+	uspec.Sensitive = nil
+	if err := utilitySpec(cfg, p, &uspec); err != nil {
+		return m, err
+	}
+	counter, err := verify.NewCounter(uspec, header)
+	if err != nil {
+		return m, fmt.Errorf("internal error: %w", err)
+	}
+	if _, err := verifyTruth(ctx, cfg, p, inFmt, rel, relFmt, header, counter); err != nil {
 		if errors.As(err, &v) {
 			return m, schema.Unattainable("%s: %v", rel, v)
 		}
 		return m, err
 	}
+	um, err := counter.Finish()
+	if err != nil {
+		if errors.As(err, &v) {
+			return m, schema.Unattainable("%s: %v", rel, v)
+		}
+		return m, err
+	}
+	m.Loss, m.NCP, m.NonUniformEntropy, m.Utility = um.Loss, um.NCP, um.NonUniformEntropy, um.Utility
 	return m, nil
 }

@@ -40,6 +40,10 @@ type Truth struct {
 	Columns       []string         // the release's header
 	Covers        map[string]Cover // per quasi-identifier column
 	MaxSuppressed int              // input records that may be missing from the release
+	// Input, when set, is called with every input record the walk reads, in order:
+	// matched says whether it is the record that the release record read last
+	// generalizes (false: the release leaves it out). rec is only valid during the call.
+	Input func(rec []string, matched bool)
 }
 
 // Truthful reads the input (header given as inHeader, records from in) and the release
@@ -125,6 +129,9 @@ func Truthful(t Truth, inHeader []string, in, rel Reader) (suppressed int, err e
 				return suppressed, fmt.Errorf("truthfulness: input record %d has %d fields, the header %d", inN, len(x), len(inHeader))
 			}
 			col, cerr := mismatch(r, x, inPos, covers)
+			if t.Input != nil {
+				t.Input(x, col < 0)
+			}
 			if col < 0 {
 				break
 			}
@@ -145,12 +152,19 @@ func Truthful(t Truth, inHeader []string, in, rel Reader) (suppressed int, err e
 	}
 	// Input records after the last match are suppressed too.
 	for {
-		_, err := in.Read()
+		x, err := in.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return suppressed, err
+		}
+		inN++
+		if len(x) != len(inHeader) {
+			return suppressed, fmt.Errorf("truthfulness: input record %d has %d fields, the header %d", inN, len(x), len(inHeader))
+		}
+		if t.Input != nil {
+			t.Input(x, false)
 		}
 		suppressed++
 		if suppressed > t.MaxSuppressed {
@@ -214,38 +228,16 @@ func malformed(format string, a ...any) error {
 // A value the file does not list is covered only by itself, "*" or a range. The errors
 // name the file and a line, never a value.
 func CoverHierarchyFile(path string) (Cover, error) {
-	f, err := os.Open(path)
+	recs, lines, err := readHierarchyRows(path)
 	if err != nil {
-		return nil, fmt.Errorf("hierarchy file: %w", err)
+		return nil, err
 	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
-		if _, err := br.Discard(3); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	cr := csv.NewReader(br)
-	cr.Comma = ';'
-	cr.FieldsPerRecord = 0 // every row as long as the first
-	rows := map[string][]string{}
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			// csv's messages give lines and columns, not field contents
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		line, _ := cr.FieldPos(0)
+	rows := make(map[string][]string, len(recs))
+	for i, rec := range recs {
 		if _, dup := rows[rec[0]]; dup {
-			return nil, fmt.Errorf("%s:%d: a leaf value listed on an earlier row too", path, line)
+			return nil, fmt.Errorf("%s:%d: a leaf value listed on an earlier row too", path, lines[i])
 		}
 		rows[rec[0]] = rec[1:]
-	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("%s: empty hierarchy file", path)
 	}
 	return func(released, original string) (bool, error) {
 		if released == original || released == top {
@@ -258,6 +250,41 @@ func CoverHierarchyFile(path string) (Cover, error) {
 		}
 		return anyRange(released, original), nil
 	}, nil
+}
+
+// readHierarchyRows reads the rows of an ARX hierarchy file (see CoverHierarchyFile)
+// and the line each starts on. The errors name the file and a line, never a value.
+func readHierarchyRows(path string) (rows [][]string, lines []int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("hierarchy file: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
+		if _, err := br.Discard(3); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	cr := csv.NewReader(br)
+	cr.Comma = ';'
+	cr.FieldsPerRecord = 0 // every row as long as the first
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			// csv's messages give lines and columns, not field contents
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		line, _ := cr.FieldPos(0)
+		rows, lines = append(rows, rec), append(lines, line)
+	}
+	if len(rows) == 0 {
+		return nil, nil, fmt.Errorf("%s: empty hierarchy file", path)
+	}
+	return rows, lines, nil
 }
 
 // CoverMask covers the labels of the mask builder: the original with its last (first,
@@ -279,6 +306,9 @@ func CoverMask(fromRight bool) Cover {
 // masks reports whether released is original with some of its characters, from the
 // right (left), replaced by '*', as many characters as original has.
 func masks(released, original string, fromRight bool) bool {
+	if fromRight {
+		return masksRight(released, original)
+	}
 	rs, vs := chars(released), chars(original)
 	if len(rs) != len(vs) || len(rs) == 0 {
 		return false
@@ -298,6 +328,29 @@ func masks(released, original string, fromRight bool) bool {
 		}
 	}
 	return true
+}
+
+// masksRight is masks from the right, without splitting the strings: the longest
+// common prefix of characters, then as many '*' in released as original has
+// characters left.
+func masksRight(released, original string) bool {
+	if original == "" {
+		return false
+	}
+	i, j := 0, 0
+	for i < len(released) && j < len(original) {
+		_, a := utf8.DecodeRuneInString(released[i:])
+		_, b := utf8.DecodeRuneInString(original[j:])
+		if released[i:i+a] != original[j:j+b] {
+			break
+		}
+		i, j = i+a, j+b
+	}
+	stars := len(released) - i
+	if strings.Count(released[i:], top) != stars {
+		return false // a character other than '*' after the common prefix
+	}
+	return stars == utf8.RuneCountInString(original[j:])
 }
 
 // chars splits s into characters: runes, and single bytes that are not valid UTF-8.
@@ -364,8 +417,8 @@ func CoverDate() Cover {
 			y, m = t.Year(), int(t.Month())
 		}
 		if lo, hi, open, ok := splitRange(released); ok {
-			if _, isDate := k.parse(lo); isDate {
-				return k.inRange(released, original)
+			if l, isDate := k.parse(lo); isDate {
+				return k.holds(l, true, hi, open, od, dateOK)
 			}
 			// a decade: "[2020,2029]"
 			dlo, ok1 := canonicalInt(lo)
@@ -541,25 +594,48 @@ func (k *kind) inRange(released, original string) (bool, error) {
 	if !ok {
 		return false, malformed("not a range [lo,hi]")
 	}
+	if k.name == integerKind.name && !open {
+		// 64-bit integers, the common case, without the big numbers and their cache
+		if l, err := strconv.ParseInt(lo, 10, 64); err == nil {
+			if h, err := strconv.ParseInt(hi, 10, 64); err == nil {
+				if v, err := strconv.ParseInt(original, 10, 64); err == nil {
+					if l > h {
+						return false, errEmptyRange()
+					}
+					return l <= v && v <= h, nil
+				}
+			}
+		}
+	}
+	l, lok := k.parse(lo)
+	v, vok := k.parse(original)
+	return k.holds(l, lok, hi, open, v, vok)
+}
+
+// holds decides whether the range of kind k from l (lok: its text lo read as k) to hi,
+// closed or (open) half-open, holds v (vok: the original read as k), as inRange does.
+func (k *kind) holds(l any, lok bool, hi string, open bool, v any, vok bool) (bool, error) {
 	if open && !k.open {
 		return false, malformed("a half-open range on a %s column", k.name)
 	}
-	l, ok1 := k.parse(lo)
-	h, ok2 := k.parse(hi)
-	if !ok1 || !ok2 {
+	h, hok := k.parse(hi)
+	if !lok || !hok {
 		return false, malformed("a range whose bounds are not %s values", k.name)
 	}
 	if c := k.cmp(l, h); c > 0 || (open && c == 0) {
-		return false, malformed("an empty range (its lower bound is not below its upper bound)")
+		return false, errEmptyRange()
 	}
-	v, ok := k.parse(original)
-	if !ok {
+	if !vok {
 		return false, nil
 	}
 	if open {
 		return k.cmp(l, v) <= 0 && k.cmp(v, h) < 0, nil
 	}
 	return k.cmp(l, v) <= 0 && k.cmp(v, h) <= 0, nil
+}
+
+func errEmptyRange() error {
+	return malformed("an empty range (its lower bound is not below its upper bound)")
 }
 
 // anyRange reports whether released is a well-formed range that holds original, for the

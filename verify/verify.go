@@ -1,8 +1,10 @@
 // Package verify re-checks a written release from its strings alone. It shares no
-// code with the search: it does not know quasi-identifier hierarchies, codes, lattices
-// or the chosen node, only what a recipient of the file could count. It decides
-// l-diversity and t-closeness with the same pure functions as the search (packages
-// diversity and closeness) on histograms it counts itself.
+// code with the search: it does not know the search's hierarchies, codes, lattices or
+// the chosen node, only what a recipient of the file, its input and its configuration
+// could count; what a released value covers it re-derives from the value formats and
+// the configuration's hierarchy files (truth.go, utility.go). It decides l-diversity
+// and t-closeness with the same pure functions as the search (packages diversity and
+// closeness) on histograms it counts itself.
 package verify
 
 import (
@@ -25,6 +27,15 @@ type Spec struct {
 	Columns       []string // the release's header, in order
 	Quasi         []string // the quasi-identifier columns (a subset of Columns)
 	Sensitive     []Sensitive
+	// Utility, when set (one entry per quasi-identifier, in Quasi's order), makes a
+	// Counter measure loss, NCP and non-uniform entropy too: it then needs, with every
+	// release record, the input record it generalizes (AddMatched), and every input
+	// record the release leaves out (AddSuppressed).
+	Utility []Quasi
+	// FullDomain says that every quasi-identifier is generalized to one level of its
+	// hierarchy across the whole release (the optimal search), which decides the level
+	// of a hierarchy value that several levels write alike.
+	FullDomain bool
 }
 
 // Sensitive is what a release must satisfy on one sensitive column: every published
@@ -66,7 +77,21 @@ type Measured struct {
 	Discernibility float64
 	// CAvg is the average class size over k (LeFevre et al. 2006); 0 when nothing is
 	// published.
-	CAvg      float64
+	CAvg float64
+	// Loss is the loss metric as generalize.Metrics's Loss defines it (per record and
+	// quasi-identifier, (covered leaves − 1) / (leaves of the column − 1), 1 for a
+	// suppressed record, averaged), measured from the written file beside the input
+	// and the configuration's hierarchies; 0 unless the Spec asks for it (Utility).
+	Loss float64
+	// NCP is the global certainty penalty as generalize.Metrics's NCP defines it,
+	// measured from the written file beside the input; 0 unless the Spec asks for it.
+	NCP float64
+	// NonUniformEntropy is the non-uniform entropy in bits as generalize.Metrics's
+	// NonUniformEntropy defines it, measured from the written file beside the input;
+	// 0 unless the Spec asks for it.
+	NonUniformEntropy float64
+	// Utility says that Loss, NCP and NonUniformEntropy were measured.
+	Utility   bool
 	Sensitive []SensitiveMeasured
 }
 
@@ -111,11 +136,18 @@ type Counter struct {
 	pos     []int // the quasi-identifiers' fields
 	spos    []int // the sensitive columns' fields
 	index   []map[string]int32
-	classes map[string]*int
+	classes map[string]int32 // class key → class number
+	// per class, stride values: its record count, then (when utility is measured) the
+	// candidate levels of its labeled quasi-identifiers (see utilityCounter.add), so
+	// that counting a record touches one place
+	cls    []uint64
+	stride int
 	// hists[i][class key]: the histogram of sensitive column i in the class
 	hists []map[string]map[int32]int64
 	key   []byte
 	m     *Measured
+	util  *utilityCounter // nil: loss, NCP and entropy are not measured
+	batch []int32         // the classes of the records being added
 }
 
 // NewCounter starts counting a release with the given header against spec.
@@ -124,7 +156,7 @@ func NewCounter(spec Spec, header []string) (*Counter, error) {
 		// The expected names only: a release without a header would put data here.
 		return nil, &Violation{Msg: fmt.Sprintf("the release's header is not the expected %q", spec.Columns)}
 	}
-	c := &Counter{spec: spec, header: header, pos: make([]int, len(spec.Quasi)), classes: map[string]*int{}, m: &Measured{}}
+	c := &Counter{spec: spec, header: header, pos: make([]int, len(spec.Quasi)), classes: map[string]int32{}, m: &Measured{}, stride: 1}
 	for i, q := range spec.Quasi {
 		c.pos[i] = slices.Index(header, q)
 		if c.pos[i] < 0 {
@@ -147,14 +179,76 @@ func NewCounter(spec Spec, header []string) (*Counter, error) {
 	for i := range c.hists {
 		c.hists[i] = map[string]map[int32]int64{}
 	}
+	if spec.Utility != nil {
+		if len(spec.Utility) != len(spec.Quasi) {
+			return nil, fmt.Errorf("utility: %d quasi-identifiers described, the spec has %d", len(spec.Utility), len(spec.Quasi))
+		}
+		for j, q := range spec.Utility {
+			if q.Column != spec.Quasi[j] {
+				return nil, fmt.Errorf("utility: quasi-identifier %d is %q, the spec's is %q", j, q.Column, spec.Quasi[j])
+			}
+		}
+		u, err := newUtilityCounter(spec.Utility, c.pos, spec.FullDomain)
+		if err != nil {
+			return nil, err
+		}
+		c.util, c.stride = u, 1+u.labeled
+	}
 	return c, nil
 }
 
-// Add counts one release record (it is not kept).
-func (c *Counter) Add(rec []string) error {
+// Add counts one release record (it is not kept). A Counter that measures utility
+// takes AddMatched instead.
+func (c *Counter) Add(rec []string) error { return c.AddMatched(rec, nil) }
+
+// AddMatched counts one release record as Add does, and, when the spec measures
+// utility, orig: the quasi-identifier values (in spec.Quasi order, as read from the
+// input) of the input record it generalizes. Neither is kept.
+func (c *Counter) AddMatched(rec, orig []string) error {
+	if len(rec) == len(c.header) && c.util != nil && orig == nil {
+		return errNoOriginal
+	}
+	cls, err := c.count(rec)
+	if err != nil || c.util == nil {
+		return err
+	}
+	c.batch = append(c.batch[:0], cls)
+	return c.util.add(c.cls, c.stride, c.batch, rec, orig)
+}
+
+// AddMatchedBatch is AddMatched for several records at once: recs holds them flat,
+// each as wide as the header, and origs the quasi-identifier values of their input
+// records, flat (nil when the spec does not measure utility). The utility
+// measurement goes column by column over the batch, which keeps each column's tables
+// in the cache.
+func (c *Counter) AddMatchedBatch(recs, origs []string) error {
+	w := len(c.header)
+	if w == 0 || len(recs)%w != 0 {
+		return fmt.Errorf("a batch of %d fields for records of %d", len(recs), w)
+	}
+	n := len(recs) / w
+	if c.util != nil && len(origs) != n*len(c.pos) {
+		return errNoOriginal
+	}
+	c.batch = c.batch[:0]
+	for i := range n {
+		cls, err := c.count(recs[i*w : (i+1)*w])
+		if err != nil {
+			return err
+		}
+		c.batch = append(c.batch, cls)
+	}
+	if c.util == nil {
+		return nil
+	}
+	return c.util.add(c.cls, c.stride, c.batch, recs, origs)
+}
+
+// count counts one release record and returns its class.
+func (c *Counter) count(rec []string) (int32, error) {
 	m := c.m
 	if len(rec) != len(c.header) {
-		return &Violation{Msg: fmt.Sprintf("release record %d has %d fields, the header %d", m.Rows+1, len(rec), len(c.header))}
+		return 0, &Violation{Msg: fmt.Sprintf("release record %d has %d fields, the header %d", m.Rows+1, len(rec), len(c.header))}
 	}
 	m.Rows++
 	key := c.key[:0]
@@ -165,16 +259,21 @@ func (c *Counter) Add(rec []string) error {
 		key = append(key, rec[p]...)
 	}
 	c.key = key
-	if n := c.classes[string(key)]; n != nil {
-		*n++
+	cls, ok := c.classes[string(key)]
+	if ok {
+		c.cls[int(cls)*c.stride]++
 	} else {
-		one := 1
-		c.classes[string(key)] = &one
+		cls = int32(len(c.cls) / c.stride)
+		c.classes[string(key)] = cls
+		c.cls = append(c.cls, 1)
+		for range c.stride - 1 {
+			c.cls = append(c.cls, newSlot) // every level, until a record rules it out
+		}
 	}
 	for i, p := range c.spos {
 		v, ok := c.index[i][rec[p]]
 		if !ok {
-			return &Violation{Msg: fmt.Sprintf("release record %d: a value of sensitive column %q that the input does not hold", m.Rows, c.spec.Sensitive[i].Column)}
+			return 0, &Violation{Msg: fmt.Sprintf("release record %d: a value of sensitive column %q that the input does not hold", m.Rows, c.spec.Sensitive[i].Column)}
 		}
 		h := c.hists[i][string(key)]
 		if h == nil {
@@ -183,24 +282,34 @@ func (c *Counter) Add(rec []string) error {
 		}
 		h[v]++
 	}
-	return nil
+	return cls, nil
+}
+
+// AddSuppressed counts an input record that the release leaves out, for the utility
+// measurement: orig holds its quasi-identifier values in spec.Quasi order. A Counter
+// that does not measure utility ignores it.
+func (c *Counter) AddSuppressed(orig []string) error {
+	if c.util == nil {
+		return nil
+	}
+	return c.util.skip(orig)
 }
 
 // Finish measures the classes counted and checks them against the spec.
 func (c *Counter) Finish() (*Measured, error) {
 	spec, m, classes := c.spec, c.m, c.classes
 	m.Classes = len(classes)
-	for _, n := range classes {
-		if m.MinClass == 0 || *n < m.MinClass {
-			m.MinClass = *n
+	for i := 0; i < len(c.cls); i += c.stride {
+		if n := int(c.cls[i]); m.MinClass == 0 || n < m.MinClass {
+			m.MinClass = n
 		}
 	}
 	if m.Classes > 0 {
 		m.AvgClass = float64(m.Rows) / float64(m.Classes)
 	}
 	m.Suppressed = spec.InputRows - m.Rows
-	for _, n := range classes {
-		m.Discernibility += float64(*n) * float64(*n)
+	for i := 0; i < len(c.cls); i += c.stride {
+		m.Discernibility += float64(c.cls[i]) * float64(c.cls[i])
 	}
 	if m.Suppressed > 0 {
 		m.Discernibility += float64(m.Suppressed) * float64(spec.InputRows)
@@ -222,6 +331,13 @@ func (c *Counter) Finish() (*Measured, error) {
 		if err != nil {
 			return m, err
 		}
+	}
+	if c.util != nil {
+		var err error
+		if m.Loss, m.NCP, m.NonUniformEntropy, err = c.util.measure(classes, c.cls, spec.InputRows); err != nil {
+			return m, err
+		}
+		m.Utility = true
 	}
 	return m, nil
 }

@@ -277,7 +277,13 @@ func newCheck(stdout io.Writer) *cobra.Command {
 			if m != nil {
 				fmt.Fprintf(stdout, "measured k=%d (required %d): %d classes, %d records released, %d of %d suppressed (limit %g)\n",
 					m.MinClass, cfg.Privacy.K, m.Classes, m.Rows, m.Suppressed, m.Rows+m.Suppressed, cfg.Privacy.Suppression)
-				fmt.Fprintf(stdout, "measured utility: discernibility %.4g, C_AVG %.2f (loss, NCP and non-uniform entropy: in the release's report)\n", m.Discernibility, m.CAvg)
+				if m.Utility {
+					fmt.Fprintf(stdout, "measured utility: loss %.4f, NCP %.4f, non-uniform entropy %.6g bits, discernibility %.6g, C_AVG %.2f\n",
+						m.Loss, m.NCP, m.NonUniformEntropy, m.Discernibility, m.CAvg)
+				} else {
+					fmt.Fprintf(stdout, "measured utility: discernibility %.6g, C_AVG %.2f (loss, NCP and non-uniform entropy: not measured, the release failed the check first)\n",
+						m.Discernibility, m.CAvg)
+				}
 				for _, s := range m.Sensitive {
 					fmt.Fprintf(stdout, "measured on %s: distinct l=%d, entropy l=%.2f, largest %s EMD %.4f\n", s.Column, s.MinDistinct, s.MinEntropyL, s.Distance, s.MaxEMD)
 				}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -1030,5 +1031,68 @@ func TestDPCommand(t *testing.T) {
 	}
 	if code, _, _ = runCLI(t, "dp", "-c", filepath.Join(td, "hospital-dp.yaml"), "--in", in); code != 2 {
 		t.Errorf("missing --out: exit %d, want 2", code)
+	}
+}
+
+var measuredUtility = regexp.MustCompile(`measured utility: loss (\S+), NCP (\S+), non-uniform entropy (\S+) bits, discernibility (\S+), C_AVG (\S+)\n`)
+
+// TestCheckPrintsUtility: `sanitize check` prints the five utility metrics it measured
+// from the written file, and they are the release report's (the search's), for both
+// algorithms; a release that fails the check says the three it could not measure.
+func TestCheckPrintsUtility(t *testing.T) {
+	td := repoTestdata(t)
+	in := filepath.Join(td, "hospital.csv")
+	for _, config := range []string{"hospital.yaml", "hospital-mondrian.yaml"} {
+		t.Run(config, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg, out, rep := filepath.Join(td, config), filepath.Join(dir, "release.csv"), filepath.Join(dir, "report.json")
+			if code, stdout, stderr := runCLI(t, "release", "-c", cfg, "--in", in, "--out", out, "--report", rep); code != 0 {
+				t.Fatalf("release: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+			}
+			var r struct {
+				Utility struct {
+					Loss           float64 `json:"loss"`
+					NCP            float64 `json:"ncp"`
+					Discernibility float64 `json:"discernibility"`
+					CAvg           float64 `json:"c_avg"`
+					Entropy        float64 `json:"non_uniform_entropy"`
+				} `json:"utility"`
+			}
+			if err := json.Unmarshal(readFile(t, rep), &r); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := runCLI(t, "check", "-c", cfg, "--in", in, "--release", out)
+			if code != 0 {
+				t.Fatalf("check: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+			}
+			m := measuredUtility.FindStringSubmatch(stdout)
+			if m == nil {
+				t.Fatalf("check does not print the five utility metrics:\n%s", stdout)
+			}
+			want := []float64{r.Utility.Loss, r.Utility.NCP, r.Utility.Entropy, r.Utility.Discernibility, r.Utility.CAvg}
+			for i, name := range []string{"loss", "NCP", "non-uniform entropy", "discernibility", "C_AVG"} {
+				got, err := strconv.ParseFloat(m[i+1], 64)
+				// printed with 4 decimals (loss, NCP), 6 digits (entropy, discernibility) or 2 decimals (C_AVG)
+				tol := map[int]float64{0: 5e-5, 1: 5e-5, 2: 5e-6 * want[2], 3: 5e-6 * want[3], 4: 5e-3}[i]
+				if err != nil || want[i] == 0 || math.Abs(got-want[i]) > tol {
+					t.Errorf("check prints %s %s, the report %v", name, m[i+1], want[i])
+				}
+			}
+		})
+	}
+
+	// A release below k: the class-based metrics only.
+	dir := t.TempDir()
+	cfg, out := filepath.Join(td, "hospital.yaml"), filepath.Join(dir, "release.csv")
+	if code, stdout, stderr := runCLI(t, "release", "-c", cfg, "--in", in, "--out", out); code != 0 {
+		t.Fatalf("release: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	rows := readCSV(t, out, ',')
+	rows = append(rows[:1], rows[2:]...) // one record fewer: some class may fall below k
+	rows[1][0] = "[0,4]"                 // and one record alone in a class of its own
+	writeFile(t, out, csvText(rows, ','))
+	code, stdout, _ := runCLI(t, "check", "-c", cfg, "--in", in, "--release", out)
+	if code != 3 || !strings.Contains(stdout, "measured utility: discernibility") || !strings.Contains(stdout, "not measured") {
+		t.Errorf("check of a release below k: exit %d\n%s", code, stdout)
 	}
 }

@@ -1,0 +1,79 @@
+package verify
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// masksByChars is masks as first written: split into characters, the longest common
+// prefix, then stars only.
+func masksByChars(released, original string) bool {
+	rs, vs := chars(released), chars(original)
+	if len(rs) != len(vs) || len(rs) == 0 {
+		return false
+	}
+	p := 0
+	for p < len(rs) && rs[p] == vs[p] {
+		p++
+	}
+	for _, c := range rs[p:] {
+		if c != top {
+			return false
+		}
+	}
+	return true
+}
+
+// TestMasksRight: the mask check from the right that does not split its strings agrees
+// with the one that does, on strings of digits, stars, a two-byte rune and bytes that
+// are not UTF-8.
+func TestMasksRight(t *testing.T) {
+	alphabet := []string{"1", "2", "*", "é", "\xff", "\xc3", "\xa9"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := func() string {
+		var b strings.Builder
+		for range rng.IntN(5) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	for range 200000 {
+		o := word()
+		r := o
+		if rng.IntN(2) == 0 {
+			cs := chars(o)
+			for i := len(cs) - rng.IntN(len(cs)+1); i < len(cs); i++ {
+				cs[i] = top
+			}
+			r = strings.Join(cs, "")
+		} else if rng.IntN(2) == 0 {
+			r = word()
+		}
+		if got, want := masksRight(r, o), masksByChars(r, o); got != want {
+			t.Fatalf("masksRight(%q, %q) = %v, want %v", r, o, got, want)
+		}
+	}
+}
+
+// TestIntegerRangeFast: integer ranges checked in 64 bits agree with the same check in
+// big numbers, near and beyond the 64-bit limits and on text that is no integer.
+func TestIntegerRangeFast(t *testing.T) {
+	values := []string{"0", "7", "07", "+7", "-7", "20", "-0", "x", "", "1.5",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "99999999999999999999"}
+	k := integerKind.cached()
+	for _, lo := range values {
+		for _, hi := range values {
+			for _, v := range values {
+				released := "[" + lo + "," + hi + "]"
+				got, gotErr := k.inRange(released, v)
+				l, lok := k.parse(lo)
+				x, xok := k.parse(v)
+				want, wantErr := k.holds(l, lok, hi, false, x, xok)
+				if got != want || (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
+					t.Errorf("inRange(%q, %q) = %v, %v; in big numbers %v, %v", released, v, got, gotErr, want, wantErr)
+				}
+			}
+		}
+	}
+}
