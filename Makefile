@@ -38,7 +38,9 @@ fmt:
 # Parquet readers, the search on generated tables with eight quasi-identifiers; then,
 # under /usr/bin/time -v (peak RSS), a CSV→CSV release of a generated 1,000,000-row
 # table and Parquet→Parquet releases of generated 1,000,000- and 10,000,000-row tables
-# with eight quasi-identifiers (SCALE_ROWS; the inputs are generated once into out/bench).
+# with eight quasi-identifiers (SCALE_ROWS; the inputs are generated once into out/bench);
+# then Mondrian, the DP outputs, and the synthetic records (AIM and MST on
+# ../shared/data/adult-discrete, three runs per epsilon).
 BENCH_ROWS ?= 1000000
 SCALE_ROWS ?= 1000000 10000000
 bench: build
@@ -73,6 +75,10 @@ bench: build
 		/usr/bin/time -v ./bin/sanitize --log-format json dp -c testdata/hospital-dp.yaml --in $(OUT)/bench/hospital-$$n.parquet \
 			--out $(OUT)/bench/dp-$$n 2>&1 | grep -E '"stage"|Elapsed|Maximum resident'; \
 		DP_INPUT=$(CURDIR)/$(OUT)/bench/hospital-$$n.parquet DP_ROWS=$$n $(GO) test -run '^$$' -bench 'DP/read' -benchtime 2x ./pipeline | grep Benchmark; \
+	done
+	$(GO) test -run '^$$' -bench 'Estimate|Marginals|Sample' -benchtime 3x ./dphist/pgm
+	@for m in aim mst; do \
+		SYNTH_METHOD=$$m $(GO) test -run '^$$' -bench 'SynthAdult' -benchtime 3x -timeout 60m ./pipeline | grep -E 'Benchmark|run [0-9]'; \
 	done
 
 fuzz:

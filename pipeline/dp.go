@@ -66,7 +66,7 @@ type ManifestLedger struct {
 type ManifestOutput struct {
 	Name          string               `json:"name"`
 	File          string               `json:"file"`
-	Kind          string               `json:"kind"` // histogram | marginals | aggregate
+	Kind          string               `json:"kind"` // histogram | marginals | aggregate | synthetic
 	Columns       []string             `json:"columns"`
 	Marginals     [][]string           `json:"marginals,omitempty"`
 	Cells         int                  `json:"cells"`
@@ -87,6 +87,7 @@ type ManifestOutput struct {
 	Ranks         []float64            `json:"quantile_ranks,omitempty"`
 	Stats         []dphist.StatBudget  `json:"stats,omitempty"`
 	Contributions *ManifestContributed `json:"contributions,omitempty"`
+	Synthetic     *dphist.SynthReport  `json:"synthetic,omitempty"`
 }
 
 // ManifestContributed says how the privacy unit's rows were bounded in one output.
@@ -209,7 +210,7 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	g.SetLimit(opt.workers())
 	for i, o := range cfg.DP.Outputs {
 		g.Go(guard(func() (err error) {
-			man.Outputs[i], tables[i], err = computeOutput(cfg, p, o, data)
+			man.Outputs[i], tables[i], err = computeOutput(ctx, cfg, p, o, data)
 			return err
 		}))
 	}
@@ -338,9 +339,6 @@ func checkDPConfig(cfg *schema.Config, opt Options) error {
 	}
 	for i, o := range d.Outputs {
 		key := fmt.Sprintf("%s: dp.outputs[%d]", where, i)
-		if o.Synthetic != nil {
-			return schema.BadInput("%s.synthetic: synthetic outputs are not supported by this version", key)
-		}
 		if o.Mechanism == dphist.Laplace && o.Delta != 0 {
 			return schema.BadInput("%s.delta: the laplace mechanism takes no delta (use mechanism: gaussian)", key)
 		}
@@ -419,6 +417,17 @@ func checkSizes(cfg *schema.Config, data *dpInput) error {
 					return schema.BadInput("%s.marginals: more than %d cells in all", key, maxDPCells)
 				}
 			}
+		} else if s := o.Synthetic; s != nil {
+			// The model holds every column's 1-way marginal at least.
+			limit := s.MaxModelSize
+			if limit == 0 {
+				limit = dphist.DefaultMaxModelSize
+			}
+			for j, n := range sizes {
+				if n > limit {
+					return schema.BadInput("%s.synthetic.max-model-size: column %q has %d values in its domain, more than the model may hold (%d cells)", key, names[j], n, limit)
+				}
+			}
 		} else if _, err := dphist.Cells(sizes, maxDPCells); err != nil {
 			return schema.BadInput("%s: %v", key, err)
 		}
@@ -440,6 +449,8 @@ func outputColumns(o schema.DPOutput) []string {
 		return o.Marginals.Columns
 	case o.Aggregate != nil:
 		return o.Aggregate.GroupBy
+	case o.Synthetic != nil:
+		return o.Synthetic.Columns
 	}
 	return nil
 }
@@ -703,7 +714,7 @@ func unitSensitivity(cfg *schema.Config) (l0, linf int64) {
 }
 
 // computeOutput computes one output.
-func computeOutput(cfg *schema.Config, p *plan, o schema.DPOutput, data *dpInput) (ManifestOutput, *dpTable, error) {
+func computeOutput(ctx context.Context, cfg *schema.Config, p *plan, o schema.DPOutput, data *dpInput) (ManifestOutput, *dpTable, error) {
 	mo := ManifestOutput{Name: o.Name, File: o.Name + "." + dpFormat(o), Mechanism: o.Mechanism, Epsilon: o.Epsilon,
 		Delta: o.Delta, Neighbours: cfg.DP.Neighbours, Other: o.Other, Columns: outputColumns(o), Post: []string{}}
 	cols, sizes, labels, err := outputCells(p, o, data)
@@ -731,6 +742,10 @@ func computeOutput(cfg *schema.Config, p *plan, o schema.DPOutput, data *dpInput
 	case o.Marginals != nil:
 		mo.Kind = "marginals"
 		t, err := marginalsOutput(cfg, o, &mo, cols, sizes, labels, keep)
+		return mo, t, err
+	case o.Synthetic != nil:
+		mo.Kind = "synthetic"
+		t, err := syntheticOutput(ctx, cfg, o, &mo, cols, sizes, labels, keep, data)
 		return mo, t, err
 	default:
 		mo.Kind = "aggregate"

@@ -268,7 +268,8 @@ func TestDPBadSettings(t *testing.T) {
 		{"unit in an output", strings.Replace(base, "epsilon-total: 1\n", "epsilon-total: 1\n  privacy-unit: {column: pid, max-rows-per-unit: 2}\n", 1) +
 			"    - {name: h, histogram: [pid], epsilon: 1}\n", "privacy unit"},
 		{"string aggregate", base + "    - {name: a, aggregate: {column: dx, stats: [count]}, epsilon: 1}\n", "needs type integer or float"},
-		{"synthetic", base + "    - {name: s, synthetic: {columns: [sex]}, epsilon: 1}\n", "not supported"},
+		{"synthetic model too small", strings.Replace(base, "epsilon-total: 1\n", "epsilon-total: 1\n  delta-total: 1e-6\n", 1) +
+			"    - {name: s, synthetic: {columns: [age, dx], max-model-size: 3}, epsilon: 1, delta: 1e-9}\n", "more than the model may hold"},
 		{"other clashes, data in domain", strings.Replace(base, "domain: [F, M]", "domain: [F, M, other]", 1) + "    - {name: h, histogram: [sex], epsilon: 1, other: true}\n", `already has a value "other"`},
 		{"too many marginals", strings.Replace(base, "  pid:  {role: identifier}\n", "  pid:  {role: identifier}\n"+manyColumns(16), 1) +
 			"    - {name: m, marginals: {columns: [" + manyNames(16) + "], way: 8}, epsilon: 1}\n", "more than 4096 marginals"},

@@ -395,7 +395,9 @@ func (m *Model) run(pl margPlan, attrs []int) []float64 {
 		for _, ch := range pl.edges {
 			inv := make([]float64, len(e.sepP[ch]))
 			for i, p := range e.sepP[ch] {
-				if p > 0 {
+				// A separator cell of (nearly) zero mass has cliques' cells of at
+				// most that mass: their ratio counts as 0, never 0/0 or x/subnormal.
+				if p > minSepMass {
 					inv[i] = 1 / p
 				}
 			}
@@ -521,3 +523,7 @@ func (m *Model) Marginals(ctx context.Context, sets [][]int, workers int) ([][]f
 	}
 	return out, nil
 }
+
+// minSepMass is the separator probability below which a separator cell is treated as
+// empty when dividing by it (1/p would overflow below about 5.6e-309).
+const minSepMass = 1e-300
