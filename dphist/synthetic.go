@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"sort"
@@ -104,8 +105,9 @@ func Synthesize(ctx context.Context, s Synth, cols [][]int32, keep []bool) ([][]
 		r.FinalIters = 1000
 	}
 	var model *pgm.Model
+	var expand func([][]int32)
 	if s.Method == MST {
-		model, err = r.mst(ctx)
+		model, expand, err = r.mst(ctx)
 	} else {
 		model, err = r.aim(ctx)
 	}
@@ -121,6 +123,9 @@ func Synthesize(ctx context.Context, s Synth, cols [][]int32, keep []bool) ([][]
 	out, err := model.Sample(n, s.Seed)
 	if err != nil {
 		return nil, nil, err
+	}
+	if expand != nil {
+		expand(out)
 	}
 	r.rep.Rows = n
 	return out, r.rep, nil
@@ -164,6 +169,7 @@ type synthRun struct {
 	budget ZCDPBudget
 	rep    *SynthReport
 	ms     []pgm.Measurement
+	expand func([][]int32) // maps sampled records back to the original domains (MST)
 }
 
 // count is the true marginal over attrs (ascending), from the kept rows.
@@ -477,11 +483,94 @@ func l1(a, b []float64) float64 {
 	return s
 }
 
-// mst runs MST: a third of ρ measures every 1-way marginal, a third selects d − 1 pairs
-// forming a spanning tree (Kruskal's algorithm, each edge chosen by the exponential
-// mechanism on the L1 error of the 1-way model's estimate of the pair), a third
-// measures the chosen pairs. (MST's domain compression of rare values is not done.)
-func (r *synthRun) mst(ctx context.Context) (*pgm.Model, error) {
+// mst runs MST: a third of ρ measures every 1-way marginal, the domains are compressed
+// (compress), a third selects d − 1 pairs forming a spanning tree (Kruskal's algorithm,
+// each edge chosen by the exponential mechanism on the L1 error of the 1-way model's
+// estimate of the pair), a third measures the chosen pairs. It returns the model over
+// the compressed domains and the function that maps its records back.
+func (r *synthRun) mst(ctx context.Context) (*pgm.Model, func([][]int32), error) {
+	model, err := r.mstCompressed(ctx)
+	return model, r.expand, err
+}
+
+// compress is MST's domain compression: once every 1-way marginal is measured, a
+// column's values whose noisy count is below 3σ become one value when there are two or
+// more of them (a decision on noisy counts only). The run's columns, domains and 1-way
+// measurements are rewritten over the compressed domains (the merged value's
+// measurement is the sum of its values', given the same σ: an approximation of its
+// larger noise that only affects utility), and r.expand maps records back, a merged
+// value becoming one of its values uniformly at random.
+func (r *synthRun) compress() {
+	d := len(r.Sizes)
+	maps := make([][]int32, d)
+	merged := make([][]int32, d) // the original values behind each column's merged value
+	sizes := slices.Clone(r.Sizes)
+	for a := range d {
+		m := r.ms[a]
+		var rare []int32
+		for v, y := range m.Y {
+			if y < 3*m.Sigma {
+				rare = append(rare, int32(v))
+			}
+		}
+		if len(rare) < 2 {
+			continue
+		}
+		mp := make([]int32, len(m.Y))
+		var y2 []float64
+		sum := 0.0
+		for v, y := range m.Y {
+			if slices.Contains(rare, int32(v)) {
+				sum += y
+				continue
+			}
+			mp[v] = int32(len(y2))
+			y2 = append(y2, y)
+		}
+		for _, v := range rare {
+			mp[v] = int32(len(y2))
+		}
+		r.ms[a].Y = append(y2, sum)
+		maps[a], merged[a], sizes[a] = mp, rare, len(y2)+1
+	}
+	cols := slices.Clone(r.cols)
+	for a, mp := range maps {
+		if mp == nil {
+			continue
+		}
+		c := make([]int32, len(cols[a]))
+		for i, v := range cols[a] {
+			c[i] = mp[v]
+		}
+		cols[a] = c
+	}
+	r.cols, r.Sizes, r.dom = cols, sizes, pgm.Domain(sizes)
+	seed := r.Seed
+	r.expand = func(out [][]int32) {
+		rng := rand.New(rand.NewPCG(seed, 0x6d7374))
+		for a, rare := range merged {
+			if rare == nil {
+				continue
+			}
+			k := int32(sizes[a] - 1)
+			kept := make([]int32, 0, sizes[a]-1) // compressed value → original
+			for v := range maps[a] {
+				if !slices.Contains(rare, int32(v)) {
+					kept = append(kept, int32(v))
+				}
+			}
+			for i, v := range out[a] {
+				if v == k {
+					out[a][i] = rare[rng.IntN(len(rare))]
+				} else {
+					out[a][i] = kept[v]
+				}
+			}
+		}
+	}
+}
+
+func (r *synthRun) mstCompressed(ctx context.Context) (*pgm.Model, error) {
 	d := len(r.Sizes)
 	rho := r.budget.Total * (1 - 1e-9)
 	parts := 3.0
@@ -494,6 +583,7 @@ func (r *synthRun) mst(ctx context.Context) (*pgm.Model, error) {
 			return nil, err
 		}
 	}
+	r.compress()
 	if d == 1 {
 		return r.estimate(ctx, nil, r.FinalIters)
 	}

@@ -182,3 +182,39 @@ func TestSynthesizeBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestMSTCompression: a column whose domain is mostly unused is compressed after the
+// 1-way measurements (its unused values become one); the records come back over the
+// original domain, and with negligible noise the used values keep their frequencies
+// and the unused ones stay (nearly) absent.
+func TestMSTCompression(t *testing.T) {
+	if testing.Short() {
+		t.Skip("many library draws (runs in the full test run, not the -short race run)")
+	}
+	sizes := []int{12, 3}
+	cols := [][]int32{make([]int32, 3000), make([]int32, 3000)}
+	for r := range 3000 {
+		cols[0][r] = int32([]int{2, 5, 5, 9}[r%4]) // values 2, 5, 9 only
+		cols[1][r] = int32(r % 3)
+	}
+	s := Synth{Method: MST, Sizes: sizes, Workload: [][]int{{0, 1}}, Epsilon: 1e5, Delta: 1e-9, L1: 1, L2: 1, Seed: 9}
+	out, _, err := Synthesize(context.Background(), s, cols, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := marginalL1(cols, out, sizes, []int{0, 1}); e > 0.02 {
+		t.Errorf("marginal (0,1) L1 error %.4f after compression", e)
+	}
+	unused := 0
+	for _, v := range out[0] {
+		if v < 0 || int(v) >= sizes[0] {
+			t.Fatalf("value %d outside the domain", v)
+		}
+		if v != 2 && v != 5 && v != 9 {
+			unused++
+		}
+	}
+	if unused > 10 {
+		t.Errorf("%d records took values absent from the data", unused)
+	}
+}
