@@ -227,6 +227,11 @@ func newDP(stdout io.Writer, g *globals) *cobra.Command {
 				return err
 			}
 			for _, o := range man.Outputs {
+				if s := o.Synthetic; s != nil {
+					fmt.Fprintf(stdout, "%s: synthetic, %d records, %s ε=%g δ=%g (zCDP ρ %.4g, %d rounds, %d marginals measured, model of %d cells)\n",
+						o.File, s.Rows, s.Method, o.Epsilon, o.Delta, s.Rho, s.Rounds, len(s.Measured), s.ModelSize)
+					continue
+				}
 				fmt.Fprintf(stdout, "%s: %s, %d cells, %s ε=%g δ=%g, 95%% half-width %s\n", o.File, o.Kind, o.Cells, o.Mechanism, o.Epsilon, o.Delta, halfWidth(o))
 			}
 			fmt.Fprintf(stdout, "spent ε=%g δ=%g", man.Epsilon, man.Delta)
