@@ -999,13 +999,14 @@ func TestDPCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "spent ε=1.5") || !strings.Contains(stdout, "age-by-diagnosis.csv: histogram, 300 cells") {
+	if !strings.Contains(stdout, "spent ε=2.5") || !strings.Contains(stdout, "age-by-diagnosis.csv: histogram, 300 cells") ||
+		!strings.Contains(stdout, "synthetic.csv: synthetic, ") {
 		t.Errorf("stdout: %s", stdout)
 	}
-	if got := listDir(t, filepath.Join(dir, "a")); !slices.Equal(got, []string{"age-by-diagnosis.csv", "manifest.json", "pairs.csv", "stay.parquet"}) {
+	if got := listDir(t, filepath.Join(dir, "a")); !slices.Equal(got, []string{"age-by-diagnosis.csv", "manifest.json", "pairs.csv", "stay.parquet", "synthetic.csv"}) {
 		t.Errorf("files %v", got)
 	}
-	if code, _, stderr = runCLI(t, args("b")...); code != 0 { // 3.0 of 3.0
+	if code, _, stderr = runCLI(t, args("b")...); code != 0 { // 5.0 of 5.0
 		t.Fatalf("second run: exit %d: %s", code, stderr)
 	}
 	before := readFile(t, ledger)
