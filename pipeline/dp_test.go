@@ -44,7 +44,7 @@ func dpRun(t *testing.T, conf, input, ledger string) (string, string, *Manifest,
 }
 
 // readCSV reads a written output: its header and records.
-func readCSV(t *testing.T, path string) ([]string, [][]string) {
+func readCSV(t testing.TB, path string) ([]string, [][]string) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

@@ -2,15 +2,30 @@ package pipeline
 
 import (
 	"context"
+	"math"
 
 	"sanitizer/generalize"
 	"sanitizer/schema"
 )
 
 // mondrianValues gives every numeric quasi-identifier (type integer, float, date) the
-// value of each leaf of its hierarchy; categorical ones get nil.
+// value of each leaf of its hierarchy; categorical ones get nil. A leaf that is not a
+// value of its column's type is bad input: Mondrian splits the column as numbers.
 func mondrianValues(p *plan, t *generalize.Table) ([][]float64, error) {
-	values := make([][]float64, len(t.Columns))
+	values, bad := leafValues(p, t, false)
+	if bad >= 0 {
+		c := t.Columns[bad]
+		return nil, schema.BadInput("columns.%s: a value of its hierarchy (%s) is not a %s: Mondrian splits it as a number", c.Name, c.Hierarchy.Source(), p.quasiCfg[bad].Type)
+	}
+	return values, nil
+}
+
+// leafValues gives every numeric quasi-identifier (type integer, float, date) the value
+// of each leaf of its hierarchy, and nil to the others. A numeric column with a leaf
+// that is not a value of its type (or, when finite is set, is infinite) gets nil too;
+// bad is the first such column (−1: none).
+func leafValues(p *plan, t *generalize.Table, finite bool) (values [][]float64, bad int) {
+	values, bad = make([][]float64, len(t.Columns)), -1
 	for j, c := range t.Columns {
 		switch p.quasiCfg[j].Type {
 		case schema.Integer, schema.Float, schema.Date:
@@ -18,16 +33,21 @@ func mondrianValues(p *plan, t *generalize.Table) ([][]float64, error) {
 			continue
 		}
 		h := c.Hierarchy
-		values[j] = make([]float64, h.Leaves())
-		for l := range values[j] {
-			v, ok := orderKey(p.quasiCfg[j].Type, h.Value(0, int32(l)))
-			if !ok {
-				return nil, schema.BadInput("columns.%s: a value of its hierarchy (%s) is not a %s: Mondrian splits it as a number", c.Name, h.Source(), p.quasiCfg[j].Type)
+		v := make([]float64, h.Leaves())
+		for l := range v {
+			f, ok := orderKey(p.quasiCfg[j].Type, h.Value(0, int32(l)))
+			if !ok || (finite && math.IsInf(f, 0)) {
+				v = nil
+				if bad < 0 {
+					bad = j
+				}
+				break
 			}
-			values[j][l] = v
+			v[l] = f
 		}
+		values[j] = v
 	}
-	return values, nil
+	return values, bad
 }
 
 // mondrianRelease partitions the table (values: see mondrianValues) and returns what the rest of the release path

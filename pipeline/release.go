@@ -381,29 +381,11 @@ func sameUtility(m *verify.Measured, u generalize.Metrics, records int) bool {
 		math.Abs(m.NonUniformEntropy-u.NonUniformEntropy) <= 1e-6*float64(records)
 }
 
-// utilityValues gives every numeric quasi-identifier (type integer, float, date) whose
-// every leaf is a value of its type the value of each leaf, as mondrianValues does;
-// the other columns get nil.
+// utilityValues gives the utility metrics every numeric quasi-identifier's leaf values
+// (leafValues; a column with a leaf that is not a finite value of its type is measured
+// by leaves).
 func utilityValues(p *plan, t *generalize.Table) [][]float64 {
-	values := make([][]float64, len(t.Columns))
-	for j, c := range t.Columns {
-		switch p.quasiCfg[j].Type {
-		case schema.Integer, schema.Float, schema.Date:
-		default:
-			continue
-		}
-		h := c.Hierarchy
-		v := make([]float64, h.Leaves())
-		for l := range v {
-			f, ok := orderKey(p.quasiCfg[j].Type, h.Value(0, int32(l)))
-			if !ok || math.IsInf(f, 0) {
-				v = nil
-				break
-			}
-			v[l] = f
-		}
-		values[j] = v
-	}
+	values, _ := leafValues(p, t, true)
 	return values
 }
 

@@ -2,12 +2,12 @@ package pipeline
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,31 +74,17 @@ func quoteAll(names []string) string {
 // readCodes reads a CSV of integer codes with a header into columns ordered as names.
 func readCodes(t testing.TB, path string, names []string) [][]int32 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	header, recs := readCSV(t, path)
 	pos := make([]int, len(names))
 	for i, n := range names {
-		pos[i] = -1
-		for j, h := range recs[0] {
-			if h == n {
-				pos[i] = j
-			}
-		}
-		if pos[i] < 0 {
+		if pos[i] = slices.Index(header, n); pos[i] < 0 {
 			t.Fatalf("%s: no column %q", path, n)
 		}
 	}
 	cols := make([][]int32, len(names))
 	for i := range cols {
-		cols[i] = make([]int32, len(recs)-1)
-		for r, rec := range recs[1:] {
+		cols[i] = make([]int32, len(recs))
+		for r, rec := range recs {
 			v, err := strconv.Atoi(rec[pos[i]])
 			if err != nil {
 				t.Fatalf("%s: row %d column %q: %v", path, r+1, names[i], err)
