@@ -181,6 +181,10 @@ type Synthetic struct {
 	MaxModelSize int
 }
 
+// MaxSyntheticRows bounds a synthetic output's rows (they are held in memory, 4 bytes
+// a value).
+const MaxSyntheticRows = 100_000_000
+
 // MaxModelSize bounds a synthetic output's max-model-size (cells of float64).
 const MaxModelSize = 64 << 20
 

@@ -1399,6 +1399,8 @@ func (p *parser) synthetic(n *yaml.Node, path string) (*Synthetic, error) {
 			}
 		} else if s.Rows, err = p.positiveInt(v, at); err != nil {
 			return nil, err
+		} else if s.Rows > MaxSyntheticRows {
+			return nil, p.errorf(v, at, "must be at most %d, got %d", MaxSyntheticRows, s.Rows)
 		}
 	}
 	if s.Method, err = f.enum("method", "aim", "aim", "mst"); err != nil {

@@ -489,6 +489,7 @@ func TestParseErrors(t *testing.T) {
 		{"synthetic columns missing", output("{name: a, epsilon: 1, synthetic: {rows: same}}"), 4, "dp.outputs[0].synthetic.columns", "required"},
 		{"synthetic column", output("{name: a, epsilon: 1, synthetic: {columns: [age, x]}}"), 4, "dp.outputs[0].synthetic.columns[1]", "unknown column"},
 		{"synthetic rows zero", output("{name: a, epsilon: 1, synthetic: {columns: [age], rows: 0}}"), 4, "dp.outputs[0].synthetic.rows", "at least 1"},
+		{"synthetic rows huge", output("{name: a, epsilon: 1, synthetic: {columns: [age], rows: 100000001}}"), 4, "dp.outputs[0].synthetic.rows", "at most 100000000"},
 		{"synthetic rows word", output("{name: a, epsilon: 1, synthetic: {columns: [age], rows: all}}"), 4, "dp.outputs[0].synthetic.rows", "positive integer or same"},
 		{"synthetic method", output("{name: a, epsilon: 1, synthetic: {columns: [age], method: gan}}"), 4, "dp.outputs[0].synthetic.method", "must be one of aim, mst"},
 		{"synthetic workload way", output("{name: a, epsilon: 1, synthetic: {columns: [age, sex], workload: {way: 3}}}"), 4, "dp.outputs[0].synthetic.workload.way", "between 1"},
