@@ -131,9 +131,6 @@ func TestSynthesizeBudgetAndDomains(t *testing.T) {
 // 2-way marginal of the workload, the correlated pair included, and MST's (a tree) the
 // pairs it measured.
 func TestSynthesizeHugeEpsilon(t *testing.T) {
-	if testing.Short() {
-		t.Skip("many library draws (runs in the full test run, not the -short race run)")
-	}
 	sizes := []int{5, 4, 3, 2}
 	cols := synthTable(5000, sizes, 11)
 	for _, method := range []string{AIM, MST} {

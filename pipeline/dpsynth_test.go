@@ -84,9 +84,6 @@ func TestDPSynthetic(t *testing.T) {
 // TestDPSyntheticIntegers: a width-1 integer range is written as integers of the
 // range, and a value outside the domain is exit 2 naming the row, with nothing written.
 func TestDPSyntheticIntegers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("many library draws (runs in the full test run, not the -short race run)")
-	}
 	conf := `columns:
   a: {role: insensitive, type: integer, domain: {range: [0, 5], width: 1}}
   b: {role: insensitive, type: integer, domain: [1, 2, 3]}
