@@ -206,11 +206,11 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	// The outputs are independent: computed concurrently, reported in order.
 	tables := make([]*dpTable, len(cfg.DP.Outputs))
 	man.Outputs = make([]ManifestOutput, len(cfg.DP.Outputs))
-	g, _ := errgroup.WithContext(ctx)
+	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opt.workers())
 	for i, o := range cfg.DP.Outputs {
 		g.Go(guard(func() (err error) {
-			man.Outputs[i], tables[i], err = computeOutput(ctx, cfg, p, o, data)
+			man.Outputs[i], tables[i], err = computeOutput(gctx, cfg, p, o, data)
 			return err
 		}))
 	}
@@ -431,7 +431,7 @@ func checkSizes(cfg *schema.Config, data *dpInput) error {
 		} else if _, err := dphist.Cells(sizes, maxDPCells); err != nil {
 			return schema.BadInput("%s: %v", key, err)
 		}
-		if cfg.DP.PrivacyUnit != nil {
+		if u := cfg.DP.PrivacyUnit; u != nil && u.MaxCellsPerUnit > 0 {
 			if _, err := dphist.Cells(sizes, math.MaxInt64/2); err != nil {
 				return schema.BadInput("%s: the cells of a privacy unit cannot be told apart: %v", key, err)
 			}

@@ -2,10 +2,12 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"sanitizer/schema"
@@ -116,6 +118,44 @@ dp:
 	dir, out, _, err := dpRun(t, conf, input+"9,1\n", "")
 	if !errors.Is(err, schema.ErrBadInput) {
 		t.Fatalf("a value outside the domain: %v", err)
+	}
+	assertNothingWritten(t, dir, out)
+}
+
+// TestDPSyntheticWideUnit: a synthetic output over columns whose cross product does not
+// fit 64 bits works with a privacy unit bounded by rows alone, and is exit 2 (nothing
+// written) when the unit is bounded by cells, which needs cells told apart.
+func TestDPSyntheticWideUnit(t *testing.T) {
+	var conf, header strings.Builder
+	conf.WriteString("columns:\n  pid: {role: identifier}\n")
+	header.WriteString("pid")
+	var names []string
+	for i := range 10 {
+		n := fmt.Sprintf("c%d", i)
+		names = append(names, n)
+		fmt.Fprintf(&conf, "  %s: {role: insensitive, type: integer, domain: {range: [0, 99], width: 1}}\n", n)
+		header.WriteString("," + n)
+	}
+	input := header.String() + "\n"
+	for r := range 60 {
+		input += fmt.Sprintf("p%d", r%20)
+		for i := range 10 {
+			input += fmt.Sprintf(",%d", (r*(i+3))%100)
+		}
+		input += "\n"
+	}
+	dp := func(bound string) string {
+		return conf.String() + "dp:\n  epsilon-total: 1\n  delta-total: 1e-6\n  privacy-unit: {column: pid, " + bound + "}\n  outputs:\n" +
+			"    - {name: syn, epsilon: 1, delta: 1e-9, synthetic: {columns: [" + strings.Join(names, ", ") + "], rows: 30, workload: {way: 1}}}\n"
+	}
+	if _, out, _, err := dpRun(t, dp("max-rows-per-unit: 2"), input, ""); err != nil {
+		t.Fatalf("rows bound: %v", err)
+	} else if _, recs := readCSV(t, filepath.Join(out, "syn.csv")); len(recs) != 30 {
+		t.Fatalf("%d records", len(recs))
+	}
+	dir, out, _, err := dpRun(t, dp("max-cells-per-unit: 1"), input, "")
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "cannot be told apart") {
+		t.Fatalf("cells bound over 10 columns of 100 values: %v", err)
 	}
 	assertNothingWritten(t, dir, out)
 }
