@@ -193,9 +193,9 @@ func (r *synthRun) count(attrs []int) []float64 {
 	return x
 }
 
-// measure adds the measurement of attrs with Gaussian noise of standard deviation
-// sigma·L2 (ρ = 1/(2σ²)), charging its ρ first.
-func (r *synthRun) measure(ctx context.Context, attrs []int, sigma, selectEps float64) error {
+// measure adds the measurement of attrs (true marginal x, counted here when nil) with
+// Gaussian noise of standard deviation sigma·L2 (ρ = 1/(2σ²)), charging its ρ first.
+func (r *synthRun) measure(ctx context.Context, attrs []int, x []float64, sigma, selectEps float64) error {
 	g, err := NewGaussianNoise(sigma * r.L2)
 	if err != nil {
 		return err
@@ -204,7 +204,9 @@ func (r *synthRun) measure(ctx context.Context, attrs []int, sigma, selectEps fl
 	if err := r.budget.Spend(rho); err != nil {
 		return err
 	}
-	x := r.count(attrs)
+	if x == nil {
+		x = r.count(attrs)
+	}
 	y := make([]float64, len(x))
 	eg, ctx := errgroup.WithContext(ctx)
 	chunk := (len(x) + r.Workers - 1) / r.Workers
@@ -344,7 +346,7 @@ func (r *synthRun) aim(ctx context.Context) (*pgm.Model, error) {
 	sigma := math.Sqrt(float64(rounds) / (2 * 0.9 * rho))
 	eps := math.Sqrt(8 * 0.1 * rho / float64(rounds))
 	for a := range d {
-		if err := r.measure(ctx, []int{a}, sigma, 0); err != nil {
+		if err := r.measure(ctx, []int{a}, nil, sigma, 0); err != nil {
 			return nil, err
 		}
 	}
@@ -374,7 +376,7 @@ func (r *synthRun) aim(ctx context.Context) (*pgm.Model, error) {
 			return nil, err
 		}
 		c := cands[chosen]
-		if err := r.measure(ctx, c.attrs, sigma, eps); err != nil {
+		if err := r.measure(ctx, c.attrs, c.truth, sigma, eps); err != nil {
 			return nil, err
 		}
 		size, err := pgm.ModelSize(r.dom, append(model.Cliques(), c.attrs))
@@ -579,7 +581,7 @@ func (r *synthRun) mstCompressed(ctx context.Context) (*pgm.Model, error) {
 	}
 	sigma1 := math.Sqrt(float64(d) / (2 * rho / parts))
 	for a := range d {
-		if err := r.measure(ctx, []int{a}, sigma1, 0); err != nil {
+		if err := r.measure(ctx, []int{a}, nil, sigma1, 0); err != nil {
 			return nil, err
 		}
 	}
@@ -601,9 +603,11 @@ func (r *synthRun) mstCompressed(ctx context.Context) (*pgm.Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	truth := make([][]float64, len(pairs))
 	errs := make([]float64, len(pairs))
 	for i, p := range pairs {
-		errs[i] = l1(r.count(p), est[i])
+		truth[i] = r.count(p)
+		errs[i] = l1(truth[i], est[i])
 	}
 	parent := make([]int, d)
 	for i := range parent {
@@ -618,7 +622,7 @@ func (r *synthRun) mstCompressed(ctx context.Context) (*pgm.Model, error) {
 	}
 	eps := math.Sqrt(8 * (rho / parts) / float64(d-1))
 	sigma2 := math.Sqrt(float64(d-1) / (2 * rho / parts))
-	var tree [][]int
+	var tree []int // indexes into pairs
 	for range d - 1 {
 		var idx []int
 		var scores []float64
@@ -634,11 +638,11 @@ func (r *synthRun) mstCompressed(ctx context.Context) (*pgm.Model, error) {
 		}
 		p := pairs[idx[k]]
 		parent[find(p[0])] = find(p[1])
-		tree = append(tree, p)
+		tree = append(tree, idx[k])
 		r.rep.Rounds++
 	}
-	for _, p := range tree {
-		if err := r.measure(ctx, p, sigma2, 0); err != nil {
+	for _, i := range tree {
+		if err := r.measure(ctx, pairs[i], truth[i], sigma2, 0); err != nil {
 			return nil, err
 		}
 		// The selection's ε is reported with the pair it chose.
