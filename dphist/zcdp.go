@@ -36,15 +36,7 @@ func ZCDPDelta(rho, eps float64) float64 {
 	}
 	// The exponent's derivative in α, (2α−1)ρ − ε + log(1−1/α), increases with α; the
 	// optimum lies below (ε+1)/(2ρ) + 2.
-	lo, hi := 1.0+1e-9, (eps+1)/(2*rho)+2
-	for i := 0; i < 200 && hi-lo > 1e-12*hi; i++ {
-		a := (lo + hi) / 2
-		if (2*a-1)*rho-eps+math.Log1p(-1/a) < 0 {
-			lo = a
-		} else {
-			hi = a
-		}
-	}
+	lo, hi := bisect(1.0+1e-9, (eps+1)/(2*rho)+2, func(a float64) bool { return (2*a-1)*rho-eps+math.Log1p(-1/a) < 0 })
 	best := 1.0
 	for _, a := range []float64{lo, hi, (lo + hi) / 2} {
 		if a <= 1 {
@@ -63,15 +55,7 @@ func ZCDPEpsilon(rho, delta float64) float64 {
 		return 0
 	}
 	// Bun & Steinke's ε is always enough.
-	lo, hi := 0.0, rho+2*math.Sqrt(rho*math.Log(1/delta))
-	for i := 0; i < 200 && hi-lo > 1e-12*hi; i++ {
-		e := (lo + hi) / 2
-		if ZCDPDelta(rho, e) <= delta {
-			hi = e
-		} else {
-			lo = e
-		}
-	}
+	_, hi := bisect(0, rho+2*math.Sqrt(rho*math.Log(1/delta)), func(e float64) bool { return ZCDPDelta(rho, e) > delta })
 	return hi
 }
 
@@ -81,16 +65,21 @@ func ZCDPRho(eps, delta float64) (float64, error) {
 	if !(eps > 0) || math.IsInf(eps, 1) || !(delta > 0 && delta < 1) {
 		return 0, fmt.Errorf("zCDP needs a positive finite epsilon and delta in (0, 1), got ε=%g, δ=%g", eps, delta)
 	}
-	lo, hi := 0.0, eps+1 // ρ ≤ ε always
+	lo, _ := bisect(0, eps+1, func(r float64) bool { return ZCDPDelta(r, eps) <= delta }) // ρ ≤ ε always
+	return lo, nil
+}
+
+// bisect narrows [lo, hi] to a relative 1e-12 around the point where below(x) turns
+// from true (x in the lower part) to false; below must be monotone on [lo, hi].
+func bisect(lo, hi float64, below func(x float64) bool) (float64, float64) {
 	for i := 0; i < 200 && hi-lo > 1e-12*hi; i++ {
-		r := (lo + hi) / 2
-		if ZCDPDelta(r, eps) <= delta {
-			lo = r
+		if m := (lo + hi) / 2; below(m) {
+			lo = m
 		} else {
-			hi = r
+			hi = m
 		}
 	}
-	return lo, nil
+	return lo, hi
 }
 
 // ZCDPBudget accounts the ρ a mechanism spends against a fixed total; it never lets the
