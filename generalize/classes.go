@@ -210,12 +210,16 @@ func (g *grouper) eachChunk(src *classes, maps [][]int32, sizes []int, exact boo
 		if g.par > 1 && hi-lo >= parallelKeys {
 			parts = g.par
 		}
-		var wg sync.WaitGroup
-		for p := range parts {
-			a, b := (hi-lo)*p/parts, (hi-lo)*(p+1)/parts
-			wg.Go(func() { computeKeys(keys[a:b], src, lo+a, lo+b, maps, sizes, exact) })
+		if parts == 1 {
+			computeKeys(keys, src, lo, hi, maps, sizes, exact)
+		} else {
+			var wg sync.WaitGroup
+			for p := range parts {
+				a, b := (hi-lo)*p/parts, (hi-lo)*(p+1)/parts
+				wg.Go(func() { computeKeys(keys[a:b], src, lo+a, lo+b, maps, sizes, exact) })
+			}
+			wg.Wait()
 		}
-		wg.Wait()
 		if !f(lo, keys) {
 			return hi
 		}
@@ -280,8 +284,12 @@ func mix(key uint64, exact bool) uint64 {
 	return key
 }
 
-// parallelKeys is the smallest chunk whose keys are computed in parallel.
-const parallelKeys = 8192
+// parallelKeys is the smallest chunk whose keys are computed in parallel. Handing work
+// to another core and waiting for it costs 10–20 µs on the 2-core machine, about the
+// time it takes to compute 30,000 keys, and the other core's caches do not hold the
+// source: on Adult (sources of 1,000 to 30,000 classes) the search was a sixth faster
+// with one goroutine than with two.
+const parallelKeys = 1 << 16
 
 // computeKeys writes the keys of source classes lo..hi-1 into keys.
 func computeKeys(keys []uint64, src *classes, lo, hi int, maps [][]int32, sizes []int, exact bool) {

@@ -120,3 +120,21 @@ func mixKeysOf[T uint8 | uint16 | int32](keys []uint64, col []T, m []int32) {
 		keys[j] = (keys[j] ^ uint64(uint32(m[c]))) * 0xBF58476D1CE4E5B9
 	}
 }
+
+// tally adds, for every record, one to counts[code].
+func (c Codes) tally(counts []int64) {
+	switch {
+	case c.u8 != nil:
+		tallyOf(counts, c.u8)
+	case c.u16 != nil:
+		tallyOf(counts, c.u16)
+	default:
+		tallyOf(counts, c.i32)
+	}
+}
+
+func tallyOf[T uint8 | uint16 | int32](counts []int64, col []T) {
+	for _, c := range col {
+		counts[c]++
+	}
+}

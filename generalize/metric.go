@@ -55,9 +55,7 @@ func newLoss(t *Table) *loss {
 		h := c.Hierarchy
 		m.span[i] = int64(h.Leaves() - 1)
 		perLeaf := make([]int64, h.Leaves())
-		for r := range t.Rows {
-			perLeaf[c.Codes.At(r)]++
-		}
+		c.Codes.tally(perLeaf)
 		m.sum[i] = make([]int64, h.Height())
 		for l := range h.Height() {
 			var s int64

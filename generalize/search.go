@@ -424,31 +424,41 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		s.pool <- g
 	}
 
-	// Order every node by (bound, height, levels).
+	// Order every node by (bound, height, index).
 	bound := make([]float64, n)
 	height := make([]int, n)
+	type rank struct {
+		bound  float64
+		height int32
+		node   int32
+	}
+	ranks := make([]rank, n)
 	levels := make([]int, 0, s.q)
 	for idx := range n {
 		levels = s.lat.Levels(idx, levels)
 		bound[idx] = s.met.bound(levels)
-		height[idx] = s.lat.Height(idx)
+		h := 0
+		for _, l := range levels {
+			h += l
+		}
+		height[idx] = h
+		ranks[idx] = rank{bound[idx], int32(h), int32(idx)}
 	}
-	order := make([]int32, n)
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if bound[a] != bound[b] {
-			if bound[a] < bound[b] {
-				return -1
-			}
+	slices.SortFunc(ranks, func(a, b rank) int {
+		switch {
+		case a.bound < b.bound:
+			return -1
+		case a.bound > b.bound:
 			return 1
+		case a.height != b.height:
+			return int(a.height - b.height)
 		}
-		if height[a] != height[b] {
-			return height[a] - height[b]
-		}
-		return int(a) - int(b)
+		return int(a.node - b.node)
 	})
+	order := make([]int32, n)
+	for i, r := range ranks {
+		order[i] = r.node
+	}
 
 	res := &Result{Metric: s.opt.Metric, LatticeSize: n}
 	if res.Metric == "" {
@@ -547,6 +557,21 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 			continue
 		}
 		results := make([]evaluation, len(batch))
+		// The batch's nodes are counted in parallel only when their sources are large
+		// enough to pay for handing them to another core (see parallelKeys).
+		work := 0
+		for _, node := range batch {
+			work += s.source(node).n
+		}
+		if work < parallelKeys {
+			for i, node := range batch {
+				results[i] = s.evaluate(node, 1)
+			}
+			for _, ev := range results {
+				apply(ev)
+			}
+			continue
+		}
 		eg, _ := errgroup.WithContext(ctx)
 		eg.SetLimit(s.workers)
 		for i, node := range batch {
