@@ -7,15 +7,42 @@ import (
 )
 
 // classes holds the equivalence classes of one node and the number of records in each:
-// a class table's codes at the node's levels, column-major (cols); or, for the records
-// themselves, the table's leaf codes (rows), every record a class of one.
+// a class table's codes at the node's levels, packed into one word per class (packed)
+// or column-major (cols); or, for the records themselves, the table's leaf codes
+// (rows), every record a class of one.
 type classes struct {
 	node   int
 	cols   [][]int32
-	rows   []Codes // the records: leaf codes (cols is nil)
+	packed []uint64 // the codes of class j in the bit fields of pack
+	pack   *packing
+	rows   []Codes // the records: leaf codes (cols and packed are nil)
 	counts []int32 // nil: every class has one record (the rows themselves)
 	n      int
 	hist   []*hist // per sensitive column a model reads: the classes' histograms
+}
+
+// packing lays the codes of a class out in one 64-bit word: column i's code in the
+// bits from shift[i] up, mask[i] wide enough for any code of the column at any level
+// (a level has at most as many values as the column has leaves).
+type packing struct {
+	shift []uint
+	mask  []uint64
+}
+
+// newPacking returns the packing for columns of the given leaf counts, or nil when
+// their codes need more than 64 bits together.
+func newPacking(leaves []int) *packing {
+	p := &packing{shift: make([]uint, len(leaves)), mask: make([]uint64, len(leaves))}
+	var used uint
+	for i := len(leaves) - 1; i >= 0; i-- {
+		w := uint(bits.Len(uint(max(leaves[i]-1, 0))))
+		if used+w > 64 {
+			return nil
+		}
+		p.shift[i], p.mask[i] = used, uint64(1)<<w-1
+		used += w
+	}
+	return p
 }
 
 func (c *classes) count(j int) int32 {
@@ -27,8 +54,11 @@ func (c *classes) count(j int) int32 {
 
 // code returns the code of column i of class j.
 func (c *classes) code(i, j int) int32 {
-	if c.rows != nil {
+	switch {
+	case c.rows != nil:
 		return c.rows[i].At(j)
+	case c.packed != nil:
+		return int32(c.packed[j] >> c.pack.shift[i] & c.pack.mask[i])
 	}
 	return c.cols[i][j]
 }
@@ -36,6 +66,9 @@ func (c *classes) code(i, j int) int32 {
 // entries is the memory the table holds, in int32s.
 func (c *classes) entries() int {
 	e := c.n * (len(c.cols) + 1)
+	if c.packed != nil {
+		e += 2 * c.n
+	}
 	for _, h := range c.hist {
 		if h != nil {
 			e += len(h.off) + 2*len(h.val)
@@ -47,7 +80,11 @@ func (c *classes) entries() int {
 // grouper rolls classes up to a more general node. It owns reusable scratch space, so a
 // grouper must not be used by two goroutines at once.
 type grouper struct {
-	par    int // goroutines it may use (≤ 1: the caller's only)
+	par int // goroutines it may use (≤ 1: the caller's only)
+	// pack, when not nil, is how class tables are laid out (see packing): a roll-up
+	// then needs no column reads but of the records, and rewrites, in a class
+	// table's words, only the fields of the columns whose map is not the identity.
+	pack   *packing
 	keys   []uint64
 	slots  []int32 // direct counting: index+1 of the output class, 0 = empty
 	parts  []*table
@@ -95,6 +132,9 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 		}
 		space = lo
 	}
+	if g.pack != nil && src.cols == nil {
+		return g.rollUpPacked(src, dst, maps, assign, limit)
+	}
 	var rep, counts []int32
 	switch {
 	case exact && space <= directLimit && space <= uint64(8*n+1024):
@@ -102,46 +142,9 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 	default:
 		t := g.table(0)
 		t.reset(n)
-		read = g.eachChunk(src, maps, sizes, exact, func(lo int, keys []uint64) bool {
-			// The table's slices in locals for the loop (stored back before growing
-			// and at the end): the hot loop then keeps them in registers.
-			slots, mask, held, reps, cnts := t.slots, t.mask, t.held, t.rep, t.counts
-			defer func() { t.held, t.rep, t.counts = held, reps, cnts }()
-			for j, key := range keys {
-				j += lo
-				pos := mix(key, exact) & mask
-				for {
-					s := slots[pos]
-					if s == 0 {
-						held = append(held, key)
-						reps = append(reps, int32(j))
-						cnts = append(cnts, src.count(j))
-						c := int32(len(held))
-						slots[pos] = c
-						if len(held) > limit {
-							return false
-						}
-						if 2*len(held) > len(slots) {
-							t.held = held
-							t.grow(exact)
-							slots, mask = t.slots, t.mask
-						}
-						if assign != nil {
-							assign[j] = c - 1
-						}
-						break
-					}
-					if held[s-1] == key && (exact || sameTuple(src, maps, int(reps[s-1]), j)) {
-						cnts[s-1] += src.count(j)
-						if assign != nil {
-							assign[j] = s - 1
-						}
-						break
-					}
-					pos = (pos + 1) & mask
-				}
-			}
-			return true
+		keysOf := func(keys []uint64, lo, hi int) { computeKeys(keys, src, lo, hi, maps, sizes, exact) }
+		read = g.eachChunk(src, keysOf, func(lo int, keys []uint64) bool {
+			return t.count(src, maps, keys, lo, exact, assign, limit)
 		})
 		rep, counts = t.rep, t.counts
 	}
@@ -166,6 +169,62 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 	return out, read
 }
 
+// rollUpPacked is rollUp for packed class tables: it groups src (the records or a
+// packed class table) into a packed class table.
+func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, assign []int32, limit int) (out *classes, read int) {
+	pack := g.pack
+	keysOf := func(keys []uint64, lo, hi int) { packRows(keys, src, lo, hi, maps, pack) }
+	if src.rows == nil {
+		var changed []int
+		for i, m := range maps {
+			if !isIdentity(m) {
+				changed = append(changed, i)
+			}
+		}
+		keysOf = func(keys []uint64, lo, hi int) { repack(keys, src.packed[lo:hi], maps, pack, changed) }
+	}
+	t := g.table(0)
+	t.reset(src.n)
+	read = g.eachChunk(src, keysOf, func(lo int, keys []uint64) bool {
+		return t.count(src, maps, keys, lo, true, assign, limit)
+	})
+	if len(t.rep) > limit {
+		return nil, read
+	}
+	return &classes{node: dst, packed: slices.Clone(t.held), pack: pack, counts: slices.Clone(t.counts), n: len(t.rep)}, read
+}
+
+// packRows writes into keys the packed codes, mapped by maps, of records lo..hi-1.
+func packRows(keys []uint64, src *classes, lo, hi int, maps [][]int32, pack *packing) {
+	clear(keys[:hi-lo])
+	for i, m := range maps {
+		src.rows[i].orKeys(keys, lo, hi, m, pack.shift[i])
+	}
+}
+
+// repack writes into keys the words of a packed class table with the fields of the
+// columns changed mapped by maps.
+func repack(keys, words []uint64, maps [][]int32, pack *packing, changed []int) {
+	copy(keys, words)
+	keys = keys[:len(words)]
+	for _, i := range changed {
+		m, sh, mk := maps[i], pack.shift[i], pack.mask[i]
+		for j, w := range keys {
+			keys[j] = w&^(mk<<sh) | uint64(m[w>>sh&mk])<<sh
+		}
+	}
+}
+
+// isIdentity reports whether m maps every code to itself.
+func isIdentity(m []int32) bool {
+	for c, v := range m {
+		if v != int32(c) {
+			return false
+		}
+	}
+	return true
+}
+
 // direct counts keys in an array indexed by the key.
 func (g *grouper) direct(src *classes, maps [][]int32, sizes []int, space uint64, assign []int32, limit int) (rep, counts []int32, read int) {
 	if uint64(cap(g.slots)) < space {
@@ -173,7 +232,8 @@ func (g *grouper) direct(src *classes, maps [][]int32, sizes []int, space uint64
 	}
 	slots := g.slots[:space]
 	clear(slots)
-	read = g.eachChunk(src, maps, sizes, true, func(lo int, keys []uint64) bool {
+	keysOf := func(keys []uint64, lo, hi int) { computeKeys(keys, src, lo, hi, maps, sizes, true) }
+	read = g.eachChunk(src, keysOf, func(lo int, keys []uint64) bool {
 		for j, key := range keys {
 			s := slots[key]
 			if s == 0 {
@@ -195,10 +255,10 @@ func (g *grouper) direct(src *classes, maps [][]int32, sizes []int, space uint64
 	return rep, counts, read
 }
 
-// eachChunk computes the keys of the source classes chunk by chunk (in parallel within
-// a large chunk) and hands each chunk's keys to f in order, until f returns false. It
-// returns the number of source classes handed over.
-func (g *grouper) eachChunk(src *classes, maps [][]int32, sizes []int, exact bool, f func(lo int, keys []uint64) bool) int {
+// eachChunk computes the keys of the source classes chunk by chunk with keysOf (in
+// parallel within a large chunk) and hands each chunk's keys to f in order, until f
+// returns false. It returns the number of source classes handed over.
+func (g *grouper) eachChunk(src *classes, keysOf func(keys []uint64, lo, hi int), f func(lo int, keys []uint64) bool) int {
 	size := min(src.n, chunkRows)
 	if cap(g.keys) < size {
 		g.keys = make([]uint64, size)
@@ -211,12 +271,12 @@ func (g *grouper) eachChunk(src *classes, maps [][]int32, sizes []int, exact boo
 			parts = g.par
 		}
 		if parts == 1 {
-			computeKeys(keys, src, lo, hi, maps, sizes, exact)
+			keysOf(keys, lo, hi)
 		} else {
 			var wg sync.WaitGroup
 			for p := range parts {
 				a, b := (hi-lo)*p/parts, (hi-lo)*(p+1)/parts
-				wg.Go(func() { computeKeys(keys[a:b], src, lo+a, lo+b, maps, sizes, exact) })
+				wg.Go(func() { keysOf(keys[a:b], lo+a, lo+b) })
 			}
 			wg.Wait()
 		}
@@ -244,6 +304,51 @@ type table struct {
 	rep    []int32  // a source class of every output class
 	counts []int32
 	mask   uint64
+}
+
+// count adds source classes lo, lo+1, … (whose keys are keys) to the table. When
+// assign is not nil, assign[j] receives the table's index of source class j's output
+// class. It stops and returns false as soon as the table has more than limit classes.
+func (t *table) count(src *classes, maps [][]int32, keys []uint64, lo int, exact bool, assign []int32, limit int) bool {
+	// The table's slices in locals for the loop (stored back before growing and at
+	// the end): the hot loop then keeps them in registers.
+	slots, mask, held, reps, cnts := t.slots, t.mask, t.held, t.rep, t.counts
+	defer func() { t.held, t.rep, t.counts = held, reps, cnts }()
+	for j, key := range keys {
+		j += lo
+		pos := mix(key, exact) & mask
+		for {
+			s := slots[pos]
+			if s == 0 {
+				held = append(held, key)
+				reps = append(reps, int32(j))
+				cnts = append(cnts, src.count(j))
+				c := int32(len(held))
+				slots[pos] = c
+				if len(held) > limit {
+					return false
+				}
+				if 2*len(held) > len(slots) {
+					t.held = held
+					t.grow(exact)
+					slots, mask = t.slots, t.mask
+				}
+				if assign != nil {
+					assign[j] = c - 1
+				}
+				break
+			}
+			if held[s-1] == key && (exact || sameTuple(src, maps, int(reps[s-1]), j)) {
+				cnts[s-1] += src.count(j)
+				if assign != nil {
+					assign[j] = s - 1
+				}
+				break
+			}
+			pos = (pos + 1) & mask
+		}
+	}
+	return true
 }
 
 func (t *table) reset(expect int) {

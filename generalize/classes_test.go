@@ -1,6 +1,7 @@
 package generalize
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -30,32 +31,43 @@ func TestCodesWidth(t *testing.T) {
 // and compares with grouping by a map of the code tuples.
 func TestRollUpPaths(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		n     int
-		sizes []int // leaves per column (the key space decides exact or hashed keys)
+		name      string
+		n         int
+		sizes     []int // leaves per column (the key space decides exact or hashed keys)
+		fromTable bool  // roll up a class table (with counts) rather than the records
+		drawn     int   // codes drawn per column (0: all), so that records repeat
 	}{
-		{"direct", 5000, []int{7, 3, 11}},
-		{"table", 20000, []int{300, 200, 100}},
-		{"several chunks", 2*chunkRows + 1234, []int{300, 200, 100, 7}},
-		{"hashed keys", 40000, []int{1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 3}},
-		{"wide codes", 70001, []int{70000, 5}},
+		{"direct", 5000, []int{7, 3, 11}, false, 0},
+		{"table", 20000, []int{300, 200, 100}, false, 0},
+		{"several chunks", 2*chunkRows + 1234, []int{300, 200, 100, 7}, false, 0},
+		{"hashed keys", 40000, []int{1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 3}, false, 0},
+		{"wide codes", 70001, []int{70000, 5}, false, 0},
+		{"class table", 60000, []int{300, 200, 100}, true, 40},
+		{"class table, hashed keys", 40000, []int{1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 6}, true, 6},
+		{"class table, several chunks", chunkRows + 20000, []int{1 << 10, 1 << 10, 1 << 10, 5}, true, 1000},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(c.n), 7))
-			src := &classes{rows: make([]Codes, len(c.sizes)), n: c.n}
+			rows := &classes{rows: make([]Codes, len(c.sizes)), n: c.n}
 			maps := make([][]int32, len(c.sizes))
+			identity := make([][]int32, len(c.sizes))
 			outSizes := make([]int, len(c.sizes))
 			for i, sz := range c.sizes {
-				src.rows[i] = NewCodes(c.n, sz)
+				drawn := sz
+				if c.drawn > 0 {
+					drawn = min(sz, c.drawn)
+				}
+				rows.rows[i] = NewCodes(c.n, sz)
 				for r := range c.n {
 					u := rng.Float64()
-					src.rows[i].Set(r, int32(u*u*float64(sz)))
+					rows.rows[i].Set(r, int32(u*u*float64(drawn)))
 				}
 				// generalize column i by halving its codes (identity for the first)
 				maps[i] = make([]int32, sz)
+				identity[i] = make([]int32, sz)
 				outSizes[i] = sz
 				for v := range maps[i] {
-					maps[i][v] = int32(v)
+					maps[i][v], identity[i][v] = int32(v), int32(v)
 					if i > 0 {
 						maps[i][v] = int32(v / 2)
 					}
@@ -66,56 +78,112 @@ func TestRollUpPaths(t *testing.T) {
 			}
 			want := map[tuple]int32{}
 			for r := range c.n {
-				want[tupleOf(src, maps, r)]++
+				want[tupleOf(rows, maps, r)]++
 			}
 			var first []int32
-			for par := 1; par <= 3; par++ {
-				if testing.Short() && par == 2 {
-					continue // the race detector's run: 1 and 3 goroutines suffice
+			for _, layout := range []struct {
+				name string
+				pack *packing
+			}{{"columns", nil}, {"packed", newPacking(c.sizes)}} {
+				if layout.name == "packed" && layout.pack == nil {
+					continue // the codes do not fit in 64 bits
 				}
-				g := &grouper{par: par}
-				assign := make([]int32, c.n)
-				out, read := g.rollUp(src, 1, maps, outSizes, assign, 0)
-				if read != c.n {
-					t.Fatalf("par %d: read %d of %d", par, read, c.n)
-				}
-				if cut, _ := g.rollUp(src, 1, maps, outSizes, nil, len(want)-1); cut != nil {
-					t.Fatalf("par %d: a limit below the class count did not stop the count", par)
-				}
-				if full, _ := g.rollUp(src, 1, maps, outSizes, nil, len(want)); full == nil || full.n != len(want) {
-					t.Fatalf("par %d: a limit equal to the class count stopped the count", par)
-				}
-				if out.n != len(want) {
-					t.Fatalf("par %d: %d classes, want %d", par, out.n, len(want))
-				}
-				got := map[tuple]int32{}
-				for j := range out.n {
-					var key tuple
-					for i := range maps {
-						key[i] = out.cols[i][j]
-					}
-					got[key] += out.counts[j]
-				}
-				for k, v := range want {
-					if got[k] != v {
-						t.Fatalf("par %d: class %v counts %d, want %d", par, k, got[k], v)
+				src := rows
+				if c.fromTable {
+					src, _ = (&grouper{par: 1, pack: layout.pack}).rollUp(rows, 0, identity, c.sizes, nil, 0)
+					if src.n >= c.n || src.n < 1000 || (layout.pack != nil) != (src.packed != nil) {
+						t.Fatalf("%s: the class table has %d classes of %d records (packed: %v): not a test of grouping a table", layout.name, src.n, c.n, src.packed != nil)
 					}
 				}
-				for r := range c.n {
-					a := assign[r]
-					for i := range maps {
-						if out.cols[i][a] != maps[i][src.code(i, r)] {
-							t.Fatalf("par %d: record %d assigned to a class with other codes", par, r)
+				for par := 1; par <= 3; par++ {
+					if testing.Short() && par == 2 {
+						continue // the race detector's run: 1 and 3 goroutines suffice
+					}
+					where := fmt.Sprintf("%s, par %d", layout.name, par)
+					g := &grouper{par: par, pack: layout.pack}
+					assign := make([]int32, src.n)
+					out, read := g.rollUp(src, 1, maps, outSizes, assign, 0)
+					if read != src.n {
+						t.Fatalf("%s: read %d of %d", where, read, src.n)
+					}
+					if (layout.pack != nil) != (out.packed != nil) {
+						t.Fatalf("%s: output packed %v", where, out.packed != nil)
+					}
+					if cut, _ := g.rollUp(src, 1, maps, outSizes, nil, len(want)-1); cut != nil {
+						t.Fatalf("%s: a limit below the class count did not stop the count", where)
+					}
+					if full, _ := g.rollUp(src, 1, maps, outSizes, nil, len(want)); full == nil || full.n != len(want) {
+						t.Fatalf("%s: a limit equal to the class count stopped the count", where)
+					}
+					if out.n != len(want) {
+						t.Fatalf("%s: %d classes, want %d", where, out.n, len(want))
+					}
+					got := map[tuple]int32{}
+					for j := range out.n {
+						var key tuple
+						for i := range maps {
+							key[i] = out.code(i, j)
+						}
+						got[key] += out.counts[j]
+					}
+					for k, v := range want {
+						if got[k] != v {
+							t.Fatalf("%s: class %v counts %d, want %d", where, k, got[k], v)
 						}
 					}
-				}
-				if first == nil {
-					first = slices.Clone(out.cols[0])
-				} else if !slices.Equal(first, out.cols[0]) {
-					t.Fatalf("par %d: class order differs from par 1", par)
+					for r := range src.n {
+						a := int(assign[r])
+						for i := range maps {
+							if out.code(i, a) != maps[i][src.code(i, r)] {
+								t.Fatalf("%s: class %d of the source assigned to a class with other codes", where, r)
+							}
+						}
+					}
+					col0 := make([]int32, out.n)
+					for j := range col0 {
+						col0[j] = out.code(0, j)
+					}
+					if first == nil {
+						first = col0
+					} else if !slices.Equal(first, col0) {
+						t.Fatalf("%s: class order differs from the columns on one goroutine", where)
+					}
 				}
 			}
 		})
+	}
+}
+
+func TestPacking(t *testing.T) {
+	for _, c := range []struct {
+		leaves []int
+		fits   bool
+	}{
+		{[]int{74, 16, 7, 41, 5, 2, 2, 7}, true},
+		{[]int{1, 1, 2}, true},
+		{[]int{1 << 32, 1 << 32}, true},
+		{[]int{1 << 32, 1 << 32, 2}, false},
+		{[]int{1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12}, false},
+	} {
+		p := newPacking(c.leaves)
+		if (p != nil) != c.fits {
+			t.Errorf("leaves %v: packing %v, want fits %v", c.leaves, p != nil, c.fits)
+			continue
+		}
+		if p == nil {
+			continue
+		}
+		// The largest code of every column survives a round trip next to the others'.
+		var w uint64
+		for i, l := range c.leaves {
+			w |= uint64(l-1) << p.shift[i]
+		}
+		cls := &classes{packed: []uint64{w}, pack: p, n: 1}
+		for i, l := range c.leaves {
+			if got := cls.code(i, 0); int64(got) != int64(int32(l-1)) {
+				t.Errorf("leaves %v: column %d reads %d, want %d", c.leaves, i, got, l-1)
+			}
+		}
 	}
 }
 

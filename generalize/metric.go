@@ -107,7 +107,7 @@ func (m *loss) exact(levels []int, cls *classes, fails func(j int) bool) (*big.I
 			supp += cnt
 			for i := range q {
 				h := m.t.Columns[i].Hierarchy
-				adj[i] += cnt * (m.span[i] - int64(h.LeafCount(levels[i], cls.cols[i][j])-1))
+				adj[i] += cnt * (m.span[i] - int64(h.LeafCount(levels[i], cls.code(i, j))-1))
 			}
 		}
 	}

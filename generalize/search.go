@@ -136,9 +136,14 @@ func newSearcher(t *Table, opt Options, met metric) *searcher {
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
 	}
+	leaves := make([]int, q)
+	for i, c := range t.Columns {
+		leaves[i] = c.Hierarchy.Leaves()
+	}
+	pack := newPacking(leaves)
 	s.pool = make(chan *grouper, s.workers)
 	for range s.workers {
-		s.pool <- &grouper{}
+		s.pool <- &grouper{pack: pack}
 	}
 	s.maps = make([][][][]int32, q)
 	for i, c := range t.Columns {
