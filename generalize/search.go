@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/big"
 	"runtime"
-	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -432,11 +431,6 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	// Order every node by (bound, height, index).
 	bound := make([]float64, n)
 	height := make([]int, n)
-	type rank struct {
-		bound  float64
-		height int32
-		node   int32
-	}
 	ranks := make([]rank, n)
 	levels := make([]int, 0, s.q)
 	for idx := range n {
@@ -449,21 +443,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		height[idx] = h
 		ranks[idx] = rank{bound[idx], int32(h), int32(idx)}
 	}
-	slices.SortFunc(ranks, func(a, b rank) int {
-		switch {
-		case a.bound < b.bound:
-			return -1
-		case a.bound > b.bound:
-			return 1
-		case a.height != b.height:
-			return int(a.height - b.height)
-		}
-		return int(a.node - b.node)
-	})
-	order := make([]int32, n)
-	for i, r := range ranks {
-		order[i] = r.node
-	}
+	order := newNodeOrder(ranks)
 
 	res := &Result{Metric: s.opt.Metric, LatticeSize: n}
 	if res.Metric == "" {
@@ -522,17 +502,17 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	freeValue := s.opt.MaxSuppressed == 0 && s.met.boundIsExactWithoutSuppression()
 
 	batchSize := 2 * s.workers
-	for pos := 0; pos < n; {
+	for order.peek() >= 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		// Collect anonymous nodes whose value needs their classes; resolve the
 		// anonymity of unknown nodes on the way.
 		var batch []int
-		for pos < n && len(batch) < batchSize {
-			node := int(order[pos])
+		for order.peek() >= 0 && len(batch) < batchSize {
+			node := order.peek()
 			if pruned(node) {
-				pos = n
+				order = nil
 				break
 			}
 			if status[node] == unknown && !evaluated[node] {
@@ -545,7 +525,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 					apply(s.evaluate(node, s.workers))
 				}
 			}
-			pos++
+			order.pop()
 			seen[node] = true
 			switch {
 			case status[node] == notAnonymous, failed[node]:
