@@ -208,9 +208,10 @@ func repack(keys, words []uint64, maps [][]int32, pack *packing, changed []int) 
 	copy(keys, words)
 	keys = keys[:len(words)]
 	for _, i := range changed {
-		m, sh, mk := maps[i], pack.shift[i], pack.mask[i]
+		m, sh, mk := maps[i], pack.shift[i]&63, pack.mask[i]
+		clearField := ^(mk << sh)
 		for j, w := range keys {
-			keys[j] = w&^(mk<<sh) | uint64(m[w>>sh&mk])<<sh
+			keys[j] = w&clearField | uint64(m[w>>sh&mk])<<sh
 		}
 	}
 }
