@@ -132,12 +132,28 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 		}
 		space = lo
 	}
+	direct := exact && space <= directLimit && space <= uint64(8*n+1024)
 	if g.pack != nil && src.cols == nil {
+		if direct && src.rows != nil {
+			// Few possible classes: counted in an array, then packed.
+			rep, counts, read := g.direct(src, maps, sizes, space, assign, limit)
+			if len(rep) > limit {
+				return nil, read
+			}
+			words := make([]uint64, len(rep))
+			for i, m := range maps {
+				sh := g.pack.shift[i]
+				for c, j := range rep {
+					words[c] |= uint64(m[src.rows[i].At(int(j))]) << sh
+				}
+			}
+			return &classes{node: dst, packed: words, pack: g.pack, counts: slices.Clone(counts), n: len(rep)}, read
+		}
 		return g.rollUpPacked(src, dst, maps, assign, limit)
 	}
 	var rep, counts []int32
 	switch {
-	case exact && space <= directLimit && space <= uint64(8*n+1024):
+	case direct:
 		rep, counts, read = g.direct(src, maps, sizes, space, assign, limit)
 	default:
 		t := g.table(0)
