@@ -27,19 +27,20 @@ type classes struct {
 type packing struct {
 	shift []uint
 	mask  []uint64
+	radix []int // mask+1: the number of values each field can hold
 }
 
 // newPacking returns the packing for columns of the given leaf counts, or nil when
 // their codes need more than 64 bits together.
 func newPacking(leaves []int) *packing {
-	p := &packing{shift: make([]uint, len(leaves)), mask: make([]uint64, len(leaves))}
+	p := &packing{shift: make([]uint, len(leaves)), mask: make([]uint64, len(leaves)), radix: make([]int, len(leaves))}
 	var used uint
 	for i := len(leaves) - 1; i >= 0; i-- {
 		w := uint(bits.Len(uint(max(leaves[i]-1, 0))))
 		if used+w > 64 {
 			return nil
 		}
-		p.shift[i], p.mask[i] = used, uint64(1)<<w-1
+		p.shift[i], p.mask[i], p.radix[i] = used, uint64(1)<<w-1, 1<<w
 		used += w
 	}
 	return p
@@ -189,7 +190,9 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 // packed class table) into a packed class table.
 func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, assign []int32, limit int) (out *classes, read int) {
 	pack := g.pack
-	keysOf := func(keys []uint64, lo, hi int) { packRows(keys, src, lo, hi, maps, pack) }
+	// The records' packed words are their mixed-radix keys when every column's radix
+	// is its field's width: the first column ends in the highest bits.
+	keysOf := func(keys []uint64, lo, hi int) { computeKeys(keys, src, lo, hi, maps, pack.radix, true) }
 	if src.rows == nil {
 		var changed []int
 		for i, m := range maps {
@@ -208,14 +211,6 @@ func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, assign []i
 		return nil, read
 	}
 	return &classes{node: dst, packed: slices.Clone(t.held), pack: pack, counts: slices.Clone(t.counts), n: len(t.rep)}, read
-}
-
-// packRows writes into keys the packed codes, mapped by maps, of records lo..hi-1.
-func packRows(keys []uint64, src *classes, lo, hi int, maps [][]int32, pack *packing) {
-	clear(keys[:hi-lo])
-	for i, m := range maps {
-		src.rows[i].orKeys(keys, lo, hi, m, pack.shift[i])
-	}
 }
 
 // repack writes into keys the words of a packed class table with the fields of the

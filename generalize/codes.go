@@ -138,23 +138,3 @@ func tallyOf[T uint8 | uint16 | int32](counts []int64, col []T) {
 		counts[c]++
 	}
 }
-
-// orKeys ors, for records lo..hi-1, the mapped code m[code] of this column shifted left
-// by shift into keys[j] — the hot loop of grouping records into packed classes.
-func (c Codes) orKeys(keys []uint64, lo, hi int, m []int32, shift uint) {
-	switch {
-	case c.u8 != nil:
-		orKeysOf(keys, c.u8[lo:hi], m, shift)
-	case c.u16 != nil:
-		orKeysOf(keys, c.u16[lo:hi], m, shift)
-	default:
-		orKeysOf(keys, c.i32[lo:hi], m, shift)
-	}
-}
-
-func orKeysOf[T uint8 | uint16 | int32](keys []uint64, col []T, m []int32, shift uint) {
-	keys = keys[:len(col)]
-	for j, c := range col {
-		keys[j] |= uint64(m[c]) << shift
-	}
-}

@@ -1,5 +1,7 @@
 package generalize
 
+import "container/heap"
+
 // rank is a node's place in the search's order: by the metric's lower bound, then by
 // height, then by index.
 type rank struct {
@@ -21,47 +23,35 @@ func (a rank) before(b rank) bool {
 // nodeOrder hands out nodes in rank order. It is a binary heap, built in linear time:
 // the search usually stops after a few percent of the lattice (its bound exceeds the
 // best value found), so sorting every node would cost more than the nodes it visits.
-type nodeOrder []rank
+type nodeOrder struct{ ranks []rank }
 
-func newNodeOrder(r []rank) nodeOrder {
-	h := nodeOrder(r)
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
+func newNodeOrder(r []rank) *nodeOrder {
+	h := &nodeOrder{r}
+	heap.Init(h)
 	return h
 }
 
 // peek returns the first node, or −1 when none is left.
-func (h nodeOrder) peek() int {
-	if len(h) == 0 {
+func (h *nodeOrder) peek() int {
+	if len(h.ranks) == 0 {
 		return -1
 	}
-	return int(h[0].node)
+	return int(h.ranks[0].node)
 }
 
 // pop removes the first node.
-func (h *nodeOrder) pop() {
-	old := *h
-	n := len(old) - 1
-	old[0] = old[n]
-	*h = old[:n]
-	h.down(0)
-}
+func (h *nodeOrder) pop() { heap.Pop(h) }
 
-func (h nodeOrder) down(i int) {
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		c := l
-		if r := l + 1; r < len(h) && h[r].before(h[l]) {
-			c = r
-		}
-		if !h[c].before(h[i]) {
-			return
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
+// clear removes every node.
+func (h *nodeOrder) clear() { h.ranks = nil }
+
+// The heap.Interface methods.
+func (h *nodeOrder) Len() int           { return len(h.ranks) }
+func (h *nodeOrder) Less(i, j int) bool { return h.ranks[i].before(h.ranks[j]) }
+func (h *nodeOrder) Swap(i, j int)      { h.ranks[i], h.ranks[j] = h.ranks[j], h.ranks[i] }
+func (h *nodeOrder) Push(x any)         { h.ranks = append(h.ranks, x.(rank)) }
+func (h *nodeOrder) Pop() any {
+	last := h.ranks[len(h.ranks)-1]
+	h.ranks = h.ranks[:len(h.ranks)-1]
+	return last
 }

@@ -512,7 +512,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		for order.peek() >= 0 && len(batch) < batchSize {
 			node := order.peek()
 			if pruned(node) {
-				order = nil
+				order.clear()
 				break
 			}
 			if status[node] == unknown && !evaluated[node] {
