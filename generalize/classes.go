@@ -202,6 +202,9 @@ func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, assign []i
 		}
 		keysOf = func(keys []uint64, lo, hi int) { repack(keys, src.packed[lo:hi], maps, pack, changed) }
 	}
+	if assign == nil && src.n >= radixMinSource {
+		return g.rollUpRadix(src, dst, keysOf, limit)
+	}
 	t := g.table(0)
 	t.reset(src.n)
 	read = g.eachChunk(src, keysOf, func(lo int, keys []uint64) bool {
@@ -211,6 +214,119 @@ func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, assign []i
 		return nil, read
 	}
 	return &classes{node: dst, packed: slices.Clone(t.held), pack: pack, counts: slices.Clone(t.counts), n: len(t.rep)}, read
+}
+
+// Radix-partitioned counting (rollUpRadix): sources of at least radixMinSource
+// classes, buckets of about radixBucket classes, moved in blocks of radixBlock.
+// radixMinSource is a variable so that tests can send small sources through it.
+var radixMinSource = 1 << 20
+
+const (
+	radixBucket = 1 << 15
+	radixBlock  = 1 << 10
+)
+
+// rollUpRadix groups a large source into a packed class table in two passes: g.par
+// goroutines compute the keys of a share of the source each and move every key (and
+// its class's count) into its bucket (the top bits of its hash), then count a share of
+// the buckets each, every bucket in a table small enough to stay in the cache.
+// Counting straight into one table of millions of classes waits on memory at every
+// record (a cache miss per key); these passes read and write in order. The output's
+// classes are in bucket order, and within a bucket in order of first appearance: the
+// same whatever g.par. It holds 8 bytes per source class (12 with counts) while it
+// runs, and returns nil once the classes counted exceed limit.
+func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, lo, hi int), limit int) (*classes, int) {
+	n := src.n
+	width := min(max(bits.Len(uint(n/radixBucket)), 4), 12)
+	buckets, shift := 1<<width, uint(64-width)
+	parts := max(g.par, 1)
+	// blocks[p][b] are the blocks of bucket b filled by goroutine p, which moves the
+	// source classes n·p/parts … n·(p+1)/parts−1.
+	type block struct {
+		keys   []uint64
+		counts []int32
+	}
+	blocks := make([][][]block, parts)
+	scatter := func(p int) {
+		own := make([][]block, buckets)
+		chunk := make([]uint64, min(chunkRows, n))
+		for lo := n * p / parts; lo < n*(p+1)/parts; lo += len(chunk) {
+			hi := min(lo+len(chunk), n*(p+1)/parts)
+			keys := chunk[:hi-lo]
+			keysOf(keys, lo, hi)
+			for j, k := range keys {
+				b := mix(k, true) >> shift
+				bl := own[b]
+				if len(bl) == 0 || len(bl[len(bl)-1].keys) == radixBlock {
+					nb := block{keys: make([]uint64, 0, radixBlock)}
+					if src.counts != nil {
+						nb.counts = make([]int32, 0, radixBlock)
+					}
+					bl = append(bl, nb)
+					own[b] = bl
+				}
+				last := &bl[len(bl)-1]
+				last.keys = append(last.keys, k)
+				if src.counts != nil {
+					last.counts = append(last.counts, src.counts[lo+j])
+				}
+			}
+		}
+		blocks[p] = own
+	}
+	type result struct {
+		keys   []uint64
+		counts []int32
+		over   bool
+	}
+	results := make([]result, parts)
+	g.table(parts - 1) // the tables exist before the goroutines take theirs
+	count := func(p int) {
+		t := g.table(p)
+		res := &results[p]
+		for b := buckets * p / parts; b < buckets*(p+1)/parts; b++ {
+			size := 0
+			for q := range parts {
+				size += len(blocks[q][b]) * radixBlock
+			}
+			t.reset(size)
+			for q := range parts {
+				for _, bl := range blocks[q][b] {
+					t.count(&classes{n: len(bl.keys), counts: bl.counts}, nil, bl.keys, 0, true, nil, size+1)
+				}
+			}
+			res.keys = append(res.keys, t.held...)
+			res.counts = append(res.counts, t.counts...)
+			if len(res.keys) > limit {
+				res.over = true
+				return
+			}
+		}
+	}
+	for _, phase := range []func(int){scatter, count} {
+		if parts == 1 {
+			phase(0)
+			continue
+		}
+		var wg sync.WaitGroup
+		for p := range parts {
+			wg.Go(func() { phase(p) })
+		}
+		wg.Wait()
+	}
+	total := 0
+	for _, r := range results {
+		total += len(r.keys)
+		if r.over || total > limit {
+			return nil, n
+		}
+	}
+	out := &classes{node: dst, packed: make([]uint64, 0, total), pack: g.pack, counts: make([]int32, 0, total), n: total}
+	for _, r := range results {
+		out.packed = append(out.packed, r.keys...)
+		out.counts = append(out.counts, r.counts...)
+	}
+	return out, n
 }
 
 // repack writes into keys the words of a packed class table with the fields of the

@@ -219,3 +219,77 @@ func TestRollUpPathsKeyKinds(t *testing.T) {
 		}
 	}
 }
+
+// Radix-partitioned counting finds the classes and counts of grouping by a map, from
+// the records and from a packed class table, in the same order on 1 to 3 goroutines,
+// and stops at the limit.
+func TestRollUpRadix(t *testing.T) {
+	const n = 200000
+	sizes := []int{50, 40, 30, 7}
+	rng := rand.New(rand.NewPCG(9, 9))
+	rows := &classes{rows: make([]Codes, len(sizes)), n: n}
+	maps := make([][]int32, len(sizes))
+	identity := make([][]int32, len(sizes))
+	for i, sz := range sizes {
+		rows.rows[i] = NewCodes(n, sz)
+		for r := range n {
+			u := rng.Float64()
+			rows.rows[i].Set(r, int32(u*u*float64(sz)))
+		}
+		maps[i], identity[i] = make([]int32, sz), make([]int32, sz)
+		for v := range sz {
+			maps[i][v], identity[i][v] = int32(v/3), int32(v)
+		}
+	}
+	maps[0] = identity[0] // one column unchanged
+	pack := newPacking(sizes)
+	want := map[tuple]int32{}
+	for r := range n {
+		want[tupleOf(rows, maps, r)]++
+	}
+	table, _ := (&grouper{par: 1, pack: pack}).rollUpPacked(rows, 0, identity, nil, n+1)
+	if table.counts == nil || table.n >= n {
+		t.Fatalf("the class table has %d classes of %d records", table.n, n)
+	}
+	for _, src := range []*classes{rows, table} {
+		var first []uint64
+		for par := 1; par <= 3; par++ {
+			g := &grouper{par: par, pack: pack}
+			keysOf := func(keys []uint64, lo, hi int) { computeKeys(keys, src, lo, hi, maps, pack.radix, true) }
+			if src.rows == nil {
+				keysOf = func(keys []uint64, lo, hi int) { repack(keys, src.packed[lo:hi], maps, pack, []int{1, 2, 3}) }
+			}
+			out, read := g.rollUpRadix(src, 1, keysOf, n+1)
+			if read != src.n || out.n != len(want) {
+				t.Fatalf("par %d, source of %d: read %d, %d classes, want %d", par, src.n, read, out.n, len(want))
+			}
+			got := map[tuple]int32{}
+			for j := range out.n {
+				var key tuple
+				for i := range sizes {
+					key[i] = out.code(i, j)
+				}
+				if _, dup := got[key]; dup {
+					t.Fatalf("par %d: class %v twice", par, key)
+				}
+				got[key] = out.counts[j]
+			}
+			for k, v := range want {
+				if got[k] != v {
+					t.Fatalf("par %d, source of %d: class %v counts %d, want %d", par, src.n, k, got[k], v)
+				}
+			}
+			if first == nil {
+				first = out.packed
+			} else if !slices.Equal(first, out.packed) {
+				t.Fatalf("par %d: class order differs from one goroutine", par)
+			}
+			if cut, _ := g.rollUpRadix(src, 1, keysOf, len(want)-1); cut != nil {
+				t.Fatalf("par %d: a limit below the class count did not stop the count", par)
+			}
+			if full, _ := g.rollUpRadix(src, 1, keysOf, len(want)); full == nil {
+				t.Fatalf("par %d: a limit equal to the class count stopped it", par)
+			}
+		}
+	}
+}
