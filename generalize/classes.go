@@ -109,16 +109,20 @@ const (
 // limit classes, rollUp stops as soon as it has seen limit+1 of them and returns nil.
 // read is the number of source classes it read.
 //
-// Each class gets a key: its codes in mixed radix when the key space fits in 64 bits
-// (then equal keys are equal tuples), otherwise a hash of its codes (then tuples are
-// compared on equal keys). Keys are counted in an array when the key space is small,
-// else in an open-addressing table; output classes are in order of first appearance.
-// Keys are computed a chunk at a time (in parallel within a large chunk), so that
-// grouping the records of a large table holds little besides its output.
+// When the grouper packs class tables (g.pack), the output is packed and a class's key
+// is its packed word; rollUpPacked and, for a large source, rollUpRadix count them.
+// Otherwise each class gets a key: its codes in mixed radix when the key space fits in
+// 64 bits (then equal keys are equal tuples), otherwise a hash of its codes (then
+// tuples are compared on equal keys). Keys are counted in an array when the key space
+// is small, else in an open-addressing table; output classes are in order of first
+// appearance. Keys are computed a chunk at a time (in parallel within a large chunk),
+// so that grouping the records of a large table holds little besides its output.
 //
-// Splitting the counting itself into partitions counted in parallel was measured and
-// dropped: on a million classes with eight quasi-identifiers it was no faster on the
-// 2-core machine (the counting waits on memory, not on arithmetic).
+// Splitting one table's counting between goroutines by key hash was measured twice
+// and dropped: on a million classes it was no faster (the counting waits on memory),
+// on Adult's sources of a few thousand it was slower (handing work to the other core
+// costs more than it saves). Partitioning pays once the buckets fit in the cache and
+// each core has milliseconds of work (rollUpRadix).
 func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, assign []int32, limit int) (out *classes, read int) {
 	n := src.n
 	if limit <= 0 {
