@@ -152,7 +152,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		res        *generalize.Result
 		suppressed []bool
 		mres       *generalize.Mondrian
-		labels     [][]string
+		labels     *partLabels
 		class      []int32              // per record: its published class, −1 suppressed
 		covers     [][]generalize.Cover // per published class: its released values
 	)
@@ -189,6 +189,9 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	}
 	util, err := generalize.Utility(t, class, covers, values, cfg.Privacy.K)
 	class, covers = nil, nil
+	if mres != nil {
+		mres.Covers = nil // the labels hold what the release writes
+	}
 	if err != nil {
 		return nil, fmt.Errorf("internal error: utility metrics: %w", err)
 	}

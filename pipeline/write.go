@@ -26,7 +26,7 @@ type recoder struct {
 	// class and labels, for a Mondrian release: every record's partition and each
 	// partition's released quasi-identifier values (levels is then nil).
 	class  []int32
-	labels [][]string
+	labels *partLabels
 }
 
 func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *recoder {
@@ -80,7 +80,7 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 		}
 		for j, pos := range r.p.kept {
 			if qi := r.quasiAt[j]; qi >= 0 && r.labels != nil {
-				out.fields = append(out.fields, r.labels[r.class[row]][qi])
+				out.fields = append(out.fields, r.labels.label(r.class[row], qi))
 				continue
 			} else if qi >= 0 {
 				c := r.t.Columns[qi]
