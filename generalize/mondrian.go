@@ -192,10 +192,10 @@ func (d *dim) cover(lo, hi int32) Cover {
 	}
 	for l := 0; l < d.h.Height(); l++ {
 		if x := d.h.Code(l, a); x == d.h.Code(l, b) {
-			return Cover{Level: l, Code: x}
+			return Cover{Level: int32(l), Code: x}
 		}
 	}
-	return Cover{Level: d.h.Height() - 1} // the single top node
+	return Cover{Level: int32(d.h.Height() - 1)} // the single top node
 }
 
 // width is the normalized range of a partition whose ranks run from lo to hi.
@@ -210,7 +210,7 @@ func (d *dim) width(lo, hi int32) float64 {
 		return 0
 	}
 	c := d.cover(lo, hi)
-	return float64(d.h.LeafCount(c.Level, c.Code)-1) / float64(d.leaves-1)
+	return float64(d.h.LeafCount(int(c.Level), c.Code)-1) / float64(d.leaves-1)
 }
 
 // mondrian is one run of MondrianSearch.

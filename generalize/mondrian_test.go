@@ -77,7 +77,7 @@ func checkMondrian(t *testing.T, tab *Table, hier [][][]string, values [][]float
 					break
 				}
 			}
-			if cv.Level != want || col.Hierarchy.Value(cv.Level, cv.Code) != hier[j][leafOf(rows[0])][want] {
+			if int(cv.Level) != want || col.Hierarchy.Value(int(cv.Level), cv.Code) != hier[j][leafOf(rows[0])][want] {
 				t.Fatalf("partition %d column %d: cover level %d, want %d", p, j, cv.Level, want)
 			}
 		}

@@ -671,7 +671,7 @@ func NodeClasses(t *Table, levels []int, opt Options) ([]int32, [][]Cover, error
 		number[j] = int32(len(covers))
 		cv := make([]Cover, len(t.Columns))
 		for i := range t.Columns {
-			cv[i] = Cover{Level: levels[i], Code: cls.code(i, j)}
+			cv[i] = Cover{Level: int32(levels[i]), Code: cls.code(i, j)}
 		}
 		covers = append(covers, cv)
 	}

@@ -14,7 +14,7 @@ import (
 // (Level ≥ 0, Code), or (Level < 0) a numeric range released as [v(Lo), v(Hi)] whose
 // covered leaves are every leaf whose value lies between the values of leaves Lo and Hi.
 type Cover struct {
-	Level  int
+	Level  int32
 	Code   int32
 	Lo, Hi int32 // leaf codes of the smallest and largest value, for ranges
 }
@@ -195,11 +195,11 @@ func Utility(t *Table, class []int32, covers [][]Cover, values [][]float64, k in
 // values vals.
 func (cv Cover) check(h *Hierarchy, vals []float64) error {
 	if cv.Level >= 0 {
-		if cv.Level >= h.Height() {
+		if int(cv.Level) >= h.Height() {
 			return fmt.Errorf("level %d outside the hierarchy's 0..%d", cv.Level, h.Height()-1)
 		}
-		if cv.Code < 0 || int(cv.Code) >= h.Size(cv.Level) {
-			return fmt.Errorf("code %d outside 0..%d at level %d", cv.Code, h.Size(cv.Level)-1, cv.Level)
+		if cv.Code < 0 || int(cv.Code) >= h.Size(int(cv.Level)) {
+			return fmt.Errorf("code %d outside 0..%d at level %d", cv.Code, h.Size(int(cv.Level))-1, cv.Level)
 		}
 		return nil
 	}
@@ -309,7 +309,7 @@ func (u *utilityColumn) measure() (columnUtility, error) {
 	for c, cv := range u.covers {
 		cover := cv[u.j]
 		if cover.Level >= 0 {
-			cc.cover[c] = compactCover{level: int32(cover.Level), a: cover.Code}
+			cc.cover[c] = compactCover{level: cover.Level, a: cover.Code}
 		} else {
 			cc.cover[c] = compactCover{level: -1, a: cover.Lo, b: cover.Hi}
 			hasRange = true

@@ -406,7 +406,7 @@ func naiveUtility(tab *Table, class []int32, covers [][]Cover, values [][]float6
 				if !in {
 					cv := covers[class[r]][j]
 					if cv.Level >= 0 {
-						in = h.Code(cv.Level, y) == cv.Code
+						in = h.Code(int(cv.Level), y) == cv.Code
 					} else {
 						in = vals[cv.Lo] <= vals[y] && vals[y] <= vals[cv.Hi]
 					}
@@ -513,7 +513,7 @@ func randomRelease(rng *rand.Rand, tab *Table, values [][]float64) ([]int32, [][
 			if rng.IntN(8) == 0 { // an unused class index
 				covers = append(covers, make([]Cover, q))
 				for j, col := range tab.Columns {
-					covers[len(covers)-1][j] = Cover{Level: col.Hierarchy.Height() - 1}
+					covers[len(covers)-1][j] = Cover{Level: int32(col.Hierarchy.Height() - 1)}
 				}
 			}
 			c = int32(len(covers))
@@ -524,7 +524,7 @@ func randomRelease(rng *rand.Rand, tab *Table, values [][]float64) ([]int32, [][
 				if ranged[j] {
 					cv[j] = Cover{Level: -1, Lo: x, Hi: x}
 				} else {
-					cv[j] = Cover{Level: levels[j], Code: col.Hierarchy.Code(levels[j], x)}
+					cv[j] = Cover{Level: int32(levels[j]), Code: col.Hierarchy.Code(levels[j], x)}
 				}
 			}
 			covers = append(covers, cv)
@@ -603,16 +603,16 @@ func coarsen(rng *rand.Rand, tab *Table, values [][]float64, class []int32, cove
 		}
 		under := func(cv Cover) int32 { // a leaf under the node
 			for x := range int32(h.Leaves()) {
-				if h.Code(cv.Level, x) == cv.Code {
+				if h.Code(int(cv.Level), x) == cv.Code {
 					return x
 				}
 			}
 			panic("a node without leaves")
 		}
 		xa, xb := under(ca), under(cb)
-		for l := max(ca.Level, cb.Level); l < h.Height(); l++ {
+		for l := int(max(ca.Level, cb.Level)); l < h.Height(); l++ {
 			if h.Code(l, xa) == h.Code(l, xb) {
-				ncovers[a][j] = Cover{Level: l, Code: h.Code(l, xa)}
+				ncovers[a][j] = Cover{Level: int32(l), Code: h.Code(l, xa)}
 				break
 			}
 		}
@@ -710,7 +710,7 @@ func TestUtilityMatchesSearchMetrics(t *testing.T) {
 				}
 				cv := make([]Cover, q)
 				for j, col := range tab.Columns {
-					cv[j] = Cover{Level: res.Levels[j], Code: col.Hierarchy.Code(res.Levels[j], col.Codes.At(r))}
+					cv[j] = Cover{Level: int32(res.Levels[j]), Code: col.Hierarchy.Code(res.Levels[j], col.Codes.At(r))}
 				}
 				key := fmt.Sprint(cv)
 				c, ok := index[key]

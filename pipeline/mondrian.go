@@ -77,7 +77,7 @@ func mondrianRelease(ctx context.Context, t *generalize.Table, values [][]float6
 				if cv.Level < 0 {
 					label = "[" + h.Value(0, cv.Lo) + "," + h.Value(0, cv.Hi) + "]"
 				} else {
-					label = h.Value(cv.Level, cv.Code)
+					label = h.Value(int(cv.Level), cv.Code)
 				}
 				at = int32(len(labels.dict[j]))
 				labels.dict[j] = append(labels.dict[j], label)
