@@ -119,6 +119,7 @@ type searcher struct {
 	fromBottom []int
 	mod        *models
 	monotone   bool // every model is monotone for the suppression limit (models.go)
+	packed     bool // class tables are packed (then large roll-ups are radix-partitioned)
 }
 
 func newSearcher(t *Table, opt Options, met metric) *searcher {
@@ -140,6 +141,7 @@ func newSearcher(t *Table, opt Options, met metric) *searcher {
 		leaves[i] = c.Hierarchy.Leaves()
 	}
 	pack := newPacking(leaves)
+	s.packed = pack != nil
 	s.pool = make(chan *grouper, s.workers)
 	for range s.workers {
 		s.pool <- &grouper{pack: pack}
@@ -543,14 +545,21 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		}
 		results := make([]evaluation, len(batch))
 		// The batch's nodes are counted in parallel only when their sources are large
-		// enough to pay for handing them to another core (see parallelKeys).
-		work := 0
+		// enough to pay for handing them to another core (see parallelKeys), and not
+		// when one is large enough for a radix-partitioned count: that count uses every
+		// worker itself and holds 8 bytes per source class, so two at once would
+		// double the search's peak memory for no gain in time.
+		work, par := 0, 1
 		for _, node := range batch {
-			work += s.source(node).n
+			n := s.source(node).n
+			work += n
+			if n >= radixMinSource && s.packed && !s.mod.any() {
+				par = s.workers
+			}
 		}
-		if work < parallelKeys {
+		if work < parallelKeys || par > 1 {
 			for i, node := range batch {
-				results[i] = s.evaluate(node, 1)
+				results[i] = s.evaluate(node, par)
 			}
 			for _, ev := range results {
 				apply(ev)
