@@ -235,6 +235,19 @@ type part struct {
 	covers []Cover
 }
 
+// maxPooledKeys bounds the scratch a pooled partChecker keeps: the few partitions
+// larger than this allocate their own, so that the scratch of the first splits (as long
+// as the table) is not held to the end of the partitioning.
+const maxPooledKeys = 1 << 20
+
+// keepKeys keeps keys as the checker's scratch unless it is larger than maxPooledKeys.
+func (pc *partChecker) keepKeys(keys []int32) {
+	if cap(keys) > maxPooledKeys {
+		keys = nil
+	}
+	pc.keys = keys
+}
+
 // partChecker holds one goroutine's scratch for deciding the models on a partition.
 type partChecker struct {
 	c          *checker
@@ -412,7 +425,7 @@ func (ms *mondrian) splitMedian(rows []int32, d *dim) [][]int32 {
 	med := selectKth(keys, (len(keys)-1)/2)
 	// keys is free again: the scratch of the stable partitions.
 	defer func() {
-		pc.keys = keys
+		pc.keepKeys(keys)
 		ms.checkers.Put(pc)
 	}()
 	if n := partitionRows(rows, keys, func(r int32) bool { return d.key(r) <= med }); n < len(rows) {
@@ -457,7 +470,7 @@ func (ms *mondrian) splitChildren(rows []int32, d *dim, lo, hi int32) [][]int32 
 		next[k]++
 	}
 	copy(rows, tmp)
-	pc.keys = tmp
+	pc.keepKeys(tmp)
 	ms.checkers.Put(pc)
 	groups := make([][]int32, 0, used)
 	for i := 0; i+1 < len(counts); i++ {
