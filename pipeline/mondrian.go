@@ -91,7 +91,7 @@ func mondrianRelease(ctx context.Context, t *generalize.Table, values [][]float6
 
 // partLabels is every partition's released quasi-identifier values, each distinct
 // value held once: at 10M records Mondrian makes about 750,000 partitions, and a string
-// per partition and column took more memory than the records' codes.
+// per partition and column took about as much memory as the records' codes.
 type partLabels struct {
 	q    int
 	dict [][]string // per quasi-identifier: its distinct released values
