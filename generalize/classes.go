@@ -307,17 +307,8 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 			}
 		}
 	}
-	for _, phase := range []func(int){scatter, count} {
-		if parts == 1 {
-			phase(0)
-			continue
-		}
-		var wg sync.WaitGroup
-		for p := range parts {
-			wg.Go(func() { phase(p) })
-		}
-		wg.Wait()
-	}
+	fanOut(parts, scatter)
+	fanOut(parts, count)
 	total := 0
 	for _, r := range results {
 		total += len(r.keys)
@@ -345,6 +336,20 @@ func repack(keys, words []uint64, maps [][]int32, pack *packing, changed []int) 
 			keys[j] = w&clearField | uint64(m[w>>sh&mk])<<sh
 		}
 	}
+}
+
+// fanOut runs f(0), …, f(parts−1), on as many goroutines when parts > 1 (the caller's
+// only otherwise), and returns when all have.
+func fanOut(parts int, f func(p int)) {
+	if parts <= 1 {
+		f(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() { f(p) })
+	}
+	wg.Wait()
 }
 
 // isIdentity reports whether m maps every code to itself.
@@ -402,16 +407,10 @@ func (g *grouper) eachChunk(src *classes, keysOf func(keys []uint64, lo, hi int)
 		if g.par > 1 && hi-lo >= parallelKeys {
 			parts = g.par
 		}
-		if parts == 1 {
-			keysOf(keys, lo, hi)
-		} else {
-			var wg sync.WaitGroup
-			for p := range parts {
-				a, b := (hi-lo)*p/parts, (hi-lo)*(p+1)/parts
-				wg.Go(func() { keysOf(keys[a:b], lo+a, lo+b) })
-			}
-			wg.Wait()
-		}
+		fanOut(parts, func(p int) {
+			a, b := (hi-lo)*p/parts, (hi-lo)*(p+1)/parts
+			keysOf(keys[a:b], lo+a, lo+b)
+		})
 		if !f(lo, keys) {
 			return hi
 		}

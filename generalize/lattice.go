@@ -40,15 +40,6 @@ func (l *Lattice) Levels(idx int, dst []int) []int {
 	return dst
 }
 
-// Height is the sum of a node's levels.
-func (l *Lattice) Height(idx int) int {
-	h := 0
-	for i := range l.Heights {
-		h += (idx / l.strides[i]) % l.Heights[i]
-	}
-	return h
-}
-
 // Up calls f with every direct generalization of node idx (one level higher in one
 // quasi-identifier).
 func (l *Lattice) Up(idx int, f func(int)) {
