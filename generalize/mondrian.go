@@ -16,10 +16,10 @@ import (
 // Ramakrishnan 2006, "Mondrian multidimensional k-anonymity"): every record's partition
 // and what each partition releases.
 type Mondrian struct {
-	Class  []int32   // per record: its partition (0 … len(Covers)−1)
-	Covers [][]Cover // per partition, per quasi-identifier: the released value
-	Sizes  []int     // records per partition
-	Splits int       // partitions that were split on the way
+	Class  []int32     // per record: its partition (0 … len(Sizes)−1)
+	Covers ClassCovers // what every partition releases, the dictionaries in order of first use
+	Sizes  []int       // records per partition
+	Splits int         // partitions that were split on the way
 }
 
 // MondrianSearch partitions the table top-down. values[j] holds the numeric value of
@@ -56,12 +56,16 @@ func MondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Optio
 			return nil, fmt.Errorf("column %q: %w", c.Name, err)
 		}
 	}
-	ms := &mondrian{t: t, m: m, k: opt.K, dims: dims}
-	ms.checkers.New = func() any { return &partChecker{c: m.checker()} }
 	rows := make([]int32, t.Rows)
 	for r := range rows {
 		rows[r] = int32(r)
 	}
+	q := len(dims)
+	ms := &mondrian{t: t, m: m, k: opt.K, dims: dims, rows: rows, dict: make([][]Cover, q), seen: make([]map[Cover]int32, q)}
+	for j := range q {
+		ms.seen[j] = map[Cover]int32{}
+	}
+	ms.checkers.New = func() any { return &partChecker{c: m.checker()} }
 	if !ms.holds(rows) {
 		return nil, schema.Unattainable("the whole table of %d records does not meet k=%d%s: no partition can", t.Rows, opt.K, ms.modelsText())
 	}
@@ -76,16 +80,44 @@ func MondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Optio
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	// Number the partitions by their first record: the same whatever the scheduling.
+	ms.seen = nil
+	return ms.result(), nil
+}
+
+// result numbers the partitions by their first record and the values of each column's
+// dictionary by their first use in that order: the same whatever the scheduling.
+func (ms *mondrian) result() *Mondrian {
 	slices.SortFunc(ms.parts, func(a, b part) int { return int(a.first - b.first) })
-	res := &Mondrian{Class: make([]int32, t.Rows), Covers: make([][]Cover, len(ms.parts)), Sizes: make([]int, len(ms.parts)), Splits: int(ms.splits)}
+	q := len(ms.dims)
+	res := &Mondrian{Class: make([]int32, ms.t.Rows), Sizes: make([]int, len(ms.parts)), Splits: int(ms.splits)}
 	for i, p := range ms.parts {
-		for _, r := range p.rows {
+		for _, r := range ms.rows[p.off : p.off+p.n] {
 			res.Class[r] = int32(i)
 		}
-		res.Covers[i], res.Sizes[i] = p.covers, len(p.rows)
+		res.Sizes[i] = int(p.n)
 	}
-	return res, nil
+	ms.rows = nil
+	renumber := make([][]int32, q)
+	res.Covers.Dict = make([][]Cover, q)
+	for j := range q {
+		renumber[j] = make([]int32, len(ms.dict[j]))
+		for x := range renumber[j] {
+			renumber[j][x] = -1
+		}
+		res.Covers.Dict[j] = make([]Cover, 0, len(ms.dict[j]))
+	}
+	res.Covers.Index = make([]int32, len(ms.parts)*q)
+	for i, p := range ms.parts {
+		for j := range q {
+			x := ms.coverIdx[int(p.at)*q+j]
+			if renumber[j][x] < 0 {
+				renumber[j][x] = int32(len(res.Covers.Dict[j]))
+				res.Covers.Dict[j] = append(res.Covers.Dict[j], ms.dict[j][x])
+			}
+			res.Covers.Index[i*q+j] = renumber[j][x]
+		}
+	}
+	return res
 }
 
 // dim is one quasi-identifier prepared for partitioning: every leaf has a rank such
@@ -223,16 +255,23 @@ type mondrian struct {
 	ctx      context.Context
 	checkers sync.Pool // *partChecker
 
+	// rows is every record, reordered in place by the splits: each partition is a run
+	// of it (recovered from a run's capacity, see release).
+	rows []int32
+
 	mu     sync.Mutex
 	parts  []part
 	splits int64
+	// Each column's distinct released values (dict, and seen to find them) and, per
+	// released partition in the order of release, its values' places in dict.
+	dict     [][]Cover
+	seen     []map[Cover]int32
+	coverIdx []int32
 }
 
-// part is a released partition.
+// part is a released partition: rows[off:off+n], released at the at-th release.
 type part struct {
-	first  int32
-	rows   []int32
-	covers []Cover
+	first, off, n, at int32
 }
 
 // maxPooledKeys bounds the scratch a pooled partChecker keeps: the few partitions
@@ -481,15 +520,24 @@ func (ms *mondrian) splitChildren(rows []int32, d *dim, lo, hi int32) [][]int32 
 	return groups
 }
 
-// release records a partition that is not split.
+// release records a partition that is not split. Every run of rows that split handles
+// is a slice of ms.rows ending at its end of capacity, so the run starts where its
+// capacity says.
 func (ms *mondrian) release(rows []int32, lo, hi []int32) {
-	p := part{first: rows[0], rows: rows, covers: make([]Cover, len(ms.dims))} // rows ascend
-	for j, d := range ms.dims {
-		p.covers[j] = d.cover(lo[j], hi[j])
-	}
+	off := int32(cap(ms.rows) - cap(rows))
 	ms.mu.Lock()
-	ms.parts = append(ms.parts, p)
-	ms.mu.Unlock()
+	defer ms.mu.Unlock()
+	ms.parts = append(ms.parts, part{first: rows[0], off: off, n: int32(len(rows)), at: int32(len(ms.parts))}) // rows ascend
+	for j, d := range ms.dims {
+		cv := d.cover(lo[j], hi[j])
+		x, ok := ms.seen[j][cv]
+		if !ok {
+			x = int32(len(ms.dict[j]))
+			ms.dict[j] = append(ms.dict[j], cv)
+			ms.seen[j][cv] = x
+		}
+		ms.coverIdx = append(ms.coverIdx, x)
+	}
 }
 
 // partitionRows moves the rows for which in holds to the front, both sides keeping

@@ -1,6 +1,7 @@
 package generalize
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,7 +38,30 @@ func mondrianCase(rng *rand.Rand, n, q int) (*Table, [][][]string, [][]float64) 
 // records, and no dimension would have allowed a split (k only).
 func checkMondrian(t *testing.T, tab *Table, hier [][][]string, values [][]float64, k int, res *Mondrian) {
 	t.Helper()
-	parts := make([][]int, len(res.Covers))
+	if res.Covers.Classes() != len(res.Sizes) || len(res.Covers.Dict) != len(tab.Columns) {
+		t.Fatalf("covers of %d partitions in %d dictionaries, %d sizes", res.Covers.Classes(), len(res.Covers.Dict), len(res.Sizes))
+	}
+	// Every dictionary holds distinct values, each used, numbered by first use.
+	for j, dict := range res.Covers.Dict {
+		next := int32(0)
+		for p := range res.Sizes {
+			switch x := res.Covers.Index[p*len(tab.Columns)+j]; {
+			case x == next:
+				next++
+			case x > next || x < 0:
+				t.Fatalf("column %d: partition %d releases value %d, next new one is %d", j, p, x, next)
+			}
+		}
+		if int(next) != len(dict) {
+			t.Fatalf("column %d: %d of %d values used", j, next, len(dict))
+		}
+		if len(slices.Compact(slices.SortedFunc(slices.Values(dict), func(a, b Cover) int {
+			return cmp.Or(cmp.Compare(a.Level, b.Level), cmp.Compare(a.Code, b.Code), cmp.Compare(a.Lo, b.Lo), cmp.Compare(a.Hi, b.Hi))
+		}))) != len(dict) {
+			t.Fatalf("column %d: a value twice in the dictionary", j)
+		}
+	}
+	parts := make([][]int, len(res.Sizes))
 	for r, c := range res.Class {
 		if c < 0 || int(c) >= len(parts) {
 			t.Fatalf("record %d in partition %d of %d", r, c, len(parts))
@@ -52,7 +76,7 @@ func checkMondrian(t *testing.T, tab *Table, hier [][][]string, values [][]float
 			t.Fatalf("partitions not numbered by first record")
 		}
 		for j, col := range tab.Columns {
-			cv := res.Covers[p][j]
+			cv := res.Covers.At(p, j)
 			leafOf := func(r int) int { return int(col.Codes.At(r)) }
 			if values[j] != nil {
 				lo, hi := values[j][leafOf(rows[0])], values[j][leafOf(rows[0])]
@@ -111,7 +135,7 @@ func checkMondrian(t *testing.T, tab *Table, hier [][][]string, values [][]float
 				if le > 0 && le < len(vs) {
 					sizes = []int{le, len(vs) - le}
 				}
-			} else if cv := res.Covers[p][j]; cv.Level >= 1 {
+			} else if cv := res.Covers.At(p, j); cv.Level >= 1 {
 				groups := map[string]int{}
 				for _, r := range rows {
 					groups[hier[j][leafOf(r)][cv.Level-1]]++

@@ -640,25 +640,26 @@ func Suppressed(t *Table, levels []int, opt Options) ([]bool, error) {
 }
 
 // NodeClasses returns what the node with the given levels publishes: every record's
-// class (−1 when its class fails the models of opt and is suppressed) and, per
-// published class, its released value of every quasi-identifier.
-func NodeClasses(t *Table, levels []int, opt Options) ([]int32, [][]Cover, error) {
+// class (−1 when its class fails the models of opt and is suppressed) and what every
+// published class releases: the dictionary of quasi-identifier j holds every node of
+// its level, in code order.
+func NodeClasses(t *Table, levels []int, opt Options) ([]int32, ClassCovers, error) {
 	if err := t.validate(); err != nil {
-		return nil, nil, err
+		return nil, ClassCovers{}, err
 	}
 	if len(levels) != len(t.Columns) {
-		return nil, nil, fmt.Errorf("node has %d levels for %d quasi-identifiers", len(levels), len(t.Columns))
+		return nil, ClassCovers{}, fmt.Errorf("node has %d levels for %d quasi-identifiers", len(levels), len(t.Columns))
 	}
 	mod, err := newModels(t, opt)
 	if err != nil {
-		return nil, nil, err
+		return nil, ClassCovers{}, err
 	}
 	rows := &classes{rows: make([]Codes, len(t.Columns)), n: t.Rows}
 	maps := make([][]int32, len(t.Columns))
 	sizes := make([]int, len(t.Columns))
 	for i, c := range t.Columns {
 		if levels[i] < 0 || levels[i] >= c.Hierarchy.Height() {
-			return nil, nil, fmt.Errorf("column %q: level %d outside 0..%d", c.Name, levels[i], c.Hierarchy.Height()-1)
+			return nil, ClassCovers{}, fmt.Errorf("column %q: level %d outside 0..%d", c.Name, levels[i], c.Hierarchy.Height()-1)
 		}
 		rows.rows[i] = c.Codes
 		maps[i] = c.Hierarchy.levelMap(0, levels[i])
@@ -671,18 +672,25 @@ func NodeClasses(t *Table, levels []int, opt Options) ([]int32, [][]Cover, error
 	failing := mod.failing(cls, opt.K)
 	// Published classes numbered densely, in class order.
 	number := make([]int32, cls.n)
-	var covers [][]Cover
+	q := len(t.Columns)
+	covers := ClassCovers{Dict: make([][]Cover, q)}
+	for i := range q {
+		covers.Dict[i] = make([]Cover, sizes[i])
+		for code := range covers.Dict[i] {
+			covers.Dict[i][code] = Cover{Level: int32(levels[i]), Code: int32(code)}
+		}
+	}
+	published := int32(0)
 	for j := range cls.n {
 		if int(cls.count(j)) < opt.K || failing[j] {
 			number[j] = -1
 			continue
 		}
-		number[j] = int32(len(covers))
-		cv := make([]Cover, len(t.Columns))
-		for i := range t.Columns {
-			cv[i] = Cover{Level: int32(levels[i]), Code: cls.code(i, j)}
+		number[j] = published
+		published++
+		for i := range q {
+			covers.Index = append(covers.Index, cls.code(i, j))
 		}
-		covers = append(covers, cv)
 	}
 	for r, a := range assign {
 		assign[r] = number[a]

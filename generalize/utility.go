@@ -19,6 +19,25 @@ type Cover struct {
 	Lo, Hi int32 // leaf codes of the smallest and largest value, for ranges
 }
 
+// ClassCovers is what every published class releases, each distinct value held once:
+// Dict[j] lists the values released for quasi-identifier j, and class c releases
+// Dict[j][Index[c·len(Dict)+j]]. A release with no classes may leave both empty.
+type ClassCovers struct {
+	Dict  [][]Cover
+	Index []int32
+}
+
+// Classes is the number of classes.
+func (cc ClassCovers) Classes() int {
+	if len(cc.Dict) == 0 {
+		return 0
+	}
+	return len(cc.Index) / len(cc.Dict)
+}
+
+// At is what class c releases for quasi-identifier j.
+func (cc ClassCovers) At(c, j int) Cover { return cc.Dict[j][cc.Index[c*len(cc.Dict)+j]] }
+
 // Metrics are the utility measures of one release, each defined in its doc comment with
 // its source. "Records" are all records of the input, suppressed ones included;
 // "columns" are the quasi-identifiers; the leaves a released value covers are those
@@ -61,7 +80,7 @@ type Metrics struct {
 }
 
 // Utility measures a release of t: class[r] is record r's equivalence class (−1:
-// suppressed), covers[c][j] what class c releases for quasi-identifier column j,
+// suppressed), covers.At(c, j) what class c releases for quasi-identifier column j,
 // values[j] the numeric value of each leaf of column j (nil for a column without
 // numeric values), k the release's k.
 //
@@ -70,7 +89,7 @@ type Metrics struct {
 // hierarchy. A class index may be unused (an empty class is not a released class).
 // Every released value must cover its record's leaf (a range holds the leaf's value, a
 // node is the leaf's ancestor). Inconsistent input — wrong lengths, a class index out of
-// range, a cover outside its hierarchy, a range on a column without values or with
+// range, a cover index outside its dictionary, a cover outside its hierarchy, a range on a column without values or with
 // v(Lo) > v(Hi), a value that does not cover its record — is an error that names records,
 // classes and columns, never values.
 //
@@ -78,7 +97,7 @@ type Metrics struct {
 // covers), then per class and column a constant (hierarchy node, from tables
 // precomputed per node) or logarithmic (range, by binary search in the column's leaves
 // sorted by value) amount; columns are measured in parallel.
-func Utility(t *Table, class []int32, covers [][]Cover, values [][]float64, k int) (Metrics, error) {
+func Utility(t *Table, class []int32, covers ClassCovers, values [][]float64, k int) (Metrics, error) {
 	if t == nil {
 		return Metrics{}, errors.New("utility: no table")
 	}
@@ -122,25 +141,34 @@ func Utility(t *Table, class []int32, covers [][]Cover, values [][]float64, k in
 		}
 		vals[j] = v
 	}
-	for c, cv := range covers {
-		if len(cv) != q {
-			return Metrics{}, fmt.Errorf("utility: class %d releases %d values for %d quasi-identifiers", c, len(cv), q)
-		}
-		for j, col := range t.Columns {
-			if err := cv[j].check(col.Hierarchy, vals[j]); err != nil {
-				return Metrics{}, fmt.Errorf("utility: class %d, column %q: %v", c, col.Name, err)
+	if len(covers.Dict) != q && (len(covers.Dict) != 0 || len(covers.Index) != 0) {
+		return Metrics{}, fmt.Errorf("utility: released values of %d quasi-identifiers, the table has %d", len(covers.Dict), q)
+	}
+	if len(covers.Index)%q != 0 {
+		return Metrics{}, fmt.Errorf("utility: %d cover indexes, not a multiple of the %d quasi-identifiers", len(covers.Index), q)
+	}
+	for j, dict := range covers.Dict {
+		for i, cv := range dict {
+			if err := cv.check(t.Columns[j].Hierarchy, vals[j]); err != nil {
+				return Metrics{}, fmt.Errorf("utility: column %q, released value %d: %v", t.Columns[j].Name, i, err)
 			}
 		}
 	}
+	classes := covers.Classes()
+	for i, x := range covers.Index {
+		if x < 0 || int(x) >= len(covers.Dict[i%q]) {
+			return Metrics{}, fmt.Errorf("utility: class %d, column %q: released value %d outside 0..%d", i/q, t.Columns[i%q].Name, x, len(covers.Dict[i%q])-1)
+		}
+	}
 
-	sizes := make([]int32, len(covers))
+	sizes := make([]int32, classes)
 	var supp int64
 	for r, c := range class {
 		switch {
 		case c == -1:
 			supp++
-		case c < -1 || int(c) >= len(covers):
-			return Metrics{}, fmt.Errorf("utility: record %d: class %d outside -1..%d", r, c, len(covers)-1)
+		case c < -1 || int(c) >= classes:
+			return Metrics{}, fmt.Errorf("utility: record %d: class %d outside -1..%d", r, c, classes-1)
 		default:
 			sizes[c]++
 		}
@@ -227,7 +255,7 @@ type utilityColumn struct {
 	j      int
 	vals   []float64 // nil: no numeric values
 	class  []int32
-	covers [][]Cover
+	covers ClassCovers
 	sizes  []int32
 	supp   int64
 	n      int64
@@ -304,10 +332,10 @@ func scanCodes[T uint8 | uint16 | int32](codes []T, class []int32, freq []int64,
 func (u *utilityColumn) measure() (columnUtility, error) {
 	h := u.col.Hierarchy
 	leaves := h.Leaves()
-	cc := &coverCheck{cover: make([]compactCover, len(u.covers)), up: h.up, values: u.vals}
+	cc := &coverCheck{cover: make([]compactCover, len(u.sizes)), up: h.up, values: u.vals}
 	hasRange := false
-	for c, cv := range u.covers {
-		cover := cv[u.j]
+	for c := range cc.cover {
+		cover := u.covers.At(c, u.j)
 		if cover.Level >= 0 {
 			cc.cover[c] = compactCover{level: cover.Level, a: cover.Code}
 		} else {
@@ -371,7 +399,7 @@ func (u *utilityColumn) measure() (columnUtility, error) {
 		if size == 0 {
 			continue
 		}
-		s := u.stat(u.covers[c][u.j])
+		s := u.stat(u.covers.At(c, u.j))
 		sz := int64(size)
 		lossSum += sz * (s.leaves - 1)
 		switch {

@@ -100,7 +100,7 @@ func TestUtilityIdentity(t *testing.T) {
 	want := Metrics{Discernibility: 10, CAvg: 8.0 / 7.0 / 1}
 	for name, covers := range map[string][][]Cover{"nodes": nodes, "ranges": ranges} {
 		t.Run(name, func(t *testing.T) {
-			got, err := Utility(tab, class, covers, values, 1)
+			got, err := Utility(tab, class, listed(covers), values, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +127,7 @@ func TestUtilityFullyGeneralized(t *testing.T) {
 		// discernibility 8² = 64; C_AVG (8/1)/2 = 4.
 		class := make([]int32, 8)
 		covers := [][]Cover{{{Level: 1, Code: 0}, {Level: 2, Code: 0}}}
-		got, err := Utility(tab, class, covers, values, 2)
+		got, err := Utility(tab, class, listed(covers), values, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +137,7 @@ func TestUtilityFullyGeneralized(t *testing.T) {
 		// age as the range [20,38], which covers every leaf: the same measures.
 		class := make([]int32, 8)
 		covers := [][]Cover{{{Level: 1, Code: 0}, {Level: -1, Lo: 0, Hi: 4}}}
-		got, err := Utility(tab, class, covers, values, 2)
+		got, err := Utility(tab, class, listed(covers), values, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func TestUtilityFullyGeneralized(t *testing.T) {
 		// Every record counts 1 for loss and NCP and covers everything for the entropy;
 		// discernibility 8 suppressed × 8 records = 64; nothing released: C_AVG 0.
 		class := []int32{-1, -1, -1, -1, -1, -1, -1, -1}
-		got, err := Utility(tab, class, nil, values, 2)
+		got, err := Utility(tab, class, ClassCovers{}, values, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestUtilityMixedRelease(t *testing.T) {
 	//        r7 suppressed: log2(8/2) = 2
 	lg := math.Log2
 	nue := 3 + 2*lg(5.0/3) + lg(5.0/2) + lg(3.0/2) + lg(3) + lg(7.0/3) + lg(7.0/2) + 2
-	got, err := Utility(tab, class, covers, values, 2)
+	got, err := Utility(tab, class, listed(covers), values, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestUtilityMixedRelease(t *testing.T) {
 	covers[1][1] = Cover{Level: 1, Code: 1}
 	covers[2][1] = Cover{Level: 2, Code: 0}
 	nue2 := 3 + 2*lg(5.0/3) + lg(5.0/2) + lg(3.0/2) + lg(3) + lg(8.0/3) + lg(8.0/2) + 2
-	got, err = Utility(tab, class, covers, [][]float64{nil, nil}, 2)
+	got, err = Utility(tab, class, listed(covers), [][]float64{nil, nil}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestUtilityNumericNCPEdges(t *testing.T) {
 		// NCP: sex 2/2 = 1 per record; age min(1, 18/5) = 1 per record → 1, not
 		// (2 + 2·3.6)/4.
 		tab, values := utilityTable(t, [][2]int32{{0, 0}, {1, 1}})
-		got, err := Utility(tab, []int32{0, 0}, [][]Cover{{{Level: 1, Code: 0}, {Level: 2, Code: 0}}}, values, 2)
+		got, err := Utility(tab, []int32{0, 0}, listed([][]Cover{{{Level: 1, Code: 0}, {Level: 2, Code: 0}}}), values, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +232,7 @@ func TestUtilityNumericNCPEdges(t *testing.T) {
 		// NCP = (sex 2·2/2 + age 0) / (2·2) = 1/2. Loss is still 1. Entropy: sex
 		// 2·log2(2/1) = 2; age covers the one present leaf: 0.
 		tab, values := utilityTable(t, [][2]int32{{0, 2}, {1, 2}})
-		got, err := Utility(tab, []int32{0, 0}, [][]Cover{{{Level: 1, Code: 0}, {Level: 2, Code: 0}}}, values, 2)
+		got, err := Utility(tab, []int32{0, 0}, listed([][]Cover{{{Level: 1, Code: 0}, {Level: 2, Code: 0}}}), values, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,12 +240,38 @@ func TestUtilityNumericNCPEdges(t *testing.T) {
 	})
 	t.Run("no records", func(t *testing.T) {
 		tab, values := utilityTable(t, nil)
-		got, err := Utility(tab, nil, nil, values, 3)
+		got, err := Utility(tab, nil, ClassCovers{}, values, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkMetrics(t, got, Metrics{})
 	})
+}
+
+// listed is covers[c][j] (what class c releases for column j) as ClassCovers, equal
+// values sharing one dictionary entry.
+func listed(covers [][]Cover) ClassCovers {
+	if len(covers) == 0 {
+		return ClassCovers{}
+	}
+	q := len(covers[0])
+	cc := ClassCovers{Dict: make([][]Cover, q)}
+	seen := make([]map[Cover]int32, q)
+	for j := range seen {
+		seen[j] = map[Cover]int32{}
+	}
+	for _, row := range covers {
+		for j, cv := range row {
+			x, ok := seen[j][cv]
+			if !ok {
+				x = int32(len(cc.Dict[j]))
+				cc.Dict[j] = append(cc.Dict[j], cv)
+				seen[j][cv] = x
+			}
+			cc.Index = append(cc.Index, x)
+		}
+	}
+	return cc
 }
 
 func TestUtilityErrors(t *testing.T) {
@@ -260,7 +286,7 @@ func TestUtilityErrors(t *testing.T) {
 		return tab, class, covers, values
 	}
 	if tab, class, covers, values := good(); true {
-		if _, err := Utility(tab, class, covers, values, 2); err != nil {
+		if _, err := Utility(tab, class, listed(covers), values, 2); err != nil {
 			t.Fatalf("the unbroken release: %v", err)
 		}
 	}
@@ -279,14 +305,13 @@ func TestUtilityErrors(t *testing.T) {
 		{"short class", 2, func(_ **Table, class *[]int32, _ [][]Cover, _ *[][]float64) { *class = (*class)[:7] }, "7 class indexes for 8 records"},
 		{"class too high", 2, func(_ **Table, class *[]int32, _ [][]Cover, _ *[][]float64) { (*class)[3] = 3 }, "record 3: class 3 outside -1..2"},
 		{"class too low", 2, func(_ **Table, class *[]int32, _ [][]Cover, _ *[][]float64) { (*class)[5] = -2 }, "record 5: class -2"},
-		{"cover row short", 2, func(_ **Table, _ *[]int32, covers [][]Cover, _ *[][]float64) { covers[1] = covers[1][:1] }, "class 1 releases 1 values"},
 		{"level too high", 2, func(_ **Table, _ *[]int32, covers [][]Cover, _ *[][]float64) { covers[0][1].Level = 3 }, "level 3 outside"},
 		{"code too high", 2, func(_ **Table, _ *[]int32, covers [][]Cover, _ *[][]float64) { covers[0][0].Code = 2 }, "code 2 outside 0..1"},
 		{"code negative", 2, func(_ **Table, _ *[]int32, covers [][]Cover, _ *[][]float64) { covers[2][0].Code = -1 }, "code -1 outside"},
 		{"range without values", 2, func(_ **Table, _ *[]int32, covers [][]Cover, _ *[][]float64) {
 			covers[0][0] = Cover{Level: -1, Lo: 0, Hi: 1}
 		}, "without numeric values"},
-		{"range values dropped", 2, func(_ **Table, _ *[]int32, _ [][]Cover, values *[][]float64) { *values = nil }, "class 1, column \"age\": a range on a column without numeric values"},
+		{"range values dropped", 2, func(_ **Table, _ *[]int32, _ [][]Cover, values *[][]float64) { *values = nil }, "column \"age\", released value 1: a range on a column without numeric values"},
 		{"range leaf too high", 2, func(_ **Table, _ *[]int32, covers [][]Cover, _ *[][]float64) { covers[1][1].Hi = 5 }, "outside 0..4"},
 		{"range leaf negative", 2, func(_ **Table, _ *[]int32, covers [][]Cover, _ *[][]float64) { covers[2][1].Lo = -1 }, "outside 0..4"},
 		{"range reversed", 2, func(_ **Table, _ *[]int32, covers [][]Cover, _ *[][]float64) { covers[1][1].Lo, covers[1][1].Hi = 4, 2 }, "above"},
@@ -304,7 +329,7 @@ func TestUtilityErrors(t *testing.T) {
 			if tc.mutate != nil {
 				tc.mutate(&tab, &class, covers, &values)
 			}
-			m, err := Utility(tab, class, covers, values, tc.k)
+			m, err := Utility(tab, class, listed(covers), values, tc.k)
 			if err == nil {
 				t.Fatalf("no error (metrics %+v)", m)
 			}
@@ -318,6 +343,31 @@ func TestUtilityErrors(t *testing.T) {
 				if strings.Contains(err.Error(), v) {
 					t.Errorf("error %q names a value (%s)", err, v)
 				}
+			}
+		})
+	}
+	// Dictionaries and indexes that do not fit together.
+	for _, tc := range []struct {
+		name  string
+		shape func(*ClassCovers)
+		want  string
+	}{
+		{"index short", func(cc *ClassCovers) { cc.Index = cc.Index[:5] }, "5 cover indexes, not a multiple of the 2"},
+		{"index too high", func(cc *ClassCovers) { cc.Index[4] = 3 }, "class 2, column \"sex\": released value 3 outside 0..2"},
+		{"index negative", func(cc *ClassCovers) { cc.Index[1] = -1 }, "class 0, column \"age\": released value -1 outside"},
+		{"dictionaries missing", func(cc *ClassCovers) { cc.Dict = cc.Dict[:1] }, "released values of 1 quasi-identifiers, the table has 2"},
+		{"no dictionaries", func(cc *ClassCovers) { cc.Dict = nil }, "released values of 0 quasi-identifiers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab, class, covers, values := good()
+			cc := listed(covers)
+			tc.shape(&cc)
+			m, err := Utility(tab, class, cc, values, 2)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			if m != (Metrics{}) {
+				t.Errorf("metrics %+v with the error", m)
 			}
 		})
 	}
@@ -362,7 +412,7 @@ func TestUtilityLosslessIsExactlyZero(t *testing.T) {
 			}
 			class[r] = c
 		}
-		m, err := Utility(tab, class, covers, values, 1)
+		m, err := Utility(tab, class, listed(covers), values, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -644,7 +694,7 @@ func TestUtilityRandomCoarsening(t *testing.T) {
 		values := randomValues(rng, tab)
 		class, covers := randomRelease(rng, tab, values)
 		k := 1 + rng.IntN(5)
-		prev, err := Utility(tab, class, covers, values, k)
+		prev, err := Utility(tab, class, listed(covers), values, k)
 		if err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
 		}
@@ -657,7 +707,7 @@ func TestUtilityRandomCoarsening(t *testing.T) {
 			if !ok {
 				break
 			}
-			m, err := Utility(tab, class, covers, values, k)
+			m, err := Utility(tab, class, listed(covers), values, k)
 			if err != nil {
 				t.Fatalf("trial %d step %d: %v", trial, step, err)
 			}
@@ -721,7 +771,7 @@ func TestUtilityMatchesSearchMetrics(t *testing.T) {
 				}
 				class[r] = c
 			}
-			m, err := Utility(tab, class, covers, nil, k)
+			m, err := Utility(tab, class, listed(covers), nil, k)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -820,7 +870,7 @@ func BenchmarkUtility(b *testing.B) {
 	var m Metrics
 	for b.Loop() {
 		var err error
-		if m, err = Utility(tab, class, covers, values, 5); err != nil {
+		if m, err = Utility(tab, class, listed(covers), values, 5); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -59,31 +59,22 @@ func mondrianRelease(ctx context.Context, t *generalize.Table, values [][]float6
 		return nil, nil, nil, err
 	}
 	res := &generalize.Result{Metric: metric, Classes: len(mres.Sizes)}
-	q := len(t.Columns)
-	labels := &partLabels{q: q, dict: make([][]string, q), idx: make([]int32, len(mres.Covers)*q)}
-	seen := make([]map[generalize.Cover]int32, q)
-	for j := range seen {
-		seen[j] = map[generalize.Cover]int32{}
-	}
-	for i, covers := range mres.Covers {
-		if res.MinClass == 0 || mres.Sizes[i] < res.MinClass {
-			res.MinClass = mres.Sizes[i]
+	for _, n := range mres.Sizes {
+		if res.MinClass == 0 || n < res.MinClass {
+			res.MinClass = n
 		}
-		for j, cv := range covers {
-			at, ok := seen[j][cv]
-			if !ok {
-				h := t.Columns[j].Hierarchy
-				var label string
-				if cv.Level < 0 {
-					label = "[" + h.Value(0, cv.Lo) + "," + h.Value(0, cv.Hi) + "]"
-				} else {
-					label = h.Value(int(cv.Level), cv.Code)
-				}
-				at = int32(len(labels.dict[j]))
-				labels.dict[j] = append(labels.dict[j], label)
-				seen[j][cv] = at
+	}
+	q := len(t.Columns)
+	labels := &partLabels{q: q, dict: make([][]string, q), idx: mres.Covers.Index}
+	for j, dict := range mres.Covers.Dict {
+		h := t.Columns[j].Hierarchy
+		labels.dict[j] = make([]string, len(dict))
+		for x, cv := range dict {
+			if cv.Level < 0 {
+				labels.dict[j][x] = "[" + h.Value(0, cv.Lo) + "," + h.Value(0, cv.Hi) + "]"
+			} else {
+				labels.dict[j][x] = h.Value(int(cv.Level), cv.Code)
 			}
-			labels.idx[i*q+j] = at
 		}
 	}
 	return res, mres, labels, nil

@@ -153,8 +153,8 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		suppressed []bool
 		mres       *generalize.Mondrian
 		labels     *partLabels
-		class      []int32              // per record: its published class, −1 suppressed
-		covers     [][]generalize.Cover // per published class: its released values
+		class      []int32                // per record: its published class, −1 suppressed
+		covers     generalize.ClassCovers // what every published class releases
 	)
 	// Numeric quasi-identifiers by their values (Mondrian splits them at medians; the
 	// utility metrics measure ranges by them), when their hierarchy's leaves are
@@ -188,9 +188,9 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		values = utilityValues(p, t)
 	}
 	util, err := generalize.Utility(t, class, covers, values, cfg.Privacy.K)
-	class, covers = nil, nil
+	class, covers = nil, generalize.ClassCovers{}
 	if mres != nil {
-		mres.Covers = nil // the labels hold what the release writes
+		mres.Covers = generalize.ClassCovers{} // the labels hold what the release writes
 	}
 	if err != nil {
 		return nil, fmt.Errorf("internal error: utility metrics: %w", err)

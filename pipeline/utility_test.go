@@ -224,10 +224,11 @@ search: {algorithm: mondrian}
 		{Name: "dept", Hierarchy: dept, Codes: codes(dept, "A", "B", "C", "C", "A")},
 		{Name: "age", Hierarchy: age, Codes: codes(age, "20", "25", "30", "40", "40")},
 	}}
-	covers := [][]generalize.Cover{
-		{{Level: 1, Code: dept.Code(1, leaf(dept, "A"))}, {Level: -1, Lo: leaf(age, "20"), Hi: leaf(age, "25")}},
-		{{Level: 0, Code: leaf(dept, "C")}, {Level: -1, Lo: leaf(age, "30"), Hi: leaf(age, "40")}},
-	}
+	// Class 0 releases (dept's parent of A, [20,25]), class 1 (C, [30,40]).
+	covers := generalize.ClassCovers{Dict: [][]generalize.Cover{
+		{{Level: 1, Code: dept.Code(1, leaf(dept, "A"))}, {Level: 0, Code: leaf(dept, "C")}},
+		{{Level: -1, Lo: leaf(age, "30"), Hi: leaf(age, "40")}, {Level: -1, Lo: leaf(age, "20"), Hi: leaf(age, "25")}},
+	}, Index: []int32{0, 1, 1, 0}}
 	u, err := generalize.Utility(tab, []int32{0, 0, 1, 1, -1}, covers, [][]float64{nil, {20, 25, 30, 40}}, 2)
 	if err != nil {
 		t.Fatal(err)
