@@ -312,6 +312,10 @@ func (s *arrowSource) stream(ctx context.Context, cols []int, out chan<- *batch)
 	}
 	b := newBatch(s.read, width)
 	conv := make([]func(int) (string, bool), width)
+	caches := make([]*textCache, width)
+	for j := range caches {
+		caches[j] = newTextCache()
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -335,7 +339,7 @@ func (s *arrowSource) stream(ctx context.Context, cols []int, out chan<- *batch)
 				if int64(arr.Len()) < n {
 					return s.corrupt(col, fmt.Errorf("%d values in a record batch of %d records", arr.Len(), n))
 				}
-				conv[j] = arrowText(arr)
+				conv[j] = arrowText(arr, caches[j])
 			}
 			col = ""
 			for off := 0; off < int(n); {
@@ -396,28 +400,30 @@ func arrowTexts[T any](a arrowValues[T], format func(T) string) func(int) (strin
 
 // arrowText returns the function that gives the canonical text of value i of arr (an
 // array of a supported type), or reports a null. Strings are copied: the library's
-// strings point into its buffers, which must not outlive the record batch.
-func arrowText(arr arrow.Array) func(int) (string, bool) {
+// strings point into its buffers, which must not outlive the record batch. cache (nil:
+// none) holds the column's recent texts across batches.
+func arrowText(arr arrow.Array, cache *textCache) func(int) (string, bool) {
 	// Narrow floats are written in the shortest form that reads back as the same
 	// float32 ("0.1", not the float64 expansion "0.10000000149011612").
 	float32Text := func(v float32) string { return strconv.FormatFloat(float64(v), 'g', -1, 32) }
+	uintText := func(v int64) string { return formatUint(uint64(v)) }
 	switch a := arr.(type) {
 	case *array.Int8:
 		return arrowTexts(a, func(v int8) string { return formatInt(int64(v)) })
 	case *array.Int16:
-		return arrowTexts(a, func(v int16) string { return formatInt(int64(v)) })
+		return arrowTexts(a, func(v int16) string { return cache.num(int64(v), formatInt) })
 	case *array.Int32:
-		return arrowTexts(a, func(v int32) string { return formatInt(int64(v)) })
+		return arrowTexts(a, func(v int32) string { return cache.num(int64(v), formatInt) })
 	case *array.Int64:
-		return arrowTexts(a, formatInt)
+		return arrowTexts(a, func(v int64) string { return cache.num(v, formatInt) })
 	case *array.Uint8:
 		return arrowTexts(a, func(v uint8) string { return formatUint(uint64(v)) })
 	case *array.Uint16:
-		return arrowTexts(a, func(v uint16) string { return formatUint(uint64(v)) })
+		return arrowTexts(a, func(v uint16) string { return cache.num(int64(v), uintText) })
 	case *array.Uint32:
-		return arrowTexts(a, func(v uint32) string { return formatUint(uint64(v)) })
+		return arrowTexts(a, func(v uint32) string { return cache.num(int64(v), uintText) })
 	case *array.Uint64:
-		return arrowTexts(a, formatUint)
+		return arrowTexts(a, func(v uint64) string { return cache.num(int64(v), uintText) })
 	case *array.Float16:
 		return arrowTexts(a, func(v float16.Num) string { return float32Text(v.Float32()) })
 	case *array.Float32:
@@ -425,16 +431,16 @@ func arrowText(arr arrow.Array) func(int) (string, bool) {
 	case *array.Float64:
 		return arrowTexts(a, formatFloat)
 	case *array.String:
-		return arrowTexts(a, strings.Clone)
+		return arrowTexts(a, cache.str)
 	case *array.LargeString:
-		return arrowTexts(a, strings.Clone)
+		return arrowTexts(a, cache.str)
 	case *array.Boolean:
 		return arrowTexts(a, formatBool)
 	case *array.Date32:
-		return arrowTexts(a, func(v arrow.Date32) string { return formatDate(int64(v)) })
+		return arrowTexts(a, func(v arrow.Date32) string { return cache.num(int64(v), formatDate) })
 	case *array.Date64:
 		// Milliseconds since the epoch, a multiple of a day in a well-formed file.
-		return arrowTexts(a, func(v arrow.Date64) string { return formatDate(arrowFloorDiv(int64(v), 86400000)) })
+		return arrowTexts(a, func(v arrow.Date64) string { return cache.num(arrowFloorDiv(int64(v), 86400000), formatDate) })
 	case *array.Timestamp:
 		// The value counts from the Unix epoch in UTC whatever the time zone, which
 		// only says how to display it.

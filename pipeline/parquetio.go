@@ -240,6 +240,10 @@ func (s *parquetSource) stream(ctx context.Context, cols []int, out chan<- *batc
 	defer rr.Release()
 	width := len(cols)
 	conv := make([]func(int) (string, bool), width)
+	caches := make([]*textCache, width)
+	for j := range caches {
+		caches[j] = newTextCache()
+	}
 	for rr.Next() {
 		rec := rr.Record()
 		n := int(rec.NumRows())
@@ -253,7 +257,7 @@ func (s *parquetSource) stream(ctx context.Context, cols []int, out chan<- *batc
 			if arr.Len() != n {
 				return s.corrupt(col, fmt.Errorf("%d values in a batch of %d records", arr.Len(), n))
 			}
-			conv[j] = arrowText(arr)
+			conv[j] = arrowText(arr, caches[j])
 		}
 		b := newBatch(s.read, width)
 		b.fields = b.fields[:n*width]
@@ -366,8 +370,11 @@ func setPqType(el *xparquet.SchemaElement, typ schema.Type) {
 
 func (s *parquetSink) write(fields []string, nulls []bool, n int) error {
 	w := len(s.cols)
+	// parquet-go keeps a record until it has encoded it: one allocation holds the
+	// batch's records, each its own three-index slice of it.
+	recs := make([]any, n*w)
 	for i := range n {
-		rec := make([]any, w) // parquet-go keeps the record until the row group is written
+		rec := recs[i*w : (i+1)*w : (i+1)*w]
 		for j, c := range s.cols {
 			k := i*w + j
 			if nulls != nil && nulls[k] {
