@@ -346,10 +346,10 @@ func levelsNaming(labs []string, s string) uint64 {
 
 // settle counts the records of every class that were released as their own value:
 // their leaf is the released value, counted once per class and column.
-func (u *utilityCounter) settle(classes map[string]int32, cls []uint64) error {
+func (u *utilityCounter) settle(classes *classKeys, cls []uint64) error {
 	stride := 1 + u.labeled
 	fields := make([]string, len(u.cols))
-	for key, i := range classes {
+	for i := range int32(classes.len()) {
 		at := int(i) * stride
 		split := false
 		for j, c := range u.cols {
@@ -362,7 +362,7 @@ func (u *utilityCounter) settle(classes map[string]int32, cls []uint64) error {
 				continue
 			}
 			if !split {
-				if !splitKey(key, fields) {
+				if !splitKey(classes.key(i), fields) {
 					return errors.New("utility: a malformed class key")
 				}
 				split = true
@@ -429,7 +429,7 @@ func (s *coverStat) add(x int32, f int64, vals []float64) {
 // columns release (then measured in one pass over the leaves), the second adds every
 // class's share. Memory grows with the hierarchies and the distinct values, not with
 // the classes.
-func (u *utilityCounter) measure(classes map[string]int32, cls []uint64, inputRows int) (loss, ncp, entropy float64, _ error) {
+func (u *utilityCounter) measure(classes *classKeys, cls []uint64, inputRows int) (loss, ncp, entropy float64, _ error) {
 	n := u.matched + u.suppressed
 	if n != int64(inputRows) {
 		return 0, 0, 0, fmt.Errorf("utility: %d input records counted, the input has %d", n, inputRows)
@@ -490,13 +490,13 @@ func (u *utilityCounter) measure(classes map[string]int32, cls []uint64, inputRo
 			sums[j], mine = s, append(mine, j)
 		}
 		fields := make([]string, q)
-		for key, i := range classes {
+		for i := range int32(classes.len()) {
 			at := int(i) * stride
 			size := int64(cls[at])
 			if size == 0 {
 				continue
 			}
-			if !splitKey(key, fields) {
+			if !splitKey(classes.key(i), fields) {
 				return errors.New("utility: a malformed class key")
 			}
 			for _, j := range mine {

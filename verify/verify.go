@@ -136,14 +136,14 @@ type Counter struct {
 	pos     []int // the quasi-identifiers' fields
 	spos    []int // the sensitive columns' fields
 	index   []map[string]int32
-	classes map[string]int32 // class key → class number
+	classes *classKeys // class key → class number
 	// per class, stride values: its record count, then (when utility is measured) the
 	// candidate levels of its labeled quasi-identifiers (see utilityCounter.add), so
 	// that counting a record touches one place
 	cls    []uint64
 	stride int
-	// hists[i][class key]: the histogram of sensitive column i in the class
-	hists []map[string]map[int32]int64
+	// hists[i][class]: the histogram of sensitive column i in the class
+	hists [][]map[int32]int64
 	key   []byte
 	m     *Measured
 	util  *utilityCounter // nil: loss, NCP and entropy are not measured
@@ -156,7 +156,7 @@ func NewCounter(spec Spec, header []string) (*Counter, error) {
 		// The expected names only: a release without a header would put data here.
 		return nil, &Violation{Msg: fmt.Sprintf("the release's header is not the expected %q", spec.Columns)}
 	}
-	c := &Counter{spec: spec, header: header, pos: make([]int, len(spec.Quasi)), classes: map[string]int32{}, m: &Measured{}, stride: 1}
+	c := &Counter{spec: spec, header: header, pos: make([]int, len(spec.Quasi)), classes: newClassKeys(), m: &Measured{}, stride: 1}
 	for i, q := range spec.Quasi {
 		c.pos[i] = slices.Index(header, q)
 		if c.pos[i] < 0 {
@@ -175,10 +175,7 @@ func NewCounter(spec Spec, header []string) (*Counter, error) {
 			c.index[i][s] = int32(v)
 		}
 	}
-	c.hists = make([]map[string]map[int32]int64, len(spec.Sensitive))
-	for i := range c.hists {
-		c.hists[i] = map[string]map[int32]int64{}
-	}
+	c.hists = make([][]map[int32]int64, len(spec.Sensitive))
 	if spec.Utility != nil {
 		if len(spec.Utility) != len(spec.Quasi) {
 			return nil, fmt.Errorf("utility: %d quasi-identifiers described, the spec has %d", len(spec.Utility), len(spec.Quasi))
@@ -259,15 +256,16 @@ func (c *Counter) count(rec []string) (int32, error) {
 		key = append(key, rec[p]...)
 	}
 	c.key = key
-	cls, ok := c.classes[string(key)]
-	if ok {
+	cls, added := c.classes.class(key)
+	if !added {
 		c.cls[int(cls)*c.stride]++
 	} else {
-		cls = int32(len(c.cls) / c.stride)
-		c.classes[string(key)] = cls
 		c.cls = append(c.cls, 1)
 		for range c.stride - 1 {
 			c.cls = append(c.cls, newSlot) // every level, until a record rules it out
+		}
+		for i := range c.hists {
+			c.hists[i] = append(c.hists[i], map[int32]int64{})
 		}
 	}
 	for i, p := range c.spos {
@@ -275,12 +273,7 @@ func (c *Counter) count(rec []string) (int32, error) {
 		if !ok {
 			return 0, &Violation{Msg: fmt.Sprintf("release record %d: a value of sensitive column %q that the input does not hold", m.Rows, c.spec.Sensitive[i].Column)}
 		}
-		h := c.hists[i][string(key)]
-		if h == nil {
-			h = map[int32]int64{}
-			c.hists[i][string(key)] = h
-		}
-		h[v]++
+		c.hists[i][cls][v]++
 	}
 	return cls, nil
 }
@@ -298,7 +291,7 @@ func (c *Counter) AddSuppressed(orig []string) error {
 // Finish measures the classes counted and checks them against the spec.
 func (c *Counter) Finish() (*Measured, error) {
 	spec, m, classes := c.spec, c.m, c.classes
-	m.Classes = len(classes)
+	m.Classes = classes.len()
 	for i := 0; i < len(c.cls); i += c.stride {
 		if n := int(c.cls[i]); m.MinClass == 0 || n < m.MinClass {
 			m.MinClass = n
@@ -344,7 +337,7 @@ func (c *Counter) Finish() (*Measured, error) {
 
 // checkSensitive checks the models of one sensitive column on every class's histogram
 // and measures the weakest class.
-func checkSensitive(sc Sensitive, hists map[string]map[int32]int64) (SensitiveMeasured, error) {
+func checkSensitive(sc Sensitive, hists []map[int32]int64) (SensitiveMeasured, error) {
 	sm := SensitiveMeasured{Column: sc.Column, Distance: closeness.Equal}
 	if len(sc.Closeness) > 0 {
 		sm.Distance = sc.Closeness[0].Distance

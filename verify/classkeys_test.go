@@ -1,0 +1,45 @@
+package verify
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// TestClassKeys numbers random keys (repeats, prefixes of one another, the empty key)
+// against a map, through several growths of the table.
+func TestClassKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	tab := newClassKeys()
+	want := map[string]int32{}
+	var order []string
+	for range 50000 {
+		var k string
+		switch rng.IntN(4) {
+		case 0:
+			k = ""
+		case 1:
+			k = "a" + strconv.Itoa(rng.IntN(30)) // short keys, prefixes of the next kind
+		default:
+			k = "a" + strconv.Itoa(rng.IntN(30000))
+		}
+		c, added := tab.class([]byte(k))
+		w, seen := want[k]
+		if !seen {
+			w = int32(len(order))
+			want[k] = w
+			order = append(order, k)
+		}
+		if c != w || added == seen {
+			t.Fatalf("key %q: class %d (added %v), want %d (added %v)", k, c, added, w, !seen)
+		}
+	}
+	if tab.len() != len(order) || len(tab.slots) < 2*tab.len() {
+		t.Fatalf("%d classes in %d slots, want %d classes", tab.len(), len(tab.slots), len(order))
+	}
+	for c, k := range order {
+		if got := tab.key(int32(c)); got != k {
+			t.Fatalf("class %d: key %q, want %q", c, got, k)
+		}
+	}
+}
