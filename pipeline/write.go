@@ -71,7 +71,8 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 				}
 				v = *nullAs
 			}
-			if leaf, ok := c.Hierarchy.Leaf(v); !ok || leaf != c.Codes.At(row) {
+			// The leaf pass 1 gave the record has this text, and no other leaf does.
+			if c.Hierarchy.Value(0, c.Codes.At(row)) != v {
 				return nil, errChanged(r.p.input)
 			}
 		}
