@@ -298,7 +298,6 @@ type parquetSink struct {
 	w    *writer.ParquetWriter
 	cols []outColumn
 	meta map[string]string
-	rec  []any
 }
 
 // pqRowGroupBytes is the row-group size parquet-go aims at (by its own estimate of the
@@ -369,12 +368,21 @@ func setPqType(el *xparquet.SchemaElement, typ schema.Type) {
 }
 
 func (s *parquetSink) write(fields []string, nulls []bool, n int) error {
+	recs, err := s.prepare(fields, nulls, n)
+	if err != nil {
+		return err
+	}
+	return s.writePrepared(recs)
+}
+
+// prepare converts n records for parquet-go: one slice of len(s.cols) values per
+// record, typed and boxed, all in one allocation (parquet-go keeps a record until it
+// has encoded it). It only reads s, so several goroutines may prepare at once.
+func (s *parquetSink) prepare(fields []string, nulls []bool, n int) (any, error) {
 	w := len(s.cols)
-	// parquet-go keeps a record until it has encoded it: one allocation holds the
-	// batch's records, each its own three-index slice of it.
 	recs := make([]any, n*w)
 	for i := range n {
-		rec := recs[i*w : (i+1)*w : (i+1)*w]
+		rec := recs[i*w : (i+1)*w]
 		for j, c := range s.cols {
 			k := i*w + j
 			if nulls != nil && nulls[k] {
@@ -386,7 +394,7 @@ func (s *parquetSink) write(fields []string, nulls []bool, n int) error {
 			}
 			v, err := parseTyped(c.typ, fields[k])
 			if err != nil {
-				return fmt.Errorf("column %q: %w", c.name, err)
+				return nil, fmt.Errorf("column %q: %w", c.name, err)
 			}
 			switch c.typ {
 			case schema.Integer, schema.Timestamp:
@@ -397,12 +405,20 @@ func (s *parquetSink) write(fields []string, nulls []bool, n int) error {
 				rec[j] = v.b
 			case schema.Date:
 				if v.i < -1<<31 || v.i >= 1<<31 {
-					return fmt.Errorf("column %q: date out of range", c.name)
+					return nil, fmt.Errorf("column %q: date out of range", c.name)
 				}
 				rec[j] = int32(v.i)
 			}
 		}
-		if err := s.w.Write(rec); err != nil {
+	}
+	return recs, nil
+}
+
+// writePrepared hands prepare's records to parquet-go, in order.
+func (s *parquetSink) writePrepared(p any) error {
+	recs, w := p.([]any), len(s.cols)
+	for i := 0; i < len(recs); i += w {
+		if err := s.w.Write(recs[i : i+w : i+w]); err != nil {
 			return err
 		}
 	}

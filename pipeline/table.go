@@ -97,6 +97,14 @@ type sink interface {
 	finish() error
 }
 
+// preparer is a sink whose write splits into a conversion that may run on several
+// goroutines at once (prepare, which writes nothing) and the writing of its result, in
+// order, on one (writePrepared): write(f, nulls, n) is writePrepared(prepare(f, nulls, n)).
+type preparer interface {
+	prepare(fields []string, nulls []bool, n int) (any, error)
+	writePrepared(any) error
+}
+
 // fileIdentity is what the second pass compares to prove that a binary input was not
 // replaced or modified between the passes: the open file's size and modification time
 // (the file descriptor itself is the same, so a rename over the path does not matter).

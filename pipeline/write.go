@@ -126,10 +126,11 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 // sink. It returns the number of records written.
 func writeRelease(ctx context.Context, src source, rc *recoder, out sink, workers int) (int, error) {
 	type job struct {
-		b    *batch
-		out  *recoded
-		err  error
-		done chan struct{}
+		b        *batch
+		out      *recoded
+		prepared any // out converted by the sink, when it is a preparer
+		err      error
+		done     chan struct{}
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	in := make(chan *batch, workers)
@@ -151,10 +152,18 @@ func writeRelease(ctx context.Context, src source, rc *recoder, out sink, worker
 		}
 		return nil
 	}))
+	// A sink that can convert records off its writing goroutine does so on the
+	// recoders'.
+	prep, _ := out.(preparer)
 	for range workers {
 		g.Go(guard(func() error {
 			for j := range work {
 				j.out, j.err = rc.recode(j.b)
+				if j.err == nil && prep != nil {
+					if j.prepared, j.err = prep.prepare(j.out.fields, j.out.nulls, j.out.n); j.err != nil {
+						j.err = fmt.Errorf("writing release: %w", j.err)
+					}
+				}
 				close(j.done)
 			}
 			return nil
@@ -171,7 +180,13 @@ func writeRelease(ctx context.Context, src source, rc *recoder, out sink, worker
 			if j.err != nil {
 				return j.err
 			}
-			if err := out.write(j.out.fields, j.out.nulls, j.out.n); err != nil {
+			var err error
+			if prep != nil {
+				err = prep.writePrepared(j.prepared)
+			} else {
+				err = out.write(j.out.fields, j.out.nulls, j.out.n)
+			}
+			if err != nil {
 				return fmt.Errorf("writing release: %w", err)
 			}
 			written += j.out.n
