@@ -23,7 +23,10 @@ func TestClassKeys(t *testing.T) {
 		default:
 			k = "a" + strconv.Itoa(rng.IntN(30000))
 		}
-		c, added := tab.class([]byte(k))
+		c, added, ok := tab.class([]byte(k))
+		if !ok {
+			t.Fatal("table full")
+		}
 		w, seen := want[k]
 		if !seen {
 			w = int32(len(order))

@@ -256,7 +256,10 @@ func (c *Counter) count(rec []string) (int32, error) {
 		key = append(key, rec[p]...)
 	}
 	c.key = key
-	cls, added := c.classes.class(key)
+	cls, added, ok := c.classes.class(key)
+	if !ok {
+		return 0, fmt.Errorf("release record %d: more classes or longer class keys than can be counted", m.Rows)
+	}
 	if !added {
 		c.cls[int(cls)*c.stride]++
 	} else {
