@@ -1,9 +1,11 @@
 package verify
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 )
 
 // masksByChars is masks as first written: split into characters, the longest common
@@ -76,4 +78,51 @@ func TestIntegerRangeFast(t *testing.T) {
 			}
 		}
 	}
+}
+
+// dayByTime is parseDay as the time package reads a date.
+func dayByTime(s string) (int64, bool) {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil || len(s) != len(time.DateOnly) {
+		return 0, false
+	}
+	return int64(math.Floor(float64(t.Unix()) / 86400)), true
+}
+
+// TestParseDay: parseDay agrees with the time package on every day of 1600–2400, on
+// the first years and the last, and on near-dates that are not dates.
+func TestParseDay(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		got, ok := parseDay(s)
+		want, wok := dayByTime(s)
+		if ok != wok || got != want {
+			t.Fatalf("parseDay(%q) = %d, %v; the time package: %d, %v", s, got, ok, want, wok)
+		}
+	}
+	for d := time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC); d.Year() < 2400; d = d.AddDate(0, 0, 1) {
+		check(d.Format(time.DateOnly))
+	}
+	for _, s := range []string{
+		"0000-01-01", "0000-02-29", "0001-02-29", "0004-02-29", "1900-02-29", "2000-02-29",
+		"9999-12-31", "2023-00-10", "2023-13-01", "2023-04-31", "2023-04-00", "2023-4-01",
+		"2023-04-1", "+023-04-01", "-023-04-01", "2023/04/01", "2023-04-01 ", " 2023-04-01",
+		"20230401", "2023-04-01T00:00:00Z", "", "2023-04-0a", "２０２３-04-01", "2023-\xff4-01",
+	} {
+		check(s)
+	}
+}
+
+// FuzzParseDay: parseDay reads a released or original date as the time package does.
+func FuzzParseDay(f *testing.F) {
+	for _, s := range []string{"2019-01-03", "0000-02-29", "2023-02-29", "1999-12-31", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseDay(s)
+		want, wok := dayByTime(s)
+		if ok != wok || got != want {
+			t.Fatalf("parseDay(%q) = %d, %v; the time package: %d, %v", s, got, ok, want, wok)
+		}
+	})
 }

@@ -405,20 +405,29 @@ func CoverRange(typ schema.Type) Cover {
 // month "2023-04", quarter "2023-Q2", year "2023" (four digits), decade "[2020,2029]",
 // plus the date itself, "*" and a Mondrian range of dates "[2019-01-03,2019-11-29]".
 func CoverDate() Cover {
-	k := kindOf(schema.Date).cached()
 	return func(released, original string) (bool, error) {
 		if released == original || released == top {
 			return true, nil
 		}
-		od, dateOK := k.parse(original)
+		od, dateOK := parseDay(original)
 		var y, m int
-		if dateOK {
-			t := od.(time.Time)
-			y, m = t.Year(), int(t.Month())
+		if dateOK { // canonical, so the digits are the year and the month
+			y, m = atoi(original[:4]), atoi(original[5:7])
 		}
 		if lo, hi, open, ok := splitRange(released); ok {
-			if l, isDate := k.parse(lo); isDate {
-				return k.holds(l, true, hi, open, od, dateOK)
+			if l, isDate := parseDay(lo); isDate {
+				// as kind.holds does for dates
+				if open {
+					return false, malformed("a half-open range on a date column")
+				}
+				h, ok := parseDay(hi)
+				if !ok {
+					return false, malformed("a range whose bounds are not date values")
+				}
+				if l > h {
+					return false, errEmptyRange()
+				}
+				return dateOK && l <= od && od <= h, nil
 			}
 			// a decade: "[2020,2029]"
 			dlo, ok1 := canonicalInt(lo)
@@ -444,12 +453,53 @@ func CoverDate() Cover {
 			}
 			return dateOK && atoi(released[:4]) == y && q == (m-1)/3+1, nil
 		}
-		rd, ok := k.parse(released)
+		rd, ok := parseDay(released)
 		if !ok {
 			return false, malformed("not a label of the date hierarchy, a date, a range of dates nor %q", top)
 		}
-		return dateOK && k.cmp(rd, od) == 0, nil
+		return dateOK && rd == od, nil
 	}
+}
+
+// parseDay reads a date YYYY-MM-DD (what time.Parse accepts for time.DateOnly, and
+// exactly ten bytes: years 0000 to 9999, a day that exists in its month) as days since
+// 1970-01-01.
+func parseDay(s string) (int64, bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' || !digits(s[:4]) || !digits(s[5:7]) || !digits(s[8:]) {
+		return 0, false
+	}
+	y, m, d := int64(atoi(s[:4])), atoi(s[5:7]), atoi(s[8:])
+	if m < 1 || m > 12 || d < 1 || d > daysIn(m, y) {
+		return 0, false
+	}
+	// Days from the civil date (H. Hinnant, "chrono-Compatible Low-Level Date
+	// Algorithms", days_from_civil), with March as the first month of the year.
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400
+	mp := int64((m + 9) % 12)
+	doy := (153*mp+2)/5 + int64(d) - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468, true
+}
+
+// daysIn is the number of days of month m of year y.
+func daysIn(m int, y int64) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }
 
 // digits reports whether s is made of ASCII digits only.
