@@ -103,6 +103,9 @@ func collectLeaves(f *pqarrow.SchemaField, out *[]int) {
 func (s *parquetSource) start() error {
 	s.release()
 	props := parquet.NewReaderProperties(s.mem)
+	// Column chunks are read through a buffer rather than whole: a chunk of a large row
+	// group is megabytes, held twice per column read.
+	props.BufferedStreamEnabled, props.BufferSize = true, pqStreamBuffer
 	// A section of the open file: the reader's Close must not close it (pass 2 rereads
 	// the same descriptor), and it cannot read past the size seen at open.
 	pf, err := file.NewParquetReader(io.NewSectionReader(s.file, 0, s.id.size), file.WithReadProps(props))
@@ -299,6 +302,9 @@ type parquetSink struct {
 	cols []outColumn
 	meta map[string]string
 }
+
+// pqStreamBuffer is the size of the buffer through which a column chunk is read.
+const pqStreamBuffer = 1 << 20
 
 // pqRowGroupBytes is the row-group size parquet-go aims at (by its own estimate of the
 // buffered values, which are held boxed until the group is written).

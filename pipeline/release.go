@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"sanitizer/generalize"
@@ -150,7 +151,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	}
 	var (
 		res        *generalize.Result
-		suppressed []bool
+		suppressed []bool // per record; nil: none
 		mres       *generalize.Mondrian
 		labels     *partLabels
 		class      []int32                // per record: its published class, −1 suppressed
@@ -168,7 +169,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			return nil, err
 		}
 		class, covers = mres.Class, mres.Covers
-		suppressed = make([]bool, t.Rows) // Mondrian suppresses nothing
+		// Mondrian suppresses nothing: suppressed stays nil
 	} else {
 		if res, err = generalize.Search(ctx, t, sopt); err != nil {
 			return nil, err
@@ -201,6 +202,9 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			res.Value = util.Discernibility
 		}
 	}
+	// The search's scratch is garbage now: return it to the system before the write
+	// stage builds its own, so that the two do not add up in the peak.
+	debug.FreeOSMemory()
 	searched := time.Now()
 	log.Info("stage done", "stage", StageSearch, "lattice", res.LatticeSize, "evaluated", res.Evaluated, "suppressed", res.Suppressed, "ms", ms(encoded, searched))
 
@@ -261,6 +265,8 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if mres != nil {
 		mres = &generalize.Mondrian{Sizes: mres.Sizes, Splits: mres.Splits}
 	}
+
+	debug.FreeOSMemory()
 
 	// Verify the written file, independently of the search.
 	p.progress.enter(StageVerify)

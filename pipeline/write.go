@@ -17,9 +17,9 @@ type recoder struct {
 	p          *plan
 	t          *generalize.Table
 	levels     []int
-	suppressed []bool
-	quasiAt    []int // per kept column: index into t.Columns, or -1
-	fieldOf    []int // per quasi-identifier: its field in a pass-2 record
+	suppressed []bool // per record; nil: none
+	quasiAt    []int  // per kept column: index into t.Columns, or -1
+	fieldOf    []int  // per quasi-identifier: its field in a pass-2 record
 	// listed holds, per input column, a hierarchy that must list every value (the
 	// sensitive columns' hierarchy files), or nil.
 	listed []*generalize.Hierarchy
@@ -56,7 +56,7 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 	out := &recoded{fields: make([]string, 0, b.n*width)}
 	for i := range b.n {
 		row := b.first + i
-		if row >= len(r.suppressed) {
+		if row >= r.t.Rows {
 			return nil, errChanged(r.p.input)
 		}
 		rec := b.record(i)
@@ -76,7 +76,7 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 				return nil, errChanged(r.p.input)
 			}
 		}
-		if r.suppressed[row] {
+		if r.suppressed != nil && r.suppressed[row] {
 			continue
 		}
 		for j, pos := range r.p.kept {
