@@ -544,19 +544,19 @@ func (u *utilityCounter) measure(classes *classKeys, cls []uint64, inputRows int
 	return loss / den, ncp / den, entropy, nil
 }
 
-// splitKey splits a class key (length-prefixed values) into fields.
+// splitKey splits a class key (values each after its length, 4 bytes little-endian)
+// into fields.
 func splitKey(key string, fields []string) bool {
 	for j := range fields {
-		colon := strings.IndexByte(key, ':')
-		if colon < 0 {
+		if len(key) < 4 {
 			return false
 		}
-		l, err := strconv.Atoi(key[:colon])
-		if err != nil || l < 0 || l > len(key)-colon-1 {
+		l := uint64(key[0]) | uint64(key[1])<<8 | uint64(key[2])<<16 | uint64(key[3])<<24
+		if l > uint64(len(key)-4) {
 			return false
 		}
-		fields[j] = key[colon+1 : colon+1+l]
-		key = key[colon+1+l:]
+		fields[j] = key[4 : 4+l]
+		key = key[4+l:]
 	}
 	return key == ""
 }

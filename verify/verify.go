@@ -8,12 +8,12 @@
 package verify
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
-	"strconv"
 
 	"sanitizer/closeness"
 	"sanitizer/diversity"
@@ -250,9 +250,8 @@ func (c *Counter) count(rec []string) (int32, error) {
 	m.Rows++
 	key := c.key[:0]
 	for _, p := range c.pos {
-		// length-prefixed so that no two different tuples share a key
-		key = strconv.AppendInt(key, int64(len(rec[p])), 10)
-		key = append(key, ':')
+		// length-prefixed (4 bytes) so that no two different tuples share a key
+		key = binary.LittleEndian.AppendUint32(key, uint32(len(rec[p])))
 		key = append(key, rec[p]...)
 	}
 	c.key = key
