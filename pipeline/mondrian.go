@@ -89,5 +89,5 @@ type partLabels struct {
 	idx  []int32    // idx[p·q+j]: partition p's value of quasi-identifier j in dict[j]
 }
 
-// label is partition p's released value of quasi-identifier j.
-func (l *partLabels) label(p int32, j int) string { return l.dict[j][l.idx[int(p)*l.q+j]] }
+// index is the place in dict[j] of partition p's released value of quasi-identifier j.
+func (l *partLabels) index(p int32, j int) int32 { return l.idx[int(p)*l.q+j] }

@@ -374,7 +374,7 @@ func setPqType(el *xparquet.SchemaElement, typ schema.Type) {
 }
 
 func (s *parquetSink) write(fields []string, nulls []bool, n int) error {
-	recs, err := s.prepare(fields, nulls, n)
+	recs, err := s.prepare(fields, nil, nulls, n)
 	if err != nil {
 		return err
 	}
@@ -382,9 +382,10 @@ func (s *parquetSink) write(fields []string, nulls []bool, n int) error {
 }
 
 // prepare converts n records for parquet-go: one slice of len(s.cols) values per
-// record, typed and boxed, all in one allocation (parquet-go keeps a record until it
-// has encoded it). It only reads s, so several goroutines may prepare at once.
-func (s *parquetSink) prepare(fields []string, nulls []bool, n int) (any, error) {
+// record, typed and boxed (a string of boxed taken as it is), all in one allocation
+// (parquet-go keeps a record until it has encoded it). It only reads s, so several
+// goroutines may prepare at once.
+func (s *parquetSink) prepare(fields []string, boxed []any, nulls []bool, n int) (any, error) {
 	w := len(s.cols)
 	recs := make([]any, n*w)
 	for i := range n {
@@ -395,7 +396,11 @@ func (s *parquetSink) prepare(fields []string, nulls []bool, n int) (any, error)
 				continue
 			}
 			if c.typ == schema.String || c.typ == "" {
-				rec[j] = fields[k]
+				if boxed != nil && boxed[k] != nil {
+					rec[j] = boxed[k]
+				} else {
+					rec[j] = fields[k]
+				}
 				continue
 			}
 			v, err := parseTyped(c.typ, fields[k])

@@ -99,9 +99,11 @@ type sink interface {
 
 // preparer is a sink whose write splits into a conversion that may run on several
 // goroutines at once (prepare, which writes nothing) and the writing of its result, in
-// order, on one (writePrepared): write(f, nulls, n) is writePrepared(prepare(f, nulls, n)).
+// order, on one (writePrepared): write(f, nulls, n) is writePrepared(prepare(f, nil,
+// nulls, n)). boxed, when not nil, holds beside fields some of their values as
+// interface values already made (nil where not).
 type preparer interface {
-	prepare(fields []string, nulls []bool, n int) (any, error)
+	prepare(fields []string, boxed []any, nulls []bool, n int) (any, error)
 	writePrepared(any) error
 }
 

@@ -27,6 +27,33 @@ type recoder struct {
 	// partition's released quasi-identifier values (levels is then nil).
 	class  []int32
 	labels *partLabels
+	// boxes, when set (see box): every released quasi-identifier value as an interface
+	// value made once, per quasi-identifier: per label of labels (Mondrian) or per code
+	// at the column's level.
+	boxes [][]any
+}
+
+// box makes the recoder give, beside each record's text, every quasi-identifier value
+// as an interface value made once per distinct value, for a sink that would otherwise
+// make one per record (preparer).
+func (r *recoder) box() {
+	r.boxes = make([][]any, len(r.t.Columns))
+	for qi, c := range r.t.Columns {
+		var vals []string
+		if r.labels != nil {
+			vals = r.labels.dict[qi]
+		} else {
+			l := r.levels[qi]
+			vals = make([]string, c.Hierarchy.Size(l))
+			for code := range vals {
+				vals[code] = c.Hierarchy.Value(l, int32(code))
+			}
+		}
+		r.boxes[qi] = make([]any, len(vals))
+		for x, v := range vals {
+			r.boxes[qi][x] = v
+		}
+	}
 }
 
 func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *recoder {
@@ -47,6 +74,7 @@ func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *
 type recoded struct {
 	fields []string
 	nulls  []bool // nil when none is null
+	boxed  []any  // nil, or as fields: a quasi-identifier's value as an interface value
 	n      int
 }
 
@@ -54,6 +82,9 @@ type recoded struct {
 func (r *recoder) recode(b *batch) (*recoded, error) {
 	width := len(r.p.kept)
 	out := &recoded{fields: make([]string, 0, b.n*width)}
+	if r.boxes != nil {
+		out.boxed = make([]any, b.n*width)
+	}
 	for i := range b.n {
 		row := b.first + i
 		if row >= r.t.Rows {
@@ -80,13 +111,20 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 			continue
 		}
 		for j, pos := range r.p.kept {
-			if qi := r.quasiAt[j]; qi >= 0 && r.labels != nil {
-				out.fields = append(out.fields, r.labels.label(r.class[row], qi))
-				continue
-			} else if qi >= 0 {
-				c := r.t.Columns[qi]
-				l := r.levels[qi]
-				out.fields = append(out.fields, c.Hierarchy.Value(l, c.Hierarchy.Code(l, c.Codes.At(row))))
+			if qi := r.quasiAt[j]; qi >= 0 {
+				var x int32
+				if r.labels != nil {
+					x = r.labels.index(r.class[row], qi)
+					out.fields = append(out.fields, r.labels.dict[qi][x])
+				} else {
+					c := r.t.Columns[qi]
+					l := r.levels[qi]
+					x = c.Hierarchy.Code(l, c.Codes.At(row))
+					out.fields = append(out.fields, c.Hierarchy.Value(l, x))
+				}
+				if r.boxes != nil {
+					out.boxed[out.n*width+j] = r.boxes[qi][x]
+				}
 				continue
 			}
 			v, conf, name := rec[j], r.p.conf[pos], r.p.header[pos]
@@ -155,12 +193,15 @@ func writeRelease(ctx context.Context, src source, rc *recoder, out sink, worker
 	// A sink that can convert records off its writing goroutine does so on the
 	// recoders'.
 	prep, _ := out.(preparer)
+	if prep != nil {
+		rc.box()
+	}
 	for range workers {
 		g.Go(guard(func() error {
 			for j := range work {
 				j.out, j.err = rc.recode(j.b)
 				if j.err == nil && prep != nil {
-					if j.prepared, j.err = prep.prepare(j.out.fields, j.out.nulls, j.out.n); j.err != nil {
+					if j.prepared, j.err = prep.prepare(j.out.fields, j.out.boxed, j.out.nulls, j.out.n); j.err != nil {
 						j.err = fmt.Errorf("writing release: %w", j.err)
 					}
 				}
