@@ -2,6 +2,7 @@ package generalize
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -350,8 +351,7 @@ func (ms *mondrian) split(rows []int32) error {
 		lo, hi := ms.ranges(rows)
 		groups := ms.bestSplit(rows, lo, hi)
 		if groups == nil {
-			ms.release(rows, lo, hi)
-			return nil
+			return ms.release(rows, lo, hi)
 		}
 		ms.mu.Lock()
 		ms.splits++
@@ -521,13 +521,16 @@ func (ms *mondrian) splitChildren(rows []int32, d *dim, lo, hi int32) [][]int32 
 }
 
 // release records a partition that is not split. Every run of rows that split handles
-// is a slice of ms.rows ending at its end of capacity, so the run starts where its
-// capacity says.
-func (ms *mondrian) release(rows []int32, lo, hi []int32) {
-	off := int32(cap(ms.rows) - cap(rows))
+// is a slice of ms.rows whose capacity reaches to the end of ms.rows, so the run
+// starts where its capacity says (checked: an error otherwise).
+func (ms *mondrian) release(rows []int32, lo, hi []int32) error {
+	off := cap(ms.rows) - cap(rows)
+	if off < 0 || off+len(rows) > len(ms.rows) || &ms.rows[off] != &rows[0] {
+		return errors.New("internal error: a partition's records are not a run of the row order")
+	}
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
-	ms.parts = append(ms.parts, part{first: rows[0], off: off, n: int32(len(rows)), at: int32(len(ms.parts))}) // rows ascend
+	ms.parts = append(ms.parts, part{first: rows[0], off: int32(off), n: int32(len(rows)), at: int32(len(ms.parts))}) // rows ascend
 	for j, d := range ms.dims {
 		cv := d.cover(lo[j], hi[j])
 		x, ok := ms.seen[j][cv]
@@ -538,6 +541,7 @@ func (ms *mondrian) release(rows []int32, lo, hi []int32) {
 		}
 		ms.coverIdx = append(ms.coverIdx, x)
 	}
+	return nil
 }
 
 // partitionRows moves the rows for which in holds to the front, both sides keeping

@@ -89,9 +89,9 @@ type Metrics struct {
 // hierarchy. A class index may be unused (an empty class is not a released class).
 // Every released value must cover its record's leaf (a range holds the leaf's value, a
 // node is the leaf's ancestor). Inconsistent input — wrong lengths, a class index out of
-// range, a cover index outside its dictionary, a cover outside its hierarchy, a range on a column without values or with
-// v(Lo) > v(Hi), a value that does not cover its record — is an error that names records,
-// classes and columns, never values.
+// range, a cover index outside its dictionary, a cover outside its hierarchy, a range on
+// a column without values or with v(Lo) > v(Hi), a value that does not cover its record
+// — is an error that names records, classes and columns, never values.
 //
 // The work is one pass over the records per column (counting leaves and checking
 // covers), then per class and column a constant (hierarchy node, from tables
