@@ -89,5 +89,3 @@ type partLabels struct {
 	idx  []int32    // idx[p·q+j]: partition p's value of quasi-identifier j in dict[j]
 }
 
-// index is the place in dict[j] of partition p's released value of quasi-identifier j.
-func (l *partLabels) index(p int32, j int) int32 { return l.idx[int(p)*l.q+j] }
