@@ -11,7 +11,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -403,9 +402,6 @@ func arrowTexts[T any](a arrowValues[T], format func(T) string) func(int) (strin
 // strings point into its buffers, which must not outlive the record batch. cache (nil:
 // none) holds the column's recent texts across batches.
 func arrowText(arr arrow.Array, cache *textCache) func(int) (string, bool) {
-	// Narrow floats are written in the shortest form that reads back as the same
-	// float32 ("0.1", not the float64 expansion "0.10000000149011612").
-	float32Text := func(v float32) string { return strconv.FormatFloat(float64(v), 'g', -1, 32) }
 	uintText := func(v int64) string { return formatUint(uint64(v)) }
 	switch a := arr.(type) {
 	case *array.Int8:
@@ -425,9 +421,9 @@ func arrowText(arr arrow.Array, cache *textCache) func(int) (string, bool) {
 	case *array.Uint64:
 		return arrowTexts(a, func(v uint64) string { return cache.num(int64(v), uintText) })
 	case *array.Float16:
-		return arrowTexts(a, func(v float16.Num) string { return float32Text(v.Float32()) })
+		return arrowTexts(a, func(v float16.Num) string { return formatFloat32(v.Float32()) })
 	case *array.Float32:
-		return arrowTexts(a, float32Text)
+		return arrowTexts(a, formatFloat32)
 	case *array.Float64:
 		return arrowTexts(a, formatFloat)
 	case *array.String:

@@ -88,4 +88,3 @@ type partLabels struct {
 	dict [][]string // per quasi-identifier: its distinct released values
 	idx  []int32    // idx[p·q+j]: partition p's value of quasi-identifier j in dict[j]
 }
-

@@ -38,6 +38,13 @@ type parquetSource struct {
 	cols   []column
 	leaves [][]int // per column: its leaf columns in the Parquet schema
 	total  int64
+	// direct is, per column, how it is read without pqarrow (parquetdirect.go), and
+	// info what that needs of every leaf column
+	direct []directKind
+	info   []parquetColumnInfo
+	// viaArrow makes every stream go through pqarrow (for the tests that compare the
+	// two readings)
+	viaArrow bool
 }
 
 // openParquet opens a Parquet file and reads its footer and schema. Columns of types
@@ -70,6 +77,12 @@ func openParquet(path string) (src *parquetSource, err error) {
 	if n := len(s.fr.Manifest.Fields); n != sch.NumFields() {
 		return nil, s.corrupt("", fmt.Errorf("%d fields in the manifest, %d in the schema", n, sch.NumFields()))
 	}
+	descr := s.pf.MetaData().Schema
+	s.info = make([]parquetColumnInfo, descr.NumColumns())
+	for i := range s.info {
+		lc := descr.Column(i)
+		s.info[i] = parquetColumnInfo{phys: lc.PhysicalType(), maxDef: lc.MaxDefinitionLevel(), maxRep: lc.MaxRepetitionLevel()}
+	}
 	seen := map[string]int{}
 	for i, fld := range sch.Fields() {
 		if j, dup := seen[fld.Name]; dup {
@@ -82,8 +95,13 @@ func openParquet(path string) (src *parquetSource, err error) {
 		if len(leaves) != 1 && c.unsupported == "" {
 			c.typ, c.unsupported = "", fld.Type.String()
 		}
+		kind := directNone
+		if len(leaves) == 1 && leaves[0] >= 0 && leaves[0] < len(s.info) && c.unsupported == "" {
+			kind = directKindOf(fld.Type, &s.info[leaves[0]])
+		}
 		s.cols = append(s.cols, c)
 		s.leaves = append(s.leaves, leaves)
+		s.direct = append(s.direct, kind)
 	}
 	return s, nil
 }
@@ -231,6 +249,9 @@ func (s *parquetSource) stream(ctx context.Context, cols []int, out chan<- *batc
 			return schema.BadInput("%s: column %q: values of type %s cannot be read", s.path, s.cols[c].name, s.cols[c].unsupported)
 		}
 		leaves[j] = s.leaves[c][0]
+	}
+	if kinds := s.directKinds(cols); kinds != nil && !s.viaArrow {
+		return s.streamDirect(ctx, cols, kinds, &col, send)
 	}
 	// The record reader returns columns in schema order: find each projected one.
 	order := slices.Clone(leaves)

@@ -422,5 +422,24 @@ func FuzzReadParquet(f *testing.F) {
 		if _, err := readAll(t, src, cols); err != nil && !errors.Is(err, schema.ErrBadInput) {
 			t.Fatalf("error is not bad input: %v", err)
 		}
+		// The columns read straight from their column chunks (parquetdirect.go), alone.
+		var direct []int
+		for i := range src.columns() {
+			if src.direct[i] != directNone {
+				direct = append(direct, i)
+			}
+		}
+		if len(direct) == 0 || len(direct) == len(cols) {
+			return
+		}
+		if err := src.rewind(); err != nil {
+			if !errors.Is(err, schema.ErrBadInput) {
+				t.Fatalf("error is not bad input: %v", err)
+			}
+			return
+		}
+		if _, err := readAll(t, src, direct); err != nil && !errors.Is(err, schema.ErrBadInput) {
+			t.Fatalf("error is not bad input: %v", err)
+		}
 	})
 }

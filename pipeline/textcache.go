@@ -60,6 +60,21 @@ func (c *textCache) str(s string) string {
 	return c.strs[i]
 }
 
+// bytes is str for a value given as bytes.
+func (c *textCache) bytes(b []byte) string {
+	if c == nil || c.off {
+		return string(b)
+	}
+	i := maphash.Bytes(c.seed, b) & (textSlots - 1)
+	if c.strs[i] == string(b) {
+		c.hit(true)
+		return c.strs[i]
+	}
+	c.hit(false)
+	c.strs[i] = string(b)
+	return c.strs[i]
+}
+
 // num returns format(v), from the cache when v was formatted recently.
 func (c *textCache) num(v int64, format func(int64) string) string {
 	if c == nil || c.off {
