@@ -32,22 +32,30 @@ func directKindOf(t arrow.DataType, leaf *parquetColumnInfo) directKind {
 	if leaf == nil || leaf.maxRep != 0 || leaf.maxDef > 1 {
 		return directNone
 	}
-	want := map[arrow.Type]struct {
-		phys parquet.Type
-		kind directKind
-	}{
-		arrow.STRING:  {parquet.Types.ByteArray, directString},
-		arrow.INT32:   {parquet.Types.Int32, directInt32},
-		arrow.INT64:   {parquet.Types.Int64, directInt64},
-		arrow.DATE32:  {parquet.Types.Int32, directDate32},
-		arrow.FLOAT32: {parquet.Types.Float, directFloat32},
-		arrow.FLOAT64: {parquet.Types.Double, directFloat64},
-		arrow.BOOL:    {parquet.Types.Boolean, directBool},
-	}[t.ID()]
-	if want.kind == directNone || want.phys != leaf.phys {
+	var phys parquet.Type
+	var kind directKind
+	switch t.ID() {
+	case arrow.STRING:
+		phys, kind = parquet.Types.ByteArray, directString
+	case arrow.INT32:
+		phys, kind = parquet.Types.Int32, directInt32
+	case arrow.INT64:
+		phys, kind = parquet.Types.Int64, directInt64
+	case arrow.DATE32:
+		phys, kind = parquet.Types.Int32, directDate32
+	case arrow.FLOAT32:
+		phys, kind = parquet.Types.Float, directFloat32
+	case arrow.FLOAT64:
+		phys, kind = parquet.Types.Double, directFloat64
+	case arrow.BOOL:
+		phys, kind = parquet.Types.Boolean, directBool
+	default:
 		return directNone
 	}
-	return want.kind
+	if phys != leaf.phys {
+		return directNone
+	}
+	return kind
 }
 
 // parquetColumnInfo is what the direct reading needs of a leaf column.

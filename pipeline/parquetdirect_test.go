@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/compress"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 )
 
 // TestParquetDirectMatchesArrow: reading column chunks directly gives, field for field,
@@ -88,21 +86,8 @@ func TestParquetDirectMatchesArrow(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "direct.parquet")
-			f, err := os.Create(path)
-			if err != nil {
-				t.Fatal(err)
-			}
 			props := parquet.NewWriterProperties(append(tc.props, parquet.WithMaxRowGroupLength(2500), parquet.WithDataPageSize(4096))...)
-			w, err := pqarrow.NewFileWriter(sch, f, props, pqarrow.DefaultWriterProps())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Write(rec); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
+			writeLibraryParquet(t, path, rec, props)
 			read := func(viaArrow bool) [][]cell {
 				src, err := openParquet(path)
 				if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
@@ -193,6 +194,26 @@ func readWithPqarrow(t testing.TB, path string) arrow.Table {
 
 // TestParquetForeignTypes reads a file written by the Arrow project's Parquet writer
 // with types this tool never writes.
+// writeLibraryParquet writes rec to path with the Arrow project's Parquet writer
+// (props nil: its defaults).
+func writeLibraryParquet(t testing.TB, path string, rec arrow.Record, props *parquet.WriterProperties) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(rec.Schema(), f, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestParquetForeignTypes(t *testing.T) {
 	mem := memory.DefaultAllocator
 	sch := arrow.NewSchema([]arrow.Field{
@@ -223,20 +244,7 @@ func TestParquetForeignTypes(t *testing.T) {
 	rec := b.NewRecord()
 	defer rec.Release()
 	path := filepath.Join(t.TempDir(), "foreign.parquet")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := pqarrow.NewFileWriter(sch, f, nil, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeLibraryParquet(t, path, rec, nil)
 
 	src, err := openParquet(path)
 	if err != nil {

@@ -161,11 +161,11 @@ func identify(f *os.File) (fileIdentity, error) {
 func formatInt(v int64) string     { return strconv.FormatInt(v, 10) }
 func formatUint(v uint64) string   { return strconv.FormatUint(v, 10) }
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+func formatBool(v bool) string     { return strconv.FormatBool(v) }
 
 // formatFloat32 writes a narrow float in the shortest form that reads back as the same
 // float32 ("0.1", not the float64 expansion "0.10000000149011612").
 func formatFloat32(v float32) string { return strconv.FormatFloat(float64(v), 'g', -1, 32) }
-func formatBool(v bool) string       { return strconv.FormatBool(v) }
 
 // formatDate formats days since 1970-01-01.
 func formatDate(days int64) string {
