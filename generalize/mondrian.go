@@ -294,6 +294,7 @@ type partChecker struct {
 	count      [][]int32 // per sensitive column, per value
 	vals, cnts [][]int32
 	keys       []int32
+	hist       []int32 // medianByCount's counts
 }
 
 func (ms *mondrian) modelsText() string {
@@ -429,7 +430,7 @@ func (ms *mondrian) bestSplit(rows []int32, lo, hi []int32) [][]int32 {
 	for _, c := range cands {
 		var groups [][]int32
 		if ms.dims[c.j].numeric {
-			groups = ms.splitMedian(rows, ms.dims[c.j])
+			groups = ms.splitMedian(rows, ms.dims[c.j], lo[c.j], hi[c.j])
 		} else {
 			groups = ms.splitChildren(rows, ms.dims[c.j], lo[c.j], hi[c.j])
 		}
@@ -455,13 +456,18 @@ func (ms *mondrian) bestSplit(rows []int32, lo, hi []int32) [][]int32 {
 
 // splitMedian reorders rows into those with a key ≤ the median and the rest (or < and
 // ≥ when the first rule leaves the second side empty); nil when a side stays empty.
-func (ms *mondrian) splitMedian(rows []int32, d *dim) [][]int32 {
+func (ms *mondrian) splitMedian(rows []int32, d *dim, lo, hi int32) [][]int32 {
 	pc := ms.checkers.Get().(*partChecker)
 	keys := append(pc.keys[:0], make([]int32, len(rows))...)
-	for i, r := range rows {
-		keys[i] = d.key(r)
+	var med int32
+	if int(hi-lo) < len(rows) {
+		med, pc.hist = d.medianByCount(rows, lo, hi, pc.hist)
+	} else {
+		for i, r := range rows {
+			keys[i] = d.key(r)
+		}
+		med = selectKth(keys, (len(keys)-1)/2)
 	}
-	med := selectKth(keys, (len(keys)-1)/2)
 	// keys is free again: the scratch of the stable partitions.
 	defer func() {
 		pc.keepKeys(keys)
@@ -474,6 +480,25 @@ func (ms *mondrian) splitMedian(rows []int32, d *dim) [][]int32 {
 		return [][]int32{rows[:n], rows[n:]}
 	}
 	return nil
+}
+
+// medianByCount is the median rank of rows (the ((len(rows)−1)/2)-th smallest, as
+// selectKth finds it), all of whose ranks lie in lo..hi, found by counting the ranks:
+// one pass over the records instead of a copy of their keys and the passes of a
+// selection, when the ranks are fewer than the records. hist is scratch (returned,
+// possibly grown, for the next call).
+func (d *dim) medianByCount(rows []int32, lo, hi int32, hist []int32) (int32, []int32) {
+	hist = append(hist[:0], make([]int32, int(hi-lo)+1)...)
+	for _, r := range rows {
+		hist[d.key(r)-lo]++
+	}
+	k, seen := (len(rows)-1)/2, 0
+	for x, c := range hist {
+		if seen += int(c); seen > k {
+			return lo + int32(x), hist
+		}
+	}
+	return hi, hist // not reached: the counts add up to len(rows)
 }
 
 // splitChildren reorders rows by the child of their covering node they fall under

@@ -288,3 +288,36 @@ func TestMondrianAdult(t *testing.T) {
 		checkMondrian(t, tab, hier, values, k, res)
 	}
 }
+
+// TestMedianByCount: the median found by counting ranks is the one selectKth finds, on
+// random partitions of random numeric and categorical dimensions.
+func TestMedianByCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for trial := range 40 {
+		tab, _, values := mondrianCase(rng, 50+rng.IntN(400), 3)
+		for j, c := range tab.Columns {
+			d, err := newDim(c, values[j])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rows []int32
+			for r := range int32(tab.Rows) {
+				if rng.IntN(3) > 0 {
+					rows = append(rows, r)
+				}
+			}
+			if len(rows) == 0 {
+				continue
+			}
+			lo, hi := rankRange(d.codes, d.rank, rows)
+			keys := make([]int32, len(rows))
+			for i, r := range rows {
+				keys[i] = d.key(r)
+			}
+			want := selectKth(keys, (len(keys)-1)/2)
+			if got, _ := d.medianByCount(rows, lo, hi, nil); got != want {
+				t.Fatalf("trial %d column %d: median %d by counting, %d by selection", trial, j, got, want)
+			}
+		}
+	}
+}
