@@ -253,6 +253,26 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 	blocks := make([][][]block, parts)
 	scatter := func(p int) {
 		own := make([][]block, buckets)
+		// The block being filled of every bucket, in flat arrays: moving a key reads
+		// one slice header, not the bucket's list and then its last block's.
+		cur := make([][]uint64, buckets)
+		var curCounts [][]int32
+		if src.counts != nil {
+			curCounts = make([][]int32, buckets)
+		}
+		full := func(b uint64) {
+			if cap(cur[b]) > 0 {
+				nb := block{keys: cur[b]}
+				if curCounts != nil {
+					nb.counts = curCounts[b]
+				}
+				own[b] = append(own[b], nb)
+			}
+			cur[b] = make([]uint64, 0, radixBlock)
+			if curCounts != nil {
+				curCounts[b] = make([]int32, 0, radixBlock)
+			}
+		}
 		chunk := make([]uint64, min(chunkRows, n))
 		for lo := n * p / parts; lo < n*(p+1)/parts; lo += len(chunk) {
 			hi := min(lo+len(chunk), n*(p+1)/parts)
@@ -260,20 +280,22 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 			keysOf(keys, lo, hi)
 			for j, k := range keys {
 				b := mix(k, true) >> shift
-				bl := own[b]
-				if len(bl) == 0 || len(bl[len(bl)-1].keys) == radixBlock {
-					nb := block{keys: make([]uint64, 0, radixBlock)}
-					if src.counts != nil {
-						nb.counts = make([]int32, 0, radixBlock)
-					}
-					bl = append(bl, nb)
-					own[b] = bl
+				if len(cur[b]) == cap(cur[b]) {
+					full(b)
 				}
-				last := &bl[len(bl)-1]
-				last.keys = append(last.keys, k)
-				if src.counts != nil {
-					last.counts = append(last.counts, src.counts[lo+j])
+				cur[b] = append(cur[b], k)
+				if curCounts != nil {
+					curCounts[b] = append(curCounts[b], src.counts[lo+j])
 				}
+			}
+		}
+		for b := range cur {
+			if len(cur[b]) > 0 {
+				nb := block{keys: cur[b]}
+				if curCounts != nil {
+					nb.counts = curCounts[b]
+				}
+				own[b] = append(own[b], nb)
 			}
 		}
 		blocks[p] = own
