@@ -260,17 +260,14 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 		if src.counts != nil {
 			curCounts = make([][]int32, buckets)
 		}
-		full := func(b uint64) {
-			if cap(cur[b]) > 0 {
+		// done moves bucket b's block being filled, if it holds keys, to its list.
+		done := func(b uint64) {
+			if len(cur[b]) > 0 {
 				nb := block{keys: cur[b]}
 				if curCounts != nil {
 					nb.counts = curCounts[b]
 				}
 				own[b] = append(own[b], nb)
-			}
-			cur[b] = make([]uint64, 0, radixBlock)
-			if curCounts != nil {
-				curCounts[b] = make([]int32, 0, radixBlock)
 			}
 		}
 		chunk := make([]uint64, min(chunkRows, n))
@@ -281,7 +278,11 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 			for j, k := range keys {
 				b := mix(k, true) >> shift
 				if len(cur[b]) == cap(cur[b]) {
-					full(b)
+					done(b)
+					cur[b] = make([]uint64, 0, radixBlock)
+					if curCounts != nil {
+						curCounts[b] = make([]int32, 0, radixBlock)
+					}
 				}
 				cur[b] = append(cur[b], k)
 				if curCounts != nil {
@@ -289,14 +290,8 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 				}
 			}
 		}
-		for b := range cur {
-			if len(cur[b]) > 0 {
-				nb := block{keys: cur[b]}
-				if curCounts != nil {
-					nb.counts = curCounts[b]
-				}
-				own[b] = append(own[b], nb)
-			}
+		for b := range uint64(buckets) {
+			done(b)
 		}
 		blocks[p] = own
 	}
