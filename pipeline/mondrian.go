@@ -64,8 +64,7 @@ func mondrianRelease(ctx context.Context, t *generalize.Table, values [][]float6
 			res.MinClass = n
 		}
 	}
-	q := len(t.Columns)
-	labels := &partLabels{q: q, dict: make([][]string, q), idx: mres.Covers.Index}
+	labels := &partLabels{dict: make([][]string, len(t.Columns)), idx: mres.Covers.Index}
 	for j, dict := range mres.Covers.Dict {
 		h := t.Columns[j].Hierarchy
 		labels.dict[j] = make([]string, len(dict))
@@ -84,7 +83,6 @@ func mondrianRelease(ctx context.Context, t *generalize.Table, values [][]float6
 // value held once: at 10M records Mondrian makes about 750,000 partitions, and a string
 // per partition and column took about as much memory as the records' codes.
 type partLabels struct {
-	q    int
 	dict [][]string // per quasi-identifier: its distinct released values
-	idx  []int32    // idx[p·q+j]: partition p's value of quasi-identifier j in dict[j]
+	idx  []int32    // idx[p·len(dict)+j]: partition p's value of quasi-identifier j in dict[j]
 }

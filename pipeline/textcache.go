@@ -16,7 +16,7 @@ const textSlots = 4096
 type textCache struct {
 	seed maphash.Seed
 	strs [textSlots]string // copies of string values, by a hash of their bytes
-	nums [textSlots]int64  // numbers (integers, dates) whose text texts holds
+	nums [textSlots]int64  // numbers (integers, dates) whose text is in text
 	set  [textSlots]bool   // whether nums[i] is set
 	text [textSlots]string
 
