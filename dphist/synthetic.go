@@ -27,9 +27,12 @@ const DefaultMaxModelSize = 1 << 22
 // the records should answer well, the budget, and how much one privacy unit can change
 // one marginal.
 type Synth struct {
-	Method   string  // AIM or MST
-	Sizes    []int   // domain size of every column
-	Workload [][]int // cliques of column indices (each ascending); AIM's target queries
+	Method string // AIM or MST
+	Sizes  []int  // domain size of every column
+	// Workload is the marginals the records should answer well, as cliques of column
+	// indices (each ascending): AIM's target queries, and the marginals the sampled
+	// records are moved towards (the model's) under either method.
+	Workload [][]int
 	Epsilon  float64
 	Delta    float64
 	// L1 and L2 bound the change of one marginal's counts when one privacy unit is added
@@ -55,7 +58,19 @@ type SynthReport struct {
 	Measured  []SynthMeasure `json:"measured"`
 	ModelSize int64          `json:"model_cells"`
 	Rows      int            `json:"rows"`
+	// RefinedSets is the number of workload marginals the sampled records were moved
+	// towards (the model's, see pgm.Model.Refine) and RefineMoves the changes kept.
+	RefinedSets int `json:"refined_sets"`
+	RefineMoves int `json:"refine_moves"`
 }
+
+// The refinement's tables may hold refineCellsPerModelCell cells (float32) per cell
+// the model may hold (float64), and its proposals draw from the sampler's seed mixed
+// with refineSeedMix.
+const (
+	refineCellsPerModelCell = 8
+	refineSeedMix           = 0x9e3779b97f4a7c15
+)
 
 // SynthMeasure is one measured marginal: its columns, the Gaussian σ added to each of
 // its cells, and the ρ it cost with the selection that chose it.
@@ -80,8 +95,9 @@ type SynthMeasure struct {
 // on Gaussian measurements of marginals (GaussianRho with sensitivity L2) and on
 // exponential-mechanism selections (ExponentialRho, with scores of sensitivity
 // weight·L1), every spend charged to a ZCDPBudget of total ρ, which refuses to exceed
-// it. Everything after the measurements (estimation, sampling, the record count when
-// Rows is 0) is post-processing of noisy values.
+// it. Everything after the measurements (estimation, sampling, the refinement of the
+// sampled records towards the model's workload marginals, the record count when Rows
+// is 0) is post-processing of noisy values.
 func Synthesize(ctx context.Context, s Synth, cols [][]int32, keep []bool) ([][]int32, *SynthReport, error) {
 	if err := s.check(cols); err != nil {
 		return nil, nil, err
@@ -123,6 +139,14 @@ func Synthesize(ctx context.Context, s Synth, cols [][]int32, keep []bool) ([][]
 	out, err := model.Sample(n, s.Seed)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(r.Workload) > 0 {
+		st, err := model.Refine(ctx, out, r.Workload, pgm.RefineOptions{
+			MaxCells: refineCellsPerModelCell * r.MaxModelSize, Workers: r.Workers, Seed: s.Seed ^ refineSeedMix})
+		if err != nil {
+			return nil, nil, err
+		}
+		r.rep.RefinedSets, r.rep.RefineMoves = st.Sets, st.Accepted
 	}
 	if expand != nil {
 		expand(out)

@@ -67,7 +67,8 @@ func marginalL1(a, b [][]int32, sizes []int, attrs []int) float64 {
 
 // TestSynthesizeBudgetAndDomains: for both methods, several budgets and shapes, the
 // accountant never spends more than ρ(ε, δ), the measurements' ρ add up to the spend,
-// every record is inside the domains, and the record count is the one asked for.
+// every record is inside the domains (after the refinement too), and the record count
+// is the one asked for.
 func TestSynthesizeBudgetAndDomains(t *testing.T) {
 	if testing.Short() {
 		t.Skip("many library draws (runs in the full test run, not the -short race run)")
@@ -106,6 +107,10 @@ func TestSynthesizeBudgetAndDomains(t *testing.T) {
 		}
 		if len(out) != len(c.sizes) {
 			t.Fatalf("%d columns", len(out))
+		}
+		// Every workload marginal is small enough to refine the records towards.
+		if rep.RefinedSets != len(s.Workload) {
+			t.Errorf("%s %v: records refined towards %d of %d workload marginals", c.method, c.sizes, rep.RefinedSets, len(s.Workload))
 		}
 		want := c.rows
 		if want == 0 {

@@ -44,7 +44,7 @@ func syntheticOutput(ctx context.Context, cfg *schema.Config, o schema.DPOutput,
 	mo.Mechanism = "exponential selection + gaussian measurements (" + s.Method + ", zCDP)"
 	mo.L1, mo.L2 = l1, l2
 	mo.Cells = rep.Rows
-	mo.Post = []string{"graphical-model estimation", "sampling"}
+	mo.Post = []string{"graphical-model estimation", "sampling", "refinement towards the model's workload marginals"}
 
 	t := &dpTable{}
 	outLabels := make([][]string, len(cols))

@@ -1,0 +1,283 @@
+package pgm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// RefineOptions bounds a Refine call. Zero fields take the defaults.
+type RefineOptions struct {
+	// MaxCells caps the summed cells of the sets' count tables (4 bytes each); sets
+	// that would pass it are left out, in order. Default DefaultRefineCells.
+	MaxCells int64
+	// Moves is the number of proposed changes. Default: 2 × records × attributes,
+	// lowered so that the table cells the proposals visit stay within refineWork.
+	Moves   int
+	Workers int    // goroutines for the model's marginals and the tables; 0: GOMAXPROCS
+	Seed    uint64 // the proposals' seed
+}
+
+// DefaultRefineCells is the default cap on the cells of Refine's tables (128 MiB).
+const DefaultRefineCells = 1 << 25
+
+// Work bounds of Refine: the table cells the proposals visit, and the records ×
+// sets counted into the tables at the start (beyond that Refine leaves the
+// records as they are, whose sampling error is small at such sizes anyway).
+const (
+	refineWork     = 2e8
+	refineInitWork = 1e9
+)
+
+// RefineStats says what a Refine call did.
+type RefineStats struct {
+	Sets     int     // sets whose tables were used
+	Moves    int     // changes proposed
+	Accepted int     // changes kept
+	Before   float64 // Σ over the sets of the L1 distance between counts and targets, before
+	After    float64 // and after
+}
+
+// Refine moves records (column-major, as Sample returns them, changed in place)
+// towards the model's marginals over sets: the target of a set is the model's
+// marginal scaled to the number of records, and Refine repeatedly proposes to give
+// one record, in one attribute, a value drawn from the model's marginal of that
+// attribute, keeping the change when it lowers Σ over the sets of Σ over cells
+// |count − target|. Sampling leaves each marginal a random distance from the model's;
+// this removes most of it on the sets (the workload the records should answer).
+// Refine reads only the model and the records, so it is post-processing of whatever
+// made the model. Values stay within the domain; the result is a deterministic
+// function of model, records, sets and options.
+func (m *Model) Refine(ctx context.Context, recs [][]int32, sets [][]int, opt RefineOptions) (RefineStats, error) {
+	var st RefineStats
+	if m == nil || m.e == nil {
+		return st, errors.New("pgm: nil model")
+	}
+	dom := m.e.dom
+	if len(recs) != len(dom) {
+		return st, fmt.Errorf("pgm: %d record columns for %d attributes", len(recs), len(dom))
+	}
+	n := len(recs[0])
+	for a, col := range recs {
+		if len(col) != n {
+			return st, fmt.Errorf("pgm: record column %d has %d rows, column 0 %d", a, len(col), n)
+		}
+		for r, v := range col {
+			if v < 0 || int(v) >= dom[a] {
+				return st, fmt.Errorf("pgm: record %d attribute %d: value %d outside [0,%d)", r, a, v, dom[a])
+			}
+		}
+	}
+	if opt.MaxCells <= 0 {
+		opt.MaxCells = DefaultRefineCells
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	var use [][]int
+	seen := map[string]bool{}
+	cells := int64(0)
+	for _, s := range sets {
+		if err := dom.checkSet(s); err != nil {
+			return st, err
+		}
+		c := dom.cells(s)
+		if len(s) == 0 || seen[cliqueKey(s)] || c > opt.MaxCells-cells {
+			continue
+		}
+		seen[cliqueKey(s)] = true
+		cells += c
+		use = append(use, s)
+	}
+	if n < 2 || len(use) == 0 || float64(n)*float64(len(use)) > refineInitWork {
+		return st, nil
+	}
+	t, err := m.newRefineTables(ctx, recs, use, opt.Workers)
+	if err != nil {
+		return st, err
+	}
+	st.Sets = len(use)
+	st.Before = t.objective()
+	moves := opt.Moves
+	if moves <= 0 {
+		moves = defaultMoves(n, len(dom), t.refs)
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x726566696e65))
+	vals := make([]int, len(dom))
+	idx := make([]int, 0, 2*len(use))
+	for i := range moves {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return st, err
+			}
+		}
+		r := rng.IntN(n)
+		a := rng.IntN(len(dom))
+		cum := t.cum[a]
+		old, nv := int(recs[a][r]), sort.SearchFloat64s(cum, rng.Float64()*cum[len(cum)-1])
+		if old == nv {
+			continue
+		}
+		for b, col := range recs {
+			vals[b] = int(col[r])
+		}
+		idx = t.cellsOf(idx[:0], a, vals, old, nv)
+		delta := float32(0)
+		for k := 0; k < len(idx); k += 2 {
+			ro, rn := t.res[idx[k]], t.res[idx[k+1]]
+			delta += abs32(ro+1) - abs32(ro) + abs32(rn-1) - abs32(rn)
+		}
+		if delta < 0 {
+			for k := 0; k < len(idx); k += 2 {
+				t.res[idx[k]]++
+				t.res[idx[k+1]]--
+			}
+			recs[a][r] = int32(nv)
+			st.Accepted++
+		}
+	}
+	st.Moves = moves
+	st.After = t.objective()
+	return st, nil
+}
+
+// defaultMoves is the default number of proposals for n records of d attributes whose
+// sets hold refs (set, attribute) pairs: 2·n·d, fewer when the table cells they visit
+// (2·refs/d a proposal on average) would pass refineWork.
+func defaultMoves(n, d, refs int) int {
+	moves := 2 * n * d
+	if visits := float64(2*refs) / float64(d); float64(moves)*visits > refineWork {
+		moves = int(refineWork / visits)
+	}
+	return moves
+}
+
+// refineTables holds Refine's residuals (target − count) of every set, in one flat
+// slice, and for every attribute the sets that hold it.
+type refineTables struct {
+	res  []float32
+	cum  [][]float64   // per attribute: the model's cumulative 1-way marginal
+	ents [][]refineEnt // per attribute
+	oth  [][]int       // per attribute: (attribute, stride) pairs of the other members
+	refs int           // Σ over attributes of len(ents[a])
+}
+
+// refineEnt is one set holding attribute a: where its table starts, a's stride in it,
+// and its other members' (attribute, stride) pairs, oth[a][lo:hi].
+type refineEnt struct{ off, stride, lo, hi int }
+
+func (m *Model) newRefineTables(ctx context.Context, recs [][]int32, sets [][]int, workers int) (*refineTables, error) {
+	dom := m.e.dom
+	ones := make([][]int, len(dom))
+	for a := range ones {
+		ones[a] = []int{a}
+	}
+	est, err := m.Marginals(ctx, append(ones, sets...), workers)
+	if err != nil {
+		return nil, err
+	}
+	t := &refineTables{ents: make([][]refineEnt, len(dom)), oth: make([][]int, len(dom)), cum: est[:len(dom)]}
+	for _, c := range t.cum {
+		acc := 0.0
+		for v, p := range c {
+			acc += max(p, 0)
+			c[v] = acc
+		}
+	}
+	est = est[len(dom):]
+	offs := make([]int, len(sets))
+	strides := make([][]int, len(sets))
+	total := 0
+	for k, s := range sets {
+		offs[k] = total
+		total += len(est[k])
+		st := make([]int, len(s))
+		x := 1
+		for j := len(s) - 1; j >= 0; j-- {
+			st[j] = x
+			x *= dom[s[j]]
+		}
+		strides[k] = st
+		for j, a := range s {
+			e := refineEnt{off: offs[k], stride: st[j], lo: len(t.oth[a])}
+			for i, b := range s {
+				if i != j {
+					t.oth[a] = append(t.oth[a], b, st[i])
+				}
+			}
+			e.hi = len(t.oth[a])
+			t.ents[a] = append(t.ents[a], e)
+			t.refs++
+		}
+	}
+	t.res = make([]float32, total)
+	n := float64(len(recs[0]))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for k, s := range sets {
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			tot := 0.0
+			for _, v := range est[k] {
+				tot += math.Max(v, 0)
+			}
+			res := t.res[offs[k] : offs[k]+len(est[k])]
+			if tot > 0 {
+				for i, v := range est[k] {
+					res[i] = float32(math.Max(v, 0) * n / tot)
+				}
+			}
+			st := strides[k]
+			for r := range recs[0] {
+				c := 0
+				for j, a := range s {
+					c += int(recs[a][r]) * st[j]
+				}
+				res[c]--
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// cellsOf appends, for every set holding attribute a, the flat indexes of the cell of
+// the record vals with a = old and with a = nv.
+func (t *refineTables) cellsOf(idx []int, a int, vals []int, old, nv int) []int {
+	oth := t.oth[a]
+	for _, e := range t.ents[a] {
+		base := e.off
+		for i := e.lo; i < e.hi; i += 2 {
+			base += vals[oth[i]] * oth[i+1]
+		}
+		idx = append(idx, base+old*e.stride, base+nv*e.stride)
+	}
+	return idx
+}
+
+// objective is Σ |target − count| over every table cell.
+func (t *refineTables) objective() float64 {
+	s := 0.0
+	for _, v := range t.res {
+		s += math.Abs(float64(v))
+	}
+	return s
+}
+
+func abs32(x float32) float32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
