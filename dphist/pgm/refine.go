@@ -19,8 +19,10 @@ type RefineOptions struct {
 	MaxCells int64
 	// Moves is the number of proposed changes. Default: 2 × records × attributes,
 	// lowered so that the table cells the proposals visit stay within refineWork.
-	Moves   int
-	Workers int    // goroutines for the model's marginals and the tables; 0: GOMAXPROCS
+	Moves int
+	// Workers is the number of goroutines that compute the tables and evaluate the
+	// proposals (0: GOMAXPROCS); the result depends on it.
+	Workers int
 	Seed    uint64 // the proposals' seed
 }
 
@@ -108,43 +110,94 @@ func (m *Model) Refine(ctx context.Context, recs [][]int32, sets [][]int, opt Re
 	if moves <= 0 {
 		moves = defaultMoves(n, len(dom), t.refs)
 	}
-	rng := rand.New(rand.NewPCG(opt.Seed, 0x726566696e65))
-	vals := make([]int, len(dom))
-	idx := make([]int, 0, 2*len(use))
-	for i := range moves {
-		if i%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return st, err
-			}
-		}
-		r := rng.IntN(n)
-		a := rng.IntN(len(dom))
-		cum := t.cum[a]
-		old, nv := int(recs[a][r]), sort.SearchFloat64s(cum, rng.Float64()*cum[len(cum)-1])
-		if old == nv {
-			continue
-		}
-		for b, col := range recs {
-			vals[b] = int(col[r])
-		}
-		idx = t.cellsOf(idx[:0], a, vals, old, nv)
-		delta := float32(0)
-		for k := 0; k < len(idx); k += 2 {
-			ro, rn := t.res[idx[k]], t.res[idx[k+1]]
-			delta += abs32(ro+1) - abs32(ro) + abs32(rn-1) - abs32(rn)
-		}
-		if delta < 0 {
-			for k := 0; k < len(idx); k += 2 {
-				t.res[idx[k]]++
-				t.res[idx[k+1]]--
-			}
-			recs[a][r] = int32(nv)
-			st.Accepted++
-		}
-	}
 	st.Moves = moves
+	if err := t.search(ctx, recs, moves, opt.Workers, opt.Seed, &st); err != nil {
+		return st, err
+	}
 	st.After = t.objective()
 	return st, nil
+}
+
+// refineBatch is the number of proposals one worker evaluates between two
+// applications.
+const refineBatch = 4096
+
+// refineMove is a proposal: record r gets value nv in attribute a.
+type refineMove struct{ r, a, nv int32 }
+
+// search makes the proposals in rounds: the workers evaluate a batch each against the
+// tables as they stand (reading only), keeping the proposals that would lower the
+// objective; then, in worker order, every kept proposal is evaluated again against
+// the tables as changed by those applied before it, and applied if it still lowers
+// the objective. The result depends on the seed and the number of workers only.
+func (t *refineTables) search(ctx context.Context, recs [][]int32, moves, workers int, seed uint64, st *RefineStats) error {
+	d, n := len(recs), len(recs[0])
+	type worker struct {
+		rng  *rand.Rand
+		vals []int
+		idx  []int
+		kept []refineMove
+	}
+	ws := make([]*worker, workers)
+	for w := range ws {
+		ws[w] = &worker{rng: rand.New(rand.NewPCG(seed, 0x726566696e65+uint64(w))), vals: make([]int, d)}
+	}
+	for done := 0; done < moves; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var g errgroup.Group
+		for _, w := range ws {
+			b := min(refineBatch, moves-done)
+			done += b
+			g.Go(func() error {
+				w.kept = w.kept[:0]
+				for range b {
+					mv := refineMove{r: int32(w.rng.IntN(n)), a: int32(w.rng.IntN(d))}
+					cum := t.cum[mv.a]
+					mv.nv = int32(sort.SearchFloat64s(cum, w.rng.Float64()*cum[len(cum)-1]))
+					if t.gain(recs, mv, w.vals, &w.idx) < 0 {
+						w.kept = append(w.kept, mv)
+					}
+				}
+				return nil
+			})
+		}
+		g.Wait()
+		for _, w := range ws {
+			for _, mv := range w.kept {
+				if t.gain(recs, mv, w.vals, &w.idx) < 0 {
+					for k := 0; k < len(w.idx); k += 2 {
+						t.res[w.idx[k]]++
+						t.res[w.idx[k+1]]--
+					}
+					recs[mv.a][mv.r] = mv.nv
+					st.Accepted++
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// gain is the change of the objective if mv were applied (0 when it changes nothing);
+// it leaves in *idx the cells it would move a record out of and into, in pairs.
+func (t *refineTables) gain(recs [][]int32, mv refineMove, vals []int, idx *[]int) float32 {
+	old := int(recs[mv.a][mv.r])
+	if old == int(mv.nv) {
+		*idx = (*idx)[:0]
+		return 0
+	}
+	for b, col := range recs {
+		vals[b] = int(col[mv.r])
+	}
+	*idx = t.cellsOf((*idx)[:0], int(mv.a), vals, old, int(mv.nv))
+	delta := float32(0)
+	for k, ix := 0, *idx; k < len(ix); k += 2 {
+		ro, rn := t.res[ix[k]], t.res[ix[k+1]]
+		delta += abs32(ro+1) - abs32(ro) + abs32(rn-1) - abs32(rn)
+	}
+	return delta
 }
 
 // defaultMoves is the default number of proposals for n records of d attributes whose

@@ -80,20 +80,23 @@ func TestRefine(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		name   string
-		start  [][]int32
-		sets   [][]int
-		shrink float64 // the distance must fall below this share of the start's
+		name    string
+		start   [][]int32
+		sets    [][]int
+		shrink  float64 // the distance must fall below this share of the start's
+		workers int
 	}{
-		{"sample, every 3-way", sampled, allSubsets(len(dom), 3), 0.4},
-		{"sample, every 2-way", sampled, allSubsets(len(dom), 2), 0.3},
-		{"one record repeated, every 1-way", same, allSubsets(len(dom), 1), 0.05},
-		{"one record repeated, every 3-way", same, allSubsets(len(dom), 3), 0.2},
+		{"sample, every 3-way", sampled, allSubsets(len(dom), 3), 0.4, 0},
+		{"sample, every 2-way", sampled, allSubsets(len(dom), 2), 0.3, 0},
+		{"one record repeated, every 1-way", same, allSubsets(len(dom), 1), 0.05, 0},
+		{"one record repeated, every 3-way", same, allSubsets(len(dom), 3), 0.2, 0},
+		{"sample, every 3-way, one worker", sampled, allSubsets(len(dom), 3), 0.4, 1},
+		{"sample, every 3-way, three workers", sampled, allSubsets(len(dom), 3), 0.4, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			recs := cloneRecs(tc.start)
 			before := refineDistance(dom, joint, recs, tc.sets)
-			st, err := m.Refine(context.Background(), recs, tc.sets, RefineOptions{Seed: 9})
+			st, err := m.Refine(context.Background(), recs, tc.sets, RefineOptions{Seed: 9, Workers: tc.workers})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +122,7 @@ func TestRefine(t *testing.T) {
 				}
 			}
 			again := cloneRecs(tc.start)
-			if _, err := m.Refine(context.Background(), again, tc.sets, RefineOptions{Seed: 9}); err != nil {
+			if _, err := m.Refine(context.Background(), again, tc.sets, RefineOptions{Seed: 9, Workers: tc.workers}); err != nil {
 				t.Fatal(err)
 			}
 			for a := range recs {
