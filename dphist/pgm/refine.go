@@ -14,9 +14,12 @@ import (
 
 // RefineOptions bounds a Refine call. Zero fields take the defaults.
 type RefineOptions struct {
-	// MaxCells caps the summed cells of the sets' count tables (4 bytes each); sets
-	// that would pass it are left out, in order. Default DefaultRefineCells.
-	MaxCells int64
+	// MaxCells caps the summed cells of the sets' count tables (4 bytes each),
+	// default DefaultRefineCells, and MaxInferWork the cell operations of inferring
+	// their marginals from the model (Model.MarginalCost), default
+	// DefaultRefineInferWork. Sets are taken cheapest to infer first; those that
+	// would pass either cap are left out.
+	MaxCells, MaxInferWork int64
 	// Moves is the number of proposed changes. Default: 2 × records × attributes,
 	// lowered so that the table cells the proposals visit stay within refineWork.
 	Moves int
@@ -36,6 +39,10 @@ const (
 	refineWork     = 2e8
 	refineInitWork = 1e9
 )
+
+// DefaultRefineInferWork is the default cap on the cell operations of inferring
+// Refine's marginals: about 8 s on two cores.
+const DefaultRefineInferWork = 8e9
 
 // RefineStats says what a Refine call did.
 type RefineStats struct {
@@ -79,23 +86,42 @@ func (m *Model) Refine(ctx context.Context, recs [][]int32, sets [][]int, opt Re
 	if opt.MaxCells <= 0 {
 		opt.MaxCells = DefaultRefineCells
 	}
+	if opt.MaxInferWork <= 0 {
+		opt.MaxInferWork = DefaultRefineInferWork
+	}
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
-	var use [][]int
+	// The sets, cheapest to infer first, while their tables and their inference fit.
+	var cand [][]int
+	var costs []int64
 	seen := map[string]bool{}
-	cells := int64(0)
 	for _, s := range sets {
 		if err := dom.checkSet(s); err != nil {
 			return st, err
 		}
-		c := dom.cells(s)
-		if len(s) == 0 || seen[cliqueKey(s)] || c > opt.MaxCells-cells {
+		if len(s) == 0 || seen[cliqueKey(s)] {
 			continue
 		}
 		seen[cliqueKey(s)] = true
+		cand = append(cand, s)
+		costs = append(costs, m.MarginalCost(s))
+	}
+	order := make([]int, len(cand))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return costs[order[i]] < costs[order[j]] })
+	var use [][]int
+	cells, work := int64(0), int64(0)
+	for _, i := range order {
+		c := dom.cells(cand[i])
+		if c > opt.MaxCells-cells || costs[i] > opt.MaxInferWork-work {
+			continue
+		}
 		cells += c
-		use = append(use, s)
+		work += costs[i]
+		use = append(use, cand[i])
 	}
 	if n < 2 || len(use) == 0 || float64(n)*float64(len(use)) > refineInitWork {
 		return st, nil

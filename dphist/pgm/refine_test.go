@@ -155,6 +155,9 @@ func TestRefineLimits(t *testing.T) {
 	}{
 		// {0,1,2} has 120 cells, {0,1} 30, {1,2} 20: a cap of 60 keeps the last two.
 		{"cap leaves out what does not fit", [][]int{{0, 1, 2}, {0, 1}, {1, 2}}, RefineOptions{MaxCells: 60}, 2},
+		// Inferring {0,1,2} (not inside a clique) costs more than the sum of the rest.
+		{"inference cap leaves out the costly", [][]int{{0, 1, 2}, {0, 1}, {1, 2}},
+			RefineOptions{MaxInferWork: m.MarginalCost([]int{0, 1}) + m.MarginalCost([]int{1, 2})}, 2},
 		{"duplicates count once", [][]int{{0, 1}, {0, 1}, {2}}, RefineOptions{}, 2},
 		{"nothing fits", [][]int{{0, 1, 2}}, RefineOptions{MaxCells: 100}, 0},
 		{"no sets", nil, RefineOptions{}, 0},
