@@ -162,13 +162,16 @@ func BenchmarkSynthAdult(b *testing.B) {
 				}
 				secs += time.Since(start).Seconds()
 				b.StopTimer()
+				took := time.Since(start).Seconds()
 				syn := readCodes(b, filepath.Join(out, "synth.csv"), names)
+				var e [3]float64
 				for w := 1; w <= 3; w++ {
-					errs[w-1] += workloadError(real, syn, sizes, w)
+					e[w-1] = workloadError(real, syn, sizes, w)
+					errs[w-1] += e[w-1]
 				}
 				rep := man.Outputs[0].Synthetic
-				b.Logf("run %d: %.1f s, %d rounds, %d measured, model %d cells, ρ %.5f of %.5f, rows %d",
-					runs, time.Since(start).Seconds(), rep.Rounds, len(rep.Measured), rep.ModelSize, rep.RhoSpent, rep.Rho, rep.Rows)
+				b.Logf("run %d: %.1f s, 3-way %.4f, %d rounds, %d measured, model %d cells, ρ %.5f of %.5f, rows %d, refined towards %d marginals (%d changes)",
+					runs, took, e[2], rep.Rounds, len(rep.Measured), rep.ModelSize, rep.RhoSpent, rep.Rho, rep.Rows, rep.RefinedSets, rep.RefineMoves)
 				runs++
 				b.StartTimer()
 			}
