@@ -258,11 +258,11 @@ func (m *Model) newRefineTables(ctx context.Context, recs [][]int32, sets [][]in
 	for a := range ones {
 		ones[a] = []int{a}
 	}
-	est, err := m.Marginals(ctx, append(ones, sets...), workers)
+	cum, err := m.Marginals(ctx, ones, workers)
 	if err != nil {
 		return nil, err
 	}
-	t := &refineTables{ents: make([][]refineEnt, len(dom)), oth: make([][]int, len(dom)), cum: est[:len(dom)]}
+	t := &refineTables{ents: make([][]refineEnt, len(dom)), oth: make([][]int, len(dom)), cum: cum}
 	for _, c := range t.cum {
 		acc := 0.0
 		for v, p := range c {
@@ -270,13 +270,12 @@ func (m *Model) newRefineTables(ctx context.Context, recs [][]int32, sets [][]in
 			c[v] = acc
 		}
 	}
-	est = est[len(dom):]
 	offs := make([]int, len(sets))
 	strides := make([][]int, len(sets))
 	total := 0
 	for k, s := range sets {
 		offs[k] = total
-		total += len(est[k])
+		total += int(dom.cells(s))
 		st := make([]int, len(s))
 		x := 1
 		for j := len(s) - 1; j >= 0; j-- {
@@ -300,18 +299,24 @@ func (m *Model) newRefineTables(ctx context.Context, recs [][]int32, sets [][]in
 	n := float64(len(recs[0]))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
+	// Each set's marginal is inferred, scaled into its table and dropped, so that
+	// no more than workers float64 marginals are held at once.
 	for k, s := range sets {
 		g.Go(func() error {
 			if err := gctx.Err(); err != nil {
 				return err
 			}
+			est, err := m.Marginal(s)
+			if err != nil {
+				return fmt.Errorf("pgm: marginal %v: %w", s, err)
+			}
 			tot := 0.0
-			for _, v := range est[k] {
+			for _, v := range est {
 				tot += math.Max(v, 0)
 			}
-			res := t.res[offs[k] : offs[k]+len(est[k])]
+			res := t.res[offs[k] : offs[k]+len(est)]
 			if tot > 0 {
-				for i, v := range est[k] {
+				for i, v := range est {
 					res[i] = float32(math.Max(v, 0) * n / tot)
 				}
 			}
@@ -327,6 +332,9 @@ func (m *Model) newRefineTables(ctx context.Context, recs [][]int32, sets [][]in
 		})
 	}
 	if err := g.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, err
 	}
 	return t, nil
