@@ -42,7 +42,7 @@ type Synth struct {
 	L1, L2       float64
 	MaxModelSize int64  // cells; 0: DefaultMaxModelSize
 	Rows         int    // records to sample; 0: the model's (noisy) total
-	Seed         uint64 // the sampler's seed (sampling is post-processing)
+	Seed         uint64 // the seed of the sampler and of the refinement (both post-processing)
 	Workers      int    // 0: GOMAXPROCS
 	// Iters is the number of estimation iterations after each measurement and
 	// FinalIters at the end (0: defaults).
@@ -142,7 +142,7 @@ func Synthesize(ctx context.Context, s Synth, cols [][]int32, keep []bool) ([][]
 	}
 	if len(r.Workload) > 0 {
 		st, err := model.Refine(ctx, out, r.Workload, pgm.RefineOptions{
-			MaxCells: refineCellsPerModelCell * r.MaxModelSize, Workers: r.Workers, Seed: s.Seed ^ refineSeedMix})
+			MaxCells: satMul(refineCellsPerModelCell, r.MaxModelSize), Workers: r.Workers, Seed: s.Seed ^ refineSeedMix})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -15,10 +15,11 @@ import (
 // RefineOptions bounds a Refine call. Zero fields take the defaults.
 type RefineOptions struct {
 	// MaxCells caps the summed cells of the sets' count tables (4 bytes each),
-	// default DefaultRefineCells, and MaxInferWork the cell operations of inferring
-	// their marginals from the model (Model.MarginalCost), default
+	// default DefaultRefineCells, and the cells of any table inferring one set's
+	// marginal needs; MaxInferWork caps the cell operations of inferring their
+	// marginals from the model (as Model.MarginalCost estimates them), default
 	// DefaultRefineInferWork. Sets are taken cheapest to infer first; those that
-	// would pass either cap are left out.
+	// would pass a cap are left out.
 	MaxCells, MaxInferWork int64
 	// Moves is the number of proposed changes. Default: 2 × records × attributes,
 	// lowered so that the table cells the proposals visit stay within refineWork.
@@ -63,7 +64,9 @@ type RefineStats struct {
 // this removes most of it on the sets (the workload the records should answer).
 // Refine reads only the model and the records, so it is post-processing of whatever
 // made the model. Values stay within the domain; the result is a deterministic
-// function of model, records, sets and options.
+// function of model, records, sets and options, the number of workers included
+// (GOMAXPROCS when it is 0). Refine leaves the records as they are when records ×
+// sets passes 10⁹ (their sampling error is small at such sizes).
 func (m *Model) Refine(ctx context.Context, recs [][]int32, sets [][]int, opt RefineOptions) (RefineStats, error) {
 	var st RefineStats
 	if m == nil || m.e == nil {
@@ -105,8 +108,12 @@ func (m *Model) Refine(ctx context.Context, recs [][]int32, sets [][]int, opt Re
 			continue
 		}
 		seen[cliqueKey(s)] = true
-		cand = append(cand, s)
-		costs = append(costs, m.MarginalCost(s))
+		// A set whose inference needs a table larger than its own cap or the model's
+		// limit is left out: Marginal would refuse it, or hold too much.
+		if pl := m.plan(s); pl.maxTab <= min(opt.MaxCells, maxModelCells) && pl.cost <= maxMarginalCost {
+			cand = append(cand, s)
+			costs = append(costs, pl.cost)
+		}
 	}
 	order := make([]int, len(cand))
 	for i := range order {
@@ -182,8 +189,12 @@ func (t *refineTables) search(ctx context.Context, recs [][]int32, moves, worker
 				for range b {
 					mv := refineMove{r: int32(w.rng.IntN(n)), a: int32(w.rng.IntN(d))}
 					cum := t.cum[mv.a]
-					mv.nv = int32(sort.SearchFloat64s(cum, w.rng.Float64()*cum[len(cum)-1]))
-					if t.gain(recs, mv, w.vals, &w.idx) < 0 {
+					tot := cum[len(cum)-1]
+					if !(tot > 0) || math.IsInf(tot, 1) {
+						continue // no usable marginal to draw from
+					}
+					mv.nv = int32(min(sort.SearchFloat64s(cum, w.rng.Float64()*tot), len(cum)-1))
+					if t.gain(recs, mv, w.vals, &w.idx) < refineMinGain {
 						w.kept = append(w.kept, mv)
 					}
 				}
@@ -193,7 +204,7 @@ func (t *refineTables) search(ctx context.Context, recs [][]int32, moves, worker
 		g.Wait()
 		for _, w := range ws {
 			for _, mv := range w.kept {
-				if t.gain(recs, mv, w.vals, &w.idx) < 0 {
+				if t.gain(recs, mv, w.vals, &w.idx) < refineMinGain {
 					for k := 0; k < len(w.idx); k += 2 {
 						t.res[w.idx[k]]++
 						t.res[w.idx[k+1]]--
@@ -207,9 +218,14 @@ func (t *refineTables) search(ctx context.Context, recs [][]int32, moves, worker
 	return nil
 }
 
-// gain is the change of the objective if mv were applied (0 when it changes nothing);
-// it leaves in *idx the cells it would move a record out of and into, in pairs.
-func (t *refineTables) gain(recs [][]int32, mv refineMove, vals []int, idx *[]int) float32 {
+// refineMinGain is the change of the objective below which a proposal is kept: a
+// change that moves nothing in exact arithmetic may come out a little below zero.
+const refineMinGain = -1e-6
+
+// gain is the change of the objective if mv were applied (0 when it changes nothing),
+// summed in float64; it leaves in *idx the cells it would move a record out of and
+// into, in pairs.
+func (t *refineTables) gain(recs [][]int32, mv refineMove, vals []int, idx *[]int) float64 {
 	old := int(recs[mv.a][mv.r])
 	if old == int(mv.nv) {
 		*idx = (*idx)[:0]
@@ -219,10 +235,10 @@ func (t *refineTables) gain(recs [][]int32, mv refineMove, vals []int, idx *[]in
 		vals[b] = int(col[mv.r])
 	}
 	*idx = t.cellsOf((*idx)[:0], int(mv.a), vals, old, int(mv.nv))
-	delta := float32(0)
+	delta := 0.0
 	for k, ix := 0, *idx; k < len(ix); k += 2 {
-		ro, rn := t.res[ix[k]], t.res[ix[k+1]]
-		delta += abs32(ro+1) - abs32(ro) + abs32(rn-1) - abs32(rn)
+		ro, rn := float64(t.res[ix[k]]), float64(t.res[ix[k+1]])
+		delta += math.Abs(ro+1) - math.Abs(ro) + math.Abs(rn-1) - math.Abs(rn)
 	}
 	return delta
 }
@@ -299,8 +315,9 @@ func (m *Model) newRefineTables(ctx context.Context, recs [][]int32, sets [][]in
 	n := float64(len(recs[0]))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
-	// Each set's marginal is inferred, scaled into its table and dropped, so that
-	// no more than workers float64 marginals are held at once.
+	// Each set's marginal is inferred, scaled into its table and dropped, so that no
+	// more than workers float64 marginals (and their inference's tables, each within
+	// MaxCells cells) are held at once.
 	for k, s := range sets {
 		g.Go(func() error {
 			if err := gctx.Err(); err != nil {
@@ -314,19 +331,23 @@ func (m *Model) newRefineTables(ctx context.Context, recs [][]int32, sets [][]in
 			for _, v := range est {
 				tot += math.Max(v, 0)
 			}
-			res := t.res[offs[k] : offs[k]+len(est)]
-			if tot > 0 {
-				for i, v := range est {
-					res[i] = float32(math.Max(v, 0) * n / tot)
-				}
-			}
+			// The records are counted exactly first: float32 cannot count past 2^24.
+			counts := make([]int32, len(est))
 			st := strides[k]
 			for r := range recs[0] {
 				c := 0
 				for j, a := range s {
 					c += int(recs[a][r]) * st[j]
 				}
-				res[c]--
+				counts[c]++
+			}
+			res := t.res[offs[k] : offs[k]+len(est)]
+			for i, v := range est {
+				target := 0.0
+				if tot > 0 {
+					target = math.Max(v, 0) * n / tot
+				}
+				res[i] = float32(target - float64(counts[i]))
 			}
 			return nil
 		})
@@ -361,11 +382,4 @@ func (t *refineTables) objective() float64 {
 		s += math.Abs(float64(v))
 	}
 	return s
-}
-
-func abs32(x float32) float32 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }

@@ -189,6 +189,52 @@ func TestRefineLimits(t *testing.T) {
 	}
 }
 
+// TestRefineInferenceTable: MaxCells also caps the table inferring one set's marginal
+// needs, which may be larger than the set's own.
+func TestRefineInferenceTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(59, 60))
+	dom := Domain{3, 4, 5, 3, 4}
+	cliques := [][]int{{1, 2}, {2, 4}, {3, 4}}
+	m, err := newModel(dom, cliques, randomTheta(rng, dom, cliques, 0.5), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := []int{1, 3}
+	tab := m.plan(set).maxTab
+	if tab <= dom.cells(set) {
+		t.Fatalf("inferring %v needs a table of %d cells, the test needs more than its %d", set, tab, dom.cells(set))
+	}
+	recs, err := m.Sample(300, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		maxCells int64
+		want     int
+	}{{tab, 1}, {tab - 1, 0}} {
+		st, err := m.Refine(context.Background(), cloneRecs(recs), [][]int{set}, RefineOptions{MaxCells: tc.maxCells})
+		if err != nil || st.Sets != tc.want {
+			t.Errorf("MaxCells %d: %d sets used (%v), want %d", tc.maxCells, st.Sets, err, tc.want)
+		}
+	}
+}
+
+// TestRefineOneRecord: a single record is left as it is.
+func TestRefineOneRecord(t *testing.T) {
+	rng := rand.New(rand.NewPCG(57, 58))
+	dom := Domain{4, 3}
+	cliques := [][]int{{0, 1}}
+	m, err := newModel(dom, cliques, randomTheta(rng, dom, cliques, 0.5), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := [][]int32{{3}, {2}}
+	st, err := m.Refine(context.Background(), recs, [][]int{{0, 1}}, RefineOptions{})
+	if err != nil || st != (RefineStats{}) || recs[0][0] != 3 || recs[1][0] != 2 {
+		t.Fatalf("Refine of one record: %+v, %v, records %v", st, err, recs)
+	}
+}
+
 func TestDefaultMoves(t *testing.T) {
 	work := float64(refineWork)
 	for _, tc := range []struct{ n, d, refs, want int }{
