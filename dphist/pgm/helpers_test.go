@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"testing"
 )
 
 // bruteJoint enumerates every joint assignment of dom and returns the
@@ -119,4 +120,23 @@ func chiSquareQuantile1e6(k int) float64 {
 	h := 2 / (9 * kf)
 	t := 1 - h + z*math.Sqrt(h)
 	return kf * t * t * t
+}
+
+// checkRecords fails the test unless recs has a column of n values inside the domain
+// for every attribute of dom.
+func checkRecords(t *testing.T, dom Domain, recs [][]int32, n int) {
+	t.Helper()
+	if len(recs) != len(dom) {
+		t.Fatalf("%d columns for %d attributes", len(recs), len(dom))
+	}
+	for a, col := range recs {
+		if len(col) != n {
+			t.Fatalf("column %d has %d rows, want %d", a, len(col), n)
+		}
+		for _, v := range col {
+			if v < 0 || int(v) >= dom[a] {
+				t.Fatalf("attribute %d value %d out of domain", a, v)
+			}
+		}
+	}
 }

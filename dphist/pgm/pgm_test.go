@@ -559,19 +559,7 @@ func TestSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != len(dom) {
-		t.Fatalf("%d columns", len(recs))
-	}
-	for a, col := range recs {
-		if len(col) != n {
-			t.Fatalf("column %d has %d rows", a, len(col))
-		}
-		for _, v := range col {
-			if v < 0 || int(v) >= dom[a] {
-				t.Fatalf("attribute %d value %d out of domain", a, v)
-			}
-		}
-	}
+	checkRecords(t, dom, recs, n)
 	all := []int{0, 1, 2, 3, 4}
 	p, err := m.Marginal(all)
 	if err != nil {
@@ -682,13 +670,7 @@ func TestSampleManyConfigs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for a, col := range recs {
-		for _, v := range col {
-			if v < 0 || int(v) >= dom[a] {
-				t.Fatalf("attribute %d value %d out of domain", a, v)
-			}
-		}
-	}
+	checkRecords(t, dom, recs, n)
 	again, _ := m.Sample(n, 9)
 	for a := range recs {
 		if !slices.Equal(recs[a], again[a]) {

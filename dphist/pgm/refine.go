@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sort"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -180,11 +181,11 @@ func (t *refineTables) search(ctx context.Context, recs [][]int32, moves, worker
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var g errgroup.Group
+		var wg sync.WaitGroup
 		for _, w := range ws {
 			b := min(refineBatch, moves-done)
 			done += b
-			g.Go(func() error {
+			wg.Go(func() {
 				w.kept = w.kept[:0]
 				for range b {
 					mv := refineMove{r: int32(w.rng.IntN(n)), a: int32(w.rng.IntN(d))}
@@ -198,10 +199,9 @@ func (t *refineTables) search(ctx context.Context, recs [][]int32, moves, worker
 						w.kept = append(w.kept, mv)
 					}
 				}
-				return nil
 			})
 		}
-		g.Wait()
+		wg.Wait()
 		for _, w := range ws {
 			for _, mv := range w.kept {
 				if t.gain(recs, mv, w.vals, &w.idx) < refineMinGain {

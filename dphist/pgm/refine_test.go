@@ -111,16 +111,7 @@ func TestRefine(t *testing.T) {
 			if after > tc.shrink*before {
 				t.Fatalf("distance %v → %v, want below %v of it", before, after, tc.shrink)
 			}
-			for a, col := range recs {
-				if len(col) != n {
-					t.Fatalf("attribute %d: %d rows", a, len(col))
-				}
-				for _, v := range col {
-					if v < 0 || int(v) >= dom[a] {
-						t.Fatalf("attribute %d value %d out of domain", a, v)
-					}
-				}
-			}
+			checkRecords(t, dom, recs, n)
 			again := cloneRecs(tc.start)
 			if _, err := m.Refine(context.Background(), again, tc.sets, RefineOptions{Seed: 9, Workers: tc.workers}); err != nil {
 				t.Fatal(err)
