@@ -154,7 +154,7 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 			}
 			return &classes{node: dst, packed: words, pack: g.pack, counts: slices.Clone(counts), n: len(rep)}, read
 		}
-		return g.rollUpPacked(src, dst, maps, assign, limit)
+		return g.rollUpPacked(src, dst, maps, sizes, assign, limit)
 	}
 	var rep, counts []int32
 	switch {
@@ -191,8 +191,9 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 }
 
 // rollUpPacked is rollUp for packed class tables: it groups src (the records or a
-// packed class table) into a packed class table.
-func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, assign []int32, limit int) (out *classes, read int) {
+// packed class table) into a packed class table; sizes[i] is the number of codes of
+// column i at dst's level.
+func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, sizes []int, assign []int32, limit int) (out *classes, read int) {
 	pack := g.pack
 	// The records' packed words are their mixed-radix keys when every column's radix
 	// is its field's width: the first column ends in the highest bits.
@@ -207,6 +208,9 @@ func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, assign []i
 		keysOf = func(keys []uint64, lo, hi int) { repack(keys, src.packed[lo:hi], maps, pack, changed) }
 	}
 	if assign == nil && src.n >= radixMinSource {
+		if radix := narrowRadix(sizes); radix != nil {
+			return g.rollUpNarrow(src, dst, maps, radix, limit)
+		}
 		return g.rollUpRadix(src, dst, keysOf, limit)
 	}
 	t := g.table(0)
@@ -228,26 +232,110 @@ var radixMinSource = 1 << 20
 const (
 	radixBucket = 1 << 15
 	radixBlock  = 1 << 10
+	// radixTableMin is the slot count a bucket's table starts with (it doubles at
+	// half load): fixed, so that the classes come out in the same order whatever the
+	// number of goroutines.
+	radixTableMin = 1 << 12
 )
 
-// rollUpRadix groups a large source into a packed class table in two passes: g.par
-// goroutines compute the keys of a share of the source each and move every key (and
-// its class's count) into its bucket (the top bits of its hash), then count a share of
-// the buckets each, every bucket in a table small enough to stay in the cache.
-// Counting straight into one table of millions of classes waits on memory at every
-// record (a cache miss per key); these passes read and write in order. The output's
-// classes are in bucket order, and within a bucket in order of first appearance: the
-// same whatever g.par. It holds 8 bytes per source class (12 with counts) while it
-// runs, and returns nil once the classes counted exceed limit.
+// radixKey is what a radix-partitioned count moves and counts: a class's packed word,
+// or, when the node's codes fit in 32 bits at its own field widths (narrowRadix), that
+// narrower word, which halves the memory moved, held and probed.
+type radixKey interface{ uint32 | uint64 }
+
+// narrowRadix returns, when the codes of a node with sizes[i] codes in column i fit
+// in 32 bits with column i in a field of bits.Len(sizes[i]−1) bits, the radix 2^width
+// of every field; nil otherwise.
+func narrowRadix(sizes []int) []int {
+	radix := make([]int, len(sizes))
+	used := 0
+	for i, sz := range sizes {
+		w := bits.Len(uint(max(sz-1, 0)))
+		used += w
+		if used > 32 {
+			return nil
+		}
+		radix[i] = 1 << w
+	}
+	return radix
+}
+
+// rollUpRadix groups a large source into a packed class table by radixCount of its
+// packed words (keysOf computes them).
 func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, lo, hi int), limit int) (*classes, int) {
+	keys, counts, ok := radixCount(g.par, src, keysOf, limit)
+	if !ok {
+		return nil, src.n
+	}
+	return &classes{node: dst, packed: keys, pack: g.pack, counts: counts, n: len(keys)}, src.n
+}
+
+// rollUpNarrow groups a large source into a packed class table by radixCount of 32-bit
+// words holding the node's codes in mixed radix (radix from narrowRadix), then widens
+// the classes' words to the packing of class tables.
+func (g *grouper) rollUpNarrow(src *classes, dst int, maps [][]int32, radix []int, limit int) (*classes, int) {
+	keysOf := func(keys []uint32, lo, hi int) { narrowKeys(keys, src, lo, hi, maps, radix, g.pack) }
+	keys, counts, ok := radixCount(g.par, src, keysOf, limit)
+	if !ok {
+		return nil, src.n
+	}
+	pack := g.pack
+	q := len(radix)
+	width, shift, mask := make([]uint, q), make([]uint, q), make([]uint32, q)
+	for i, r := range radix {
+		width[i], shift[i], mask[i] = uint(bits.TrailingZeros(uint(r))), pack.shift[i], uint32(r-1)
+	}
+	words := make([]uint64, len(keys))
+	for j, k := range keys {
+		var w uint64
+		for i := q - 1; i >= 0; i-- {
+			w |= uint64(k&mask[i]) << shift[i]
+			k >>= width[i]
+		}
+		words[j] = w
+	}
+	return &classes{node: dst, packed: words, pack: pack, counts: counts, n: len(words)}, src.n
+}
+
+// narrowKeys writes into keys the node's codes of source classes lo..hi-1 in mixed
+// radix: maps[i] takes column i's code (a leaf code for the records, a field of the
+// packed word of a class table) to the node's.
+func narrowKeys(keys []uint32, src *classes, lo, hi int, maps [][]int32, radix []int, pack *packing) {
+	keys = keys[:hi-lo]
+	for i, m := range maps {
+		r := uint32(radix[i])
+		if i == 0 {
+			r = 0 // the first column sets the keys
+		}
+		if src.rows != nil {
+			src.rows[i].addKeys32(keys, lo, hi, m, r)
+			continue
+		}
+		sh, mk := pack.shift[i]&63, pack.mask[i]
+		for j, w := range src.packed[lo:hi] {
+			keys[j] = keys[j]*r + uint32(m[w>>sh&mk])
+		}
+	}
+}
+
+// radixCount counts the keys of a large source in two passes: par goroutines compute
+// the keys of a share of the source each and move every key (and its class's count)
+// into its bucket (the top bits of its hash), then count a share of the buckets each,
+// every bucket in a table small enough to stay in the cache. Counting straight into
+// one table of millions of classes waits on memory at every record (a cache miss per
+// key); these passes read and write in order. It returns every distinct key and its
+// count, in bucket order and within a bucket in the order of the bucket's table: the
+// same whatever par. It holds one key (and count) per source class while it runs, and
+// returns ok false once the classes counted exceed limit.
+func radixCount[K radixKey](par int, src *classes, keysOf func(keys []K, lo, hi int), limit int) (keys []K, counts []int32, ok bool) {
 	n := src.n
 	width := min(max(bits.Len(uint(n/radixBucket)), 4), 12)
 	buckets, shift := 1<<width, uint(64-width)
-	parts := max(g.par, 1)
+	parts := max(par, 1)
 	// blocks[p][b] are the blocks of bucket b filled by goroutine p, which moves the
 	// source classes n·p/parts … n·(p+1)/parts−1.
 	type block struct {
-		keys   []uint64
+		keys   []K
 		counts []int32
 	}
 	blocks := make([][][]block, parts)
@@ -255,7 +343,7 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 		own := make([][]block, buckets)
 		// The block being filled of every bucket, in flat arrays: moving a key reads
 		// one slice header, not the bucket's list and then its last block's.
-		cur := make([][]uint64, buckets)
+		cur := make([][]K, buckets)
 		var curCounts [][]int32
 		if src.counts != nil {
 			curCounts = make([][]int32, buckets)
@@ -270,16 +358,16 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 				own[b] = append(own[b], nb)
 			}
 		}
-		chunk := make([]uint64, min(chunkRows, n))
+		chunk := make([]K, min(chunkRows, n))
 		for lo := n * p / parts; lo < n*(p+1)/parts; lo += len(chunk) {
 			hi := min(lo+len(chunk), n*(p+1)/parts)
 			keys := chunk[:hi-lo]
 			keysOf(keys, lo, hi)
 			for j, k := range keys {
-				b := mix(k, true) >> shift
+				b := mix(uint64(k), true) >> shift
 				if len(cur[b]) == cap(cur[b]) {
 					done(b)
-					cur[b] = make([]uint64, 0, radixBlock)
+					cur[b] = make([]K, 0, radixBlock)
 					if curCounts != nil {
 						curCounts[b] = make([]int32, 0, radixBlock)
 					}
@@ -296,28 +384,23 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 		blocks[p] = own
 	}
 	type result struct {
-		keys   []uint64
+		keys   []K
 		counts []int32
 		over   bool
 	}
 	results := make([]result, parts)
-	g.table(parts - 1) // the tables exist before the goroutines take theirs
 	count := func(p int) {
-		t := g.table(p)
+		t := &radixTable[K]{}
 		res := &results[p]
 		for b := buckets * p / parts; b < buckets*(p+1)/parts; b++ {
-			size := 0
-			for q := range parts {
-				size += len(blocks[q][b]) * radixBlock
-			}
-			t.reset(size)
+			t.reset()
 			for q := range parts {
 				for _, bl := range blocks[q][b] {
-					t.count(&classes{n: len(bl.keys), counts: bl.counts}, nil, bl.keys, 0, true, nil, size+1)
+					t.addAll(bl.keys, bl.counts)
 				}
+				blocks[q][b] = nil // counted: its blocks are garbage
 			}
-			res.keys = append(res.keys, t.held...)
-			res.counts = append(res.counts, t.counts...)
+			res.keys, res.counts = t.appendTo(res.keys, res.counts)
 			if len(res.keys) > limit {
 				res.over = true
 				return
@@ -330,15 +413,96 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 	for _, r := range results {
 		total += len(r.keys)
 		if r.over || total > limit {
-			return nil, n
+			return nil, nil, false
 		}
 	}
-	out := &classes{node: dst, packed: make([]uint64, 0, total), pack: g.pack, counts: make([]int32, 0, total), n: total}
+	keys, counts = make([]K, 0, total), make([]int32, 0, total)
 	for _, r := range results {
-		out.packed = append(out.packed, r.keys...)
-		out.counts = append(out.counts, r.counts...)
+		keys = append(keys, r.keys...)
+		counts = append(counts, r.counts...)
 	}
-	return out, n
+	return keys, counts, true
+}
+
+// radixTable counts the keys of one bucket in open addressing, the key and its count
+// in the slot itself (a count of 0 marks an empty slot). Positions come from the low
+// bits of the key's hash, buckets from the high bits.
+type radixTable[K radixKey] struct {
+	keys   []K
+	counts []int32
+	used   int
+	mask   uint64
+}
+
+// reset empties the table, at radixTableMin slots.
+func (t *radixTable[K]) reset() {
+	if cap(t.keys) < radixTableMin {
+		t.keys, t.counts = make([]K, radixTableMin), make([]int32, radixTableMin)
+	}
+	t.keys, t.counts = t.keys[:radixTableMin], t.counts[:radixTableMin]
+	clear(t.counts)
+	t.used, t.mask = 0, radixTableMin-1
+}
+
+// addAll adds keys[j] with count counts[j] (1 when counts is nil).
+func (t *radixTable[K]) addAll(keys []K, counts []int32) {
+	if counts == nil {
+		for _, k := range keys {
+			t.add(k, 1)
+		}
+		return
+	}
+	counts = counts[:len(keys)]
+	for j, k := range keys {
+		t.add(k, counts[j])
+	}
+}
+
+func (t *radixTable[K]) add(k K, c int32) {
+	p := mix(uint64(k), true) & t.mask
+	for {
+		switch {
+		case t.counts[p] == 0:
+			t.keys[p], t.counts[p] = k, c
+			t.used++
+			if 2*t.used > len(t.keys) {
+				t.grow()
+			}
+			return
+		case t.keys[p] == k:
+			t.counts[p] += c
+			return
+		}
+		p = (p + 1) & t.mask
+	}
+}
+
+// grow doubles the table.
+func (t *radixTable[K]) grow() {
+	keys, counts := t.keys, t.counts
+	size := 2 * len(keys)
+	t.keys, t.counts, t.mask = make([]K, size), make([]int32, size), uint64(size-1)
+	for j, c := range counts {
+		if c == 0 {
+			continue
+		}
+		p := mix(uint64(keys[j]), true) & t.mask
+		for t.counts[p] != 0 {
+			p = (p + 1) & t.mask
+		}
+		t.keys[p], t.counts[p] = keys[j], c
+	}
+}
+
+// appendTo appends the table's keys and counts, in slot order.
+func (t *radixTable[K]) appendTo(keys []K, counts []int32) ([]K, []int32) {
+	for j, c := range t.counts {
+		if c != 0 {
+			keys = append(keys, t.keys[j])
+			counts = append(counts, c)
+		}
+	}
+	return keys, counts
 }
 
 // repack writes into keys the words of a packed class table with the fields of the

@@ -247,48 +247,65 @@ func TestRollUpRadix(t *testing.T) {
 	for r := range n {
 		want[tupleOf(rows, maps, r)]++
 	}
-	table, _ := (&grouper{par: 1, pack: pack}).rollUpPacked(rows, 0, identity, nil, n+1)
+	table, _ := (&grouper{par: 1, pack: pack}).rollUpPacked(rows, 0, identity, sizes, nil, n+1)
 	if table.counts == nil || table.n >= n {
 		t.Fatalf("the class table has %d classes of %d records", table.n, n)
 	}
+	outSizes := make([]int, len(sizes))
+	for i, m := range maps {
+		outSizes[i] = int(slices.Max(m)) + 1
+	}
+	radix := narrowRadix(outSizes)
+	if radix == nil {
+		t.Fatal("the test's node does not fit 32-bit keys")
+	}
 	for _, src := range []*classes{rows, table} {
-		var first []uint64
-		for par := 1; par <= 3; par++ {
-			g := &grouper{par: par, pack: pack}
-			keysOf := func(keys []uint64, lo, hi int) { computeKeys(keys, src, lo, hi, maps, pack.radix, true) }
-			if src.rows == nil {
-				keysOf = func(keys []uint64, lo, hi int) { repack(keys, src.packed[lo:hi], maps, pack, []int{1, 2, 3}) }
-			}
-			out, read := g.rollUpRadix(src, 1, keysOf, n+1)
-			if read != src.n || out.n != len(want) {
-				t.Fatalf("par %d, source of %d: read %d, %d classes, want %d", par, src.n, read, out.n, len(want))
-			}
-			got := map[tuple]int32{}
-			for j := range out.n {
-				var key tuple
-				for i := range sizes {
-					key[i] = out.code(i, j)
+		for _, narrow := range []bool{false, true} {
+			var first []uint64
+			for par := 1; par <= 3; par++ {
+				g := &grouper{par: par, pack: pack}
+				keysOf := func(keys []uint64, lo, hi int) { computeKeys(keys, src, lo, hi, maps, pack.radix, true) }
+				if src.rows == nil {
+					keysOf = func(keys []uint64, lo, hi int) { repack(keys, src.packed[lo:hi], maps, pack, []int{1, 2, 3}) }
 				}
-				if _, dup := got[key]; dup {
-					t.Fatalf("par %d: class %v twice", par, key)
+				roll := func(limit int) (*classes, int) {
+					if narrow {
+						return g.rollUpNarrow(src, 1, maps, radix, limit)
+					}
+					return g.rollUpRadix(src, 1, keysOf, limit)
 				}
-				got[key] = out.counts[j]
-			}
-			for k, v := range want {
-				if got[k] != v {
-					t.Fatalf("par %d, source of %d: class %v counts %d, want %d", par, src.n, k, got[k], v)
+				name := fmt.Sprintf("narrow %v, par %d, source of %d", narrow, par, src.n)
+				out, read := roll(n + 1)
+				if read != src.n || out.n != len(want) {
+					t.Fatalf("%s: read %d, %d classes, want %d", name, read, out.n, len(want))
 				}
-			}
-			if first == nil {
-				first = out.packed
-			} else if !slices.Equal(first, out.packed) {
-				t.Fatalf("par %d: class order differs from one goroutine", par)
-			}
-			if cut, _ := g.rollUpRadix(src, 1, keysOf, len(want)-1); cut != nil {
-				t.Fatalf("par %d: a limit below the class count did not stop the count", par)
-			}
-			if full, _ := g.rollUpRadix(src, 1, keysOf, len(want)); full == nil {
-				t.Fatalf("par %d: a limit equal to the class count stopped it", par)
+				got := map[tuple]int32{}
+				for j := range out.n {
+					var key tuple
+					for i := range sizes {
+						key[i] = out.code(i, j)
+					}
+					if _, dup := got[key]; dup {
+						t.Fatalf("%s: class %v twice", name, key)
+					}
+					got[key] = out.counts[j]
+				}
+				for k, v := range want {
+					if got[k] != v {
+						t.Fatalf("%s: class %v counts %d, want %d", name, k, got[k], v)
+					}
+				}
+				if first == nil {
+					first = out.packed
+				} else if !slices.Equal(first, out.packed) {
+					t.Fatalf("%s: class order differs from one goroutine", name)
+				}
+				if cut, _ := roll(len(want) - 1); cut != nil {
+					t.Fatalf("%s: a limit below the class count did not stop the count", name)
+				}
+				if full, _ := roll(len(want)); full == nil {
+					t.Fatalf("%s: a limit equal to the class count stopped it", name)
+				}
 			}
 		}
 	}

@@ -95,10 +95,22 @@ func (c Codes) addKeys(keys []uint64, lo, hi int, m []int32, sz uint64) {
 	}
 }
 
-func addKeysOf[T uint8 | uint16 | int32](keys []uint64, col []T, m []int32, sz uint64) {
+// addKeys32 is addKeys for 32-bit keys.
+func (c Codes) addKeys32(keys []uint32, lo, hi int, m []int32, sz uint32) {
+	switch {
+	case c.u8 != nil:
+		addKeysOf(keys, c.u8[lo:hi], m, sz)
+	case c.u16 != nil:
+		addKeysOf(keys, c.u16[lo:hi], m, sz)
+	default:
+		addKeysOf(keys, c.i32[lo:hi], m, sz)
+	}
+}
+
+func addKeysOf[K radixKey, T uint8 | uint16 | int32](keys []K, col []T, m []int32, sz K) {
 	keys = keys[:len(col)]
 	for j, c := range col {
-		keys[j] = keys[j]*sz + uint64(m[c])
+		keys[j] = keys[j]*sz + K(m[c])
 	}
 }
 

@@ -18,8 +18,10 @@ type Options struct {
 	MaxSuppressed int    // at most this many records may be suppressed
 	Metric        string // MetricLoss (default) or MetricDiscernibility
 	Workers       int    // node evaluations in parallel; ≤ 0 means GOMAXPROCS
-	// CacheEntries bounds the class tables kept for roll-up, in int32 entries
-	// (≤ 0: a default of 8 Mi entries, 32 MiB).
+	// CacheEntries bounds, in int32 entries, the class tables kept for roll-ups
+	// together with the scratch of a radix-partitioned roll-up of a large source,
+	// which evicts tables to make room (≤ 0: a default of 8 Mi entries, 32 MiB,
+	// plus 2 entries per record when the records are counted that way).
 	CacheEntries int
 	// OnEvaluate, when not nil, is called with 1 each time a node has been counted,
 	// from the goroutine that called Search (for progress displays).
@@ -120,6 +122,9 @@ type searcher struct {
 	mod        *models
 	monotone   bool // every model is monotone for the suppression limit (models.go)
 	packed     bool // class tables are packed (then large roll-ups are radix-partitioned)
+	// reserve is the cache room, in int32 entries, kept free for the scratch of a
+	// radix-partitioned roll-up of the records with 32-bit keys (0: none is made).
+	reserve int
 }
 
 func newSearcher(t *Table, opt Options, met metric) *searcher {
@@ -129,9 +134,6 @@ func newSearcher(t *Table, opt Options, met metric) *searcher {
 		heights[i] = c.Hierarchy.Height()
 	}
 	s := &searcher{t: t, opt: opt, met: met, lat: NewLattice(heights), q: q, cache: map[int]*classes{}}
-	if s.opt.CacheEntries <= 0 {
-		s.opt.CacheEntries = 8 << 20
-	}
 	s.workers = opt.Workers
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
@@ -142,6 +144,15 @@ func newSearcher(t *Table, opt Options, met metric) *searcher {
 	}
 	pack := newPacking(leaves)
 	s.packed = pack != nil
+	if s.packed && t.Rows >= radixMinSource && len(opt.Diversity)+len(opt.Closeness) == 0 {
+		s.reserve = t.Rows
+	}
+	if s.opt.CacheEntries <= 0 {
+		// The radix count of the records needs at most 2 entries per record (64-bit
+		// keys): the cache has room for it beside 8 Mi entries, and, while the count
+		// needs only one (32-bit keys), keeps tables in the other.
+		s.opt.CacheEntries = 8<<20 + 2*s.reserve
+	}
 	s.pool = make(chan *grouper, s.workers)
 	for range s.workers {
 		s.pool <- &grouper{pack: pack}
@@ -203,6 +214,11 @@ func (s *searcher) evaluate(node, par int) evaluation {
 	if src.n >= abortMinSource {
 		limit = s.t.Rows/s.opt.K + s.opt.MaxSuppressed
 	}
+	if s.radix(src) {
+		// Only the search's goroutine gets here: a batch with a source this large is
+		// counted one node at a time (run), so no other evaluation reads the cache.
+		s.makeRoom(src, scratchEntries(src, sizes))
+	}
 	var assign []int32
 	if s.mod.any() {
 		if cap(g.assign) < src.n {
@@ -253,12 +269,48 @@ func (s *searcher) remember(c *classes) {
 	s.cache[c.node] = c
 	s.fifo = append(s.fifo, c.node)
 	s.entries += c.entries()
-	for s.entries > s.opt.CacheEntries && len(s.fifo) > 0 {
-		old := s.fifo[0]
-		s.fifo = s.fifo[1:]
-		s.entries -= s.cache[old].entries()
-		delete(s.cache, old)
+	s.evict(s.opt.CacheEntries-s.reserve, nil)
+}
+
+// evict drops the oldest cached tables but keep until the cache holds at most limit
+// entries.
+func (s *searcher) evict(limit int, keep *classes) {
+	kept := s.fifo[:0]
+	for i, m := range s.fifo {
+		c := s.cache[m]
+		if s.entries > limit && c != keep {
+			s.entries -= c.entries()
+			delete(s.cache, m)
+			continue
+		}
+		kept = append(kept, s.fifo[i])
 	}
+	s.fifo = kept
+}
+
+// radix reports whether a roll-up of src is radix-partitioned (rollUpRadix).
+func (s *searcher) radix(src *classes) bool {
+	return src.n >= radixMinSource && s.packed && !s.mod.any()
+}
+
+// makeRoom evicts cached tables (but src) until the cache and a radix count's scratch
+// of the given entries fit the cache's bound together.
+func (s *searcher) makeRoom(src *classes, scratch int) {
+	s.evict(s.opt.CacheEntries-scratch, src)
+}
+
+// scratchEntries is the scratch, in int32 entries, of a radix-partitioned roll-up of
+// src to a node with sizes[i] codes in column i: a key of 32 or 64 bits per source
+// class, and its count when src has counts.
+func scratchEntries(src *classes, sizes []int) int {
+	per := 2
+	if narrowRadix(sizes) != nil {
+		per = 1
+	}
+	if src.counts != nil {
+		per++
+	}
+	return per * src.n
 }
 
 // resolve settles the anonymity of an unknown node by a binary search along a path
@@ -551,9 +603,9 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		// double the search's peak memory for no gain in time.
 		work, par := 0, 1
 		for _, node := range batch {
-			n := s.source(node).n
-			work += n
-			if n >= radixMinSource && s.packed && !s.mod.any() {
+			src := s.source(node)
+			work += src.n
+			if s.radix(src) {
 				par = s.workers
 			}
 		}

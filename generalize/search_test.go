@@ -114,11 +114,13 @@ func TestSearchRandomMatchesExhaustive(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			want := newOracle(raw, hier).best(t, k, maxSupp, metric)
 			// Once as the search runs, once with every roll-up of a packed source
-			// counted by radix partitioning (which large tables use).
-			for _, radixMin := range []int{radixMinSource, 0} {
+			// counted by radix partitioning (which large tables use), and once more
+			// so with a cache bound that the radix counts' scratch crowds out.
+			for _, v := range []struct{ radixMin, cache int }{{radixMinSource, 0}, {0, 0}, {0, 3 * n}} {
+				radixMin := v.radixMin
 				saved := radixMinSource
 				radixMinSource = radixMin
-				got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: workers})
+				got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: workers, CacheEntries: v.cache})
 				radixMinSource = saved
 				if want == nil {
 					if !errors.Is(err, schema.ErrUnattainable) {
@@ -206,6 +208,47 @@ func TestSearchDeterministicAcrossWorkers(t *testing.T) {
 		}
 		if !slices.Equal(got.Levels, first.Levels) || got.Value != first.Value || got.Suppressed != first.Suppressed {
 			t.Fatalf("workers=%d chose %v (%g, %d suppressed), workers=1 chose %v (%g, %d)", w, got.Levels, got.Value, got.Suppressed, first.Levels, first.Value, first.Suppressed)
+		}
+	}
+}
+
+func TestEvictKeepsTheSource(t *testing.T) {
+	s := &searcher{cache: map[int]*classes{}}
+	tables := []*classes{
+		{node: 1, packed: make([]uint64, 10), n: 10}, // 30 entries
+		{node: 2, packed: make([]uint64, 20), n: 20}, // 60
+		{node: 3, packed: make([]uint64, 5), n: 5},   // 15
+	}
+	for _, c := range tables {
+		s.cache[c.node] = c
+		s.fifo = append(s.fifo, c.node)
+		s.entries += c.entries()
+	}
+	s.evict(50, tables[0]) // the oldest is kept, the next goes
+	if !slices.Equal(s.fifo, []int{1, 3}) || s.entries != 45 || s.cache[2] != nil || len(s.cache) != 2 {
+		t.Fatalf("after evict(50): fifo %v, entries %d, %d tables", s.fifo, s.entries, len(s.cache))
+	}
+	s.evict(45, nil) // within the bound: nothing goes
+	if len(s.fifo) != 2 || s.entries != 45 {
+		t.Fatalf("after evict(45): fifo %v, entries %d", s.fifo, s.entries)
+	}
+	s.evict(0, nil)
+	if len(s.fifo) != 0 || s.entries != 0 || len(s.cache) != 0 {
+		t.Fatalf("after evict(0): fifo %v, entries %d, %d tables", s.fifo, s.entries, len(s.cache))
+	}
+}
+
+func TestScratchEntries(t *testing.T) {
+	rows := &classes{n: 100}
+	table := &classes{n: 100, counts: make([]int32, 100)}
+	narrow, wide := []int{1 << 16, 1 << 16}, []int{1 << 16, 1<<16 + 1}
+	for _, c := range []struct {
+		src   *classes
+		sizes []int
+		want  int
+	}{{rows, narrow, 100}, {rows, wide, 200}, {table, narrow, 200}, {table, wide, 300}} {
+		if got := scratchEntries(c.src, c.sizes); got != c.want {
+			t.Errorf("scratch of %d classes (counts %v) to sizes %v: %d, want %d", c.src.n, c.src.counts != nil, c.sizes, got, c.want)
 		}
 	}
 }
