@@ -224,14 +224,13 @@ func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, sizes []in
 	return &classes{node: dst, packed: slices.Clone(t.held), pack: pack, counts: slices.Clone(t.counts), n: len(t.rep)}, read
 }
 
-// Radix-partitioned counting (rollUpRadix): sources of at least radixMinSource
-// classes, buckets of about radixBucket classes, moved in blocks of radixBlock.
-// radixMinSource is a variable so that tests can send small sources through it.
+// Radix-partitioned counting (radixCount): sources of at least radixMinSource
+// classes, buckets of about radixBucket classes. radixMinSource is a variable so that
+// tests can send small sources through it.
 var radixMinSource = 1 << 20
 
 const (
 	radixBucket = 1 << 15
-	radixBlock  = 1 << 10
 	// radixTableMin is the slot count a bucket's table starts with (it doubles at
 	// half load): fixed, so that the classes come out in the same order whatever the
 	// number of goroutines.
@@ -319,11 +318,12 @@ func narrowKeys(keys []uint32, src *classes, lo, hi int, maps [][]int32, radix [
 }
 
 // radixCount counts the keys of a large source in two passes: par goroutines compute
-// the keys of a share of the source each and move every key (and its class's count)
-// into its bucket (the top bits of its hash), then count a share of the buckets each,
-// every bucket in a table small enough to stay in the cache. Counting straight into
-// one table of millions of classes waits on memory at every record (a cache miss per
-// key); these passes read and write in order. It returns every distinct key and its
+// the keys of a share of the source each and sort every chunk of them by bucket (the
+// top bits of their hash; a counting sort, which moves each key, and its class's
+// count, once), then count a share of the buckets each, every bucket in a table small
+// enough to stay in the cache. Counting straight into one table of millions of
+// classes waits on memory at every record (a cache miss per key); these passes read
+// and write in order. It returns every distinct key and its
 // count, in bucket order and within a bucket in the order of the bucket's table: the
 // same whatever par. It holds one key (and count) per source class while it runs, and
 // returns ok false once the classes counted exceed limit.
@@ -332,56 +332,52 @@ func radixCount[K radixKey](par int, src *classes, keysOf func(keys []K, lo, hi 
 	width := min(max(bits.Len(uint(n/radixBucket)), 4), 12)
 	buckets, shift := 1<<width, uint(64-width)
 	parts := max(par, 1)
-	// blocks[p][b] are the blocks of bucket b filled by goroutine p, which moves the
-	// source classes n·p/parts … n·(p+1)/parts−1.
-	type block struct {
+	// segs[p] are the chunks of the source classes n·p/parts … n·(p+1)/parts−1 that
+	// goroutine p moved, each sorted by bucket (a counting sort): bucket b of a chunk
+	// is keys[start[b]:start[b+1]].
+	type segment struct {
 		keys   []K
 		counts []int32
+		start  []int32
 	}
-	blocks := make([][][]block, parts)
+	segs := make([][]segment, parts)
 	scatter := func(p int) {
-		own := make([][]block, buckets)
-		// The block being filled of every bucket, in flat arrays: moving a key reads
-		// one slice header, not the bucket's list and then its last block's.
-		cur := make([][]K, buckets)
-		var curCounts [][]int32
-		if src.counts != nil {
-			curCounts = make([][]int32, buckets)
-		}
-		// done moves bucket b's block being filled, if it holds keys, to its list.
-		done := func(b uint64) {
-			if len(cur[b]) > 0 {
-				nb := block{keys: cur[b]}
-				if curCounts != nil {
-					nb.counts = curCounts[b]
-				}
-				own[b] = append(own[b], nb)
-			}
-		}
-		chunk := make([]K, min(chunkRows, n))
-		for lo := n * p / parts; lo < n*(p+1)/parts; lo += len(chunk) {
-			hi := min(lo+len(chunk), n*(p+1)/parts)
-			keys := chunk[:hi-lo]
+		lo, end := n*p/parts, n*(p+1)/parts
+		size := min(chunkRows, end-lo)
+		chunk, bucket := make([]K, size), make([]uint16, size)
+		hist := make([]int32, buckets+1)
+		for ; lo < end; lo += size {
+			hi := min(lo+size, end)
+			keys, bk := chunk[:hi-lo], bucket[:hi-lo]
 			keysOf(keys, lo, hi)
+			clear(hist)
 			for j, k := range keys {
-				b := mix(uint64(k), true) >> shift
-				if len(cur[b]) == cap(cur[b]) {
-					done(b)
-					cur[b] = make([]K, 0, radixBlock)
-					if curCounts != nil {
-						curCounts[b] = make([]int32, 0, radixBlock)
-					}
-				}
-				cur[b] = append(cur[b], k)
-				if curCounts != nil {
-					curCounts[b] = append(curCounts[b], src.counts[lo+j])
+				b := uint16(mix(uint64(k), true) >> shift)
+				bk[j] = b
+				hist[b+1]++
+			}
+			for b := 1; b <= buckets; b++ {
+				hist[b] += hist[b-1]
+			}
+			seg := segment{keys: make([]K, len(keys)), start: slices.Clone(hist)}
+			next := hist[:buckets] // where the next key of every bucket goes
+			out := seg.keys
+			for j, k := range keys {
+				b := bk[j]
+				out[next[b]] = k
+				next[b]++
+			}
+			if src.counts != nil {
+				seg.counts = make([]int32, len(keys))
+				copy(next, seg.start[:buckets])
+				for j, c := range src.counts[lo:hi] {
+					b := bk[j]
+					seg.counts[next[b]] = c
+					next[b]++
 				}
 			}
+			segs[p] = append(segs[p], seg)
 		}
-		for b := range uint64(buckets) {
-			done(b)
-		}
-		blocks[p] = own
 	}
 	type result struct {
 		keys   []K
@@ -395,10 +391,14 @@ func radixCount[K radixKey](par int, src *classes, keysOf func(keys []K, lo, hi 
 		for b := buckets * p / parts; b < buckets*(p+1)/parts; b++ {
 			t.reset()
 			for q := range parts {
-				for _, bl := range blocks[q][b] {
-					t.addAll(bl.keys, bl.counts)
+				for _, sg := range segs[q] {
+					from, to := sg.start[b], sg.start[b+1]
+					var c []int32
+					if sg.counts != nil {
+						c = sg.counts[from:to]
+					}
+					t.addAll(sg.keys[from:to], c)
 				}
-				blocks[q][b] = nil // counted: its blocks are garbage
 			}
 			res.keys, res.counts = t.appendTo(res.keys, res.counts)
 			if len(res.keys) > limit {
