@@ -307,7 +307,7 @@ func narrowKeys(keys []uint32, src *classes, lo, hi int, maps [][]int32, radix [
 			r = 0 // the first column sets the keys
 		}
 		if src.rows != nil {
-			src.rows[i].addKeys32(keys, lo, hi, m, r)
+			addKeys(src.rows[i], keys, lo, hi, m, r)
 			continue
 		}
 		sh, mk := pack.shift[i]&63, pack.mask[i]
@@ -717,7 +717,7 @@ func computeKeys(keys []uint64, src *classes, lo, hi int, maps [][]int32, sizes 
 				sz = 0
 			}
 			if src.rows != nil {
-				src.rows[i].addKeys(keys, lo, hi, m, sz)
+				addKeys(src.rows[i], keys, lo, hi, m, sz)
 				continue
 			}
 			keys := keys[:hi-lo]

@@ -82,21 +82,9 @@ func minMaxOf[T uint8 | uint16 | int32](s []T) (lo, hi int32) {
 	return int32(l), int32(h)
 }
 
-// addKeys adds, for records lo..hi-1, the mapped code m[code] of this column to
-// keys[j] times sz (mixed radix) — the hot loop of grouping records.
-func (c Codes) addKeys(keys []uint64, lo, hi int, m []int32, sz uint64) {
-	switch {
-	case c.u8 != nil:
-		addKeysOf(keys, c.u8[lo:hi], m, sz)
-	case c.u16 != nil:
-		addKeysOf(keys, c.u16[lo:hi], m, sz)
-	default:
-		addKeysOf(keys, c.i32[lo:hi], m, sz)
-	}
-}
-
-// addKeys32 is addKeys for 32-bit keys.
-func (c Codes) addKeys32(keys []uint32, lo, hi int, m []int32, sz uint32) {
+// addKeys adds, for records lo..hi-1, the mapped code m[code] of column c to keys[j]
+// times sz (mixed radix) — the hot loop of grouping records.
+func addKeys[K radixKey](c Codes, keys []K, lo, hi int, m []int32, sz K) {
 	switch {
 	case c.u8 != nil:
 		addKeysOf(keys, c.u8[lo:hi], m, sz)

@@ -215,9 +215,11 @@ func (s *searcher) evaluate(node, par int) evaluation {
 		limit = s.t.Rows/s.opt.K + s.opt.MaxSuppressed
 	}
 	if s.radix(src) {
-		// Only the search's goroutine gets here: a batch with a source this large is
-		// counted one node at a time (run), so no other evaluation reads the cache.
-		s.makeRoom(src, scratchEntries(src, sizes))
+		// Room for the count's scratch within the cache's bound: cached tables go
+		// (never the source). Only the search's goroutine gets here: a batch with a
+		// source this large is counted one node at a time (run), so no other
+		// evaluation reads the cache meanwhile.
+		s.evict(s.opt.CacheEntries-scratchEntries(src, sizes), src)
 	}
 	var assign []int32
 	if s.mod.any() {
@@ -291,12 +293,6 @@ func (s *searcher) evict(limit int, keep *classes) {
 // radix reports whether a roll-up of src is radix-partitioned (rollUpRadix).
 func (s *searcher) radix(src *classes) bool {
 	return src.n >= radixMinSource && s.packed && !s.mod.any()
-}
-
-// makeRoom evicts cached tables (but src) until the cache and a radix count's scratch
-// of the given entries fit the cache's bound together.
-func (s *searcher) makeRoom(src *classes, scratch int) {
-	s.evict(s.opt.CacheEntries-scratch, src)
 }
 
 // scratchEntries is the scratch, in int32 entries, of a radix-partitioned roll-up of
