@@ -110,7 +110,8 @@ const (
 // read is the number of source classes it read.
 //
 // When the grouper packs class tables (g.pack), the output is packed and a class's key
-// is its packed word; rollUpPacked and, for a large source, rollUpRadix count them.
+// is its packed word; rollUpPacked and, for a large source, radixCount (rollUpRadix,
+// rollUpNarrow) count them.
 // Otherwise each class gets a key: its codes in mixed radix when the key space fits in
 // 64 bits (then equal keys are equal tuples), otherwise a hash of its codes (then
 // tuples are compared on equal keys). Keys are counted in an array when the key space
@@ -122,7 +123,7 @@ const (
 // and dropped: on a million classes it was no faster (the counting waits on memory),
 // on Adult's sources of a few thousand it was slower (handing work to the other core
 // costs more than it saves). Partitioning pays once the buckets fit in the cache and
-// each core has milliseconds of work (rollUpRadix).
+// each core has milliseconds of work (radixCount).
 func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, assign []int32, limit int) (out *classes, read int) {
 	n := src.n
 	if limit <= 0 {
@@ -225,12 +226,14 @@ func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, sizes []in
 }
 
 // Radix-partitioned counting (radixCount): sources of at least radixMinSource
-// classes, buckets of about radixBucket classes. radixMinSource is a variable so that
-// tests can send small sources through it.
-var radixMinSource = 1 << 20
+// classes, buckets of about radixBucket classes. They are variables so that tests can
+// send small sources through it and make many buckets of them.
+var (
+	radixMinSource = 1 << 20
+	radixBucket    = 1 << 15
+)
 
 const (
-	radixBucket = 1 << 15
 	// radixTableMin is the slot count a bucket's table starts with (it doubles at
 	// half load): fixed, so that the classes come out in the same order whatever the
 	// number of goroutines.
@@ -262,9 +265,13 @@ func narrowRadix(sizes []int) []int {
 // rollUpRadix groups a large source into a packed class table by radixCount of its
 // packed words (keysOf computes them).
 func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, lo, hi int), limit int) (*classes, int) {
-	keys, counts, ok := radixCount(g.par, src, keysOf, limit)
+	parts, counts, ok := radixCount(g.par, src, keysOf, limit)
 	if !ok {
 		return nil, src.n
+	}
+	keys := parts[0]
+	if len(parts) > 1 {
+		keys = slices.Concat(parts...)
 	}
 	return &classes{node: dst, packed: keys, pack: g.pack, counts: counts, n: len(keys)}, src.n
 }
@@ -274,7 +281,7 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 // the classes' words to the packing of class tables.
 func (g *grouper) rollUpNarrow(src *classes, dst int, maps [][]int32, radix []int, limit int) (*classes, int) {
 	keysOf := func(keys []uint32, lo, hi int) { narrowKeys(keys, src, lo, hi, maps, radix, g.pack) }
-	keys, counts, ok := radixCount(g.par, src, keysOf, limit)
+	parts, counts, ok := radixCount(g.par, src, keysOf, limit)
 	if !ok {
 		return nil, src.n
 	}
@@ -284,14 +291,16 @@ func (g *grouper) rollUpNarrow(src *classes, dst int, maps [][]int32, radix []in
 	for i, r := range radix {
 		width[i], shift[i], mask[i] = uint(bits.TrailingZeros(uint(r))), pack.shift[i], uint32(r-1)
 	}
-	words := make([]uint64, len(keys))
-	for j, k := range keys {
-		var w uint64
-		for i := q - 1; i >= 0; i-- {
-			w |= uint64(k&mask[i]) << shift[i]
-			k >>= width[i]
+	words := make([]uint64, 0, len(counts))
+	for _, keys := range parts {
+		for _, k := range keys {
+			var w uint64
+			for i := q - 1; i >= 0; i-- {
+				w |= uint64(k&mask[i]) << shift[i]
+				k >>= width[i]
+			}
+			words = append(words, w)
 		}
-		words[j] = w
 	}
 	return &classes{node: dst, packed: words, pack: pack, counts: counts, n: len(words)}, src.n
 }
@@ -323,11 +332,13 @@ func narrowKeys(keys []uint32, src *classes, lo, hi int, maps [][]int32, radix [
 // count, once), then count a share of the buckets each, every bucket in a table small
 // enough to stay in the cache. Counting straight into one table of millions of
 // classes waits on memory at every record (a cache miss per key); these passes read
-// and write in order. It returns every distinct key and its
-// count, in bucket order and within a bucket in the order of the bucket's table: the
-// same whatever par. It holds one key (and count) per source class while it runs, and
-// returns ok false once the classes counted exceed limit.
-func radixCount[K radixKey](par int, src *classes, keysOf func(keys []K, lo, hi int), limit int) (keys []K, counts []int32, ok bool) {
+// and write in order. It returns every distinct key, in parts (one per goroutine)
+// whose concatenation is in bucket order and within a bucket in the order of the
+// bucket's table, the same whatever par, and the keys' counts in that order. While it
+// runs it holds one key (and count) per source class, then the distinct keys and
+// counts twice over (the tables' output grows by appending) while they are gathered.
+// It returns ok false once the classes counted exceed limit.
+func radixCount[K radixKey](par int, src *classes, keysOf func(keys []K, lo, hi int), limit int) (keys [][]K, counts []int32, ok bool) {
 	n := src.n
 	width := min(max(bits.Len(uint(n/radixBucket)), 4), 12)
 	buckets, shift := 1<<width, uint(64-width)
@@ -416,9 +427,15 @@ func radixCount[K radixKey](par int, src *classes, keysOf func(keys []K, lo, hi 
 			return nil, nil, false
 		}
 	}
-	keys, counts = make([]K, 0, total), make([]int32, 0, total)
+	keys = make([][]K, parts)
+	for p, r := range results {
+		keys[p] = r.keys
+	}
+	if parts == 1 {
+		return keys, results[0].counts, true
+	}
+	counts = make([]int32, 0, total)
 	for _, r := range results {
-		keys = append(keys, r.keys...)
 		counts = append(counts, r.counts...)
 	}
 	return keys, counts, true

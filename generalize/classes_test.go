@@ -2,6 +2,7 @@ package generalize
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -223,9 +224,33 @@ func TestRollUpPathsKeyKinds(t *testing.T) {
 // Radix-partitioned counting finds the classes and counts of grouping by a map, from
 // the records and from a packed class table, in the same order on 1 to 3 goroutines,
 // and stops at the limit.
+// TestRollUpRadix counts records and a class table by radixCount with 64- and 32-bit
+// keys and 1 to 3 goroutines, and compares with a map of the code tuples: in one chunk;
+// in several chunks with buckets whose tables grow; in 4,096 buckets.
 func TestRollUpRadix(t *testing.T) {
-	const n = 200000
-	sizes := []int{50, 40, 30, 7}
+	for _, c := range []struct {
+		name   string
+		n      int
+		sizes  []int
+		bucket int // radixBucket for the case
+	}{
+		{"one chunk", 200000, []int{50, 40, 30, 7}, radixBucket},
+		{"several chunks, tables grow", 3*chunkRows + 1234, []int{300, 200, 100, 7}, radixBucket},
+		{"4096 buckets", 300000, []int{50, 40, 30, 7}, 64},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if testing.Short() && c.n > chunkRows {
+				t.Skip("several chunks of records: not in -short")
+			}
+			saved := radixBucket
+			radixBucket = c.bucket
+			defer func() { radixBucket = saved }()
+			testRollUpRadix(t, c.n, c.sizes)
+		})
+	}
+}
+
+func testRollUpRadix(t *testing.T, n int, sizes []int) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	rows := &classes{rows: make([]Codes, len(sizes)), n: n}
 	maps := make([][]int32, len(sizes))
@@ -250,6 +275,9 @@ func TestRollUpRadix(t *testing.T) {
 	table, _ := (&grouper{par: 1, pack: pack}).rollUpPacked(rows, 0, identity, sizes, nil, n+1)
 	if table.counts == nil || table.n >= n {
 		t.Fatalf("the class table has %d classes of %d records", table.n, n)
+	}
+	if buckets := 1 << min(max(bits.Len(uint(n/radixBucket)), 4), 12); radixBucket == 1<<15 && n > chunkRows && len(want)/buckets <= radixTableMin/2 {
+		t.Fatalf("%d classes in %d buckets: no bucket's table grows", len(want), buckets)
 	}
 	outSizes := make([]int, len(sizes))
 	for i, m := range maps {

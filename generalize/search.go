@@ -122,8 +122,9 @@ type searcher struct {
 	mod        *models
 	monotone   bool // every model is monotone for the suppression limit (models.go)
 	packed     bool // class tables are packed (then large roll-ups are radix-partitioned)
-	// reserve is the cache room, in int32 entries, kept free for the scratch of a
-	// radix-partitioned roll-up of the records with 32-bit keys (0: none is made).
+	// reserve is the room, in int32 entries, that the cache leaves free within its
+	// bound for the scratch of a radix-partitioned roll-up of the records with 32-bit
+	// keys (0: none).
 	reserve int
 }
 
@@ -144,14 +145,18 @@ func newSearcher(t *Table, opt Options, met metric) *searcher {
 	}
 	pack := newPacking(leaves)
 	s.packed = pack != nil
-	if s.packed && t.Rows >= radixMinSource && len(opt.Diversity)+len(opt.Closeness) == 0 {
-		s.reserve = t.Rows
-	}
 	if s.opt.CacheEntries <= 0 {
-		// The radix count of the records needs at most 2 entries per record (64-bit
-		// keys): the cache has room for it beside 8 Mi entries, and, while the count
-		// needs only one (32-bit keys), keeps tables in the other.
-		s.opt.CacheEntries = 8<<20 + 2*s.reserve
+		s.opt.CacheEntries = 8 << 20
+		if s.packed && t.Rows >= radixMinSource && len(opt.Diversity)+len(opt.Closeness) == 0 {
+			// The radix count of the records needs 2 entries per record with 64-bit
+			// keys: the cache has room for it beside 8 Mi entries and, while the
+			// count needs only one (32-bit keys), keeps tables in the other. (A
+			// count of a large class table, with its counts, may need 3 per class:
+			// it evicts tables to make the room.) A bound set by the caller keeps
+			// no such reserve: the cache may fill it, and a count evicts.
+			s.reserve = t.Rows
+			s.opt.CacheEntries += 2 * s.reserve
+		}
 	}
 	s.pool = make(chan *grouper, s.workers)
 	for range s.workers {
@@ -290,7 +295,9 @@ func (s *searcher) evict(limit int, keep *classes) {
 	s.fifo = kept
 }
 
-// radix reports whether a roll-up of src is radix-partitioned (rollUpRadix).
+// radix reports whether a roll-up of src may be radix-partitioned (radixCount): a
+// source of the records whose node has few enough codes is counted in an array
+// instead, without the scratch.
 func (s *searcher) radix(src *classes) bool {
 	return src.n >= radixMinSource && s.packed && !s.mod.any()
 }
@@ -591,29 +598,30 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		if len(batch) == 0 {
 			continue
 		}
-		results := make([]evaluation, len(batch))
 		// The batch's nodes are counted in parallel only when their sources are large
 		// enough to pay for handing them to another core (see parallelKeys), and not
 		// when one is large enough for a radix-partitioned count: that count uses every
-		// worker itself and holds 8 bytes per source class, so two at once would
-		// double the search's peak memory for no gain in time.
-		work, par := 0, 1
+		// worker itself and holds 4 to 12 bytes per source class, so two at once would
+		// double the search's peak memory for no gain in time. Counted one at a time,
+		// each node's table goes to the cache (and under its bound) before the next
+		// count, which evicts from the cache on this goroutine.
+		work, radix := 0, false
 		for _, node := range batch {
 			src := s.source(node)
 			work += src.n
-			if s.radix(src) {
+			radix = radix || s.radix(src)
+		}
+		if work < parallelKeys || radix || s.workers == 1 {
+			par := 1
+			if radix {
 				par = s.workers
 			}
-		}
-		if work < parallelKeys || par > 1 {
-			for i, node := range batch {
-				results[i] = s.evaluate(node, par)
-			}
-			for _, ev := range results {
-				apply(ev)
+			for _, node := range batch {
+				apply(s.evaluate(node, par))
 			}
 			continue
 		}
+		results := make([]evaluation, len(batch))
 		eg, _ := errgroup.WithContext(ctx)
 		eg.SetLimit(s.workers)
 		for i, node := range batch {
