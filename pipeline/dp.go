@@ -475,7 +475,7 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src source) (*dpIn
 	for _, o := range cfg.DP.Outputs {
 		for _, name := range outputColumns(o) {
 			if c := column(name); c.dom == nil {
-				dom, err := newDPDomain(cfg.Column(name), p.types[pos[name]])
+				dom, err := newDPDomain(cfg.Column(name), p.types[pos[name]], p.hier)
 				if err != nil {
 					return nil, err
 				}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"sanitizer/generalize"
 	"sanitizer/schema"
 )
 
@@ -19,7 +18,8 @@ type dpDomain struct {
 }
 
 // newDPDomain builds the domain of column c of type typ (the type its values have).
-func newDPDomain(c *schema.Column, typ schema.Type) (*dpDomain, error) {
+// A hierarchy file is parsed from the bytes hier read at the start of the run.
+func newDPDomain(c *schema.Column, typ schema.Type, hier *hierFiles) (*dpDomain, error) {
 	key := "columns." + c.Name + ".domain"
 	d := c.Domain
 	if d == nil {
@@ -58,7 +58,7 @@ func newDPDomain(c *schema.Column, typ schema.Type) (*dpDomain, error) {
 		if c.Hierarchy == nil || c.Hierarchy.File == "" {
 			return nil, schema.BadInput("%s.hierarchy-level: needs a hierarchy file on column %q (a built hierarchy has no finite list of values)", key, c.Name)
 		}
-		h, err := generalize.LoadHierarchy(c.Hierarchy.File)
+		h, err := hier.hierarchy(c.Hierarchy.File)
 		if err != nil {
 			return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 		}

@@ -48,7 +48,11 @@ func TestDPDomains(t *testing.T) {
 			if tt.file != "" {
 				c.Hierarchy = &schema.Hierarchy{File: tt.file}
 			}
-			d, err := newDPDomain(c, tt.typ)
+			hf, err := readHierFiles(&schema.Config{Columns: []schema.Column{*c}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := newDPDomain(c, tt.typ, hf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +89,7 @@ func TestDPDomainErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := newDPDomain(&tt.col, tt.col.Type)
+			_, err := newDPDomain(&tt.col, tt.col.Type, &hierFiles{})
 			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "columns.x.domain") {
 				t.Errorf("err = %v, want bad input naming columns.x.domain and %q", err, tt.want)
 			}

@@ -29,6 +29,7 @@ type plan struct {
 	textIn              bool          // the input is text (CSV): typed values are checked
 	emptyNull           []bool        // per input column: an empty field is a null (CSV, typed)
 	progress            *Progress
+	hier                *hierFiles // the bytes of every hierarchy file, read once
 }
 
 // isNull reports whether field f of record i of b, input column pos, is null.

@@ -106,7 +106,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	fileHier := make([]*generalize.Hierarchy, len(p.quasiCfg))
 	for i, c := range p.quasiCfg {
 		if c.Hierarchy.File != "" {
-			if fileHier[i], err = generalize.LoadHierarchy(c.Hierarchy.File); err != nil {
+			if fileHier[i], err = p.hier.hierarchy(c.Hierarchy.File); err != nil {
 				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 			}
 		}
@@ -116,7 +116,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	listed := make([]*generalize.Hierarchy, len(p.header))
 	for i, c := range p.conf {
 		if c != nil && c.Role == schema.Sensitive && c.Hierarchy != nil && c.Hierarchy.File != "" {
-			if listed[i], err = generalize.LoadHierarchy(c.Hierarchy.File); err != nil {
+			if listed[i], err = p.hier.hierarchy(c.Hierarchy.File); err != nil {
 				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 			}
 		}
@@ -345,18 +345,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	for _, s := range m.Sensitive {
 		rep.Verified.Sensitive = append(rep.Verified.Sensitive, SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance})
 	}
-	for _, c := range cfg.Columns {
-		if c.Hierarchy != nil && c.Hierarchy.File != "" {
-			d, err := fileDigest(c.Hierarchy.File)
-			if err != nil {
-				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
-			}
-			if rep.HierarchyDigests == nil {
-				rep.HierarchyDigests = map[string]string{}
-			}
-			rep.HierarchyDigests[c.Hierarchy.File] = d
-		}
-	}
+	rep.HierarchyDigests = p.hier.digests()
 	rep.Algorithm, rep.Utility = algorithm(cfg), util
 	if mres != nil {
 		rep.Partitions = &PartitionStats{Partitions: len(mres.Sizes), Splits: mres.Splits}
@@ -423,6 +412,9 @@ func openInput(cfg *schema.Config, in, out, format string) (source, *plan, error
 		return nil, nil, err
 	}
 	p, err := newPlan(cfg, in, out, src.columns())
+	if err == nil {
+		p.hier, err = readHierFiles(cfg)
+	}
 	if err != nil {
 		src.Close()
 		return nil, nil, err
@@ -474,7 +466,7 @@ func readProtected(ctx context.Context, p *plan, src source, prot []*protected) 
 		cols[i] = sc.pos
 		dicts[i] = newDictionary()
 		if sc.conf.Hierarchy != nil && sc.conf.Hierarchy.File != "" {
-			h, err := generalize.LoadHierarchy(sc.conf.Hierarchy.File)
+			h, err := p.hier.hierarchy(sc.conf.Hierarchy.File)
 			if err != nil {
 				return 0, fmt.Errorf("columns.%s.hierarchy.file: %w", sc.conf.Name, err)
 			}

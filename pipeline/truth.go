@@ -24,7 +24,7 @@ func truthCovers(cfg *schema.Config, p *plan) (map[string]verify.Cover, error) {
 		case c.Role == schema.Quasi && mondrian && (c.Type == schema.Integer || c.Type == schema.Float || c.Type == schema.Date):
 			cv = verify.CoverRange(c.Type)
 		case c.Role == schema.Quasi && c.Hierarchy.File != "":
-			h, err := verify.CoverHierarchyFile(c.Hierarchy.File)
+			h, err := p.hier.cover(c.Hierarchy.File)
 			if err != nil {
 				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 			}
@@ -76,7 +76,7 @@ func utilityQuasi(cfg *schema.Config, p *plan) ([]verify.Quasi, error) {
 		case h == nil:
 			return nil, schema.BadInput("columns.%s.hierarchy: a quasi-identifier needs a hierarchy", c.Name)
 		case h.File != "":
-			if q.Domain, err = verify.HierarchyDomain(h.File); err != nil {
+			if q.Domain, err = p.hier.domain(h.File); err != nil {
 				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 			}
 		case h.Intervals != nil:

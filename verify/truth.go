@@ -6,7 +6,7 @@ package verify
 // code with package generalize.
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -228,7 +228,17 @@ func malformed(format string, a ...any) error {
 // A value the file does not list is covered only by itself, "*" or a range. The errors
 // name the file and a line, never a value.
 func CoverHierarchyFile(path string) (Cover, error) {
-	recs, lines, err := readHierarchyRows(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("hierarchy file: %w", err)
+	}
+	return CoverHierarchy(data, path)
+}
+
+// CoverHierarchy is CoverHierarchyFile over the bytes of a hierarchy file that name
+// identifies in errors.
+func CoverHierarchy(data []byte, path string) (Cover, error) {
+	recs, lines, err := readHierarchyRows(data, path)
 	if err != nil {
 		return nil, err
 	}
@@ -252,21 +262,11 @@ func CoverHierarchyFile(path string) (Cover, error) {
 	}, nil
 }
 
-// readHierarchyRows reads the rows of an ARX hierarchy file (see CoverHierarchyFile)
-// and the line each starts on. The errors name the file and a line, never a value.
-func readHierarchyRows(path string) (rows [][]string, lines []int, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("hierarchy file: %w", err)
-	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
-		if _, err := br.Discard(3); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	cr := csv.NewReader(br)
+// readHierarchyRows reads the rows of an ARX hierarchy file's bytes (see
+// CoverHierarchyFile) and the line each starts on; path names the file in errors. The
+// errors name the file and a line, never a value.
+func readHierarchyRows(data []byte, path string) (rows [][]string, lines []int, err error) {
+	cr := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\ufeff"))))
 	cr.Comma = ';'
 	cr.FieldsPerRecord = 0 // every row as long as the first
 	for {

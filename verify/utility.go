@@ -13,6 +13,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -85,7 +86,17 @@ const (
 // the first values of its rows, whether the input holds them or not. The errors name
 // the file and a line, never a value.
 func HierarchyDomain(path string) (*Domain, error) {
-	rows, lines, err := readHierarchyRows(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("hierarchy file: %w", err)
+	}
+	return HierarchyDomainOf(data, path)
+}
+
+// HierarchyDomainOf is HierarchyDomain over the bytes of a hierarchy file that path
+// names in errors.
+func HierarchyDomainOf(data []byte, path string) (*Domain, error) {
+	rows, lines, err := readHierarchyRows(data, path)
 	if err != nil {
 		return nil, err
 	}
