@@ -15,7 +15,7 @@ const (
 type Progress struct {
 	Read      atomic.Int64 // records read by pass 1
 	Evaluated atomic.Int64 // lattice nodes counted by the search
-	Written   atomic.Int64 // records written by pass 2
+	Written   atomic.Int64 // records released by pass 2 (suppressed records are not counted)
 	stage     atomic.Value // string
 }
 

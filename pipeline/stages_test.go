@@ -243,3 +243,23 @@ func TestSinkEmptySingleField(t *testing.T) {
 		t.Fatalf("read back %q", got)
 	}
 }
+
+// TestProgressCountsReleasedRecords: the progress counters end at the records read by
+// pass 1 and the records released (not the rows pass 2 read, suppressed ones included).
+func TestProgressCountsReleasedRecords(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 3000)
+	prog := &Progress{}
+	rep, err := Release(context.Background(), cfg, Options{Input: in, Output: filepath.Join(dir, "out.csv"), Progress: prog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Suppressed == 0 {
+		t.Fatal("the fixture suppresses nothing: the test cannot tell released from read records")
+	}
+	if got := prog.Read.Load(); got != int64(rep.Input.Rows) {
+		t.Errorf("progress read %d, want %d", got, rep.Input.Rows)
+	}
+	if got := prog.Written.Load(); got != int64(rep.Output.Rows) {
+		t.Errorf("progress written %d, want the %d records released (%d suppressed)", got, rep.Output.Rows, rep.Suppressed)
+	}
+}

@@ -251,7 +251,7 @@ func writeRelease(ctx context.Context, src source, rc *recoder, out sink, worker
 				return fmt.Errorf("writing release: %w", err)
 			}
 			written += j.out.n
-			rc.p.progress.addWritten(j.b.n)
+			rc.p.progress.addWritten(j.out.n)
 		}
 		return nil
 	}))

@@ -72,10 +72,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // globals are the flags every command takes, and what they set up.
 type globals struct {
-	stderr    io.Writer
-	quiet     bool
-	logFormat string
-	log       *slog.Logger
+	stderr        io.Writer
+	quiet         bool
+	logFormat     string
+	progressEvery time.Duration
+	log           *slog.Logger
 }
 
 // setup makes the logger: text on stderr with warnings and errors only (none with
@@ -96,6 +97,9 @@ func (g *globals) setup() error {
 	default:
 		return usageError{fmt.Errorf("--log-format: %q is not one of text, json", g.logFormat)}
 	}
+	if g.progressEvery <= 0 {
+		return usageError{fmt.Errorf("--progress-interval: must be positive")}
+	}
 	return nil
 }
 
@@ -109,31 +113,45 @@ func terminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// showProgress prints the run's progress on one line of stderr every half second while
-// the returned function has not been called; only when stderr is a terminal and logs
-// are text.
+// showProgress reports the run's progress while the returned function has not been
+// called: with JSON logs, a "progress" record every --progress-interval (for unattended
+// jobs); with text logs on a terminal, one line of stderr redrawn every half second.
 func (g *globals) showProgress(p *pipeline.Progress) (stop func()) {
-	if !terminal(g.stderr) || g.logFormat != "text" {
-		return func() {}
+	switch {
+	case g.logFormat == "json" && !g.quiet:
+		return every(g.progressEvery, func() {
+			g.log.Info("progress", "stage", p.Stage(), "records_read", p.Read.Load(),
+				"nodes_evaluated", p.Evaluated.Load(), "records_released", p.Written.Load())
+		}, func() {})
+	case g.logFormat == "text" && terminal(g.stderr):
+		return every(500*time.Millisecond, func() {
+			fmt.Fprintf(g.stderr, "\r\033[K%s: %d records read, %d nodes evaluated, %d records released",
+				p.Stage(), p.Read.Load(), p.Evaluated.Load(), p.Written.Load())
+		}, func() { fmt.Fprint(g.stderr, "\r\033[K") })
 	}
-	done := make(chan struct{})
+	return func() {}
+}
+
+// every calls tick at each interval until the returned function is called, which
+// calls done and returns once the ticking goroutine has ended.
+func every(interval time.Duration, tick, done func()) (stop func()) {
+	quit := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		t := time.NewTicker(500 * time.Millisecond)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {
-			case <-done:
-				fmt.Fprint(g.stderr, "\r\033[K")
+			case <-quit:
+				done()
 				return
 			case <-t.C:
-				fmt.Fprintf(g.stderr, "\r\033[K%s: %d records read, %d nodes evaluated, %d records written",
-					p.Stage(), p.Read.Load(), p.Evaluated.Load(), p.Written.Load())
+				tick()
 			}
 		}
 	}()
-	return func() { close(done); <-finished }
+	return func() { close(quit); <-finished }
 }
 
 // usageError marks a command-line mistake (exit 2).
@@ -160,7 +178,8 @@ func newRoot(stdout io.Writer, g *globals) *cobra.Command {
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "print errors only (no warnings)")
-	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "text", "text (warnings and errors) or json (a record per stage, for unattended jobs)")
+	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "text", "text (warnings and errors) or json (a record per stage, and progress, for unattended jobs)")
+	root.PersistentFlags().DurationVar(&g.progressEvery, "progress-interval", 10*time.Second, "with --log-format json: how often a long release logs its progress")
 	root.AddCommand(newRelease(stdout, g), newCheck(stdout), newDP(stdout, g), newGen(stdout))
 	return root
 }

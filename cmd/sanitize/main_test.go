@@ -1097,3 +1097,40 @@ func TestCheckPrintsUtility(t *testing.T) {
 		t.Errorf("check of a release below k: exit %d\n%s", code, stdout)
 	}
 }
+
+// TestJSONProgress: with JSON logs a release logs "progress" records at the interval
+// while it runs (stage and the three counters, no data value); a non-positive interval
+// is a command-line mistake.
+func TestJSONProgress(t *testing.T) {
+	td := repoTestdata(t)
+	out := filepath.Join(t.TempDir(), "r.csv")
+	code, _, stderr := runCLI(t, "--log-format", "json", "--progress-interval", "1ms", "release",
+		"-c", filepath.Join(td, "hospital.yaml"), "--in", filepath.Join(td, "hospital.csv"), "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	progress := 0
+	stages := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not a JSON record: %q", line)
+		}
+		if rec["msg"] != "progress" {
+			continue
+		}
+		progress++
+		stages[fmt.Sprint(rec["stage"])] = true
+		for _, k := range []string{"records_read", "nodes_evaluated", "records_released"} {
+			if _, ok := rec[k].(float64); !ok {
+				t.Errorf("progress record without %s: %s", k, line)
+			}
+		}
+	}
+	if progress < 2 || len(stages) < 2 {
+		t.Errorf("%d progress records over stages %v, want several over more than one stage:\n%s", progress, stages, stderr)
+	}
+	if code, _, stderr := runCLI(t, "--progress-interval", "0s", "gen", "--out", filepath.Join(t.TempDir(), "g.csv")); code != 2 || !strings.Contains(stderr, "--progress-interval") {
+		t.Errorf("interval 0: exit %d, stderr %q; want 2 naming the flag", code, stderr)
+	}
+}
