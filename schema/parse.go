@@ -216,20 +216,26 @@ func (p *parser) entries(n *yaml.Node, path string) ([]entry, error) {
 
 // fields is a decoded mapping whose keys have been checked against the known ones.
 type fields struct {
-	p    *parser
-	node *yaml.Node
-	path string
-	keys []string // present keys in document order
-	vals map[string]*yaml.Node
+	p       *parser
+	node    *yaml.Node
+	path    string
+	section string   // the key of sectionKeys this mapping is checked against
+	keys    []string // present keys in document order
+	vals    map[string]*yaml.Node
 }
 
-// mapping expects a mapping at path whose keys are all among known.
-func (p *parser) mapping(n *yaml.Node, path string, known ...string) (*fields, error) {
+// mapping expects a mapping at path whose keys are all among the known keys of
+// section (a key of sectionKeys).
+func (p *parser) mapping(n *yaml.Node, path, section string) (*fields, error) {
+	known, ok := sectionKeys[section]
+	if !ok {
+		panic("schema: section " + strconv.Quote(section) + " is missing from sectionKeys")
+	}
 	es, err := p.entries(n, path)
 	if err != nil {
 		return nil, err
 	}
-	f := &fields{p: p, node: n, path: path, vals: make(map[string]*yaml.Node, len(es))}
+	f := &fields{p: p, node: n, path: path, section: section, vals: make(map[string]*yaml.Node, len(es))}
 	for _, e := range es {
 		if !slices.Contains(known, e.key) {
 			return nil, p.errorf(e.keyNode, join(path, e.key), "unknown key (expected one of %s)", strings.Join(known, ", "))
@@ -266,13 +272,24 @@ func (f *fields) present(keys ...string) []string {
 	return out
 }
 
-// enum returns the value of the optional key, def when it is absent.
-func (f *fields) enum(key, def string, allowed ...string) (string, error) {
+// allowed returns the values enumValues allows for key in f's section.
+func (f *fields) allowed(key string) []string {
+	at := keyPath(f.section, key)
+	vals, ok := enumValues[at]
+	if !ok {
+		panic("schema: key " + strconv.Quote(at) + " is missing from enumValues")
+	}
+	return vals
+}
+
+// enum returns the value of the optional key, one of f.allowed(key), def when it is
+// absent.
+func (f *fields) enum(key, def string) (string, error) {
 	v, at := f.get(key)
 	if v == nil {
 		return def, nil
 	}
-	return f.p.enum(v, at, allowed...)
+	return f.p.enum(v, at, f.allowed(key)...)
 }
 
 // scalar expects a scalar whose tag is one of tags.
@@ -497,7 +514,7 @@ func isWhole(x float64) bool { return x == math.Trunc(x) }
 
 // config decodes the top-level mapping.
 func (p *parser) config(root *yaml.Node) (*Config, error) {
-	f, err := p.mapping(root, "", "dataset", "unlisted", "input", "output", "columns", "privacy", "search", "dp")
+	f, err := p.mapping(root, "", "")
 	if err != nil {
 		return nil, err
 	}
@@ -512,7 +529,7 @@ func (p *parser) config(root *yaml.Node) (*Config, error) {
 			return nil, err
 		}
 	}
-	if cfg.Unlisted, err = f.enum("unlisted", "error", "error", "drop"); err != nil {
+	if cfg.Unlisted, err = f.enum("unlisted", "error"); err != nil {
 		return nil, err
 	}
 	if v, at := f.get("input"); v != nil {
@@ -557,10 +574,11 @@ func (p *parser) config(root *yaml.Node) (*Config, error) {
 // defaultIO returns an IO with the default CSV dialect.
 func defaultIO() IO { return IO{CSV: CSV{Separator: ',', Header: true}} }
 
-// io decodes an input or output section.
+// io decodes the input or output section; path is "input" or "output", which is
+// also its section in sectionKeys.
 func (p *parser) io(n *yaml.Node, path string) (IO, error) {
 	t := defaultIO()
-	f, err := p.mapping(n, path, "path", "format", "csv")
+	f, err := p.mapping(n, path, path)
 	if err != nil {
 		return t, err
 	}
@@ -569,21 +587,21 @@ func (p *parser) io(n *yaml.Node, path string) (IO, error) {
 			return t, err
 		}
 	}
-	if t.Format, err = f.enum("format", "", "csv", "parquet", "arrow", "arrows"); err != nil {
+	if t.Format, err = f.enum("format", ""); err != nil {
 		return t, err
 	}
 	if v, at := f.get("csv"); v != nil {
-		if t.CSV, err = p.csv(v, at); err != nil {
+		if t.CSV, err = p.csv(v, at, keyPath(f.section, "csv")); err != nil {
 			return t, err
 		}
 	}
 	return t, nil
 }
 
-// csv decodes a CSV dialect.
-func (p *parser) csv(n *yaml.Node, path string) (CSV, error) {
+// csv decodes a CSV dialect; section is input.csv or output.csv.
+func (p *parser) csv(n *yaml.Node, path, section string) (CSV, error) {
 	c := CSV{Separator: ',', Header: true}
-	f, err := p.mapping(n, path, "separator", "header")
+	f, err := p.mapping(n, path, section)
 	if err != nil {
 		return c, err
 	}
@@ -638,15 +656,10 @@ func (p *parser) columns(n *yaml.Node, path string) ([]Column, error) {
 	return cols, nil
 }
 
-var (
-	roles = []string{string(Identifier), string(Quasi), string(Sensitive), string(Insensitive)}
-	types = []string{string(String), string(Integer), string(Float), string(Date), string(Timestamp), string(Boolean)}
-)
-
 // columnConfig decodes the configuration of one column.
 func (p *parser) columnConfig(name string, n *yaml.Node, path string) (Column, error) {
 	col := Column{Name: name, Type: String}
-	f, err := p.mapping(n, path, "role", "type", "null-as", "hierarchy", "domain")
+	f, err := p.mapping(n, path, "columns.<name>")
 	if err != nil {
 		return col, err
 	}
@@ -654,12 +667,12 @@ func (p *parser) columnConfig(name string, n *yaml.Node, path string) (Column, e
 	if err != nil {
 		return col, err
 	}
-	role, err := p.enum(v, at, roles...)
+	role, err := p.enum(v, at, f.allowed("role")...)
 	if err != nil {
 		return col, err
 	}
 	col.Role = Role(role)
-	typ, err := f.enum("type", string(String), types...)
+	typ, err := f.enum("type", string(String))
 	if err != nil {
 		return col, err
 	}
@@ -695,17 +708,16 @@ func (p *parser) columnConfig(name string, n *yaml.Node, path string) (Column, e
 
 // hierarchy decodes a column's hierarchy for a column of type typ.
 func (p *parser) hierarchy(n *yaml.Node, path string, typ Type) (*Hierarchy, error) {
-	kinds := []string{"file", "intervals", "mask", "date"}
-	f, err := p.mapping(n, path, kinds...)
+	f, err := p.mapping(n, path, "columns.<name>.hierarchy")
 	if err != nil {
 		return nil, err
 	}
-	switch given := f.present(kinds...); len(given) {
+	switch given := f.present(hierarchyKinds...); len(given) {
 	case 0:
-		return nil, p.errorf(n, path, "needs one of %s", strings.Join(kinds, ", "))
+		return nil, p.errorf(n, path, "needs one of %s", strings.Join(hierarchyKinds, ", "))
 	case 1:
 	default:
-		return nil, p.errorf(n, path, "takes only one of %s, got %s", strings.Join(kinds, ", "), strings.Join(given, " and "))
+		return nil, p.errorf(n, path, "takes only one of %s, got %s", strings.Join(hierarchyKinds, ", "), strings.Join(given, " and "))
 	}
 	h := &Hierarchy{}
 	if v, at := f.get("file"); v != nil {
@@ -718,7 +730,7 @@ func (p *parser) hierarchy(n *yaml.Node, path string, typ Type) (*Hierarchy, err
 		h.Mask, err = p.mask(v, at)
 	}
 	if v, at := f.get("date"); v != nil {
-		h.Date, err = p.dateLevels(v, at, typ)
+		h.Date, err = p.dateLevels(v, at, typ, f.allowed("date"))
 	}
 	if err != nil {
 		return nil, err
@@ -763,11 +775,11 @@ func (p *parser) intervals(n *yaml.Node, path string, typ Type) ([]float64, erro
 
 // mask decodes a masking hierarchy.
 func (p *parser) mask(n *yaml.Node, path string) (*Mask, error) {
-	f, err := p.mapping(n, path, "from", "max")
+	f, err := p.mapping(n, path, "columns.<name>.hierarchy.mask")
 	if err != nil {
 		return nil, err
 	}
-	from, err := f.enum("from", "right", "right", "left")
+	from, err := f.enum("from", "right")
 	if err != nil {
 		return nil, err
 	}
@@ -785,25 +797,23 @@ func (p *parser) mask(n *yaml.Node, path string) (*Mask, error) {
 	return m, nil
 }
 
-// dateUnits are the levels of a date hierarchy, finest first.
-var dateUnits = []string{"month", "quarter", "year", "decade"}
-
-// dateLevels decodes the levels of a date hierarchy.
-func (p *parser) dateLevels(n *yaml.Node, path string, typ Type) ([]string, error) {
+// dateLevels decodes the levels of a date hierarchy; units are the allowed levels,
+// finest first (dateUnits).
+func (p *parser) dateLevels(n *yaml.Node, path string, typ Type, units []string) ([]string, error) {
 	if typ != Date {
 		return nil, p.errorf(n, path, "needs a column of type date, not %s", typ)
 	}
-	units, err := p.enumList(n, path, dateUnits...)
+	levels, err := p.enumList(n, path, units...)
 	if err != nil {
 		return nil, err
 	}
-	for i := 1; i < len(units); i++ {
-		if slices.Index(dateUnits, units[i]) < slices.Index(dateUnits, units[i-1]) {
+	for i := 1; i < len(levels); i++ {
+		if slices.Index(units, levels[i]) < slices.Index(units, levels[i-1]) {
 			return nil, p.errorf(n, path, "must list the finest level first (%s), got %s after %s",
-				strings.Join(dateUnits, " < "), units[i], units[i-1])
+				strings.Join(units, " < "), levels[i], levels[i-1])
 		}
 	}
-	return units, nil
+	return levels, nil
 }
 
 // domain decodes a column's declared domain; hasHierarchy says whether the column
@@ -816,7 +826,7 @@ func (p *parser) domain(n *yaml.Node, path string, hasHierarchy bool) (*Domain, 
 	default:
 		return nil, p.expected(n, path, "a list of values or a mapping with range and width, or hierarchy-level")
 	}
-	f, err := p.mapping(n, path, "range", "width", "hierarchy-level")
+	f, err := p.mapping(n, path, "columns.<name>.domain")
 	if err != nil {
 		return nil, err
 	}
@@ -887,7 +897,7 @@ func (p *parser) domainValues(n *yaml.Node, path string) (*Domain, error) {
 // privacy decodes the privacy models.
 func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 	var pr Privacy
-	f, err := p.mapping(n, path, "k", "suppression", "l-diversity", "t-closeness")
+	f, err := p.mapping(n, path, "privacy")
 	if err != nil {
 		return pr, err
 	}
@@ -949,7 +959,7 @@ func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 // lDiversity decodes one l-diversity requirement.
 func (p *parser) lDiversity(n *yaml.Node, path string) (LDiversity, error) {
 	var l LDiversity
-	f, err := p.mapping(n, path, "column", "variant", "l", "c")
+	f, err := p.mapping(n, path, "privacy.l-diversity")
 	if err != nil {
 		return l, err
 	}
@@ -965,7 +975,7 @@ func (p *parser) lDiversity(n *yaml.Node, path string) (LDiversity, error) {
 	if v, at, err = f.required("variant"); err != nil {
 		return l, err
 	}
-	if l.Variant, err = p.enum(v, at, "distinct", "entropy", "recursive"); err != nil {
+	if l.Variant, err = p.enum(v, at, f.allowed("variant")...); err != nil {
 		return l, err
 	}
 	if v, at, err = f.required("l"); err != nil {
@@ -1000,7 +1010,7 @@ func (p *parser) lDiversity(n *yaml.Node, path string) (LDiversity, error) {
 // tCloseness decodes one t-closeness requirement.
 func (p *parser) tCloseness(n *yaml.Node, path string) (TCloseness, error) {
 	var t TCloseness
-	f, err := p.mapping(n, path, "column", "t", "distance", "order")
+	f, err := p.mapping(n, path, "privacy.t-closeness")
 	if err != nil {
 		return t, err
 	}
@@ -1022,7 +1032,7 @@ func (p *parser) tCloseness(n *yaml.Node, path string) (TCloseness, error) {
 	if t.T < 0 {
 		return t, p.errorf(v, at, "must be at least 0, got %g", t.T)
 	}
-	if t.Distance, err = f.enum("distance", "equal", "equal", "ordered", "hierarchical"); err != nil {
+	if t.Distance, err = f.enum("distance", "equal"); err != nil {
 		return t, err
 	}
 	if t.Distance == "hierarchical" && col.Hierarchy == nil {
@@ -1049,14 +1059,14 @@ func (p *parser) tCloseness(n *yaml.Node, path string) (TCloseness, error) {
 // search decodes the search section.
 func (p *parser) search(n *yaml.Node, path string) (Search, error) {
 	var s Search
-	f, err := p.mapping(n, path, "algorithm", "metric")
+	f, err := p.mapping(n, path, "search")
 	if err != nil {
 		return s, err
 	}
-	if s.Algorithm, err = f.enum("algorithm", "optimal", "optimal", "mondrian"); err != nil {
+	if s.Algorithm, err = f.enum("algorithm", "optimal"); err != nil {
 		return s, err
 	}
-	if s.Metric, err = f.enum("metric", "loss", "loss", "discernibility", "entropy", "ncp"); err != nil {
+	if s.Metric, err = f.enum("metric", "loss"); err != nil {
 		return s, err
 	}
 	return s, nil
@@ -1064,7 +1074,7 @@ func (p *parser) search(n *yaml.Node, path string) (Search, error) {
 
 // dp decodes the differential-privacy section.
 func (p *parser) dp(n *yaml.Node, path string) (*DP, error) {
-	f, err := p.mapping(n, path, "epsilon-total", "delta-total", "neighbours", "privacy-unit", "outputs")
+	f, err := p.mapping(n, path, "dp")
 	if err != nil {
 		return nil, err
 	}
@@ -1084,7 +1094,7 @@ func (p *parser) dp(n *yaml.Node, path string) (*DP, error) {
 			return nil, err
 		}
 	}
-	if d.Neighbours, err = f.enum("neighbours", "add-remove", "add-remove", "replace-one"); err != nil {
+	if d.Neighbours, err = f.enum("neighbours", "add-remove"); err != nil {
 		return nil, err
 	}
 	if v, at := f.get("privacy-unit"); v != nil {
@@ -1143,7 +1153,7 @@ func (p *parser) cap(n *yaml.Node, path string) (int, error) {
 
 // privacyUnit decodes the contribution bounds of a privacy unit.
 func (p *parser) privacyUnit(n *yaml.Node, path string) (*PrivacyUnit, error) {
-	f, err := p.mapping(n, path, "column", "max-rows-per-unit", "max-cells-per-unit", "seed")
+	f, err := p.mapping(n, path, "dp.privacy-unit")
 	if err != nil {
 		return nil, err
 	}
@@ -1184,14 +1194,10 @@ func (p *parser) privacyUnit(n *yaml.Node, path string) (*PrivacyUnit, error) {
 	return u, nil
 }
 
-// outputKinds are the keys of a DP output of which exactly one is given.
-var outputKinds = []string{"histogram", "marginals", "aggregate", "synthetic"}
-
 // dpOutput decodes one DP output; names holds the names of the outputs before it.
 func (p *parser) dpOutput(n *yaml.Node, path string, names map[string]bool) (DPOutput, error) {
 	o := DPOutput{Mechanism: "laplace"}
-	known := append([]string{"name", "epsilon", "delta", "mechanism", "post", "format", "other"}, outputKinds...)
-	f, err := p.mapping(n, path, known...)
+	f, err := p.mapping(n, path, "dp.outputs[]")
 	if err != nil {
 		return o, err
 	}
@@ -1223,7 +1229,7 @@ func (p *parser) dpOutput(n *yaml.Node, path string, names map[string]bool) (DPO
 			return o, err
 		}
 	}
-	if o.Mechanism, err = f.enum("mechanism", "laplace", "laplace", "gaussian"); err != nil {
+	if o.Mechanism, err = f.enum("mechanism", "laplace"); err != nil {
 		return o, err
 	}
 	if o.Mechanism == "gaussian" && o.Delta <= 0 {
@@ -1234,11 +1240,11 @@ func (p *parser) dpOutput(n *yaml.Node, path string, names map[string]bool) (DPO
 		return o, p.errorf(v, at, "must be positive for the gaussian mechanism")
 	}
 	if v, at := f.get("post"); v != nil {
-		if o.Post, err = p.enumList(v, at, "clamp", "round", "consistent"); err != nil {
+		if o.Post, err = p.enumList(v, at, f.allowed("post")...); err != nil {
 			return o, err
 		}
 	}
-	if o.Format, err = f.enum("format", "", "csv", "parquet"); err != nil {
+	if o.Format, err = f.enum("format", ""); err != nil {
 		return o, err
 	}
 	if v, at := f.get("other"); v != nil {
@@ -1296,7 +1302,7 @@ func (p *parser) way(n *yaml.Node, path string, limit int) (int, error) {
 
 // marginals decodes a marginals output.
 func (p *parser) marginals(n *yaml.Node, path string) (*Marginals, error) {
-	f, err := p.mapping(n, path, "columns", "way")
+	f, err := p.mapping(n, path, "dp.outputs[].marginals")
 	if err != nil {
 		return nil, err
 	}
@@ -1319,7 +1325,7 @@ func (p *parser) marginals(n *yaml.Node, path string) (*Marginals, error) {
 
 // aggregate decodes an aggregate output.
 func (p *parser) aggregate(n *yaml.Node, path string) (*Aggregate, error) {
-	f, err := p.mapping(n, path, "group-by", "column", "stats", "bounds", "quantiles")
+	f, err := p.mapping(n, path, "dp.outputs[].aggregate")
 	if err != nil {
 		return nil, err
 	}
@@ -1341,7 +1347,7 @@ func (p *parser) aggregate(n *yaml.Node, path string) (*Aggregate, error) {
 	if v, at, err = f.required("stats"); err != nil {
 		return nil, err
 	}
-	if a.Stats, err = p.enumList(v, at, "count", "sum", "mean", "quantiles"); err != nil {
+	if a.Stats, err = p.enumList(v, at, f.allowed("stats")...); err != nil {
 		return nil, err
 	}
 	v, at = f.get("bounds")
@@ -1380,7 +1386,7 @@ func (p *parser) aggregate(n *yaml.Node, path string) (*Aggregate, error) {
 
 // synthetic decodes a synthetic-records output.
 func (p *parser) synthetic(n *yaml.Node, path string) (*Synthetic, error) {
-	f, err := p.mapping(n, path, "columns", "rows", "method", "workload", "max-model-size")
+	f, err := p.mapping(n, path, "dp.outputs[].synthetic")
 	if err != nil {
 		return nil, err
 	}
@@ -1403,7 +1409,7 @@ func (p *parser) synthetic(n *yaml.Node, path string) (*Synthetic, error) {
 			return nil, p.errorf(v, at, "must be at most %d, got %d", MaxSyntheticRows, s.Rows)
 		}
 	}
-	if s.Method, err = f.enum("method", "aim", "aim", "mst"); err != nil {
+	if s.Method, err = f.enum("method", "aim"); err != nil {
 		return nil, err
 	}
 	if v, at := f.get("workload"); v != nil {
@@ -1428,7 +1434,7 @@ func (p *parser) synthetic(n *yaml.Node, path string) (*Synthetic, error) {
 func (p *parser) workload(n *yaml.Node, path string, s *Synthetic) error {
 	switch resolve(n).Kind {
 	case yaml.MappingNode:
-		f, err := p.mapping(n, path, "way")
+		f, err := p.mapping(n, path, "dp.outputs[].synthetic.workload")
 		if err != nil {
 			return err
 		}

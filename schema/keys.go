@@ -1,0 +1,92 @@
+package schema
+
+// The keys and the enumerated values the configuration accepts. The parser reads them
+// from the two tables below and nowhere else: a mapping's unknown-key check takes its
+// keys from sectionKeys (mapping panics on a section missing there) and an enumerated
+// key's allowed values from enumValues (fields.allowed panics on a key missing there).
+// docs/configuration.md documents every entry of both; TestReferenceDocumentsEveryKey
+// walks the tables and checks that it does.
+//
+// Sections and keys are named by the key paths the reference uses: "" is the top level,
+// "columns.<name>" any column, "dp.outputs[]" any DP output; an l-diversity or
+// t-closeness requirement is "privacy.l-diversity" or "privacy.t-closeness" whether it
+// is given alone or in a list.
+
+// The four roles and the value types of a column.
+var (
+	roles = []string{string(Identifier), string(Quasi), string(Sensitive), string(Insensitive)}
+	types = []string{string(String), string(Integer), string(Float), string(Date), string(Timestamp), string(Boolean)}
+)
+
+// hierarchyKinds are the keys of a hierarchy of which exactly one is given.
+var hierarchyKinds = []string{"file", "intervals", "mask", "date"}
+
+// dateUnits are the levels of a date hierarchy, finest first.
+var dateUnits = []string{"month", "quarter", "year", "decade"}
+
+// outputKinds are the keys of a DP output of which exactly one is given.
+var outputKinds = []string{"histogram", "marginals", "aggregate", "synthetic"}
+
+// Keys shared by more than one section.
+var (
+	ioKeys  = []string{"path", "format", "csv"}
+	csvKeys = []string{"separator", "header"}
+)
+
+// sectionKeys holds, for every mapping of the configuration, the keys it accepts, in
+// the order the unknown-key message lists them.
+var sectionKeys = map[string][]string{
+	"":                                {"dataset", "unlisted", "input", "output", "columns", "privacy", "search", "dp"},
+	"input":                           ioKeys,
+	"output":                          ioKeys,
+	"input.csv":                       csvKeys,
+	"output.csv":                      csvKeys,
+	"columns.<name>":                  {"role", "type", "null-as", "hierarchy", "domain"},
+	"columns.<name>.hierarchy":        hierarchyKinds,
+	"columns.<name>.hierarchy.mask":   {"from", "max"},
+	"columns.<name>.domain":           {"range", "width", "hierarchy-level"},
+	"privacy":                         {"k", "suppression", "l-diversity", "t-closeness"},
+	"privacy.l-diversity":             {"column", "variant", "l", "c"},
+	"privacy.t-closeness":             {"column", "t", "distance", "order"},
+	"search":                          {"algorithm", "metric"},
+	"dp":                              {"epsilon-total", "delta-total", "neighbours", "privacy-unit", "outputs"},
+	"dp.privacy-unit":                 {"column", "max-rows-per-unit", "max-cells-per-unit", "seed"},
+	"dp.outputs[]":                    append([]string{"name", "epsilon", "delta", "mechanism", "post", "format", "other"}, outputKinds...),
+	"dp.outputs[].marginals":          {"columns", "way"},
+	"dp.outputs[].aggregate":          {"group-by", "column", "stats", "bounds", "quantiles"},
+	"dp.outputs[].synthetic":          {"columns", "rows", "method", "workload", "max-model-size"},
+	"dp.outputs[].synthetic.workload": {"way"},
+}
+
+// ioFormats are the table formats of input.format and output.format.
+var ioFormats = []string{"csv", "parquet", "arrow", "arrows"}
+
+// enumValues holds, for every key whose value is one of a fixed set of strings (or a
+// list of them), the allowed values in the order the error message lists them.
+var enumValues = map[string][]string{
+	"unlisted":                           {"error", "drop"},
+	"input.format":                       ioFormats,
+	"output.format":                      ioFormats,
+	"columns.<name>.role":                roles,
+	"columns.<name>.type":                types,
+	"columns.<name>.hierarchy.mask.from": {"right", "left"},
+	"columns.<name>.hierarchy.date":      dateUnits,
+	"privacy.l-diversity.variant":        {"distinct", "entropy", "recursive"},
+	"privacy.t-closeness.distance":       {"equal", "ordered", "hierarchical"},
+	"search.algorithm":                   {"optimal", "mondrian"},
+	"search.metric":                      {"loss", "discernibility", "entropy", "ncp"},
+	"dp.neighbours":                      {"add-remove", "replace-one"},
+	"dp.outputs[].mechanism":             {"laplace", "gaussian"},
+	"dp.outputs[].post":                  {"clamp", "round", "consistent"},
+	"dp.outputs[].format":                {"csv", "parquet"},
+	"dp.outputs[].aggregate.stats":       {"count", "sum", "mean", "quantiles"},
+	"dp.outputs[].synthetic.method":      {"aim", "mst"},
+}
+
+// keyPath joins a section and one of its keys into the key path the tables use.
+func keyPath(section, key string) string {
+	if section == "" {
+		return key
+	}
+	return section + "." + key
+}
