@@ -321,6 +321,9 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			m.Loss, m.NCP, m.NonUniformEntropy, util.Loss, util.NCP, util.NonUniformEntropy)
 	}
 	verified := time.Now()
+	if m.Rows == 0 {
+		log.Warn(emptyRelease, "suppressed", m.Suppressed)
+	}
 	log.Info("stage done", "stage", StageVerify, "records", m.Rows, "classes", m.Classes, "min_class", m.MinClass, "ms", ms(wrote, verified))
 
 	rep := &Report{

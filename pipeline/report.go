@@ -131,13 +131,22 @@ type Stages struct {
 // Summary is the short human summary printed on stdout.
 func (r *Report) Summary(w io.Writer) {
 	fmt.Fprintf(w, "released %d of %d records to %s (%d suppressed, limit %d)\n", r.Output.Rows, r.Input.Rows, r.Output.Path, r.Suppressed, r.Model.MaxSuppressed)
+	if r.Output.Rows == 0 {
+		fmt.Fprintf(w, "warning: %s\n", emptyRelease)
+	}
 	fmt.Fprintf(w, "k=%d holds: %d classes, smallest %d, average %.1f (verified from the written file)\n", r.Model.K, r.Verified.Classes, r.Verified.MinClass, r.AvgClass)
 	if r.Partitions != nil {
 		fmt.Fprintf(w, "mondrian: %d partitions after %d splits; %s %.4f; %.0f ms\n", r.Partitions.Partitions, r.Partitions.Splits, r.Metric.Name, r.Metric.Value, r.StagesMS.Total)
 	} else {
-		fmt.Fprintf(w, "node:")
-		for _, n := range r.Node {
-			fmt.Fprintf(w, " %s=%d/%d", n.Column, n.Level, n.Levels-1)
+		// As in the report: level 0 is the original value, and a hierarchy of n levels
+		// has levels 0 to n−1.
+		fmt.Fprintf(w, "node (level, 0 = original, of the hierarchy's levels):")
+		for i, n := range r.Node {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(w, "%s %s %d of %d", sep, n.Column, n.Level, n.Levels)
 		}
 		fmt.Fprintf(w, "\n%s %.4f; lattice %d nodes, %d evaluated, %d tagged, %d bounded; %.0f ms\n", r.Metric.Name, r.Metric.Value, r.Lattice.Size, r.Lattice.Evaluated, r.Lattice.Tagged, r.Lattice.Bounded, r.StagesMS.Total)
 	}
@@ -147,6 +156,9 @@ func (r *Report) Summary(w io.Writer) {
 		fmt.Fprintf(w, "%s: weakest class holds %d distinct values (entropy l %.2f); largest %s EMD %.4f\n", s.Column, s.MinDistinct, s.MinEntropyL, s.Distance, s.MaxEMD)
 	}
 }
+
+// emptyRelease is the warning for a release that holds no record.
+const emptyRelease = "the release holds no record: every record was suppressed"
 
 // writeJSONTemp writes v as indented JSON to a new temporary file beside path and
 // returns the temporary file's name; the caller renames or removes it.

@@ -1134,3 +1134,47 @@ func TestJSONProgress(t *testing.T) {
 		t.Errorf("interval 0: exit %d, stderr %q; want 2 naming the flag", code, stderr)
 	}
 }
+
+// TestSummaryAgreesWithReport: the summary's node line counts levels as the report
+// does (level 0 is the original; "of n" is the hierarchy's number of levels), and a
+// release that suppresses every record says so on stdout and as a logged warning.
+func TestSummaryAgreesWithReport(t *testing.T) {
+	td := repoTestdata(t)
+	for _, tc := range []struct {
+		name, privacy string
+		empty         bool
+	}{
+		{"k=5", "privacy: {k: 5, suppression: 0.05}", false},
+		{"every record suppressed", "privacy: {k: 6000, suppression: 1.0}", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfgPath := filepath.Join(dir, "c.yaml")
+			writeFile(t, cfgPath, mustReplace(t, baseConfig(t), "privacy: {k: 5, suppression: 0.05}", tc.privacy))
+			report := filepath.Join(dir, "r.json")
+			code, stdout, stderr := runCLI(t, "release", "-c", cfgPath, "--in", filepath.Join(td, "hospital.csv"),
+				"--out", filepath.Join(dir, "r.csv"), "--report", report)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var rep struct {
+				Node []struct {
+					Column        string
+					Level, Levels int
+				}
+			}
+			if err := json.Unmarshal(readFile(t, report), &rep); err != nil || len(rep.Node) == 0 {
+				t.Fatalf("report: %v, node %v", err, rep.Node)
+			}
+			for _, n := range rep.Node {
+				if want := fmt.Sprintf(" %s %d of %d", n.Column, n.Level, n.Levels); !strings.Contains(stdout, want) {
+					t.Errorf("summary lacks %q (the report's level and levels):\n%s", want, stdout)
+				}
+			}
+			warned := strings.Contains(stdout, "warning: the release holds no record") && strings.Contains(stderr, "WARN") && strings.Contains(stderr, "holds no record")
+			if warned != tc.empty {
+				t.Errorf("empty-release warning %v, want %v:\nstdout %s\nstderr %s", warned, tc.empty, stdout, stderr)
+			}
+		})
+	}
+}
