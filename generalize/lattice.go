@@ -28,8 +28,11 @@ func NewLattice(heights []int) *Lattice {
 	return l
 }
 
-// Size is the number of nodes.
+// Size is the number of nodes (saturated just past the search's limit).
 func (l *Lattice) Size() int { return l.size }
+
+// TooLarge reports whether the lattice has more nodes than the search considers.
+func (l *Lattice) TooLarge() bool { return l.size > maxLatticeSize }
 
 // Levels writes the levels of node idx into dst (len = number of quasi-identifiers).
 func (l *Lattice) Levels(idx int, dst []int) []int {

@@ -103,34 +103,8 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			log.Warn("input column dropped: not in the configuration (unlisted: drop)", "file", in, "column", p.header[i])
 		}
 	}
-	fileHier := make([]*generalize.Hierarchy, len(p.quasiCfg))
-	for i, c := range p.quasiCfg {
-		if c.Hierarchy.File != "" {
-			if fileHier[i], err = p.hier.hierarchy(c.Hierarchy.File); err != nil {
-				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
-			}
-		}
-	}
-
-	// Sensitive columns with a hierarchy file: their values must be listed too.
-	listed := make([]*generalize.Hierarchy, len(p.header))
-	for i, c := range p.conf {
-		if c != nil && c.Role == schema.Sensitive && c.Hierarchy != nil && c.Hierarchy.File != "" {
-			if listed[i], err = p.hier.hierarchy(c.Hierarchy.File); err != nil {
-				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
-			}
-		}
-	}
-
-	// The sensitive columns l-diversity and t-closeness protect.
-	prot := p.protectedColumns()
-	for _, sc := range prot {
-		sc.hier = listed[sc.pos] // a built hierarchy is built from the values in pass 1
-	}
-
 	// Pass 1: encode.
-	p.progress.enter(StageRead)
-	t, err := encode(ctx, p, src, fileHier, prot)
+	t, listed, prot, err := loadTable(ctx, p, src)
 	if err != nil {
 		return nil, err
 	}
@@ -424,6 +398,39 @@ func openInput(cfg *schema.Config, in, out, format string) (source, *plan, error
 	}
 	p.inFormat = format
 	return src, p, nil
+}
+
+// loadTable is pass 1 of a release: it parses the hierarchy files, finds the protected
+// sensitive columns and encodes the quasi-identifiers of src. listed holds, per input
+// column, the hierarchy file of a sensitive column (nil for the others).
+func loadTable(ctx context.Context, p *plan, src source) (t *generalize.Table, listed []*generalize.Hierarchy, prot []*protected, err error) {
+	fileHier := make([]*generalize.Hierarchy, len(p.quasiCfg))
+	for i, c := range p.quasiCfg {
+		if c.Hierarchy.File != "" {
+			if fileHier[i], err = p.hier.hierarchy(c.Hierarchy.File); err != nil {
+				return nil, nil, nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+			}
+		}
+	}
+	// Sensitive columns with a hierarchy file: their values must be listed too.
+	listed = make([]*generalize.Hierarchy, len(p.header))
+	for i, c := range p.conf {
+		if c != nil && c.Role == schema.Sensitive && c.Hierarchy != nil && c.Hierarchy.File != "" {
+			if listed[i], err = p.hier.hierarchy(c.Hierarchy.File); err != nil {
+				return nil, nil, nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+			}
+		}
+	}
+	// The sensitive columns l-diversity and t-closeness protect.
+	prot = p.protectedColumns()
+	for _, sc := range prot {
+		sc.hier = listed[sc.pos] // a built hierarchy is built from the values in pass 1
+	}
+	p.progress.enter(StageRead)
+	if t, err = encode(ctx, p, src, fileHier, prot); err != nil {
+		return nil, nil, nil, err
+	}
+	return t, listed, prot, nil
 }
 
 // ms is the time from a to b in milliseconds.

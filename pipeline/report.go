@@ -13,8 +13,6 @@ import (
 	"sanitizer/schema"
 )
 
-// Version is the tool's version, written into reports.
-const Version = "0.1.0"
 
 // Report describes a release. It holds counts and parameters only: never a data value.
 type Report struct {

@@ -175,12 +175,14 @@ func newRoot(stdout io.Writer, g *globals) *cobra.Command {
 		Short:         "Generalize, suppress and verify a sensitive table for publication",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       pipeline.Version,
 	}
+	root.SetVersionTemplate("sanitize {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "print errors only (no warnings)")
 	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "text", "text (warnings and errors) or json (a record per stage, and progress, for unattended jobs)")
 	root.PersistentFlags().DurationVar(&g.progressEvery, "progress-interval", 10*time.Second, "with --log-format json: how often a long release logs its progress")
-	root.AddCommand(newRelease(stdout, g), newCheck(stdout), newDP(stdout, g), newGen(stdout))
+	root.AddCommand(newRelease(stdout, g), newCheck(stdout), newDP(stdout, g), newValidate(stdout), newGen(stdout))
 	return root
 }
 
@@ -190,7 +192,15 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "release -c CONFIG --in INPUT --out RELEASE [--report REPORT.json]",
 		Short: "Write a k-anonymous, verified release of INPUT",
-		Args:  noArgs,
+		Long: "Generalize the quasi-identifiers of INPUT to the node of least information loss (search.algorithm: optimal)\n" +
+			"or partition them (mondrian) until every published class meets the configuration's models:\n" +
+			"  k-anonymity (privacy.k), l-diversity (distinct, entropy, recursive (c,l)) and\n" +
+			"  t-closeness (equal, ordered, hierarchical EMD) on sensitive columns,\n" +
+			"suppressing at most privacy.suppression of the records. The written release is re-read and\n" +
+			"verified by independent code before it is put at RELEASE; an existing RELEASE is refused unless --force.\n\n" +
+			"Exit status: 0 released; 2 bad input or configuration (the message names the file, column, row or key);\n" +
+			"3 the models cannot be met within the suppression limit (nothing written); 1 any other failure.",
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opt.Workers < 0 || opt.Workers > maxWorkers {
 				return usageError{fmt.Errorf("--workers: must be between 0 (one per CPU) and %d", maxWorkers)}
@@ -283,6 +293,61 @@ func halfWidth(o pipeline.ManifestOutput) string {
 		return "data-dependent"
 	}
 	return strings.Join(parts, ", ")
+}
+
+func newValidate(stdout io.Writer) *cobra.Command {
+	var cfgPath string
+	var opt pipeline.Options
+	cmd := &cobra.Command{
+		Use:   "validate -c CONFIG [--in INPUT]",
+		Short: "Check a configuration, its hierarchies and (with --in) an input against it; writes nothing",
+		Long: "Check the configuration as release and dp would, parse its hierarchy files, and with --in read the input:\n" +
+			"its columns and types, every quasi-identifier value covered by its hierarchy, every dp value in its domain.\n" +
+			"Prints the size of the generalization lattice. Writes nothing.\n\n" +
+			"Exit status: 0 valid; 2 the configuration, a hierarchy or the input is not (the message names it).",
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cfgPath)
+			if err != nil {
+				return err
+			}
+			v, err := pipeline.Validate(cmd.Context(), cfg, opt)
+			if err != nil {
+				return err
+			}
+			printValidation(stdout, cfgPath, v)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "configuration (YAML, required)")
+	cmd.Flags().StringVar(&opt.Input, "in", "", "input table to check against it (overrides input.path)")
+	return cmd
+}
+
+// printValidation is validate's summary.
+func printValidation(w io.Writer, cfgPath string, v *pipeline.Validation) {
+	fmt.Fprintf(w, "ok: %s is valid\n", cfgPath)
+	if v.Release {
+		switch {
+		case v.Heights == nil:
+			fmt.Fprintf(w, "release: %d quasi-identifiers; lattice size depends on the data (a hierarchy is built from it): give --in\n", v.Quasi)
+		default:
+			levels := make([]string, len(v.Heights))
+			for i, h := range v.Heights {
+				levels[i] = fmt.Sprint(h)
+			}
+			fmt.Fprintf(w, "release: %d quasi-identifiers; lattice %d nodes (levels %s)\n", v.Quasi, v.Lattice, strings.Join(levels, "×"))
+		}
+	}
+	if v.DP > 0 {
+		fmt.Fprintf(w, "dp: %d outputs\n", v.DP)
+	}
+	switch {
+	case v.Rows >= 0:
+		fmt.Fprintf(w, "input: %d records; its columns, types, hierarchies and domains agree with the configuration\n", v.Rows)
+	case v.Input:
+		fmt.Fprintln(w, "input: its columns, types and domains agree with the configuration")
+	}
 }
 
 func newCheck(stdout io.Writer) *cobra.Command {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sanitizer/pipeline"
 	"slices"
 	"strconv"
 	"strings"
@@ -1176,5 +1177,116 @@ func TestSummaryAgreesWithReport(t *testing.T) {
 				t.Errorf("empty-release warning %v, want %v:\nstdout %s\nstderr %s", warned, tc.empty, stdout, stderr)
 			}
 		})
+	}
+}
+
+// TestValidate: validate accepts the bundled configurations (with and without the
+// input), gives the lattice size the release searches, writes nothing, and exits 2
+// naming the key, file, column or row for each kind of mistake it must find.
+func TestValidate(t *testing.T) {
+	td := repoTestdata(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	writeFile(t, in, csvText(smallRows(), ','))
+	cfgPath := filepath.Join(dir, "c.yaml")
+	writeFile(t, cfgPath, baseConfig(t))
+	badHier := filepath.Join(dir, "bad.csv")
+	writeFile(t, badHier, "F;*\nM;X;*\n")
+
+	// The lattice validate counts is the one the release searches.
+	report := filepath.Join(t.TempDir(), "r.json")
+	if code, _, stderr := runCLI(t, "release", "-c", filepath.Join(td, "hospital.yaml"), "--in", filepath.Join(td, "hospital.csv"),
+		"--out", filepath.Join(filepath.Dir(report), "r.csv"), "--report", report); code != 0 {
+		t.Fatalf("release: exit %d: %s", code, stderr)
+	}
+	var rep struct{ Lattice struct{ Size int } }
+	if err := json.Unmarshal(readFile(t, report), &rep); err != nil || rep.Lattice.Size == 0 {
+		t.Fatalf("report: %v %+v", err, rep)
+	}
+	code, stdout, stderr := runCLI(t, "validate", "-c", filepath.Join(td, "hospital.yaml"), "--in", filepath.Join(td, "hospital.csv"))
+	if want := fmt.Sprintf("lattice %d nodes", rep.Lattice.Size); code != 0 || !strings.Contains(stdout, want) || !strings.Contains(stdout, "5000 records") {
+		t.Errorf("validate with the input: exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, want)
+	}
+
+	tests := []struct {
+		name string
+		cfg  string // the configuration's text
+		in   string // --in, if any
+		code int
+		want []string // in stdout (exit 0) or stderr
+	}{
+		{"valid, no input", baseConfig(t), "", 0, []string{"is valid", "depends on the data"}},
+		{"valid with input", baseConfig(t), in, 0, []string{"is valid", "10 records"}},
+		{"dp configuration", mustReplace(t, readConfig(t, td, "hospital-dp.yaml"), "file: hierarchies/", "file: "+filepath.Join(td, "hierarchies")+"/"), filepath.Join(td, "hospital.csv"), 0, []string{"dp: 4 outputs", "domains agree"}},
+		{"unknown key", mustReplace(t, baseConfig(t), privacyLine, "privacy: {k: 5, suppresion: 0.05}"), "", 2, []string{"privacy.suppresion"}},
+		{"k missing", mustReplace(t, baseConfig(t), privacyLine, "privacy: {suppression: 0.05}"), "", 2, []string{"privacy.k"}},
+		{"missing hierarchy file", setSexHierarchy(t, baseConfig(t), filepath.Join(dir, "nosuch.csv")), "", 2, []string{"columns.sex.hierarchy.file", "nosuch.csv"}},
+		{"malformed hierarchy file", setSexHierarchy(t, baseConfig(t), badHier), "", 2, []string{"bad.csv"}},
+		{"value not in its hierarchy", baseConfig(t), writeInput(t, dir, "x.csv", withCell(3, "sex", secret)), 2, []string{"sex", "row"}},
+		{"missing column", baseConfig(t), writeInput(t, dir, "y.csv", csvText(dropColumn(smallRows(), "ward"), ',')), 2, []string{"ward"}},
+		{"wrong type", baseConfig(t), writeInput(t, dir, "z.csv", withCell(2, "age", "old")), 2, []string{"age", "row"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cdir := t.TempDir()
+			path := filepath.Join(cdir, "c.yaml")
+			writeFile(t, path, tc.cfg)
+			args := []string{"validate", "-c", path}
+			if tc.in != "" {
+				args = append(args, "--in", tc.in)
+			}
+			before := listDir(t, dir)
+			code, stdout, stderr := runCLI(t, args...)
+			out := stdout
+			if tc.code != 0 {
+				out = stderr
+			}
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: stdout %q stderr %q", code, tc.code, stdout, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q: %q", w, out)
+				}
+			}
+			if strings.Contains(stdout+stderr, secret) {
+				t.Errorf("a data value in the output: %q %q", stdout, stderr)
+			}
+			if after := listDir(t, dir); !slices.Equal(before, after) || !slices.Equal(listDir(t, cdir), []string{"c.yaml"}) {
+				t.Errorf("validate wrote files: %v → %v, %v", before, after, listDir(t, cdir))
+			}
+		})
+	}
+}
+
+// readConfig is a configuration of the testdata folder as text.
+func readConfig(t *testing.T, td, name string) string {
+	t.Helper()
+	return string(readFile(t, filepath.Join(td, name)))
+}
+
+// writeInput writes content as file name in dir and returns its path.
+func writeInput(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	writeFile(t, path, content)
+	return path
+}
+
+// dropColumn removes column col from rows (header first).
+func dropColumn(rows [][]string, col string) [][]string {
+	i := slices.Index(rows[0], col)
+	for r := range rows {
+		rows[r] = slices.Delete(rows[r], i, i+1)
+	}
+	return rows
+}
+
+// TestVersionFlag: --version prints the version the build recorded (the one the
+// reports and release metadata carry) and exits 0.
+func TestVersionFlag(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "--version")
+	if code != 0 || stdout != "sanitize "+pipeline.Version+"\n" || pipeline.Version == "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, "sanitize "+pipeline.Version)
 	}
 }
