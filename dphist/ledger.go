@@ -124,7 +124,8 @@ func (l *Ledger) Charge(dataset string, epsTotal, deltaTotal float64, spend Spen
 }
 
 // Save writes the ledger to path atomically: readers see the old ledger or the new,
-// never a part.
+// never a part. Writers that may run at the same time must hold the ledger's lock, as
+// Record does (it also removes the temporaries of Saves that were killed).
 func (l *Ledger) Save(path string) error {
 	data, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {

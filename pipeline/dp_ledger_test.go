@@ -165,3 +165,60 @@ func TestDPLedgerThroughSymlink(t *testing.T) {
 		t.Fatalf("second run through the real path: err = %v, want unattainable", err)
 	}
 }
+
+// TestLedgerPathHelpers: a path is within a folder when it is the folder or lies below
+// it, whatever its name starts with; a path's folder is what precedes its last
+// separator, uncleaned; a relative path resolves against the working folder.
+func TestLedgerPathHelpers(t *testing.T) {
+	sep := string(filepath.Separator)
+	inside := []struct {
+		dir, p string
+		want   bool
+	}{
+		{"/a/out", "/a/out/..ledger.json", true},
+		{"/a/out", "/a/out/sub/x", true},
+		{"/a/out", "/a/out", true},
+		{"/a/out", "/a/ledger.json", false},
+		{"/a/out", "/a/outside/x", false},
+		{"/a/out", "/a/..out/x", false},
+		{"/a/out", "/ledger.json", false},
+	}
+	for _, tt := range inside {
+		if got := within(filepath.FromSlash(tt.dir), filepath.FromSlash(tt.p)); got != tt.want {
+			t.Errorf("within(%s, %s) = %v, want %v", tt.dir, tt.p, got, tt.want)
+		}
+	}
+	folders := []struct{ p, want string }{
+		{"ledger.json", "."},
+		{"/ledger.json", "/"},
+		{"a/b/../c.json", "a/b/.."},
+		{"a//c.json", "a/"},
+		{"a/b/", "a/b"},
+	}
+	for _, tt := range folders {
+		if got := folderOf(filepath.FromSlash(tt.p)); got != filepath.FromSlash(tt.want) {
+			t.Errorf("folderOf(%s) = %s, want %s", tt.p, got, tt.want)
+		}
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir("out", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{
+		"ledger.json":                real + sep + "ledger.json",
+		"out/../ledger.json":         real + sep + "ledger.json",
+		"out/..ledger.json":          real + sep + "out" + sep + "..ledger.json",
+		"missing/../ledger.json":     real + sep + "ledger.json", // cleaned as text past what is missing
+		"out/missing/../../x/y.json": real + sep + "x" + sep + "y.json",
+		"./out/./sub/../ledger.json": real + sep + "out" + sep + "ledger.json",
+	} {
+		if got := resolve(filepath.FromSlash(p)); got != want {
+			t.Errorf("resolve(%s) = %s, want %s", p, got, want)
+		}
+	}
+}
