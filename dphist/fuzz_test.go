@@ -14,6 +14,14 @@ func FuzzLoadLedger(f *testing.F) {
 	f.Add([]byte(`{"datasets":{"w":null}}`))
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`[`))
+	// Hostile ledgers that encoding/json alone would read by dropping a spend.
+	f.Add([]byte(`{"datasets":{"w":{"epsilon_total":1,"delta_total":0,"spends":[{"epsilon":0.5,"delta":0}]},"w":{"epsilon_total":1,"delta_total":0,"spends":[]}}}`))
+	f.Add([]byte(`{"datasets":{"w":{"epsilon_total":1,"delta_total":0,"spends":[{"epsilon":0.5,"delta":0}],"Spends":[]}}}`))
+	f.Add([]byte(`{"datasets":{},"notes":1}`))
+	f.Add([]byte(`{"datasets":{"w":{"epsilon_total":1,"delta_total":0,"spends":[{"epsilon":0.5,"epsilon":0,"refund":0}]}}}`))
+	f.Add([]byte(`{"datasets":{"w":{"epsilon_total":1,"delta_total":0,"spends":[{"outputs":[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]}]}}}`))
+	f.Add([]byte(`{"datasets":{}} {}`))
+	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "ledger.json")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"sanitizer/schema"
@@ -36,7 +37,8 @@ type Spend struct {
 }
 
 // LoadLedger reads a ledger; a missing file is an empty ledger. A file that is not a
-// ledger is bad input naming the file.
+// ledger is bad input naming the file; so is a key that appears twice in one object,
+// a key the ledger does not have, or one in another case ("Spends"), naming the key.
 func LoadLedger(path string) (*Ledger, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -45,9 +47,14 @@ func LoadLedger(path string) (*Ledger, error) {
 	if err != nil {
 		return nil, schema.BadInput("ledger: %w", err)
 	}
+	// encoding/json alone would keep the last of two equal keys and match keys in any
+	// case: a spend could be dropped unseen.
+	if err := checkStrict(data, ledgerShape); err != nil {
+		return nil, schema.BadInput("ledger %s: %w", path, err)
+	}
 	var l Ledger
 	if err := json.Unmarshal(data, &l); err != nil {
-		return nil, schema.BadInput("ledger %s: not a ledger: %v", path, err)
+		return nil, schema.BadInput("ledger %s: not a ledger: %w", path, err)
 	}
 	if l.Datasets == nil {
 		l.Datasets = map[string]*Account{}
@@ -117,7 +124,8 @@ func (l *Ledger) Charge(dataset string, epsTotal, deltaTotal float64, spend Spen
 }
 
 // Save writes the ledger to path atomically: readers see the old ledger or the new,
-// never a part.
+// never a part. Writers that may run at the same time must hold the ledger's lock, as
+// Record does (it also removes the temporaries of Saves that were killed).
 func (l *Ledger) Save(path string) error {
 	data, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {
@@ -153,9 +161,40 @@ func (l *Ledger) Save(path string) error {
 	return nil
 }
 
+// removeStaleTemps removes the temporary files that Saves of the ledger at path left
+// when their run was killed (".NAME.<digits>.tmp", as os.CreateTemp names them). Only
+// the holder of the ledger's lock may call it: every Save in progress holds it.
+func removeStaleTemps(path string) error {
+	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+"."
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !isTempName(e.Name(), prefix) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("ledger: %w", err)
+		}
+	}
+	return nil
+}
+
+// isTempName reports whether name is prefix, a run of digits, then ".tmp".
+func isTempName(name, prefix string) bool {
+	mid, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return false
+	}
+	mid, ok = strings.CutSuffix(mid, ".tmp")
+	return ok && mid != "" && strings.Trim(mid, "0123456789") == ""
+}
+
 // Record charges spend to dataset in the ledger file at path: under an exclusive lock
-// on path+".lock" it re-reads the ledger, charges it (see Charge), saves it and returns
-// the dataset's account as saved. A refused charge leaves the file as it was.
+// on path+".lock" it re-reads the ledger, charges it (see Charge), removes the
+// temporary ledgers that killed runs left beside it, saves it and returns the
+// dataset's account as saved. A refused charge leaves the file as it was.
 func Record(path, dataset string, epsTotal, deltaTotal float64, spend Spend) (*Account, error) {
 	unlock, err := lockFile(path + ".lock")
 	if err != nil {
@@ -167,6 +206,9 @@ func Record(path, dataset string, epsTotal, deltaTotal float64, spend Spend) (*A
 		return nil, err
 	}
 	if err := l.Charge(dataset, epsTotal, deltaTotal, spend); err != nil {
+		return nil, err
+	}
+	if err := removeStaleTemps(path); err != nil {
 		return nil, err
 	}
 	if err := l.Save(path); err != nil {

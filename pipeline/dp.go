@@ -156,8 +156,11 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	if err := checkOutDir(dir, in, cfg.File, opt.Ledger); err != nil {
 		return nil, err
 	}
-	if rel, err := filepath.Rel(abs(dir), abs(opt.Ledger)); opt.Ledger != "" && err == nil && !strings.HasPrefix(rel, "..") {
-		return nil, schema.BadInput("--ledger: %s lies inside the output folder %s (the ledger outlives the outputs)", opt.Ledger, dir)
+	ledger := ""
+	if opt.Ledger != "" {
+		if ledger, err = ledgerPath(opt.Ledger, dir); err != nil {
+			return nil, err
+		}
 	}
 	spend := dphist.Spend{Time: opt.now().UTC()}
 	for _, o := range cfg.DP.Outputs {
@@ -170,8 +173,8 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	if err := (&dphist.Ledger{Datasets: map[string]*dphist.Account{}}).Charge(cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
 		return nil, fmt.Errorf("dp: the outputs need ε=%g, δ=%g: %w", spend.Epsilon, spend.Delta, err)
 	}
-	if opt.Ledger != "" {
-		l, err := dphist.LoadLedger(opt.Ledger)
+	if ledger != "" {
+		l, err := dphist.LoadLedger(ledger)
 		if err != nil {
 			return nil, err
 		}
@@ -222,8 +225,8 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 
 	// Record, then release: the spend is in the ledger before any noisy value reaches
 	// a file; a failure from here on leaves it spent and nothing published.
-	if opt.Ledger != "" {
-		a, err := dphist.Record(opt.Ledger, cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend)
+	if ledger != "" {
+		a, err := dphist.Record(ledger, cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", opt.Ledger, err)
 		}

@@ -1,0 +1,144 @@
+package dphist
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"sanitizer/schema"
+)
+
+// spendA is a spend of ε 0.5 in the ledger's JSON form.
+const spendA = `{"time":"2026-01-01T00:00:00Z","epsilon":0.5,"delta":0,"outputs":["a"]}`
+
+// TestLoadLedgerStrict: a ledger that encoding/json would read by dropping or
+// misplacing a spend (a key twice, a key in another case, a key the ledger does not
+// have) is bad input naming the key's path, and charging it through Record leaves the
+// file as it was.
+func TestLoadLedgerStrict(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"duplicate dataset",
+			`{"datasets":{"ward":{"epsilon_total":1,"delta_total":0,"spends":[` + spendA + `,` + spendA + `]},"ward":{"epsilon_total":1,"delta_total":0,"spends":[]}}}`,
+			`"datasets"."ward": duplicate key`},
+		{"duplicate datasets",
+			`{"datasets":{"ward":{"epsilon_total":1,"delta_total":0,"spends":[` + spendA + `]}},"datasets":{}}`,
+			`"datasets": duplicate key`},
+		{"Spends in another case",
+			`{"datasets":{"ward":{"epsilon_total":1,"delta_total":0,"Spends":[` + spendA + `]}}}`,
+			`"datasets"."ward"."Spends": unknown key`},
+		{"spends twice, once in another case",
+			`{"datasets":{"ward":{"epsilon_total":1,"delta_total":0,"spends":[` + spendA + `],"Spends":[]}}}`,
+			`"datasets"."ward"."Spends": unknown key`},
+		{"Datasets in another case",
+			`{"Datasets":{"ward":{"epsilon_total":1,"delta_total":0,"spends":[]}}}`,
+			`"Datasets": unknown key`},
+		{"unknown key at the top",
+			`{"datasets":{},"notes":"x"}`,
+			`"notes": unknown key`},
+		{"unknown key in an account",
+			`{"datasets":{"ward":{"epsilon_total":1,"delta_total":0,"spends":[],"refunds":[]}}}`,
+			`"datasets"."ward"."refunds": unknown key`},
+		{"unknown key in a spend",
+			`{"datasets":{"ward":{"epsilon_total":1,"delta_total":0,"spends":[` + spendA + `,{"epsilon":0.5,"delta":0,"refund":true}]}}}`,
+			`"datasets"."ward"."spends"[1]."refund": unknown key`},
+		{"duplicate key in a spend",
+			`{"datasets":{"ward":{"epsilon_total":1,"delta_total":0,"spends":[{"epsilon":0.5,"epsilon":0,"delta":0}]}}}`,
+			`"datasets"."ward"."spends"[0]."epsilon": duplicate key`},
+		{"duplicate total",
+			`{"datasets":{"ward":{"epsilon_total":1,"epsilon_total":9,"delta_total":0,"spends":[]}}}`,
+			`"datasets"."ward"."epsilon_total": duplicate key`},
+		{"duplicate dataset spelled with an escape",
+			`{"datasets":{"ward":{"epsilon_total":1,"delta_total":0,"spends":[` + spendA + `]},"w\u0061rd":{"epsilon_total":1,"delta_total":0,"spends":[]}}}`,
+			`"datasets"."ward": duplicate key`},
+		{"null for a ledger",
+			`null`,
+			`not a JSON object`},
+		{"second value after the ledger",
+			`{"datasets":{}} {"datasets":{}}`,
+			`not a ledger`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "ledger.json")
+			if err := os.WriteFile(path, []byte(tt.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadLedger(path)
+			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("err = %v, want bad input naming %s and %s", err, path, tt.want)
+			}
+			if _, err := Record(path, "ward", 1, 0, Spend{Epsilon: 0.1}); !errors.Is(err, schema.ErrBadInput) {
+				t.Errorf("Record: err = %v, want bad input", err)
+			}
+			if got, _ := os.ReadFile(path); string(got) != tt.text {
+				t.Error("a refused ledger was rewritten")
+			}
+		})
+	}
+}
+
+// TestLoadLedgerDeep: a ledger nested far deeper than any ledger is refused, not
+// walked.
+func TestLoadLedgerDeep(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.json")
+	deep := `{"datasets":{"w":{"epsilon_total":1,"delta_total":0,"spends":[{"outputs":` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + `}]}}}`
+	if err := os.WriteFile(path, []byte(deep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadLedger(path); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `"datasets"."w"."spends"[0]."outputs"`) {
+		t.Fatalf("err = %v, want bad input naming the nested key", err)
+	}
+}
+
+// TestLoadLedgerKeepsSpends: a strict ledger loads with every spend and account.
+func TestLoadLedgerKeepsSpends(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.json")
+	text := `{"datasets":{"ward":{"epsilon_total":1,"delta_total":1e-6,"spends":[` + spendA + `,{"epsilon":0.25,"delta":1e-7,"outputs":null}]},` +
+		`"Ward":{"epsilon_total":2,"delta_total":0,"spends":null}}}`
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := LoadLedger(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, d := l.Datasets["ward"].Spent()
+	if e.RatString() != "3/4" || d.RatString() != "1/10000000" || len(l.Datasets) != 2 || l.Datasets["Ward"].EpsilonTotal != 2 {
+		t.Errorf("loaded %+v: spent ε=%s δ=%s", l.Datasets, e.RatString(), d.RatString())
+	}
+}
+
+// TestRecordRemovesStaleTemporaries: a temporary ledger left by a killed run is
+// removed by the next run that holds the lock; files that only look alike stay.
+func TestRecordRemovesStaleTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ledger.json")
+	stale := []string{".ledger.json.123456789.tmp", ".ledger.json.4.tmp"}
+	kept := []string{".ledger.json.backup.tmp", ".ledger.json..tmp", ".other.json.123.tmp", "ledger.json.123.tmp", ".ledger.json.123.tmp.old"}
+	for _, n := range append(slices.Clone(stale), kept...) {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(`{"datasets":{}}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A folder of that name is not the ledger's temporary: left alone.
+	if err := os.Mkdir(filepath.Join(dir, ".ledger.json.77.tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kept = append(kept, ".ledger.json.77.tmp")
+	if _, err := Record(path, "ward", 1, 0, Spend{Epsilon: 0.1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range stale {
+		if _, err := os.Lstat(filepath.Join(dir, n)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: stale temporary still there (%v)", n, err)
+		}
+	}
+	for _, n := range kept {
+		if _, err := os.Lstat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+}
