@@ -526,9 +526,13 @@ type Measured = verify.Measured
 // Check re-checks an existing release against its input and configuration: it counts
 // the input's records, recounts the release's classes from its strings, and reports
 // the measured k and suppression; then it reads the release beside the input for
-// truthfulness and measures loss, NCP and non-uniform entropy. A release that violates
-// the configuration yields the measurements and an error matching
-// schema.ErrUnattainable.
+// truthfulness and measures loss, NCP and non-uniform entropy; last, it checks that
+// the release leaves out only the input records its models require (none under
+// Mondrian; under the optimal search, exactly the classes that fail the models at the
+// release's node) and that the parameters it records (Parquet or Arrow metadata, the
+// report opt.Report when given) agree with the configuration and the measurements. A
+// release that violates the configuration yields the measurements and an error
+// matching schema.ErrUnattainable.
 func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, error) {
 	if err := checkReleaseConfig(cfg); err != nil {
 		return nil, err
@@ -557,6 +561,7 @@ func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, err
 		return nil, fmt.Errorf("release: %w", err)
 	}
 	defer f.Close()
+	meta := releaseRecorded(f)
 	m, err := verifyTable(ctx, f, spec)
 	var v *verify.Violation
 	if errors.As(err, &v) {
@@ -592,5 +597,10 @@ func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, err
 		return m, err
 	}
 	m.Loss, m.NCP, m.NonUniformEntropy, m.Utility = um.Loss, um.NCP, um.NonUniformEntropy, um.Utility
+	// The records left out: only those the models require, and the parameters the
+	// release records.
+	if err := checkMissing(ctx, cfg, p, opt, rel, relFmt, inFmt, meta, spec, m); err != nil {
+		return m, err
+	}
 	return m, nil
 }
