@@ -21,7 +21,7 @@ import (
 type Options struct {
 	Input    string           // overrides the configuration's input.path
 	Output   string           // overrides output.path (release) ; the release file for Check
-	Report   string           // where to write the JSON report ("" = none)
+	Report   string           // where to write the JSON report ("" = none); Check: the release's report to check against
 	Ledger   string           // dp: the budget ledger ("" = none)
 	Workers  int              // ≤ 0: GOMAXPROCS
 	Progress *Progress        // counts the run's work as it happens (nil: not counted)
