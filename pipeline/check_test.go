@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/generalize"
 	"sanitizer/schema"
+	"sanitizer/verify"
 )
 
 // releaseRows reads a written release (any format) as its header and records.
@@ -241,5 +243,36 @@ func TestCheckMissingRecords(t *testing.T) {
 			}
 			t.Logf("%v", err)
 		})
+	}
+}
+
+// TestIntervalLabelsAgree: the verifier's labels of the interval hierarchy (which the
+// missing-records check groups the input by) are the builder's, value for value and
+// level for level, bounds and float rounding at the cells' edges included.
+func TestIntervalLabelsAgree(t *testing.T) {
+	for _, tc := range []struct {
+		typ    schema.Type
+		widths []float64
+		values []string
+	}{
+		{schema.Integer, []float64{5, 10, 20}, []string{"0", "4", "5", "-1", "-5", "-6", "19", "20", "119", "-9223372036854775808", "9223372036854775807"}},
+		{schema.Integer, []float64{1, 3}, []string{"0", "2", "3", "-3", "-4"}},
+		{schema.Float, []float64{0.1, 0.3, 0.9}, []string{"0", "0.1", "0.3", "0.29999999999999999", "0.7", "-0.1", "-0.30000000000000004", "1e-300", "12.345", "-1e6", "0.8999999999999999"}},
+		{schema.Float, []float64{0.25, 0.5, 2}, []string{"0.25", "0.5", "-0.25", "1.75", "3.9999999", "-2"}},
+		{schema.Float, []float64{1e-7}, []string{"3e-7", "0.00000029999999999999997", "-1e-7"}},
+	} {
+		h, err := generalize.BuildIntervals("test", tc.values, tc.typ, tc.widths)
+		if err != nil {
+			t.Fatalf("%v %v: %v", tc.typ, tc.widths, err)
+		}
+		d := verify.IntervalLevels(tc.typ, tc.widths)
+		for leaf, v := range tc.values {
+			for l := range h.Height() {
+				want := h.Value(l, h.Code(l, int32(leaf)))
+				if got, ok := d.Label(v, l); !ok || got != want {
+					t.Errorf("%s %v: value %s at level %d: verifier %q (%v), builder %q", tc.typ, tc.widths, v, l, got, ok, want)
+				}
+			}
+		}
 	}
 }

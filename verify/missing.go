@@ -116,7 +116,7 @@ func (l *labeler) label(v string) (string, error) {
 	if v == "" && l.q.Null != nil {
 		v = *l.q.Null
 	}
-	s, ok := l.q.Domain.label(v, l.level)
+	s, ok := l.q.Domain.Label(v, l.level)
 	if !ok {
 		return "", &Violation{Msg: fmt.Sprintf("column %q: an input value that its %s does not generalize", l.q.Column, l.q.Domain.source)}
 	}
@@ -127,8 +127,13 @@ func (l *labeler) label(v string) (string, error) {
 	return s, nil
 }
 
-// label is leaf v's value at the given level, as the release writes it.
-func (d *Domain) label(v string, level int) (string, bool) {
+// Label is leaf v's value at the given level of the hierarchy, as a full-domain
+// release writes it; false when the hierarchy does not generalize v or has no such
+// level.
+func (d *Domain) Label(v string, level int) (string, bool) {
+	if level < 0 || level >= d.height {
+		return "", false
+	}
 	switch {
 	case level == d.height-1:
 		return top, true
