@@ -237,37 +237,32 @@ func checkFullDomain(ctx context.Context, cfg *schema.Config, p *plan, rel, relF
 			levels, from = l, r
 		}
 	}
-	if levels == nil {
-		err = readInput(ctx, cfg, p, inFmt, p.quasi, func(in verify.Reader) error {
-			levels, err = verify.InferLevels(spec, classes, in)
-			return err
-		})
-		if errors.Is(err, verify.ErrAmbiguousLevels) {
-			return schema.BadInput("%s: %v; the check needs the release's node: give its report with --report", rel, err)
-		}
-	} else {
-		err = readInput(ctx, cfg, p, inFmt, p.quasi, func(in verify.Reader) error {
-			return verify.FitsLevels(spec, levels, classes, in)
-		})
-		var v *verify.Violation
-		if errors.As(err, &v) {
-			return schema.Unattainable("%s: %s %s: %v", rel, from.where, from.name["sanitize.node"], v)
-		}
-	}
-	if err := violation(rel, err); err != nil {
-		return err
-	}
 	cols := slices.Clone(p.quasi)
 	spec.Sensitive = slices.Clone(spec.Sensitive)
 	for i, sc := range p.protectedColumns() {
 		cols = append(cols, sc.pos)
 		spec.Sensitive[i].Null = inputNull(p, sc.pos)
 	}
+	open := func() (verify.Reader, func(), error) { return reopenInput(ctx, cfg, p, inFmt, cols) }
 	var required int
-	err = readInput(ctx, cfg, p, inFmt, cols, func(in verify.Reader) error {
-		required, err = verify.ExpectedSuppression(spec, levels, classes, in)
-		return err
-	})
+	if levels == nil {
+		levels, required, err = verify.InferNode(spec, classes, open)
+		if errors.Is(err, verify.ErrAmbiguousLevels) {
+			return schema.BadInput("%s: %v; the check needs the release's node: give its report with --report", rel, err)
+		}
+	} else {
+		err = readInput(open, func(in verify.Reader) error { return verify.FitsLevels(spec, levels, classes, in) })
+		var v *verify.Violation
+		if errors.As(err, &v) {
+			return schema.Unattainable("%s: %s %s: %v", rel, from.where, from.name["sanitize.node"], v)
+		}
+		if err == nil {
+			err = readInput(open, func(in verify.Reader) error {
+				required, err = verify.ExpectedSuppression(spec, levels, classes, in)
+				return err
+			})
+		}
+	}
 	if err := violation(rel, err); err != nil {
 		return err
 	}
@@ -309,18 +304,26 @@ func releasedClasses(ctx context.Context, cfg *schema.Config, rel, relFmt string
 	return c, violation(rel, err)
 }
 
-// readInput opens the input again and hands its records, projected to cols, to read.
-func readInput(ctx context.Context, cfg *schema.Config, p *plan, inFmt string, cols []int, read func(verify.Reader) error) error {
+// reopenInput opens the input again, its records projected to cols.
+func reopenInput(ctx context.Context, cfg *schema.Config, p *plan, inFmt string, cols []int) (verify.Reader, func(), error) {
 	names := make([]string, len(cfg.Columns))
 	for i, c := range cfg.Columns {
 		names[i] = c.Name
 	}
 	in, err := openSource(p.input, inFmt, cfg.Input.CSV, names)
 	if err != nil {
+		return nil, nil, err
+	}
+	r := readColumns(ctx, in, cols)
+	return r, func() { r.Close(); in.Close() }, nil
+}
+
+// readInput hands the input, opened by open, to read.
+func readInput(open func() (verify.Reader, func(), error), read func(verify.Reader) error) error {
+	in, done, err := open()
+	if err != nil {
 		return err
 	}
-	defer in.Close()
-	r := readColumns(ctx, in, cols)
-	defer r.Close()
-	return read(r)
+	defer done()
+	return read(in)
 }

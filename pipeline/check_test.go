@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -274,5 +275,60 @@ func TestIntervalLabelsAgree(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCheckInferredNode: a CSV release records no node, so Check infers it. Here the
+// release's values ("a" alone, b's class suppressed) fit two levels of g's hierarchy
+// (level 1 writes "a" for a and b), which the record left out tells apart: Check
+// passes. A release that leaves out every record (k above the input's size) is
+// explained by every level alike: Check says it needs the node (schema.ErrBadInput,
+// naming --report), and passes with a report that records it.
+func TestCheckInferredNode(t *testing.T) {
+	dir := t.TempDir()
+	hier := filepath.Join(dir, "g.csv")
+	if err := os.WriteFile(hier, []byte("a;a;*\nb;a;*\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "in.csv")
+	text := "g,v\n" + strings.Repeat("a,1\n", 19) + "b,2\n"
+	if err := os.WriteFile(in, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := "dataset: tiny\ncolumns:\n  g: {role: quasi, hierarchy: {file: " + hier + "}}\n  v: {role: insensitive}\nprivacy: {k: 2, suppression: 0.1}\n"
+	cfg := loadConfigText(t, config)
+	out := filepath.Join(dir, "out.csv")
+	rep, err := Release(context.Background(), cfg, Options{Input: in, Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nodeOf(rep)[0] != 0 || rep.Suppressed != 1 {
+		t.Fatalf("node %v, %d suppressed: not the release the test needs", nodeOf(rep), rep.Suppressed)
+	}
+	if _, err := Check(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+
+	empty := filepath.Join(dir, "empty.csv")
+	if err := os.WriteFile(empty, []byte("g,v\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg = loadConfigText(t, strings.Replace(config, "privacy: {k: 2, suppression: 0.1}", "privacy: {k: 25, suppression: 1}", 1))
+	_, err = Check(context.Background(), cfg, Options{Input: in, Output: empty})
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--report") {
+		t.Fatalf("check without the node: %v, want a bad input naming --report", err)
+	}
+	report := filepath.Join(dir, "report.json")
+	r := Report{Input: FileSummary{Rows: 20}, Model: ModelSummary{K: 25, SuppressionRate: 1, MaxSuppressed: 20}, Suppressed: 20,
+		Algorithm: "optimal", Node: []NodeLevel{{Column: "g", Level: 1, Levels: 3}}}
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(report, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(context.Background(), cfg, Options{Input: in, Output: empty, Report: report}); err != nil {
+		t.Fatalf("check with the report: %v", err)
 	}
 }

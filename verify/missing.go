@@ -20,10 +20,10 @@ import (
 	"sanitizer/schema"
 )
 
-// ErrAmbiguousLevels reports a release whose values fit more than one level of a
-// quasi-identifier's hierarchy, the levels generalizing the input differently: the
-// check needs the release's node from elsewhere (its metadata or report).
-var ErrAmbiguousLevels = errors.New("the release's values fit several levels of the hierarchy")
+// ErrAmbiguousLevels reports a release that more than one node explains (see
+// InferNode): the check needs the release's node from elsewhere (its metadata or
+// report).
+var ErrAmbiguousLevels = errors.New("the release's node cannot be told from its values")
 
 // IntervalLevels is the interval builder's hierarchy over a column of type typ
 // (integer or float) with the given widths, finest first: it measures as
@@ -217,13 +217,79 @@ func ratDecimal(n *big.Int, w *big.Rat, digits int) string {
 	return s
 }
 
-// InferLevels finds the level of every quasi-identifier of a full-domain release from
-// its values: the level whose labels of the input's values (read from in, records of
-// the quasi-identifiers in spec.Quasi order) include every value the release holds.
-// Levels that fit alike but generalize the input differently make it fail with
-// ErrAmbiguousLevels; a column that no level fits is a *Violation.
-func InferLevels(spec Spec, rel *Classes, in Reader) ([]int, error) {
+// maxCandidateNodes bounds the nodes InferNode tries.
+const maxCandidateNodes = 64
+
+// InferNode finds the node of a full-domain release that does not record it: among
+// the nodes whose every level writes, for the input's values, each value the release
+// holds (levels that write the input alike counted once), the one under which the
+// release leaves out exactly what ExpectedSuppression requires. open opens the input
+// as ExpectedSuppression reads it (it is read once, then once per node tried). It
+// returns the node and the number of records its models require suppressed. When no
+// node fits, it reports the *Violation found at the first (the finest); when several
+// do, or too many are to be tried, ErrAmbiguousLevels.
+func InferNode(spec Spec, rel *Classes, open func() (Reader, func(), error)) ([]int, int, error) {
+	in, done, err := open()
+	if err != nil {
+		return nil, 0, err
+	}
+	cands, err := candidateLevels(spec, rel, in)
+	done()
+	if err != nil {
+		return nil, 0, err
+	}
+	nodes := 1
+	for _, c := range cands {
+		nodes *= len(c)
+		if nodes > maxCandidateNodes {
+			return nil, 0, fmt.Errorf("more than %d nodes fit the release's values: %w", maxCandidateNodes, ErrAmbiguousLevels)
+		}
+	}
+	var (
+		found, required int
+		node            []int
+		first           error
+	)
+	for i := range nodes {
+		levels := make([]int, len(cands))
+		for j, x := len(cands)-1, i; j >= 0; j-- {
+			levels[j], x = cands[j][x%len(cands[j])], x/len(cands[j])
+		}
+		if in, done, err = open(); err != nil {
+			return nil, 0, err
+		}
+		n, err := ExpectedSuppression(spec, levels, rel, in)
+		done()
+		var v *Violation
+		switch {
+		case err == nil:
+			found, node, required = found+1, levels, n
+		case !errors.As(err, &v):
+			return nil, 0, err
+		case first == nil:
+			first = err
+		}
+	}
+	switch {
+	case found > 1:
+		return nil, 0, fmt.Errorf("%d nodes explain the release: %w", found, ErrAmbiguousLevels)
+	case found == 0 && nodes > 1:
+		return nil, 0, &Violation{Msg: fmt.Sprintf("none of the %d nodes that write the release's values explains the records it leaves out; at the finest: %v", nodes, first)}
+	case found == 0:
+		return nil, 0, first
+	}
+	return node, required, nil
+}
+
+// candidateLevels is, per quasi-identifier, the levels that write every value the
+// release holds from the input's values (read from in, the quasi-identifiers first
+// in spec.Quasi order), one level of those that write the input alike. A column that
+// no level fits is a *Violation.
+func candidateLevels(spec Spec, rel *Classes, in Reader) ([][]int, error) {
 	q := len(spec.Utility)
+	if q != len(spec.Quasi) {
+		return nil, fmt.Errorf("%d hierarchies for %d quasi-identifiers", q, len(spec.Quasi))
+	}
 	distinct := make([]map[string]bool, q)
 	for j := range distinct {
 		distinct[j] = map[string]bool{}
@@ -245,32 +311,31 @@ func InferLevels(spec Spec, rel *Classes, in Reader) ([]int, error) {
 			}
 		}
 	}
-	levels := make([]int, q)
+	cands := make([][]int, q)
 	for j, qu := range spec.Utility {
-		l, err := inferLevel(qu, distinct[j], rel.values[j])
-		if err != nil {
+		var err error
+		if cands[j], err = fittingLevels(qu, distinct[j], rel.values[j]); err != nil {
 			return nil, err
 		}
-		levels[j] = l
 	}
-	return levels, nil
+	return cands, nil
 }
 
-// inferLevel is the level of one quasi-identifier (see InferLevels).
-func inferLevel(q Quasi, input, released map[string]bool) (int, error) {
+// fittingLevels is candidateLevels for one quasi-identifier.
+func fittingLevels(q Quasi, input, released map[string]bool) ([]int, error) {
 	var fits []int
-	var labels []map[string]string // per fitting level: every input value's label
+	var labels []map[string]string // per level kept: every input value's label
 	for l := range q.Domain.height {
 		lab, err := newLabeler(q, l)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		written := map[string]bool{}
 		of := map[string]string{}
 		for v := range input {
 			s, err := lab.label(v)
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
 			written[s], of[v] = true, s
 		}
@@ -278,26 +343,32 @@ func inferLevel(q Quasi, input, released map[string]bool) (int, error) {
 		for r := range released {
 			fit = fit && written[r]
 		}
+		for _, o := range labels {
+			fit = fit && !sameLabels(o, of)
+		}
 		if fit {
 			fits, labels = append(fits, l), append(labels, of)
 		}
 	}
 	if len(fits) == 0 {
-		return 0, &Violation{Msg: fmt.Sprintf("column %q: the release's values are not those of one level of its %s", q.Column, q.Domain.source)}
+		return nil, &Violation{Msg: fmt.Sprintf("column %q: the release's values are not those of one level of its %s", q.Column, q.Domain.source)}
 	}
-	for _, of := range labels[1:] {
-		for v, s := range of {
-			if labels[0][v] != s {
-				return 0, fmt.Errorf("column %q: %w", q.Column, ErrAmbiguousLevels)
-			}
+	return fits, nil
+}
+
+// sameLabels reports whether two levels write every input value alike.
+func sameLabels(a, b map[string]string) bool {
+	for v, s := range a {
+		if b[v] != s {
+			return false
 		}
 	}
-	return fits[0], nil
+	return true
 }
 
 // FitsLevels reports a *Violation naming the first quasi-identifier whose released
-// values are not all labels, at its given level, of the input's values (read from in
-// as InferLevels reads them).
+// values are not all labels, at its given level, of the input's values (read from in,
+// the quasi-identifiers first in spec.Quasi order).
 func FitsLevels(spec Spec, levels []int, rel *Classes, in Reader) error {
 	labs, err := labelers(spec, levels)
 	if err != nil {

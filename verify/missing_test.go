@@ -2,6 +2,7 @@ package verify
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,47 +87,46 @@ func TestExpectedSuppression(t *testing.T) {
 	}
 }
 
-func TestInferLevels(t *testing.T) {
-	spec := missingSpec(t)
-	quasiOnly := func() Reader {
-		var recs [][]string
-		for _, r := range missingInput {
-			recs = append(recs, r[:2])
-		}
-		return &records{recs: recs}
-	}
-	// a hierarchy whose level 1 writes a leaf's own value for a: a release holding only
-	// a fits levels 0 and 1, which generalize b differently
-	odd, err := HierarchyDomain(writeHierarchy(t, "A;A;*\nB;A;*\nC;Y;*\nD;Y;*\n"))
+func TestInferNode(t *testing.T) {
+	// a hierarchy whose level 1 writes "a" for a and b: the values "a" fit levels 0 and
+	// 1, which the records left out tell apart
+	odd, err := HierarchyDomain(writeHierarchy(t, "a;a;*\nb;a;*\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	oddInput := [][]string{{"a", "21", "a"}, {"a", "22", "b"}, {"a", "23", "a"}, {"b", "24", "c"}}
 	for _, tc := range []struct {
-		name    string
-		dept    Quasi // zero: spec's
-		release [][]string
-		want    []int
-		err     string // "ambiguous", or a part of the violation
+		name     string
+		odd      bool // g (the odd hierarchy) and age over oddInput, not missingSpec's
+		release  [][]string
+		want     []int
+		required int
+		err      string // "ambiguous", or a part of the violation
 	}{
-		{"the release's levels", Quasi{}, releaseOf(0, 1, 2, 3, 4, 5), []int{1, 1}, ""},
-		{"originals and top", Quasi{}, [][]string{{"A", "*", "a"}, {"C", "*", "b"}}, []int{0, 2}, ""},
-		{"a value of no level", Quasi{}, [][]string{{"Q", "[20,29]", "a"}}, nil, "not those of one level"},
-		{"levels that fit alike but generalize differently", Quasi{Column: "dept", Domain: odd}, [][]string{{"A", "[20,29]", "a"}}, nil, "ambiguous"},
+		{"the release's levels", false, releaseOf(0, 1, 2, 3, 4, 5), []int{1, 1}, 1, ""},
+		{"originals and top", false, [][]string{{"A", "*", "a"}, {"A", "*", "a"}, {"A", "*", "a"}, {"C", "*", "a"}, {"C", "*", "b"}}, []int{0, 2}, 2, ""},
+		{"a value of no level", false, [][]string{{"Q", "[20,29]", "a"}}, nil, 0, "not those of one level"},
+		{"one node fits: a class missing", false, releaseOf(0, 1, 2), nil, 0, "3 of the 3 input records"},
+		{"levels that fit alike, told apart by the records left out", true, [][]string{{"a", "[20,29]", "a"}, {"a", "[20,29]", "b"}, {"a", "[20,29]", "a"}}, []int{0, 1}, 1, ""},
+		{"no node explains the release", true, [][]string{{"a", "[20,29]", "a"}, {"a", "[20,29]", "b"}}, nil, 0, "none of the 2 nodes"},
+		{"several nodes explain the release", false, nil, nil, 0, "ambiguous"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := spec
-			if tc.dept.Domain != nil {
-				s.Utility = []Quasi{tc.dept, spec.Utility[1]}
+			spec, input := missingSpec(t), missingInput
+			if tc.odd {
+				spec.InputRows, input = len(oddInput), oddInput
+				spec.Utility = []Quasi{{Column: "dept", Domain: odd, Type: schema.String}, spec.Utility[1]}
 			}
-			rel, err := ReleasedClasses(s, &records{recs: tc.release})
+			rel, err := ReleasedClasses(spec, &records{recs: tc.release})
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := InferLevels(s, rel, quasiOnly())
+			open := func() (Reader, func(), error) { return &records{recs: input}, func() {}, nil }
+			got, required, err := InferNode(spec, rel, open)
 			var v *Violation
 			switch {
-			case tc.err == "" && (err != nil || len(got) != len(tc.want) || got[0] != tc.want[0] || got[1] != tc.want[1]):
-				t.Fatalf("levels %v (%v), want %v", got, err, tc.want)
+			case tc.err == "" && (err != nil || !slices.Equal(got, tc.want) || required != tc.required):
+				t.Fatalf("node %v, %d required (%v), want %v, %d", got, required, err, tc.want, tc.required)
 			case tc.err == "ambiguous" && !errors.Is(err, ErrAmbiguousLevels):
 				t.Fatalf("got %v %v, want ErrAmbiguousLevels", got, err)
 			case tc.err != "" && tc.err != "ambiguous" && (!errors.As(err, &v) || !strings.Contains(err.Error(), tc.err)):
