@@ -69,11 +69,11 @@ func releaseRecorded(src source) *recorded {
 func reportRecorded(path string) (*recorded, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, schema.BadInput("--report: %s: %v", path, err)
+		return nil, schema.BadInput("--report: %w", err)
 	}
 	var rep Report
 	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, schema.BadInput("--report: %s: not a release report: %v", path, err)
+		return nil, schema.BadInput("--report: %s: not a release report: %w", path, err)
 	}
 	r := &recorded{where: path, name: map[string]string{}, values: map[string]string{
 		"sanitize.k":                 strconv.Itoa(rep.Model.K),
@@ -141,7 +141,10 @@ func (r *recorded) compare(release string, want map[string]string) error {
 			continue
 		}
 		got, has := r.values[k.meta]
-		if !has || got != w {
+		if !has {
+			return schema.Unattainable("%s: %s lacks %s (the check measures or configures %q)", release, r.where, r.name[k.meta], w)
+		}
+		if got != w {
 			return schema.Unattainable("%s: %s %s records %q, the check measures or configures %q", release, r.where, r.name[k.meta], got, w)
 		}
 	}
@@ -248,13 +251,13 @@ func checkFullDomain(ctx context.Context, cfg *schema.Config, p *plan, rel, relF
 	if levels == nil {
 		levels, required, err = verify.InferNode(spec, classes, open)
 		if errors.Is(err, verify.ErrAmbiguousLevels) {
-			return schema.BadInput("%s: %v; the check needs the release's node: give its report with --report", rel, err)
+			return schema.BadInput("%s: %w; the check needs the release's node: give its report with --report", rel, err)
 		}
 	} else {
 		err = readInput(open, func(in verify.Reader) error { return verify.FitsLevels(spec, levels, classes, in) })
 		var v *verify.Violation
 		if errors.As(err, &v) {
-			return schema.Unattainable("%s: %s %s: %v", rel, from.where, from.name["sanitize.node"], v)
+			return schema.Unattainable("%s: %s %s: %w", rel, from.where, from.name["sanitize.node"], v)
 		}
 		if err == nil {
 			err = readInput(open, func(in verify.Reader) error {
@@ -277,7 +280,7 @@ func checkFullDomain(ctx context.Context, cfg *schema.Config, p *plan, rel, relF
 func violation(rel string, err error) error {
 	var v *verify.Violation
 	if errors.As(err, &v) {
-		return schema.Unattainable("%s: %v", rel, v)
+		return schema.Unattainable("%s: %w", rel, v)
 	}
 	return err
 }
