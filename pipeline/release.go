@@ -21,7 +21,7 @@ import (
 type Options struct {
 	Input    string           // overrides the configuration's input.path
 	Output   string           // overrides output.path (release) ; the release file for Check
-	Report   string           // where to write the JSON report ("" = none)
+	Report   string           // where to write the JSON report ("" = none); Check: the release's report to check against
 	Ledger   string           // dp: the budget ledger ("" = none)
 	Workers  int              // ≤ 0: GOMAXPROCS
 	Progress *Progress        // counts the run's work as it happens (nil: not counted)
@@ -528,9 +528,13 @@ type Measured = verify.Measured
 // Check re-checks an existing release against its input and configuration: it counts
 // the input's records, recounts the release's classes from its strings, and reports
 // the measured k and suppression; then it reads the release beside the input for
-// truthfulness and measures loss, NCP and non-uniform entropy. A release that violates
-// the configuration yields the measurements and an error matching
-// schema.ErrUnattainable.
+// truthfulness and measures loss, NCP and non-uniform entropy; last, it checks that
+// the release leaves out only the input records its models require (none under
+// Mondrian; under the optimal search, exactly the classes that fail the models at the
+// release's node) and that the parameters it records (Parquet or Arrow metadata, the
+// report opt.Report when given) agree with the configuration and the measurements. A
+// release that violates the configuration yields the measurements and an error
+// matching schema.ErrUnattainable.
 func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, error) {
 	if err := checkReleaseConfig(cfg); err != nil {
 		return nil, err
@@ -559,6 +563,7 @@ func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, err
 		return nil, fmt.Errorf("release: %w", err)
 	}
 	defer f.Close()
+	meta := releaseRecorded(f)
 	m, err := verifyTable(ctx, f, spec)
 	var v *verify.Violation
 	if errors.As(err, &v) {
@@ -594,5 +599,10 @@ func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, err
 		return m, err
 	}
 	m.Loss, m.NCP, m.NonUniformEntropy, m.Utility = um.Loss, um.NCP, um.NonUniformEntropy, um.Utility
+	// The records left out: only those the models require, and the parameters the
+	// release records.
+	if err := checkMissing(ctx, cfg, p, opt, rel, relFmt, inFmt, meta, spec, m); err != nil {
+		return m, err
+	}
 	return m, nil
 }

@@ -80,7 +80,7 @@ func utilityQuasi(cfg *schema.Config, p *plan) ([]verify.Quasi, error) {
 				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 			}
 		case h.Intervals != nil:
-			q.Domain = verify.IntervalDomain()
+			q.Domain = verify.IntervalLevels(c.Type, h.Intervals)
 		case h.Mask != nil:
 			if q.Domain, err = verify.MaskDomain(h.Mask.FromRight, h.Mask.Max); err != nil {
 				return nil, fmt.Errorf("columns.%s.hierarchy.mask: %w", c.Name, err)

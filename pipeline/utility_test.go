@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -190,9 +191,11 @@ search: {algorithm: mondrian}
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A Mondrian release suppresses nothing, so Check rejects this one for the record
+	// it leaves out; it has measured the release by then.
 	m, err := Check(context.Background(), cfg, Options{Input: filepath.Join(dir, "in.csv"), Output: filepath.Join(dir, "release.csv")})
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(err, schema.ErrUnattainable) || !strings.Contains(err.Error(), "missing from a Mondrian release") || m == nil {
+		t.Fatalf("check: %v, want the record missing from a Mondrian release", err)
 	}
 	want := generalize.Metrics{Loss: 0.4, NCP: 0.45, NonUniformEntropy: 4*math.Log2(3) + 2*math.Log2(5) - 2, Discernibility: 13, CAvg: 1}
 	if d := sameMetrics(m, want, 5); d != "" {

@@ -58,6 +58,9 @@ type Domain struct {
 	fromRight bool
 	max       int
 	dates     []string
+	// intervals (IntervalLevels): the column's type and the widths, finest first
+	typ    schema.Type
+	widths []float64
 }
 
 type domainKind int

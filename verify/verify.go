@@ -48,6 +48,9 @@ type Sensitive struct {
 	Tree      *closeness.Tree // over the numbered values, for the hierarchical distance
 	Diversity []diversity.Model
 	Closeness []Closeness
+	// Null is the value an empty input field is read as (nil: the empty string is a
+	// value of its own); only the input is read with it.
+	Null *string
 }
 
 // Closeness is one t-closeness requirement.

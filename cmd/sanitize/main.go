@@ -354,7 +354,7 @@ func newCheck(stdout io.Writer) *cobra.Command {
 	var cfgPath string
 	var opt pipeline.Options
 	cmd := &cobra.Command{
-		Use:   "check -c CONFIG --in INPUT --release RELEASE",
+		Use:   "check -c CONFIG --in INPUT --release RELEASE [--report REPORT.json]",
 		Short: "Re-check an existing release against its input and configuration",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -387,6 +387,7 @@ func newCheck(stdout io.Writer) *cobra.Command {
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "release configuration (YAML, required)")
 	cmd.Flags().StringVar(&opt.Input, "in", "", "input table (overrides input.path)")
 	cmd.Flags().StringVar(&opt.Output, "release", "", "release file to check (overrides output.path)")
+	cmd.Flags().StringVar(&opt.Report, "report", "", "the release's JSON report: its recorded node and parameters are checked too (a CSV release has no metadata)")
 	return cmd
 }
 

@@ -733,6 +733,86 @@ func TestReleaseHospital(t *testing.T) {
 		}
 	})
 
+	// deleteClass is the release less n records of the class with the given key (all of
+	// them for n < 0).
+	deleteClass := func(key string, n int) [][]string {
+		rows := [][]string{release[0]}
+		for _, row := range release[1:] {
+			k, _ := json.Marshal([]string{row[0], row[1], row[2], row[3]})
+			if string(k) == key && n != 0 {
+				n--
+				continue
+			}
+			rows = append(rows, row)
+		}
+		return rows
+	}
+	var largest, smallest string
+	for key, n := range sizes {
+		if largest == "" || n > sizes[largest] || n == sizes[largest] && key < largest {
+			largest = key
+		}
+		if smallest == "" || n < sizes[smallest] || n == sizes[smallest] && key < smallest {
+			smallest = key
+		}
+	}
+
+	// A record may be missing only when its class fails the models: deleting records
+	// of a class that meets them is a violation even when k and the suppression limit
+	// still hold.
+	for _, tc := range []struct {
+		name string
+		key  string
+		n    int
+	}{
+		{"check a release with one record deleted", largest, 1},
+		{"check a release with a whole class deleted", smallest, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows := deleteClass(tc.key, tc.n)
+			if inputRows-(len(rows)-1) > r.Model.MaxSuppressed {
+				t.Skip("the deletion exceeds the suppression limit")
+			}
+			code, stdout, stderr := tampered(t, rows)
+			if code != 3 {
+				t.Fatalf("check: exit %d, want 3\nstdout: %s\nstderr: %s", code, stdout, stderr)
+			}
+			if !strings.Contains(stderr, "missing from the release") {
+				t.Errorf("stderr does not say records are missing:\n%s", stderr)
+			}
+		})
+	}
+
+	// --report: a CSV release checked against its report, whose recorded parameters
+	// must agree with what check measures.
+	t.Run("check with its report", func(t *testing.T) {
+		code, stdout, stderr := runCLI(t, "check", "-c", cfgPath, "--in", in, "--release", out, "--report", rep)
+		if code != 0 {
+			t.Fatalf("check --report: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+		}
+	})
+	for _, tc := range []struct{ name, field, old, new string }{
+		{"suppressed", "suppressed", fmt.Sprintf(`"suppressed": %d`, r.Suppressed), fmt.Sprintf(`"suppressed": %d`, r.Suppressed+1)},
+		{"k", "model.k", `"k": 5`, `"k": 6`},
+		{"node", "node", `"level": 3,`, `"level": 2,`},
+	} {
+		t.Run("check with a report that disagrees: "+tc.name, func(t *testing.T) {
+			text := string(readFile(t, rep))
+			if !strings.Contains(text, tc.old) {
+				t.Fatalf("report lacks %q:\n%s", tc.old, text)
+			}
+			bad := filepath.Join(t.TempDir(), "report.json")
+			writeFile(t, bad, strings.Replace(text, tc.old, tc.new, 1))
+			code, stdout, stderr := runCLI(t, "check", "-c", cfgPath, "--in", in, "--release", out, "--report", bad)
+			if code != 3 {
+				t.Fatalf("check --report: exit %d, want 3\nstdout: %s\nstderr: %s", code, stdout, stderr)
+			}
+			if !strings.Contains(stderr, tc.field) {
+				t.Errorf("stderr does not name %s:\n%s", tc.field, stderr)
+			}
+		})
+	}
+
 	t.Run("check a release that still holds an identifier", func(t *testing.T) {
 		rows := [][]string{append([]string{"name"}, release[0]...)}
 		for i, row := range release[1:] {

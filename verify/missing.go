@@ -1,0 +1,551 @@
+package verify
+
+// Missing records: a full-domain release may leave out an input record only when the
+// record's class, at the release's generalization, fails the models (k, l, t); every
+// record of a class that meets them must be released (ARX's semantics: the node
+// suppresses exactly its failing classes). This file generalizes every input record
+// with its own reading of the hierarchies (Domain) and compares the classes with the
+// release's; it shares no code with package generalize.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"sanitizer/schema"
+)
+
+// ErrAmbiguousLevels reports a release that more than one node explains (see
+// InferNode): the check needs the release's node from elsewhere (its metadata or
+// report).
+var ErrAmbiguousLevels = errors.New("the release's node cannot be told from its values")
+
+// IntervalLevels is the interval builder's hierarchy over a column of type typ
+// (integer or float) with the given widths, finest first: it measures as
+// IntervalDomain does, and also writes the label of every level (level j+1 is the
+// interval of width widths[j] that holds the value, then "*").
+func IntervalLevels(typ schema.Type, widths []float64) *Domain {
+	return &Domain{kind: domainIntervals, source: "interval hierarchy", height: len(widths) + 2, typ: typ, widths: widths}
+}
+
+// Classes is what a release holds: its records per class and, per quasi-identifier,
+// the values it releases.
+type Classes struct {
+	count  map[string]int64
+	values []map[string]bool
+}
+
+// ReleasedClasses counts the classes of the release read from rel (records of
+// spec.Columns, the header already consumed).
+func ReleasedClasses(spec Spec, rel Reader) (*Classes, error) {
+	pos := make([]int, len(spec.Quasi))
+	for j, q := range spec.Quasi {
+		pos[j] = -1
+		for i, c := range spec.Columns {
+			if c == q {
+				pos[j] = i
+			}
+		}
+		if pos[j] < 0 {
+			return nil, &Violation{Msg: fmt.Sprintf("quasi-identifier %q missing from the release", q)}
+		}
+	}
+	cl := &Classes{count: map[string]int64{}, values: make([]map[string]bool, len(pos))}
+	for j := range cl.values {
+		cl.values[j] = map[string]bool{}
+	}
+	var key []byte
+	for n := 1; ; n++ {
+		rec, err := rel.Read()
+		if errors.Is(err, io.EOF) {
+			return cl, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(rec) != len(spec.Columns) {
+			return nil, &Violation{Msg: fmt.Sprintf("release record %d has %d fields, the header %d", n, len(rec), len(spec.Columns))}
+		}
+		key = key[:0]
+		for j, p := range pos {
+			key = appendKey(key, rec[p])
+			if !cl.values[j][rec[p]] {
+				cl.values[j][strings.Clone(rec[p])] = true
+			}
+		}
+		cl.count[string(key)]++
+	}
+}
+
+// appendKey appends a class key's field: its length (4 bytes), then the value, as
+// Counter keys its classes.
+func appendKey(key []byte, v string) []byte {
+	key = binary.LittleEndian.AppendUint32(key, uint32(len(v)))
+	return append(key, v...)
+}
+
+// labeler writes the values of one quasi-identifier at one level of its hierarchy,
+// remembering the values met.
+type labeler struct {
+	q     Quasi
+	level int
+	seen  map[string]string
+}
+
+func newLabeler(q Quasi, level int) (*labeler, error) {
+	if q.Domain == nil {
+		return nil, fmt.Errorf("quasi-identifier %q has no hierarchy", q.Column)
+	}
+	if level < 0 || level >= q.Domain.height {
+		return nil, &Violation{Msg: fmt.Sprintf("column %q: level %d outside its hierarchy's 0..%d", q.Column, level, q.Domain.height-1)}
+	}
+	return &labeler{q: q, level: level, seen: map[string]string{}}, nil
+}
+
+// label is the value v of the input (as read, "" possibly a null) at the level.
+func (l *labeler) label(v string) (string, error) {
+	if s, ok := l.seen[v]; ok {
+		return s, nil
+	}
+	orig := v
+	if v == "" && l.q.Null != nil {
+		v = *l.q.Null
+	}
+	s, ok := l.q.Domain.Label(v, l.level)
+	if !ok {
+		return "", &Violation{Msg: fmt.Sprintf("column %q: an input value that its %s does not generalize", l.q.Column, l.q.Domain.source)}
+	}
+	if len(l.seen) >= 1<<20 {
+		clear(l.seen)
+	}
+	l.seen[strings.Clone(orig)] = s
+	return s, nil
+}
+
+// Label is leaf v's value at the given level of the hierarchy, as a full-domain
+// release writes it; false when the hierarchy does not generalize v or has no such
+// level.
+func (d *Domain) Label(v string, level int) (string, bool) {
+	if level < 0 || level >= d.height {
+		return "", false
+	}
+	switch {
+	case level == d.height-1:
+		return top, true
+	case d.kind == domainIntervals:
+		if level == 0 {
+			return v, true
+		}
+		if level > len(d.widths) {
+			return "", false
+		}
+		return intervalLabel(v, d.typ, d.widths[level-1])
+	case level == 0 && d.kind != domainFile:
+		return v, true
+	}
+	labs, ok := d.labelsOf(v)
+	if !ok || level >= len(labs) {
+		return "", false
+	}
+	return labs[level], true
+}
+
+// intervalLabel is the interval of width w that holds v: "[lo,hi]" with lo = ⌊v/w⌋·w
+// and hi = lo+w−1 for integers, "[lo,hi)" with hi = lo+w for floats, the bounds
+// written as exact decimals and v lying in the half-open interval of their float64
+// readings.
+func intervalLabel(v string, typ schema.Type, w float64) (string, bool) {
+	switch typ {
+	case schema.Integer:
+		x, ok := new(big.Int).SetString(v, 10)
+		if !ok || w < 1 || w != math.Trunc(w) {
+			return "", false
+		}
+		bw := big.NewInt(int64(w))
+		lo := new(big.Int).Div(x, bw) // Euclidean: ⌊x/w⌋ for w > 0
+		lo.Mul(lo, bw)
+		hi := new(big.Int).Add(lo, bw)
+		hi.Sub(hi, big.NewInt(1))
+		return "[" + lo.String() + "," + hi.String() + "]", true
+	case schema.Float:
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || !(w > 0) {
+			return "", false
+		}
+		text := strconv.FormatFloat(w, 'f', -1, 64)
+		digits := 0
+		if _, frac, ok := strings.Cut(text, "."); ok {
+			digits = len(frac)
+		}
+		rw, _ := new(big.Rat).SetString(text)
+		x := new(big.Rat).SetFloat64(f)
+		x.Quo(x, rw)
+		k := new(big.Int).Div(x.Num(), x.Denom())
+		// the float64 reading of bound k+1 may round down to f: f then lies in cell k+1
+		for range 4 {
+			if next := new(big.Int).Add(k, big.NewInt(1)); ratFloat(next, rw) <= f {
+				k = next
+				continue
+			}
+			next := new(big.Int).Add(k, big.NewInt(1))
+			return "[" + ratDecimal(k, rw, digits) + "," + ratDecimal(next, rw, digits) + ")", true
+		}
+	}
+	return "", false
+}
+
+// ratFloat is the float64 nearest n·w.
+func ratFloat(n *big.Int, w *big.Rat) float64 {
+	f, _ := new(big.Rat).Mul(new(big.Rat).SetInt(n), w).Float64()
+	return f
+}
+
+// ratDecimal writes n·w exactly, with at most digits decimals and no trailing zeros.
+func ratDecimal(n *big.Int, w *big.Rat, digits int) string {
+	s := new(big.Rat).Mul(new(big.Rat).SetInt(n), w).FloatString(digits)
+	if digits > 0 {
+		s = strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// maxCandidateNodes bounds the nodes InferNode tries.
+const maxCandidateNodes = 64
+
+// InferNode finds the node of a full-domain release that does not record it: among
+// the nodes whose every level writes, for the input's values, each value the release
+// holds (levels that write the input alike counted once), the one under which the
+// release leaves out exactly what ExpectedSuppression requires. open opens the input
+// as ExpectedSuppression reads it (it is read once, then once per node tried). It
+// returns the node and the number of records its models require suppressed. When no
+// node fits, it reports the *Violation found at the first (the finest); when several
+// do, or too many are to be tried, ErrAmbiguousLevels.
+func InferNode(spec Spec, rel *Classes, open func() (Reader, func(), error)) ([]int, int, error) {
+	in, done, err := open()
+	if err != nil {
+		return nil, 0, err
+	}
+	cands, err := candidateLevels(spec, rel, in)
+	done()
+	if err != nil {
+		return nil, 0, err
+	}
+	nodes := 1
+	for _, c := range cands {
+		nodes *= len(c)
+		if nodes > maxCandidateNodes {
+			return nil, 0, fmt.Errorf("more than %d nodes fit the release's values: %w", maxCandidateNodes, ErrAmbiguousLevels)
+		}
+	}
+	var (
+		found, required int
+		node            []int
+		first           error
+	)
+	for i := range nodes {
+		levels := make([]int, len(cands))
+		for j, x := len(cands)-1, i; j >= 0; j-- {
+			levels[j], x = cands[j][x%len(cands[j])], x/len(cands[j])
+		}
+		if in, done, err = open(); err != nil {
+			return nil, 0, err
+		}
+		n, err := ExpectedSuppression(spec, levels, rel, in)
+		done()
+		var v *Violation
+		switch {
+		case err == nil:
+			found, node, required = found+1, levels, n
+		case !errors.As(err, &v):
+			return nil, 0, err
+		case first == nil:
+			first = err
+		}
+	}
+	switch {
+	case found > 1:
+		return nil, 0, fmt.Errorf("%d nodes explain the release: %w", found, ErrAmbiguousLevels)
+	case found == 0 && nodes > 1:
+		return nil, 0, &Violation{Msg: fmt.Sprintf("none of the %d nodes that write the release's values explains the records it leaves out; at the finest: %v", nodes, first)}
+	case found == 0:
+		return nil, 0, first
+	}
+	return node, required, nil
+}
+
+// candidateLevels is, per quasi-identifier, the levels that write every value the
+// release holds from the input's values (read from in, the quasi-identifiers first
+// in spec.Quasi order), one level of those that write the input alike. A column that
+// no level fits is a *Violation.
+func candidateLevels(spec Spec, rel *Classes, in Reader) ([][]int, error) {
+	q := len(spec.Utility)
+	if q != len(spec.Quasi) {
+		return nil, fmt.Errorf("%d hierarchies for %d quasi-identifiers", q, len(spec.Quasi))
+	}
+	distinct := make([]map[string]bool, q)
+	for j := range distinct {
+		distinct[j] = map[string]bool{}
+	}
+	for {
+		rec, err := in.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(rec) < q {
+			return nil, fmt.Errorf("an input record of %d fields for %d quasi-identifiers", len(rec), q)
+		}
+		for j := range q {
+			if !distinct[j][rec[j]] {
+				distinct[j][strings.Clone(rec[j])] = true
+			}
+		}
+	}
+	cands := make([][]int, q)
+	for j, qu := range spec.Utility {
+		var err error
+		if cands[j], err = fittingLevels(qu, distinct[j], rel.values[j]); err != nil {
+			return nil, err
+		}
+	}
+	return cands, nil
+}
+
+// fittingLevels is candidateLevels for one quasi-identifier.
+func fittingLevels(q Quasi, input, released map[string]bool) ([]int, error) {
+	var fits []int
+	var labels []map[string]string // per level kept: every input value's label
+	for l := range q.Domain.height {
+		lab, err := newLabeler(q, l)
+		if err != nil {
+			return nil, err
+		}
+		written := map[string]bool{}
+		of := map[string]string{}
+		for v := range input {
+			s, err := lab.label(v)
+			if err != nil {
+				return nil, err
+			}
+			written[s], of[v] = true, s
+		}
+		fit := true
+		for r := range released {
+			fit = fit && written[r]
+		}
+		for _, o := range labels {
+			fit = fit && !sameLabels(o, of)
+		}
+		if fit {
+			fits, labels = append(fits, l), append(labels, of)
+		}
+	}
+	if len(fits) == 0 {
+		return nil, &Violation{Msg: fmt.Sprintf("column %q: the release's values are not those of one level of its %s", q.Column, q.Domain.source)}
+	}
+	return fits, nil
+}
+
+// sameLabels reports whether two levels write every input value alike.
+func sameLabels(a, b map[string]string) bool {
+	for v, s := range a {
+		if b[v] != s {
+			return false
+		}
+	}
+	return true
+}
+
+// FitsLevels reports a *Violation naming the first quasi-identifier whose released
+// values are not all labels, at its given level, of the input's values (read from in,
+// the quasi-identifiers first in spec.Quasi order).
+func FitsLevels(spec Spec, levels []int, rel *Classes, in Reader) error {
+	labs, err := labelers(spec, levels)
+	if err != nil {
+		return err
+	}
+	written := make([]map[string]bool, len(labs))
+	for j := range written {
+		written[j] = map[string]bool{}
+	}
+	for {
+		rec, err := in.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		for j, lab := range labs {
+			s, err := lab.label(rec[j])
+			if err != nil {
+				return err
+			}
+			written[j][s] = true
+		}
+	}
+	for j, q := range spec.Utility {
+		for r := range rel.values[j] {
+			if !written[j][r] {
+				return &Violation{Msg: fmt.Sprintf("column %q: a released value that level %d of its %s does not write for any input value", q.Column, levels[j], q.Domain.source)}
+			}
+		}
+	}
+	return nil
+}
+
+func labelers(spec Spec, levels []int) ([]*labeler, error) {
+	if len(levels) != len(spec.Utility) || len(spec.Utility) != len(spec.Quasi) {
+		return nil, fmt.Errorf("%d levels and %d hierarchies for %d quasi-identifiers", len(levels), len(spec.Utility), len(spec.Quasi))
+	}
+	labs := make([]*labeler, len(levels))
+	for j, q := range spec.Utility {
+		var err error
+		if labs[j], err = newLabeler(q, levels[j]); err != nil {
+			return nil, err
+		}
+	}
+	return labs, nil
+}
+
+// inputClass is one class of the input at the release's generalization.
+type inputClass struct {
+	n     int64
+	hists []map[int32]int64 // per sensitive column
+}
+
+// ExpectedSuppression generalizes every input record read from in (its
+// quasi-identifier values in spec.Quasi order, then the values of spec.Sensitive's
+// columns in order; a sensitive column's "" read as its Null when set) to levels,
+// groups them into classes, and checks the release's classes against them: a class
+// that meets the models (at least spec.K records, every l-diversity and t-closeness
+// requirement, the latter against the whole input's distribution) must be released
+// whole, one that fails them not at all, and the release may hold no other class. A
+// release that breaks this is a *Violation; it returns the number of input records
+// the models require suppressed.
+func ExpectedSuppression(spec Spec, levels []int, rel *Classes, in Reader) (int, error) {
+	labs, err := labelers(spec, levels)
+	if err != nil {
+		return 0, err
+	}
+	index := make([]map[string]int32, len(spec.Sensitive))
+	for i, sc := range spec.Sensitive {
+		index[i] = make(map[string]int32, len(sc.Values))
+		for v, s := range sc.Values {
+			index[i][s] = int32(v)
+		}
+	}
+	q := len(labs)
+	classes := map[string]*inputClass{}
+	var key []byte
+	for n := 1; ; n++ {
+		rec, err := in.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+		if len(rec) != q+len(spec.Sensitive) {
+			return 0, fmt.Errorf("input record %d: %d fields for %d quasi-identifiers and %d sensitive columns", n, len(rec), q, len(spec.Sensitive))
+		}
+		key = key[:0]
+		for j, lab := range labs {
+			s, err := lab.label(rec[j])
+			if err != nil {
+				return 0, err
+			}
+			key = appendKey(key, s)
+		}
+		c := classes[string(key)]
+		if c == nil {
+			c = &inputClass{hists: make([]map[int32]int64, len(spec.Sensitive))}
+			for i := range c.hists {
+				c.hists[i] = map[int32]int64{}
+			}
+			classes[string(key)] = c
+		}
+		c.n++
+		for i, sc := range spec.Sensitive {
+			v := rec[q+i]
+			if v == "" && sc.Null != nil {
+				v = *sc.Null
+			}
+			x, ok := index[i][v]
+			if !ok {
+				return 0, &Violation{Msg: fmt.Sprintf("input record %d: a value of sensitive column %q that the input's count does not hold (did the input change?)", n, sc.Column)}
+			}
+			c.hists[i][x]++
+		}
+	}
+	return compareClasses(spec, classes, rel)
+}
+
+// compareClasses checks the release's classes against the input's (see
+// ExpectedSuppression).
+func compareClasses(spec Spec, classes map[string]*inputClass, rel *Classes) (int, error) {
+	required := 0
+	for key, c := range classes {
+		got := rel.count[key]
+		fails, why, err := classFails(spec, c)
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case fails && got > 0:
+			return 0, &Violation{Msg: fmt.Sprintf("the release publishes %d records of a class that %s", got, why)}
+		case fails:
+			required += int(c.n)
+		case got < c.n:
+			return 0, &Violation{Msg: fmt.Sprintf("%d of the %d input records of a class that meets the models are missing from the release: only a class that fails them may be suppressed", c.n-got, c.n)}
+		case got > c.n:
+			return 0, &Violation{Msg: fmt.Sprintf("the release holds %d records of a class that has %d in the input", got, c.n)}
+		}
+	}
+	for key, n := range rel.count {
+		if classes[key] == nil {
+			return 0, &Violation{Msg: fmt.Sprintf("the release holds a class of %d records that the generalization makes of no input record", n)}
+		}
+	}
+	return required, nil
+}
+
+// classFails decides whether an input class fails the models, and which.
+func classFails(spec Spec, c *inputClass) (bool, string, error) {
+	if c.n < int64(spec.K) {
+		return true, fmt.Sprintf("has %d records, k is %d", c.n, spec.K), nil
+	}
+	for i, sc := range spec.Sensitive {
+		counts := make([]int64, 0, len(c.hists[i]))
+		dense := make([]int64, len(sc.Values))
+		for v, n := range c.hists[i] {
+			counts = append(counts, n)
+			dense[v] = n
+		}
+		for _, d := range sc.Diversity {
+			if !d.Holds(counts) {
+				return true, fmt.Sprintf("fails %s l-diversity (l=%g) on %q", d.Variant, d.L, sc.Column), nil
+			}
+		}
+		for _, t := range sc.Closeness {
+			emd, err := distance(t.Distance, dense, sc)
+			if err != nil {
+				return false, "", err
+			}
+			if emd > t.T {
+				return true, fmt.Sprintf("lies at distance %.4g from the input's distribution of %q, t is %g", emd, sc.Column, t.T), nil
+			}
+		}
+	}
+	return false, "", nil
+}
