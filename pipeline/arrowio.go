@@ -762,21 +762,13 @@ func arrowType(typ schema.Type, it intType) arrow.DataType {
 
 // arrowIntegerType is the arrow type of integers of type it.
 func arrowIntegerType(it intType) arrow.DataType {
-	switch it {
-	case intType{bits: 8}:
-		return arrow.PrimitiveTypes.Int8
-	case intType{bits: 16}:
-		return arrow.PrimitiveTypes.Int16
-	case intType{bits: 32}:
-		return arrow.PrimitiveTypes.Int32
-	case intType{bits: 8, unsigned: true}:
-		return arrow.PrimitiveTypes.Uint8
-	case intType{bits: 16, unsigned: true}:
-		return arrow.PrimitiveTypes.Uint16
-	case intType{bits: 32, unsigned: true}:
-		return arrow.PrimitiveTypes.Uint32
-	case intType{bits: 64, unsigned: true}:
-		return arrow.PrimitiveTypes.Uint64
+	signed := map[int]arrow.DataType{8: arrow.PrimitiveTypes.Int8, 16: arrow.PrimitiveTypes.Int16, 32: arrow.PrimitiveTypes.Int32}
+	unsigned := map[int]arrow.DataType{8: arrow.PrimitiveTypes.Uint8, 16: arrow.PrimitiveTypes.Uint16, 32: arrow.PrimitiveTypes.Uint32, 64: arrow.PrimitiveTypes.Uint64}
+	if it.unsigned {
+		return unsigned[it.width()]
+	}
+	if t, ok := signed[it.width()]; ok {
+		return t
 	}
 	return arrow.PrimitiveTypes.Int64
 }

@@ -403,14 +403,22 @@ func setPqInt(el *xparquet.SchemaElement, it intType) {
 	if it.width() <= 32 {
 		phys = xparquet.Type_INT32
 	}
-	conv := map[intType]xparquet.ConvertedType{
-		{bits: 8}: xparquet.ConvertedType_INT_8, {bits: 16}: xparquet.ConvertedType_INT_16,
-		{bits: 32}: xparquet.ConvertedType_INT_32, {}: xparquet.ConvertedType_INT_64,
-		{bits: 8, unsigned: true}: xparquet.ConvertedType_UINT_8, {bits: 16, unsigned: true}: xparquet.ConvertedType_UINT_16,
-		{bits: 32, unsigned: true}: xparquet.ConvertedType_UINT_32, {bits: 64, unsigned: true}: xparquet.ConvertedType_UINT_64,
-	}[it]
+	conv := pqConverted(it)
 	el.Type, el.ConvertedType = &phys, &conv
 	el.LogicalType = &xparquet.LogicalType{INTEGER: &xparquet.IntType{BitWidth: int8(it.width()), IsSigned: !it.unsigned}}
+}
+
+// pqConverted is the converted type (INT_8 … UINT_64) of integers of type it.
+func pqConverted(it intType) xparquet.ConvertedType {
+	signed := map[int]xparquet.ConvertedType{8: xparquet.ConvertedType_INT_8, 16: xparquet.ConvertedType_INT_16, 32: xparquet.ConvertedType_INT_32}
+	unsigned := map[int]xparquet.ConvertedType{8: xparquet.ConvertedType_UINT_8, 16: xparquet.ConvertedType_UINT_16, 32: xparquet.ConvertedType_UINT_32, 64: xparquet.ConvertedType_UINT_64}
+	if it.unsigned {
+		return unsigned[it.width()]
+	}
+	if c, ok := signed[it.width()]; ok {
+		return c
+	}
+	return xparquet.ConvertedType_INT_64
 }
 
 // pqInt is an integer parsed by parseInteger as parquet-go takes a value of its
