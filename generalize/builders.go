@@ -96,7 +96,7 @@ func buildIntIntervals(source string, values []string, widths []float64) (*Hiera
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
 			if errors.Is(err, strconv.ErrRange) {
-				return valueError(source, i, "integer out of the 64-bit range")
+				return valueError(source, i, "integer outside the signed 64-bit range that interval hierarchies cover (−2⁶³ to 2⁶³−1)")
 			}
 			return valueError(source, i, "not a base-10 integer")
 		}

@@ -12,7 +12,7 @@ import (
 
 // checkConsistent checks the invariants of a hierarchy: leaf codes are the level-0
 // codes, two leaves equal at level i are equal at level i+1, value names and codes
-// agree, leaf counts add up, and the top level is the single value "*".
+// agree, leaf counts add up, and the top level is a single value, not empty.
 func checkConsistent(t *testing.T, h *Hierarchy) {
 	t.Helper()
 	height, n := h.Height(), h.Leaves()
@@ -20,7 +20,7 @@ func checkConsistent(t *testing.T, h *Hierarchy) {
 		t.Fatalf("Height, Leaves = %d, %d", height, n)
 	}
 	top := height - 1
-	if h.Size(top) != 1 || h.Value(top, 0) != Top || h.LeafCount(top, 0) != n {
+	if h.Size(top) != 1 || h.Value(top, 0) != h.TopValue() || h.TopValue() == "" || h.LeafCount(top, 0) != n {
 		t.Fatalf("top level: size %d, value %q, %d leaves", h.Size(top), h.Value(top, 0), h.LeafCount(top, 0))
 	}
 	if h.Size(0) != n {
@@ -84,6 +84,10 @@ func FuzzReadHierarchy(f *testing.F) {
 		"1;0-4;0-9;0-19;*\n2;0-4;0-9;0-19;*\n6;5-9;0-9;0-19;*\n11;10-14;10-19;0-19;*\n",
 		"*;*\n;*\n",
 		"a;*;*\nb;x;*\n",
+		"flu;respiratory;any disease\nburn;injury;any disease\n",
+		"a;x;*****\nb;y;*****\n",
+		"a;x;any\nb;y;Any\n",
+		"a;\nb;\n",
 	} {
 		f.Add(s)
 	}

@@ -4,11 +4,12 @@ import (
 	"fmt"
 )
 
-// Top is the most general value of every hierarchy.
+// Top is the most general value of every built hierarchy (intervals, mask, date).
 const Top = "*"
 
 // Hierarchy maps each leaf value of a quasi-identifier to its generalization at every
-// level, level 0 being the leaf itself and level Height()-1 the single value "*".
+// level, level 0 being the leaf itself and level Height()-1 its single top value
+// (TopValue: Top, or the label a hierarchy file gives it).
 // Values at every level are held as dense codes 0..Size(level)-1.
 type Hierarchy struct {
 	source string
@@ -28,8 +29,9 @@ type RowError struct {
 func (e *RowError) Error() string { return fmt.Sprintf("row %d: %s", e.Row+1, e.Msg) }
 
 // NewHierarchy builds a validated hierarchy from rows of the form
-// leaf, level 1, …, "*". Every row must have the same number of values (at least 2),
-// leaves must be unique, the last value of every row must be "*", and the hierarchy
+// leaf, level 1, …, top. Every row must have the same number of values (at least 2),
+// leaves must be unique, every row must end in the same top value (any label but the
+// empty one, "*" by convention), and the hierarchy
 // must be consistent: two leaves that share a value at level i share it at every level
 // above i. source names the hierarchy in messages (a file path or a builder).
 // Violations are reported as *RowError.
@@ -59,8 +61,8 @@ func NewHierarchy(source string, rows [][]string) (*Hierarchy, error) {
 		if height < 2 {
 			return nil, &RowError{Row: r, Msg: "needs at least a value and \"*\""}
 		}
-		if row[height-1] != Top {
-			return nil, &RowError{Row: r, Msg: fmt.Sprintf("last level must be %q (a single top value)", Top)}
+		if err := checkTop(r, row[height-1], rows[0][height-1]); err != nil {
+			return nil, err
 		}
 		if _, dup := h.index[row[0]]; dup {
 			return nil, &RowError{Row: r, Msg: "leaf value listed twice"}
@@ -88,11 +90,27 @@ func NewHierarchy(source string, rows [][]string) (*Hierarchy, error) {
 	return h, nil
 }
 
+// checkTop checks the last value of row r against the first row's: a hierarchy has a
+// single top value, of any label but the empty one.
+func checkTop(r int, v, first string) error {
+	switch {
+	case first == "":
+		return &RowError{Row: 0, Msg: "the top value is empty (the last level must hold one label, such as \"*\")"}
+	case v != first:
+		return &RowError{Row: r, Msg: "last level differs from the first row's: a hierarchy has a single top value"}
+	}
+	return nil
+}
+
 // Source names where the hierarchy came from (file path or builder).
 func (h *Hierarchy) Source() string { return h.source }
 
 // Height is the number of levels, counting the leaves and the top "*".
 func (h *Hierarchy) Height() int { return len(h.names) }
+
+// TopValue is the single value of the top level: Top for a built hierarchy, the label
+// a hierarchy file gives it ("*", "any disease", …).
+func (h *Hierarchy) TopValue() string { return h.names[len(h.names)-1][0] }
 
 // Leaves is the number of leaf values (the domain's size).
 func (h *Hierarchy) Leaves() int { return len(h.names[0]) }

@@ -15,7 +15,8 @@ import (
 const utf8BOM = "\ufeff"
 
 // ReadHierarchy parses a hierarchy in ARX's format from r: one row per leaf value,
-// "value;level1;…;*", separator ';', no header. name is the file name used in messages.
+// "value;level1;…;top", separator ';', no header, every row ending in the same top
+// label ("*", "any disease", …). name is the file name used in messages.
 //
 // Fields may be quoted as in RFC 4180 (so a value may contain ';' or '"'); lines may
 // end in LF or CRLF; empty lines are skipped; a UTF-8 byte order mark at the start is

@@ -49,6 +49,18 @@ func TestReadHierarchyOK(t *testing.T) {
 			rows:   [][]string{{"", "unknown", "*"}, {"Zürich", "CH", "*"}, {"東京", "JP", "*"}},
 		},
 		{
+			name:   "a label as the top, as ARX allows",
+			in:     "flu;respiratory;any disease\nburn;injury;any disease\n",
+			height: 3,
+			rows:   [][]string{{"flu", "respiratory", "any disease"}, {"burn", "injury", "any disease"}},
+		},
+		{
+			name:   "stars as the top",
+			in:     "02139;0213*;*****\n02141;0214*;*****\n",
+			height: 3,
+			rows:   [][]string{{"02139", "0213*", "*****"}, {"02141", "0214*", "*****"}},
+		},
+		{
 			name:   "BOM only in the middle is data",
 			in:     "a;*\n\ufeffb;*\n",
 			height: 2,
@@ -66,6 +78,9 @@ func TestReadHierarchyOK(t *testing.T) {
 			}
 			if h.Height() != tc.height || h.Leaves() != len(tc.rows) {
 				t.Fatalf("Height, Leaves = %d, %d; want %d, %d", h.Height(), h.Leaves(), tc.height, len(tc.rows))
+			}
+			if top := tc.rows[0][tc.height-1]; h.TopValue() != top {
+				t.Errorf("TopValue = %q, want %q", h.TopValue(), top)
 			}
 			for i, row := range tc.rows {
 				leaf, ok := h.Leaf(row[0])
@@ -96,8 +111,10 @@ func TestReadHierarchyErrors(t *testing.T) {
 		{"unequal depth deeper", "a;*\nb;x;*\n", 2, "has 3 levels"},
 		{"duplicate leaf", "a;x;*\nb;x;*\n\n\na;y;*\n", 5, "listed twice"},
 		{"duplicate leaf via quoting", "a;*\r\n\"a\";*\r\n", 2, "listed twice"},
-		{"last value not star", "a;x;*\nb;y;all\n", 2, `must be "*"`},
-		{"different top values", "a;top1\nb;top2\n", 1, `must be "*"`},
+		{"last value not the first row's", "a;x;*\nb;y;all\n", 2, "single top value"},
+		{"different top values", "a;top1\nb;top2\n", 2, "single top value"},
+		{"different top values later", "a;x;any\nb;x;any\nc;y;Any\n", 3, "single top value"},
+		{"empty top", "a;x;\nb;x;\n", 1, "top value is empty"},
 		{"inconsistent", "a;x;p;*\nb;y;p;*\nc;x;q;*\n", 3, "inconsistent"},
 		{"inconsistent after multiline quote", "\"a\n\";x;p;*\nb;x;q;*\n", 3, "inconsistent"},
 		{"one column", "a\nb\n", 1, "at least a value"},

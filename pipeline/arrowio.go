@@ -233,6 +233,7 @@ func arrowColumn(f arrow.Field) column {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
 		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
 		c.typ = schema.Integer
+		c.ints = arrowIntType(f.Type)
 	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
 		c.typ = schema.Float
 	case arrow.STRING, arrow.LARGE_STRING:
@@ -253,6 +254,27 @@ func arrowColumn(f arrow.Field) column {
 		c.unsupported = f.Type.String()
 	}
 	return c
+}
+
+// arrowIntType is the width and signedness of an arrow integer type.
+func arrowIntType(t arrow.DataType) intType {
+	switch t.ID() {
+	case arrow.INT8:
+		return intType{bits: 8}
+	case arrow.INT16:
+		return intType{bits: 16}
+	case arrow.INT32:
+		return intType{bits: 32}
+	case arrow.UINT8:
+		return intType{bits: 8, unsigned: true}
+	case arrow.UINT16:
+		return intType{bits: 16, unsigned: true}
+	case arrow.UINT32:
+		return intType{bits: 32, unsigned: true}
+	case arrow.UINT64:
+		return intType{bits: 64, unsigned: true}
+	}
+	return intType{}
 }
 
 func (s *arrowSource) columns() []column { return s.cols }
@@ -690,7 +712,7 @@ func newArrowSink(w *os.File, stream bool, cols []outColumn, meta map[string]str
 func newArrowSinkMem(w *os.File, stream bool, cols []outColumn, meta map[string]string, mem memory.Allocator) (*arrowSink, error) {
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
-		fields[i] = arrow.Field{Name: c.name, Type: arrowType(c.typ), Nullable: c.nullable}
+		fields[i] = arrow.Field{Name: c.name, Type: arrowType(c.typ, c.ints), Nullable: c.nullable}
 	}
 	keys := make([]string, 0, len(meta))
 	for k := range meta {
@@ -720,11 +742,12 @@ func newArrowSinkMem(w *os.File, stream bool, cols []outColumn, meta map[string]
 	return s, nil
 }
 
-// arrowType is the arrow type a column of a value type is written as.
-func arrowType(typ schema.Type) arrow.DataType {
+// arrowType is the arrow type a column of a value type (an integer: of type it) is
+// written as.
+func arrowType(typ schema.Type, it intType) arrow.DataType {
 	switch typ {
 	case schema.Integer:
-		return arrow.PrimitiveTypes.Int64
+		return arrowIntegerType(it)
 	case schema.Float:
 		return arrow.PrimitiveTypes.Float64
 	case schema.Boolean:
@@ -735,6 +758,19 @@ func arrowType(typ schema.Type) arrow.DataType {
 		return &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
 	}
 	return arrow.BinaryTypes.String
+}
+
+// arrowIntegerType is the arrow type of integers of type it.
+func arrowIntegerType(it intType) arrow.DataType {
+	signed := map[int]arrow.DataType{8: arrow.PrimitiveTypes.Int8, 16: arrow.PrimitiveTypes.Int16, 32: arrow.PrimitiveTypes.Int32}
+	unsigned := map[int]arrow.DataType{8: arrow.PrimitiveTypes.Uint8, 16: arrow.PrimitiveTypes.Uint16, 32: arrow.PrimitiveTypes.Uint32, 64: arrow.PrimitiveTypes.Uint64}
+	if it.unsigned {
+		return unsigned[it.width()]
+	}
+	if t, ok := signed[it.width()]; ok {
+		return t
+	}
+	return arrow.PrimitiveTypes.Int64
 }
 
 // write writes n records as one record batch.
@@ -762,28 +798,8 @@ func (s *arrowSink) write(fields []string, nulls []bool, n int) (err error) {
 				b.AppendNull()
 				continue
 			}
-			if sb, ok := b.(*array.StringBuilder); ok {
-				sb.Append(fields[k])
-				continue
-			}
-			v, err := parseTyped(c.typ, fields[k])
-			if err != nil {
+			if err := arrowAppend(b, c, fields[k]); err != nil {
 				return fmt.Errorf("column %q: %w", c.name, err)
-			}
-			switch b := b.(type) {
-			case *array.Int64Builder:
-				b.Append(v.i)
-			case *array.Float64Builder:
-				b.Append(v.f)
-			case *array.BooleanBuilder:
-				b.Append(v.b)
-			case *array.Date32Builder:
-				if v.i < math.MinInt32 || v.i > math.MaxInt32 {
-					return fmt.Errorf("column %q: date out of range", c.name)
-				}
-				b.Append(arrow.Date32(v.i))
-			case *array.TimestampBuilder:
-				b.Append(arrow.Timestamp(v.i))
 			}
 		}
 	}
@@ -803,6 +819,64 @@ func (s *arrowSink) write(fields []string, nulls []bool, n int) (err error) {
 		return fmt.Errorf("writing release: %w", err)
 	}
 	return nil
+}
+
+// arrowAppend appends the value of column c whose canonical text is v to b, the
+// builder of arrowType(c.typ, c.ints).
+func arrowAppend(b array.Builder, c outColumn, v string) error {
+	if sb, ok := b.(*array.StringBuilder); ok {
+		sb.Append(v)
+		return nil
+	}
+	if c.typ == schema.Integer {
+		x, err := parseInteger(c.ints, v)
+		if err != nil {
+			return err
+		}
+		arrowAppendInt(b, x)
+		return nil
+	}
+	x, err := parseTyped(c.typ, v)
+	if err != nil {
+		return err
+	}
+	switch b := b.(type) {
+	case *array.Float64Builder:
+		b.Append(x.f)
+	case *array.BooleanBuilder:
+		b.Append(x.b)
+	case *array.Date32Builder:
+		if x.i < math.MinInt32 || x.i > math.MaxInt32 {
+			return errors.New("date out of range")
+		}
+		b.Append(arrow.Date32(x.i))
+	case *array.TimestampBuilder:
+		b.Append(arrow.Timestamp(x.i))
+	}
+	return nil
+}
+
+// arrowAppendInt appends an integer parsed by parseInteger, within the range of the
+// builder's type, to an integer builder.
+func arrowAppendInt(b array.Builder, x typed) {
+	switch b := b.(type) {
+	case *array.Int8Builder:
+		b.Append(int8(x.i))
+	case *array.Int16Builder:
+		b.Append(int16(x.i))
+	case *array.Int32Builder:
+		b.Append(int32(x.i))
+	case *array.Int64Builder:
+		b.Append(x.i)
+	case *array.Uint8Builder:
+		b.Append(uint8(x.u))
+	case *array.Uint16Builder:
+		b.Append(uint16(x.u))
+	case *array.Uint32Builder:
+		b.Append(uint32(x.u))
+	case *array.Uint64Builder:
+		b.Append(x.u)
+	}
 }
 
 // finish writes the end of the table (the stream's end-of-stream marker, the file's

@@ -142,13 +142,13 @@ var arrowRoundTripColumns = []struct {
 	col  outColumn
 	vals []string
 }{
-	{outColumn{"s", schema.String, true}, []string{"", "plain", "héllo, \"world\"\n", "日本語", strings.Repeat("x", 1000), "null"}},
-	{outColumn{"i", schema.Integer, true}, []string{"0", "-1", "42", "9223372036854775807", "-9223372036854775808"}},
-	{outColumn{"f", schema.Float, true}, []string{"0", "-0", "0.1", "-2.5", "1e+21", "5e-324", "-1.7976931348623157e+308", "NaN", "+Inf", "-Inf"}},
-	{outColumn{"b", schema.Boolean, true}, []string{"true", "false"}},
-	{outColumn{"d", schema.Date, true}, []string{"1970-01-01", "1969-12-31", "1900-02-28", "0001-01-01", "9999-12-31", "2024-02-29"}},
-	{outColumn{"ts", schema.Timestamp, true}, []string{"1970-01-01T00:00:00Z", "2024-02-29T13:05:00.5Z", "1969-12-31T23:59:59.999999999Z", "2262-04-10T00:00:00.123456789Z", "1677-09-22T00:00:00.000000001Z", "2001-02-03T04:05:06.000000007Z"}},
-	{outColumn{"req", schema.Integer, false}, []string{"7", "-7"}},
+	{outColumn{name: "s", typ: schema.String, nullable: true}, []string{"", "plain", "héllo, \"world\"\n", "日本語", strings.Repeat("x", 1000), "null"}},
+	{outColumn{name: "i", typ: schema.Integer, nullable: true}, []string{"0", "-1", "42", "9223372036854775807", "-9223372036854775808"}},
+	{outColumn{name: "f", typ: schema.Float, nullable: true}, []string{"0", "-0", "0.1", "-2.5", "1e+21", "5e-324", "-1.7976931348623157e+308", "NaN", "+Inf", "-Inf"}},
+	{outColumn{name: "b", typ: schema.Boolean, nullable: true}, []string{"true", "false"}},
+	{outColumn{name: "d", typ: schema.Date, nullable: true}, []string{"1970-01-01", "1969-12-31", "1900-02-28", "0001-01-01", "9999-12-31", "2024-02-29"}},
+	{outColumn{name: "ts", typ: schema.Timestamp, nullable: true}, []string{"1970-01-01T00:00:00Z", "2024-02-29T13:05:00.5Z", "1969-12-31T23:59:59.999999999Z", "2262-04-10T00:00:00.123456789Z", "1677-09-22T00:00:00.000000001Z", "2001-02-03T04:05:06.000000007Z"}},
+	{outColumn{name: "req", typ: schema.Integer, nullable: false}, []string{"7", "-7"}},
 }
 
 // arrowRoundTripTable builds rows from arrowRoundTripColumns: value r mod len, some nulls.
@@ -263,7 +263,7 @@ func TestArrowSinkSchema(t *testing.T) {
 }
 
 func TestArrowSinkErrors(t *testing.T) {
-	cols := []outColumn{{"name", schema.String, true}, {"age", schema.Integer, false}, {"day", schema.Date, true}}
+	cols := []outColumn{{name: "name", typ: schema.String, nullable: true}, {name: "age", typ: schema.Integer, nullable: false}, {name: "day", typ: schema.Date, nullable: true}}
 	tests := []struct {
 		name   string
 		fields []string
@@ -396,8 +396,9 @@ func TestArrowReadTypes(t *testing.T) {
 		rb.Field(13).(*array.BinaryBuilder).AppendValues([][]byte{{1}, {2}, {3}, {4}}, nil)
 	}
 	wantCols := []column{
-		{name: "i8", typ: schema.Integer}, {name: "i32", typ: schema.Integer}, {name: "u16", typ: schema.Integer},
-		{name: "u64", typ: schema.Integer}, {name: "f16", typ: schema.Float}, {name: "f32", typ: schema.Float},
+		{name: "i8", typ: schema.Integer, ints: intType{bits: 8}}, {name: "i32", typ: schema.Integer, ints: intType{bits: 32}},
+		{name: "u16", typ: schema.Integer, ints: intType{bits: 16, unsigned: true}},
+		{name: "u64", typ: schema.Integer, ints: intType{bits: 64, unsigned: true}}, {name: "f16", typ: schema.Float}, {name: "f32", typ: schema.Float},
 		{name: "ls", typ: schema.String}, {name: "list", unsupported: "list<item: int32, nullable>"},
 		{name: "dict", typ: schema.String}, {name: "d64", typ: schema.Date}, {name: "ts", typ: schema.Timestamp},
 		{name: "ts_s", typ: schema.Timestamp}, {name: "ts_us", typ: schema.Timestamp}, {name: "bin", unsupported: "binary"},
@@ -508,7 +509,7 @@ func TestArrowBatches(t *testing.T) {
 		t.Run(format.name, func(t *testing.T) {
 			mem := arrowCheckedAlloc(t)
 			n := 2*batchRows + 5
-			cols := []outColumn{{"row", schema.Integer, false}}
+			cols := []outColumn{{name: "row", typ: schema.Integer, nullable: false}}
 			rows := make([][]string, n)
 			for i := range rows {
 				rows[i] = []string{fmt.Sprint(i)}
@@ -555,7 +556,7 @@ func TestArrowEmptyTable(t *testing.T) {
 	for _, format := range arrowFormats {
 		t.Run(format.name, func(t *testing.T) {
 			mem := arrowCheckedAlloc(t)
-			path := writeArrowTable(t, mem, format.stream, []outColumn{{"a", schema.String, true}}, nil, nil, 1)
+			path := writeArrowTable(t, mem, format.stream, []outColumn{{name: "a", typ: schema.String, nullable: true}}, nil, nil, 1)
 			if got := readArrowTable(t, mem, path, format.stream, []int{0}); len(got) != 0 {
 				t.Errorf("read %q", got)
 			}
@@ -686,7 +687,7 @@ func TestArrowCorruptBytes(t *testing.T) {
 
 func TestArrowDuplicateNames(t *testing.T) {
 	mem := arrowCheckedAlloc(t)
-	cols := []outColumn{{"a", schema.String, true}, {"a", schema.Integer, true}}
+	cols := []outColumn{{name: "a", typ: schema.String, nullable: true}, {name: "a", typ: schema.Integer, nullable: true}}
 	path := writeArrowTable(t, mem, false, cols, nil, [][]string{{"x", "1"}}, 1)
 	_, err := openArrowMem(path, false, mem, arrowBufferSlack)
 	wantArrowBadInput(t, err, path)

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -61,7 +62,11 @@ func openCSV(path string, dialect schema.CSV, names []string) (*csvSource, error
 func (s *csvSource) start() error {
 	s.sum = crc32.New(castagnoli)
 	s.read = 0
-	r := csv.NewReader(bufio.NewReaderSize(io.TeeReader(s.file, s.sum), 1<<20))
+	br := bufio.NewReaderSize(io.TeeReader(s.file, s.sum), 1<<20)
+	if err := skipBOM(br); err != nil {
+		return s.wrap(err)
+	}
+	r := csv.NewReader(br)
 	r.Comma = s.dialect.Separator
 	r.ReuseRecord = true
 	s.r = r
@@ -90,6 +95,23 @@ func (s *csvSource) start() error {
 		seen[name] = i
 	}
 	return nil
+}
+
+// utf8BOM is the byte-order mark some programs (Excel's "CSV UTF-8") start a file with.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// skipBOM skips one UTF-8 byte-order mark at the reader's position: it is not part of
+// the first field.
+func skipBOM(br *bufio.Reader) error {
+	head, err := br.Peek(len(utf8BOM))
+	if !bytes.Equal(head, utf8BOM) {
+		if errors.Is(err, io.EOF) {
+			err = nil // a file shorter than a mark
+		}
+		return err
+	}
+	_, err = br.Discard(len(utf8BOM))
+	return err
 }
 
 // rewind starts a second pass over the same open file and checks that its header is

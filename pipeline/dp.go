@@ -624,17 +624,30 @@ func (d *dpInput) addValues(p *plan, b *batch, f, pos int, name string, c *dpCol
 		if null {
 			return schema.BadInput("%s: row %d: column %q: null value in an aggregated column (set columns.%s.null-as, or drop the rows before the run)", p.input, b.first+i+1, name, name)
 		}
-		t, err := parseTyped(p.types[pos], v)
-		x := float64(t.i)
-		if p.types[pos] == schema.Float {
-			x = t.f
-		}
+		x, err := numberOf(p.types[pos], p.ints[pos], v)
 		if err != nil || math.IsNaN(x) {
 			return schema.BadInput("%s: row %d: column %q: not a valid %s", p.input, b.first+i+1, name, p.types[pos])
 		}
 		c.values = append(c.values, x)
 	}
 	return nil
+}
+
+// numberOf is the value of a number of type typ (an integer: of type it) given as text.
+func numberOf(typ schema.Type, it intType, v string) (float64, error) {
+	switch typ {
+	case schema.Integer:
+		t, err := parseInteger(it, v)
+		if it.unsigned {
+			return float64(t.u), err
+		}
+		return float64(t.i), err
+	case schema.Float:
+		t, err := parseTyped(typ, v)
+		return t.f, err
+	}
+	t, err := parseTyped(typ, v)
+	return float64(t.i), err
 }
 
 // dpTable is one output's rows, as canonical text, with its columns.

@@ -138,6 +138,12 @@ func canonical(typ schema.Type, s string) (string, bool) {
 	if typ == schema.String || typ == "" {
 		return s, true
 	}
+	if typ == schema.Integer {
+		// any width: a uint64 column holds values above the int64 range
+		if u, err := parseInteger(intType{unsigned: true}, s); err == nil {
+			return formatUint(u.u), true
+		}
+	}
 	t, err := parseTyped(typ, s)
 	if err != nil {
 		return "", false

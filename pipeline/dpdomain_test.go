@@ -17,6 +17,10 @@ func TestDPDomains(t *testing.T) {
 	if err := os.WriteFile(hier, []byte("flu;resp;*\ncold;resp;*\nsepsis;inf;*\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	hierTop := filepath.Join(dir, "dxtop.csv")
+	if err := os.WriteFile(hierTop, []byte("flu;resp;any disease\ncold;resp;any disease\nsepsis;inf;any disease\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	level := func(n int) *int { return &n }
 	tests := []struct {
 		name   string
@@ -39,6 +43,10 @@ func TestDPDomains(t *testing.T) {
 			[]string{"[0,0.5)", "[0.5,1]"}, map[string]int32{"0": 0, "0.49": 0, "0.5": 1, "1": 1, "1.01": -1, "NaN": -1}},
 		{"hierarchy level 1", schema.String, schema.Domain{HierarchyLevel: level(1)}, hier,
 			[]string{"resp", "inf"}, map[string]int32{"flu": 0, "cold": 0, "sepsis": 1, "resp": -1}},
+		{"hierarchy level 1 under a labelled top", schema.String, schema.Domain{HierarchyLevel: level(1)}, hierTop,
+			[]string{"resp", "inf"}, map[string]int32{"flu": 0, "sepsis": 1}},
+		{"a labelled top level", schema.String, schema.Domain{HierarchyLevel: level(2)}, hierTop,
+			[]string{"any disease"}, map[string]int32{"flu": 0, "sepsis": 0, "any disease": -1}},
 		{"hierarchy level 0", schema.String, schema.Domain{HierarchyLevel: level(0)}, hier,
 			[]string{"flu", "cold", "sepsis"}, map[string]int32{"cold": 1, "measles": -1}},
 	}

@@ -20,6 +20,10 @@ func FuzzReadCSV(f *testing.F) {
 	f.Add([]byte("a,a\n1,2\n"), true)
 	f.Add([]byte("1;2\n3;4\n"), false)
 	f.Add([]byte(""), true)
+	f.Add([]byte("\xEF\xBB\xBFa,b\n1,2\n"), true)
+	f.Add([]byte("\xEF\xBB\xBF\"a\",b\n1,2\n"), true)
+	f.Add([]byte("\xEF\xBB\xBF1,2\n"), false)
+	f.Add([]byte("\xEF\xBB"), true)
 	f.Fuzz(func(t *testing.T, data []byte, header bool) {
 		path := filepath.Join(t.TempDir(), "in.csv")
 		if err := os.WriteFile(path, data, 0o600); err != nil {

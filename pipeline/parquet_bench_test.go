@@ -176,7 +176,7 @@ func BenchmarkParquetWriters(b *testing.B) {
 			}
 			fs := make([]arrow.Field, len(cols))
 			for i, c := range cols {
-				fs[i] = arrow.Field{Name: c.name, Type: arrowType(c.typ)}
+				fs[i] = arrow.Field{Name: c.name, Type: arrowType(c.typ, c.ints)}
 			}
 			sch := arrow.NewSchema(fs, nil)
 			w, err := pqarrow.NewFileWriter(sch, f, nil, pqarrow.DefaultWriterProps())

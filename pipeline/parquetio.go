@@ -354,7 +354,7 @@ func newParquetSink(w io.Writer, cols []outColumn, meta map[string]string) (*par
 			rt = xparquet.FieldRepetitionType_OPTIONAL
 		}
 		el.RepetitionType = &rt
-		setPqType(el, c.typ)
+		setPqType(el, c.typ, c.ints)
 		els = append(els, el)
 	}
 	pw, err := writer.NewParquetWriterFromWriter(w, els, 2)
@@ -369,13 +369,14 @@ func newParquetSink(w io.Writer, cols []outColumn, meta map[string]string) (*par
 	return &parquetSink{w: pw, cols: cols, meta: meta}, nil
 }
 
-// setPqType sets the physical and logical type of an output column.
-func setPqType(el *xparquet.SchemaElement, typ schema.Type) {
+// setPqType sets the physical and logical type of an output column (an integer: of
+// type it).
+func setPqType(el *xparquet.SchemaElement, typ schema.Type, it intType) {
 	set := func(t xparquet.Type) { el.Type = &t }
 	conv := func(t xparquet.ConvertedType) { el.ConvertedType = &t }
 	switch typ {
 	case schema.Integer:
-		set(xparquet.Type_INT64)
+		setPqInt(el, it)
 	case schema.Float:
 		set(xparquet.Type_DOUBLE)
 	case schema.Boolean:
@@ -392,6 +393,46 @@ func setPqType(el *xparquet.SchemaElement, typ schema.Type) {
 		conv(xparquet.ConvertedType_UTF8)
 		el.LogicalType = &xparquet.LogicalType{STRING: xparquet.NewStringType()}
 	}
+}
+
+// setPqInt sets the physical type of integers of type it (INT32 up to 32 bits, else
+// INT64) and their INT(bit width, signed) logical type, with the matching converted
+// type, which makes parquet-go order an unsigned column's statistics as unsigned.
+func setPqInt(el *xparquet.SchemaElement, it intType) {
+	phys := xparquet.Type_INT64
+	if it.width() <= 32 {
+		phys = xparquet.Type_INT32
+	}
+	conv := pqConverted(it)
+	el.Type, el.ConvertedType = &phys, &conv
+	el.LogicalType = &xparquet.LogicalType{INTEGER: &xparquet.IntType{BitWidth: int8(it.width()), IsSigned: !it.unsigned}}
+}
+
+// pqConverted is the converted type (INT_8 … UINT_64) of integers of type it.
+func pqConverted(it intType) xparquet.ConvertedType {
+	signed := map[int]xparquet.ConvertedType{8: xparquet.ConvertedType_INT_8, 16: xparquet.ConvertedType_INT_16, 32: xparquet.ConvertedType_INT_32}
+	unsigned := map[int]xparquet.ConvertedType{8: xparquet.ConvertedType_UINT_8, 16: xparquet.ConvertedType_UINT_16, 32: xparquet.ConvertedType_UINT_32, 64: xparquet.ConvertedType_UINT_64}
+	if it.unsigned {
+		return unsigned[it.width()]
+	}
+	if c, ok := signed[it.width()]; ok {
+		return c
+	}
+	return xparquet.ConvertedType_INT_64
+}
+
+// pqInt is an integer parsed by parseInteger as parquet-go takes a value of its
+// physical type (setPqInt): int32 or int64, an unsigned value's bits as they are.
+func pqInt(it intType, x typed) any {
+	switch {
+	case it.width() <= 32 && it.unsigned:
+		return int32(uint32(x.u))
+	case it.width() <= 32:
+		return int32(x.i)
+	case it.unsigned:
+		return int64(x.u)
+	}
+	return x.i
 }
 
 func (s *parquetSink) write(fields []string, nulls []bool, n int) error {
@@ -424,12 +465,20 @@ func (s *parquetSink) prepare(fields []string, boxed []any, nulls []bool, n int)
 				}
 				continue
 			}
+			if c.typ == schema.Integer {
+				v, err := parseInteger(c.ints, fields[k])
+				if err != nil {
+					return nil, fmt.Errorf("column %q: %w", c.name, err)
+				}
+				rec[j] = pqInt(c.ints, v)
+				continue
+			}
 			v, err := parseTyped(c.typ, fields[k])
 			if err != nil {
 				return nil, fmt.Errorf("column %q: %w", c.name, err)
 			}
 			switch c.typ {
-			case schema.Integer, schema.Timestamp:
+			case schema.Timestamp:
 				rec[j] = v.i
 			case schema.Float:
 				rec[j] = v.f

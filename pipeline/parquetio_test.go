@@ -253,9 +253,13 @@ func TestParquetForeignTypes(t *testing.T) {
 	defer src.Close()
 	cols := src.columns()
 	wantTypes := []schema.Type{schema.Integer, schema.Integer, schema.Integer, schema.Float, schema.Timestamp, schema.Timestamp, schema.Date, "", schema.String}
+	wantInts := []intType{{bits: 32}, {bits: 16, unsigned: true}, {bits: 64, unsigned: true}}
 	for i, c := range cols {
 		if c.typ != wantTypes[i] {
 			t.Errorf("column %s: type %q (unsupported %q), want %q", c.name, c.typ, c.unsupported, wantTypes[i])
+		}
+		if i < len(wantInts) && c.ints != wantInts[i] {
+			t.Errorf("column %s: integer type %s, want %s", c.name, c.ints, wantInts[i])
 		}
 	}
 	if cols[7].unsupported == "" {

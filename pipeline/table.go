@@ -33,6 +33,7 @@ type column struct {
 	// unsupported, when not empty, names a file type this tool cannot read: the
 	// column may only be dropped.
 	unsupported string
+	ints        intType // for typ Integer: the width and signedness the file gives
 }
 
 // batch is a run of consecutive input records, projected to some columns.
@@ -86,6 +87,31 @@ type outColumn struct {
 	name     string
 	typ      schema.Type
 	nullable bool
+	ints     intType // for typ Integer: the width and signedness written
+}
+
+// intType is the width and signedness of the values of an integer column. The zero
+// value is a signed 64-bit integer: the type of an integer column whose input states
+// no width (CSV).
+type intType struct {
+	bits     uint8 // 8, 16, 32 or 64; 0 stands for 64
+	unsigned bool
+}
+
+// width is the number of bits of the type.
+func (t intType) width() int {
+	if t.bits == 0 {
+		return 64
+	}
+	return int(t.bits)
+}
+
+// String names the type as Go does (int8 … uint64).
+func (t intType) String() string {
+	if t.unsigned {
+		return "uint" + strconv.Itoa(t.width())
+	}
+	return "int" + strconv.Itoa(t.width())
 }
 
 // sink writes a table to a file it was given (the file's key-value metadata, where the
@@ -178,6 +204,7 @@ func formatTimestamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nan
 // typed is a value parsed from its canonical text for a typed sink.
 type typed struct {
 	i int64   // integer; date: days since the epoch; timestamp: nanoseconds since the epoch
+	u uint64  // unsigned integer (parseInteger)
 	f float64 // float
 	b bool    // boolean
 }
@@ -216,6 +243,32 @@ func parseTyped(typ schema.Type, s string) (typed, error) {
 		return typed{}, errNotType(typ)
 	}
 	return v, nil
+}
+
+// parseInteger parses the text of a value of an integer column of type it: a signed
+// type into i, an unsigned one into u, each within the type's range. The error never
+// quotes the value.
+func parseInteger(it intType, s string) (typed, error) {
+	var (
+		v   typed
+		err error
+	)
+	if it.unsigned {
+		v.u, err = strconv.ParseUint(s, 10, it.width())
+	} else {
+		v.i, err = strconv.ParseInt(s, 10, it.width())
+	}
+	if err != nil {
+		return typed{}, errNotInt(it)
+	}
+	return v, nil
+}
+
+// errNotInt is the error for a value that is not one of an integer type.
+type errNotInt intType
+
+func (e errNotInt) Error() string {
+	return "value is not a valid integer of type " + intType(e).String()
 }
 
 // checkType checks a value against its column's declared type (nil conf: a dropped

@@ -22,7 +22,8 @@ import (
 	"sanitizer/schema"
 )
 
-// top is the most general value of every hierarchy.
+// top is the most general value of every built hierarchy (intervals, mask, date); a
+// hierarchy file's is the label its rows end in.
 const top = "*"
 
 // Cover decides whether a released value of a quasi-identifier covers an original value.
@@ -220,13 +221,14 @@ func malformed(format string, a ...any) error {
 	return &coverError{msg: fmt.Sprintf(format, a...)}
 }
 
-// CoverHierarchyFile reads an ARX hierarchy file (rows "leaf;level1;…;*", ';' separated,
-// RFC 4180 quoting, no header, the same number of fields on every row; a UTF-8 byte
-// order mark and empty lines are ignored). The released value covers an original when it
-// is the original itself, "*", a value on the original's row, or — for a numeric or date
-// column released by Mondrian — a range "[lo,hi]" (or a float "[lo,hi)") that holds it.
-// A value the file does not list is covered only by itself, "*" or a range. The errors
-// name the file and a line, never a value.
+// CoverHierarchyFile reads an ARX hierarchy file (rows "leaf;level1;…;top", ';'
+// separated, RFC 4180 quoting, no header, the same number of fields on every row and
+// the same top label, "*" or another, at the end of every row; a UTF-8 byte order mark
+// and empty lines are ignored). The released value covers an original when it is the
+// original itself, the file's top, a value on the original's row, or — for a numeric or
+// date column released by Mondrian — a range "[lo,hi]" (or a float "[lo,hi)") that holds
+// it. A value the file does not list is covered only by itself, the top or a range. The
+// errors name the file and a line, never a value.
 func CoverHierarchyFile(path string) (Cover, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -249,8 +251,9 @@ func CoverHierarchy(data []byte, path string) (Cover, error) {
 		}
 		rows[rec[0]] = rec[1:]
 	}
+	fileTop := recs[0][len(recs[0])-1]
 	return func(released, original string) (bool, error) {
-		if released == original || released == top {
+		if released == original || released == fileTop {
 			return true, nil
 		}
 		for _, a := range rows[original] {
@@ -283,6 +286,12 @@ func readHierarchyRows(data []byte, path string) (rows [][]string, lines []int, 
 	}
 	if len(rows) == 0 {
 		return nil, nil, fmt.Errorf("%s: empty hierarchy file", path)
+	}
+	last := len(rows[0]) - 1
+	for i, r := range rows {
+		if r[last] != rows[0][last] {
+			return nil, nil, fmt.Errorf("%s:%d: the last level differs from the first row's: a hierarchy has a single top value", path, lines[i])
+		}
 	}
 	return rows, lines, nil
 }

@@ -228,9 +228,23 @@ func TestCoverHierarchyFile(t *testing.T) {
 		{"[30,39]", "25", out},
 	})
 
+	// A file whose top is a label of its own: that label covers every value, "*" none.
+	c, err = CoverHierarchyFile(writeFile(t, "labelled.csv", "Flu;Respiratory;any disease\nBurn;Injury;any disease\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCover(t, "labelled top", c, []coverCase{
+		{"any disease", "Flu", in},
+		{"any disease", "Ebola", in}, // not listed: the top still covers it
+		{"Respiratory", "Flu", in},
+		{"*", "Flu", out},
+		{"*", "Ebola", out},
+	})
+
 	const secret = "SECRET-LEAF"
 	for _, tc := range []struct{ name, body, want string }{
 		{"ragged", "a;x;*\nb;*\n", "wrong number of fields"},
+		{"two tops", "a;x;*\n" + secret + ";y;any\n", ":2: the last level differs"},
 		{"duplicate leaf", "a;x;*\n" + secret + ";x;*\n" + secret + ";y;*\n", ":3: a leaf value listed"},
 		{"empty", "\n\n", "empty hierarchy file"},
 		{"bad quote", "a;x;*\n\"" + secret + ";x;*\n", "quote"},

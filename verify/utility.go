@@ -50,7 +50,8 @@ type Quasi struct {
 type Domain struct {
 	kind   domainKind
 	source string // what the messages call it
-	height int    // levels, leaf and "*" included (not for intervals)
+	height int    // levels, leaf and top included (not for intervals)
+	top    string // the top value: a hierarchy file's own label, else "*"
 	// file: every row (leaf, level 1, …, "*") and the row of every leaf
 	rows  [][]string
 	index map[string]int32
@@ -103,7 +104,7 @@ func HierarchyDomainOf(data []byte, path string) (*Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Domain{kind: domainFile, source: path, height: len(rows[0]), rows: rows, index: make(map[string]int32, len(rows))}
+	d := &Domain{kind: domainFile, source: path, height: len(rows[0]), top: rows[0][len(rows[0])-1], rows: rows, index: make(map[string]int32, len(rows))}
 	if d.height > maxLevels {
 		return nil, fmt.Errorf("%s: %d levels: the utility measurement handles at most %d", path, d.height, maxLevels)
 	}
@@ -123,7 +124,7 @@ func MaskDomain(fromRight bool, max int) (*Domain, error) {
 	if max < 0 || max+2 > maxLevels {
 		return nil, fmt.Errorf("mask hierarchy: %d levels: the utility measurement handles 0 to %d", max, maxLevels-2)
 	}
-	return &Domain{kind: domainMask, source: "mask hierarchy", height: max + 2, fromRight: fromRight, max: max}, nil
+	return &Domain{kind: domainMask, source: "mask hierarchy", height: max + 2, top: top, fromRight: fromRight, max: max}, nil
 }
 
 // DateDomain is the date builder's hierarchy over ISO dates with the given levels
@@ -137,15 +138,17 @@ func DateDomain(levels []string) (*Domain, error) {
 			return nil, fmt.Errorf("date hierarchy: unknown level %q", l)
 		}
 	}
-	return &Domain{kind: domainDate, source: "date hierarchy", height: len(levels) + 2, dates: slices.Clone(levels)}, nil
+	return &Domain{kind: domainDate, source: "date hierarchy", height: len(levels) + 2, top: top, dates: slices.Clone(levels)}, nil
 }
 
 // IntervalDomain is the interval builder's hierarchy: a released "[lo,hi]" (integer
 // column) covers the leaves lo ≤ v ≤ hi, a released "[lo,hi)" (float column) the leaves
 // lo ≤ v < hi, "*" every leaf, a value itself. Its leaves are the input's values.
-func IntervalDomain() *Domain { return &Domain{kind: domainIntervals, source: "interval hierarchy"} }
+func IntervalDomain() *Domain {
+	return &Domain{kind: domainIntervals, source: "interval hierarchy", top: top}
+}
 
-// labelsOf is the generalization of leaf v at every level, v first and "*" last.
+// labelsOf is the generalization of leaf v at every level, v first and the top last.
 func (d *Domain) labelsOf(v string) ([]string, bool) {
 	switch d.kind {
 	case domainFile:
@@ -839,7 +842,7 @@ type leafIndex struct {
 	preLive []int64
 }
 
-// stat is what a released value covers: "*" every leaf, a range or interval the leaves
+// stat is what a released value covers: the top every leaf, a range or interval the leaves
 // whose value lies in it, a value of the domain itself, another number the leaves of
 // that value.
 func (idx *leafIndex) stat(v string) (*coverStat, error) {
@@ -847,7 +850,7 @@ func (idx *leafIndex) stat(v string) (*coverStat, error) {
 	n := len(idx.order)
 	var a, b int // the covered positions: [a, b)
 	switch lo, hi, open, ok := splitRange(v); {
-	case v == top:
+	case v == c.Domain.top:
 		a, b = 0, n
 	case ok && idx.ints != nil:
 		l, ok1 := new(big.Int).SetString(lo, 10)
@@ -884,7 +887,7 @@ func (idx *leafIndex) stat(v string) (*coverStat, error) {
 			b = sort.Search(n, func(i int) bool { return idx.floats[i] > f })
 			break
 		}
-		return nil, &Violation{Msg: fmt.Sprintf("column %q: a released value that is neither a range, a value of its domain nor %q", c.Column, top)}
+		return nil, &Violation{Msg: fmt.Sprintf("column %q: a released value that is neither a range, a value of its domain nor its hierarchy's top", c.Column)}
 	}
 	s := newStat()
 	if b <= a {

@@ -330,3 +330,33 @@ func TestTruthfulInput(t *testing.T) {
 		t.Errorf("input records %q, want %q", got, want)
 	}
 }
+
+// TestUtilityFileTop: in a column released as ranges whose hierarchy file ends in a
+// label of its own, that label covers every leaf (loss 1), and "*", which the file does
+// not have, is a violation.
+func TestUtilityFileTop(t *testing.T) {
+	age, err := HierarchyDomain(writeHierarchy(t, "20;[20,29];any age\n25;[20,29];any age\n30;[30,39];any age\n40;[30,39];any age\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{K: 2, InputRows: 2, Columns: []string{"age"}, Quasi: []string{"age"},
+		Utility: []Quasi{{Column: "age", Domain: age, Type: schema.Integer, Ranges: true}}}
+	for _, tc := range []struct {
+		released string
+		loss     float64 // -1: a violation
+	}{
+		{"any age", 1},
+		{"[20,30]", 2.0 / 3},
+		{"*", -1},
+	} {
+		uc := utilityCase{spec: spec, released: [][2][]string{{{tc.released}, {"20"}}, {{tc.released}, {"30"}}}}
+		m, err := uc.measure(t)
+		var v *Violation
+		switch {
+		case tc.loss < 0 && !errors.As(err, &v):
+			t.Errorf("%q: got %v, want a violation", tc.released, err)
+		case tc.loss >= 0 && (err != nil || !near(m.Loss, tc.loss)):
+			t.Errorf("%q: loss %v, %v; want %v", tc.released, m, err, tc.loss)
+		}
+	}
+}
