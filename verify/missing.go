@@ -30,7 +30,7 @@ var ErrAmbiguousLevels = errors.New("the release's node cannot be told from its 
 // IntervalDomain does, and also writes the label of every level (level j+1 is the
 // interval of width widths[j] that holds the value, then "*").
 func IntervalLevels(typ schema.Type, widths []float64) *Domain {
-	return &Domain{kind: domainIntervals, source: "interval hierarchy", height: len(widths) + 2, typ: typ, widths: widths}
+	return &Domain{kind: domainIntervals, source: "interval hierarchy", height: len(widths) + 2, top: top, typ: typ, widths: widths}
 }
 
 // Classes is what a release holds: its records per class and, per quasi-identifier,
