@@ -187,6 +187,7 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 		return nil, err
 	}
 	defer src.Close()
+	opt.at(StageRead)
 	data, err := readDP(ctx, cfg, p, src)
 	if err != nil {
 		return nil, err
@@ -218,7 +219,8 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 		return nil, err
 	}
 	computed := time.Now()
-	log.Info("stage done", "stage", "noise", "outputs", len(tables), "ms", ms(read, computed))
+	log.Info("stage done", "stage", StageNoise, "outputs", len(tables), "ms", ms(read, computed))
+	opt.at(StageNoise)
 
 	// Record, then release: the spend is in the ledger before any noisy value reaches
 	// a file; a failure from here on leaves it spent and nothing published.
@@ -233,6 +235,7 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 		man.Ledger = &ManifestLedger{File: filepath.Base(opt.Ledger), EpsilonSpent: ef, DeltaSpent: df,
 			EpsilonTotal: a.EpsilonTotal, DeltaTotal: a.DeltaTotal,
 			Recorded: "before any output was written"}
+		opt.at(StageRecorded)
 	} else {
 		log.Warn("no --ledger: this run's spend is not recorded; repeated runs on the same data add up unchecked", "epsilon", spend.Epsilon, "delta", spend.Delta)
 	}
@@ -256,6 +259,7 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	if err := os.Rename(mtmp, manifest); err != nil {
 		return nil, err
 	}
+	opt.at(StagePublish)
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return nil, err
 	}

@@ -15,8 +15,9 @@ var hospitalTypes = []schema.Type{schema.String, schema.String, schema.Integer, 
 // Generate writes the synthetic hospital sample of rows records, seeded by seed, to
 // path in the given format ("" = the extension's), atomically: the file appears
 // complete or not at all. Records are generated and written batch by batch, so memory
-// does not grow with rows; the same seed gives the same table.
-func Generate(path, format string, rows int, seed uint64) (err error) {
+// does not grow with rows; the same seed gives the same table. Of opt, only AtStage
+// is used.
+func Generate(path, format string, rows int, seed uint64, opt Options) (err error) {
 	if rows < 0 {
 		return schema.BadInput("--rows: must not be negative")
 	}
@@ -61,6 +62,9 @@ func Generate(path, format string, rows int, seed uint64) (err error) {
 		if err := out.write(fields, nil, n); err != nil {
 			return fmt.Errorf("gen: %w", err)
 		}
+		if done == 0 {
+			opt.at(StageWrite)
+		}
 		done += n
 	}
 	if err := out.finish(); err != nil {
@@ -72,5 +76,6 @@ func Generate(path, format string, rows int, seed uint64) (err error) {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
+	opt.at(StagePublish)
 	return os.Rename(tmp.Name(), path)
 }

@@ -27,6 +27,17 @@ type Options struct {
 	Progress *Progress        // counts the run's work as it happens (nil: not counted)
 	Log      *slog.Logger     // stage completions (Info) and warnings (Warn); nil: none
 	Now      func() time.Time // the release time in the metadata (nil: time.Now)
+	// AtStage, when set, is called as the run reaches each of its stages and
+	// publishing points (StageRead … StagePublish), on the run's goroutine; tests stop
+	// a run there.
+	AtStage func(stage string)
+}
+
+// at tells opt.AtStage that the run reached stage.
+func (o Options) at(stage string) {
+	if o.AtStage != nil {
+		o.AtStage(stage)
+	}
 }
 
 func (o Options) workers() int {
@@ -104,6 +115,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		}
 	}
 	// Pass 1: encode.
+	opt.at(StageRead)
 	t, listed, prot, err := loadTable(ctx, p, src)
 	if err != nil {
 		return nil, err
@@ -117,6 +129,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 
 	// Search.
 	p.progress.enter(StageSearch)
+	opt.at(StageSearch)
 	// The search's garbage is large tables without pointers, which a collection marks
 	// for next to nothing: collecting twice as often holds the peak closer to what is
 	// live, at little cost. The setting is restored once the search is done.
@@ -228,6 +241,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if err != nil {
 		return nil, err
 	}
+	opt.at(StageWrite)
 	if err := src.unchanged(); err != nil {
 		return nil, err
 	}
@@ -258,6 +272,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 
 	// Verify the written file, independently of the search.
 	p.progress.enter(StageVerify)
+	opt.at(StageVerify)
 	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, InputRows: t.Rows, Columns: header, Quasi: p.quasiNames()}
 	for _, sc := range prot {
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
@@ -341,6 +356,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			return nil, err
 		}
 	}
+	opt.at(StagePublish)
 	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // verified: readable by others
 		return nil, fmt.Errorf("output: %w", err)
 	}

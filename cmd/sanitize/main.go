@@ -40,6 +40,10 @@ func main() {
 	os.Exit(code)
 }
 
+// atStage is given to every run as pipeline.Options.AtStage: nil, except in the tests
+// that stop a run at a named stage.
+var atStage func(stage string)
+
 // run executes the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	g := &globals{stderr: stderr}
@@ -209,7 +213,7 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opt.Log = g.log
+			opt.Log, opt.AtStage = g.log, atStage
 			opt.Progress = &pipeline.Progress{}
 			stop := g.showProgress(opt.Progress)
 			rep, err := pipeline.Release(cmd.Context(), cfg, opt)
@@ -250,7 +254,7 @@ func newDP(stdout io.Writer, g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opt.Log = g.log
+			opt.Log, opt.AtStage = g.log, atStage
 			man, err := pipeline.DP(cmd.Context(), cfg, opt)
 			if err != nil {
 				return err
@@ -402,7 +406,7 @@ func newGen(stdout io.Writer) *cobra.Command {
 			if err := required("out", out); err != nil {
 				return err
 			}
-			if err := pipeline.Generate(out, format, rows, seed); err != nil {
+			if err := pipeline.Generate(out, format, rows, seed, pipeline.Options{AtStage: atStage}); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %d records to %s\n", rows, out)
