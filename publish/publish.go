@@ -48,8 +48,9 @@ func isTemp(name, dest string) bool {
 
 // CheckFile refuses a file destination the run could not publish to, before the run
 // reads anything, with an error matching schema.ErrBadInput that names key and path:
-// a folder; an existing file unless force; something that is not a regular file; a
-// parent folder that is missing or that the process cannot write in. It then sweeps
+// a folder; an existing file unless force; anything else that exists and is not a
+// regular file (a symbolic link included); a parent folder that is missing or that the
+// process cannot write in. It then sweeps
 // the temporaries that dead runs left for path.
 func CheckFile(key, path string, force bool) error {
 	if err := checkParent(key, path); err != nil {

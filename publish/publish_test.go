@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"sanitizer/schema"
@@ -216,8 +215,8 @@ func TestCheck(t *testing.T) {
 		}
 	}
 	fifo := func(t *testing.T, dir string) {
-		if err := syscall.Mkfifo(filepath.Join(dir, "r"), 0o644); err != nil {
-			t.Fatal(err)
+		if err := mkfifo(filepath.Join(dir, "r")); err != nil {
+			t.Skip(err)
 		}
 	}
 	none := func(*testing.T, string) {}

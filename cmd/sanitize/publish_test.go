@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -204,8 +203,8 @@ func TestDestinations(t *testing.T) {
 	}
 	fifo := func(name string) setup {
 		return func(t *testing.T, dir string) {
-			if err := syscall.Mkfifo(filepath.Join(dir, name), 0o644); err != nil {
-				t.Fatal(err)
+			if err := mkfifo(filepath.Join(dir, name)); err != nil {
+				t.Skip(err)
 			}
 		}
 	}
