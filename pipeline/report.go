@@ -13,7 +13,6 @@ import (
 	"sanitizer/schema"
 )
 
-
 // Report describes a release. It holds counts and parameters only: never a data value.
 type Report struct {
 	Tool         string `json:"tool"`

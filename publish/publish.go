@@ -155,6 +155,9 @@ func sweepOne(path string) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // its owner published or discarded it meanwhile
 	}
+	if errors.Is(err, fs.ErrPermission) {
+		return nil // another user's: cannot tell whether it is alive
+	}
 	if err != nil {
 		return err
 	}
