@@ -13,7 +13,7 @@ build:
 demo: build
 	@test -f testdata/hospital.csv || ./bin/sanitize gen --rows 5000 --seed 1 --out testdata/hospital.csv
 	@mkdir -p $(OUT)
-	./bin/sanitize release -c testdata/hospital.yaml --in testdata/hospital.csv --out $(OUT)/hospital-release.csv --report $(OUT)/hospital-report.json
+	./bin/sanitize release --force -c testdata/hospital.yaml --in testdata/hospital.csv --out $(OUT)/hospital-release.csv --report $(OUT)/hospital-report.json
 	./bin/sanitize check -c testdata/hospital.yaml --in testdata/hospital.csv --release $(OUT)/hospital-release.csv
 	@echo "release: $(OUT)/hospital-release.csv  report: $(OUT)/hospital-report.json"
 	@rm -rf $(OUT)/hospital-dp
@@ -50,21 +50,21 @@ bench: build
 	SEARCH_ROWS=1000000 $(GO) test -run '^$$' -bench 'SearchHospital8QI' -benchtime 1x ./pipeline
 	@mkdir -p $(OUT)/bench
 	@test -f $(OUT)/bench/hospital-$(BENCH_ROWS).csv || ./bin/sanitize gen --rows $(BENCH_ROWS) --seed 1 --out $(OUT)/bench/hospital-$(BENCH_ROWS).csv
-	/usr/bin/time -v ./bin/sanitize release -c testdata/hospital.yaml --in $(OUT)/bench/hospital-$(BENCH_ROWS).csv \
+	/usr/bin/time -v ./bin/sanitize release --force -c testdata/hospital.yaml --in $(OUT)/bench/hospital-$(BENCH_ROWS).csv \
 		--out $(OUT)/bench/release.csv --report $(OUT)/bench/report.json 2>&1 | \
 		grep -E 'released|node|lattice|Elapsed|Maximum resident'
 	@grep -A6 stages_ms $(OUT)/bench/report.json
 	@for n in $(SCALE_ROWS); do \
 		test -f $(OUT)/bench/hospital-$$n.parquet || ./bin/sanitize gen --rows $$n --seed 1 --out $(OUT)/bench/hospital-$$n.parquet; \
 		echo "== $$n records, Parquet -> Parquet, 8 quasi-identifiers, k=10, 5%"; \
-		/usr/bin/time -v ./bin/sanitize release -c testdata/hospital-8qi.yaml --in $(OUT)/bench/hospital-$$n.parquet \
+		/usr/bin/time -v ./bin/sanitize release --force -c testdata/hospital-8qi.yaml --in $(OUT)/bench/hospital-$$n.parquet \
 			--out $(OUT)/bench/release-$$n.parquet --report $(OUT)/bench/report-$$n.json 2>&1 | \
 			grep -E 'released|node|lattice|Elapsed|Maximum resident'; \
 		grep -A6 stages_ms $(OUT)/bench/report-$$n.json; \
 	done
 	@for n in $(SCALE_ROWS); do \
 		echo "== $$n records, Parquet -> Parquet, 8 quasi-identifiers, k=10, Mondrian"; \
-		/usr/bin/time -v ./bin/sanitize --log-format json release -c testdata/hospital-8qi-mondrian.yaml --in $(OUT)/bench/hospital-$$n.parquet \
+		/usr/bin/time -v ./bin/sanitize --log-format json release --force -c testdata/hospital-8qi-mondrian.yaml --in $(OUT)/bench/hospital-$$n.parquet \
 			--out $(OUT)/bench/mondrian-$$n.parquet 2>&1 | grep -E '"stage"|released|mondrian|utility|Elapsed|Maximum resident'; \
 	done
 	$(GO) test -run '^$$' -bench 'ReleaseAdultMondrian' -benchtime 10x ./pipeline

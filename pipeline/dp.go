@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sanitizer/dphist"
+	"sanitizer/publish"
 	"sanitizer/schema"
 )
 
@@ -190,6 +190,7 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 		return nil, err
 	}
 	defer src.Close()
+	opt.at(StageRead)
 	data, err := readDP(ctx, cfg, p, src)
 	if err != nil {
 		return nil, err
@@ -221,7 +222,8 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 		return nil, err
 	}
 	computed := time.Now()
-	log.Info("stage done", "stage", "noise", "outputs", len(tables), "ms", ms(read, computed))
+	log.Info("stage done", "stage", StageNoise, "outputs", len(tables), "ms", ms(read, computed))
+	opt.at(StageNoise)
 
 	// Record, then release: the spend is in the ledger before any noisy value reaches
 	// a file; a failure from here on leaves it spent and nothing published.
@@ -236,38 +238,27 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 		man.Ledger = &ManifestLedger{File: filepath.Base(opt.Ledger), EpsilonSpent: ef, DeltaSpent: df,
 			EpsilonTotal: a.EpsilonTotal, DeltaTotal: a.DeltaTotal,
 			Recorded: "before any output was written"}
+		opt.at(StageRecorded)
 	} else {
 		log.Warn("no --ledger: this run's spend is not recorded; repeated runs on the same data add up unchecked", "epsilon", spend.Epsilon, "delta", spend.Delta)
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), "."+filepath.Base(filepath.Clean(dir))+".*.tmp")
+	tmp, err := publish.CreateFolder(dir)
 	if err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	defer os.RemoveAll(tmp) // gone after the rename
+	defer tmp.Discard() // nothing, once published
 	for i, o := range cfg.DP.Outputs {
-		if err := writeDPTable(filepath.Join(tmp, man.Outputs[i].File), dpFormat(o), cfg, o, tables[i]); err != nil {
+		if err := writeDPTable(filepath.Join(tmp.Path, man.Outputs[i].File), dpFormat(o), cfg, o, tables[i]); err != nil {
 			return nil, fmt.Errorf("output %s: %w", o.Name, err)
 		}
 	}
 	wrote := time.Now()
 	log.Info("stage done", "stage", StageWrite, "outputs", len(tables), "ms", ms(computed, wrote))
-	manifest := filepath.Join(tmp, "manifest.json")
-	mtmp, err := writeJSONTemp(manifest, man)
-	if err != nil {
+	if err := writeManifest(filepath.Join(tmp.Path, "manifest.json"), man); err != nil {
 		return nil, err
 	}
-	if err := os.Rename(mtmp, manifest); err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return nil, err
-	}
-	if st, err := os.Stat(dir); err == nil && st.IsDir() {
-		if err := os.Remove(dir); err != nil { // empty, checked above
-			return nil, fmt.Errorf("--out: %w", err)
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
+	opt.at(StagePublish)
+	if err := tmp.Publish(); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
 	return man, nil
@@ -293,35 +284,28 @@ func composed(outs []schema.DPOutput) (eps, delta float64) {
 	return eps, delta
 }
 
+// writeManifest writes the manifest to path, a new file.
+func writeManifest(path string, man *Manifest) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	if err := writeJSON(f, man); err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	return nil
+}
+
 // checkOutDir accepts an output folder that does not exist (its parent must) or is an
-// empty folder, and that is not one of the run's other files.
+// empty folder, in a folder the process can write in, and that is not one of the
+// run's other files; it sweeps the temporaries that killed runs left for it.
 func checkOutDir(dir string, others ...string) error {
 	for _, o := range others {
 		if o != "" && abs(o) == abs(dir) {
 			return schema.BadInput("--out: %s is also the input, the configuration or the ledger", dir)
 		}
 	}
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		parent := filepath.Dir(filepath.Clean(dir))
-		if st, err := os.Stat(parent); err != nil || !st.IsDir() {
-			return schema.BadInput("--out: the folder %s does not exist", parent)
-		}
-		return nil
-	case err != nil:
-		return schema.BadInput("--out: %v", err)
-	case !st.IsDir():
-		return schema.BadInput("--out: %s exists and is not a folder", dir)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return schema.BadInput("--out: %v", err)
-	}
-	if len(entries) > 0 {
-		return schema.BadInput("--out: the folder %s is not empty (a DP run never overwrites published outputs)", dir)
-	}
-	return nil
+	return publish.CheckFolder("--out", dir)
 }
 
 // checkDPConfig rejects dp settings this version cannot honour, before any reading.

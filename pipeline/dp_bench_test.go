@@ -24,7 +24,7 @@ func BenchmarkDP(b *testing.B) {
 	in := os.Getenv("DP_INPUT")
 	if in == "" {
 		in = filepath.Join(dir, "in.parquet")
-		if err := Generate(in, "", rows, 1); err != nil {
+		if err := Generate(in, "", rows, 1, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -27,7 +27,7 @@ func formatsFixture(t *testing.T, n int) (cfg *schema.Config, dir string) {
 	t.Helper()
 	dir = t.TempDir()
 	for _, ext := range []string{"csv", "parquet", "arrow", "arrows"} {
-		if err := Generate(filepath.Join(dir, "in."+ext), "", n, 11); err != nil {
+		if err := Generate(filepath.Join(dir, "in."+ext), "", n, 11, Options{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,9 +2,8 @@ package pipeline
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
+	"sanitizer/publish"
 	"sanitizer/sample"
 	"sanitizer/schema"
 )
@@ -14,9 +13,11 @@ var hospitalTypes = []schema.Type{schema.String, schema.String, schema.Integer, 
 
 // Generate writes the synthetic hospital sample of rows records, seeded by seed, to
 // path in the given format ("" = the extension's), atomically: the file appears
-// complete or not at all. Records are generated and written batch by batch, so memory
-// does not grow with rows; the same seed gives the same table.
-func Generate(path, format string, rows int, seed uint64) (err error) {
+// complete or not at all, and an existing file at path is replaced only with
+// opt.Force. Records are generated and written batch by batch, so memory does not
+// grow with rows; the same seed gives the same table. Of opt, only Force and AtStage
+// are used.
+func Generate(path, format string, rows int, seed uint64, opt Options) (err error) {
 	if rows < 0 {
 		return schema.BadInput("--rows: must not be negative")
 	}
@@ -32,18 +33,16 @@ func Generate(path, format string, rows int, seed uint64) (err error) {
 	for i, name := range sample.HospitalColumns {
 		cols[i] = outColumn{name: name, typ: hospitalTypes[i]}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err := publish.CheckFile("--out", path, opt.Force); err != nil {
+		return err
+	}
+	tmp, err := publish.Create(path)
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
+	defer tmp.Discard() // nothing, once published
 	meta := map[string]string{"sanitize.tool": "sanitize", "sanitize.version": Version, "sanitize.generator": "hospital", "sanitize.seed": fmt.Sprint(seed)}
-	out, err := newSink(tmp, format, schema.CSV{Separator: ',', Header: true}, cols, meta)
+	out, err := newSink(tmp.File, format, schema.CSV{Separator: ',', Header: true}, cols, meta)
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
@@ -61,16 +60,23 @@ func Generate(path, format string, rows int, seed uint64) (err error) {
 		if err := out.write(fields, nil, n); err != nil {
 			return fmt.Errorf("gen: %w", err)
 		}
+		if done == 0 {
+			opt.at(StageWrite)
+		}
 		done += n
 	}
 	if err := out.finish(); err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
-	if err := tmp.Chmod(0o644); err != nil {
+	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
-	return os.Rename(tmp.Name(), path)
+	opt.at(StagePublish)
+	if err := tmp.Publish(opt.Force); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	return nil
 }

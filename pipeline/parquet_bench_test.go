@@ -65,7 +65,7 @@ func BenchmarkParquetReaders(b *testing.B) {
 		rows = v
 	}
 	path := filepath.Join(b.TempDir(), "in.parquet")
-	if err := Generate(path, "", rows, 1); err != nil {
+	if err := Generate(path, "", rows, 1, Options{}); err != nil {
 		b.Fatal(err)
 	}
 	f, err := os.Open(path)

@@ -10,6 +10,13 @@ const (
 	StageVerify = "verify" // re-reading the written file
 )
 
+// Points of a run that Options.AtStage is told of besides the stages above.
+const (
+	StageNoise    = "noise"    // dp: the noisy outputs are computed, nothing written
+	StageRecorded = "recorded" // dp: the spend is in the ledger, nothing published
+	StagePublish  = "publish"  // everything is written (and verified): about to move into place
+)
+
 // Progress counts a run's work while it happens, for a progress display: another
 // goroutine may read it at any time. A nil *Progress counts nothing.
 type Progress struct {

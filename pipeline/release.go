@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"time"
 
 	"sanitizer/generalize"
+	"sanitizer/publish"
 	"sanitizer/schema"
 	"sanitizer/verify"
 )
@@ -23,10 +23,22 @@ type Options struct {
 	Output   string           // overrides output.path (release) ; the release file for Check
 	Report   string           // where to write the JSON report ("" = none); Check: the release's report to check against
 	Ledger   string           // dp: the budget ledger ("" = none)
+	Force    bool             // release, gen: replace an existing output (and report) with the new, verified one
 	Workers  int              // ≤ 0: GOMAXPROCS
 	Progress *Progress        // counts the run's work as it happens (nil: not counted)
 	Log      *slog.Logger     // stage completions (Info) and warnings (Warn); nil: none
 	Now      func() time.Time // the release time in the metadata (nil: time.Now)
+	// AtStage, when set, is called as the run reaches each of its stages and
+	// publishing points (StageRead … StagePublish), on the run's goroutine; tests stop
+	// a run there.
+	AtStage func(stage string)
+}
+
+// at tells opt.AtStage that the run reached stage.
+func (o Options) at(stage string) {
+	if o.AtStage != nil {
+		o.AtStage(stage)
+	}
 }
 
 func (o Options) workers() int {
@@ -83,12 +95,12 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			}
 		}
 	}
-	for _, path := range []string{out, opt.Report} {
-		if path == "" {
-			continue
-		}
-		if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-			return nil, schema.BadInput("%s: the folder %s does not exist", path, filepath.Dir(path))
+	if err := publish.CheckFile("output", out, opt.Force); err != nil {
+		return nil, err
+	}
+	if opt.Report != "" {
+		if err := publish.CheckFile("--report", opt.Report, opt.Force); err != nil {
+			return nil, err
 		}
 	}
 	src, p, err := openInput(cfg, in, out, inFmt)
@@ -104,6 +116,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		}
 	}
 	// Pass 1: encode.
+	opt.at(StageRead)
 	t, listed, prot, err := loadTable(ctx, p, src)
 	if err != nil {
 		return nil, err
@@ -117,6 +130,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 
 	// Search.
 	p.progress.enter(StageSearch)
+	opt.at(StageSearch)
 	// The search's garbage is large tables without pointers, which a collection marks
 	// for next to nothing: collecting twice as often holds the peak closer to what is
 	// live, at little cost. The setting is restored once the search is done.
@@ -202,20 +216,14 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if err := src.rewind(); err != nil {
 		return nil, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
+	tmp, err := publish.Create(out)
 	if err != nil {
 		return nil, fmt.Errorf("output: %w", err)
 	}
-	keep := false
-	defer func() {
-		if !keep {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
+	defer tmp.Discard() // nothing, once published
 	header := p.releaseHeader()
 	meta := releaseMetadata(cfg, p, t, res, opt.now())
-	sink, err := newSink(tmp, outFmt, cfg.Output.CSV, p.outColumns(), meta)
+	sink, err := newSink(tmp.File, outFmt, cfg.Output.CSV, p.outColumns(), meta)
 	if err != nil {
 		return nil, fmt.Errorf("writing release: %w", err)
 	}
@@ -228,6 +236,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if err != nil {
 		return nil, err
 	}
+	opt.at(StageWrite)
 	if err := src.unchanged(); err != nil {
 		return nil, err
 	}
@@ -258,6 +267,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 
 	// Verify the written file, independently of the search.
 	p.progress.enter(StageVerify)
+	opt.at(StageVerify)
 	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, InputRows: t.Rows, Columns: header, Quasi: p.quasiNames()}
 	for _, sc := range prot {
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
@@ -334,27 +344,21 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	rep.StagesMS = Stages{Encode: ms(start, encoded), Search: ms(encoded, searched), Write: ms(searched, wrote), Verify: ms(wrote, verified)}
 
 	// Publish: the report (if any) first to a temporary file, then both renames.
-	var reportTmp string
+	var reportTmp *publish.File
 	if opt.Report != "" {
 		rep.StagesMS.Total = ms(start, time.Now())
 		if reportTmp, err = writeJSONTemp(opt.Report, rep); err != nil {
 			return nil, err
 		}
+		defer reportTmp.Discard() // nothing, once published
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // verified: readable by others
+	opt.at(StagePublish)
+	if err := tmp.Publish(opt.Force); err != nil {
 		return nil, fmt.Errorf("output: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		if reportTmp != "" {
-			os.Remove(reportTmp)
-		}
-		return nil, fmt.Errorf("output: %w", err)
-	}
-	keep = true
-	if reportTmp != "" {
-		if err := os.Rename(reportTmp, opt.Report); err != nil {
-			os.Remove(reportTmp)
-			return nil, fmt.Errorf("report: %w (the release %s was published)", err, out)
+	if reportTmp != nil {
+		if err := reportTmp.Publish(opt.Force); err != nil {
+			return nil, fmt.Errorf("--report: %w (the release %s was published)", err, out)
 		}
 	}
 	rep.StagesMS.Total = ms(start, time.Now())

@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
 	"sanitizer/generalize"
+	"sanitizer/publish"
 	"sanitizer/schema"
 )
-
 
 // Report describes a release. It holds counts and parameters only: never a data value.
 type Report struct {
@@ -158,30 +157,32 @@ func (r *Report) Summary(w io.Writer) {
 // emptyRelease is the warning for a release that holds no record.
 const emptyRelease = "the release holds no record: every record was suppressed"
 
-// writeJSONTemp writes v as indented JSON to a new temporary file beside path and
-// returns the temporary file's name; the caller renames or removes it.
-func writeJSONTemp(path string, v any) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+// writeJSONTemp writes v as indented JSON to a new temporary file beside path, held
+// until the caller publishes or discards it.
+func writeJSONTemp(path string, v any) (*publish.File, error) {
+	f, err := publish.Create(path)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := writeJSON(f.File, v); err != nil {
+		f.Discard()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// writeJSON writes v as indented JSON to f, syncs and closes it.
+func writeJSON(f *os.File, v any) error {
 	enc := json.NewEncoder(f)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return "", fmt.Errorf("%s: %w", path, err)
+	err := enc.Encode(v)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return "", fmt.Errorf("%s: %w", path, err)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Name(), nil
+	return err
 }
 
 // releaseMetadata is the key-value metadata of a Parquet or Arrow release: the release

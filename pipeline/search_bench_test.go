@@ -21,7 +21,7 @@ func encodeGenerated(b *testing.B, rows int) (*generalize.Table, *plan) {
 	in := os.Getenv("SEARCH_INPUT")
 	if in == "" {
 		in = filepath.Join(dir, "in.parquet")
-		if err := Generate(in, "", rows, 1); err != nil {
+		if err := Generate(in, "", rows, 1, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

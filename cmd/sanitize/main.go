@@ -40,6 +40,10 @@ func main() {
 	os.Exit(code)
 }
 
+// atStage is given to every run as pipeline.Options.AtStage: nil, except in the tests
+// that stop a run at a named stage.
+var atStage func(stage string)
+
 // run executes the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	g := &globals{stderr: stderr}
@@ -190,7 +194,7 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 	var cfgPath string
 	var opt pipeline.Options
 	cmd := &cobra.Command{
-		Use:   "release -c CONFIG --in INPUT --out RELEASE [--report REPORT.json]",
+		Use:   "release -c CONFIG --in INPUT --out RELEASE [--report REPORT.json] [--force]",
 		Short: "Write a k-anonymous, verified release of INPUT",
 		Long: "Generalize the quasi-identifiers of INPUT to the node of least information loss (search.algorithm: optimal)\n" +
 			"or partition them (mondrian) until every published class meets the configuration's models:\n" +
@@ -209,7 +213,7 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opt.Log = g.log
+			opt.Log, opt.AtStage = g.log, atStage
 			opt.Progress = &pipeline.Progress{}
 			stop := g.showProgress(opt.Progress)
 			rep, err := pipeline.Release(cmd.Context(), cfg, opt)
@@ -228,6 +232,7 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&opt.Input, "in", "", "input table (overrides input.path)")
 	cmd.Flags().StringVar(&opt.Output, "out", "", "release file to write (overrides output.path)")
 	cmd.Flags().StringVar(&opt.Report, "report", "", "write a JSON report here")
+	cmd.Flags().BoolVar(&opt.Force, "force", false, "replace an existing release (and report), once the new one is verified")
 	cmd.Flags().IntVar(&opt.Workers, "workers", 0, "parallel workers (default: number of CPUs)")
 	return cmd
 }
@@ -250,7 +255,7 @@ func newDP(stdout io.Writer, g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opt.Log = g.log
+			opt.Log, opt.AtStage = g.log, atStage
 			man, err := pipeline.DP(cmd.Context(), cfg, opt)
 			if err != nil {
 				return err
@@ -395,15 +400,16 @@ func newGen(stdout io.Writer) *cobra.Command {
 	var rows int
 	var seed uint64
 	var out, format string
+	var force bool
 	cmd := &cobra.Command{
-		Use:   "gen --rows N --seed S --out FILE [--format csv|parquet|arrow|arrows]",
+		Use:   "gen --rows N --seed S --out FILE [--format csv|parquet|arrow|arrows] [--force]",
 		Short: "Write the synthetic hospital sample (patient id, name, age, sex, zip, admission date, diagnosis, length of stay)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := required("out", out); err != nil {
 				return err
 			}
-			if err := pipeline.Generate(out, format, rows, seed); err != nil {
+			if err := pipeline.Generate(out, format, rows, seed, pipeline.Options{Force: force, AtStage: atStage}); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %d records to %s\n", rows, out)
@@ -413,6 +419,7 @@ func newGen(stdout io.Writer) *cobra.Command {
 	cmd.Flags().IntVar(&rows, "rows", 10000, "number of records")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed (the same seed gives the same file)")
 	cmd.Flags().StringVar(&out, "out", "", "file to write (required)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace an existing file at --out")
 	cmd.Flags().StringVar(&format, "format", "", "csv, parquet, arrow (IPC file) or arrows (IPC stream); default: from the extension of --out")
 	return cmd
 }

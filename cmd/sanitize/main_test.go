@@ -949,15 +949,15 @@ func TestQuotedCRLF(t *testing.T) {
 	}
 }
 
-// TestOutputOverwrite: an existing file at --out is replaced only by a verified release,
-// and left alone when the run fails.
+// TestOutputOverwrite: with --force, an existing file at --out is replaced only by a
+// verified release, and left alone when the run fails.
 func TestOutputOverwrite(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath, in, out := filepath.Join(dir, "config.yaml"), filepath.Join(dir, "in.csv"), filepath.Join(dir, "release.csv")
 	writeFile(t, cfgPath, mustReplace(t, baseConfig(t), privacyLine, "privacy: {k: 11, suppression: 0}"))
 	writeFile(t, in, csvText(smallRows(), ','))
 	writeFile(t, out, "old release\n")
-	code, stdout, stderr := runCLI(t, "release", "-c", cfgPath, "--in", in, "--out", out)
+	code, stdout, stderr := runCLI(t, "release", "-c", cfgPath, "--in", in, "--out", out, "--force")
 	if code != 3 {
 		t.Fatalf("release: exit %d, want 3\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
