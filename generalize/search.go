@@ -30,6 +30,8 @@ type Options struct {
 	// table's sensitive columns: a class that fails any of them (or k) is suppressed.
 	Diversity []Diversity
 	Closeness []Closeness
+	// radix says which roll-ups are radix-partitioned (zero: the default); tests set it.
+	radix radixTuning
 }
 
 // Result is the node the search chose and what it took to find it.
@@ -147,7 +149,7 @@ func newSearcher(t *Table, opt Options, met metric) *searcher {
 	s.packed = pack != nil
 	if s.opt.CacheEntries <= 0 {
 		s.opt.CacheEntries = 8 << 20
-		if s.packed && t.Rows >= radixMinSource && len(opt.Diversity)+len(opt.Closeness) == 0 {
+		if s.packed && t.Rows >= opt.radix.min() && len(opt.Diversity)+len(opt.Closeness) == 0 {
 			// The radix count of the records needs 2 entries per record with 64-bit
 			// keys: the cache has room for it beside 8 Mi entries and, while the
 			// count needs only one (32-bit keys), keeps tables in the other. (A
@@ -160,7 +162,7 @@ func newSearcher(t *Table, opt Options, met metric) *searcher {
 	}
 	s.pool = make(chan *grouper, s.workers)
 	for range s.workers {
-		s.pool <- &grouper{pack: pack}
+		s.pool <- &grouper{pack: pack, tune: opt.radix}
 	}
 	s.maps = make([][][][]int32, q)
 	for i, c := range t.Columns {
@@ -299,7 +301,7 @@ func (s *searcher) evict(limit int, keep *classes) {
 // source of the records whose node has few enough codes is counted in an array
 // instead, without the scratch.
 func (s *searcher) radix(src *classes) bool {
-	return src.n >= radixMinSource && s.packed && !s.mod.any()
+	return src.n >= s.opt.radix.min() && s.packed && !s.mod.any()
 }
 
 // scratchEntries is the scratch, in int32 entries, of a radix-partitioned roll-up of

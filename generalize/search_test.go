@@ -116,12 +116,9 @@ func TestSearchRandomMatchesExhaustive(t *testing.T) {
 			// Once as the search runs, once with every roll-up of a packed source
 			// counted by radix partitioning (which large tables use), and once more
 			// so with a cache bound that the radix counts' scratch crowds out.
-			for _, v := range []struct{ radixMin, cache int }{{radixMinSource, 0}, {0, 0}, {0, 3 * n}} {
+			for _, v := range []struct{ radixMin, cache int }{{radixMinSource, 0}, {1, 0}, {1, 3 * n}} {
 				radixMin := v.radixMin
-				saved := radixMinSource
-				radixMinSource = radixMin
-				got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: workers, CacheEntries: v.cache})
-				radixMinSource = saved
+				got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: workers, CacheEntries: v.cache, radix: radixTuning{minSource: radixMin}})
 				if want == nil {
 					if !errors.Is(err, schema.ErrUnattainable) {
 						t.Fatalf("radix from %d: want unattainable, got %v, %v", radixMin, got, err)
