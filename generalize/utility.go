@@ -150,7 +150,7 @@ func Utility(t *Table, class []int32, covers ClassCovers, values [][]float64, k 
 	for j, dict := range covers.Dict {
 		for i, cv := range dict {
 			if err := cv.check(t.Columns[j].Hierarchy, vals[j]); err != nil {
-				return Metrics{}, fmt.Errorf("utility: column %q, released value %d: %v", t.Columns[j].Name, i, err)
+				return Metrics{}, fmt.Errorf("utility: column %q, released value %d: %w", t.Columns[j].Name, i, err)
 			}
 		}
 	}
