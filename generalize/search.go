@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"sanitizer/internal/safe"
 	"sanitizer/schema"
 )
 
@@ -74,11 +75,18 @@ const (
 // classes of the least populated cached specialization, not the records. If no node
 // meets the model, the error matches schema.ErrUnattainable.
 func Search(ctx context.Context, t *Table, opt Options) (res *Result, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = nil, fmt.Errorf("internal error in the search: %v", r)
-		}
-	}()
+	err = safe.Call(func() error {
+		res, err = search(ctx, t, opt)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// search is Search, its panics not recovered.
+func search(ctx context.Context, t *Table, opt Options) (*Result, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
@@ -200,7 +208,11 @@ func (s *searcher) fails(cls *classes, failing []bool) func(j int) bool {
 }
 
 // evaluate counts the classes of node; par goroutines compute the keys of large tables.
-func (s *searcher) evaluate(node, par int) evaluation {
+// Once ctx is cancelled it counts nothing and returns ctx's error.
+func (s *searcher) evaluate(ctx context.Context, node, par int) (evaluation, error) {
+	if err := ctx.Err(); err != nil {
+		return evaluation{}, err
+	}
 	src := s.source(node)
 	g := <-s.pool
 	g.par = par
@@ -237,7 +249,7 @@ func (s *searcher) evaluate(node, par int) evaluation {
 	}
 	cls, read := g.rollUp(src, node, maps, sizes, assign, limit)
 	if cls == nil {
-		return evaluation{node: node, suppressed: -1, anonymous: false, kFails: true, work: read}
+		return evaluation{node: node, suppressed: -1, anonymous: false, kFails: true, work: read}, nil
 	}
 	var failing []bool
 	if s.mod.any() {
@@ -256,7 +268,7 @@ func (s *searcher) evaluate(node, par int) evaluation {
 		}
 	}
 	return evaluation{node: node, cls: cls, failing: failing, suppressed: supp, anonymous: supp <= s.opt.MaxSuppressed,
-		kFails: suppK > s.opt.MaxSuppressed, work: read}
+		kFails: suppK > s.opt.MaxSuppressed, work: read}, nil
 }
 
 // source returns, among the cached class tables of specializations of node (the
@@ -323,8 +335,9 @@ func scratchEntries(src *classes, sizes []int) int {
 // as Flash does: a node found not anonymous tags the node and everything below it; a
 // node found anonymous tags everything above it. The path climbs, at every step, in
 // the quasi-identifier whose next level keeps the most distinct values, so that it
-// stays below the anonymity border as long as possible.
-func (s *searcher) resolve(ctx context.Context, node int, status []uint8, apply func(evaluation)) {
+// stays below the anonymity border as long as possible. count evaluates a node and
+// applies the outcome; resolve returns its first error.
+func (s *searcher) resolve(node int, status []uint8, count func(node, par int) error) error {
 	path := []int{node}
 	levels := s.lat.Levels(node, make([]int, 0, s.q))
 	for {
@@ -352,15 +365,16 @@ func (s *searcher) resolve(ctx context.Context, node int, status []uint8, apply 
 	// path[0..len) are unknown; find the border by bisection.
 	lo, hi := -1, len(path) // path[lo] not anonymous, path[hi] anonymous
 	for hi-lo > 1 && status[node] == unknown {
-		if ctx.Err() != nil {
-			return
-		}
 		mid := (lo + hi) / 2
 		if status[path[mid]] == unknown {
-			s.pivot(path[mid], apply)
+			if err := s.pivot(path[mid], count); err != nil {
+				return err
+			}
 		}
 		if status[path[mid]] == unknown { // the pivot may have settled it
-			apply(s.evaluate(path[mid], s.workers))
+			if err := count(path[mid], s.workers); err != nil {
+				return err
+			}
 		}
 		if status[path[mid]] == anonymous {
 			hi = mid
@@ -368,16 +382,18 @@ func (s *searcher) resolve(ctx context.Context, node int, status []uint8, apply 
 			lo = mid
 		}
 	}
+	return nil
 }
 
 // pivot prepares a cheaper source for node when its only cached specialization is the
 // bottom: it counts the meet (level-wise minimum) of node and the previous node counted
 // from the bottom, which is a specialization of both and, being more general than the
 // bottom, has fewer classes for later roll-ups. The pivot's own outcome is applied like
-// any evaluation (it is a lattice node like any other).
-func (s *searcher) pivot(node int, apply func(evaluation)) {
+// any evaluation (it is a lattice node like any other): count evaluates it and applies
+// the outcome.
+func (s *searcher) pivot(node int, count func(node, par int) error) error {
 	if s.bottom.n > pivotMaxBottom || s.source(node) != s.bottom {
-		return
+		return nil
 	}
 	// Among the meets of node with recent nodes counted from the bottom, the one above
 	// which most of them lie (then the most general): a pivot pays only if reused.
@@ -411,9 +427,9 @@ func (s *searcher) pivot(node int, apply func(evaluation)) {
 		s.fromBottom = s.fromBottom[1:]
 	}
 	if best == 0 || s.cache[best] != nil {
-		return
+		return nil
 	}
-	apply(s.evaluate(best, s.workers))
+	return count(best, s.workers)
 }
 
 // bottomMaxRows is the largest table whose bottom node's classes are counted up front
@@ -558,6 +574,15 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		valued[ev.node] = true
 		consider(ev.node, ex, v)
 	}
+	// count evaluates a node and applies the outcome.
+	count := func(node, par int) error {
+		ev, err := s.evaluate(ctx, node, par)
+		if err != nil {
+			return err
+		}
+		apply(ev)
+		return nil
+	}
 	freeValue := s.opt.MaxSuppressed == 0 && s.met.boundIsExactWithoutSuppression()
 
 	batchSize := 2 * s.workers
@@ -578,10 +603,14 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 				if len(batch) > 0 {
 					break // evaluate the batch first: it may change the bound
 				}
+				var err error
 				if s.monotone {
-					s.resolve(ctx, node, status, apply)
+					err = s.resolve(node, status, count)
 				} else {
-					apply(s.evaluate(node, s.workers))
+					err = count(node, s.workers)
+				}
+				if err != nil {
+					return nil, err
 				}
 			}
 			order.pop()
@@ -619,28 +648,28 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 				par = s.workers
 			}
 			for _, node := range batch {
-				apply(s.evaluate(node, par))
+				if err := count(node, par); err != nil {
+					return nil, err
+				}
 			}
 			continue
 		}
 		results := make([]evaluation, len(batch))
-		eg, _ := errgroup.WithContext(ctx)
+		eg, ectx := errgroup.WithContext(ctx)
 		eg.SetLimit(s.workers)
 		for i, node := range batch {
-			eg.Go(func() (err error) {
-				defer func() {
-					if r := recover(); r != nil {
-						err = fmt.Errorf("internal error evaluating a node: %v", r)
-					}
-				}()
-				results[i] = s.evaluate(node, 1)
-				return nil
-			})
+			eg.Go(safe.Go(func() (err error) {
+				results[i], err = s.evaluate(ectx, node, 1)
+				return err
+			}))
 		}
 		if err := eg.Wait(); err != nil {
 			return nil, err
 		}
 		for _, ev := range results {
+			if err := ctx.Err(); err != nil {
+				return nil, err // the callback cancelled the run
+			}
 			apply(ev)
 		}
 	}
@@ -661,7 +690,10 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		}
 		return nil, schema.Unattainable("no generalization reaches k=%d%s while suppressing at most %d of %d records", s.opt.K, models, s.opt.MaxSuppressed, s.t.Rows)
 	}
-	final := s.evaluate(best, s.workers)
+	final, err := s.evaluate(ctx, best, s.workers)
+	if err != nil {
+		return nil, err
+	}
 	res.Levels = s.lat.Levels(best, nil)
 	res.Value = bestValue
 	if final.cls == nil || !final.anonymous {

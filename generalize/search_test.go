@@ -249,3 +249,41 @@ func TestScratchEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchCancelStopsEvaluating cancels the context from the progress callback after
+// a few nodes have been counted: the search returns context.Canceled and counts no
+// node after the cancel, whatever the number of workers (a batch of nodes in flight
+// included).
+func TestSearchCancelStopsEvaluating(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	tab, _, _ := randomTable(rng, 20000, 9)
+	for _, workers := range []int{1, 4} {
+		for _, supp := range []int{0, 700} {
+			opt := Options{K: 8, MaxSuppressed: supp, Workers: workers}
+			all := 0
+			opt.OnEvaluate = func(n int) { all += n }
+			if _, err := Search(context.Background(), tab, opt); err != nil && !errors.Is(err, schema.ErrUnattainable) {
+				t.Fatal(err)
+			}
+			if all < 40 {
+				t.Fatalf("workers %d: the search counts %d nodes: too few to cancel in the middle", workers, all)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			counted, at := 0, all/4
+			opt.OnEvaluate = func(n int) {
+				counted += n
+				if counted == at {
+					cancel()
+				}
+			}
+			_, err := Search(ctx, tab, opt)
+			cancel()
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("workers %d, suppression %d: got %v, want context.Canceled", workers, supp, err)
+			}
+			if counted != at {
+				t.Errorf("workers %d, suppression %d: %d nodes counted after the cancel (of %d in all)", workers, supp, counted-at, all)
+			}
+		}
+	}
+}
