@@ -3,7 +3,8 @@ package generalize
 import (
 	"math/bits"
 	"slices"
-	"sync"
+
+	"sanitizer/internal/safe"
 )
 
 // classes holds the equivalence classes of one node and the number of records in each:
@@ -574,17 +575,14 @@ func repack(keys, words []uint64, maps [][]int32, pack *packing, changed []int) 
 }
 
 // fanOut runs f(0), …, f(parts−1), on as many goroutines when parts > 1 (the caller's
-// only otherwise), and returns when all have.
+// only otherwise), and returns when all have. A worker's panic is raised again on the
+// caller's goroutine (safe.MustParallel), which the search and NodeClasses recover.
 func fanOut(parts int, f func(p int)) {
 	if parts <= 1 {
 		f(0)
 		return
 	}
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Go(func() { f(p) })
-	}
-	wg.Wait()
+	safe.MustParallel(parts, f)
 }
 
 // isIdentity reports whether m maps every code to itself.

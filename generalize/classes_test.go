@@ -1,10 +1,14 @@
 package generalize
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"sanitizer/internal/safe"
 )
 
 func TestCodesWidth(t *testing.T) {
@@ -313,6 +317,32 @@ func testRollUpRadix(t *testing.T, n int, sizes []int, tune radixTuning) {
 					t.Fatalf("%s: a limit equal to the class count stopped it", name)
 				}
 			}
+		}
+	}
+}
+
+// TestFanOutPanicIsAnError: a roll-up worker that panics does not crash the process:
+// the panic reaches the caller's goroutine as a safe.PanicError with the worker's stack,
+// which the search's recovery returns as an error.
+func TestFanOutPanicIsAnError(t *testing.T) {
+	for _, parts := range []int{2, 4} {
+		ran := make([]bool, parts)
+		err := safe.Call(func() error {
+			fanOut(parts, func(p int) {
+				ran[p] = true
+				if p == parts-1 {
+					var codes []int32
+					_ = codes[p] // a worker's index out of range
+				}
+			})
+			return nil
+		})
+		var pe *safe.PanicError
+		if !errors.As(err, &pe) || !errors.Is(err, safe.ErrInternal) || !strings.Contains(string(pe.Stack), "TestFanOutPanicIsAnError") {
+			t.Fatalf("%d parts: got %v, want an internal error with the worker's stack", parts, err)
+		}
+		if slices.Contains(ran, false) {
+			t.Fatalf("%d parts: ran %v: fanOut returned before every worker ended", parts, ran)
 		}
 	}
 }

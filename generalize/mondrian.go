@@ -11,6 +11,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sanitizer/schema"
+
+	"sanitizer/internal/safe"
 )
 
 // Mondrian is the result of strict multidimensional partitioning (LeFevre, DeWitt,
@@ -77,7 +79,7 @@ func MondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Optio
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
 	ms.g, ms.ctx = g, gctx
-	g.Go(func() error { return ms.split(rows) })
+	g.Go(safe.Go(func() error { return ms.split(rows) }))
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -360,7 +362,7 @@ func (ms *mondrian) split(rows []int32) error {
 		// Hand all groups but the last to other goroutines when some are free; go on
 		// with the last here.
 		for _, gr := range groups[:len(groups)-1] {
-			if !ms.g.TryGo(func() error { return ms.split(gr) }) {
+			if !ms.g.TryGo(safe.Go(func() error { return ms.split(gr) })) {
 				if err := ms.split(gr); err != nil {
 					return err
 				}

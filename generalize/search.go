@@ -733,7 +733,19 @@ func Suppressed(t *Table, levels []int, opt Options) ([]bool, error) {
 // class (−1 when its class fails the models of opt and is suppressed) and what every
 // published class releases: the dictionary of quasi-identifier j holds every node of
 // its level, in code order.
-func NodeClasses(t *Table, levels []int, opt Options) ([]int32, ClassCovers, error) {
+func NodeClasses(t *Table, levels []int, opt Options) (class []int32, covers ClassCovers, err error) {
+	err = safe.Call(func() error {
+		class, covers, err = nodeClasses(t, levels, opt)
+		return err
+	})
+	if err != nil {
+		return nil, ClassCovers{}, err
+	}
+	return class, covers, nil
+}
+
+// nodeClasses is NodeClasses, its panics not recovered.
+func nodeClasses(t *Table, levels []int, opt Options) ([]int32, ClassCovers, error) {
 	if err := t.validate(); err != nil {
 		return nil, ClassCovers{}, err
 	}

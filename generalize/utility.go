@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"sanitizer/internal/safe"
 )
 
 // Cover is what one released quasi-identifier value stands for: a hierarchy node
@@ -184,7 +186,10 @@ func Utility(t *Table, class []int32, covers ClassCovers, values [][]float64, k 
 		wg.Go(func() {
 			defer func() { <-sem }()
 			u := &utilityColumn{col: t.Columns[j], j: j, vals: vals[j], class: class, covers: covers, sizes: sizes, supp: supp, n: n}
-			per[j], errs[j] = u.measure()
+			errs[j] = safe.Call(func() (err error) {
+				per[j], err = u.measure()
+				return err
+			})
 		})
 	}
 	wg.Wait()

@@ -74,3 +74,12 @@ func Parallel(parts int, f func(p int)) error {
 	}
 	return nil
 }
+
+// MustParallel is Parallel for workers whose caller has no error to return: a worker's
+// panic is raised again, as its *PanicError, on the caller's goroutine, where a Call
+// further up returns it (with the worker's stack).
+func MustParallel(parts int, f func(p int)) {
+	if err := Parallel(parts, f); err != nil {
+		panic(err)
+	}
+}

@@ -66,3 +66,18 @@ func TestParallel(t *testing.T) {
 		}
 	}
 }
+
+func TestMustParallel(t *testing.T) {
+	err := Call(func() error {
+		MustParallel(3, func(p int) {
+			if p == 2 {
+				panic("boom")
+			}
+		})
+		return nil
+	})
+	var pe *PanicError
+	if !errors.As(err, &pe) || pe.Value != "boom" || !strings.Contains(string(pe.Stack), "TestMustParallel") {
+		t.Fatalf("got %v, want the worker's panic with its stack", err)
+	}
+}
