@@ -5,9 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"sanitizer/internal/safe"
 	"sanitizer/schema"
 )
 
@@ -152,6 +154,38 @@ func TestVerificationReadKeepsKind(t *testing.T) {
 			_, err = verifyTruth(ctx, cfg, p, "csv", out, "csv", p.releaseHeader(), nil)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want an error matching %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestWorkerPanicWritesNothing: a panic in a worker goroutine of pass 1 (an encoding
+// worker) or pass 2 (the writer) ends the release with an internal error carrying the
+// worker's stack, not a crash; every goroutine ends and the output folder stays empty.
+func TestWorkerPanicWritesNothing(t *testing.T) {
+	for _, stage := range []string{StageRead, StageWrite} {
+		t.Run(stage, func(t *testing.T) {
+			cfg, in, dir := hospitalFixture(t, 20000)
+			out := filepath.Join(dir, "out")
+			if err := os.Mkdir(out, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			base := runtime.NumGoroutine()
+			prog := &Progress{}
+			prog.onBatch = func(s string) {
+				if s == stage {
+					var codes []int32
+					_ = codes[len(s)] // a worker's defect
+				}
+			}
+			_, err := Release(context.Background(), cfg, Options{Input: in, Output: filepath.Join(out, "r.csv"), Report: filepath.Join(out, "r.json"), Progress: prog})
+			var pe *safe.PanicError
+			if !errors.Is(err, safe.ErrInternal) || errors.Is(err, schema.ErrBadInput) || !errors.As(err, &pe) || !strings.Contains(string(pe.Stack), "TestWorkerPanicWritesNothing") {
+				t.Fatalf("got %v, want an internal error with the worker's stack", err)
+			}
+			settled(t, base)
+			if entries, _ := os.ReadDir(out); len(entries) != 0 {
+				t.Fatalf("the output folder holds %v", entries)
 			}
 		})
 	}
