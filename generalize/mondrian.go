@@ -38,8 +38,21 @@ type Mondrian struct {
 // the range of their values, categorical ones as the lowest hierarchy node covering
 // them. Nothing is suppressed. Partitions are numbered by their first record, so the
 // result does not depend on opt.Workers. If the whole table does not meet the models,
-// the error matches schema.ErrUnattainable.
-func MondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Options) (*Mondrian, error) {
+// the error matches schema.ErrUnattainable. A panic, on any of its goroutines, is
+// returned as a safe.PanicError.
+func MondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Options) (res *Mondrian, err error) {
+	err = safe.Call(func() error {
+		res, err = mondrianSearch(ctx, t, values, opt)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// mondrianSearch is MondrianSearch, its panics not recovered.
+func mondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Options) (*Mondrian, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}

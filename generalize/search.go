@@ -73,7 +73,9 @@ const (
 // tags all its generalizations anonymous and a node found not anonymous tags all its
 // specializations, which are then never counted. A node is counted by rolling up the
 // classes of the least populated cached specialization, not the records. If no node
-// meets the model, the error matches schema.ErrUnattainable.
+// meets the model, the error matches schema.ErrUnattainable. A cancelled ctx stops
+// the counting of nodes (the error matches ctx's); a panic, on any of its goroutines,
+// is returned as a safe.PanicError.
 func Search(ctx context.Context, t *Table, opt Options) (res *Result, err error) {
 	err = safe.Call(func() error {
 		res, err = search(ctx, t, opt)
