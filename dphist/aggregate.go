@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/differential-privacy/go/v3/dpagg"
 	"github.com/google/differential-privacy/go/v3/noise"
+
+	"sanitizer/internal/safe"
 )
 
 // Aggregate statistics.
@@ -179,7 +181,7 @@ func (a Aggregate) Compute(group []int32, value []float64, groups int) ([]GroupR
 	const chunks = 64 // of consecutive groups, so that many tiny groups cost no goroutine each
 	for c := range min(chunks, groups) {
 		lo, hi := groups*c/min(chunks, groups), groups*(c+1)/min(chunks, groups)
-		eg.Go(func() error {
+		eg.Go(safe.Go(func() error {
 			for g := lo; g < hi; g++ {
 				for _, b := range budgets {
 					if err := a.stat(b, &out[g], counts[g], flat[start[g]:start[g+1]]); err != nil {
@@ -188,7 +190,7 @@ func (a Aggregate) Compute(group []int32, value []float64, groups int) ([]GroupR
 				}
 			}
 			return nil
-		})
+		}))
 	}
 	if err := eg.Wait(); err != nil {
 		return nil, err

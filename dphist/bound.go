@@ -7,7 +7,8 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
-	"sync"
+
+	"sanitizer/internal/safe"
 )
 
 // Bound holds the contribution caps of a privacy unit in one output: at most Cells
@@ -192,17 +193,14 @@ const (
 	boundMaxParts = 4
 )
 
-// boundEach runs f(0), …, f(parts−1), in parallel when parts > 1.
+// boundEach runs f(0), …, f(parts−1), in parallel when parts > 1. A worker's panic is
+// raised again on the caller's goroutine (safe.MustParallel).
 func boundEach(parts int, f func(p int)) {
 	if parts == 1 {
 		f(0)
 		return
 	}
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Go(func() { f(p) })
-	}
-	wg.Wait()
+	safe.MustParallel(parts, f)
 }
 
 // keepBuckets decides the rows of the buckets starting at starts[0], …, starts[len−2]

@@ -1,10 +1,14 @@
 package dphist
 
 import (
+	"errors"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
+
+	"sanitizer/internal/safe"
 )
 
 // boundTable is a table of rows with a unit hash and a cell each, its rows shuffled.
@@ -531,5 +535,27 @@ func TestSameUnits(t *testing.T) {
 	}
 	if !SameUnits(nil, nil) {
 		t.Fatal("empty input")
+	}
+}
+
+// TestBoundEachPanicIsAnError: a bounding worker that panics does not crash the process:
+// its panic reaches the caller's goroutine, where a recovery returns it as an internal
+// error, after every other worker has ended.
+func TestBoundEachPanicIsAnError(t *testing.T) {
+	for _, parts := range []int{2, boundMaxParts} {
+		var ended atomic.Int32
+		err := safe.Call(func() error {
+			boundEach(parts, func(p int) {
+				defer ended.Add(1)
+				if p == 1 {
+					var rows []int
+					_ = rows[p]
+				}
+			})
+			return nil
+		})
+		if !errors.Is(err, safe.ErrInternal) || int(ended.Load()) != parts {
+			t.Fatalf("%d parts: got %v with %d workers ended, want an internal error after all", parts, err, ended.Load())
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sanitizer/dphist/pgm"
+	"sanitizer/internal/safe"
 )
 
 // Synthetic-record methods.
@@ -236,7 +237,7 @@ func (r *synthRun) measure(ctx context.Context, attrs []int, x []float64, sigma,
 	chunk := (len(x) + r.Workers - 1) / r.Workers
 	for lo := 0; lo < len(x); lo += chunk {
 		hi := min(lo+chunk, len(x))
-		eg.Go(func() error {
+		eg.Go(safe.Go(func() error {
 			for i := lo; i < hi; i++ {
 				if i%4096 == 0 {
 					if err := ctx.Err(); err != nil {
@@ -250,7 +251,7 @@ func (r *synthRun) measure(ctx context.Context, attrs []int, x []float64, sigma,
 				y[i] = v
 			}
 			return nil
-		})
+		}))
 	}
 	if err := eg.Wait(); err != nil {
 		return err

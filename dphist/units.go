@@ -5,7 +5,8 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
-	"sync"
+
+	"sanitizer/internal/safe"
 )
 
 // SameUnits reports whether the 64-bit unit hashes name units exactly: every two rows
@@ -40,22 +41,18 @@ func SameUnits(unit, check []uint64) bool {
 	// The buckets are independent: shared out among the processors.
 	parts := min(runtime.GOMAXPROCS(0), 1<<topBits)
 	same := make([]bool, parts)
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Go(func() {
-			same[p] = true
-			for d := (1 << topBits) * p / parts; d < (1<<topBits)*(p+1)/parts; d++ {
-				b := pairs[count[d]:count[d+1]]
-				slices.SortFunc(b, func(x, y pair) int { return cmp.Compare(x.g, y.g) })
-				for i := 1; i < len(b); i++ {
-					if b[i].g == b[i-1].g && b[i].check != b[i-1].check {
-						same[p] = false
-						return
-					}
+	safe.MustParallel(parts, func(p int) {
+		same[p] = true
+		for d := (1 << topBits) * p / parts; d < (1<<topBits)*(p+1)/parts; d++ {
+			b := pairs[count[d]:count[d+1]]
+			slices.SortFunc(b, func(x, y pair) int { return cmp.Compare(x.g, y.g) })
+			for i := 1; i < len(b); i++ {
+				if b[i].g == b[i-1].g && b[i].check != b[i-1].check {
+					same[p] = false
+					return
 				}
 			}
-		})
-	}
-	wg.Wait()
+		}
+	})
 	return !slices.Contains(same, false)
 }

@@ -3,7 +3,8 @@ package generalize
 import (
 	"math/bits"
 	"slices"
-	"sync"
+
+	"sanitizer/internal/safe"
 )
 
 // classes holds the equivalence classes of one node and the number of records in each:
@@ -85,7 +86,9 @@ type grouper struct {
 	// pack, when not nil, is how class tables are laid out (see packing): a roll-up
 	// then needs no column reads but of the records, and rewrites, in a class
 	// table's words, only the fields of the columns whose map is not the identity.
-	pack   *packing
+	pack *packing
+	// tune says which roll-ups of packed tables are radix-partitioned (radixCount).
+	tune   radixTuning
 	keys   []uint64
 	slots  []int32 // direct counting: index+1 of the output class, 0 = empty
 	parts  []*table
@@ -129,15 +132,7 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 	if limit <= 0 {
 		limit = n + 1
 	}
-	space, exact := uint64(1), true
-	for _, sz := range sizes {
-		hi, lo := bits.Mul64(space, uint64(sz))
-		if hi != 0 {
-			exact = false
-			break
-		}
-		space = lo
-	}
+	space, exact := keySpace(sizes)
 	direct := exact && space <= directLimit && space <= uint64(8*n+1024)
 	if g.pack != nil && src.cols == nil {
 		if direct && src.rows != nil {
@@ -191,6 +186,21 @@ func (g *grouper) rollUp(src *classes, dst int, maps [][]int32, sizes []int, ass
 	return out, read
 }
 
+// keySpace returns the number of code tuples of a node with sizes[i] codes in column
+// i, and exact true, when it fits in 64 bits (then a tuple's mixed-radix key is exact);
+// exact false otherwise (then keys are hashes).
+func keySpace(sizes []int) (space uint64, exact bool) {
+	space = 1
+	for _, sz := range sizes {
+		hi, lo := bits.Mul64(space, uint64(sz))
+		if hi != 0 {
+			return 0, false
+		}
+		space = lo
+	}
+	return space, true
+}
+
 // rollUpPacked is rollUp for packed class tables: it groups src (the records or a
 // packed class table) into a packed class table; sizes[i] is the number of codes of
 // column i at dst's level.
@@ -208,7 +218,7 @@ func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, sizes []in
 		}
 		keysOf = func(keys []uint64, lo, hi int) { repack(keys, src.packed[lo:hi], maps, pack, changed) }
 	}
-	if assign == nil && src.n >= radixMinSource {
+	if assign == nil && src.n >= g.tune.min() {
 		if radix := narrowRadix(sizes); radix != nil {
 			return g.rollUpNarrow(src, dst, maps, radix, limit)
 		}
@@ -225,13 +235,36 @@ func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, sizes []in
 	return &classes{node: dst, packed: slices.Clone(t.held), pack: pack, counts: slices.Clone(t.counts), n: len(t.rep)}, read
 }
 
-// Radix-partitioned counting (radixCount): sources of at least radixMinSource
-// classes, buckets of about radixBucket classes. They are variables so that tests can
-// send small sources through it and make many buckets of them.
-var (
+// Radix-partitioned counting (radixCount), by default: sources of at least
+// radixMinSource classes, buckets of about radixBucket classes.
+const (
 	radixMinSource = 1 << 20
 	radixBucket    = 1 << 15
 )
+
+// radixTuning says which roll-ups are radix-partitioned and into buckets of how many
+// classes; its zero value is the default (radixMinSource, radixBucket). Tests set it to
+// send small sources through radixCount and make many buckets of them.
+type radixTuning struct {
+	minSource int // smallest source radix-partitioned (0: radixMinSource)
+	bucket    int // classes per bucket (0: radixBucket)
+}
+
+// min is the smallest source, in classes, that is radix-partitioned.
+func (r radixTuning) min() int {
+	if r.minSource <= 0 {
+		return radixMinSource
+	}
+	return r.minSource
+}
+
+// bucketSize is the number of classes per bucket of a radix-partitioned count.
+func (r radixTuning) bucketSize() int {
+	if r.bucket <= 0 {
+		return radixBucket
+	}
+	return r.bucket
+}
 
 const (
 	// radixTableMin is the slot count a bucket's table starts with (it doubles at
@@ -265,7 +298,7 @@ func narrowRadix(sizes []int) []int {
 // rollUpRadix groups a large source into a packed class table by radixCount of its
 // packed words (keysOf computes them).
 func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, lo, hi int), limit int) (*classes, int) {
-	parts, counts, ok := radixCount(g.par, src, keysOf, limit)
+	parts, counts, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit)
 	if !ok {
 		return nil, src.n
 	}
@@ -281,7 +314,7 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 // the classes' words to the packing of class tables.
 func (g *grouper) rollUpNarrow(src *classes, dst int, maps [][]int32, radix []int, limit int) (*classes, int) {
 	keysOf := func(keys []uint32, lo, hi int) { narrowKeys(keys, src, lo, hi, maps, radix, g.pack) }
-	parts, counts, ok := radixCount(g.par, src, keysOf, limit)
+	parts, counts, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit)
 	if !ok {
 		return nil, src.n
 	}
@@ -337,10 +370,11 @@ func narrowKeys(keys []uint32, src *classes, lo, hi int, maps [][]int32, radix [
 // bucket's table, the same whatever par, and the keys' counts in that order. While it
 // runs it holds one key (and count) per source class, then the distinct keys and
 // counts twice over (the tables' output grows by appending) while they are gathered.
-// It returns ok false once the classes counted exceed limit.
-func radixCount[K radixKey](par int, src *classes, keysOf func(keys []K, lo, hi int), limit int) (keys [][]K, counts []int32, ok bool) {
+// It returns ok false once the classes counted exceed limit. Buckets hold about bucket
+// source classes (at least 16 and at most 4,096 buckets).
+func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K, lo, hi int), limit int) (keys [][]K, counts []int32, ok bool) {
 	n := src.n
-	width := min(max(bits.Len(uint(n/radixBucket)), 4), 12)
+	width := radixWidth(n, bucket)
 	buckets, shift := 1<<width, uint(64-width)
 	parts := max(par, 1)
 	// segs[p] are the chunks of the source classes n·p/parts … n·(p+1)/parts−1 that
@@ -441,6 +475,10 @@ func radixCount[K radixKey](par int, src *classes, keysOf func(keys []K, lo, hi 
 	return keys, counts, true
 }
 
+// radixWidth is the number of hash bits that pick the bucket of a radix-partitioned
+// count of n source classes into buckets of about bucket classes.
+func radixWidth(n, bucket int) int { return min(max(bits.Len(uint(n/bucket)), 4), 12) }
+
 // radixTable counts the keys of one bucket in open addressing, the key and its count
 // in the slot itself (a count of 0 marks an empty slot). Positions come from the low
 // bits of the key's hash, buckets from the high bits.
@@ -537,17 +575,14 @@ func repack(keys, words []uint64, maps [][]int32, pack *packing, changed []int) 
 }
 
 // fanOut runs f(0), …, f(parts−1), on as many goroutines when parts > 1 (the caller's
-// only otherwise), and returns when all have.
+// only otherwise), and returns when all have. A worker's panic is raised again on the
+// caller's goroutine (safe.MustParallel), which the search and NodeClasses recover.
 func fanOut(parts int, f func(p int)) {
 	if parts <= 1 {
 		f(0)
 		return
 	}
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Go(func() { f(p) })
-	}
-	wg.Wait()
+	safe.MustParallel(parts, f)
 }
 
 // isIdentity reports whether m maps every code to itself.

@@ -1,11 +1,14 @@
 package generalize
 
 import (
+	"errors"
 	"fmt"
-	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"sanitizer/internal/safe"
 )
 
 func TestCodesWidth(t *testing.T) {
@@ -37,15 +40,16 @@ func TestRollUpPaths(t *testing.T) {
 		sizes     []int // leaves per column (the key space decides exact or hashed keys)
 		fromTable bool  // roll up a class table (with counts) rather than the records
 		drawn     int   // codes drawn per column (0: all), so that records repeat
+		hashed    bool  // the node's key space exceeds 64 bits: keys are hashes
 	}{
-		{"direct", 5000, []int{7, 3, 11}, false, 0},
-		{"table", 20000, []int{300, 200, 100}, false, 0},
-		{"several chunks", 2*chunkRows + 1234, []int{300, 200, 100, 7}, false, 0},
-		{"hashed keys", 40000, []int{1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 3}, false, 0},
-		{"wide codes", 70001, []int{70000, 5}, false, 0},
-		{"class table", 60000, []int{300, 200, 100}, true, 40},
-		{"class table, hashed keys", 40000, []int{1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 6}, true, 6},
-		{"class table, several chunks", chunkRows + 20000, []int{1 << 10, 1 << 10, 1 << 10, 5}, true, 1000},
+		{"direct", 5000, []int{7, 3, 11}, false, 0, false},
+		{"table", 20000, []int{300, 200, 100}, false, 0, false},
+		{"several chunks", 2*chunkRows + 1234, []int{300, 200, 100, 7}, false, 0, false},
+		{"hashed keys", 40000, []int{1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 3}, false, 0, true},
+		{"wide codes", 70001, []int{70000, 5}, false, 0, false},
+		{"class table", 60000, []int{300, 200, 100}, true, 40, false},
+		{"class table, hashed keys", 40000, []int{1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 1 << 12, 6}, true, 6, true},
+		{"class table, several chunks", chunkRows + 20000, []int{1 << 10, 1 << 10, 1 << 10, 5}, true, 1000, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(c.n), 7))
@@ -76,6 +80,9 @@ func TestRollUpPaths(t *testing.T) {
 				if i > 0 {
 					outSizes[i] = (sz + 1) / 2
 				}
+			}
+			if _, exact := keySpace(outSizes); exact == c.hashed {
+				t.Fatalf("the node's keys are exact %v: not the case's key kind", exact)
 			}
 			want := map[tuple]int32{}
 			for r := range c.n {
@@ -199,28 +206,6 @@ func tupleOf(src *classes, maps [][]int32, r int) tuple {
 	return key
 }
 
-func TestRollUpPathsKeyKinds(t *testing.T) {
-	for _, c := range []struct {
-		sizes []int
-		exact bool
-	}{
-		{[]int{300, 400, 100, 14}, true},
-		{[]int{1 << 12, 1 << 11, 1 << 11, 1 << 11, 1 << 11, 1 << 11, 1 << 11, 2}, false},
-	} {
-		space, exact := uint64(1), true
-		for _, sz := range c.sizes {
-			if space > ^uint64(0)/uint64(sz) {
-				exact = false
-				break
-			}
-			space *= uint64(sz)
-		}
-		if exact != c.exact {
-			t.Errorf("sizes %v: exact keys %v, the test above relies on %v", c.sizes, exact, c.exact)
-		}
-	}
-}
-
 // Radix-partitioned counting finds the classes and counts of grouping by a map, from
 // the records and from a packed class table, in the same order on 1 to 3 goroutines,
 // and stops at the limit.
@@ -242,15 +227,12 @@ func TestRollUpRadix(t *testing.T) {
 			if testing.Short() && c.n > chunkRows {
 				t.Skip("several chunks of records: not in -short")
 			}
-			saved := radixBucket
-			radixBucket = c.bucket
-			defer func() { radixBucket = saved }()
-			testRollUpRadix(t, c.n, c.sizes)
+			testRollUpRadix(t, c.n, c.sizes, radixTuning{minSource: 1, bucket: c.bucket})
 		})
 	}
 }
 
-func testRollUpRadix(t *testing.T, n int, sizes []int) {
+func testRollUpRadix(t *testing.T, n int, sizes []int, tune radixTuning) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	rows := &classes{rows: make([]Codes, len(sizes)), n: n}
 	maps := make([][]int32, len(sizes))
@@ -276,7 +258,7 @@ func testRollUpRadix(t *testing.T, n int, sizes []int) {
 	if table.counts == nil || table.n >= n {
 		t.Fatalf("the class table has %d classes of %d records", table.n, n)
 	}
-	if buckets := 1 << min(max(bits.Len(uint(n/radixBucket)), 4), 12); radixBucket == 1<<15 && n > chunkRows && len(want)/buckets <= radixTableMin/2 {
+	if buckets := 1 << radixWidth(n, tune.bucketSize()); tune.bucketSize() == radixBucket && n > chunkRows && len(want)/buckets <= radixTableMin/2 {
 		t.Fatalf("%d classes in %d buckets: no bucket's table grows", len(want), buckets)
 	}
 	outSizes := make([]int, len(sizes))
@@ -291,7 +273,7 @@ func testRollUpRadix(t *testing.T, n int, sizes []int) {
 		for _, narrow := range []bool{false, true} {
 			var first []uint64
 			for par := 1; par <= 3; par++ {
-				g := &grouper{par: par, pack: pack}
+				g := &grouper{par: par, pack: pack, tune: tune}
 				keysOf := func(keys []uint64, lo, hi int) { computeKeys(keys, src, lo, hi, maps, pack.radix, true) }
 				if src.rows == nil {
 					keysOf = func(keys []uint64, lo, hi int) { repack(keys, src.packed[lo:hi], maps, pack, []int{1, 2, 3}) }
@@ -335,6 +317,32 @@ func testRollUpRadix(t *testing.T, n int, sizes []int) {
 					t.Fatalf("%s: a limit equal to the class count stopped it", name)
 				}
 			}
+		}
+	}
+}
+
+// TestFanOutPanicIsAnError: a roll-up worker that panics does not crash the process:
+// the panic reaches the caller's goroutine as a safe.PanicError with the worker's stack,
+// which the search's recovery returns as an error.
+func TestFanOutPanicIsAnError(t *testing.T) {
+	for _, parts := range []int{2, 4} {
+		ran := make([]bool, parts)
+		err := safe.Call(func() error {
+			fanOut(parts, func(p int) {
+				ran[p] = true
+				if p == parts-1 {
+					var codes []int32
+					_ = codes[p] // a worker's index out of range
+				}
+			})
+			return nil
+		})
+		var pe *safe.PanicError
+		if !errors.As(err, &pe) || !errors.Is(err, safe.ErrInternal) || !strings.Contains(string(pe.Stack), "TestFanOutPanicIsAnError") {
+			t.Fatalf("%d parts: got %v, want an internal error with the worker's stack", parts, err)
+		}
+		if slices.Contains(ran, false) {
+			t.Fatalf("%d parts: ran %v: fanOut returned before every worker ended", parts, ran)
 		}
 	}
 }

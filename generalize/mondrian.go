@@ -11,6 +11,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sanitizer/schema"
+
+	"sanitizer/internal/safe"
 )
 
 // Mondrian is the result of strict multidimensional partitioning (LeFevre, DeWitt,
@@ -36,8 +38,21 @@ type Mondrian struct {
 // the range of their values, categorical ones as the lowest hierarchy node covering
 // them. Nothing is suppressed. Partitions are numbered by their first record, so the
 // result does not depend on opt.Workers. If the whole table does not meet the models,
-// the error matches schema.ErrUnattainable.
-func MondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Options) (*Mondrian, error) {
+// the error matches schema.ErrUnattainable. A panic, on any of its goroutines, is
+// returned as a safe.PanicError.
+func MondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Options) (res *Mondrian, err error) {
+	err = safe.Call(func() error {
+		res, err = mondrianSearch(ctx, t, values, opt)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// mondrianSearch is MondrianSearch, its panics not recovered.
+func mondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Options) (*Mondrian, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
@@ -77,7 +92,7 @@ func MondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Optio
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
 	ms.g, ms.ctx = g, gctx
-	g.Go(func() error { return ms.split(rows) })
+	g.Go(safe.Go(func() error { return ms.split(rows) }))
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -360,7 +375,7 @@ func (ms *mondrian) split(rows []int32) error {
 		// Hand all groups but the last to other goroutines when some are free; go on
 		// with the last here.
 		for _, gr := range groups[:len(groups)-1] {
-			if !ms.g.TryGo(func() error { return ms.split(gr) }) {
+			if !ms.g.TryGo(safe.Go(func() error { return ms.split(gr) })) {
 				if err := ms.split(gr); err != nil {
 					return err
 				}

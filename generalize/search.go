@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"sanitizer/internal/safe"
 	"sanitizer/schema"
 )
 
@@ -30,6 +31,8 @@ type Options struct {
 	// table's sensitive columns: a class that fails any of them (or k) is suppressed.
 	Diversity []Diversity
 	Closeness []Closeness
+	// radix says which roll-ups are radix-partitioned (zero: the default); tests set it.
+	radix radixTuning
 }
 
 // Result is the node the search chose and what it took to find it.
@@ -70,13 +73,22 @@ const (
 // tags all its generalizations anonymous and a node found not anonymous tags all its
 // specializations, which are then never counted. A node is counted by rolling up the
 // classes of the least populated cached specialization, not the records. If no node
-// meets the model, the error matches schema.ErrUnattainable.
+// meets the model, the error matches schema.ErrUnattainable. A cancelled ctx stops
+// the counting of nodes (the error matches ctx's); a panic, on any of its goroutines,
+// is returned as a safe.PanicError.
 func Search(ctx context.Context, t *Table, opt Options) (res *Result, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = nil, fmt.Errorf("internal error in the search: %v", r)
-		}
-	}()
+	err = safe.Call(func() error {
+		res, err = search(ctx, t, opt)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// search is Search, its panics not recovered.
+func search(ctx context.Context, t *Table, opt Options) (*Result, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
@@ -147,7 +159,7 @@ func newSearcher(t *Table, opt Options, met metric) *searcher {
 	s.packed = pack != nil
 	if s.opt.CacheEntries <= 0 {
 		s.opt.CacheEntries = 8 << 20
-		if s.packed && t.Rows >= radixMinSource && len(opt.Diversity)+len(opt.Closeness) == 0 {
+		if s.packed && t.Rows >= opt.radix.min() && len(opt.Diversity)+len(opt.Closeness) == 0 {
 			// The radix count of the records needs 2 entries per record with 64-bit
 			// keys: the cache has room for it beside 8 Mi entries and, while the
 			// count needs only one (32-bit keys), keeps tables in the other. (A
@@ -160,7 +172,7 @@ func newSearcher(t *Table, opt Options, met metric) *searcher {
 	}
 	s.pool = make(chan *grouper, s.workers)
 	for range s.workers {
-		s.pool <- &grouper{pack: pack}
+		s.pool <- &grouper{pack: pack, tune: opt.radix}
 	}
 	s.maps = make([][][][]int32, q)
 	for i, c := range t.Columns {
@@ -198,7 +210,11 @@ func (s *searcher) fails(cls *classes, failing []bool) func(j int) bool {
 }
 
 // evaluate counts the classes of node; par goroutines compute the keys of large tables.
-func (s *searcher) evaluate(node, par int) evaluation {
+// Once ctx is cancelled it counts nothing and returns ctx's error.
+func (s *searcher) evaluate(ctx context.Context, node, par int) (evaluation, error) {
+	if err := ctx.Err(); err != nil {
+		return evaluation{}, err
+	}
 	src := s.source(node)
 	g := <-s.pool
 	g.par = par
@@ -235,7 +251,7 @@ func (s *searcher) evaluate(node, par int) evaluation {
 	}
 	cls, read := g.rollUp(src, node, maps, sizes, assign, limit)
 	if cls == nil {
-		return evaluation{node: node, suppressed: -1, anonymous: false, kFails: true, work: read}
+		return evaluation{node: node, suppressed: -1, anonymous: false, kFails: true, work: read}, nil
 	}
 	var failing []bool
 	if s.mod.any() {
@@ -254,7 +270,7 @@ func (s *searcher) evaluate(node, par int) evaluation {
 		}
 	}
 	return evaluation{node: node, cls: cls, failing: failing, suppressed: supp, anonymous: supp <= s.opt.MaxSuppressed,
-		kFails: suppK > s.opt.MaxSuppressed, work: read}
+		kFails: suppK > s.opt.MaxSuppressed, work: read}, nil
 }
 
 // source returns, among the cached class tables of specializations of node (the
@@ -299,7 +315,7 @@ func (s *searcher) evict(limit int, keep *classes) {
 // source of the records whose node has few enough codes is counted in an array
 // instead, without the scratch.
 func (s *searcher) radix(src *classes) bool {
-	return src.n >= radixMinSource && s.packed && !s.mod.any()
+	return src.n >= s.opt.radix.min() && s.packed && !s.mod.any()
 }
 
 // scratchEntries is the scratch, in int32 entries, of a radix-partitioned roll-up of
@@ -321,8 +337,9 @@ func scratchEntries(src *classes, sizes []int) int {
 // as Flash does: a node found not anonymous tags the node and everything below it; a
 // node found anonymous tags everything above it. The path climbs, at every step, in
 // the quasi-identifier whose next level keeps the most distinct values, so that it
-// stays below the anonymity border as long as possible.
-func (s *searcher) resolve(ctx context.Context, node int, status []uint8, apply func(evaluation)) {
+// stays below the anonymity border as long as possible. count evaluates a node and
+// applies the outcome; resolve returns its first error.
+func (s *searcher) resolve(node int, status []uint8, count func(node, par int) error) error {
 	path := []int{node}
 	levels := s.lat.Levels(node, make([]int, 0, s.q))
 	for {
@@ -350,15 +367,16 @@ func (s *searcher) resolve(ctx context.Context, node int, status []uint8, apply 
 	// path[0..len) are unknown; find the border by bisection.
 	lo, hi := -1, len(path) // path[lo] not anonymous, path[hi] anonymous
 	for hi-lo > 1 && status[node] == unknown {
-		if ctx.Err() != nil {
-			return
-		}
 		mid := (lo + hi) / 2
 		if status[path[mid]] == unknown {
-			s.pivot(path[mid], apply)
+			if err := s.pivot(path[mid], count); err != nil {
+				return err
+			}
 		}
 		if status[path[mid]] == unknown { // the pivot may have settled it
-			apply(s.evaluate(path[mid], s.workers))
+			if err := count(path[mid], s.workers); err != nil {
+				return err
+			}
 		}
 		if status[path[mid]] == anonymous {
 			hi = mid
@@ -366,16 +384,18 @@ func (s *searcher) resolve(ctx context.Context, node int, status []uint8, apply 
 			lo = mid
 		}
 	}
+	return nil
 }
 
 // pivot prepares a cheaper source for node when its only cached specialization is the
 // bottom: it counts the meet (level-wise minimum) of node and the previous node counted
 // from the bottom, which is a specialization of both and, being more general than the
 // bottom, has fewer classes for later roll-ups. The pivot's own outcome is applied like
-// any evaluation (it is a lattice node like any other).
-func (s *searcher) pivot(node int, apply func(evaluation)) {
+// any evaluation (it is a lattice node like any other): count evaluates it and applies
+// the outcome.
+func (s *searcher) pivot(node int, count func(node, par int) error) error {
 	if s.bottom.n > pivotMaxBottom || s.source(node) != s.bottom {
-		return
+		return nil
 	}
 	// Among the meets of node with recent nodes counted from the bottom, the one above
 	// which most of them lie (then the most general): a pivot pays only if reused.
@@ -409,9 +429,9 @@ func (s *searcher) pivot(node int, apply func(evaluation)) {
 		s.fromBottom = s.fromBottom[1:]
 	}
 	if best == 0 || s.cache[best] != nil {
-		return
+		return nil
 	}
-	apply(s.evaluate(best, s.workers))
+	return count(best, s.workers)
 }
 
 // bottomMaxRows is the largest table whose bottom node's classes are counted up front
@@ -556,6 +576,15 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		valued[ev.node] = true
 		consider(ev.node, ex, v)
 	}
+	// count evaluates a node and applies the outcome.
+	count := func(node, par int) error {
+		ev, err := s.evaluate(ctx, node, par)
+		if err != nil {
+			return err
+		}
+		apply(ev)
+		return nil
+	}
 	freeValue := s.opt.MaxSuppressed == 0 && s.met.boundIsExactWithoutSuppression()
 
 	batchSize := 2 * s.workers
@@ -576,10 +605,14 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 				if len(batch) > 0 {
 					break // evaluate the batch first: it may change the bound
 				}
+				var err error
 				if s.monotone {
-					s.resolve(ctx, node, status, apply)
+					err = s.resolve(node, status, count)
 				} else {
-					apply(s.evaluate(node, s.workers))
+					err = count(node, s.workers)
+				}
+				if err != nil {
+					return nil, err
 				}
 			}
 			order.pop()
@@ -617,28 +650,28 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 				par = s.workers
 			}
 			for _, node := range batch {
-				apply(s.evaluate(node, par))
+				if err := count(node, par); err != nil {
+					return nil, err
+				}
 			}
 			continue
 		}
 		results := make([]evaluation, len(batch))
-		eg, _ := errgroup.WithContext(ctx)
+		eg, ectx := errgroup.WithContext(ctx)
 		eg.SetLimit(s.workers)
 		for i, node := range batch {
-			eg.Go(func() (err error) {
-				defer func() {
-					if r := recover(); r != nil {
-						err = fmt.Errorf("internal error evaluating a node: %v", r)
-					}
-				}()
-				results[i] = s.evaluate(node, 1)
-				return nil
-			})
+			eg.Go(safe.Go(func() (err error) {
+				results[i], err = s.evaluate(ectx, node, 1)
+				return err
+			}))
 		}
 		if err := eg.Wait(); err != nil {
 			return nil, err
 		}
 		for _, ev := range results {
+			if err := ctx.Err(); err != nil {
+				return nil, err // the callback cancelled the run
+			}
 			apply(ev)
 		}
 	}
@@ -659,7 +692,10 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		}
 		return nil, schema.Unattainable("no generalization reaches k=%d%s while suppressing at most %d of %d records", s.opt.K, models, s.opt.MaxSuppressed, s.t.Rows)
 	}
-	final := s.evaluate(best, s.workers)
+	final, err := s.evaluate(ctx, best, s.workers)
+	if err != nil {
+		return nil, err
+	}
 	res.Levels = s.lat.Levels(best, nil)
 	res.Value = bestValue
 	if final.cls == nil || !final.anonymous {
@@ -699,7 +735,19 @@ func Suppressed(t *Table, levels []int, opt Options) ([]bool, error) {
 // class (−1 when its class fails the models of opt and is suppressed) and what every
 // published class releases: the dictionary of quasi-identifier j holds every node of
 // its level, in code order.
-func NodeClasses(t *Table, levels []int, opt Options) ([]int32, ClassCovers, error) {
+func NodeClasses(t *Table, levels []int, opt Options) (class []int32, covers ClassCovers, err error) {
+	err = safe.Call(func() error {
+		class, covers, err = nodeClasses(t, levels, opt)
+		return err
+	})
+	if err != nil {
+		return nil, ClassCovers{}, err
+	}
+	return class, covers, nil
+}
+
+// nodeClasses is NodeClasses, its panics not recovered.
+func nodeClasses(t *Table, levels []int, opt Options) ([]int32, ClassCovers, error) {
 	if err := t.validate(); err != nil {
 		return nil, ClassCovers{}, err
 	}

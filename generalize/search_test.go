@@ -116,12 +116,9 @@ func TestSearchRandomMatchesExhaustive(t *testing.T) {
 			// Once as the search runs, once with every roll-up of a packed source
 			// counted by radix partitioning (which large tables use), and once more
 			// so with a cache bound that the radix counts' scratch crowds out.
-			for _, v := range []struct{ radixMin, cache int }{{radixMinSource, 0}, {0, 0}, {0, 3 * n}} {
+			for _, v := range []struct{ radixMin, cache int }{{radixMinSource, 0}, {1, 0}, {1, 3 * n}} {
 				radixMin := v.radixMin
-				saved := radixMinSource
-				radixMinSource = radixMin
-				got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: workers, CacheEntries: v.cache})
-				radixMinSource = saved
+				got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: workers, CacheEntries: v.cache, radix: radixTuning{minSource: radixMin}})
 				if want == nil {
 					if !errors.Is(err, schema.ErrUnattainable) {
 						t.Fatalf("radix from %d: want unattainable, got %v, %v", radixMin, got, err)
@@ -249,6 +246,44 @@ func TestScratchEntries(t *testing.T) {
 	}{{rows, narrow, 100}, {rows, wide, 200}, {table, narrow, 200}, {table, wide, 300}} {
 		if got := scratchEntries(c.src, c.sizes); got != c.want {
 			t.Errorf("scratch of %d classes (counts %v) to sizes %v: %d, want %d", c.src.n, c.src.counts != nil, c.sizes, got, c.want)
+		}
+	}
+}
+
+// TestSearchCancelStopsEvaluating cancels the context from the progress callback after
+// a few nodes have been counted: the search returns context.Canceled and counts no
+// node after the cancel, whatever the number of workers (a batch of nodes in flight
+// included).
+func TestSearchCancelStopsEvaluating(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	tab, _, _ := randomTable(rng, 20000, 9)
+	for _, workers := range []int{1, 4} {
+		for _, supp := range []int{0, 700} {
+			opt := Options{K: 8, MaxSuppressed: supp, Workers: workers}
+			all := 0
+			opt.OnEvaluate = func(n int) { all += n }
+			if _, err := Search(context.Background(), tab, opt); err != nil && !errors.Is(err, schema.ErrUnattainable) {
+				t.Fatal(err)
+			}
+			if all < 40 {
+				t.Fatalf("workers %d: the search counts %d nodes: too few to cancel in the middle", workers, all)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			counted, at := 0, all/4
+			opt.OnEvaluate = func(n int) {
+				counted += n
+				if counted == at {
+					cancel()
+				}
+			}
+			_, err := Search(ctx, tab, opt)
+			cancel()
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("workers %d, suppression %d: got %v, want context.Canceled", workers, supp, err)
+			}
+			if counted != at {
+				t.Errorf("workers %d, suppression %d: %d nodes counted after the cancel (of %d in all)", workers, supp, counted-at, all)
+			}
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"sanitizer/internal/safe"
 )
 
 // Cover is what one released quasi-identifier value stands for: a hierarchy node
@@ -150,7 +152,7 @@ func Utility(t *Table, class []int32, covers ClassCovers, values [][]float64, k 
 	for j, dict := range covers.Dict {
 		for i, cv := range dict {
 			if err := cv.check(t.Columns[j].Hierarchy, vals[j]); err != nil {
-				return Metrics{}, fmt.Errorf("utility: column %q, released value %d: %v", t.Columns[j].Name, i, err)
+				return Metrics{}, fmt.Errorf("utility: column %q, released value %d: %w", t.Columns[j].Name, i, err)
 			}
 		}
 	}
@@ -184,7 +186,10 @@ func Utility(t *Table, class []int32, covers ClassCovers, values [][]float64, k 
 		wg.Go(func() {
 			defer func() { <-sem }()
 			u := &utilityColumn{col: t.Columns[j], j: j, vals: vals[j], class: class, covers: covers, sizes: sizes, supp: supp, n: n}
-			per[j], errs[j] = u.measure()
+			errs[j] = safe.Call(func() (err error) {
+				per[j], err = u.measure()
+				return err
+			})
 		})
 	}
 	wg.Wait()

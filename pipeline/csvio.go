@@ -13,6 +13,7 @@ import (
 	"os"
 	"slices"
 
+	"sanitizer/internal/safe"
 	"sanitizer/schema"
 )
 
@@ -277,15 +278,7 @@ func (s *csvSink) finish() error {
 	return nil
 }
 
-// guard runs f and turns a panic into an error, so that a failing stage goroutine
-// cancels the others and the run cleans up instead of crashing with files left behind.
-func guard(f func() error) func() error {
-	return func() (err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("internal error: %v", r)
-			}
-		}()
-		return f()
-	}
-}
+// guard runs f and turns a panic into an error (safe.PanicError), so that a failing
+// stage goroutine cancels the others and the run cleans up instead of crashing with
+// files left behind.
+func guard(f func() error) func() error { return safe.Go(f) }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sanitizer/dphist"
+	"sanitizer/internal/safe"
 	"sanitizer/publish"
 	"sanitizer/schema"
 )
@@ -133,8 +134,21 @@ type dpInput struct {
 // file of opt.Output (a folder that must not exist or be empty) with manifest.json.
 // With opt.Ledger set, the run's spend is recorded there first. Errors match
 // schema.ErrBadInput for bad input or configuration and schema.ErrUnattainable when the
-// budget does not allow the run; either way nothing is written.
-func DP(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error) {
+// budget does not allow the run; either way nothing is written. A defect of this
+// program (a panic, on any of the run's goroutines) matches safe.ErrInternal.
+func DP(ctx context.Context, cfg *schema.Config, opt Options) (man *Manifest, err error) {
+	err = safe.Call(func() error {
+		man, err = dp(ctx, cfg, opt)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return man, nil
+}
+
+// dp is DP, its panics not recovered.
+func dp(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error) {
 	if err := checkDPConfig(cfg, opt); err != nil {
 		return nil, err
 	}
@@ -533,7 +547,7 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src source) (*dpIn
 func (d *dpInput) add(p *plan, b *batch, names []string, cols []int, unitCol string) error {
 	var g errgroup.Group
 	for f, name := range names {
-		g.Go(func() error {
+		g.Go(guard(func() error {
 			if name == unitCol && f == len(names)-1 {
 				return d.addUnits(p, b, f, cols[f], name)
 			}
@@ -545,7 +559,7 @@ func (d *dpInput) add(p *plan, b *batch, names []string, cols []int, unitCol str
 				return d.addValues(p, b, f, cols[f], name, c)
 			}
 			return nil
-		})
+		}))
 	}
 	return g.Wait()
 }

@@ -17,6 +17,9 @@ import (
 // the column outgrows them), so that pass 1 holds about what the encoded column will:
 // no slice is ever copied to grow.
 type dictionary struct {
+	// listed, when not nil, is the hierarchy file that must list every value: a value
+	// it does not is an error as soon as it appears.
+	listed *generalize.Hierarchy
 	index  map[string]int32
 	values []string
 	first  []int // 0-based record of each value's first appearance
@@ -132,6 +135,11 @@ func (d *dictionary) add(b *batch, col int, nullAs *string, emptyNull bool) erro
 		}
 		c, ok := d.index[v]
 		if !ok {
+			if d.listed != nil {
+				if _, ok := d.listed.Leaf(v); !ok {
+					return errUnlisted(b.first + i)
+				}
+			}
 			c = int32(len(d.values))
 			d.index[v] = c
 			d.values = append(d.values, v)
@@ -146,6 +154,17 @@ func (d *dictionary) add(b *batch, col int, nullAs *string, emptyNull bool) erro
 type errNull int
 
 func (e errNull) Error() string { return "null" }
+
+// errUnlisted is a value its hierarchy file does not list, at a record.
+type errUnlisted int
+
+func (e errUnlisted) Error() string { return "value not listed" }
+
+// unlistedError names the file, row, column and hierarchy of a value the hierarchy
+// file does not list, never the value.
+func unlistedError(p *plan, row int, name string, h *generalize.Hierarchy) error {
+	return schema.BadInput("%s: row %d: column %q: value not listed in hierarchy %s", p.input, row+1, name, h.Source())
+}
 
 // nullError names the file, row and column of a null the configuration gives no value for.
 func nullError(p *plan, row int, name string) error {
@@ -174,14 +193,23 @@ func encode(ctx context.Context, p *plan, src source, fileHier []*generalize.Hie
 	g.Go(guard(func() error { return src.stream(ctx, cols, in) }))
 	for i := range q {
 		dicts[i] = newDictionary()
+		if i < len(fileHier) {
+			dicts[i].listed = fileHier[i] // pass 1 stops at the first value not listed
+		}
 		chans[i] = make(chan *batch, 4)
 		col := confs[i]
 		g.Go(guard(func() error {
 			for b := range chans[i] {
 				if err := dicts[i].add(b, i, col.Null, p.emptyNull[cols[i]]); err != nil {
-					var en errNull
-					if errors.As(err, &en) {
+					var (
+						en errNull
+						eu errUnlisted
+					)
+					switch {
+					case errors.As(err, &en):
 						err = nullError(p, int(en), col.Name)
+					case errors.As(err, &eu):
+						err = unlistedError(p, int(eu), col.Name, dicts[i].listed)
 					}
 					return err
 				}
@@ -258,7 +286,7 @@ func hierarchyFor(p *plan, col schema.Column, d *dictionary, fromFile *generaliz
 		for c, v := range d.values {
 			leaf, ok := fromFile.Leaf(v)
 			if !ok {
-				return nil, nil, schema.BadInput("%s: row %d: column %q: value not listed in hierarchy %s", p.input, d.first[c]+1, col.Name, fromFile.Source())
+				return nil, nil, unlistedError(p, d.first[c], col.Name, fromFile)
 			}
 			leafOf[c] = leaf
 		}

@@ -1,6 +1,111 @@
 package pipeline
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"sanitizer/generalize"
+	"sanitizer/schema"
+)
+
+// countingSource is an input of n batches of two columns, sex and age (a value listed
+// in the hierarchy, or bad in batch badAt: bad), that counts the batches it reads. Like
+// the file sources, it reads a batch before it waits to hand it over.
+type countingSource struct {
+	n, badAt int
+	bad      string // "": a null
+	read     atomic.Int32
+}
+
+func (s *countingSource) columns() []column {
+	return []column{{name: "sex", typ: schema.String}, {name: "age", typ: schema.Integer}}
+}
+
+func (s *countingSource) stream(ctx context.Context, cols []int, out chan<- *batch) error {
+	defer close(out)
+	for k := range s.n {
+		s.read.Add(1)
+		b := newBatch(k*batchRows, len(cols))
+		for i := range batchRows {
+			for _, c := range cols {
+				v := "F"
+				if c == 1 {
+					v = strconv.Itoa(i % 90)
+				}
+				b.fields = append(b.fields, v)
+			}
+			if k == s.badAt && i == 7 {
+				if s.bad == "" {
+					b.setNull(len(b.fields) - len(cols))
+				} else {
+					b.fields[len(b.fields)-len(cols)] = s.bad
+				}
+			}
+		}
+		b.n = batchRows
+		select {
+		case out <- b:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (s *countingSource) rewind() error    { return nil }
+func (s *countingSource) unchanged() error { return nil }
+func (s *countingSource) rows() int        { return int(s.read.Load()) * batchRows }
+func (s *countingSource) Close() error     { return nil }
+
+// TestEncodeStopsAtFirstError: pass 1 stops reading soon after the first bad value
+// (a value its hierarchy file does not list, a null without null-as), however long
+// the input, and reports its row.
+func TestEncodeStopsAtFirstError(t *testing.T) {
+	sex, _ := filepath.Abs("../testdata/hierarchies/sex.csv")
+	cfg, err := schema.Parse([]byte(`dataset: d
+columns:
+  sex: {role: quasi, hierarchy: {file: "`+sex+`"}}
+  age: {role: quasi, type: integer, hierarchy: {intervals: [10]}}
+privacy: {k: 2}
+`), "c.yaml", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fileHier := []*generalize.Hierarchy{nil, nil}
+	if fileHier[0], err = generalize.LoadHierarchy(sex); err != nil {
+		t.Fatal(err)
+	}
+	const batches, badAt = 400, 2
+	for _, tc := range []struct {
+		name, bad, want string
+	}{
+		{"value not in the hierarchy", "Zq9SECRET", "not listed"},
+		{"null without null-as", "", "null"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := &countingSource{n: batches, badAt: badAt, bad: tc.bad}
+			p, err := newPlan(cfg, "in.csv", "out.csv", src.columns())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = encode(context.Background(), p, src, fileHier, nil)
+			row := strconv.Itoa(badAt*batchRows + 8)
+			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row "+row) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "Zq9SECRET") {
+				t.Fatalf("got %v, want bad input naming row %s", err, row)
+			}
+			// What is read after the bad batch is at most what the stages' channels
+			// hold between the reader and the encoders.
+			if n := src.read.Load(); n > badAt+16 {
+				t.Fatalf("%d of %d batches read, the bad value in batch %d", n, batches, badAt+1)
+			}
+		})
+	}
+}
 
 // TestDictionaryWidens: record numbers survive chunk boundaries and the switches from
 // 8 to 16 to 32 bits as a column outgrows 256 and 65,536 values.

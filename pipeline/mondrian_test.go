@@ -42,7 +42,7 @@ func TestReleaseMondrianAdult(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Adult releases take a few seconds")
 	}
-	abs, _ := filepath.Abs(adultDir)
+	abs := needAdult(t)
 	in := filepath.Join(abs, "adult.csv")
 	for _, k := range []int{5, 10, 50} {
 		t.Run(fmt.Sprintf("k=%d", k), func(t *testing.T) {
@@ -123,7 +123,7 @@ func TestReleaseMondrianModels(t *testing.T) {
 func BenchmarkReleaseAdultMondrian(b *testing.B) {
 	dir := b.TempDir()
 	cfg := adultTyped(b, dir, 5, 0, "mondrian")
-	abs, _ := filepath.Abs(adultDir)
+	abs := needAdult(b)
 	opt := Options{Input: filepath.Join(abs, "adult.csv"), Output: filepath.Join(dir, "release.csv")}
 	var rep *Report
 	for b.Loop() {

@@ -24,6 +24,9 @@ type Progress struct {
 	Evaluated atomic.Int64 // lattice nodes counted by the search
 	Written   atomic.Int64 // records released by pass 2 (suppressed records are not counted)
 	stage     atomic.Value // string
+	// onBatch, when not nil, is called with the stage by the worker goroutine that
+	// counts a batch read (StageRead) or written (StageWrite): a test's way into them.
+	onBatch func(stage string)
 }
 
 // Stage returns the stage the run is in ("" before the first).
@@ -44,12 +47,20 @@ func (p *Progress) enter(stage string) {
 func (p *Progress) addRead(n int) {
 	if p != nil {
 		p.Read.Add(int64(n))
+		p.batch(StageRead)
 	}
 }
 
 func (p *Progress) addWritten(n int) {
 	if p != nil {
 		p.Written.Add(int64(n))
+		p.batch(StageWrite)
+	}
+}
+
+func (p *Progress) batch(stage string) {
+	if p.onBatch != nil {
+		p.onBatch(stage)
 	}
 }
 

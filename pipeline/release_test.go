@@ -19,8 +19,9 @@ const adultDir = "../../shared/data/adult"
 
 var adultQI = []string{"age", "education", "marital-status", "native-country", "race", "salary-class", "sex", "workclass"}
 
-// adultConfig writes a release configuration for Adult into dir and loads it.
-func adultConfig(t testing.TB, dir string, k int, supp float64) *schema.Config {
+// needAdult returns the absolute path of the shared Adult data, or skips t (at the top of
+// a test, never from a subtest on its parent) when it is absent.
+func needAdult(t testing.TB) string {
 	t.Helper()
 	abs, err := filepath.Abs(adultDir)
 	if err != nil {
@@ -29,6 +30,13 @@ func adultConfig(t testing.TB, dir string, k int, supp float64) *schema.Config {
 	if _, err := os.Stat(filepath.Join(abs, "adult.csv")); err != nil {
 		t.Skipf("Adult data not available: %v", err)
 	}
+	return abs
+}
+
+// adultConfig writes a release configuration for Adult into dir and loads it.
+func adultConfig(t testing.TB, dir string, k int, supp float64) *schema.Config {
+	t.Helper()
+	abs := needAdult(t)
 	var b strings.Builder
 	fmt.Fprintf(&b, "dataset: adult\ninput: {csv: {separator: \";\"}}\noutput: {csv: {separator: \";\"}}\ncolumns:\n")
 	for _, q := range adultQI {
@@ -89,7 +97,7 @@ func TestReleaseAdult(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Adult releases take a few seconds")
 	}
-	abs, _ := filepath.Abs(adultDir)
+	abs := needAdult(t)
 	_, input := readTable(t, filepath.Join(abs, "adult.csv"), ';')
 	hier := map[string]map[string][]string{}
 	for _, q := range adultQI {
@@ -157,7 +165,7 @@ func TestReleaseAdult(t *testing.T) {
 func TestCheckDetectsViolation(t *testing.T) {
 	dir := t.TempDir()
 	cfg := adultConfig(t, dir, 5, 0)
-	abs, _ := filepath.Abs(adultDir)
+	abs := needAdult(t)
 	in := filepath.Join(abs, "adult.csv")
 	out := filepath.Join(dir, "release.csv")
 	if _, err := Release(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
@@ -192,7 +200,7 @@ func TestCheckDetectsViolation(t *testing.T) {
 func TestReleaseUnattainableWritesNothing(t *testing.T) {
 	dir := t.TempDir()
 	cfg := adultConfig(t, dir, 40000, 0)
-	abs, _ := filepath.Abs(adultDir)
+	abs := needAdult(t)
 	out := filepath.Join(dir, "out", "release.csv")
 	if err := os.Mkdir(filepath.Dir(out), 0o755); err != nil {
 		t.Fatal(err)
@@ -212,7 +220,7 @@ func TestReleaseUnattainableWritesNothing(t *testing.T) {
 func BenchmarkReleaseAdult(b *testing.B) {
 	dir := b.TempDir()
 	cfg := adultConfig(b, dir, 5, 0.05)
-	abs, _ := filepath.Abs(adultDir)
+	abs := needAdult(b)
 	opt := Options{Input: filepath.Join(abs, "adult.csv"), Output: filepath.Join(dir, "release.csv")}
 	var rep *Report
 	for b.Loop() {
@@ -248,7 +256,7 @@ func TestReleaseAdultModels(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Adult releases with l-diversity and t-closeness take several seconds")
 	}
-	abs, _ := filepath.Abs(adultDir)
+	abs := needAdult(t)
 	in := filepath.Join(abs, "adult.csv")
 	for _, model := range []string{
 		"l-diversity: {column: occupation, variant: distinct, l: 3}",

@@ -131,7 +131,7 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 	defer in.Close()
 	rel, err := openSource(release, outFmt, cfg.Output.CSV, header)
 	if err != nil {
-		return 0, fmt.Errorf("verifying the written release: %v", err)
+		return 0, fmt.Errorf("verifying the written release: %w", err)
 	}
 	defer rel.Close()
 	// The input's columns that the release keeps, in input order.
@@ -174,7 +174,7 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 	}
 	var v *verify.Violation
 	if err != nil && !errors.As(err, &v) {
-		return n, fmt.Errorf("verifying the written release: %v", err)
+		return n, fmt.Errorf("verifying the written release: %w", err)
 	}
 	return n, err
 }

@@ -86,7 +86,7 @@ func TestVerifiedUtility(t *testing.T) {
 		})
 	}
 
-	abs, _ := filepath.Abs(adultDir)
+	abs := needAdult(t)
 	adult := filepath.Join(abs, "adult.csv")
 	for _, c := range []struct {
 		algorithm string

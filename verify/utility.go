@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"sanitizer/internal/safe"
 	"sanitizer/schema"
 )
 
@@ -543,7 +544,7 @@ func (u *utilityCounter) measure(classes *classKeys, cls []uint64, inputRows int
 	errs := make([]error, parts)
 	var wg sync.WaitGroup
 	for part := range parts {
-		wg.Go(func() { errs[part] = measure(part, parts) })
+		wg.Go(func() { errs[part] = safe.Call(func() error { return measure(part, parts) }) })
 	}
 	wg.Wait()
 	for _, err := range errs {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"sanitizer/internal/safe"
 	"sanitizer/pipeline"
 	"sanitizer/schema"
 )
@@ -66,6 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if started {
 		code = exitCode(err)
 	}
+	logStack(g.log, err)
 	if g.log != nil && g.logFormat == "json" {
 		g.log.Error(err.Error(), "exit", code)
 	} else {
@@ -165,6 +167,8 @@ func (e usageError) Is(target error) bool { return target == schema.ErrBadInput 
 
 func exitCode(err error) int {
 	switch {
+	case errors.Is(err, safe.ErrInternal):
+		return 1
 	case errors.Is(err, schema.ErrBadInput):
 		return 2
 	case errors.Is(err, schema.ErrUnattainable):

@@ -4,7 +4,8 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
+
+	"sanitizer/internal/safe"
 )
 
 // parThreshold is the clique size from which a clique's kernels are split
@@ -388,23 +389,16 @@ func (e *engine) runUp(c int, dst, tgt []float64) float64 {
 	}
 	nw := e.workers
 	totals := e.totals[:nw]
-	var wg sync.WaitGroup
-	for w := 1; w < nw; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			lo, hi := split(p.nouter, w, nw)
-			var t []float64
-			if tgt != nil {
-				t = e.priv[w][:len(tgt)]
-				clear(t)
-			}
-			totals[w] = p.upKernel(dst, srcs, t, lo, hi, e.sc[w])
-		}(w)
-	}
-	lo, hi := split(p.nouter, 0, nw)
-	totals[0] = p.upKernel(dst, srcs, tgt, lo, hi, e.sc[0])
-	wg.Wait()
+	// Worker 0 adds into tgt, the others into their own tables, summed below.
+	safe.MustParallel(nw, func(w int) {
+		lo, hi := split(p.nouter, w, nw)
+		t := tgt
+		if w > 0 && tgt != nil {
+			t = e.priv[w][:len(tgt)]
+			clear(t)
+		}
+		totals[w] = p.upKernel(dst, srcs, t, lo, hi, e.sc[w])
+	})
 	total := totals[0]
 	for w := 1; w < nw; w++ {
 		total += totals[w]
@@ -432,25 +426,22 @@ func (e *engine) runDown(c int, dst, scale []float64, scalar float64) {
 		return
 	}
 	nw := e.workers
-	var wg sync.WaitGroup
-	for w := 1; w < nw; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			lo, hi := split(p.nouter, w, nw)
-			pt := e.privT[w][:len(tgts)]
-			buf := e.priv[w]
-			for j, t := range tgts {
-				pt[j] = buf[:len(t)]
-				clear(pt[j])
-				buf = buf[len(t):]
-			}
-			kernel(pt, lo, hi, e.sc[w])
-		}(w)
-	}
-	lo, hi := split(p.nouter, 0, nw)
-	kernel(tgts, lo, hi, e.sc[0])
-	wg.Wait()
+	// Worker 0 adds into the targets, the others into their own tables, summed below.
+	safe.MustParallel(nw, func(w int) {
+		lo, hi := split(p.nouter, w, nw)
+		if w == 0 {
+			kernel(tgts, lo, hi, e.sc[0])
+			return
+		}
+		pt := e.privT[w][:len(tgts)]
+		buf := e.priv[w]
+		for j, t := range tgts {
+			pt[j] = buf[:len(t)]
+			clear(pt[j])
+			buf = buf[len(t):]
+		}
+		kernel(pt, lo, hi, e.sc[w])
+	})
 	for w := 1; w < nw; w++ {
 		for j, t := range tgts {
 			for i, x := range e.privT[w][j] {
@@ -480,18 +471,10 @@ func (e *engine) normExpPar(dst, src []float64) float64 {
 	}
 	mx := e.totals[:nw]
 	par := func(f func(w, lo, hi int)) {
-		var wg sync.WaitGroup
-		for w := 1; w < nw; w++ {
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				lo, hi := split(len(src), w, nw)
-				f(w, lo, hi)
-			}(w)
-		}
-		lo, hi := split(len(src), 0, nw)
-		f(0, lo, hi)
-		wg.Wait()
+		safe.MustParallel(nw, func(w int) {
+			lo, hi := split(len(src), w, nw)
+			f(w, lo, hi)
+		})
 	}
 	par(func(w, lo, hi int) {
 		m := math.Inf(-1)

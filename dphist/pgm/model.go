@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	"golang.org/x/sync/errgroup"
+
+	"sanitizer/internal/safe"
 )
 
 // Model is a discrete graphical model over a whole domain, fitted to noisy
@@ -500,7 +502,7 @@ func (m *Model) Marginals(ctx context.Context, sets [][]int, workers int) ([][]f
 		if gctx.Err() != nil {
 			break
 		}
-		g.Go(func() error {
+		g.Go(safe.Go(func() error {
 			if err := gctx.Err(); err != nil {
 				return err
 			}
@@ -510,7 +512,7 @@ func (m *Model) Marginals(ctx context.Context, sets [][]int, workers int) ([][]f
 			}
 			out[i] = r
 			return nil
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
 		if ctx.Err() != nil {

@@ -8,9 +8,10 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sort"
-	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"sanitizer/internal/safe"
 )
 
 // RefineOptions bounds a Refine call. Zero fields take the defaults.
@@ -181,27 +182,30 @@ func (t *refineTables) search(ctx context.Context, recs [][]int32, moves, worker
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var wg sync.WaitGroup
-		for _, w := range ws {
-			b := min(refineBatch, moves-done)
-			done += b
-			wg.Go(func() {
-				w.kept = w.kept[:0]
-				for range b {
-					mv := refineMove{r: int32(w.rng.IntN(n)), a: int32(w.rng.IntN(d))}
-					cum := t.cum[mv.a]
-					tot := cum[len(cum)-1]
-					if !(tot > 0) || math.IsInf(tot, 1) {
-						continue // no usable marginal to draw from
-					}
-					mv.nv = int32(min(sort.SearchFloat64s(cum, w.rng.Float64()*tot), len(cum)-1))
-					if t.gain(recs, mv, w.vals, &w.idx) < refineMinGain {
-						w.kept = append(w.kept, mv)
-					}
-				}
-			})
+		batch := make([]int, len(ws))
+		for i := range ws {
+			batch[i] = min(refineBatch, moves-done)
+			done += batch[i]
 		}
-		wg.Wait()
+		err := safe.Parallel(len(ws), func(i int) {
+			w, b := ws[i], batch[i]
+			w.kept = w.kept[:0]
+			for range b {
+				mv := refineMove{r: int32(w.rng.IntN(n)), a: int32(w.rng.IntN(d))}
+				cum := t.cum[mv.a]
+				tot := cum[len(cum)-1]
+				if !(tot > 0) || math.IsInf(tot, 1) {
+					continue // no usable marginal to draw from
+				}
+				mv.nv = int32(min(sort.SearchFloat64s(cum, w.rng.Float64()*tot), len(cum)-1))
+				if t.gain(recs, mv, w.vals, &w.idx) < refineMinGain {
+					w.kept = append(w.kept, mv)
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
 		for _, w := range ws {
 			for _, mv := range w.kept {
 				if t.gain(recs, mv, w.vals, &w.idx) < refineMinGain {
@@ -319,7 +323,7 @@ func (m *Model) newRefineTables(ctx context.Context, recs [][]int32, sets [][]in
 	// more than workers float64 marginals (and their inference's tables, each within
 	// MaxCells cells) are held at once.
 	for k, s := range sets {
-		g.Go(func() error {
+		g.Go(safe.Go(func() error {
 			if err := gctx.Err(); err != nil {
 				return err
 			}
@@ -350,7 +354,7 @@ func (m *Model) newRefineTables(ctx context.Context, recs [][]int32, sets [][]in
 				res[i] = float32(target - float64(counts[i]))
 			}
 			return nil
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
 		if ctx.Err() != nil {
