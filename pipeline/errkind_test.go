@@ -91,7 +91,7 @@ func TestBadInputKeepsItsKind(t *testing.T) {
 			}
 			if tc.format != "" {
 				in = filepath.Join(dir, "in."+tc.format)
-				if err := Generate(in, tc.format, 300, 3); err != nil {
+				if err := Generate(in, tc.format, 300, 3, Options{}); err != nil {
 					t.Fatal(err)
 				}
 				st, _ := os.Stat(in)
