@@ -8,7 +8,6 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"time"
 
 	"sanitizer/generalize"
@@ -28,9 +27,12 @@ type Options struct {
 	Progress *Progress        // counts the run's work as it happens (nil: not counted)
 	Log      *slog.Logger     // stage completions (Info) and warnings (Warn); nil: none
 	Now      func() time.Time // the release time in the metadata (nil: time.Now)
-	// AtStage, when set, is called as the run reaches each of its stages and
-	// publishing points (StageRead … StagePublish), on the run's goroutine; tests stop
-	// a run there.
+	// AtStage, when set, is called on the run's goroutine as each of its stages
+	// begins and at its publishing points (StageRead … StagePublish): the command
+	// tunes the collector there, tests stop a run there. The release's stages hold
+	// distinct data: the encoded table from StageRead on, the search's tables in
+	// StageSearch only, the write's batches in StageWrite only; what a stage no longer
+	// needs is garbage when the next one begins.
 	AtStage func(stage string)
 }
 
@@ -122,25 +124,12 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		return nil, err
 	}
 	p.maxSupp = maxSuppressed(cfg.Privacy.Suppression, t.Rows)
-	// The read's batches are garbage now: return them to the system before the search
-	// allocates its tables.
-	debug.FreeOSMemory()
 	encoded := time.Now()
 	log.Info("stage done", "stage", StageRead, "records", t.Rows, "quasi_identifiers", len(t.Columns), "ms", ms(start, encoded))
 
 	// Search.
 	p.progress.enter(StageSearch)
 	opt.at(StageSearch)
-	// The search's garbage is large tables without pointers, which a collection marks
-	// for next to nothing: collecting twice as often holds the peak closer to what is
-	// live, at little cost. The setting is restored once the search is done.
-	gcPercent := debug.SetGCPercent(-1)
-	if gcPercent > 0 {
-		debug.SetGCPercent(max(gcPercent/2, 1))
-	} else {
-		debug.SetGCPercent(gcPercent)
-	}
-	defer debug.SetGCPercent(gcPercent)
 	sopt := generalize.Options{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, Metric: p.metric, Workers: opt.Workers, OnEvaluate: p.progress.addEvaluated}
 	for i, sc := range prot {
 		for _, d := range sc.diversity {
@@ -203,10 +192,6 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			res.Value = util.Discernibility
 		}
 	}
-	// The search's scratch is garbage now: return it to the system before the write
-	// stage builds its own, so that the two do not add up in the peak.
-	debug.SetGCPercent(gcPercent)
-	debug.FreeOSMemory()
 	searched := time.Now()
 	log.Info("stage done", "stage", StageSearch, "lattice", res.LatticeSize, "evaluated", res.Evaluated, "suppressed", res.Suppressed, "ms", ms(encoded, searched))
 
@@ -221,6 +206,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		return nil, fmt.Errorf("output: %w", err)
 	}
 	defer tmp.Discard() // nothing, once published
+	opt.at(StageWrite)
 	header := p.releaseHeader()
 	meta := releaseMetadata(cfg, p, t, res, opt.now())
 	sink, err := newSink(tmp.File, outFmt, cfg.Output.CSV, p.outColumns(), meta)
@@ -236,7 +222,6 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if err != nil {
 		return nil, err
 	}
-	opt.at(StageWrite)
 	if err := src.unchanged(); err != nil {
 		return nil, err
 	}
@@ -262,8 +247,6 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if mres != nil {
 		mres = &generalize.Mondrian{Sizes: mres.Sizes, Splits: mres.Splits}
 	}
-
-	debug.FreeOSMemory()
 
 	// Verify the written file, independently of the search.
 	p.progress.enter(StageVerify)

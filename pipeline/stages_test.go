@@ -263,3 +263,4 @@ func TestProgressCountsReleasedRecords(t *testing.T) {
 		t.Errorf("progress written %d, want the %d records released (%d suppressed)", got, rep.Output.Rows, rep.Suppressed)
 	}
 }
+

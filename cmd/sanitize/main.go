@@ -41,13 +41,15 @@ func main() {
 	os.Exit(code)
 }
 
-// atStage is given to every run as pipeline.Options.AtStage: nil, except in the tests
-// that stop a run at a named stage.
-var atStage func(stage string)
-
 // run executes the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	g := &globals{stderr: stderr}
+	return runWith(ctx, args, stdout, stderr, nil)
+}
+
+// runWith is run with a function told of each stage a release, dp or gen run begins
+// (pipeline.Options.AtStage; nil: none), where the tests stop a run.
+func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, atStage func(stage string)) int {
+	g := &globals{stderr: stderr, atStage: atStage}
 	root := newRoot(stdout, g)
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -83,6 +85,7 @@ type globals struct {
 	logFormat     string
 	progressEvery time.Duration
 	log           *slog.Logger
+	atStage       func(stage string) // given to every run as pipeline.Options.AtStage
 }
 
 // setup makes the logger: text on stderr with warnings and errors only (none with
@@ -190,7 +193,7 @@ func newRoot(stdout io.Writer, g *globals) *cobra.Command {
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "print errors only (no warnings)")
 	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "text", "text (warnings and errors) or json (a record per stage, and progress, for unattended jobs)")
 	root.PersistentFlags().DurationVar(&g.progressEvery, "progress-interval", 10*time.Second, "with --log-format json: how often a long release logs its progress")
-	root.AddCommand(newRelease(stdout, g), newCheck(stdout), newDP(stdout, g), newValidate(stdout), newGen(stdout))
+	root.AddCommand(newRelease(stdout, g), newCheck(stdout), newDP(stdout, g), newValidate(stdout), newGen(stdout, g))
 	return root
 }
 
@@ -217,7 +220,9 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opt.Log, opt.AtStage = g.log, atStage
+			gc := &collector{}
+			defer gc.restore()
+			opt.Log, opt.AtStage = g.log, both(gc.at, g.atStage)
 			opt.Progress = &pipeline.Progress{}
 			stop := g.showProgress(opt.Progress)
 			rep, err := pipeline.Release(cmd.Context(), cfg, opt)
@@ -259,7 +264,7 @@ func newDP(stdout io.Writer, g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opt.Log, opt.AtStage = g.log, atStage
+			opt.Log, opt.AtStage = g.log, g.atStage
 			man, err := pipeline.DP(cmd.Context(), cfg, opt)
 			if err != nil {
 				return err
@@ -400,7 +405,7 @@ func newCheck(stdout io.Writer) *cobra.Command {
 	return cmd
 }
 
-func newGen(stdout io.Writer) *cobra.Command {
+func newGen(stdout io.Writer, g *globals) *cobra.Command {
 	var rows int
 	var seed uint64
 	var out, format string
@@ -413,7 +418,7 @@ func newGen(stdout io.Writer) *cobra.Command {
 			if err := required("out", out); err != nil {
 				return err
 			}
-			if err := pipeline.Generate(out, format, rows, seed, pipeline.Options{Force: force, AtStage: atStage}); err != nil {
+			if err := pipeline.Generate(out, format, rows, seed, pipeline.Options{Force: force, AtStage: g.atStage}); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %d records to %s\n", rows, out)

@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "" {
 		os.Exit(m.Run())
 	}
+	var atStage func(string)
 	if stop := os.Getenv(stopEnv); stop != "" {
 		signal := os.NewFile(3, "stage")
 		atStage = func(stage string) {
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) {
 			}
 		}
 	}
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runWith(context.Background(), os.Args[1:], os.Stdout, os.Stderr, atStage))
 }
 
 // killAt starts the command line args in a child process, waits until it reaches
