@@ -136,7 +136,7 @@ func (d *Domain) Label(v string, level int) (string, bool) {
 	}
 	switch {
 	case level == d.height-1:
-		return top, true
+		return d.top, true
 	case d.kind == domainIntervals:
 		if level == 0 {
 			return v, true
