@@ -263,4 +263,3 @@ func TestProgressCountsReleasedRecords(t *testing.T) {
 		t.Errorf("progress written %d, want the %d records released (%d suppressed)", got, rep.Output.Rows, rep.Suppressed)
 	}
 }
-
