@@ -336,6 +336,9 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		defer reportTmp.Discard() // nothing, once published
 	}
 	opt.at(StagePublish)
+	if err := ctx.Err(); err != nil { // a cancelled run publishes nothing
+		return nil, err
+	}
 	if err := tmp.Publish(opt.Force); err != nil {
 		return nil, fmt.Errorf("output: %w", err)
 	}

@@ -263,3 +263,26 @@ func TestProgressCountsReleasedRecords(t *testing.T) {
 		t.Errorf("progress written %d, want the %d records released (%d suppressed)", got, rep.Output.Rows, rep.Suppressed)
 	}
 }
+
+// TestCancelAtPublishWritesNothing: a run cancelled once everything is verified, just
+// before the release is moved into place, publishes nothing.
+func TestCancelAtPublishWritesNothing(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 1000)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := filepath.Join(dir, "out.csv")
+	_, err := Release(ctx, cfg, Options{Input: in, Output: out, Report: filepath.Join(dir, "r.json"), AtStage: func(stage string) {
+		if stage == StagePublish {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "in.csv" && e.Name() != "c.yaml" {
+			t.Errorf("left in the folder: %s", e.Name())
+		}
+	}
+}

@@ -172,6 +172,11 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 			err = cerr
 		}
 	}
+	if err == nil {
+		// A walk that ended while the run was being cancelled may have seen the
+		// readers stop early: it verified nothing.
+		err = ctx.Err()
+	}
 	var v *verify.Violation
 	if err != nil && !errors.As(err, &v) {
 		return n, fmt.Errorf("verifying the written release: %w", err)
