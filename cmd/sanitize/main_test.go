@@ -1370,3 +1370,42 @@ func TestVersionFlag(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, "sanitize "+pipeline.Version)
 	}
 }
+
+// TestDPFilesShareOnePermission: the manifest is readable as the outputs are (the
+// same mode for every file of the dp folder), and so are a release and its report.
+func TestDPFilesShareOnePermission(t *testing.T) {
+	td := repoTestdata(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "dp")
+	if code, _, stderr := runCLI(t, "dp", "-c", filepath.Join(td, "hospital-dp.yaml"), "--in", filepath.Join(td, "hospital.csv"), "--out", out); code != 0 {
+		t.Fatalf("dp: exit %d: %s", code, stderr)
+	}
+	rel, rep := filepath.Join(dir, "r.csv"), filepath.Join(dir, "r.json")
+	if code, _, stderr := runCLI(t, "release", "-c", filepath.Join(td, "hospital.yaml"), "--in", filepath.Join(td, "hospital.csv"), "--out", rel, "--report", rep); code != 0 {
+		t.Fatalf("release: exit %d: %s", code, stderr)
+	}
+	modes := map[string]os.FileMode{}
+	for _, name := range listDir(t, out) {
+		st, err := os.Stat(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		modes[name] = st.Mode().Perm()
+	}
+	for _, path := range []string{rel, rep} {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		modes[filepath.Base(path)] = st.Mode().Perm()
+	}
+	if _, ok := modes["manifest.json"]; !ok || len(modes) < 4 {
+		t.Fatalf("files: %v", modes)
+	}
+	for name, m := range modes {
+		if m != modes["manifest.json"] || m&0o044 == 0 {
+			t.Errorf("modes differ or are private: %v (%s)", modes, name)
+			break
+		}
+	}
+}
