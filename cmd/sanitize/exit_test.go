@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"sanitizer/internal/safe"
 	"sanitizer/schema"
@@ -49,6 +50,33 @@ func TestLogStack(t *testing.T) {
 		logStack(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: tc.level})), tc.err)
 		if got := strings.Contains(buf.String(), "worker()"); got != tc.want {
 			t.Errorf("%v at level %v: logged %q", tc.err, tc.level, buf.String())
+		}
+	}
+}
+
+// TestDebugFlagShowsStack: the logger --debug sets up logs a recovered panic's stack;
+// the default and --quiet loggers do not, in either format.
+func TestDebugFlagShowsStack(t *testing.T) {
+	panicked := fmt.Errorf("pass 2: %w", &safe.PanicError{Value: "boom", Stack: []byte("goroutine 7 [running]:\nworker()")})
+	for _, tc := range []struct {
+		format       string
+		debug, quiet bool
+		want         bool
+	}{
+		{"text", true, false, true},
+		{"json", true, false, true},
+		{"text", false, false, false},
+		{"json", false, false, false},
+		{"json", false, true, false},
+	} {
+		var buf bytes.Buffer
+		g := &globals{stderr: &buf, logFormat: tc.format, debug: tc.debug, quiet: tc.quiet, progressEvery: time.Second}
+		if err := g.setup(); err != nil {
+			t.Fatal(err)
+		}
+		logStack(g.log, panicked)
+		if got := strings.Contains(buf.String(), "worker()"); got != tc.want {
+			t.Errorf("%s debug=%v quiet=%v: logged %q", tc.format, tc.debug, tc.quiet, buf.String())
 		}
 	}
 }

@@ -82,6 +82,7 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, atSta
 type globals struct {
 	stderr        io.Writer
 	quiet         bool
+	debug         bool
 	logFormat     string
 	progressEvery time.Duration
 	log           *slog.Logger
@@ -92,16 +93,18 @@ type globals struct {
 // --quiet), or JSON records of every stage for unattended jobs.
 func (g *globals) setup() error {
 	level := slog.LevelWarn
-	if g.quiet {
+	switch {
+	case g.debug:
+		level = slog.LevelDebug
+	case g.quiet:
 		level = slog.LevelError
+	case g.logFormat == "json":
+		level = slog.LevelInfo
 	}
 	switch g.logFormat {
 	case "text":
 		g.log = slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level}))
 	case "json":
-		if !g.quiet {
-			level = slog.LevelInfo
-		}
 		g.log = slog.New(slog.NewJSONHandler(g.stderr, &slog.HandlerOptions{Level: level}))
 	default:
 		return usageError{fmt.Errorf("--log-format: %q is not one of text, json", g.logFormat)}
@@ -191,6 +194,7 @@ func newRoot(stdout io.Writer, g *globals) *cobra.Command {
 	root.SetVersionTemplate("sanitize {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "print errors only (no warnings)")
+	root.PersistentFlags().BoolVar(&g.debug, "debug", false, "log everything, down to the stack of an internal error (never a data value)")
 	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "text", "text (warnings and errors) or json (a record per stage, and progress, for unattended jobs)")
 	root.PersistentFlags().DurationVar(&g.progressEvery, "progress-interval", 10*time.Second, "with --log-format json: how often a long release logs its progress")
 	root.AddCommand(newRelease(stdout, g), newCheck(stdout), newDP(stdout, g), newValidate(stdout), newGen(stdout, g))
