@@ -102,36 +102,6 @@ func reportRecorded(path string) (*recorded, error) {
 	return r, nil
 }
 
-// expectedRecorded is what a release of cfg over an input of rows records should
-// say, as releaseMetadata writes it, for the measured suppression (the node aside).
-func expectedRecorded(cfg *schema.Config, rows, maxSupp, suppressed int) map[string]string {
-	want := map[string]string{
-		"sanitize.k":                 strconv.Itoa(cfg.Privacy.K),
-		"sanitize.suppression_limit": strconv.FormatFloat(cfg.Privacy.Suppression, 'g', -1, 64),
-		"sanitize.max_suppressed":    strconv.Itoa(maxSupp),
-		"sanitize.suppressed":        strconv.Itoa(suppressed),
-		"sanitize.input_rows":        strconv.Itoa(rows),
-		"sanitize.algorithm":         algorithm(cfg),
-	}
-	var ls []LDiversityIn
-	for _, l := range cfg.Privacy.LDiversity {
-		ls = append(ls, LDiversityIn{Column: l.Column, Variant: l.Variant, L: l.L, C: l.C})
-	}
-	if ls != nil {
-		b, _ := json.Marshal(ls)
-		want["sanitize.l_diversity"] = string(b)
-	}
-	var ts []TClosenessIn
-	for _, t := range cfg.Privacy.TCloseness {
-		ts = append(ts, TClosenessIn{Column: t.Column, T: t.T, Distance: t.Distance})
-	}
-	if ts != nil {
-		b, _ := json.Marshal(ts)
-		want["sanitize.t_closeness"] = string(b)
-	}
-	return want
-}
-
 // compare reports (schema.ErrUnattainable) the first recorded parameter that
 // disagrees with want, or that want has and r lacks.
 func (r *recorded) compare(release string, want map[string]string) error {
@@ -196,7 +166,7 @@ func checkMissing(ctx context.Context, cfg *schema.Config, p *plan, opt Options,
 		}
 		recs = append(recs, r)
 	}
-	want := expectedRecorded(cfg, spec.InputRows, spec.MaxSuppressed, m.Suppressed)
+	want := recordedParams(cfg, spec.InputRows, spec.MaxSuppressed, m.Suppressed)
 	if cfg.Search.Algorithm == "mondrian" {
 		want["sanitize.node"] = `"mondrian"`
 	}

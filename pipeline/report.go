@@ -196,24 +196,30 @@ func releaseMetadata(cfg *schema.Config, p *plan, t *generalize.Table, res *gene
 		}
 		nodeJSON, _ = json.Marshal(node)
 	}
+	meta := recordedParams(cfg, t.Rows, p.maxSupp, res.Suppressed)
+	meta["sanitize.tool"] = "sanitize"
+	meta["sanitize.version"] = Version
+	meta["sanitize.dataset"] = cfg.Dataset
+	meta["sanitize.config_digest"] = "sha256:" + cfg.Digest
+	meta["sanitize.node"] = string(nodeJSON)
+	meta["sanitize.metric"] = res.Metric
+	meta["sanitize.metric_value"] = strconv.FormatFloat(res.Value, 'g', -1, 64)
+	meta["sanitize.created_utc"] = now.UTC().Format(time.RFC3339)
+	return meta
+}
+
+// recordedParams is the part of a release's metadata that check compares with what
+// it measures: the models' parameters (column names and parameters only) and the
+// suppression of a release of cfg over an input of rows records.
+func recordedParams(cfg *schema.Config, rows, maxSupp, suppressed int) map[string]string {
 	meta := map[string]string{
-		"sanitize.tool":              "sanitize",
-		"sanitize.version":           Version,
-		"sanitize.dataset":           cfg.Dataset,
-		"sanitize.config_digest":     "sha256:" + cfg.Digest,
 		"sanitize.k":                 strconv.Itoa(cfg.Privacy.K),
 		"sanitize.suppression_limit": strconv.FormatFloat(cfg.Privacy.Suppression, 'g', -1, 64),
-		"sanitize.max_suppressed":    strconv.Itoa(p.maxSupp),
-		"sanitize.suppressed":        strconv.Itoa(res.Suppressed),
-		"sanitize.input_rows":        strconv.Itoa(t.Rows),
-		"sanitize.node":              string(nodeJSON),
+		"sanitize.max_suppressed":    strconv.Itoa(maxSupp),
+		"sanitize.suppressed":        strconv.Itoa(suppressed),
+		"sanitize.input_rows":        strconv.Itoa(rows),
 		"sanitize.algorithm":         algorithm(cfg),
-		"sanitize.metric":            res.Metric,
-		"sanitize.metric_value":      strconv.FormatFloat(res.Value, 'g', -1, 64),
-		"sanitize.created_utc":       now.UTC().Format(time.RFC3339),
 	}
-	// The l-diversity and t-closeness requirements the release meets (column names and
-	// parameters only).
 	var ls []LDiversityIn
 	for _, l := range cfg.Privacy.LDiversity {
 		ls = append(ls, LDiversityIn{Column: l.Column, Variant: l.Variant, L: l.L, C: l.C})
