@@ -22,10 +22,10 @@ demo: build
 # vet, formatting, all tests, and the race detector on the concurrent packages.
 test: vet fmt
 	$(GO) test ./...
-	$(GO) test -race -short ./generalize ./pipeline ./dphist/... ./cmd/sanitize
+	$(GO) test -race -short ./generalize ./pipeline ./dphist/... ./cmd/sanitize ./internal/safe ./publish
 
 race:
-	$(GO) test -race ./generalize ./pipeline ./dphist/... ./cmd/sanitize
+	$(GO) test -race ./generalize ./pipeline ./dphist/... ./cmd/sanitize ./internal/safe ./publish
 
 vet:
 	$(GO) vet ./...
