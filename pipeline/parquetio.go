@@ -9,10 +9,10 @@ import (
 	"os"
 	"slices"
 
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/xitongsys/parquet-go/common"
 	"github.com/xitongsys/parquet-go/marshal"
 	xparquet "github.com/xitongsys/parquet-go/parquet"
@@ -22,7 +22,7 @@ import (
 )
 
 // parquetSource reads a Parquet file with the Arrow project's Parquet reader
-// (github.com/apache/arrow/go/v15/parquet/pqarrow), only the column chunks of the
+// (github.com/apache/arrow-go/v18/parquet/pqarrow), only the column chunks of the
 // projected columns, record batch by record batch, converted to text as Arrow IPC
 // input is (arrowText).
 //
