@@ -693,13 +693,13 @@ func (m *arrowMessages) Release() {
 }
 
 // arrowSink writes an Arrow IPC file or stream, one record batch per write. The
-// release parameters are the schema's key-value metadata.
+// release parameters are the schema's key-value metadata. A dictionary column (a
+// release's generalized quasi-identifiers) is written with one dictionary of its
+// labels for the whole file.
 type arrowSink struct {
-	cols     []outColumn
-	schema   *arrow.Schema
-	builders []array.Builder
-	fw       *ipc.FileWriter // file format
-	sw       *ipc.Writer     // stream format
+	*recordBuilder
+	fw *ipc.FileWriter // file format
+	sw *ipc.Writer     // stream format
 }
 
 // newArrowSink starts an Arrow IPC file (stream false) or stream (stream true) with
@@ -710,10 +710,6 @@ func newArrowSink(w *os.File, stream bool, cols []outColumn, meta map[string]str
 
 // newArrowSinkMem is newArrowSink with the allocator given, for tests.
 func newArrowSinkMem(w *os.File, stream bool, cols []outColumn, meta map[string]string, mem memory.Allocator) (*arrowSink, error) {
-	fields := make([]arrow.Field, len(cols))
-	for i, c := range cols {
-		fields[i] = arrow.Field{Name: c.name, Type: arrowType(c.typ, c.ints), Nullable: c.nullable}
-	}
 	keys := make([]string, 0, len(meta))
 	for k := range meta {
 		keys = append(keys, k)
@@ -724,20 +720,17 @@ func newArrowSinkMem(w *os.File, stream bool, cols []outColumn, meta map[string]
 		vals[i] = meta[k]
 	}
 	md := arrow.NewMetadata(keys, vals)
-	s := &arrowSink{cols: cols, schema: arrow.NewSchema(fields, &md)}
+	s := &arrowSink{recordBuilder: newRecordBuilder(cols, &md, mem)}
 	opts := []ipc.Option{ipc.WithSchema(s.schema), ipc.WithAllocator(mem)}
 	if stream {
 		s.sw = ipc.NewWriter(w, opts...)
 	} else {
 		fw, err := ipc.NewFileWriter(w, opts...)
 		if err != nil {
+			s.release()
 			return nil, fmt.Errorf("writing release: %w", err)
 		}
 		s.fw = fw
-	}
-	s.builders = make([]array.Builder, len(cols))
-	for i, f := range fields {
-		s.builders[i] = array.NewBuilder(mem, f.Type)
 	}
 	return s, nil
 }
@@ -774,42 +767,25 @@ func arrowIntegerType(it intType) arrow.DataType {
 }
 
 // write writes n records as one record batch.
-func (s *arrowSink) write(fields []string, nulls []bool, n int) (err error) {
-	if n == 0 {
+func (s *arrowSink) write(fields []string, nulls []bool, n int) error {
+	rec, err := s.prepare(&recoded{fields: fields, nulls: nulls, n: n})
+	if err != nil {
+		return err
+	}
+	return s.writePrepared(rec)
+}
+
+// prepare builds the record batch of r's records (recordBuilder.build); several
+// goroutines may prepare at once.
+func (s *arrowSink) prepare(r *recoded) (any, error) { return s.build(r) }
+
+// writePrepared writes prepare's record batch, in order; an empty one not at all.
+func (s *arrowSink) writePrepared(p any) (err error) {
+	rec := p.(arrow.RecordBatch)
+	defer rec.Release()
+	if rec.NumRows() == 0 {
 		return nil
 	}
-	w := len(s.cols)
-	defer func() {
-		if err != nil { // empty the builders
-			for _, b := range s.builders {
-				b.NewArray().Release()
-			}
-		}
-	}()
-	for j, c := range s.cols {
-		b := s.builders[j]
-		b.Reserve(n)
-		for i := range n {
-			k := i*w + j
-			if nulls != nil && nulls[k] {
-				if !c.nullable {
-					return fmt.Errorf("column %q: a null in a column that is not nullable", c.name)
-				}
-				b.AppendNull()
-				continue
-			}
-			if err := arrowAppend(b, c, fields[k]); err != nil {
-				return fmt.Errorf("column %q: %w", c.name, err)
-			}
-		}
-	}
-	arrs := make([]arrow.Array, w)
-	for j, b := range s.builders {
-		arrs[j] = b.NewArray()
-		defer arrs[j].Release()
-	}
-	rec := array.NewRecord(s.schema, arrs, int64(n))
-	defer rec.Release()
 	if s.fw != nil {
 		err = s.fw.Write(rec)
 	} else {
@@ -882,10 +858,7 @@ func arrowAppendInt(b array.Builder, x typed) {
 // finish writes the end of the table (the stream's end-of-stream marker, the file's
 // footer); it does not close the file.
 func (s *arrowSink) finish() error {
-	for _, b := range s.builders {
-		b.Release()
-	}
-	s.builders = nil
+	defer s.release()
 	var err error
 	if s.fw != nil {
 		err = s.fw.Close()

@@ -555,21 +555,21 @@ func TestDPCountedAndAggregated(t *testing.T) {
 }
 
 // TestDPRecordThenRelease: when writing fails after the spend was recorded (here the
-// Parquet writer refuses two column names it cannot tell apart, "Count" and the
-// output's "count"), the ledger keeps the spend and nothing is published: no output
-// folder, no temporary folder.
+// Parquet sink refuses two columns of one name, the input's "count" and the output's),
+// the ledger keeps the spend and nothing is published: no output folder, no temporary
+// folder.
 func TestDPRecordThenRelease(t *testing.T) {
 	conf := `dataset: w
 columns:
-  Count: {role: insensitive, domain: [a, b]}
+  count: {role: insensitive, domain: [a, b]}
 dp:
   epsilon-total: 1
   outputs:
-    - {name: h, histogram: [Count], epsilon: 0.25, format: parquet}
+    - {name: h, histogram: [count], epsilon: 0.25, format: parquet}
 `
-	dir, out, _, err := dpRun(t, conf, "Count\na\nb\na\n", "ledger.json")
-	if err == nil {
-		t.Fatal("the run succeeded; the test needs the write to fail")
+	dir, out, _, err := dpRun(t, conf, "count\na\nb\na\n", "ledger.json")
+	if err == nil || !strings.Contains(err.Error(), `two columns are named "count"`) {
+		t.Fatalf("error %v; the test needs the write to fail", err)
 	}
 	assertNothingWritten(t, dir, out)
 	l, lerr := dphist.LoadLedger(filepath.Join(dir, "ledger.json"))

@@ -67,9 +67,23 @@ func arrowValue(t *testing.T, col arrow.Array, i int) string {
 		return fmt.Sprint(a.Value(i))
 	case *array.Date32:
 		return a.Value(i).ToTime().Format("2006-01-02")
+	case *array.Dictionary:
+		return arrowValue(t, a.Dictionary(), a.GetValueIndex(i))
 	}
 	t.Fatalf("unexpected column type %s", col.DataType())
 	return ""
+}
+
+// assertQuasiDictionaries checks that every quasi-identifier of cfg is a
+// dictionary-encoded column of sch, and no other column is.
+func assertQuasiDictionaries(t *testing.T, cfg *schema.Config, sch *arrow.Schema) {
+	t.Helper()
+	for _, f := range sch.Fields() {
+		c := cfg.Column(f.Name)
+		if quasi := c != nil && c.Role == schema.Quasi; quasi != (f.Type.ID() == arrow.DICTIONARY) {
+			t.Errorf("column %s (quasi-identifier: %v) is of type %s", f.Name, quasi, f.Type)
+		}
+	}
 }
 
 // tableRows turns an Arrow table into rows of text.
@@ -187,11 +201,13 @@ func TestFormatsAgree(t *testing.T) {
 					tbl := readWithPqarrow(t, path)
 					defer tbl.Release()
 					got = tableRows(t, tbl)
+					assertQuasiDictionaries(t, cfg, tbl.Schema())
 					meta = parquetMetadata(t, path)
 				default:
 					tbl, md := readArrowIPC(t, path, out == "arrows")
 					defer tbl.Release()
 					got = tableRows(t, tbl)
+					assertQuasiDictionaries(t, cfg, tbl.Schema())
 					meta = map[string]string{}
 					for i, k := range md.Keys() {
 						meta[k] = md.Values()[i]

@@ -13,10 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	"github.com/xitongsys/parquet-go/common"
-	"github.com/xitongsys/parquet-go/marshal"
-	xparquet "github.com/xitongsys/parquet-go/parquet"
-	"github.com/xitongsys/parquet-go/writer"
 
 	"sanitizer/schema"
 )
@@ -26,10 +22,7 @@ import (
 // projected columns, record batch by record batch, converted to text as Arrow IPC
 // input is (arrowText).
 //
-// The output is written with github.com/xitongsys/parquet-go (parquetSink); reading
-// with it too was tried and given up: fuzzing found corrupt files that make it
-// allocate terabytes from a length in the data (a fatal, unrecoverable out-of-memory
-// crash instead of exit 2), and it reads several times slower (BENCHMARKS.md).
+// The output is written with pqarrow too (parquetSink, parquetsink.go).
 type parquetSource struct {
 	fileSource
 	mem    memory.Allocator
@@ -315,214 +308,8 @@ func (s *parquetSource) stream(ctx context.Context, cols []int, out chan<- *batc
 	return nil
 }
 
-// parquetSink writes a Parquet file with github.com/xitongsys/parquet-go: Snappy
-// compression, row groups of about pqRowGroupBytes, the release parameters in the
-// footer's key-value metadata.
-type parquetSink struct {
-	w    *writer.ParquetWriter
-	cols []outColumn
-	meta map[string]string
-}
-
 // pqStreamBuffer is the size of the buffer through which a column chunk is read.
 const pqStreamBuffer = 1 << 20
-
-// pqRowGroupBytes is the row-group size parquet-go aims at (by its own estimate of the
-// buffered values, which are held boxed until the group is written).
-const pqRowGroupBytes = 16 << 20
-
-// newParquetSink starts a Parquet file with the given columns in w.
-func newParquetSink(w io.Writer, cols []outColumn, meta map[string]string) (*parquetSink, error) {
-	root := xparquet.NewSchemaElement()
-	root.Name = "schema"
-	nc := int32(len(cols))
-	root.NumChildren = &nc
-	req := xparquet.FieldRepetitionType_REQUIRED
-	root.RepetitionType = &req
-	els := []*xparquet.SchemaElement{root}
-	seen := map[string]string{}
-	for _, c := range cols {
-		in := common.StringToVariableName(c.name)
-		if other, dup := seen[in]; dup {
-			return nil, schema.BadInput("output: columns %q and %q have names the Parquet library cannot tell apart", other, c.name)
-		}
-		seen[in] = c.name
-		el := xparquet.NewSchemaElement()
-		el.Name = c.name
-		rt := xparquet.FieldRepetitionType_REQUIRED
-		if c.nullable {
-			rt = xparquet.FieldRepetitionType_OPTIONAL
-		}
-		el.RepetitionType = &rt
-		setPqType(el, c.typ, c.ints)
-		els = append(els, el)
-	}
-	pw, err := writer.NewParquetWriterFromWriter(w, els, 2)
-	if err != nil {
-		return nil, err
-	}
-	pw.MarshalFunc = marshal.MarshalCSV
-	pw.RowGroupSize = pqRowGroupBytes
-	pw.CompressionType = xparquet.CompressionCodec_SNAPPY
-	createdBy := "sanitize version " + Version
-	pw.Footer.CreatedBy = &createdBy
-	return &parquetSink{w: pw, cols: cols, meta: meta}, nil
-}
-
-// setPqType sets the physical and logical type of an output column (an integer: of
-// type it).
-func setPqType(el *xparquet.SchemaElement, typ schema.Type, it intType) {
-	set := func(t xparquet.Type) { el.Type = &t }
-	conv := func(t xparquet.ConvertedType) { el.ConvertedType = &t }
-	switch typ {
-	case schema.Integer:
-		setPqInt(el, it)
-	case schema.Float:
-		set(xparquet.Type_DOUBLE)
-	case schema.Boolean:
-		set(xparquet.Type_BOOLEAN)
-	case schema.Date:
-		set(xparquet.Type_INT32)
-		conv(xparquet.ConvertedType_DATE)
-		el.LogicalType = &xparquet.LogicalType{DATE: xparquet.NewDateType()}
-	case schema.Timestamp:
-		set(xparquet.Type_INT64)
-		el.LogicalType = &xparquet.LogicalType{TIMESTAMP: &xparquet.TimestampType{IsAdjustedToUTC: true, Unit: &xparquet.TimeUnit{NANOS: xparquet.NewNanoSeconds()}}}
-	default:
-		set(xparquet.Type_BYTE_ARRAY)
-		conv(xparquet.ConvertedType_UTF8)
-		el.LogicalType = &xparquet.LogicalType{STRING: xparquet.NewStringType()}
-	}
-}
-
-// setPqInt sets the physical type of integers of type it (INT32 up to 32 bits, else
-// INT64) and their INT(bit width, signed) logical type, with the matching converted
-// type, which makes parquet-go order an unsigned column's statistics as unsigned.
-func setPqInt(el *xparquet.SchemaElement, it intType) {
-	phys := xparquet.Type_INT64
-	if it.width() <= 32 {
-		phys = xparquet.Type_INT32
-	}
-	conv := pqConverted(it)
-	el.Type, el.ConvertedType = &phys, &conv
-	el.LogicalType = &xparquet.LogicalType{INTEGER: &xparquet.IntType{BitWidth: int8(it.width()), IsSigned: !it.unsigned}}
-}
-
-// pqConverted is the converted type (INT_8 … UINT_64) of integers of type it.
-func pqConverted(it intType) xparquet.ConvertedType {
-	signed := map[int]xparquet.ConvertedType{8: xparquet.ConvertedType_INT_8, 16: xparquet.ConvertedType_INT_16, 32: xparquet.ConvertedType_INT_32}
-	unsigned := map[int]xparquet.ConvertedType{8: xparquet.ConvertedType_UINT_8, 16: xparquet.ConvertedType_UINT_16, 32: xparquet.ConvertedType_UINT_32, 64: xparquet.ConvertedType_UINT_64}
-	if it.unsigned {
-		return unsigned[it.width()]
-	}
-	if c, ok := signed[it.width()]; ok {
-		return c
-	}
-	return xparquet.ConvertedType_INT_64
-}
-
-// pqInt is an integer parsed by parseInteger as parquet-go takes a value of its
-// physical type (setPqInt): int32 or int64, an unsigned value's bits as they are.
-func pqInt(it intType, x typed) any {
-	switch {
-	case it.width() <= 32 && it.unsigned:
-		return int32(uint32(x.u))
-	case it.width() <= 32:
-		return int32(x.i)
-	case it.unsigned:
-		return int64(x.u)
-	}
-	return x.i
-}
-
-func (s *parquetSink) write(fields []string, nulls []bool, n int) error {
-	recs, err := s.prepare(fields, nil, nulls, n)
-	if err != nil {
-		return err
-	}
-	return s.writePrepared(recs)
-}
-
-// prepare converts n records for parquet-go: one slice of len(s.cols) values per
-// record, typed and boxed (a string of boxed taken as it is), all in one allocation
-// (parquet-go keeps a record until it has encoded it). It only reads s, so several
-// goroutines may prepare at once.
-func (s *parquetSink) prepare(fields []string, boxed []any, nulls []bool, n int) (any, error) {
-	w := len(s.cols)
-	recs := make([]any, n*w)
-	for i := range n {
-		rec := recs[i*w : (i+1)*w]
-		for j, c := range s.cols {
-			k := i*w + j
-			if nulls != nil && nulls[k] {
-				continue
-			}
-			if c.typ == schema.String || c.typ == "" {
-				if boxed != nil && boxed[k] != nil {
-					rec[j] = boxed[k]
-				} else {
-					rec[j] = fields[k]
-				}
-				continue
-			}
-			if c.typ == schema.Integer {
-				v, err := parseInteger(c.ints, fields[k])
-				if err != nil {
-					return nil, fmt.Errorf("column %q: %w", c.name, err)
-				}
-				rec[j] = pqInt(c.ints, v)
-				continue
-			}
-			v, err := parseTyped(c.typ, fields[k])
-			if err != nil {
-				return nil, fmt.Errorf("column %q: %w", c.name, err)
-			}
-			switch c.typ {
-			case schema.Timestamp:
-				rec[j] = v.i
-			case schema.Float:
-				rec[j] = v.f
-			case schema.Boolean:
-				rec[j] = v.b
-			case schema.Date:
-				if v.i < -1<<31 || v.i >= 1<<31 {
-					return nil, fmt.Errorf("column %q: date out of range", c.name)
-				}
-				rec[j] = int32(v.i)
-			}
-		}
-	}
-	return recs, nil
-}
-
-// writePrepared hands prepare's records to parquet-go, in order.
-func (s *parquetSink) writePrepared(p any) error {
-	recs, w := p.([]any), len(s.cols)
-	for i := 0; i < len(recs); i += w {
-		if err := s.w.Write(recs[i : i+w : i+w]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *parquetSink) finish() (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("writing Parquet: %v", r)
-		}
-	}()
-	keys := make([]string, 0, len(s.meta))
-	for k := range s.meta {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		v := s.meta[k]
-		s.w.Footer.KeyValueMetadata = append(s.w.Footer.KeyValueMetadata, &xparquet.KeyValue{Key: k, Value: &v})
-	}
-	return s.w.WriteStop()
-}
 
 // expectedRows is the record count the footer states, capped by the file's size (a
 // hint for sizing buffers: a lying footer cannot make the caller allocate more than

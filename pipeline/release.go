@@ -209,14 +209,16 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	opt.at(StageWrite)
 	header := p.releaseHeader()
 	meta := releaseMetadata(cfg, p, t, res, opt.now())
-	sink, err := newSink(tmp.File, outFmt, cfg.Output.CSV, p.outColumns(), meta)
-	if err != nil {
-		return nil, fmt.Errorf("writing release: %w", err)
-	}
 	rc := newRecoder(p, t, res.Levels, suppressed)
 	rc.listed = listed
 	if mres != nil {
 		rc.class, rc.labels = mres.Class, labels
+	}
+	cols := p.outColumns()
+	rc.dictionaries(cols)
+	sink, err := newSink(tmp.File, outFmt, cfg.Output.CSV, cols, meta)
+	if err != nil {
+		return nil, fmt.Errorf("writing release: %w", err)
 	}
 	written, err := writeRelease(ctx, src, rc, sink, opt.workers())
 	if err != nil {

@@ -88,6 +88,10 @@ type outColumn struct {
 	typ      schema.Type
 	nullable bool
 	ints     intType // for typ Integer: the width and signedness written
+	// dict, when not nil, is every value the column may hold (a release's generalized
+	// quasi-identifier at its level): a sink that is a preparer writes the column as
+	// a dictionary of these labels and the records' indexes into it.
+	dict []string
 }
 
 // intType is the width and signedness of the values of an integer column. The zero
@@ -125,11 +129,12 @@ type sink interface {
 
 // preparer is a sink whose write splits into a conversion that may run on several
 // goroutines at once (prepare, which writes nothing) and the writing of its result, in
-// order, on one (writePrepared): write(f, nulls, n) is writePrepared(prepare(f, nil,
-// nulls, n)). boxed, when not nil, holds beside fields some of their values as
-// interface values already made (nil where not).
+// order, on one (writePrepared): write(f, nulls, n) is
+// writePrepared(prepare(&recoded{fields: f, nulls: nulls, n: n})). A preparer takes
+// the columns that have a dictionary (outColumn.dict) as the records' indexes into it
+// (recoded.keys), and their text not at all.
 type preparer interface {
-	prepare(fields []string, boxed []any, nulls []bool, n int) (any, error)
+	prepare(r *recoded) (any, error)
 	writePrepared(any) error
 }
 

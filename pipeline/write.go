@@ -27,33 +27,33 @@ type recoder struct {
 	// partition's released quasi-identifier values (levels is then nil).
 	class  []int32
 	labels *partLabels
-	// boxes, when set (see box): every released quasi-identifier value as an interface
-	// value made once, per quasi-identifier: per label of labels (Mondrian) or per code
-	// at the column's level.
-	boxes [][]any
+	// keyed makes recode give each quasi-identifier's values as indexes into its
+	// dictionary instead of as text: set by dictionaries, cleared by writeRelease for
+	// a sink that takes text only.
+	keyed bool
 }
 
-// box makes the recoder give, beside each record's text, every quasi-identifier value
-// as an interface value made once per distinct value, for a sink that would otherwise
-// make one per record (preparer).
-func (r *recoder) box() {
-	r.boxes = make([][]any, len(r.t.Columns))
-	for qi, c := range r.t.Columns {
-		var vals []string
+// dictionaries gives every quasi-identifier column of cols (the release's columns,
+// p.outColumns()) its dictionary: every value it may be released as, which recode
+// gives by index when keyed (per label of labels for Mondrian, per code at the
+// column's level for a full-domain release).
+func (r *recoder) dictionaries(cols []outColumn) {
+	for j, qi := range r.quasiAt {
+		if qi < 0 {
+			continue
+		}
 		if r.labels != nil {
-			vals = r.labels.dict[qi]
-		} else {
-			l := r.levels[qi]
-			vals = make([]string, c.Hierarchy.Size(l))
-			for code := range vals {
-				vals[code] = c.Hierarchy.Value(l, int32(code))
-			}
+			cols[j].dict = r.labels.dict[qi]
+			continue
 		}
-		r.boxes[qi] = make([]any, len(vals))
-		for x, v := range vals {
-			r.boxes[qi][x] = v
+		c, l := r.t.Columns[qi], r.levels[qi]
+		vals := make([]string, c.Hierarchy.Size(l))
+		for code := range vals {
+			vals[code] = c.Hierarchy.Value(l, int32(code))
 		}
+		cols[j].dict = vals
 	}
+	r.keyed = true
 }
 
 func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *recoder {
@@ -74,8 +74,11 @@ func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *
 type recoded struct {
 	fields []string
 	nulls  []bool // nil when none is null
-	boxed  []any  // nil, or as fields: a quasi-identifier's value as an interface value
-	n      int
+	// keys, when the recoder is keyed: per kept column, a quasi-identifier's value of
+	// each record as its index into the column's dictionary (its fields are then
+	// empty); nil for the other columns.
+	keys [][]int32
+	n    int
 }
 
 // gatherLabels returns, for a Mondrian release, the place in its label dictionary of
@@ -100,8 +103,13 @@ func (r *recoder) gatherLabels(b *batch) []int32 {
 func (r *recoder) recode(b *batch) (*recoded, error) {
 	width := len(r.p.kept)
 	out := &recoded{fields: make([]string, 0, b.n*width)}
-	if r.boxes != nil {
-		out.boxed = make([]any, b.n*width)
+	if r.keyed {
+		out.keys = make([][]int32, width)
+		for j, qi := range r.quasiAt {
+			if qi >= 0 {
+				out.keys[j] = make([]int32, 0, b.n)
+			}
+		}
 	}
 	labeled := r.gatherLabels(b)
 	q := len(r.t.Columns)
@@ -135,15 +143,18 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 				var x int32
 				if r.labels != nil {
 					x = labeled[i*q+qi]
-					out.fields = append(out.fields, r.labels.dict[qi][x])
 				} else {
 					c := r.t.Columns[qi]
-					l := r.levels[qi]
-					x = c.Hierarchy.Code(l, c.Codes.At(row))
-					out.fields = append(out.fields, c.Hierarchy.Value(l, x))
+					x = c.Hierarchy.Code(r.levels[qi], c.Codes.At(row))
 				}
-				if r.boxes != nil {
-					out.boxed[out.n*width+j] = r.boxes[qi][x]
+				switch {
+				case r.keyed:
+					out.keys[j] = append(out.keys[j], x)
+					out.fields = append(out.fields, "")
+				case r.labels != nil:
+					out.fields = append(out.fields, r.labels.dict[qi][x])
+				default:
+					out.fields = append(out.fields, r.t.Columns[qi].Hierarchy.Value(r.levels[qi], x))
 				}
 				continue
 			}
@@ -213,15 +224,13 @@ func writeRelease(ctx context.Context, src source, rc *recoder, out sink, worker
 	// A sink that can convert records off its writing goroutine does so on the
 	// recoders'.
 	prep, _ := out.(preparer)
-	if prep != nil {
-		rc.box()
-	}
+	rc.keyed = rc.keyed && prep != nil
 	for range workers {
 		g.Go(guard(func() error {
 			for j := range work {
 				j.out, j.err = rc.recode(j.b)
 				if j.err == nil && prep != nil {
-					if j.prepared, j.err = prep.prepare(j.out.fields, j.out.boxed, j.out.nulls, j.out.n); j.err != nil {
+					if j.prepared, j.err = prep.prepare(j.out); j.err != nil {
 						j.err = fmt.Errorf("writing release: %w", j.err)
 					}
 				}

@@ -1,0 +1,110 @@
+package pipeline
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// Row groups and pages of the Parquet files this tool writes. A row group holds at most
+// pqRowGroupRows records: large enough that a column chunk of a dictionary-encoded
+// quasi-identifier is a few hundred kilobytes and a reader's per-group overhead is
+// small, small enough that an engine reading in parallel gets one task per group on a
+// table of a few million records and the writer buffers one group (its encoded,
+// compressed pages) at a time. Pages are the library's default of 1 MiB.
+const (
+	pqRowGroupRows = 1 << 20
+	pqPageBytes    = 1 << 20
+)
+
+// parquetSink writes a Parquet file with the Arrow project's writer
+// (github.com/apache/arrow-go/v18/parquet/pqarrow): Snappy compression, row groups of
+// pqRowGroupRows records, the release parameters in the footer's key-value metadata,
+// and the Arrow schema stored beside them, so that Arrow-based readers get back the
+// column types as written. A dictionary column (a release's generalized
+// quasi-identifiers) is written as a Parquet dictionary page of its labels and the
+// records' indexes.
+type parquetSink struct {
+	*recordBuilder
+	w    *pqarrow.FileWriter
+	buf  *bufio.Writer // over the file given: the writer's Close must not close it
+	meta map[string]string
+}
+
+// newParquetSink starts a Parquet file with the given columns in w.
+func newParquetSink(w io.Writer, cols []outColumn, meta map[string]string) (*parquetSink, error) {
+	seen := map[string]bool{}
+	for _, c := range cols {
+		if seen[c.name] {
+			return nil, fmt.Errorf("output: two columns are named %q", c.name)
+		}
+		seen[c.name] = true
+	}
+	mem := memory.DefaultAllocator
+	s := &parquetSink{recordBuilder: newRecordBuilder(cols, nil, mem), meta: meta}
+	props := parquet.NewWriterProperties(
+		parquet.WithAllocator(mem),
+		parquet.WithCompression(compress.Codecs.Snappy),
+		parquet.WithMaxRowGroupLength(pqRowGroupRows),
+		parquet.WithDataPageSize(pqPageBytes),
+		parquet.WithDictionaryDefault(true),
+		parquet.WithCreatedBy("sanitize version "+Version),
+	)
+	s.buf = bufio.NewWriterSize(w, pqPageBytes)
+	fw, err := pqarrow.NewFileWriter(s.schema, s.buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)))
+	if err != nil {
+		s.release()
+		return nil, err
+	}
+	s.w = fw
+	return s, nil
+}
+
+func (s *parquetSink) write(fields []string, nulls []bool, n int) error {
+	rec, err := s.prepare(&recoded{fields: fields, nulls: nulls, n: n})
+	if err != nil {
+		return err
+	}
+	return s.writePrepared(rec)
+}
+
+// prepare builds the record batch of r's records (recordBuilder.build); several
+// goroutines may prepare at once.
+func (s *parquetSink) prepare(r *recoded) (any, error) { return s.build(r) }
+
+// writePrepared writes prepare's record batch into the current row group, in order.
+func (s *parquetSink) writePrepared(p any) error {
+	rec := p.(arrow.RecordBatch)
+	defer rec.Release()
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	return s.w.WriteBuffered(rec)
+}
+
+// finish writes the last row group, the key-value metadata (in key order) and the
+// footer; it does not close the underlying file.
+func (s *parquetSink) finish() (err error) {
+	defer s.release()
+	keys := make([]string, 0, len(s.meta))
+	for k := range s.meta {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := s.w.AppendKeyValueMetadata(k, s.meta[k]); err != nil {
+			return err
+		}
+	}
+	if err := s.w.Close(); err != nil {
+		return err
+	}
+	return s.buf.Flush()
+}

@@ -1,0 +1,117 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// recordBuilder makes Arrow record batches of a table's columns for the Parquet and
+// Arrow sinks. A column with a dictionary (outColumn.dict: a release's generalized
+// quasi-identifiers) is an Arrow dictionary array over one array of its labels, shared
+// by every batch (so that a writer keeps one dictionary per column chunk or file),
+// indexed by the records' keys; every other column is parsed from its canonical text
+// into an array of its type.
+type recordBuilder struct {
+	cols   []outColumn
+	schema *arrow.Schema
+	mem    memory.Allocator
+	dicts  []arrow.Array // per column: its labels, or nil
+}
+
+// newRecordBuilder makes the schema of cols (with metadata md, nil for none) and the
+// dictionaries' label arrays.
+func newRecordBuilder(cols []outColumn, md *arrow.Metadata, mem memory.Allocator) *recordBuilder {
+	rb := &recordBuilder{cols: cols, mem: mem, dicts: make([]arrow.Array, len(cols))}
+	fields := make([]arrow.Field, len(cols))
+	for j, c := range cols {
+		fields[j] = arrow.Field{Name: c.name, Type: arrowType(c.typ, c.ints), Nullable: c.nullable}
+		if c.dict != nil {
+			fields[j].Type = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+			b := array.NewStringBuilder(mem)
+			b.AppendValues(c.dict, nil)
+			rb.dicts[j] = b.NewArray()
+			b.Release()
+		}
+	}
+	rb.schema = arrow.NewSchema(fields, md)
+	return rb
+}
+
+// release lets go of the dictionaries.
+func (rb *recordBuilder) release() {
+	for j, d := range rb.dicts {
+		if d != nil {
+			d.Release()
+			rb.dicts[j] = nil
+		}
+	}
+}
+
+// build makes one record batch of the n records of r. It only reads rb, so several
+// goroutines may build at once.
+func (rb *recordBuilder) build(r *recoded) (arrow.RecordBatch, error) {
+	arrs := make([]arrow.Array, len(rb.cols))
+	defer func() {
+		for _, a := range arrs {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	for j, c := range rb.cols {
+		var err error
+		if rb.dicts[j] != nil {
+			arrs[j], err = rb.dictColumn(j, r)
+		} else {
+			arrs[j], err = textColumn(rb.mem, c, j, len(rb.cols), r)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", c.name, err)
+		}
+	}
+	return array.NewRecordBatch(rb.schema, arrs, int64(r.n)), nil
+}
+
+// dictColumn is column j of r as a dictionary array over the column's labels.
+func (rb *recordBuilder) dictColumn(j int, r *recoded) (arrow.Array, error) {
+	if r.keys == nil || r.keys[j] == nil || len(r.keys[j]) != r.n {
+		return nil, errors.New("internal error: a dictionary column given without its keys")
+	}
+	size := int32(rb.dicts[j].Len())
+	for _, x := range r.keys[j] {
+		if x < 0 || x >= size {
+			return nil, fmt.Errorf("internal error: dictionary index %d of %d", x, size)
+		}
+	}
+	data := array.NewData(arrow.PrimitiveTypes.Int32, r.n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(r.keys[j]))}, nil, 0, 0)
+	defer data.Release()
+	idx := array.MakeFromData(data)
+	defer idx.Release()
+	return array.NewDictionaryArray(rb.schema.Field(j).Type, idx, rb.dicts[j]), nil
+}
+
+// textColumn is column j of the w-wide records of r, parsed from their canonical text
+// into an array of the column's type.
+func textColumn(mem memory.Allocator, c outColumn, j, w int, r *recoded) (arrow.Array, error) {
+	b := array.NewBuilder(mem, arrowType(c.typ, c.ints))
+	defer b.Release()
+	b.Reserve(r.n)
+	for i := range r.n {
+		k := i*w + j
+		if r.nulls != nil && r.nulls[k] {
+			if !c.nullable {
+				return nil, errors.New("a null in a column that is not nullable")
+			}
+			b.AppendNull()
+			continue
+		}
+		if err := arrowAppend(b, c, r.fields[k]); err != nil {
+			return nil, err
+		}
+	}
+	return b.NewArray(), nil
+}
