@@ -11,20 +11,30 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"runtime"
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/sync/errgroup"
 
 	"sanitizer/internal/safe"
 	"sanitizer/schema"
 )
 
 // csvSource is an open CSV input positioned after its header. It checksums the bytes
-// it reads, so that a second pass can prove it read the same input as the first.
+// it reads, so that a second pass can prove it read the same input as the first. Its
+// records are parsed in blocks on several goroutines (csvparse.go).
 type csvSource struct {
 	path    string
 	dialect schema.CSV
 	names   []string
 	file    *os.File
-	r       *csv.Reader
+	split   *csvSplitter
+	block   int         // the splitter's block size
+	pending []byte      // what the first block holds after the header
+	line    int         // line ends before the records not yet streamed
 	sum     hash.Hash32 // CRC-32C of the bytes read since the last rewind
 	header  []string
 	read    int    // records read so far in this pass
@@ -47,11 +57,16 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // openCSV opens a CSV table. Without a header row, the columns are named by names
 // (the configuration's columns, in order).
 func openCSV(path string, dialect schema.CSV, names []string) (*csvSource, error) {
+	return openCSVBlocks(path, dialect, names, csvBlockBytes)
+}
+
+// openCSVBlocks is openCSV reading blocks of the given size.
+func openCSVBlocks(path string, dialect schema.CSV, names []string, block int) (*csvSource, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, schema.BadInput("input: %w", err)
 	}
-	s := &csvSource{path: path, dialect: dialect, names: names, file: f}
+	s := &csvSource{path: path, dialect: dialect, names: names, file: f, block: block}
 	if err := s.start(); err != nil {
 		f.Close()
 		return nil, err
@@ -62,28 +77,21 @@ func openCSV(path string, dialect schema.CSV, names []string) (*csvSource, error
 // start reads from the file's current position (its start): the header, then records.
 func (s *csvSource) start() error {
 	s.sum = crc32.New(castagnoli)
-	s.read = 0
-	br := bufio.NewReaderSize(io.TeeReader(s.file, s.sum), 1<<20)
+	s.read, s.line, s.pending = 0, 0, nil
+	br := bufio.NewReaderSize(io.TeeReader(s.file, s.sum), 1<<16)
 	if err := skipBOM(br); err != nil {
-		return s.wrap(err)
+		return s.wrap(err, 0)
 	}
-	r := csv.NewReader(br)
-	r.Comma = s.dialect.Separator
-	r.ReuseRecord = true
-	s.r = r
+	s.split = &csvSplitter{r: br, size: s.block}
 	if !s.dialect.Header {
 		s.header = append([]string(nil), s.names...)
-		r.FieldsPerRecord = len(s.names)
 		return nil
 	}
-	h, err := r.Read()
-	if errors.Is(err, io.EOF) {
-		return schema.BadInput("%s: empty file: no header row", s.path)
-	}
+	h, err := s.readHeader()
 	if err != nil {
-		return s.wrap(err)
+		return err
 	}
-	s.header = append([]string(nil), h...)
+	s.header = h
 	seen := map[string]int{}
 	for i, name := range s.header {
 		// Positions only: a file without a header row would put data here.
@@ -96,6 +104,32 @@ func (s *csvSource) start() error {
 		seen[name] = i
 	}
 	return nil
+}
+
+// readHeader reads the first record, and keeps what follows it in its block.
+func (s *csvSource) readHeader() ([]string, error) {
+	p := newCSVParser(s.dialect.Separator, 0, nil)
+	lines := 0 // the empty lines of the blocks before
+	for {
+		block, err := s.split.next()
+		if errors.Is(err, io.EOF) {
+			return nil, schema.BadInput("%s: empty file: no header row", s.path)
+		}
+		if err != nil {
+			return nil, s.wrap(err, 0)
+		}
+		pos, line := skipEmpty(block, 0, 0)
+		if pos == len(block) {
+			lines += line
+			continue
+		}
+		h, pos, after, err := p.record(block, pos, line, nil)
+		if err != nil {
+			return nil, s.wrap(err, lines+line+1)
+		}
+		s.pending, s.line = block[pos:], lines+after
+		return h, nil
+	}
 }
 
 // utf8BOM is the byte-order mark some programs (Excel's "CSV UTF-8") start a file with.
@@ -149,86 +183,126 @@ func errChanged(path string) error {
 
 func (s *csvSource) Close() error { return s.file.Close() }
 
-// wrap turns a CSV error into a bad-input error naming the file and the record.
-func (s *csvSource) wrap(err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return schema.BadInput("%s: row %d (line %d): malformed CSV: %v", s.path, s.read+1, pe.StartLine, pe.Err)
+// wrap turns an error reading the record that starts on the given line (0: none
+// known) into a bad-input error naming the file and the record.
+func (s *csvSource) wrap(err error, line int) error {
+	if errors.Is(err, csv.ErrQuote) || errors.Is(err, csv.ErrBareQuote) || errors.Is(err, csv.ErrFieldCount) {
+		return schema.BadInput("%s: row %d (line %d): malformed CSV: %v", s.path, s.read+1, line, err)
 	}
 	return schema.BadInput("%s: row %d: %w", s.path, s.read+1, err)
 }
 
-// Read returns the next record (valid until the next call), or io.EOF.
-func (s *csvSource) Read() ([]string, error) {
-	rec, err := s.r.Read()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, io.EOF
-		}
-		return nil, s.wrap(err)
-	}
-	s.read++
-	return rec, nil
+// csvJob is one block of records, parsed by a worker.
+type csvJob struct {
+	data   []byte
+	parsed csvParsed
+	done   chan struct{}
 }
 
 // stream sends batches of the records projected to cols to out, closing out at the end.
+// Blocks are parsed on GOMAXPROCS goroutines and sent in file order.
 func (s *csvSource) stream(ctx context.Context, cols []int, out chan<- *batch) error {
 	defer close(out)
-	b := newBatch(s.read, len(cols))
+	workers := runtime.GOMAXPROCS(0)
+	p := newCSVParser(s.dialect.Separator, len(s.header), cols)
+	g, ctx := errgroup.WithContext(ctx)
+	todo := make(chan *csvJob, workers)
+	order := make(chan *csvJob, 2*workers)
+	g.Go(guard(func() error { return s.splitBlocks(ctx, todo, order) }))
+	for range workers {
+		g.Go(guard(func() error {
+			for j := range todo {
+				j.parsed = p.parse(j.data)
+				close(j.done)
+			}
+			return nil
+		}))
+	}
+	g.Go(guard(func() error { return s.sendParsed(ctx, order, len(cols), out) }))
+	return g.Wait()
+}
+
+// splitBlocks hands every block of the input, in order, to the parsers (todo) and to
+// the sender (order).
+func (s *csvSource) splitBlocks(ctx context.Context, todo, order chan<- *csvJob) error {
+	defer close(order)
+	defer close(todo)
 	for {
-		rec, err := s.Read()
-		if errors.Is(err, io.EOF) {
-			break
+		data := s.pending
+		s.pending = nil
+		if len(data) == 0 {
+			var err error
+			if data, err = s.split.next(); errors.Is(err, io.EOF) {
+				return nil
+			} else if err != nil {
+				return s.wrap(err, 0)
+			}
 		}
-		if err != nil {
-			return err
+		j := &csvJob{data: data, done: make(chan struct{})}
+		for _, c := range []chan<- *csvJob{order, todo} {
+			select {
+			case c <- j:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
-		if len(rec) != len(s.header) {
-			return schema.BadInput("%s: row %d: %d fields, the header has %d", s.path, s.read, len(rec), len(s.header))
+	}
+}
+
+// sendParsed sends the parsed blocks' records, in order, as batches of at most
+// batchRows records of width fields, and stops at the first malformed record.
+func (s *csvSource) sendParsed(ctx context.Context, order <-chan *csvJob, width int, out chan<- *batch) error {
+	for j := range order {
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		for _, c := range cols {
-			b.fields = append(b.fields, rec[c])
-		}
-		b.n++
-		if b.n == batchRows {
+		r := j.parsed
+		for lo := 0; lo < r.n; lo += batchRows {
+			n := min(batchRows, r.n-lo)
+			b := &batch{first: s.read, width: width, fields: r.fields[lo*width : (lo+n)*width : (lo+n)*width], n: n}
 			select {
 			case out <- b:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			b = newBatch(s.read, len(cols))
+			s.read += n
 		}
-	}
-	if b.n > 0 {
-		select {
-		case out <- b:
-		case <-ctx.Done():
-			return ctx.Err()
+		if r.err != nil {
+			return s.wrap(r.err, s.line+r.errLine+1)
 		}
+		s.line += r.lines
 	}
 	return nil
 }
 
-// csvSink writes CSV records to a file. A null is written as an empty field.
+// csvSink writes CSV records to a file, formatted as encoding/csv's Writer formats
+// them (appendCSVField). A null is written as an empty field. It is a preparer: the
+// records of a batch are formatted on the recoders' goroutines, a dictionary column's
+// labels once for the whole file.
 type csvSink struct {
-	w     *csv.Writer
-	b     *bufio.Writer
-	width int
+	b      *bufio.Writer
+	cols   []outColumn
+	comma  rune
+	labels [][][]byte // per column with a dictionary: each label, formatted
 }
 
 // newCSVSink starts a CSV table with the given columns (their names are the header
 // row when the dialect has one).
 func newCSVSink(f io.Writer, dialect schema.CSV, cols []outColumn) (*csvSink, error) {
-	b := bufio.NewWriterSize(f, 1<<20)
-	w := csv.NewWriter(b)
-	w.Comma = dialect.Separator
-	s := &csvSink{w: w, b: b, width: len(cols)}
+	s := &csvSink{b: bufio.NewWriterSize(f, 1<<20), cols: cols, comma: dialect.Separator, labels: make([][][]byte, len(cols))}
+	for j, c := range cols {
+		for _, l := range c.dict {
+			s.labels[j] = append(s.labels[j], appendCSVField(nil, l, s.comma))
+		}
+	}
 	if dialect.Header {
 		names := make([]string, len(cols))
 		for i, c := range cols {
 			names[i] = c.name
 		}
-		if err := s.record(names); err != nil {
+		if _, err := s.b.Write(s.appendRecord(nil, names)); err != nil {
 			return nil, fmt.Errorf("writing the header: %w", err)
 		}
 	}
@@ -236,42 +310,115 @@ func newCSVSink(f io.Writer, dialect schema.CSV, cols []outColumn) (*csvSink, er
 }
 
 func (s *csvSink) write(fields []string, nulls []bool, n int) error {
-	for i := range n {
-		rec := fields[i*s.width : (i+1)*s.width]
-		if nulls != nil {
+	p, err := s.prepare(&recoded{fields: fields, nulls: nulls, n: n})
+	if err != nil {
+		return err
+	}
+	return s.writePrepared(p)
+}
+
+// prepare formats the records of r. It only reads s, so several goroutines may
+// prepare at once.
+func (s *csvSink) prepare(r *recoded) (any, error) {
+	w := len(s.cols)
+	out := make([]byte, 0, r.n*16*w)
+	rec := make([]string, w)
+	for i := range r.n {
+		if r.keys == nil {
+			copy(rec, r.fields[i*w:(i+1)*w])
 			for j := range rec {
-				if nulls[i*s.width+j] {
+				if r.nulls != nil && r.nulls[i*w+j] {
 					rec[j] = ""
 				}
 			}
+			out = s.appendRecord(out, rec)
+			continue
 		}
-		if err := s.record(rec); err != nil {
-			return err
+		start := len(out)
+		for j := range w {
+			if j > 0 {
+				out = utf8.AppendRune(out, s.comma)
+			}
+			switch {
+			case r.keys[j] != nil:
+				out = append(out, s.labels[j][r.keys[j][i]]...)
+			case r.nulls == nil || !r.nulls[i*w+j]:
+				out = appendCSVField(out, r.fields[i*w+j], s.comma)
+			}
 		}
+		if w == 1 && len(out) == start {
+			out = append(out, `""`...) // as appendRecord
+		}
+		out = append(out, '\n')
 	}
-	return nil
+	return out, nil
 }
 
-// record writes one record. A record of one empty field is written as "" (encoding/csv
-// would write an empty line, which readers skip).
-func (s *csvSink) record(rec []string) error {
+// writePrepared writes prepare's records, in order.
+func (s *csvSink) writePrepared(p any) error {
+	_, err := s.b.Write(p.([]byte))
+	return err
+}
+
+// appendRecord appends one record and its line end. A record of one empty field is
+// written as "" (as an empty line it would be skipped by readers).
+func (s *csvSink) appendRecord(out []byte, rec []string) []byte {
 	if len(rec) == 1 && rec[0] == "" {
-		s.w.Flush()
-		if err := s.w.Error(); err != nil {
-			return err
-		}
-		_, err := s.b.WriteString("\"\"\n")
-		return err
+		return append(out, `""`+"\n"...)
 	}
-	return s.w.Write(rec)
+	for j, f := range rec {
+		if j > 0 {
+			out = utf8.AppendRune(out, s.comma)
+		}
+		out = appendCSVField(out, f, s.comma)
+	}
+	return append(out, '\n')
+}
+
+// appendCSVField appends a field as encoding/csv's Writer (without UseCRLF) writes it:
+// quoted when it holds the separator, a quote, "\r" or "\n", starts with a space
+// character, or is `\.`; a quote inside doubled.
+func appendCSVField(out []byte, f string, comma rune) []byte {
+	if !csvNeedsQuotes(f, comma) {
+		return append(out, f...)
+	}
+	out = append(out, '"')
+	for {
+		i := strings.IndexByte(f, '"')
+		if i < 0 {
+			out = append(out, f...)
+			break
+		}
+		out = append(out, f[:i+1]...)
+		out = append(out, '"')
+		f = f[i+1:]
+	}
+	return append(out, '"')
+}
+
+// csvNeedsQuotes is encoding/csv's rule for quoting a field.
+func csvNeedsQuotes(f string, comma rune) bool {
+	if f == "" {
+		return false
+	}
+	if f == `\.` {
+		return true
+	}
+	if comma < utf8.RuneSelf {
+		for i := 0; i < len(f); i++ {
+			if c := f[i]; c == '\n' || c == '\r' || c == '"' || c == byte(comma) {
+				return true
+			}
+		}
+	} else if strings.ContainsRune(f, comma) || strings.ContainsAny(f, "\"\r\n") {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(f)
+	return unicode.IsSpace(r)
 }
 
 // finish flushes the table.
 func (s *csvSink) finish() error {
-	s.w.Flush()
-	if err := s.w.Error(); err != nil {
-		return fmt.Errorf("writing release: %w", err)
-	}
 	if err := s.b.Flush(); err != nil {
 		return fmt.Errorf("writing release: %w", err)
 	}

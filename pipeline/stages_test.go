@@ -189,10 +189,8 @@ func TestRewindChecksum(t *testing.T) {
 	}
 	defer src.Close()
 	drain := func() {
-		for {
-			if _, err := src.Read(); err != nil {
-				return
-			}
+		if _, err := streamAll(src, []int{0, 1}); err != nil {
+			t.Fatal(err)
 		}
 	}
 	drain()
@@ -232,11 +230,11 @@ func TestSinkEmptySingleField(t *testing.T) {
 	}
 	defer src.Close()
 	var got []string
-	for {
-		rec, err := src.Read()
-		if err != nil {
-			break
-		}
+	recs, err := streamAll(src, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
 		got = append(got, rec[0])
 	}
 	if strings.Join(got, "|") != "|x|" {
