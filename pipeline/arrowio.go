@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -252,6 +253,8 @@ func arrowColumn(f arrow.Field) column {
 	}
 	if c.typ == "" {
 		c.unsupported = f.Type.String()
+	} else {
+		c.arrow = f.Type
 	}
 	return c
 }
@@ -798,11 +801,30 @@ func (s *arrowSink) writePrepared(p any) (err error) {
 }
 
 // arrowAppend appends the value of column c whose canonical text is v to b, the
-// builder of arrowType(c.typ, c.ints).
+// builder of c.arrowType(): of the type the input gave the column, when it has one.
 func arrowAppend(b array.Builder, c outColumn, v string) error {
-	if sb, ok := b.(*array.StringBuilder); ok {
-		sb.Append(v)
+	switch b := b.(type) {
+	case *array.StringBuilder:
+		b.Append(v)
 		return nil
+	case *array.LargeStringBuilder:
+		b.Append(v)
+		return nil
+	case *array.BinaryDictionaryBuilder:
+		return b.AppendString(v)
+	case *array.Float32Builder, *array.Float16Builder:
+		f, err := strconv.ParseFloat(v, 32)
+		if err != nil {
+			return errNotType(schema.Float)
+		}
+		if fb, ok := b.(*array.Float32Builder); ok {
+			fb.Append(float32(f))
+		} else {
+			b.(*array.Float16Builder).Append(float16.New(float32(f)))
+		}
+		return nil
+	case *array.TimestampBuilder:
+		return appendTimestamp(b, v)
 	}
 	if c.typ == schema.Integer {
 		x, err := parseInteger(c.ints, v)
@@ -826,8 +848,38 @@ func arrowAppend(b array.Builder, c outColumn, v string) error {
 			return errors.New("date out of range")
 		}
 		b.Append(arrow.Date32(x.i))
-	case *array.TimestampBuilder:
+	case *array.Date64Builder:
+		b.Append(arrow.Date64(x.i * 86400000))
+	default:
+		return fmt.Errorf("internal error: %s values written as %s", c.typ, b.Type())
+	}
+	return nil
+}
+
+// appendTimestamp appends a timestamp whose canonical text (RFC 3339, UTC) is v in
+// the builder's unit (its time zone is the type's: the value counts from the epoch
+// in UTC whatever the zone).
+func appendTimestamp(b *array.TimestampBuilder, v string) error {
+	unit := b.Type().(*arrow.TimestampType).Unit
+	if unit == arrow.Nanosecond {
+		x, err := parseTyped(schema.Timestamp, v)
+		if err != nil {
+			return err
+		}
 		b.Append(arrow.Timestamp(x.i))
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return errNotType(schema.Timestamp)
+	}
+	switch unit {
+	case arrow.Second:
+		b.Append(arrow.Timestamp(t.Unix()))
+	case arrow.Millisecond:
+		b.Append(arrow.Timestamp(t.UnixMilli()))
+	default:
+		b.Append(arrow.Timestamp(t.UnixMicro()))
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"sanitizer/generalize"
 	"sanitizer/schema"
 )
@@ -25,10 +27,11 @@ type plan struct {
 	quasiCfg []schema.Column
 
 	inFormat, outFormat string
-	types               []schema.Type // per input column: the type its values have
-	ints                []intType     // per input column: an integer's width and signedness
-	textIn              bool          // the input is text (CSV): typed values are checked
-	emptyNull           []bool        // per input column: an empty field is a null (CSV, typed)
+	types               []schema.Type    // per input column: the type its values have
+	ints                []intType        // per input column: an integer's width and signedness
+	arrowTypes          []arrow.DataType // per input column: the file's type (nil: CSV)
+	textIn              bool             // the input is text (CSV): typed values are checked
+	emptyNull           []bool           // per input column: an empty field is a null (CSV, typed)
 	progress            *Progress
 	hier                *hierFiles // the bytes of every hierarchy file, read once
 }
@@ -44,9 +47,9 @@ func (p *plan) outColumns() []outColumn {
 	out := make([]outColumn, len(p.kept))
 	for j, pos := range p.kept {
 		c := p.conf[pos]
-		out[j] = outColumn{name: p.header[pos], typ: p.types[pos], ints: p.ints[pos], nullable: c.Role == schema.Insensitive}
+		out[j] = outColumn{name: p.header[pos], typ: p.types[pos], ints: p.ints[pos], arrow: p.arrowTypes[pos], nullable: c.Role == schema.Insensitive}
 		if c.Role == schema.Quasi {
-			out[j].typ, out[j].ints = schema.String, intType{}
+			out[j].typ, out[j].ints, out[j].arrow = schema.String, intType{}, nil
 		}
 	}
 	return out
@@ -166,10 +169,11 @@ func newPlan(cfg *schema.Config, input, output string, cols []column) (*plan, er
 	}
 	p.types = make([]schema.Type, len(cols))
 	p.ints = make([]intType, len(cols))
+	p.arrowTypes = make([]arrow.DataType, len(cols))
 	p.emptyNull = make([]bool, len(cols))
 	for i, col := range cols {
 		c := p.conf[i]
-		p.ints[i] = col.ints
+		p.ints[i], p.arrowTypes[i] = col.ints, col.arrow
 		switch {
 		case col.unsupported != "" && c != nil && c.Role != schema.Identifier:
 			return nil, schema.BadInput("%s: column %q: values of type %s cannot be read (drop the column: role identifier)", input, col.name, col.unsupported)

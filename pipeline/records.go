@@ -28,7 +28,7 @@ func newRecordBuilder(cols []outColumn, md *arrow.Metadata, mem memory.Allocator
 	rb := &recordBuilder{cols: cols, mem: mem, dicts: make([]arrow.Array, len(cols))}
 	fields := make([]arrow.Field, len(cols))
 	for j, c := range cols {
-		fields[j] = arrow.Field{Name: c.name, Type: arrowType(c.typ, c.ints), Nullable: c.nullable}
+		fields[j] = arrow.Field{Name: c.name, Type: c.arrowType(), Nullable: c.nullable}
 		if c.dict != nil {
 			fields[j].Type = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 			b := array.NewStringBuilder(mem)
@@ -94,10 +94,19 @@ func (rb *recordBuilder) dictColumn(j int, r *recoded) (arrow.Array, error) {
 	return array.NewDictionaryArray(rb.schema.Field(j).Type, idx, rb.dicts[j]), nil
 }
 
+// arrowType is the Arrow type the column is written as by the Parquet and Arrow sinks
+// (a dictionary column's labels aside).
+func (c outColumn) arrowType() arrow.DataType {
+	if c.arrow != nil {
+		return c.arrow
+	}
+	return arrowType(c.typ, c.ints)
+}
+
 // textColumn is column j of the w-wide records of r, parsed from their canonical text
 // into an array of the column's type.
 func textColumn(mem memory.Allocator, c outColumn, j, w int, r *recoded) (arrow.Array, error) {
-	b := array.NewBuilder(mem, arrowType(c.typ, c.ints))
+	b := array.NewBuilder(mem, c.arrowType())
 	defer b.Release()
 	b.Reserve(r.n)
 	for i := range r.n {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"sanitizer/schema"
 )
 
@@ -34,6 +36,9 @@ type column struct {
 	// column may only be dropped.
 	unsupported string
 	ints        intType // for typ Integer: the width and signedness the file gives
+	// arrow is the file's type of the column (Parquet, Arrow), which the release
+	// keeps; nil for CSV.
+	arrow arrow.DataType
 }
 
 // batch is a run of consecutive input records, projected to some columns.
@@ -88,6 +93,9 @@ type outColumn struct {
 	typ      schema.Type
 	nullable bool
 	ints     intType // for typ Integer: the width and signedness written
+	// arrow, when not nil, is the type a Parquet or Arrow sink writes the column as
+	// (the input's type of a column passed through); else arrowType(typ, ints).
+	arrow arrow.DataType
 	// dict, when not nil, is every value the column may hold (a release's generalized
 	// quasi-identifier at its level): a sink that is a preparer writes the column as
 	// a dictionary of these labels and the records' indexes into it.
@@ -237,17 +245,35 @@ func parseTyped(typ schema.Type, s string) (typed, error) {
 	case schema.Timestamp:
 		var t time.Time
 		if t, err = time.Parse(time.RFC3339Nano, s); err == nil {
-			const maxSec = math.MaxInt64/1_000_000_000 - 1
-			if sec := t.Unix(); sec > maxSec || sec < -maxSec {
+			var ok bool
+			if v.i, ok = unixNano(t); !ok {
 				err = errNotType(typ)
 			}
-			v.i = t.Unix()*1e9 + int64(t.Nanosecond())
 		}
 	}
 	if err != nil {
 		return typed{}, errNotType(typ)
 	}
 	return v, nil
+}
+
+// unixNano is t in nanoseconds since the epoch, and whether that fits in an int64
+// (from 1677-09-21T00:12:43.145224192Z to 2262-04-11T23:47:16.854775807Z).
+func unixNano(t time.Time) (int64, bool) {
+	sec, nsec := t.Unix(), int64(t.Nanosecond())
+	if sec >= 0 {
+		if sec > (math.MaxInt64-nsec)/1e9 {
+			return 0, false
+		}
+		return sec*1e9 + nsec, true
+	}
+	// sec·10⁹ + nsec as (sec+1)·10⁹ + (nsec−10⁹), whose terms do not overflow; Go's
+	// division rounds a negative quotient up, which is the bound wanted.
+	s, n := sec+1, nsec-1e9
+	if s < (math.MinInt64-n)/1e9 {
+		return 0, false
+	}
+	return s*1e9 + n, true
 }
 
 // parseInteger parses the text of a value of an integer column of type it: a signed
