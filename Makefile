@@ -46,7 +46,7 @@ SCALE_ROWS ?= 1000000 10000000
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./generalize
 	$(GO) test -run '^$$' -bench 'ReleaseAdult' -benchtime 10x ./pipeline
-	$(GO) test -run '^$$' -bench 'ParquetReaders' -benchtime 3x ./pipeline
+	$(GO) test -run '^$$' -bench 'ParquetReaders|ParquetWriters|CSVSource' -benchtime 3x ./pipeline
 	SEARCH_ROWS=1000000 $(GO) test -run '^$$' -bench 'SearchHospital8QI' -benchtime 1x ./pipeline
 	@mkdir -p $(OUT)/bench
 	@test -f $(OUT)/bench/hospital-$(BENCH_ROWS).csv || ./bin/sanitize gen --rows $(BENCH_ROWS) --seed 1 --out $(OUT)/bench/hospital-$(BENCH_ROWS).csv
@@ -85,6 +85,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./schema
 	$(GO) test -run '^$$' -fuzz FuzzReadHierarchy -fuzztime 30s ./generalize
 	$(GO) test -run '^$$' -fuzz FuzzReadCSV -fuzztime 30s ./pipeline
+	$(GO) test -run '^$$' -fuzz FuzzCSVMatchesStdlib -fuzztime 30s ./pipeline
+	$(GO) test -run '^$$' -fuzz FuzzCSVFieldMatchesStdlib -fuzztime 30s ./pipeline
 	$(GO) test -run '^$$' -fuzz FuzzReadParquet -fuzztime 30s ./pipeline
 	$(GO) test -run '^$$' -fuzz FuzzReadArrow -fuzztime 30s ./pipeline
 	$(GO) test -run '^$$' -fuzz FuzzLoadLedger -fuzztime 30s ./dphist
