@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -447,4 +448,47 @@ func loadConfigText(t *testing.T, text string) *schema.Config {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestDictionariesHoldReleasedLabelsOnly: the dictionary of every generalized
+// quasi-identifier of a Parquet or Arrow release holds exactly the labels its records
+// hold: none that only suppressed records (or no record) would have had.
+func TestDictionariesHoldReleasedLabelsOnly(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 3000)
+	for _, format := range []string{"parquet", "arrow"} {
+		t.Run(format, func(t *testing.T) {
+			cfg.Output.Format = format
+			out := filepath.Join(dir, "r."+format)
+			rep, err := Release(context.Background(), cfg, Options{Input: in, Output: out, Force: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Suppressed == 0 {
+				t.Fatal("the fixture suppresses nothing: the test cannot see a suppressed label")
+			}
+			var tbl arrow.Table
+			if format == "parquet" {
+				tbl = readWithPqarrow(t, out)
+			} else {
+				tbl, _ = readArrowIPC(t, out, false)
+			}
+			defer tbl.Release()
+			for _, q := range cfg.Quasi() {
+				idx := tbl.Schema().FieldIndices(q.Name)[0]
+				held, listed := map[string]bool{}, map[string]bool{}
+				for _, chunk := range tbl.Column(idx).Data().Chunks() {
+					d := chunk.(*array.Dictionary)
+					for i := range d.Len() {
+						held[arrowValue(t, d, i)] = true
+					}
+					for i := range d.Dictionary().Len() {
+						listed[arrowValue(t, d.Dictionary(), i)] = true
+					}
+				}
+				if !maps.Equal(held, listed) {
+					t.Errorf("%s: the dictionary lists %d labels, the records hold %d", q.Name, len(listed), len(held))
+				}
+			}
+		})
+	}
 }

@@ -145,6 +145,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		mres       *generalize.Mondrian
 		labels     *partLabels
 		class      []int32                // per record: its published class, −1 suppressed
+		released   [][]bool               // per quasi-identifier: the codes at its level released
 		covers     generalize.ClassCovers // what every published class releases
 	)
 	// Numeric quasi-identifiers by their values (Mondrian splits them at medians; the
@@ -167,6 +168,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		if class, covers, err = generalize.NodeClasses(t, res.Levels, sopt); err != nil {
 			return nil, err
 		}
+		released = releasedCodes(t, res.Levels, covers)
 		suppressed = make([]bool, t.Rows)
 		for r, c := range class {
 			suppressed[r] = c < 0
@@ -210,7 +212,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	header := p.releaseHeader()
 	meta := releaseMetadata(cfg, p, t, res, opt.now())
 	rc := newRecoder(p, t, res.Levels, suppressed)
-	rc.listed = listed
+	rc.listed, rc.released = listed, released
 	if mres != nil {
 		rc.class, rc.labels = mres.Class, labels
 	}

@@ -27,6 +27,14 @@ type recoder struct {
 	// partition's released quasi-identifier values (levels is then nil).
 	class  []int32
 	labels *partLabels
+	// released, for a full-domain release, says per quasi-identifier which codes at
+	// its level some published class holds: its dictionary holds those labels only,
+	// so that a label only suppressed records have is never written (nil: every
+	// label is released, as in Mondrian, which suppresses nothing).
+	released [][]bool
+	// dictIndex maps, per quasi-identifier of a full-domain release, a code at its
+	// level to its place in the column's dictionary (−1: not released).
+	dictIndex [][]int32
 	// keyed makes recode give each quasi-identifier's values as indexes into its
 	// dictionary instead of as text: set by dictionaries, cleared by writeRelease for
 	// a sink that takes text only.
@@ -47,13 +55,34 @@ func (r *recoder) dictionaries(cols []outColumn) {
 			continue
 		}
 		c, l := r.t.Columns[qi], r.levels[qi]
-		vals := make([]string, c.Hierarchy.Size(l))
-		for code := range vals {
-			vals[code] = c.Hierarchy.Value(l, int32(code))
+		index := make([]int32, c.Hierarchy.Size(l))
+		vals := []string{}
+		for code := range index {
+			index[code] = -1
+			if r.released == nil || r.released[qi][code] {
+				index[code] = int32(len(vals))
+				vals = append(vals, c.Hierarchy.Value(l, int32(code)))
+			}
 		}
-		cols[j].dict = vals
+		if r.dictIndex == nil {
+			r.dictIndex = make([][]int32, len(r.t.Columns))
+		}
+		r.dictIndex[qi], cols[j].dict = index, vals
 	}
 	r.keyed = true
+}
+
+// releasedCodes is, per quasi-identifier, which codes at its level the published
+// classes of covers (generalize.NodeClasses: a full-domain release) hold.
+func releasedCodes(t *generalize.Table, levels []int, covers generalize.ClassCovers) [][]bool {
+	out := make([][]bool, len(t.Columns))
+	for j, c := range t.Columns {
+		out[j] = make([]bool, c.Hierarchy.Size(levels[j]))
+		for k := range covers.Classes() {
+			out[j][covers.At(k, j).Code] = true
+		}
+	}
+	return out
 }
 
 func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *recoder {
@@ -149,6 +178,11 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 				}
 				switch {
 				case r.keyed:
+					if r.labels == nil {
+						if x = r.dictIndex[qi][x]; x < 0 {
+							return nil, fmt.Errorf("internal error: column %q: a published record's label is not in the dictionary", r.p.header[r.p.kept[j]])
+						}
+					}
 					out.keys[j] = append(out.keys[j], x)
 					out.fields = append(out.fields, "")
 				case r.labels != nil:
