@@ -166,17 +166,35 @@ func relabel(column, expr string) func(*released) []string {
 // failureKinds are the kinds of failure checkRelease reports, in order.
 var failureKinds = []error{errColumns, errEncoding, errMetadata, errLeak, errRows, errBelowK, errClasses, errDiversity, errCloseness, errUnwritable, errKept}
 
-// kinds names the failure kinds err holds, in the order of failureKinds; any other
-// error (a query that failed) is named as itself.
+// kinds names the failure kinds err holds, in the order of failureKinds, then any
+// other error it holds (a query that failed) as itself.
 func kinds(err error) []string {
-	var out []string
+	var out, other []string
 	for _, k := range failureKinds {
 		if errors.Is(err, k) {
 			out = append(out, k.Error())
 		}
 	}
-	if err != nil && out == nil {
-		out = append(out, err.Error())
+	for _, e := range leaves(err) {
+		if !slices.ContainsFunc(failureKinds, func(k error) bool { return errors.Is(e, k) }) {
+			other = append(other, e.Error())
+		}
+	}
+	return append(out, other...)
+}
+
+// leaves is the errors joined in err (by errors.Join, at any depth).
+func leaves(err error) []error {
+	if err == nil {
+		return nil
+	}
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range joined.Unwrap() {
+		out = append(out, leaves(e)...)
 	}
 	return out
 }
