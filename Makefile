@@ -3,7 +3,7 @@ export GOTOOLCHAIN := local
 GO ?= go
 OUT ?= out
 
-.PHONY: demo test race vet fmt bench build fuzz clean
+.PHONY: demo test interop race vet fmt bench build fuzz clean
 
 build:
 	$(GO) build -buildvcs=auto -o bin/sanitize ./cmd/sanitize
@@ -23,6 +23,11 @@ demo: build
 test: vet fmt
 	$(GO) test ./...
 	$(GO) test -race -short ./generalize ./pipeline ./dphist/... ./cmd/sanitize ./internal/safe ./publish
+
+# The interop module (interop/, a module of its own so that the sanitize binary does not
+# carry DuckDB): every Parquet release of its suite read back and recounted with DuckDB.
+interop:
+	cd interop && $(GO) vet ./... && $(GO) test ./...
 
 race:
 	$(GO) test -race ./generalize ./pipeline ./dphist/... ./cmd/sanitize ./internal/safe ./publish
