@@ -135,10 +135,10 @@ type chunkCheck struct {
 	rows     int64 // records of the row group
 	fileSize int64
 	codec    format.CompressionCodec
-	optional bool      // one definition level per record, bit width 1
-	scratch  *[]byte   // for decompressing a page, reused
-	values   int64     // data values (records) of the pages so far
-	kind     pqKind    // of the column
+	optional bool    // one definition level per record, bit width 1
+	scratch  *[]byte // for decompressing a page, reused
+	values   int64   // data values (records) of the pages so far
+	kind     pqKind  // of the column
 	phys     format.Type
 }
 
