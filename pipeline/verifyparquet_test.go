@@ -261,7 +261,9 @@ func pqFloats() []pqCol {
 }
 
 func pqTimes() []pqCol {
-	ts := func(unit arrow.TimeUnit, tz string) arrow.DataType { return &arrow.TimestampType{Unit: unit, TimeZone: tz} }
+	ts := func(unit arrow.TimeUnit, tz string) arrow.DataType {
+		return &arrow.TimestampType{Unit: unit, TimeZone: tz}
+	}
 	return []pqCol{
 		{"b", arrow.FixedWidthTypes.Boolean, repeat(pqN, true, false, false)},
 		{"bn", arrow.FixedWidthTypes.Boolean, nullEvery(5, repeat(pqN, true, false))},
