@@ -184,7 +184,10 @@ func takeBatch(free chan *pqBatch, n, width int) *pqBatch {
 	select {
 	case b = <-free:
 	default:
-		b = &pqBatch{fields: make([]string, 0, pqBatchRecords*width)}
+		b = &pqBatch{}
+	}
+	if cap(b.fields) < n*width {
+		b.fields = make([]string, n*width)
 	}
 	if b.nulls != nil {
 		b.spare = b.nulls

@@ -128,7 +128,12 @@ func (v *pqValues) index(i int) int { return int(binary.LittleEndian.Uint32(v.da
 type textCaches struct {
 	nums *numCache
 	strs *strCache
+	seen int // values converted; the caches start after textCacheAfter
 }
+
+// textCacheAfter is how many values of a column are converted before its caches are
+// made (a small file does without).
+const textCacheAfter = 1024
 
 const textCacheSlots = 4096 // a power of two
 
@@ -145,6 +150,9 @@ type strCache struct {
 // number returns the text of the number with bits k, from the cache or made by format.
 func (t *textCaches) number(k uint64, format func(uint64) string) string {
 	if t.nums == nil {
+		if t.seen++; t.seen < textCacheAfter {
+			return format(k)
+		}
 		t.nums = new(numCache)
 	}
 	i := (k * 0x9E3779B97F4A7C15) >> (64 - 12)
@@ -159,6 +167,9 @@ func (t *textCaches) number(k uint64, format func(uint64) string) string {
 // str returns b as a string the caller may keep, from the cache when recent.
 func (t *textCaches) str(b []byte) string {
 	if t.strs == nil {
+		if t.seen++; t.seen < textCacheAfter {
+			return string(b)
+		}
 		t.strs = &strCache{seed: maphash.MakeSeed()}
 	}
 	i := maphash.Bytes(t.strs.seed, b) & (textCacheSlots - 1)
