@@ -27,6 +27,7 @@ package verify
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/parquet-go/parquet-go"
@@ -39,7 +40,8 @@ import (
 // ParquetFile is a Parquet file opened by the verifier's decoder.
 type ParquetFile struct {
 	path    string
-	f       *os.File
+	f       io.ReaderAt
+	closer  io.Closer
 	size    int64 // of the file at open
 	dataEnd int64 // where the footer starts
 	pf      *parquet.File
@@ -91,31 +93,37 @@ const (
 
 // OpenParquet opens a Parquet file and reads its footer and schema. A file that is
 // not a readable Parquet file is an error matching schema.ErrBadInput that names it.
-func OpenParquet(path string) (pf *ParquetFile, err error) {
+func OpenParquet(path string) (*ParquetFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, schema.BadInput("%w", err)
 	}
-	p := &ParquetFile{path: path, f: f}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, schema.BadInput("%s: %w", path, err)
+	}
+	return openParquet(path, f, st.Size(), f)
+}
+
+// openParquet is OpenParquet for the file named path, of the given size, read through
+// r and closed by closer.
+func openParquet(path string, r io.ReaderAt, size int64, closer io.Closer) (pf *ParquetFile, err error) {
+	p := &ParquetFile{path: path, f: r, closer: closer, size: size}
 	defer func() {
 		if r := recover(); r != nil {
 			err = p.corrupt("", -1, fmt.Errorf("the Parquet library failed: %v", r))
 		}
 		if err != nil {
-			f.Close()
+			closer.Close()
 		}
 	}()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, schema.BadInput("%s: %w", path, err)
-	}
-	p.size = st.Size()
-	footer, err := checkFooter(f, p.size)
+	footer, err := checkFooter(r, p.size)
 	if err != nil {
 		return nil, p.corrupt("", -1, err)
 	}
 	p.dataEnd = p.size - 8 - footer
-	p.pf, err = parquet.OpenFile(f, p.size,
+	p.pf, err = parquet.OpenFile(r, p.size,
 		parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
 		parquet.FileReadMode(parquet.ReadModeSync), parquet.OptimisticRead(false))
 	if err != nil {
@@ -165,7 +173,7 @@ func (p *ParquetFile) Metadata() map[string]string {
 }
 
 // Close closes the file.
-func (p *ParquetFile) Close() error { return p.f.Close() }
+func (p *ParquetFile) Close() error { return p.closer.Close() }
 
 // readSchema finds the top-level columns: their names (which must differ), their leaf
 // columns and how their values are read.

@@ -25,6 +25,11 @@ func readParquetFile(path string) (n int, err error) {
 	if err != nil {
 		return 0, err
 	}
+	return readAllColumns(f)
+}
+
+// readAllColumns reads every column of f it can read, and closes f.
+func readAllColumns(f *ParquetFile) (n int, err error) {
 	defer f.Close()
 	if f.NumRows() > 1<<20 {
 		return 0, nil // a footer may promise any count; reading it all proves nothing more
@@ -322,11 +327,12 @@ func FuzzVerifyParquet(f *testing.F) {
 	}
 	f.Add([]byte("PAR1\x00\x00\x00\x00PAR1"))
 	f.Fuzz(func(t *testing.T, content []byte) {
-		path := filepath.Join(t.TempDir(), "f.parquet")
-		if err := os.WriteFile(path, content, 0o644); err != nil {
-			t.Fatal(err)
+		// In memory: the decoder reads the same way, many times faster.
+		const path = "fuzz.parquet"
+		pf, err := openParquet(path, bytes.NewReader(content), int64(len(content)), io.NopCloser(nil))
+		if err == nil {
+			_, err = readAllColumns(pf)
 		}
-		_, err := readParquetFile(path)
 		checkBadFileError(t, path, err)
 	})
 }
