@@ -180,13 +180,14 @@ func (c *chunkCheck) checkPage(h *pageHeader, body []byte) error {
 	}
 	switch h.typ {
 	case format.DictionaryPage:
-		_, err := c.decompress(h, body, int(h.uncompressed))
+		_, err := c.decompress(body, int(h.uncompressed), false)
 		return err
 	case format.DataPage:
 		if err := c.countValues(int64(h.numValues)); err != nil {
 			return err
 		}
-		data, err := c.decompress(h, body, int(h.uncompressed))
+		need := (c.optional && h.defEncoding == format.RLE) || checkedEncoding(h.encoding)
+		data, err := c.decompress(body, int(h.uncompressed), need)
 		if err != nil {
 			return err
 		}
@@ -214,18 +215,28 @@ func (c *chunkCheck) checkDataV1(h *pageHeader, data []byte) error {
 		return nil // not decompressed here (see decompress)
 	}
 	n := int(h.numValues)
-	if c.optional && h.defEncoding == format.RLE {
-		if len(data) < 4 {
-			return io.ErrUnexpectedEOF
+	if c.optional {
+		switch h.defEncoding {
+		case format.RLE:
+			if len(data) < 4 {
+				return io.ErrUnexpectedEOF
+			}
+			m := int(binary.LittleEndian.Uint32(data))
+			if m > len(data)-4 {
+				return errors.New("definition levels longer than their page")
+			}
+			if err := checkHybrid(data[4:4+m], 1, n+levelSlack); err != nil {
+				return fmt.Errorf("definition levels: %w", err)
+			}
+			data = data[4+m:]
+		case format.BitPacked: // one bit per value, no length
+			if (n+7)/8 > len(data) {
+				return io.ErrUnexpectedEOF
+			}
+			data = data[(n+7)/8:]
+		default:
+			return nil // the library refuses other level encodings
 		}
-		m := int(binary.LittleEndian.Uint32(data))
-		if m > len(data)-4 {
-			return errors.New("definition levels longer than their page")
-		}
-		if err := checkHybrid(data[4:4+m], 1, n+levelSlack); err != nil {
-			return fmt.Errorf("definition levels: %w", err)
-		}
-		data = data[4+m:]
 	}
 	return c.checkValues(h.encoding, data, n)
 }
@@ -253,7 +264,7 @@ func (c *chunkCheck) checkDataV2(h *pageHeader, body []byte) error {
 	values := body[h.repLen+h.defLen:]
 	if h.compressedV2 {
 		var err error
-		if values, err = c.decompress(h, values, int(h.uncompressed-h.repLen-h.defLen)); err != nil {
+		if values, err = c.decompress(values, int(h.uncompressed-h.repLen-h.defLen), checkedEncoding(h.encoding)); err != nil {
 			return err
 		}
 	}
@@ -440,11 +451,26 @@ func unpackDeltas(b []byte, w, per int, minDelta int64, out *[]int64, total int)
 	}
 }
 
-// decompress decompresses a page's (or a v2 page's values') body of at most size bytes
-// uncompressed, for the checks of its content, or returns nil when its codec's output
-// cannot be bounded before decoding (ZSTD without a content size, BROTLI) or the codec
-// is one the library refuses anyway. An uncompressed body is returned as it is.
-func (c *chunkCheck) decompress(h *pageHeader, body []byte, size int) ([]byte, error) {
+// checkedEncoding reports whether values in encoding enc state counts or run lengths
+// that checkValues checks.
+func checkedEncoding(enc format.Encoding) bool {
+	switch enc {
+	case format.PlainDictionary, format.RLEDictionary, format.RLE, format.DeltaBinaryPacked,
+		format.DeltaLengthByteArray, format.DeltaByteArray:
+		return true
+	}
+	return false
+}
+
+// decompress checks that a page's body (or a v2 page's values) decompresses to at
+// most size bytes, before the library allocates for it, and returns the decompressed
+// bytes when need asks for them (to check its content) or when it had to decompress
+// to know: GZIP, whose output size is known only once decoded, and LZ4, which the
+// library must never see corrupt. It returns nil when it did not decompress, or
+// cannot bound the codec's output before decoding it (ZSTD without a content size,
+// BROTLI), or the codec is one the library refuses anyway. An uncompressed body is
+// returned as it is.
+func (c *chunkCheck) decompress(body []byte, size int, need bool) ([]byte, error) {
 	if size < 0 {
 		return nil, errors.New("a negative uncompressed size")
 	}
@@ -455,6 +481,9 @@ func (c *chunkCheck) decompress(h *pageHeader, body []byte, size int) ([]byte, e
 		n, m := binary.Uvarint(body)
 		if m <= 0 || n > uint64(size) {
 			return nil, fmt.Errorf("a Snappy page of %d bytes uncompressed stating %d", size, n)
+		}
+		if !need {
+			return nil, nil
 		}
 		out, err := parquet.Snappy.Decode(c.buffer(int(n)), body)
 		if err != nil {
@@ -472,6 +501,9 @@ func (c *chunkCheck) decompress(h *pageHeader, body []byte, size int) ([]byte, e
 		}
 		if fcs > uint64(size) {
 			return nil, fmt.Errorf("a ZSTD page of %d bytes uncompressed stating %d", size, fcs)
+		}
+		if !need {
+			return nil, nil
 		}
 		out, err := parquet.Zstd.Decode(c.buffer(int(fcs)), body)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"math"
 	"strconv"
 	"time"
@@ -143,8 +142,24 @@ type numCache struct {
 }
 
 type strCache struct {
-	seed  maphash.Seed
 	texts [textCacheSlots]string
+}
+
+// strSlot is the slot of a string in a strCache: a quick hash of its length and its
+// first and last bytes (two strings that share them only evict each other).
+func strSlot(b []byte) uint64 {
+	n := len(b)
+	var h uint64
+	switch {
+	case n >= 8:
+		h = binary.LittleEndian.Uint64(b) ^ binary.LittleEndian.Uint64(b[n-8:])*0x9E3779B97F4A7C15
+	case n >= 4:
+		h = uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<32
+	case n > 0:
+		h = uint64(b[0]) | uint64(b[n/2])<<8 | uint64(b[n-1])<<16
+	}
+	h = (h ^ uint64(n)) * 0xff51afd7ed558ccd
+	return h >> (64 - 12)
 }
 
 // number returns the text of the number with bits k, from the cache or made by format.
@@ -170,9 +185,9 @@ func (t *textCaches) str(b []byte) string {
 		if t.seen++; t.seen < textCacheAfter {
 			return string(b)
 		}
-		t.strs = &strCache{seed: maphash.MakeSeed()}
+		t.strs = new(strCache)
 	}
-	i := maphash.Bytes(t.strs.seed, b) & (textCacheSlots - 1)
+	i := strSlot(b)
 	if t.strs.texts[i] == string(b) {
 		return t.strs.texts[i]
 	}
