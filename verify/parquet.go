@@ -236,11 +236,19 @@ func describe(e *format.SchemaElement, c *parquet.Column) string {
 	if s := e.LogicalType.String(); s != "" {
 		return e.Type.V.String() + " " + s
 	}
-	if e.ConvertedType.Valid {
-		return fmt.Sprintf("%s (converted type %d)", e.Type.V, e.ConvertedType.V)
+	if c := e.ConvertedType; c.Valid {
+		if int(c.V) >= 0 && int(c.V) < len(convertedNames) {
+			return e.Type.V.String() + " " + convertedNames[c.V]
+		}
+		return fmt.Sprintf("%s (converted type %d)", e.Type.V, c.V)
 	}
 	return e.Type.V.String()
 }
+
+// convertedNames names the converted types, by number.
+var convertedNames = []string{"UTF8", "MAP", "MAP_KEY_VALUE", "LIST", "ENUM", "DECIMAL", "DATE", "TIME_MILLIS",
+	"TIME_MICROS", "TIMESTAMP_MILLIS", "TIMESTAMP_MICROS", "UINT_8", "UINT_16", "UINT_32", "UINT_64", "INT_8",
+	"INT_16", "INT_32", "INT_64", "JSON", "BSON", "INTERVAL"}
 
 // kindType is the type of the values of each kind.
 var kindType = [...]schema.Type{
