@@ -38,20 +38,8 @@ type recorded struct {
 
 // releaseRecorded is the release parameters in a Parquet or Arrow release's key-value
 // metadata; nil when it carries none (a CSV release).
-func releaseRecorded(src source) *recorded {
-	meta := map[string]string{}
-	switch s := src.(type) {
-	case *parquetSource:
-		kv := s.pf.MetaData().KeyValueMetadata()
-		for i, k := range kv.Keys() {
-			meta[k] = kv.Values()[i]
-		}
-	case *arrowSource:
-		md := s.schema.Metadata()
-		for i, k := range md.Keys() {
-			meta[k] = md.Values()[i]
-		}
-	}
+func releaseRecorded(rel checkedTable) *recorded {
+	meta := rel.metadata()
 	r := &recorded{where: "metadata", name: map[string]string{}, values: map[string]string{}}
 	for _, k := range recordedKeys {
 		r.name[k.meta] = k.meta
@@ -266,12 +254,15 @@ func inputNull(p *plan, pos int) *string {
 
 // releasedClasses counts the classes of the release.
 func releasedClasses(ctx context.Context, cfg *schema.Config, rel, relFmt string, spec verify.Spec) (*verify.Classes, error) {
-	f, err := openSource(rel, relFmt, cfg.Output.CSV, spec.Columns)
+	f, err := openChecked(rel, relFmt, cfg.Output.CSV, spec.Columns)
 	if err != nil {
 		return nil, fmt.Errorf("release: %w", err)
 	}
 	defer f.Close()
-	r := readRecords(ctx, f)
+	r, err := f.records(ctx, allColumns(f))
+	if err != nil {
+		return nil, fmt.Errorf("release: %w", err)
+	}
 	defer r.Close()
 	c, err := verify.ReleasedClasses(spec, r)
 	return c, violation(rel, err)
@@ -283,11 +274,15 @@ func reopenInput(ctx context.Context, cfg *schema.Config, p *plan, inFmt string,
 	for i, c := range cfg.Columns {
 		names[i] = c.Name
 	}
-	in, err := openSource(p.input, inFmt, cfg.Input.CSV, names)
+	in, err := openChecked(p.input, inFmt, cfg.Input.CSV, names)
 	if err != nil {
 		return nil, nil, err
 	}
-	r := readColumns(ctx, in, cols)
+	r, err := in.records(ctx, cols)
+	if err != nil {
+		in.Close()
+		return nil, nil, err
+	}
 	return r, func() { r.Close(); in.Close() }, nil
 }
 

@@ -445,9 +445,9 @@ func abs(p string) string {
 	return a
 }
 
-// verifyTable runs the independent check over the records of src.
-func verifyTable(ctx context.Context, src source, spec verify.Spec) (*verify.Measured, error) {
-	cols := src.columns()
+// verifyTable runs the independent check over the records of t.
+func verifyTable(ctx context.Context, t checkedTable, spec verify.Spec) (*verify.Measured, error) {
+	cols := t.columns()
 	names := make([]string, len(cols))
 	for i, c := range cols {
 		if c.unsupported != "" {
@@ -455,7 +455,10 @@ func verifyTable(ctx context.Context, src source, spec verify.Spec) (*verify.Mea
 		}
 		names[i] = c.name
 	}
-	r := readRecords(ctx, src)
+	r, err := t.records(ctx, allColumns(t))
+	if err != nil {
+		return nil, err
+	}
 	defer r.Close()
 	return verify.Release(spec, names, r)
 }
@@ -552,7 +555,7 @@ func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, err
 	for _, sc := range prot {
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
 	}
-	f, err := openSource(rel, relFmt, cfg.Output.CSV, header)
+	f, err := openChecked(rel, relFmt, cfg.Output.CSV, header)
 	if err != nil {
 		return nil, fmt.Errorf("release: %w", err)
 	}

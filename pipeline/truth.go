@@ -124,12 +124,12 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 	for i, c := range cfg.Columns {
 		names[i] = c.Name
 	}
-	in, err := openSource(p.input, inFmt, cfg.Input.CSV, names)
+	in, err := openChecked(p.input, inFmt, cfg.Input.CSV, names)
 	if err != nil {
 		return 0, err
 	}
 	defer in.Close()
-	rel, err := openSource(release, outFmt, cfg.Output.CSV, header)
+	rel, err := openChecked(release, outFmt, cfg.Output.CSV, header)
 	if err != nil {
 		return 0, fmt.Errorf("verifying the written release: %w", err)
 	}
@@ -148,8 +148,15 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 			return 0, &verify.Violation{Msg: fmt.Sprintf("the release's header is not the expected %q", header)}
 		}
 	}
-	ir, rr := readColumns(ctx, in, cols), readRecords(ctx, rel)
+	ir, err := in.records(ctx, cols)
+	if err != nil {
+		return 0, err
+	}
 	defer ir.Close()
+	rr, err := rel.records(ctx, allColumns(rel))
+	if err != nil {
+		return 0, fmt.Errorf("verifying the written release: %w", err)
+	}
 	defer rr.Close()
 	truth := verify.Truth{Columns: header, Covers: covers, MaxSuppressed: p.maxSupp}
 	var relReader verify.Reader = rr

@@ -1,0 +1,117 @@
+package pipeline
+
+import (
+	"context"
+
+	"sanitizer/schema"
+	"sanitizer/verify"
+)
+
+// checkedTable is a table as the verification reads it (a written release, or the
+// input read beside it): Parquet through the verifier's own decoder
+// (verify.OpenParquet, a second Parquet implementation, so that a defect of the
+// writer or of the pipeline's reader cannot hide itself), CSV and Arrow IPC through
+// the pipeline's sources.
+type checkedTable interface {
+	// columns returns the table's columns in file order: their names, and for a
+	// column whose values cannot be read, its type.
+	columns() []checkedColumn
+	// records reads the columns cols (indexes into columns()) from the first record,
+	// until ctx is cancelled.
+	records(ctx context.Context, cols []int) (checkedRecords, error)
+	// metadata returns the file's key-value (or schema) metadata; nil for CSV.
+	metadata() map[string]string
+	Close() error
+}
+
+// checkedColumn is a column of a checkedTable.
+type checkedColumn struct {
+	name        string
+	unsupported string
+}
+
+// checkedRecords yields the records of a checkedTable as text (a null reads as "").
+type checkedRecords interface {
+	verify.Reader
+	Close()
+}
+
+// openChecked opens a table of the given format for the verification. names are the
+// configuration's columns, in order: the header of a CSV file without a header row.
+func openChecked(path, format string, dialect schema.CSV, names []string) (checkedTable, error) {
+	if format == "parquet" {
+		f, err := verify.OpenParquet(path)
+		if err != nil {
+			return nil, err
+		}
+		return checkedParquet{f}, nil
+	}
+	src, err := openSource(path, format, dialect, names)
+	if err != nil {
+		return nil, err
+	}
+	return checkedSource{src}, nil
+}
+
+// checkedParquet is a Parquet file read by the verifier's decoder.
+type checkedParquet struct{ f *verify.ParquetFile }
+
+func (t checkedParquet) columns() []checkedColumn {
+	var out []checkedColumn
+	for _, c := range t.f.Columns() {
+		out = append(out, checkedColumn{name: c.Name, unsupported: c.Unsupported})
+	}
+	return out
+}
+
+func (t checkedParquet) records(ctx context.Context, cols []int) (checkedRecords, error) {
+	r, err := t.f.Records(ctx, cols)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (t checkedParquet) metadata() map[string]string { return t.f.Metadata() }
+
+func (t checkedParquet) Close() error { return t.f.Close() }
+
+// checkedSource is a table read by the pipeline's source (CSV, Arrow IPC).
+type checkedSource struct{ src source }
+
+func (t checkedSource) columns() []checkedColumn {
+	var out []checkedColumn
+	for _, c := range t.src.columns() {
+		out = append(out, checkedColumn{name: c.name, unsupported: c.unsupported})
+	}
+	return out
+}
+
+func (t checkedSource) records(ctx context.Context, cols []int) (checkedRecords, error) {
+	return readColumns(ctx, t.src, cols), nil
+}
+
+// metadata is an Arrow IPC file's schema metadata (nil for CSV).
+func (t checkedSource) metadata() map[string]string {
+	s, ok := t.src.(*arrowSource)
+	if !ok {
+		return nil
+	}
+	md := s.schema.Metadata()
+	out := map[string]string{}
+	for i, k := range md.Keys() {
+		out[k] = md.Values()[i]
+	}
+	return out
+}
+
+func (t checkedSource) Close() error { return t.src.Close() }
+
+// allColumns is the projection of every column of t.
+func allColumns(t checkedTable) []int {
+	cols := make([]int, len(t.columns()))
+	for i := range cols {
+		cols[i] = i
+	}
+	return cols
+}

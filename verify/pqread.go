@@ -1,0 +1,424 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+
+	"sanitizer/schema"
+)
+
+// pqBatchRecords is the number of records the decoder hands over at a time.
+const pqBatchRecords = 4096
+
+// pqBatch is a run of records, flat.
+type pqBatch struct {
+	fields []string // n × width
+	nulls  []bool   // nil when no field is null, else like fields
+	spare  []bool   // an earlier nulls, for reuse
+	n      int
+}
+
+// ParquetRecords reads the projected columns of a ParquetFile record by record, as
+// text (a Reader). The records are decoded ahead on a goroutine of their own, which
+// Close stops.
+type ParquetRecords struct {
+	width  int
+	cancel context.CancelFunc
+	out    chan *pqBatch
+	free   chan *pqBatch
+	done   chan error
+	close  sync.Once
+	err    error // what Read returns once the batches are over
+	ended  bool  // the producer's result has been taken
+	cur    *pqBatch
+	i      int
+}
+
+// Records starts reading the columns cols (indexes into Columns(), in the order the
+// records give them) from the first record. It fails, naming the column, when one of
+// them cannot be read. Reading stops when ctx is cancelled; Read then returns its
+// error.
+func (p *ParquetFile) Records(ctx context.Context, cols []int) (*ParquetRecords, error) {
+	for _, c := range cols {
+		if c < 0 || c >= len(p.cols) {
+			return nil, fmt.Errorf("%s: no column %d", p.path, c)
+		}
+		if col := p.cols[c]; col.kind == pqNone {
+			return nil, schema.BadInput("%s: column %q: values of type %s cannot be read", p.path, col.Name, col.Unsupported)
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	r := &ParquetRecords{width: len(cols), cancel: cancel, out: make(chan *pqBatch, 2), free: make(chan *pqBatch, 4), done: make(chan error, 1)}
+	go func() {
+		err := p.produce(ctx, cols, r.out, r.free)
+		close(r.out)
+		r.done <- err
+	}()
+	return r, nil
+}
+
+// Read returns the next record (valid until the next call), or io.EOF after the last.
+func (r *ParquetRecords) Read() ([]string, error) {
+	for r.cur == nil || r.i >= r.cur.n {
+		if r.cur != nil {
+			select { // for the decoder to fill again
+			case r.free <- r.cur:
+			default:
+			}
+			r.cur = nil
+		}
+		if r.ended {
+			return nil, r.err
+		}
+		b, ok := <-r.out
+		if !ok {
+			r.ended = true
+			if r.err = <-r.done; r.err == nil {
+				r.err = io.EOF
+			}
+			return nil, r.err
+		}
+		r.cur, r.i = b, 0
+	}
+	w := r.width
+	rec := r.cur.fields[r.i*w : (r.i+1)*w : (r.i+1)*w]
+	r.i++
+	return rec, nil
+}
+
+// Nulls reports which fields of the record Read returned last are null (they read as
+// ""); nil when none is.
+func (r *ParquetRecords) Nulls() []bool {
+	if r.cur == nil || r.cur.nulls == nil || r.i == 0 {
+		return nil
+	}
+	w := r.width
+	return r.cur.nulls[(r.i-1)*w : r.i*w : r.i*w]
+}
+
+// Close stops the decoder and waits for it.
+func (r *ParquetRecords) Close() {
+	r.close.Do(func() {
+		r.cancel()
+		for range r.out {
+		}
+		if !r.ended {
+			r.ended, r.err = true, <-r.done
+			if r.err == nil {
+				r.err = io.EOF
+			}
+		}
+	})
+}
+
+// produce decodes the records of columns cols, row group by row group, into batches
+// sent to out (taken from free when there are). A panic of the library is an error
+// naming the file, the column and the row group.
+func (p *ParquetFile) produce(ctx context.Context, cols []int, out chan<- *pqBatch, free chan *pqBatch) (err error) {
+	col, group := "", -1
+	defer func() {
+		if r := recover(); r != nil {
+			err = p.corrupt(col, group, fmt.Errorf("the Parquet library failed: %v", r))
+		}
+	}()
+	width := len(cols)
+	cursors := make([]*pqCursor, width)
+	for j, c := range cols {
+		cursors[j] = newCursor(p, &p.cols[c])
+	}
+	defer func() {
+		for _, c := range cursors {
+			c.close()
+		}
+	}()
+	md := p.pf.Metadata()
+	for g, rg := range p.pf.RowGroups() {
+		group = g
+		rows := md.RowGroups[g].NumRows
+		chunks := rg.ColumnChunks()
+		for _, c := range cursors {
+			col = c.col.Name
+			if err := c.start(g, chunks[c.col.leaf], rows); err != nil {
+				return p.corrupt(col, g, err)
+			}
+		}
+		col = ""
+		for done := int64(0); done < rows; {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			n := int(min(pqBatchRecords, rows-done))
+			b := takeBatch(free, n, width)
+			for j, c := range cursors {
+				col = c.col.Name
+				if err := c.fill(b, j, width, n); err != nil {
+					return p.corrupt(col, g, err)
+				}
+			}
+			col = ""
+			select {
+			case out <- b:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			done += int64(n)
+		}
+		for _, c := range cursors {
+			if err := c.finish(); err != nil {
+				return p.corrupt(c.col.Name, g, err)
+			}
+		}
+	}
+	return nil
+}
+
+// takeBatch returns a batch of n records of width fields, a recycled one if free has
+// one.
+func takeBatch(free chan *pqBatch, n, width int) *pqBatch {
+	var b *pqBatch
+	select {
+	case b = <-free:
+	default:
+		b = &pqBatch{}
+	}
+	if cap(b.fields) < n*width {
+		b.fields = make([]string, n*width)
+	}
+	if b.nulls != nil {
+		b.spare = b.nulls
+	}
+	b.fields, b.nulls, b.n = b.fields[:n*width], nil, n
+	return b
+}
+
+// setNull marks field k of b null.
+func (b *pqBatch) setNull(k int) {
+	if b.nulls == nil {
+		if cap(b.spare) >= len(b.fields) {
+			b.nulls = b.spare[:len(b.fields)]
+			clear(b.nulls)
+		} else {
+			b.nulls = make([]bool, len(b.fields))
+		}
+	}
+	b.nulls[k] = true
+	b.fields[k] = ""
+}
+
+// pqCursor reads one column, row group by row group, page by page.
+type pqCursor struct {
+	p       *ParquetFile
+	col     *pqColumn
+	chunk   []byte // the current column chunk's bytes
+	scratch []byte // for the page checks
+	pages   parquet.Pages
+	page    parquet.Page
+	vals    pqValues // the current page's values (dictionary indexes for an indexed page)
+	defs    []byte   // its definition levels (nil: a required column)
+	rows    int      // its records
+	next    int      // its next record
+	v       int      // its next value
+	indexed bool     // its values are indexes into dict
+	dict    parquet.Dictionary
+	dvals   pqValues // the dictionary's values
+	dtext   []string // their text, once made
+	dset    []bool
+	text    textCaches
+}
+
+func newCursor(p *ParquetFile, col *pqColumn) *pqCursor {
+	return &pqCursor{p: p, col: col}
+}
+
+// start moves to the column's chunk cc of row group g (rows records): it reads the
+// chunk's bytes, checks its pages and opens them.
+func (c *pqCursor) start(g int, cc parquet.ColumnChunk, rows int64) error {
+	c.close()
+	fc, ok := cc.(*parquet.FileColumnChunk)
+	if !ok {
+		return errors.New("not a column chunk of a file")
+	}
+	m := &c.p.pf.Metadata().RowGroups[g].Columns[c.col.leaf].MetaData
+	start, size := chunkStart(m), m.TotalCompressedSize // checked at open
+	if int64(cap(c.chunk)) < size {
+		c.chunk = make([]byte, size)
+	}
+	c.chunk = c.chunk[:size]
+	if _, err := c.p.f.ReadAt(c.chunk, start); err != nil {
+		return fmt.Errorf("reading the column chunk: %w", err)
+	}
+	check := &chunkCheck{rows: rows, fileSize: c.p.size, codec: m.Codec, optional: c.col.optional,
+		scratch: &c.scratch, kind: c.col.kind, phys: c.col.phys}
+	if err := checkPages(c.chunk, check); err != nil {
+		return err
+	}
+	c.pages = fc.PagesFrom(&chunkReader{base: start, b: c.chunk})
+	c.dict, c.rows, c.next = nil, 0, 0
+	return nil
+}
+
+// close lets go of the current chunk's pages.
+func (c *pqCursor) close() {
+	if c.page != nil {
+		parquet.Release(c.page)
+		c.page = nil
+	}
+	if c.pages != nil {
+		c.pages.Close()
+		c.pages = nil
+	}
+}
+
+// fill reads the next n records of the column into field j of b's records.
+func (c *pqCursor) fill(b *pqBatch, j, width, n int) error {
+	for k := 0; k < n; {
+		if c.next == c.rows {
+			if err := c.nextPage(); err != nil {
+				return err
+			}
+			continue
+		}
+		m := min(n-k, c.rows-c.next)
+		for i := range m {
+			at := (k+i)*width + j
+			if c.defs != nil && c.defs[c.next+i] == 0 {
+				b.setNull(at)
+				continue
+			}
+			b.fields[at] = c.value(c.v)
+			c.v++
+		}
+		k += m
+		c.next += m
+	}
+	return nil
+}
+
+// finish checks, at the end of a row group, that the chunk holds no more values.
+func (c *pqCursor) finish() error {
+	if c.next != c.rows {
+		return errors.New("more values than the row group's records")
+	}
+	for {
+		page, err := c.pages.ReadPage()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		n := page.NumRows()
+		parquet.Release(page)
+		if n > 0 {
+			return errors.New("more values than the row group's records")
+		}
+	}
+}
+
+// nextPage reads the next page of the chunk and checks that its levels and values
+// agree.
+func (c *pqCursor) nextPage() error {
+	if c.page != nil {
+		parquet.Release(c.page)
+		c.page = nil
+	}
+	page, err := c.pages.ReadPage()
+	if errors.Is(err, io.EOF) {
+		return errors.New("fewer values than the row group's records")
+	}
+	if err != nil {
+		return err
+	}
+	c.page = page
+	c.rows, c.next, c.v = int(page.NumRows()), 0, 0
+	present, err := c.levels(page)
+	if err != nil {
+		return err
+	}
+	c.indexed = page.Dictionary() != nil
+	if !c.indexed {
+		c.vals, err = newValues(c.col, page.Data(), present)
+		return err
+	}
+	if err := c.useDictionary(page.Dictionary()); err != nil {
+		return err
+	}
+	c.vals, err = newIndexes(page.Data(), present, len(c.dtext))
+	return err
+}
+
+// levels takes the page's definition levels (a required column has none) and returns
+// how many of its records hold a value.
+func (c *pqCursor) levels(page parquet.Page) (int, error) {
+	defs := page.DefinitionLevels()
+	c.defs = nil
+	if !c.col.optional {
+		if len(defs) != 0 || page.NumNulls() != 0 {
+			return 0, errors.New("nulls in a required column")
+		}
+		return c.rows, nil
+	}
+	if len(defs) != c.rows {
+		return 0, fmt.Errorf("%d definition levels for %d records", len(defs), c.rows)
+	}
+	present := 0
+	for _, d := range defs {
+		if d > 1 {
+			return 0, errors.New("a definition level out of range")
+		}
+		present += int(d)
+	}
+	c.defs = defs
+	return present, nil
+}
+
+// useDictionary takes the dictionary of an indexed page: when it is a new one, its
+// values, whose text is made when first asked for.
+func (c *pqCursor) useDictionary(d parquet.Dictionary) error {
+	if d == c.dict {
+		return nil
+	}
+	n := d.Len()
+	vals, err := newValues(c.col, d.Page().Data(), n)
+	if err != nil {
+		return fmt.Errorf("dictionary: %w", err)
+	}
+	c.dict, c.dvals = d, vals
+	c.dtext, c.dset = make([]string, n), make([]bool, n)
+	return nil
+}
+
+// value returns the text of value i of the current page.
+func (c *pqCursor) value(i int) string {
+	if !c.indexed {
+		return c.text.format(&c.vals, i)
+	}
+	k := c.vals.index(i)
+	if !c.dset[k] {
+		c.dtext[k], c.dset[k] = c.text.format(&c.dvals, k), true
+	}
+	return c.dtext[k]
+}
+
+// chunkReader reads a column chunk held in memory as if from the file at its offset.
+type chunkReader struct {
+	base int64
+	b    []byte
+}
+
+func (r *chunkReader) ReadAt(p []byte, off int64) (int, error) {
+	off -= r.base
+	if off < 0 || off > int64(len(r.b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
