@@ -22,7 +22,7 @@ demo: build
 # vet, formatting, all tests, and the race detector on the concurrent packages.
 test: vet fmt
 	$(GO) test ./...
-	$(GO) test -race -short ./generalize ./pipeline ./dphist/... ./cmd/sanitize ./internal/safe ./publish
+	$(GO) test -race -short ./generalize ./pipeline ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./publish
 
 # The interop module (interop/, a module of its own so that the sanitize binary does not
 # carry DuckDB): every Parquet release of its suite read back and recounted with DuckDB.
@@ -30,7 +30,7 @@ interop:
 	cd interop && $(GO) vet ./... && $(GO) test ./...
 
 race:
-	$(GO) test -race ./generalize ./pipeline ./dphist/... ./cmd/sanitize ./internal/safe ./publish
+	$(GO) test -race ./generalize ./pipeline ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./publish
 
 vet:
 	$(GO) vet ./...

@@ -332,3 +332,26 @@ func TestCheckInferredNode(t *testing.T) {
 		t.Fatalf("check with the report: %v", err)
 	}
 }
+
+// TestCheckMalformedCSVRelease: a CSV release the verifier's own reading cannot parse
+// is bad input naming the release file, not a pass and not an internal error.
+func TestCheckMalformedCSVRelease(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 500)
+	out := filepath.Join(dir, "r.csv")
+	if _, err := Release(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	bad := strings.Join(lines[:5], "") + "\"broken,1\n" + strings.Join(lines[5:], "")
+	if err := os.WriteFile(out, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Check(context.Background(), cfg, Options{Input: in, Output: out})
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), out) {
+		t.Fatalf("check of a malformed release: %v, want bad input naming %s", err, out)
+	}
+}

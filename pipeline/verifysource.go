@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"errors"
+	"io"
 
 	"sanitizer/schema"
 	"sanitizer/verify"
@@ -10,8 +12,9 @@ import (
 // checkedTable is a table as the verification reads it (a written release, or the
 // input read beside it): Parquet through the verifier's own decoder
 // (verify.OpenParquet, a second Parquet implementation, so that a defect of the
-// writer or of the pipeline's reader cannot hide itself), CSV and Arrow IPC through
-// the pipeline's sources.
+// writer or of the pipeline's reader cannot hide itself), CSV through the verifier's
+// own reading (verify.OpenCSV, the standard library's parser), Arrow IPC through the
+// pipeline's source.
 type checkedTable interface {
 	// columns returns the table's columns in file order: their names, and for a
 	// column whose values cannot be read, its type.
@@ -46,11 +49,48 @@ func openChecked(path, format string, dialect schema.CSV, names []string) (check
 		}
 		return checkedParquet{f}, nil
 	}
+	if format == "csv" {
+		f, err := verify.OpenCSV(path, dialect.Separator, dialect.Header, names)
+		if err != nil {
+			return nil, schema.BadInput("%w", err)
+		}
+		return checkedCSV{f}, nil
+	}
 	src, err := openSource(path, format, dialect, names)
 	if err != nil {
 		return nil, err
 	}
 	return checkedSource{src}, nil
+}
+
+// checkedCSV is a CSV file read by the verifier's own reading.
+type checkedCSV struct{ f *verify.CSVFile }
+
+func (t checkedCSV) columns() []checkedColumn {
+	var out []checkedColumn
+	for _, name := range t.f.Header() {
+		out = append(out, checkedColumn{name: name})
+	}
+	return out
+}
+
+func (t checkedCSV) records(ctx context.Context, cols []int) (checkedRecords, error) {
+	return badCSV{t.f.Records(ctx, cols)}, nil
+}
+
+func (t checkedCSV) metadata() map[string]string { return nil }
+
+func (t checkedCSV) Close() error { return t.f.Close() }
+
+// badCSV gives a malformed record of a CSV file as bad input.
+type badCSV struct{ *verify.CSVRecords }
+
+func (r badCSV) Read() ([]string, error) {
+	rec, err := r.CSVRecords.Read()
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
+		err = schema.BadInput("%w", err)
+	}
+	return rec, err
 }
 
 // checkedParquet is a Parquet file read by the verifier's decoder.
