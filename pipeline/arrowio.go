@@ -723,7 +723,7 @@ func newArrowSinkMem(w *os.File, stream bool, cols []outColumn, meta map[string]
 		vals[i] = meta[k]
 	}
 	md := arrow.NewMetadata(keys, vals)
-	s := &arrowSink{recordBuilder: newRecordBuilder(cols, &md, mem)}
+	s := &arrowSink{recordBuilder: newRecordBuilder(cols, &md, mem, 0)}
 	opts := []ipc.Option{ipc.WithSchema(s.schema), ipc.WithAllocator(mem)}
 	if stream {
 		s.sw = ipc.NewWriter(w, opts...)

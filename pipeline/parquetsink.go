@@ -19,9 +19,16 @@ import (
 // small, small enough that an engine reading in parallel gets one task per group on a
 // table of a few million records and the writer buffers one group (its encoded,
 // compressed pages) at a time. Pages are the library's default of 1 MiB.
+//
+// A column chunk's dictionary page holds at most pqDictBytes of values; past that the
+// writer falls back to plain pages. A generalized quasi-identifier whose labels take
+// more (Mondrian's ranges on a large table) is therefore given to the writer as plain
+// strings, not as a dictionary array: the writer would hash and fall back anyway, at a
+// cost of hundreds of megabytes on the 10M-record benchmark.
 const (
 	pqRowGroupRows = 1 << 20
 	pqPageBytes    = 1 << 20
+	pqDictBytes    = 1 << 20
 )
 
 // parquetSink writes a Parquet file with the Arrow project's writer
@@ -48,13 +55,14 @@ func newParquetSink(w io.Writer, cols []outColumn, meta map[string]string) (*par
 		seen[c.name] = true
 	}
 	mem := memory.DefaultAllocator
-	s := &parquetSink{recordBuilder: newRecordBuilder(cols, nil, mem), meta: meta}
+	s := &parquetSink{recordBuilder: newRecordBuilder(cols, nil, mem, pqDictBytes), meta: meta}
 	props := parquet.NewWriterProperties(
 		parquet.WithAllocator(mem),
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithMaxRowGroupLength(pqRowGroupRows),
 		parquet.WithDataPageSize(pqPageBytes),
 		parquet.WithDictionaryDefault(true),
+		parquet.WithDictionaryPageSizeLimit(pqDictBytes),
 		parquet.WithCreatedBy("sanitize version "+Version),
 	)
 	s.buf = bufio.NewWriterSize(w, pqPageBytes)

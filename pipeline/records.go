@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,15 +21,31 @@ type recordBuilder struct {
 	schema *arrow.Schema
 	mem    memory.Allocator
 	dicts  []arrow.Array // per column: its labels, or nil
+	plain  []int         // the columns with a dictionary too large to write as one
+}
+
+// labelBytes is the size of a dictionary's labels.
+func labelBytes(labels []string) int {
+	n := 0
+	for _, l := range labels {
+		n += len(l)
+	}
+	return n
 }
 
 // newRecordBuilder makes the schema of cols (with metadata md, nil for none) and the
-// dictionaries' label arrays.
-func newRecordBuilder(cols []outColumn, md *arrow.Metadata, mem memory.Allocator) *recordBuilder {
+// dictionaries' label arrays. A dictionary whose labels take more than maxDict bytes
+// (0: no limit) is not one in the batches: its column is plain strings, the labels
+// looked up by key.
+func newRecordBuilder(cols []outColumn, md *arrow.Metadata, mem memory.Allocator, maxDict int) *recordBuilder {
 	rb := &recordBuilder{cols: cols, mem: mem, dicts: make([]arrow.Array, len(cols))}
 	fields := make([]arrow.Field, len(cols))
 	for j, c := range cols {
 		fields[j] = arrow.Field{Name: c.name, Type: c.arrowType(), Nullable: c.nullable}
+		if c.dict != nil && maxDict > 0 && labelBytes(c.dict) > maxDict {
+			rb.plain = append(rb.plain, j)
+			continue
+		}
 		if c.dict != nil {
 			fields[j].Type = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 			b := array.NewStringBuilder(mem)
@@ -64,9 +81,12 @@ func (rb *recordBuilder) build(r *recoded) (arrow.RecordBatch, error) {
 	}()
 	for j, c := range rb.cols {
 		var err error
-		if rb.dicts[j] != nil {
+		switch {
+		case rb.dicts[j] != nil:
 			arrs[j], err = rb.dictColumn(j, r)
-		} else {
+		case slices.Contains(rb.plain, j):
+			arrs[j], err = rb.labelColumn(j, r)
+		default:
 			arrs[j], err = textColumn(rb.mem, c, j, len(rb.cols), r)
 		}
 		if err != nil {
@@ -101,6 +121,24 @@ func (c outColumn) arrowType() arrow.DataType {
 		return c.arrow
 	}
 	return arrowType(c.typ, c.ints)
+}
+
+// labelColumn is column j of r as plain strings, the labels of its dictionary.
+func (rb *recordBuilder) labelColumn(j int, r *recoded) (arrow.Array, error) {
+	labels := rb.cols[j].dict
+	if r.keys == nil || r.keys[j] == nil || len(r.keys[j]) != r.n {
+		return nil, errors.New("internal error: a dictionary column given without its keys")
+	}
+	b := array.NewStringBuilder(rb.mem)
+	defer b.Release()
+	b.Reserve(r.n)
+	for _, x := range r.keys[j] {
+		if x < 0 || int(x) >= len(labels) {
+			return nil, fmt.Errorf("internal error: dictionary index %d of %d", x, len(labels))
+		}
+		b.Append(labels[x])
+	}
+	return b.NewArray(), nil
 }
 
 // textColumn is column j of the w-wide records of r, parsed from their canonical text
