@@ -39,7 +39,7 @@ func readAllCSV(t *testing.T, data string, sep rune, header bool, cols []int) ([
 }
 
 func TestCSVFile(t *testing.T) {
-	many := "a,b,c\n" + strings.Repeat("1,2,3\n", 3*csvBatch+5)
+	many := "a,b,c\n" + strings.Repeat("1,2,3\n", 300005) // two blocks
 	cases := []struct {
 		name, data string
 		sep        rune
@@ -53,8 +53,10 @@ func TestCSVFile(t *testing.T) {
 		{"projection", "a,b,c\n1,\"x,y\",3\n4,5,6\n", ',', true, []int{2, 0}, []string{"a", "b", "c"}, 2, "3|1", ""},
 		{"bom", "\xEF\xBB\xBFa;b;c\n1;2;3\n", ';', true, []int{0}, []string{"a", "b", "c"}, 1, "1", ""},
 		{"no header", "1,2,3\n4,5,6\n", ',', false, []int{1}, []string{"a", "b", "c"}, 2, "2", ""},
-		{"batches", many, ',', true, []int{0, 1, 2}, []string{"a", "b", "c"}, 3*csvBatch + 5, "1|2|3", ""},
+		{"blocks", many, ',', true, []int{0, 1, 2}, []string{"a", "b", "c"}, 300005, "1|2|3", ""},
 		{"malformed", "a,b,c\n1,2,3\n1,\"2,3\n", ',', true, []int{0}, []string{"a", "b", "c"}, 1, "1", "record 2"},
+		{"malformed line", "a,b,c\n\"x\ny\",2,3\n1,2\"3,4\n", ',', true, []int{0}, []string{"a", "b", "c"}, 1, "x\ny", "line 4"},
+		{"malformed in a later block", many + "1,\"2,3\n", ',', true, []int{0}, []string{"a", "b", "c"}, 300005, "1", "record 300006: parse error on line 300007"},
 		{"field count", "a,b,c\n1,2\n", ',', true, []int{0}, []string{"a", "b", "c"}, 0, "", "record 1"},
 		{"empty", "", ',', true, nil, nil, 0, "", "no header row"},
 	}
@@ -81,7 +83,7 @@ func TestCSVFile(t *testing.T) {
 // TestCSVRecordsCloseEarly: closing a reader in the middle of a large file returns.
 func TestCSVRecordsCloseEarly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.csv")
-	if err := os.WriteFile(path, []byte("a\n"+strings.Repeat("x\n", 20*csvBatch)), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte("a\n"+strings.Repeat("x\n", 2000000)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	f, err := OpenCSV(path, ',', true, nil)
