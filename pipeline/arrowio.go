@@ -771,11 +771,7 @@ func arrowIntegerType(it intType) arrow.DataType {
 
 // write writes n records as one record batch.
 func (s *arrowSink) write(fields []string, nulls []bool, n int) error {
-	rec, err := s.prepare(&recoded{fields: fields, nulls: nulls, n: n})
-	if err != nil {
-		return err
-	}
-	return s.writePrepared(rec)
+	return writeThrough(s, fields, nulls, n)
 }
 
 // prepare builds the record batch of r's records (recordBuilder.build); several

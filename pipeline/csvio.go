@@ -310,11 +310,7 @@ func newCSVSink(f io.Writer, dialect schema.CSV, cols []outColumn) (*csvSink, er
 }
 
 func (s *csvSink) write(fields []string, nulls []bool, n int) error {
-	p, err := s.prepare(&recoded{fields: fields, nulls: nulls, n: n})
-	if err != nil {
-		return err
-	}
-	return s.writePrepared(p)
+	return writeThrough(s, fields, nulls, n)
 }
 
 // prepare formats the records of r. It only reads s, so several goroutines may

@@ -76,11 +76,7 @@ func newParquetSink(w io.Writer, cols []outColumn, meta map[string]string) (*par
 }
 
 func (s *parquetSink) write(fields []string, nulls []bool, n int) error {
-	rec, err := s.prepare(&recoded{fields: fields, nulls: nulls, n: n})
-	if err != nil {
-		return err
-	}
-	return s.writePrepared(rec)
+	return writeThrough(s, fields, nulls, n)
 }
 
 // prepare builds the record batch of r's records (recordBuilder.build); several

@@ -146,6 +146,16 @@ type preparer interface {
 	writePrepared(any) error
 }
 
+// writeThrough writes n records of text through a preparer's two steps: a sink that
+// is a preparer writes so.
+func writeThrough(p preparer, fields []string, nulls []bool, n int) error {
+	x, err := p.prepare(&recoded{fields: fields, nulls: nulls, n: n})
+	if err != nil {
+		return err
+	}
+	return p.writePrepared(x)
+}
+
 // fileIdentity is what the second pass compares to prove that a binary input was not
 // replaced or modified between the passes: the open file's size and modification time
 // (the file descriptor itself is the same, so a rename over the path does not matter).

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -68,27 +67,6 @@ func typedRecord(t testing.TB) arrow.Record {
 	return b.NewRecord()
 }
 
-// writeTypedParquet writes rec with the Arrow project's Parquet writer, its Arrow
-// schema stored, so that the types read back are rec's.
-func writeTypedParquet(t testing.TB, path string, rec arrow.Record) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := pqarrow.NewFileWriter(rec.Schema(), f, nil, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestTypesRoundTrip: every non-integer type the readers accept, nulls included, is
 // released from Parquet and Arrow inputs into Parquet and Arrow with its type (unit and
 // time zone, width, string kind, dictionary encoding) and its values exactly, as the
@@ -100,7 +78,7 @@ func TestTypesRoundTrip(t *testing.T) {
 	rec := typedRecord(t)
 	defer rec.Release()
 	inputs := map[string]string{"parquet": filepath.Join(dir, "in.parquet"), "arrow": writeArrowRecord(t, dir, rec)}
-	writeTypedParquet(t, inputs["parquet"], rec)
+	writeArrowParquet(t, inputs["parquet"], rec, nil, pqarrow.WithStoreSchema()) // the types read back are rec's
 	text := "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n"
 	for _, f := range rec.Schema().Fields()[1:] {
 		text += "  " + f.Name + ": {role: insensitive}\n"
