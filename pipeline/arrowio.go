@@ -446,7 +446,7 @@ func arrowText(arr arrow.Array, cache *textCache) func(int) (string, bool) {
 	case *array.Uint64:
 		return arrowTexts(a, func(v uint64) string { return cache.num(int64(v), uintText) })
 	case *array.Float16:
-		return arrowTexts(a, func(v float16.Num) string { return formatFloat32(v.Float32()) })
+		return arrowTexts(a, func(v float16.Num) string { return formatFloat32(halfToFloat32(v.Uint16())) })
 	case *array.Float32:
 		return arrowTexts(a, formatFloat32)
 	case *array.Float64:
@@ -816,7 +816,7 @@ func arrowAppend(b array.Builder, c outColumn, v string) error {
 		if fb, ok := b.(*array.Float32Builder); ok {
 			fb.Append(float32(f))
 		} else {
-			b.(*array.Float16Builder).Append(float16.New(float32(f)))
+			b.(*array.Float16Builder).Append(float16.FromBits(float32ToHalf(float32(f))))
 		}
 		return nil
 	case *array.TimestampBuilder:

@@ -50,7 +50,7 @@ func typedRecord(t testing.TB) arrow.Record {
 		f32 := []float32{0.1, -math.MaxFloat32, float32(math.Inf(1))}[r]
 		b.Field(1).(*array.Float32Builder).Append(f32)
 		b.Field(2).(*array.Float64Builder).Append([]float64{0.1, -1e300, math.SmallestNonzeroFloat64}[r])
-		b.Field(3).(*array.Float16Builder).Append(float16.New([]float32{0.5, -65504, 0.000061035156}[r]))
+		b.Field(3).(*array.Float16Builder).Append(float16.FromBits([]uint16{0x3800, 0xfbff, 0x0001}[r])) // 0.5, -65504, 2⁻²⁴
 		b.Field(4).(*array.BooleanBuilder).Append(r == 1)
 		b.Field(5).(*array.Date32Builder).Append(arrow.Date32([]int32{0, -719162, 2932896}[r]))
 		b.Field(6).(*array.Date64Builder).Append(arrow.Date64([]int64{0, -719162 * day, 19000 * day}[r]))
