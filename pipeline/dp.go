@@ -272,6 +272,9 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 		return nil, err
 	}
 	opt.at(StagePublish)
+	if err := ctx.Err(); err != nil { // a cancelled run publishes nothing
+		return nil, err
+	}
 	if err := tmp.Publish(); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}

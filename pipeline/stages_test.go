@@ -284,3 +284,39 @@ func TestCancelAtPublishWritesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestDPCancelAtPublishWritesNothing: a DP run cancelled as it is about to publish
+// publishes no output folder and leaves no temporary.
+func TestDPCancelAtPublishWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile("../testdata/hospital-dp.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hier, _ := filepath.Abs("../testdata/hierarchies")
+	path := filepath.Join(dir, "dp.yaml")
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := schema.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := filepath.Abs("../testdata/hospital.csv")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = DP(ctx, cfg, Options{Input: in, Output: filepath.Join(dir, "out"), AtStage: func(stage string) {
+		if stage == StagePublish {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "dp.yaml" {
+			t.Errorf("left in the folder: %s", e.Name())
+		}
+	}
+}
