@@ -159,7 +159,7 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	if in == "" {
 		return nil, schema.BadInput("input: no input file (--in or input.path)")
 	}
-	inFmt, err := checkFormat("input", in, cfg.Input)
+	inFmt, err := inputFormat(in, cfg.Input)
 	if err != nil {
 		return nil, err
 	}
@@ -604,12 +604,12 @@ func (d *dpInput) addUnits(p *plan, b *batch, f, pos int, name string) error {
 	for i := range b.n {
 		v, null := field(p, b, i, f, pos)
 		if null || v == "" {
-			return schema.BadInput("%s: row %d: column %q: no privacy unit (null or empty: every row must name its unit)", p.input, b.first+i+1, name)
+			return schema.BadInput("%s: column %q: no privacy unit (null or empty: every row must name its unit)", p.at(b.first+i), name)
 		}
 		// One id, one unit, whatever its spelling ("07" and "7" in an integer column).
 		v, ok := canonical(p.types[pos], v)
 		if !ok {
-			return schema.BadInput("%s: row %d: column %q: not a valid %s", p.input, b.first+i+1, name, p.types[pos])
+			return schema.BadInput("%s: column %q: not a valid %s", p.at(b.first+i), name, p.types[pos])
 		}
 		sum := sha256.Sum256([]byte(v))
 		d.unit = append(d.unit, binary.LittleEndian.Uint64(sum[:8]))
@@ -623,11 +623,11 @@ func (d *dpInput) addValues(p *plan, b *batch, f, pos int, name string, c *dpCol
 	for i := range b.n {
 		v, null := field(p, b, i, f, pos)
 		if null {
-			return schema.BadInput("%s: row %d: column %q: null value in an aggregated column (set columns.%s.null-as, or drop the rows before the run)", p.input, b.first+i+1, name, name)
+			return schema.BadInput("%s: column %q: null value in an aggregated column (set columns.%s.null-as, or drop the rows before the run)", p.at(b.first+i), name, name)
 		}
 		x, err := numberOf(p.types[pos], p.ints[pos], v)
 		if err != nil || math.IsNaN(x) {
-			return schema.BadInput("%s: row %d: column %q: not a valid %s", p.input, b.first+i+1, name, p.types[pos])
+			return schema.BadInput("%s: column %q: not a valid %s", p.at(b.first+i), name, p.types[pos])
 		}
 		c.values = append(c.values, x)
 	}
@@ -687,7 +687,7 @@ func outputCells(p *plan, o schema.DPOutput, data *dpInput) ([][]int32, []int, [
 			if c.null >= 0 {
 				what = "a null, which is outside the declared domain"
 			}
-			return nil, nil, nil, schema.BadInput("%s: row %d: column %q: %s (declare it in columns.%s.domain, or set other: true on output %q)", p.input, c.outside+1, n, what, n, o.Name)
+			return nil, nil, nil, schema.BadInput("%s: column %q: %s (declare it in columns.%s.domain, or set other: true on output %q)", p.at(c.outside), n, what, n, o.Name)
 		}
 		other := int32(len(dom.labels))
 		mapped := make([]int32, len(cols[i]))

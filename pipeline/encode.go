@@ -163,12 +163,12 @@ func (e errUnlisted) Error() string { return "value not listed" }
 // unlistedError names the file, row, column and hierarchy of a value the hierarchy
 // file does not list, never the value.
 func unlistedError(p *plan, row int, name string, h *generalize.Hierarchy) error {
-	return schema.BadInput("%s: row %d: column %q: value not listed in hierarchy %s", p.input, row+1, name, h.Source())
+	return schema.BadInput("%s: column %q: value not listed in hierarchy %s", p.at(row), name, h.Source())
 }
 
 // nullError names the file, row and column of a null the configuration gives no value for.
 func nullError(p *plan, row int, name string) error {
-	return schema.BadInput("%s: row %d: column %q: null value (set columns.%s.null-as to the value a null stands for)", p.input, row+1, name, name)
+	return schema.BadInput("%s: column %q: null value (set columns.%s.null-as to the value a null stands for)", p.at(row), name, name)
 }
 
 // encode is pass 1: it streams the quasi-identifier columns of the input, numbers their
@@ -311,7 +311,7 @@ func hierarchyFor(p *plan, col schema.Column, d *dictionary, fromFile *generaliz
 	if err != nil {
 		var ve *generalize.ValueError
 		if errors.As(err, &ve) {
-			return nil, nil, schema.BadInput("%s: row %d: column %q: %s (hierarchy %s)", p.input, d.first[ve.Index]+1, col.Name, ve.Msg, source)
+			return nil, nil, schema.BadInput("%s: column %q: %s (hierarchy %s)", p.at(d.first[ve.Index]), col.Name, ve.Msg, source)
 		}
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"math/big"
 	"path/filepath"
 	"strconv"
@@ -34,6 +35,19 @@ type plan struct {
 	emptyNull           []bool           // per input column: an empty field is a null (CSV, typed)
 	progress            *Progress
 	hier                *hierFiles // the bytes of every hierarchy file, read once
+	// locate, for an input in parts, names the part holding a record and its row
+	// there (nil: the input is one file)
+	locate func(row int) (string, int)
+}
+
+// at names input record row (0-based): "FILE: row N", the file being the part of an
+// input in parts that holds it, N its 1-based row there.
+func (p *plan) at(row int) string {
+	if p.locate != nil {
+		file, n := p.locate(row)
+		return fmt.Sprintf("%s: row %d", file, n)
+	}
+	return fmt.Sprintf("%s: row %d", p.input, row+1)
 }
 
 // isNull reports whether field f of record i of b, input column pos, is null.

@@ -65,7 +65,7 @@ func paths(cfg *schema.Config, opt Options) (in, out, inFmt, outFmt string, err 
 	if out == "" {
 		return "", "", "", "", schema.BadInput("output: no output file (--out or output.path)")
 	}
-	if inFmt, err = checkFormat("input", in, cfg.Input); err != nil {
+	if inFmt, err = inputFormat(in, cfg.Input); err != nil {
 		return "", "", "", "", err
 	}
 	if outFmt, err = checkFormat("output", out, cfg.Output); err != nil {
@@ -87,8 +87,8 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if err != nil {
 		return nil, err
 	}
-	if abs(in) == abs(out) {
-		return nil, schema.BadInput("output: %s is also the input", out)
+	if abs(in) == abs(out) || insideParts(in, out) {
+		return nil, schema.BadInput("output: %s is also the input, or one of its parts", out)
 	}
 	if opt.Report != "" {
 		for _, other := range []string{in, out, cfg.File} {
@@ -391,6 +391,9 @@ func openInput(cfg *schema.Config, in, out, format string) (source, *plan, error
 		return nil, nil, err
 	}
 	p.inFormat = format
+	if ps, ok := src.(*partsSource); ok {
+		p.locate = ps.locate
+	}
 	return src, p, nil
 }
 

@@ -103,7 +103,7 @@ func (s *protected) number(p *plan, present []string, first []int) error {
 		for i, v := range present {
 			k, ok := orderKey(s.conf.Type, v)
 			if !ok {
-				return schema.BadInput("%s: row %d: column %q: not a valid %s for the ordered distance", p.input, first[i]+1, name, s.conf.Type)
+				return schema.BadInput("%s: column %q: not a valid %s for the ordered distance", p.at(first[i]), name, s.conf.Type)
 			}
 			ks[i] = keyed{v, k}
 		}
@@ -131,7 +131,7 @@ func (s *protected) number(p *plan, present []string, first []int) error {
 			if s.distance() == closeness.Hierarchical {
 				where = "hierarchy " + s.hier.Source()
 			}
-			return schema.BadInput("%s: row %d: column %q: value not listed in %s", p.input, first[i]+1, name, where)
+			return schema.BadInput("%s: column %q: value not listed in %s", p.at(first[i]), name, where)
 		}
 	}
 	for _, d := range s.diversity {

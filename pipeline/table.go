@@ -329,6 +329,14 @@ func (e errNotType) Error() string { return "value is not a valid " + string(e) 
 // openSource opens an input table of the given format. names are the configuration's
 // columns, in order: the header of a CSV file without a header row.
 func openSource(path, format string, dialect schema.CSV, names []string) (source, error) {
+	if isParts(path) {
+		return openParts(path, format, dialect, names)
+	}
+	return openFile(path, format, dialect, names)
+}
+
+// openFile opens one file of an input table.
+func openFile(path, format string, dialect schema.CSV, names []string) (source, error) {
 	switch format {
 	case "csv":
 		return openCSV(path, dialect, names)

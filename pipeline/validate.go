@@ -75,7 +75,7 @@ func Validate(ctx context.Context, cfg *schema.Config, opt Options) (*Validation
 // validateInput reads the input as pass 1 of a release (and, for a dp section, as the
 // dp run) does, and fills in the lattice's heights and the record count.
 func validateInput(ctx context.Context, cfg *schema.Config, in string, v *Validation) error {
-	inFmt, err := checkFormat("input", in, cfg.Input)
+	inFmt, err := inputFormat(in, cfg.Input)
 	if err != nil {
 		return err
 	}

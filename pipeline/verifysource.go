@@ -42,6 +42,9 @@ type checkedRecords interface {
 // openChecked opens a table of the given format for the verification. names are the
 // configuration's columns, in order: the header of a CSV file without a header row.
 func openChecked(path, format string, dialect schema.CSV, names []string) (checkedTable, error) {
+	if isParts(path) {
+		return openCheckedParts(path, format, dialect, names)
+	}
 	if format == "parquet" {
 		f, err := verify.OpenParquet(path)
 		if err != nil {
@@ -154,4 +157,79 @@ func allColumns(t checkedTable) []int {
 		cols[i] = i
 	}
 	return cols
+}
+
+// checkedParts is a table in parts as the verification reads it: each part a
+// checkedTable, their records one after another.
+type checkedParts struct{ parts []checkedTable }
+
+// openCheckedParts opens every part of an input in parts for the verification.
+func openCheckedParts(path, format string, dialect schema.CSV, names []string) (checkedTable, error) {
+	paths, err := inputParts(path)
+	if err != nil {
+		return nil, err
+	}
+	t := &checkedParts{}
+	for _, p := range paths {
+		part, err := openChecked(p, format, dialect, names)
+		if err != nil {
+			t.Close()
+			return nil, err
+		}
+		t.parts = append(t.parts, part)
+	}
+	return t, nil
+}
+
+func (t *checkedParts) columns() []checkedColumn { return t.parts[0].columns() }
+
+func (t *checkedParts) records(ctx context.Context, cols []int) (checkedRecords, error) {
+	return &partsRecords{ctx: ctx, cols: cols, parts: t.parts}, nil
+}
+
+func (t *checkedParts) metadata() map[string]string { return nil }
+
+func (t *checkedParts) Close() error {
+	var first error
+	for _, p := range t.parts {
+		if err := p.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// partsRecords reads the records of the parts in turn.
+type partsRecords struct {
+	ctx   context.Context
+	cols  []int
+	parts []checkedTable
+	cur   checkedRecords
+}
+
+func (r *partsRecords) Read() ([]string, error) {
+	for {
+		if r.cur == nil {
+			if len(r.parts) == 0 {
+				return nil, io.EOF
+			}
+			cur, err := r.parts[0].records(r.ctx, r.cols)
+			if err != nil {
+				return nil, err
+			}
+			r.cur, r.parts = cur, r.parts[1:]
+		}
+		rec, err := r.cur.Read()
+		if !errors.Is(err, io.EOF) {
+			return rec, err
+		}
+		r.cur.Close()
+		r.cur = nil
+	}
+}
+
+func (r *partsRecords) Close() {
+	if r.cur != nil {
+		r.cur.Close()
+	}
 }

@@ -209,12 +209,12 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 			}
 			if r.p.textIn {
 				if err := checkType(conf, v); err != nil {
-					return nil, schema.BadInput("%s: row %d: column %q: %v", r.p.input, row+1, name, err)
+					return nil, schema.BadInput("%s: column %q: %w", r.p.at(row), name, err)
 				}
 			}
 			if h := r.listed[pos]; h != nil {
 				if _, ok := h.Leaf(v); !ok {
-					return nil, schema.BadInput("%s: row %d: column %q: value not listed in hierarchy %s", r.p.input, row+1, name, h.Source())
+					return nil, schema.BadInput("%s: column %q: value not listed in hierarchy %s", r.p.at(row), name, h.Source())
 				}
 			}
 			out.fields = append(out.fields, v)

@@ -242,7 +242,7 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "release configuration (YAML, required)")
-	cmd.Flags().StringVar(&opt.Input, "in", "", "input table (overrides input.path)")
+	cmd.Flags().StringVar(&opt.Input, "in", "", "input table: a file, or a folder or glob pattern of parts read as one (overrides input.path)")
 	cmd.Flags().StringVar(&opt.Output, "out", "", "release file to write (overrides output.path)")
 	cmd.Flags().StringVar(&opt.Report, "report", "", "write a JSON report here")
 	cmd.Flags().BoolVar(&opt.Force, "force", false, "replace an existing release (and report), once the new one is verified")
@@ -290,7 +290,7 @@ func newDP(stdout io.Writer, g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "configuration with a dp section (YAML, required)")
-	cmd.Flags().StringVar(&opt.Input, "in", "", "input table (overrides input.path)")
+	cmd.Flags().StringVar(&opt.Input, "in", "", "input table: a file, or a folder or glob pattern of parts read as one (overrides input.path)")
 	cmd.Flags().StringVar(&opt.Output, "out", "", "folder to write the outputs into (must not exist, or be empty)")
 	cmd.Flags().StringVar(&opt.Ledger, "ledger", "", "budget ledger (JSON) to charge; created if missing")
 	return cmd
@@ -338,7 +338,7 @@ func newValidate(stdout io.Writer) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "configuration (YAML, required)")
-	cmd.Flags().StringVar(&opt.Input, "in", "", "input table to check against it (overrides input.path)")
+	cmd.Flags().StringVar(&opt.Input, "in", "", "input table to check against it: a file, or a folder or glob pattern of parts (overrides input.path)")
 	return cmd
 }
 
@@ -403,7 +403,7 @@ func newCheck(stdout io.Writer) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "release configuration (YAML, required)")
-	cmd.Flags().StringVar(&opt.Input, "in", "", "input table (overrides input.path)")
+	cmd.Flags().StringVar(&opt.Input, "in", "", "input table: a file, or a folder or glob pattern of parts read as one (overrides input.path)")
 	cmd.Flags().StringVar(&opt.Output, "release", "", "release file to check (overrides output.path)")
 	cmd.Flags().StringVar(&opt.Report, "report", "", "the release's JSON report: its recorded node and parameters are checked too (a CSV release has no metadata)")
 	return cmd
