@@ -162,21 +162,7 @@ func (s *partsSource) stream(ctx context.Context, cols []int, out chan<- *batch)
 		s.mu.Lock()
 		s.starts = append(s.starts, first)
 		s.mu.Unlock()
-		in := make(chan *batch, 2)
-		errc := make(chan error, 1)
-		go func() { errc <- guard(func() error { return part.stream(ctx, cols, in) })() }()
-		for b := range in {
-			b.first += first
-			select {
-			case out <- b:
-			case <-ctx.Done():
-				for range in {
-				}
-				<-errc
-				return ctx.Err()
-			}
-		}
-		if err := <-errc; err != nil {
+		if err := relay(ctx, part, cols, first, out); err != nil {
 			return err
 		}
 		first += part.rows()

@@ -179,3 +179,91 @@ func TestPartsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestPartsReleaseFolder: with a folder as output, an input in parts gets one release
+// part per input part, whose records, one part after another, are the release of the
+// whole table; Check reads the folder; a Parquet part carries the release metadata; a
+// cancelled run publishes no folder; an output folder that is not empty is refused
+// before anything is read.
+func TestPartsReleaseFolder(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 3000)
+	whole := filepath.Join(dir, "whole.csv")
+	if _, err := Release(context.Background(), cfg, Options{Input: in, Output: whole}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(in)
+	parts := filepath.Join(dir, "parts")
+	os.Mkdir(parts, 0o700)
+	splitCSV(t, data, parts, 3)
+
+	out := filepath.Join(dir, "rel") + string(filepath.Separator)
+	if _, err := Release(context.Background(), cfg, Options{Input: parts, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var joined strings.Builder
+	for i, e := range entries {
+		if want := "part-0000" + itoa(i) + ".csv"; e.Name() != want {
+			t.Fatalf("part %d is %s, want %s", i, e.Name(), want)
+		}
+		b, _ := os.ReadFile(filepath.Join(out, e.Name()))
+		if i > 0 {
+			b = b[bytes.IndexByte(b, '\n')+1:]
+		}
+		joined.Write(b)
+	}
+	if want, _ := os.ReadFile(whole); len(entries) != 3 || joined.String() != string(want) {
+		t.Fatalf("%d parts whose records are not the whole table's release", len(entries))
+	}
+	if _, err := Check(context.Background(), cfg, Options{Input: parts, Output: out}); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	// A record taken out of the second part is found missing.
+	second := filepath.Join(out, "part-00001.csv")
+	b, _ := os.ReadFile(second)
+	lines := strings.SplitAfter(string(b), "\n")
+	os.WriteFile(second, []byte(strings.Join(append(lines[:3:3], lines[4:]...), "")), 0o600)
+	if _, err := Check(context.Background(), cfg, Options{Input: parts, Output: out}); err == nil {
+		t.Fatal("check passed a release part with a record taken out")
+	}
+
+	pq := filepath.Join(dir, "pq") + string(filepath.Separator)
+	cfg.Output.Format = "parquet"
+	if _, err := Release(context.Background(), cfg, Options{Input: parts, Output: pq}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		md := parquetMetadata(t, filepath.Join(pq, "part-0000"+itoa(i)+".parquet"))
+		if md["sanitize.k"] != "5" {
+			t.Errorf("part %d: metadata %v", i, md)
+		}
+	}
+	if _, err := Check(context.Background(), cfg, Options{Input: parts, Output: pq}); err != nil {
+		t.Fatalf("check of the Parquet parts: %v", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cancelled := filepath.Join(dir, "cancelled") + string(filepath.Separator)
+	_, err = Release(ctx, cfg, Options{Input: parts, Output: cancelled, AtStage: func(stage string) {
+		if stage == StagePublish {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*cancelled*")); len(left) > 0 {
+		t.Fatalf("a cancelled run left %v", left)
+	}
+
+	full := filepath.Join(dir, "full")
+	os.Mkdir(full, 0o700)
+	os.WriteFile(filepath.Join(full, "x"), nil, 0o600)
+	if _, err := Release(context.Background(), cfg, Options{Input: parts, Output: full}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "not empty") {
+		t.Fatalf("a full output folder: %v, want bad input", err)
+	}
+}

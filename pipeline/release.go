@@ -68,7 +68,9 @@ func paths(cfg *schema.Config, opt Options) (in, out, inFmt, outFmt string, err 
 	if inFmt, err = inputFormat(in, cfg.Input); err != nil {
 		return "", "", "", "", err
 	}
-	if outFmt, err = checkFormat("output", out, cfg.Output); err != nil {
+	if isFolderOut(out) && cfg.Output.Format == "" {
+		outFmt = inFmt // a folder of parts: in the input's format unless configured
+	} else if outFmt, err = checkFormat("output", out, cfg.Output); err != nil {
 		return "", "", "", "", err
 	}
 	return in, out, inFmt, outFmt, nil
@@ -97,7 +99,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 			}
 		}
 	}
-	if err := publish.CheckFile("output", out, opt.Force); err != nil {
+	if err := checkOutput(out, opt.Force); err != nil {
 		return nil, err
 	}
 	if opt.Report != "" {
@@ -203,11 +205,6 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if err := src.rewind(); err != nil {
 		return nil, err
 	}
-	tmp, err := publish.Create(out)
-	if err != nil {
-		return nil, fmt.Errorf("output: %w", err)
-	}
-	defer tmp.Discard() // nothing, once published
 	opt.at(StageWrite)
 	header := p.releaseHeader()
 	meta := releaseMetadata(cfg, p, t, res, opt.now())
@@ -218,25 +215,14 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	}
 	cols := p.outColumns()
 	rc.dictionaries(cols)
-	sink, err := newSink(tmp.File, outFmt, cfg.Output.CSV, cols, meta)
-	if err != nil {
-		return nil, fmt.Errorf("writing release: %w", err)
-	}
-	written, err := writeRelease(ctx, src, rc, sink, opt.workers())
+	w := releaseWriter{out: out, format: outFmt, dialect: cfg.Output.CSV, cols: cols, meta: meta, workers: opt.workers()}
+	dest, written, err := w.write(ctx, src, rc)
 	if err != nil {
 		return nil, err
 	}
+	defer dest.discard() // nothing, once published
 	if err := src.unchanged(); err != nil {
 		return nil, err
-	}
-	if err := sink.finish(); err != nil {
-		return nil, fmt.Errorf("writing release: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return nil, fmt.Errorf("writing release: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, fmt.Errorf("writing release: %w", err)
 	}
 	wrote := time.Now()
 	log.Info("stage done", "stage", StageWrite, "records", written, "format", outFmt, "ms", ms(searched, wrote))
@@ -268,7 +254,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if err != nil {
 		return nil, fmt.Errorf("internal error: %w", err)
 	}
-	skipped, err := verifyTruth(ctx, cfg, p, inFmt, tmp.Name(), outFmt, header, counter)
+	skipped, err := verifyTruth(ctx, cfg, p, inFmt, dest.path(), outFmt, header, counter)
 	if err != nil {
 		var v *verify.Violation
 		if errors.As(err, &v) {
@@ -343,7 +329,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if err := ctx.Err(); err != nil { // a cancelled run publishes nothing
 		return nil, err
 	}
-	if err := tmp.Publish(opt.Force); err != nil {
+	if err := dest.publish(opt.Force); err != nil {
 		return nil, fmt.Errorf("output: %w", err)
 	}
 	if reportTmp != nil {

@@ -243,7 +243,7 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "release configuration (YAML, required)")
 	cmd.Flags().StringVar(&opt.Input, "in", "", "input table: a file, or a folder or glob pattern of parts read as one (overrides input.path)")
-	cmd.Flags().StringVar(&opt.Output, "out", "", "release file to write (overrides output.path)")
+	cmd.Flags().StringVar(&opt.Output, "out", "", "release file to write, or a folder (ending in /) for one release part per input part (overrides output.path)")
 	cmd.Flags().StringVar(&opt.Report, "report", "", "write a JSON report here")
 	cmd.Flags().BoolVar(&opt.Force, "force", false, "replace an existing release (and report), once the new one is verified")
 	cmd.Flags().IntVar(&opt.Workers, "workers", 0, "parallel workers (default: number of CPUs)")
