@@ -12,23 +12,20 @@ import (
 )
 
 // A release is written to a temporary beside its destination, verified there, and
-// published only then: one file, or, when the output is a folder (a path ending in a
-// separator, or an existing empty folder), a folder with one release part per part of
-// the input (part-00000.parquet, …, in the input's order), published by one rename of
-// the folder once every part is verified.
+// published only then: one file, or, when the output path ends in a separator
+// ("release/"), a folder with one release part per part of the input
+// (part-00000.parquet, …, in the input's order), published by one rename of the
+// folder once every part is verified. (An existing folder named without the separator
+// is refused, as it always was: a script that meant a file must not get a folder.)
 
-// isFolderOut reports whether an output path names a folder of release parts.
-func isFolderOut(out string) bool {
-	if strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) {
-		return true
-	}
-	st, err := os.Stat(out)
-	return err == nil && st.IsDir()
+// folderOutput reports whether an output path asks for a folder of release parts.
+func folderOutput(out string) bool {
+	return strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator))
 }
 
 // checkOutput refuses, before anything is read, an output the run could not publish.
 func checkOutput(out string, force bool) error {
-	if isFolderOut(out) {
+	if folderOutput(out) {
 		return publish.CheckFolder("output", out)
 	}
 	return publish.CheckFile("output", out, force)
@@ -68,7 +65,7 @@ type releaseWriter struct {
 // recoded by rc. It returns the destination, not yet published, and the records
 // written. On error the temporary is gone.
 func (w releaseWriter) write(ctx context.Context, src source, rc *recoder) (releaseDest, int, error) {
-	if !isFolderOut(w.out) {
+	if !folderOutput(w.out) {
 		tmp, err := publish.Create(w.out)
 		if err != nil {
 			return nil, 0, fmt.Errorf("output: %w", err)

@@ -182,9 +182,10 @@ func TestPartsBadInput(t *testing.T) {
 
 // TestPartsReleaseFolder: with a folder as output, an input in parts gets one release
 // part per input part, whose records, one part after another, are the release of the
-// whole table; Check reads the folder; a Parquet part carries the release metadata; a
-// cancelled run publishes no folder; an output folder that is not empty is refused
-// before anything is read.
+// whole table; Check reads the folder, and finds a record taken out of a part; a
+// Parquet part carries the release metadata; a cancelled run publishes no folder; an
+// output folder that is not empty, or named without the separator, is refused before
+// anything is read.
 func TestPartsReleaseFolder(t *testing.T) {
 	cfg, in, dir := hospitalFixture(t, 3000)
 	whole := filepath.Join(dir, "whole.csv")
@@ -263,7 +264,12 @@ func TestPartsReleaseFolder(t *testing.T) {
 	full := filepath.Join(dir, "full")
 	os.Mkdir(full, 0o700)
 	os.WriteFile(filepath.Join(full, "x"), nil, 0o600)
-	if _, err := Release(context.Background(), cfg, Options{Input: parts, Output: full}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "not empty") {
+	if _, err := Release(context.Background(), cfg, Options{Input: parts, Output: full + "/"}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("a full output folder: %v, want bad input", err)
+	}
+	// Named without the separator, a folder is not an output (a script that meant a
+	// file must not get a folder).
+	if _, err := Release(context.Background(), cfg, Options{Input: parts, Output: full}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "is a folder") {
+		t.Fatalf("a folder named without the separator: %v, want bad input", err)
 	}
 }

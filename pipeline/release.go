@@ -68,7 +68,7 @@ func paths(cfg *schema.Config, opt Options) (in, out, inFmt, outFmt string, err 
 	if inFmt, err = inputFormat(in, cfg.Input); err != nil {
 		return "", "", "", "", err
 	}
-	if isFolderOut(out) && cfg.Output.Format == "" {
+	if (folderOutput(out) || isParts(out)) && cfg.Output.Format == "" {
 		outFmt = inFmt // a folder of parts: in the input's format unless configured
 	} else if outFmt, err = checkFormat("output", out, cfg.Output); err != nil {
 		return "", "", "", "", err
