@@ -303,7 +303,10 @@ func (c *chunkCheck) checkValues(enc format.Encoding, data []byte, n int) error 
 }
 
 // checkHybrid checks a run-length / bit-packed hybrid encoding of values of width bits:
-// its runs may decode to at most limit values.
+// its repeated-value runs may decode to at most limit values. A bit-packed run's values
+// are all in b (8 per width bytes), so it cannot make a decoder allocate more than b
+// holds: writers pad the last one, some (DuckDB) by more than a group of 8, and it is
+// not counted.
 func checkHybrid(b []byte, width, limit int) error {
 	total := 0
 	for i := 0; i < len(b); {
@@ -322,10 +325,9 @@ func checkHybrid(b []byte, width, limit int) error {
 				return io.ErrUnexpectedEOF
 			}
 			i += size
-			count *= 8
-		} else { // one value repeated
-			i += (width + 7) / 8
+			continue
 		}
+		i += (width + 7) / 8 // one value repeated
 		if count > uint64(limit-total) {
 			return fmt.Errorf("runs of more than %d values", limit)
 		}
