@@ -124,7 +124,7 @@ func BenchmarkReleaseAdultMondrian(b *testing.B) {
 	dir := b.TempDir()
 	cfg := adultTyped(b, dir, 5, 0, "mondrian")
 	abs := needAdult(b)
-	opt := Options{Input: filepath.Join(abs, "adult.csv"), Output: filepath.Join(dir, "release.csv")}
+	opt := Options{Input: filepath.Join(abs, "adult.csv"), Output: filepath.Join(dir, "release.csv"), Force: true}
 	var rep *Report
 	for b.Loop() {
 		var err error

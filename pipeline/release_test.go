@@ -221,7 +221,7 @@ func BenchmarkReleaseAdult(b *testing.B) {
 	dir := b.TempDir()
 	cfg := adultConfig(b, dir, 5, 0.05)
 	abs := needAdult(b)
-	opt := Options{Input: filepath.Join(abs, "adult.csv"), Output: filepath.Join(dir, "release.csv")}
+	opt := Options{Input: filepath.Join(abs, "adult.csv"), Output: filepath.Join(dir, "release.csv"), Force: true}
 	var rep *Report
 	for b.Loop() {
 		var err error
