@@ -214,8 +214,8 @@ func (b *pqBatch) setNull(k int) {
 type pqCursor struct {
 	p       *ParquetFile
 	col     *pqColumn
-	chunk   []byte // the current column chunk's bytes
-	scratch []byte // for the page checks
+	stream  pageStream // the current column chunk's pages, checked as the library reads them
+	scratch []byte     // for the page checks
 	pages   parquet.Pages
 	page    parquet.Page
 	vals    pqValues // the current page's values (dictionary indexes for an indexed page)
@@ -235,8 +235,8 @@ func newCursor(p *ParquetFile, col *pqColumn) *pqCursor {
 	return &pqCursor{p: p, col: col}
 }
 
-// start moves to the column's chunk cc of row group g (rows records): it reads the
-// chunk's bytes, checks its pages and opens them.
+// start moves to the column's chunk cc of row group g (rows records) and opens its
+// pages, which are checked as the library reads them (pageStream).
 func (c *pqCursor) start(g int, cc parquet.ColumnChunk, rows int64) error {
 	c.close()
 	fc, ok := cc.(*parquet.FileColumnChunk)
@@ -245,19 +245,9 @@ func (c *pqCursor) start(g int, cc parquet.ColumnChunk, rows int64) error {
 	}
 	m := &c.p.pf.Metadata().RowGroups[g].Columns[c.col.leaf].MetaData
 	start, size := chunkStart(m), m.TotalCompressedSize // checked at open
-	if int64(cap(c.chunk)) < size {
-		c.chunk = make([]byte, size)
-	}
-	c.chunk = c.chunk[:size]
-	if _, err := c.p.f.ReadAt(c.chunk, start); err != nil {
-		return fmt.Errorf("reading the column chunk: %w", err)
-	}
-	check := &chunkCheck{rows: rows, fileSize: c.p.size, codec: m.Codec, optional: c.col.optional,
-		scratch: &c.scratch, kind: c.col.kind, phys: c.col.phys}
-	if err := checkPages(c.chunk, check); err != nil {
-		return err
-	}
-	c.pages = fc.PagesFrom(&chunkReader{base: start, b: c.chunk})
+	c.stream.reset(c.p.f, start, size, c.p.readBlock, chunkCheck{rows: rows, fileSize: c.p.size, codec: m.Codec,
+		optional: c.col.optional, scratch: &c.scratch, kind: c.col.kind, phys: c.col.phys})
+	c.pages = fc.PagesFrom(&c.stream)
 	c.dict, c.rows, c.next = nil, 0, 0
 	return nil
 }
@@ -307,10 +297,10 @@ func (c *pqCursor) finish() error {
 	for {
 		page, err := c.pages.ReadPage()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return c.stream.finish()
 		}
 		if err != nil {
-			return err
+			return c.pageError(err)
 		}
 		n := page.NumRows()
 		parquet.Release(page)
@@ -318,6 +308,15 @@ func (c *pqCursor) finish() error {
 			return errors.New("more values than the row group's records")
 		}
 	}
+}
+
+// pageError is the error for the library's failure err to read a page: the check that
+// failed when one did (the library may have wrapped it, or lost it).
+func (c *pqCursor) pageError(err error) error {
+	if c.stream.err != nil {
+		return c.stream.err
+	}
+	return err
 }
 
 // nextPage reads the next page of the chunk and checks that its levels and values
@@ -329,10 +328,13 @@ func (c *pqCursor) nextPage() error {
 	}
 	page, err := c.pages.ReadPage()
 	if errors.Is(err, io.EOF) {
+		if err := c.stream.finish(); err != nil {
+			return err
+		}
 		return errors.New("fewer values than the row group's records")
 	}
 	if err != nil {
-		return err
+		return c.pageError(err)
 	}
 	c.page = page
 	c.rows, c.next, c.v = int(page.NumRows()), 0, 0
@@ -403,22 +405,4 @@ func (c *pqCursor) value(i int) string {
 		c.dtext[k], c.dset[k] = c.text.format(&c.dvals, k), true
 	}
 	return c.dtext[k]
-}
-
-// chunkReader reads a column chunk held in memory as if from the file at its offset.
-type chunkReader struct {
-	base int64
-	b    []byte
-}
-
-func (r *chunkReader) ReadAt(p []byte, off int64) (int, error) {
-	off -= r.base
-	if off < 0 || off > int64(len(r.b)) {
-		return 0, io.EOF
-	}
-	n := copy(p, r.b[off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
 }
