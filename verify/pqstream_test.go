@@ -214,3 +214,132 @@ func TestParquetCorruptLargeChunks(t *testing.T) {
 		})
 	}
 }
+
+// dictRow has dictionary-encoded columns whose dictionaries (in a row group of 150,000
+// records) need one, two and four bytes per index, with nulls.
+type dictRow struct {
+	Small *string `parquet:"small,optional,dict"`
+	Mid   string  `parquet:"mid,dict"`
+	Large *int64  `parquet:"large,optional,dict"`
+}
+
+func dictRows(n int) []dictRow {
+	rows := make([]dictRow, n)
+	for i := range rows {
+		r := dictRow{Mid: "m" + strconv.Itoa(i%300)}
+		if i%7 != 0 {
+			s := "s" + strconv.Itoa(i%255)
+			r.Small = &s
+		}
+		if i%5 != 0 {
+			v := int64(i % 90000)
+			r.Large = &v
+		}
+		rows[i] = r
+	}
+	return rows
+}
+
+// TestParquetIndexedPages reads dictionary-encoded pages whose indexes the cursor
+// keeps in one, two and four bytes, nulls among them, row groups of one page and of
+// many.
+func TestParquetIndexedPages(t *testing.T) {
+	rows := dictRows(150000)
+	for name, options := range map[string][]parquet.WriterOption{
+		"one page per chunk": {parquet.PageBufferSize(64 << 20)},
+		"many pages":         {parquet.PageBufferSize(4096), parquet.MaxRowsPerRowGroup(40000)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "d.parquet")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := parquet.NewGenericWriter[dictRow](f, options...)
+			if _, err := w.Write(rows); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			got, err := readPQ(t, path, []int{0, 1, 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(rows) {
+				t.Fatalf("%d records, want %d", len(got), len(rows))
+			}
+			for i, r := range rows {
+				want := []string{"\x00", r.Mid, "\x00"}
+				if r.Small != nil {
+					want[0] = *r.Small
+				}
+				if r.Large != nil {
+					want[2] = strconv.FormatInt(*r.Large, 10)
+				}
+				if !slices.Equal(got[i], want) {
+					t.Fatalf("record %d: got %q, want %q", i, got[i], want)
+				}
+			}
+		})
+	}
+}
+
+// TestIndexedPageLetGo: a cursor keeps an indexed page's indexes, not the page, and
+// once it has read the last page of records of a chunk, it has read the chunk to its
+// end and let its pages go.
+func TestIndexedPageLetGo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.parquet")
+	rows := dictRows(150000)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[dictRow](f, parquet.PageBufferSize(64<<20))
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	pf, err := OpenParquet(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	if len(pf.pf.RowGroups()) != 1 {
+		t.Fatalf("%d row groups", len(pf.pf.RowGroups()))
+	}
+	for j := range pf.cols {
+		c := newCursor(pf, &pf.cols[j], new([]byte))
+		n := int64(len(rows))
+		if err := c.start(0, pf.pf.RowGroups()[0].ColumnChunks()[pf.cols[j].leaf], n); err != nil {
+			t.Fatal(err)
+		}
+		b := takeBatch(make(chan *pqBatch), 10, 1)
+		if err := c.fill(b, 0, 1, 10); err != nil {
+			t.Fatal(err)
+		}
+		if !c.indexed || c.page != nil || c.pages != nil || !c.drained {
+			t.Errorf("column %s after its first records: indexed %v, page held %v, pages open %v, drained %v",
+				pf.cols[j].Name, c.indexed, c.page != nil, c.pages != nil, c.drained)
+		}
+		if widths := [3]bool{c.codes8 != nil, c.codes16 != nil, c.codes32 != nil}; !widths[j] || widths[(j+1)%3] || widths[(j+2)%3] {
+			t.Errorf("column %s (dictionary of %d): indexes in 1, 2, 4 bytes: %v", pf.cols[j].Name, len(c.dtext), widths)
+		}
+		for done := int64(10); done < n; {
+			m := int(min(4096, n-done))
+			b = takeBatch(make(chan *pqBatch), m, 1)
+			if err := c.fill(b, 0, 1, m); err != nil {
+				t.Fatal(err)
+			}
+			done += int64(m)
+		}
+		if err := c.finish(); err != nil {
+			t.Fatal(err)
+		}
+		c.close()
+	}
+}
