@@ -174,6 +174,13 @@ func (s *pageStream) reset(f io.ReaderAt, start, size int64, block int, c chunkC
 	s.buf, s.base, s.low, s.checked = s.buf[:0], 0, 0, 0
 }
 
+// release lets go of the buffer when it is larger than a chunk of small pages needs.
+func (s *pageStream) release() {
+	if int64(cap(s.buf)) > 2*s.block {
+		s.buf = nil
+	}
+}
+
 // ReadAt reads the chunk's bytes at file offset off for the library, checking the pages
 // they reach into first.
 func (s *pageStream) ReadAt(p []byte, off int64) (int, error) {

@@ -130,8 +130,9 @@ func (p *ParquetFile) produce(ctx context.Context, cols []int, out chan<- *pqBat
 	}()
 	width := len(cols)
 	cursors := make([]*pqCursor, width)
+	scratch := new([]byte) // the cursors take turns on this goroutine
 	for j, c := range cols {
-		cursors[j] = newCursor(p, &p.cols[c], new([]byte))
+		cursors[j] = newCursor(p, &p.cols[c], scratch)
 	}
 	defer func() {
 		for _, c := range cursors {
@@ -217,7 +218,7 @@ type pqCursor struct {
 	p       *ParquetFile
 	col     *pqColumn
 	stream  pageStream // the current column chunk's pages, checked as the library reads them
-	scratch *[]byte    // for the page checks
+	scratch *[]byte    // for the page checks, shared by the file's cursors
 	pages   parquet.Pages
 	page    parquet.Page
 	vals    pqValues // the current page's values (not an indexed page)
@@ -263,8 +264,11 @@ func (c *pqCursor) start(g int, cc parquet.ColumnChunk, rows int64) error {
 	return nil
 }
 
-// close lets go of the current chunk's pages.
+// close lets go of the current chunk's pages, and of the stream's buffer when a large
+// page grew it (the next chunk's pages may be small; when they are not, the buffer is
+// made again).
 func (c *pqCursor) close() {
+	c.stream.release()
 	if c.page != nil {
 		parquet.Release(c.page)
 		c.page = nil
