@@ -45,6 +45,9 @@ type ParquetFile struct {
 	dataEnd int64 // where the footer starts
 	pf      *parquet.File
 	cols    []pqColumn
+	// readBlock is how much of a column chunk is read from the file at a time, at
+	// least (0: pageBlock; the tests make it small).
+	readBlock int
 }
 
 // ParquetColumn describes a top-level column of a Parquet file: its name, the type

@@ -142,26 +142,154 @@ type chunkCheck struct {
 	phys     format.Type
 }
 
-// checkPages walks the pages of a column chunk (its bytes, whole) and checks each
-// before the library reads it.
-func checkPages(chunk []byte, c *chunkCheck) error {
-	for pos := 0; pos < len(chunk); {
-		r := &thriftReader{b: chunk[pos:]}
-		h, err := readPageHeader(r)
-		if err != nil {
+// pageStream hands the library a column chunk's bytes page by page, each page checked
+// before the library can read a byte of it. The library reads a chunk through an
+// io.ReaderAt, front to back (its buffered reader reads ahead of the page it decodes):
+// a read past the pages checked so far reads and checks the next ones from the file
+// first. Only the pages not yet read by the library are held, in a buffer that grows
+// to the largest page (plus a read-ahead block), not to the chunk.
+type pageStream struct {
+	f       io.ReaderAt
+	start   int64 // where the chunk starts in the file
+	size    int64 // its length
+	buf     []byte
+	base    int64 // the chunk offset of buf[0]
+	low     int64 // the chunk offset the library last read from: it reads no earlier one
+	checked int64 // the pages before this chunk offset are checked
+	block   int64 // how much it reads from the file at a time, at least
+	check   chunkCheck
+	err     error // the first failure: every later read fails with it
+}
+
+// pageBlock is how much of a chunk a stream reads from the file at a time, at least.
+const pageBlock = 64 << 10
+
+// reset points s at the chunk of size bytes at start in f, to be checked by c and read
+// block bytes at a time (0: pageBlock). The buffer is kept.
+func (s *pageStream) reset(f io.ReaderAt, start, size int64, block int, c chunkCheck) {
+	if block <= 0 {
+		block = pageBlock
+	}
+	s.f, s.start, s.size, s.block, s.check, s.err = f, start, size, int64(block), c, nil
+	s.buf, s.base, s.low, s.checked = s.buf[:0], 0, 0, 0
+}
+
+// release lets go of the buffer when it is larger than a chunk of small pages needs.
+func (s *pageStream) release() {
+	if int64(cap(s.buf)) > 2*s.block {
+		s.buf = nil
+	}
+}
+
+// ReadAt reads the chunk's bytes at file offset off for the library, checking the pages
+// they reach into first.
+func (s *pageStream) ReadAt(p []byte, off int64) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	o := off - s.start
+	if o < s.low || o > s.size {
+		// The library reads a chunk once, in order; it reads back only to look for a
+		// dictionary page that did not come first, which no valid chunk lacks.
+		s.err = errors.New("a dictionary-encoded page before the column chunk's dictionary")
+		return 0, s.err
+	}
+	s.low = o
+	end := min(o+int64(len(p)), s.size)
+	for s.checked < end {
+		if err := s.next(); err != nil {
+			s.err = err
+			return 0, err
+		}
+	}
+	n := copy(p, s.buf[o-s.base:end-s.base])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// next reads and checks the page at s.checked.
+func (s *pageStream) next() error {
+	pos := s.checked
+	if err := s.fill(pos + min(s.block, s.size-pos)); err != nil {
+		return err
+	}
+	var h pageHeader
+	var hlen int
+	for {
+		// The header's lengths are held against the rest of the chunk: a header that
+		// fails against the bytes read so far is read again with more of them.
+		r := &thriftReader{b: s.buf[pos-s.base:]}
+		var err error
+		if h, err = readPageHeader(r); err == nil {
+			hlen = r.pos
+			break
+		}
+		buffered := s.base + int64(len(s.buf))
+		if buffered == s.size {
 			return fmt.Errorf("page header at byte %d of the column chunk: %w", pos, err)
 		}
-		pos += r.pos
-		if h.compressed < 0 || int(h.compressed) > len(chunk)-pos {
-			return fmt.Errorf("a page of %d bytes where the column chunk has %d left", h.compressed, len(chunk)-pos)
-		}
-		body := chunk[pos : pos+int(h.compressed)]
-		pos += int(h.compressed)
-		if err := c.checkPage(&h, body); err != nil {
+		if err := s.fill(buffered + max(buffered-pos, s.block)); err != nil {
 			return err
 		}
 	}
-	if c.values != c.rows {
+	left := s.size - pos - int64(hlen)
+	if h.compressed < 0 || int64(h.compressed) > left {
+		return fmt.Errorf("a page of %d bytes where the column chunk has %d left", h.compressed, left)
+	}
+	end := pos + int64(hlen) + int64(h.compressed)
+	if err := s.fill(end); err != nil {
+		return err
+	}
+	if err := s.check.checkPage(&h, s.buf[pos+int64(hlen)-s.base:end-s.base]); err != nil {
+		return err
+	}
+	s.checked = end
+	return nil
+}
+
+// fill reads the chunk up to chunk offset end at least (and up to a block more, within
+// the chunk) into the buffer, dropping the bytes the library has read past and that
+// are checked.
+func (s *pageStream) fill(end int64) error {
+	have := s.base + int64(len(s.buf))
+	if end <= have {
+		return nil
+	}
+	end = min(max(end, have+s.block), s.size)
+	if keep := min(s.low, s.checked); keep > s.base {
+		s.buf = s.buf[:copy(s.buf, s.buf[keep-s.base:])]
+		s.base = keep
+	}
+	n := int(end - s.base)
+	if n > cap(s.buf) { // a block more, so that the next pages seldom grow it again
+		b := make([]byte, n, n+int(s.block))
+		copy(b, s.buf)
+		s.buf = b
+	}
+	s.buf = s.buf[:n]
+	if _, err := s.f.ReadAt(s.buf[have-s.base:], s.start+have); err != nil {
+		s.buf = s.buf[:have-s.base]
+		return fmt.Errorf("reading the column chunk: %w", err)
+	}
+	return nil
+}
+
+// finish checks, once the library has read the chunk's pages, the pages after them and
+// that the pages held a value for each record of the row group.
+func (s *pageStream) finish() error {
+	if s.err != nil {
+		return s.err
+	}
+	s.low = s.checked
+	for s.checked < s.size {
+		if err := s.next(); err != nil {
+			s.err = err
+			return err
+		}
+	}
+	if c := &s.check; c.values != c.rows {
 		return fmt.Errorf("the pages hold %d values for %d records", c.values, c.rows)
 	}
 	return nil

@@ -2,12 +2,14 @@ package verify
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding"
 
 	"sanitizer/schema"
 )
@@ -128,8 +130,9 @@ func (p *ParquetFile) produce(ctx context.Context, cols []int, out chan<- *pqBat
 	}()
 	width := len(cols)
 	cursors := make([]*pqCursor, width)
+	scratch := new([]byte) // the cursors take turns on this goroutine
 	for j, c := range cols {
-		cursors[j] = newCursor(p, &p.cols[c])
+		cursors[j] = newCursor(p, &p.cols[c], scratch)
 	}
 	defer func() {
 		for _, c := range cursors {
@@ -214,16 +217,25 @@ func (b *pqBatch) setNull(k int) {
 type pqCursor struct {
 	p       *ParquetFile
 	col     *pqColumn
-	chunk   []byte // the current column chunk's bytes
-	scratch []byte // for the page checks
+	stream  pageStream // the current column chunk's pages, checked as the library reads them
+	scratch *[]byte    // for the page checks, shared by the file's cursors
 	pages   parquet.Pages
 	page    parquet.Page
-	vals    pqValues // the current page's values (dictionary indexes for an indexed page)
-	defs    []byte   // its definition levels (nil: a required column)
+	vals    pqValues // the current page's values (not an indexed page)
+	defs    []byte   // its definition levels (nil: a required column; not an indexed page)
 	rows    int      // its records
 	next    int      // its next record
 	v       int      // its next value
-	indexed bool     // its values are indexes into dict
+	indexed bool     // its values are indexes into dict, in one of codes8, codes16, codes32
+	// An indexed page's dictionary index per record (len(dtext) for a null), in the
+	// narrowest of them the dictionary allows: the page itself, whose indexes take 4
+	// bytes and its levels one more, is let go as soon as it is read (a page of the
+	// release's writer holds a whole row group's million records).
+	codes8  []uint8
+	codes16 []uint16
+	codes32 []uint32
+	left    int64 // the chunk's records in the pages not read yet
+	drained bool  // the chunk's pages are read to their end and let go
 	dict    parquet.Dictionary
 	dvals   pqValues // the dictionary's values
 	dtext   []string // their text, once made
@@ -231,12 +243,12 @@ type pqCursor struct {
 	text    textCaches
 }
 
-func newCursor(p *ParquetFile, col *pqColumn) *pqCursor {
-	return &pqCursor{p: p, col: col}
+func newCursor(p *ParquetFile, col *pqColumn, scratch *[]byte) *pqCursor {
+	return &pqCursor{p: p, col: col, scratch: scratch}
 }
 
-// start moves to the column's chunk cc of row group g (rows records): it reads the
-// chunk's bytes, checks its pages and opens them.
+// start moves to the column's chunk cc of row group g (rows records) and opens its
+// pages, which are checked as the library reads them (pageStream).
 func (c *pqCursor) start(g int, cc parquet.ColumnChunk, rows int64) error {
 	c.close()
 	fc, ok := cc.(*parquet.FileColumnChunk)
@@ -245,25 +257,18 @@ func (c *pqCursor) start(g int, cc parquet.ColumnChunk, rows int64) error {
 	}
 	m := &c.p.pf.Metadata().RowGroups[g].Columns[c.col.leaf].MetaData
 	start, size := chunkStart(m), m.TotalCompressedSize // checked at open
-	if int64(cap(c.chunk)) < size {
-		c.chunk = make([]byte, size)
-	}
-	c.chunk = c.chunk[:size]
-	if _, err := c.p.f.ReadAt(c.chunk, start); err != nil {
-		return fmt.Errorf("reading the column chunk: %w", err)
-	}
-	check := &chunkCheck{rows: rows, fileSize: c.p.size, codec: m.Codec, optional: c.col.optional,
-		scratch: &c.scratch, kind: c.col.kind, phys: c.col.phys}
-	if err := checkPages(c.chunk, check); err != nil {
-		return err
-	}
-	c.pages = fc.PagesFrom(&chunkReader{base: start, b: c.chunk})
-	c.dict, c.rows, c.next = nil, 0, 0
+	c.stream.reset(c.p.f, start, size, c.p.readBlock, chunkCheck{rows: rows, fileSize: c.p.size, codec: m.Codec,
+		optional: c.col.optional, scratch: c.scratch, kind: c.col.kind, phys: c.col.phys})
+	c.pages = fc.PagesFrom(&c.stream)
+	c.dict, c.rows, c.next, c.left, c.drained = nil, 0, 0, rows, false
 	return nil
 }
 
-// close lets go of the current chunk's pages.
+// close lets go of the current chunk's pages, and of the stream's buffer when a large
+// page grew it (the next chunk's pages may be small; when they are not, the buffer is
+// made again).
 func (c *pqCursor) close() {
+	c.stream.release()
 	if c.page != nil {
 		parquet.Release(c.page)
 		c.page = nil
@@ -284,14 +289,23 @@ func (c *pqCursor) fill(b *pqBatch, j, width, n int) error {
 			continue
 		}
 		m := min(n-k, c.rows-c.next)
-		for i := range m {
-			at := (k+i)*width + j
-			if c.defs != nil && c.defs[c.next+i] == 0 {
-				b.setNull(at)
-				continue
+		switch {
+		case !c.indexed:
+			for i := range m {
+				at := (k+i)*width + j
+				if c.defs != nil && c.defs[c.next+i] == 0 {
+					b.setNull(at)
+					continue
+				}
+				b.fields[at] = c.text.format(&c.vals, c.v)
+				c.v++
 			}
-			b.fields[at] = c.value(c.v)
-			c.v++
+		case c.codes8 != nil:
+			fillIndexed(c, c.codes8[c.next:c.next+m], b, k, j, width)
+		case c.codes16 != nil:
+			fillIndexed(c, c.codes16[c.next:c.next+m], b, k, j, width)
+		default:
+			fillIndexed(c, c.codes32[c.next:c.next+m], b, k, j, width)
 		}
 		k += m
 		c.next += m
@@ -299,18 +313,46 @@ func (c *pqCursor) fill(b *pqBatch, j, width, n int) error {
 	return nil
 }
 
+// fillIndexed puts the text of the records whose dictionary indexes are codes into
+// field j of b's records from record k on.
+func fillIndexed[T uint8 | uint16 | uint32](c *pqCursor, codes []T, b *pqBatch, k, j, width int) {
+	null := T(len(c.dtext))
+	for i, x := range codes {
+		at := (k+i)*width + j
+		if x == null {
+			b.setNull(at)
+			continue
+		}
+		if !c.dset[x] {
+			c.dtext[x], c.dset[x] = c.text.format(&c.dvals, int(x)), true
+		}
+		b.fields[at] = c.dtext[x]
+	}
+}
+
 // finish checks, at the end of a row group, that the chunk holds no more values.
 func (c *pqCursor) finish() error {
 	if c.next != c.rows {
 		return errors.New("more values than the row group's records")
 	}
+	return c.drain()
+}
+
+// drain reads the chunk's pages after the last one that holds records, checks that
+// they hold no values, and lets the pages go.
+func (c *pqCursor) drain() error {
+	if c.drained {
+		return nil
+	}
+	c.drained = true
+	defer c.close()
 	for {
 		page, err := c.pages.ReadPage()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return c.stream.finish()
 		}
 		if err != nil {
-			return err
+			return c.pageError(err)
 		}
 		n := page.NumRows()
 		parquet.Release(page)
@@ -320,6 +362,15 @@ func (c *pqCursor) finish() error {
 	}
 }
 
+// pageError is the error for the library's failure err to read a page: the check that
+// failed when one did (the library may have wrapped it, or lost it).
+func (c *pqCursor) pageError(err error) error {
+	if c.stream.err != nil {
+		return c.stream.err
+	}
+	return err
+}
+
 // nextPage reads the next page of the chunk and checks that its levels and values
 // agree.
 func (c *pqCursor) nextPage() error {
@@ -327,15 +378,22 @@ func (c *pqCursor) nextPage() error {
 		parquet.Release(c.page)
 		c.page = nil
 	}
+	if c.drained {
+		return errors.New("fewer values than the row group's records")
+	}
 	page, err := c.pages.ReadPage()
 	if errors.Is(err, io.EOF) {
+		if err := c.stream.finish(); err != nil {
+			return err
+		}
 		return errors.New("fewer values than the row group's records")
 	}
 	if err != nil {
-		return err
+		return c.pageError(err)
 	}
 	c.page = page
 	c.rows, c.next, c.v = int(page.NumRows()), 0, 0
+	c.left -= int64(c.rows) // the page checks hold the values within the records
 	present, err := c.levels(page)
 	if err != nil {
 		return err
@@ -348,8 +406,71 @@ func (c *pqCursor) nextPage() error {
 	if err := c.useDictionary(page.Dictionary()); err != nil {
 		return err
 	}
-	c.vals, err = newIndexes(page.Data(), present, len(c.dtext))
+	if err := c.takeIndexes(page.Data(), present); err != nil {
+		return err
+	}
+	parquet.Release(c.page)
+	c.page, c.defs = nil, nil
+	if c.left == 0 {
+		// The last page of records (a writer may put a row group's in one): the
+		// library keeps it until the next is read, so the chunk is read to its end.
+		return c.drain()
+	}
+	return nil
+}
+
+// takeIndexes checks that v holds n dictionary indexes below the dictionary's size
+// and copies them, with the page's nulls, into one of the cursor's codes.
+func (c *pqCursor) takeIndexes(v encoding.Values, n int) error {
+	data, _ := v.Data()
+	if v.Kind() != encoding.Int32 || len(data) != 4*n {
+		return fmt.Errorf("%d bytes of dictionary indexes for %d values", len(data), n)
+	}
+	size := len(c.dtext)
+	var err error
+	c.codes8, c.codes16, c.codes32 = c.codes8[:0], c.codes16[:0], c.codes32[:0]
+	switch {
+	case size < 1<<8:
+		c.codes8, err = takeCodes(c.codes8, data, c.defs, c.rows, size)
+	case size < 1<<16:
+		c.codes16, err = takeCodes(c.codes16, data, c.defs, c.rows, size)
+	default:
+		c.codes32, err = takeCodes(c.codes32, data, c.defs, c.rows, size)
+	}
+	if size >= 1<<8 {
+		c.codes8 = nil
+	}
+	if size < 1<<8 || size >= 1<<16 {
+		c.codes16 = nil
+	}
+	if size < 1<<16 {
+		c.codes32 = nil
+	}
 	return err
+}
+
+// takeCodes returns codes (reused) holding, for each of rows records, its dictionary
+// index from data (little-endian int32s, one per record whose definition level is 1;
+// every record when defs is nil), or size for a null.
+func takeCodes[T uint8 | uint16 | uint32](codes []T, data, defs []byte, rows, size int) ([]T, error) {
+	if cap(codes) < rows {
+		codes = make([]T, rows)
+	}
+	codes = codes[:rows]
+	v := 0
+	for i := range codes {
+		if defs != nil && defs[i] == 0 {
+			codes[i] = T(size)
+			continue
+		}
+		k := binary.LittleEndian.Uint32(data[4*v:])
+		if k >= uint32(size) {
+			return codes, fmt.Errorf("dictionary index %d of a dictionary of %d", k, size)
+		}
+		codes[i] = T(k)
+		v++
+	}
+	return codes, nil
 }
 
 // levels takes the page's definition levels (a required column has none) and returns
@@ -391,34 +512,4 @@ func (c *pqCursor) useDictionary(d parquet.Dictionary) error {
 	c.dict, c.dvals = d, vals
 	c.dtext, c.dset = make([]string, n), make([]bool, n)
 	return nil
-}
-
-// value returns the text of value i of the current page.
-func (c *pqCursor) value(i int) string {
-	if !c.indexed {
-		return c.text.format(&c.vals, i)
-	}
-	k := c.vals.index(i)
-	if !c.dset[k] {
-		c.dtext[k], c.dset[k] = c.text.format(&c.dvals, k), true
-	}
-	return c.dtext[k]
-}
-
-// chunkReader reads a column chunk held in memory as if from the file at its offset.
-type chunkReader struct {
-	base int64
-	b    []byte
-}
-
-func (r *chunkReader) ReadAt(p []byte, off int64) (int, error) {
-	off -= r.base
-	if off < 0 || off > int64(len(r.b)) {
-		return 0, io.EOF
-	}
-	n := copy(p, r.b[off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
 }

@@ -103,23 +103,6 @@ func (v *pqValues) checkRange() error {
 	return nil
 }
 
-// newIndexes checks that v holds n dictionary indexes below size.
-func newIndexes(v encoding.Values, n, size int) (pqValues, error) {
-	data, _ := v.Data()
-	if v.Kind() != encoding.Int32 || len(data) != 4*n {
-		return pqValues{}, fmt.Errorf("%d bytes of dictionary indexes for %d values", len(data), n)
-	}
-	for i := range n {
-		if k := binary.LittleEndian.Uint32(data[4*i:]); k >= uint32(size) {
-			return pqValues{}, fmt.Errorf("dictionary index %d of a dictionary of %d", k, size)
-		}
-	}
-	return pqValues{kind: pqInt32, data: data, n: n}, nil
-}
-
-// index returns dictionary index i.
-func (v *pqValues) index(i int) int { return int(binary.LittleEndian.Uint32(v.data[4*i:])) }
-
 // textCaches hold the text of a column's recent values, so that a value that repeats
 // is converted and allocated once: numbers (and dates, timestamps) by their bits,
 // strings by a hash of their bytes. Each is direct-mapped: a new value evicts the one
