@@ -207,7 +207,7 @@ func (s *csvSource) stream(ctx context.Context, cols []int, out chan<- *batch) e
 	p := newCSVParser(s.dialect.Separator, len(s.header), cols)
 	g, ctx := errgroup.WithContext(ctx)
 	todo := make(chan *csvJob, workers)
-	order := make(chan *csvJob, 2*workers)
+	order := make(chan *csvJob, workers)
 	g.Go(guard(func() error { return s.splitBlocks(ctx, todo, order) }))
 	for range workers {
 		g.Go(guard(func() error {
