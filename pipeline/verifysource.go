@@ -187,7 +187,8 @@ func (t *checkedParts) records(ctx context.Context, cols []int) (checkedRecords,
 	return &partsRecords{ctx: ctx, cols: cols, parts: t.parts}, nil
 }
 
-func (t *checkedParts) metadata() map[string]string { return nil }
+// metadata is the first part's: every part of a release carries the same.
+func (t *checkedParts) metadata() map[string]string { return t.parts[0].metadata() }
 
 func (t *checkedParts) Close() error {
 	var first error
