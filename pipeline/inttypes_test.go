@@ -136,7 +136,7 @@ func TestIntegerTypesKept(t *testing.T) {
 		"parquet": filepath.Join(dir, "in.parquet"),
 		"arrow":   writeArrowRecord(t, dir, rec),
 	}
-	writeLibraryParquet(t, inputs["parquet"], rec, nil)
+	writeArrowParquet(t, inputs["parquet"], rec, nil)
 	cfg := intConfig(t)
 	for inFmt, in := range inputs {
 		for _, outFmt := range []string{"parquet", "arrow", "csv"} {
@@ -249,7 +249,7 @@ func TestUnsignedQuasiIntervals(t *testing.T) {
 				defer rec.Release()
 				in := filepath.Join(dir, "in.parquet")
 				if format == "parquet" {
-					writeLibraryParquet(t, in, rec, nil)
+					writeArrowParquet(t, in, rec, nil)
 				} else {
 					in = writeArrowRecord(t, dir, rec)
 				}

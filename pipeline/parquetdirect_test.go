@@ -86,8 +86,7 @@ func TestParquetDirectMatchesArrow(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "direct.parquet")
-			props := parquet.NewWriterProperties(append(tc.props, parquet.WithMaxRowGroupLength(2500), parquet.WithDataPageSize(4096))...)
-			writeLibraryParquet(t, path, rec, props)
+			writeArrowParquet(t, path, rec, append(tc.props, parquet.WithMaxRowGroupLength(2500), parquet.WithDataPageSize(4096)))
 			read := func(viaArrow bool) [][]cell {
 				src, err := openParquet(path)
 				if err != nil {

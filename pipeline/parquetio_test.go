@@ -13,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
@@ -194,26 +193,6 @@ func readWithPqarrow(t testing.TB, path string) arrow.Table {
 
 // TestParquetForeignTypes reads a file written by the Arrow project's Parquet writer
 // with types this tool never writes.
-// writeLibraryParquet writes rec to path with the Arrow project's Parquet writer
-// (props nil: its defaults).
-func writeLibraryParquet(t testing.TB, path string, rec arrow.Record, props *parquet.WriterProperties) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := pqarrow.NewFileWriter(rec.Schema(), f, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestParquetForeignTypes(t *testing.T) {
 	mem := memory.DefaultAllocator
 	sch := arrow.NewSchema([]arrow.Field{
@@ -244,7 +223,7 @@ func TestParquetForeignTypes(t *testing.T) {
 	rec := b.NewRecord()
 	defer rec.Release()
 	path := filepath.Join(t.TempDir(), "foreign.parquet")
-	writeLibraryParquet(t, path, rec, nil)
+	writeArrowParquet(t, path, rec, nil)
 
 	src, err := openParquet(path)
 	if err != nil {
