@@ -114,3 +114,12 @@ func TestReleaseCSVByteOrderMark(t *testing.T) {
 		t.Error("the release differs from the release of the input without the mark")
 	}
 }
+
+// readRecords reads every column of src, record by record.
+func readRecords(ctx context.Context, src source) *recordReader {
+	all := make([]int, len(src.columns()))
+	for i := range all {
+		all[i] = i
+	}
+	return readColumns(ctx, src, all)
+}

@@ -209,12 +209,12 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	header := p.releaseHeader()
 	meta := releaseMetadata(cfg, p, t, res, opt.now())
 	rc := newRecoder(p, t, res.Levels, suppressed)
-	rc.listed, rc.released = listed, released
+	rc.listed = listed
 	if mres != nil {
 		rc.class, rc.labels = mres.Class, labels
 	}
 	cols := p.outColumns()
-	rc.dictionaries(cols)
+	rc.dictionaries(cols, released)
 	w := releaseWriter{out: out, format: outFmt, dialect: cfg.Output.CSV, cols: cols, meta: meta, workers: opt.workers()}
 	dest, written, err := w.write(ctx, src, rc)
 	if err != nil {

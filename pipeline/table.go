@@ -376,15 +376,7 @@ type recordReader struct {
 	i      int
 }
 
-func readRecords(ctx context.Context, src source) *recordReader {
-	all := make([]int, len(src.columns()))
-	for i := range all {
-		all[i] = i
-	}
-	return readColumns(ctx, src, all)
-}
-
-// readColumns is readRecords projected to cols (indexes into src.columns()).
+// readColumns reads the records of src projected to cols (indexes into src.columns()).
 func readColumns(ctx context.Context, src source, cols []int) *recordReader {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &recordReader{cancel: cancel, in: make(chan *batch, 2), errc: make(chan error, 1)}

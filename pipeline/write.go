@@ -27,11 +27,6 @@ type recoder struct {
 	// partition's released quasi-identifier values (levels is then nil).
 	class  []int32
 	labels *partLabels
-	// released, for a full-domain release, says per quasi-identifier which codes at
-	// its level some published class holds: its dictionary holds those labels only,
-	// so that a label only suppressed records have is never written (nil: every
-	// label is released, as in Mondrian, which suppresses nothing).
-	released [][]bool
 	// dictIndex maps, per quasi-identifier of a full-domain release, a code at its
 	// level to its place in the column's dictionary (−1: not released).
 	dictIndex [][]int32
@@ -45,7 +40,12 @@ type recoder struct {
 // p.outColumns()) its dictionary: every value it may be released as, which recode
 // gives by index when keyed (per label of labels for Mondrian, per code at the
 // column's level for a full-domain release).
-func (r *recoder) dictionaries(cols []outColumn) {
+//
+// released, for a full-domain release, says per quasi-identifier which codes at its
+// level some published class holds: the dictionary holds those labels only, so that
+// a label only suppressed records have is never written (nil: every label is
+// released, as in Mondrian, which suppresses nothing).
+func (r *recoder) dictionaries(cols []outColumn, released [][]bool) {
 	for j, qi := range r.quasiAt {
 		if qi < 0 {
 			continue
@@ -59,7 +59,7 @@ func (r *recoder) dictionaries(cols []outColumn) {
 		vals := []string{}
 		for code := range index {
 			index[code] = -1
-			if r.released == nil || r.released[qi][code] {
+			if released == nil || released[qi][code] {
 				index[code] = int32(len(vals))
 				vals = append(vals, c.Hierarchy.Value(l, int32(code)))
 			}
