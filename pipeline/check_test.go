@@ -12,21 +12,23 @@ import (
 	"testing"
 
 	"sanitizer/generalize"
+	"sanitizer/internal/arrowtest"
 	"sanitizer/schema"
+	"sanitizer/table"
 	"sanitizer/verify"
 )
 
 // releaseRows reads a written release (any format) as its header and records.
 func releaseRows(t *testing.T, cfg *schema.Config, path, format string) ([]string, [][]string) {
 	t.Helper()
-	src, err := openSource(path, format, cfg.Output.CSV, nil)
+	src, err := table.Open(path, format, cfg.Output.CSV, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
 	var header []string
-	for _, c := range src.columns() {
-		header = append(header, c.name)
+	for _, c := range src.Columns() {
+		header = append(header, c.Name)
 	}
 	r := readRecords(context.Background(), src)
 	defer r.Close()
@@ -58,7 +60,7 @@ func writeReleaseRows(t *testing.T, cfg *schema.Config, in, path, format string,
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, err := newSink(f, format, cfg.Output.CSV, p.outColumns(), meta)
+	s, err := table.NewSink(f, format, cfg.Output.CSV, p.outColumns(), meta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +69,11 @@ func writeReleaseRows(t *testing.T, cfg *schema.Config, in, path, format string,
 		fields = append(fields, r...)
 	}
 	if len(rows) > 0 {
-		if err := s.write(fields, nil, len(rows)); err != nil {
+		if err := s.Write(fields, nil, len(rows)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.finish(); err != nil {
+	if err := s.Finish(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -227,7 +229,7 @@ func TestCheckMissingRecords(t *testing.T) {
 			header, rows := releaseRows(t, cfg, out, tc.format)
 			var meta map[string]string
 			if tc.format == "parquet" {
-				meta = parquetMetadata(t, out)
+				meta = arrowtest.ParquetMetadata(t, out)
 			} else if tc.format == "arrow" {
 				_, md := readArrowIPC(t, out, false)
 				meta = map[string]string{}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // bom is the byte-order mark an Excel "CSV UTF-8" export starts with.
@@ -21,19 +22,19 @@ func csvRead(t *testing.T, data string, dialect schema.CSV, names []string) ([]s
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	src, err := openCSV(path, dialect, names)
+	src, err := table.OpenCSV(path, dialect, names)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
 	var header []string
-	for _, c := range src.columns() {
-		header = append(header, c.name)
+	for _, c := range src.Columns() {
+		header = append(header, c.Name)
 	}
 	var recs [][]string
 	for pass := range 2 { // the second pass reads the same records
 		if pass == 1 {
-			if err := src.rewind(); err != nil {
+			if err := src.Rewind(); err != nil {
 				t.Fatal(err)
 			}
 			recs = nil
@@ -48,7 +49,7 @@ func csvRead(t *testing.T, data string, dialect schema.CSV, names []string) ([]s
 		}
 		r.Close()
 	}
-	if err := src.unchanged(); err != nil {
+	if err := src.Unchanged(); err != nil {
 		t.Fatal(err)
 	}
 	return header, recs
@@ -116,10 +117,10 @@ func TestReleaseCSVByteOrderMark(t *testing.T) {
 }
 
 // readRecords reads every column of src, record by record.
-func readRecords(ctx context.Context, src source) *recordReader {
-	all := make([]int, len(src.columns()))
+func readRecords(ctx context.Context, src table.Source) *table.RecordReader {
+	all := make([]int, len(src.Columns()))
 	for i := range all {
 		all[i] = i
 	}
-	return readColumns(ctx, src, all)
+	return table.ReadColumns(ctx, src, all)
 }

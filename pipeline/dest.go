@@ -9,6 +9,7 @@ import (
 
 	"sanitizer/publish"
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // A release is written to a temporary beside its destination, verified there, and
@@ -56,7 +57,7 @@ func (d folderDest) discard()           { d.d.Discard() }
 type releaseWriter struct {
 	out, format string
 	dialect     schema.CSV
-	cols        []outColumn
+	cols        []table.OutColumn
 	meta        map[string]string
 	workers     int
 }
@@ -64,7 +65,7 @@ type releaseWriter struct {
 // write is pass 2 into a new temporary destination: the records of src (rewound),
 // recoded by rc. It returns the destination, not yet published, and the records
 // written. On error the temporary is gone.
-func (w releaseWriter) write(ctx context.Context, src source, rc *recoder) (releaseDest, int, error) {
+func (w releaseWriter) write(ctx context.Context, src table.Source, rc *recoder) (releaseDest, int, error) {
 	if !folderOutput(w.out) {
 		tmp, err := publish.Create(w.out)
 		if err != nil {
@@ -81,10 +82,10 @@ func (w releaseWriter) write(ctx context.Context, src source, rc *recoder) (rele
 	if err != nil {
 		return nil, 0, fmt.Errorf("output: %w", err)
 	}
-	parts, starts := sourceParts(src)
+	parts := table.Split(src)
 	written := 0
 	for i, part := range parts {
-		n, err := w.writePart(ctx, filepath.Join(tmp.Path, partName(i, len(parts), w.format)), offsetSource{part, starts[i]}, rc)
+		n, err := w.writePart(ctx, filepath.Join(tmp.Path, partName(i, len(parts), w.format)), part, rc)
 		if err != nil {
 			tmp.Discard()
 			return nil, 0, err
@@ -95,7 +96,7 @@ func (w releaseWriter) write(ctx context.Context, src source, rc *recoder) (rele
 }
 
 // writePart writes the release part of one input part to a new file at path.
-func (w releaseWriter) writePart(ctx context.Context, path string, src source, rc *recoder) (int, error) {
+func (w releaseWriter) writePart(ctx context.Context, path string, src table.Source, rc *recoder) (int, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return 0, fmt.Errorf("output: %w", err)
@@ -108,8 +109,8 @@ func (w releaseWriter) writePart(ctx context.Context, path string, src source, r
 }
 
 // writeFile writes the records of src, recoded by rc, to f and syncs it.
-func (w releaseWriter) writeFile(ctx context.Context, f *os.File, src source, rc *recoder) (int, error) {
-	sink, err := newSink(f, w.format, w.dialect, w.cols, w.meta)
+func (w releaseWriter) writeFile(ctx context.Context, f *os.File, src table.Source, rc *recoder) (int, error) {
+	sink, err := table.NewSink(f, w.format, w.dialect, w.cols, w.meta)
 	if err != nil {
 		return 0, fmt.Errorf("writing release: %w", err)
 	}
@@ -117,7 +118,7 @@ func (w releaseWriter) writeFile(ctx context.Context, f *os.File, src source, rc
 	if err != nil {
 		return 0, err
 	}
-	if err := sink.finish(); err != nil {
+	if err := sink.Finish(); err != nil {
 		return 0, fmt.Errorf("writing release: %w", err)
 	}
 	if err := f.Sync(); err != nil {
@@ -126,51 +127,9 @@ func (w releaseWriter) writeFile(ctx context.Context, f *os.File, src source, rc
 	return written, nil
 }
 
-// sourceParts is the parts of an input and the first record of each (pass 1's count):
-// the input itself when it is one file.
-func sourceParts(src source) ([]source, []int) {
-	if ps, ok := src.(*partsSource); ok {
-		ps.mu.Lock()
-		defer ps.mu.Unlock()
-		return ps.parts, append([]int(nil), ps.starts...)
-	}
-	return []source{src}, []int{0}
-}
-
 // partName is the file name of release part i of n in the given format.
 func partName(i, n int, format string) string {
 	digits := max(5, len(fmt.Sprint(n-1)))
 	ext := map[string]string{"csv": ".csv", "parquet": ".parquet", "arrow": ".arrow", "arrows": ".arrows"}[format]
 	return fmt.Sprintf("part-%0*d%s", digits, i, ext)
-}
-
-// offsetSource is a part of an input whose records are numbered from base.
-type offsetSource struct {
-	source
-	base int
-}
-
-func (s offsetSource) stream(ctx context.Context, cols []int, out chan<- *batch) error {
-	defer close(out)
-	return relay(ctx, s.source, cols, s.base, out)
-}
-
-// relay sends the batches of src (projected to cols) to out, their records numbered
-// from base, and leaves out open.
-func relay(ctx context.Context, src source, cols []int, base int, out chan<- *batch) error {
-	in := make(chan *batch, 2)
-	errc := make(chan error, 1)
-	go func() { errc <- guard(func() error { return src.stream(ctx, cols, in) })() }()
-	for b := range in {
-		b.first += base
-		select {
-		case out <- b:
-		case <-ctx.Done():
-			for range in {
-			}
-			<-errc
-			return ctx.Err()
-		}
-	}
-	return <-errc
 }

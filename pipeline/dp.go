@@ -16,9 +16,11 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sanitizer/dphist"
+	"sanitizer/internal/build"
 	"sanitizer/internal/safe"
 	"sanitizer/publish"
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // The dp path: read the columns the outputs use, map every value to a cell of its
@@ -159,7 +161,7 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	if in == "" {
 		return nil, schema.BadInput("input: no input file (--in or input.path)")
 	}
-	inFmt, err := inputFormat(in, cfg.Input)
+	inFmt, err := table.InputFormat(in, cfg.Input)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +216,7 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	log.Info("stage done", "stage", StageRead, "columns", len(data.col), "ms", ms(start, read)) // the record count is not DP: never logged
 
 	man := &Manifest{
-		Tool: "sanitize", Version: Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
+		Tool: "sanitize", Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
 		CreatedUTC: spend.Time.Format(time.RFC3339), Neighbours: cfg.DP.Neighbours,
 		Epsilon: spend.Epsilon, Delta: spend.Delta,
 	}
@@ -227,7 +229,7 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opt.workers())
 	for i, o := range cfg.DP.Outputs {
-		g.Go(guard(func() (err error) {
+		g.Go(safe.Go(func() (err error) {
 			man.Outputs[i], tables[i], err = computeOutput(gctx, cfg, p, o, data)
 			return err
 		}))
@@ -460,7 +462,7 @@ func outputColumns(o schema.DPOutput) []string {
 }
 
 // readDP reads the columns the outputs use in one streamed pass.
-func readDP(ctx context.Context, cfg *schema.Config, p *plan, src source) (*dpInput, error) {
+func readDP(ctx context.Context, cfg *schema.Config, p *plan, src table.Source) (*dpInput, error) {
 	pos := make(map[string]int, len(p.header))
 	for i, h := range p.header {
 		pos[h] = i
@@ -518,9 +520,9 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src source) (*dpIn
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	out := make(chan *batch, 2)
+	out := make(chan *table.Batch, 2)
 	errc := make(chan error, 1)
-	go func() { errc <- guard(func() error { return src.stream(ctx, cols, out) })() }()
+	go func() { errc <- safe.Go(func() error { return src.Stream(ctx, cols, out) })() }()
 	var readErr error
 	for b := range out {
 		if readErr != nil {
@@ -537,7 +539,7 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src source) (*dpIn
 	if err := <-errc; err != nil {
 		return nil, err
 	}
-	data.rows = src.rows()
+	data.rows = src.Rows()
 	if unitCol != "" && !dphist.SameUnits(data.unit, data.unitCheck) {
 		return nil, schema.BadInput("%s: column %q: two different privacy-unit ids share the first 64 bits of their SHA-256; their contributions cannot be bounded apart", p.input, unitCol)
 	}
@@ -547,10 +549,10 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src source) (*dpIn
 
 // add maps one batch, its columns in parallel: every column but the unit (the last
 // when unitCol is set) to its cells, its values or both.
-func (d *dpInput) add(p *plan, b *batch, names []string, cols []int, unitCol string) error {
+func (d *dpInput) add(p *plan, b *table.Batch, names []string, cols []int, unitCol string) error {
 	var g errgroup.Group
 	for f, name := range names {
-		g.Go(guard(func() error {
+		g.Go(safe.Go(func() error {
 			if name == unitCol && f == len(names)-1 {
 				return d.addUnits(p, b, f, cols[f], name)
 			}
@@ -569,19 +571,19 @@ func (d *dpInput) add(p *plan, b *batch, names []string, cols []int, unitCol str
 
 // field is the text of field f of record i of b, input column pos, with a null read
 // as the column's null-as value; null reports a null without one.
-func field(p *plan, b *batch, i, f, pos int) (v string, null bool) {
+func field(p *plan, b *table.Batch, i, f, pos int) (v string, null bool) {
 	if p.isNull(b, i, f, pos) {
 		if c := p.conf[pos]; c.Null != nil {
 			return *c.Null, false
 		}
 		return "", true
 	}
-	return b.fields[i*b.width+f], false
+	return b.Fields[i*b.Width+f], false
 }
 
 // addCells maps field f of every record of b to its cell of c's domain.
-func (d *dpInput) addCells(p *plan, b *batch, f, pos int, c *dpColumn) {
-	for i := range b.n {
+func (d *dpInput) addCells(p *plan, b *table.Batch, f, pos int, c *dpColumn) {
+	for i := range b.N {
 		v, null := field(p, b, i, f, pos)
 		cell := int32(-1)
 		if !null {
@@ -590,7 +592,7 @@ func (d *dpInput) addCells(p *plan, b *batch, f, pos int, c *dpColumn) {
 			}
 		}
 		if cell < 0 && c.outside < 0 {
-			c.outside = b.first + i
+			c.outside = b.First + i
 			if null {
 				c.null = c.outside
 			}
@@ -600,16 +602,16 @@ func (d *dpInput) addCells(p *plan, b *batch, f, pos int, c *dpColumn) {
 }
 
 // addUnits hashes the privacy unit of every record of b.
-func (d *dpInput) addUnits(p *plan, b *batch, f, pos int, name string) error {
-	for i := range b.n {
+func (d *dpInput) addUnits(p *plan, b *table.Batch, f, pos int, name string) error {
+	for i := range b.N {
 		v, null := field(p, b, i, f, pos)
 		if null || v == "" {
-			return schema.BadInput("%s: column %q: no privacy unit (null or empty: every row must name its unit)", p.at(b.first+i), name)
+			return schema.BadInput("%s: column %q: no privacy unit (null or empty: every row must name its unit)", p.at(b.First+i), name)
 		}
 		// One id, one unit, whatever its spelling ("07" and "7" in an integer column).
 		v, ok := canonical(p.types[pos], v)
 		if !ok {
-			return schema.BadInput("%s: column %q: not a valid %s", p.at(b.first+i), name, p.types[pos])
+			return schema.BadInput("%s: column %q: not a valid %s", p.at(b.First+i), name, p.types[pos])
 		}
 		sum := sha256.Sum256([]byte(v))
 		d.unit = append(d.unit, binary.LittleEndian.Uint64(sum[:8]))
@@ -619,15 +621,15 @@ func (d *dpInput) addUnits(p *plan, b *batch, f, pos int, name string) error {
 }
 
 // addValues parses the aggregated values of field f of every record of b.
-func (d *dpInput) addValues(p *plan, b *batch, f, pos int, name string, c *dpColumn) error {
-	for i := range b.n {
+func (d *dpInput) addValues(p *plan, b *table.Batch, f, pos int, name string, c *dpColumn) error {
+	for i := range b.N {
 		v, null := field(p, b, i, f, pos)
 		if null {
-			return schema.BadInput("%s: column %q: null value in an aggregated column (set columns.%s.null-as, or drop the rows before the run)", p.at(b.first+i), name, name)
+			return schema.BadInput("%s: column %q: null value in an aggregated column (set columns.%s.null-as, or drop the rows before the run)", p.at(b.First+i), name, name)
 		}
 		x, err := numberOf(p.types[pos], p.ints[pos], v)
 		if err != nil || math.IsNaN(x) {
-			return schema.BadInput("%s: column %q: not a valid %s", p.at(b.first+i), name, p.types[pos])
+			return schema.BadInput("%s: column %q: not a valid %s", p.at(b.First+i), name, p.types[pos])
 		}
 		c.values = append(c.values, x)
 	}
@@ -635,25 +637,25 @@ func (d *dpInput) addValues(p *plan, b *batch, f, pos int, name string, c *dpCol
 }
 
 // numberOf is the value of a number of type typ (an integer: of type it) given as text.
-func numberOf(typ schema.Type, it intType, v string) (float64, error) {
+func numberOf(typ schema.Type, it table.IntType, v string) (float64, error) {
 	switch typ {
 	case schema.Integer:
-		t, err := parseInteger(it, v)
-		if it.unsigned {
-			return float64(t.u), err
+		t, err := table.ParseInteger(it, v)
+		if it.Unsigned {
+			return float64(t.U), err
 		}
-		return float64(t.i), err
+		return float64(t.I), err
 	case schema.Float:
-		t, err := parseTyped(typ, v)
-		return t.f, err
+		t, err := table.ParseTyped(typ, v)
+		return t.F, err
 	}
-	t, err := parseTyped(typ, v)
-	return float64(t.i), err
+	t, err := table.ParseTyped(typ, v)
+	return float64(t.I), err
 }
 
 // dpTable is one output's rows, as canonical text, with its columns.
 type dpTable struct {
-	cols   []outColumn
+	cols   []table.OutColumn
 	fields []string
 	n      int
 }
@@ -846,7 +848,7 @@ func histogramOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, 
 	whole := !slices.Contains(applied, "consistent") || slices.Contains(applied, "round")
 	t := &dpTable{}
 	for _, name := range mo.Columns {
-		t.cols = append(t.cols, outColumn{name: name, typ: schema.String})
+		t.cols = append(t.cols, table.OutColumn{Name: name, Type: schema.String})
 	}
 	t.cols = append(t.cols, countColumn(whole))
 	rec := make([]string, len(sizes)+1)
@@ -876,18 +878,18 @@ func seq(n int) []int {
 	return s
 }
 
-func countColumn(whole bool) outColumn {
+func countColumn(whole bool) table.OutColumn {
 	if whole {
-		return outColumn{name: "count", typ: schema.Integer}
+		return table.OutColumn{Name: "count", Type: schema.Integer}
 	}
-	return outColumn{name: "count", typ: schema.Float}
+	return table.OutColumn{Name: "count", Type: schema.Float}
 }
 
 func formatCount(v float64, whole bool) string {
 	if whole {
-		return formatInt(int64(v))
+		return table.FormatInt(int64(v))
 	}
-	return formatFloat(v)
+	return table.FormatFloat(v)
 }
 
 // postProcess applies the requested post-processing in the fixed order consistent,
@@ -967,9 +969,9 @@ func marginalsOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, 
 	}
 	mo.Post = applied
 	whole := !slices.Contains(applied, "consistent") || slices.Contains(applied, "round")
-	t := &dpTable{cols: []outColumn{{name: "marginal", typ: schema.String}}}
+	t := &dpTable{cols: []table.OutColumn{{Name: "marginal", Type: schema.String}}}
 	for _, name := range mo.Columns {
-		t.cols = append(t.cols, outColumn{name: name, typ: schema.String})
+		t.cols = append(t.cols, table.OutColumn{Name: name, Type: schema.String})
 	}
 	t.cols = append(t.cols, countColumn(whole))
 	rec := make([]string, len(cols)+2)
@@ -1036,17 +1038,17 @@ func aggregateOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, 
 	}
 	t := &dpTable{}
 	for _, name := range mo.Columns {
-		t.cols = append(t.cols, outColumn{name: name, typ: schema.String})
+		t.cols = append(t.cols, table.OutColumn{Name: name, Type: schema.String})
 	}
 	for _, s := range a.Stats {
 		switch s {
 		case dphist.StatCount:
-			t.cols = append(t.cols, outColumn{name: "count", typ: schema.Integer})
+			t.cols = append(t.cols, table.OutColumn{Name: "count", Type: schema.Integer})
 		case dphist.StatSum, dphist.StatMean:
-			t.cols = append(t.cols, outColumn{name: s, typ: schema.Float})
+			t.cols = append(t.cols, table.OutColumn{Name: s, Type: schema.Float})
 		case dphist.StatQuantiles:
 			for _, r := range a.Quantiles {
-				t.cols = append(t.cols, outColumn{name: "quantile_" + formatFloat(r), typ: schema.Float})
+				t.cols = append(t.cols, table.OutColumn{Name: "quantile_" + table.FormatFloat(r), Type: schema.Float})
 			}
 		}
 	}
@@ -1062,14 +1064,14 @@ func aggregateOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, 
 				if clamp && c < 0 {
 					c = 0
 				}
-				rec = append(rec, formatInt(c))
+				rec = append(rec, table.FormatInt(c))
 			case dphist.StatSum:
-				rec = append(rec, formatFloat(gr.Sum))
+				rec = append(rec, table.FormatFloat(gr.Sum))
 			case dphist.StatMean:
-				rec = append(rec, formatFloat(gr.Mean))
+				rec = append(rec, table.FormatFloat(gr.Mean))
 			case dphist.StatQuantiles:
 				for _, q := range gr.Quantiles {
-					rec = append(rec, formatFloat(q))
+					rec = append(rec, table.FormatFloat(q))
 				}
 			}
 		}
@@ -1093,8 +1095,8 @@ func writeDPTable(path, format string, cfg *schema.Config, o schema.DPOutput, t 
 		return err
 	}
 	meta := map[string]string{
-		"sanitize.version": Version, "sanitize.config_digest": "sha256:" + cfg.Digest, "sanitize.dp_output": o.Name,
-		"sanitize.mechanism": o.Mechanism, "sanitize.epsilon": formatFloat(o.Epsilon), "sanitize.delta": formatFloat(o.Delta),
+		"sanitize.version": build.Version, "sanitize.config_digest": "sha256:" + cfg.Digest, "sanitize.dp_output": o.Name,
+		"sanitize.mechanism": o.Mechanism, "sanitize.epsilon": table.FormatFloat(o.Epsilon), "sanitize.delta": table.FormatFloat(o.Delta),
 	}
 	if cfg.Dataset != "" {
 		meta["sanitize.dataset"] = cfg.Dataset
@@ -1103,15 +1105,15 @@ func writeDPTable(path, format string, cfg *schema.Config, o schema.DPOutput, t 
 	if dialect.Separator == 0 {
 		dialect = schema.CSV{Separator: ',', Header: true}
 	}
-	s, err := newSink(f, format, dialect, t.cols, meta)
+	s, err := table.NewSink(f, format, dialect, t.cols, meta)
 	if err == nil {
 		w := len(t.cols)
-		for lo := 0; lo < t.n && err == nil; lo += batchRows {
-			hi := min(lo+batchRows, t.n)
-			err = s.write(t.fields[lo*w:hi*w], nil, hi-lo)
+		for lo := 0; lo < t.n && err == nil; lo += table.BatchRows {
+			hi := min(lo+table.BatchRows, t.n)
+			err = s.Write(t.fields[lo*w:hi*w], nil, hi-lo)
 		}
 		if err == nil {
-			err = s.finish()
+			err = s.Finish()
 		}
 	}
 	if err == nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // BenchmarkDP compares the whole dp run of testdata/hospital-dp.yaml on a generated
@@ -45,9 +46,9 @@ func BenchmarkDP(b *testing.B) {
 					cols = append(cols, i)
 				}
 			}
-			out := make(chan *batch, 2)
+			out := make(chan *table.Batch, 2)
 			errc := make(chan error, 1)
-			go func() { errc <- src.stream(context.Background(), cols, out) }()
+			go func() { errc <- src.Stream(context.Background(), cols, out) }()
 			for range out {
 			}
 			if err := <-errc; err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // dpDomain is a column's declared DP domain: the labels of its cells, in order, and the
@@ -112,14 +113,14 @@ func rangeDomain(dom *dpDomain, key string, typ schema.Type, lo, hi, w float64) 
 		a := lo + float64(i)*w
 		if typ == schema.Integer {
 			b := math.Min(a+w-1, hi)
-			dom.labels = append(dom.labels, "["+formatFloat(a)+","+formatFloat(b)+"]")
+			dom.labels = append(dom.labels, "["+table.FormatFloat(a)+","+table.FormatFloat(b)+"]")
 			continue
 		}
 		b, closing := a+w, ")"
 		if i == bins-1 {
 			b, closing = hi, "]"
 		}
-		dom.labels = append(dom.labels, "["+formatFloat(a)+","+formatFloat(b)+closing)
+		dom.labels = append(dom.labels, "["+table.FormatFloat(a)+","+table.FormatFloat(b)+closing)
 	}
 	dom.cell = func(v string) (int32, bool) {
 		x, err := strconv.ParseFloat(v, 64)
@@ -140,25 +141,25 @@ func canonical(typ schema.Type, s string) (string, bool) {
 	}
 	if typ == schema.Integer {
 		// any width: a uint64 column holds values above the int64 range
-		if u, err := parseInteger(intType{unsigned: true}, s); err == nil {
-			return formatUint(u.u), true
+		if u, err := table.ParseInteger(table.IntType{Unsigned: true}, s); err == nil {
+			return table.FormatUint(u.U), true
 		}
 	}
-	t, err := parseTyped(typ, s)
+	t, err := table.ParseTyped(typ, s)
 	if err != nil {
 		return "", false
 	}
 	switch typ {
 	case schema.Integer:
-		return formatInt(t.i), true
+		return table.FormatInt(t.I), true
 	case schema.Float:
-		return formatFloat(t.f), true
+		return table.FormatFloat(t.F), true
 	case schema.Boolean:
-		return formatBool(t.b), true
+		return table.FormatBool(t.B), true
 	case schema.Date:
-		return formatDate(t.i), true
+		return table.FormatDate(t.I), true
 	case schema.Timestamp:
-		return formatTimestamp(time.Unix(0, t.i)), true
+		return table.FormatTimestamp(time.Unix(0, t.I)), true
 	}
 	return s, true
 }

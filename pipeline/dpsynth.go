@@ -11,6 +11,7 @@ import (
 
 	"sanitizer/dphist"
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // syntheticOutput draws synthetic records (AIM or MST) from the output's columns.
@@ -51,7 +52,7 @@ func syntheticOutput(ctx context.Context, cfg *schema.Config, o schema.DPOutput,
 	for i, name := range mo.Columns {
 		var typ schema.Type
 		outLabels[i], typ = syntheticLabels(cfg.Column(name), labels[i], o.Other)
-		t.cols = append(t.cols, outColumn{name: name, typ: typ})
+		t.cols = append(t.cols, table.OutColumn{Name: name, Type: typ})
 	}
 	rec := make([]string, len(cols))
 	for r := range rep.Rows {

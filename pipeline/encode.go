@@ -8,7 +8,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sanitizer/generalize"
+	"sanitizer/internal/safe"
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // dictionary numbers the distinct values of one column in order of first appearance.
@@ -124,12 +126,12 @@ func newDictionary() *dictionary { return &dictionary{index: map[string]int32{}}
 
 // add numbers field col of the records of b; nullAs is what a null reads as (nil: a
 // null is an error, which names the record).
-func (d *dictionary) add(b *batch, col int, nullAs *string, emptyNull bool) error {
-	for i := range b.n {
-		v := b.fields[i*b.width+col]
-		if b.null(i, col) || (emptyNull && v == "") {
+func (d *dictionary) add(b *table.Batch, col int, nullAs *string, emptyNull bool) error {
+	for i := range b.N {
+		v := b.Fields[i*b.Width+col]
+		if b.Null(i, col) || (emptyNull && v == "") {
 			if nullAs == nil {
-				return errNull(b.first + i)
+				return errNull(b.First + i)
 			}
 			v = *nullAs
 		}
@@ -137,13 +139,13 @@ func (d *dictionary) add(b *batch, col int, nullAs *string, emptyNull bool) erro
 		if !ok {
 			if d.listed != nil {
 				if _, ok := d.listed.Leaf(v); !ok {
-					return errUnlisted(b.first + i)
+					return errUnlisted(b.First + i)
 				}
 			}
 			c = int32(len(d.values))
 			d.index[v] = c
 			d.values = append(d.values, v)
-			d.first = append(d.first, b.first+i)
+			d.first = append(d.first, b.First+i)
 		}
 		d.put(c)
 	}
@@ -178,7 +180,7 @@ func nullError(p *plan, row int, name string) error {
 //
 // The sensitive columns that l-diversity or t-closeness protect (prot) are read in the
 // same pass, numbered as their distance needs and added to the table.
-func encode(ctx context.Context, p *plan, src source, fileHier []*generalize.Hierarchy, prot []*protected) (*generalize.Table, error) {
+func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generalize.Hierarchy, prot []*protected) (*generalize.Table, error) {
 	cols := slices.Clone(p.quasi)
 	confs := slices.Clone(p.quasiCfg)
 	for _, s := range prot {
@@ -187,18 +189,18 @@ func encode(ctx context.Context, p *plan, src source, fileHier []*generalize.Hie
 	}
 	q := len(cols)
 	dicts := make([]*dictionary, q)
-	chans := make([]chan *batch, q)
+	chans := make([]chan *table.Batch, q)
 	g, ctx := errgroup.WithContext(ctx)
-	in := make(chan *batch, 4)
-	g.Go(guard(func() error { return src.stream(ctx, cols, in) }))
+	in := make(chan *table.Batch, 4)
+	g.Go(safe.Go(func() error { return src.Stream(ctx, cols, in) }))
 	for i := range q {
 		dicts[i] = newDictionary()
 		if i < len(fileHier) {
 			dicts[i].listed = fileHier[i] // pass 1 stops at the first value not listed
 		}
-		chans[i] = make(chan *batch, 4)
+		chans[i] = make(chan *table.Batch, 4)
 		col := confs[i]
-		g.Go(guard(func() error {
+		g.Go(safe.Go(func() error {
 			for b := range chans[i] {
 				if err := dicts[i].add(b, i, col.Null, p.emptyNull[cols[i]]); err != nil {
 					var (
@@ -214,13 +216,13 @@ func encode(ctx context.Context, p *plan, src source, fileHier []*generalize.Hie
 					return err
 				}
 				if i == 0 {
-					p.progress.addRead(b.n)
+					p.progress.addRead(b.N)
 				}
 			}
 			return nil
 		}))
 	}
-	g.Go(guard(func() error {
+	g.Go(safe.Go(func() error {
 		defer func() {
 			for _, c := range chans {
 				close(c)
@@ -240,10 +242,10 @@ func encode(ctx context.Context, p *plan, src source, fileHier []*generalize.Hie
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	if src.rows() == 0 {
+	if src.Rows() == 0 {
 		return nil, schema.BadInput("%s: no records", p.input)
 	}
-	t := &generalize.Table{Rows: src.rows()}
+	t := &generalize.Table{Rows: src.Rows()}
 	for i, col := range p.quasiCfg {
 		d := dicts[i]
 		h, leafOf, err := hierarchyFor(p, col, d, fileHier[i])

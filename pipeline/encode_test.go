@@ -11,6 +11,7 @@ import (
 
 	"sanitizer/generalize"
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // countingSource is an input of n batches of two columns, sex and age (a value listed
@@ -22,32 +23,34 @@ type countingSource struct {
 	read     atomic.Int32
 }
 
-func (s *countingSource) columns() []column {
-	return []column{{name: "sex", typ: schema.String}, {name: "age", typ: schema.Integer}}
+func (s *countingSource) Metadata() map[string]string { return nil }
+
+func (s *countingSource) Columns() []table.Column {
+	return []table.Column{{Name: "sex", Type: schema.String}, {Name: "age", Type: schema.Integer}}
 }
 
-func (s *countingSource) stream(ctx context.Context, cols []int, out chan<- *batch) error {
+func (s *countingSource) Stream(ctx context.Context, cols []int, out chan<- *table.Batch) error {
 	defer close(out)
 	for k := range s.n {
 		s.read.Add(1)
-		b := newBatch(k*batchRows, len(cols))
-		for i := range batchRows {
+		b := table.NewBatch(k*table.BatchRows, len(cols))
+		for i := range table.BatchRows {
 			for _, c := range cols {
 				v := "F"
 				if c == 1 {
 					v = strconv.Itoa(i % 90)
 				}
-				b.fields = append(b.fields, v)
+				b.Fields = append(b.Fields, v)
 			}
 			if k == s.badAt && i == 7 {
 				if s.bad == "" {
-					b.setNull(len(b.fields) - len(cols))
+					b.SetNull(len(b.Fields) - len(cols))
 				} else {
-					b.fields[len(b.fields)-len(cols)] = s.bad
+					b.Fields[len(b.Fields)-len(cols)] = s.bad
 				}
 			}
 		}
-		b.n = batchRows
+		b.N = table.BatchRows
 		select {
 		case out <- b:
 		case <-ctx.Done():
@@ -57,9 +60,9 @@ func (s *countingSource) stream(ctx context.Context, cols []int, out chan<- *bat
 	return nil
 }
 
-func (s *countingSource) rewind() error    { return nil }
-func (s *countingSource) unchanged() error { return nil }
-func (s *countingSource) rows() int        { return int(s.read.Load()) * batchRows }
+func (s *countingSource) Rewind() error    { return nil }
+func (s *countingSource) Unchanged() error { return nil }
+func (s *countingSource) Rows() int        { return int(s.read.Load()) * table.BatchRows }
 func (s *countingSource) Close() error     { return nil }
 
 // TestEncodeStopsAtFirstError: pass 1 stops reading soon after the first bad value
@@ -89,12 +92,12 @@ privacy: {k: 2}
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := &countingSource{n: batches, badAt: badAt, bad: tc.bad}
-			p, err := newPlan(cfg, "in.csv", "out.csv", src.columns())
+			p, err := newPlan(cfg, "in.csv", "out.csv", src.Columns())
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, err = encode(context.Background(), p, src, fileHier, nil)
-			row := strconv.Itoa(badAt*batchRows + 8)
+			row := strconv.Itoa(badAt*table.BatchRows + 8)
 			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row "+row) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "Zq9SECRET") {
 				t.Fatalf("got %v, want bad input naming row %s", err, row)
 			}

@@ -18,7 +18,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"sanitizer/internal/arrowtest"
+	"sanitizer/internal/build"
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // formatsFixture generates the hospital sample in every format (same seed, so the same
@@ -199,11 +202,11 @@ func TestFormatsAgree(t *testing.T) {
 					}
 					got = rows
 				case "parquet":
-					tbl := readWithPqarrow(t, path)
+					tbl := arrowtest.ReadWithPqarrow(t, path)
 					defer tbl.Release()
 					got = tableRows(t, tbl)
 					assertQuasiDictionaries(t, cfg, tbl.Schema())
-					meta = parquetMetadata(t, path)
+					meta = arrowtest.ParquetMetadata(t, path)
 				default:
 					tbl, md := readArrowIPC(t, path, out == "arrows")
 					defer tbl.Release()
@@ -226,7 +229,7 @@ func TestFormatsAgree(t *testing.T) {
 					return
 				}
 				wantMeta := map[string]string{
-					"sanitize.k": "5", "sanitize.suppression_limit": "0.05", "sanitize.version": Version,
+					"sanitize.k": "5", "sanitize.suppression_limit": "0.05", "sanitize.version": build.Version,
 					"sanitize.config_digest": "sha256:" + cfg.Digest, "sanitize.suppressed": fmt.Sprint(base.Suppressed),
 					"sanitize.created_utc": "2026-11-22T01:02:03Z", "sanitize.metric": "loss",
 				}
@@ -338,7 +341,7 @@ func TestNulls(t *testing.T) {
 		{Name: "stay", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	}, nil)
 	const n = 40
-	in := writeLibraryArrow(t, memory.DefaultAllocator, false, sch, func(b *array.RecordBuilder) {
+	in := arrowtest.WriteLibraryArrow(t, memory.DefaultAllocator, false, sch, func(b *array.RecordBuilder) {
 		for i := range n {
 			zip := b.Field(0).(*array.StringBuilder)
 			if i == 17 {
@@ -380,7 +383,7 @@ func TestNulls(t *testing.T) {
 	if _, err := Release(context.Background(), conf("null-as: \"02100\", ", ", null-as: unknown"), Options{Input: in, Output: out}); err != nil {
 		t.Fatal(err)
 	}
-	tbl := readWithPqarrow(t, out)
+	tbl := arrowtest.ReadWithPqarrow(t, out)
 	defer tbl.Release()
 	if tbl.NumRows() != n {
 		t.Fatalf("%d rows released", tbl.NumRows())
@@ -411,11 +414,11 @@ func TestPass2FailureBinary(t *testing.T) {
 		}
 		recs[i] = []string{fmt.Sprintf("021%02d", i%50), diag, fmt.Sprint(i % 9)}
 	}
-	writeParquet(t, in, []outColumn{
-		{name: "zip", typ: schema.String},
-		{name: "diag", typ: schema.String, nullable: true},
-		{name: "stay", typ: schema.Integer},
-	}, recs, nil)
+	writeParquet(t, in, []table.OutColumn{
+		{Name: "zip", Type: schema.String},
+		{Name: "diag", Type: schema.String, Nullable: true},
+		{Name: "stay", Type: schema.Integer},
+	}, recs)
 	cfg := loadConfigText(t, "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n  diag: {role: sensitive}\n  stay: {role: insensitive}\nprivacy: {k: 2}\n")
 	out := filepath.Join(dir, "out")
 	if err := os.Mkdir(out, 0o755); err != nil {
@@ -468,7 +471,7 @@ func TestDictionariesHoldReleasedLabelsOnly(t *testing.T) {
 			}
 			var tbl arrow.Table
 			if format == "parquet" {
-				tbl = readWithPqarrow(t, out)
+				tbl = arrowtest.ReadWithPqarrow(t, out)
 			} else {
 				tbl, _ = readArrowIPC(t, out, false)
 			}
@@ -490,5 +493,34 @@ func TestDictionariesHoldReleasedLabelsOnly(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// writeParquet writes recs (text, "\x00" for a null) as a Parquet file of the given
+// columns with the tool's own sink.
+func writeParquet(t testing.TB, path string, cols []table.OutColumn, recs [][]string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := table.NewSink(f, "parquet", schema.CSV{}, cols, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields []string
+	var nulls []bool
+	for _, r := range recs {
+		for _, v := range r {
+			fields = append(fields, v)
+			nulls = append(nulls, v == "\x00")
+		}
+	}
+	if err := s.Write(fields, nulls, len(recs)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Finish(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -3,9 +3,11 @@ package pipeline
 import (
 	"fmt"
 
+	"sanitizer/internal/build"
 	"sanitizer/publish"
 	"sanitizer/sample"
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // hospitalTypes are the value types of sample.HospitalColumns, in order.
@@ -26,12 +28,12 @@ func Generate(path, format string, rows int, seed uint64, opt Options) (err erro
 	default:
 		return schema.BadInput("--format: %q is not one of csv, parquet, arrow, arrows", format)
 	}
-	if format, err = checkFormat("--format", path, schema.IO{Format: format}); err != nil {
+	if format, err = table.CheckFormat("--format", path, schema.IO{Format: format}); err != nil {
 		return err
 	}
-	cols := make([]outColumn, len(sample.HospitalColumns))
+	cols := make([]table.OutColumn, len(sample.HospitalColumns))
 	for i, name := range sample.HospitalColumns {
-		cols[i] = outColumn{name: name, typ: hospitalTypes[i]}
+		cols[i] = table.OutColumn{Name: name, Type: hospitalTypes[i]}
 	}
 	if err := publish.CheckFile("--out", path, opt.Force); err != nil {
 		return err
@@ -41,23 +43,23 @@ func Generate(path, format string, rows int, seed uint64, opt Options) (err erro
 		return fmt.Errorf("gen: %w", err)
 	}
 	defer tmp.Discard() // nothing, once published
-	meta := map[string]string{"sanitize.tool": "sanitize", "sanitize.version": Version, "sanitize.generator": "hospital", "sanitize.seed": fmt.Sprint(seed)}
-	out, err := newSink(tmp.File, format, schema.CSV{Separator: ',', Header: true}, cols, meta)
+	meta := map[string]string{"sanitize.tool": "sanitize", "sanitize.version": build.Version, "sanitize.generator": "hospital", "sanitize.seed": fmt.Sprint(seed)}
+	out, err := table.NewSink(tmp.File, format, schema.CSV{Separator: ',', Header: true}, cols, meta)
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
 	g := sample.NewHospitalGen(seed)
 	width := len(cols)
-	fields := make([]string, 0, batchRows*width)
+	fields := make([]string, 0, table.BatchRows*width)
 	row := make([]string, width)
 	for done := 0; done < rows; {
-		n := min(batchRows, rows-done)
+		n := min(table.BatchRows, rows-done)
 		fields = fields[:0]
 		for range n {
 			row = g.Next(row)
 			fields = append(fields, row...)
 		}
-		if err := out.write(fields, nil, n); err != nil {
+		if err := out.Write(fields, nil, n); err != nil {
 			return fmt.Errorf("gen: %w", err)
 		}
 		if done == 0 {
@@ -65,7 +67,7 @@ func Generate(path, format string, rows int, seed uint64, opt Options) (err erro
 		}
 		done += n
 	}
-	if err := out.finish(); err != nil {
+	if err := out.Finish(); err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
 	if err := tmp.Sync(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // topFixture writes a small ward table and hierarchy files whose single top value is
@@ -51,7 +52,7 @@ func topFixture(t *testing.T, dir, topDiag, topAge, algorithm string, k int, sen
 	return filepath.Join(dir, "in.csv"), loadConfigText(t, conf)
 }
 
-func itoa(i int) string { return formatInt(int64(i)) }
+func itoa(i int) string { return table.FormatInt(int64(i)) }
 
 // TestHierarchyFileTop: a hierarchy file's single top value may be any label, as in
 // ARX: a release that generalizes a column to the top writes that label, verifies,

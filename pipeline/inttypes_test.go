@@ -16,99 +16,22 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"sanitizer/internal/arrowtest"
 	"sanitizer/schema"
 )
-
-// intColumns are one column of every integer width and signedness, with its extremes
-// and the values either side of a sign bit.
-var intColumns = []struct {
-	name string
-	typ  arrow.DataType
-	vals []string // as decimal text, one per record
-}{
-	{"i8", arrow.PrimitiveTypes.Int8, []string{"-128", "127", "0", "-1"}},
-	{"i16", arrow.PrimitiveTypes.Int16, []string{"-32768", "32767", "0", "-1"}},
-	{"i32", arrow.PrimitiveTypes.Int32, []string{"-2147483648", "2147483647", "0", "-1"}},
-	{"i64", arrow.PrimitiveTypes.Int64, []string{"-9223372036854775808", "9223372036854775807", "0", "-1"}},
-	{"u8", arrow.PrimitiveTypes.Uint8, []string{"0", "255", "128", "127"}},
-	{"u16", arrow.PrimitiveTypes.Uint16, []string{"0", "65535", "32768", "32767"}},
-	{"u32", arrow.PrimitiveTypes.Uint32, []string{"0", "4294967295", "2147483648", "2147483647"}},
-	{"u64", arrow.PrimitiveTypes.Uint64, []string{"0", "18446744073709551615", "9223372036854775808", "9223372036854775807"}},
-}
-
-// appendInt appends the decimal s to an integer builder of any width, parsed here
-// without the package's code.
-func appendInt(t testing.TB, b array.Builder, s string) {
-	t.Helper()
-	var i int64
-	var u uint64
-	if _, err := fmt.Sscan(s, &i); err != nil {
-		if _, err := fmt.Sscan(s, &u); err != nil {
-			t.Fatalf("%q: %v", s, err)
-		}
-	}
-	switch b := b.(type) {
-	case *array.Int8Builder:
-		b.Append(int8(i))
-	case *array.Int16Builder:
-		b.Append(int16(i))
-	case *array.Int32Builder:
-		b.Append(int32(i))
-	case *array.Int64Builder:
-		b.Append(i)
-	case *array.Uint8Builder:
-		b.Append(uint8(i))
-	case *array.Uint16Builder:
-		b.Append(uint16(i))
-	case *array.Uint32Builder:
-		b.Append(uint32(i))
-	case *array.Uint64Builder:
-		if u == 0 {
-			u = uint64(i)
-		}
-		b.Append(u)
-	default:
-		t.Fatalf("builder %T", b)
-	}
-}
-
-// intText is value i of an integer array of any width as decimal text.
-func intText(t testing.TB, a arrow.Array, i int) string {
-	t.Helper()
-	switch a := a.(type) {
-	case *array.Int8:
-		return fmt.Sprint(a.Value(i))
-	case *array.Int16:
-		return fmt.Sprint(a.Value(i))
-	case *array.Int32:
-		return fmt.Sprint(a.Value(i))
-	case *array.Int64:
-		return fmt.Sprint(a.Value(i))
-	case *array.Uint8:
-		return fmt.Sprint(a.Value(i))
-	case *array.Uint16:
-		return fmt.Sprint(a.Value(i))
-	case *array.Uint32:
-		return fmt.Sprint(a.Value(i))
-	case *array.Uint64:
-		return fmt.Sprint(a.Value(i))
-	}
-	t.Fatalf("array of %s", a.DataType())
-	return ""
-}
 
 // intRecord is a table of a quasi-identifier zip (one value) and every integer column.
 func intRecord(t testing.TB) arrow.Record {
 	fields := []arrow.Field{{Name: "zip", Type: arrow.BinaryTypes.String}}
-	for _, c := range intColumns {
-		fields = append(fields, arrow.Field{Name: c.name, Type: c.typ})
+	for _, c := range arrowtest.IntColumns {
+		fields = append(fields, arrow.Field{Name: c.Name, Type: c.Type})
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
 	defer b.Release()
-	for r := range intColumns[0].vals {
+	for r := range arrowtest.IntColumns[0].Vals {
 		b.Field(0).(*array.StringBuilder).Append("02139")
-		for j, c := range intColumns {
-			appendInt(t, b.Field(j+1), c.vals[r])
+		for j, c := range arrowtest.IntColumns {
+			arrowtest.AppendInt(t, b.Field(j+1), c.Vals[r])
 		}
 	}
 	return b.NewRecord()
@@ -118,8 +41,8 @@ func intRecord(t testing.TB) arrow.Record {
 // columns insensitive.
 func intConfig(t *testing.T) *schema.Config {
 	text := "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n"
-	for _, c := range intColumns {
-		text += "  " + c.name + ": {role: insensitive}\n"
+	for _, c := range arrowtest.IntColumns {
+		text += "  " + c.Name + ": {role: insensitive}\n"
 	}
 	return loadConfigText(t, text+"privacy: {k: 2}\n")
 }
@@ -136,7 +59,7 @@ func TestIntegerTypesKept(t *testing.T) {
 		"parquet": filepath.Join(dir, "in.parquet"),
 		"arrow":   writeArrowRecord(t, dir, rec),
 	}
-	writeArrowParquet(t, inputs["parquet"], rec, nil)
+	arrowtest.WriteArrowParquet(t, inputs["parquet"], rec, nil)
 	cfg := intConfig(t)
 	for inFmt, in := range inputs {
 		for _, outFmt := range []string{"parquet", "arrow", "csv"} {
@@ -182,13 +105,13 @@ func checkIntRelease(t *testing.T, out, format string) {
 	t.Helper()
 	if format == "csv" {
 		header, recs := readCSV(t, out)
-		for j, c := range intColumns {
-			if header[j+1] != c.name {
+		for j, c := range arrowtest.IntColumns {
+			if header[j+1] != c.Name {
 				t.Fatalf("header %q", header)
 			}
-			for r, want := range c.vals {
+			for r, want := range c.Vals {
 				if got := recs[r][j+1]; got != want {
-					t.Errorf("%s record %d: %q, want %q", c.name, r, got, want)
+					t.Errorf("%s record %d: %q, want %q", c.Name, r, got, want)
 				}
 			}
 		}
@@ -196,28 +119,28 @@ func checkIntRelease(t *testing.T, out, format string) {
 	}
 	var tbl arrow.Table
 	if format == "parquet" {
-		tbl = readWithPqarrow(t, out)
+		tbl = arrowtest.ReadWithPqarrow(t, out)
 	} else {
 		tbl, _ = readArrowIPC(t, out, false)
 	}
 	defer tbl.Release()
-	for j, c := range intColumns {
+	for j, c := range arrowtest.IntColumns {
 		col := tbl.Column(j + 1)
-		if col.Name() != c.name || !arrow.TypeEqual(col.DataType(), c.typ) {
-			t.Errorf("column %d: %s of type %s, want %s of type %s", j+1, col.Name(), col.DataType(), c.name, c.typ)
+		if col.Name() != c.Name || !arrow.TypeEqual(col.DataType(), c.Type) {
+			t.Errorf("column %d: %s of type %s, want %s of type %s", j+1, col.Name(), col.DataType(), c.Name, c.Type)
 			continue
 		}
 		r := 0
 		for _, chunk := range col.Data().Chunks() {
 			for i := range chunk.Len() {
-				if got := intText(t, chunk, i); got != c.vals[r] {
-					t.Errorf("%s record %d: %s, want %s", c.name, r, got, c.vals[r])
+				if got := arrowtest.IntText(t, chunk, i); got != c.Vals[r] {
+					t.Errorf("%s record %d: %s, want %s", c.Name, r, got, c.Vals[r])
 				}
 				r++
 			}
 		}
-		if r != len(c.vals) {
-			t.Errorf("%s: %d records, want %d", c.name, r, len(c.vals))
+		if r != len(c.Vals) {
+			t.Errorf("%s: %d records, want %d", c.Name, r, len(c.Vals))
 		}
 	}
 }
@@ -249,7 +172,7 @@ func TestUnsignedQuasiIntervals(t *testing.T) {
 				defer rec.Release()
 				in := filepath.Join(dir, "in.parquet")
 				if format == "parquet" {
-					writeArrowParquet(t, in, rec, nil)
+					arrowtest.WriteArrowParquet(t, in, rec, nil)
 				} else {
 					in = writeArrowRecord(t, dir, rec)
 				}
@@ -264,7 +187,7 @@ func TestUnsignedQuasiIntervals(t *testing.T) {
 					if err != nil {
 						t.Fatalf("release: %v", err)
 					}
-					tbl := readWithPqarrow(t, out)
+					tbl := arrowtest.ReadWithPqarrow(t, out)
 					defer tbl.Release()
 					if typ := tbl.Column(1).DataType(); !arrow.TypeEqual(typ, arrow.PrimitiveTypes.Uint64) {
 						t.Errorf("insensitive column of type %s", typ)

@@ -15,6 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"sanitizer/sample"
+	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // BenchmarkParquetReaders reads every column of a generated Parquet file (PARQUET_ROWS
@@ -44,7 +46,7 @@ func BenchmarkParquetReaders(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, memory.DefaultAllocator)
+			fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: table.BatchRows}, memory.DefaultAllocator)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -76,9 +78,9 @@ func BenchmarkParquetWriters(b *testing.B) {
 		rows = v
 	}
 	g := sample.NewHospitalGen(1)
-	cols := make([]outColumn, len(sample.HospitalColumns))
+	cols := make([]table.OutColumn, len(sample.HospitalColumns))
 	for i, name := range sample.HospitalColumns {
-		cols[i] = outColumn{name: name, typ: hospitalTypes[i]}
+		cols[i] = table.OutColumn{Name: name, Type: hospitalTypes[i]}
 	}
 	fields := make([]string, 0, rows*len(cols))
 	row := make([]string, len(cols))
@@ -93,17 +95,17 @@ func BenchmarkParquetWriters(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			s, err := newParquetSink(f, cols, nil)
+			s, err := table.NewSink(f, "parquet", schema.CSV{}, cols, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
-			for lo := 0; lo < rows; lo += batchRows {
-				n := min(batchRows, rows-lo)
-				if err := s.write(fields[lo*len(cols):(lo+n)*len(cols)], nil, n); err != nil {
+			for lo := 0; lo < rows; lo += table.BatchRows {
+				n := min(table.BatchRows, rows-lo)
+				if err := s.Write(fields[lo*len(cols):(lo+n)*len(cols)], nil, n); err != nil {
 					b.Fatal(err)
 				}
 			}
-			if err := s.finish(); err != nil {
+			if err := s.Finish(); err != nil {
 				b.Fatal(err)
 			}
 			f.Close()
@@ -118,7 +120,7 @@ func BenchmarkParquetWriters(b *testing.B) {
 			}
 			fs := make([]arrow.Field, len(cols))
 			for i, c := range cols {
-				fs[i] = arrow.Field{Name: c.name, Type: arrowType(c.typ, c.ints)}
+				fs[i] = arrow.Field{Name: c.Name, Type: table.ArrowType(c.Type, c.Ints)}
 			}
 			sch := arrow.NewSchema(fs, nil)
 			w, err := pqarrow.NewFileWriter(sch, f, nil, pqarrow.DefaultWriterProps())
@@ -126,8 +128,8 @@ func BenchmarkParquetWriters(b *testing.B) {
 				b.Fatal(err)
 			}
 			rb := array.NewRecordBuilder(memory.DefaultAllocator, sch)
-			for lo := 0; lo < rows; lo += batchRows {
-				n := min(batchRows, rows-lo)
+			for lo := 0; lo < rows; lo += table.BatchRows {
+				n := min(table.BatchRows, rows-lo)
 				for i := range n {
 					for j, c := range cols {
 						v := fields[(lo+i)*len(cols)+j]
@@ -135,11 +137,11 @@ func BenchmarkParquetWriters(b *testing.B) {
 						case *array.StringBuilder:
 							fb.Append(v)
 						case *array.Int64Builder:
-							x, _ := parseTyped(c.typ, v)
-							fb.Append(x.i)
+							x, _ := table.ParseTyped(c.Type, v)
+							fb.Append(x.I)
 						case *array.Date32Builder:
-							x, _ := parseTyped(c.typ, v)
-							fb.Append(arrow.Date32(x.i))
+							x, _ := table.ParseTyped(c.Type, v)
+							fb.Append(arrow.Date32(x.I))
 						}
 					}
 				}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/internal/arrowtest"
 	"sanitizer/sample"
 	"sanitizer/schema"
 )
@@ -237,7 +238,7 @@ func TestPartsReleaseFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		md := parquetMetadata(t, filepath.Join(pq, "part-0000"+itoa(i)+".parquet"))
+		md := arrowtest.ParquetMetadata(t, filepath.Join(pq, "part-0000"+itoa(i)+".parquet"))
 		if md["sanitize.k"] != "5" {
 			t.Errorf("part %d: metadata %v", i, md)
 		}

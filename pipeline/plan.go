@@ -3,14 +3,13 @@ package pipeline
 import (
 	"fmt"
 	"math/big"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"sanitizer/generalize"
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // plan is a release configuration checked against the input's header: what happens to
@@ -29,7 +28,7 @@ type plan struct {
 
 	inFormat, outFormat string
 	types               []schema.Type    // per input column: the type its values have
-	ints                []intType        // per input column: an integer's width and signedness
+	ints                []table.IntType  // per input column: an integer's width and signedness
 	arrowTypes          []arrow.DataType // per input column: the file's type (nil: CSV)
 	textIn              bool             // the input is text (CSV): typed values are checked
 	emptyNull           []bool           // per input column: an empty field is a null (CSV, typed)
@@ -51,19 +50,19 @@ func (p *plan) at(row int) string {
 }
 
 // isNull reports whether field f of record i of b, input column pos, is null.
-func (p *plan) isNull(b *batch, i, f, pos int) bool {
-	return b.null(i, f) || (p.emptyNull[pos] && b.fields[i*b.width+f] == "")
+func (p *plan) isNull(b *table.Batch, i, f, pos int) bool {
+	return b.Null(i, f) || (p.emptyNull[pos] && b.Fields[i*b.Width+f] == "")
 }
 
 // outColumns is the release's columns: generalized quasi-identifiers are text, the
 // other kept columns keep their type; only insensitive columns may hold nulls.
-func (p *plan) outColumns() []outColumn {
-	out := make([]outColumn, len(p.kept))
+func (p *plan) outColumns() []table.OutColumn {
+	out := make([]table.OutColumn, len(p.kept))
 	for j, pos := range p.kept {
 		c := p.conf[pos]
-		out[j] = outColumn{name: p.header[pos], typ: p.types[pos], ints: p.ints[pos], arrow: p.arrowTypes[pos], nullable: c.Role == schema.Insensitive}
+		out[j] = table.OutColumn{Name: p.header[pos], Type: p.types[pos], Ints: p.ints[pos], Arrow: p.arrowTypes[pos], Nullable: c.Role == schema.Insensitive}
 		if c.Role == schema.Quasi {
-			out[j].typ, out[j].ints, out[j].arrow = schema.String, intType{}, nil
+			out[j].Type, out[j].Ints, out[j].Arrow = schema.String, table.IntType{}, nil
 		}
 	}
 	return out
@@ -93,37 +92,6 @@ func checkReleaseConfig(cfg *schema.Config) error {
 	return nil
 }
 
-// tableFormat returns the format of a table: the configured one, else the extension's.
-func tableFormat(io schema.IO, path string) string {
-	if io.Format != "" {
-		return io.Format
-	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".csv", ".txt":
-		return "csv"
-	case ".parquet":
-		return "parquet"
-	case ".arrow", ".feather":
-		return "arrow"
-	case ".arrows":
-		return "arrows"
-	}
-	return ""
-}
-
-// checkFormat returns the format of a table and rejects a configured format that the
-// file's extension contradicts.
-func checkFormat(key, path string, io schema.IO) (string, error) {
-	if ext := tableFormat(schema.IO{}, path); io.Format != "" && ext != "" && ext != io.Format {
-		return "", schema.BadInput("%s: %s has the extension of %s but %s.format is %s", key, path, ext, key, io.Format)
-	}
-	f := tableFormat(io, path)
-	if f == "" {
-		return "", schema.BadInput("%s: cannot tell the format of %q: set %s.format", key, path, key)
-	}
-	return f, nil
-}
-
 // maxSuppressed is the number of records the limit allows: floor(share × rows), the
 // share taken as the decimal the configuration wrote (0.05 × 100 is 5, not 4, and
 // 0.282 × 10⁸ is 28200000), computed exactly.
@@ -137,10 +105,10 @@ func maxSuppressed(share float64, rows int) int {
 }
 
 // newPlan matches the configuration's columns with the input's columns and types.
-func newPlan(cfg *schema.Config, input, output string, cols []column) (*plan, error) {
+func newPlan(cfg *schema.Config, input, output string, cols []table.Column) (*plan, error) {
 	header := make([]string, len(cols))
 	for i, c := range cols {
-		header[i] = c.name
+		header[i] = c.Name
 	}
 	p := &plan{cfg: cfg, input: input, output: output, header: header, metric: cfg.Search.Metric}
 	if p.metric == "" {
@@ -182,25 +150,25 @@ func newPlan(cfg *schema.Config, input, output string, cols []column) (*plan, er
 		}
 	}
 	p.types = make([]schema.Type, len(cols))
-	p.ints = make([]intType, len(cols))
+	p.ints = make([]table.IntType, len(cols))
 	p.arrowTypes = make([]arrow.DataType, len(cols))
 	p.emptyNull = make([]bool, len(cols))
 	for i, col := range cols {
 		c := p.conf[i]
-		p.ints[i], p.arrowTypes[i] = col.ints, col.arrow
+		p.ints[i], p.arrowTypes[i] = col.Ints, col.Arrow
 		switch {
-		case col.unsupported != "" && c != nil && c.Role != schema.Identifier:
-			return nil, schema.BadInput("%s: column %q: values of type %s cannot be read (drop the column: role identifier)", input, col.name, col.unsupported)
+		case col.Unsupported != "" && c != nil && c.Role != schema.Identifier:
+			return nil, schema.BadInput("%s: column %q: values of type %s cannot be read (drop the column: role identifier)", input, col.Name, col.Unsupported)
 		case c == nil:
-			p.types[i] = col.typ
-		case col.typ == "": // text: the declared type, checked value by value
+			p.types[i] = col.Type
+		case col.Type == "": // text: the declared type, checked value by value
 			p.textIn = true
 			p.types[i] = c.Type
 			p.emptyNull[i] = c.Type != schema.String
-		case c.TypeDeclared && c.Type != col.typ:
-			return nil, schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.typ)
+		case c.TypeDeclared && c.Type != col.Type:
+			return nil, schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Type)
 		default:
-			p.types[i] = col.typ
+			p.types[i] = col.Type
 		}
 	}
 	return p, nil

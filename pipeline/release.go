@@ -11,8 +11,11 @@ import (
 	"time"
 
 	"sanitizer/generalize"
+	"sanitizer/internal/build"
+	"sanitizer/internal/safe"
 	"sanitizer/publish"
 	"sanitizer/schema"
+	"sanitizer/table"
 	"sanitizer/verify"
 )
 
@@ -65,12 +68,12 @@ func paths(cfg *schema.Config, opt Options) (in, out, inFmt, outFmt string, err 
 	if out == "" {
 		return "", "", "", "", schema.BadInput("output: no output file (--out or output.path)")
 	}
-	if inFmt, err = inputFormat(in, cfg.Input); err != nil {
+	if inFmt, err = table.InputFormat(in, cfg.Input); err != nil {
 		return "", "", "", "", err
 	}
-	if (folderOutput(out) || isParts(out)) && cfg.Output.Format == "" {
+	if (folderOutput(out) || table.IsParts(out)) && cfg.Output.Format == "" {
 		outFmt = inFmt // a folder of parts: in the input's format unless configured
-	} else if outFmt, err = checkFormat("output", out, cfg.Output); err != nil {
+	} else if outFmt, err = table.CheckFormat("output", out, cfg.Output); err != nil {
 		return "", "", "", "", err
 	}
 	return in, out, inFmt, outFmt, nil
@@ -89,7 +92,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	if err != nil {
 		return nil, err
 	}
-	if abs(in) == abs(out) || insideParts(in, out) {
+	if abs(in) == abs(out) || table.InsideParts(in, out) {
 		return nil, schema.BadInput("output: %s is also the input, or one of its parts", out)
 	}
 	if opt.Report != "" {
@@ -202,7 +205,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	// Pass 2: the same open file again, recoded and written to a temporary file
 	// beside the output.
 	p.progress.enter(StageWrite)
-	if err := src.rewind(); err != nil {
+	if err := src.Rewind(); err != nil {
 		return nil, err
 	}
 	opt.at(StageWrite)
@@ -221,7 +224,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 		return nil, err
 	}
 	defer dest.discard() // nothing, once published
-	if err := src.unchanged(); err != nil {
+	if err := src.Unchanged(); err != nil {
 		return nil, err
 	}
 	wrote := time.Now()
@@ -284,7 +287,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	log.Info("stage done", "stage", StageVerify, "records", m.Rows, "classes", m.Classes, "min_class", m.MinClass, "ms", ms(wrote, verified))
 
 	rep := &Report{
-		Tool: "sanitize", Version: Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
+		Tool: "sanitize", Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
 		Input:      FileSummary{Path: in, Format: inFmt, Rows: t.Rows},
 		Output:     FileSummary{Path: out, Format: outFmt, Rows: written},
 		Model:      ModelSummary{K: cfg.Privacy.K, SuppressionRate: cfg.Privacy.Suppression, MaxSuppressed: p.maxSupp},
@@ -359,16 +362,16 @@ func utilityValues(p *plan, t *generalize.Table) [][]float64 {
 }
 
 // openInput opens the input table and matches its columns with the configuration.
-func openInput(cfg *schema.Config, in, out, format string) (source, *plan, error) {
+func openInput(cfg *schema.Config, in, out, format string) (table.Source, *plan, error) {
 	names := make([]string, len(cfg.Columns))
 	for i, c := range cfg.Columns {
 		names[i] = c.Name
 	}
-	src, err := openSource(in, format, cfg.Input.CSV, names)
+	src, err := table.Open(in, format, cfg.Input.CSV, names)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := newPlan(cfg, in, out, src.columns())
+	p, err := newPlan(cfg, in, out, src.Columns())
 	if err == nil {
 		p.hier, err = readHierFiles(cfg)
 	}
@@ -377,16 +380,14 @@ func openInput(cfg *schema.Config, in, out, format string) (source, *plan, error
 		return nil, nil, err
 	}
 	p.inFormat = format
-	if ps, ok := src.(*partsSource); ok {
-		p.locate = ps.locate
-	}
+	p.locate = table.Locator(src)
 	return src, p, nil
 }
 
 // loadTable is pass 1 of a release: it parses the hierarchy files, finds the protected
 // sensitive columns and encodes the quasi-identifiers of src. listed holds, per input
 // column, the hierarchy file of a sensitive column (nil for the others).
-func loadTable(ctx context.Context, p *plan, src source) (t *generalize.Table, listed []*generalize.Hierarchy, prot []*protected, err error) {
+func loadTable(ctx context.Context, p *plan, src table.Source) (t *generalize.Table, listed []*generalize.Hierarchy, prot []*protected, err error) {
 	fileHier := make([]*generalize.Hierarchy, len(p.quasiCfg))
 	for i, c := range p.quasiCfg {
 		if c.Hierarchy.File != "" {
@@ -426,14 +427,6 @@ func (o Options) logger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-func abs(p string) string {
-	a, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	return a
-}
-
 // verifyTable runs the independent check over the records of t.
 func verifyTable(ctx context.Context, t checkedTable, spec verify.Spec) (*verify.Measured, error) {
 	cols := t.columns()
@@ -455,7 +448,7 @@ func verifyTable(ctx context.Context, t checkedTable, spec verify.Spec) (*verify
 // readProtected reads a whole input for Check: it counts the records and numbers the
 // values of the protected sensitive columns (as the release did) with the input's
 // count of each.
-func readProtected(ctx context.Context, p *plan, src source, prot []*protected) (int, error) {
+func readProtected(ctx context.Context, p *plan, src table.Source, prot []*protected) (int, error) {
 	cols := make([]int, len(prot))
 	dicts := make([]*dictionary, len(prot))
 	for i, sc := range prot {
@@ -469,9 +462,9 @@ func readProtected(ctx context.Context, p *plan, src source, prot []*protected) 
 			sc.hier = h
 		}
 	}
-	out := make(chan *batch, 2)
+	out := make(chan *table.Batch, 2)
 	errc := make(chan error, 1)
-	go func() { errc <- guard(func() error { return src.stream(ctx, cols, out) })() }()
+	go func() { errc <- safe.Go(func() error { return src.Stream(ctx, cols, out) })() }()
 	var addErr error
 	for b := range out {
 		for i, sc := range prot {
@@ -505,7 +498,7 @@ func readProtected(ctx context.Context, p *plan, src source, prot []*protected) 
 			sc.counts[sc.index[d.values[d.code(r)]]]++
 		}
 	}
-	return src.rows(), nil
+	return src.Rows(), nil
 }
 
 // Measured is what Check found in an existing release.
@@ -591,4 +584,13 @@ func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, err
 		return m, err
 	}
 	return m, nil
+}
+
+// abs is p made absolute, or p itself when that fails.
+func abs(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return a
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"sanitizer/generalize"
+	"sanitizer/internal/build"
 	"sanitizer/publish"
 	"sanitizer/schema"
 )
@@ -198,7 +199,7 @@ func releaseMetadata(cfg *schema.Config, p *plan, t *generalize.Table, res *gene
 	}
 	meta := recordedParams(cfg, t.Rows, p.maxSupp, res.Suppressed)
 	meta["sanitize.tool"] = "sanitize"
-	meta["sanitize.version"] = Version
+	meta["sanitize.version"] = build.Version
 	meta["sanitize.dataset"] = cfg.Dataset
 	meta["sanitize.config_digest"] = "sha256:" + cfg.Digest
 	meta["sanitize.node"] = string(nodeJSON)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"sanitizer/internal/safe"
 	"sanitizer/schema"
 	"sanitizer/verify"
 )
@@ -222,7 +223,7 @@ func newCountingReader(r verify.Reader, count *verify.Counter, width int, qpos [
 	q := len(qpos)
 	c.buf, c.orig = make([]string, 0, countingBatch*width), make([]string, 0, countingBatch*q)
 	go func() {
-		err := guard(func() error {
+		err := safe.Go(func() error {
 			var err error
 			for b := range c.out {
 				if b.odd && err == nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"sanitizer/internal/arrowtest"
+	"sanitizer/table"
 	"testing"
 	"time"
 
@@ -78,7 +80,7 @@ func TestTypesRoundTrip(t *testing.T) {
 	rec := typedRecord(t)
 	defer rec.Release()
 	inputs := map[string]string{"parquet": filepath.Join(dir, "in.parquet"), "arrow": writeArrowRecord(t, dir, rec)}
-	writeArrowParquet(t, inputs["parquet"], rec, nil, pqarrow.WithStoreSchema()) // the types read back are rec's
+	arrowtest.WriteArrowParquet(t, inputs["parquet"], rec, nil, pqarrow.WithStoreSchema()) // the types read back are rec's
 	text := "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n"
 	for _, f := range rec.Schema().Fields()[1:] {
 		text += "  " + f.Name + ": {role: insensitive}\n"
@@ -96,7 +98,7 @@ func TestTypesRoundTrip(t *testing.T) {
 				}
 				var tbl arrow.Table
 				if outFmt == "parquet" {
-					tbl = readWithPqarrow(t, out)
+					tbl = arrowtest.ReadWithPqarrow(t, out)
 				} else {
 					tbl, _ = readArrowIPC(t, out, false)
 				}
@@ -105,7 +107,7 @@ func TestTypesRoundTrip(t *testing.T) {
 				// what the Arrow project's reader reads of it in Parquet.
 				want := array.NewTableFromRecords(rec.Schema(), []arrow.Record{rec})
 				if inFmt == "parquet" || outFmt == "parquet" {
-					want = readWithPqarrow(t, inputs["parquet"])
+					want = arrowtest.ReadWithPqarrow(t, inputs["parquet"])
 				}
 				defer want.Release()
 				compareColumns(t, want, tbl)
@@ -157,7 +159,7 @@ func TestUnixNano(t *testing.T) {
 		{time.Unix(-9223372037, 0), 0, false},
 		{time.Unix(9223372037, 0), 0, false},
 	} {
-		if got, ok := unixNano(c.t); got != c.want || ok != c.ok {
+		if got, ok := table.UnixNano(c.t); got != c.want || ok != c.ok {
 			t.Errorf("unixNano(%v) = %d, %v; want %d, %v", c.t, got, ok, c.want, c.ok)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"sanitizer/generalize"
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // Validation is what Validate found: the configuration's shape and, when an input was
@@ -75,7 +76,7 @@ func Validate(ctx context.Context, cfg *schema.Config, opt Options) (*Validation
 // validateInput reads the input as pass 1 of a release (and, for a dp section, as the
 // dp run) does, and fills in the lattice's heights and the record count.
 func validateInput(ctx context.Context, cfg *schema.Config, in string, v *Validation) error {
-	inFmt, err := inputFormat(in, cfg.Input)
+	inFmt, err := table.InputFormat(in, cfg.Input)
 	if err != nil {
 		return err
 	}
@@ -94,7 +95,7 @@ func validateInput(ctx context.Context, cfg *schema.Config, in string, v *Valida
 		for i, c := range t.Columns {
 			v.Heights[i] = c.Hierarchy.Height()
 		}
-		if err := src.rewind(); err != nil {
+		if err := src.Rewind(); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"sanitizer/schema"
+	"sanitizer/table"
 	"sanitizer/verify"
 )
 
@@ -42,7 +43,7 @@ type checkedRecords interface {
 // openChecked opens a table of the given format for the verification. names are the
 // configuration's columns, in order: the header of a CSV file without a header row.
 func openChecked(path, format string, dialect schema.CSV, names []string) (checkedTable, error) {
-	if isParts(path) {
+	if table.IsParts(path) {
 		return openCheckedParts(path, format, dialect, names)
 	}
 	if format == "parquet" {
@@ -59,7 +60,7 @@ func openChecked(path, format string, dialect schema.CSV, names []string) (check
 		}
 		return checkedCSV{f}, nil
 	}
-	src, err := openSource(path, format, dialect, names)
+	src, err := table.Open(path, format, dialect, names)
 	if err != nil {
 		return nil, err
 	}
@@ -120,33 +121,21 @@ func (t checkedParquet) metadata() map[string]string { return t.f.Metadata() }
 func (t checkedParquet) Close() error { return t.f.Close() }
 
 // checkedSource is a table read by the pipeline's source (CSV, Arrow IPC).
-type checkedSource struct{ src source }
+type checkedSource struct{ src table.Source }
 
 func (t checkedSource) columns() []checkedColumn {
 	var out []checkedColumn
-	for _, c := range t.src.columns() {
-		out = append(out, checkedColumn{name: c.name, unsupported: c.unsupported})
+	for _, c := range t.src.Columns() {
+		out = append(out, checkedColumn{name: c.Name, unsupported: c.Unsupported})
 	}
 	return out
 }
 
 func (t checkedSource) records(ctx context.Context, cols []int) (checkedRecords, error) {
-	return readColumns(ctx, t.src, cols), nil
+	return table.ReadColumns(ctx, t.src, cols), nil
 }
 
-// metadata is an Arrow IPC file's schema metadata (nil for CSV).
-func (t checkedSource) metadata() map[string]string {
-	s, ok := t.src.(*arrowSource)
-	if !ok {
-		return nil
-	}
-	md := s.schema.Metadata()
-	out := map[string]string{}
-	for i, k := range md.Keys() {
-		out[k] = md.Values()[i]
-	}
-	return out
-}
+func (t checkedSource) metadata() map[string]string { return t.src.Metadata() }
 
 func (t checkedSource) Close() error { return t.src.Close() }
 
@@ -165,7 +154,7 @@ type checkedParts struct{ parts []checkedTable }
 
 // openCheckedParts opens every part of an input in parts for the verification.
 func openCheckedParts(path, format string, dialect schema.CSV, names []string) (checkedTable, error) {
-	paths, err := inputParts(path)
+	paths, err := table.PartPaths(path)
 	if err != nil {
 		return nil, err
 	}

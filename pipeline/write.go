@@ -7,7 +7,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sanitizer/generalize"
+	"sanitizer/internal/safe"
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // recoder turns input records into release records. Pass 2 reads the kept columns
@@ -45,13 +47,13 @@ type recoder struct {
 // level some published class holds: the dictionary holds those labels only, so that
 // a label only suppressed records have is never written (nil: every label is
 // released, as in Mondrian, which suppresses nothing).
-func (r *recoder) dictionaries(cols []outColumn, released [][]bool) {
+func (r *recoder) dictionaries(cols []table.OutColumn, released [][]bool) {
 	for j, qi := range r.quasiAt {
 		if qi < 0 {
 			continue
 		}
 		if r.labels != nil {
-			cols[j].dict = r.labels.dict[qi]
+			cols[j].Dict = r.labels.dict[qi]
 			continue
 		}
 		c, l := r.t.Columns[qi], r.levels[qi]
@@ -67,7 +69,7 @@ func (r *recoder) dictionaries(cols []outColumn, released [][]bool) {
 		if r.dictIndex == nil {
 			r.dictIndex = make([][]int32, len(r.t.Columns))
 		}
-		r.dictIndex[qi], cols[j].dict = index, vals
+		r.dictIndex[qi], cols[j].Dict = index, vals
 	}
 	r.keyed = true
 }
@@ -99,55 +101,44 @@ func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *
 	return r
 }
 
-// recoded is the release records of one batch: n records of len(kept) fields.
-type recoded struct {
-	fields []string
-	nulls  []bool // nil when none is null
-	// keys, when the recoder is keyed: per kept column, a quasi-identifier's value of
-	// each record as its index into the column's dictionary (its fields are then
-	// empty); nil for the other columns.
-	keys [][]int32
-	n    int
-}
-
 // gatherLabels returns, for a Mondrian release, the place in its label dictionary of
 // every record's value of every quasi-identifier (record i, quasi-identifier qi at
 // i·q+qi), nil otherwise. The records' partitions lie anywhere in the label table, a
 // cache miss each: in this short loop the misses of several records overlap, where
 // in recode's long one they came one at a time.
-func (r *recoder) gatherLabels(b *batch) []int32 {
+func (r *recoder) gatherLabels(b *table.Batch) []int32 {
 	if r.labels == nil {
 		return nil
 	}
 	q := len(r.t.Columns)
-	xs := make([]int32, b.n*q)
-	for i := range min(b.n, len(r.class)-b.first) {
-		at := int(r.class[b.first+i]) * q
+	xs := make([]int32, b.N*q)
+	for i := range min(b.N, len(r.class)-b.First) {
+		at := int(r.class[b.First+i]) * q
 		copy(xs[i*q:(i+1)*q], r.labels.idx[at:at+q])
 	}
 	return xs
 }
 
 // recode returns the release records of batch b (suppressed records are left out).
-func (r *recoder) recode(b *batch) (*recoded, error) {
+func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
 	width := len(r.p.kept)
-	out := &recoded{fields: make([]string, 0, b.n*width)}
+	out := &table.Rows{Fields: make([]string, 0, b.N*width)}
 	if r.keyed {
-		out.keys = make([][]int32, width)
+		out.Keys = make([][]int32, width)
 		for j, qi := range r.quasiAt {
 			if qi >= 0 {
-				out.keys[j] = make([]int32, 0, b.n)
+				out.Keys[j] = make([]int32, 0, b.N)
 			}
 		}
 	}
 	labeled := r.gatherLabels(b)
 	q := len(r.t.Columns)
-	for i := range b.n {
-		row := b.first + i
+	for i := range b.N {
+		row := b.First + i
 		if row >= r.t.Rows {
-			return nil, errChanged(r.p.input)
+			return nil, table.ChangedError(r.p.input)
 		}
-		rec := b.record(i)
+		rec := b.Record(i)
 		// Pass 2 must read what pass 1 encoded.
 		for qi, c := range r.t.Columns {
 			f := r.fieldOf[qi]
@@ -155,13 +146,13 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 			if r.p.isNull(b, i, f, r.p.kept[f]) {
 				nullAs := r.p.quasiCfg[qi].Null
 				if nullAs == nil {
-					return nil, errChanged(r.p.input) // pass 1 would have refused it
+					return nil, table.ChangedError(r.p.input) // pass 1 would have refused it
 				}
 				v = *nullAs
 			}
 			// The leaf pass 1 gave the record has this text, and no other leaf does.
 			if c.Hierarchy.Value(0, c.Codes.At(row)) != v {
-				return nil, errChanged(r.p.input)
+				return nil, table.ChangedError(r.p.input)
 			}
 		}
 		if r.suppressed != nil && r.suppressed[row] {
@@ -183,23 +174,23 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 							return nil, fmt.Errorf("internal error: column %q: a published record's label is not in the dictionary", r.p.header[r.p.kept[j]])
 						}
 					}
-					out.keys[j] = append(out.keys[j], x)
-					out.fields = append(out.fields, "")
+					out.Keys[j] = append(out.Keys[j], x)
+					out.Fields = append(out.Fields, "")
 				case r.labels != nil:
-					out.fields = append(out.fields, r.labels.dict[qi][x])
+					out.Fields = append(out.Fields, r.labels.dict[qi][x])
 				default:
-					out.fields = append(out.fields, r.t.Columns[qi].Hierarchy.Value(r.levels[qi], x))
+					out.Fields = append(out.Fields, r.t.Columns[qi].Hierarchy.Value(r.levels[qi], x))
 				}
 				continue
 			}
 			v, conf, name := rec[j], r.p.conf[pos], r.p.header[pos]
 			if r.p.isNull(b, i, j, pos) {
 				if conf.Role != schema.Sensitive {
-					if out.nulls == nil {
-						out.nulls = make([]bool, b.n*width)
+					if out.Nulls == nil {
+						out.Nulls = make([]bool, b.N*width)
 					}
-					out.nulls[out.n*width+j] = true
-					out.fields = append(out.fields, "")
+					out.Nulls[out.N*width+j] = true
+					out.Fields = append(out.Fields, "")
 					continue
 				}
 				if conf.Null == nil {
@@ -208,7 +199,7 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 				v = *conf.Null
 			}
 			if r.p.textIn {
-				if err := checkType(conf, v); err != nil {
+				if err := table.CheckType(conf, v); err != nil {
 					return nil, schema.BadInput("%s: column %q: %w", r.p.at(row), name, err)
 				}
 			}
@@ -217,9 +208,9 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 					return nil, schema.BadInput("%s: column %q: value not listed in hierarchy %s", r.p.at(row), name, h.Source())
 				}
 			}
-			out.fields = append(out.fields, v)
+			out.Fields = append(out.Fields, v)
 		}
-		out.n++
+		out.N++
 	}
 	return out, nil
 }
@@ -227,20 +218,20 @@ func (r *recoder) recode(b *batch) (*recoded, error) {
 // writeRelease is pass 2: it streams the kept columns of the input again, recodes and
 // suppresses batch by batch on a worker pool, and writes the batches in input order to
 // sink. It returns the number of records written.
-func writeRelease(ctx context.Context, src source, rc *recoder, out sink, workers int) (int, error) {
+func writeRelease(ctx context.Context, src table.Source, rc *recoder, out table.Sink, workers int) (int, error) {
 	type job struct {
-		b        *batch
-		out      *recoded
+		b        *table.Batch
+		out      *table.Rows
 		prepared any // out converted by the sink, when it is a preparer
 		err      error
 		done     chan struct{}
 	}
 	g, ctx := errgroup.WithContext(ctx)
-	in := make(chan *batch, workers)
+	in := make(chan *table.Batch, workers)
 	jobs := make(chan *job, 2*workers) // in input order, for the writer
 	work := make(chan *job, 2*workers) // for the recoders
-	g.Go(guard(func() error { return src.stream(ctx, rc.p.kept, in) }))
-	g.Go(guard(func() error {
+	g.Go(safe.Go(func() error { return src.Stream(ctx, rc.p.kept, in) }))
+	g.Go(safe.Go(func() error {
 		defer close(jobs)
 		defer close(work)
 		for b := range in {
@@ -257,14 +248,14 @@ func writeRelease(ctx context.Context, src source, rc *recoder, out sink, worker
 	}))
 	// A sink that can convert records off its writing goroutine does so on the
 	// recoders'.
-	prep, _ := out.(preparer)
+	prep, _ := out.(table.Preparer)
 	rc.keyed = rc.keyed && prep != nil
 	for range workers {
-		g.Go(guard(func() error {
+		g.Go(safe.Go(func() error {
 			for j := range work {
 				j.out, j.err = rc.recode(j.b)
 				if j.err == nil && prep != nil {
-					if j.prepared, j.err = prep.prepare(j.out); j.err != nil {
+					if j.prepared, j.err = prep.Prepare(j.out); j.err != nil {
 						j.err = fmt.Errorf("writing release: %w", j.err)
 					}
 				}
@@ -274,7 +265,7 @@ func writeRelease(ctx context.Context, src source, rc *recoder, out sink, worker
 		}))
 	}
 	written := 0
-	g.Go(guard(func() error {
+	g.Go(safe.Go(func() error {
 		for j := range jobs {
 			select {
 			case <-j.done:
@@ -286,15 +277,15 @@ func writeRelease(ctx context.Context, src source, rc *recoder, out sink, worker
 			}
 			var err error
 			if prep != nil {
-				err = prep.writePrepared(j.prepared)
+				err = prep.WritePrepared(j.prepared)
 			} else {
-				err = out.write(j.out.fields, j.out.nulls, j.out.n)
+				err = out.Write(j.out.Fields, j.out.Nulls, j.out.N)
 			}
 			if err != nil {
 				return fmt.Errorf("writing release: %w", err)
 			}
-			written += j.out.n
-			rc.p.progress.addWritten(j.out.n)
+			written += j.out.N
+			rc.p.progress.addWritten(j.out.N)
 		}
 		return nil
 	}))

@@ -22,6 +22,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"sanitizer/internal/build"
 	"sanitizer/internal/safe"
 	"sanitizer/pipeline"
 	"sanitizer/schema"
@@ -189,7 +190,7 @@ func newRoot(stdout io.Writer, g *globals) *cobra.Command {
 		Short:         "Generalize, suppress and verify a sensitive table for publication",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       pipeline.Version,
+		Version:       build.Version,
 	}
 	root.SetVersionTemplate("sanitize {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

@@ -12,7 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sanitizer/pipeline"
+	"sanitizer/internal/build"
 	"slices"
 	"strconv"
 	"strings"
@@ -1366,8 +1366,8 @@ func dropColumn(rows [][]string, col string) [][]string {
 // reports and release metadata carry) and exits 0.
 func TestVersionFlag(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "--version")
-	if code != 0 || stdout != "sanitize "+pipeline.Version+"\n" || pipeline.Version == "" {
-		t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, "sanitize "+pipeline.Version)
+	if code != 0 || stdout != "sanitize "+build.Version+"\n" || build.Version == "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, "sanitize "+build.Version)
 	}
 }
 

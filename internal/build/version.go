@@ -1,4 +1,4 @@
-package pipeline
+package build
 
 import "runtime/debug"
 

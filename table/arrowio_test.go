@@ -1,4 +1,4 @@
-package pipeline
+package table
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"sanitizer/internal/arrowtest"
 	"sanitizer/schema"
 )
 
@@ -33,7 +34,7 @@ var arrowFormats = []struct {
 
 // writeArrowTable writes rows (arrowNull for a null) with an arrowSink, in writes of at most
 // per records, and returns the file's path.
-func writeArrowTable(t testing.TB, mem memory.Allocator, stream bool, cols []outColumn, meta map[string]string, rows [][]string, per int) string {
+func writeArrowTable(t testing.TB, mem memory.Allocator, stream bool, cols []OutColumn, meta map[string]string, rows [][]string, per int) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "table.arrow")
 	f, err := os.Create(path)
@@ -61,12 +62,12 @@ func writeArrowTable(t testing.TB, mem memory.Allocator, stream bool, cols []out
 				fields = append(fields, v)
 			}
 		}
-		if err := s.write(fields, nulls, m); err != nil {
+		if err := s.Write(fields, nulls, m); err != nil {
 			t.Fatal(err)
 		}
 		rows = rows[m:]
 	}
-	if err := s.finish(); err != nil {
+	if err := s.Finish(); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -76,11 +77,11 @@ func writeArrowTable(t testing.TB, mem memory.Allocator, stream bool, cols []out
 }
 
 // arrowCollect streams the projected columns of src and returns the batches.
-func arrowCollect(src *arrowSource, cols []int) ([]*batch, error) {
-	out := make(chan *batch, 2)
+func arrowCollect(src *arrowSource, cols []int) ([]*Batch, error) {
+	out := make(chan *Batch, 2)
 	errc := make(chan error, 1)
-	go func() { errc <- src.stream(context.Background(), cols, out) }()
-	var bs []*batch
+	go func() { errc <- src.Stream(context.Background(), cols, out) }()
+	var bs []*Batch
 	for b := range out {
 		bs = append(bs, b)
 	}
@@ -88,17 +89,17 @@ func arrowCollect(src *arrowSource, cols []int) ([]*batch, error) {
 }
 
 // arrowRows turns batches into rows (arrowNull for a null), checking the batches' shape.
-func arrowRows(t testing.TB, bs []*batch, width int) [][]string {
+func arrowRows(t testing.TB, bs []*Batch, width int) [][]string {
 	t.Helper()
 	var rows [][]string
 	for _, b := range bs {
-		if b.width != width || len(b.fields) != b.n*width || b.first != len(rows) {
-			t.Fatalf("batch: first %d width %d, %d fields, n %d; want first %d width %d", b.first, b.width, len(b.fields), b.n, len(rows), width)
+		if b.Width != width || len(b.Fields) != b.N*width || b.First != len(rows) {
+			t.Fatalf("batch: first %d width %d, %d fields, n %d; want first %d width %d", b.First, b.Width, len(b.Fields), b.N, len(rows), width)
 		}
-		for i := range b.n {
-			r := slices.Clone(b.record(i))
+		for i := range b.N {
+			r := slices.Clone(b.Record(i))
 			for j := range r {
-				if b.null(i, j) {
+				if b.Null(i, j) {
 					if r[j] != "" {
 						t.Fatalf("null field with text %q", r[j])
 					}
@@ -124,8 +125,8 @@ func readArrowTable(t testing.TB, mem memory.Allocator, path string, stream bool
 		t.Fatal(err)
 	}
 	rows := arrowRows(t, bs, len(cols))
-	if src.rows() != len(rows) {
-		t.Fatalf("rows() = %d, read %d", src.rows(), len(rows))
+	if src.Rows() != len(rows) {
+		t.Fatalf("rows() = %d, read %d", src.Rows(), len(rows))
 	}
 	return rows
 }
@@ -139,21 +140,21 @@ func arrowCheckedAlloc(t *testing.T) *memory.CheckedAllocator {
 // arrowRoundTripColumns has a column of every type, with the canonical text of values
 // including extremes, dates before 1970 and timestamps with nanoseconds.
 var arrowRoundTripColumns = []struct {
-	col  outColumn
+	col  OutColumn
 	vals []string
 }{
-	{outColumn{name: "s", typ: schema.String, nullable: true}, []string{"", "plain", "héllo, \"world\"\n", "日本語", strings.Repeat("x", 1000), "null"}},
-	{outColumn{name: "i", typ: schema.Integer, nullable: true}, []string{"0", "-1", "42", "9223372036854775807", "-9223372036854775808"}},
-	{outColumn{name: "f", typ: schema.Float, nullable: true}, []string{"0", "-0", "0.1", "-2.5", "1e+21", "5e-324", "-1.7976931348623157e+308", "NaN", "+Inf", "-Inf"}},
-	{outColumn{name: "b", typ: schema.Boolean, nullable: true}, []string{"true", "false"}},
-	{outColumn{name: "d", typ: schema.Date, nullable: true}, []string{"1970-01-01", "1969-12-31", "1900-02-28", "0001-01-01", "9999-12-31", "2024-02-29"}},
-	{outColumn{name: "ts", typ: schema.Timestamp, nullable: true}, []string{"1970-01-01T00:00:00Z", "2024-02-29T13:05:00.5Z", "1969-12-31T23:59:59.999999999Z", "2262-04-10T00:00:00.123456789Z", "1677-09-22T00:00:00.000000001Z", "2001-02-03T04:05:06.000000007Z"}},
-	{outColumn{name: "req", typ: schema.Integer, nullable: false}, []string{"7", "-7"}},
+	{OutColumn{Name: "s", Type: schema.String, Nullable: true}, []string{"", "plain", "héllo, \"world\"\n", "日本語", strings.Repeat("x", 1000), "null"}},
+	{OutColumn{Name: "i", Type: schema.Integer, Nullable: true}, []string{"0", "-1", "42", "9223372036854775807", "-9223372036854775808"}},
+	{OutColumn{Name: "f", Type: schema.Float, Nullable: true}, []string{"0", "-0", "0.1", "-2.5", "1e+21", "5e-324", "-1.7976931348623157e+308", "NaN", "+Inf", "-Inf"}},
+	{OutColumn{Name: "b", Type: schema.Boolean, Nullable: true}, []string{"true", "false"}},
+	{OutColumn{Name: "d", Type: schema.Date, Nullable: true}, []string{"1970-01-01", "1969-12-31", "1900-02-28", "0001-01-01", "9999-12-31", "2024-02-29"}},
+	{OutColumn{Name: "ts", Type: schema.Timestamp, Nullable: true}, []string{"1970-01-01T00:00:00Z", "2024-02-29T13:05:00.5Z", "1969-12-31T23:59:59.999999999Z", "2262-04-10T00:00:00.123456789Z", "1677-09-22T00:00:00.000000001Z", "2001-02-03T04:05:06.000000007Z"}},
+	{OutColumn{Name: "req", Type: schema.Integer, Nullable: false}, []string{"7", "-7"}},
 }
 
 // arrowRoundTripTable builds rows from arrowRoundTripColumns: value r mod len, some nulls.
-func arrowRoundTripTable(n int) ([]outColumn, [][]string) {
-	var cols []outColumn
+func arrowRoundTripTable(n int) ([]OutColumn, [][]string) {
+	var cols []OutColumn
 	for _, c := range arrowRoundTripColumns {
 		cols = append(cols, c.col)
 	}
@@ -161,7 +162,7 @@ func arrowRoundTripTable(n int) ([]outColumn, [][]string) {
 	for r := range rows {
 		for j, c := range arrowRoundTripColumns {
 			v := c.vals[r%len(c.vals)]
-			if c.col.nullable && (r+j)%5 == 4 {
+			if c.col.Nullable && (r+j)%5 == 4 {
 				v = arrowNull
 			}
 			rows[r] = append(rows[r], v)
@@ -181,11 +182,11 @@ func TestArrowRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var want []column
+			var want []Column
 			for _, c := range cols {
-				want = append(want, column{name: c.name, typ: c.typ})
+				want = append(want, Column{Name: c.Name, Type: c.Type})
 			}
-			if got := typesOnly(src.columns()); !slices.Equal(got, want) {
+			if got := typesOnly(src.Columns()); !slices.Equal(got, want) {
 				t.Errorf("columns() = %v, want %v", got, want)
 			}
 			src.Close()
@@ -254,8 +255,8 @@ func TestArrowSinkSchema(t *testing.T) {
 				&arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}, arrow.PrimitiveTypes.Int64,
 			}
 			for i, fld := range sc.Fields() {
-				if fld.Name != cols[i].name || !arrow.TypeEqual(fld.Type, wantTypes[i]) || fld.Nullable != cols[i].nullable {
-					t.Errorf("field %d: %v, want %s %v nullable %v", i, fld, cols[i].name, wantTypes[i], cols[i].nullable)
+				if fld.Name != cols[i].Name || !arrow.TypeEqual(fld.Type, wantTypes[i]) || fld.Nullable != cols[i].Nullable {
+					t.Errorf("field %d: %v, want %s %v nullable %v", i, fld, cols[i].Name, wantTypes[i], cols[i].Nullable)
 				}
 			}
 		})
@@ -263,7 +264,7 @@ func TestArrowSinkSchema(t *testing.T) {
 }
 
 func TestArrowSinkErrors(t *testing.T) {
-	cols := []outColumn{{name: "name", typ: schema.String, nullable: true}, {name: "age", typ: schema.Integer, nullable: false}, {name: "day", typ: schema.Date, nullable: true}}
+	cols := []OutColumn{{Name: "name", Type: schema.String, Nullable: true}, {Name: "age", Type: schema.Integer, Nullable: false}, {Name: "day", Type: schema.Date, Nullable: true}}
 	tests := []struct {
 		name   string
 		fields []string
@@ -292,7 +293,7 @@ func TestArrowSinkErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = s.write(tt.fields, tt.nulls, 1)
+			err = s.Write(tt.fields, tt.nulls, 1)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want %q", err, tt.want)
 			}
@@ -300,52 +301,14 @@ func TestArrowSinkErrors(t *testing.T) {
 				t.Errorf("the error quotes the value: %v", err)
 			}
 			// The sink is still usable.
-			if err := s.write([]string{"x", "1", "2024-01-01"}, nil, 1); err != nil {
+			if err := s.Write([]string{"x", "1", "2024-01-01"}, nil, 1); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.finish(); err != nil {
+			if err := s.Finish(); err != nil {
 				t.Fatal(err)
 			}
 		})
 	}
-}
-
-// writeLibraryArrow writes a record batch built with the arrow library.
-func writeLibraryArrow(t *testing.T, mem memory.Allocator, stream bool, sc *arrow.Schema, build func(*array.RecordBuilder), opts ...ipc.Option) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "lib.arrow")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rb := array.NewRecordBuilder(mem, sc)
-	defer rb.Release()
-	build(rb)
-	rec := rb.NewRecord()
-	defer rec.Release()
-	opts = append(opts, ipc.WithSchema(sc), ipc.WithAllocator(mem))
-	if stream {
-		w := ipc.NewWriter(f, opts...)
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		w, err := ipc.NewFileWriter(f, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return path
 }
 
 // TestArrowReadTypes reads a file written by the arrow library with types the sink
@@ -395,13 +358,13 @@ func TestArrowReadTypes(t *testing.T) {
 		rb.Field(12).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{1, -1500000, 0, 0}, valid)
 		rb.Field(13).(*array.BinaryBuilder).AppendValues([][]byte{{1}, {2}, {3}, {4}}, nil)
 	}
-	wantCols := []column{
-		{name: "i8", typ: schema.Integer, ints: intType{bits: 8}}, {name: "i32", typ: schema.Integer, ints: intType{bits: 32}},
-		{name: "u16", typ: schema.Integer, ints: intType{bits: 16, unsigned: true}},
-		{name: "u64", typ: schema.Integer, ints: intType{bits: 64, unsigned: true}}, {name: "f16", typ: schema.Float}, {name: "f32", typ: schema.Float},
-		{name: "ls", typ: schema.String}, {name: "list", unsupported: "list<item: int32, nullable>"},
-		{name: "dict", typ: schema.String}, {name: "d64", typ: schema.Date}, {name: "ts", typ: schema.Timestamp},
-		{name: "ts_s", typ: schema.Timestamp}, {name: "ts_us", typ: schema.Timestamp}, {name: "bin", unsupported: "binary"},
+	wantCols := []Column{
+		{Name: "i8", Type: schema.Integer, Ints: IntType{Bits: 8}}, {Name: "i32", Type: schema.Integer, Ints: IntType{Bits: 32}},
+		{Name: "u16", Type: schema.Integer, Ints: IntType{Bits: 16, Unsigned: true}},
+		{Name: "u64", Type: schema.Integer, Ints: IntType{Bits: 64, Unsigned: true}}, {Name: "f16", Type: schema.Float}, {Name: "f32", Type: schema.Float},
+		{Name: "ls", Type: schema.String}, {Name: "list", Unsupported: "list<item: int32, nullable>"},
+		{Name: "dict", Type: schema.String}, {Name: "d64", Type: schema.Date}, {Name: "ts", Type: schema.Timestamp},
+		{Name: "ts_s", Type: schema.Timestamp}, {Name: "ts_us", Type: schema.Timestamp}, {Name: "bin", Unsupported: "binary"},
 	}
 	want := [][]string{
 		{"-128", "-2147483648", "0", "0", "1.5", "0.1", "", "red", "1970-01-01", "2024-02-29T13:05:00.5Z", "1969-12-31T23:59:59Z", "1970-01-01T00:00:00.000001Z"},
@@ -414,13 +377,13 @@ func TestArrowReadTypes(t *testing.T) {
 		t.Run(format.name, func(t *testing.T) {
 			// Separate allocators: ipc.FileWriter keeps some dictionary memory after
 			// Close (arrow v15), which is not the reader's doing.
-			path := writeLibraryArrow(t, memory.NewGoAllocator(), format.stream, sc, build)
+			path := arrowtest.WriteLibraryArrow(t, memory.NewGoAllocator(), format.stream, sc, build)
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			src, err := openArrowMem(path, format.stream, mem, arrowBufferSlack)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := typesOnly(src.columns()); !slices.Equal(got, wantCols) {
+			if got := typesOnly(src.Columns()); !slices.Equal(got, wantCols) {
 				t.Errorf("columns() =\n%v\nwant\n%v", got, wantCols)
 			}
 			bs, err := arrowCollect(src, proj)
@@ -431,7 +394,7 @@ func TestArrowReadTypes(t *testing.T) {
 				t.Errorf("read:\n%q\nwant:\n%q", got, want)
 			}
 			// Projecting an unsupported column is an error naming it.
-			if err := src.rewind(); err != nil {
+			if err := src.Rewind(); err != nil {
 				t.Fatal(err)
 			}
 			_, err = arrowCollect(src, []int{0, 7})
@@ -471,7 +434,7 @@ func TestArrowCompressed(t *testing.T) {
 	}{{"zstd", ipc.WithZstd()}, {"lz4", ipc.WithLZ4()}} {
 		for _, format := range arrowFormats {
 			t.Run(codec.name+"/"+format.name, func(t *testing.T) {
-				path := writeLibraryArrow(t, memory.NewGoAllocator(), format.stream, sc, build, codec.opt)
+				path := arrowtest.WriteLibraryArrow(t, memory.NewGoAllocator(), format.stream, sc, build, codec.opt)
 				if st, err := os.Stat(path); err != nil || st.Size() > 8*n { // less than the integers alone
 					t.Fatalf("not compressed: %v %v", st.Size(), err)
 				}
@@ -500,8 +463,8 @@ func TestArrowBatches(t *testing.T) {
 	for _, format := range arrowFormats {
 		t.Run(format.name, func(t *testing.T) {
 			mem := arrowCheckedAlloc(t)
-			n := 2*batchRows + 5
-			cols := []outColumn{{name: "row", typ: schema.Integer, nullable: false}}
+			n := 2*BatchRows + 5
+			cols := []OutColumn{{Name: "row", Type: schema.Integer, Nullable: false}}
 			rows := make([][]string, n)
 			for i := range rows {
 				rows[i] = []string{fmt.Sprint(i)}
@@ -514,7 +477,7 @@ func TestArrowBatches(t *testing.T) {
 			defer src.Close()
 			for pass, proj := range [][]int{{0}, {}} {
 				if pass == 1 {
-					if err := src.rewind(); err != nil {
+					if err := src.Rewind(); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -524,20 +487,20 @@ func TestArrowBatches(t *testing.T) {
 				}
 				var firsts, ns []int
 				for _, b := range bs {
-					firsts, ns = append(firsts, b.first), append(ns, b.n)
+					firsts, ns = append(firsts, b.First), append(ns, b.N)
 				}
-				if !slices.Equal(firsts, []int{0, batchRows, 2 * batchRows}) || !slices.Equal(ns, []int{batchRows, batchRows, 5}) {
+				if !slices.Equal(firsts, []int{0, BatchRows, 2 * BatchRows}) || !slices.Equal(ns, []int{BatchRows, BatchRows, 5}) {
 					t.Errorf("projection %v: batches first %v n %v", proj, firsts, ns)
 				}
 				got := arrowRows(t, bs, len(proj))
 				if len(proj) == 1 && !slices.EqualFunc(got, rows, slices.Equal) {
 					t.Error("values differ")
 				}
-				if src.rows() != n {
-					t.Errorf("rows() = %d, want %d", src.rows(), n)
+				if src.Rows() != n {
+					t.Errorf("rows() = %d, want %d", src.Rows(), n)
 				}
 			}
-			if err := src.unchanged(); err != nil {
+			if err := src.Unchanged(); err != nil {
 				t.Error(err)
 			}
 		})
@@ -548,7 +511,7 @@ func TestArrowEmptyTable(t *testing.T) {
 	for _, format := range arrowFormats {
 		t.Run(format.name, func(t *testing.T) {
 			mem := arrowCheckedAlloc(t)
-			path := writeArrowTable(t, mem, format.stream, []outColumn{{name: "a", typ: schema.String, nullable: true}}, nil, nil, 1)
+			path := writeArrowTable(t, mem, format.stream, []OutColumn{{Name: "a", Type: schema.String, Nullable: true}}, nil, nil, 1)
 			if got := readArrowTable(t, mem, path, format.stream, []int{0}); len(got) != 0 {
 				t.Errorf("read %q", got)
 			}
@@ -567,8 +530,8 @@ func TestArrowCancel(t *testing.T) {
 	defer src.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	out := make(chan *batch) // nobody reads
-	if err := src.stream(ctx, []int{0}, out); !errors.Is(err, context.Canceled) {
+	out := make(chan *Batch) // nobody reads
+	if err := src.Stream(ctx, []int{0}, out); !errors.Is(err, context.Canceled) {
 		t.Errorf("stream after cancel: %v", err)
 	}
 	if _, open := <-out; open {
@@ -595,8 +558,8 @@ func readArrowFile(path string, stream bool) error {
 	}
 	defer src.Close()
 	var cols []int
-	for i, c := range src.columns() {
-		if c.unsupported == "" {
+	for i, c := range src.Columns() {
+		if c.Unsupported == "" {
 			cols = append(cols, i)
 		}
 	}
@@ -679,7 +642,7 @@ func TestArrowCorruptBytes(t *testing.T) {
 
 func TestArrowDuplicateNames(t *testing.T) {
 	mem := arrowCheckedAlloc(t)
-	cols := []outColumn{{name: "a", typ: schema.String, nullable: true}, {name: "a", typ: schema.Integer, nullable: true}}
+	cols := []OutColumn{{Name: "a", Type: schema.String, Nullable: true}, {Name: "a", Type: schema.Integer, Nullable: true}}
 	path := writeArrowTable(t, mem, false, cols, nil, [][]string{{"x", "1"}}, 1)
 	_, err := openArrowMem(path, false, mem, arrowBufferSlack)
 	wantArrowBadInput(t, err, path)
@@ -737,13 +700,13 @@ func TestArrowChanged(t *testing.T) {
 
 			// Unchanged: both passes agree.
 			src := open()
-			if err := src.rewind(); err != nil {
+			if err := src.Rewind(); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := arrowCollect(src, []int{1}); err != nil {
 				t.Fatal(err)
 			}
-			if err := src.unchanged(); err != nil {
+			if err := src.Unchanged(); err != nil {
 				t.Errorf("unchanged: %v", err)
 			}
 			src.Close()
@@ -752,7 +715,7 @@ func TestArrowChanged(t *testing.T) {
 				// Changed between the passes: rewind refuses.
 				src = open()
 				rewrite(content)
-				err := src.rewind()
+				err := src.Rewind()
 				wantArrowBadInput(t, err, path)
 				if !strings.Contains(err.Error(), "changed") {
 					t.Errorf("rewind: %v", err)
@@ -761,12 +724,12 @@ func TestArrowChanged(t *testing.T) {
 
 				// Changed during the second pass: the pass or unchanged fails.
 				src = open()
-				if err := src.rewind(); err != nil {
+				if err := src.Rewind(); err != nil {
 					t.Fatal(err)
 				}
 				rewrite(content)
 				if _, err = arrowCollect(src, []int{0}); err == nil {
-					err = src.unchanged()
+					err = src.Unchanged()
 				}
 				wantArrowBadInput(t, err, path)
 				src.Close()
@@ -818,21 +781,21 @@ func FuzzReadArrow(f *testing.F) {
 		}
 		defer src.Close()
 		var cols []int
-		for i, c := range src.columns() {
-			if c.unsupported == "" && len(cols) < 8 {
+		for i, c := range src.Columns() {
+			if c.Unsupported == "" && len(cols) < 8 {
 				cols = append(cols, i)
 			}
 		}
 		for pass, proj := range [][]int{cols, nil} {
 			if pass == 1 {
-				if err := src.rewind(); err != nil {
+				if err := src.Rewind(); err != nil {
 					t.Fatal(err)
 				}
 			}
 			bs, err := arrowCollect(src, proj)
 			for _, b := range bs {
-				if len(b.fields) != b.n*len(proj) || b.width != len(proj) || (b.nulls != nil && len(b.nulls) < len(b.fields)) {
-					t.Fatalf("batch of %d records, width %d, with %d fields", b.n, b.width, len(b.fields))
+				if len(b.Fields) != b.N*len(proj) || b.Width != len(proj) || (b.Nulls != nil && len(b.Nulls) < len(b.Fields)) {
+					t.Fatalf("batch of %d records, width %d, with %d fields", b.N, b.Width, len(b.Fields))
 				}
 			}
 			if err != nil {
@@ -840,17 +803,17 @@ func FuzzReadArrow(f *testing.F) {
 				return
 			}
 		}
-		if err := src.unchanged(); err != nil {
+		if err := src.Unchanged(); err != nil {
 			t.Fatal(err)
 		}
 	})
 }
 
 // typesOnly is cols without the file's Arrow types (what TestTypesRoundTrip checks).
-func typesOnly(cols []column) []column {
+func typesOnly(cols []Column) []Column {
 	out := slices.Clone(cols)
 	for i := range out {
-		out[i].arrow = nil
+		out[i].Arrow = nil
 	}
 	return out
 }

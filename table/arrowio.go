@@ -1,4 +1,4 @@
-package pipeline
+package table
 
 import (
 	"bufio"
@@ -40,7 +40,7 @@ type arrowSource struct {
 	isStream bool
 	mem      memory.Allocator
 	schema   *arrow.Schema // read at open
-	cols     []column
+	cols     []Column
 
 	fr   *ipc.FileReader // file format
 	next int             // file format: the next record batch
@@ -228,59 +228,70 @@ func (s *arrowSource) checkFooter() error {
 }
 
 // arrowColumn maps a top-level field to a column and its value type.
-func arrowColumn(f arrow.Field) column {
-	c := column{name: f.Name}
+func arrowColumn(f arrow.Field) Column {
+	c := Column{Name: f.Name}
 	switch f.Type.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
 		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
-		c.typ = schema.Integer
-		c.ints = arrowIntType(f.Type)
+		c.Type = schema.Integer
+		c.Ints = arrowIntType(f.Type)
 	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64:
-		c.typ = schema.Float
+		c.Type = schema.Float
 	case arrow.STRING, arrow.LARGE_STRING:
-		c.typ = schema.String
+		c.Type = schema.String
 	case arrow.BOOL:
-		c.typ = schema.Boolean
+		c.Type = schema.Boolean
 	case arrow.DATE32, arrow.DATE64:
-		c.typ = schema.Date
+		c.Type = schema.Date
 	case arrow.TIMESTAMP:
-		c.typ = schema.Timestamp
+		c.Type = schema.Timestamp
 	case arrow.DICTIONARY:
 		switch f.Type.(*arrow.DictionaryType).ValueType.ID() {
 		case arrow.STRING, arrow.LARGE_STRING:
-			c.typ = schema.String
+			c.Type = schema.String
 		}
 	}
-	if c.typ == "" {
-		c.unsupported = f.Type.String()
+	if c.Type == "" {
+		c.Unsupported = f.Type.String()
 	} else {
-		c.arrow = f.Type
+		c.Arrow = f.Type
 	}
 	return c
 }
 
 // arrowIntType is the width and signedness of an arrow integer type.
-func arrowIntType(t arrow.DataType) intType {
+func arrowIntType(t arrow.DataType) IntType {
 	switch t.ID() {
 	case arrow.INT8:
-		return intType{bits: 8}
+		return IntType{Bits: 8}
 	case arrow.INT16:
-		return intType{bits: 16}
+		return IntType{Bits: 16}
 	case arrow.INT32:
-		return intType{bits: 32}
+		return IntType{Bits: 32}
 	case arrow.UINT8:
-		return intType{bits: 8, unsigned: true}
+		return IntType{Bits: 8, Unsigned: true}
 	case arrow.UINT16:
-		return intType{bits: 16, unsigned: true}
+		return IntType{Bits: 16, Unsigned: true}
 	case arrow.UINT32:
-		return intType{bits: 32, unsigned: true}
+		return IntType{Bits: 32, Unsigned: true}
 	case arrow.UINT64:
-		return intType{bits: 64, unsigned: true}
+		return IntType{Bits: 64, Unsigned: true}
 	}
-	return intType{}
+	return IntType{}
 }
 
-func (s *arrowSource) columns() []column { return s.cols }
+func (s *arrowSource) Columns() []Column { return s.cols }
+
+func (s *arrowSource) Metadata() map[string]string { return metadataMap(s.schema.Metadata()) }
+
+// metadataMap is Arrow metadata as a map.
+func metadataMap(md arrow.Metadata) map[string]string {
+	out := make(map[string]string, md.Len())
+	for i, k := range md.Keys() {
+		out[k] = md.Values()[i]
+	}
+	return out
+}
 
 // nextRecord returns the next record batch, nil at the end, and the function that
 // releases it.
@@ -305,11 +316,11 @@ func (s *arrowSource) nextRecord() (arrow.Record, func(), error) {
 	return s.sr.Record(), func() {}, nil // the reader releases it at the next Next
 }
 
-// stream sends the records from the current position to the end, projected to cols,
+// Stream sends the records from the current position to the end, projected to cols,
 // in batches of at most batchRows records. Arrow IPC has no column projection on read:
 // every record batch is decoded whole, and only the projected columns are converted
 // to text.
-func (s *arrowSource) stream(ctx context.Context, cols []int, out chan<- *batch) (err error) {
+func (s *arrowSource) Stream(ctx context.Context, cols []int, out chan<- *Batch) (err error) {
 	defer close(out)
 	col := "" // the column being converted, for errors
 	defer func() {
@@ -321,12 +332,12 @@ func (s *arrowSource) stream(ctx context.Context, cols []int, out chan<- *batch)
 		if c < 0 || c >= len(s.cols) {
 			return fmt.Errorf("%s: column index %d out of range", s.path, c)
 		}
-		if u := s.cols[c].unsupported; u != "" {
-			return schema.BadInput("%s: column %q: values of type %s cannot be read", s.path, s.cols[c].name, u)
+		if u := s.cols[c].Unsupported; u != "" {
+			return schema.BadInput("%s: column %q: values of type %s cannot be read", s.path, s.cols[c].Name, u)
 		}
 	}
 	width := len(cols)
-	send := func(b *batch) error {
+	send := func(b *Batch) error {
 		select {
 		case out <- b:
 			return nil
@@ -334,7 +345,7 @@ func (s *arrowSource) stream(ctx context.Context, cols []int, out chan<- *batch)
 			return ctx.Err()
 		}
 	}
-	b := newBatch(s.read, width)
+	b := NewBatch(s.read, width)
 	conv := make([]func(int) (string, bool), width)
 	caches := make([]*textCache, width)
 	for j := range caches {
@@ -358,7 +369,7 @@ func (s *arrowSource) stream(ctx context.Context, cols []int, out chan<- *batch)
 				return s.corrupt("", fmt.Errorf("a record batch of %d records", n))
 			}
 			for j, c := range cols {
-				col = s.cols[c].name
+				col = s.cols[c].Name
 				arr := rec.Column(c)
 				if int64(arr.Len()) < n {
 					return s.corrupt(col, fmt.Errorf("%d values in a record batch of %d records", arr.Len(), n))
@@ -367,30 +378,30 @@ func (s *arrowSource) stream(ctx context.Context, cols []int, out chan<- *batch)
 			}
 			col = ""
 			for off := 0; off < int(n); {
-				m := min(int(n)-off, batchRows-b.n)
-				base := len(b.fields)
-				b.fields = b.fields[:base+m*width]
+				m := min(int(n)-off, BatchRows-b.N)
+				base := len(b.Fields)
+				b.Fields = b.Fields[:base+m*width]
 				for j := range cols {
-					col = s.cols[cols[j]].name
+					col = s.cols[cols[j]].Name
 					text := conv[j]
 					for i := range m {
 						k := base + i*width + j
 						if v, null := text(off + i); null {
-							b.setNull(k)
+							b.SetNull(k)
 						} else {
-							b.fields[k] = v
+							b.Fields[k] = v
 						}
 					}
 				}
 				col = ""
-				b.n += m
+				b.N += m
 				s.read += m
 				off += m
-				if b.n == batchRows {
+				if b.N == BatchRows {
 					if err := send(b); err != nil {
 						return err
 					}
-					b = newBatch(s.read, width)
+					b = NewBatch(s.read, width)
 				}
 			}
 			return nil
@@ -399,7 +410,7 @@ func (s *arrowSource) stream(ctx context.Context, cols []int, out chan<- *batch)
 			return err
 		}
 	}
-	if b.n > 0 {
+	if b.N > 0 {
 		return send(b)
 	}
 	return nil
@@ -427,18 +438,18 @@ func arrowTexts[T any](a arrowValues[T], format func(T) string) func(int) (strin
 // strings point into its buffers, which must not outlive the record batch. cache (nil:
 // none) holds the column's recent texts across batches.
 func arrowText(arr arrow.Array, cache *textCache) func(int) (string, bool) {
-	uintText := func(v int64) string { return formatUint(uint64(v)) }
+	uintText := func(v int64) string { return FormatUint(uint64(v)) }
 	switch a := arr.(type) {
 	case *array.Int8:
-		return arrowTexts(a, func(v int8) string { return formatInt(int64(v)) })
+		return arrowTexts(a, func(v int8) string { return FormatInt(int64(v)) })
 	case *array.Int16:
-		return arrowTexts(a, func(v int16) string { return cache.num(int64(v), formatInt) })
+		return arrowTexts(a, func(v int16) string { return cache.num(int64(v), FormatInt) })
 	case *array.Int32:
-		return arrowTexts(a, func(v int32) string { return cache.num(int64(v), formatInt) })
+		return arrowTexts(a, func(v int32) string { return cache.num(int64(v), FormatInt) })
 	case *array.Int64:
-		return arrowTexts(a, func(v int64) string { return cache.num(v, formatInt) })
+		return arrowTexts(a, func(v int64) string { return cache.num(v, FormatInt) })
 	case *array.Uint8:
-		return arrowTexts(a, func(v uint8) string { return formatUint(uint64(v)) })
+		return arrowTexts(a, func(v uint8) string { return FormatUint(uint64(v)) })
 	case *array.Uint16:
 		return arrowTexts(a, func(v uint16) string { return cache.num(int64(v), uintText) })
 	case *array.Uint32:
@@ -446,27 +457,27 @@ func arrowText(arr arrow.Array, cache *textCache) func(int) (string, bool) {
 	case *array.Uint64:
 		return arrowTexts(a, func(v uint64) string { return cache.num(int64(v), uintText) })
 	case *array.Float16:
-		return arrowTexts(a, func(v float16.Num) string { return formatFloat32(halfToFloat32(v.Uint16())) })
+		return arrowTexts(a, func(v float16.Num) string { return FormatFloat32(halfToFloat32(v.Uint16())) })
 	case *array.Float32:
-		return arrowTexts(a, formatFloat32)
+		return arrowTexts(a, FormatFloat32)
 	case *array.Float64:
-		return arrowTexts(a, formatFloat)
+		return arrowTexts(a, FormatFloat)
 	case *array.String:
 		return arrowTexts(a, cache.str)
 	case *array.LargeString:
 		return arrowTexts(a, cache.str)
 	case *array.Boolean:
-		return arrowTexts(a, formatBool)
+		return arrowTexts(a, FormatBool)
 	case *array.Date32:
-		return arrowTexts(a, func(v arrow.Date32) string { return cache.num(int64(v), formatDate) })
+		return arrowTexts(a, func(v arrow.Date32) string { return cache.num(int64(v), FormatDate) })
 	case *array.Date64:
 		// Milliseconds since the epoch, a multiple of a day in a well-formed file.
-		return arrowTexts(a, func(v arrow.Date64) string { return cache.num(arrowFloorDiv(int64(v), 86400000), formatDate) })
+		return arrowTexts(a, func(v arrow.Date64) string { return cache.num(arrowFloorDiv(int64(v), 86400000), FormatDate) })
 	case *array.Timestamp:
 		// The value counts from the Unix epoch in UTC whatever the time zone, which
 		// only says how to display it.
 		unit := a.DataType().(*arrow.TimestampType).Unit
-		return arrowTexts(a, func(v arrow.Timestamp) string { return formatTimestamp(arrowTime(int64(v), unit)) })
+		return arrowTexts(a, func(v arrow.Timestamp) string { return FormatTimestamp(arrowTime(int64(v), unit)) })
 	case *array.Dictionary:
 		dict, ok := a.Dictionary().(arrowValues[string])
 		if !ok {
@@ -514,10 +525,10 @@ func arrowFloorDiv(a, b int64) int64 {
 	return q
 }
 
-// rewind starts a second pass at the first record, after checking that the open file
+// Rewind starts a second pass at the first record, after checking that the open file
 // still has the size and modification time it had at open (and, for a stream, the
 // same schema).
-func (s *arrowSource) rewind() error {
+func (s *arrowSource) Rewind() error {
 	s.rows1 = s.read
 	if err := s.same(); err != nil {
 		return err
@@ -528,7 +539,7 @@ func (s *arrowSource) rewind() error {
 	if s.isStream {
 		sc := s.sr.Schema()
 		if sc == nil || !sc.Equal(s.schema) || !sc.Metadata().Equal(s.schema.Metadata()) {
-			return errChanged(s.path)
+			return ChangedError(s.path)
 		}
 	}
 	return nil
@@ -707,12 +718,12 @@ type arrowSink struct {
 
 // newArrowSink starts an Arrow IPC file (stream false) or stream (stream true) with
 // the given columns and schema metadata in w.
-func newArrowSink(w *os.File, stream bool, cols []outColumn, meta map[string]string) (*arrowSink, error) {
+func newArrowSink(w io.Writer, stream bool, cols []OutColumn, meta map[string]string) (*arrowSink, error) {
 	return newArrowSinkMem(w, stream, cols, meta, memory.DefaultAllocator)
 }
 
 // newArrowSinkMem is newArrowSink with the allocator given, for tests.
-func newArrowSinkMem(w *os.File, stream bool, cols []outColumn, meta map[string]string, mem memory.Allocator) (*arrowSink, error) {
+func newArrowSinkMem(w io.Writer, stream bool, cols []OutColumn, meta map[string]string, mem memory.Allocator) (*arrowSink, error) {
 	keys := make([]string, 0, len(meta))
 	for k := range meta {
 		keys = append(keys, k)
@@ -738,9 +749,9 @@ func newArrowSinkMem(w *os.File, stream bool, cols []outColumn, meta map[string]
 	return s, nil
 }
 
-// arrowType is the arrow type a column of a value type (an integer: of type it) is
+// ArrowType is the arrow type a column of a value type (an integer: of type it) is
 // written as.
-func arrowType(typ schema.Type, it intType) arrow.DataType {
+func ArrowType(typ schema.Type, it IntType) arrow.DataType {
 	switch typ {
 	case schema.Integer:
 		return arrowIntegerType(it)
@@ -757,10 +768,10 @@ func arrowType(typ schema.Type, it intType) arrow.DataType {
 }
 
 // arrowIntegerType is the arrow type of integers of type it.
-func arrowIntegerType(it intType) arrow.DataType {
+func arrowIntegerType(it IntType) arrow.DataType {
 	signed := map[int]arrow.DataType{8: arrow.PrimitiveTypes.Int8, 16: arrow.PrimitiveTypes.Int16, 32: arrow.PrimitiveTypes.Int32}
 	unsigned := map[int]arrow.DataType{8: arrow.PrimitiveTypes.Uint8, 16: arrow.PrimitiveTypes.Uint16, 32: arrow.PrimitiveTypes.Uint32, 64: arrow.PrimitiveTypes.Uint64}
-	if it.unsigned {
+	if it.Unsigned {
 		return unsigned[it.width()]
 	}
 	if t, ok := signed[it.width()]; ok {
@@ -769,17 +780,17 @@ func arrowIntegerType(it intType) arrow.DataType {
 	return arrow.PrimitiveTypes.Int64
 }
 
-// write writes n records as one record batch.
-func (s *arrowSink) write(fields []string, nulls []bool, n int) error {
+// Write writes n records as one record batch.
+func (s *arrowSink) Write(fields []string, nulls []bool, n int) error {
 	return writeThrough(s, fields, nulls, n)
 }
 
-// prepare builds the record batch of r's records (recordBuilder.build); several
-// goroutines may prepare at once.
-func (s *arrowSink) prepare(r *recoded) (any, error) { return s.build(r) }
+// Prepare builds the record batch of r's records (recordBuilder.build); several
+// goroutines may Prepare at once.
+func (s *arrowSink) Prepare(r *Rows) (any, error) { return s.build(r) }
 
-// writePrepared writes prepare's record batch, in order; an empty one not at all.
-func (s *arrowSink) writePrepared(p any) (err error) {
+// WritePrepared writes prepare's record batch, in order; an empty one not at all.
+func (s *arrowSink) WritePrepared(p any) (err error) {
 	rec := p.(arrow.RecordBatch)
 	defer rec.Release()
 	if rec.NumRows() == 0 {
@@ -798,7 +809,7 @@ func (s *arrowSink) writePrepared(p any) (err error) {
 
 // arrowAppend appends the value of column c whose canonical text is v to b, the
 // builder of c.arrowType(): of the type the input gave the column, when it has one.
-func arrowAppend(b array.Builder, c outColumn, v string) error {
+func arrowAppend(b array.Builder, c OutColumn, v string) error {
 	switch b := b.(type) {
 	case *array.StringBuilder:
 		b.Append(v)
@@ -822,32 +833,32 @@ func arrowAppend(b array.Builder, c outColumn, v string) error {
 	case *array.TimestampBuilder:
 		return appendTimestamp(b, v)
 	}
-	if c.typ == schema.Integer {
-		x, err := parseInteger(c.ints, v)
+	if c.Type == schema.Integer {
+		x, err := ParseInteger(c.Ints, v)
 		if err != nil {
 			return err
 		}
 		arrowAppendInt(b, x)
 		return nil
 	}
-	x, err := parseTyped(c.typ, v)
+	x, err := ParseTyped(c.Type, v)
 	if err != nil {
 		return err
 	}
 	switch b := b.(type) {
 	case *array.Float64Builder:
-		b.Append(x.f)
+		b.Append(x.F)
 	case *array.BooleanBuilder:
-		b.Append(x.b)
+		b.Append(x.B)
 	case *array.Date32Builder:
-		if x.i < math.MinInt32 || x.i > math.MaxInt32 {
+		if x.I < math.MinInt32 || x.I > math.MaxInt32 {
 			return errors.New("date out of range")
 		}
-		b.Append(arrow.Date32(x.i))
+		b.Append(arrow.Date32(x.I))
 	case *array.Date64Builder:
-		b.Append(arrow.Date64(x.i * 86400000))
+		b.Append(arrow.Date64(x.I * 86400000))
 	default:
-		return fmt.Errorf("internal error: %s values written as %s", c.typ, b.Type())
+		return fmt.Errorf("internal error: %s values written as %s", c.Type, b.Type())
 	}
 	return nil
 }
@@ -858,11 +869,11 @@ func arrowAppend(b array.Builder, c outColumn, v string) error {
 func appendTimestamp(b *array.TimestampBuilder, v string) error {
 	unit := b.Type().(*arrow.TimestampType).Unit
 	if unit == arrow.Nanosecond {
-		x, err := parseTyped(schema.Timestamp, v)
+		x, err := ParseTyped(schema.Timestamp, v)
 		if err != nil {
 			return err
 		}
-		b.Append(arrow.Timestamp(x.i))
+		b.Append(arrow.Timestamp(x.I))
 		return nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, v)
@@ -882,30 +893,30 @@ func appendTimestamp(b *array.TimestampBuilder, v string) error {
 
 // arrowAppendInt appends an integer parsed by parseInteger, within the range of the
 // builder's type, to an integer builder.
-func arrowAppendInt(b array.Builder, x typed) {
+func arrowAppendInt(b array.Builder, x Typed) {
 	switch b := b.(type) {
 	case *array.Int8Builder:
-		b.Append(int8(x.i))
+		b.Append(int8(x.I))
 	case *array.Int16Builder:
-		b.Append(int16(x.i))
+		b.Append(int16(x.I))
 	case *array.Int32Builder:
-		b.Append(int32(x.i))
+		b.Append(int32(x.I))
 	case *array.Int64Builder:
-		b.Append(x.i)
+		b.Append(x.I)
 	case *array.Uint8Builder:
-		b.Append(uint8(x.u))
+		b.Append(uint8(x.U))
 	case *array.Uint16Builder:
-		b.Append(uint16(x.u))
+		b.Append(uint16(x.U))
 	case *array.Uint32Builder:
-		b.Append(uint32(x.u))
+		b.Append(uint32(x.U))
 	case *array.Uint64Builder:
-		b.Append(x.u)
+		b.Append(x.U)
 	}
 }
 
-// finish writes the end of the table (the stream's end-of-stream marker, the file's
+// Finish writes the end of the table (the stream's end-of-stream marker, the file's
 // footer); it does not close the file.
-func (s *arrowSink) finish() error {
+func (s *arrowSink) Finish() error {
 	defer s.release()
 	var err error
 	if s.fw != nil {

@@ -1,4 +1,4 @@
-package pipeline
+package table
 
 import (
 	"errors"
@@ -11,13 +11,13 @@ import (
 )
 
 // recordBuilder makes Arrow record batches of a table's columns for the Parquet and
-// Arrow sinks. A column with a dictionary (outColumn.dict: a release's generalized
+// Arrow sinks. A column with a dictionary (OutColumn.Dict: a release's generalized
 // quasi-identifiers) is an Arrow dictionary array over one array of its labels, shared
 // by every batch (so that a writer keeps one dictionary per column chunk or file),
 // indexed by the records' keys; every other column is parsed from its canonical text
 // into an array of its type.
 type recordBuilder struct {
-	cols   []outColumn
+	cols   []OutColumn
 	schema *arrow.Schema
 	mem    memory.Allocator
 	dicts  []arrow.Array // per column: its labels, or nil
@@ -37,19 +37,19 @@ func labelBytes(labels []string) int {
 // dictionaries' label arrays. A dictionary whose labels take more than maxDict bytes
 // (0: no limit) is not one in the batches: its column is plain strings, the labels
 // looked up by key.
-func newRecordBuilder(cols []outColumn, md *arrow.Metadata, mem memory.Allocator, maxDict int) *recordBuilder {
+func newRecordBuilder(cols []OutColumn, md *arrow.Metadata, mem memory.Allocator, maxDict int) *recordBuilder {
 	rb := &recordBuilder{cols: cols, mem: mem, dicts: make([]arrow.Array, len(cols))}
 	fields := make([]arrow.Field, len(cols))
 	for j, c := range cols {
-		fields[j] = arrow.Field{Name: c.name, Type: c.arrowType(), Nullable: c.nullable}
-		if c.dict != nil && maxDict > 0 && labelBytes(c.dict) > maxDict {
+		fields[j] = arrow.Field{Name: c.Name, Type: c.arrowType(), Nullable: c.Nullable}
+		if c.Dict != nil && maxDict > 0 && labelBytes(c.Dict) > maxDict {
 			rb.plain = append(rb.plain, j)
 			continue
 		}
-		if c.dict != nil {
+		if c.Dict != nil {
 			fields[j].Type = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 			b := array.NewStringBuilder(mem)
-			b.AppendValues(c.dict, nil)
+			b.AppendValues(c.Dict, nil)
 			rb.dicts[j] = b.NewArray()
 			b.Release()
 		}
@@ -70,7 +70,7 @@ func (rb *recordBuilder) release() {
 
 // build makes one record batch of the n records of r. It only reads rb, so several
 // goroutines may build at once.
-func (rb *recordBuilder) build(r *recoded) (arrow.RecordBatch, error) {
+func (rb *recordBuilder) build(r *Rows) (arrow.RecordBatch, error) {
 	arrs := make([]arrow.Array, len(rb.cols))
 	defer func() {
 		for _, a := range arrs {
@@ -90,24 +90,24 @@ func (rb *recordBuilder) build(r *recoded) (arrow.RecordBatch, error) {
 			arrs[j], err = textColumn(rb.mem, c, j, len(rb.cols), r)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("column %q: %w", c.name, err)
+			return nil, fmt.Errorf("column %q: %w", c.Name, err)
 		}
 	}
-	return array.NewRecordBatch(rb.schema, arrs, int64(r.n)), nil
+	return array.NewRecordBatch(rb.schema, arrs, int64(r.N)), nil
 }
 
 // dictColumn is column j of r as a dictionary array over the column's labels.
-func (rb *recordBuilder) dictColumn(j int, r *recoded) (arrow.Array, error) {
-	if r.keys == nil || r.keys[j] == nil || len(r.keys[j]) != r.n {
+func (rb *recordBuilder) dictColumn(j int, r *Rows) (arrow.Array, error) {
+	if r.Keys == nil || r.Keys[j] == nil || len(r.Keys[j]) != r.N {
 		return nil, errors.New("internal error: a dictionary column given without its keys")
 	}
 	size := int32(rb.dicts[j].Len())
-	for _, x := range r.keys[j] {
+	for _, x := range r.Keys[j] {
 		if x < 0 || x >= size {
 			return nil, fmt.Errorf("internal error: dictionary index %d of %d", x, size)
 		}
 	}
-	data := array.NewData(arrow.PrimitiveTypes.Int32, r.n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(r.keys[j]))}, nil, 0, 0)
+	data := array.NewData(arrow.PrimitiveTypes.Int32, r.N, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(r.Keys[j]))}, nil, 0, 0)
 	defer data.Release()
 	idx := array.MakeFromData(data)
 	defer idx.Release()
@@ -116,23 +116,23 @@ func (rb *recordBuilder) dictColumn(j int, r *recoded) (arrow.Array, error) {
 
 // arrowType is the Arrow type the column is written as by the Parquet and Arrow sinks
 // (a dictionary column's labels aside).
-func (c outColumn) arrowType() arrow.DataType {
-	if c.arrow != nil {
-		return c.arrow
+func (c OutColumn) arrowType() arrow.DataType {
+	if c.Arrow != nil {
+		return c.Arrow
 	}
-	return arrowType(c.typ, c.ints)
+	return ArrowType(c.Type, c.Ints)
 }
 
 // labelColumn is column j of r as plain strings, the labels of its dictionary.
-func (rb *recordBuilder) labelColumn(j int, r *recoded) (arrow.Array, error) {
-	labels := rb.cols[j].dict
-	if r.keys == nil || r.keys[j] == nil || len(r.keys[j]) != r.n {
+func (rb *recordBuilder) labelColumn(j int, r *Rows) (arrow.Array, error) {
+	labels := rb.cols[j].Dict
+	if r.Keys == nil || r.Keys[j] == nil || len(r.Keys[j]) != r.N {
 		return nil, errors.New("internal error: a dictionary column given without its keys")
 	}
 	b := array.NewStringBuilder(rb.mem)
 	defer b.Release()
-	b.Reserve(r.n)
-	for _, x := range r.keys[j] {
+	b.Reserve(r.N)
+	for _, x := range r.Keys[j] {
 		if x < 0 || int(x) >= len(labels) {
 			return nil, fmt.Errorf("internal error: dictionary index %d of %d", x, len(labels))
 		}
@@ -143,20 +143,20 @@ func (rb *recordBuilder) labelColumn(j int, r *recoded) (arrow.Array, error) {
 
 // textColumn is column j of the w-wide records of r, parsed from their canonical text
 // into an array of the column's type.
-func textColumn(mem memory.Allocator, c outColumn, j, w int, r *recoded) (arrow.Array, error) {
+func textColumn(mem memory.Allocator, c OutColumn, j, w int, r *Rows) (arrow.Array, error) {
 	b := array.NewBuilder(mem, c.arrowType())
 	defer b.Release()
-	b.Reserve(r.n)
-	for i := range r.n {
+	b.Reserve(r.N)
+	for i := range r.N {
 		k := i*w + j
-		if r.nulls != nil && r.nulls[k] {
-			if !c.nullable {
+		if r.Nulls != nil && r.Nulls[k] {
+			if !c.Nullable {
 				return nil, errors.New("a null in a column that is not nullable")
 			}
 			b.AppendNull()
 			continue
 		}
-		if err := arrowAppend(b, c, r.fields[k]); err != nil {
+		if err := arrowAppend(b, c, r.Fields[k]); err != nil {
 			return nil, err
 		}
 	}

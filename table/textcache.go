@@ -1,4 +1,4 @@
-package pipeline
+package table
 
 import (
 	"hash/maphash"

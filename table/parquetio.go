@@ -1,4 +1,4 @@
-package pipeline
+package table
 
 import (
 	"context"
@@ -28,7 +28,7 @@ type parquetSource struct {
 	mem    memory.Allocator
 	pf     *file.Reader
 	fr     *pqarrow.FileReader
-	cols   []column
+	cols   []Column
 	leaves [][]int // per column: its leaf columns in the Parquet schema
 	total  int64
 	// direct is, per column, how it is read without pqarrow (parquetdirect.go), and
@@ -85,11 +85,11 @@ func openParquet(path string) (src *parquetSource, err error) {
 		c := arrowColumn(fld)
 		var leaves []int
 		collectLeaves(&s.fr.Manifest.Fields[i], &leaves)
-		if len(leaves) != 1 && c.unsupported == "" {
-			c.typ, c.unsupported = "", fld.Type.String()
+		if len(leaves) != 1 && c.Unsupported == "" {
+			c.Type, c.Unsupported = "", fld.Type.String()
 		}
 		kind := directNone
-		if len(leaves) == 1 && leaves[0] >= 0 && leaves[0] < len(s.info) && c.unsupported == "" {
+		if len(leaves) == 1 && leaves[0] >= 0 && leaves[0] < len(s.info) && c.Unsupported == "" {
 			kind = directKindOf(fld.Type, &s.info[leaves[0]])
 		}
 		s.cols = append(s.cols, c)
@@ -124,7 +124,7 @@ func (s *parquetSource) start() error {
 		return s.corrupt("", err)
 	}
 	s.pf = pf
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, s.mem)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: BatchRows}, s.mem)
 	if err != nil {
 		return s.corrupt("", err)
 	}
@@ -191,15 +191,24 @@ func (s *parquetSource) corrupt(col string, err error) error {
 	return schema.BadInput("%s: not a readable Parquet file (truncated or corrupt): %v", s.path, err)
 }
 
-func (s *parquetSource) columns() []column { return s.cols }
+func (s *parquetSource) Columns() []Column { return s.cols }
+
+func (s *parquetSource) Metadata() map[string]string {
+	out := map[string]string{}
+	kv := s.pf.MetaData().KeyValueMetadata()
+	for i, k := range kv.Keys() {
+		out[k] = kv.Values()[i]
+	}
+	return out
+}
 
 func (s *parquetSource) Close() error {
 	s.release()
 	return s.file.Close()
 }
 
-// rewind checks that the open file is unchanged and starts again at the first record.
-func (s *parquetSource) rewind() error {
+// Rewind checks that the open file is unchanged and starts again at the first record.
+func (s *parquetSource) Rewind() error {
 	s.rows1 = s.read
 	if err := s.same(); err != nil {
 		return err
@@ -207,8 +216,8 @@ func (s *parquetSource) rewind() error {
 	return s.start()
 }
 
-// stream reads the projected columns record batch by record batch.
-func (s *parquetSource) stream(ctx context.Context, cols []int, out chan<- *batch) (err error) {
+// Stream reads the projected columns record batch by record batch.
+func (s *parquetSource) Stream(ctx context.Context, cols []int, out chan<- *Batch) (err error) {
 	defer close(out)
 	col := ""
 	defer func() {
@@ -216,7 +225,7 @@ func (s *parquetSource) stream(ctx context.Context, cols []int, out chan<- *batc
 			err = s.corrupt(col, fmt.Errorf("%v", r))
 		}
 	}()
-	send := func(b *batch) error {
+	send := func(b *Batch) error {
 		select {
 		case out <- b:
 			return nil
@@ -226,9 +235,9 @@ func (s *parquetSource) stream(ctx context.Context, cols []int, out chan<- *batc
 	}
 	if len(cols) == 0 { // only the count: no column chunk is read
 		for int64(s.read) < s.total {
-			n := int(min(int64(batchRows), s.total-int64(s.read)))
-			b := newBatch(s.read, 0)
-			b.n = n
+			n := int(min(int64(BatchRows), s.total-int64(s.read)))
+			b := NewBatch(s.read, 0)
+			b.N = n
 			s.read += n
 			if err := send(b); err != nil {
 				return err
@@ -238,8 +247,8 @@ func (s *parquetSource) stream(ctx context.Context, cols []int, out chan<- *batc
 	}
 	leaves := make([]int, len(cols))
 	for j, c := range cols {
-		if s.cols[c].unsupported != "" {
-			return schema.BadInput("%s: column %q: values of type %s cannot be read", s.path, s.cols[c].name, s.cols[c].unsupported)
+		if s.cols[c].Unsupported != "" {
+			return schema.BadInput("%s: column %q: values of type %s cannot be read", s.path, s.cols[c].Name, s.cols[c].Unsupported)
 		}
 		leaves[j] = s.leaves[c][0]
 	}
@@ -269,28 +278,28 @@ func (s *parquetSource) stream(ctx context.Context, cols []int, out chan<- *batc
 		}
 		for j := range cols {
 			at := slices.Index(order, leaves[j])
-			col = s.cols[cols[j]].name
+			col = s.cols[cols[j]].Name
 			arr := rec.Column(at)
 			if arr.Len() != n {
 				return s.corrupt(col, fmt.Errorf("%d values in a batch of %d records", arr.Len(), n))
 			}
 			conv[j] = arrowText(arr, caches[j])
 		}
-		b := newBatch(s.read, width)
-		b.fields = b.fields[:n*width]
+		b := NewBatch(s.read, width)
+		b.Fields = b.Fields[:n*width]
 		for j := range cols {
-			col = s.cols[cols[j]].name
+			col = s.cols[cols[j]].Name
 			text := conv[j]
 			for i := range n {
 				if v, null := text(i); null {
-					b.setNull(i*width + j)
+					b.SetNull(i*width + j)
 				} else {
-					b.fields[i*width+j] = v
+					b.Fields[i*width+j] = v
 				}
 			}
 		}
 		col = ""
-		b.n = n
+		b.N = n
 		s.read += n
 		if err := send(b); err != nil {
 			return err

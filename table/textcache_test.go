@@ -1,4 +1,4 @@
-package pipeline
+package table
 
 import (
 	"strconv"
@@ -40,9 +40,9 @@ func TestTextCacheStrings(t *testing.T) {
 func TestTextCacheNumbers(t *testing.T) {
 	c := newTextCache()
 	calls := 0
-	format := func(v int64) string { calls++; return formatInt(v) }
+	format := func(v int64) string { calls++; return FormatInt(v) }
 	for _, v := range []int64{5, 5, 5 + textSlots, 5, -3, -3, 1 << 40, 5 + textSlots} {
-		if got := c.num(v, format); got != formatInt(v) {
+		if got := c.num(v, format); got != FormatInt(v) {
 			t.Fatalf("num(%d) = %q", v, got)
 		}
 	}
@@ -50,7 +50,7 @@ func TestTextCacheNumbers(t *testing.T) {
 	if calls != 6 {
 		t.Errorf("%d values formatted, want 6", calls)
 	}
-	if got := c.num(17, formatDate); got != "1970-01-18" {
+	if got := c.num(17, FormatDate); got != "1970-01-18" {
 		t.Errorf("a date: %q", got)
 	}
 }

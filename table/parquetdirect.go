@@ -1,4 +1,4 @@
-package pipeline
+package table
 
 import (
 	"context"
@@ -81,21 +81,21 @@ type directReader struct {
 func newDirectReader(kind directKind, maxDef int16) *directReader {
 	d := &directReader{kind: kind, maxDef: maxDef, cache: newTextCache()}
 	if maxDef > 0 {
-		d.defs = make([]int16, batchRows)
+		d.defs = make([]int16, BatchRows)
 	}
 	switch kind {
 	case directString:
-		d.bytes = make([]parquet.ByteArray, batchRows)
+		d.bytes = make([]parquet.ByteArray, BatchRows)
 	case directInt32, directDate32:
-		d.i32 = make([]int32, batchRows)
+		d.i32 = make([]int32, BatchRows)
 	case directInt64:
-		d.i64 = make([]int64, batchRows)
+		d.i64 = make([]int64, BatchRows)
 	case directFloat32:
-		d.f32 = make([]float32, batchRows)
+		d.f32 = make([]float32, BatchRows)
 	case directFloat64:
-		d.f64 = make([]float64, batchRows)
+		d.f64 = make([]float64, BatchRows)
 	case directBool:
-		d.bools = make([]bool, batchRows)
+		d.bools = make([]bool, BatchRows)
 	}
 	return d
 }
@@ -104,7 +104,7 @@ func newDirectReader(kind directKind, maxDef int16) *directReader {
 // batch b (records of width fields). The string values point into the chunk's page
 // buffers, which the Go allocator the file is read with never hands out again while
 // they are referenced; they are copied (textCache) before the next read.
-func (d *directReader) read(cr file.ColumnChunkReader, n int, b *batch, j, width int) error {
+func (d *directReader) read(cr file.ColumnChunkReader, n int, b *Batch, j, width int) error {
 	var defs []int16
 	if d.maxDef > 0 {
 		defs = d.defs[:n]
@@ -129,9 +129,9 @@ func (d *directReader) read(cr file.ColumnChunkReader, n int, b *batch, j, width
 			return errors.New("not an int32 column")
 		}
 		total, vals, err = r.ReadBatch(int64(n), d.i32[:n], defs, nil)
-		format := formatInt
+		format := FormatInt
 		if d.kind == directDate32 {
-			format = formatDate
+			format = FormatDate
 		}
 		text = func(v int) string { return d.cache.num(int64(d.i32[v]), format) }
 	case directInt64:
@@ -140,28 +140,28 @@ func (d *directReader) read(cr file.ColumnChunkReader, n int, b *batch, j, width
 			return errors.New("not an int64 column")
 		}
 		total, vals, err = r.ReadBatch(int64(n), d.i64[:n], defs, nil)
-		text = func(v int) string { return d.cache.num(d.i64[v], formatInt) }
+		text = func(v int) string { return d.cache.num(d.i64[v], FormatInt) }
 	case directFloat32:
 		r, ok := cr.(*file.Float32ColumnChunkReader)
 		if !ok {
 			return errors.New("not a float column")
 		}
 		total, vals, err = r.ReadBatch(int64(n), d.f32[:n], defs, nil)
-		text = func(v int) string { return formatFloat32(d.f32[v]) }
+		text = func(v int) string { return FormatFloat32(d.f32[v]) }
 	case directFloat64:
 		r, ok := cr.(*file.Float64ColumnChunkReader)
 		if !ok {
 			return errors.New("not a double column")
 		}
 		total, vals, err = r.ReadBatch(int64(n), d.f64[:n], defs, nil)
-		text = func(v int) string { return formatFloat(d.f64[v]) }
+		text = func(v int) string { return FormatFloat(d.f64[v]) }
 	case directBool:
 		r, ok := cr.(*file.BooleanColumnChunkReader)
 		if !ok {
 			return errors.New("not a boolean column")
 		}
 		total, vals, err = r.ReadBatch(int64(n), d.bools[:n], defs, nil)
-		text = func(v int) string { return formatBool(d.bools[v]) }
+		text = func(v int) string { return FormatBool(d.bools[v]) }
 	default:
 		return errors.New("no direct reading")
 	}
@@ -176,20 +176,20 @@ func (d *directReader) read(cr file.ColumnChunkReader, n int, b *batch, j, width
 			return fmt.Errorf("%d values for %d records", vals, n)
 		}
 		for i := range n {
-			b.fields[i*width+j] = text(i)
+			b.Fields[i*width+j] = text(i)
 		}
 		return nil
 	}
 	v := 0
 	for i, def := range defs {
 		if def < d.maxDef {
-			b.setNull(i*width + j)
+			b.SetNull(i*width + j)
 			continue
 		}
 		if v >= vals {
 			return fmt.Errorf("%d values for more present records", vals)
 		}
-		b.fields[i*width+j] = text(v)
+		b.Fields[i*width+j] = text(v)
 		v++
 	}
 	if v != vals {
@@ -213,7 +213,7 @@ func (s *parquetSource) directKinds(cols []int) []directKind {
 // streamDirect is stream for columns that all have a direct reading: row group by row
 // group, batchRows records at a time from each column chunk reader. col names the
 // column being read, for the caller's messages.
-func (s *parquetSource) streamDirect(ctx context.Context, cols []int, kinds []directKind, col *string, send func(*batch) error) error {
+func (s *parquetSource) streamDirect(ctx context.Context, cols []int, kinds []directKind, col *string, send func(*Batch) error) error {
 	width := len(cols)
 	readers := make([]*directReader, width)
 	for j, c := range cols {
@@ -223,7 +223,7 @@ func (s *parquetSource) streamDirect(ctx context.Context, cols []int, kinds []di
 	for g := 0; g < s.pf.NumRowGroups(); g++ {
 		rg := s.pf.RowGroup(g)
 		for j, c := range cols {
-			*col = s.cols[c].name
+			*col = s.cols[c].Name
 			cr, err := rg.Column(s.leaves[c][0])
 			if err != nil {
 				return s.corrupt(*col, err)
@@ -235,20 +235,20 @@ func (s *parquetSource) streamDirect(ctx context.Context, cols []int, kinds []di
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			n := int(min(int64(batchRows), rows-done))
+			n := int(min(int64(BatchRows), rows-done))
 			if int64(s.read+n) > s.total {
 				return s.corrupt("", errors.New("more records than the footer says"))
 			}
-			b := newBatch(s.read, width)
-			b.fields = b.fields[:n*width]
+			b := NewBatch(s.read, width)
+			b.Fields = b.Fields[:n*width]
 			for j, c := range cols {
-				*col = s.cols[c].name
+				*col = s.cols[c].Name
 				if err := readers[j].read(chunks[j], n, b, j, width); err != nil {
 					return s.corrupt(*col, err)
 				}
 			}
 			*col = ""
-			b.n = n
+			b.N = n
 			s.read += n
 			done += int64(n)
 			if err := send(b); err != nil {

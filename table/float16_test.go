@@ -1,4 +1,4 @@
-package pipeline
+package table
 
 import (
 	"math"
@@ -22,9 +22,9 @@ func TestHalfEveryNumber(t *testing.T) {
 		if back := float32ToHalf(f); back != h {
 			t.Fatalf("0x%04x → %g → 0x%04x", h, f, back)
 		}
-		g, err := strconv.ParseFloat(formatFloat32(f), 32)
+		g, err := strconv.ParseFloat(FormatFloat32(f), 32)
 		if err != nil || float32ToHalf(float32(g)) != h {
-			t.Fatalf("0x%04x as text %q read back as %g", h, formatFloat32(f), g)
+			t.Fatalf("0x%04x as text %q read back as %g", h, FormatFloat32(f), g)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package pipeline
+package table
 
 import (
 	"context"
@@ -21,8 +21,8 @@ import (
 // ("in/part-*.parquet"). The parts are read as one table, in the lexical order of
 // their paths; every part must have the same columns, of the same types.
 
-// isParts reports whether an input path names a table in parts: a folder or a pattern.
-func isParts(path string) bool {
+// IsParts reports whether an input path names a table in parts: a folder or a pattern.
+func IsParts(path string) bool {
 	if strings.ContainsAny(path, "*?[") {
 		return true
 	}
@@ -30,8 +30,8 @@ func isParts(path string) bool {
 	return err == nil && st.IsDir()
 }
 
-// inputParts lists the files an input in parts names, sorted.
-func inputParts(path string) ([]string, error) {
+// PartPaths lists the files an input in parts names, sorted.
+func PartPaths(path string) ([]string, error) {
 	var parts []string
 	if strings.ContainsAny(path, "*?[") {
 		matches, err := filepath.Glob(path)
@@ -50,7 +50,7 @@ func inputParts(path string) ([]string, error) {
 		}
 		for _, e := range entries {
 			name := e.Name()
-			if e.Type().IsRegular() && !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_") && tableFormat(schema.IO{}, name) != "" {
+			if e.Type().IsRegular() && !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_") && Format(schema.IO{}, name) != "" {
 				parts = append(parts, filepath.Join(path, name))
 			}
 		}
@@ -62,9 +62,9 @@ func inputParts(path string) ([]string, error) {
 	return parts, nil
 }
 
-// insideParts reports whether out would be a part of the input in parts in: a file
+// InsideParts reports whether out would be a part of the input in parts in: a file
 // in its folder, or one its pattern matches.
-func insideParts(in, out string) bool {
+func InsideParts(in, out string) bool {
 	if strings.ContainsAny(in, "*?[") {
 		ok, _ := filepath.Match(in, out)
 		return ok || matchAbs(in, out)
@@ -81,20 +81,20 @@ func matchAbs(pattern, path string) bool {
 	return ok
 }
 
-// inputFormat is the format of an input, a file or a table in parts: the
+// InputFormat is the format of an input, a file or a table in parts: the
 // configuration's, which every file's extension must agree with, or else the
 // extension's, the same for every part.
-func inputFormat(path string, io schema.IO) (string, error) {
-	if !isParts(path) {
-		return checkFormat("input", path, io)
+func InputFormat(path string, io schema.IO) (string, error) {
+	if !IsParts(path) {
+		return CheckFormat("input", path, io)
 	}
-	parts, err := inputParts(path)
+	parts, err := PartPaths(path)
 	if err != nil {
 		return "", err
 	}
 	format := ""
 	for _, part := range parts {
-		f, err := checkFormat("input", part, io)
+		f, err := CheckFormat("input", part, io)
 		if err != nil {
 			return "", err
 		}
@@ -109,7 +109,7 @@ func inputFormat(path string, io schema.IO) (string, error) {
 // partsSource is a table in parts read as one: each part is a source of its own.
 type partsSource struct {
 	path   string
-	parts  []source
+	parts  []Source
 	names  []string // the parts' paths
 	mu     sync.Mutex
 	starts []int // the first record of each part streamed so far (mu)
@@ -118,7 +118,7 @@ type partsSource struct {
 // openParts opens every part of an input in parts and checks that their columns
 // agree.
 func openParts(path, format string, dialect schema.CSV, names []string) (_ *partsSource, err error) {
-	paths, err := inputParts(path)
+	paths, err := PartPaths(path)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func openParts(path, format string, dialect schema.CSV, names []string) (_ *part
 			return nil, err
 		}
 		s.parts = append(s.parts, src)
-		if !sameColumns(s.parts[0].columns(), src.columns()) {
+		if !sameColumns(s.parts[0].Columns(), src.Columns()) {
 			return nil, schema.BadInput("input: %s: its columns or their types differ from those of %s", p, paths[0])
 		}
 	}
@@ -142,17 +142,19 @@ func openParts(path, format string, dialect schema.CSV, names []string) (_ *part
 }
 
 // sameColumns reports whether two parts have the same columns, of the same types.
-func sameColumns(a, b []column) bool {
-	return slices.EqualFunc(a, b, func(x, y column) bool {
-		return x.name == y.name && x.typ == y.typ && x.ints == y.ints && x.unsupported == y.unsupported &&
-			(x.arrow == nil) == (y.arrow == nil) && (x.arrow == nil || arrow.TypeEqual(x.arrow, y.arrow))
+func sameColumns(a, b []Column) bool {
+	return slices.EqualFunc(a, b, func(x, y Column) bool {
+		return x.Name == y.Name && x.Type == y.Type && x.Ints == y.Ints && x.Unsupported == y.Unsupported &&
+			(x.Arrow == nil) == (y.Arrow == nil) && (x.Arrow == nil || arrow.TypeEqual(x.Arrow, y.Arrow))
 	})
 }
 
-func (s *partsSource) columns() []column { return s.parts[0].columns() }
+func (s *partsSource) Columns() []Column { return s.parts[0].Columns() }
 
-// stream sends every part's records in turn, numbered from the first part's first.
-func (s *partsSource) stream(ctx context.Context, cols []int, out chan<- *batch) error {
+func (s *partsSource) Metadata() map[string]string { return s.parts[0].Metadata() }
+
+// Stream sends every part's records in turn, numbered from the first part's first.
+func (s *partsSource) Stream(ctx context.Context, cols []int, out chan<- *Batch) error {
 	defer close(out)
 	s.mu.Lock()
 	s.starts = s.starts[:0]
@@ -165,7 +167,7 @@ func (s *partsSource) stream(ctx context.Context, cols []int, out chan<- *batch)
 		if err := relay(ctx, part, cols, first, out); err != nil {
 			return err
 		}
-		first += part.rows()
+		first += part.Rows()
 	}
 	return nil
 }
@@ -182,28 +184,28 @@ func (s *partsSource) locate(row int) (string, int) {
 	return s.names[i], row - s.starts[i] + 1
 }
 
-func (s *partsSource) rewind() error {
+func (s *partsSource) Rewind() error {
 	for _, p := range s.parts {
-		if err := p.rewind(); err != nil {
+		if err := p.Rewind(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *partsSource) unchanged() error {
+func (s *partsSource) Unchanged() error {
 	for _, p := range s.parts {
-		if err := p.unchanged(); err != nil {
+		if err := p.Unchanged(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *partsSource) rows() int {
+func (s *partsSource) Rows() int {
 	n := 0
 	for _, p := range s.parts {
-		n += p.rows()
+		n += p.Rows()
 	}
 	return n
 }
@@ -216,4 +218,71 @@ func (s *partsSource) Close() error {
 		}
 	}
 	return first
+}
+
+// offsetSource is a part of an input whose records are numbered from base.
+type offsetSource struct {
+	Source
+	base int
+}
+
+func (s offsetSource) Stream(ctx context.Context, cols []int, out chan<- *Batch) error {
+	defer close(out)
+	return relay(ctx, s.Source, cols, s.base, out)
+}
+
+// relay sends the batches of src (projected to cols) to out, their records numbered
+// from base, and leaves out open.
+func relay(ctx context.Context, src Source, cols []int, base int, out chan<- *Batch) error {
+	in := make(chan *Batch, 2)
+	errc := make(chan error, 1)
+	go func() { errc <- guard(func() error { return src.Stream(ctx, cols, in) })() }()
+	for b := range in {
+		b.First += base
+		select {
+		case out <- b:
+		case <-ctx.Done():
+			for range in {
+			}
+			<-errc
+			return ctx.Err()
+		}
+	}
+	return <-errc
+}
+
+// Split returns the parts of a table in parts, or the table itself when it is one
+// file, each part numbering its records from its first record's place in the whole
+// table (as the whole's last pass counted them).
+func Split(src Source) []Source {
+	ps, ok := src.(*partsSource)
+	if !ok {
+		return []Source{src}
+	}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	out := make([]Source, len(ps.parts))
+	for i, part := range ps.parts {
+		out[i] = offsetSource{part, ps.starts[i]}
+	}
+	return out
+}
+
+// Locator returns, for a table in parts, a function that names the part holding
+// record row (0-based, of the whole table) and its 1-based row there; nil for a
+// table of one file.
+func Locator(src Source) func(row int) (string, int) {
+	if ps, ok := src.(*partsSource); ok {
+		return ps.locate
+	}
+	return nil
+}
+
+// abs is p made absolute, or p itself when that fails.
+func abs(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return a
 }

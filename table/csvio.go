@@ -1,4 +1,4 @@
-package pipeline
+package table
 
 import (
 	"bufio"
@@ -42,21 +42,23 @@ type csvSource struct {
 	rows1   int    // records of the first pass
 }
 
-func (s *csvSource) columns() []column {
-	out := make([]column, len(s.header))
+func (s *csvSource) Columns() []Column {
+	out := make([]Column, len(s.header))
 	for i, h := range s.header {
-		out[i] = column{name: h}
+		out[i] = Column{Name: h}
 	}
 	return out
 }
 
-func (s *csvSource) rows() int { return s.read }
+func (s *csvSource) Rows() int { return s.read }
+
+func (s *csvSource) Metadata() map[string]string { return nil }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// openCSV opens a CSV table. Without a header row, the columns are named by names
+// OpenCSV opens a CSV table. Without a header row, the columns are named by names
 // (the configuration's columns, in order).
-func openCSV(path string, dialect schema.CSV, names []string) (*csvSource, error) {
+func OpenCSV(path string, dialect schema.CSV, names []string) (*csvSource, error) {
 	return openCSVBlocks(path, dialect, names, csvBlockBytes)
 }
 
@@ -149,10 +151,10 @@ func skipBOM(br *bufio.Reader) error {
 	return err
 }
 
-// rewind starts a second pass over the same open file and checks that its header is
+// Rewind starts a second pass over the same open file and checks that its header is
 // the one read before; the first pass's checksum and record count are kept for
 // unchanged.
-func (s *csvSource) rewind() error {
+func (s *csvSource) Rewind() error {
 	s.pass1, s.rows1 = s.sum.Sum32(), s.read
 	before := s.header
 	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
@@ -162,22 +164,22 @@ func (s *csvSource) rewind() error {
 		return err
 	}
 	if !slices.Equal(before, s.header) {
-		return errChanged(s.path)
+		return ChangedError(s.path)
 	}
 	return nil
 }
 
-// unchanged compares the second pass's checksum (CRC-32C of every byte) and record
+// Unchanged compares the second pass's checksum (CRC-32C of every byte) and record
 // count with the first pass's.
-func (s *csvSource) unchanged() error {
+func (s *csvSource) Unchanged() error {
 	if s.sum.Sum32() != s.pass1 || s.read != s.rows1 {
-		return errChanged(s.path)
+		return ChangedError(s.path)
 	}
 	return nil
 }
 
-// errChanged is the error for an input that changed between the two passes.
-func errChanged(path string) error {
+// ChangedError is the error for an input that changed between the two passes.
+func ChangedError(path string) error {
 	return schema.BadInput("%s: the input changed while it was being released", path)
 }
 
@@ -199,9 +201,9 @@ type csvJob struct {
 	done   chan struct{}
 }
 
-// stream sends batches of the records projected to cols to out, closing out at the end.
+// Stream sends batches of the records projected to cols to out, closing out at the end.
 // Blocks are parsed on GOMAXPROCS goroutines and sent in file order.
-func (s *csvSource) stream(ctx context.Context, cols []int, out chan<- *batch) error {
+func (s *csvSource) Stream(ctx context.Context, cols []int, out chan<- *Batch) error {
 	defer close(out)
 	workers := runtime.GOMAXPROCS(0)
 	p := newCSVParser(s.dialect.Separator, len(s.header), cols)
@@ -251,7 +253,7 @@ func (s *csvSource) splitBlocks(ctx context.Context, todo, order chan<- *csvJob)
 
 // sendParsed sends the parsed blocks' records, in order, as batches of at most
 // batchRows records of width fields, and stops at the first malformed record.
-func (s *csvSource) sendParsed(ctx context.Context, order <-chan *csvJob, width int, out chan<- *batch) error {
+func (s *csvSource) sendParsed(ctx context.Context, order <-chan *csvJob, width int, out chan<- *Batch) error {
 	for j := range order {
 		select {
 		case <-j.done:
@@ -259,9 +261,9 @@ func (s *csvSource) sendParsed(ctx context.Context, order <-chan *csvJob, width 
 			return ctx.Err()
 		}
 		r := j.parsed
-		for lo := 0; lo < r.n; lo += batchRows {
-			n := min(batchRows, r.n-lo)
-			b := &batch{first: s.read, width: width, fields: r.fields[lo*width : (lo+n)*width : (lo+n)*width], n: n}
+		for lo := 0; lo < r.n; lo += BatchRows {
+			n := min(BatchRows, r.n-lo)
+			b := &Batch{First: s.read, Width: width, Fields: r.fields[lo*width : (lo+n)*width : (lo+n)*width], N: n}
 			select {
 			case out <- b:
 			case <-ctx.Done():
@@ -283,24 +285,24 @@ func (s *csvSource) sendParsed(ctx context.Context, order <-chan *csvJob, width 
 // labels once for the whole file.
 type csvSink struct {
 	b      *bufio.Writer
-	cols   []outColumn
+	cols   []OutColumn
 	comma  rune
 	labels [][][]byte // per column with a dictionary: each label, formatted
 }
 
 // newCSVSink starts a CSV table with the given columns (their names are the header
 // row when the dialect has one).
-func newCSVSink(f io.Writer, dialect schema.CSV, cols []outColumn) (*csvSink, error) {
+func newCSVSink(f io.Writer, dialect schema.CSV, cols []OutColumn) (*csvSink, error) {
 	s := &csvSink{b: bufio.NewWriterSize(f, 1<<20), cols: cols, comma: dialect.Separator, labels: make([][][]byte, len(cols))}
 	for j, c := range cols {
-		for _, l := range c.dict {
+		for _, l := range c.Dict {
 			s.labels[j] = append(s.labels[j], appendCSVField(nil, l, s.comma))
 		}
 	}
 	if dialect.Header {
 		names := make([]string, len(cols))
 		for i, c := range cols {
-			names[i] = c.name
+			names[i] = c.Name
 		}
 		if _, err := s.b.Write(s.appendRecord(nil, names)); err != nil {
 			return nil, fmt.Errorf("writing the header: %w", err)
@@ -309,21 +311,21 @@ func newCSVSink(f io.Writer, dialect schema.CSV, cols []outColumn) (*csvSink, er
 	return s, nil
 }
 
-func (s *csvSink) write(fields []string, nulls []bool, n int) error {
+func (s *csvSink) Write(fields []string, nulls []bool, n int) error {
 	return writeThrough(s, fields, nulls, n)
 }
 
-// prepare formats the records of r. It only reads s, so several goroutines may
-// prepare at once.
-func (s *csvSink) prepare(r *recoded) (any, error) {
+// Prepare formats the records of r. It only reads s, so several goroutines may
+// Prepare at once.
+func (s *csvSink) Prepare(r *Rows) (any, error) {
 	w := len(s.cols)
-	out := make([]byte, 0, r.n*16*w)
+	out := make([]byte, 0, r.N*16*w)
 	rec := make([]string, w)
-	for i := range r.n {
-		if r.keys == nil {
-			copy(rec, r.fields[i*w:(i+1)*w])
+	for i := range r.N {
+		if r.Keys == nil {
+			copy(rec, r.Fields[i*w:(i+1)*w])
 			for j := range rec {
-				if r.nulls != nil && r.nulls[i*w+j] {
+				if r.Nulls != nil && r.Nulls[i*w+j] {
 					rec[j] = ""
 				}
 			}
@@ -336,10 +338,10 @@ func (s *csvSink) prepare(r *recoded) (any, error) {
 				out = utf8.AppendRune(out, s.comma)
 			}
 			switch {
-			case r.keys[j] != nil:
-				out = append(out, s.labels[j][r.keys[j][i]]...)
-			case r.nulls == nil || !r.nulls[i*w+j]:
-				out = appendCSVField(out, r.fields[i*w+j], s.comma)
+			case r.Keys[j] != nil:
+				out = append(out, s.labels[j][r.Keys[j][i]]...)
+			case r.Nulls == nil || !r.Nulls[i*w+j]:
+				out = appendCSVField(out, r.Fields[i*w+j], s.comma)
 			}
 		}
 		if w == 1 && len(out) == start {
@@ -350,8 +352,8 @@ func (s *csvSink) prepare(r *recoded) (any, error) {
 	return out, nil
 }
 
-// writePrepared writes prepare's records, in order.
-func (s *csvSink) writePrepared(p any) error {
+// WritePrepared writes prepare's records, in order.
+func (s *csvSink) WritePrepared(p any) error {
 	_, err := s.b.Write(p.([]byte))
 	return err
 }
@@ -413,8 +415,8 @@ func csvNeedsQuotes(f string, comma rune) bool {
 	return unicode.IsSpace(r)
 }
 
-// finish flushes the table.
-func (s *csvSink) finish() error {
+// Finish flushes the table.
+func (s *csvSink) Finish() error {
 	if err := s.b.Flush(); err != nil {
 		return fmt.Errorf("writing release: %w", err)
 	}

@@ -1,9 +1,10 @@
-package pipeline
+package table
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"sanitizer/internal/arrowtest"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -38,7 +39,7 @@ func TestParquetDirectMatchesArrow(t *testing.T) {
 	}
 	sch := arrow.NewSchema(fields, nil)
 	rng := rand.New(rand.NewPCG(8, 9))
-	n := 3*batchRows + 1234
+	n := 3*BatchRows + 1234
 	words := []string{"", "F", "M", "ward 7", "Zürich", "[2019-01-03,2019-11-29]", "*"}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
 	defer b.Release()
@@ -86,7 +87,7 @@ func TestParquetDirectMatchesArrow(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "direct.parquet")
-			writeArrowParquet(t, path, rec, append(tc.props, parquet.WithMaxRowGroupLength(2500), parquet.WithDataPageSize(4096)))
+			arrowtest.WriteArrowParquet(t, path, rec, append(tc.props, parquet.WithMaxRowGroupLength(2500), parquet.WithDataPageSize(4096)))
 			read := func(viaArrow bool) [][]cell {
 				src, err := openParquet(path)
 				if err != nil {

@@ -1,4 +1,4 @@
-package pipeline
+package table
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func FuzzReadCSV(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		src, err := openCSV(path, schema.CSV{Separator: ',', Header: header}, []string{"a", "b"})
+		src, err := OpenCSV(path, schema.CSV{Separator: ',', Header: header}, []string{"a", "b"})
 		if err != nil {
 			if !errors.Is(err, schema.ErrBadInput) {
 				t.Fatalf("open: %v does not match ErrBadInput", err)
@@ -37,19 +37,19 @@ func FuzzReadCSV(f *testing.F) {
 			return
 		}
 		defer src.Close()
-		out := make(chan *batch, 1)
+		out := make(chan *Batch, 1)
 		done := make(chan error, 1)
-		cols := make([]int, len(src.columns()))
+		cols := make([]int, len(src.Columns()))
 		for i := range cols {
 			cols[i] = i
 		}
-		go func() { done <- src.stream(context.Background(), cols, out) }()
+		go func() { done <- src.Stream(context.Background(), cols, out) }()
 		rows := 0
 		for b := range out {
-			if b.first != rows || len(b.fields) != b.n*len(cols) {
-				t.Fatalf("batch at %d (want %d) with %d fields for %d records", b.first, rows, len(b.fields), b.n)
+			if b.First != rows || len(b.Fields) != b.N*len(cols) {
+				t.Fatalf("batch at %d (want %d) with %d fields for %d records", b.First, rows, len(b.Fields), b.N)
 			}
-			rows += b.n
+			rows += b.N
 		}
 		if err := <-done; err != nil && !errors.Is(err, schema.ErrBadInput) {
 			t.Fatalf("stream: %v does not match ErrBadInput", err)

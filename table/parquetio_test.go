@@ -1,4 +1,4 @@
-package pipeline
+package table
 
 import (
 	"context"
@@ -13,9 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"sanitizer/internal/arrowtest"
 	"sanitizer/schema"
 )
 
@@ -26,25 +25,25 @@ type cell struct {
 }
 
 // readAll streams the projected columns of src and returns its records.
-func readAll(t testing.TB, src source, cols []int) ([][]cell, error) {
+func readAll(t testing.TB, src Source, cols []int) ([][]cell, error) {
 	t.Helper()
-	out := make(chan *batch, 2)
+	out := make(chan *Batch, 2)
 	errc := make(chan error, 1)
-	go func() { errc <- src.stream(context.Background(), cols, out) }()
+	go func() { errc <- src.Stream(context.Background(), cols, out) }()
 	var recs [][]cell
 	next := 0
 	for b := range out {
-		if b.first != next {
-			t.Errorf("batch starts at record %d, want %d", b.first, next)
+		if b.First != next {
+			t.Errorf("batch starts at record %d, want %d", b.First, next)
 		}
-		if len(b.fields) != b.n*b.width || b.width != len(cols) {
-			t.Errorf("batch of %d records, width %d, has %d fields", b.n, b.width, len(b.fields))
+		if len(b.Fields) != b.N*b.Width || b.Width != len(cols) {
+			t.Errorf("batch of %d records, width %d, has %d fields", b.N, b.Width, len(b.Fields))
 		}
-		next += b.n
-		for i := range b.n {
-			rec := make([]cell, b.width)
-			for j := range b.width {
-				rec[j] = cell{text: b.fields[i*b.width+j], null: b.null(i, j)}
+		next += b.N
+		for i := range b.N {
+			rec := make([]cell, b.Width)
+			for j := range b.Width {
+				rec[j] = cell{text: b.Fields[i*b.Width+j], null: b.Null(i, j)}
 			}
 			recs = append(recs, rec)
 		}
@@ -53,7 +52,7 @@ func readAll(t testing.TB, src source, cols []int) ([][]cell, error) {
 }
 
 // writeParquet writes records (canonical text, "\x00" for null) with the parquet sink.
-func writeParquet(t testing.TB, path string, cols []outColumn, recs [][]string, meta map[string]string) {
+func writeParquet(t testing.TB, path string, cols []OutColumn, recs [][]string, meta map[string]string) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
@@ -72,22 +71,22 @@ func writeParquet(t testing.TB, path string, cols []outColumn, recs [][]string, 
 			nulls = append(nulls, v == "\x00")
 		}
 	}
-	if err := s.write(fields, nulls, len(recs)); err != nil {
+	if err := s.Write(fields, nulls, len(recs)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.finish(); err != nil {
+	if err := s.Finish(); err != nil {
 		t.Fatal(err)
 	}
 }
 
-var typedCols = []outColumn{
-	{name: "s", typ: schema.String, nullable: true},
-	{name: "i", typ: schema.Integer, nullable: true},
-	{name: "f", typ: schema.Float, nullable: true},
-	{name: "b", typ: schema.Boolean, nullable: true},
-	{name: "d", typ: schema.Date, nullable: true},
-	{name: "ts", typ: schema.Timestamp, nullable: true},
-	{name: "req", typ: schema.String},
+var typedCols = []OutColumn{
+	{Name: "s", Type: schema.String, Nullable: true},
+	{Name: "i", Type: schema.Integer, Nullable: true},
+	{Name: "f", Type: schema.Float, Nullable: true},
+	{Name: "b", Type: schema.Boolean, Nullable: true},
+	{Name: "d", Type: schema.Date, Nullable: true},
+	{Name: "ts", Type: schema.Timestamp, Nullable: true},
+	{Name: "req", Type: schema.String},
 }
 
 var typedRecs = [][]string{
@@ -105,11 +104,11 @@ func TestParquetRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	var wantCols []column
+	var wantCols []Column
 	for _, c := range typedCols {
-		wantCols = append(wantCols, column{name: c.name, typ: c.typ})
+		wantCols = append(wantCols, Column{Name: c.Name, Type: c.Type})
 	}
-	if got := typesOnly(src.columns()); !slices.Equal(got, wantCols) {
+	if got := typesOnly(src.Columns()); !slices.Equal(got, wantCols) {
 		t.Fatalf("columns %v, want %v", got, wantCols)
 	}
 	all := []int{0, 1, 2, 3, 4, 5, 6}
@@ -126,14 +125,14 @@ func TestParquetRoundTrip(t *testing.T) {
 			for j, c := range cols {
 				want := typedRecs[r][c]
 				if got := rec[j]; got.null != (want == "\x00") || (!got.null && got.text != want) {
-					t.Errorf("record %d column %s: got %+v, want %q", r, typedCols[c].name, got, want)
+					t.Errorf("record %d column %s: got %+v, want %q", r, typedCols[c].Name, got, want)
 				}
 			}
 		}
 	}
 	check(recs, all)
 	// Second pass, projected and reordered.
-	if err := src.rewind(); err != nil {
+	if err := src.Rewind(); err != nil {
 		t.Fatal(err)
 	}
 	recs, err = readAll(t, src, []int{5, 0})
@@ -141,54 +140,19 @@ func TestParquetRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(recs, []int{5, 0})
-	if err := src.unchanged(); err != nil {
+	if err := src.Unchanged(); err != nil {
 		t.Fatal(err)
 	}
 
 	// A second implementation reads the same file and its metadata.
-	tbl := readWithPqarrow(t, path)
+	tbl := arrowtest.ReadWithPqarrow(t, path)
 	defer tbl.Release()
 	if tbl.NumRows() != int64(len(typedRecs)) {
 		t.Fatalf("pqarrow reads %d rows", tbl.NumRows())
 	}
-	if v := parquetMetadata(t, path)["sanitize.k"]; v != "5" {
+	if v := arrowtest.ParquetMetadata(t, path)["sanitize.k"]; v != "5" {
 		t.Errorf("metadata sanitize.k = %q", v)
 	}
-}
-
-// parquetMetadata reads a Parquet file's key-value metadata with the Arrow project's reader.
-func parquetMetadata(t testing.TB, path string) map[string]string {
-	t.Helper()
-	rdr, err := file.OpenParquetFile(path, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rdr.Close()
-	kv := rdr.MetaData().KeyValueMetadata()
-	out := map[string]string{}
-	for i, k := range kv.Keys() {
-		out[k] = kv.Values()[i]
-	}
-	return out
-}
-
-// readWithPqarrow reads a whole Parquet file with the Arrow project's reader.
-func readWithPqarrow(t testing.TB, path string) arrow.Table {
-	t.Helper()
-	rdr, err := file.OpenParquetFile(path, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tbl
 }
 
 // TestParquetForeignTypes reads a file written by the Arrow project's Parquet writer
@@ -223,25 +187,25 @@ func TestParquetForeignTypes(t *testing.T) {
 	rec := b.NewRecord()
 	defer rec.Release()
 	path := filepath.Join(t.TempDir(), "foreign.parquet")
-	writeArrowParquet(t, path, rec, nil)
+	arrowtest.WriteArrowParquet(t, path, rec, nil)
 
 	src, err := openParquet(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	cols := src.columns()
+	cols := src.Columns()
 	wantTypes := []schema.Type{schema.Integer, schema.Integer, schema.Integer, schema.Float, schema.Timestamp, schema.Timestamp, schema.Date, "", schema.String}
-	wantInts := []intType{{bits: 32}, {bits: 16, unsigned: true}, {bits: 64, unsigned: true}}
+	wantInts := []IntType{{Bits: 32}, {Bits: 16, Unsigned: true}, {Bits: 64, Unsigned: true}}
 	for i, c := range cols {
-		if c.typ != wantTypes[i] {
-			t.Errorf("column %s: type %q (unsupported %q), want %q", c.name, c.typ, c.unsupported, wantTypes[i])
+		if c.Type != wantTypes[i] {
+			t.Errorf("column %s: type %q (unsupported %q), want %q", c.Name, c.Type, c.Unsupported, wantTypes[i])
 		}
-		if i < len(wantInts) && c.ints != wantInts[i] {
-			t.Errorf("column %s: integer type %s, want %s", c.name, c.ints, wantInts[i])
+		if i < len(wantInts) && c.Ints != wantInts[i] {
+			t.Errorf("column %s: integer type %s, want %s", c.Name, c.Ints, wantInts[i])
 		}
 	}
-	if cols[7].unsupported == "" {
+	if cols[7].Unsupported == "" {
 		t.Errorf("the list column is not marked unsupported")
 	}
 	recs, err := readAll(t, src, []int{0, 1, 2, 3, 4, 5, 6, 8})
@@ -261,7 +225,7 @@ func TestParquetForeignTypes(t *testing.T) {
 		}
 	}
 	// Asking for the unsupported column is an error naming it.
-	if err := src.rewind(); err != nil {
+	if err := src.Rewind(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := readAll(t, src, []int{7}); err == nil || !strings.Contains(err.Error(), `"list"`) || !errors.Is(err, schema.ErrBadInput) {
@@ -270,13 +234,13 @@ func TestParquetForeignTypes(t *testing.T) {
 }
 
 func TestParquetBatches(t *testing.T) {
-	n := 2*batchRows + 17
+	n := 2*BatchRows + 17
 	recs := make([][]string, n)
 	for i := range recs {
-		recs[i] = []string{formatInt(int64(i))}
+		recs[i] = []string{FormatInt(int64(i))}
 	}
 	path := filepath.Join(t.TempDir(), "n.parquet")
-	writeParquet(t, path, []outColumn{{name: "i", typ: schema.Integer}}, recs, nil)
+	writeParquet(t, path, []OutColumn{{Name: "i", Type: schema.Integer}}, recs, nil)
 	src, err := openParquet(path)
 	if err != nil {
 		t.Fatal(err)
@@ -286,16 +250,16 @@ func TestParquetBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != n || src.rows() != n {
-		t.Fatalf("%d records (rows %d), want %d", len(got), src.rows(), n)
+	if len(got) != n || src.Rows() != n {
+		t.Fatalf("%d records (rows %d), want %d", len(got), src.Rows(), n)
 	}
 	for i, r := range got {
-		if r[0].text != formatInt(int64(i)) {
+		if r[0].text != FormatInt(int64(i)) {
 			t.Fatalf("record %d = %q", i, r[0].text)
 		}
 	}
 	// No columns at all: the records are still counted.
-	if err := src.rewind(); err != nil {
+	if err := src.Rewind(); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := readAll(t, src, nil); err != nil || len(got) != n {
@@ -317,7 +281,7 @@ func TestParquetBadFiles(t *testing.T) {
 		"magic":   []byte("PAR1PAR1"),
 	}
 	for _, cut := range []int{len(data) - 1, len(data) - 8, len(data) / 2, 12} {
-		cases["truncated at "+formatInt(int64(cut))] = data[:cut]
+		cases["truncated at "+FormatInt(int64(cut))] = data[:cut]
 	}
 	// Corrupt the data pages but keep the footer.
 	flipped := slices.Clone(data)
@@ -370,7 +334,7 @@ func TestParquetChangedBetweenPasses(t *testing.T) {
 	if err := os.Chtimes(path, later, later); err != nil {
 		t.Fatal(err)
 	}
-	if err := src.rewind(); err == nil || !strings.Contains(err.Error(), "changed") {
+	if err := src.Rewind(); err == nil || !strings.Contains(err.Error(), "changed") {
 		t.Fatalf("rewind after a change: %v", err)
 	}
 }
@@ -405,8 +369,8 @@ func FuzzReadParquet(f *testing.F) {
 			return // a footer may promise any count; reading it all proves nothing more
 		}
 		var cols []int
-		for i, c := range src.columns() {
-			if c.unsupported == "" {
+		for i, c := range src.Columns() {
+			if c.Unsupported == "" {
 				cols = append(cols, i)
 			}
 		}
@@ -415,7 +379,7 @@ func FuzzReadParquet(f *testing.F) {
 		}
 		// The columns read straight from their column chunks (parquetdirect.go), alone.
 		var direct []int
-		for i := range src.columns() {
+		for i := range src.Columns() {
 			if src.direct[i] != directNone {
 				direct = append(direct, i)
 			}
@@ -423,7 +387,7 @@ func FuzzReadParquet(f *testing.F) {
 		if len(direct) == 0 || len(direct) == len(cols) {
 			return
 		}
-		if err := src.rewind(); err != nil {
+		if err := src.Rewind(); err != nil {
 			if !errors.Is(err, schema.ErrBadInput) {
 				t.Fatalf("error is not bad input: %v", err)
 			}

@@ -1,4 +1,4 @@
-package pipeline
+package table
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"sanitizer/internal/arrowtest"
 	"sanitizer/schema"
 	"sanitizer/verify"
 )
@@ -107,25 +107,6 @@ func appendAny(t testing.TB, b array.Builder, v any) {
 	}
 }
 
-// writeArrowParquet writes rec with the Arrow project's Parquet writer.
-func writeArrowParquet(t testing.TB, path string, rec arrow.Record, props []parquet.WriterProperty, aprops ...pqarrow.WriterOption) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := pqarrow.NewFileWriter(rec.Schema(), f, parquet.NewWriterProperties(props...), pqarrow.NewArrowWriterProperties(aprops...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // readVerifier reads columns cols of path with the verifier's decoder.
 func readVerifier(t testing.TB, path string, cols []int) ([]verify.ParquetColumn, [][]cell, error) {
 	t.Helper()
@@ -162,14 +143,14 @@ func readVerifier(t testing.TB, path string, cols []int) ([]verify.ParquetColumn
 // null. It returns the records read.
 func sameAsPipeline(t *testing.T, path string) [][]cell {
 	t.Helper()
-	src, err := openSource(path, "parquet", schema.CSV{}, nil)
+	src, err := Open(path, "parquet", schema.CSV{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
 	var cols []int
-	for i, c := range src.columns() {
-		if c.unsupported == "" {
+	for i, c := range src.Columns() {
+		if c.Unsupported == "" {
 			cols = append(cols, i)
 		}
 	}
@@ -181,12 +162,12 @@ func sameAsPipeline(t *testing.T, path string) [][]cell {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vcols) != len(src.columns()) {
-		t.Fatalf("the verifier sees %d columns, the pipeline %d", len(vcols), len(src.columns()))
+	if len(vcols) != len(src.Columns()) {
+		t.Fatalf("the verifier sees %d columns, the pipeline %d", len(vcols), len(src.Columns()))
 	}
-	for i, c := range src.columns() {
+	for i, c := range src.Columns() {
 		v := vcols[i]
-		if v.Name != c.name || (v.Unsupported == "") != (c.unsupported == "") || (c.unsupported == "" && v.Type != c.typ) {
+		if v.Name != c.Name || (v.Unsupported == "") != (c.Unsupported == "") || (c.Unsupported == "" && v.Type != c.Type) {
 			t.Errorf("column %d: verifier %+v, pipeline %+v", i, v, c)
 		}
 	}
@@ -198,7 +179,7 @@ func sameAsPipeline(t *testing.T, path string) [][]cell {
 		for j := range want[r] {
 			if got[r][j] != want[r][j] {
 				if bad++; bad <= 10 {
-					t.Errorf("record %d, column %q: verifier %+v, pipeline %+v", r, src.columns()[cols[j]].name, got[r][j], want[r][j])
+					t.Errorf("record %d, column %q: verifier %+v, pipeline %+v", r, src.Columns()[cols[j]].Name, got[r][j], want[r][j])
 				}
 			}
 		}
@@ -362,7 +343,7 @@ func TestVerifierParquetSameAsPipeline(t *testing.T) {
 			rec := pqRecord(t, tc.cols)
 			defer rec.Release()
 			path := filepath.Join(t.TempDir(), "t.parquet")
-			writeArrowParquet(t, path, rec, tc.props, tc.aprops...)
+			arrowtest.WriteArrowParquet(t, path, rec, tc.props, tc.aprops...)
 			if got := sameAsPipeline(t, path); len(got) != int(rec.NumRows()) {
 				t.Fatalf("%d records, want %d", len(got), rec.NumRows())
 			}
@@ -411,19 +392,19 @@ func chunkFeatures(t *testing.T, path string) map[string]bool {
 func TestVerifierParquetReleases(t *testing.T) {
 	cols := slices.Clone(typedCols)
 	recs := slices.Clone(typedRecs)
-	for _, c := range intColumns {
-		it := arrowIntType(c.typ)
-		cols = append(cols, outColumn{name: c.name, typ: schema.Integer, ints: it}, outColumn{name: c.name + "n", typ: schema.Integer, ints: it, nullable: true})
+	for _, c := range arrowtest.IntColumns {
+		it := arrowIntType(c.Type)
+		cols = append(cols, OutColumn{Name: c.Name, Type: schema.Integer, Ints: it}, OutColumn{Name: c.Name + "n", Type: schema.Integer, Ints: it, Nullable: true})
 		for r := range recs {
-			v := c.vals[r%len(c.vals)]
+			v := c.Vals[r%len(c.Vals)]
 			recs[r] = append(slices.Clone(recs[r]), v, map[bool]string{true: "\x00", false: v}[r%2 == 1])
 		}
 	}
 	// Enough records for many pages.
 	for len(recs) < 60000 {
 		r := slices.Clone(recs[len(recs)%len(typedRecs)])
-		r[0] = strings.Repeat("s", len(recs)%50) + formatInt(int64(len(recs)))
-		r[1] = formatInt(int64(len(recs)) * 7919)
+		r[0] = strings.Repeat("s", len(recs)%50) + FormatInt(int64(len(recs)))
+		r[1] = FormatInt(int64(len(recs)) * 7919)
 		recs = append(recs, r)
 	}
 	path := filepath.Join(t.TempDir(), "release.parquet")
@@ -491,12 +472,12 @@ func TestVerifierParquetFloat16Subnormals(t *testing.T) {
 	rec := pqRecord(t, []pqCol{{"f16", arrow.FixedWidthTypes.Float16, bits}})
 	defer rec.Release()
 	path := filepath.Join(t.TempDir(), "f16.parquet")
-	writeArrowParquet(t, path, rec, nil)
+	arrowtest.WriteArrowParquet(t, path, rec, nil)
 	_, got, err := readVerifier(t, path, []int{0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := openSource(path, "parquet", schema.CSV{}, nil)
+	src, err := Open(path, "parquet", schema.CSV{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

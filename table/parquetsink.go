@@ -1,9 +1,10 @@
-package pipeline
+package table
 
 import (
 	"bufio"
 	"fmt"
 	"io"
+	"sanitizer/internal/build"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -46,13 +47,13 @@ type parquetSink struct {
 }
 
 // newParquetSink starts a Parquet file with the given columns in w.
-func newParquetSink(w io.Writer, cols []outColumn, meta map[string]string) (*parquetSink, error) {
+func newParquetSink(w io.Writer, cols []OutColumn, meta map[string]string) (*parquetSink, error) {
 	seen := map[string]bool{}
 	for _, c := range cols {
-		if seen[c.name] {
-			return nil, fmt.Errorf("output: two columns are named %q", c.name)
+		if seen[c.Name] {
+			return nil, fmt.Errorf("output: two columns are named %q", c.Name)
 		}
-		seen[c.name] = true
+		seen[c.Name] = true
 	}
 	mem := memory.DefaultAllocator
 	s := &parquetSink{recordBuilder: newRecordBuilder(cols, nil, mem, pqDictBytes), meta: meta}
@@ -63,7 +64,7 @@ func newParquetSink(w io.Writer, cols []outColumn, meta map[string]string) (*par
 		parquet.WithDataPageSize(pqPageBytes),
 		parquet.WithDictionaryDefault(true),
 		parquet.WithDictionaryPageSizeLimit(pqDictBytes),
-		parquet.WithCreatedBy("sanitize version "+Version),
+		parquet.WithCreatedBy("sanitize version "+build.Version),
 	)
 	s.buf = bufio.NewWriterSize(w, pqPageBytes)
 	fw, err := pqarrow.NewFileWriter(s.schema, s.buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)))
@@ -75,16 +76,16 @@ func newParquetSink(w io.Writer, cols []outColumn, meta map[string]string) (*par
 	return s, nil
 }
 
-func (s *parquetSink) write(fields []string, nulls []bool, n int) error {
+func (s *parquetSink) Write(fields []string, nulls []bool, n int) error {
 	return writeThrough(s, fields, nulls, n)
 }
 
-// prepare builds the record batch of r's records (recordBuilder.build); several
-// goroutines may prepare at once.
-func (s *parquetSink) prepare(r *recoded) (any, error) { return s.build(r) }
+// Prepare builds the record batch of r's records (recordBuilder.build); several
+// goroutines may Prepare at once.
+func (s *parquetSink) Prepare(r *Rows) (any, error) { return s.build(r) }
 
-// writePrepared writes prepare's record batch into the current row group, in order.
-func (s *parquetSink) writePrepared(p any) error {
+// WritePrepared writes prepare's record batch into the current row group, in order.
+func (s *parquetSink) WritePrepared(p any) error {
 	rec := p.(arrow.RecordBatch)
 	defer rec.Release()
 	if rec.NumRows() == 0 {
@@ -93,9 +94,9 @@ func (s *parquetSink) writePrepared(p any) error {
 	return s.w.WriteBuffered(rec)
 }
 
-// finish writes the last row group, the key-value metadata (in key order) and the
+// Finish writes the last row group, the key-value metadata (in key order) and the
 // footer; it does not close the underlying file.
-func (s *parquetSink) finish() (err error) {
+func (s *parquetSink) Finish() (err error) {
 	defer s.release()
 	keys := make([]string, 0, len(s.meta))
 	for k := range s.meta {

@@ -1,0 +1,190 @@
+// Package arrowtest writes and reads Parquet and Arrow IPC files with the Arrow
+// project's library alone, for tests that must not trust this tool's own readers and
+// writers; and holds a column of every integer width for type round-trip tests.
+package arrowtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// ParquetMetadata reads a Parquet file's key-value metadata with the Arrow project's reader.
+func ParquetMetadata(t testing.TB, path string) map[string]string {
+	t.Helper()
+	rdr, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Close()
+	kv := rdr.MetaData().KeyValueMetadata()
+	out := map[string]string{}
+	for i, k := range kv.Keys() {
+		out[k] = kv.Values()[i]
+	}
+	return out
+}
+
+// ReadWithPqarrow reads a whole Parquet file with the Arrow project's reader.
+func ReadWithPqarrow(t testing.TB, path string) arrow.Table {
+	t.Helper()
+	rdr, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Close()
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
+// WriteArrowParquet writes rec with the Arrow project's Parquet writer.
+func WriteArrowParquet(t testing.TB, path string, rec arrow.RecordBatch, props []parquet.WriterProperty, aprops ...pqarrow.WriterOption) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(rec.Schema(), f, parquet.NewWriterProperties(props...), pqarrow.NewArrowWriterProperties(aprops...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// WriteLibraryArrow writes a record batch built with the arrow library.
+func WriteLibraryArrow(t *testing.T, mem memory.Allocator, stream bool, sc *arrow.Schema, build func(*array.RecordBuilder), opts ...ipc.Option) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "lib.arrow")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rb := array.NewRecordBuilder(mem, sc)
+	defer rb.Release()
+	build(rb)
+	rec := rb.NewRecord()
+	defer rec.Release()
+	opts = append(opts, ipc.WithSchema(sc), ipc.WithAllocator(mem))
+	if stream {
+		w := ipc.NewWriter(f, opts...)
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		w, err := ipc.NewFileWriter(f, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+// IntColumns are one column of every integer width and signedness, with its extremes
+// and the values either side of a sign bit.
+var IntColumns = []struct {
+	Name string
+	Type arrow.DataType
+	Vals []string // as decimal text, one per record
+}{
+	{"i8", arrow.PrimitiveTypes.Int8, []string{"-128", "127", "0", "-1"}},
+	{"i16", arrow.PrimitiveTypes.Int16, []string{"-32768", "32767", "0", "-1"}},
+	{"i32", arrow.PrimitiveTypes.Int32, []string{"-2147483648", "2147483647", "0", "-1"}},
+	{"i64", arrow.PrimitiveTypes.Int64, []string{"-9223372036854775808", "9223372036854775807", "0", "-1"}},
+	{"u8", arrow.PrimitiveTypes.Uint8, []string{"0", "255", "128", "127"}},
+	{"u16", arrow.PrimitiveTypes.Uint16, []string{"0", "65535", "32768", "32767"}},
+	{"u32", arrow.PrimitiveTypes.Uint32, []string{"0", "4294967295", "2147483648", "2147483647"}},
+	{"u64", arrow.PrimitiveTypes.Uint64, []string{"0", "18446744073709551615", "9223372036854775808", "9223372036854775807"}},
+}
+
+// AppendInt appends the decimal s to an integer builder of any width, parsed here
+// without the package's code.
+func AppendInt(t testing.TB, b array.Builder, s string) {
+	t.Helper()
+	var i int64
+	var u uint64
+	if _, err := fmt.Sscan(s, &i); err != nil {
+		if _, err := fmt.Sscan(s, &u); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+	}
+	switch b := b.(type) {
+	case *array.Int8Builder:
+		b.Append(int8(i))
+	case *array.Int16Builder:
+		b.Append(int16(i))
+	case *array.Int32Builder:
+		b.Append(int32(i))
+	case *array.Int64Builder:
+		b.Append(i)
+	case *array.Uint8Builder:
+		b.Append(uint8(i))
+	case *array.Uint16Builder:
+		b.Append(uint16(i))
+	case *array.Uint32Builder:
+		b.Append(uint32(i))
+	case *array.Uint64Builder:
+		if u == 0 {
+			u = uint64(i)
+		}
+		b.Append(u)
+	default:
+		t.Fatalf("builder %T", b)
+	}
+}
+
+// IntText is value i of an integer array of any width as decimal text.
+func IntText(t testing.TB, a arrow.Array, i int) string {
+	t.Helper()
+	switch a := a.(type) {
+	case *array.Int8:
+		return fmt.Sprint(a.Value(i))
+	case *array.Int16:
+		return fmt.Sprint(a.Value(i))
+	case *array.Int32:
+		return fmt.Sprint(a.Value(i))
+	case *array.Int64:
+		return fmt.Sprint(a.Value(i))
+	case *array.Uint8:
+		return fmt.Sprint(a.Value(i))
+	case *array.Uint16:
+		return fmt.Sprint(a.Value(i))
+	case *array.Uint32:
+		return fmt.Sprint(a.Value(i))
+	case *array.Uint64:
+		return fmt.Sprint(a.Value(i))
+	}
+	t.Fatalf("array of %s", a.DataType())
+	return ""
+}
