@@ -7,11 +7,10 @@ import (
 	"io/fs"
 	"math/big"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
+	"sanitizer/publish"
 	"sanitizer/schema"
 )
 
@@ -124,77 +123,28 @@ func (l *Ledger) Charge(dataset string, epsTotal, deltaTotal float64, spend Spen
 }
 
 // Save writes the ledger to path atomically: readers see the old ledger or the new,
-// never a part. Writers that may run at the same time must hold the ledger's lock, as
-// Record does (it also removes the temporaries of Saves that were killed).
+// never a part (see publish.WriteFile, which also removes the temporaries of Saves
+// that were killed). Writers that may run at the same time must hold the ledger's
+// lock, as Record does, or one's spends may be lost.
 func (l *Ledger) Save(path string) error {
 	data, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	err = publish.WriteFile(path, publish.Options{Force: true}, func(f *os.File) error {
+		_, err := f.Write(append(data, '\n'))
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("ledger: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("ledger: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("ledger: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("ledger: %w", err)
-	}
-	// The rename itself must reach the disk before anything is released.
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		err = d.Sync()
-		d.Close()
-		if err != nil {
-			return fmt.Errorf("ledger: %w", err)
-		}
-	}
 	return nil
-}
-
-// removeStaleTemps removes the temporary files that Saves of the ledger at path left
-// when their run was killed (".NAME.<digits>.tmp", as os.CreateTemp names them). Only
-// the holder of the ledger's lock may call it: every Save in progress holds it.
-func removeStaleTemps(path string) error {
-	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+"."
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("ledger: %w", err)
-	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !isTempName(e.Name(), prefix) {
-			continue
-		}
-		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("ledger: %w", err)
-		}
-	}
-	return nil
-}
-
-// isTempName reports whether name is prefix, a run of digits, then ".tmp".
-func isTempName(name, prefix string) bool {
-	mid, ok := strings.CutPrefix(name, prefix)
-	if !ok {
-		return false
-	}
-	mid, ok = strings.CutSuffix(mid, ".tmp")
-	return ok && mid != "" && strings.Trim(mid, "0123456789") == ""
 }
 
 // Record charges spend to dataset in the ledger file at path: under an exclusive lock
-// on path+".lock" it re-reads the ledger, charges it (see Charge), removes the
-// temporary ledgers that killed runs left beside it, saves it and returns the
-// dataset's account as saved. A refused charge leaves the file as it was.
+// on path+".lock" it re-reads the ledger, charges it (see Charge), saves it (removing
+// the temporary ledgers that killed runs left beside it) and returns the dataset's
+// account as saved. A refused charge leaves the file as it was.
 func Record(path, dataset string, epsTotal, deltaTotal float64, spend Spend) (*Account, error) {
 	unlock, err := lockFile(path + ".lock")
 	if err != nil {
@@ -206,9 +156,6 @@ func Record(path, dataset string, epsTotal, deltaTotal float64, spend Spend) (*A
 		return nil, err
 	}
 	if err := l.Charge(dataset, epsTotal, deltaTotal, spend); err != nil {
-		return nil, err
-	}
-	if err := removeStaleTemps(path); err != nil {
 		return nil, err
 	}
 	if err := l.Save(path); err != nil {

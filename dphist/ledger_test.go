@@ -2,12 +2,14 @@ package dphist
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"sanitizer/publish"
 	"sanitizer/schema"
 )
 
@@ -111,23 +113,29 @@ func TestLoadLedgerKeepsSpends(t *testing.T) {
 	}
 }
 
-// TestRecordRemovesStaleTemporaries: a temporary ledger left by a killed run is
-// removed by the next run that holds the lock; files that only look alike stay.
+// TestRecordRemovesStaleTemporaries: a temporary ledger that no live run holds (as a
+// killed run leaves it, named as package publish names it) is removed by the next
+// Record; a live run's, and files that only look alike, stay.
 func TestRecordRemovesStaleTemporaries(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "ledger.json")
-	stale := []string{".ledger.json.123456789.tmp", ".ledger.json.4.tmp"}
-	kept := []string{".ledger.json.backup.tmp", ".ledger.json..tmp", ".other.json.123.tmp", "ledger.json.123.tmp", ".ledger.json.123.tmp.old"}
+	stale := []string{".ledger.json.sanitize-123456789-0123456789abcdef.tmp", ".ledger.json.sanitize-4-fedcba9876543210.tmp"}
+	kept := []string{
+		".ledger.json.123456789.tmp", // os.CreateTemp's, as Saves named them before package publish: no longer swept
+		".ledger.json.sanitize-4-0123.tmp", ".ledger.json.sanitize-4-0123456789abcdef.tmp.old",
+		".other.json.sanitize-4-0123456789abcdef.tmp", "ledger.json.sanitize-4-0123456789abcdef.tmp",
+	}
 	for _, n := range append(slices.Clone(stale), kept...) {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(`{"datasets":{}}`), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(`{"datasets":{}}`), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// A folder of that name is not the ledger's temporary: left alone.
-	if err := os.Mkdir(filepath.Join(dir, ".ledger.json.77.tmp"), 0o755); err != nil {
+	live, err := publish.Create(path)
+	if err != nil {
 		t.Fatal(err)
 	}
-	kept = append(kept, ".ledger.json.77.tmp")
+	defer live.Discard()
+	kept = append(kept, filepath.Base(live.Name()))
 	if _, err := Record(path, "ward", 1, 0, Spend{Epsilon: 0.1}); err != nil {
 		t.Fatal(err)
 	}
@@ -136,9 +144,70 @@ func TestRecordRemovesStaleTemporaries(t *testing.T) {
 			t.Errorf("%s: stale temporary still there (%v)", n, err)
 		}
 	}
-	for _, n := range kept {
-		if _, err := os.Lstat(filepath.Join(dir, n)); err != nil {
-			t.Errorf("%s: %v", n, err)
-		}
+	want := append(slices.Clone(kept), "ledger.json", "ledger.json.lock")
+	slices.Sort(want)
+	if got := names(t, dir); !slices.Equal(got, want) {
+		t.Errorf("the folder holds %q, want %q", got, want)
+	}
+}
+
+// names is the sorted names in dir.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestSaveReplaces: Save replaces the ledger whole, readable by others, and leaves
+// nothing else beside it; a Save that fails leaves the ledger as it was.
+func TestSaveReplaces(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		ledger *Ledger
+		ok     bool
+	}{
+		{"spend", &Ledger{Datasets: map[string]*Account{"ward": {EpsilonTotal: 1, Spends: []Spend{{Epsilon: 0.25}}}}}, true},
+		{"empty", &Ledger{Datasets: map[string]*Account{}}, true},
+		{"not JSON", &Ledger{Datasets: map[string]*Account{"ward": {EpsilonTotal: math.NaN()}}}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "ledger.json")
+			old := `{"datasets":{}}`
+			if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := tt.ledger.Save(path)
+			if tt.ok != (err == nil) {
+				t.Fatalf("Save: %v", err)
+			}
+			if got := names(t, dir); !slices.Equal(got, []string{"ledger.json"}) {
+				t.Errorf("the folder holds %q", got)
+			}
+			if !tt.ok {
+				if got, _ := os.ReadFile(path); string(got) != old {
+					t.Errorf("a failed Save left %q", got)
+				}
+				return
+			}
+			l, err := LoadLedger(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(l.Datasets) != len(tt.ledger.Datasets) {
+				t.Errorf("saved %+v, loaded %+v", tt.ledger.Datasets, l.Datasets)
+			}
+			if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
+				t.Errorf("saved with mode %v (%v)", st.Mode(), err)
+			}
+		})
 	}
 }

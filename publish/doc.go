@@ -1,7 +1,9 @@
 // Package publish puts a run's files in place and leaves nothing else behind: it checks
 // a destination before the run reads anything, writes through a temporary beside the
 // destination that the live process holds, sweeps the temporaries that dead runs left
-// for that destination, and moves a finished file or folder into place in one rename.
+// for that destination, and moves a finished file or folder into place in one rename
+// that it syncs to disk. WriteFile does all of it for one file; Prepare stops short of
+// the rename, for files published together.
 //
 // A temporary is named .NAME.sanitize-PID-RAND.tmp beside its destination NAME and is
 // held by an exclusive advisory lock (flock) for as long as its run lives: a

@@ -46,10 +46,11 @@ func Create(dest string) (*File, error) {
 	return nil, fmt.Errorf("no fresh temporary name beside %s", dest)
 }
 
-// Publish makes the temporary readable by others (0644) and renames it to its
-// destination. Without force an existing destination is left alone and the temporary
-// removed, with an error matching schema.ErrBadInput; with force it is replaced in
-// one rename. The temporary's file must have been written and closed.
+// Publish makes the temporary readable by others (0644), renames it to its
+// destination and syncs the destination's folder. Without force an existing
+// destination is left alone and the temporary removed, with an error matching
+// schema.ErrBadInput; with force it is replaced in one rename. The temporary's file
+// must have been written, synced and closed.
 func (f *File) Publish(force bool) error {
 	if f.lock == nil {
 		return fmt.Errorf("%s: published or discarded already", f.dest)
@@ -69,7 +70,11 @@ func (f *File) Publish(force bool) error {
 		f.Discard()
 		return err
 	}
+	err = syncDir(filepath.Dir(f.dest))
 	f.release()
+	if err != nil {
+		return fmt.Errorf("%s is in place, but its folder was not synced: %w", f.dest, err)
+	}
 	return nil
 }
 
@@ -143,13 +148,18 @@ func CreateFolder(dest string) (*Folder, error) {
 	return nil, fmt.Errorf("no fresh temporary name beside %s", dest)
 }
 
-// Publish makes the temporary folder readable by others (0755) and renames it to its
-// destination, which must be missing or an empty folder.
+// Publish makes the temporary folder readable by others (0755), syncs the names it
+// holds, renames it to its destination, which must be missing or an empty folder, and
+// syncs the destination's folder. The files in the folder must have been synced.
 func (d *Folder) Publish() error {
 	if d.lock == nil {
 		return fmt.Errorf("%s: published or discarded already", d.dest)
 	}
 	if err := os.Chmod(d.Path, 0o755); err != nil {
+		d.Discard()
+		return err
+	}
+	if err := syncDir(d.Path); err != nil {
 		d.Discard()
 		return err
 	}
@@ -165,8 +175,12 @@ func (d *Folder) Publish() error {
 		d.Discard()
 		return err
 	}
+	err := syncDir(filepath.Dir(d.dest))
 	d.lock.Close()
 	d.lock = nil
+	if err != nil {
+		return fmt.Errorf("%s is in place, but its folder was not synced: %w", d.dest, err)
+	}
 	return nil
 }
 

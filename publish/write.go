@@ -1,0 +1,70 @@
+package publish
+
+import (
+	"os"
+
+	"sanitizer/schema"
+)
+
+// Options says how WriteFile puts its file in place.
+type Options struct {
+	Force  bool                       // replace an existing destination
+	Verify func(tmpPath string) error // checks the written file before it is published; nil: no check
+}
+
+// WriteFile makes dest the file that write writes, whole or not at all: write fills a
+// held temporary beside dest (f, which it must leave open), which is synced, closed,
+// checked by opt.Verify and renamed to dest; dest's folder is then synced. Temporaries
+// that dead runs left for dest are swept first. Without opt.Force an existing dest is
+// an error matching schema.ErrBadInput and is left alone; with it, dest is replaced in
+// one rename. On any error, and on a panic in write or Verify, the temporary is
+// removed and dest left as it was.
+func WriteFile(dest string, opt Options, write func(f *os.File) error) error {
+	if !opt.Force {
+		if _, err := os.Lstat(dest); err == nil {
+			return schema.BadInput("%s exists (--force replaces it)", dest)
+		}
+	}
+	f, err := Prepare(dest, opt.Verify, write)
+	if err != nil {
+		return err
+	}
+	return f.Publish(opt.Force)
+}
+
+// Prepare is WriteFile up to the rename, for a caller that publishes several files
+// only once all are written and checked: it returns the temporary that write wrote,
+// synced, closed and checked by verify (when not nil), still held, for the caller to
+// Publish or Discard. On any error, and on a panic in write or verify, nothing is
+// left.
+func Prepare(dest string, verify func(tmpPath string) error, write func(f *os.File) error) (*File, error) {
+	if err := Sweep(dest); err != nil {
+		return nil, err
+	}
+	f, err := Create(dest)
+	if err != nil {
+		return nil, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			f.Discard()
+		}
+	}()
+	if err := write(f.File); err != nil {
+		return nil, err
+	}
+	if err := f.Sync(); err != nil {
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	if verify != nil {
+		if err := verify(f.Name()); err != nil {
+			return nil, err
+		}
+	}
+	done = true
+	return f, nil
+}
