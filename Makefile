@@ -22,7 +22,7 @@ demo: build
 # vet, formatting, all tests, and the race detector on the concurrent packages.
 test: vet fmt
 	$(GO) test ./...
-	$(GO) test -race -short ./generalize ./pipeline ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./publish
+	$(GO) test -race -short ./generalize ./table ./release ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./publish
 
 # The interop module (interop/, a module of its own so that the sanitize binary does not
 # carry DuckDB): every Parquet release of its suite read back and recounted with DuckDB.
@@ -30,7 +30,7 @@ interop:
 	cd interop && $(GO) vet ./... && $(GO) test ./...
 
 race:
-	$(GO) test -race ./generalize ./pipeline ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./publish
+	$(GO) test -race ./generalize ./table ./release ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./publish
 
 vet:
 	$(GO) vet ./...
@@ -50,9 +50,10 @@ BENCH_ROWS ?= 1000000
 SCALE_ROWS ?= 1000000 10000000
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 20x ./generalize
-	$(GO) test -run '^$$' -bench 'ReleaseAdult' -benchtime 10x ./pipeline
-	$(GO) test -run '^$$' -bench 'ParquetReaders|ParquetWriters|CSVSource' -benchtime 3x ./pipeline
-	SEARCH_ROWS=1000000 $(GO) test -run '^$$' -bench 'SearchHospital8QI' -benchtime 1x ./pipeline
+	$(GO) test -run '^$$' -bench 'ReleaseAdult' -benchtime 10x ./release
+	$(GO) test -run '^$$' -bench 'ParquetReaders|ParquetWriters' -benchtime 3x ./release
+	$(GO) test -run '^$$' -bench 'CSVSource' -benchtime 3x ./table
+	SEARCH_ROWS=1000000 $(GO) test -run '^$$' -bench 'SearchHospital8QI' -benchtime 1x ./release
 	@mkdir -p $(OUT)/bench
 	@test -f $(OUT)/bench/hospital-$(BENCH_ROWS).csv || ./bin/sanitize gen --rows $(BENCH_ROWS) --seed 1 --out $(OUT)/bench/hospital-$(BENCH_ROWS).csv
 	/usr/bin/time -v ./bin/sanitize release --force -c testdata/hospital.yaml --in $(OUT)/bench/hospital-$(BENCH_ROWS).csv \
@@ -72,28 +73,28 @@ bench: build
 		/usr/bin/time -v ./bin/sanitize --log-format json release --force -c testdata/hospital-8qi-mondrian.yaml --in $(OUT)/bench/hospital-$$n.parquet \
 			--out $(OUT)/bench/mondrian-$$n.parquet 2>&1 | grep -E '"stage"|released|mondrian|utility|Elapsed|Maximum resident'; \
 	done
-	$(GO) test -run '^$$' -bench 'ReleaseAdultMondrian' -benchtime 10x ./pipeline
+	$(GO) test -run '^$$' -bench 'ReleaseAdultMondrian' -benchtime 10x ./release
 	$(GO) test -run '^$$' -bench 'Count|Keep|Consistent' -benchtime 5x ./dphist
 	@for n in $(SCALE_ROWS); do \
 		echo "== $$n records, sanitize dp (testdata/hospital-dp.yaml), against reading the same columns"; \
 		rm -rf $(OUT)/bench/dp-$$n; \
 		/usr/bin/time -v ./bin/sanitize --log-format json dp -c testdata/hospital-dp.yaml --in $(OUT)/bench/hospital-$$n.parquet \
 			--out $(OUT)/bench/dp-$$n 2>&1 | grep -E '"stage"|Elapsed|Maximum resident'; \
-		DP_INPUT=$(CURDIR)/$(OUT)/bench/hospital-$$n.parquet DP_ROWS=$$n $(GO) test -run '^$$' -bench 'DP/read' -benchtime 2x ./pipeline | grep Benchmark; \
+		DP_INPUT=$(CURDIR)/$(OUT)/bench/hospital-$$n.parquet DP_ROWS=$$n $(GO) test -run '^$$' -bench 'DP/read' -benchtime 2x ./release | grep Benchmark; \
 	done
 	$(GO) test -run '^$$' -bench 'Estimate|Marginals|Sample' -benchtime 3x ./dphist/pgm
 	@for m in aim mst; do \
-		SYNTH_METHOD=$$m $(GO) test -run '^$$' -bench 'SynthAdult' -benchtime 3x -timeout 60m ./pipeline | grep -E 'Benchmark|run [0-9]'; \
+		SYNTH_METHOD=$$m $(GO) test -run '^$$' -bench 'SynthAdult' -benchtime 3x -timeout 60m ./release | grep -E 'Benchmark|run [0-9]'; \
 	done
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./schema
 	$(GO) test -run '^$$' -fuzz FuzzReadHierarchy -fuzztime 30s ./generalize
-	$(GO) test -run '^$$' -fuzz FuzzReadCSV -fuzztime 30s ./pipeline
-	$(GO) test -run '^$$' -fuzz FuzzCSVMatchesStdlib -fuzztime 30s ./pipeline
-	$(GO) test -run '^$$' -fuzz FuzzCSVFieldMatchesStdlib -fuzztime 30s ./pipeline
-	$(GO) test -run '^$$' -fuzz FuzzReadParquet -fuzztime 30s ./pipeline
-	$(GO) test -run '^$$' -fuzz FuzzReadArrow -fuzztime 30s ./pipeline
+	$(GO) test -run '^$$' -fuzz FuzzReadCSV -fuzztime 30s ./table
+	$(GO) test -run '^$$' -fuzz FuzzCSVMatchesStdlib -fuzztime 30s ./table
+	$(GO) test -run '^$$' -fuzz FuzzCSVFieldMatchesStdlib -fuzztime 30s ./table
+	$(GO) test -run '^$$' -fuzz FuzzReadParquet -fuzztime 30s ./table
+	$(GO) test -run '^$$' -fuzz FuzzReadArrow -fuzztime 30s ./table
 	$(GO) test -run '^$$' -fuzz FuzzVerifyParquet -fuzztime 30s ./verify
 	$(GO) test -run '^$$' -fuzz FuzzLoadLedger -fuzztime 30s ./dphist
 

@@ -1,9 +1,8 @@
 package interop
 
-// This file is the only one that uses the main module's Go API (the pipeline and
+// This file is the only one that uses the main module's Go API (the release and
 // schema packages): it makes the releases and turns a configuration into the plain
-// setup the checks read. When the pipeline package is split or renamed, only this
-// file changes.
+// setup the checks read. When those packages change, only this file changes.
 
 import (
 	"context"
@@ -11,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"sanitizer/pipeline"
+	"sanitizer/release"
 	"sanitizer/schema"
 )
 
@@ -81,8 +80,8 @@ func releaseParquet(t testing.TB, cfgPath, input string) *released {
 	dir := t.TempDir()
 	r := &released{setup: setupOf(cfg), Input: input,
 		Output: filepath.Join(dir, "release.parquet"), Report: filepath.Join(dir, "report.json")}
-	opt := pipeline.Options{Input: input, Output: r.Output, Report: r.Report, Now: func() time.Time { return releaseTime }}
-	if _, err := pipeline.Release(context.Background(), cfg, opt); err != nil {
+	opt := release.Options{Input: input, Output: r.Output, Report: r.Report, Now: func() time.Time { return releaseTime }}
+	if _, err := release.Release(context.Background(), cfg, opt); err != nil {
 		t.Fatalf("releasing %s with %s: %v", input, cfgPath, err)
 	}
 	return r
@@ -92,7 +91,7 @@ func releaseParquet(t testing.TB, cfgPath, input string) *released {
 // seeded by seed, to path (the format from its extension).
 func generateHospital(t testing.TB, path string, rows int, seed uint64) {
 	t.Helper()
-	if err := pipeline.Generate(path, "", rows, seed, pipeline.Options{}); err != nil {
+	if err := release.Generate(path, "", rows, seed, release.Options{}); err != nil {
 		t.Fatalf("generating %s: %v", path, err)
 	}
 }

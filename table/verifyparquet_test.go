@@ -27,7 +27,7 @@ import (
 
 // The verifier decodes Parquet with its own decoder (verify.OpenParquet, on
 // github.com/parquet-go/parquet-go). These tests write files of every type the
-// pipeline reads, with the Arrow project's writer, with the pipeline's own sink
+// pipeline reads, with the Arrow project's writer, with the table package's own sink
 // (github.com/xitongsys/parquet-go) and with annotations only older writers use, and
 // check that the two decoders read the same text and the same nulls.
 
@@ -386,7 +386,7 @@ func chunkFeatures(t *testing.T, path string) map[string]bool {
 	return have
 }
 
-// TestVerifierParquetReleases reads files of the pipeline's own Parquet sink: the
+// TestVerifierParquetReleases reads files of the table package's own Parquet sink: the
 // types a release writes (every integer width and signedness, floats, booleans, dates,
 // timestamps, strings; nullable or not) over many pages.
 func TestVerifierParquetReleases(t *testing.T) {
@@ -463,7 +463,7 @@ func TestVerifierParquetConvertedTypes(t *testing.T) {
 }
 
 // TestVerifierParquetFloat16Subnormals: half-precision numbers too small to be normal
-// read as their exact value, by the verifier's decoder and by the pipeline's reader
+// read as their exact value, by the verifier's decoder and by the table package's reader
 // (which converts them itself: the Arrow project's float16 conversion maps them to
 // other numbers).
 func TestVerifierParquetFloat16Subnormals(t *testing.T) {
@@ -491,7 +491,7 @@ func TestVerifierParquetFloat16Subnormals(t *testing.T) {
 			t.Errorf("0x%04x: %q, want %q", bits[i], got[i][0].text, w)
 		}
 		if arrowRead[i][0].text != w {
-			t.Errorf("0x%04x: the pipeline's reader gives %q, want %q", bits[i], arrowRead[i][0].text, w)
+			t.Errorf("0x%04x: the table package's reader gives %q, want %q", bits[i], arrowRead[i][0].text, w)
 		}
 	}
 }

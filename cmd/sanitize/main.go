@@ -24,7 +24,7 @@ import (
 
 	"sanitizer/internal/build"
 	"sanitizer/internal/safe"
-	"sanitizer/pipeline"
+	"sanitizer/release"
 	"sanitizer/schema"
 )
 
@@ -48,7 +48,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // runWith is run with a function told of each stage a release, dp or gen run begins
-// (pipeline.Options.AtStage; nil: none), where the tests stop a run.
+// (release.Options.AtStage; nil: none), where the tests stop a run.
 func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, atStage func(stage string)) int {
 	g := &globals{stderr: stderr, atStage: atStage}
 	root := newRoot(stdout, g)
@@ -87,7 +87,7 @@ type globals struct {
 	logFormat     string
 	progressEvery time.Duration
 	log           *slog.Logger
-	atStage       func(stage string) // given to every run as pipeline.Options.AtStage
+	atStage       func(stage string) // given to every run as release.Options.AtStage
 }
 
 // setup makes the logger: text on stderr with warnings and errors only (none with
@@ -129,7 +129,7 @@ func terminal(w io.Writer) bool {
 // showProgress reports the run's progress while the returned function has not been
 // called: with JSON logs, a "progress" record every --progress-interval (for unattended
 // jobs); with text logs on a terminal, one line of stderr redrawn every half second.
-func (g *globals) showProgress(p *pipeline.Progress) (stop func()) {
+func (g *globals) showProgress(p *release.Progress) (stop func()) {
 	switch {
 	case g.logFormat == "json" && !g.quiet:
 		return every(g.progressEvery, func() {
@@ -204,7 +204,7 @@ func newRoot(stdout io.Writer, g *globals) *cobra.Command {
 
 func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 	var cfgPath string
-	var opt pipeline.Options
+	var opt release.Options
 	cmd := &cobra.Command{
 		Use:   "release -c CONFIG --in INPUT --out RELEASE [--report REPORT.json] [--force]",
 		Short: "Write a k-anonymous, verified release of INPUT",
@@ -228,9 +228,9 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 			gc := &collector{}
 			defer gc.restore()
 			opt.Log, opt.AtStage = g.log, both(gc.at, g.atStage)
-			opt.Progress = &pipeline.Progress{}
+			opt.Progress = &release.Progress{}
 			stop := g.showProgress(opt.Progress)
-			rep, err := pipeline.Release(cmd.Context(), cfg, opt)
+			rep, err := release.Release(cmd.Context(), cfg, opt)
 			stop()
 			if err != nil {
 				return err
@@ -253,7 +253,7 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 
 func newDP(stdout io.Writer, g *globals) *cobra.Command {
 	var cfgPath string
-	var opt pipeline.Options
+	var opt release.Options
 	cmd := &cobra.Command{
 		Use:   "dp -c CONFIG --in INPUT --out DIR [--ledger LEDGER.json]",
 		Short: "Write the configuration's differentially private outputs of INPUT into DIR",
@@ -270,7 +270,7 @@ func newDP(stdout io.Writer, g *globals) *cobra.Command {
 				return err
 			}
 			opt.Log, opt.AtStage = g.log, g.atStage
-			man, err := pipeline.DP(cmd.Context(), cfg, opt)
+			man, err := release.DP(cmd.Context(), cfg, opt)
 			if err != nil {
 				return err
 			}
@@ -298,7 +298,7 @@ func newDP(stdout io.Writer, g *globals) *cobra.Command {
 }
 
 // halfWidth is an output's 95% half-width as text, per statistic for aggregates.
-func halfWidth(o pipeline.ManifestOutput) string {
+func halfWidth(o release.ManifestOutput) string {
 	if o.Kind != "aggregate" {
 		return fmt.Sprintf("%.3g", o.HalfWidth95)
 	}
@@ -316,7 +316,7 @@ func halfWidth(o pipeline.ManifestOutput) string {
 
 func newValidate(stdout io.Writer) *cobra.Command {
 	var cfgPath string
-	var opt pipeline.Options
+	var opt release.Options
 	cmd := &cobra.Command{
 		Use:   "validate -c CONFIG [--in INPUT]",
 		Short: "Check a configuration, its hierarchies and (with --in) an input against it; writes nothing",
@@ -330,7 +330,7 @@ func newValidate(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v, err := pipeline.Validate(cmd.Context(), cfg, opt)
+			v, err := release.Validate(cmd.Context(), cfg, opt)
 			if err != nil {
 				return err
 			}
@@ -344,7 +344,7 @@ func newValidate(stdout io.Writer) *cobra.Command {
 }
 
 // printValidation is validate's summary.
-func printValidation(w io.Writer, cfgPath string, v *pipeline.Validation) {
+func printValidation(w io.Writer, cfgPath string, v *release.Validation) {
 	fmt.Fprintf(w, "ok: %s is valid\n", cfgPath)
 	if v.Release {
 		switch {
@@ -371,7 +371,7 @@ func printValidation(w io.Writer, cfgPath string, v *pipeline.Validation) {
 
 func newCheck(stdout io.Writer) *cobra.Command {
 	var cfgPath string
-	var opt pipeline.Options
+	var opt release.Options
 	cmd := &cobra.Command{
 		Use:   "check -c CONFIG --in INPUT --release RELEASE [--report REPORT.json]",
 		Short: "Re-check an existing release against its input and configuration",
@@ -381,7 +381,7 @@ func newCheck(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			m, err := pipeline.Check(cmd.Context(), cfg, opt)
+			m, err := release.Check(cmd.Context(), cfg, opt)
 			if m != nil {
 				fmt.Fprintf(stdout, "measured k=%d (required %d): %d classes, %d records released, %d of %d suppressed (limit %g)\n",
 					m.MinClass, cfg.Privacy.K, m.Classes, m.Rows, m.Suppressed, m.Rows+m.Suppressed, cfg.Privacy.Suppression)
@@ -423,7 +423,7 @@ func newGen(stdout io.Writer, g *globals) *cobra.Command {
 			if err := required("out", out); err != nil {
 				return err
 			}
-			if err := pipeline.Generate(out, format, rows, seed, pipeline.Options{Force: force, AtStage: g.atStage}); err != nil {
+			if err := release.Generate(out, format, rows, seed, release.Options{Force: force, AtStage: g.atStage}); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %d records to %s\n", rows, out)

@@ -1,0 +1,297 @@
+package release
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+
+	"sanitizer/schema"
+	"sanitizer/verify"
+)
+
+// The release parameters a release records (releaseMetadata's keys) that Check
+// compares with what it measures or is configured with, and what a JSON report calls
+// each.
+var recordedKeys = []struct{ meta, report string }{
+	{"sanitize.k", "model.k"},
+	{"sanitize.suppression_limit", "model.suppression_limit"},
+	{"sanitize.max_suppressed", "model.max_suppressed_records"},
+	{"sanitize.suppressed", "suppressed"},
+	{"sanitize.input_rows", "input.rows"},
+	{"sanitize.algorithm", "algorithm"},
+	{"sanitize.l_diversity", "model.l_diversity"},
+	{"sanitize.t_closeness", "model.t_closeness"},
+	{"sanitize.node", "node"},
+}
+
+// recorded is what a release says of itself: its metadata's or its report's values
+// by metadata key, and where they come from.
+type recorded struct {
+	where  string            // "metadata" or the report's path
+	name   map[string]string // metadata key → what the source calls it
+	values map[string]string
+}
+
+// releaseRecorded is the release parameters in a Parquet or Arrow release's key-value
+// metadata; nil when it carries none (a CSV release).
+func releaseRecorded(rel checkedTable) *recorded {
+	meta := rel.metadata()
+	r := &recorded{where: "metadata", name: map[string]string{}, values: map[string]string{}}
+	for _, k := range recordedKeys {
+		r.name[k.meta] = k.meta
+		if v, ok := meta[k.meta]; ok {
+			r.values[k.meta] = v
+		}
+	}
+	if len(r.values) == 0 {
+		return nil
+	}
+	return r
+}
+
+// reportRecorded reads the release parameters from a release's JSON report.
+func reportRecorded(path string) (*recorded, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, schema.BadInput("--report: %w", err)
+	}
+	var rep Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, schema.BadInput("--report: %s: not a release report: %w", path, err)
+	}
+	r := &recorded{where: path, name: map[string]string{}, values: map[string]string{
+		"sanitize.k":                 strconv.Itoa(rep.Model.K),
+		"sanitize.suppression_limit": strconv.FormatFloat(rep.Model.SuppressionRate, 'g', -1, 64),
+		"sanitize.max_suppressed":    strconv.Itoa(rep.Model.MaxSuppressed),
+		"sanitize.suppressed":        strconv.Itoa(rep.Suppressed),
+		"sanitize.input_rows":        strconv.Itoa(rep.Input.Rows),
+		"sanitize.algorithm":         rep.Algorithm,
+		"sanitize.node":              `"mondrian"`,
+	}}
+	for _, k := range recordedKeys {
+		r.name[k.meta] = k.report
+	}
+	if rep.Algorithm != "mondrian" {
+		b, _ := json.Marshal(rep.Node)
+		r.values["sanitize.node"] = string(b)
+	}
+	if rep.Model.LDiversity != nil {
+		b, _ := json.Marshal(rep.Model.LDiversity)
+		r.values["sanitize.l_diversity"] = string(b)
+	}
+	if rep.Model.TCloseness != nil {
+		b, _ := json.Marshal(rep.Model.TCloseness)
+		r.values["sanitize.t_closeness"] = string(b)
+	}
+	return r, nil
+}
+
+// compare reports (schema.ErrUnattainable) the first recorded parameter that
+// disagrees with want, or that want has and r lacks.
+func (r *recorded) compare(release string, want map[string]string) error {
+	for _, k := range recordedKeys {
+		w, ok := want[k.meta]
+		if !ok {
+			continue
+		}
+		got, has := r.values[k.meta]
+		if !has {
+			return schema.Unattainable("%s: %s lacks %s (the check measures or configures %q)", release, r.where, r.name[k.meta], w)
+		}
+		if got != w {
+			return schema.Unattainable("%s: %s %s records %q, the check measures or configures %q", release, r.where, r.name[k.meta], got, w)
+		}
+	}
+	if _, ok := want["sanitize.l_diversity"]; !ok && r.values["sanitize.l_diversity"] != "" {
+		return schema.Unattainable("%s: %s %s records l-diversity the configuration does not ask for", release, r.where, r.name["sanitize.l_diversity"])
+	}
+	if _, ok := want["sanitize.t_closeness"]; !ok && r.values["sanitize.t_closeness"] != "" {
+		return schema.Unattainable("%s: %s %s records t-closeness the configuration does not ask for", release, r.where, r.name["sanitize.t_closeness"])
+	}
+	return nil
+}
+
+// levels is the node r records for the quasi-identifiers (in order); nil when it
+// records none.
+func (r *recorded) levels(release string, quasi []string) ([]int, error) {
+	v, ok := r.values["sanitize.node"]
+	if !ok {
+		return nil, nil
+	}
+	var node []NodeLevel
+	if err := json.Unmarshal([]byte(v), &node); err != nil || len(node) != len(quasi) {
+		return nil, schema.Unattainable("%s: %s %s is not one level per quasi-identifier of the configuration", release, r.where, r.name["sanitize.node"])
+	}
+	out := make([]int, len(node))
+	for j, n := range node {
+		if n.Column != quasi[j] {
+			return nil, schema.Unattainable("%s: %s %s names column %q where the configuration's quasi-identifier %d is %q", release, r.where, r.name["sanitize.node"], n.Column, j+1, quasi[j])
+		}
+		out[j] = n.Level
+	}
+	return out, nil
+}
+
+// checkMissing checks, for Check, the records a release leaves out and the parameters
+// it records (meta: its metadata, nil when none; opt.Report: its JSON report, if
+// given). A Mondrian release may leave out no record; a full-domain release exactly
+// the records of the classes that fail the models at its node (recorded, else
+// inferred from its values). spec is the verifier's spec of the release, m what it
+// measured.
+func checkMissing(ctx context.Context, cfg *schema.Config, p *plan, opt Options, rel, relFmt, inFmt string, meta *recorded, spec verify.Spec, m *Measured) error {
+	var recs []*recorded
+	if meta != nil {
+		recs = append(recs, meta)
+	}
+	if opt.Report != "" {
+		r, err := reportRecorded(opt.Report)
+		if err != nil {
+			return err
+		}
+		recs = append(recs, r)
+	}
+	want := recordedParams(cfg, spec.InputRows, spec.MaxSuppressed, m.Suppressed)
+	if cfg.Search.Algorithm == "mondrian" {
+		want["sanitize.node"] = `"mondrian"`
+	}
+	for _, r := range recs {
+		if err := r.compare(rel, want); err != nil {
+			return err
+		}
+	}
+	if cfg.Search.Algorithm == "mondrian" {
+		if m.Suppressed != 0 {
+			return schema.Unattainable("%s: %d input records are missing from a Mondrian release, which suppresses none", rel, m.Suppressed)
+		}
+		return nil
+	}
+	return checkFullDomain(ctx, cfg, p, rel, relFmt, inFmt, recs, spec, m)
+}
+
+// checkFullDomain is checkMissing for a full-domain release.
+func checkFullDomain(ctx context.Context, cfg *schema.Config, p *plan, rel, relFmt, inFmt string, recs []*recorded, spec verify.Spec, m *Measured) error {
+	qs, err := utilityQuasi(cfg, p)
+	if err != nil {
+		return err
+	}
+	spec.Utility = qs
+	classes, err := releasedClasses(ctx, cfg, rel, relFmt, spec)
+	if err != nil {
+		return err
+	}
+	quasi := p.quasiNames()
+	var levels []int
+	var from *recorded
+	for _, r := range recs {
+		l, err := r.levels(rel, quasi)
+		if err != nil {
+			return err
+		}
+		if l != nil && levels != nil && !slices.Equal(l, levels) {
+			return schema.Unattainable("%s: %s %s and %s %s record different nodes", rel, from.where, from.name["sanitize.node"], r.where, r.name["sanitize.node"])
+		}
+		if l != nil {
+			levels, from = l, r
+		}
+	}
+	cols := slices.Clone(p.quasi)
+	spec.Sensitive = slices.Clone(spec.Sensitive)
+	for i, sc := range p.protectedColumns() {
+		cols = append(cols, sc.pos)
+		spec.Sensitive[i].Null = inputNull(p, sc.pos)
+	}
+	open := func() (verify.Reader, func(), error) { return reopenInput(ctx, cfg, p, inFmt, cols) }
+	var required int
+	if levels == nil {
+		levels, required, err = verify.InferNode(spec, classes, open)
+		if errors.Is(err, verify.ErrAmbiguousLevels) {
+			return schema.BadInput("%s: %w; the check needs the release's node: give its report with --report", rel, err)
+		}
+	} else {
+		err = readInput(open, func(in verify.Reader) error { return verify.FitsLevels(spec, levels, classes, in) })
+		var v *verify.Violation
+		if errors.As(err, &v) {
+			return schema.Unattainable("%s: %s %s: %w", rel, from.where, from.name["sanitize.node"], v)
+		}
+		if err == nil {
+			err = readInput(open, func(in verify.Reader) error {
+				required, err = verify.ExpectedSuppression(spec, levels, classes, in)
+				return err
+			})
+		}
+	}
+	if err := violation(rel, err); err != nil {
+		return err
+	}
+	if required != m.Suppressed {
+		return schema.Unattainable("%s: %d input records are missing, the models require %d suppressed", rel, m.Suppressed, required)
+	}
+	return nil
+}
+
+// violation turns a *verify.Violation into an error matching schema.ErrUnattainable
+// that names the release; other errors pass as they are.
+func violation(rel string, err error) error {
+	var v *verify.Violation
+	if errors.As(err, &v) {
+		return schema.Unattainable("%s: %w", rel, v)
+	}
+	return err
+}
+
+// inputNull is what an empty field of input column pos stands for, as the utility
+// measurement reads it (nil: the empty string is a value).
+func inputNull(p *plan, pos int) *string {
+	if p.textIn && !p.emptyNull[pos] {
+		return nil
+	}
+	return p.conf[pos].Null
+}
+
+// releasedClasses counts the classes of the release.
+func releasedClasses(ctx context.Context, cfg *schema.Config, rel, relFmt string, spec verify.Spec) (*verify.Classes, error) {
+	f, err := openChecked(rel, relFmt, cfg.Output.CSV, spec.Columns)
+	if err != nil {
+		return nil, fmt.Errorf("release: %w", err)
+	}
+	defer f.Close()
+	r, err := f.records(ctx, allColumns(f))
+	if err != nil {
+		return nil, fmt.Errorf("release: %w", err)
+	}
+	defer r.Close()
+	c, err := verify.ReleasedClasses(spec, r)
+	return c, violation(rel, err)
+}
+
+// reopenInput opens the input again, its records projected to cols.
+func reopenInput(ctx context.Context, cfg *schema.Config, p *plan, inFmt string, cols []int) (verify.Reader, func(), error) {
+	names := make([]string, len(cfg.Columns))
+	for i, c := range cfg.Columns {
+		names[i] = c.Name
+	}
+	in, err := openChecked(p.input, inFmt, cfg.Input.CSV, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := in.records(ctx, cols)
+	if err != nil {
+		in.Close()
+		return nil, nil, err
+	}
+	return r, func() { r.Close(); in.Close() }, nil
+}
+
+// readInput hands the input, opened by open, to read.
+func readInput(open func() (verify.Reader, func(), error), read func(verify.Reader) error) error {
+	in, done, err := open()
+	if err != nil {
+		return err
+	}
+	defer done()
+	return read(in)
+}

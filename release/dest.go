@@ -1,0 +1,135 @@
+package release
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"sanitizer/publish"
+	"sanitizer/schema"
+	"sanitizer/table"
+)
+
+// A release is written to a temporary beside its destination, verified there, and
+// published only then: one file, or, when the output path ends in a separator
+// ("release/"), a folder with one release part per part of the input
+// (part-00000.parquet, …, in the input's order), published by one rename of the
+// folder once every part is verified. (An existing folder named without the separator
+// is refused, as it always was: a script that meant a file must not get a folder.)
+
+// folderOutput reports whether an output path asks for a folder of release parts.
+func folderOutput(out string) bool {
+	return strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator))
+}
+
+// checkOutput refuses, before anything is read, an output the run could not publish.
+func checkOutput(out string, force bool) error {
+	if folderOutput(out) {
+		return publish.CheckFolder("output", out)
+	}
+	return publish.CheckFile("output", out, force)
+}
+
+// releaseDest is where a release is written before it is published.
+type releaseDest interface {
+	// path is what the verification reads: the file, or the folder of parts.
+	path() string
+	publish(force bool) error
+	discard()
+}
+
+type fileDest struct{ f *publish.File }
+
+func (d fileDest) path() string             { return d.f.Name() }
+func (d fileDest) publish(force bool) error { return d.f.Publish(force) }
+func (d fileDest) discard()                 { d.f.Discard() }
+
+type folderDest struct{ d *publish.Folder }
+
+func (d folderDest) path() string       { return d.d.Path }
+func (d folderDest) publish(bool) error { return d.d.Publish() }
+func (d folderDest) discard()           { d.d.Discard() }
+
+// releaseWriter writes a release's records: what writeRelease needs besides the
+// records, and where.
+type releaseWriter struct {
+	out, format string
+	dialect     schema.CSV
+	cols        []table.OutColumn
+	meta        map[string]string
+	workers     int
+}
+
+// write is pass 2 into a new temporary destination: the records of src (rewound),
+// recoded by rc. It returns the destination, not yet published, and the records
+// written. On error the temporary is gone.
+func (w releaseWriter) write(ctx context.Context, src table.Source, rc *recoder) (releaseDest, int, error) {
+	if !folderOutput(w.out) {
+		tmp, err := publish.Create(w.out)
+		if err != nil {
+			return nil, 0, fmt.Errorf("output: %w", err)
+		}
+		n, err := w.writeFile(ctx, tmp.File, src, rc)
+		if err != nil {
+			tmp.Discard()
+			return nil, 0, err
+		}
+		return fileDest{tmp}, n, nil
+	}
+	tmp, err := publish.CreateFolder(w.out)
+	if err != nil {
+		return nil, 0, fmt.Errorf("output: %w", err)
+	}
+	parts := table.Split(src)
+	written := 0
+	for i, part := range parts {
+		n, err := w.writePart(ctx, filepath.Join(tmp.Path, partName(i, len(parts), w.format)), part, rc)
+		if err != nil {
+			tmp.Discard()
+			return nil, 0, err
+		}
+		written += n
+	}
+	return folderDest{tmp}, written, nil
+}
+
+// writePart writes the release part of one input part to a new file at path.
+func (w releaseWriter) writePart(ctx context.Context, path string, src table.Source, rc *recoder) (int, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return 0, fmt.Errorf("output: %w", err)
+	}
+	n, err := w.writeFile(ctx, f, src, rc)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("writing release: %w", cerr)
+	}
+	return n, err
+}
+
+// writeFile writes the records of src, recoded by rc, to f and syncs it.
+func (w releaseWriter) writeFile(ctx context.Context, f *os.File, src table.Source, rc *recoder) (int, error) {
+	sink, err := table.NewSink(f, w.format, w.dialect, w.cols, w.meta)
+	if err != nil {
+		return 0, fmt.Errorf("writing release: %w", err)
+	}
+	written, err := writeRelease(ctx, src, rc, sink, w.workers)
+	if err != nil {
+		return 0, err
+	}
+	if err := sink.Finish(); err != nil {
+		return 0, fmt.Errorf("writing release: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return 0, fmt.Errorf("writing release: %w", err)
+	}
+	return written, nil
+}
+
+// partName is the file name of release part i of n in the given format.
+func partName(i, n int, format string) string {
+	digits := max(5, len(fmt.Sprint(n-1)))
+	ext := map[string]string{"csv": ".csv", "parquet": ".parquet", "arrow": ".arrow", "arrows": ".arrows"}[format]
+	return fmt.Sprintf("part-%0*d%s", digits, i, ext)
+}

@@ -1,0 +1,6 @@
+// Package release runs a release end to end, as stage functions: it reads the input
+// table in batches, encodes the quasi-identifiers, runs the search, streams the input
+// again to recode and suppress, writes the release to a temporary file, verifies it
+// independently, renames it into place and writes the report. It also re-checks a
+// written release against its input (Check) and validates a configuration (Validate).
+package release

@@ -1,0 +1,1126 @@
+package release
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"sanitizer/dphist"
+	"sanitizer/internal/build"
+	"sanitizer/internal/safe"
+	"sanitizer/publish"
+	"sanitizer/schema"
+	"sanitizer/table"
+)
+
+// The dp path: read the columns the outputs use, map every value to a cell of its
+// column's declared domain, bound each privacy unit's contribution, count, add noise
+// from Google's library, post-process, write every output and the manifest into a
+// temporary folder, record the spend in the ledger, and only then move the folder into
+// place (record, then release: a failure after the record leaves the budget spent and
+// nothing published, never the reverse).
+
+// Manifest describes a DP run's outputs: how each was made private, never a data value.
+type Manifest struct {
+	Tool         string           `json:"tool"`
+	Version      string           `json:"version"`
+	Dataset      string           `json:"dataset,omitempty"`
+	ConfigDigest string           `json:"config_digest"`
+	CreatedUTC   string           `json:"created_utc"`
+	Neighbours   string           `json:"neighbours"`
+	PrivacyUnit  *ManifestUnit    `json:"privacy_unit,omitempty"`
+	Epsilon      float64          `json:"epsilon"` // this run, composed sequentially
+	Delta        float64          `json:"delta"`
+	Ledger       *ManifestLedger  `json:"ledger,omitempty"`
+	Outputs      []ManifestOutput `json:"outputs"`
+}
+
+// ManifestUnit is the privacy unit's contribution bounds.
+type ManifestUnit struct {
+	Column          string `json:"column"`
+	MaxRowsPerUnit  int    `json:"max_rows_per_unit,omitempty"`
+	MaxCellsPerUnit int    `json:"max_cells_per_unit,omitempty"`
+	Seed            uint64 `json:"seed"`
+}
+
+// ManifestLedger is the dataset's account after this run's spend was recorded.
+type ManifestLedger struct {
+	File         string  `json:"file"`
+	EpsilonSpent float64 `json:"epsilon_spent"`
+	DeltaSpent   float64 `json:"delta_spent"`
+	EpsilonTotal float64 `json:"epsilon_total"`
+	DeltaTotal   float64 `json:"delta_total"`
+	Recorded     string  `json:"recorded"`
+}
+
+// ManifestOutput is one output: its file, its cells and its mechanism. L0 is the
+// number of cells one privacy unit may change and LInf the most it may change one by
+// (the sensitivities the library is given); L1 and L2 follow from them.
+type ManifestOutput struct {
+	Name          string               `json:"name"`
+	File          string               `json:"file"`
+	Kind          string               `json:"kind"` // histogram | marginals | aggregate | synthetic
+	Columns       []string             `json:"columns"`
+	Marginals     [][]string           `json:"marginals,omitempty"`
+	Cells         int                  `json:"cells"`
+	Other         bool                 `json:"other_cell"`
+	Mechanism     string               `json:"mechanism"`
+	Epsilon       float64              `json:"epsilon"`
+	Delta         float64              `json:"delta"`
+	Neighbours    string               `json:"neighbours"`
+	L0            int64                `json:"l0,omitempty"`
+	LInf          int64                `json:"linf,omitempty"`
+	L1            float64              `json:"l1,omitempty"`
+	L2            float64              `json:"l2,omitempty"`
+	NoiseScale    float64              `json:"noise_scale,omitempty"` // Laplace b or Gaussian σ of every cell
+	HalfWidth95   float64              `json:"ci95_half_width,omitempty"`
+	Post          []string             `json:"post"`
+	Value         string               `json:"value_column,omitempty"` // aggregate
+	Bounds        []float64            `json:"bounds,omitempty"`
+	Ranks         []float64            `json:"quantile_ranks,omitempty"`
+	Stats         []dphist.StatBudget  `json:"stats,omitempty"`
+	Contributions *ManifestContributed `json:"contributions,omitempty"`
+	Synthetic     *dphist.SynthReport  `json:"synthetic,omitempty"`
+}
+
+// ManifestContributed says how the privacy unit's rows were bounded in one output.
+type ManifestContributed struct {
+	CellsPerUnit int `json:"cells_per_unit,omitempty"`
+	RowsPerCell  int `json:"rows_per_unit_and_cell,omitempty"`
+	RowsPerUnit  int `json:"rows_per_unit,omitempty"`
+}
+
+// dpColumn is one column the outputs read: when an output counts it (dom set), its
+// cell per row (−1: outside the declared domain); when an aggregate measures it, its
+// values; or both.
+type dpColumn struct {
+	dom        *dpDomain
+	cells      []int32
+	outside    int // first row outside the domain (−1: none)
+	null       int // that row, when its value is a null (−1: not a null)
+	aggregated bool
+	values     []float64
+}
+
+// maxDPCells bounds the cells of one histogram, marginal or aggregate.
+const maxDPCells = 1 << 24
+
+// dpInput is what the outputs read: per column its cells or values, and the privacy
+// unit's hash per row.
+type dpInput struct {
+	rows int
+	col  map[string]*dpColumn // fixed before reading; each column filled by one goroutine
+	// unit is the privacy unit's id per row as the first 64 bits of its SHA-256;
+	// unitCheck the next 64 bits, to refuse the (astronomically unlikely, or forged)
+	// case of two ids sharing the first: bounding them as one unit would let one
+	// change the other's kept rows.
+	unit, unitCheck []uint64
+
+	// The rows kept under a bound on rows alone, shared by the outputs.
+	rowsOnce sync.Once
+	rowsKeep []bool
+	rowsErr  error
+}
+
+// DP runs the dp command: every output of the configuration's dp section, written as a
+// file of opt.Output (a folder that must not exist or be empty) with manifest.json.
+// With opt.Ledger set, the run's spend is recorded there first. Errors match
+// schema.ErrBadInput for bad input or configuration and schema.ErrUnattainable when the
+// budget does not allow the run; either way nothing is written. A defect of this
+// program (a panic, on any of the run's goroutines) matches safe.ErrInternal.
+func DP(ctx context.Context, cfg *schema.Config, opt Options) (man *Manifest, err error) {
+	err = safe.Call(func() error {
+		man, err = dp(ctx, cfg, opt)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return man, nil
+}
+
+// dp is DP, its panics not recovered.
+func dp(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error) {
+	if err := checkDPConfig(cfg, opt); err != nil {
+		return nil, err
+	}
+	in := cfg.Input.Path
+	if opt.Input != "" {
+		in = opt.Input
+	}
+	if in == "" {
+		return nil, schema.BadInput("input: no input file (--in or input.path)")
+	}
+	inFmt, err := table.InputFormat(in, cfg.Input)
+	if err != nil {
+		return nil, err
+	}
+	dir := opt.Output
+	if dir == "" {
+		return nil, schema.BadInput("--out: no output folder")
+	}
+	if err := checkOutDir(dir, in, cfg.File, opt.Ledger); err != nil {
+		return nil, err
+	}
+	ledger := ""
+	if opt.Ledger != "" {
+		if ledger, err = ledgerPath(opt.Ledger, dir); err != nil {
+			return nil, err
+		}
+	}
+	spend := dphist.Spend{Time: opt.now().UTC()}
+	for _, o := range cfg.DP.Outputs {
+		spend.Outputs = append(spend.Outputs, o.Name)
+	}
+	spend.Epsilon, spend.Delta = composed(cfg.DP.Outputs)
+	// The run alone must fit the configured totals; with a ledger, so must the dataset's
+	// spending so far plus this run (checked now, before reading, and again under the
+	// ledger's lock when recording).
+	if err := (&dphist.Ledger{Datasets: map[string]*dphist.Account{}}).Charge(cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
+		return nil, fmt.Errorf("dp: the outputs need ε=%g, δ=%g: %w", spend.Epsilon, spend.Delta, err)
+	}
+	if ledger != "" {
+		l, err := dphist.LoadLedger(ledger)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.Charge(cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
+			return nil, fmt.Errorf("%s: %w", opt.Ledger, err)
+		}
+	}
+
+	log := opt.logger()
+	start := time.Now()
+	src, p, err := openInput(cfg, in, dir, inFmt)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	opt.at(StageRead)
+	data, err := readDP(ctx, cfg, p, src)
+	if err != nil {
+		return nil, err
+	}
+	src.Close()
+	read := time.Now()
+	log.Info("stage done", "stage", StageRead, "columns", len(data.col), "ms", ms(start, read)) // the record count is not DP: never logged
+
+	man := &Manifest{
+		Tool: "sanitize", Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
+		CreatedUTC: spend.Time.Format(time.RFC3339), Neighbours: cfg.DP.Neighbours,
+		Epsilon: spend.Epsilon, Delta: spend.Delta,
+	}
+	if u := cfg.DP.PrivacyUnit; u != nil {
+		man.PrivacyUnit = &ManifestUnit{Column: u.Column, MaxRowsPerUnit: u.MaxRowsPerUnit, MaxCellsPerUnit: u.MaxCellsPerUnit, Seed: u.Seed}
+	}
+	// The outputs are independent: computed concurrently, reported in order.
+	tables := make([]*dpTable, len(cfg.DP.Outputs))
+	man.Outputs = make([]ManifestOutput, len(cfg.DP.Outputs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opt.workers())
+	for i, o := range cfg.DP.Outputs {
+		g.Go(safe.Go(func() (err error) {
+			man.Outputs[i], tables[i], err = computeOutput(gctx, cfg, p, o, data)
+			return err
+		}))
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	computed := time.Now()
+	log.Info("stage done", "stage", StageNoise, "outputs", len(tables), "ms", ms(read, computed))
+	opt.at(StageNoise)
+
+	// Record, then release: the spend is in the ledger before any noisy value reaches
+	// a file; a failure from here on leaves it spent and nothing published.
+	if ledger != "" {
+		a, err := dphist.Record(ledger, cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", opt.Ledger, err)
+		}
+		e, d := a.Spent()
+		ef, _ := e.Float64()
+		df, _ := d.Float64()
+		man.Ledger = &ManifestLedger{File: filepath.Base(opt.Ledger), EpsilonSpent: ef, DeltaSpent: df,
+			EpsilonTotal: a.EpsilonTotal, DeltaTotal: a.DeltaTotal,
+			Recorded: "before any output was written"}
+		opt.at(StageRecorded)
+	} else {
+		log.Warn("no --ledger: this run's spend is not recorded; repeated runs on the same data add up unchecked", "epsilon", spend.Epsilon, "delta", spend.Delta)
+	}
+	tmp, err := publish.CreateFolder(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	defer tmp.Discard() // nothing, once published
+	for i, o := range cfg.DP.Outputs {
+		if err := writeDPTable(filepath.Join(tmp.Path, man.Outputs[i].File), dpFormat(o), cfg, o, tables[i]); err != nil {
+			return nil, fmt.Errorf("output %s: %w", o.Name, err)
+		}
+	}
+	wrote := time.Now()
+	log.Info("stage done", "stage", StageWrite, "outputs", len(tables), "ms", ms(computed, wrote))
+	if err := writeManifest(filepath.Join(tmp.Path, "manifest.json"), man); err != nil {
+		return nil, err
+	}
+	opt.at(StagePublish)
+	if err := ctx.Err(); err != nil { // a cancelled run publishes nothing
+		return nil, err
+	}
+	if err := tmp.Publish(); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	return man, nil
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// composed is the outputs' ε and δ composed sequentially, summed as the decimals the
+// configuration wrote.
+func composed(outs []schema.DPOutput) (eps, delta float64) {
+	a := &dphist.Account{}
+	for _, o := range outs {
+		a.Spends = append(a.Spends, dphist.Spend{Epsilon: o.Epsilon, Delta: o.Delta})
+	}
+	e, d := a.Spent()
+	eps, _ = e.Float64()
+	delta, _ = d.Float64()
+	return eps, delta
+}
+
+// writeManifest writes the manifest to path, a new file.
+func writeManifest(path string, man *Manifest) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	if err := writeJSON(f, man); err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	return nil
+}
+
+// checkOutDir accepts an output folder that does not exist (its parent must) or is an
+// empty folder, in a folder the process can write in, and that is not one of the
+// run's other files; it sweeps the temporaries that killed runs left for it.
+func checkOutDir(dir string, others ...string) error {
+	for _, o := range others {
+		if o != "" && abs(o) == abs(dir) {
+			return schema.BadInput("--out: %s is also the input, the configuration or the ledger", dir)
+		}
+	}
+	return publish.CheckFolder("--out", dir)
+}
+
+// checkDPConfig rejects dp settings this version cannot honour, before any reading.
+func checkDPConfig(cfg *schema.Config, opt Options) error {
+	where := cfg.File
+	if where == "" {
+		where = "configuration"
+	}
+	d := cfg.DP
+	if d == nil {
+		return schema.BadInput("%s: dp: the configuration has no dp section", where)
+	}
+	if u := d.PrivacyUnit; u != nil && cfg.Column(u.Column).Null != nil {
+		return schema.BadInput("%s: columns.%s.null-as: the privacy unit may not stand for nulls (it would make one unit of unrelated rows)", where, u.Column)
+	}
+	if opt.Ledger != "" && cfg.Dataset == "" {
+		return schema.BadInput("%s: dataset: required with --ledger (the ledger keeps one account per dataset)", where)
+	}
+	for i, o := range d.Outputs {
+		key := fmt.Sprintf("%s: dp.outputs[%d]", where, i)
+		if o.Mechanism == dphist.Laplace && o.Delta != 0 {
+			return schema.BadInput("%s.delta: the laplace mechanism takes no delta (use mechanism: gaussian)", key)
+		}
+		if slices.Contains(o.Post, "consistent") && o.Marginals == nil {
+			return schema.BadInput("%s.post: consistent applies to marginals only", key)
+		}
+		if o.Aggregate != nil && slices.Contains(o.Post, "round") {
+			return schema.BadInput("%s.post: round does not apply to an aggregate (its counts are whole already)", key)
+		}
+		for _, c := range outputColumns(o) {
+			if u := d.PrivacyUnit; u != nil && c == u.Column {
+				return schema.BadInput("%s: the privacy unit %q may not appear in an output", key, c)
+			}
+		}
+		if a := o.Aggregate; a != nil {
+			if u := d.PrivacyUnit; u != nil && a.Column == u.Column {
+				return schema.BadInput("%s.aggregate.column: the privacy unit %q may not appear in an output", key, a.Column)
+			}
+			c := cfg.Column(a.Column)
+			if c.Type != schema.Integer && c.Type != schema.Float {
+				return schema.BadInput("%s.aggregate.column: %q needs type integer or float, not %s", key, a.Column, c.Type)
+			}
+		}
+	}
+	return nil
+}
+
+// maxMarginals bounds the number of marginals of one output.
+const maxMarginals = 4096
+
+// binomial is C(n, k), or maxMarginals+1 once it exceeds maxMarginals.
+func binomial(n, k int) int {
+	c := 1
+	for i := 1; i <= k; i++ {
+		c = c * (n - k + i) / i // exact: a product of i consecutive integers over i!
+		if c > maxMarginals {
+			return maxMarginals + 1
+		}
+	}
+	return c
+}
+
+// checkSizes refuses, before any record is read, outputs with too many cells or
+// marginals, and an other cell whose name a domain already uses.
+func checkSizes(cfg *schema.Config, data *dpInput) error {
+	for i, o := range cfg.DP.Outputs {
+		key := fmt.Sprintf("dp.outputs[%d]", i)
+		names := outputColumns(o)
+		sizes := make([]int, len(names))
+		for j, n := range names {
+			labels := data.col[n].dom.labels
+			sizes[j] = len(labels)
+			if o.Other {
+				if slices.Contains(labels, "other") {
+					return schema.BadInput("%s.other: columns.%s.domain already has a value \"other\"", key, n)
+				}
+				sizes[j]++
+			}
+		}
+		if o.Marginals != nil {
+			if c := binomial(len(names), o.Marginals.Way); c > maxMarginals {
+				return schema.BadInput("%s.marginals: more than %d marginals", key, maxMarginals)
+			}
+			subsets := dphist.Subsets(len(names), o.Marginals.Way)
+			total := 0
+			for _, sub := range subsets {
+				ss := make([]int, len(sub))
+				for j, a := range sub {
+					ss[j] = sizes[a]
+				}
+				n, err := dphist.Cells(ss, maxDPCells)
+				if err != nil {
+					return schema.BadInput("%s.marginals: %v", key, err)
+				}
+				if total += n; total > maxDPCells {
+					return schema.BadInput("%s.marginals: more than %d cells in all", key, maxDPCells)
+				}
+			}
+		} else if s := o.Synthetic; s != nil {
+			// The model holds every column's 1-way marginal at least.
+			limit := s.MaxModelSize
+			if limit == 0 {
+				limit = dphist.DefaultMaxModelSize
+			}
+			for j, n := range sizes {
+				if n > limit {
+					return schema.BadInput("%s.synthetic.max-model-size: column %q has %d values in its domain, more than the model may hold (%d cells)", key, names[j], n, limit)
+				}
+			}
+		} else if _, err := dphist.Cells(sizes, maxDPCells); err != nil {
+			return schema.BadInput("%s: %v", key, err)
+		}
+		if u := cfg.DP.PrivacyUnit; u != nil && u.MaxCellsPerUnit > 0 {
+			if _, err := dphist.Cells(sizes, math.MaxInt64/2); err != nil {
+				return schema.BadInput("%s: the cells of a privacy unit cannot be told apart: %v", key, err)
+			}
+		}
+	}
+	return nil
+}
+
+// outputColumns is the columns whose domains an output's cells are made of.
+func outputColumns(o schema.DPOutput) []string {
+	switch {
+	case o.Histogram != nil:
+		return o.Histogram
+	case o.Marginals != nil:
+		return o.Marginals.Columns
+	case o.Aggregate != nil:
+		return o.Aggregate.GroupBy
+	case o.Synthetic != nil:
+		return o.Synthetic.Columns
+	}
+	return nil
+}
+
+// readDP reads the columns the outputs use in one streamed pass.
+func readDP(ctx context.Context, cfg *schema.Config, p *plan, src table.Source) (*dpInput, error) {
+	pos := make(map[string]int, len(p.header))
+	for i, h := range p.header {
+		pos[h] = i
+	}
+	data := &dpInput{col: map[string]*dpColumn{}}
+	var names []string // every column the outputs read once, then the unit
+	column := func(name string) *dpColumn {
+		c := data.col[name]
+		if c == nil {
+			c = &dpColumn{outside: -1, null: -1}
+			data.col[name] = c
+			names = append(names, name)
+		}
+		return c
+	}
+	for _, o := range cfg.DP.Outputs {
+		for _, name := range outputColumns(o) {
+			if c := column(name); c.dom == nil {
+				dom, err := newDPDomain(cfg.Column(name), p.types[pos[name]], p.hier)
+				if err != nil {
+					return nil, err
+				}
+				c.dom = dom
+			}
+		}
+		if a := o.Aggregate; a != nil {
+			column(a.Column).aggregated = true
+		}
+	}
+	unitCol := ""
+	if u := cfg.DP.PrivacyUnit; u != nil {
+		unitCol = u.Column
+		names = append(names, u.Column)
+	}
+	cols := make([]int, len(names))
+	for i, n := range names {
+		cols[i] = pos[n]
+	}
+	if err := checkSizes(cfg, data); err != nil {
+		return nil, err
+	}
+	if h, ok := src.(interface{ expectedRows() int }); ok {
+		n := h.expectedRows()
+		for _, c := range data.col {
+			if c.dom != nil {
+				c.cells = make([]int32, 0, n)
+			}
+			if c.aggregated {
+				c.values = make([]float64, 0, n)
+			}
+		}
+		if unitCol != "" {
+			data.unit, data.unitCheck = make([]uint64, 0, n), make([]uint64, 0, n)
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := make(chan *table.Batch, 2)
+	errc := make(chan error, 1)
+	go func() { errc <- safe.Go(func() error { return src.Stream(ctx, cols, out) })() }()
+	var readErr error
+	for b := range out {
+		if readErr != nil {
+			continue // draining what the cancelled stream still sends
+		}
+		if readErr = data.add(p, b, names, cols, unitCol); readErr != nil {
+			cancel()
+		}
+	}
+	if readErr != nil {
+		<-errc
+		return nil, readErr
+	}
+	if err := <-errc; err != nil {
+		return nil, err
+	}
+	data.rows = src.Rows()
+	if unitCol != "" && !dphist.SameUnits(data.unit, data.unitCheck) {
+		return nil, schema.BadInput("%s: column %q: two different privacy-unit ids share the first 64 bits of their SHA-256; their contributions cannot be bounded apart", p.input, unitCol)
+	}
+	data.unitCheck = nil
+	return data, nil
+}
+
+// add maps one batch, its columns in parallel: every column but the unit (the last
+// when unitCol is set) to its cells, its values or both.
+func (d *dpInput) add(p *plan, b *table.Batch, names []string, cols []int, unitCol string) error {
+	var g errgroup.Group
+	for f, name := range names {
+		g.Go(safe.Go(func() error {
+			if name == unitCol && f == len(names)-1 {
+				return d.addUnits(p, b, f, cols[f], name)
+			}
+			c := d.col[name]
+			if c.dom != nil {
+				d.addCells(p, b, f, cols[f], c)
+			}
+			if c.aggregated {
+				return d.addValues(p, b, f, cols[f], name, c)
+			}
+			return nil
+		}))
+	}
+	return g.Wait()
+}
+
+// field is the text of field f of record i of b, input column pos, with a null read
+// as the column's null-as value; null reports a null without one.
+func field(p *plan, b *table.Batch, i, f, pos int) (v string, null bool) {
+	if p.isNull(b, i, f, pos) {
+		if c := p.conf[pos]; c.Null != nil {
+			return *c.Null, false
+		}
+		return "", true
+	}
+	return b.Fields[i*b.Width+f], false
+}
+
+// addCells maps field f of every record of b to its cell of c's domain.
+func (d *dpInput) addCells(p *plan, b *table.Batch, f, pos int, c *dpColumn) {
+	for i := range b.N {
+		v, null := field(p, b, i, f, pos)
+		cell := int32(-1)
+		if !null {
+			if x, ok := c.dom.cell(v); ok {
+				cell = x
+			}
+		}
+		if cell < 0 && c.outside < 0 {
+			c.outside = b.First + i
+			if null {
+				c.null = c.outside
+			}
+		}
+		c.cells = append(c.cells, cell)
+	}
+}
+
+// addUnits hashes the privacy unit of every record of b.
+func (d *dpInput) addUnits(p *plan, b *table.Batch, f, pos int, name string) error {
+	for i := range b.N {
+		v, null := field(p, b, i, f, pos)
+		if null || v == "" {
+			return schema.BadInput("%s: column %q: no privacy unit (null or empty: every row must name its unit)", p.at(b.First+i), name)
+		}
+		// One id, one unit, whatever its spelling ("07" and "7" in an integer column).
+		v, ok := canonical(p.types[pos], v)
+		if !ok {
+			return schema.BadInput("%s: column %q: not a valid %s", p.at(b.First+i), name, p.types[pos])
+		}
+		sum := sha256.Sum256([]byte(v))
+		d.unit = append(d.unit, binary.LittleEndian.Uint64(sum[:8]))
+		d.unitCheck = append(d.unitCheck, binary.LittleEndian.Uint64(sum[8:16]))
+	}
+	return nil
+}
+
+// addValues parses the aggregated values of field f of every record of b.
+func (d *dpInput) addValues(p *plan, b *table.Batch, f, pos int, name string, c *dpColumn) error {
+	for i := range b.N {
+		v, null := field(p, b, i, f, pos)
+		if null {
+			return schema.BadInput("%s: column %q: null value in an aggregated column (set columns.%s.null-as, or drop the rows before the run)", p.at(b.First+i), name, name)
+		}
+		x, err := numberOf(p.types[pos], p.ints[pos], v)
+		if err != nil || math.IsNaN(x) {
+			return schema.BadInput("%s: column %q: not a valid %s", p.at(b.First+i), name, p.types[pos])
+		}
+		c.values = append(c.values, x)
+	}
+	return nil
+}
+
+// numberOf is the value of a number of type typ (an integer: of type it) given as text.
+func numberOf(typ schema.Type, it table.IntType, v string) (float64, error) {
+	switch typ {
+	case schema.Integer:
+		t, err := table.ParseInteger(it, v)
+		if it.Unsigned {
+			return float64(t.U), err
+		}
+		return float64(t.I), err
+	case schema.Float:
+		t, err := table.ParseTyped(typ, v)
+		return t.F, err
+	}
+	t, err := table.ParseTyped(typ, v)
+	return float64(t.I), err
+}
+
+// dpTable is one output's rows, as canonical text, with its columns.
+type dpTable struct {
+	cols   []table.OutColumn
+	fields []string
+	n      int
+}
+
+func (t *dpTable) add(rec ...string) {
+	t.fields = append(t.fields, rec...)
+	t.n++
+}
+
+// outputCells returns the cells of an output's columns per row, with values outside
+// the domain mapped to an extra "other" cell when the output declares one, and an
+// error naming the column and first row otherwise.
+func outputCells(p *plan, o schema.DPOutput, data *dpInput) ([][]int32, []int, [][]string, error) {
+	names := outputColumns(o)
+	cols := make([][]int32, len(names))
+	sizes := make([]int, len(names))
+	labels := make([][]string, len(names))
+	for i, n := range names {
+		c := data.col[n]
+		dom := c.dom
+		cols[i], sizes[i], labels[i] = c.cells, len(dom.labels), dom.labels
+		if c.outside < 0 {
+			if o.Other {
+				sizes[i]++
+				labels[i] = append(slices.Clip(labels[i]), "other")
+			}
+			continue
+		}
+		if !o.Other {
+			what := "a value outside the declared domain"
+			if c.null >= 0 {
+				what = "a null, which is outside the declared domain"
+			}
+			return nil, nil, nil, schema.BadInput("%s: column %q: %s (declare it in columns.%s.domain, or set other: true on output %q)", p.at(c.outside), n, what, n, o.Name)
+		}
+		other := int32(len(dom.labels))
+		mapped := make([]int32, len(cols[i]))
+		for r, c := range cols[i] {
+			if c < 0 {
+				c = other
+			}
+			mapped[r] = c
+		}
+		cols[i], sizes[i] = mapped, sizes[i]+1
+		labels[i] = append(slices.Clip(dom.labels), "other")
+	}
+	return cols, sizes, labels, nil
+}
+
+// sensitivity is the (L0, L∞) of a count in an output made of `parts` histograms over
+// the same rows (1, or the number of marginals).
+func sensitivity(cfg *schema.Config, parts int) (l0, linf int64) {
+	l0, linf = unitSensitivity(cfg)
+	if parts > 1 {
+		// A unit's cells are cells of the cross product of all the marginals' columns:
+		// several of them may fall into one cell of a marginal, which then changes by
+		// up to L0·L∞. Each marginal changes by at most L0·L∞ in L1 (and so in L2).
+		l0, linf = int64(parts), l0*linf
+	}
+	if cfg.DP.Neighbours == "replace-one" {
+		// Replacing a unit removes its contribution and adds another's: twice the
+		// cells, each still changed by at most L∞ (counts only grow by contributions).
+		l0 *= 2
+	}
+	return l0, linf
+}
+
+// unitSensitivity is the (L0, L∞) of one histogram's counts under add-remove
+// neighbours: (1, 1) without a privacy unit, else what the unit's bound gives.
+func unitSensitivity(cfg *schema.Config) (l0, linf int64) {
+	if u := cfg.DP.PrivacyUnit; u != nil {
+		return dphist.Bound{Cells: u.MaxCellsPerUnit, Rows: u.MaxRowsPerUnit}.Sensitivity()
+	}
+	return 1, 1
+}
+
+// computeOutput computes one output.
+func computeOutput(ctx context.Context, cfg *schema.Config, p *plan, o schema.DPOutput, data *dpInput) (ManifestOutput, *dpTable, error) {
+	mo := ManifestOutput{Name: o.Name, File: o.Name + "." + dpFormat(o), Mechanism: o.Mechanism, Epsilon: o.Epsilon,
+		Delta: o.Delta, Neighbours: cfg.DP.Neighbours, Other: o.Other, Columns: outputColumns(o), Post: []string{}}
+	cols, sizes, labels, err := outputCells(p, o, data)
+	if err != nil {
+		return mo, nil, err
+	}
+	var keep []bool
+	if u := cfg.DP.PrivacyUnit; u != nil {
+		b := dphist.Bound{Cells: u.MaxCellsPerUnit, Rows: u.MaxRowsPerUnit, Seed: u.Seed}
+		if keep, err = boundRows(b, cols, sizes, data); err != nil {
+			return mo, nil, fmt.Errorf("output %s: %w", o.Name, err)
+		}
+		mo.Contributions = &ManifestContributed{CellsPerUnit: u.MaxCellsPerUnit}
+		if u.MaxCellsPerUnit > 0 {
+			mo.Contributions.RowsPerCell = max(u.MaxRowsPerUnit, 1)
+		} else {
+			mo.Contributions.RowsPerUnit = u.MaxRowsPerUnit
+		}
+	}
+	switch {
+	case o.Histogram != nil:
+		mo.Kind = "histogram"
+		t, err := histogramOutput(cfg, o, &mo, cols, sizes, labels, keep)
+		return mo, t, err
+	case o.Marginals != nil:
+		mo.Kind = "marginals"
+		t, err := marginalsOutput(cfg, o, &mo, cols, sizes, labels, keep)
+		return mo, t, err
+	case o.Synthetic != nil:
+		mo.Kind = "synthetic"
+		t, err := syntheticOutput(ctx, cfg, o, &mo, cols, sizes, labels, keep, data)
+		return mo, t, err
+	default:
+		mo.Kind = "aggregate"
+		t, err := aggregateOutput(cfg, o, &mo, cols, sizes, labels, keep, data)
+		return mo, t, err
+	}
+}
+
+// boundRows applies the privacy unit's bound to an output whose cells are cols. A
+// bound on rows alone does not look at the cells: it is computed once for all outputs.
+func boundRows(b dphist.Bound, cols [][]int32, sizes []int, data *dpInput) ([]bool, error) {
+	if b.Cells == 0 {
+		data.rowsOnce.Do(func() {
+			data.rowsKeep = make([]bool, data.rows)
+			_, data.rowsErr = b.Keep(data.unit, data.unit, data.rowsKeep)
+		})
+		return data.rowsKeep, data.rowsErr
+	}
+	// checkSizes made sure, before reading, that the cross product fits a uint64.
+	cell := make([]uint64, data.rows)
+	for i, c := range cols {
+		sz := uint64(sizes[i])
+		for r, v := range c {
+			cell[r] = cell[r]*sz + uint64(v)
+		}
+	}
+	keep := make([]bool, data.rows)
+	if _, err := b.Keep(data.unit, cell, keep); err != nil {
+		return nil, err
+	}
+	return keep, nil
+}
+
+// mechanismFor fills the manifest's sensitivity and noise fields for counts.
+func mechanismFor(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, parts int) (dphist.Mechanism, error) {
+	l0, linf := sensitivity(cfg, parts)
+	m := dphist.Mechanism{Kind: o.Mechanism, Epsilon: o.Epsilon, Delta: o.Delta, L0: l0, LInf: linf}
+	if err := m.Check(); err != nil {
+		return m, schema.BadInput("dp.outputs %s: %v", o.Name, err)
+	}
+	hw, err := m.HalfWidth95()
+	if err != nil {
+		return m, fmt.Errorf("output %s: %w", o.Name, err)
+	}
+	mo.L0, mo.LInf = l0, linf
+	mo.L1, mo.L2 = float64(l0*linf), math.Sqrt(float64(l0))*float64(linf)
+	mo.NoiseScale, mo.HalfWidth95 = m.Scale(), hw
+	return m, nil
+}
+
+// histogramOutput counts and noises every cell of the cross product.
+func histogramOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool) (*dpTable, error) {
+	n, err := dphist.Cells(sizes, maxDPCells)
+	if err != nil {
+		return nil, schema.BadInput("dp.outputs %s: %v", o.Name, err)
+	}
+	mo.Cells = n
+	m, err := mechanismFor(cfg, o, mo, 1)
+	if err != nil {
+		return nil, err
+	}
+	counts := make([]int64, n)
+	if keep == nil {
+		dphist.Count(counts, cols, sizes)
+	} else {
+		dphist.CountKept(counts, cols, sizes, keep)
+	}
+	noisy, err := dphist.Noisy(counts, m)
+	if err != nil {
+		return nil, err
+	}
+	cells := make([]float64, n)
+	for i, v := range noisy {
+		cells[i] = float64(v)
+	}
+	ms, applied, err := postProcess(sizes, []dphist.Marginal{{Attrs: seq(len(sizes)), Cells: cells}}, o.Post)
+	if err != nil {
+		return nil, err
+	}
+	mo.Post = applied
+	whole := !slices.Contains(applied, "consistent") || slices.Contains(applied, "round")
+	t := &dpTable{}
+	for _, name := range mo.Columns {
+		t.cols = append(t.cols, table.OutColumn{Name: name, Type: schema.String})
+	}
+	t.cols = append(t.cols, countColumn(whole))
+	rec := make([]string, len(sizes)+1)
+	for c, v := range ms[0].Cells {
+		cellLabels(rec[:len(sizes)], c, seq(len(sizes)), sizes, labels)
+		rec[len(sizes)] = formatCount(v, whole)
+		t.add(rec...)
+	}
+	return t, nil
+}
+
+// cellLabels writes into out[a], for each column a of attrs, the label of cell c of
+// the cross product of those columns' domains (mixed radix, the last varying fastest).
+func cellLabels(out []string, c int, attrs, sizes []int, labels [][]string) {
+	for j := len(attrs) - 1; j >= 0; j-- {
+		a := attrs[j]
+		out[a] = labels[a][c%sizes[a]]
+		c /= sizes[a]
+	}
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func countColumn(whole bool) table.OutColumn {
+	if whole {
+		return table.OutColumn{Name: "count", Type: schema.Integer}
+	}
+	return table.OutColumn{Name: "count", Type: schema.Float}
+}
+
+func formatCount(v float64, whole bool) string {
+	if whole {
+		return table.FormatInt(int64(v))
+	}
+	return table.FormatFloat(v)
+}
+
+// postProcess applies the requested post-processing in the fixed order consistent,
+// clamp, round, and returns the names applied in that order.
+func postProcess(sizes []int, ms []dphist.Marginal, post []string) ([]dphist.Marginal, []string, error) {
+	applied := []string{}
+	if slices.Contains(post, "consistent") {
+		var err error
+		if ms, err = dphist.Consistent(sizes, ms); err != nil {
+			return nil, nil, err
+		}
+		applied = append(applied, "consistent")
+	}
+	if slices.Contains(post, "clamp") {
+		for _, m := range ms {
+			for i, v := range m.Cells {
+				m.Cells[i] = math.Max(v, 0)
+			}
+		}
+		applied = append(applied, "clamp")
+	}
+	if slices.Contains(post, "round") {
+		for _, m := range ms {
+			for i, v := range m.Cells {
+				m.Cells[i] = math.Round(v)
+			}
+		}
+		applied = append(applied, "round")
+	}
+	return ms, applied, nil
+}
+
+// marginalsOutput counts and noises every j-way marginal; one row per cell of every
+// marginal, the columns outside a marginal written "*".
+func marginalsOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool) (*dpTable, error) {
+	subsets := dphist.Subsets(len(cols), o.Marginals.Way)
+	for i, l := range labels {
+		if slices.Contains(l, "*") {
+			return nil, schema.BadInput("columns.%s.domain: the value \"*\" stands for a column outside a marginal in output %q", mo.Columns[i], o.Name)
+		}
+	}
+	m, err := mechanismFor(cfg, o, mo, len(subsets))
+	if err != nil {
+		return nil, err
+	}
+	ms := make([]dphist.Marginal, len(subsets))
+	for k, s := range subsets {
+		sub, subSizes := make([][]int32, len(s)), make([]int, len(s))
+		names := make([]string, len(s))
+		for j, a := range s {
+			sub[j], subSizes[j], names[j] = cols[a], sizes[a], mo.Columns[a]
+		}
+		n, err := dphist.Cells(subSizes, maxDPCells)
+		if err != nil {
+			return nil, schema.BadInput("dp.outputs %s: marginal %v: %v", o.Name, names, err)
+		}
+		mo.Cells += n
+		mo.Marginals = append(mo.Marginals, names)
+		counts := make([]int64, n)
+		if keep == nil {
+			dphist.Count(counts, sub, subSizes)
+		} else {
+			dphist.CountKept(counts, sub, subSizes, keep)
+		}
+		noisy, err := dphist.Noisy(counts, m)
+		if err != nil {
+			return nil, err
+		}
+		ms[k] = dphist.Marginal{Attrs: s, Cells: make([]float64, n)}
+		for i, v := range noisy {
+			ms[k].Cells[i] = float64(v)
+		}
+	}
+	ms, applied, err := postProcess(sizes, ms, o.Post)
+	if err != nil {
+		return nil, err
+	}
+	mo.Post = applied
+	whole := !slices.Contains(applied, "consistent") || slices.Contains(applied, "round")
+	t := &dpTable{cols: []table.OutColumn{{Name: "marginal", Type: schema.String}}}
+	for _, name := range mo.Columns {
+		t.cols = append(t.cols, table.OutColumn{Name: name, Type: schema.String})
+	}
+	t.cols = append(t.cols, countColumn(whole))
+	rec := make([]string, len(cols)+2)
+	for k, mg := range ms {
+		rec[0] = strings.Join(mo.Marginals[k], ",")
+		for c, v := range mg.Cells {
+			for i := range cols {
+				rec[i+1] = "*"
+			}
+			cellLabels(rec[1:], c, mg.Attrs, sizes, labels)
+			rec[len(cols)+1] = formatCount(v, whole)
+			t.add(rec...)
+		}
+	}
+	return t, nil
+}
+
+// aggregateOutput computes the per-group statistics with the library's dpagg.
+func aggregateOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool, data *dpInput) (*dpTable, error) {
+	a := o.Aggregate
+	groups, err := dphist.Cells(sizes, maxDPCells)
+	if err != nil {
+		return nil, schema.BadInput("dp.outputs %s: %v", o.Name, err)
+	}
+	mo.Cells, mo.Value, mo.Bounds, mo.Ranks = groups, a.Column, a.Bounds[:], a.Quantiles
+	// The library's sensitivity arguments are per group; a unit capped to L0 groups
+	// and L∞ rows in each changes the groups' results by at most what they assume. With
+	// rows capped in total (no cell cap) a unit's rows may spread over groups, but
+	// every statistic's noise is calibrated to a total (L1 or L2) over the groups that
+	// the one-group bound (1, rows) already covers.
+	l0, linf := unitSensitivity(cfg)
+	agg := dphist.Aggregate{Kind: o.Mechanism, Epsilon: o.Epsilon, Delta: o.Delta, L0: l0, LInf: linf,
+		ReplaceOne: cfg.DP.Neighbours == "replace-one", Stats: a.Stats, Lower: a.Bounds[0], Upper: a.Bounds[1], Ranks: a.Quantiles}
+	if mo.Stats, err = agg.Budgets(); err != nil {
+		return nil, schema.BadInput("dp.outputs %s: %v", o.Name, err)
+	}
+	// The kept rows' groups and values, in one pass.
+	group := make([]int32, 0, data.rows)
+	all := data.col[a.Column].values
+	values := all
+	if keep != nil {
+		values = make([]float64, 0, data.rows)
+	}
+	for r := range data.rows {
+		if keep != nil {
+			if !keep[r] {
+				continue
+			}
+			values = append(values, all[r])
+		}
+		g := int32(0)
+		for i, c := range cols {
+			g = g*int32(sizes[i]) + c[r]
+		}
+		group = append(group, g)
+	}
+	res, err := agg.Compute(group, values, groups)
+	if err != nil {
+		return nil, fmt.Errorf("output %s: %w", o.Name, err)
+	}
+	clamp := slices.Contains(o.Post, "clamp")
+	if clamp {
+		mo.Post = append(mo.Post, "clamp")
+	}
+	t := &dpTable{}
+	for _, name := range mo.Columns {
+		t.cols = append(t.cols, table.OutColumn{Name: name, Type: schema.String})
+	}
+	for _, s := range a.Stats {
+		switch s {
+		case dphist.StatCount:
+			t.cols = append(t.cols, table.OutColumn{Name: "count", Type: schema.Integer})
+		case dphist.StatSum, dphist.StatMean:
+			t.cols = append(t.cols, table.OutColumn{Name: s, Type: schema.Float})
+		case dphist.StatQuantiles:
+			for _, r := range a.Quantiles {
+				t.cols = append(t.cols, table.OutColumn{Name: "quantile_" + table.FormatFloat(r), Type: schema.Float})
+			}
+		}
+	}
+	rec := make([]string, 0, len(t.cols))
+	for g, gr := range res {
+		rec = rec[:0]
+		rec = rec[:len(sizes)]
+		cellLabels(rec, g, seq(len(sizes)), sizes, labels)
+		for _, s := range a.Stats {
+			switch s {
+			case dphist.StatCount:
+				c := gr.Count
+				if clamp && c < 0 {
+					c = 0
+				}
+				rec = append(rec, table.FormatInt(c))
+			case dphist.StatSum:
+				rec = append(rec, table.FormatFloat(gr.Sum))
+			case dphist.StatMean:
+				rec = append(rec, table.FormatFloat(gr.Mean))
+			case dphist.StatQuantiles:
+				for _, q := range gr.Quantiles {
+					rec = append(rec, table.FormatFloat(q))
+				}
+			}
+		}
+		t.add(rec...)
+	}
+	return t, nil
+}
+
+// dpFormat is an output's file format.
+func dpFormat(o schema.DPOutput) string {
+	if o.Format == "" {
+		return "csv"
+	}
+	return o.Format
+}
+
+// writeDPTable writes one output table to path.
+func writeDPTable(path, format string, cfg *schema.Config, o schema.DPOutput, t *dpTable) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	meta := map[string]string{
+		"sanitize.version": build.Version, "sanitize.config_digest": "sha256:" + cfg.Digest, "sanitize.dp_output": o.Name,
+		"sanitize.mechanism": o.Mechanism, "sanitize.epsilon": table.FormatFloat(o.Epsilon), "sanitize.delta": table.FormatFloat(o.Delta),
+	}
+	if cfg.Dataset != "" {
+		meta["sanitize.dataset"] = cfg.Dataset
+	}
+	dialect := cfg.Output.CSV
+	if dialect.Separator == 0 {
+		dialect = schema.CSV{Separator: ',', Header: true}
+	}
+	s, err := table.NewSink(f, format, dialect, t.cols, meta)
+	if err == nil {
+		w := len(t.cols)
+		for lo := 0; lo < t.n && err == nil; lo += table.BatchRows {
+			hi := min(lo+table.BatchRows, t.n)
+			err = s.Write(t.fields[lo*w:hi*w], nil, hi-lo)
+		}
+		if err == nil {
+			err = s.Finish()
+		}
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

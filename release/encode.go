@@ -1,0 +1,321 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
+
+	"sanitizer/generalize"
+	"sanitizer/internal/safe"
+	"sanitizer/schema"
+	"sanitizer/table"
+)
+
+// dictionary numbers the distinct values of one column in order of first appearance.
+// The number of every record is kept in chunks of 8 bits while the column has at most
+// 256 values, 16 bits up to 65,536 and 32 bits beyond (earlier chunks are widened when
+// the column outgrows them), so that pass 1 holds about what the encoded column will:
+// no slice is ever copied to grow.
+type dictionary struct {
+	// listed, when not nil, is the hierarchy file that must list every value: a value
+	// it does not is an error as soon as it appears.
+	listed *generalize.Hierarchy
+	index  map[string]int32
+	values []string
+	first  []int // 0-based record of each value's first appearance
+	w8     [][]uint8
+	w16    [][]uint16
+	w32    [][]int32
+	n      int // records numbered
+}
+
+const dictChunk = 1 << 16
+
+// widen converts the chunks to the width that holds c.
+func (d *dictionary) widen(c int32) {
+	switch {
+	case c > 0xFFFF && d.w32 == nil:
+		var w32 [][]int32
+		for r := 0; r < d.n; r += dictChunk {
+			ch := make([]int32, 0, dictChunk)
+			for i := r; i < min(r+dictChunk, d.n); i++ {
+				ch = append(ch, d.code(i))
+			}
+			w32 = append(w32, ch)
+		}
+		d.w8, d.w16, d.w32 = nil, nil, w32
+	case c > 0xFF && d.w16 == nil && d.w32 == nil:
+		for _, ch := range d.w8 {
+			w := make([]uint16, len(ch), dictChunk)
+			for i, v := range ch {
+				w[i] = uint16(v)
+			}
+			d.w16 = append(d.w16, w)
+		}
+		d.w8 = nil
+	}
+}
+
+// put records the number of the next record.
+func (d *dictionary) put(c int32) {
+	if c > 0xFF {
+		d.widen(c)
+	}
+	last := d.n / dictChunk
+	switch {
+	case d.w32 != nil:
+		if last == len(d.w32) {
+			d.w32 = append(d.w32, make([]int32, 0, dictChunk))
+		}
+		d.w32[last] = append(d.w32[last], c)
+	case d.w16 != nil || c > 0xFF:
+		if last == len(d.w16) {
+			d.w16 = append(d.w16, make([]uint16, 0, dictChunk))
+		}
+		d.w16[last] = append(d.w16[last], uint16(c))
+	default:
+		if last == len(d.w8) {
+			d.w8 = append(d.w8, make([]uint8, 0, dictChunk))
+		}
+		d.w8[last] = append(d.w8[last], uint8(c))
+	}
+	d.n++
+}
+
+// code returns the number of record r.
+func (d *dictionary) code(r int) int32 {
+	switch {
+	case d.w32 != nil:
+		return d.w32[r/dictChunk][r%dictChunk]
+	case d.w16 != nil:
+		return int32(d.w16[r/dictChunk][r%dictChunk])
+	}
+	return int32(d.w8[r/dictChunk][r%dictChunk])
+}
+
+// leafCodes returns the leaf code of every record (leafOf maps a number to its leaf;
+// nil: the numbers are the leaves) in the narrowest width for leaves, and frees the
+// numbers chunk by chunk as it goes.
+func (d *dictionary) leafCodes(leaves int, leafOf []int32) generalize.Codes {
+	out := generalize.NewCodes(d.n, leaves)
+	for r := range d.n {
+		c := d.code(r)
+		if leafOf != nil {
+			c = leafOf[c]
+		}
+		out.Set(r, c)
+		if (r+1)%dictChunk == 0 {
+			k := r / dictChunk
+			switch {
+			case d.w32 != nil:
+				d.w32[k] = nil
+			case d.w16 != nil:
+				d.w16[k] = nil
+			default:
+				d.w8[k] = nil
+			}
+		}
+	}
+	d.w8, d.w16, d.w32 = nil, nil, nil
+	return out
+}
+
+func newDictionary() *dictionary { return &dictionary{index: map[string]int32{}} }
+
+// add numbers field col of the records of b; nullAs is what a null reads as (nil: a
+// null is an error, which names the record).
+func (d *dictionary) add(b *table.Batch, col int, nullAs *string, emptyNull bool) error {
+	for i := range b.N {
+		v := b.Fields[i*b.Width+col]
+		if b.Null(i, col) || (emptyNull && v == "") {
+			if nullAs == nil {
+				return errNull(b.First + i)
+			}
+			v = *nullAs
+		}
+		c, ok := d.index[v]
+		if !ok {
+			if d.listed != nil {
+				if _, ok := d.listed.Leaf(v); !ok {
+					return errUnlisted(b.First + i)
+				}
+			}
+			c = int32(len(d.values))
+			d.index[v] = c
+			d.values = append(d.values, v)
+			d.first = append(d.first, b.First+i)
+		}
+		d.put(c)
+	}
+	return nil
+}
+
+// errNull is a null where the configuration gives no value for it, at a record.
+type errNull int
+
+func (e errNull) Error() string { return "null" }
+
+// errUnlisted is a value its hierarchy file does not list, at a record.
+type errUnlisted int
+
+func (e errUnlisted) Error() string { return "value not listed" }
+
+// unlistedError names the file, row, column and hierarchy of a value the hierarchy
+// file does not list, never the value.
+func unlistedError(p *plan, row int, name string, h *generalize.Hierarchy) error {
+	return schema.BadInput("%s: column %q: value not listed in hierarchy %s", p.at(row), name, h.Source())
+}
+
+// nullError names the file, row and column of a null the configuration gives no value for.
+func nullError(p *plan, row int, name string) error {
+	return schema.BadInput("%s: column %q: null value (set columns.%s.null-as to the value a null stands for)", p.at(row), name, name)
+}
+
+// encode is pass 1: it streams the quasi-identifier columns of the input, numbers their
+// values (one goroutine per column), then turns the numbers into leaf codes of each
+// column's hierarchy. fileHier holds the hierarchies loaded from files (nil for
+// builders). The raw values are dropped once encoded.
+//
+// The sensitive columns that l-diversity or t-closeness protect (prot) are read in the
+// same pass, numbered as their distance needs and added to the table.
+func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generalize.Hierarchy, prot []*protected) (*generalize.Table, error) {
+	cols := slices.Clone(p.quasi)
+	confs := slices.Clone(p.quasiCfg)
+	for _, s := range prot {
+		cols = append(cols, s.pos)
+		confs = append(confs, *s.conf)
+	}
+	q := len(cols)
+	dicts := make([]*dictionary, q)
+	chans := make([]chan *table.Batch, q)
+	g, ctx := errgroup.WithContext(ctx)
+	in := make(chan *table.Batch, 4)
+	g.Go(safe.Go(func() error { return src.Stream(ctx, cols, in) }))
+	for i := range q {
+		dicts[i] = newDictionary()
+		if i < len(fileHier) {
+			dicts[i].listed = fileHier[i] // pass 1 stops at the first value not listed
+		}
+		chans[i] = make(chan *table.Batch, 4)
+		col := confs[i]
+		g.Go(safe.Go(func() error {
+			for b := range chans[i] {
+				if err := dicts[i].add(b, i, col.Null, p.emptyNull[cols[i]]); err != nil {
+					var (
+						en errNull
+						eu errUnlisted
+					)
+					switch {
+					case errors.As(err, &en):
+						err = nullError(p, int(en), col.Name)
+					case errors.As(err, &eu):
+						err = unlistedError(p, int(eu), col.Name, dicts[i].listed)
+					}
+					return err
+				}
+				if i == 0 {
+					p.progress.addRead(b.N)
+				}
+			}
+			return nil
+		}))
+	}
+	g.Go(safe.Go(func() error {
+		defer func() {
+			for _, c := range chans {
+				close(c)
+			}
+		}()
+		for b := range in {
+			for _, c := range chans {
+				select {
+				case c <- b:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+		}
+		return nil
+	}))
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if src.Rows() == 0 {
+		return nil, schema.BadInput("%s: no records", p.input)
+	}
+	t := &generalize.Table{Rows: src.Rows()}
+	for i, col := range p.quasiCfg {
+		d := dicts[i]
+		h, leafOf, err := hierarchyFor(p, col, d, fileHier[i])
+		if err != nil {
+			return nil, err
+		}
+		codes := d.leafCodes(h.Leaves(), leafOf)
+		t.Columns = append(t.Columns, generalize.Column{Name: col.Name, Hierarchy: h, Codes: codes})
+		dicts[i] = nil
+	}
+	for i, s := range prot {
+		d := dicts[len(p.quasi)+i]
+		if err := s.buildHierarchy(p, d); err != nil {
+			return nil, err
+		}
+		if err := s.number(p, d.values, d.first); err != nil {
+			return nil, err
+		}
+		num := make([]int32, len(d.values))
+		for c, v := range d.values {
+			num[c] = s.index[v]
+		}
+		codes := d.leafCodes(len(s.values), num)
+		s.counts = make([]int64, len(s.values))
+		for r := range t.Rows {
+			s.counts[codes.At(r)]++
+		}
+		t.Sensitive = append(t.Sensitive, generalize.Sensitive{Name: s.conf.Name, Values: len(s.values), Codes: codes, Tree: s.tree})
+	}
+	return t, nil
+}
+
+// hierarchyFor returns the hierarchy of a quasi-identifier and, for a file hierarchy,
+// the leaf code of every dictionary value (nil when the dictionary codes are the leaf
+// codes, as for built hierarchies). Errors name the column, the hierarchy and the row,
+// never the value.
+func hierarchyFor(p *plan, col schema.Column, d *dictionary, fromFile *generalize.Hierarchy) (*generalize.Hierarchy, []int32, error) {
+	if fromFile != nil {
+		leafOf := make([]int32, len(d.values))
+		for c, v := range d.values {
+			leaf, ok := fromFile.Leaf(v)
+			if !ok {
+				return nil, nil, unlistedError(p, d.first[c], col.Name, fromFile)
+			}
+			leafOf[c] = leaf
+		}
+		return fromFile, leafOf, nil
+	}
+	spec := col.Hierarchy
+	source := "columns." + col.Name + ".hierarchy"
+	var (
+		h   *generalize.Hierarchy
+		err error
+	)
+	switch {
+	case spec.Intervals != nil:
+		h, err = generalize.BuildIntervals(source+".intervals", d.values, col.Type, spec.Intervals)
+	case spec.Mask != nil:
+		h, err = generalize.BuildMask(source+".mask", d.values, *spec.Mask)
+	case spec.Date != nil:
+		h, err = generalize.BuildDate(source+".date", d.values, spec.Date)
+	default:
+		return nil, nil, schema.BadInput("%s: no hierarchy", source)
+	}
+	if err != nil {
+		var ve *generalize.ValueError
+		if errors.As(err, &ve) {
+			return nil, nil, schema.BadInput("%s: column %q: %s (hierarchy %s)", p.at(d.first[ve.Index]), col.Name, ve.Msg, source)
+		}
+		return nil, nil, err
+	}
+	return h, nil, nil
+}

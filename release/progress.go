@@ -1,0 +1,71 @@
+package release
+
+import "sync/atomic"
+
+// Stages of a run, as Progress reports them.
+const (
+	StageRead   = "read"   // pass 1: reading and encoding
+	StageSearch = "search" // the search over the lattice
+	StageWrite  = "write"  // pass 2: recoding and writing
+	StageVerify = "verify" // re-reading the written file
+)
+
+// Points of a run that Options.AtStage is told of besides the stages above.
+const (
+	StageNoise    = "noise"    // dp: the noisy outputs are computed, nothing written
+	StageRecorded = "recorded" // dp: the spend is in the ledger, nothing published
+	StagePublish  = "publish"  // everything is written (and verified): about to move into place
+)
+
+// Progress counts a run's work while it happens, for a progress display: another
+// goroutine may read it at any time. A nil *Progress counts nothing.
+type Progress struct {
+	Read      atomic.Int64 // records read by pass 1
+	Evaluated atomic.Int64 // lattice nodes counted by the search
+	Written   atomic.Int64 // records released by pass 2 (suppressed records are not counted)
+	stage     atomic.Value // string
+	// onBatch, when not nil, is called with the stage by the worker goroutine that
+	// counts a batch read (StageRead) or written (StageWrite): a test's way into them.
+	onBatch func(stage string)
+}
+
+// Stage returns the stage the run is in ("" before the first).
+func (p *Progress) Stage() string {
+	if p == nil {
+		return ""
+	}
+	s, _ := p.stage.Load().(string)
+	return s
+}
+
+func (p *Progress) enter(stage string) {
+	if p != nil {
+		p.stage.Store(stage)
+	}
+}
+
+func (p *Progress) addRead(n int) {
+	if p != nil {
+		p.Read.Add(int64(n))
+		p.batch(StageRead)
+	}
+}
+
+func (p *Progress) addWritten(n int) {
+	if p != nil {
+		p.Written.Add(int64(n))
+		p.batch(StageWrite)
+	}
+}
+
+func (p *Progress) batch(stage string) {
+	if p.onBatch != nil {
+		p.onBatch(stage)
+	}
+}
+
+func (p *Progress) addEvaluated(n int) {
+	if p != nil {
+		p.Evaluated.Add(int64(n))
+	}
+}

@@ -1,0 +1,186 @@
+package release
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"sanitizer/closeness"
+	"sanitizer/diversity"
+	"sanitizer/generalize"
+	"sanitizer/schema"
+	"sanitizer/verify"
+)
+
+// protected is a sensitive column that l-diversity or t-closeness protects.
+type protected struct {
+	conf      *schema.Column
+	pos       int // input position
+	diversity []diversity.Model
+	closeness []verify.Closeness
+	order     []string // the t-closeness order: list, if any
+	// filled from the input:
+	values []string         // value i is numbered i (the order the distance needs)
+	index  map[string]int32 // value → number
+	counts []int64          // the input's records per value (t-closeness's reference)
+	tree   *closeness.Tree  // hierarchical distance: over the numbered values
+	hier   *generalize.Hierarchy
+}
+
+// protectedColumns lists the sensitive columns the configuration protects, in order of
+// their first requirement.
+func (p *plan) protectedColumns() []*protected {
+	var out []*protected
+	get := func(name string) *protected {
+		for _, s := range out {
+			if s.conf.Name == name {
+				return s
+			}
+		}
+		s := &protected{conf: p.cfg.Column(name), pos: slices.Index(p.header, name)}
+		out = append(out, s)
+		return s
+	}
+	for _, l := range p.cfg.Privacy.LDiversity {
+		s := get(l.Column)
+		s.diversity = append(s.diversity, diversity.Model{Variant: l.Variant, L: l.L, C: l.C})
+	}
+	for _, t := range p.cfg.Privacy.TCloseness {
+		s := get(t.Column)
+		s.closeness = append(s.closeness, verify.Closeness{T: t.T, Distance: t.Distance})
+		s.order = t.Order
+	}
+	return out
+}
+
+// distance is the column's t-closeness distance ("" without t-closeness).
+func (s *protected) distance() string {
+	if len(s.closeness) == 0 {
+		return ""
+	}
+	return s.closeness[0].Distance
+}
+
+// number numbers the column's values as its distance needs: the hierarchy file's leaves
+// in file order (hierarchical distance; the tree is built from the file), the order:
+// list, or the values in increasing numeric or time order (ordered distance), or first
+// appearance otherwise. present are the values the input holds, in first appearance,
+// with the record of each value's first appearance for messages. Errors name the
+// column and the row, never the value.
+func (s *protected) number(p *plan, present []string, first []int) error {
+	name := s.conf.Name
+	s.index = map[string]int32{}
+	switch {
+	case s.distance() == closeness.Hierarchical:
+		h := s.hier
+		for leaf := range h.Leaves() {
+			s.values = append(s.values, h.Value(0, int32(leaf)))
+		}
+		height := h.Height() - 1
+		up := make([][]int32, height)
+		size := make([]int, height)
+		for l := 1; l <= height; l++ {
+			up[l-1] = make([]int32, h.Leaves())
+			for leaf := range h.Leaves() {
+				up[l-1][leaf] = h.Code(l, int32(leaf))
+			}
+			size[l-1] = h.Size(l)
+		}
+		tree, err := closeness.NewTree(h.Leaves(), up, size)
+		if err != nil {
+			return schema.BadInput("columns.%s.hierarchy: %v", name, err)
+		}
+		s.tree = tree
+	case s.distance() == closeness.Ordered && s.order != nil:
+		s.values = s.order
+	case s.distance() == closeness.Ordered:
+		type keyed struct {
+			v string
+			k float64
+		}
+		ks := make([]keyed, len(present))
+		for i, v := range present {
+			k, ok := orderKey(s.conf.Type, v)
+			if !ok {
+				return schema.BadInput("%s: column %q: not a valid %s for the ordered distance", p.at(first[i]), name, s.conf.Type)
+			}
+			ks[i] = keyed{v, k}
+		}
+		slices.SortStableFunc(ks, func(a, b keyed) int {
+			switch {
+			case a.k < b.k:
+				return -1
+			case a.k > b.k:
+				return 1
+			}
+			return 0
+		})
+		for _, k := range ks {
+			s.values = append(s.values, k.v)
+		}
+	default:
+		s.values = present
+	}
+	for i, v := range s.values {
+		s.index[v] = int32(i)
+	}
+	for i, v := range present {
+		if _, ok := s.index[v]; !ok {
+			where := "privacy.t-closeness.order"
+			if s.distance() == closeness.Hierarchical {
+				where = "hierarchy " + s.hier.Source()
+			}
+			return schema.BadInput("%s: column %q: value not listed in %s", p.at(first[i]), name, where)
+		}
+	}
+	for _, d := range s.diversity {
+		if d.Variant != diversity.Entropy && int(d.L) > len(present) {
+			return schema.BadInput("privacy.l-diversity: column %q: l = %g but the input holds only %d distinct values", name, d.L, len(present))
+		}
+		if d.Variant == diversity.Entropy && d.L > float64(len(present)) {
+			return schema.BadInput("privacy.l-diversity: column %q: l = %g but the input holds only %d distinct values (entropy cannot exceed ln %d)", name, d.L, len(present), len(present))
+		}
+	}
+	return nil
+}
+
+// orderKey is the numeric key of a value of type typ for the ordered distance.
+func orderKey(typ schema.Type, v string) (float64, bool) {
+	switch typ {
+	case schema.Integer, schema.Float:
+		f, err := strconv.ParseFloat(v, 64)
+		return f, err == nil && !math.IsNaN(f)
+	case schema.Date:
+		t, err := time.Parse(time.DateOnly, v)
+		return float64(t.Unix()), err == nil
+	case schema.Timestamp:
+		t, err := time.Parse(time.RFC3339Nano, v)
+		return float64(t.UnixNano()), err == nil
+	}
+	return 0, false
+}
+
+// buildHierarchy builds, for the hierarchical distance, the hierarchy a builder
+// (intervals, mask, date) makes from the values the input holds, when the column has no
+// hierarchy file. Release and Check see the values in the same order, so they build the
+// same hierarchy.
+func (s *protected) buildHierarchy(p *plan, d *dictionary) error {
+	if s.distance() != closeness.Hierarchical || s.hier != nil {
+		return nil
+	}
+	if s.conf.Hierarchy == nil {
+		return schema.BadInput("columns.%s.hierarchy: the hierarchical distance needs a hierarchy", s.conf.Name)
+	}
+	h, _, err := hierarchyFor(p, *s.conf, d, nil)
+	if err != nil {
+		return err
+	}
+	s.hier = h
+	return nil
+}
+
+// spec is the verifier's view of the column.
+func (s *protected) spec() verify.Sensitive {
+	return verify.Sensitive{Column: s.conf.Name, Values: s.values, Reference: s.counts, Tree: s.tree, Diversity: s.diversity, Closeness: s.closeness}
+}

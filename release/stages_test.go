@@ -1,0 +1,256 @@
+package release
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"sanitizer/generalize"
+	"sanitizer/sample"
+	"sanitizer/schema"
+	"sanitizer/table"
+)
+
+// hospitalFixture writes n generated hospital records and the sample configuration
+// (with absolute hierarchy paths) into a temporary folder.
+func hospitalFixture(t *testing.T, n int) (cfg *schema.Config, in, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	var buf bytes.Buffer
+	if err := sample.Hospital(&buf, n, 3); err != nil {
+		t.Fatal(err)
+	}
+	in = filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile("../testdata/hospital.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hier, _ := filepath.Abs("../testdata/hierarchies")
+	text := strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")
+	path := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = schema.Load(path); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, in, dir
+}
+
+// settled waits for the goroutine count to come back to base.
+func settled(t *testing.T, base int) {
+	t.Helper()
+	for range 100 {
+		if runtime.NumGoroutine() <= base {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	buf := make([]byte, 1<<16)
+	t.Fatalf("%d goroutines left running (base %d):\n%s", runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
+}
+
+// TestStageFailureStopsEveryStage: a bad value deep in pass 2 (after many batches are
+// in flight) fails the run, every stage goroutine exits, and nothing is left behind.
+func TestStageFailureStopsEveryStage(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 50000)
+	data, _ := os.ReadFile(in)
+	lines := strings.SplitAfter(string(data), "\n")
+	// Make stay_days (the eighth field) of row 40000 hold a non-integer.
+	fields := strings.Split(lines[40000], ",")
+	fields[7] = "Zq9SECRET"
+	lines[40000] = strings.Join(fields, ",")
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base := runtime.NumGoroutine()
+	for _, workers := range []int{1, 2, 8} {
+		_, err := Release(context.Background(), cfg, Options{Input: in, Output: filepath.Join(out, "r.csv"), Report: filepath.Join(out, "r.json"), Workers: workers})
+		if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row 40000") || strings.Contains(err.Error(), "Zq9SECRET") {
+			t.Fatalf("workers=%d: got %v, want bad input naming row 40000 without the value", workers, err)
+		}
+		settled(t, base)
+		if entries, _ := os.ReadDir(out); len(entries) != 0 {
+			t.Fatalf("workers=%d: output folder holds %v", workers, entries)
+		}
+	}
+}
+
+// TestCancelledRunWritesNothing: a cancelled context stops the run cleanly.
+func TestCancelledRunWritesNothing(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 20000)
+	base := runtime.NumGoroutine()
+	for _, after := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
+		ctx, cancel := context.WithTimeout(context.Background(), after)
+		out := filepath.Join(dir, fmt.Sprintf("r%d.csv", after))
+		_, err := Release(ctx, cfg, Options{Input: in, Output: out})
+		cancel()
+		if err == nil {
+			// finished before the deadline: then it must be complete and verified
+			if _, statErr := os.Stat(out); statErr != nil {
+				t.Fatalf("after %v: success without a release: %v", after, statErr)
+			}
+			continue
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("after %v: %v", after, err)
+		}
+		if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+			t.Fatalf("after %v: cancelled run left %s", after, out)
+		}
+		settled(t, base)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Fatalf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+// TestInputChangedBetweenPasses: pass 2 must read what pass 1 encoded. A file whose
+// quasi-identifiers change between the passes is refused and nothing is written.
+func TestInputChangedBetweenPasses(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 3000)
+	raw, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := table.OpenCSV(in, cfg.Input.CSV, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	f.Close()
+	p, err := newPlan(cfg, in, filepath.Join(dir, "r.csv"), src.Columns())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fileHier := make([]*generalize.Hierarchy, len(p.quasiCfg))
+	for i, c := range p.quasiCfg {
+		if c.Hierarchy.File != "" {
+			if fileHier[i], err = generalize.LoadHierarchy(c.Hierarchy.File); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tab, err := encode(context.Background(), p, src, fileHier, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Between the passes, swap two records' sexes in place (same length, same fd).
+	changed := strings.Replace(string(raw), ",F,", ",M,", 1)
+	if err := os.WriteFile(in, []byte(changed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Rewind(); err != nil {
+		t.Fatal(err)
+	}
+	rc := newRecoder(p, tab, make([]int, len(tab.Columns)), make([]bool, tab.Rows))
+	var buf bytes.Buffer
+	sink, err := table.NewSink(&buf, "csv", cfg.Output.CSV, p.outColumns(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = writeRelease(context.Background(), src, rc, sink, 2)
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "changed") {
+		t.Fatalf("got %v, want an error saying the input changed", err)
+	}
+}
+
+// TestProgressCountsReleasedRecords: the progress counters end at the records read by
+// pass 1 and the records released (not the rows pass 2 read, suppressed ones included).
+func TestProgressCountsReleasedRecords(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 3000)
+	prog := &Progress{}
+	rep, err := Release(context.Background(), cfg, Options{Input: in, Output: filepath.Join(dir, "out.csv"), Progress: prog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Suppressed == 0 {
+		t.Fatal("the fixture suppresses nothing: the test cannot tell released from read records")
+	}
+	if got := prog.Read.Load(); got != int64(rep.Input.Rows) {
+		t.Errorf("progress read %d, want %d", got, rep.Input.Rows)
+	}
+	if got := prog.Written.Load(); got != int64(rep.Output.Rows) {
+		t.Errorf("progress written %d, want the %d records released (%d suppressed)", got, rep.Output.Rows, rep.Suppressed)
+	}
+}
+
+// TestCancelAtPublishWritesNothing: a run cancelled once everything is verified, just
+// before the release is moved into place, publishes nothing.
+func TestCancelAtPublishWritesNothing(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 1000)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := filepath.Join(dir, "out.csv")
+	_, err := Release(ctx, cfg, Options{Input: in, Output: out, Report: filepath.Join(dir, "r.json"), AtStage: func(stage string) {
+		if stage == StagePublish {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "in.csv" && e.Name() != "c.yaml" {
+			t.Errorf("left in the folder: %s", e.Name())
+		}
+	}
+}
+
+// TestDPCancelAtPublishWritesNothing: a DP run cancelled as it is about to publish
+// publishes no output folder and leaves no temporary.
+func TestDPCancelAtPublishWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile("../testdata/hospital-dp.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hier, _ := filepath.Abs("../testdata/hierarchies")
+	path := filepath.Join(dir, "dp.yaml")
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := schema.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := filepath.Abs("../testdata/hospital.csv")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = DP(ctx, cfg, Options{Input: in, Output: filepath.Join(dir, "out"), AtStage: func(stage string) {
+		if stage == StagePublish {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != "dp.yaml" {
+			t.Errorf("left in the folder: %s", e.Name())
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package release
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"sanitizer/internal/arrowtest"
+	"sanitizer/table"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/float16"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// typedRecord is a table of a quasi-identifier zip and one insensitive column of each
+// non-integer type the readers accept (TestIntegerTypesKept has the integers), with
+// extreme values and nulls.
+func typedRecord(t testing.TB) arrow.Record {
+	t.Helper()
+	paris := "Europe/Paris"
+	fields := []arrow.Field{
+		{Name: "zip", Type: arrow.BinaryTypes.String},
+		{Name: "f32", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
+		{Name: "f64", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "f16", Type: arrow.FixedWidthTypes.Float16, Nullable: true},
+		{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+		{Name: "d32", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "d64", Type: arrow.FixedWidthTypes.Date64, Nullable: true},
+		{Name: "ts_s", Type: &arrow.TimestampType{Unit: arrow.Second, TimeZone: "UTC"}, Nullable: true},
+		{Name: "ts_ms", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: paris}, Nullable: true},
+		{Name: "ts_us", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
+		{Name: "ts_ns", Type: &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "ls", Type: arrow.BinaryTypes.LargeString, Nullable: true},
+		{Name: "dict", Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}, Nullable: true},
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
+	defer b.Release()
+	day := int64(86400000)
+	for r := range 4 {
+		b.Field(0).(*array.StringBuilder).Append("02139")
+		if r == 3 { // a record of nulls
+			for j := 1; j < len(fields); j++ {
+				b.Field(j).AppendNull()
+			}
+			continue
+		}
+		f32 := []float32{0.1, -math.MaxFloat32, float32(math.Inf(1))}[r]
+		b.Field(1).(*array.Float32Builder).Append(f32)
+		b.Field(2).(*array.Float64Builder).Append([]float64{0.1, -1e300, math.SmallestNonzeroFloat64}[r])
+		b.Field(3).(*array.Float16Builder).Append(float16.FromBits([]uint16{0x3800, 0xfbff, 0x0001}[r])) // 0.5, -65504, 2⁻²⁴
+		b.Field(4).(*array.BooleanBuilder).Append(r == 1)
+		b.Field(5).(*array.Date32Builder).Append(arrow.Date32([]int32{0, -719162, 2932896}[r]))
+		b.Field(6).(*array.Date64Builder).Append(arrow.Date64([]int64{0, -719162 * day, 19000 * day}[r]))
+		b.Field(7).(*array.TimestampBuilder).Append(arrow.Timestamp([]int64{0, -62135596800, 253402300799}[r]))
+		b.Field(8).(*array.TimestampBuilder).Append(arrow.Timestamp([]int64{1, -62135596800000, 1700000000123}[r]))
+		b.Field(9).(*array.TimestampBuilder).Append(arrow.Timestamp([]int64{-1, 1700000000123456, 42}[r]))
+		b.Field(10).(*array.TimestampBuilder).Append(arrow.Timestamp([]int64{math.MinInt64 + 1, math.MaxInt64, 1700000000123456789}[r]))
+		b.Field(11).(*array.StringBuilder).Append([]string{"", "é\"x,y\n", "plain"}[r])
+		b.Field(12).(*array.LargeStringBuilder).Append([]string{"large", "", "ü"}[r])
+		if err := b.Field(13).(*array.BinaryDictionaryBuilder).AppendString([]string{"red", "green", "red"}[r]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.NewRecord()
+}
+
+// TestTypesRoundTrip: every non-integer type the readers accept, nulls included, is
+// released from Parquet and Arrow inputs into Parquet and Arrow with its type (unit and
+// time zone, width, string kind, dictionary encoding) and its values exactly, as the
+// Arrow project's readers read them (through Parquet, date64 is a date32 and a
+// timestamp in seconds one in milliseconds: Parquet has neither); the release verifies
+// and Check passes.
+func TestTypesRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	rec := typedRecord(t)
+	defer rec.Release()
+	inputs := map[string]string{"parquet": filepath.Join(dir, "in.parquet"), "arrow": writeArrowRecord(t, dir, rec)}
+	arrowtest.WriteArrowParquet(t, inputs["parquet"], rec, nil, pqarrow.WithStoreSchema()) // the types read back are rec's
+	text := "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n"
+	for _, f := range rec.Schema().Fields()[1:] {
+		text += "  " + f.Name + ": {role: insensitive}\n"
+	}
+	cfg := loadConfigText(t, text+"privacy: {k: 2}\n")
+	for inFmt, in := range inputs {
+		for _, outFmt := range []string{"parquet", "arrow"} {
+			t.Run(inFmt+"→"+outFmt, func(t *testing.T) {
+				out := filepath.Join(t.TempDir(), "r."+outFmt)
+				if _, err := Release(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+					t.Fatalf("release: %v", err)
+				}
+				if _, err := Check(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+					t.Fatalf("check: %v", err)
+				}
+				var tbl arrow.Table
+				if outFmt == "parquet" {
+					tbl = arrowtest.ReadWithPqarrow(t, out)
+				} else {
+					tbl, _ = readArrowIPC(t, out, false)
+				}
+				defer tbl.Release()
+				// Parquet has neither date64 nor seconds: through Parquet, the table is
+				// what the Arrow project's reader reads of it in Parquet.
+				want := array.NewTableFromRecords(rec.Schema(), []arrow.Record{rec})
+				if inFmt == "parquet" || outFmt == "parquet" {
+					want = arrowtest.ReadWithPqarrow(t, inputs["parquet"])
+				}
+				defer want.Release()
+				compareColumns(t, want, tbl)
+			})
+		}
+	}
+}
+
+// compareColumns checks that every column of want but the first has got's column of
+// the same position's name, type and values.
+func compareColumns(t *testing.T, want, got arrow.Table) {
+	t.Helper()
+	for j := 1; j < int(want.NumCols()); j++ {
+		wc, gc := want.Column(j), got.Column(j)
+		if gc.Name() != wc.Name() || !arrow.TypeEqual(gc.DataType(), wc.DataType()) {
+			t.Errorf("column %d: %s of type %s, want %s of type %s", j, gc.Name(), gc.DataType(), wc.Name(), wc.DataType())
+			continue
+		}
+		g, err := array.Concatenate(gc.Data().Chunks(), memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := array.Concatenate(wc.Data().Chunks(), memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !array.Equal(g, w) {
+			t.Errorf("column %s: %v, want %v", wc.Name(), g, w)
+		}
+		g.Release()
+		w.Release()
+	}
+}
+
+// TestUnixNano: the nanosecond count of a time reaches both ends of the int64 range
+// and no further.
+func TestUnixNano(t *testing.T) {
+	for _, c := range []struct {
+		t    time.Time
+		want int64
+		ok   bool
+	}{
+		{time.Unix(0, math.MaxInt64), math.MaxInt64, true},
+		{time.Unix(0, math.MinInt64), math.MinInt64, true},
+		{time.Unix(0, math.MaxInt64).Add(1), 0, false},
+		{time.Unix(0, math.MinInt64).Add(-1), 0, false},
+		{time.Unix(-1, 5), -999999995, true},
+		{time.Unix(1, 5), 1000000005, true},
+		{time.Unix(-9223372037, 0), 0, false},
+		{time.Unix(9223372037, 0), 0, false},
+	} {
+		if got, ok := table.UnixNano(c.t); got != c.want || ok != c.ok {
+			t.Errorf("unixNano(%v) = %d, %v; want %d, %v", c.t, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package release
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"sanitizer/generalize"
+	"sanitizer/schema"
+	"sanitizer/table"
+)
+
+// Validation is what Validate found: the configuration's shape and, when an input was
+// given, the input's.
+type Validation struct {
+	Release bool // the configuration describes a release (privacy.k is set)
+	DP      int  // outputs of the dp section
+	Quasi   int  // quasi-identifiers
+	// Heights is every quasi-identifier's number of hierarchy levels (nil when a
+	// hierarchy is built from the data and no input was given).
+	Heights []int
+	// Lattice is the number of generalization nodes (the product of Heights; 0 when
+	// Heights is nil); LatticeTooLarge says it is past what the search accepts.
+	Lattice         int
+	LatticeTooLarge bool
+	// Input says an input was read and met the configuration; Rows is its number of
+	// records when it was read as a release (−1 otherwise).
+	Input bool
+	Rows  int
+}
+
+// Validate checks a configuration as a release and a dp run would: its settings, its
+// hierarchy files and, when opt.Input (or input.path) names an input, the input's
+// columns and types, that every quasi-identifier and listed sensitive value is covered
+// by its hierarchy, and that every dp column value lies in its declared domain. It
+// writes nothing. Errors match schema.ErrBadInput as the runs' own do.
+func Validate(ctx context.Context, cfg *schema.Config, opt Options) (*Validation, error) {
+	v := &Validation{Release: cfg.Privacy.K > 0, Quasi: len(cfg.Quasi()), Rows: -1}
+	if v.Release || cfg.DP == nil {
+		if err := checkReleaseConfig(cfg); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.DP != nil {
+		if err := checkDPConfig(cfg, opt); err != nil {
+			return nil, err
+		}
+		v.DP = len(cfg.DP.Outputs)
+	}
+	hier, err := readHierFiles(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := parseHierFiles(cfg, hier); err != nil {
+		return nil, err
+	}
+	in := cfg.Input.Path
+	if opt.Input != "" {
+		in = opt.Input
+	}
+	if in == "" {
+		v.Heights = fileHeights(cfg, hier)
+		v.setLattice()
+		return v, nil
+	}
+	if err := validateInput(ctx, cfg, in, v); err != nil {
+		return nil, err
+	}
+	v.setLattice()
+	if v.Release && v.LatticeTooLarge && cfg.Search.Algorithm != "mondrian" {
+		return nil, schema.BadInput("columns: the generalization lattice of the quasi-identifiers has more nodes than the search considers: use fewer quasi-identifiers or shallower hierarchies")
+	}
+	return v, nil
+}
+
+// validateInput reads the input as pass 1 of a release (and, for a dp section, as the
+// dp run) does, and fills in the lattice's heights and the record count.
+func validateInput(ctx context.Context, cfg *schema.Config, in string, v *Validation) error {
+	inFmt, err := table.InputFormat(in, cfg.Input)
+	if err != nil {
+		return err
+	}
+	src, p, err := openInput(cfg, in, "", inFmt)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if v.Release || cfg.DP == nil {
+		t, _, _, err := loadTable(ctx, p, src)
+		if err != nil {
+			return err
+		}
+		v.Rows = t.Rows
+		v.Heights = make([]int, len(t.Columns))
+		for i, c := range t.Columns {
+			v.Heights[i] = c.Hierarchy.Height()
+		}
+		if err := src.Rewind(); err != nil {
+			return err
+		}
+	}
+	if cfg.DP != nil {
+		if _, err := readDP(ctx, cfg, p, src); err != nil {
+			return err
+		}
+	}
+	v.Input = true
+	return nil
+}
+
+// parseHierFiles parses every hierarchy file the configuration names, so that a
+// malformed one is found without an input.
+func parseHierFiles(cfg *schema.Config, hier *hierFiles) error {
+	for _, c := range cfg.Columns {
+		if c.Hierarchy == nil || c.Hierarchy.File == "" {
+			continue
+		}
+		f, err := hier.file(c.Hierarchy.File)
+		if err != nil {
+			return err
+		}
+		if _, err := generalize.ReadHierarchy(bytes.NewReader(f.data), c.Hierarchy.File); err != nil {
+			return fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+		}
+	}
+	return nil
+}
+
+// fileHeights is every quasi-identifier's number of levels when all of them have a
+// hierarchy file; nil when one is built from the data.
+func fileHeights(cfg *schema.Config, hier *hierFiles) []int {
+	quasi := cfg.Quasi()
+	heights := make([]int, len(quasi))
+	for i, c := range quasi {
+		if c.Hierarchy == nil || c.Hierarchy.File == "" {
+			return nil
+		}
+		h, err := hier.hierarchy(c.Hierarchy.File)
+		if err != nil {
+			return nil // parseHierFiles has reported it
+		}
+		heights[i] = h.Height()
+	}
+	return heights
+}
+
+// setLattice computes the lattice's size from the heights.
+func (v *Validation) setLattice() {
+	if len(v.Heights) == 0 {
+		return
+	}
+	l := generalize.NewLattice(v.Heights)
+	v.Lattice, v.LatticeTooLarge = l.Size(), l.TooLarge()
+}

@@ -1,0 +1,225 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"sanitizer/schema"
+	"sanitizer/table"
+	"sanitizer/verify"
+)
+
+// checkedTable is a table as the verification reads it (a written release, or the
+// input read beside it): Parquet through the verifier's own decoder
+// (verify.OpenParquet, a second Parquet implementation, so that a defect of the
+// writer or of the table package's reader cannot hide itself), CSV through the verifier's
+// own reading (verify.OpenCSV, the standard library's parser), Arrow IPC through the
+// table package's source.
+type checkedTable interface {
+	// columns returns the table's columns in file order: their names, and for a
+	// column whose values cannot be read, its type.
+	columns() []checkedColumn
+	// records reads the columns cols (indexes into columns()) from the first record,
+	// until ctx is cancelled.
+	records(ctx context.Context, cols []int) (checkedRecords, error)
+	// metadata returns the file's key-value (or schema) metadata; nil for CSV.
+	metadata() map[string]string
+	Close() error
+}
+
+// checkedColumn is a column of a checkedTable.
+type checkedColumn struct {
+	name        string
+	unsupported string
+}
+
+// checkedRecords yields the records of a checkedTable as text (a null reads as "").
+type checkedRecords interface {
+	verify.Reader
+	Close()
+}
+
+// openChecked opens a table of the given format for the verification. names are the
+// configuration's columns, in order: the header of a CSV file without a header row.
+func openChecked(path, format string, dialect schema.CSV, names []string) (checkedTable, error) {
+	if table.IsParts(path) {
+		return openCheckedParts(path, format, dialect, names)
+	}
+	if format == "parquet" {
+		f, err := verify.OpenParquet(path)
+		if err != nil {
+			return nil, err
+		}
+		return checkedParquet{f}, nil
+	}
+	if format == "csv" {
+		f, err := verify.OpenCSV(path, dialect.Separator, dialect.Header, names)
+		if err != nil {
+			return nil, schema.BadInput("%w", err)
+		}
+		return checkedCSV{f}, nil
+	}
+	src, err := table.Open(path, format, dialect, names)
+	if err != nil {
+		return nil, err
+	}
+	return checkedSource{src}, nil
+}
+
+// checkedCSV is a CSV file read by the verifier's own reading.
+type checkedCSV struct{ f *verify.CSVFile }
+
+func (t checkedCSV) columns() []checkedColumn {
+	var out []checkedColumn
+	for _, name := range t.f.Header() {
+		out = append(out, checkedColumn{name: name})
+	}
+	return out
+}
+
+func (t checkedCSV) records(ctx context.Context, cols []int) (checkedRecords, error) {
+	return badCSV{t.f.Records(ctx, cols)}, nil
+}
+
+func (t checkedCSV) metadata() map[string]string { return nil }
+
+func (t checkedCSV) Close() error { return t.f.Close() }
+
+// badCSV gives a malformed record of a CSV file as bad input.
+type badCSV struct{ *verify.CSVRecords }
+
+func (r badCSV) Read() ([]string, error) {
+	rec, err := r.CSVRecords.Read()
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
+		err = schema.BadInput("%w", err)
+	}
+	return rec, err
+}
+
+// checkedParquet is a Parquet file read by the verifier's decoder.
+type checkedParquet struct{ f *verify.ParquetFile }
+
+func (t checkedParquet) columns() []checkedColumn {
+	var out []checkedColumn
+	for _, c := range t.f.Columns() {
+		out = append(out, checkedColumn{name: c.Name, unsupported: c.Unsupported})
+	}
+	return out
+}
+
+func (t checkedParquet) records(ctx context.Context, cols []int) (checkedRecords, error) {
+	r, err := t.f.Records(ctx, cols)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (t checkedParquet) metadata() map[string]string { return t.f.Metadata() }
+
+func (t checkedParquet) Close() error { return t.f.Close() }
+
+// checkedSource is a table read by the table package's source (CSV, Arrow IPC).
+type checkedSource struct{ src table.Source }
+
+func (t checkedSource) columns() []checkedColumn {
+	var out []checkedColumn
+	for _, c := range t.src.Columns() {
+		out = append(out, checkedColumn{name: c.Name, unsupported: c.Unsupported})
+	}
+	return out
+}
+
+func (t checkedSource) records(ctx context.Context, cols []int) (checkedRecords, error) {
+	return table.ReadColumns(ctx, t.src, cols), nil
+}
+
+func (t checkedSource) metadata() map[string]string { return t.src.Metadata() }
+
+func (t checkedSource) Close() error { return t.src.Close() }
+
+// allColumns is the projection of every column of t.
+func allColumns(t checkedTable) []int {
+	cols := make([]int, len(t.columns()))
+	for i := range cols {
+		cols[i] = i
+	}
+	return cols
+}
+
+// checkedParts is a table in parts as the verification reads it: each part a
+// checkedTable, their records one after another.
+type checkedParts struct{ parts []checkedTable }
+
+// openCheckedParts opens every part of an input in parts for the verification.
+func openCheckedParts(path, format string, dialect schema.CSV, names []string) (checkedTable, error) {
+	paths, err := table.PartPaths(path)
+	if err != nil {
+		return nil, err
+	}
+	t := &checkedParts{}
+	for _, p := range paths {
+		part, err := openChecked(p, format, dialect, names)
+		if err != nil {
+			t.Close()
+			return nil, err
+		}
+		t.parts = append(t.parts, part)
+	}
+	return t, nil
+}
+
+func (t *checkedParts) columns() []checkedColumn { return t.parts[0].columns() }
+
+func (t *checkedParts) records(ctx context.Context, cols []int) (checkedRecords, error) {
+	return &partsRecords{ctx: ctx, cols: cols, parts: t.parts}, nil
+}
+
+// metadata is the first part's: every part of a release carries the same.
+func (t *checkedParts) metadata() map[string]string { return t.parts[0].metadata() }
+
+func (t *checkedParts) Close() error {
+	var first error
+	for _, p := range t.parts {
+		if err := p.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// partsRecords reads the records of the parts in turn.
+type partsRecords struct {
+	ctx   context.Context
+	cols  []int
+	parts []checkedTable
+	cur   checkedRecords
+}
+
+func (r *partsRecords) Read() ([]string, error) {
+	for {
+		if r.cur == nil {
+			if len(r.parts) == 0 {
+				return nil, io.EOF
+			}
+			cur, err := r.parts[0].records(r.ctx, r.cols)
+			if err != nil {
+				return nil, err
+			}
+			r.cur, r.parts = cur, r.parts[1:]
+		}
+		rec, err := r.cur.Read()
+		if !errors.Is(err, io.EOF) {
+			return rec, err
+		}
+		r.cur.Close()
+		r.cur = nil
+	}
+}
+
+func (r *partsRecords) Close() {
+	if r.cur != nil {
+		r.cur.Close()
+	}
+}

@@ -1,0 +1,296 @@
+package release
+
+import (
+	"context"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+
+	"sanitizer/generalize"
+	"sanitizer/internal/safe"
+	"sanitizer/schema"
+	"sanitizer/table"
+)
+
+// recoder turns input records into release records. Pass 2 reads the kept columns
+// only (p.kept, which holds the quasi-identifiers): field j of a record is input column
+// p.kept[j].
+type recoder struct {
+	p          *plan
+	t          *generalize.Table
+	levels     []int
+	suppressed []bool // per record; nil: none
+	quasiAt    []int  // per kept column: index into t.Columns, or -1
+	fieldOf    []int  // per quasi-identifier: its field in a pass-2 record
+	// listed holds, per input column, a hierarchy that must list every value (the
+	// sensitive columns' hierarchy files), or nil.
+	listed []*generalize.Hierarchy
+	// class and labels, for a Mondrian release: every record's partition and each
+	// partition's released quasi-identifier values (levels is then nil).
+	class  []int32
+	labels *partLabels
+	// dictIndex maps, per quasi-identifier of a full-domain release, a code at its
+	// level to its place in the column's dictionary (−1: not released).
+	dictIndex [][]int32
+	// keyed makes recode give each quasi-identifier's values as indexes into its
+	// dictionary instead of as text: set by dictionaries, cleared by writeRelease for
+	// a sink that takes text only.
+	keyed bool
+}
+
+// dictionaries gives every quasi-identifier column of cols (the release's columns,
+// p.outColumns()) its dictionary: every value it may be released as, which recode
+// gives by index when keyed (per label of labels for Mondrian, per code at the
+// column's level for a full-domain release).
+//
+// released, for a full-domain release, says per quasi-identifier which codes at its
+// level some published class holds: the dictionary holds those labels only, so that
+// a label only suppressed records have is never written (nil: every label is
+// released, as in Mondrian, which suppresses nothing).
+func (r *recoder) dictionaries(cols []table.OutColumn, released [][]bool) {
+	for j, qi := range r.quasiAt {
+		if qi < 0 {
+			continue
+		}
+		if r.labels != nil {
+			cols[j].Dict = r.labels.dict[qi]
+			continue
+		}
+		c, l := r.t.Columns[qi], r.levels[qi]
+		index := make([]int32, c.Hierarchy.Size(l))
+		vals := []string{}
+		for code := range index {
+			index[code] = -1
+			if released == nil || released[qi][code] {
+				index[code] = int32(len(vals))
+				vals = append(vals, c.Hierarchy.Value(l, int32(code)))
+			}
+		}
+		if r.dictIndex == nil {
+			r.dictIndex = make([][]int32, len(r.t.Columns))
+		}
+		r.dictIndex[qi], cols[j].Dict = index, vals
+	}
+	r.keyed = true
+}
+
+// releasedCodes is, per quasi-identifier, which codes at its level the published
+// classes of covers (generalize.NodeClasses: a full-domain release) hold.
+func releasedCodes(t *generalize.Table, levels []int, covers generalize.ClassCovers) [][]bool {
+	out := make([][]bool, len(t.Columns))
+	for j, c := range t.Columns {
+		out[j] = make([]bool, c.Hierarchy.Size(levels[j]))
+		for k := range covers.Classes() {
+			out[j][covers.At(k, j).Code] = true
+		}
+	}
+	return out
+}
+
+func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *recoder {
+	r := &recoder{p: p, t: t, levels: levels, suppressed: suppressed, quasiAt: make([]int, len(p.kept)), fieldOf: make([]int, len(p.quasi)), listed: make([]*generalize.Hierarchy, len(p.header))}
+	for j, i := range p.kept {
+		r.quasiAt[j] = -1
+		for qi, pos := range p.quasi {
+			if pos == i {
+				r.quasiAt[j] = qi
+				r.fieldOf[qi] = j
+			}
+		}
+	}
+	return r
+}
+
+// gatherLabels returns, for a Mondrian release, the place in its label dictionary of
+// every record's value of every quasi-identifier (record i, quasi-identifier qi at
+// i·q+qi), nil otherwise. The records' partitions lie anywhere in the label table, a
+// cache miss each: in this short loop the misses of several records overlap, where
+// in recode's long one they came one at a time.
+func (r *recoder) gatherLabels(b *table.Batch) []int32 {
+	if r.labels == nil {
+		return nil
+	}
+	q := len(r.t.Columns)
+	xs := make([]int32, b.N*q)
+	for i := range min(b.N, len(r.class)-b.First) {
+		at := int(r.class[b.First+i]) * q
+		copy(xs[i*q:(i+1)*q], r.labels.idx[at:at+q])
+	}
+	return xs
+}
+
+// recode returns the release records of batch b (suppressed records are left out).
+func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
+	width := len(r.p.kept)
+	out := &table.Rows{Fields: make([]string, 0, b.N*width)}
+	if r.keyed {
+		out.Keys = make([][]int32, width)
+		for j, qi := range r.quasiAt {
+			if qi >= 0 {
+				out.Keys[j] = make([]int32, 0, b.N)
+			}
+		}
+	}
+	labeled := r.gatherLabels(b)
+	q := len(r.t.Columns)
+	for i := range b.N {
+		row := b.First + i
+		if row >= r.t.Rows {
+			return nil, table.ChangedError(r.p.input)
+		}
+		rec := b.Record(i)
+		// Pass 2 must read what pass 1 encoded.
+		for qi, c := range r.t.Columns {
+			f := r.fieldOf[qi]
+			v := rec[f]
+			if r.p.isNull(b, i, f, r.p.kept[f]) {
+				nullAs := r.p.quasiCfg[qi].Null
+				if nullAs == nil {
+					return nil, table.ChangedError(r.p.input) // pass 1 would have refused it
+				}
+				v = *nullAs
+			}
+			// The leaf pass 1 gave the record has this text, and no other leaf does.
+			if c.Hierarchy.Value(0, c.Codes.At(row)) != v {
+				return nil, table.ChangedError(r.p.input)
+			}
+		}
+		if r.suppressed != nil && r.suppressed[row] {
+			continue
+		}
+		for j, pos := range r.p.kept {
+			if qi := r.quasiAt[j]; qi >= 0 {
+				var x int32
+				if r.labels != nil {
+					x = labeled[i*q+qi]
+				} else {
+					c := r.t.Columns[qi]
+					x = c.Hierarchy.Code(r.levels[qi], c.Codes.At(row))
+				}
+				switch {
+				case r.keyed:
+					if r.labels == nil {
+						if x = r.dictIndex[qi][x]; x < 0 {
+							return nil, fmt.Errorf("internal error: column %q: a published record's label is not in the dictionary", r.p.header[r.p.kept[j]])
+						}
+					}
+					out.Keys[j] = append(out.Keys[j], x)
+					out.Fields = append(out.Fields, "")
+				case r.labels != nil:
+					out.Fields = append(out.Fields, r.labels.dict[qi][x])
+				default:
+					out.Fields = append(out.Fields, r.t.Columns[qi].Hierarchy.Value(r.levels[qi], x))
+				}
+				continue
+			}
+			v, conf, name := rec[j], r.p.conf[pos], r.p.header[pos]
+			if r.p.isNull(b, i, j, pos) {
+				if conf.Role != schema.Sensitive {
+					if out.Nulls == nil {
+						out.Nulls = make([]bool, b.N*width)
+					}
+					out.Nulls[out.N*width+j] = true
+					out.Fields = append(out.Fields, "")
+					continue
+				}
+				if conf.Null == nil {
+					return nil, nullError(r.p, row, name)
+				}
+				v = *conf.Null
+			}
+			if r.p.textIn {
+				if err := table.CheckType(conf, v); err != nil {
+					return nil, schema.BadInput("%s: column %q: %w", r.p.at(row), name, err)
+				}
+			}
+			if h := r.listed[pos]; h != nil {
+				if _, ok := h.Leaf(v); !ok {
+					return nil, schema.BadInput("%s: column %q: value not listed in hierarchy %s", r.p.at(row), name, h.Source())
+				}
+			}
+			out.Fields = append(out.Fields, v)
+		}
+		out.N++
+	}
+	return out, nil
+}
+
+// writeRelease is pass 2: it streams the kept columns of the input again, recodes and
+// suppresses batch by batch on a worker pool, and writes the batches in input order to
+// sink. It returns the number of records written.
+func writeRelease(ctx context.Context, src table.Source, rc *recoder, out table.Sink, workers int) (int, error) {
+	type job struct {
+		b        *table.Batch
+		out      *table.Rows
+		prepared any // out converted by the sink, when it is a preparer
+		err      error
+		done     chan struct{}
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	in := make(chan *table.Batch, workers)
+	jobs := make(chan *job, 2*workers) // in input order, for the writer
+	work := make(chan *job, 2*workers) // for the recoders
+	g.Go(safe.Go(func() error { return src.Stream(ctx, rc.p.kept, in) }))
+	g.Go(safe.Go(func() error {
+		defer close(jobs)
+		defer close(work)
+		for b := range in {
+			j := &job{b: b, done: make(chan struct{})}
+			for _, c := range []chan *job{jobs, work} {
+				select {
+				case c <- j:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+		}
+		return nil
+	}))
+	// A sink that can convert records off its writing goroutine does so on the
+	// recoders'.
+	prep, _ := out.(table.Preparer)
+	rc.keyed = rc.keyed && prep != nil
+	for range workers {
+		g.Go(safe.Go(func() error {
+			for j := range work {
+				j.out, j.err = rc.recode(j.b)
+				if j.err == nil && prep != nil {
+					if j.prepared, j.err = prep.Prepare(j.out); j.err != nil {
+						j.err = fmt.Errorf("writing release: %w", j.err)
+					}
+				}
+				close(j.done)
+			}
+			return nil
+		}))
+	}
+	written := 0
+	g.Go(safe.Go(func() error {
+		for j := range jobs {
+			select {
+			case <-j.done:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			if j.err != nil {
+				return j.err
+			}
+			var err error
+			if prep != nil {
+				err = prep.WritePrepared(j.prepared)
+			} else {
+				err = out.Write(j.out.Fields, j.out.Nulls, j.out.N)
+			}
+			if err != nil {
+				return fmt.Errorf("writing release: %w", err)
+			}
+			written += j.out.N
+			rc.p.progress.addWritten(j.out.N)
+		}
+		return nil
+	}))
+	if err := g.Wait(); err != nil {
+		return 0, err
+	}
+	return written, nil
+}
