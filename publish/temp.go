@@ -194,3 +194,30 @@ func (d *Folder) Discard() {
 	d.lock.Close()
 	d.lock = nil
 }
+
+// WriteFile makes the file name in the temporary folder (it must be new) and fills it
+// with write, then syncs and closes it, as Prepare does for a file of its own: the
+// folder's files are published together by Publish. On an error, or a panic in write,
+// the file is removed (the folder stays, for the caller to Discard).
+func (d *Folder) WriteFile(name string, write func(f *os.File) error) (err error) {
+	path := filepath.Join(d.Path, name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	done := false
+	defer func() {
+		if !done {
+			f.Close()
+			os.Remove(path)
+		}
+	}()
+	if err := write(f); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	done = true
+	return f.Close()
+}

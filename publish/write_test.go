@@ -214,3 +214,36 @@ func TestPrepare(t *testing.T) {
 		})
 	}
 }
+
+// TestFolderWriteFile: a file written into a temporary folder holds what write wrote;
+// a write that fails or panics, or a name already taken, leaves the folder as it was.
+func TestFolderWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	d, err := CreateFolder(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Discard()
+	text := func(s string) func(*os.File) error {
+		return func(f *os.File) error { _, err := f.WriteString(s); return err }
+	}
+	if err := d.WriteFile("a.csv", text("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteFile("b.csv", func(f *os.File) error { f.WriteString("partial"); return errors.New("boom") }); err == nil {
+		t.Error("a failed write gave no error")
+	}
+	func() {
+		defer func() { recover() }()
+		d.WriteFile("c.csv", func(f *os.File) error { f.WriteString("partial"); panic("boom") })
+	}()
+	if err := d.WriteFile("a.csv", text("y\n")); err == nil {
+		t.Error("a name already taken was written over")
+	}
+	if got := names(t, d.Path); !slices.Equal(got, []string{"a.csv"}) {
+		t.Errorf("the folder holds %q, want only a.csv", got)
+	}
+	if b, err := os.ReadFile(filepath.Join(d.Path, "a.csv")); err != nil || string(b) != "x\n" {
+		t.Errorf("a.csv holds %q (%v)", b, err)
+	}
+}

@@ -66,50 +66,38 @@ type releaseWriter struct {
 // recoded by rc. It returns the destination, not yet published, and the records
 // written. On error the temporary is gone.
 func (w releaseWriter) write(ctx context.Context, src table.Source, rc *recoder) (releaseDest, int, error) {
+	written := 0
 	if !folderOutput(w.out) {
-		tmp, err := publish.Create(w.out)
+		tmp, err := publish.Prepare(w.out, nil, func(f *os.File) (err error) {
+			written, err = w.writeRecords(ctx, f, src, rc)
+			return err
+		})
 		if err != nil {
-			return nil, 0, fmt.Errorf("output: %w", err)
-		}
-		n, err := w.writeFile(ctx, tmp.File, src, rc)
-		if err != nil {
-			tmp.Discard()
 			return nil, 0, err
 		}
-		return fileDest{tmp}, n, nil
+		return fileDest{tmp}, written, nil
 	}
 	tmp, err := publish.CreateFolder(w.out)
 	if err != nil {
 		return nil, 0, fmt.Errorf("output: %w", err)
 	}
 	parts := table.Split(src)
-	written := 0
 	for i, part := range parts {
-		n, err := w.writePart(ctx, filepath.Join(tmp.Path, partName(i, len(parts), w.format)), part, rc)
+		err := tmp.WriteFile(partName(i, len(parts), w.format), func(f *os.File) error {
+			n, err := w.writeRecords(ctx, f, part, rc)
+			written += n
+			return err
+		})
 		if err != nil {
 			tmp.Discard()
 			return nil, 0, err
 		}
-		written += n
 	}
 	return folderDest{tmp}, written, nil
 }
 
-// writePart writes the release part of one input part to a new file at path.
-func (w releaseWriter) writePart(ctx context.Context, path string, src table.Source, rc *recoder) (int, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return 0, fmt.Errorf("output: %w", err)
-	}
-	n, err := w.writeFile(ctx, f, src, rc)
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("writing release: %w", cerr)
-	}
-	return n, err
-}
-
-// writeFile writes the records of src, recoded by rc, to f and syncs it.
-func (w releaseWriter) writeFile(ctx context.Context, f *os.File, src table.Source, rc *recoder) (int, error) {
+// writeRecords writes the records of src, recoded by rc, to f.
+func (w releaseWriter) writeRecords(ctx context.Context, f *os.File, src table.Source, rc *recoder) (int, error) {
 	sink, err := table.NewSink(f, w.format, w.dialect, w.cols, w.meta)
 	if err != nil {
 		return 0, fmt.Errorf("writing release: %w", err)
@@ -119,9 +107,6 @@ func (w releaseWriter) writeFile(ctx context.Context, f *os.File, src table.Sour
 		return 0, err
 	}
 	if err := sink.Finish(); err != nil {
-		return 0, fmt.Errorf("writing release: %w", err)
-	}
-	if err := f.Sync(); err != nil {
 		return 0, fmt.Errorf("writing release: %w", err)
 	}
 	return written, nil

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -264,14 +265,15 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	}
 	defer tmp.Discard() // nothing, once published
 	for i, o := range cfg.DP.Outputs {
-		if err := writeDPTable(filepath.Join(tmp.Path, man.Outputs[i].File), dpFormat(o), cfg, o, tables[i]); err != nil {
+		err := tmp.WriteFile(man.Outputs[i].File, func(f *os.File) error { return writeDPTable(f, dpFormat(o), cfg, o, tables[i]) })
+		if err != nil {
 			return nil, fmt.Errorf("output %s: %w", o.Name, err)
 		}
 	}
 	wrote := time.Now()
 	log.Info("stage done", "stage", StageWrite, "outputs", len(tables), "ms", ms(computed, wrote))
-	if err := writeManifest(filepath.Join(tmp.Path, "manifest.json"), man); err != nil {
-		return nil, err
+	if err := tmp.WriteFile("manifest.json", func(f *os.File) error { return writeJSON(f, man) }); err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
 	}
 	opt.at(StagePublish)
 	if err := ctx.Err(); err != nil { // a cancelled run publishes nothing
@@ -301,18 +303,6 @@ func composed(outs []schema.DPOutput) (eps, delta float64) {
 	eps, _ = e.Float64()
 	delta, _ = d.Float64()
 	return eps, delta
-}
-
-// writeManifest writes the manifest to path, a new file.
-func writeManifest(path string, man *Manifest) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("manifest: %w", err)
-	}
-	if err := writeJSON(f, man); err != nil {
-		return fmt.Errorf("manifest: %w", err)
-	}
-	return nil
 }
 
 // checkOutDir accepts an output folder that does not exist (its parent must) or is an
@@ -1088,12 +1078,8 @@ func dpFormat(o schema.DPOutput) string {
 	return o.Format
 }
 
-// writeDPTable writes one output table to path.
-func writeDPTable(path, format string, cfg *schema.Config, o schema.DPOutput, t *dpTable) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
+// writeDPTable writes one output table to f.
+func writeDPTable(f io.Writer, format string, cfg *schema.Config, o schema.DPOutput, t *dpTable) error {
 	meta := map[string]string{
 		"sanitize.version": build.Version, "sanitize.config_digest": "sha256:" + cfg.Digest, "sanitize.dp_output": o.Name,
 		"sanitize.mechanism": o.Mechanism, "sanitize.epsilon": table.FormatFloat(o.Epsilon), "sanitize.delta": table.FormatFloat(o.Delta),
@@ -1106,21 +1092,15 @@ func writeDPTable(path, format string, cfg *schema.Config, o schema.DPOutput, t 
 		dialect = schema.CSV{Separator: ',', Header: true}
 	}
 	s, err := table.NewSink(f, format, dialect, t.cols, meta)
-	if err == nil {
-		w := len(t.cols)
-		for lo := 0; lo < t.n && err == nil; lo += table.BatchRows {
-			hi := min(lo+table.BatchRows, t.n)
-			err = s.Write(t.fields[lo*w:hi*w], nil, hi-lo)
+	if err != nil {
+		return err
+	}
+	w := len(t.cols)
+	for lo := 0; lo < t.n; lo += table.BatchRows {
+		hi := min(lo+table.BatchRows, t.n)
+		if err := s.Write(t.fields[lo*w:hi*w], nil, hi-lo); err != nil {
+			return err
 		}
-		if err == nil {
-			err = s.Finish()
-		}
 	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return s.Finish()
 }

@@ -2,6 +2,8 @@ package release
 
 import (
 	"fmt"
+	"io"
+	"os"
 
 	"sanitizer/internal/build"
 	"sanitizer/publish"
@@ -38,15 +40,27 @@ func Generate(path, format string, rows int, seed uint64, opt Options) (err erro
 	if err := publish.CheckFile("--out", path, opt.Force); err != nil {
 		return err
 	}
-	tmp, err := publish.Create(path)
+	meta := map[string]string{"sanitize.tool": "sanitize", "sanitize.version": build.Version, "sanitize.generator": "hospital", "sanitize.seed": fmt.Sprint(seed)}
+	tmp, err := publish.Prepare(path, nil, func(f *os.File) error {
+		return writeHospital(f, format, cols, meta, rows, seed, opt)
+	})
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
 	defer tmp.Discard() // nothing, once published
-	meta := map[string]string{"sanitize.tool": "sanitize", "sanitize.version": build.Version, "sanitize.generator": "hospital", "sanitize.seed": fmt.Sprint(seed)}
-	out, err := table.NewSink(tmp.File, format, schema.CSV{Separator: ',', Header: true}, cols, meta)
+	opt.at(StagePublish)
+	if err := tmp.Publish(opt.Force); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	return nil
+}
+
+// writeHospital writes rows records of the hospital sample, seeded by seed, as a table
+// of the given format and columns to w.
+func writeHospital(w io.Writer, format string, cols []table.OutColumn, meta map[string]string, rows int, seed uint64, opt Options) error {
+	out, err := table.NewSink(w, format, schema.CSV{Separator: ',', Header: true}, cols, meta)
 	if err != nil {
-		return fmt.Errorf("gen: %w", err)
+		return err
 	}
 	g := sample.NewHospitalGen(seed)
 	width := len(cols)
@@ -60,25 +74,12 @@ func Generate(path, format string, rows int, seed uint64, opt Options) (err erro
 			fields = append(fields, row...)
 		}
 		if err := out.Write(fields, nil, n); err != nil {
-			return fmt.Errorf("gen: %w", err)
+			return err
 		}
 		if done == 0 {
 			opt.at(StageWrite)
 		}
 		done += n
 	}
-	if err := out.Finish(); err != nil {
-		return fmt.Errorf("gen: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("gen: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("gen: %w", err)
-	}
-	opt.at(StagePublish)
-	if err := tmp.Publish(opt.Force); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	return nil
+	return out.Finish()
 }

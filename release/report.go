@@ -161,29 +161,18 @@ const emptyRelease = "the release holds no record: every record was suppressed"
 // writeJSONTemp writes v as indented JSON to a new temporary file beside path, held
 // until the caller publishes or discards it.
 func writeJSONTemp(path string, v any) (*publish.File, error) {
-	f, err := publish.Create(path)
+	f, err := publish.Prepare(path, nil, func(f *os.File) error { return writeJSON(f, v) })
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := writeJSON(f.File, v); err != nil {
-		f.Discard()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
 }
 
-// writeJSON writes v as indented JSON to f, syncs and closes it.
-func writeJSON(f *os.File, v any) error {
-	enc := json.NewEncoder(f)
+// writeJSON writes v as indented JSON to w.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	err := enc.Encode(v)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return enc.Encode(v)
 }
 
 // releaseMetadata is the key-value metadata of a Parquet or Arrow release: the release
