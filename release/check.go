@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/verify"
 )
@@ -59,7 +60,7 @@ func reportRecorded(path string) (*recorded, error) {
 	if err != nil {
 		return nil, schema.BadInput("--report: %w", err)
 	}
-	var rep Report
+	var rep report.Report
 	if err := json.Unmarshal(data, &rep); err != nil {
 		return nil, schema.BadInput("--report: %s: not a release report: %w", path, err)
 	}
@@ -122,7 +123,7 @@ func (r *recorded) levels(release string, quasi []string) ([]int, error) {
 	if !ok {
 		return nil, nil
 	}
-	var node []NodeLevel
+	var node []report.NodeLevel
 	if err := json.Unmarshal([]byte(v), &node); err != nil || len(node) != len(quasi) {
 		return nil, schema.Unattainable("%s: %s %s is not one level per quasi-identifier of the configuration", release, r.where, r.name["sanitize.node"])
 	}

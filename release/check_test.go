@@ -13,6 +13,7 @@ import (
 
 	"sanitizer/generalize"
 	"sanitizer/internal/arrowtest"
+	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/table"
 	"sanitizer/verify"
@@ -320,17 +321,17 @@ func TestCheckInferredNode(t *testing.T) {
 	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--report") {
 		t.Fatalf("check without the node: %v, want a bad input naming --report", err)
 	}
-	report := filepath.Join(dir, "report.json")
-	r := Report{Input: FileSummary{Rows: 20}, Model: ModelSummary{K: 25, SuppressionRate: 1, MaxSuppressed: 20}, Suppressed: 20,
-		Algorithm: "optimal", Node: []NodeLevel{{Column: "g", Level: 1, Levels: 3}}}
+	reportPath := filepath.Join(dir, "report.json")
+	r := report.Report{Input: report.FileSummary{Rows: 20}, Model: report.ModelSummary{K: 25, SuppressionRate: 1, MaxSuppressed: 20}, Suppressed: 20,
+		Algorithm: "optimal", Node: []report.NodeLevel{{Column: "g", Level: 1, Levels: 3}}}
 	data, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(report, data, 0o644); err != nil {
+	if err := os.WriteFile(reportPath, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Check(context.Background(), cfg, Options{Input: in, Output: empty, Report: report}); err != nil {
+	if _, err := Check(context.Background(), cfg, Options{Input: in, Output: empty, Report: reportPath}); err != nil {
 		t.Fatalf("check with the report: %v", err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"sanitizer/internal/build"
 	"sanitizer/internal/safe"
 	"sanitizer/publish"
+	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/table"
 )
@@ -30,76 +31,6 @@ import (
 // temporary folder, record the spend in the ledger, and only then move the folder into
 // place (record, then release: a failure after the record leaves the budget spent and
 // nothing published, never the reverse).
-
-// Manifest describes a DP run's outputs: how each was made private, never a data value.
-type Manifest struct {
-	Tool         string           `json:"tool"`
-	Version      string           `json:"version"`
-	Dataset      string           `json:"dataset,omitempty"`
-	ConfigDigest string           `json:"config_digest"`
-	CreatedUTC   string           `json:"created_utc"`
-	Neighbours   string           `json:"neighbours"`
-	PrivacyUnit  *ManifestUnit    `json:"privacy_unit,omitempty"`
-	Epsilon      float64          `json:"epsilon"` // this run, composed sequentially
-	Delta        float64          `json:"delta"`
-	Ledger       *ManifestLedger  `json:"ledger,omitempty"`
-	Outputs      []ManifestOutput `json:"outputs"`
-}
-
-// ManifestUnit is the privacy unit's contribution bounds.
-type ManifestUnit struct {
-	Column          string `json:"column"`
-	MaxRowsPerUnit  int    `json:"max_rows_per_unit,omitempty"`
-	MaxCellsPerUnit int    `json:"max_cells_per_unit,omitempty"`
-	Seed            uint64 `json:"seed"`
-}
-
-// ManifestLedger is the dataset's account after this run's spend was recorded.
-type ManifestLedger struct {
-	File         string  `json:"file"`
-	EpsilonSpent float64 `json:"epsilon_spent"`
-	DeltaSpent   float64 `json:"delta_spent"`
-	EpsilonTotal float64 `json:"epsilon_total"`
-	DeltaTotal   float64 `json:"delta_total"`
-	Recorded     string  `json:"recorded"`
-}
-
-// ManifestOutput is one output: its file, its cells and its mechanism. L0 is the
-// number of cells one privacy unit may change and LInf the most it may change one by
-// (the sensitivities the library is given); L1 and L2 follow from them.
-type ManifestOutput struct {
-	Name          string               `json:"name"`
-	File          string               `json:"file"`
-	Kind          string               `json:"kind"` // histogram | marginals | aggregate | synthetic
-	Columns       []string             `json:"columns"`
-	Marginals     [][]string           `json:"marginals,omitempty"`
-	Cells         int                  `json:"cells"`
-	Other         bool                 `json:"other_cell"`
-	Mechanism     string               `json:"mechanism"`
-	Epsilon       float64              `json:"epsilon"`
-	Delta         float64              `json:"delta"`
-	Neighbours    string               `json:"neighbours"`
-	L0            int64                `json:"l0,omitempty"`
-	LInf          int64                `json:"linf,omitempty"`
-	L1            float64              `json:"l1,omitempty"`
-	L2            float64              `json:"l2,omitempty"`
-	NoiseScale    float64              `json:"noise_scale,omitempty"` // Laplace b or Gaussian σ of every cell
-	HalfWidth95   float64              `json:"ci95_half_width,omitempty"`
-	Post          []string             `json:"post"`
-	Value         string               `json:"value_column,omitempty"` // aggregate
-	Bounds        []float64            `json:"bounds,omitempty"`
-	Ranks         []float64            `json:"quantile_ranks,omitempty"`
-	Stats         []dphist.StatBudget  `json:"stats,omitempty"`
-	Contributions *ManifestContributed `json:"contributions,omitempty"`
-	Synthetic     *dphist.SynthReport  `json:"synthetic,omitempty"`
-}
-
-// ManifestContributed says how the privacy unit's rows were bounded in one output.
-type ManifestContributed struct {
-	CellsPerUnit int `json:"cells_per_unit,omitempty"`
-	RowsPerCell  int `json:"rows_per_unit_and_cell,omitempty"`
-	RowsPerUnit  int `json:"rows_per_unit,omitempty"`
-}
 
 // dpColumn is one column the outputs read: when an output counts it (dom set), its
 // cell per row (−1: outside the declared domain); when an aggregate measures it, its
@@ -139,7 +70,7 @@ type dpInput struct {
 // schema.ErrBadInput for bad input or configuration and schema.ErrUnattainable when the
 // budget does not allow the run; either way nothing is written. A defect of this
 // program (a panic, on any of the run's goroutines) matches safe.ErrInternal.
-func DP(ctx context.Context, cfg *schema.Config, opt Options) (man *Manifest, err error) {
+func DP(ctx context.Context, cfg *schema.Config, opt Options) (man *report.Manifest, err error) {
 	err = safe.Call(func() error {
 		man, err = dp(ctx, cfg, opt)
 		return err
@@ -151,7 +82,7 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (man *Manifest, er
 }
 
 // dp is DP, its panics not recovered.
-func dp(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error) {
+func dp(ctx context.Context, cfg *schema.Config, opt Options) (*report.Manifest, error) {
 	if err := checkDPConfig(cfg, opt); err != nil {
 		return nil, err
 	}
@@ -216,17 +147,17 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	read := time.Now()
 	log.Info("stage done", "stage", StageRead, "columns", len(data.col), "ms", ms(start, read)) // the record count is not DP: never logged
 
-	man := &Manifest{
+	man := &report.Manifest{
 		Tool: "sanitize", Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
 		CreatedUTC: spend.Time.Format(time.RFC3339), Neighbours: cfg.DP.Neighbours,
 		Epsilon: spend.Epsilon, Delta: spend.Delta,
 	}
 	if u := cfg.DP.PrivacyUnit; u != nil {
-		man.PrivacyUnit = &ManifestUnit{Column: u.Column, MaxRowsPerUnit: u.MaxRowsPerUnit, MaxCellsPerUnit: u.MaxCellsPerUnit, Seed: u.Seed}
+		man.PrivacyUnit = &report.ManifestUnit{Column: u.Column, MaxRowsPerUnit: u.MaxRowsPerUnit, MaxCellsPerUnit: u.MaxCellsPerUnit, Seed: u.Seed}
 	}
 	// The outputs are independent: computed concurrently, reported in order.
 	tables := make([]*dpTable, len(cfg.DP.Outputs))
-	man.Outputs = make([]ManifestOutput, len(cfg.DP.Outputs))
+	man.Outputs = make([]report.ManifestOutput, len(cfg.DP.Outputs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opt.workers())
 	for i, o := range cfg.DP.Outputs {
@@ -252,7 +183,7 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 		e, d := a.Spent()
 		ef, _ := e.Float64()
 		df, _ := d.Float64()
-		man.Ledger = &ManifestLedger{File: filepath.Base(opt.Ledger), EpsilonSpent: ef, DeltaSpent: df,
+		man.Ledger = &report.ManifestLedger{File: filepath.Base(opt.Ledger), EpsilonSpent: ef, DeltaSpent: df,
 			EpsilonTotal: a.EpsilonTotal, DeltaTotal: a.DeltaTotal,
 			Recorded: "before any output was written"}
 		opt.at(StageRecorded)
@@ -272,7 +203,7 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*Manifest, error)
 	}
 	wrote := time.Now()
 	log.Info("stage done", "stage", StageWrite, "outputs", len(tables), "ms", ms(computed, wrote))
-	if err := tmp.WriteFile("manifest.json", func(f *os.File) error { return writeJSON(f, man) }); err != nil {
+	if err := tmp.WriteFile("manifest.json", func(f *os.File) error { return report.WriteJSON(f, man) }); err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
 	opt.at(StagePublish)
@@ -723,8 +654,8 @@ func unitSensitivity(cfg *schema.Config) (l0, linf int64) {
 }
 
 // computeOutput computes one output.
-func computeOutput(ctx context.Context, cfg *schema.Config, p *plan, o schema.DPOutput, data *dpInput) (ManifestOutput, *dpTable, error) {
-	mo := ManifestOutput{Name: o.Name, File: o.Name + "." + dpFormat(o), Mechanism: o.Mechanism, Epsilon: o.Epsilon,
+func computeOutput(ctx context.Context, cfg *schema.Config, p *plan, o schema.DPOutput, data *dpInput) (report.ManifestOutput, *dpTable, error) {
+	mo := report.ManifestOutput{Name: o.Name, File: o.Name + "." + dpFormat(o), Mechanism: o.Mechanism, Epsilon: o.Epsilon,
 		Delta: o.Delta, Neighbours: cfg.DP.Neighbours, Other: o.Other, Columns: outputColumns(o), Post: []string{}}
 	cols, sizes, labels, err := outputCells(p, o, data)
 	if err != nil {
@@ -736,7 +667,7 @@ func computeOutput(ctx context.Context, cfg *schema.Config, p *plan, o schema.DP
 		if keep, err = boundRows(b, cols, sizes, data); err != nil {
 			return mo, nil, fmt.Errorf("output %s: %w", o.Name, err)
 		}
-		mo.Contributions = &ManifestContributed{CellsPerUnit: u.MaxCellsPerUnit}
+		mo.Contributions = &report.ManifestContributed{CellsPerUnit: u.MaxCellsPerUnit}
 		if u.MaxCellsPerUnit > 0 {
 			mo.Contributions.RowsPerCell = max(u.MaxRowsPerUnit, 1)
 		} else {
@@ -789,7 +720,7 @@ func boundRows(b dphist.Bound, cols [][]int32, sizes []int, data *dpInput) ([]bo
 }
 
 // mechanismFor fills the manifest's sensitivity and noise fields for counts.
-func mechanismFor(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, parts int) (dphist.Mechanism, error) {
+func mechanismFor(cfg *schema.Config, o schema.DPOutput, mo *report.ManifestOutput, parts int) (dphist.Mechanism, error) {
 	l0, linf := sensitivity(cfg, parts)
 	m := dphist.Mechanism{Kind: o.Mechanism, Epsilon: o.Epsilon, Delta: o.Delta, L0: l0, LInf: linf}
 	if err := m.Check(); err != nil {
@@ -806,7 +737,7 @@ func mechanismFor(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, par
 }
 
 // histogramOutput counts and noises every cell of the cross product.
-func histogramOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool) (*dpTable, error) {
+func histogramOutput(cfg *schema.Config, o schema.DPOutput, mo *report.ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool) (*dpTable, error) {
 	n, err := dphist.Cells(sizes, maxDPCells)
 	if err != nil {
 		return nil, schema.BadInput("dp.outputs %s: %v", o.Name, err)
@@ -914,7 +845,7 @@ func postProcess(sizes []int, ms []dphist.Marginal, post []string) ([]dphist.Mar
 
 // marginalsOutput counts and noises every j-way marginal; one row per cell of every
 // marginal, the columns outside a marginal written "*".
-func marginalsOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool) (*dpTable, error) {
+func marginalsOutput(cfg *schema.Config, o schema.DPOutput, mo *report.ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool) (*dpTable, error) {
 	subsets := dphist.Subsets(len(cols), o.Marginals.Way)
 	for i, l := range labels {
 		if slices.Contains(l, "*") {
@@ -980,7 +911,7 @@ func marginalsOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, 
 }
 
 // aggregateOutput computes the per-group statistics with the library's dpagg.
-func aggregateOutput(cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool, data *dpInput) (*dpTable, error) {
+func aggregateOutput(cfg *schema.Config, o schema.DPOutput, mo *report.ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool, data *dpInput) (*dpTable, error) {
 	a := o.Aggregate
 	groups, err := dphist.Cells(sizes, maxDPCells)
 	if err != nil {

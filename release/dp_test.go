@@ -15,12 +15,13 @@ import (
 	"testing"
 
 	"sanitizer/dphist"
+	"sanitizer/report"
 	"sanitizer/schema"
 )
 
 // dpRun writes a configuration and an input into a fresh folder and runs DP with the
 // given ledger ("" = none). It returns the folder, the output folder and the result.
-func dpRun(t *testing.T, conf, input, ledger string) (string, string, *Manifest, error) {
+func dpRun(t *testing.T, conf, input, ledger string) (string, string, *report.Manifest, error) {
 	t.Helper()
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "dp.yaml")
@@ -125,7 +126,7 @@ func TestDPHistogramCellsAndManifest(t *testing.T) {
 	if man.Epsilon != 0.75 || man.Delta != 1e-6 || man.Ledger == nil || man.Ledger.EpsilonSpent != 0.75 {
 		t.Errorf("run spend ε=%g δ=%g ledger %+v", man.Epsilon, man.Delta, man.Ledger)
 	}
-	var onDisk Manifest
+	var onDisk report.Manifest
 	data, err := os.ReadFile(filepath.Join(out, "manifest.json"))
 	if err != nil || json.Unmarshal(data, &onDisk) != nil || len(onDisk.Outputs) != 2 {
 		t.Fatalf("manifest.json: %v", err)

@@ -10,12 +10,13 @@ import (
 	"strings"
 
 	"sanitizer/dphist"
+	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/table"
 )
 
 // syntheticOutput draws synthetic records (AIM or MST) from the output's columns.
-func syntheticOutput(ctx context.Context, cfg *schema.Config, o schema.DPOutput, mo *ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool, data *dpInput) (*dpTable, error) {
+func syntheticOutput(ctx context.Context, cfg *schema.Config, o schema.DPOutput, mo *report.ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool, data *dpInput) (*dpTable, error) {
 	s := o.Synthetic
 	workload, err := syntheticWorkload(s)
 	if err != nil {

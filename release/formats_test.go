@@ -20,6 +20,7 @@ import (
 
 	"sanitizer/internal/arrowtest"
 	"sanitizer/internal/build"
+	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/table"
 )
@@ -165,7 +166,7 @@ func readArrowIPC(t *testing.T, path string, stream bool) (arrow.Table, arrow.Me
 func TestFormatsAgree(t *testing.T) {
 	cfg, dir := formatsFixture(t, 6000)
 	now := func() time.Time { return time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC) }
-	release := func(in, out string) *Report {
+	release := func(in, out string) *report.Report {
 		t.Helper()
 		rep, err := Release(context.Background(), cfg, Options{Input: filepath.Join(dir, in), Output: filepath.Join(dir, out), Now: now})
 		if err != nil {
@@ -253,7 +254,7 @@ func TestFormatsAgree(t *testing.T) {
 	}
 }
 
-func nodeOf(r *Report) []int {
+func nodeOf(r *report.Report) []int {
 	out := make([]int, len(r.Node))
 	for i, n := range r.Node {
 		out[i] = n.Level

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/report"
 	"sanitizer/schema"
 )
 
@@ -47,7 +48,7 @@ func TestReleaseMondrianAdult(t *testing.T) {
 	for _, k := range []int{5, 10, 50} {
 		t.Run(fmt.Sprintf("k=%d", k), func(t *testing.T) {
 			dir := t.TempDir()
-			run := func(algorithm string, supp float64, workers int) (*Report, []byte) {
+			run := func(algorithm string, supp float64, workers int) (*report.Report, []byte) {
 				sub := filepath.Join(dir, algorithm+strconv.FormatFloat(supp, 'g', -1, 64)+strconv.Itoa(workers))
 				os.MkdirAll(sub, 0o755)
 				cfg := adultTyped(t, sub, k, supp, algorithm)
@@ -125,7 +126,7 @@ func BenchmarkReleaseAdultMondrian(b *testing.B) {
 	cfg := adultTyped(b, dir, 5, 0, "mondrian")
 	abs := needAdult(b)
 	opt := Options{Input: filepath.Join(abs, "adult.csv"), Output: filepath.Join(dir, "release.csv"), Force: true}
-	var rep *Report
+	var rep *report.Report
 	for b.Loop() {
 		var err error
 		if rep, err = Release(context.Background(), cfg, opt); err != nil {

@@ -14,6 +14,7 @@ import (
 	"sanitizer/internal/build"
 	"sanitizer/internal/safe"
 	"sanitizer/publish"
+	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/table"
 	"sanitizer/verify"
@@ -83,7 +84,7 @@ func paths(cfg *schema.Config, opt Options) (in, out, inFmt, outFmt string, err 
 // the report path) unless the written release passed the independent verification.
 // Errors match schema.ErrBadInput for bad input or configuration and
 // schema.ErrUnattainable when k cannot be met within the suppression limit.
-func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, error) {
+func Release(ctx context.Context, cfg *schema.Config, opt Options) (*report.Report, error) {
 	start := time.Now()
 	if err := checkReleaseConfig(cfg); err != nil {
 		return nil, err
@@ -282,42 +283,42 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*Report, err
 	}
 	verified := time.Now()
 	if m.Rows == 0 {
-		log.Warn(emptyRelease, "suppressed", m.Suppressed)
+		log.Warn(report.EmptyRelease, "suppressed", m.Suppressed)
 	}
 	log.Info("stage done", "stage", StageVerify, "records", m.Rows, "classes", m.Classes, "min_class", m.MinClass, "ms", ms(wrote, verified))
 
-	rep := &Report{
+	rep := &report.Report{
 		Tool: "sanitize", Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
-		Input:      FileSummary{Path: in, Format: inFmt, Rows: t.Rows},
-		Output:     FileSummary{Path: out, Format: outFmt, Rows: written},
-		Model:      ModelSummary{K: cfg.Privacy.K, SuppressionRate: cfg.Privacy.Suppression, MaxSuppressed: p.maxSupp},
+		Input:      report.FileSummary{Path: in, Format: inFmt, Rows: t.Rows},
+		Output:     report.FileSummary{Path: out, Format: outFmt, Rows: written},
+		Model:      report.ModelSummary{K: cfg.Privacy.K, SuppressionRate: cfg.Privacy.Suppression, MaxSuppressed: p.maxSupp},
 		Classes:    res.Classes,
 		MinClass:   res.MinClass,
 		AvgClass:   m.AvgClass,
 		Suppressed: res.Suppressed,
-		Metric:     MetricSummary{Name: res.Metric, Value: res.Value},
-		Lattice:    LatticeStats{Size: res.LatticeSize, Evaluated: res.Evaluated, Tagged: res.Tagged, Bounded: res.Bounded},
-		Verified:   Verification{Rows: m.Rows, Classes: m.Classes, MinClass: m.MinClass, Suppressed: m.Suppressed},
+		Metric:     report.MetricSummary{Name: res.Metric, Value: res.Value},
+		Lattice:    report.LatticeStats{Size: res.LatticeSize, Evaluated: res.Evaluated, Tagged: res.Tagged, Bounded: res.Bounded},
+		Verified:   report.Verification{Rows: m.Rows, Classes: m.Classes, MinClass: m.MinClass, Suppressed: m.Suppressed},
 	}
 	for _, l := range cfg.Privacy.LDiversity {
-		rep.Model.LDiversity = append(rep.Model.LDiversity, LDiversityIn{Column: l.Column, Variant: l.Variant, L: l.L, C: l.C})
+		rep.Model.LDiversity = append(rep.Model.LDiversity, report.LDiversityIn{Column: l.Column, Variant: l.Variant, L: l.L, C: l.C})
 	}
 	for _, t := range cfg.Privacy.TCloseness {
-		rep.Model.TCloseness = append(rep.Model.TCloseness, TClosenessIn{Column: t.Column, T: t.T, Distance: t.Distance})
+		rep.Model.TCloseness = append(rep.Model.TCloseness, report.TClosenessIn{Column: t.Column, T: t.T, Distance: t.Distance})
 	}
 	for _, s := range m.Sensitive {
-		rep.Verified.Sensitive = append(rep.Verified.Sensitive, SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance})
+		rep.Verified.Sensitive = append(rep.Verified.Sensitive, report.SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance})
 	}
 	rep.HierarchyDigests = p.hier.digests()
 	rep.Algorithm, rep.Utility = algorithm(cfg), util
 	if mres != nil {
-		rep.Partitions = &PartitionStats{Partitions: len(mres.Sizes), Splits: mres.Splits}
+		rep.Partitions = &report.PartitionStats{Partitions: len(mres.Sizes), Splits: mres.Splits}
 	} else {
 		for i, c := range t.Columns {
-			rep.Node = append(rep.Node, NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()})
+			rep.Node = append(rep.Node, report.NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()})
 		}
 	}
-	rep.StagesMS = Stages{Encode: ms(start, encoded), Search: ms(encoded, searched), Write: ms(searched, wrote), Verify: ms(wrote, verified)}
+	rep.StagesMS = report.Stages{Encode: ms(start, encoded), Search: ms(encoded, searched), Write: ms(searched, wrote), Verify: ms(wrote, verified)}
 
 	// Publish: the report (if any) first to a temporary file, then both renames.
 	var reportTmp *publish.File

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"sanitizer/internal/arrowtest"
+	"sanitizer/report"
 	"sanitizer/schema"
 )
 
@@ -223,7 +224,7 @@ func BenchmarkReleaseAdult(b *testing.B) {
 	cfg := adultConfig(b, dir, 5, 0.05)
 	abs := needAdult(b)
 	opt := Options{Input: filepath.Join(abs, "adult.csv"), Output: filepath.Join(dir, "release.csv"), Force: true}
-	var rep *Report
+	var rep *report.Report
 	for b.Loop() {
 		var err error
 		if rep, err = Release(context.Background(), cfg, opt); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"sanitizer/generalize"
+	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/verify"
 )
@@ -35,7 +36,7 @@ func sameMetrics(m *verify.Measured, u generalize.Metrics, records int) string {
 
 // releaseAndCheck releases in to dir/release.csv under cfg, checks the release again,
 // and fails the test unless Check's five metrics equal the report's (the search's).
-func releaseAndCheck(t *testing.T, cfg *schema.Config, in, dir string) (*Report, *verify.Measured) {
+func releaseAndCheck(t *testing.T, cfg *schema.Config, in, dir string) (*report.Report, *verify.Measured) {
 	t.Helper()
 	out := filepath.Join(dir, "release.csv")
 	rep, err := Release(context.Background(), cfg, Options{Input: in, Output: out})

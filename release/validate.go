@@ -6,36 +6,18 @@ import (
 	"fmt"
 
 	"sanitizer/generalize"
+	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/table"
 )
-
-// Validation is what Validate found: the configuration's shape and, when an input was
-// given, the input's.
-type Validation struct {
-	Release bool // the configuration describes a release (privacy.k is set)
-	DP      int  // outputs of the dp section
-	Quasi   int  // quasi-identifiers
-	// Heights is every quasi-identifier's number of hierarchy levels (nil when a
-	// hierarchy is built from the data and no input was given).
-	Heights []int
-	// Lattice is the number of generalization nodes (the product of Heights; 0 when
-	// Heights is nil); LatticeTooLarge says it is past what the search accepts.
-	Lattice         int
-	LatticeTooLarge bool
-	// Input says an input was read and met the configuration; Rows is its number of
-	// records when it was read as a release (−1 otherwise).
-	Input bool
-	Rows  int
-}
 
 // Validate checks a configuration as a release and a dp run would: its settings, its
 // hierarchy files and, when opt.Input (or input.path) names an input, the input's
 // columns and types, that every quasi-identifier and listed sensitive value is covered
 // by its hierarchy, and that every dp column value lies in its declared domain. It
 // writes nothing. Errors match schema.ErrBadInput as the runs' own do.
-func Validate(ctx context.Context, cfg *schema.Config, opt Options) (*Validation, error) {
-	v := &Validation{Release: cfg.Privacy.K > 0, Quasi: len(cfg.Quasi()), Rows: -1}
+func Validate(ctx context.Context, cfg *schema.Config, opt Options) (*report.Validation, error) {
+	v := &report.Validation{Release: cfg.Privacy.K > 0, Quasi: len(cfg.Quasi()), Rows: -1}
 	if v.Release || cfg.DP == nil {
 		if err := checkReleaseConfig(cfg); err != nil {
 			return nil, err
@@ -60,13 +42,13 @@ func Validate(ctx context.Context, cfg *schema.Config, opt Options) (*Validation
 	}
 	if in == "" {
 		v.Heights = fileHeights(cfg, hier)
-		v.setLattice()
+		setLattice(v)
 		return v, nil
 	}
 	if err := validateInput(ctx, cfg, in, v); err != nil {
 		return nil, err
 	}
-	v.setLattice()
+	setLattice(v)
 	if v.Release && v.LatticeTooLarge && cfg.Search.Algorithm != "mondrian" {
 		return nil, schema.BadInput("columns: the generalization lattice of the quasi-identifiers has more nodes than the search considers: use fewer quasi-identifiers or shallower hierarchies")
 	}
@@ -75,7 +57,7 @@ func Validate(ctx context.Context, cfg *schema.Config, opt Options) (*Validation
 
 // validateInput reads the input as pass 1 of a release (and, for a dp section, as the
 // dp run) does, and fills in the lattice's heights and the record count.
-func validateInput(ctx context.Context, cfg *schema.Config, in string, v *Validation) error {
+func validateInput(ctx context.Context, cfg *schema.Config, in string, v *report.Validation) error {
 	inFmt, err := table.InputFormat(in, cfg.Input)
 	if err != nil {
 		return err
@@ -144,8 +126,8 @@ func fileHeights(cfg *schema.Config, hier *hierFiles) []int {
 	return heights
 }
 
-// setLattice computes the lattice's size from the heights.
-func (v *Validation) setLattice() {
+// setLattice sets v's lattice size from its heights.
+func setLattice(v *report.Validation) {
 	if len(v.Heights) == 0 {
 		return
 	}

@@ -16,7 +16,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 	"sanitizer/internal/build"
 	"sanitizer/internal/safe"
 	"sanitizer/release"
+	"sanitizer/report"
 	"sanitizer/schema"
 )
 
@@ -274,19 +274,7 @@ func newDP(stdout io.Writer, g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, o := range man.Outputs {
-				if s := o.Synthetic; s != nil {
-					fmt.Fprintf(stdout, "%s: synthetic, %d records, %s ε=%g δ=%g (zCDP ρ %.4g, %d rounds, %d marginals measured, model of %d cells)\n",
-						o.File, s.Rows, s.Method, o.Epsilon, o.Delta, s.Rho, s.Rounds, len(s.Measured), s.ModelSize)
-					continue
-				}
-				fmt.Fprintf(stdout, "%s: %s, %d cells, %s ε=%g δ=%g, 95%% half-width %s\n", o.File, o.Kind, o.Cells, o.Mechanism, o.Epsilon, o.Delta, halfWidth(o))
-			}
-			fmt.Fprintf(stdout, "spent ε=%g δ=%g", man.Epsilon, man.Delta)
-			if l := man.Ledger; l != nil {
-				fmt.Fprintf(stdout, "; dataset %q has spent ε=%g of %g, δ=%g of %g", man.Dataset, l.EpsilonSpent, l.EpsilonTotal, l.DeltaSpent, l.DeltaTotal)
-			}
-			fmt.Fprintf(stdout, "\nmanifest: %s\n", filepath.Join(opt.Output, "manifest.json"))
+			man.Summary(stdout, filepath.Join(opt.Output, "manifest.json"))
 			return nil
 		},
 	}
@@ -295,23 +283,6 @@ func newDP(stdout io.Writer, g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&opt.Output, "out", "", "folder to write the outputs into (must not exist, or be empty)")
 	cmd.Flags().StringVar(&opt.Ledger, "ledger", "", "budget ledger (JSON) to charge; created if missing")
 	return cmd
-}
-
-// halfWidth is an output's 95% half-width as text, per statistic for aggregates.
-func halfWidth(o release.ManifestOutput) string {
-	if o.Kind != "aggregate" {
-		return fmt.Sprintf("%.3g", o.HalfWidth95)
-	}
-	var parts []string
-	for _, s := range o.Stats {
-		if s.HalfWidth95 > 0 {
-			parts = append(parts, fmt.Sprintf("%s %.3g", s.Stat, s.HalfWidth95))
-		}
-	}
-	if len(parts) == 0 {
-		return "data-dependent"
-	}
-	return strings.Join(parts, ", ")
 }
 
 func newValidate(stdout io.Writer) *cobra.Command {
@@ -334,39 +305,13 @@ func newValidate(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			printValidation(stdout, cfgPath, v)
+			v.Summary(stdout, cfgPath)
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "configuration (YAML, required)")
 	cmd.Flags().StringVar(&opt.Input, "in", "", "input table to check against it: a file, or a folder or glob pattern of parts (overrides input.path)")
 	return cmd
-}
-
-// printValidation is validate's summary.
-func printValidation(w io.Writer, cfgPath string, v *release.Validation) {
-	fmt.Fprintf(w, "ok: %s is valid\n", cfgPath)
-	if v.Release {
-		switch {
-		case v.Heights == nil:
-			fmt.Fprintf(w, "release: %d quasi-identifiers; lattice size depends on the data (a hierarchy is built from it): give --in\n", v.Quasi)
-		default:
-			levels := make([]string, len(v.Heights))
-			for i, h := range v.Heights {
-				levels[i] = fmt.Sprint(h)
-			}
-			fmt.Fprintf(w, "release: %d quasi-identifiers; lattice %d nodes (levels %s)\n", v.Quasi, v.Lattice, strings.Join(levels, "×"))
-		}
-	}
-	if v.DP > 0 {
-		fmt.Fprintf(w, "dp: %d outputs\n", v.DP)
-	}
-	switch {
-	case v.Rows >= 0:
-		fmt.Fprintf(w, "input: %d records; its columns, types, hierarchies and domains agree with the configuration\n", v.Rows)
-	case v.Input:
-		fmt.Fprintln(w, "input: its columns, types and domains agree with the configuration")
-	}
 }
 
 func newCheck(stdout io.Writer) *cobra.Command {
@@ -383,18 +328,7 @@ func newCheck(stdout io.Writer) *cobra.Command {
 			}
 			m, err := release.Check(cmd.Context(), cfg, opt)
 			if m != nil {
-				fmt.Fprintf(stdout, "measured k=%d (required %d): %d classes, %d records released, %d of %d suppressed (limit %g)\n",
-					m.MinClass, cfg.Privacy.K, m.Classes, m.Rows, m.Suppressed, m.Rows+m.Suppressed, cfg.Privacy.Suppression)
-				if m.Utility {
-					fmt.Fprintf(stdout, "measured utility: loss %.4f, NCP %.4f, non-uniform entropy %.6g bits, discernibility %.6g, C_AVG %.2f\n",
-						m.Loss, m.NCP, m.NonUniformEntropy, m.Discernibility, m.CAvg)
-				} else {
-					fmt.Fprintf(stdout, "measured utility: discernibility %.6g, C_AVG %.2f (loss, NCP and non-uniform entropy: not measured, the release failed the check first)\n",
-						m.Discernibility, m.CAvg)
-				}
-				for _, s := range m.Sensitive {
-					fmt.Fprintf(stdout, "measured on %s: distinct l=%d, entropy l=%.2f, largest %s EMD %.4f\n", s.Column, s.MinDistinct, s.MinEntropyL, s.Distance, s.MaxEMD)
-				}
+				report.CheckSummary(stdout, cfg, m)
 			}
 			if err != nil {
 				return err

@@ -501,8 +501,8 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// report is the part of the JSON report the tests check (field names as written).
-type report struct {
+// jsonReport is the part of the JSON report the tests check (field names as written).
+type jsonReport struct {
 	Tool         string `json:"tool"`
 	ConfigDigest string `json:"config_digest"`
 	Input        struct {
@@ -607,7 +607,7 @@ func TestReleaseHospital(t *testing.T) {
 
 	// The report.
 	data := readFile(t, rep)
-	var r report
+	var r jsonReport
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatalf("report: %v\n%s", err, data)
 	}

@@ -1,0 +1,159 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sanitizer/generalize"
+)
+
+// Report describes a release. It holds counts and parameters only: never a data value.
+type Report struct {
+	Tool         string `json:"tool"`
+	Version      string `json:"version"`
+	Dataset      string `json:"dataset,omitempty"`
+	ConfigDigest string `json:"config_digest"`
+	// HierarchyDigests maps every hierarchy file the release used to its SHA-256.
+	HierarchyDigests map[string]string  `json:"hierarchy_digests,omitempty"`
+	Input            FileSummary        `json:"input"`
+	Output           FileSummary        `json:"output"`
+	Model            ModelSummary       `json:"model"`
+	Algorithm        string             `json:"algorithm"`            // optimal | mondrian
+	Node             []NodeLevel        `json:"node,omitempty"`       // optimal: the chosen levels
+	Partitions       *PartitionStats    `json:"partitions,omitempty"` // mondrian
+	Classes          int                `json:"classes"`
+	MinClass         int                `json:"min_class"`
+	AvgClass         float64            `json:"avg_class"`
+	Suppressed       int                `json:"suppressed"`
+	Metric           MetricSummary      `json:"metric"`
+	Utility          generalize.Metrics `json:"utility"` // every metric, whatever the search optimized
+	Lattice          LatticeStats       `json:"lattice"`
+	Verified         Verification       `json:"verified"`
+	StagesMS         Stages             `json:"stages_ms"`
+}
+
+// FileSummary names a file and its record count.
+type FileSummary struct {
+	Path   string `json:"path"`
+	Format string `json:"format"`
+	Rows   int    `json:"rows"`
+}
+
+// ModelSummary is the privacy model the release satisfies.
+type ModelSummary struct {
+	K               int            `json:"k"`
+	SuppressionRate float64        `json:"suppression_limit"`
+	MaxSuppressed   int            `json:"max_suppressed_records"`
+	LDiversity      []LDiversityIn `json:"l_diversity,omitempty"`
+	TCloseness      []TClosenessIn `json:"t_closeness,omitempty"`
+}
+
+// LDiversityIn is an l-diversity requirement the release meets.
+type LDiversityIn struct {
+	Column  string  `json:"column"`
+	Variant string  `json:"variant"`
+	L       float64 `json:"l"`
+	C       float64 `json:"c,omitempty"`
+}
+
+// TClosenessIn is a t-closeness requirement the release meets.
+type TClosenessIn struct {
+	Column   string  `json:"column"`
+	T        float64 `json:"t"`
+	Distance string  `json:"distance"`
+}
+
+// NodeLevel is the chosen generalization level of one quasi-identifier.
+type NodeLevel struct {
+	Column string `json:"column"`
+	Level  int    `json:"level"`  // 0 = original values
+	Levels int    `json:"levels"` // levels of the hierarchy, original and "*" included
+}
+
+// PartitionStats is what a Mondrian partitioning did.
+type PartitionStats struct {
+	Partitions int `json:"partitions"` // released partitions (the classes)
+	Splits     int `json:"splits"`     // partitions split on the way
+}
+
+// MetricSummary is the utility metric of the chosen node.
+type MetricSummary struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+}
+
+// LatticeStats is what the search did.
+type LatticeStats struct {
+	Size      int `json:"size"`
+	Evaluated int `json:"evaluated"`
+	Tagged    int `json:"tagged"`
+	Bounded   int `json:"bounded"`
+}
+
+// Verification is what the independent re-read of the written file measured.
+type Verification struct {
+	Rows       int `json:"rows"`
+	Classes    int `json:"classes"`
+	MinClass   int `json:"min_class"`
+	Suppressed int `json:"suppressed"`
+	// Sensitive holds, per protected sensitive column, the weakest published class:
+	// never a sensitive value.
+	Sensitive []SensitiveSummary `json:"sensitive,omitempty"`
+}
+
+// SensitiveSummary is the weakest published class of a protected sensitive column.
+type SensitiveSummary struct {
+	Column      string  `json:"column"`
+	MinDistinct int     `json:"min_distinct_l"`
+	MinEntropyL float64 `json:"min_entropy_l"` // exp of the smallest class entropy
+	MaxEMD      float64 `json:"max_emd"`
+	Distance    string  `json:"emd_distance"`
+}
+
+// Stages is the wall time of each stage in milliseconds.
+type Stages struct {
+	Encode float64 `json:"encode"`
+	Search float64 `json:"search"`
+	Write  float64 `json:"write"`
+	Verify float64 `json:"verify"`
+	Total  float64 `json:"total"`
+}
+
+// Summary is the short human summary printed on stdout.
+func (r *Report) Summary(w io.Writer) {
+	fmt.Fprintf(w, "released %d of %d records to %s (%d suppressed, limit %d)\n", r.Output.Rows, r.Input.Rows, r.Output.Path, r.Suppressed, r.Model.MaxSuppressed)
+	if r.Output.Rows == 0 {
+		fmt.Fprintf(w, "warning: %s\n", EmptyRelease)
+	}
+	fmt.Fprintf(w, "k=%d holds: %d classes, smallest %d, average %.1f (verified from the written file)\n", r.Model.K, r.Verified.Classes, r.Verified.MinClass, r.AvgClass)
+	if r.Partitions != nil {
+		fmt.Fprintf(w, "mondrian: %d partitions after %d splits; %s %.4f; %.0f ms\n", r.Partitions.Partitions, r.Partitions.Splits, r.Metric.Name, r.Metric.Value, r.StagesMS.Total)
+	} else {
+		// As in the report: level 0 is the original value, and a hierarchy of n levels
+		// has levels 0 to n−1.
+		fmt.Fprintf(w, "node (level, 0 = original, of the hierarchy's levels):")
+		for i, n := range r.Node {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(w, "%s %s %d of %d", sep, n.Column, n.Level, n.Levels)
+		}
+		fmt.Fprintf(w, "\n%s %.4f; lattice %d nodes, %d evaluated, %d tagged, %d bounded; %.0f ms\n", r.Metric.Name, r.Metric.Value, r.Lattice.Size, r.Lattice.Evaluated, r.Lattice.Tagged, r.Lattice.Bounded, r.StagesMS.Total)
+	}
+	u := r.Utility
+	fmt.Fprintf(w, "utility: loss %.4f, NCP %.4f, discernibility %.4g, C_AVG %.2f, non-uniform entropy %.4g bits\n", u.Loss, u.NCP, u.Discernibility, u.CAvg, u.NonUniformEntropy)
+	for _, s := range r.Verified.Sensitive {
+		fmt.Fprintf(w, "%s: weakest class holds %d distinct values (entropy l %.2f); largest %s EMD %.4f\n", s.Column, s.MinDistinct, s.MinEntropyL, s.Distance, s.MaxEMD)
+	}
+}
+
+// EmptyRelease is the warning for a release that holds no record.
+const EmptyRelease = "the release holds no record: every record was suppressed"
+
+// WriteJSON writes v as indented JSON to w.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
