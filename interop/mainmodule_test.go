@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"sanitizer/job"
 	"sanitizer/release"
 	"sanitizer/schema"
 )
@@ -80,7 +81,7 @@ func releaseParquet(t testing.TB, cfgPath, input string) *released {
 	dir := t.TempDir()
 	r := &released{setup: setupOf(cfg), Input: input,
 		Output: filepath.Join(dir, "release.parquet"), Report: filepath.Join(dir, "report.json")}
-	opt := release.Options{Input: input, Output: r.Output, Report: r.Report, Now: func() time.Time { return releaseTime }}
+	opt := job.Options{Input: input, Output: r.Output, Report: r.Report, Now: func() time.Time { return releaseTime }}
 	if _, err := release.Release(context.Background(), cfg, opt); err != nil {
 		t.Fatalf("releasing %s with %s: %v", input, cfgPath, err)
 	}
@@ -91,7 +92,7 @@ func releaseParquet(t testing.TB, cfgPath, input string) *released {
 // seeded by seed, to path (the format from its extension).
 func generateHospital(t testing.TB, path string, rows int, seed uint64) {
 	t.Helper()
-	if err := release.Generate(path, "", rows, seed, release.Options{}); err != nil {
+	if err := release.Generate(path, "", rows, seed, job.Options{}); err != nil {
 		t.Fatalf("generating %s: %v", path, err)
 	}
 }

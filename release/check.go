@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/verify"
@@ -143,7 +144,7 @@ func (r *recorded) levels(release string, quasi []string) ([]int, error) {
 // the records of the classes that fail the models at its node (recorded, else
 // inferred from its values). spec is the verifier's spec of the release, m what it
 // measured.
-func checkMissing(ctx context.Context, cfg *schema.Config, p *plan, opt Options, rel, relFmt, inFmt string, meta *recorded, spec verify.Spec, m *Measured) error {
+func checkMissing(ctx context.Context, cfg *schema.Config, p *plan, opt job.Options, rel, relFmt, inFmt string, meta *recorded, spec verify.Spec, m *Measured) error {
 	var recs []*recorded
 	if meta != nil {
 		recs = append(recs, meta)
@@ -184,7 +185,7 @@ func checkFullDomain(ctx context.Context, cfg *schema.Config, p *plan, rel, relF
 	if err != nil {
 		return err
 	}
-	quasi := p.quasiNames()
+	quasi := p.QuasiNames()
 	var levels []int
 	var from *recorded
 	for _, r := range recs {
@@ -199,7 +200,7 @@ func checkFullDomain(ctx context.Context, cfg *schema.Config, p *plan, rel, relF
 			levels, from = l, r
 		}
 	}
-	cols := slices.Clone(p.quasi)
+	cols := slices.Clone(p.Quasi)
 	spec.Sensitive = slices.Clone(spec.Sensitive)
 	for i, sc := range p.protectedColumns() {
 		cols = append(cols, sc.pos)
@@ -247,10 +248,10 @@ func violation(rel string, err error) error {
 // inputNull is what an empty field of input column pos stands for, as the utility
 // measurement reads it (nil: the empty string is a value).
 func inputNull(p *plan, pos int) *string {
-	if p.textIn && !p.emptyNull[pos] {
+	if p.TextIn && !p.EmptyNull[pos] {
 		return nil
 	}
-	return p.conf[pos].Null
+	return p.Conf[pos].Null
 }
 
 // releasedClasses counts the classes of the release.
@@ -275,7 +276,7 @@ func reopenInput(ctx context.Context, cfg *schema.Config, p *plan, inFmt string,
 	for i, c := range cfg.Columns {
 		names[i] = c.Name
 	}
-	in, err := openChecked(p.input, inFmt, cfg.Input.CSV, names)
+	in, err := openChecked(p.Input, inFmt, cfg.Input.CSV, names)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"sanitizer/generalize"
 	"sanitizer/internal/arrowtest"
+	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -53,15 +54,15 @@ func writeReleaseRows(t *testing.T, cfg *schema.Config, in, path, format string,
 		t.Fatal(err)
 	}
 	src.Close()
-	if !slices.Equal(p.releaseHeader(), header) {
-		t.Fatalf("release header %q, the plan's %q", header, p.releaseHeader())
+	if !slices.Equal(p.ReleaseHeader(), header) {
+		t.Fatalf("release header %q, the plan's %q", header, p.ReleaseHeader())
 	}
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, err := table.NewSink(f, format, cfg.Output.CSV, p.outColumns(), meta)
+	s, err := table.NewSink(f, format, cfg.Output.CSV, p.OutColumns(), meta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,12 +217,12 @@ func TestCheckMissingRecords(t *testing.T) {
 			}
 			cfg := loadConfigText(t, text)
 			out := filepath.Join(t.TempDir(), "release."+tc.format)
-			rep, err := Release(context.Background(), cfg, Options{Input: in, Output: out})
+			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if tc.tamper == nil {
-				if _, err := Check(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+				if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 					t.Fatalf("check of the untampered release (%d suppressed): %v", rep.Suppressed, err)
 				}
 				t.Logf("node %v: %d suppressed", nodeOf(rep), rep.Suppressed)
@@ -241,7 +242,7 @@ func TestCheckMissingRecords(t *testing.T) {
 			rows, meta = tc.tamper(t, header, rows, meta)
 			tampered := filepath.Join(t.TempDir(), "tampered."+tc.format)
 			writeReleaseRows(t, cfg, in, tampered, tc.format, header, rows, meta)
-			m, err := Check(context.Background(), cfg, Options{Input: in, Output: tampered})
+			m, err := Check(context.Background(), cfg, job.Options{Input: in, Output: tampered})
 			if !errors.Is(err, schema.ErrUnattainable) {
 				t.Fatalf("check of the tampered release (%d of %d records, measured %+v): %v, want a violation", len(rows), 5000, m, err)
 			}
@@ -301,14 +302,14 @@ func TestCheckInferredNode(t *testing.T) {
 	config := "dataset: tiny\ncolumns:\n  g: {role: quasi, hierarchy: {file: " + hier + "}}\n  v: {role: insensitive}\nprivacy: {k: 2, suppression: 0.1}\n"
 	cfg := loadConfigText(t, config)
 	out := filepath.Join(dir, "out.csv")
-	rep, err := Release(context.Background(), cfg, Options{Input: in, Output: out})
+	rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if nodeOf(rep)[0] != 0 || rep.Suppressed != 1 {
 		t.Fatalf("node %v, %d suppressed: not the release the test needs", nodeOf(rep), rep.Suppressed)
 	}
-	if _, err := Check(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+	if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 		t.Fatalf("check: %v", err)
 	}
 
@@ -317,7 +318,7 @@ func TestCheckInferredNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg = loadConfigText(t, strings.Replace(config, "privacy: {k: 2, suppression: 0.1}", "privacy: {k: 25, suppression: 1}", 1))
-	_, err = Check(context.Background(), cfg, Options{Input: in, Output: empty})
+	_, err = Check(context.Background(), cfg, job.Options{Input: in, Output: empty})
 	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--report") {
 		t.Fatalf("check without the node: %v, want a bad input naming --report", err)
 	}
@@ -331,7 +332,7 @@ func TestCheckInferredNode(t *testing.T) {
 	if err := os.WriteFile(reportPath, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Check(context.Background(), cfg, Options{Input: in, Output: empty, Report: reportPath}); err != nil {
+	if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: empty, Report: reportPath}); err != nil {
 		t.Fatalf("check with the report: %v", err)
 	}
 }
@@ -341,7 +342,7 @@ func TestCheckInferredNode(t *testing.T) {
 func TestCheckMalformedCSVRelease(t *testing.T) {
 	cfg, in, dir := hospitalFixture(t, 500)
 	out := filepath.Join(dir, "r.csv")
-	if _, err := Release(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(out)
@@ -353,7 +354,7 @@ func TestCheckMalformedCSVRelease(t *testing.T) {
 	if err := os.WriteFile(out, []byte(bad), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Check(context.Background(), cfg, Options{Input: in, Output: out})
+	_, err = Check(context.Background(), cfg, job.Options{Input: in, Output: out})
 	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), out) {
 		t.Fatalf("check of a malformed release: %v, want bad input naming %s", err, out)
 	}

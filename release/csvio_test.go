@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/table"
 )
@@ -91,7 +92,7 @@ func TestCSVByteOrderMark(t *testing.T) {
 func TestReleaseCSVByteOrderMark(t *testing.T) {
 	cfg, in, dir := hospitalFixture(t, 300)
 	plain := filepath.Join(dir, "plain.csv")
-	if _, err := Release(context.Background(), cfg, Options{Input: in, Output: plain}); err != nil {
+	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: plain}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(in)
@@ -103,10 +104,10 @@ func TestReleaseCSVByteOrderMark(t *testing.T) {
 		t.Fatal(err)
 	}
 	marked := filepath.Join(dir, "marked.csv")
-	if _, err := Release(context.Background(), cfg, Options{Input: markedIn, Output: marked}); err != nil {
+	if _, err := Release(context.Background(), cfg, job.Options{Input: markedIn, Output: marked}); err != nil {
 		t.Fatalf("release of the input with a byte-order mark: %v", err)
 	}
-	if _, err := Check(context.Background(), cfg, Options{Input: markedIn, Output: marked}); err != nil {
+	if _, err := Check(context.Background(), cfg, job.Options{Input: markedIn, Output: marked}); err != nil {
 		t.Fatalf("check: %v", err)
 	}
 	a, _ := os.ReadFile(plain)

@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
+	"sanitizer/job"
 	"sanitizer/publish"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -19,14 +18,9 @@ import (
 // folder once every part is verified. (An existing folder named without the separator
 // is refused, as it always was: a script that meant a file must not get a folder.)
 
-// folderOutput reports whether an output path asks for a folder of release parts.
-func folderOutput(out string) bool {
-	return strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator))
-}
-
 // checkOutput refuses, before anything is read, an output the run could not publish.
 func checkOutput(out string, force bool) error {
-	if folderOutput(out) {
+	if job.FolderOutput(out) {
 		return publish.CheckFolder("output", out)
 	}
 	return publish.CheckFile("output", out, force)
@@ -67,7 +61,7 @@ type releaseWriter struct {
 // written. On error the temporary is gone.
 func (w releaseWriter) write(ctx context.Context, src table.Source, rc *recoder) (releaseDest, int, error) {
 	written := 0
-	if !folderOutput(w.out) {
+	if !job.FolderOutput(w.out) {
 		tmp, err := publish.Prepare(w.out, nil, func(f *os.File) (err error) {
 			written, err = w.writeRecords(ctx, f, src, rc)
 			return err

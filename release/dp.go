@@ -19,6 +19,7 @@ import (
 	"sanitizer/dphist"
 	"sanitizer/internal/build"
 	"sanitizer/internal/safe"
+	"sanitizer/job"
 	"sanitizer/publish"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -70,7 +71,7 @@ type dpInput struct {
 // schema.ErrBadInput for bad input or configuration and schema.ErrUnattainable when the
 // budget does not allow the run; either way nothing is written. A defect of this
 // program (a panic, on any of the run's goroutines) matches safe.ErrInternal.
-func DP(ctx context.Context, cfg *schema.Config, opt Options) (man *report.Manifest, err error) {
+func DP(ctx context.Context, cfg *schema.Config, opt job.Options) (man *report.Manifest, err error) {
 	err = safe.Call(func() error {
 		man, err = dp(ctx, cfg, opt)
 		return err
@@ -82,7 +83,7 @@ func DP(ctx context.Context, cfg *schema.Config, opt Options) (man *report.Manif
 }
 
 // dp is DP, its panics not recovered.
-func dp(ctx context.Context, cfg *schema.Config, opt Options) (*report.Manifest, error) {
+func dp(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Manifest, error) {
 	if err := checkDPConfig(cfg, opt); err != nil {
 		return nil, err
 	}
@@ -110,7 +111,7 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*report.Manifest,
 			return nil, err
 		}
 	}
-	spend := dphist.Spend{Time: opt.now().UTC()}
+	spend := dphist.Spend{Time: opt.Time().UTC()}
 	for _, o := range cfg.DP.Outputs {
 		spend.Outputs = append(spend.Outputs, o.Name)
 	}
@@ -131,21 +132,21 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*report.Manifest,
 		}
 	}
 
-	log := opt.logger()
+	log := opt.Logger()
 	start := time.Now()
-	src, p, err := openInput(cfg, in, dir, inFmt)
+	src, p, err := job.OpenInput(cfg, in, inFmt)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	opt.at(StageRead)
+	opt.At(job.StageRead)
 	data, err := readDP(ctx, cfg, p, src)
 	if err != nil {
 		return nil, err
 	}
 	src.Close()
 	read := time.Now()
-	log.Info("stage done", "stage", StageRead, "columns", len(data.col), "ms", ms(start, read)) // the record count is not DP: never logged
+	log.Info("stage done", "stage", job.StageRead, "columns", len(data.col), "ms", job.Millis(start, read)) // the record count is not DP: never logged
 
 	man := &report.Manifest{
 		Tool: "sanitize", Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
@@ -159,7 +160,7 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*report.Manifest,
 	tables := make([]*dpTable, len(cfg.DP.Outputs))
 	man.Outputs = make([]report.ManifestOutput, len(cfg.DP.Outputs))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opt.workers())
+	g.SetLimit(opt.Parallel())
 	for i, o := range cfg.DP.Outputs {
 		g.Go(safe.Go(func() (err error) {
 			man.Outputs[i], tables[i], err = computeOutput(gctx, cfg, p, o, data)
@@ -170,8 +171,8 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*report.Manifest,
 		return nil, err
 	}
 	computed := time.Now()
-	log.Info("stage done", "stage", StageNoise, "outputs", len(tables), "ms", ms(read, computed))
-	opt.at(StageNoise)
+	log.Info("stage done", "stage", job.StageNoise, "outputs", len(tables), "ms", job.Millis(read, computed))
+	opt.At(job.StageNoise)
 
 	// Record, then release: the spend is in the ledger before any noisy value reaches
 	// a file; a failure from here on leaves it spent and nothing published.
@@ -186,7 +187,7 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*report.Manifest,
 		man.Ledger = &report.ManifestLedger{File: filepath.Base(opt.Ledger), EpsilonSpent: ef, DeltaSpent: df,
 			EpsilonTotal: a.EpsilonTotal, DeltaTotal: a.DeltaTotal,
 			Recorded: "before any output was written"}
-		opt.at(StageRecorded)
+		opt.At(job.StageRecorded)
 	} else {
 		log.Warn("no --ledger: this run's spend is not recorded; repeated runs on the same data add up unchecked", "epsilon", spend.Epsilon, "delta", spend.Delta)
 	}
@@ -202,11 +203,11 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*report.Manifest,
 		}
 	}
 	wrote := time.Now()
-	log.Info("stage done", "stage", StageWrite, "outputs", len(tables), "ms", ms(computed, wrote))
+	log.Info("stage done", "stage", job.StageWrite, "outputs", len(tables), "ms", job.Millis(computed, wrote))
 	if err := tmp.WriteFile("manifest.json", func(f *os.File) error { return report.WriteJSON(f, man) }); err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
-	opt.at(StagePublish)
+	opt.At(job.StagePublish)
 	if err := ctx.Err(); err != nil { // a cancelled run publishes nothing
 		return nil, err
 	}
@@ -214,13 +215,6 @@ func dp(ctx context.Context, cfg *schema.Config, opt Options) (*report.Manifest,
 		return nil, fmt.Errorf("--out: %w", err)
 	}
 	return man, nil
-}
-
-func (o Options) now() time.Time {
-	if o.Now != nil {
-		return o.Now()
-	}
-	return time.Now()
 }
 
 // composed is the outputs' ε and δ composed sequentially, summed as the decimals the
@@ -241,7 +235,7 @@ func composed(outs []schema.DPOutput) (eps, delta float64) {
 // run's other files; it sweeps the temporaries that killed runs left for it.
 func checkOutDir(dir string, others ...string) error {
 	for _, o := range others {
-		if o != "" && abs(o) == abs(dir) {
+		if o != "" && job.Abs(o) == job.Abs(dir) {
 			return schema.BadInput("--out: %s is also the input, the configuration or the ledger", dir)
 		}
 	}
@@ -249,7 +243,7 @@ func checkOutDir(dir string, others ...string) error {
 }
 
 // checkDPConfig rejects dp settings this version cannot honour, before any reading.
-func checkDPConfig(cfg *schema.Config, opt Options) error {
+func checkDPConfig(cfg *schema.Config, opt job.Options) error {
 	where := cfg.File
 	if where == "" {
 		where = "configuration"
@@ -383,9 +377,9 @@ func outputColumns(o schema.DPOutput) []string {
 }
 
 // readDP reads the columns the outputs use in one streamed pass.
-func readDP(ctx context.Context, cfg *schema.Config, p *plan, src table.Source) (*dpInput, error) {
-	pos := make(map[string]int, len(p.header))
-	for i, h := range p.header {
+func readDP(ctx context.Context, cfg *schema.Config, p *job.Plan, src table.Source) (*dpInput, error) {
+	pos := make(map[string]int, len(p.Header))
+	for i, h := range p.Header {
 		pos[h] = i
 	}
 	data := &dpInput{col: map[string]*dpColumn{}}
@@ -402,7 +396,7 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src table.Source) 
 	for _, o := range cfg.DP.Outputs {
 		for _, name := range outputColumns(o) {
 			if c := column(name); c.dom == nil {
-				dom, err := newDPDomain(cfg.Column(name), p.types[pos[name]], p.hier)
+				dom, err := newDPDomain(cfg.Column(name), p.Types[pos[name]], p.Hier)
 				if err != nil {
 					return nil, err
 				}
@@ -462,7 +456,7 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src table.Source) 
 	}
 	data.rows = src.Rows()
 	if unitCol != "" && !dphist.SameUnits(data.unit, data.unitCheck) {
-		return nil, schema.BadInput("%s: column %q: two different privacy-unit ids share the first 64 bits of their SHA-256; their contributions cannot be bounded apart", p.input, unitCol)
+		return nil, schema.BadInput("%s: column %q: two different privacy-unit ids share the first 64 bits of their SHA-256; their contributions cannot be bounded apart", p.Input, unitCol)
 	}
 	data.unitCheck = nil
 	return data, nil
@@ -470,7 +464,7 @@ func readDP(ctx context.Context, cfg *schema.Config, p *plan, src table.Source) 
 
 // add maps one batch, its columns in parallel: every column but the unit (the last
 // when unitCol is set) to its cells, its values or both.
-func (d *dpInput) add(p *plan, b *table.Batch, names []string, cols []int, unitCol string) error {
+func (d *dpInput) add(p *job.Plan, b *table.Batch, names []string, cols []int, unitCol string) error {
 	var g errgroup.Group
 	for f, name := range names {
 		g.Go(safe.Go(func() error {
@@ -492,9 +486,9 @@ func (d *dpInput) add(p *plan, b *table.Batch, names []string, cols []int, unitC
 
 // field is the text of field f of record i of b, input column pos, with a null read
 // as the column's null-as value; null reports a null without one.
-func field(p *plan, b *table.Batch, i, f, pos int) (v string, null bool) {
-	if p.isNull(b, i, f, pos) {
-		if c := p.conf[pos]; c.Null != nil {
+func field(p *job.Plan, b *table.Batch, i, f, pos int) (v string, null bool) {
+	if p.IsNull(b, i, f, pos) {
+		if c := p.Conf[pos]; c.Null != nil {
 			return *c.Null, false
 		}
 		return "", true
@@ -503,7 +497,7 @@ func field(p *plan, b *table.Batch, i, f, pos int) (v string, null bool) {
 }
 
 // addCells maps field f of every record of b to its cell of c's domain.
-func (d *dpInput) addCells(p *plan, b *table.Batch, f, pos int, c *dpColumn) {
+func (d *dpInput) addCells(p *job.Plan, b *table.Batch, f, pos int, c *dpColumn) {
 	for i := range b.N {
 		v, null := field(p, b, i, f, pos)
 		cell := int32(-1)
@@ -523,16 +517,16 @@ func (d *dpInput) addCells(p *plan, b *table.Batch, f, pos int, c *dpColumn) {
 }
 
 // addUnits hashes the privacy unit of every record of b.
-func (d *dpInput) addUnits(p *plan, b *table.Batch, f, pos int, name string) error {
+func (d *dpInput) addUnits(p *job.Plan, b *table.Batch, f, pos int, name string) error {
 	for i := range b.N {
 		v, null := field(p, b, i, f, pos)
 		if null || v == "" {
-			return schema.BadInput("%s: column %q: no privacy unit (null or empty: every row must name its unit)", p.at(b.First+i), name)
+			return schema.BadInput("%s: column %q: no privacy unit (null or empty: every row must name its unit)", p.At(b.First+i), name)
 		}
 		// One id, one unit, whatever its spelling ("07" and "7" in an integer column).
-		v, ok := canonical(p.types[pos], v)
+		v, ok := table.Canonical(p.Types[pos], v)
 		if !ok {
-			return schema.BadInput("%s: column %q: not a valid %s", p.at(b.First+i), name, p.types[pos])
+			return schema.BadInput("%s: column %q: not a valid %s", p.At(b.First+i), name, p.Types[pos])
 		}
 		sum := sha256.Sum256([]byte(v))
 		d.unit = append(d.unit, binary.LittleEndian.Uint64(sum[:8]))
@@ -542,15 +536,15 @@ func (d *dpInput) addUnits(p *plan, b *table.Batch, f, pos int, name string) err
 }
 
 // addValues parses the aggregated values of field f of every record of b.
-func (d *dpInput) addValues(p *plan, b *table.Batch, f, pos int, name string, c *dpColumn) error {
+func (d *dpInput) addValues(p *job.Plan, b *table.Batch, f, pos int, name string, c *dpColumn) error {
 	for i := range b.N {
 		v, null := field(p, b, i, f, pos)
 		if null {
-			return schema.BadInput("%s: column %q: null value in an aggregated column (set columns.%s.null-as, or drop the rows before the run)", p.at(b.First+i), name, name)
+			return schema.BadInput("%s: column %q: null value in an aggregated column (set columns.%s.null-as, or drop the rows before the run)", p.At(b.First+i), name, name)
 		}
-		x, err := numberOf(p.types[pos], p.ints[pos], v)
+		x, err := numberOf(p.Types[pos], p.Ints[pos], v)
 		if err != nil || math.IsNaN(x) {
-			return schema.BadInput("%s: column %q: not a valid %s", p.at(b.First+i), name, p.types[pos])
+			return schema.BadInput("%s: column %q: not a valid %s", p.At(b.First+i), name, p.Types[pos])
 		}
 		c.values = append(c.values, x)
 	}
@@ -589,7 +583,7 @@ func (t *dpTable) add(rec ...string) {
 // outputCells returns the cells of an output's columns per row, with values outside
 // the domain mapped to an extra "other" cell when the output declares one, and an
 // error naming the column and first row otherwise.
-func outputCells(p *plan, o schema.DPOutput, data *dpInput) ([][]int32, []int, [][]string, error) {
+func outputCells(p *job.Plan, o schema.DPOutput, data *dpInput) ([][]int32, []int, [][]string, error) {
 	names := outputColumns(o)
 	cols := make([][]int32, len(names))
 	sizes := make([]int, len(names))
@@ -610,7 +604,7 @@ func outputCells(p *plan, o schema.DPOutput, data *dpInput) ([][]int32, []int, [
 			if c.null >= 0 {
 				what = "a null, which is outside the declared domain"
 			}
-			return nil, nil, nil, schema.BadInput("%s: column %q: %s (declare it in columns.%s.domain, or set other: true on output %q)", p.at(c.outside), n, what, n, o.Name)
+			return nil, nil, nil, schema.BadInput("%s: column %q: %s (declare it in columns.%s.domain, or set other: true on output %q)", p.At(c.outside), n, what, n, o.Name)
 		}
 		other := int32(len(dom.labels))
 		mapped := make([]int32, len(cols[i]))
@@ -654,7 +648,7 @@ func unitSensitivity(cfg *schema.Config) (l0, linf int64) {
 }
 
 // computeOutput computes one output.
-func computeOutput(ctx context.Context, cfg *schema.Config, p *plan, o schema.DPOutput, data *dpInput) (report.ManifestOutput, *dpTable, error) {
+func computeOutput(ctx context.Context, cfg *schema.Config, p *job.Plan, o schema.DPOutput, data *dpInput) (report.ManifestOutput, *dpTable, error) {
 	mo := report.ManifestOutput{Name: o.Name, File: o.Name + "." + dpFormat(o), Mechanism: o.Mechanism, Epsilon: o.Epsilon,
 		Delta: o.Delta, Neighbours: cfg.DP.Neighbours, Other: o.Other, Columns: outputColumns(o), Post: []string{}}
 	cols, sizes, labels, err := outputCells(p, o, data)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/table"
 )
@@ -25,7 +26,7 @@ func BenchmarkDP(b *testing.B) {
 	in := os.Getenv("DP_INPUT")
 	if in == "" {
 		in = filepath.Join(dir, "in.parquet")
-		if err := Generate(in, "", rows, 1, Options{}); err != nil {
+		if err := Generate(in, "", rows, 1, job.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -35,12 +36,12 @@ func BenchmarkDP(b *testing.B) {
 	}
 	b.Run(fmt.Sprintf("read/rows=%d", rows), func(b *testing.B) {
 		for b.Loop() {
-			src, p, err := openInput(cfg, in, "", "parquet")
+			src, p, err := job.OpenInput(cfg, in, "parquet")
 			if err != nil {
 				b.Fatal(err)
 			}
 			var cols []int
-			for i, h := range p.header {
+			for i, h := range p.Header {
 				switch h {
 				case "patient_id", "age", "sex", "diagnosis", "stay_days", "insurance":
 					cols = append(cols, i)
@@ -62,7 +63,7 @@ func BenchmarkDP(b *testing.B) {
 		for b.Loop() {
 			i++
 			out := filepath.Join(dir, fmt.Sprintf("out%d", i))
-			if _, err := DP(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+			if _, err := DP(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 				b.Fatal(err)
 			}
 			os.RemoveAll(out)

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"sanitizer/dphist"
+	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
 )
@@ -40,7 +41,7 @@ func dpRun(t *testing.T, conf, input, ledger string) (string, string, *report.Ma
 	if ledger != "" && !filepath.IsAbs(ledger) {
 		ledger = filepath.Join(dir, ledger)
 	}
-	man, err := DP(context.Background(), cfg, Options{Input: in, Output: out, Ledger: ledger})
+	man, err := DP(context.Background(), cfg, job.Options{Input: in, Output: out, Ledger: ledger})
 	return dir, out, man, err
 }
 
@@ -317,7 +318,7 @@ func TestDPBadSettings(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "in.csv"), []byte(wardInput()), 0o644)
 		out := filepath.Join(dir, "out")
 		ledger := filepath.Join(out, "ledger.json")
-		if _, err := DP(context.Background(), cfg, Options{Input: filepath.Join(dir, "in.csv"), Output: out, Ledger: ledger}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "inside the output folder") {
+		if _, err := DP(context.Background(), cfg, job.Options{Input: filepath.Join(dir, "in.csv"), Output: out, Ledger: ledger}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "inside the output folder") {
 			t.Errorf("ledger inside --out: %v", err)
 		}
 		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
@@ -334,7 +335,7 @@ func TestDPBadSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "in.csv"), []byte(wardInput()), 0o644)
-	if _, err := DP(context.Background(), cfg, Options{Input: filepath.Join(dir, "in.csv"), Output: out}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "not empty") {
+	if _, err := DP(context.Background(), cfg, job.Options{Input: filepath.Join(dir, "in.csv"), Output: out}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "not empty") {
 		t.Errorf("non-empty output folder: %v", err)
 	}
 }

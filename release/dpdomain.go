@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"time"
 
+	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/table"
 )
@@ -20,7 +20,7 @@ type dpDomain struct {
 
 // newDPDomain builds the domain of column c of type typ (the type its values have).
 // A hierarchy file is parsed from the bytes hier read at the start of the run.
-func newDPDomain(c *schema.Column, typ schema.Type, hier *hierFiles) (*dpDomain, error) {
+func newDPDomain(c *schema.Column, typ schema.Type, hier *job.HierFiles) (*dpDomain, error) {
 	key := "columns." + c.Name + ".domain"
 	d := c.Domain
 	if d == nil {
@@ -31,7 +31,7 @@ func newDPDomain(c *schema.Column, typ schema.Type, hier *hierFiles) (*dpDomain,
 	case len(d.Values) > 0:
 		index := make(map[string]int32, len(d.Values))
 		for i, v := range d.Values {
-			canon, ok := canonical(typ, v)
+			canon, ok := table.Canonical(typ, v)
 			if !ok {
 				return nil, schema.BadInput("%s[%d]: %q is not a %s value", key, i, v, typ)
 			}
@@ -46,7 +46,7 @@ func newDPDomain(c *schema.Column, typ schema.Type, hier *hierFiles) (*dpDomain,
 				return i, true
 			}
 			// A typed value in another spelling (a CSV field "07" of an integer column).
-			canon, ok := canonical(typ, v)
+			canon, ok := table.Canonical(typ, v)
 			if !ok || canon == v {
 				return 0, false
 			}
@@ -59,7 +59,7 @@ func newDPDomain(c *schema.Column, typ schema.Type, hier *hierFiles) (*dpDomain,
 		if c.Hierarchy == nil || c.Hierarchy.File == "" {
 			return nil, schema.BadInput("%s.hierarchy-level: needs a hierarchy file on column %q (a built hierarchy has no finite list of values)", key, c.Name)
 		}
-		h, err := hier.hierarchy(c.Hierarchy.File)
+		h, err := hier.Hierarchy(c.Hierarchy.File)
 		if err != nil {
 			return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 		}
@@ -131,35 +131,4 @@ func rangeDomain(dom *dpDomain, key string, typ schema.Type, lo, hi, w float64) 
 		return int32(min(i, bins-1)), true
 	}
 	return dom, nil
-}
-
-// canonical is the canonical text of a value of type typ given in any spelling the
-// readers accept; false when it is not a value of that type.
-func canonical(typ schema.Type, s string) (string, bool) {
-	if typ == schema.String || typ == "" {
-		return s, true
-	}
-	if typ == schema.Integer {
-		// any width: a uint64 column holds values above the int64 range
-		if u, err := table.ParseInteger(table.IntType{Unsigned: true}, s); err == nil {
-			return table.FormatUint(u.U), true
-		}
-	}
-	t, err := table.ParseTyped(typ, s)
-	if err != nil {
-		return "", false
-	}
-	switch typ {
-	case schema.Integer:
-		return table.FormatInt(t.I), true
-	case schema.Float:
-		return table.FormatFloat(t.F), true
-	case schema.Boolean:
-		return table.FormatBool(t.B), true
-	case schema.Date:
-		return table.FormatDate(t.I), true
-	case schema.Timestamp:
-		return table.FormatTimestamp(time.Unix(0, t.I)), true
-	}
-	return s, true
 }

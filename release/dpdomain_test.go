@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/job"
 	"sanitizer/schema"
 )
 
@@ -56,7 +57,7 @@ func TestDPDomains(t *testing.T) {
 			if tt.file != "" {
 				c.Hierarchy = &schema.Hierarchy{File: tt.file}
 			}
-			hf, err := readHierFiles(&schema.Config{Columns: []schema.Column{*c}})
+			hf, err := job.ReadHierFiles(&schema.Config{Columns: []schema.Column{*c}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +98,7 @@ func TestDPDomainErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := newDPDomain(&tt.col, tt.col.Type, &hierFiles{})
+			_, err := newDPDomain(&tt.col, tt.col.Type, &job.HierFiles{})
 			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "columns.x.domain") {
 				t.Errorf("err = %v, want bad input naming columns.x.domain and %q", err, tt.want)
 			}

@@ -165,12 +165,12 @@ func (e errUnlisted) Error() string { return "value not listed" }
 // unlistedError names the file, row, column and hierarchy of a value the hierarchy
 // file does not list, never the value.
 func unlistedError(p *plan, row int, name string, h *generalize.Hierarchy) error {
-	return schema.BadInput("%s: column %q: value not listed in hierarchy %s", p.at(row), name, h.Source())
+	return schema.BadInput("%s: column %q: value not listed in hierarchy %s", p.At(row), name, h.Source())
 }
 
 // nullError names the file, row and column of a null the configuration gives no value for.
 func nullError(p *plan, row int, name string) error {
-	return schema.BadInput("%s: column %q: null value (set columns.%s.null-as to the value a null stands for)", p.at(row), name, name)
+	return schema.BadInput("%s: column %q: null value (set columns.%s.null-as to the value a null stands for)", p.At(row), name, name)
 }
 
 // encode is pass 1: it streams the quasi-identifier columns of the input, numbers their
@@ -181,8 +181,8 @@ func nullError(p *plan, row int, name string) error {
 // The sensitive columns that l-diversity or t-closeness protect (prot) are read in the
 // same pass, numbered as their distance needs and added to the table.
 func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generalize.Hierarchy, prot []*protected) (*generalize.Table, error) {
-	cols := slices.Clone(p.quasi)
-	confs := slices.Clone(p.quasiCfg)
+	cols := slices.Clone(p.Quasi)
+	confs := slices.Clone(p.QuasiCfg)
 	for _, s := range prot {
 		cols = append(cols, s.pos)
 		confs = append(confs, *s.conf)
@@ -202,7 +202,7 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 		col := confs[i]
 		g.Go(safe.Go(func() error {
 			for b := range chans[i] {
-				if err := dicts[i].add(b, i, col.Null, p.emptyNull[cols[i]]); err != nil {
+				if err := dicts[i].add(b, i, col.Null, p.EmptyNull[cols[i]]); err != nil {
 					var (
 						en errNull
 						eu errUnlisted
@@ -216,7 +216,7 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 					return err
 				}
 				if i == 0 {
-					p.progress.addRead(b.N)
+					p.progress.AddRead(b.N)
 				}
 			}
 			return nil
@@ -243,10 +243,10 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 		return nil, err
 	}
 	if src.Rows() == 0 {
-		return nil, schema.BadInput("%s: no records", p.input)
+		return nil, schema.BadInput("%s: no records", p.Input)
 	}
 	t := &generalize.Table{Rows: src.Rows()}
-	for i, col := range p.quasiCfg {
+	for i, col := range p.QuasiCfg {
 		d := dicts[i]
 		h, leafOf, err := hierarchyFor(p, col, d, fileHier[i])
 		if err != nil {
@@ -257,7 +257,7 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 		dicts[i] = nil
 	}
 	for i, s := range prot {
-		d := dicts[len(p.quasi)+i]
+		d := dicts[len(p.Quasi)+i]
 		if err := s.buildHierarchy(p, d); err != nil {
 			return nil, err
 		}
@@ -313,7 +313,7 @@ func hierarchyFor(p *plan, col schema.Column, d *dictionary, fromFile *generaliz
 	if err != nil {
 		var ve *generalize.ValueError
 		if errors.As(err, &ve) {
-			return nil, nil, schema.BadInput("%s: column %q: %s (hierarchy %s)", p.at(d.first[ve.Index]), col.Name, ve.Msg, source)
+			return nil, nil, schema.BadInput("%s: column %q: %s (hierarchy %s)", p.At(d.first[ve.Index]), col.Name, ve.Msg, source)
 		}
 		return nil, nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"sanitizer/internal/safe"
+	"sanitizer/job"
 	"sanitizer/schema"
 )
 
@@ -91,7 +92,7 @@ func TestBadInputKeepsItsKind(t *testing.T) {
 			}
 			if tc.format != "" {
 				in = filepath.Join(dir, "in."+tc.format)
-				if err := Generate(in, tc.format, 300, 3, Options{}); err != nil {
+				if err := Generate(in, tc.format, 300, 3, job.Options{}); err != nil {
 					t.Fatal(err)
 				}
 				st, _ := os.Stat(in)
@@ -104,7 +105,7 @@ func TestBadInputKeepsItsKind(t *testing.T) {
 			if err := os.Mkdir(out, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Release(context.Background(), cfg, Options{Input: in, Output: filepath.Join(out, "r.csv"), Report: filepath.Join(out, "r.json")})
+			_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(out, "r.csv"), Report: filepath.Join(out, "r.json")})
 			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), tc.message) || strings.Contains(err.Error(), secret) {
 				t.Fatalf("got %v, want bad input naming %q without the value", err, tc.message)
 			}
@@ -136,7 +137,7 @@ func TestVerificationReadKeepsKind(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, in, dir := hospitalFixture(t, 3000)
 			out := filepath.Join(dir, "r.csv")
-			if _, err := Release(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+			if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 				t.Fatal(err)
 			}
 			src, p, err := openInput(cfg, in, filepath.Join(dir, "other.csv"), "csv")
@@ -151,7 +152,7 @@ func TestVerificationReadKeepsKind(t *testing.T) {
 			if tc.cancel {
 				cancel()
 			}
-			_, err = verifyTruth(ctx, cfg, p, "csv", out, "csv", p.releaseHeader(), nil)
+			_, err = verifyTruth(ctx, cfg, p, "csv", out, "csv", p.ReleaseHeader(), nil)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want an error matching %v", err, tc.want)
 			}
@@ -163,7 +164,7 @@ func TestVerificationReadKeepsKind(t *testing.T) {
 // worker) or pass 2 (the writer) ends the release with an internal error carrying the
 // worker's stack, not a crash; every goroutine ends and the output folder stays empty.
 func TestWorkerPanicWritesNothing(t *testing.T) {
-	for _, stage := range []string{StageRead, StageWrite} {
+	for _, stage := range []string{job.StageRead, job.StageWrite} {
 		t.Run(stage, func(t *testing.T) {
 			cfg, in, dir := hospitalFixture(t, 20000)
 			out := filepath.Join(dir, "out")
@@ -171,14 +172,14 @@ func TestWorkerPanicWritesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			base := runtime.NumGoroutine()
-			prog := &Progress{}
-			prog.onBatch = func(s string) {
+			prog := &job.Progress{}
+			prog.OnBatch = func(s string) {
 				if s == stage {
 					var codes []int32
 					_ = codes[len(s)] // a worker's defect
 				}
 			}
-			_, err := Release(context.Background(), cfg, Options{Input: in, Output: filepath.Join(out, "r.csv"), Report: filepath.Join(out, "r.json"), Progress: prog})
+			_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(out, "r.csv"), Report: filepath.Join(out, "r.json"), Progress: prog})
 			var pe *safe.PanicError
 			if !errors.Is(err, safe.ErrInternal) || errors.Is(err, schema.ErrBadInput) || !errors.As(err, &pe) || !strings.Contains(string(pe.Stack), "TestWorkerPanicWritesNothing") {
 				t.Fatalf("got %v, want an internal error with the worker's stack", err)

@@ -20,6 +20,7 @@ import (
 
 	"sanitizer/internal/arrowtest"
 	"sanitizer/internal/build"
+	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -32,7 +33,7 @@ func formatsFixture(t *testing.T, n int) (cfg *schema.Config, dir string) {
 	t.Helper()
 	dir = t.TempDir()
 	for _, ext := range []string{"csv", "parquet", "arrow", "arrows"} {
-		if err := Generate(filepath.Join(dir, "in."+ext), "", n, 11, Options{}); err != nil {
+		if err := Generate(filepath.Join(dir, "in."+ext), "", n, 11, job.Options{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -168,11 +169,11 @@ func TestFormatsAgree(t *testing.T) {
 	now := func() time.Time { return time.Date(2026, 11, 22, 1, 2, 3, 0, time.UTC) }
 	release := func(in, out string) *report.Report {
 		t.Helper()
-		rep, err := Release(context.Background(), cfg, Options{Input: filepath.Join(dir, in), Output: filepath.Join(dir, out), Now: now})
+		rep, err := Release(context.Background(), cfg, job.Options{Input: filepath.Join(dir, in), Output: filepath.Join(dir, out), Now: now})
 		if err != nil {
 			t.Fatalf("%s → %s: %v", in, out, err)
 		}
-		if _, err := Check(context.Background(), cfg, Options{Input: filepath.Join(dir, in), Output: filepath.Join(dir, out)}); err != nil {
+		if _, err := Check(context.Background(), cfg, job.Options{Input: filepath.Join(dir, in), Output: filepath.Join(dir, out)}); err != nil {
 			t.Fatalf("check %s → %s: %v", in, out, err)
 		}
 		return rep
@@ -308,7 +309,7 @@ func TestBinaryInputErrors(t *testing.T) {
 					conf = edit(t, "stay_days:  {role: insensitive, type: integer}", "stay_days:  {role: insensitive}")
 				}
 				base := runtime.NumGoroutine()
-				_, err := Release(context.Background(), conf, Options{Input: c.in, Output: out})
+				_, err := Release(context.Background(), conf, job.Options{Input: c.in, Output: out})
 				if c.want == nil {
 					if err != nil {
 						t.Fatal(err)
@@ -366,7 +367,7 @@ func TestNulls(t *testing.T) {
 		return loadConfigText(t, "columns:\n  zip: {role: quasi, "+zip+"hierarchy: {mask: {max: 5}}}\n  diag: {role: sensitive"+diag+"}\n  stay: {role: insensitive}\nprivacy: {k: 2}\n")
 	}
 	out := filepath.Join(dir, "r.parquet")
-	_, err := Release(context.Background(), conf("", ", null-as: unknown"), Options{Input: in, Output: out})
+	_, err := Release(context.Background(), conf("", ", null-as: unknown"), job.Options{Input: in, Output: out})
 	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row 18") || !strings.Contains(err.Error(), `"zip"`) || !strings.Contains(err.Error(), "null-as") {
 		t.Fatalf("null quasi-identifier: %v", err)
 	}
@@ -374,14 +375,14 @@ func TestNulls(t *testing.T) {
 		t.Fatal("a release was written")
 	}
 	// A null in a sensitive column without null-as: bad input naming row 6.
-	_, err = Release(context.Background(), conf("null-as: \"02100\", ", ""), Options{Input: in, Output: out})
+	_, err = Release(context.Background(), conf("null-as: \"02100\", ", ""), job.Options{Input: in, Output: out})
 	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row 6") || !strings.Contains(err.Error(), `"diag"`) {
 		t.Fatalf("null sensitive value: %v", err)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Fatal("a release was written")
 	}
-	if _, err := Release(context.Background(), conf("null-as: \"02100\", ", ", null-as: unknown"), Options{Input: in, Output: out}); err != nil {
+	if _, err := Release(context.Background(), conf("null-as: \"02100\", ", ", null-as: unknown"), job.Options{Input: in, Output: out}); err != nil {
 		t.Fatal(err)
 	}
 	tbl := arrowtest.ReadWithPqarrow(t, out)
@@ -428,7 +429,7 @@ func TestPass2FailureBinary(t *testing.T) {
 	base := runtime.NumGoroutine()
 	for _, workers := range []int{1, 2, 8} {
 		for _, ext := range []string{"parquet", "arrow", "csv"} {
-			_, err := Release(context.Background(), cfg, Options{Input: in, Output: filepath.Join(out, "r."+ext), Report: filepath.Join(out, "r.json"), Workers: workers})
+			_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(out, "r."+ext), Report: filepath.Join(out, "r.json"), Workers: workers})
 			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row 30001") || !strings.Contains(err.Error(), `"diag"`) {
 				t.Fatalf("workers=%d, %s: got %v, want bad input naming row 30001 and diag", workers, ext, err)
 			}
@@ -463,7 +464,7 @@ func TestDictionariesHoldReleasedLabelsOnly(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			cfg.Output.Format = format
 			out := filepath.Join(dir, "r."+format)
-			rep, err := Release(context.Background(), cfg, Options{Input: in, Output: out, Force: true})
+			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out, Force: true})
 			if err != nil {
 				t.Fatal(err)
 			}

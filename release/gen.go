@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"sanitizer/internal/build"
+	"sanitizer/job"
 	"sanitizer/publish"
 	"sanitizer/sample"
 	"sanitizer/schema"
@@ -21,7 +22,7 @@ var hospitalTypes = []schema.Type{schema.String, schema.String, schema.Integer, 
 // opt.Force. Records are generated and written batch by batch, so memory does not
 // grow with rows; the same seed gives the same table. Of opt, only Force and AtStage
 // are used.
-func Generate(path, format string, rows int, seed uint64, opt Options) (err error) {
+func Generate(path, format string, rows int, seed uint64, opt job.Options) (err error) {
 	if rows < 0 {
 		return schema.BadInput("--rows: must not be negative")
 	}
@@ -48,7 +49,7 @@ func Generate(path, format string, rows int, seed uint64, opt Options) (err erro
 		return fmt.Errorf("gen: %w", err)
 	}
 	defer tmp.Discard() // nothing, once published
-	opt.at(StagePublish)
+	opt.At(job.StagePublish)
 	if err := tmp.Publish(opt.Force); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
@@ -57,7 +58,7 @@ func Generate(path, format string, rows int, seed uint64, opt Options) (err erro
 
 // writeHospital writes rows records of the hospital sample, seeded by seed, as a table
 // of the given format and columns to w.
-func writeHospital(w io.Writer, format string, cols []table.OutColumn, meta map[string]string, rows int, seed uint64, opt Options) error {
+func writeHospital(w io.Writer, format string, cols []table.OutColumn, meta map[string]string, rows int, seed uint64, opt job.Options) error {
 	out, err := table.NewSink(w, format, schema.CSV{Separator: ',', Header: true}, cols, meta)
 	if err != nil {
 		return err
@@ -77,7 +78,7 @@ func writeHospital(w io.Writer, format string, cols []table.OutColumn, meta map[
 			return err
 		}
 		if done == 0 {
-			opt.at(StageWrite)
+			opt.At(job.StageWrite)
 		}
 		done += n
 	}

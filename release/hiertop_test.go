@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/table"
 )
@@ -75,10 +76,10 @@ func TestHierarchyFileTop(t *testing.T) {
 			dir := t.TempDir()
 			in, cfg := topFixture(t, dir, tc.topDiag, tc.topAge, tc.algorithm, tc.k, tc.sensitive)
 			out := filepath.Join(dir, "release.csv")
-			if _, err := Release(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+			if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 				t.Fatalf("release: %v", err)
 			}
-			if _, err := Check(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+			if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 				t.Fatalf("check: %v", err)
 			}
 			header, recs := readCSV(t, out)
@@ -110,7 +111,7 @@ func TestHierarchyFileTwoTops(t *testing.T) {
 	if err := os.Mkdir(outDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Release(context.Background(), cfg, Options{Input: in, Output: filepath.Join(outDir, "r.csv")})
+	_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(outDir, "r.csv")})
 	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), diag+":3:") {
 		t.Fatalf("got %v, want bad input naming %s:3", err, diag)
 	}

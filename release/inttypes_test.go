@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"sanitizer/internal/arrowtest"
+	"sanitizer/job"
 	"sanitizer/schema"
 )
 
@@ -65,10 +66,10 @@ func TestIntegerTypesKept(t *testing.T) {
 		for _, outFmt := range []string{"parquet", "arrow", "csv"} {
 			t.Run(inFmt+"→"+outFmt, func(t *testing.T) {
 				out := filepath.Join(t.TempDir(), "r."+outFmt)
-				if _, err := Release(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+				if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 					t.Fatalf("release: %v", err)
 				}
-				if _, err := Check(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+				if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 					t.Fatalf("check: %v", err)
 				}
 				checkIntRelease(t, out, outFmt)
@@ -182,7 +183,7 @@ func TestUnsignedQuasiIntervals(t *testing.T) {
 					t.Fatal(err)
 				}
 				out := filepath.Join(outDir, "r.parquet")
-				_, err := Release(context.Background(), cfg, Options{Input: in, Output: out})
+				_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 				if tc.bad == 0 {
 					if err != nil {
 						t.Fatalf("release: %v", err)
@@ -233,7 +234,7 @@ dp:
     - {name: s, aggregate: {group-by: [g], column: n, stats: [sum], bounds: [0, 9]}, epsilon: 20000}
 `)
 	out := filepath.Join(dir, "out")
-	if _, err := DP(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+	if _, err := DP(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 		t.Fatal(err)
 	}
 	header, recs := readCSV(t, filepath.Join(out, "s.csv"))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"sanitizer/job"
 	"sanitizer/schema"
 )
 
@@ -64,7 +65,7 @@ func resolve(p string) string {
 	if !filepath.IsAbs(p) {
 		wd, err := os.Getwd()
 		if err != nil {
-			return abs(p)
+			return job.Abs(p)
 		}
 		p = wd + string(filepath.Separator) + p
 	}

@@ -15,7 +15,7 @@ func mondrianValues(p *plan, t *generalize.Table) ([][]float64, error) {
 	values, bad := leafValues(p, t, false)
 	if bad >= 0 {
 		c := t.Columns[bad]
-		return nil, schema.BadInput("columns.%s: a value of its hierarchy (%s) is not a %s: Mondrian splits it as a number", c.Name, c.Hierarchy.Source(), p.quasiCfg[bad].Type)
+		return nil, schema.BadInput("columns.%s: a value of its hierarchy (%s) is not a %s: Mondrian splits it as a number", c.Name, c.Hierarchy.Source(), p.QuasiCfg[bad].Type)
 	}
 	return values, nil
 }
@@ -27,7 +27,7 @@ func mondrianValues(p *plan, t *generalize.Table) ([][]float64, error) {
 func leafValues(p *plan, t *generalize.Table, finite bool) (values [][]float64, bad int) {
 	values, bad = make([][]float64, len(t.Columns)), -1
 	for j, c := range t.Columns {
-		switch p.quasiCfg[j].Type {
+		switch p.QuasiCfg[j].Type {
 		case schema.Integer, schema.Float, schema.Date:
 		default:
 			continue
@@ -35,7 +35,7 @@ func leafValues(p *plan, t *generalize.Table, finite bool) (values [][]float64, 
 		h := c.Hierarchy
 		v := make([]float64, h.Leaves())
 		for l := range v {
-			f, ok := orderKey(p.quasiCfg[j].Type, h.Value(0, int32(l)))
+			f, ok := orderKey(p.QuasiCfg[j].Type, h.Value(0, int32(l)))
 			if !ok || (finite && math.IsInf(f, 0)) {
 				v = nil
 				if bad < 0 {

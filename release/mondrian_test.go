@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
 )
@@ -53,11 +54,11 @@ func TestReleaseMondrianAdult(t *testing.T) {
 				os.MkdirAll(sub, 0o755)
 				cfg := adultTyped(t, sub, k, supp, algorithm)
 				out := filepath.Join(sub, "release.csv")
-				rep, err := Release(context.Background(), cfg, Options{Input: in, Output: out, Workers: workers})
+				rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out, Workers: workers})
 				if err != nil {
 					t.Fatalf("%s: %v", algorithm, err)
 				}
-				m, err := Check(context.Background(), cfg, Options{Input: in, Output: out})
+				m, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out})
 				if err != nil || m.MinClass < k {
 					t.Fatalf("%s: check: %v (%+v)", algorithm, err, m)
 				}
@@ -102,11 +103,11 @@ func TestReleaseMondrianModels(t *testing.T) {
 	}
 	in := filepath.Join(td, "hospital.csv")
 	out := filepath.Join(dir, "release.csv")
-	rep, err := Release(context.Background(), cfg, Options{Input: in, Output: out})
+	rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Check(context.Background(), cfg, Options{Input: in, Output: out})
+	m, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func BenchmarkReleaseAdultMondrian(b *testing.B) {
 	dir := b.TempDir()
 	cfg := adultTyped(b, dir, 5, 0, "mondrian")
 	abs := needAdult(b)
-	opt := Options{Input: filepath.Join(abs, "adult.csv"), Output: filepath.Join(dir, "release.csv"), Force: true}
+	opt := job.Options{Input: filepath.Join(abs, "adult.csv"), Output: filepath.Join(dir, "release.csv"), Force: true}
 	var rep *report.Report
 	for b.Loop() {
 		var err error
@@ -155,10 +156,10 @@ func TestCheckDetectsUntruthful(t *testing.T) {
 	}
 	in := filepath.Join(td, "hospital.csv")
 	out := filepath.Join(dir, "release.csv")
-	if _, err := Release(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Check(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+	if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 		t.Fatalf("untouched release: %v", err)
 	}
 	f, _ := os.ReadFile(out)
@@ -168,7 +169,7 @@ func TestCheckDetectsUntruthful(t *testing.T) {
 		t.Fatal("the first two records are equal: pick others")
 	}
 	os.WriteFile(out, []byte(strings.Join(lines, "")), 0o644)
-	_, err = Check(context.Background(), cfg, Options{Input: in, Output: out})
+	_, err = Check(context.Background(), cfg, job.Options{Input: in, Output: out})
 	if !errors.Is(err, schema.ErrUnattainable) || !strings.Contains(err.Error(), "release record 2") {
 		t.Fatalf("reordered release: %v, want a truthfulness violation", err)
 	}

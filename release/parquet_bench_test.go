@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"sanitizer/job"
 	"sanitizer/sample"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -28,7 +29,7 @@ func BenchmarkParquetReaders(b *testing.B) {
 		rows = v
 	}
 	path := filepath.Join(b.TempDir(), "in.parquet")
-	if err := Generate(path, "", rows, 1, Options{}); err != nil {
+	if err := Generate(path, "", rows, 1, job.Options{}); err != nil {
 		b.Fatal(err)
 	}
 	f, err := os.Open(path)

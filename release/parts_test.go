@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"sanitizer/internal/arrowtest"
+	"sanitizer/job"
 	"sanitizer/sample"
 	"sanitizer/schema"
 )
@@ -42,7 +43,7 @@ func splitCSV(t *testing.T, data []byte, dir string, n int) []string {
 func TestPartsReleaseEqualsWhole(t *testing.T) {
 	cfg, in, dir := hospitalFixture(t, 3000)
 	whole := filepath.Join(dir, "whole.csv")
-	rep, err := Release(context.Background(), cfg, Options{Input: in, Output: whole})
+	rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: whole})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestPartsReleaseEqualsWhole(t *testing.T) {
 	}
 	for _, input := range []string{parts, filepath.Join(parts, "part-*.csv")} {
 		out := filepath.Join(dir, "from-parts.csv")
-		got, err := Release(context.Background(), cfg, Options{Input: input, Output: out, Force: true})
+		got, err := Release(context.Background(), cfg, job.Options{Input: input, Output: out, Force: true})
 		if err != nil {
 			t.Fatalf("%s: %v", input, err)
 		}
@@ -76,7 +77,7 @@ func TestPartsReleaseEqualsWhole(t *testing.T) {
 		if b, err := os.ReadFile(out); err != nil || !bytes.Equal(b, want) {
 			t.Errorf("%s: the release differs from the whole file's (%v)", input, err)
 		}
-		if _, err := Check(context.Background(), cfg, Options{Input: input, Output: out}); err != nil {
+		if _, err := Check(context.Background(), cfg, job.Options{Input: input, Output: out}); err != nil {
 			t.Errorf("check %s: %v", input, err)
 		}
 	}
@@ -89,7 +90,7 @@ func TestPartsParquetEqualsCSV(t *testing.T) {
 	cfg.Input.Format = "" // each file's extension says
 	var whole bytes.Buffer
 	for i, seed := range []uint64{11, 12, 13} {
-		if err := Generate(filepath.Join(dir, "p-"+itoa(i)+".parquet"), "", 1500, seed, Options{}); err != nil {
+		if err := Generate(filepath.Join(dir, "p-"+itoa(i)+".parquet"), "", 1500, seed, job.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
@@ -109,7 +110,7 @@ func TestPartsParquetEqualsCSV(t *testing.T) {
 	outs := map[string]string{}
 	for _, input := range []string{in, filepath.Join(dir, "p-*.parquet")} {
 		out := filepath.Join(dir, "r"+itoa(len(outs))+".csv")
-		if _, err := Release(context.Background(), cfg, Options{Input: input, Output: out}); err != nil {
+		if _, err := Release(context.Background(), cfg, job.Options{Input: input, Output: out}); err != nil {
 			t.Fatalf("%s: %v", input, err)
 		}
 		b, _ := os.ReadFile(out)
@@ -170,7 +171,7 @@ func TestPartsBadInput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg.Input.Format = c.format
 			out := filepath.Join(dir, c.out)
-			_, err := Release(context.Background(), cfg, Options{Input: c.input, Output: out})
+			_, err := Release(context.Background(), cfg, job.Options{Input: c.input, Output: out})
 			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want bad input with %q", err, c.want)
 			}
@@ -190,7 +191,7 @@ func TestPartsBadInput(t *testing.T) {
 func TestPartsReleaseFolder(t *testing.T) {
 	cfg, in, dir := hospitalFixture(t, 3000)
 	whole := filepath.Join(dir, "whole.csv")
-	if _, err := Release(context.Background(), cfg, Options{Input: in, Output: whole}); err != nil {
+	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: whole}); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(in)
@@ -199,7 +200,7 @@ func TestPartsReleaseFolder(t *testing.T) {
 	splitCSV(t, data, parts, 3)
 
 	out := filepath.Join(dir, "rel") + string(filepath.Separator)
-	if _, err := Release(context.Background(), cfg, Options{Input: parts, Output: out}); err != nil {
+	if _, err := Release(context.Background(), cfg, job.Options{Input: parts, Output: out}); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(out)
@@ -220,7 +221,7 @@ func TestPartsReleaseFolder(t *testing.T) {
 	if want, _ := os.ReadFile(whole); len(entries) != 3 || joined.String() != string(want) {
 		t.Fatalf("%d parts whose records are not the whole table's release", len(entries))
 	}
-	if _, err := Check(context.Background(), cfg, Options{Input: parts, Output: out}); err != nil {
+	if _, err := Check(context.Background(), cfg, job.Options{Input: parts, Output: out}); err != nil {
 		t.Fatalf("check: %v", err)
 	}
 	// A record taken out of the second part is found missing.
@@ -228,13 +229,13 @@ func TestPartsReleaseFolder(t *testing.T) {
 	b, _ := os.ReadFile(second)
 	lines := strings.SplitAfter(string(b), "\n")
 	os.WriteFile(second, []byte(strings.Join(append(lines[:3:3], lines[4:]...), "")), 0o600)
-	if _, err := Check(context.Background(), cfg, Options{Input: parts, Output: out}); err == nil {
+	if _, err := Check(context.Background(), cfg, job.Options{Input: parts, Output: out}); err == nil {
 		t.Fatal("check passed a release part with a record taken out")
 	}
 
 	pq := filepath.Join(dir, "pq") + string(filepath.Separator)
 	cfg.Output.Format = "parquet"
-	if _, err := Release(context.Background(), cfg, Options{Input: parts, Output: pq}); err != nil {
+	if _, err := Release(context.Background(), cfg, job.Options{Input: parts, Output: pq}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
@@ -243,15 +244,15 @@ func TestPartsReleaseFolder(t *testing.T) {
 			t.Errorf("part %d: metadata %v", i, md)
 		}
 	}
-	if _, err := Check(context.Background(), cfg, Options{Input: parts, Output: pq}); err != nil {
+	if _, err := Check(context.Background(), cfg, job.Options{Input: parts, Output: pq}); err != nil {
 		t.Fatalf("check of the Parquet parts: %v", err)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cancelled := filepath.Join(dir, "cancelled") + string(filepath.Separator)
-	_, err = Release(ctx, cfg, Options{Input: parts, Output: cancelled, AtStage: func(stage string) {
-		if stage == StagePublish {
+	_, err = Release(ctx, cfg, job.Options{Input: parts, Output: cancelled, AtStage: func(stage string) {
+		if stage == job.StagePublish {
 			cancel()
 		}
 	}})
@@ -265,12 +266,12 @@ func TestPartsReleaseFolder(t *testing.T) {
 	full := filepath.Join(dir, "full")
 	os.Mkdir(full, 0o700)
 	os.WriteFile(filepath.Join(full, "x"), nil, 0o600)
-	if _, err := Release(context.Background(), cfg, Options{Input: parts, Output: full + "/"}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "not empty") {
+	if _, err := Release(context.Background(), cfg, job.Options{Input: parts, Output: full + "/"}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("a full output folder: %v, want bad input", err)
 	}
 	// Named without the separator, a folder is not an output (a script that meant a
 	// file must not get a folder).
-	if _, err := Release(context.Background(), cfg, Options{Input: parts, Output: full}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "is a folder") {
+	if _, err := Release(context.Background(), cfg, job.Options{Input: parts, Output: full}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "is a folder") {
 		t.Fatalf("a folder named without the separator: %v, want bad input", err)
 	}
 }

@@ -1,72 +1,14 @@
 package release
 
 import (
-	"fmt"
 	"math/big"
 	"strconv"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"sanitizer/generalize"
+	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/table"
 )
-
-// plan is a release configuration checked against the input's header: what happens to
-// every input column.
-type plan struct {
-	cfg      *schema.Config
-	input    string
-	output   string
-	header   []string         // input columns, in file order
-	conf     []*schema.Column // per input column; nil when dropped
-	quasi    []int            // input positions of the quasi-identifiers, in configuration order
-	kept     []int            // input positions written to the release, in file order
-	maxSupp  int
-	metric   string
-	quasiCfg []schema.Column
-
-	inFormat, outFormat string
-	types               []schema.Type    // per input column: the type its values have
-	ints                []table.IntType  // per input column: an integer's width and signedness
-	arrowTypes          []arrow.DataType // per input column: the file's type (nil: CSV)
-	textIn              bool             // the input is text (CSV): typed values are checked
-	emptyNull           []bool           // per input column: an empty field is a null (CSV, typed)
-	progress            *Progress
-	hier                *hierFiles // the bytes of every hierarchy file, read once
-	// locate, for an input in parts, names the part holding a record and its row
-	// there (nil: the input is one file)
-	locate func(row int) (string, int)
-}
-
-// at names input record row (0-based): "FILE: row N", the file being the part of an
-// input in parts that holds it, N its 1-based row there.
-func (p *plan) at(row int) string {
-	if p.locate != nil {
-		file, n := p.locate(row)
-		return fmt.Sprintf("%s: row %d", file, n)
-	}
-	return fmt.Sprintf("%s: row %d", p.input, row+1)
-}
-
-// isNull reports whether field f of record i of b, input column pos, is null.
-func (p *plan) isNull(b *table.Batch, i, f, pos int) bool {
-	return b.Null(i, f) || (p.emptyNull[pos] && b.Fields[i*b.Width+f] == "")
-}
-
-// outColumns is the release's columns: generalized quasi-identifiers are text, the
-// other kept columns keep their type; only insensitive columns may hold nulls.
-func (p *plan) outColumns() []table.OutColumn {
-	out := make([]table.OutColumn, len(p.kept))
-	for j, pos := range p.kept {
-		c := p.conf[pos]
-		out[j] = table.OutColumn{Name: p.header[pos], Type: p.types[pos], Ints: p.ints[pos], Arrow: p.arrowTypes[pos], Nullable: c.Role == schema.Insensitive}
-		if c.Role == schema.Quasi {
-			out[j].Type, out[j].Ints, out[j].Arrow = schema.String, table.IntType{}, nil
-		}
-	}
-	return out
-}
 
 // checkReleaseConfig rejects settings a release cannot honour (yet): failing closed is
 // better than publishing without a requested protection.
@@ -104,89 +46,41 @@ func maxSuppressed(share float64, rows int) int {
 	return int(new(big.Int).Quo(r.Num(), r.Denom()).Int64())
 }
 
-// newPlan matches the configuration's columns with the input's columns and types.
+// plan is a release's configuration checked against the input's columns, with what
+// the release adds: its output, its suppression limit and metric.
+type plan struct {
+	*job.Plan
+	output    string
+	outFormat string
+	maxSupp   int
+	metric    string
+	progress  *job.Progress
+}
+
+// newPlan matches the configuration's columns with the input's columns and types for
+// a release to output.
 func newPlan(cfg *schema.Config, input, output string, cols []table.Column) (*plan, error) {
-	header := make([]string, len(cols))
-	for i, c := range cols {
-		header[i] = c.Name
+	jp, err := job.NewPlan(cfg, input, cols)
+	if err != nil {
+		return nil, err
 	}
-	p := &plan{cfg: cfg, input: input, output: output, header: header, metric: cfg.Search.Metric}
-	if p.metric == "" {
-		p.metric = generalize.MetricLoss
-	}
-	p.conf = make([]*schema.Column, len(header))
-	// A "header" that names none of the configured columns is probably a record (a
-	// file without a header row): say so without quoting it.
-	named := false
-	for _, name := range header {
-		named = named || cfg.Column(name) != nil
-	}
-	if !named {
-		return nil, schema.BadInput("%s: the header names none of the configured columns (if the file has no header row, set input.csv.header: false)", input)
-	}
-	pos := map[string]int{}
-	for i, name := range header {
-		pos[name] = i
-		c := cfg.Column(name)
-		if c == nil {
-			if cfg.Unlisted == "drop" {
-				continue
-			}
-			return nil, schema.BadInput("%s: column %q is not in the configuration (name it, or set unlisted: drop)", input, name)
-		}
-		p.conf[i] = c
-		if c.Role != schema.Identifier {
-			p.kept = append(p.kept, i)
-		}
-	}
-	for _, c := range cfg.Columns {
-		i, ok := pos[c.Name]
-		if !ok {
-			return nil, schema.BadInput("%s: configured column %q is missing from the input", input, c.Name)
-		}
-		if c.Role == schema.Quasi {
-			p.quasi = append(p.quasi, i)
-			p.quasiCfg = append(p.quasiCfg, c)
-		}
-	}
-	p.types = make([]schema.Type, len(cols))
-	p.ints = make([]table.IntType, len(cols))
-	p.arrowTypes = make([]arrow.DataType, len(cols))
-	p.emptyNull = make([]bool, len(cols))
-	for i, col := range cols {
-		c := p.conf[i]
-		p.ints[i], p.arrowTypes[i] = col.Ints, col.Arrow
-		switch {
-		case col.Unsupported != "" && c != nil && c.Role != schema.Identifier:
-			return nil, schema.BadInput("%s: column %q: values of type %s cannot be read (drop the column: role identifier)", input, col.Name, col.Unsupported)
-		case c == nil:
-			p.types[i] = col.Type
-		case col.Type == "": // text: the declared type, checked value by value
-			p.textIn = true
-			p.types[i] = c.Type
-			p.emptyNull[i] = c.Type != schema.String
-		case c.TypeDeclared && c.Type != col.Type:
-			return nil, schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Type)
-		default:
-			p.types[i] = col.Type
-		}
-	}
-	return p, nil
+	return releasePlan(jp, output), nil
 }
 
-// releaseHeader is the release's columns, in input order.
-func (p *plan) releaseHeader() []string {
-	out := make([]string, len(p.kept))
-	for j, i := range p.kept {
-		out[j] = p.header[i]
+// releasePlan is the release's plan over p.
+func releasePlan(p *job.Plan, output string) *plan {
+	rp := &plan{Plan: p, output: output, metric: p.Config.Search.Metric}
+	if rp.metric == "" {
+		rp.metric = generalize.MetricLoss
 	}
-	return out
+	return rp
 }
 
-func (p *plan) quasiNames() []string {
-	out := make([]string, len(p.quasi))
-	for j, i := range p.quasi {
-		out[j] = p.header[i]
+// openInput opens the input of a release and plans it.
+func openInput(cfg *schema.Config, in, out, format string) (table.Source, *plan, error) {
+	src, p, err := job.OpenInput(cfg, in, format)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out
+	return src, releasePlan(p, out), nil
 }

@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
-	"path/filepath"
-	"runtime"
 	"time"
 
 	"sanitizer/generalize"
 	"sanitizer/internal/build"
 	"sanitizer/internal/safe"
+	"sanitizer/job"
 	"sanitizer/publish"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -20,85 +18,25 @@ import (
 	"sanitizer/verify"
 )
 
-// Options are the command line's choices for one run.
-type Options struct {
-	Input    string           // overrides the configuration's input.path
-	Output   string           // overrides output.path (release) ; the release file for Check
-	Report   string           // where to write the JSON report ("" = none); Check: the release's report to check against
-	Ledger   string           // dp: the budget ledger ("" = none)
-	Force    bool             // release, gen: replace an existing output (and report) with the new, verified one
-	Workers  int              // ≤ 0: GOMAXPROCS
-	Progress *Progress        // counts the run's work as it happens (nil: not counted)
-	Log      *slog.Logger     // stage completions (Info) and warnings (Warn); nil: none
-	Now      func() time.Time // the release time in the metadata (nil: time.Now)
-	// AtStage, when set, is called on the run's goroutine as each of its stages
-	// begins and at its publishing points (StageRead … StagePublish): the command
-	// tunes the collector there, tests stop a run there. The release's stages hold
-	// distinct data: the encoded table from StageRead on, the search's tables in
-	// StageSearch only, the write's batches in StageWrite only; what a stage no longer
-	// needs is garbage when the next one begins.
-	AtStage func(stage string)
-}
-
-// at tells opt.AtStage that the run reached stage.
-func (o Options) at(stage string) {
-	if o.AtStage != nil {
-		o.AtStage(stage)
-	}
-}
-
-func (o Options) workers() int {
-	if o.Workers > 0 {
-		return o.Workers
-	}
-	return runtime.GOMAXPROCS(0)
-}
-
-// paths resolves the input and output paths of a run and their formats.
-func paths(cfg *schema.Config, opt Options) (in, out, inFmt, outFmt string, err error) {
-	in, out = cfg.Input.Path, cfg.Output.Path
-	if opt.Input != "" {
-		in = opt.Input
-	}
-	if opt.Output != "" {
-		out = opt.Output
-	}
-	if in == "" {
-		return "", "", "", "", schema.BadInput("input: no input file (--in or input.path)")
-	}
-	if out == "" {
-		return "", "", "", "", schema.BadInput("output: no output file (--out or output.path)")
-	}
-	if inFmt, err = table.InputFormat(in, cfg.Input); err != nil {
-		return "", "", "", "", err
-	}
-	if (folderOutput(out) || table.IsParts(out)) && cfg.Output.Format == "" {
-		outFmt = inFmt // a folder of parts: in the input's format unless configured
-	} else if outFmt, err = table.CheckFormat("output", out, cfg.Output); err != nil {
-		return "", "", "", "", err
-	}
-	return in, out, inFmt, outFmt, nil
-}
-
 // Release runs the release path end to end. Nothing is left at the output path (or
 // the report path) unless the written release passed the independent verification.
 // Errors match schema.ErrBadInput for bad input or configuration and
 // schema.ErrUnattainable when k cannot be met within the suppression limit.
-func Release(ctx context.Context, cfg *schema.Config, opt Options) (*report.Report, error) {
+func Release(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Report, error) {
 	start := time.Now()
 	if err := checkReleaseConfig(cfg); err != nil {
 		return nil, err
 	}
-	in, out, inFmt, outFmt, err := paths(cfg, opt)
+	in, out, inFmt, outFmt, err := job.Paths(cfg, opt)
 	if err != nil {
 		return nil, err
 	}
-	if abs(in) == abs(out) || table.InsideParts(in, out) {
+	if job.Abs(in) == job.Abs(out) || table.InsideParts(in, out) {
 		return nil, schema.BadInput("output: %s is also the input, or one of its parts", out)
 	}
 	if opt.Report != "" {
 		for _, other := range []string{in, out, cfg.File} {
-			if other != "" && abs(opt.Report) == abs(other) {
+			if other != "" && job.Abs(opt.Report) == job.Abs(other) {
 				return nil, schema.BadInput("--report: %s is also the input, the output or the configuration", opt.Report)
 			}
 		}
@@ -117,26 +55,26 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*report.Repo
 	}
 	defer src.Close()
 	p.outFormat, p.progress = outFmt, opt.Progress
-	log := opt.logger()
-	for i, c := range p.conf {
+	log := opt.Logger()
+	for i, c := range p.Conf {
 		if c == nil {
-			log.Warn("input column dropped: not in the configuration (unlisted: drop)", "file", in, "column", p.header[i])
+			log.Warn("input column dropped: not in the configuration (unlisted: drop)", "file", in, "column", p.Header[i])
 		}
 	}
 	// Pass 1: encode.
-	opt.at(StageRead)
+	opt.At(job.StageRead)
 	t, listed, prot, err := loadTable(ctx, p, src)
 	if err != nil {
 		return nil, err
 	}
 	p.maxSupp = maxSuppressed(cfg.Privacy.Suppression, t.Rows)
 	encoded := time.Now()
-	log.Info("stage done", "stage", StageRead, "records", t.Rows, "quasi_identifiers", len(t.Columns), "ms", ms(start, encoded))
+	log.Info("stage done", "stage", job.StageRead, "records", t.Rows, "quasi_identifiers", len(t.Columns), "ms", job.Millis(start, encoded))
 
 	// Search.
-	p.progress.enter(StageSearch)
-	opt.at(StageSearch)
-	sopt := generalize.Options{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, Metric: p.metric, Workers: opt.Workers, OnEvaluate: p.progress.addEvaluated}
+	p.progress.Enter(job.StageSearch)
+	opt.At(job.StageSearch)
+	sopt := generalize.Options{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, Metric: p.metric, Workers: opt.Workers, OnEvaluate: p.progress.AddEvaluated}
 	for i, sc := range prot {
 		for _, d := range sc.diversity {
 			sopt.Diversity = append(sopt.Diversity, generalize.Diversity{Column: i, Model: d})
@@ -201,25 +139,25 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*report.Repo
 		}
 	}
 	searched := time.Now()
-	log.Info("stage done", "stage", StageSearch, "lattice", res.LatticeSize, "evaluated", res.Evaluated, "suppressed", res.Suppressed, "ms", ms(encoded, searched))
+	log.Info("stage done", "stage", job.StageSearch, "lattice", res.LatticeSize, "evaluated", res.Evaluated, "suppressed", res.Suppressed, "ms", job.Millis(encoded, searched))
 
 	// Pass 2: the same open file again, recoded and written to a temporary file
 	// beside the output.
-	p.progress.enter(StageWrite)
+	p.progress.Enter(job.StageWrite)
 	if err := src.Rewind(); err != nil {
 		return nil, err
 	}
-	opt.at(StageWrite)
-	header := p.releaseHeader()
-	meta := releaseMetadata(cfg, p, t, res, opt.now())
+	opt.At(job.StageWrite)
+	header := p.ReleaseHeader()
+	meta := releaseMetadata(cfg, p, t, res, opt.Time())
 	rc := newRecoder(p, t, res.Levels, suppressed)
 	rc.listed = listed
 	if mres != nil {
 		rc.class, rc.labels = mres.Class, labels
 	}
-	cols := p.outColumns()
+	cols := p.OutColumns()
 	rc.dictionaries(cols, released)
-	w := releaseWriter{out: out, format: outFmt, dialect: cfg.Output.CSV, cols: cols, meta: meta, workers: opt.workers()}
+	w := releaseWriter{out: out, format: outFmt, dialect: cfg.Output.CSV, cols: cols, meta: meta, workers: opt.Parallel()}
 	dest, written, err := w.write(ctx, src, rc)
 	if err != nil {
 		return nil, err
@@ -229,7 +167,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*report.Repo
 		return nil, err
 	}
 	wrote := time.Now()
-	log.Info("stage done", "stage", StageWrite, "records", written, "format", outFmt, "ms", ms(searched, wrote))
+	log.Info("stage done", "stage", job.StageWrite, "records", written, "format", outFmt, "ms", job.Millis(searched, wrote))
 
 	// What the verification does not need is let go before it reads two files again:
 	// the codes, the partitions and their labels.
@@ -243,9 +181,9 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*report.Repo
 	}
 
 	// Verify the written file, independently of the search.
-	p.progress.enter(StageVerify)
-	opt.at(StageVerify)
-	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, InputRows: t.Rows, Columns: header, Quasi: p.quasiNames()}
+	p.progress.Enter(job.StageVerify)
+	opt.At(job.StageVerify)
+	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, InputRows: t.Rows, Columns: header, Quasi: p.QuasiNames()}
 	for _, sc := range prot {
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
 	}
@@ -285,7 +223,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*report.Repo
 	if m.Rows == 0 {
 		log.Warn(report.EmptyRelease, "suppressed", m.Suppressed)
 	}
-	log.Info("stage done", "stage", StageVerify, "records", m.Rows, "classes", m.Classes, "min_class", m.MinClass, "ms", ms(wrote, verified))
+	log.Info("stage done", "stage", job.StageVerify, "records", m.Rows, "classes", m.Classes, "min_class", m.MinClass, "ms", job.Millis(wrote, verified))
 
 	rep := &report.Report{
 		Tool: "sanitize", Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
@@ -309,7 +247,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*report.Repo
 	for _, s := range m.Sensitive {
 		rep.Verified.Sensitive = append(rep.Verified.Sensitive, report.SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance})
 	}
-	rep.HierarchyDigests = p.hier.digests()
+	rep.HierarchyDigests = p.Hier.Digests()
 	rep.Algorithm, rep.Utility = algorithm(cfg), util
 	if mres != nil {
 		rep.Partitions = &report.PartitionStats{Partitions: len(mres.Sizes), Splits: mres.Splits}
@@ -318,18 +256,18 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*report.Repo
 			rep.Node = append(rep.Node, report.NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()})
 		}
 	}
-	rep.StagesMS = report.Stages{Encode: ms(start, encoded), Search: ms(encoded, searched), Write: ms(searched, wrote), Verify: ms(wrote, verified)}
+	rep.StagesMS = report.Stages{Encode: job.Millis(start, encoded), Search: job.Millis(encoded, searched), Write: job.Millis(searched, wrote), Verify: job.Millis(wrote, verified)}
 
 	// Publish: the report (if any) first to a temporary file, then both renames.
 	var reportTmp *publish.File
 	if opt.Report != "" {
-		rep.StagesMS.Total = ms(start, time.Now())
+		rep.StagesMS.Total = job.Millis(start, time.Now())
 		if reportTmp, err = writeJSONTemp(opt.Report, rep); err != nil {
 			return nil, err
 		}
 		defer reportTmp.Discard() // nothing, once published
 	}
-	opt.at(StagePublish)
+	opt.At(job.StagePublish)
 	if err := ctx.Err(); err != nil { // a cancelled run publishes nothing
 		return nil, err
 	}
@@ -341,7 +279,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt Options) (*report.Repo
 			return nil, fmt.Errorf("--report: %w (the release %s was published)", err, out)
 		}
 	}
-	rep.StagesMS.Total = ms(start, time.Now())
+	rep.StagesMS.Total = job.Millis(start, time.Now())
 	return rep, nil
 }
 
@@ -362,46 +300,23 @@ func utilityValues(p *plan, t *generalize.Table) [][]float64 {
 	return values
 }
 
-// openInput opens the input table and matches its columns with the configuration.
-func openInput(cfg *schema.Config, in, out, format string) (table.Source, *plan, error) {
-	names := make([]string, len(cfg.Columns))
-	for i, c := range cfg.Columns {
-		names[i] = c.Name
-	}
-	src, err := table.Open(in, format, cfg.Input.CSV, names)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := newPlan(cfg, in, out, src.Columns())
-	if err == nil {
-		p.hier, err = readHierFiles(cfg)
-	}
-	if err != nil {
-		src.Close()
-		return nil, nil, err
-	}
-	p.inFormat = format
-	p.locate = table.Locator(src)
-	return src, p, nil
-}
-
 // loadTable is pass 1 of a release: it parses the hierarchy files, finds the protected
 // sensitive columns and encodes the quasi-identifiers of src. listed holds, per input
 // column, the hierarchy file of a sensitive column (nil for the others).
 func loadTable(ctx context.Context, p *plan, src table.Source) (t *generalize.Table, listed []*generalize.Hierarchy, prot []*protected, err error) {
-	fileHier := make([]*generalize.Hierarchy, len(p.quasiCfg))
-	for i, c := range p.quasiCfg {
+	fileHier := make([]*generalize.Hierarchy, len(p.QuasiCfg))
+	for i, c := range p.QuasiCfg {
 		if c.Hierarchy.File != "" {
-			if fileHier[i], err = p.hier.hierarchy(c.Hierarchy.File); err != nil {
+			if fileHier[i], err = p.Hier.Hierarchy(c.Hierarchy.File); err != nil {
 				return nil, nil, nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 			}
 		}
 	}
 	// Sensitive columns with a hierarchy file: their values must be listed too.
-	listed = make([]*generalize.Hierarchy, len(p.header))
-	for i, c := range p.conf {
+	listed = make([]*generalize.Hierarchy, len(p.Header))
+	for i, c := range p.Conf {
 		if c != nil && c.Role == schema.Sensitive && c.Hierarchy != nil && c.Hierarchy.File != "" {
-			if listed[i], err = p.hier.hierarchy(c.Hierarchy.File); err != nil {
+			if listed[i], err = p.Hier.Hierarchy(c.Hierarchy.File); err != nil {
 				return nil, nil, nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 			}
 		}
@@ -411,21 +326,11 @@ func loadTable(ctx context.Context, p *plan, src table.Source) (t *generalize.Ta
 	for _, sc := range prot {
 		sc.hier = listed[sc.pos] // a built hierarchy is built from the values in pass 1
 	}
-	p.progress.enter(StageRead)
+	p.progress.Enter(job.StageRead)
 	if t, err = encode(ctx, p, src, fileHier, prot); err != nil {
 		return nil, nil, nil, err
 	}
 	return t, listed, prot, nil
-}
-
-// ms is the time from a to b in milliseconds.
-func ms(a, b time.Time) float64 { return float64(b.Sub(a).Microseconds()) / 1000 }
-
-func (o Options) logger() *slog.Logger {
-	if o.Log != nil {
-		return o.Log
-	}
-	return slog.New(slog.DiscardHandler)
 }
 
 // verifyTable runs the independent check over the records of t.
@@ -456,7 +361,7 @@ func readProtected(ctx context.Context, p *plan, src table.Source, prot []*prote
 		cols[i] = sc.pos
 		dicts[i] = newDictionary()
 		if sc.conf.Hierarchy != nil && sc.conf.Hierarchy.File != "" {
-			h, err := p.hier.hierarchy(sc.conf.Hierarchy.File)
+			h, err := p.Hier.Hierarchy(sc.conf.Hierarchy.File)
 			if err != nil {
 				return 0, fmt.Errorf("columns.%s.hierarchy.file: %w", sc.conf.Name, err)
 			}
@@ -470,7 +375,7 @@ func readProtected(ctx context.Context, p *plan, src table.Source, prot []*prote
 	for b := range out {
 		for i, sc := range prot {
 			if addErr == nil {
-				if err := dicts[i].add(b, i, sc.conf.Null, p.emptyNull[sc.pos]); err != nil {
+				if err := dicts[i].add(b, i, sc.conf.Null, p.EmptyNull[sc.pos]); err != nil {
 					var en errNull
 					if errors.As(err, &en) {
 						err = nullError(p, int(en), sc.conf.Name)
@@ -515,11 +420,11 @@ type Measured = verify.Measured
 // report opt.Report when given) agree with the configuration and the measurements. A
 // release that violates the configuration yields the measurements and an error
 // matching schema.ErrUnattainable.
-func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, error) {
+func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured, error) {
 	if err := checkReleaseConfig(cfg); err != nil {
 		return nil, err
 	}
-	in, rel, inFmt, relFmt, err := paths(cfg, opt)
+	in, rel, inFmt, relFmt, err := job.Paths(cfg, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -533,8 +438,8 @@ func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, err
 	if err != nil {
 		return nil, err
 	}
-	header := p.releaseHeader()
-	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), InputRows: rows, Columns: header, Quasi: p.quasiNames()}
+	header := p.ReleaseHeader()
+	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), InputRows: rows, Columns: header, Quasi: p.QuasiNames()}
 	for _, sc := range prot {
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
 	}
@@ -585,13 +490,4 @@ func Check(ctx context.Context, cfg *schema.Config, opt Options) (*Measured, err
 		return m, err
 	}
 	return m, nil
-}
-
-// abs is p made absolute, or p itself when that fails.
-func abs(p string) string {
-	a, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	return a
 }

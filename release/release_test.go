@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"sanitizer/internal/arrowtest"
+	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
 )
@@ -111,11 +112,11 @@ func TestReleaseAdult(t *testing.T) {
 				dir := t.TempDir()
 				cfg := adultConfig(t, dir, k, supp)
 				out := filepath.Join(dir, "release.csv")
-				rep, err := Release(context.Background(), cfg, Options{Input: filepath.Join(abs, "adult.csv"), Output: out, Report: filepath.Join(dir, "report.json")})
+				rep, err := Release(context.Background(), cfg, job.Options{Input: filepath.Join(abs, "adult.csv"), Output: out, Report: filepath.Join(dir, "report.json")})
 				if err != nil {
 					t.Fatal(err)
 				}
-				m, err := Check(context.Background(), cfg, Options{Input: filepath.Join(abs, "adult.csv"), Output: out})
+				m, err := Check(context.Background(), cfg, job.Options{Input: filepath.Join(abs, "adult.csv"), Output: out})
 				if err != nil {
 					t.Fatalf("check: %v", err)
 				}
@@ -170,7 +171,7 @@ func TestCheckDetectsViolation(t *testing.T) {
 	abs := needAdult(t)
 	in := filepath.Join(abs, "adult.csv")
 	out := filepath.Join(dir, "release.csv")
-	if _, err := Release(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 		t.Fatal(err)
 	}
 	// Drop records until the first record's class falls below k.
@@ -192,7 +193,7 @@ func TestCheckDetectsViolation(t *testing.T) {
 	if err := os.WriteFile(out, []byte(strings.Join(kept, "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Check(context.Background(), cfg, Options{Input: in, Output: out})
+	_, err = Check(context.Background(), cfg, job.Options{Input: in, Output: out})
 	if err == nil || !strings.Contains(err.Error(), "smallest class") && !strings.Contains(err.Error(), "suppressed") {
 		t.Fatalf("tampered release: got %v, want a violation", err)
 	}
@@ -207,7 +208,7 @@ func TestReleaseUnattainableWritesNothing(t *testing.T) {
 	if err := os.Mkdir(filepath.Dir(out), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Release(context.Background(), cfg, Options{Input: filepath.Join(abs, "adult.csv"), Output: out, Report: filepath.Join(dir, "out", "r.json")})
+	_, err := Release(context.Background(), cfg, job.Options{Input: filepath.Join(abs, "adult.csv"), Output: out, Report: filepath.Join(dir, "out", "r.json")})
 	if !errors.Is(err, schema.ErrUnattainable) {
 		t.Fatalf("got %v, want ErrUnattainable", err)
 	}
@@ -223,7 +224,7 @@ func BenchmarkReleaseAdult(b *testing.B) {
 	dir := b.TempDir()
 	cfg := adultConfig(b, dir, 5, 0.05)
 	abs := needAdult(b)
-	opt := Options{Input: filepath.Join(abs, "adult.csv"), Output: filepath.Join(dir, "release.csv"), Force: true}
+	opt := job.Options{Input: filepath.Join(abs, "adult.csv"), Output: filepath.Join(dir, "release.csv"), Force: true}
 	var rep *report.Report
 	for b.Loop() {
 		var err error
@@ -286,11 +287,11 @@ func TestReleaseAdultModels(t *testing.T) {
 					t.Fatal(err)
 				}
 				out := filepath.Join(dir, "release.csv")
-				rep, err := Release(context.Background(), cfg, Options{Input: in, Output: out})
+				rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 				if err != nil {
 					t.Fatal(err)
 				}
-				m, err := Check(context.Background(), cfg, Options{Input: in, Output: out})
+				m, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out})
 				if err != nil {
 					t.Fatalf("check: %v", err)
 				}
@@ -324,7 +325,7 @@ func TestReleaseTwoProtectedColumns(t *testing.T) {
 		"privacy:\n  k: 5\n  suppression: 0.05\n  l-diversity: {column: diagnosis, variant: recursive, l: 3, c: 3}\n  t-closeness: {column: insurance, t: 0.15}", 1)
 	cfg = loadConfigText(t, strings.ReplaceAll(text, "output: {format: csv}", "output: {format: parquet}"))
 	out := filepath.Join(dir, "r.parquet")
-	rep, err := Release(context.Background(), cfg, Options{Input: in, Output: out})
+	rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +333,7 @@ func TestReleaseTwoProtectedColumns(t *testing.T) {
 	if meta["sanitize.l_diversity"] != `[{"column":"diagnosis","variant":"recursive","l":3,"c":3}]` || meta["sanitize.t_closeness"] != `[{"column":"insurance","t":0.15,"distance":"equal"}]` {
 		t.Errorf("metadata: l %q, t %q", meta["sanitize.l_diversity"], meta["sanitize.t_closeness"])
 	}
-	m, err := Check(context.Background(), cfg, Options{Input: in, Output: out})
+	m, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out})
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}
@@ -343,7 +344,7 @@ func TestReleaseTwoProtectedColumns(t *testing.T) {
 		t.Fatalf("measured %+v", m.Sensitive)
 	}
 	// Without the models the same input releases a finer node: they were enforced.
-	base, err := Release(context.Background(), loadConfigText(t, string(raw)), Options{Input: in, Output: filepath.Join(dir, "base.csv")})
+	base, err := Release(context.Background(), loadConfigText(t, string(raw)), job.Options{Input: in, Output: filepath.Join(dir, "base.csv")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,10 +368,10 @@ func TestReleaseHierarchicalBuiltHierarchy(t *testing.T) {
 		"privacy: {k: 5, suppression: 0.05, t-closeness: {column: stay_days, t: 0.1, distance: hierarchical}}", 1)
 	cfg = loadConfigText(t, text)
 	out := filepath.Join(dir, "r.csv")
-	if _, err := Release(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := Check(context.Background(), cfg, Options{Input: in, Output: out})
+	m, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out})
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}

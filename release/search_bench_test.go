@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"sanitizer/generalize"
+	"sanitizer/job"
 	"sanitizer/schema"
 )
 
@@ -21,7 +22,7 @@ func encodeGenerated(b *testing.B, rows int) (*generalize.Table, *plan) {
 	in := os.Getenv("SEARCH_INPUT")
 	if in == "" {
 		in = filepath.Join(dir, "in.parquet")
-		if err := Generate(in, "", rows, 1, Options{}); err != nil {
+		if err := Generate(in, "", rows, 1, job.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -34,8 +35,8 @@ func encodeGenerated(b *testing.B, rows int) (*generalize.Table, *plan) {
 		b.Fatal(err)
 	}
 	defer src.Close()
-	hier := make([]*generalize.Hierarchy, len(p.quasiCfg))
-	for i, c := range p.quasiCfg {
+	hier := make([]*generalize.Hierarchy, len(p.QuasiCfg))
+	for i, c := range p.QuasiCfg {
 		if c.Hierarchy.File != "" {
 			if hier[i], err = generalize.LoadHierarchy(c.Hierarchy.File); err != nil {
 				b.Fatal(err)
@@ -87,12 +88,12 @@ func BenchmarkMondrianHospital8QI(b *testing.B) {
 		rows = v
 	}
 	t, p := encodeGenerated(b, rows)
-	p.quasiCfg = nil
+	p.QuasiCfg = nil
 	cfg, err := schema.Load("../testdata/hospital-8qi-mondrian.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}
-	p.quasiCfg = cfg.Quasi()
+	p.QuasiCfg = cfg.Quasi()
 	values, err := mondrianValues(p, t)
 	if err != nil {
 		b.Fatal(err)

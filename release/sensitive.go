@@ -38,15 +38,15 @@ func (p *plan) protectedColumns() []*protected {
 				return s
 			}
 		}
-		s := &protected{conf: p.cfg.Column(name), pos: slices.Index(p.header, name)}
+		s := &protected{conf: p.Config.Column(name), pos: slices.Index(p.Header, name)}
 		out = append(out, s)
 		return s
 	}
-	for _, l := range p.cfg.Privacy.LDiversity {
+	for _, l := range p.Config.Privacy.LDiversity {
 		s := get(l.Column)
 		s.diversity = append(s.diversity, diversity.Model{Variant: l.Variant, L: l.L, C: l.C})
 	}
-	for _, t := range p.cfg.Privacy.TCloseness {
+	for _, t := range p.Config.Privacy.TCloseness {
 		s := get(t.Column)
 		s.closeness = append(s.closeness, verify.Closeness{T: t.T, Distance: t.Distance})
 		s.order = t.Order
@@ -103,7 +103,7 @@ func (s *protected) number(p *plan, present []string, first []int) error {
 		for i, v := range present {
 			k, ok := orderKey(s.conf.Type, v)
 			if !ok {
-				return schema.BadInput("%s: column %q: not a valid %s for the ordered distance", p.at(first[i]), name, s.conf.Type)
+				return schema.BadInput("%s: column %q: not a valid %s for the ordered distance", p.At(first[i]), name, s.conf.Type)
 			}
 			ks[i] = keyed{v, k}
 		}
@@ -131,7 +131,7 @@ func (s *protected) number(p *plan, present []string, first []int) error {
 			if s.distance() == closeness.Hierarchical {
 				where = "hierarchy " + s.hier.Source()
 			}
-			return schema.BadInput("%s: column %q: value not listed in %s", p.at(first[i]), name, where)
+			return schema.BadInput("%s: column %q: value not listed in %s", p.At(first[i]), name, where)
 		}
 	}
 	for _, d := range s.diversity {

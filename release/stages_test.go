@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"sanitizer/generalize"
+	"sanitizer/job"
 	"sanitizer/sample"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -79,7 +80,7 @@ func TestStageFailureStopsEveryStage(t *testing.T) {
 	}
 	base := runtime.NumGoroutine()
 	for _, workers := range []int{1, 2, 8} {
-		_, err := Release(context.Background(), cfg, Options{Input: in, Output: filepath.Join(out, "r.csv"), Report: filepath.Join(out, "r.json"), Workers: workers})
+		_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(out, "r.csv"), Report: filepath.Join(out, "r.json"), Workers: workers})
 		if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row 40000") || strings.Contains(err.Error(), "Zq9SECRET") {
 			t.Fatalf("workers=%d: got %v, want bad input naming row 40000 without the value", workers, err)
 		}
@@ -97,7 +98,7 @@ func TestCancelledRunWritesNothing(t *testing.T) {
 	for _, after := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
 		ctx, cancel := context.WithTimeout(context.Background(), after)
 		out := filepath.Join(dir, fmt.Sprintf("r%d.csv", after))
-		_, err := Release(ctx, cfg, Options{Input: in, Output: out})
+		_, err := Release(ctx, cfg, job.Options{Input: in, Output: out})
 		cancel()
 		if err == nil {
 			// finished before the deadline: then it must be complete and verified
@@ -144,8 +145,8 @@ func TestInputChangedBetweenPasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fileHier := make([]*generalize.Hierarchy, len(p.quasiCfg))
-	for i, c := range p.quasiCfg {
+	fileHier := make([]*generalize.Hierarchy, len(p.QuasiCfg))
+	for i, c := range p.QuasiCfg {
 		if c.Hierarchy.File != "" {
 			if fileHier[i], err = generalize.LoadHierarchy(c.Hierarchy.File); err != nil {
 				t.Fatal(err)
@@ -166,7 +167,7 @@ func TestInputChangedBetweenPasses(t *testing.T) {
 	}
 	rc := newRecoder(p, tab, make([]int, len(tab.Columns)), make([]bool, tab.Rows))
 	var buf bytes.Buffer
-	sink, err := table.NewSink(&buf, "csv", cfg.Output.CSV, p.outColumns(), nil)
+	sink, err := table.NewSink(&buf, "csv", cfg.Output.CSV, p.OutColumns(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,8 +181,8 @@ func TestInputChangedBetweenPasses(t *testing.T) {
 // pass 1 and the records released (not the rows pass 2 read, suppressed ones included).
 func TestProgressCountsReleasedRecords(t *testing.T) {
 	cfg, in, dir := hospitalFixture(t, 3000)
-	prog := &Progress{}
-	rep, err := Release(context.Background(), cfg, Options{Input: in, Output: filepath.Join(dir, "out.csv"), Progress: prog})
+	prog := &job.Progress{}
+	rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "out.csv"), Progress: prog})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,8 +204,8 @@ func TestCancelAtPublishWritesNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out := filepath.Join(dir, "out.csv")
-	_, err := Release(ctx, cfg, Options{Input: in, Output: out, Report: filepath.Join(dir, "r.json"), AtStage: func(stage string) {
-		if stage == StagePublish {
+	_, err := Release(ctx, cfg, job.Options{Input: in, Output: out, Report: filepath.Join(dir, "r.json"), AtStage: func(stage string) {
+		if stage == job.StagePublish {
 			cancel()
 		}
 	}})
@@ -239,8 +240,8 @@ func TestDPCancelAtPublishWritesNothing(t *testing.T) {
 	in, _ := filepath.Abs("../testdata/hospital.csv")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err = DP(ctx, cfg, Options{Input: in, Output: filepath.Join(dir, "out"), AtStage: func(stage string) {
-		if stage == StagePublish {
+	_, err = DP(ctx, cfg, job.Options{Input: in, Output: filepath.Join(dir, "out"), AtStage: func(stage string) {
+		if stage == job.StagePublish {
 			cancel()
 		}
 	}})

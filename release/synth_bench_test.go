@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"sanitizer/dphist"
+	"sanitizer/job"
 	"sanitizer/schema"
 )
 
@@ -156,7 +157,7 @@ func BenchmarkSynthAdult(b *testing.B) {
 			for b.Loop() {
 				out := filepath.Join(dir, fmt.Sprintf("out%d", runs))
 				start := time.Now()
-				man, err := DP(context.Background(), cfg, Options{Input: in, Output: out})
+				man, err := DP(context.Background(), cfg, job.Options{Input: in, Output: out})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -8,6 +8,7 @@ import (
 
 	"sanitizer/internal/safe"
 	"sanitizer/schema"
+	"sanitizer/table"
 	"sanitizer/verify"
 )
 
@@ -18,14 +19,14 @@ import (
 func truthCovers(cfg *schema.Config, p *plan) (map[string]verify.Cover, error) {
 	covers := map[string]verify.Cover{}
 	mondrian := cfg.Search.Algorithm == "mondrian"
-	for _, pos := range p.kept {
-		c := p.conf[pos]
+	for _, pos := range p.Kept {
+		c := p.Conf[pos]
 		var cv verify.Cover
 		switch {
 		case c.Role == schema.Quasi && mondrian && (c.Type == schema.Integer || c.Type == schema.Float || c.Type == schema.Date):
 			cv = verify.CoverRange(c.Type)
 		case c.Role == schema.Quasi && c.Hierarchy.File != "":
-			h, err := p.hier.cover(c.Hierarchy.File)
+			h, err := p.Hier.Cover(c.Hierarchy.File)
 			if err != nil {
 				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 			}
@@ -36,11 +37,11 @@ func truthCovers(cfg *schema.Config, p *plan) (map[string]verify.Cover, error) {
 			cv = verify.CoverDate()
 		case c.Role == schema.Quasi:
 			cv = verify.CoverRange(c.Type)
-		case p.types[pos] != schema.String && p.types[pos] != "":
-			typ := p.types[pos]
+		case p.Types[pos] != schema.String && p.Types[pos] != "":
+			typ := p.Types[pos]
 			cv = func(released, original string) (bool, error) {
-				a, ok1 := canonical(typ, released)
-				b, ok2 := canonical(typ, original)
+				a, ok1 := table.Canonical(typ, released)
+				b, ok2 := table.Canonical(typ, original)
 				return ok1 && ok2 && a == b, nil
 			}
 		}
@@ -64,11 +65,11 @@ func truthCovers(cfg *schema.Config, p *plan) (map[string]verify.Cover, error) {
 // only, never the search's hierarchies.
 func utilityQuasi(cfg *schema.Config, p *plan) ([]verify.Quasi, error) {
 	mondrian := cfg.Search.Algorithm == "mondrian"
-	out := make([]verify.Quasi, len(p.quasiCfg))
-	for j, c := range p.quasiCfg {
-		pos := p.quasi[j]
+	out := make([]verify.Quasi, len(p.QuasiCfg))
+	for j, c := range p.QuasiCfg {
+		pos := p.Quasi[j]
 		q := verify.Quasi{Column: c.Name, Type: c.Type, Null: c.Null}
-		if p.textIn && !p.emptyNull[pos] {
+		if p.TextIn && !p.EmptyNull[pos] {
 			q.Null = nil // a text column without a type: the empty field is a value
 		}
 		q.Ranges = mondrian && (c.Type == schema.Integer || c.Type == schema.Float || c.Type == schema.Date)
@@ -77,7 +78,7 @@ func utilityQuasi(cfg *schema.Config, p *plan) ([]verify.Quasi, error) {
 		case h == nil:
 			return nil, schema.BadInput("columns.%s.hierarchy: a quasi-identifier needs a hierarchy", c.Name)
 		case h.File != "":
-			if q.Domain, err = p.hier.domain(h.File); err != nil {
+			if q.Domain, err = p.Hier.Domain(h.File); err != nil {
 				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 			}
 		case h.Intervals != nil:
@@ -125,7 +126,7 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 	for i, c := range cfg.Columns {
 		names[i] = c.Name
 	}
-	in, err := openChecked(p.input, inFmt, cfg.Input.CSV, names)
+	in, err := openChecked(p.Input, inFmt, cfg.Input.CSV, names)
 	if err != nil {
 		return 0, err
 	}
@@ -164,8 +165,8 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 	var counting *countingReader
 	if count != nil {
 		// The quasi-identifiers' fields in the input records the walk reads.
-		qpos := make([]int, len(p.quasi))
-		for j, name := range p.quasiNames() {
+		qpos := make([]int, len(p.Quasi))
+		for j, name := range p.QuasiNames() {
 			if qpos[j] = slices.Index(inHeader, name); qpos[j] < 0 {
 				return 0, fmt.Errorf("internal error: quasi-identifier %q is not a release column", name)
 			}

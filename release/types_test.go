@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"sanitizer/internal/arrowtest"
+	"sanitizer/job"
 	"sanitizer/table"
 	"testing"
 	"time"
@@ -90,10 +91,10 @@ func TestTypesRoundTrip(t *testing.T) {
 		for _, outFmt := range []string{"parquet", "arrow"} {
 			t.Run(inFmt+"→"+outFmt, func(t *testing.T) {
 				out := filepath.Join(t.TempDir(), "r."+outFmt)
-				if _, err := Release(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+				if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 					t.Fatalf("release: %v", err)
 				}
-				if _, err := Check(context.Background(), cfg, Options{Input: in, Output: out}); err != nil {
+				if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 					t.Fatalf("check: %v", err)
 				}
 				var tbl arrow.Table

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"sanitizer/generalize"
+	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/verify"
@@ -39,11 +40,11 @@ func sameMetrics(m *verify.Measured, u generalize.Metrics, records int) string {
 func releaseAndCheck(t *testing.T, cfg *schema.Config, in, dir string) (*report.Report, *verify.Measured) {
 	t.Helper()
 	out := filepath.Join(dir, "release.csv")
-	rep, err := Release(context.Background(), cfg, Options{Input: in, Output: out})
+	rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 	if err != nil {
 		t.Fatalf("release: %v", err)
 	}
-	m, err := Check(context.Background(), cfg, Options{Input: in, Output: out})
+	m, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out})
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}
@@ -194,7 +195,7 @@ search: {algorithm: mondrian}
 	}
 	// A Mondrian release suppresses nothing, so Check rejects this one for the record
 	// it leaves out; it has measured the release by then.
-	m, err := Check(context.Background(), cfg, Options{Input: filepath.Join(dir, "in.csv"), Output: filepath.Join(dir, "release.csv")})
+	m, err := Check(context.Background(), cfg, job.Options{Input: filepath.Join(dir, "in.csv"), Output: filepath.Join(dir, "release.csv")})
 	if !errors.Is(err, schema.ErrUnattainable) || !strings.Contains(err.Error(), "missing from a Mondrian release") || m == nil {
 		t.Fatalf("check: %v, want the record missing from a Mondrian release", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"sanitizer/generalize"
+	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -16,7 +17,7 @@ import (
 // columns and types, that every quasi-identifier and listed sensitive value is covered
 // by its hierarchy, and that every dp column value lies in its declared domain. It
 // writes nothing. Errors match schema.ErrBadInput as the runs' own do.
-func Validate(ctx context.Context, cfg *schema.Config, opt Options) (*report.Validation, error) {
+func Validate(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Validation, error) {
 	v := &report.Validation{Release: cfg.Privacy.K > 0, Quasi: len(cfg.Quasi()), Rows: -1}
 	if v.Release || cfg.DP == nil {
 		if err := checkReleaseConfig(cfg); err != nil {
@@ -29,7 +30,7 @@ func Validate(ctx context.Context, cfg *schema.Config, opt Options) (*report.Val
 		}
 		v.DP = len(cfg.DP.Outputs)
 	}
-	hier, err := readHierFiles(cfg)
+	hier, err := job.ReadHierFiles(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func validateInput(ctx context.Context, cfg *schema.Config, in string, v *report
 		}
 	}
 	if cfg.DP != nil {
-		if _, err := readDP(ctx, cfg, p, src); err != nil {
+		if _, err := readDP(ctx, cfg, p.Plan, src); err != nil {
 			return err
 		}
 	}
@@ -92,16 +93,16 @@ func validateInput(ctx context.Context, cfg *schema.Config, in string, v *report
 
 // parseHierFiles parses every hierarchy file the configuration names, so that a
 // malformed one is found without an input.
-func parseHierFiles(cfg *schema.Config, hier *hierFiles) error {
+func parseHierFiles(cfg *schema.Config, hier *job.HierFiles) error {
 	for _, c := range cfg.Columns {
 		if c.Hierarchy == nil || c.Hierarchy.File == "" {
 			continue
 		}
-		f, err := hier.file(c.Hierarchy.File)
+		f, err := hier.File(c.Hierarchy.File)
 		if err != nil {
 			return err
 		}
-		if _, err := generalize.ReadHierarchy(bytes.NewReader(f.data), c.Hierarchy.File); err != nil {
+		if _, err := generalize.ReadHierarchy(bytes.NewReader(f.Data), c.Hierarchy.File); err != nil {
 			return fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 		}
 	}
@@ -110,14 +111,14 @@ func parseHierFiles(cfg *schema.Config, hier *hierFiles) error {
 
 // fileHeights is every quasi-identifier's number of levels when all of them have a
 // hierarchy file; nil when one is built from the data.
-func fileHeights(cfg *schema.Config, hier *hierFiles) []int {
+func fileHeights(cfg *schema.Config, hier *job.HierFiles) []int {
 	quasi := cfg.Quasi()
 	heights := make([]int, len(quasi))
 	for i, c := range quasi {
 		if c.Hierarchy == nil || c.Hierarchy.File == "" {
 			return nil
 		}
-		h, err := hier.hierarchy(c.Hierarchy.File)
+		h, err := hier.Hierarchy(c.Hierarchy.File)
 		if err != nil {
 			return nil // parseHierFiles has reported it
 		}

@@ -88,10 +88,10 @@ func releasedCodes(t *generalize.Table, levels []int, covers generalize.ClassCov
 }
 
 func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *recoder {
-	r := &recoder{p: p, t: t, levels: levels, suppressed: suppressed, quasiAt: make([]int, len(p.kept)), fieldOf: make([]int, len(p.quasi)), listed: make([]*generalize.Hierarchy, len(p.header))}
-	for j, i := range p.kept {
+	r := &recoder{p: p, t: t, levels: levels, suppressed: suppressed, quasiAt: make([]int, len(p.Kept)), fieldOf: make([]int, len(p.Quasi)), listed: make([]*generalize.Hierarchy, len(p.Header))}
+	for j, i := range p.Kept {
 		r.quasiAt[j] = -1
-		for qi, pos := range p.quasi {
+		for qi, pos := range p.Quasi {
 			if pos == i {
 				r.quasiAt[j] = qi
 				r.fieldOf[qi] = j
@@ -121,7 +121,7 @@ func (r *recoder) gatherLabels(b *table.Batch) []int32 {
 
 // recode returns the release records of batch b (suppressed records are left out).
 func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
-	width := len(r.p.kept)
+	width := len(r.p.Kept)
 	out := &table.Rows{Fields: make([]string, 0, b.N*width)}
 	if r.keyed {
 		out.Keys = make([][]int32, width)
@@ -136,29 +136,29 @@ func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
 	for i := range b.N {
 		row := b.First + i
 		if row >= r.t.Rows {
-			return nil, table.ChangedError(r.p.input)
+			return nil, table.ChangedError(r.p.Input)
 		}
 		rec := b.Record(i)
 		// Pass 2 must read what pass 1 encoded.
 		for qi, c := range r.t.Columns {
 			f := r.fieldOf[qi]
 			v := rec[f]
-			if r.p.isNull(b, i, f, r.p.kept[f]) {
-				nullAs := r.p.quasiCfg[qi].Null
+			if r.p.IsNull(b, i, f, r.p.Kept[f]) {
+				nullAs := r.p.QuasiCfg[qi].Null
 				if nullAs == nil {
-					return nil, table.ChangedError(r.p.input) // pass 1 would have refused it
+					return nil, table.ChangedError(r.p.Input) // pass 1 would have refused it
 				}
 				v = *nullAs
 			}
 			// The leaf pass 1 gave the record has this text, and no other leaf does.
 			if c.Hierarchy.Value(0, c.Codes.At(row)) != v {
-				return nil, table.ChangedError(r.p.input)
+				return nil, table.ChangedError(r.p.Input)
 			}
 		}
 		if r.suppressed != nil && r.suppressed[row] {
 			continue
 		}
-		for j, pos := range r.p.kept {
+		for j, pos := range r.p.Kept {
 			if qi := r.quasiAt[j]; qi >= 0 {
 				var x int32
 				if r.labels != nil {
@@ -171,7 +171,7 @@ func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
 				case r.keyed:
 					if r.labels == nil {
 						if x = r.dictIndex[qi][x]; x < 0 {
-							return nil, fmt.Errorf("internal error: column %q: a published record's label is not in the dictionary", r.p.header[r.p.kept[j]])
+							return nil, fmt.Errorf("internal error: column %q: a published record's label is not in the dictionary", r.p.Header[r.p.Kept[j]])
 						}
 					}
 					out.Keys[j] = append(out.Keys[j], x)
@@ -183,8 +183,8 @@ func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
 				}
 				continue
 			}
-			v, conf, name := rec[j], r.p.conf[pos], r.p.header[pos]
-			if r.p.isNull(b, i, j, pos) {
+			v, conf, name := rec[j], r.p.Conf[pos], r.p.Header[pos]
+			if r.p.IsNull(b, i, j, pos) {
 				if conf.Role != schema.Sensitive {
 					if out.Nulls == nil {
 						out.Nulls = make([]bool, b.N*width)
@@ -198,14 +198,14 @@ func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
 				}
 				v = *conf.Null
 			}
-			if r.p.textIn {
+			if r.p.TextIn {
 				if err := table.CheckType(conf, v); err != nil {
-					return nil, schema.BadInput("%s: column %q: %w", r.p.at(row), name, err)
+					return nil, schema.BadInput("%s: column %q: %w", r.p.At(row), name, err)
 				}
 			}
 			if h := r.listed[pos]; h != nil {
 				if _, ok := h.Leaf(v); !ok {
-					return nil, schema.BadInput("%s: column %q: value not listed in hierarchy %s", r.p.at(row), name, h.Source())
+					return nil, schema.BadInput("%s: column %q: value not listed in hierarchy %s", r.p.At(row), name, h.Source())
 				}
 			}
 			out.Fields = append(out.Fields, v)
@@ -230,7 +230,7 @@ func writeRelease(ctx context.Context, src table.Source, rc *recoder, out table.
 	in := make(chan *table.Batch, workers)
 	jobs := make(chan *job, 2*workers) // in input order, for the writer
 	work := make(chan *job, 2*workers) // for the recoders
-	g.Go(safe.Go(func() error { return src.Stream(ctx, rc.p.kept, in) }))
+	g.Go(safe.Go(func() error { return src.Stream(ctx, rc.p.Kept, in) }))
 	g.Go(safe.Go(func() error {
 		defer close(jobs)
 		defer close(work)
@@ -285,7 +285,7 @@ func writeRelease(ctx context.Context, src table.Source, rc *recoder, out table.
 				return fmt.Errorf("writing release: %w", err)
 			}
 			written += j.out.N
-			rc.p.progress.addWritten(j.out.N)
+			rc.p.progress.AddWritten(j.out.N)
 		}
 		return nil
 	}))

@@ -23,6 +23,7 @@ import (
 
 	"sanitizer/internal/build"
 	"sanitizer/internal/safe"
+	"sanitizer/job"
 	"sanitizer/release"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -48,7 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // runWith is run with a function told of each stage a release, dp or gen run begins
-// (release.Options.AtStage; nil: none), where the tests stop a run.
+// (job.Options.AtStage; nil: none), where the tests stop a run.
 func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, atStage func(stage string)) int {
 	g := &globals{stderr: stderr, atStage: atStage}
 	root := newRoot(stdout, g)
@@ -87,7 +88,7 @@ type globals struct {
 	logFormat     string
 	progressEvery time.Duration
 	log           *slog.Logger
-	atStage       func(stage string) // given to every run as release.Options.AtStage
+	atStage       func(stage string) // given to every run as job.Options.AtStage
 }
 
 // setup makes the logger: text on stderr with warnings and errors only (none with
@@ -129,7 +130,7 @@ func terminal(w io.Writer) bool {
 // showProgress reports the run's progress while the returned function has not been
 // called: with JSON logs, a "progress" record every --progress-interval (for unattended
 // jobs); with text logs on a terminal, one line of stderr redrawn every half second.
-func (g *globals) showProgress(p *release.Progress) (stop func()) {
+func (g *globals) showProgress(p *job.Progress) (stop func()) {
 	switch {
 	case g.logFormat == "json" && !g.quiet:
 		return every(g.progressEvery, func() {
@@ -204,7 +205,7 @@ func newRoot(stdout io.Writer, g *globals) *cobra.Command {
 
 func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 	var cfgPath string
-	var opt release.Options
+	var opt job.Options
 	cmd := &cobra.Command{
 		Use:   "release -c CONFIG --in INPUT --out RELEASE [--report REPORT.json] [--force]",
 		Short: "Write a k-anonymous, verified release of INPUT",
@@ -228,7 +229,7 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 			gc := &collector{}
 			defer gc.restore()
 			opt.Log, opt.AtStage = g.log, both(gc.at, g.atStage)
-			opt.Progress = &release.Progress{}
+			opt.Progress = &job.Progress{}
 			stop := g.showProgress(opt.Progress)
 			rep, err := release.Release(cmd.Context(), cfg, opt)
 			stop()
@@ -253,7 +254,7 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 
 func newDP(stdout io.Writer, g *globals) *cobra.Command {
 	var cfgPath string
-	var opt release.Options
+	var opt job.Options
 	cmd := &cobra.Command{
 		Use:   "dp -c CONFIG --in INPUT --out DIR [--ledger LEDGER.json]",
 		Short: "Write the configuration's differentially private outputs of INPUT into DIR",
@@ -287,7 +288,7 @@ func newDP(stdout io.Writer, g *globals) *cobra.Command {
 
 func newValidate(stdout io.Writer) *cobra.Command {
 	var cfgPath string
-	var opt release.Options
+	var opt job.Options
 	cmd := &cobra.Command{
 		Use:   "validate -c CONFIG [--in INPUT]",
 		Short: "Check a configuration, its hierarchies and (with --in) an input against it; writes nothing",
@@ -316,7 +317,7 @@ func newValidate(stdout io.Writer) *cobra.Command {
 
 func newCheck(stdout io.Writer) *cobra.Command {
 	var cfgPath string
-	var opt release.Options
+	var opt job.Options
 	cmd := &cobra.Command{
 		Use:   "check -c CONFIG --in INPUT --release RELEASE [--report REPORT.json]",
 		Short: "Re-check an existing release against its input and configuration",
@@ -357,7 +358,7 @@ func newGen(stdout io.Writer, g *globals) *cobra.Command {
 			if err := required("out", out); err != nil {
 				return err
 			}
-			if err := release.Generate(out, format, rows, seed, release.Options{Force: force, AtStage: g.atStage}); err != nil {
+			if err := release.Generate(out, format, rows, seed, job.Options{Force: force, AtStage: g.atStage}); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %d records to %s\n", rows, out)

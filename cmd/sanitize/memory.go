@@ -2,12 +2,11 @@ package main
 
 import (
 	"runtime/debug"
-
-	"sanitizer/release"
+	"sanitizer/job"
 )
 
 // collector tunes the garbage collector to the stages of a release (told of them
-// through release.Options.AtStage). The encoded table lives through the whole run
+// through job.Options.AtStage). The encoded table lives through the whole run
 // while each stage makes its own short-lived data: returning a finished stage's memory
 // to the system before the next one allocates keeps the two from adding up in the
 // peak, and the search's garbage — large tables without pointers, which a collection
@@ -21,7 +20,7 @@ type collector struct {
 // at adjusts the collector as stage begins.
 func (c *collector) at(stage string) {
 	switch stage {
-	case release.StageSearch:
+	case job.StageSearch:
 		debug.FreeOSMemory() // the read's batches
 		c.percent = debug.SetGCPercent(-1)
 		if c.percent > 0 {
@@ -30,10 +29,10 @@ func (c *collector) at(stage string) {
 			debug.SetGCPercent(c.percent)
 		}
 		c.halved = true
-	case release.StageWrite:
+	case job.StageWrite:
 		c.restore()
 		debug.FreeOSMemory() // the search's tables
-	case release.StageVerify:
+	case job.StageVerify:
 		debug.FreeOSMemory() // the write's batches and the codes
 	}
 }

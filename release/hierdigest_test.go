@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"sanitizer/job"
 	"sanitizer/schema"
 )
 
@@ -41,7 +42,7 @@ func TestHierarchyDigestIsOfTheBytesUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	changed := false
-	opt := Options{
+	opt := job.Options{
 		Input: input, Output: filepath.Join(dir, "out.csv"), Report: filepath.Join(dir, "report.json"),
 		// Now is called once the node is chosen, before the release is written.
 		Now: func() time.Time {

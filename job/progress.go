@@ -1,4 +1,4 @@
-package release
+package job
 
 import "sync/atomic"
 
@@ -24,9 +24,9 @@ type Progress struct {
 	Evaluated atomic.Int64 // lattice nodes counted by the search
 	Written   atomic.Int64 // records released by pass 2 (suppressed records are not counted)
 	stage     atomic.Value // string
-	// onBatch, when not nil, is called with the stage by the worker goroutine that
+	// OnBatch, when not nil, is called with the stage by the worker goroutine that
 	// counts a batch read (StageRead) or written (StageWrite): a test's way into them.
-	onBatch func(stage string)
+	OnBatch func(stage string)
 }
 
 // Stage returns the stage the run is in ("" before the first).
@@ -38,33 +38,33 @@ func (p *Progress) Stage() string {
 	return s
 }
 
-func (p *Progress) enter(stage string) {
+func (p *Progress) Enter(stage string) {
 	if p != nil {
 		p.stage.Store(stage)
 	}
 }
 
-func (p *Progress) addRead(n int) {
+func (p *Progress) AddRead(n int) {
 	if p != nil {
 		p.Read.Add(int64(n))
-		p.batch(StageRead)
+		p.Batch(StageRead)
 	}
 }
 
-func (p *Progress) addWritten(n int) {
+func (p *Progress) AddWritten(n int) {
 	if p != nil {
 		p.Written.Add(int64(n))
-		p.batch(StageWrite)
+		p.Batch(StageWrite)
 	}
 }
 
-func (p *Progress) batch(stage string) {
-	if p.onBatch != nil {
-		p.onBatch(stage)
+func (p *Progress) Batch(stage string) {
+	if p.OnBatch != nil {
+		p.OnBatch(stage)
 	}
 }
 
-func (p *Progress) addEvaluated(n int) {
+func (p *Progress) AddEvaluated(n int) {
 	if p != nil {
 		p.Evaluated.Add(int64(n))
 	}

@@ -1,0 +1,99 @@
+package job
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+
+	"sanitizer/generalize"
+	"sanitizer/schema"
+	"sanitizer/verify"
+)
+
+// HierFiles holds the bytes of every hierarchy file a run uses, each read once: the
+// search's parse, the verifier's own parse and the digest the report certifies all
+// come from the same bytes, so a file changed during the run cannot be certified for a
+// release made with its earlier content.
+type HierFiles struct {
+	files map[string]*HierFile
+}
+
+// HierFile is one hierarchy file's bytes and their digest.
+type HierFile struct {
+	Data   []byte
+	digest string // "sha256:" and the hex SHA-256 of data
+}
+
+// ReadHierFiles reads every hierarchy file the configuration names.
+func ReadHierFiles(cfg *schema.Config) (*HierFiles, error) {
+	h := &HierFiles{files: map[string]*HierFile{}}
+	for _, c := range cfg.Columns {
+		if c.Hierarchy == nil || c.Hierarchy.File == "" {
+			continue
+		}
+		path := c.Hierarchy.File
+		if _, ok := h.files[path]; ok {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, schema.BadInput("columns.%s.hierarchy.file: %w", c.Name, err)
+		}
+		sum := sha256.Sum256(data)
+		h.files[path] = &HierFile{Data: data, digest: "sha256:" + hex.EncodeToString(sum[:])}
+	}
+	return h, nil
+}
+
+// File returns the bytes read for path; a path the configuration does not name is an
+// internal error.
+func (h *HierFiles) File(path string) (*HierFile, error) {
+	f, ok := h.files[path]
+	if !ok {
+		return nil, fmt.Errorf("internal error: hierarchy file %s was not read at the start of the run", path)
+	}
+	return f, nil
+}
+
+// Hierarchy parses the search's Hierarchy from the bytes read for path.
+func (h *HierFiles) Hierarchy(path string) (*generalize.Hierarchy, error) {
+	f, err := h.File(path)
+	if err != nil {
+		return nil, err
+	}
+	return generalize.ReadHierarchy(bytes.NewReader(f.Data), path)
+}
+
+// Cover is the verifier's own reading of the hierarchy read for path.
+func (h *HierFiles) Cover(path string) (verify.Cover, error) {
+	f, err := h.File(path)
+	if err != nil {
+		return nil, err
+	}
+	return verify.CoverHierarchy(f.Data, path)
+}
+
+// Domain is the verifier's own reading of the hierarchy's levels, for the utility
+// measurement.
+func (h *HierFiles) Domain(path string) (*verify.Domain, error) {
+	f, err := h.File(path)
+	if err != nil {
+		return nil, err
+	}
+	return verify.HierarchyDomainOf(f.Data, path)
+}
+
+// Digests maps every hierarchy file to the digest of the bytes the run used; nil when
+// the configuration names none.
+func (h *HierFiles) Digests() map[string]string {
+	if len(h.files) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(h.files))
+	for path, f := range h.files {
+		out[path] = f.digest
+	}
+	return out
+}

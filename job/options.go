@@ -1,0 +1,125 @@
+package job
+
+import (
+	"log/slog"
+	"path/filepath"
+	"runtime"
+	"sanitizer/schema"
+	"sanitizer/table"
+	"strings"
+	"time"
+)
+
+// Options are the command line's choices for one run.
+type Options struct {
+	Input    string           // overrides the configuration's input.path
+	Output   string           // overrides output.path (release) ; the release file for Check
+	Report   string           // where to write the JSON report ("" = none); Check: the release's report to check against
+	Ledger   string           // dp: the budget ledger ("" = none)
+	Force    bool             // release, gen: replace an existing output (and report) with the new, verified one
+	Workers  int              // ≤ 0: GOMAXPROCS
+	Progress *Progress        // counts the run's work as it happens (nil: not counted)
+	Log      *slog.Logger     // stage completions (Info) and warnings (Warn); nil: none
+	Now      func() time.Time // the release time in the metadata (nil: time.Now)
+	// AtStage, when set, is called on the run's goroutine as each of its stages
+	// begins and at its publishing points (StageRead … StagePublish): the command
+	// tunes the collector there, tests stop a run there. The release's stages hold
+	// distinct data: the encoded table from StageRead on, the search's tables in
+	// StageSearch only, the write's batches in StageWrite only; what a stage no longer
+	// needs is garbage when the next one begins.
+	AtStage func(stage string)
+}
+
+// At tells opt.AtStage that the run reached stage.
+func (o Options) At(stage string) {
+	if o.AtStage != nil {
+		o.AtStage(stage)
+	}
+}
+
+func (o Options) Parallel() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// Paths resolves the input and output Paths of a run and their formats.
+func Paths(cfg *schema.Config, opt Options) (in, out, inFmt, outFmt string, err error) {
+	in, out = cfg.Input.Path, cfg.Output.Path
+	if opt.Input != "" {
+		in = opt.Input
+	}
+	if opt.Output != "" {
+		out = opt.Output
+	}
+	if in == "" {
+		return "", "", "", "", schema.BadInput("input: no input file (--in or input.path)")
+	}
+	if out == "" {
+		return "", "", "", "", schema.BadInput("output: no output file (--out or output.path)")
+	}
+	if inFmt, err = table.InputFormat(in, cfg.Input); err != nil {
+		return "", "", "", "", err
+	}
+	if (FolderOutput(out) || table.IsParts(out)) && cfg.Output.Format == "" {
+		outFmt = inFmt // a folder of parts: in the input's format unless configured
+	} else if outFmt, err = table.CheckFormat("output", out, cfg.Output); err != nil {
+		return "", "", "", "", err
+	}
+	return in, out, inFmt, outFmt, nil
+}
+
+// OpenInput opens the input table and matches its columns with the configuration.
+func OpenInput(cfg *schema.Config, in, format string) (table.Source, *Plan, error) {
+	names := make([]string, len(cfg.Columns))
+	for i, c := range cfg.Columns {
+		names[i] = c.Name
+	}
+	src, err := table.Open(in, format, cfg.Input.CSV, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := NewPlan(cfg, in, src.Columns())
+	if err == nil {
+		p.Hier, err = ReadHierFiles(cfg)
+	}
+	if err != nil {
+		src.Close()
+		return nil, nil, err
+	}
+	p.InFormat = format
+	p.locate = table.Locator(src)
+	return src, p, nil
+}
+
+// Millis is the time from a to b in milliseconds.
+func Millis(a, b time.Time) float64 { return float64(b.Sub(a).Microseconds()) / 1000 }
+
+func (o Options) Logger() *slog.Logger {
+	if o.Log != nil {
+		return o.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// Abs is p made absolute, or p itself when that fails.
+func Abs(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return a
+}
+
+func (o Options) Time() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// FolderOutput reports whether an output path asks for a folder of release parts.
+func FolderOutput(out string) bool {
+	return strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator))
+}

@@ -1,0 +1,145 @@
+package job
+
+import (
+	"fmt"
+	"sanitizer/schema"
+	"sanitizer/table"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Plan is a configuration checked against the input's columns: what happens to every
+// input column (its role, its type) and where the run's records come from.
+type Plan struct {
+	Config   *schema.Config
+	Input    string
+	Header   []string         // input columns, in file order
+	Conf     []*schema.Column // per input column; nil when dropped
+	Quasi    []int            // input positions of the quasi-identifiers, in configuration order
+	Kept     []int            // input positions written to the release, in file order
+	QuasiCfg []schema.Column
+
+	InFormat   string
+	Types      []schema.Type    // per input column: the type its values have
+	Ints       []table.IntType  // per input column: an integer's width and signedness
+	ArrowTypes []arrow.DataType // per input column: the file's type (nil: CSV)
+	TextIn     bool             // the input is text (CSV): typed values are checked
+	EmptyNull  []bool           // per input column: an empty field is a null (CSV, typed)
+	Hier       *HierFiles       // the bytes of every hierarchy file, read once
+	// locate, for an input in parts, names the part holding a record and its row
+	// there (nil: the input is one file)
+	locate func(row int) (string, int)
+}
+
+// At names input record row (0-based): "FILE: row N", the file being the part of an
+// input in parts that holds it, N its 1-based row there.
+func (p *Plan) At(row int) string {
+	if p.locate != nil {
+		file, n := p.locate(row)
+		return fmt.Sprintf("%s: row %d", file, n)
+	}
+	return fmt.Sprintf("%s: row %d", p.Input, row+1)
+}
+
+// IsNull reports whether field f of record i of b, input column pos, is null.
+func (p *Plan) IsNull(b *table.Batch, i, f, pos int) bool {
+	return b.Null(i, f) || (p.EmptyNull[pos] && b.Fields[i*b.Width+f] == "")
+}
+
+// OutColumns is the release's columns: generalized quasi-identifiers are text, the
+// other kept columns keep their type; only insensitive columns may hold nulls.
+func (p *Plan) OutColumns() []table.OutColumn {
+	out := make([]table.OutColumn, len(p.Kept))
+	for j, pos := range p.Kept {
+		c := p.Conf[pos]
+		out[j] = table.OutColumn{Name: p.Header[pos], Type: p.Types[pos], Ints: p.Ints[pos], Arrow: p.ArrowTypes[pos], Nullable: c.Role == schema.Insensitive}
+		if c.Role == schema.Quasi {
+			out[j].Type, out[j].Ints, out[j].Arrow = schema.String, table.IntType{}, nil
+		}
+	}
+	return out
+}
+
+// NewPlan matches the configuration's columns with the input's columns and types.
+func NewPlan(cfg *schema.Config, input string, cols []table.Column) (*Plan, error) {
+	header := make([]string, len(cols))
+	for i, c := range cols {
+		header[i] = c.Name
+	}
+	p := &Plan{Config: cfg, Input: input, Header: header}
+	p.Conf = make([]*schema.Column, len(header))
+	// A "header" that names none of the configured columns is probably a record (a
+	// file without a header row): say so without quoting it.
+	named := false
+	for _, name := range header {
+		named = named || cfg.Column(name) != nil
+	}
+	if !named {
+		return nil, schema.BadInput("%s: the header names none of the configured columns (if the file has no header row, set input.csv.header: false)", input)
+	}
+	pos := map[string]int{}
+	for i, name := range header {
+		pos[name] = i
+		c := cfg.Column(name)
+		if c == nil {
+			if cfg.Unlisted == "drop" {
+				continue
+			}
+			return nil, schema.BadInput("%s: column %q is not in the configuration (name it, or set unlisted: drop)", input, name)
+		}
+		p.Conf[i] = c
+		if c.Role != schema.Identifier {
+			p.Kept = append(p.Kept, i)
+		}
+	}
+	for _, c := range cfg.Columns {
+		i, ok := pos[c.Name]
+		if !ok {
+			return nil, schema.BadInput("%s: configured column %q is missing from the input", input, c.Name)
+		}
+		if c.Role == schema.Quasi {
+			p.Quasi = append(p.Quasi, i)
+			p.QuasiCfg = append(p.QuasiCfg, c)
+		}
+	}
+	p.Types = make([]schema.Type, len(cols))
+	p.Ints = make([]table.IntType, len(cols))
+	p.ArrowTypes = make([]arrow.DataType, len(cols))
+	p.EmptyNull = make([]bool, len(cols))
+	for i, col := range cols {
+		c := p.Conf[i]
+		p.Ints[i], p.ArrowTypes[i] = col.Ints, col.Arrow
+		switch {
+		case col.Unsupported != "" && c != nil && c.Role != schema.Identifier:
+			return nil, schema.BadInput("%s: column %q: values of type %s cannot be read (drop the column: role identifier)", input, col.Name, col.Unsupported)
+		case c == nil:
+			p.Types[i] = col.Type
+		case col.Type == "": // text: the declared type, checked value by value
+			p.TextIn = true
+			p.Types[i] = c.Type
+			p.EmptyNull[i] = c.Type != schema.String
+		case c.TypeDeclared && c.Type != col.Type:
+			return nil, schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Type)
+		default:
+			p.Types[i] = col.Type
+		}
+	}
+	return p, nil
+}
+
+// ReleaseHeader is the release's columns, in input order.
+func (p *Plan) ReleaseHeader() []string {
+	out := make([]string, len(p.Kept))
+	for j, i := range p.Kept {
+		out[j] = p.Header[i]
+	}
+	return out
+}
+
+func (p *Plan) QuasiNames() []string {
+	out := make([]string, len(p.Quasi))
+	for j, i := range p.Quasi {
+		out[j] = p.Header[i]
+	}
+	return out
+}

@@ -1,0 +1,146 @@
+package job
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"sanitizer/schema"
+	"sanitizer/table"
+)
+
+func parse(t *testing.T, text string) *schema.Config {
+	t.Helper()
+	cfg, err := schema.Parse([]byte(text), "c.yaml", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// TestNewPlan: the plan gives every input column its role and type, and an input that
+// does not match the configuration is bad input naming the file and the column.
+func TestNewPlan(t *testing.T) {
+	const cfgText = "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n  age: {role: quasi, type: integer, hierarchy: {intervals: [10, 20]}}\n  name: {role: identifier}\n  stay: {role: insensitive, type: integer}\nprivacy: {k: 2}\n"
+	text := func(names ...string) []table.Column {
+		out := make([]table.Column, len(names))
+		for i, n := range names {
+			out[i] = table.Column{Name: n}
+		}
+		return out
+	}
+	typed := []table.Column{{Name: "name", Type: schema.String}, {Name: "zip", Type: schema.String},
+		{Name: "age", Type: schema.Integer, Ints: table.IntType{Bits: 16}, Arrow: arrow.PrimitiveTypes.Int16}, {Name: "stay", Type: schema.Integer}}
+	tests := []struct {
+		name    string
+		cfg     string
+		cols    []table.Column
+		wantErr []string // nil: no error
+		check   func(*testing.T, *Plan)
+	}{
+		{"csv", cfgText, text("name", "zip", "age", "stay"), nil, func(t *testing.T, p *Plan) {
+			if !slices.Equal(p.Quasi, []int{1, 2}) || !slices.Equal(p.Kept, []int{1, 2, 3}) || !p.TextIn {
+				t.Errorf("quasi %v kept %v textIn %v", p.Quasi, p.Kept, p.TextIn)
+			}
+			if !slices.Equal(p.Types, []schema.Type{schema.String, schema.String, schema.Integer, schema.Integer}) || !slices.Equal(p.EmptyNull, []bool{false, false, true, true}) {
+				t.Errorf("types %v emptyNull %v", p.Types, p.EmptyNull)
+			}
+			if got := p.QuasiNames(); !slices.Equal(got, []string{"zip", "age"}) {
+				t.Errorf("quasi names %v", got)
+			}
+			if got := p.ReleaseHeader(); !slices.Equal(got, []string{"zip", "age", "stay"}) {
+				t.Errorf("release header %v", got)
+			}
+		}},
+		{"typed", cfgText, typed, nil, func(t *testing.T, p *Plan) {
+			if p.TextIn || p.Ints[2].Bits != 16 || !arrow.TypeEqual(p.ArrowTypes[2], arrow.PrimitiveTypes.Int16) {
+				t.Errorf("textIn %v ints %v arrow %v", p.TextIn, p.Ints[2], p.ArrowTypes[2])
+			}
+			out := p.OutColumns()
+			if out[1].Type != schema.String || out[1].Arrow != nil || out[2].Type != schema.Integer || !out[2].Nullable || out[0].Nullable {
+				t.Errorf("out columns %+v", out)
+			}
+		}},
+		{"no header", cfgText, text("a", "b", "c", "d"), []string{"in.csv", "names none of the configured columns"}, nil},
+		{"unlisted column", cfgText, text("name", "zip", "age", "stay", "extra"), []string{"in.csv", `"extra"`, "unlisted: drop"}, nil},
+		{"unlisted dropped", "unlisted: drop\n" + cfgText, text("name", "zip", "age", "stay", "extra"), nil, func(t *testing.T, p *Plan) {
+			if p.Conf[4] != nil || slices.Contains(p.Kept, 4) {
+				t.Errorf("extra is kept: conf %v kept %v", p.Conf[4], p.Kept)
+			}
+		}},
+		{"missing column", cfgText, text("name", "zip", "age"), []string{"in.csv", `"stay"`, "missing"}, nil},
+		{"type differs", cfgText, []table.Column{{Name: "name", Type: schema.String}, {Name: "zip", Type: schema.String}, {Name: "age", Type: schema.String}, {Name: "stay", Type: schema.Integer}},
+			[]string{"in.csv", `"age"`, "declares type integer", "string"}, nil},
+		{"unreadable kept", cfgText, []table.Column{{Name: "name", Unsupported: "binary"}, {Name: "zip", Type: schema.String}, {Name: "age", Type: schema.Integer}, {Name: "stay", Unsupported: "binary"}},
+			[]string{"in.csv", `"stay"`, "binary", "cannot be read"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := NewPlan(parse(t, tc.cfg), "in.csv", tc.cols)
+			if tc.wantErr != nil {
+				if !errors.Is(err, schema.ErrBadInput) {
+					t.Fatalf("got %v, want bad input", err)
+				}
+				for _, w := range tc.wantErr {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q lacks %q", err, w)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, p)
+			if got := p.At(4); got != "in.csv: row 5" {
+				t.Errorf("At(4) = %q", got)
+			}
+		})
+	}
+}
+
+// TestPaths: the command line's paths override the configuration's; formats come from
+// the configuration or the extensions; a missing path names its flag and key.
+func TestPaths(t *testing.T) {
+	cfg := parse(t, "input: {path: a.csv}\noutput: {path: b.parquet}\ncolumns:\n  x: {role: insensitive}\n")
+	in, out, inFmt, outFmt, err := Paths(cfg, Options{})
+	if err != nil || filepath.Base(in) != "a.csv" || filepath.Base(out) != "b.parquet" || inFmt != "csv" || outFmt != "parquet" {
+		t.Errorf("from the configuration: %q %q %q %q %v", in, out, inFmt, outFmt, err)
+	}
+	in, out, inFmt, outFmt, err = Paths(cfg, Options{Input: "c.arrow", Output: "d/"})
+	if err != nil || in != "c.arrow" || out != "d/" || inFmt != "arrow" || outFmt != "arrow" {
+		t.Errorf("from the options, a folder output: %q %q %q %q %v", in, out, inFmt, outFmt, err)
+	}
+	empty := parse(t, "columns:\n  x: {role: insensitive}\n")
+	if _, _, _, _, err := Paths(empty, Options{}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--in") {
+		t.Errorf("no input: %v", err)
+	}
+	if _, _, _, _, err := Paths(empty, Options{Input: "a.csv"}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--out") {
+		t.Errorf("no output: %v", err)
+	}
+	if _, _, _, _, err := Paths(empty, Options{Input: "a.csv", Output: "b.xlsx"}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "output.format") {
+		t.Errorf("unknown output extension: %v", err)
+	}
+}
+
+// TestProgressNil: a nil Progress counts nothing and says no stage.
+func TestProgressNil(t *testing.T) {
+	var p *Progress
+	p.Enter(StageRead)
+	p.AddRead(3)
+	p.AddWritten(2)
+	p.AddEvaluated(1)
+	if p.Stage() != "" {
+		t.Error("a nil Progress has a stage")
+	}
+	q := &Progress{}
+	q.Enter(StageWrite)
+	q.AddWritten(2)
+	if q.Stage() != StageWrite || q.Written.Load() != 2 {
+		t.Errorf("stage %q written %d", q.Stage(), q.Written.Load())
+	}
+}
