@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"sanitizer/gen"
 	"sanitizer/job"
 	"sanitizer/release"
 	"sanitizer/schema"
@@ -92,7 +93,7 @@ func releaseParquet(t testing.TB, cfgPath, input string) *released {
 // seeded by seed, to path (the format from its extension).
 func generateHospital(t testing.TB, path string, rows int, seed uint64) {
 	t.Helper()
-	if err := release.Generate(path, "", rows, seed, job.Options{}); err != nil {
+	if err := gen.Hospital(path, "", rows, seed, job.Options{}); err != nil {
 		t.Fatalf("generating %s: %v", path, err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"sanitizer/generalize"
-	"sanitizer/internal/arrowtest"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -231,7 +231,7 @@ func TestCheckMissingRecords(t *testing.T) {
 			header, rows := releaseRows(t, cfg, out, tc.format)
 			var meta map[string]string
 			if tc.format == "parquet" {
-				meta = arrowtest.ParquetMetadata(t, out)
+				meta = testfiles.ParquetMetadata(t, out)
 			} else if tc.format == "arrow" {
 				_, md := readArrowIPC(t, out, false)
 				meta = map[string]string{}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/gen"
 	"sanitizer/internal/safe"
 	"sanitizer/job"
 	"sanitizer/schema"
@@ -92,7 +93,7 @@ func TestBadInputKeepsItsKind(t *testing.T) {
 			}
 			if tc.format != "" {
 				in = filepath.Join(dir, "in."+tc.format)
-				if err := Generate(in, tc.format, 300, 3, job.Options{}); err != nil {
+				if err := gen.Hospital(in, tc.format, 300, 3, job.Options{}); err != nil {
 					t.Fatal(err)
 				}
 				st, _ := os.Stat(in)

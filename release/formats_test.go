@@ -18,8 +18,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"sanitizer/internal/arrowtest"
+	"sanitizer/gen"
 	"sanitizer/internal/build"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -33,7 +34,7 @@ func formatsFixture(t *testing.T, n int) (cfg *schema.Config, dir string) {
 	t.Helper()
 	dir = t.TempDir()
 	for _, ext := range []string{"csv", "parquet", "arrow", "arrows"} {
-		if err := Generate(filepath.Join(dir, "in."+ext), "", n, 11, job.Options{}); err != nil {
+		if err := gen.Hospital(filepath.Join(dir, "in."+ext), "", n, 11, job.Options{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -204,11 +205,11 @@ func TestFormatsAgree(t *testing.T) {
 					}
 					got = rows
 				case "parquet":
-					tbl := arrowtest.ReadWithPqarrow(t, path)
+					tbl := testfiles.ReadWithPqarrow(t, path)
 					defer tbl.Release()
 					got = tableRows(t, tbl)
 					assertQuasiDictionaries(t, cfg, tbl.Schema())
-					meta = arrowtest.ParquetMetadata(t, path)
+					meta = testfiles.ParquetMetadata(t, path)
 				default:
 					tbl, md := readArrowIPC(t, path, out == "arrows")
 					defer tbl.Release()
@@ -343,7 +344,7 @@ func TestNulls(t *testing.T) {
 		{Name: "stay", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	}, nil)
 	const n = 40
-	in := arrowtest.WriteLibraryArrow(t, memory.DefaultAllocator, false, sch, func(b *array.RecordBuilder) {
+	in := testfiles.WriteLibraryArrow(t, memory.DefaultAllocator, false, sch, func(b *array.RecordBuilder) {
 		for i := range n {
 			zip := b.Field(0).(*array.StringBuilder)
 			if i == 17 {
@@ -385,7 +386,7 @@ func TestNulls(t *testing.T) {
 	if _, err := Release(context.Background(), conf("null-as: \"02100\", ", ", null-as: unknown"), job.Options{Input: in, Output: out}); err != nil {
 		t.Fatal(err)
 	}
-	tbl := arrowtest.ReadWithPqarrow(t, out)
+	tbl := testfiles.ReadWithPqarrow(t, out)
 	defer tbl.Release()
 	if tbl.NumRows() != n {
 		t.Fatalf("%d rows released", tbl.NumRows())
@@ -473,7 +474,7 @@ func TestDictionariesHoldReleasedLabelsOnly(t *testing.T) {
 			}
 			var tbl arrow.Table
 			if format == "parquet" {
-				tbl = arrowtest.ReadWithPqarrow(t, out)
+				tbl = testfiles.ReadWithPqarrow(t, out)
 			} else {
 				tbl, _ = readArrowIPC(t, out, false)
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -82,7 +83,7 @@ func TestHierarchyFileTop(t *testing.T) {
 			if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 				t.Fatalf("check: %v", err)
 			}
-			header, recs := readCSV(t, out)
+			header, recs := testfiles.ReadCSV(t, out)
 			if len(recs) != 16 {
 				t.Fatalf("%d records released", len(recs))
 			}

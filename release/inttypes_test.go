@@ -16,7 +16,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"sanitizer/internal/arrowtest"
+	"sanitizer/dprun"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/schema"
 )
@@ -24,15 +25,15 @@ import (
 // intRecord is a table of a quasi-identifier zip (one value) and every integer column.
 func intRecord(t testing.TB) arrow.Record {
 	fields := []arrow.Field{{Name: "zip", Type: arrow.BinaryTypes.String}}
-	for _, c := range arrowtest.IntColumns {
+	for _, c := range testfiles.IntColumns {
 		fields = append(fields, arrow.Field{Name: c.Name, Type: c.Type})
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
 	defer b.Release()
-	for r := range arrowtest.IntColumns[0].Vals {
+	for r := range testfiles.IntColumns[0].Vals {
 		b.Field(0).(*array.StringBuilder).Append("02139")
-		for j, c := range arrowtest.IntColumns {
-			arrowtest.AppendInt(t, b.Field(j+1), c.Vals[r])
+		for j, c := range testfiles.IntColumns {
+			testfiles.AppendInt(t, b.Field(j+1), c.Vals[r])
 		}
 	}
 	return b.NewRecord()
@@ -42,7 +43,7 @@ func intRecord(t testing.TB) arrow.Record {
 // columns insensitive.
 func intConfig(t *testing.T) *schema.Config {
 	text := "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n"
-	for _, c := range arrowtest.IntColumns {
+	for _, c := range testfiles.IntColumns {
 		text += "  " + c.Name + ": {role: insensitive}\n"
 	}
 	return loadConfigText(t, text+"privacy: {k: 2}\n")
@@ -60,7 +61,7 @@ func TestIntegerTypesKept(t *testing.T) {
 		"parquet": filepath.Join(dir, "in.parquet"),
 		"arrow":   writeArrowRecord(t, dir, rec),
 	}
-	arrowtest.WriteArrowParquet(t, inputs["parquet"], rec, nil)
+	testfiles.WriteArrowParquet(t, inputs["parquet"], rec, nil)
 	cfg := intConfig(t)
 	for inFmt, in := range inputs {
 		for _, outFmt := range []string{"parquet", "arrow", "csv"} {
@@ -105,8 +106,8 @@ func writeArrowRecord(t testing.TB, dir string, rec arrow.Record) string {
 func checkIntRelease(t *testing.T, out, format string) {
 	t.Helper()
 	if format == "csv" {
-		header, recs := readCSV(t, out)
-		for j, c := range arrowtest.IntColumns {
+		header, recs := testfiles.ReadCSV(t, out)
+		for j, c := range testfiles.IntColumns {
 			if header[j+1] != c.Name {
 				t.Fatalf("header %q", header)
 			}
@@ -120,12 +121,12 @@ func checkIntRelease(t *testing.T, out, format string) {
 	}
 	var tbl arrow.Table
 	if format == "parquet" {
-		tbl = arrowtest.ReadWithPqarrow(t, out)
+		tbl = testfiles.ReadWithPqarrow(t, out)
 	} else {
 		tbl, _ = readArrowIPC(t, out, false)
 	}
 	defer tbl.Release()
-	for j, c := range arrowtest.IntColumns {
+	for j, c := range testfiles.IntColumns {
 		col := tbl.Column(j + 1)
 		if col.Name() != c.Name || !arrow.TypeEqual(col.DataType(), c.Type) {
 			t.Errorf("column %d: %s of type %s, want %s of type %s", j+1, col.Name(), col.DataType(), c.Name, c.Type)
@@ -134,7 +135,7 @@ func checkIntRelease(t *testing.T, out, format string) {
 		r := 0
 		for _, chunk := range col.Data().Chunks() {
 			for i := range chunk.Len() {
-				if got := arrowtest.IntText(t, chunk, i); got != c.Vals[r] {
+				if got := testfiles.IntText(t, chunk, i); got != c.Vals[r] {
 					t.Errorf("%s record %d: %s, want %s", c.Name, r, got, c.Vals[r])
 				}
 				r++
@@ -173,7 +174,7 @@ func TestUnsignedQuasiIntervals(t *testing.T) {
 				defer rec.Release()
 				in := filepath.Join(dir, "in.parquet")
 				if format == "parquet" {
-					arrowtest.WriteArrowParquet(t, in, rec, nil)
+					testfiles.WriteArrowParquet(t, in, rec, nil)
 				} else {
 					in = writeArrowRecord(t, dir, rec)
 				}
@@ -188,7 +189,7 @@ func TestUnsignedQuasiIntervals(t *testing.T) {
 					if err != nil {
 						t.Fatalf("release: %v", err)
 					}
-					tbl := arrowtest.ReadWithPqarrow(t, out)
+					tbl := testfiles.ReadWithPqarrow(t, out)
 					defer tbl.Release()
 					if typ := tbl.Column(1).DataType(); !arrow.TypeEqual(typ, arrow.PrimitiveTypes.Uint64) {
 						t.Errorf("insensitive column of type %s", typ)
@@ -234,10 +235,10 @@ dp:
     - {name: s, aggregate: {group-by: [g], column: n, stats: [sum], bounds: [0, 9]}, epsilon: 20000}
 `)
 	out := filepath.Join(dir, "out")
-	if _, err := DP(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
+	if _, err := dprun.Run(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 		t.Fatal(err)
 	}
-	header, recs := readCSV(t, filepath.Join(out, "s.csv"))
+	header, recs := testfiles.ReadCSV(t, filepath.Join(out, "s.csv"))
 	col := slices.Index(header, "sum")
 	if col < 0 || len(recs) != 1 {
 		t.Fatalf("aggregate %q %v", header, recs)

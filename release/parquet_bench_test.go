@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"sanitizer/gen"
 	"sanitizer/job"
 	"sanitizer/sample"
 	"sanitizer/schema"
@@ -29,7 +30,7 @@ func BenchmarkParquetReaders(b *testing.B) {
 		rows = v
 	}
 	path := filepath.Join(b.TempDir(), "in.parquet")
-	if err := Generate(path, "", rows, 1, job.Options{}); err != nil {
+	if err := gen.Hospital(path, "", rows, 1, job.Options{}); err != nil {
 		b.Fatal(err)
 	}
 	f, err := os.Open(path)
@@ -79,10 +80,7 @@ func BenchmarkParquetWriters(b *testing.B) {
 		rows = v
 	}
 	g := sample.NewHospitalGen(1)
-	cols := make([]table.OutColumn, len(sample.HospitalColumns))
-	for i, name := range sample.HospitalColumns {
-		cols[i] = table.OutColumn{Name: name, Type: hospitalTypes[i]}
-	}
+	cols := gen.HospitalColumns()
 	fields := make([]string, 0, rows*len(cols))
 	row := make([]string, len(cols))
 	for range rows {

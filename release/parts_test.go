@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"sanitizer/internal/arrowtest"
+	"sanitizer/gen"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/sample"
 	"sanitizer/schema"
@@ -90,7 +91,7 @@ func TestPartsParquetEqualsCSV(t *testing.T) {
 	cfg.Input.Format = "" // each file's extension says
 	var whole bytes.Buffer
 	for i, seed := range []uint64{11, 12, 13} {
-		if err := Generate(filepath.Join(dir, "p-"+itoa(i)+".parquet"), "", 1500, seed, job.Options{}); err != nil {
+		if err := gen.Hospital(filepath.Join(dir, "p-"+itoa(i)+".parquet"), "", 1500, seed, job.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
@@ -239,7 +240,7 @@ func TestPartsReleaseFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		md := arrowtest.ParquetMetadata(t, filepath.Join(pq, "part-0000"+itoa(i)+".parquet"))
+		md := testfiles.ParquetMetadata(t, filepath.Join(pq, "part-0000"+itoa(i)+".parquet"))
 		if md["sanitize.k"] != "5" {
 			t.Errorf("part %d: metadata %v", i, md)
 		}

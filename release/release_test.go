@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"sanitizer/internal/arrowtest"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -329,7 +329,7 @@ func TestReleaseTwoProtectedColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta := arrowtest.ParquetMetadata(t, out)
+	meta := testfiles.ParquetMetadata(t, out)
 	if meta["sanitize.l_diversity"] != `[{"column":"diagnosis","variant":"recursive","l":3,"c":3}]` || meta["sanitize.t_closeness"] != `[{"column":"insurance","t":0.15,"distance":"equal"}]` {
 		t.Errorf("metadata: l %q, t %q", meta["sanitize.l_diversity"], meta["sanitize.t_closeness"])
 	}

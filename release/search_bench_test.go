@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"sanitizer/gen"
 	"sanitizer/generalize"
 	"sanitizer/job"
 	"sanitizer/schema"
@@ -22,7 +23,7 @@ func encodeGenerated(b *testing.B, rows int) (*generalize.Table, *plan) {
 	in := os.Getenv("SEARCH_INPUT")
 	if in == "" {
 		in = filepath.Join(dir, "in.parquet")
-		if err := Generate(in, "", rows, 1, job.Options{}); err != nil {
+		if err := gen.Hospital(in, "", rows, 1, job.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"sanitizer/dprun"
 	"sanitizer/generalize"
 	"sanitizer/job"
 	"sanitizer/sample"
@@ -240,7 +241,7 @@ func TestDPCancelAtPublishWritesNothing(t *testing.T) {
 	in, _ := filepath.Abs("../testdata/hospital.csv")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err = DP(ctx, cfg, job.Options{Input: in, Output: filepath.Join(dir, "out"), AtStage: func(stage string) {
+	_, err = dprun.Run(ctx, cfg, job.Options{Input: in, Output: filepath.Join(dir, "out"), AtStage: func(stage string) {
 		if stage == job.StagePublish {
 			cancel()
 		}

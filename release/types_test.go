@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
-	"sanitizer/internal/arrowtest"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/table"
 	"testing"
@@ -81,7 +81,7 @@ func TestTypesRoundTrip(t *testing.T) {
 	rec := typedRecord(t)
 	defer rec.Release()
 	inputs := map[string]string{"parquet": filepath.Join(dir, "in.parquet"), "arrow": writeArrowRecord(t, dir, rec)}
-	arrowtest.WriteArrowParquet(t, inputs["parquet"], rec, nil, pqarrow.WithStoreSchema()) // the types read back are rec's
+	testfiles.WriteArrowParquet(t, inputs["parquet"], rec, nil, pqarrow.WithStoreSchema()) // the types read back are rec's
 	text := "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n"
 	for _, f := range rec.Schema().Fields()[1:] {
 		text += "  " + f.Name + ": {role: insensitive}\n"
@@ -99,7 +99,7 @@ func TestTypesRoundTrip(t *testing.T) {
 				}
 				var tbl arrow.Table
 				if outFmt == "parquet" {
-					tbl = arrowtest.ReadWithPqarrow(t, out)
+					tbl = testfiles.ReadWithPqarrow(t, out)
 				} else {
 					tbl, _ = readArrowIPC(t, out, false)
 				}
@@ -108,7 +108,7 @@ func TestTypesRoundTrip(t *testing.T) {
 				// what the Arrow project's reader reads of it in Parquet.
 				want := array.NewTableFromRecords(rec.Schema(), []arrow.Record{rec})
 				if inFmt == "parquet" || outFmt == "parquet" {
-					want = arrowtest.ReadWithPqarrow(t, inputs["parquet"])
+					want = testfiles.ReadWithPqarrow(t, inputs["parquet"])
 				}
 				defer want.Release()
 				compareColumns(t, want, tbl)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 
+	"sanitizer/dprun"
 	"sanitizer/generalize"
 	"sanitizer/job"
 	"sanitizer/report"
@@ -25,7 +26,7 @@ func Validate(ctx context.Context, cfg *schema.Config, opt job.Options) (*report
 		}
 	}
 	if cfg.DP != nil {
-		if err := checkDPConfig(cfg, opt); err != nil {
+		if err := dprun.CheckConfig(cfg, opt); err != nil {
 			return nil, err
 		}
 		v.DP = len(cfg.DP.Outputs)
@@ -83,7 +84,7 @@ func validateInput(ctx context.Context, cfg *schema.Config, in string, v *report
 		}
 	}
 	if cfg.DP != nil {
-		if _, err := readDP(ctx, cfg, p.Plan, src); err != nil {
+		if _, err := dprun.ReadInput(ctx, cfg, p.Plan, src); err != nil {
 			return err
 		}
 	}

@@ -21,6 +21,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"sanitizer/dprun"
+	"sanitizer/gen"
 	"sanitizer/internal/build"
 	"sanitizer/internal/safe"
 	"sanitizer/job"
@@ -271,7 +273,7 @@ func newDP(stdout io.Writer, g *globals) *cobra.Command {
 				return err
 			}
 			opt.Log, opt.AtStage = g.log, g.atStage
-			man, err := release.DP(cmd.Context(), cfg, opt)
+			man, err := dprun.Run(cmd.Context(), cfg, opt)
 			if err != nil {
 				return err
 			}
@@ -358,7 +360,7 @@ func newGen(stdout io.Writer, g *globals) *cobra.Command {
 			if err := required("out", out); err != nil {
 				return err
 			}
-			if err := release.Generate(out, format, rows, seed, job.Options{Force: force, AtStage: g.atStage}); err != nil {
+			if err := gen.Hospital(out, format, rows, seed, job.Options{Force: force, AtStage: g.atStage}); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %d records to %s\n", rows, out)

@@ -1,4 +1,4 @@
-package release
+package dprun
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/internal/testfiles"
 	"sanitizer/schema"
 )
 
@@ -39,7 +40,7 @@ func TestDPSynthetic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			header, recs := readCSV(t, filepath.Join(out, "syn.csv"))
+			header, recs := testfiles.ReadCSV(t, filepath.Join(out, "syn.csv"))
 			if !slices.Equal(header, []string{"age", "sex", "dx"}) {
 				t.Fatalf("header %v", header)
 			}
@@ -103,7 +104,7 @@ dp:
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, recs := readCSV(t, filepath.Join(out, "syn.csv"))
+	_, recs := testfiles.ReadCSV(t, filepath.Join(out, "syn.csv"))
 	if n := man.Outputs[0].Synthetic.Rows; len(recs) != n || n < 150 || n > 250 {
 		t.Fatalf("%d records, manifest says %d, for 200 input rows", len(recs), n)
 	}
@@ -150,7 +151,7 @@ func TestDPSyntheticWideUnit(t *testing.T) {
 	}
 	if _, out, _, err := dpRun(t, dp("max-rows-per-unit: 2"), input, ""); err != nil {
 		t.Fatalf("rows bound: %v", err)
-	} else if _, recs := readCSV(t, filepath.Join(out, "syn.csv")); len(recs) != 30 {
+	} else if _, recs := testfiles.ReadCSV(t, filepath.Join(out, "syn.csv")); len(recs) != 30 {
 		t.Fatalf("%d records", len(recs))
 	}
 	dir, out, _, err := dpRun(t, dp("max-cells-per-unit: 1"), input, "")

@@ -1,4 +1,4 @@
-package release
+package dprun
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"sanitizer/gen"
 	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -26,7 +27,7 @@ func BenchmarkDP(b *testing.B) {
 	in := os.Getenv("DP_INPUT")
 	if in == "" {
 		in = filepath.Join(dir, "in.parquet")
-		if err := Generate(in, "", rows, 1, job.Options{}); err != nil {
+		if err := gen.Hospital(in, "", rows, 1, job.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -63,7 +64,7 @@ func BenchmarkDP(b *testing.B) {
 		for b.Loop() {
 			i++
 			out := filepath.Join(dir, fmt.Sprintf("out%d", i))
-			if _, err := DP(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
+			if _, err := Run(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 				b.Fatal(err)
 			}
 			os.RemoveAll(out)

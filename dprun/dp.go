@@ -1,4 +1,4 @@
-package release
+package dprun
 
 import (
 	"context"
@@ -65,13 +65,13 @@ type dpInput struct {
 	rowsErr  error
 }
 
-// DP runs the dp command: every output of the configuration's dp section, written as a
+// Run runs the dp command: every output of the configuration's dp section, written as a
 // file of opt.Output (a folder that must not exist or be empty) with manifest.json.
 // With opt.Ledger set, the run's spend is recorded there first. Errors match
 // schema.ErrBadInput for bad input or configuration and schema.ErrUnattainable when the
 // budget does not allow the run; either way nothing is written. A defect of this
 // program (a panic, on any of the run's goroutines) matches safe.ErrInternal.
-func DP(ctx context.Context, cfg *schema.Config, opt job.Options) (man *report.Manifest, err error) {
+func Run(ctx context.Context, cfg *schema.Config, opt job.Options) (man *report.Manifest, err error) {
 	err = safe.Call(func() error {
 		man, err = dp(ctx, cfg, opt)
 		return err
@@ -84,7 +84,7 @@ func DP(ctx context.Context, cfg *schema.Config, opt job.Options) (man *report.M
 
 // dp is DP, its panics not recovered.
 func dp(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Manifest, error) {
-	if err := checkDPConfig(cfg, opt); err != nil {
+	if err := CheckConfig(cfg, opt); err != nil {
 		return nil, err
 	}
 	in := cfg.Input.Path
@@ -140,7 +140,7 @@ func dp(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Manif
 	}
 	defer src.Close()
 	opt.At(job.StageRead)
-	data, err := readDP(ctx, cfg, p, src)
+	data, err := ReadInput(ctx, cfg, p, src)
 	if err != nil {
 		return nil, err
 	}
@@ -242,8 +242,8 @@ func checkOutDir(dir string, others ...string) error {
 	return publish.CheckFolder("--out", dir)
 }
 
-// checkDPConfig rejects dp settings this version cannot honour, before any reading.
-func checkDPConfig(cfg *schema.Config, opt job.Options) error {
+// CheckConfig rejects dp settings this version cannot honour, before any reading.
+func CheckConfig(cfg *schema.Config, opt job.Options) error {
 	where := cfg.File
 	if where == "" {
 		where = "configuration"
@@ -376,8 +376,8 @@ func outputColumns(o schema.DPOutput) []string {
 	return nil
 }
 
-// readDP reads the columns the outputs use in one streamed pass.
-func readDP(ctx context.Context, cfg *schema.Config, p *job.Plan, src table.Source) (*dpInput, error) {
+// ReadInput reads the columns the outputs use in one streamed pass.
+func ReadInput(ctx context.Context, cfg *schema.Config, p *job.Plan, src table.Source) (*dpInput, error) {
 	pos := make(map[string]int, len(p.Header))
 	for i, h := range p.Header {
 		pos[h] = i

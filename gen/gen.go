@@ -1,4 +1,6 @@
-package release
+// Package gen writes the synthetic tables the gen command makes (the seeded hospital
+// sample of package sample) as CSV, Parquet or Arrow files, atomically.
+package gen
 
 import (
 	"fmt"
@@ -13,16 +15,25 @@ import (
 	"sanitizer/table"
 )
 
+// HospitalColumns are the hospital sample's columns with their value types.
+func HospitalColumns() []table.OutColumn {
+	cols := make([]table.OutColumn, len(sample.HospitalColumns))
+	for i, name := range sample.HospitalColumns {
+		cols[i] = table.OutColumn{Name: name, Type: hospitalTypes[i]}
+	}
+	return cols
+}
+
 // hospitalTypes are the value types of sample.HospitalColumns, in order.
 var hospitalTypes = []schema.Type{schema.String, schema.String, schema.Integer, schema.String, schema.String, schema.Date, schema.String, schema.Integer, schema.String, schema.String}
 
-// Generate writes the synthetic hospital sample of rows records, seeded by seed, to
+// Hospital writes the synthetic hospital sample of rows records, seeded by seed, to
 // path in the given format ("" = the extension's), atomically: the file appears
 // complete or not at all, and an existing file at path is replaced only with
 // opt.Force. Records are generated and written batch by batch, so memory does not
 // grow with rows; the same seed gives the same table. Of opt, only Force and AtStage
 // are used.
-func Generate(path, format string, rows int, seed uint64, opt job.Options) (err error) {
+func Hospital(path, format string, rows int, seed uint64, opt job.Options) (err error) {
 	if rows < 0 {
 		return schema.BadInput("--rows: must not be negative")
 	}
@@ -34,10 +45,7 @@ func Generate(path, format string, rows int, seed uint64, opt job.Options) (err 
 	if format, err = table.CheckFormat("--format", path, schema.IO{Format: format}); err != nil {
 		return err
 	}
-	cols := make([]table.OutColumn, len(sample.HospitalColumns))
-	for i, name := range sample.HospitalColumns {
-		cols[i] = table.OutColumn{Name: name, Type: hospitalTypes[i]}
-	}
+	cols := HospitalColumns()
 	if err := publish.CheckFile("--out", path, opt.Force); err != nil {
 		return err
 	}

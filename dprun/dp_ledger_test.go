@@ -1,4 +1,4 @@
-package release
+package dprun
 
 import (
 	"bytes"
@@ -85,7 +85,7 @@ func TestDPLedgerPath(t *testing.T) {
 			before := tree(t, dir)
 			var logs bytes.Buffer
 			out, ledger := filepath.Join(dir, tt.out), filepath.Join(dir, tt.ledger)
-			_, err = DP(context.Background(), cfg, job.Options{Input: in, Output: dir + "/" + tt.out, Ledger: dir + "/" + tt.ledger,
+			_, err = Run(context.Background(), cfg, job.Options{Input: in, Output: dir + "/" + tt.out, Ledger: dir + "/" + tt.ledger,
 				Log: slog.New(slog.NewTextHandler(&logs, nil))})
 			if tt.want == "" {
 				if err != nil {
@@ -155,14 +155,14 @@ func TestDPLedgerThroughSymlink(t *testing.T) {
 	if err := os.WriteFile(in, []byte(wardInput()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := DP(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "a"), Ledger: link}); err != nil {
+	if _, err := Run(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "a"), Ledger: link}); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("the link was replaced: %v", err)
 	}
 	// 0.6 + 0.6 > 1: the run naming the real file sees the first spend.
-	if _, err := DP(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "b"), Ledger: real}); !errors.Is(err, schema.ErrUnattainable) {
+	if _, err := Run(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "b"), Ledger: real}); !errors.Is(err, schema.ErrUnattainable) {
 		t.Fatalf("second run through the real path: err = %v, want unattainable", err)
 	}
 }

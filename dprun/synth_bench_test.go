@@ -1,4 +1,4 @@
-package release
+package dprun
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"sanitizer/dphist"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/schema"
 )
@@ -75,7 +76,7 @@ func quoteAll(names []string) string {
 // readCodes reads a CSV of integer codes with a header into columns ordered as names.
 func readCodes(t testing.TB, path string, names []string) [][]int32 {
 	t.Helper()
-	header, recs := readCSV(t, path)
+	header, recs := testfiles.ReadCSV(t, path)
 	pos := make([]int, len(names))
 	for i, n := range names {
 		if pos[i] = slices.Index(header, n); pos[i] < 0 {
@@ -157,7 +158,7 @@ func BenchmarkSynthAdult(b *testing.B) {
 			for b.Loop() {
 				out := filepath.Join(dir, fmt.Sprintf("out%d", runs))
 				start := time.Now()
-				man, err := DP(context.Background(), cfg, job.Options{Input: in, Output: out})
+				man, err := Run(context.Background(), cfg, job.Options{Input: in, Output: out})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,10 +1,11 @@
-// Package arrowtest writes and reads Parquet and Arrow IPC files with the Arrow
-// project's library alone, for tests that must not trust this tool's own readers and
+// Package testfiles writes and reads Parquet, Arrow IPC and CSV files with their
+// libraries alone, for tests that must not trust this tool's own readers and
 // writers; and holds a column of every integer width for type round-trip tests.
-package arrowtest
+package testfiles
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -187,4 +188,19 @@ func IntText(t testing.TB, a arrow.Array, i int) string {
 	}
 	t.Fatalf("array of %s", a.DataType())
 	return ""
+}
+
+// ReadCSV reads a written output: its header and records.
+func ReadCSV(t testing.TB, path string) ([]string, [][]string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs[0], recs[1:]
 }

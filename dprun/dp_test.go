@@ -1,8 +1,7 @@
-package release
+package dprun
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"testing"
 
 	"sanitizer/dphist"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -41,23 +41,8 @@ func dpRun(t *testing.T, conf, input, ledger string) (string, string, *report.Ma
 	if ledger != "" && !filepath.IsAbs(ledger) {
 		ledger = filepath.Join(dir, ledger)
 	}
-	man, err := DP(context.Background(), cfg, job.Options{Input: in, Output: out, Ledger: ledger})
+	man, err := Run(context.Background(), cfg, job.Options{Input: in, Output: out, Ledger: ledger})
 	return dir, out, man, err
-}
-
-// readCSV reads a written output: its header and records.
-func readCSV(t testing.TB, path string) ([]string, [][]string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs[0], recs[1:]
 }
 
 // wardInput is a small admissions table: patient p1 has many rows, all in one cell.
@@ -97,7 +82,7 @@ func TestDPHistogramCellsAndManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	header, recs := readCSV(t, filepath.Join(out, "h.csv"))
+	header, recs := testfiles.ReadCSV(t, filepath.Join(out, "h.csv"))
 	if !slices.Equal(header, []string{"sex", "dx", "count"}) {
 		t.Fatalf("header %v", header)
 	}
@@ -134,7 +119,7 @@ func TestDPHistogramCellsAndManifest(t *testing.T) {
 	}
 
 	// Consistency: every marginal summed down to a shared column gives the same table.
-	_, mrecs := readCSV(t, filepath.Join(out, "m.csv"))
+	_, mrecs := testfiles.ReadCSV(t, filepath.Join(out, "m.csv"))
 	sums := map[string]map[string]float64{} // marginal → "column=value" → sum
 	for _, r := range mrecs {
 		v, err := strconv.ParseFloat(r[4], 64)
@@ -185,7 +170,7 @@ func TestDPDomainViolation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, recs := readCSV(t, filepath.Join(out, "h.csv"))
+	_, recs := testfiles.ReadCSV(t, filepath.Join(out, "h.csv"))
 	var labels []string
 	for _, r := range recs {
 		labels = append(labels, r[0])
@@ -318,7 +303,7 @@ func TestDPBadSettings(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "in.csv"), []byte(wardInput()), 0o644)
 		out := filepath.Join(dir, "out")
 		ledger := filepath.Join(out, "ledger.json")
-		if _, err := DP(context.Background(), cfg, job.Options{Input: filepath.Join(dir, "in.csv"), Output: out, Ledger: ledger}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "inside the output folder") {
+		if _, err := Run(context.Background(), cfg, job.Options{Input: filepath.Join(dir, "in.csv"), Output: out, Ledger: ledger}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "inside the output folder") {
 			t.Errorf("ledger inside --out: %v", err)
 		}
 		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
@@ -335,7 +320,7 @@ func TestDPBadSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "in.csv"), []byte(wardInput()), 0o644)
-	if _, err := DP(context.Background(), cfg, job.Options{Input: filepath.Join(dir, "in.csv"), Output: out}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "not empty") {
+	if _, err := Run(context.Background(), cfg, job.Options{Input: filepath.Join(dir, "in.csv"), Output: out}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "not empty") {
 		t.Errorf("non-empty output folder: %v", err)
 	}
 }
@@ -358,7 +343,7 @@ func TestDPPrivacyUnitCap(t *testing.T) {
 	if o := man.Outputs[0]; o.L0 != 1 || o.LInf != 3 || o.L1 != 3 {
 		t.Errorf("sensitivity L0=%d L∞=%d L1=%g, want 1, 3, 3", o.L0, o.LInf, o.L1)
 	}
-	_, recs := readCSV(t, filepath.Join(out, "h.csv"))
+	_, recs := testfiles.ReadCSV(t, filepath.Join(out, "h.csv"))
 	got := map[string]string{}
 	for _, r := range recs {
 		got[r[0]+"/"+r[1]] = r[2]
@@ -373,7 +358,7 @@ func TestDPPrivacyUnitCap(t *testing.T) {
 	if want := strconv.Itoa(others + 3); got["F/flu"] != want {
 		t.Errorf("F/flu = %s, want %s (p1 capped at 3 rows)", got["F/flu"], want)
 	}
-	_, recs = readCSV(t, filepath.Join(out, "a.csv"))
+	_, recs = testfiles.ReadCSV(t, filepath.Join(out, "a.csv"))
 	if recs[0][0] != "F" || recs[0][1] != strconv.Itoa(20+3) {
 		t.Errorf("aggregate F count row %v, want 23 (20 patients + 3 of p1)", recs[0])
 	}
@@ -521,7 +506,7 @@ dp:
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, recs := readCSV(t, filepath.Join(out, "h.csv"))
+	_, recs := testfiles.ReadCSV(t, filepath.Join(out, "h.csv"))
 	if recs[0][1] != "1" || recs[1][1] != "1" {
 		t.Errorf("counts %v, want F 1 (one unit, capped at one row) and M 1", recs)
 	}
@@ -545,12 +530,12 @@ func TestDPCountedAndAggregated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, recs := readCSV(t, filepath.Join(out, "h.csv"))
+	_, recs := testfiles.ReadCSV(t, filepath.Join(out, "h.csv"))
 	// stays: q_i has i%10 (40 rows: 20 in [0,4], 20 in [5,9]) and p1 30 × 9.
 	if len(recs) != 2 || recs[0][1] != "20" || recs[1][1] != "50" {
 		t.Errorf("histogram %v, want [0,4] 20 and [5,9] 50", recs)
 	}
-	_, recs = readCSV(t, filepath.Join(out, "a.csv"))
+	_, recs = testfiles.ReadCSV(t, filepath.Join(out, "a.csv"))
 	if recs[0][0] != "F" || recs[0][1] != "50" {
 		t.Errorf("aggregate %v, want F 50 (20 + p1's 30)", recs)
 	}
