@@ -22,7 +22,7 @@ demo: build
 # vet, formatting, all tests, and the race detector on the concurrent packages.
 test: vet fmt
 	$(GO) test ./...
-	$(GO) test -race -short ./generalize ./table ./release ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./publish
+	$(GO) test -race -short ./generalize ./table ./release ./dprun ./job ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./publish
 
 # The interop module (interop/, a module of its own so that the sanitize binary does not
 # carry DuckDB): every Parquet release of its suite read back and recounted with DuckDB.
@@ -30,7 +30,7 @@ interop:
 	cd interop && $(GO) vet ./... && $(GO) test ./...
 
 race:
-	$(GO) test -race ./generalize ./table ./release ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./publish
+	$(GO) test -race ./generalize ./table ./release ./dprun ./job ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./publish
 
 vet:
 	$(GO) vet ./...
@@ -80,11 +80,11 @@ bench: build
 		rm -rf $(OUT)/bench/dp-$$n; \
 		/usr/bin/time -v ./bin/sanitize --log-format json dp -c testdata/hospital-dp.yaml --in $(OUT)/bench/hospital-$$n.parquet \
 			--out $(OUT)/bench/dp-$$n 2>&1 | grep -E '"stage"|Elapsed|Maximum resident'; \
-		DP_INPUT=$(CURDIR)/$(OUT)/bench/hospital-$$n.parquet DP_ROWS=$$n $(GO) test -run '^$$' -bench 'DP/read' -benchtime 2x ./release | grep Benchmark; \
+		DP_INPUT=$(CURDIR)/$(OUT)/bench/hospital-$$n.parquet DP_ROWS=$$n $(GO) test -run '^$$' -bench 'DP/read' -benchtime 2x ./dprun | grep Benchmark; \
 	done
 	$(GO) test -run '^$$' -bench 'Estimate|Marginals|Sample' -benchtime 3x ./dphist/pgm
 	@for m in aim mst; do \
-		SYNTH_METHOD=$$m $(GO) test -run '^$$' -bench 'SynthAdult' -benchtime 3x -timeout 60m ./release | grep -E 'Benchmark|run [0-9]'; \
+		SYNTH_METHOD=$$m $(GO) test -run '^$$' -bench 'SynthAdult' -benchtime 3x -timeout 60m ./dprun | grep -E 'Benchmark|run [0-9]'; \
 	done
 
 fuzz:
