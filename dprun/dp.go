@@ -620,33 +620,6 @@ func outputCells(p *job.Plan, o schema.DPOutput, data *dpInput) ([][]int32, []in
 	return cols, sizes, labels, nil
 }
 
-// sensitivity is the (L0, L∞) of a count in an output made of `parts` histograms over
-// the same rows (1, or the number of marginals).
-func sensitivity(cfg *schema.Config, parts int) (l0, linf int64) {
-	l0, linf = unitSensitivity(cfg)
-	if parts > 1 {
-		// A unit's cells are cells of the cross product of all the marginals' columns:
-		// several of them may fall into one cell of a marginal, which then changes by
-		// up to L0·L∞. Each marginal changes by at most L0·L∞ in L1 (and so in L2).
-		l0, linf = int64(parts), l0*linf
-	}
-	if cfg.DP.Neighbours == "replace-one" {
-		// Replacing a unit removes its contribution and adds another's: twice the
-		// cells, each still changed by at most L∞ (counts only grow by contributions).
-		l0 *= 2
-	}
-	return l0, linf
-}
-
-// unitSensitivity is the (L0, L∞) of one histogram's counts under add-remove
-// neighbours: (1, 1) without a privacy unit, else what the unit's bound gives.
-func unitSensitivity(cfg *schema.Config) (l0, linf int64) {
-	if u := cfg.DP.PrivacyUnit; u != nil {
-		return dphist.Bound{Cells: u.MaxCellsPerUnit, Rows: u.MaxRowsPerUnit}.Sensitivity()
-	}
-	return 1, 1
-}
-
 // computeOutput computes one output.
 func computeOutput(ctx context.Context, cfg *schema.Config, p *job.Plan, o schema.DPOutput, data *dpInput) (report.ManifestOutput, *dpTable, error) {
 	mo := report.ManifestOutput{Name: o.Name, File: o.Name + "." + dpFormat(o), Mechanism: o.Mechanism, Epsilon: o.Epsilon,
@@ -715,7 +688,7 @@ func boundRows(b dphist.Bound, cols [][]int32, sizes []int, data *dpInput) ([]bo
 
 // mechanismFor fills the manifest's sensitivity and noise fields for counts.
 func mechanismFor(cfg *schema.Config, o schema.DPOutput, mo *report.ManifestOutput, parts int) (dphist.Mechanism, error) {
-	l0, linf := sensitivity(cfg, parts)
+	l0, linf := dphist.CountSensitivity(cfg.DP, parts)
 	m := dphist.Mechanism{Kind: o.Mechanism, Epsilon: o.Epsilon, Delta: o.Delta, L0: l0, LInf: linf}
 	if err := m.Check(); err != nil {
 		return m, schema.BadInput("dp.outputs %s: %v", o.Name, err)
@@ -917,7 +890,7 @@ func aggregateOutput(cfg *schema.Config, o schema.DPOutput, mo *report.ManifestO
 	// rows capped in total (no cell cap) a unit's rows may spread over groups, but
 	// every statistic's noise is calibrated to a total (L1 or L2) over the groups that
 	// the one-group bound (1, rows) already covers.
-	l0, linf := unitSensitivity(cfg)
+	l0, linf := dphist.UnitSensitivity(cfg.DP)
 	agg := dphist.Aggregate{Kind: o.Mechanism, Epsilon: o.Epsilon, Delta: o.Delta, L0: l0, LInf: linf,
 		ReplaceOne: cfg.DP.Neighbours == "replace-one", Stats: a.Stats, Lower: a.Bounds[0], Upper: a.Bounds[1], Ranks: a.Quantiles}
 	if mo.Stats, err = agg.Budgets(); err != nil {

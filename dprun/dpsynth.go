@@ -91,7 +91,7 @@ func syntheticWorkload(s *schema.Synthetic) ([][]int, error) {
 // removed. Replacing it removes c rows and adds c others, both non-negative vectors:
 // L1 ≤ 2c, and L2 ≤ √2·c (‖u − v‖² ≤ ‖u‖² + ‖v‖² when u, v ≥ 0).
 func syntheticSensitivity(cfg *schema.Config) (l1, l2 float64) {
-	l0, linf := unitSensitivity(cfg)
+	l0, linf := dphist.UnitSensitivity(cfg.DP)
 	c := float64(l0 * linf)
 	if cfg.DP.Neighbours == "replace-one" {
 		return 2 * c, math.Sqrt2 * c
