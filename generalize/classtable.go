@@ -46,11 +46,23 @@ type ClassTable struct {
 	hist   []*hist   // per sensitive column: class j's values (increasing) and their counts
 }
 
-// Len is the number of classes.
-func (ct *ClassTable) Len() int { return len(ct.counts) }
+// Len is the number of classes (0 for a nil or zero ClassTable).
+func (ct *ClassTable) Len() int {
+	if ct == nil {
+		return 0
+	}
+	return len(ct.counts)
+}
 
-// Records is the number of records counted.
-func (ct *ClassTable) Records() int { return ct.meta.Rows }
+// Records is the number of records counted (0 for a nil or zero ClassTable).
+func (ct *ClassTable) Records() int {
+	if ct.check() != nil {
+		return 0
+	}
+	return ct.meta.Rows
+}
+
+// Code, Count and Histogram read class j, 0 ≤ j < Len(), like an index of a slice.
 
 // Code is the leaf code of quasi-identifier i of class j.
 func (ct *ClassTable) Code(i, j int) int32 { return ct.cols[i][j] }
@@ -68,11 +80,21 @@ func (ct *ClassTable) Histogram(col, j int) (values, counts []int32) {
 }
 
 // Columns are the quasi-identifiers (name and hierarchy; no codes) in table order.
-func (ct *ClassTable) Columns() []Column { return slices.Clone(ct.meta.Columns) }
+func (ct *ClassTable) Columns() []Column {
+	if ct.check() != nil {
+		return nil
+	}
+	return slices.Clone(ct.meta.Columns)
+}
 
 // Sensitive are the sensitive columns (name, number of values and hierarchy; no codes)
 // in table order.
-func (ct *ClassTable) Sensitive() []Sensitive { return slices.Clone(ct.meta.Sensitive) }
+func (ct *ClassTable) Sensitive() []Sensitive {
+	if ct.check() != nil {
+		return nil
+	}
+	return slices.Clone(ct.meta.Sensitive)
+}
 
 // Equal reports whether ct and o hold the same classes of the same columns.
 func (ct *ClassTable) Equal(o *ClassTable) bool {
@@ -193,8 +215,15 @@ func canonical(meta *Table, cls *classes, leaves []int) *ClassTable {
 	ct := &ClassTable{meta: meta, cols: make([][]int32, len(leaves)), counts: make([]int32, cls.n), hist: make([]*hist, len(meta.Sensitive))}
 	for i := range leaves {
 		col := make([]int32, cls.n)
-		for c, j := range perm {
-			col[c] = cls.code(i, int(j))
+		if cls.packed != nil { // the fields read without code's switch: the hot loop
+			sh, mask := cls.pack.shift[i]&63, cls.pack.mask[i]
+			for c, j := range perm {
+				col[c] = int32(cls.packed[j] >> sh & mask)
+			}
+		} else {
+			for c, j := range perm {
+				col[c] = cls.code(i, int(j))
+			}
 		}
 		ct.cols[i] = col
 	}
@@ -670,7 +699,7 @@ func codesBytes(b []byte, codes []int32) []byte {
 // class table counted no record of that class at the node (or the codes are not leaf
 // codes of the hierarchies): the record was not among those counted.
 func (r *Recoding) Class(leaves []int32) (class int32, counted bool) {
-	if len(leaves) != len(r.maps) {
+	if r == nil || len(leaves) != len(r.maps) {
 		return -1, false
 	}
 	if r.byKey != nil {

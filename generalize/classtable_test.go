@@ -576,6 +576,13 @@ func TestMergeClassesRefuses(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	var none *ClassTable
+	if none.Len() != 0 || none.Records() != 0 || none.Columns() != nil || (&ClassTable{}).Sensitive() != nil || !none.Equal(nil) || none.Equal(ok) || ok.Equal(&ClassTable{}) {
+		t.Error("a nil or zero class table is not empty, or equals a class table")
+	}
+	if c, counted := (*Recoding)(nil).Class([]int32{0}); counted || c != -1 {
+		t.Error("a nil recoding counted a class")
+	}
 	for name, parts := range map[string][]*ClassTable{"no parts": nil, "a nil part": {ok, nil}, "a zero part": {{}, ok}} {
 		t.Run(name, func(t *testing.T) {
 			if got, err := MergeClasses(parts...); err == nil || got != nil || errors.Is(err, ErrIncompatible) {
@@ -678,22 +685,68 @@ func TestLexOrderWide(t *testing.T) {
 	}
 }
 
+// uniformTable is a table of n records with uniform leaves over quasi-identifiers of
+// the given leaf counts, each with a hierarchy that groups 2 to 4 values per level.
+func uniformTable(rng *rand.Rand, n int, leaves []int) *Table {
+	tab := &Table{Rows: n}
+	for c, l := range leaves {
+		var divs []int // leaves per value, level by level
+		for div := 2 + rng.IntN(3); div < l; div *= 2 + rng.IntN(3) {
+			divs = append(divs, div)
+		}
+		rows := make([][]string, l)
+		for leaf := range l {
+			rows[leaf] = []string{fmt.Sprint(leaf)}
+			for _, div := range divs {
+				rows[leaf] = append(rows[leaf], fmt.Sprintf("g%d", leaf/div))
+			}
+			rows[leaf] = append(rows[leaf], Top)
+		}
+		h, err := NewHierarchy(fmt.Sprintf("u%d", c), rows)
+		if err != nil {
+			panic(err)
+		}
+		codes := NewCodes(n, l)
+		for r := range n {
+			codes.Set(r, int32(rng.IntN(l)))
+		}
+		tab.Columns = append(tab.Columns, Column{Name: fmt.Sprintf("q%d", c), Hierarchy: h, Codes: codes})
+	}
+	return tab
+}
+
 // BenchmarkSearchClasses compares Search on a large table with CountClasses and
-// SearchClasses of it, whole and in four parts.
+// SearchClasses of it, whole and in four parts: few classes (a random table of skewed
+// values on small hierarchies), and many (uniform values on larger ones, as the
+// hospital benchmark's).
 func BenchmarkSearchClasses(b *testing.B) {
 	rng := rand.New(rand.NewPCG(91, 92))
 	n := 3 << 20
-	tab, _, _ := randomTable(rng, n, 6)
+	few, _, _ := randomTable(rng, n, 6)
+	many := uniformTable(rng, n, []int{105, 2, 297, 25, 42, 4})
+	for name, tab := range map[string]*Table{"few": few, "many": many} {
+		benchSearchClasses(b, name, tab)
+	}
+}
+
+func benchSearchClasses(b *testing.B, name string, tab *Table) {
+	rng := rand.New(rand.NewPCG(93, 94))
+	n := tab.Rows
 	opt := Options{K: 10, MaxSuppressed: n / 100}
 	tables, _ := splitTable(rng, tab, 4)
-	b.Run(fmt.Sprintf("Search/rows=%d", n), func(b *testing.B) {
+	ct, err := CountClasses(tab)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s: %d records, %d classes at the bottom", name, n, ct.Len())
+	b.Run(fmt.Sprintf("%s/Search/rows=%d", name, n), func(b *testing.B) {
 		for b.Loop() {
 			if _, err := Search(context.Background(), tab, opt); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	b.Run(fmt.Sprintf("CountClasses+SearchClasses/rows=%d", n), func(b *testing.B) {
+	b.Run(fmt.Sprintf("%s/CountClasses+SearchClasses/rows=%d", name, n), func(b *testing.B) {
 		for b.Loop() {
 			ct, err := CountClasses(tab)
 			if err != nil {
@@ -704,7 +757,7 @@ func BenchmarkSearchClasses(b *testing.B) {
 			}
 		}
 	})
-	b.Run(fmt.Sprintf("4 parts/rows=%d", n), func(b *testing.B) {
+	b.Run(fmt.Sprintf("%s/CountClasses-4-parts+MergeClasses+SearchClasses/rows=%d", name, n), func(b *testing.B) {
 		for b.Loop() {
 			parts := make([]*ClassTable, len(tables))
 			for p, pt := range tables {
