@@ -28,10 +28,12 @@ type metric interface {
 	boundIsExactWithoutSuppression() bool
 }
 
-func newMetric(name string, t *Table) (metric, error) {
+// newMetric returns the named metric for table t, whose records per leaf tal counts
+// (the table itself, or its class table).
+func newMetric(name string, t *Table, tal tallier) (metric, error) {
 	switch name {
 	case MetricLoss, "":
-		return newLoss(t), nil
+		return newLoss(t, tal), nil
 	case MetricDiscernibility:
 		return &discernibility{n: int64(t.Rows)}, nil
 	}
@@ -48,14 +50,13 @@ type loss struct {
 	scale float64 // N × q
 }
 
-func newLoss(t *Table) *loss {
+func newLoss(t *Table, tal tallier) *loss {
 	q := len(t.Columns)
 	m := &loss{t: t, n: int64(t.Rows), span: make([]int64, q), sum: make([][]int64, q), w: make([]*big.Int, q), d: big.NewInt(1), scale: float64(t.Rows) * float64(q)}
 	for i, c := range t.Columns {
 		h := c.Hierarchy
 		m.span[i] = int64(h.Leaves() - 1)
-		perLeaf := make([]int64, h.Leaves())
-		c.Codes.tally(perLeaf)
+		perLeaf := tal.leafCounts(i)
 		m.sum[i] = make([]int64, h.Height())
 		for l := range h.Height() {
 			var s int64

@@ -50,7 +50,13 @@ type models struct {
 	cols      []int                  // sensitive columns some model reads
 }
 
-func newModels(t *Table, opt Options) (*models, error) {
+// newModels prepares the requirements of opt for the records of table t.
+func newModels(t *Table, opt Options) (*models, error) { return newModelsOf(t, t, opt) }
+
+// newModelsOf prepares the requirements of opt for table t, whose records per
+// sensitive value tal counts (the table itself, or its class table): t's per-record
+// codes are not read.
+func newModelsOf(t *Table, tal tallier, opt Options) (*models, error) {
 	m := &models{t: t, diversity: opt.Diversity, closeness: opt.Closeness}
 	for _, d := range opt.Diversity {
 		if d.Column < 0 || d.Column >= len(t.Sensitive) {
@@ -85,11 +91,7 @@ func newModels(t *Table, opt Options) (*models, error) {
 			continue
 		}
 		s := t.Sensitive[c.Column]
-		q := make([]int64, s.Values)
-		for r := range t.Rows {
-			q[s.Codes.At(r)]++
-		}
-		ref, err := closeness.NewReference(q, s.Tree)
+		ref, err := closeness.NewReference(tal.valueCounts(c.Column), s.Tree)
 		if err != nil {
 			return nil, fmt.Errorf("t-closeness on %q: %w", s.Name, err)
 		}

@@ -92,14 +92,27 @@ func search(ctx context.Context, t *Table, opt Options) (*Result, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
-	if opt.K < 1 {
-		return nil, fmt.Errorf("k must be at least 1, got %d", opt.K)
-	}
-	met, err := newMetric(opt.Metric, t)
+	s, err := prepareSearch(t, t, t.Rows, opt)
 	if err != nil {
 		return nil, err
 	}
-	mod, err := newModels(t, opt)
+	s.bottom = s.countBottom(t)
+	return s.run(ctx)
+}
+
+// prepareSearch checks opt and returns the searcher of table t, whose records per value
+// tal counts (t itself, or its class table: t's per-record codes are not read) and
+// whose bottom node's classes will be a source of sourceClasses classes (the records,
+// or the class table); the caller sets its bottom.
+func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*searcher, error) {
+	if opt.K < 1 {
+		return nil, fmt.Errorf("k must be at least 1, got %d", opt.K)
+	}
+	met, err := newMetric(opt.Metric, t, tal)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := newModelsOf(t, tal, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -110,10 +123,10 @@ func search(ctx context.Context, t *Table, opt Options) (*Result, error) {
 	if NewLattice(heights).Size() > maxLatticeSize {
 		return nil, schema.BadInput("the generalization lattice has more than %d nodes: use fewer quasi-identifiers or shallower hierarchies", maxLatticeSize)
 	}
-	s := newSearcher(t, opt, met)
+	s := newSearcher(t, opt, met, sourceClasses)
 	s.mod = mod
 	s.monotone = mod.monotone(opt.MaxSuppressed)
-	return s.run(ctx)
+	return s, nil
 }
 
 type searcher struct {
@@ -132,15 +145,19 @@ type searcher struct {
 	// fromBottom are the last nodes the bisection counted from the bottom (see pivot).
 	fromBottom []int
 	mod        *models
-	monotone   bool // every model is monotone for the suppression limit (models.go)
-	packed     bool // class tables are packed (then large roll-ups are radix-partitioned)
+	monotone   bool     // every model is monotone for the suppression limit (models.go)
+	packed     bool     // class tables are packed (then large roll-ups are radix-partitioned)
+	pack       *packing // how, when packed
 	// reserve is the room, in int32 entries, that the cache leaves free within its
 	// bound for the scratch of a radix-partitioned roll-up of the records with 32-bit
 	// keys (0: none).
 	reserve int
 }
 
-func newSearcher(t *Table, opt Options, met metric) *searcher {
+// newSearcher returns the searcher of table t whose bottom node's classes will be a
+// source of sourceClasses classes (which sizes the room the cache keeps for the scratch
+// of a radix-partitioned count of it).
+func newSearcher(t *Table, opt Options, met metric, sourceClasses int) *searcher {
 	q := len(t.Columns)
 	heights := make([]int, q)
 	for i, c := range t.Columns {
@@ -156,17 +173,17 @@ func newSearcher(t *Table, opt Options, met metric) *searcher {
 		leaves[i] = c.Hierarchy.Leaves()
 	}
 	pack := newPacking(leaves)
-	s.packed = pack != nil
+	s.packed, s.pack = pack != nil, pack
 	if s.opt.CacheEntries <= 0 {
 		s.opt.CacheEntries = 8 << 20
-		if s.packed && t.Rows >= opt.radix.min() && len(opt.Diversity)+len(opt.Closeness) == 0 {
+		if s.packed && sourceClasses >= opt.radix.min() && len(opt.Diversity)+len(opt.Closeness) == 0 {
 			// The radix count of the records needs 2 entries per record with 64-bit
 			// keys: the cache has room for it beside 8 Mi entries and, while the
 			// count needs only one (32-bit keys), keeps tables in the other. (A
 			// count of a large class table, with its counts, may need 3 per class:
 			// it evicts tables to make the room.) A bound set by the caller keeps
 			// no such reserve: the cache may fill it, and a count evicts.
-			s.reserve = t.Rows
+			s.reserve = sourceClasses
 			s.opt.CacheEntries += 2 * s.reserve
 		}
 	}
@@ -478,33 +495,41 @@ func (s *searcher) tag(status []uint8, node int, st uint8) {
 	}
 }
 
-func (s *searcher) run(ctx context.Context) (*Result, error) {
-	n := s.lat.Size()
-	rows := &classes{node: 0, rows: make([]Codes, s.q), n: s.t.Rows}
-	for i, c := range s.t.Columns {
+// countBottom returns the first source of the search of the records of t: the bottom
+// node's classes, counted from the records, or, for a table of more than bottomMaxRows
+// records, the records themselves.
+func (s *searcher) countBottom(t *Table) *classes {
+	rows := &classes{node: 0, rows: make([]Codes, s.q), n: t.Rows}
+	for i, c := range t.Columns {
 		rows.rows[i] = c.Codes
 	}
-	s.bottom = rows
-	if s.t.Rows <= bottomMaxRows {
-		g := <-s.pool
-		g.par = s.workers
-		identity := make([][]int32, s.q)
-		sizes := make([]int, s.q)
-		for i := range s.q {
-			identity[i] = s.maps[i][0][0]
-			sizes[i] = s.t.Columns[i].Hierarchy.Leaves()
-		}
-		var assign []int32
-		if s.mod.any() {
-			assign = make([]int32, rows.n)
-		}
-		s.bottom, _ = g.rollUp(rows, 0, identity, sizes, assign, 0)
-		if s.mod.any() {
-			s.bottom.hist = s.mod.rollHist(rows, assign, s.bottom.n)
-		}
-		s.pool <- g
+	if t.Rows > bottomMaxRows {
+		return rows
 	}
+	g := <-s.pool
+	defer func() { s.pool <- g }()
+	g.par = s.workers
+	identity := make([][]int32, s.q)
+	sizes := make([]int, s.q)
+	for i := range s.q {
+		identity[i] = s.maps[i][0][0]
+		sizes[i] = t.Columns[i].Hierarchy.Leaves()
+	}
+	var assign []int32
+	if s.mod.any() {
+		assign = make([]int32, rows.n)
+	}
+	bottom, _ := g.rollUp(rows, 0, identity, sizes, assign, 0)
+	if s.mod.any() {
+		bottom.hist = s.mod.rollHist(rows, assign, bottom.n)
+	}
+	return bottom
+}
 
+// run searches the lattice from s.bottom, the bottom node's classes (or the records),
+// which the caller has set.
+func (s *searcher) run(ctx context.Context) (*Result, error) {
+	n := s.lat.Size()
 	// Order every node by (bound, height, index).
 	bound := make([]float64, n)
 	height := make([]int, n)
