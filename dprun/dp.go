@@ -87,67 +87,110 @@ func dp(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Manif
 	if err := CheckConfig(cfg, opt); err != nil {
 		return nil, err
 	}
-	in := cfg.Input.Path
+	in, inFmt, ledger, err := dpPaths(cfg, opt)
+	if err != nil {
+		return nil, err
+	}
+	spend, err := plannedSpend(cfg, opt, ledger)
+	if err != nil {
+		return nil, err
+	}
+	log := opt.Logger()
+	start := time.Now()
+	p, data, err := readStage(ctx, cfg, opt, in, inFmt)
+	if err != nil {
+		return nil, err
+	}
+	read := time.Now()
+	log.Info("stage done", "stage", job.StageRead, "columns", len(data.col), "ms", job.Millis(start, read)) // the record count is not DP: never logged
+	man := newManifest(cfg, spend)
+	tables, err := noiseStage(ctx, cfg, opt, p, data, man)
+	if err != nil {
+		return nil, err
+	}
+	computed := time.Now()
+	log.Info("stage done", "stage", job.StageNoise, "outputs", len(tables), "ms", job.Millis(read, computed))
+	opt.At(job.StageNoise)
+	// Record, then release: the spend is in the ledger before any noisy value reaches
+	// a file; a failure from here on leaves it spent and nothing published.
+	if err := recordStage(cfg, opt, ledger, spend, man); err != nil {
+		return nil, err
+	}
+	if err := writeStage(ctx, cfg, opt, man, tables, computed); err != nil {
+		return nil, err
+	}
+	return man, nil
+}
+
+// dpPaths resolves the run's input, its format and the ledger's path, and checks the
+// output folder, before anything is read.
+func dpPaths(cfg *schema.Config, opt job.Options) (in, inFmt, ledger string, err error) {
+	in = cfg.Input.Path
 	if opt.Input != "" {
 		in = opt.Input
 	}
 	if in == "" {
-		return nil, schema.BadInput("input: no input file (--in or input.path)")
+		return "", "", "", schema.BadInput("input: no input file (--in or input.path)")
 	}
-	inFmt, err := table.InputFormat(in, cfg.Input)
-	if err != nil {
-		return nil, err
+	if inFmt, err = table.InputFormat(in, cfg.Input); err != nil {
+		return "", "", "", err
 	}
-	dir := opt.Output
-	if dir == "" {
-		return nil, schema.BadInput("--out: no output folder")
+	if opt.Output == "" {
+		return "", "", "", schema.BadInput("--out: no output folder")
 	}
-	if err := checkOutDir(dir, in, cfg.File, opt.Ledger); err != nil {
-		return nil, err
+	if err := checkOutDir(opt.Output, in, cfg.File, opt.Ledger); err != nil {
+		return "", "", "", err
 	}
-	ledger := ""
 	if opt.Ledger != "" {
-		if ledger, err = ledgerPath(opt.Ledger, dir); err != nil {
-			return nil, err
+		if ledger, err = ledgerPath(opt.Ledger, opt.Output); err != nil {
+			return "", "", "", err
 		}
 	}
+	return in, inFmt, ledger, nil
+}
+
+// plannedSpend is the run's spend, refused when the run alone would pass the
+// configured totals or, with a ledger, when the dataset's spending so far plus this
+// run would (checked now, before reading, and again under the ledger's lock when
+// recording).
+func plannedSpend(cfg *schema.Config, opt job.Options, ledger string) (dphist.Spend, error) {
 	spend := dphist.Spend{Time: opt.Time().UTC()}
 	for _, o := range cfg.DP.Outputs {
 		spend.Outputs = append(spend.Outputs, o.Name)
 	}
 	spend.Epsilon, spend.Delta = composed(cfg.DP.Outputs)
-	// The run alone must fit the configured totals; with a ledger, so must the dataset's
-	// spending so far plus this run (checked now, before reading, and again under the
-	// ledger's lock when recording).
 	if err := (&dphist.Ledger{Datasets: map[string]*dphist.Account{}}).Charge(cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
-		return nil, fmt.Errorf("dp: the outputs need ε=%g, δ=%g: %w", spend.Epsilon, spend.Delta, err)
+		return spend, fmt.Errorf("dp: the outputs need ε=%g, δ=%g: %w", spend.Epsilon, spend.Delta, err)
 	}
 	if ledger != "" {
 		l, err := dphist.LoadLedger(ledger)
 		if err != nil {
-			return nil, err
+			return spend, err
 		}
 		if err := l.Charge(cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
-			return nil, fmt.Errorf("%s: %w", opt.Ledger, err)
+			return spend, fmt.Errorf("%s: %w", opt.Ledger, err)
 		}
 	}
+	return spend, nil
+}
 
-	log := opt.Logger()
-	start := time.Now()
+// readStage opens the input and reads the columns the outputs use.
+func readStage(ctx context.Context, cfg *schema.Config, opt job.Options, in, inFmt string) (*job.Plan, *dpInput, error) {
 	src, p, err := job.OpenInput(cfg, in, inFmt)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer src.Close()
 	opt.At(job.StageRead)
 	data, err := ReadInput(ctx, cfg, p, src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	src.Close()
-	read := time.Now()
-	log.Info("stage done", "stage", job.StageRead, "columns", len(data.col), "ms", job.Millis(start, read)) // the record count is not DP: never logged
+	return p, data, nil
+}
 
+// newManifest is the manifest of a run that spends spend, before its outputs.
+func newManifest(cfg *schema.Config, spend dphist.Spend) *report.Manifest {
 	man := &report.Manifest{
 		Tool: "sanitize", Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
 		CreatedUTC: spend.Time.Format(time.RFC3339), Neighbours: cfg.DP.Neighbours,
@@ -156,7 +199,12 @@ func dp(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Manif
 	if u := cfg.DP.PrivacyUnit; u != nil {
 		man.PrivacyUnit = &report.ManifestUnit{Column: u.Column, MaxRowsPerUnit: u.MaxRowsPerUnit, MaxCellsPerUnit: u.MaxCellsPerUnit, Seed: u.Seed}
 	}
-	// The outputs are independent: computed concurrently, reported in order.
+	return man
+}
+
+// noiseStage computes every output, with its noise, into a table in memory: the
+// outputs are independent, computed concurrently and reported in order.
+func noiseStage(ctx context.Context, cfg *schema.Config, opt job.Options, p *job.Plan, data *dpInput, man *report.Manifest) ([]*dpTable, error) {
 	tables := make([]*dpTable, len(cfg.DP.Outputs))
 	man.Outputs = make([]report.ManifestOutput, len(cfg.DP.Outputs))
 	g, gctx := errgroup.WithContext(ctx)
@@ -170,51 +218,56 @@ func dp(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Manif
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	computed := time.Now()
-	log.Info("stage done", "stage", job.StageNoise, "outputs", len(tables), "ms", job.Millis(read, computed))
-	opt.At(job.StageNoise)
+	return tables, nil
+}
 
-	// Record, then release: the spend is in the ledger before any noisy value reaches
-	// a file; a failure from here on leaves it spent and nothing published.
-	if ledger != "" {
-		a, err := dphist.Record(ledger, cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", opt.Ledger, err)
-		}
-		e, d := a.Spent()
-		ef, _ := e.Float64()
-		df, _ := d.Float64()
-		man.Ledger = &report.ManifestLedger{File: filepath.Base(opt.Ledger), EpsilonSpent: ef, DeltaSpent: df,
-			EpsilonTotal: a.EpsilonTotal, DeltaTotal: a.DeltaTotal,
-			Recorded: "before any output was written"}
-		opt.At(job.StageRecorded)
-	} else {
-		log.Warn("no --ledger: this run's spend is not recorded; repeated runs on the same data add up unchecked", "epsilon", spend.Epsilon, "delta", spend.Delta)
+// recordStage charges the run's spend to the ledger, if there is one, and notes the
+// dataset's account in the manifest.
+func recordStage(cfg *schema.Config, opt job.Options, ledger string, spend dphist.Spend, man *report.Manifest) error {
+	if ledger == "" {
+		opt.Logger().Warn("no --ledger: this run's spend is not recorded; repeated runs on the same data add up unchecked", "epsilon", spend.Epsilon, "delta", spend.Delta)
+		return nil
 	}
-	tmp, err := publish.CreateFolder(dir)
+	a, err := dphist.Record(ledger, cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend)
 	if err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
+		return fmt.Errorf("%s: %w", opt.Ledger, err)
+	}
+	e, d := a.Spent()
+	ef, _ := e.Float64()
+	df, _ := d.Float64()
+	man.Ledger = &report.ManifestLedger{File: filepath.Base(opt.Ledger), EpsilonSpent: ef, DeltaSpent: df,
+		EpsilonTotal: a.EpsilonTotal, DeltaTotal: a.DeltaTotal,
+		Recorded: "before any output was written"}
+	opt.At(job.StageRecorded)
+	return nil
+}
+
+// writeStage writes every output and the manifest into a temporary folder and moves
+// it into place; a cancelled run publishes nothing.
+func writeStage(ctx context.Context, cfg *schema.Config, opt job.Options, man *report.Manifest, tables []*dpTable, computed time.Time) error {
+	tmp, err := publish.CreateFolder(opt.Output)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
 	}
 	defer tmp.Discard() // nothing, once published
 	for i, o := range cfg.DP.Outputs {
 		err := tmp.WriteFile(man.Outputs[i].File, func(f *os.File) error { return writeDPTable(f, dpFormat(o), cfg, o, tables[i]) })
 		if err != nil {
-			return nil, fmt.Errorf("output %s: %w", o.Name, err)
+			return fmt.Errorf("output %s: %w", o.Name, err)
 		}
 	}
-	wrote := time.Now()
-	log.Info("stage done", "stage", job.StageWrite, "outputs", len(tables), "ms", job.Millis(computed, wrote))
+	opt.Logger().Info("stage done", "stage", job.StageWrite, "outputs", len(tables), "ms", job.Millis(computed, time.Now()))
 	if err := tmp.WriteFile("manifest.json", func(f *os.File) error { return report.WriteJSON(f, man) }); err != nil {
-		return nil, fmt.Errorf("manifest: %w", err)
+		return fmt.Errorf("manifest: %w", err)
 	}
 	opt.At(job.StagePublish)
-	if err := ctx.Err(); err != nil { // a cancelled run publishes nothing
-		return nil, err
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	if err := tmp.Publish(); err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
+		return fmt.Errorf("--out: %w", err)
 	}
-	return man, nil
+	return nil
 }
 
 // composed is the outputs' ε and δ composed sequentially, summed as the decimals the

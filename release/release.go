@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"time"
 
@@ -18,64 +19,133 @@ import (
 	"sanitizer/verify"
 )
 
-// Release runs the release path end to end. Nothing is left at the output path (or
-// the report path) unless the written release passed the independent verification.
-// Errors match schema.ErrBadInput for bad input or configuration and
+// Release runs the release path end to end, stage by stage: open the input, encode
+// it (pass 1), search, write the release to a temporary destination (pass 2), verify
+// the written release independently, then publish the release and the report. Nothing
+// is left at the output path (or the report path) unless the written release passed
+// the verification. Errors match schema.ErrBadInput for bad input or configuration and
 // schema.ErrUnattainable when k cannot be met within the suppression limit.
 func Release(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Report, error) {
-	start := time.Now()
+	r, err := openRun(cfg, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer r.src.Close()
+	if err := r.encodeStage(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.searchStage(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.writeStage(ctx); err != nil {
+		return nil, err
+	}
+	defer r.dest.discard() // nothing, once published
+	if err := r.verifyStage(ctx); err != nil {
+		return nil, err
+	}
+	rep := r.report()
+	if err := r.publishStage(ctx, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// run is one release in progress: what each stage hands the next.
+type run struct {
+	cfg                    *schema.Config
+	opt                    job.Options
+	log                    *slog.Logger
+	in, out, inFmt, outFmt string
+	src                    table.Source
+	p                      *plan
+
+	// pass 1
+	t      *generalize.Table
+	listed []*generalize.Hierarchy // per input column: a sensitive column's hierarchy file
+	prot   []*protected
+	// search
+	sopt       generalize.Options
+	res        *generalize.Result
+	mres       *generalize.Mondrian // nil: an optimal release
+	labels     *partLabels          // Mondrian: the partitions' released values
+	class      []int32              // per record: its published class, −1 suppressed
+	suppressed []bool               // optimal: per record
+	released   [][]bool             // optimal: per quasi-identifier, the codes at its level released
+	util       generalize.Metrics
+	// pass 2
+	dest    releaseDest
+	written int
+	// verification
+	m *verify.Measured
+
+	start, encoded, searched, wrote, verified time.Time
+}
+
+// openRun checks the run's paths and configuration before anything is read and opens
+// the input.
+func openRun(cfg *schema.Config, opt job.Options) (*run, error) {
+	r := &run{cfg: cfg, opt: opt, log: opt.Logger(), start: time.Now()}
 	if err := checkReleaseConfig(cfg); err != nil {
 		return nil, err
 	}
-	in, out, inFmt, outFmt, err := job.Paths(cfg, opt)
-	if err != nil {
+	var err error
+	if r.in, r.out, r.inFmt, r.outFmt, err = job.Paths(cfg, opt); err != nil {
 		return nil, err
 	}
-	if job.Abs(in) == job.Abs(out) || table.InsideParts(in, out) {
-		return nil, schema.BadInput("output: %s is also the input, or one of its parts", out)
+	if err := checkPaths(cfg, opt, r.in, r.out); err != nil {
+		return nil, err
 	}
-	if opt.Report != "" {
-		for _, other := range []string{in, out, cfg.File} {
-			if other != "" && job.Abs(opt.Report) == job.Abs(other) {
-				return nil, schema.BadInput("--report: %s is also the input, the output or the configuration", opt.Report)
-			}
+	if r.src, r.p, err = openInput(cfg, r.in, r.out, r.inFmt); err != nil {
+		return nil, err
+	}
+	r.p.outFormat, r.p.progress = r.outFmt, opt.Progress
+	for i, c := range r.p.Conf {
+		if c == nil {
+			r.log.Warn("input column dropped: not in the configuration (unlisted: drop)", "file", r.in, "column", r.p.Header[i])
 		}
+	}
+	return r, nil
+}
+
+// checkPaths refuses, before anything is read, an output or report the run could not
+// publish or that would overwrite one of its own inputs.
+func checkPaths(cfg *schema.Config, opt job.Options, in, out string) error {
+	if job.Abs(in) == job.Abs(out) || table.InsideParts(in, out) {
+		return schema.BadInput("output: %s is also the input, or one of its parts", out)
 	}
 	if err := checkOutput(out, opt.Force); err != nil {
-		return nil, err
+		return err
 	}
-	if opt.Report != "" {
-		if err := publish.CheckFile("--report", opt.Report, opt.Force); err != nil {
-			return nil, err
+	if opt.Report == "" {
+		return nil
+	}
+	for _, other := range []string{in, out, cfg.File} {
+		if other != "" && job.Abs(opt.Report) == job.Abs(other) {
+			return schema.BadInput("--report: %s is also the input, the output or the configuration", opt.Report)
 		}
 	}
-	src, p, err := openInput(cfg, in, out, inFmt)
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
-	p.outFormat, p.progress = outFmt, opt.Progress
-	log := opt.Logger()
-	for i, c := range p.Conf {
-		if c == nil {
-			log.Warn("input column dropped: not in the configuration (unlisted: drop)", "file", in, "column", p.Header[i])
-		}
-	}
-	// Pass 1: encode.
-	opt.At(job.StageRead)
-	t, listed, prot, err := loadTable(ctx, p, src)
-	if err != nil {
-		return nil, err
-	}
-	p.maxSupp = maxSuppressed(cfg.Privacy.Suppression, t.Rows)
-	encoded := time.Now()
-	log.Info("stage done", "stage", job.StageRead, "records", t.Rows, "quasi_identifiers", len(t.Columns), "ms", job.Millis(start, encoded))
+	return publish.CheckFile("--report", opt.Report, opt.Force)
+}
 
-	// Search.
-	p.progress.Enter(job.StageSearch)
-	opt.At(job.StageSearch)
-	sopt := generalize.Options{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, Metric: p.metric, Workers: opt.Workers, OnEvaluate: p.progress.AddEvaluated}
-	for i, sc := range prot {
+// encodeStage is pass 1: the quasi-identifiers encoded, the protected sensitive
+// columns numbered, the suppression limit in records.
+func (r *run) encodeStage(ctx context.Context) (err error) {
+	r.opt.At(job.StageRead)
+	if r.t, r.listed, r.prot, err = loadTable(ctx, r.p, r.src); err != nil {
+		return err
+	}
+	r.p.maxSupp = maxSuppressed(r.cfg.Privacy.Suppression, r.t.Rows)
+	r.encoded = time.Now()
+	r.log.Info("stage done", "stage", job.StageRead, "records", r.t.Rows, "quasi_identifiers", len(r.t.Columns), "ms", job.Millis(r.start, r.encoded))
+	return nil
+}
+
+// searchOptions is the search's model: k, the suppression limit, the metric and the
+// protected columns' l-diversity and t-closeness.
+func (r *run) searchOptions() generalize.Options {
+	sopt := generalize.Options{K: r.cfg.Privacy.K, MaxSuppressed: r.p.maxSupp, Metric: r.p.metric, Workers: r.opt.Workers, OnEvaluate: r.p.progress.AddEvaluated}
+	for i, sc := range r.prot {
 		for _, d := range sc.diversity {
 			sopt.Diversity = append(sopt.Diversity, generalize.Diversity{Column: i, Model: d})
 		}
@@ -83,160 +153,187 @@ func Release(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.
 			sopt.Closeness = append(sopt.Closeness, generalize.Closeness{Column: i, T: c.T, Distance: c.Distance})
 		}
 	}
-	var (
-		res        *generalize.Result
-		suppressed []bool // per record; nil: none
-		mres       *generalize.Mondrian
-		labels     *partLabels
-		class      []int32                // per record: its published class, −1 suppressed
-		released   [][]bool               // per quasi-identifier: the codes at its level released
-		covers     generalize.ClassCovers // what every published class releases
-	)
+	return sopt
+}
+
+// searchStage chooses what the release publishes (a node of the lattice, or Mondrian's
+// partitions) and measures its utility.
+func (r *run) searchStage(ctx context.Context) (err error) {
+	r.p.progress.Enter(job.StageSearch)
+	r.opt.At(job.StageSearch)
+	r.sopt = r.searchOptions()
+	var covers generalize.ClassCovers // what every published class releases
 	// Numeric quasi-identifiers by their values (Mondrian splits them at medians; the
 	// utility metrics measure ranges by them), when their hierarchy's leaves are
 	// numbers; an optimal release measures the others by their leaves.
-	values, valuesErr := mondrianValues(p, t)
-	if cfg.Search.Algorithm == "mondrian" {
+	values, valuesErr := mondrianValues(r.p, r.t)
+	if r.cfg.Search.Algorithm == "mondrian" {
 		if valuesErr != nil {
-			return nil, valuesErr
+			return valuesErr
 		}
-		if res, mres, labels, err = mondrianRelease(ctx, t, values, p.metric, sopt); err != nil {
-			return nil, err
+		if r.res, r.mres, r.labels, err = mondrianRelease(ctx, r.t, values, r.p.metric, r.sopt); err != nil {
+			return err
 		}
-		class, covers = mres.Class, mres.Covers
-		// Mondrian suppresses nothing: suppressed stays nil
+		r.class, covers = r.mres.Class, r.mres.Covers // Mondrian suppresses nothing
 	} else {
-		if res, err = generalize.Search(ctx, t, sopt); err != nil {
-			return nil, err
+		if covers, err = r.optimalSearch(ctx); err != nil {
+			return err
 		}
-		if class, covers, err = generalize.NodeClasses(t, res.Levels, sopt); err != nil {
-			return nil, err
-		}
-		released = releasedCodes(t, res.Levels, covers)
-		suppressed = make([]bool, t.Rows)
-		for r, c := range class {
-			suppressed[r] = c < 0
-		}
+		// A numeric column with a leaf that is not a finite number is measured by its
+		// leaves, the others by value.
+		values = utilityValues(r.p, r.t)
 	}
-	// The utility metrics of the release, the same for both algorithms. In an optimal
-	// release, a numeric column with a leaf that is not a finite number is measured by
-	// its leaves, the others by value.
-	if mres == nil {
-		values = utilityValues(p, t)
-	}
-	util, err := generalize.Utility(t, class, covers, values, cfg.Privacy.K)
-	class, covers = nil, generalize.ClassCovers{}
-	if mres != nil {
-		mres.Covers = generalize.ClassCovers{} // the labels hold what the release writes
-	}
+	// The utility metrics of the release, the same for both algorithms.
+	r.util, err = generalize.Utility(r.t, r.class, covers, values, r.cfg.Privacy.K)
 	if err != nil {
-		return nil, fmt.Errorf("internal error: utility metrics: %w", err)
+		return fmt.Errorf("internal error: utility metrics: %w", err)
 	}
-	if mres != nil {
-		res.Value = util.Loss
-		if p.metric == generalize.MetricDiscernibility {
-			res.Value = util.Discernibility
+	if r.mres != nil {
+		r.mres.Covers = generalize.ClassCovers{} // the labels hold what the release writes
+		r.res.Value = r.util.Loss
+		if r.p.metric == generalize.MetricDiscernibility {
+			r.res.Value = r.util.Discernibility
 		}
 	}
-	searched := time.Now()
-	log.Info("stage done", "stage", job.StageSearch, "lattice", res.LatticeSize, "evaluated", res.Evaluated, "suppressed", res.Suppressed, "ms", job.Millis(encoded, searched))
+	r.searched = time.Now()
+	r.log.Info("stage done", "stage", job.StageSearch, "lattice", r.res.LatticeSize, "evaluated", r.res.Evaluated, "suppressed", r.res.Suppressed, "ms", job.Millis(r.encoded, r.searched))
+	return nil
+}
 
-	// Pass 2: the same open file again, recoded and written to a temporary file
-	// beside the output.
-	p.progress.Enter(job.StageWrite)
-	if err := src.Rewind(); err != nil {
-		return nil, err
+// optimalSearch finds the optimal node and every record's class there.
+func (r *run) optimalSearch(ctx context.Context) (covers generalize.ClassCovers, err error) {
+	if r.res, err = generalize.Search(ctx, r.t, r.sopt); err != nil {
+		return covers, err
 	}
-	opt.At(job.StageWrite)
-	header := p.ReleaseHeader()
-	meta := releaseMetadata(cfg, p, t, res, opt.Time())
-	rc := newRecoder(p, t, res.Levels, suppressed)
-	rc.listed = listed
-	if mres != nil {
-		rc.class, rc.labels = mres.Class, labels
+	if r.class, covers, err = generalize.NodeClasses(r.t, r.res.Levels, r.sopt); err != nil {
+		return covers, err
 	}
-	cols := p.OutColumns()
-	rc.dictionaries(cols, released)
-	w := releaseWriter{out: out, format: outFmt, dialect: cfg.Output.CSV, cols: cols, meta: meta, workers: opt.Parallel()}
-	dest, written, err := w.write(ctx, src, rc)
-	if err != nil {
-		return nil, err
+	r.released = releasedCodes(r.t, r.res.Levels, covers)
+	r.suppressed = make([]bool, r.t.Rows)
+	for i, c := range r.class {
+		r.suppressed[i] = c < 0
 	}
-	defer dest.discard() // nothing, once published
-	if err := src.Unchanged(); err != nil {
-		return nil, err
-	}
-	wrote := time.Now()
-	log.Info("stage done", "stage", job.StageWrite, "records", written, "format", outFmt, "ms", job.Millis(searched, wrote))
+	return covers, nil
+}
 
+// writeStage is pass 2: the same open input again, recoded and written to a
+// temporary destination beside the output.
+func (r *run) writeStage(ctx context.Context) (err error) {
+	r.class = nil
+	r.p.progress.Enter(job.StageWrite)
+	if err := r.src.Rewind(); err != nil {
+		return err
+	}
+	r.opt.At(job.StageWrite)
+	rc := newRecoder(r.p, r.t, r.res.Levels, r.suppressed)
+	rc.listed = r.listed
+	if r.mres != nil {
+		rc.class, rc.labels = r.mres.Class, r.labels
+	}
+	cols := r.p.OutColumns()
+	rc.dictionaries(cols, r.released)
+	meta := releaseMetadata(r.cfg, r.p, r.t, r.res, r.opt.Time())
+	w := releaseWriter{out: r.out, format: r.outFmt, dialect: r.cfg.Output.CSV, cols: cols, meta: meta, workers: r.opt.Parallel()}
+	if r.dest, r.written, err = w.write(ctx, r.src, rc); err != nil {
+		return err
+	}
+	if err := r.src.Unchanged(); err != nil {
+		r.dest.discard()
+		return err
+	}
+	r.wrote = time.Now()
+	r.log.Info("stage done", "stage", job.StageWrite, "records", r.written, "format", r.outFmt, "ms", job.Millis(r.searched, r.wrote))
 	// What the verification does not need is let go before it reads two files again:
 	// the codes, the partitions and their labels.
-	rc, labels = nil, nil
-	for i := range t.Columns {
-		t.Columns[i].Codes = generalize.Codes{}
+	r.labels, r.suppressed = nil, nil
+	for i := range r.t.Columns {
+		r.t.Columns[i].Codes = generalize.Codes{}
 	}
-	t.Sensitive = nil
-	if mres != nil {
-		mres = &generalize.Mondrian{Sizes: mres.Sizes, Splits: mres.Splits}
+	r.t.Sensitive = nil
+	if r.mres != nil {
+		r.mres = &generalize.Mondrian{Sizes: r.mres.Sizes, Splits: r.mres.Splits}
 	}
+	return nil
+}
 
-	// Verify the written file, independently of the search.
-	p.progress.Enter(job.StageVerify)
-	opt.At(job.StageVerify)
-	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: p.maxSupp, InputRows: t.Rows, Columns: header, Quasi: p.QuasiNames()}
-	for _, sc := range prot {
+// verifyStage reads the written release once, beside the input, with the verifier's
+// own decoders: it checks truthfulness and counts the classes for the models (k, l,
+// t) and the utility metrics, which must agree with what the search found.
+func (r *run) verifyStage(ctx context.Context) error {
+	r.p.progress.Enter(job.StageVerify)
+	r.opt.At(job.StageVerify)
+	header := r.p.ReleaseHeader()
+	spec := verify.Spec{K: r.cfg.Privacy.K, MaxSuppressed: r.p.maxSupp, InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames()}
+	for _, sc := range r.prot {
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
 	}
-	if err := utilitySpec(cfg, p, &spec); err != nil {
-		return nil, err
+	if err := utilitySpec(r.cfg, r.p, &spec); err != nil {
+		return err
 	}
-	// One read of the written file, beside the input, checks truthfulness and counts
-	// the classes for the models (k, l, t) and the utility metrics.
 	counter, err := verify.NewCounter(spec, header)
 	if err != nil {
-		return nil, fmt.Errorf("internal error: %w", err)
+		return fmt.Errorf("internal error: %w", err)
 	}
-	skipped, err := verifyTruth(ctx, cfg, p, inFmt, dest.path(), outFmt, header, counter)
+	skipped, err := verifyTruth(ctx, r.cfg, r.p, r.inFmt, r.dest.path(), r.outFmt, header, counter)
 	if err != nil {
 		var v *verify.Violation
 		if errors.As(err, &v) {
-			return nil, fmt.Errorf("internal error: the written release failed verification, nothing published: %w", err)
+			return fmt.Errorf("internal error: the written release failed verification, nothing published: %w", err)
 		}
-		return nil, err
+		return err
 	}
-	m, err := counter.Finish()
-	if err != nil {
-		return nil, fmt.Errorf("internal error: the written release failed verification, nothing published: %w", err)
+	if r.m, err = counter.Finish(); err != nil {
+		return fmt.Errorf("internal error: the written release failed verification, nothing published: %w", err)
 	}
-	if m.Rows != written || m.Suppressed != res.Suppressed || m.Classes != res.Classes || m.MinClass != res.MinClass || m.Discernibility != util.Discernibility {
-		return nil, fmt.Errorf("internal error: verification counted %d records, %d suppressed, %d classes, smallest %d, discernibility %g; the search %d, %d, %d, %d, %g; nothing published",
-			m.Rows, m.Suppressed, m.Classes, m.MinClass, m.Discernibility, written, res.Suppressed, res.Classes, res.MinClass, util.Discernibility)
+	if err := r.agrees(skipped); err != nil {
+		return err
+	}
+	r.verified = time.Now()
+	if r.m.Rows == 0 {
+		r.log.Warn(report.EmptyRelease, "suppressed", r.m.Suppressed)
+	}
+	r.log.Info("stage done", "stage", job.StageVerify, "records", r.m.Rows, "classes", r.m.Classes, "min_class", r.m.MinClass, "ms", job.Millis(r.wrote, r.verified))
+	return nil
+}
+
+// agrees checks that the verification measured what the search and the write
+// reported: records, suppressed records (skipped by the truthfulness check), classes,
+// the smallest class and the utility metrics.
+func (r *run) agrees(skipped int) error {
+	m, res, util := r.m, r.res, r.util
+	if m.Rows != r.written || m.Suppressed != res.Suppressed || m.Classes != res.Classes || m.MinClass != res.MinClass || m.Discernibility != util.Discernibility {
+		return fmt.Errorf("internal error: verification counted %d records, %d suppressed, %d classes, smallest %d, discernibility %g; the search %d, %d, %d, %d, %g; nothing published",
+			m.Rows, m.Suppressed, m.Classes, m.MinClass, m.Discernibility, r.written, res.Suppressed, res.Classes, res.MinClass, util.Discernibility)
 	}
 	if skipped != res.Suppressed {
-		return nil, fmt.Errorf("internal error: the truthfulness check found %d records left out, the search suppressed %d; nothing published", skipped, res.Suppressed)
+		return fmt.Errorf("internal error: the truthfulness check found %d records left out, the search suppressed %d; nothing published", skipped, res.Suppressed)
 	}
-	if !m.Utility || !sameUtility(m, util, t.Rows) {
-		return nil, fmt.Errorf("internal error: verification measured loss %g, NCP %g, non-uniform entropy %g; the search %g, %g, %g; nothing published",
+	if !m.Utility || !sameUtility(m, util, r.t.Rows) {
+		return fmt.Errorf("internal error: verification measured loss %g, NCP %g, non-uniform entropy %g; the search %g, %g, %g; nothing published",
 			m.Loss, m.NCP, m.NonUniformEntropy, util.Loss, util.NCP, util.NonUniformEntropy)
 	}
-	verified := time.Now()
-	if m.Rows == 0 {
-		log.Warn(report.EmptyRelease, "suppressed", m.Suppressed)
-	}
-	log.Info("stage done", "stage", job.StageVerify, "records", m.Rows, "classes", m.Classes, "min_class", m.MinClass, "ms", job.Millis(wrote, verified))
+	return nil
+}
 
+// report is the release's report, from what the stages found.
+func (r *run) report() *report.Report {
+	cfg, res, m := r.cfg, r.res, r.m
 	rep := &report.Report{
 		Tool: "sanitize", Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
-		Input:      report.FileSummary{Path: in, Format: inFmt, Rows: t.Rows},
-		Output:     report.FileSummary{Path: out, Format: outFmt, Rows: written},
-		Model:      report.ModelSummary{K: cfg.Privacy.K, SuppressionRate: cfg.Privacy.Suppression, MaxSuppressed: p.maxSupp},
-		Classes:    res.Classes,
-		MinClass:   res.MinClass,
-		AvgClass:   m.AvgClass,
-		Suppressed: res.Suppressed,
-		Metric:     report.MetricSummary{Name: res.Metric, Value: res.Value},
-		Lattice:    report.LatticeStats{Size: res.LatticeSize, Evaluated: res.Evaluated, Tagged: res.Tagged, Bounded: res.Bounded},
-		Verified:   report.Verification{Rows: m.Rows, Classes: m.Classes, MinClass: m.MinClass, Suppressed: m.Suppressed},
+		HierarchyDigests: r.p.Hier.Digests(),
+		Input:            report.FileSummary{Path: r.in, Format: r.inFmt, Rows: r.t.Rows},
+		Output:           report.FileSummary{Path: r.out, Format: r.outFmt, Rows: r.written},
+		Model:            report.ModelSummary{K: cfg.Privacy.K, SuppressionRate: cfg.Privacy.Suppression, MaxSuppressed: r.p.maxSupp},
+		Algorithm:        algorithm(cfg),
+		Classes:          res.Classes,
+		MinClass:         res.MinClass,
+		AvgClass:         m.AvgClass,
+		Suppressed:       res.Suppressed,
+		Metric:           report.MetricSummary{Name: res.Metric, Value: res.Value},
+		Utility:          r.util,
+		Lattice:          report.LatticeStats{Size: res.LatticeSize, Evaluated: res.Evaluated, Tagged: res.Tagged, Bounded: res.Bounded},
+		Verified:         report.Verification{Rows: m.Rows, Classes: m.Classes, MinClass: m.MinClass, Suppressed: m.Suppressed},
+		StagesMS:         report.Stages{Encode: job.Millis(r.start, r.encoded), Search: job.Millis(r.encoded, r.searched), Write: job.Millis(r.searched, r.wrote), Verify: job.Millis(r.wrote, r.verified)},
 	}
 	for _, l := range cfg.Privacy.LDiversity {
 		rep.Model.LDiversity = append(rep.Model.LDiversity, report.LDiversityIn{Column: l.Column, Variant: l.Variant, L: l.L, C: l.C})
@@ -247,40 +344,42 @@ func Release(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.
 	for _, s := range m.Sensitive {
 		rep.Verified.Sensitive = append(rep.Verified.Sensitive, report.SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance})
 	}
-	rep.HierarchyDigests = p.Hier.Digests()
-	rep.Algorithm, rep.Utility = algorithm(cfg), util
-	if mres != nil {
-		rep.Partitions = &report.PartitionStats{Partitions: len(mres.Sizes), Splits: mres.Splits}
+	if r.mres != nil {
+		rep.Partitions = &report.PartitionStats{Partitions: len(r.mres.Sizes), Splits: r.mres.Splits}
 	} else {
-		for i, c := range t.Columns {
+		for i, c := range r.t.Columns {
 			rep.Node = append(rep.Node, report.NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()})
 		}
 	}
-	rep.StagesMS = report.Stages{Encode: job.Millis(start, encoded), Search: job.Millis(encoded, searched), Write: job.Millis(searched, wrote), Verify: job.Millis(wrote, verified)}
+	return rep
+}
 
-	// Publish: the report (if any) first to a temporary file, then both renames.
+// publishStage writes the report (if any) to a temporary file, then puts the release
+// and the report in place; a cancelled run publishes nothing.
+func (r *run) publishStage(ctx context.Context, rep *report.Report) error {
 	var reportTmp *publish.File
-	if opt.Report != "" {
-		rep.StagesMS.Total = job.Millis(start, time.Now())
-		if reportTmp, err = writeJSONTemp(opt.Report, rep); err != nil {
-			return nil, err
+	if r.opt.Report != "" {
+		rep.StagesMS.Total = job.Millis(r.start, time.Now())
+		var err error
+		if reportTmp, err = writeJSONTemp(r.opt.Report, rep); err != nil {
+			return err
 		}
 		defer reportTmp.Discard() // nothing, once published
 	}
-	opt.At(job.StagePublish)
-	if err := ctx.Err(); err != nil { // a cancelled run publishes nothing
-		return nil, err
+	r.opt.At(job.StagePublish)
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	if err := dest.publish(opt.Force); err != nil {
-		return nil, fmt.Errorf("output: %w", err)
+	if err := r.dest.publish(r.opt.Force); err != nil {
+		return fmt.Errorf("output: %w", err)
 	}
 	if reportTmp != nil {
-		if err := reportTmp.Publish(opt.Force); err != nil {
-			return nil, fmt.Errorf("--report: %w (the release %s was published)", err, out)
+		if err := reportTmp.Publish(r.opt.Force); err != nil {
+			return fmt.Errorf("--report: %w (the release %s was published)", err, r.out)
 		}
 	}
-	rep.StagesMS.Total = job.Millis(start, time.Now())
-	return rep, nil
+	rep.StagesMS.Total = job.Millis(r.start, time.Now())
+	return nil
 }
 
 // sameUtility reports whether the verifier's loss, NCP and non-uniform entropy agree
