@@ -138,3 +138,14 @@ func tallyOf[T uint8 | uint16 | int32](counts []int64, col []T) {
 		counts[c]++
 	}
 }
+
+// Slice returns codes lo … hi−1, sharing c's storage.
+func (c Codes) Slice(lo, hi int) Codes {
+	switch {
+	case c.u8 != nil:
+		return Codes{u8: c.u8[lo:hi:hi]}
+	case c.u16 != nil:
+		return Codes{u16: c.u16[lo:hi:hi]}
+	}
+	return Codes{i32: c.i32[lo:hi:hi]}
+}

@@ -58,3 +58,19 @@ type Sensitive struct {
 	Codes  Codes
 	Tree   *closeness.Tree // nil unless a t-closeness requirement uses the hierarchical distance
 }
+
+// Records returns records lo … hi−1 of t as a table of their own, sharing t's codes:
+// one part of an input in parts, whose class table (CountClasses) merges with the
+// others' into the whole's.
+func (t *Table) Records(lo, hi int) *Table {
+	out := &Table{Rows: hi - lo, Columns: make([]Column, len(t.Columns)), Sensitive: make([]Sensitive, len(t.Sensitive))}
+	for i, c := range t.Columns {
+		c.Codes = c.Codes.Slice(lo, hi)
+		out.Columns[i] = c
+	}
+	for i, s := range t.Sensitive {
+		s.Codes = s.Codes.Slice(lo, hi)
+		out.Sensitive[i] = s
+	}
+	return out
+}

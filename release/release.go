@@ -202,10 +202,12 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 
 // optimalSearch finds the optimal node and every record's class there.
 func (r *run) optimalSearch(ctx context.Context) (covers generalize.ClassCovers, err error) {
-	if r.res, err = generalize.Search(ctx, r.t, r.sopt); err != nil {
-		return covers, err
+	if parts := table.Split(r.src); len(parts) > 1 {
+		covers, err = r.partsSearch(ctx, parts)
+	} else {
+		covers, err = r.wholeSearch(ctx)
 	}
-	if r.class, covers, err = generalize.NodeClasses(r.t, r.res.Levels, r.sopt); err != nil {
+	if err != nil {
 		return covers, err
 	}
 	r.released = releasedCodes(r.t, r.res.Levels, covers)
@@ -214,6 +216,55 @@ func (r *run) optimalSearch(ctx context.Context) (covers generalize.ClassCovers,
 		r.suppressed[i] = c < 0
 	}
 	return covers, nil
+}
+
+// wholeSearch searches the encoded table and classes its records at the chosen node.
+func (r *run) wholeSearch(ctx context.Context) (covers generalize.ClassCovers, err error) {
+	if r.res, err = generalize.Search(ctx, r.t, r.sopt); err != nil {
+		return covers, err
+	}
+	r.class, covers, err = generalize.NodeClasses(r.t, r.res.Levels, r.sopt)
+	return covers, err
+}
+
+// partsSearch searches an input in parts as a distributed engine will: each part's
+// class table (the most specific node's classes of its records, with their counts and
+// sensitive histograms), merged into the whole's, searched; then every record's class
+// at the chosen node looked up, part by part, in the merged table's recoding (the
+// node and its suppressed classes).
+func (r *run) partsSearch(ctx context.Context, parts []table.Source) (covers generalize.ClassCovers, err error) {
+	tables := make([]*generalize.ClassTable, len(parts))
+	lo := 0
+	for i, part := range parts {
+		hi := lo + part.Rows()
+		if tables[i], err = generalize.CountClasses(r.t.Records(lo, hi)); err != nil {
+			return covers, fmt.Errorf("internal error: part %d: %w", i, err)
+		}
+		lo = hi
+	}
+	if lo != r.t.Rows {
+		return covers, fmt.Errorf("internal error: the parts hold %d records, pass 1 read %d", lo, r.t.Rows)
+	}
+	merged, err := generalize.MergeClasses(tables...)
+	if err != nil {
+		return covers, fmt.Errorf("internal error: %w", err)
+	}
+	if r.res, err = generalize.SearchClasses(ctx, merged, r.sopt); err != nil {
+		return covers, err
+	}
+	rec, err := generalize.NodeRecoding(merged, r.res.Levels, r.sopt)
+	if err != nil {
+		return covers, err
+	}
+	r.class = make([]int32, r.t.Rows)
+	leaves := make([]int32, len(r.t.Columns))
+	for row := range r.class {
+		for j, c := range r.t.Columns {
+			leaves[j] = c.Codes.At(row)
+		}
+		r.class[row], _ = rec.Class(leaves)
+	}
+	return rec.Covers, nil
 }
 
 // writeStage is pass 2: the same open input again, recoded and written to a
