@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"sanitizer/dprun"
+	"sanitizer/gen"
 	"sanitizer/generalize"
 	"sanitizer/job"
 	"sanitizer/sample"
@@ -172,9 +173,70 @@ func TestInputChangedBetweenPasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = writeRelease(context.Background(), src, rc, sink, 2)
+	// Pass 2 reads no quasi-identifier: the source's check after it catches the change.
+	if _, err = writeRelease(context.Background(), src, rc, sink, 2); err == nil {
+		err = src.Unchanged()
+	}
 	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "changed") {
 		t.Fatalf("got %v, want an error saying the input changed", err)
+	}
+}
+
+// TestReleaseInputChangedDuringPass2: a quasi-identifier changed in place while pass 2
+// runs (same length, same file) fails the release, CSV or Parquet, and publishes
+// nothing.
+func TestReleaseInputChangedDuringPass2(t *testing.T) {
+	for _, format := range []string{"csv", "parquet"} {
+		t.Run(format, func(t *testing.T) {
+			cfg, in, dir := hospitalFixture(t, 3000)
+			if format == "parquet" {
+				pq := filepath.Join(dir, "in.parquet")
+				if err := gen.Hospital(pq, "", 3000, 3, job.Options{}); err != nil {
+					t.Fatal(err)
+				}
+				in = pq
+				raw, err := os.ReadFile(cfg.File)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg = loadConfigText(t, strings.Replace(string(raw), "input: {format: csv, csv: {separator: \",\", header: true}}", "", 1))
+			}
+			raw, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "out.csv")
+			opt := job.Options{Input: in, Output: out, AtStage: func(stage string) {
+				if stage != job.StageWrite {
+					return
+				}
+				// Flip one byte in the middle of the file, in place.
+				f, err := os.OpenFile(in, os.O_WRONLY, 0)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer f.Close()
+				at := int64(len(raw) / 2)
+				if format == "csv" {
+					at = int64(strings.Index(string(raw), ",F,") + 1)
+				}
+				if _, err := f.WriteAt([]byte{raw[at] ^ 0x01}, at); err != nil {
+					t.Error(err)
+				}
+			}}
+			_, err = Release(context.Background(), cfg, opt)
+			if err == nil {
+				t.Fatal("a release of an input changed during pass 2 succeeded")
+			}
+			t.Log(err)
+			if !strings.Contains(err.Error(), "changed") && !strings.Contains(err.Error(), "verification") {
+				t.Errorf("got %v, want an error saying the input changed or the verification failed", err)
+			}
+			if _, serr := os.Stat(out); !errors.Is(serr, os.ErrNotExist) {
+				t.Errorf("%s exists after the failed release (%v)", out, err)
+			}
+		})
 	}
 }
 

@@ -13,15 +13,19 @@ import (
 )
 
 // recoder turns input records into release records. Pass 2 reads the kept columns
-// only (p.kept, which holds the quasi-identifiers): field j of a record is input column
-// p.kept[j].
+// that are not quasi-identifiers only (stream): a quasi-identifier's release value
+// follows from the leaf pass 1 gave the record, and an input that changed between
+// the passes is caught by the source (Unchanged: a checksum of every byte of a CSV
+// file, the identity and record count of a binary one) and by the verification,
+// which compares the release with the input record by record.
 type recoder struct {
 	p          *plan
 	t          *generalize.Table
 	levels     []int
 	suppressed []bool // per record; nil: none
 	quasiAt    []int  // per kept column: index into t.Columns, or -1
-	fieldOf    []int  // per quasi-identifier: its field in a pass-2 record
+	stream     []int  // the input columns pass 2 reads
+	fieldAt    []int  // per kept column that is not a quasi-identifier: its field in a pass-2 record
 	// listed holds, per input column, a hierarchy that must list every value (the
 	// sensitive columns' hierarchy files), or nil.
 	listed []*generalize.Hierarchy
@@ -88,15 +92,22 @@ func releasedCodes(t *generalize.Table, levels []int, covers generalize.ClassCov
 }
 
 func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *recoder {
-	r := &recoder{p: p, t: t, levels: levels, suppressed: suppressed, quasiAt: make([]int, len(p.Kept)), fieldOf: make([]int, len(p.Quasi)), listed: make([]*generalize.Hierarchy, len(p.Header))}
+	r := &recoder{p: p, t: t, levels: levels, suppressed: suppressed, quasiAt: make([]int, len(p.Kept)), fieldAt: make([]int, len(p.Kept)), listed: make([]*generalize.Hierarchy, len(p.Header))}
 	for j, i := range p.Kept {
-		r.quasiAt[j] = -1
+		r.quasiAt[j], r.fieldAt[j] = -1, -1
 		for qi, pos := range p.Quasi {
 			if pos == i {
 				r.quasiAt[j] = qi
-				r.fieldOf[qi] = j
 			}
 		}
+		if r.quasiAt[j] < 0 {
+			r.fieldAt[j] = len(r.stream)
+			r.stream = append(r.stream, i)
+		}
+	}
+	if len(r.stream) == 0 {
+		// Every kept column is a quasi-identifier: one is read, for the records' count.
+		r.stream = p.Kept[:1]
 	}
 	return r
 }
@@ -139,22 +150,6 @@ func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
 			return nil, table.ChangedError(r.p.Input)
 		}
 		rec := b.Record(i)
-		// Pass 2 must read what pass 1 encoded.
-		for qi, c := range r.t.Columns {
-			f := r.fieldOf[qi]
-			v := rec[f]
-			if r.p.IsNull(b, i, f, r.p.Kept[f]) {
-				nullAs := r.p.QuasiCfg[qi].Null
-				if nullAs == nil {
-					return nil, table.ChangedError(r.p.Input) // pass 1 would have refused it
-				}
-				v = *nullAs
-			}
-			// The leaf pass 1 gave the record has this text, and no other leaf does.
-			if c.Hierarchy.Value(0, c.Codes.At(row)) != v {
-				return nil, table.ChangedError(r.p.Input)
-			}
-		}
 		if r.suppressed != nil && r.suppressed[row] {
 			continue
 		}
@@ -183,8 +178,9 @@ func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
 				}
 				continue
 			}
-			v, conf, name := rec[j], r.p.Conf[pos], r.p.Header[pos]
-			if r.p.IsNull(b, i, j, pos) {
+			f := r.fieldAt[j]
+			v, conf, name := rec[f], r.p.Conf[pos], r.p.Header[pos]
+			if r.p.IsNull(b, i, f, pos) {
 				if conf.Role != schema.Sensitive {
 					if out.Nulls == nil {
 						out.Nulls = make([]bool, b.N*width)
@@ -230,7 +226,7 @@ func writeRelease(ctx context.Context, src table.Source, rc *recoder, out table.
 	in := make(chan *table.Batch, workers)
 	jobs := make(chan *job, 2*workers) // in input order, for the writer
 	work := make(chan *job, 2*workers) // for the recoders
-	g.Go(safe.Go(func() error { return src.Stream(ctx, rc.p.Kept, in) }))
+	g.Go(safe.Go(func() error { return src.Stream(ctx, rc.stream, in) }))
 	g.Go(safe.Go(func() error {
 		defer close(jobs)
 		defer close(work)
