@@ -19,7 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"sanitizer/internal/arrowtest"
+	"sanitizer/internal/testfiles"
 	"sanitizer/schema"
 )
 
@@ -377,7 +377,7 @@ func TestArrowReadTypes(t *testing.T) {
 		t.Run(format.name, func(t *testing.T) {
 			// Separate allocators: ipc.FileWriter keeps some dictionary memory after
 			// Close (arrow v15), which is not the reader's doing.
-			path := arrowtest.WriteLibraryArrow(t, memory.NewGoAllocator(), format.stream, sc, build)
+			path := testfiles.WriteLibraryArrow(t, memory.NewGoAllocator(), format.stream, sc, build)
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			src, err := openArrowMem(path, format.stream, mem, arrowBufferSlack)
 			if err != nil {
@@ -434,7 +434,7 @@ func TestArrowCompressed(t *testing.T) {
 	}{{"zstd", ipc.WithZstd()}, {"lz4", ipc.WithLZ4()}} {
 		for _, format := range arrowFormats {
 			t.Run(codec.name+"/"+format.name, func(t *testing.T) {
-				path := arrowtest.WriteLibraryArrow(t, memory.NewGoAllocator(), format.stream, sc, build, codec.opt)
+				path := testfiles.WriteLibraryArrow(t, memory.NewGoAllocator(), format.stream, sc, build, codec.opt)
 				if st, err := os.Stat(path); err != nil || st.Size() > 8*n { // less than the integers alone
 					t.Fatalf("not compressed: %v %v", st.Size(), err)
 				}

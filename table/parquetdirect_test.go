@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"sanitizer/internal/arrowtest"
+	"sanitizer/internal/testfiles"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -87,7 +87,7 @@ func TestParquetDirectMatchesArrow(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "direct.parquet")
-			arrowtest.WriteArrowParquet(t, path, rec, append(tc.props, parquet.WithMaxRowGroupLength(2500), parquet.WithDataPageSize(4096)))
+			testfiles.WriteArrowParquet(t, path, rec, append(tc.props, parquet.WithMaxRowGroupLength(2500), parquet.WithDataPageSize(4096)))
 			read := func(viaArrow bool) [][]cell {
 				src, err := openParquet(path)
 				if err != nil {

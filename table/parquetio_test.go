@@ -14,7 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"sanitizer/internal/arrowtest"
+	"sanitizer/internal/testfiles"
 	"sanitizer/schema"
 )
 
@@ -145,12 +145,12 @@ func TestParquetRoundTrip(t *testing.T) {
 	}
 
 	// A second implementation reads the same file and its metadata.
-	tbl := arrowtest.ReadWithPqarrow(t, path)
+	tbl := testfiles.ReadWithPqarrow(t, path)
 	defer tbl.Release()
 	if tbl.NumRows() != int64(len(typedRecs)) {
 		t.Fatalf("pqarrow reads %d rows", tbl.NumRows())
 	}
-	if v := arrowtest.ParquetMetadata(t, path)["sanitize.k"]; v != "5" {
+	if v := testfiles.ParquetMetadata(t, path)["sanitize.k"]; v != "5" {
 		t.Errorf("metadata sanitize.k = %q", v)
 	}
 }
@@ -187,7 +187,7 @@ func TestParquetForeignTypes(t *testing.T) {
 	rec := b.NewRecord()
 	defer rec.Release()
 	path := filepath.Join(t.TempDir(), "foreign.parquet")
-	arrowtest.WriteArrowParquet(t, path, rec, nil)
+	testfiles.WriteArrowParquet(t, path, rec, nil)
 
 	src, err := openParquet(path)
 	if err != nil {

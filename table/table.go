@@ -456,3 +456,34 @@ func CheckFormat(key, path string, io schema.IO) (string, error) {
 	}
 	return f, nil
 }
+
+// Canonical is the canonical text of a value of type typ given in any spelling the
+// readers accept; false when it is not a value of that type.
+func Canonical(typ schema.Type, s string) (string, bool) {
+	if typ == schema.String || typ == "" {
+		return s, true
+	}
+	if typ == schema.Integer {
+		// any width: a uint64 column holds values above the int64 range
+		if u, err := ParseInteger(IntType{Unsigned: true}, s); err == nil {
+			return FormatUint(u.U), true
+		}
+	}
+	t, err := ParseTyped(typ, s)
+	if err != nil {
+		return "", false
+	}
+	switch typ {
+	case schema.Integer:
+		return FormatInt(t.I), true
+	case schema.Float:
+		return FormatFloat(t.F), true
+	case schema.Boolean:
+		return FormatBool(t.B), true
+	case schema.Date:
+		return FormatDate(t.I), true
+	case schema.Timestamp:
+		return FormatTimestamp(time.Unix(0, t.I)), true
+	}
+	return s, true
+}

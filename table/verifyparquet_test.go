@@ -20,7 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"sanitizer/internal/arrowtest"
+	"sanitizer/internal/testfiles"
 	"sanitizer/schema"
 	"sanitizer/verify"
 )
@@ -343,7 +343,7 @@ func TestVerifierParquetSameAsPipeline(t *testing.T) {
 			rec := pqRecord(t, tc.cols)
 			defer rec.Release()
 			path := filepath.Join(t.TempDir(), "t.parquet")
-			arrowtest.WriteArrowParquet(t, path, rec, tc.props, tc.aprops...)
+			testfiles.WriteArrowParquet(t, path, rec, tc.props, tc.aprops...)
 			if got := sameAsPipeline(t, path); len(got) != int(rec.NumRows()) {
 				t.Fatalf("%d records, want %d", len(got), rec.NumRows())
 			}
@@ -392,7 +392,7 @@ func chunkFeatures(t *testing.T, path string) map[string]bool {
 func TestVerifierParquetReleases(t *testing.T) {
 	cols := slices.Clone(typedCols)
 	recs := slices.Clone(typedRecs)
-	for _, c := range arrowtest.IntColumns {
+	for _, c := range testfiles.IntColumns {
 		it := arrowIntType(c.Type)
 		cols = append(cols, OutColumn{Name: c.Name, Type: schema.Integer, Ints: it}, OutColumn{Name: c.Name + "n", Type: schema.Integer, Ints: it, Nullable: true})
 		for r := range recs {
@@ -472,7 +472,7 @@ func TestVerifierParquetFloat16Subnormals(t *testing.T) {
 	rec := pqRecord(t, []pqCol{{"f16", arrow.FixedWidthTypes.Float16, bits}})
 	defer rec.Release()
 	path := filepath.Join(t.TempDir(), "f16.parquet")
-	arrowtest.WriteArrowParquet(t, path, rec, nil)
+	testfiles.WriteArrowParquet(t, path, rec, nil)
 	_, got, err := readVerifier(t, path, []int{0})
 	if err != nil {
 		t.Fatal(err)
