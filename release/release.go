@@ -283,6 +283,7 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 	}
 	cols := r.p.OutColumns()
 	rc.dictionaries(cols, r.released)
+	rc.passThrough(r.src, r.outFmt)
 	meta := releaseMetadata(r.cfg, r.p, r.t, r.res, r.opt.Time())
 	w := releaseWriter{out: r.out, format: r.outFmt, dialect: r.cfg.Output.CSV, cols: cols, meta: meta, workers: r.opt.Parallel()}
 	if r.dest, r.written, err = w.write(ctx, r.src, rc); err != nil {

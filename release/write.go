@@ -3,7 +3,11 @@ package release
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"golang.org/x/sync/errgroup"
 
 	"sanitizer/generalize"
@@ -26,6 +30,7 @@ type recoder struct {
 	quasiAt    []int  // per kept column: index into t.Columns, or -1
 	stream     []int  // the input columns pass 2 reads
 	fieldAt    []int  // per kept column that is not a quasi-identifier: its field in a pass-2 record
+	arrays     []bool // per column of stream: read as an Arrow array and passed through (nil: none)
 	// listed holds, per input column, a hierarchy that must list every value (the
 	// sensitive columns' hierarchy files), or nil.
 	listed []*generalize.Hierarchy
@@ -112,6 +117,87 @@ func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *
 	return r
 }
 
+// passThrough makes pass 2 read the insensitive columns of a Parquet or Arrow input
+// as Arrow arrays and write them untouched, when the release is written as Parquet or
+// Arrow: their values are never turned into text. A dictionary-encoded column is not
+// passed (an Arrow IPC file holds one dictionary per column; the text path writes it).
+func (r *recoder) passThrough(src table.Source, outFmt string) {
+	if !table.Arrays(src) || (outFmt != "parquet" && outFmt != "arrow" && outFmt != "arrows") {
+		return
+	}
+	for f, pos := range r.stream {
+		t := r.p.ArrowTypes[pos]
+		if c := r.p.Conf[pos]; c == nil || c.Role != schema.Insensitive || t == nil || t.ID() == arrow.DICTIONARY || r.quasiOf(pos) >= 0 {
+			continue
+		}
+		if r.arrays == nil {
+			r.arrays = make([]bool, len(r.stream))
+		}
+		r.arrays[f] = true
+	}
+}
+
+// quasiOf is the quasi-identifier of input column pos, or −1.
+func (r *recoder) quasiOf(pos int) int {
+	return slices.Index(r.p.Quasi, pos)
+}
+
+// passed is, per kept column, the array of the records of b that recode kept (kept
+// lists them, in order; nil: every record), for the columns read as arrays; nil when
+// there are none.
+func (r *recoder) passed(b *table.Batch, kept []int) ([]arrow.Array, error) {
+	if r.arrays == nil {
+		return nil, nil
+	}
+	out := make([]arrow.Array, len(r.p.Kept))
+	for j := range r.p.Kept {
+		f := r.fieldAt[j]
+		if f < 0 || !r.arrays[f] {
+			continue
+		}
+		if b.Arrays == nil || b.Arrays[f] == nil || b.Arrays[f].Len() != b.N {
+			return nil, fmt.Errorf("internal error: column %q: pass 2 gave no array", r.p.Header[r.p.Kept[j]])
+		}
+		a, err := selectRows(b.Arrays[f], kept)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", r.p.Header[r.p.Kept[j]], err)
+		}
+		out[j] = a
+	}
+	return out, nil
+}
+
+// selectRows is the rows of a (ascending indexes; nil: all of them) as one array: a
+// itself, a slice of it, or the slices of its runs of selected rows joined.
+func selectRows(a arrow.Array, rows []int) (arrow.Array, error) {
+	if rows == nil {
+		a.Retain()
+		return a, nil
+	}
+	var runs []arrow.Array
+	defer func() {
+		for _, x := range runs {
+			x.Release()
+		}
+	}()
+	for i := 0; i < len(rows); {
+		j := i + 1
+		for j < len(rows) && rows[j] == rows[j-1]+1 {
+			j++
+		}
+		runs = append(runs, array.NewSlice(a, int64(rows[i]), int64(rows[j-1]+1)))
+		i = j
+	}
+	switch len(runs) {
+	case 0:
+		return array.MakeArrayOfNull(memory.DefaultAllocator, a.DataType(), 0), nil
+	case 1:
+		runs[0].Retain()
+		return runs[0], nil
+	}
+	return array.Concatenate(runs, memory.DefaultAllocator)
+}
+
 // gatherLabels returns, for a Mondrian release, the place in its label dictionary of
 // every record's value of every quasi-identifier (record i, quasi-identifier qi at
 // i·q+qi), nil otherwise. The records' partitions lie anywhere in the label table, a
@@ -144,6 +230,7 @@ func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
 	}
 	labeled := r.gatherLabels(b)
 	q := len(r.t.Columns)
+	var kept []int // the records of b written, when some are suppressed
 	for i := range b.N {
 		row := b.First + i
 		if row >= r.t.Rows {
@@ -151,7 +238,16 @@ func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
 		}
 		rec := b.Record(i)
 		if r.suppressed != nil && r.suppressed[row] {
+			if kept == nil {
+				kept = make([]int, 0, b.N)
+				for k := range i {
+					kept = append(kept, k)
+				}
+			}
 			continue
+		}
+		if kept != nil {
+			kept = append(kept, i)
 		}
 		for j, pos := range r.p.Kept {
 			if qi := r.quasiAt[j]; qi >= 0 {
@@ -179,6 +275,10 @@ func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
 				continue
 			}
 			f := r.fieldAt[j]
+			if r.arrays != nil && r.arrays[f] {
+				out.Fields = append(out.Fields, "") // passed through as an array
+				continue
+			}
 			v, conf, name := rec[f], r.p.Conf[pos], r.p.Header[pos]
 			if r.p.IsNull(b, i, f, pos) {
 				if conf.Role != schema.Sensitive {
@@ -208,6 +308,10 @@ func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
 		}
 		out.N++
 	}
+	var err error
+	if out.Arrays, err = r.passed(b, kept); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -226,7 +330,12 @@ func writeRelease(ctx context.Context, src table.Source, rc *recoder, out table.
 	in := make(chan *table.Batch, workers)
 	jobs := make(chan *job, 2*workers) // in input order, for the writer
 	work := make(chan *job, 2*workers) // for the recoders
-	g.Go(safe.Go(func() error { return src.Stream(ctx, rc.stream, in) }))
+	g.Go(safe.Go(func() error {
+		if rc.arrays != nil {
+			return src.(table.ArraySource).StreamArrays(ctx, rc.stream, rc.arrays, in)
+		}
+		return src.Stream(ctx, rc.stream, in)
+	}))
 	g.Go(safe.Go(func() error {
 		defer close(jobs)
 		defer close(work)
@@ -250,10 +359,12 @@ func writeRelease(ctx context.Context, src table.Source, rc *recoder, out table.
 		g.Go(safe.Go(func() error {
 			for j := range work {
 				j.out, j.err = rc.recode(j.b)
+				j.b.Release()
 				if j.err == nil && prep != nil {
 					if j.prepared, j.err = prep.Prepare(j.out); j.err != nil {
 						j.err = fmt.Errorf("writing release: %w", j.err)
 					}
+					j.out.Release() // the prepared record holds what it needs
 				}
 				close(j.done)
 			}

@@ -284,6 +284,32 @@ func (s *arrowSource) Columns() []Column { return s.cols }
 
 func (s *arrowSource) Metadata() map[string]string { return metadataMap(s.schema.Metadata()) }
 
+// joinSlices gives b, per array column, its slices as one array, and empties pend.
+func joinSlices(b *Batch, pend [][]arrow.Array) error {
+	for j, parts := range pend {
+		if len(parts) == 0 {
+			continue
+		}
+		if b.Arrays == nil {
+			b.Arrays = make([]arrow.Array, len(pend))
+		}
+		if len(parts) == 1 {
+			b.Arrays[j] = parts[0]
+		} else {
+			a, err := array.Concatenate(parts, memory.DefaultAllocator)
+			for _, p := range parts {
+				p.Release()
+			}
+			if err != nil {
+				return fmt.Errorf("joining record batches: %w", err)
+			}
+			b.Arrays[j] = a
+		}
+		pend[j] = nil
+	}
+	return nil
+}
+
 // metadataMap is Arrow metadata as a map.
 func metadataMap(md arrow.Metadata) map[string]string {
 	out := make(map[string]string, md.Len())
@@ -320,7 +346,13 @@ func (s *arrowSource) nextRecord() (arrow.Record, func(), error) {
 // in batches of at most batchRows records. Arrow IPC has no column projection on read:
 // every record batch is decoded whole, and only the projected columns are converted
 // to text.
-func (s *arrowSource) Stream(ctx context.Context, cols []int, out chan<- *Batch) (err error) {
+func (s *arrowSource) Stream(ctx context.Context, cols []int, out chan<- *Batch) error {
+	return s.StreamArrays(ctx, cols, nil, out)
+}
+
+// StreamArrays is Stream, the columns cols[j] with arrays[j] set given as slices of the
+// file's arrays (concatenated where a batch spans two record batches).
+func (s *arrowSource) StreamArrays(ctx context.Context, cols []int, arrays []bool, out chan<- *Batch) (err error) {
 	defer close(out)
 	col := "" // the column being converted, for errors
 	defer func() {
@@ -337,11 +369,16 @@ func (s *arrowSource) Stream(ctx context.Context, cols []int, out chan<- *Batch)
 		}
 	}
 	width := len(cols)
+	pend := make([][]arrow.Array, width) // per array column: the batch's slices so far
 	send := func(b *Batch) error {
+		if err := joinSlices(b, pend); err != nil {
+			return err
+		}
 		select {
 		case out <- b:
 			return nil
 		case <-ctx.Done():
+			b.Release()
 			return ctx.Err()
 		}
 	}
@@ -374,7 +411,10 @@ func (s *arrowSource) Stream(ctx context.Context, cols []int, out chan<- *Batch)
 				if int64(arr.Len()) < n {
 					return s.corrupt(col, fmt.Errorf("%d values in a record batch of %d records", arr.Len(), n))
 				}
-				conv[j] = arrowText(arr, caches[j])
+				conv[j] = nil
+				if j >= len(arrays) || !arrays[j] {
+					conv[j] = arrowText(arr, caches[j])
+				}
 			}
 			col = ""
 			for off := 0; off < int(n); {
@@ -384,6 +424,10 @@ func (s *arrowSource) Stream(ctx context.Context, cols []int, out chan<- *Batch)
 				for j := range cols {
 					col = s.cols[cols[j]].Name
 					text := conv[j]
+					if text == nil {
+						pend[j] = append(pend[j], array.NewSlice(rec.Column(cols[j]), int64(off), int64(off+m)))
+						continue
+					}
 					for i := range m {
 						k := base + i*width + j
 						if v, null := text(off + i); null {

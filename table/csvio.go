@@ -17,6 +17,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"golang.org/x/sync/errgroup"
 
 	"sanitizer/internal/safe"
@@ -318,6 +319,9 @@ func (s *csvSink) Write(fields []string, nulls []bool, n int) error {
 // Prepare formats the records of r. It only reads s, so several goroutines may
 // Prepare at once.
 func (s *csvSink) Prepare(r *Rows) (any, error) {
+	if slices.ContainsFunc(r.Arrays, func(a arrow.Array) bool { return a != nil }) {
+		return nil, errors.New("internal error: the CSV sink takes text, not arrays")
+	}
 	w := len(s.cols)
 	out := make([]byte, 0, r.N*16*w)
 	rec := make([]string, w)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -217,7 +218,14 @@ func (s *parquetSource) Rewind() error {
 }
 
 // Stream reads the projected columns record batch by record batch.
-func (s *parquetSource) Stream(ctx context.Context, cols []int, out chan<- *Batch) (err error) {
+func (s *parquetSource) Stream(ctx context.Context, cols []int, out chan<- *Batch) error {
+	return s.StreamArrays(ctx, cols, nil, out)
+}
+
+// StreamArrays is Stream, the columns cols[j] with arrays[j] set given as Arrow arrays
+// of the file's type, as the Arrow project's reader decodes them (the other columns
+// are then read through it too).
+func (s *parquetSource) StreamArrays(ctx context.Context, cols []int, arrays []bool, out chan<- *Batch) (err error) {
 	defer close(out)
 	col := ""
 	defer func() {
@@ -252,7 +260,7 @@ func (s *parquetSource) Stream(ctx context.Context, cols []int, out chan<- *Batc
 		}
 		leaves[j] = s.leaves[c][0]
 	}
-	if kinds := s.directKinds(cols); kinds != nil && !s.viaArrow {
+	if kinds := s.directKinds(cols); kinds != nil && !s.viaArrow && !slices.Contains(arrays, true) {
 		return s.streamDirect(ctx, cols, kinds, &col, send)
 	}
 	// The record reader returns columns in schema order: find each projected one.
@@ -283,11 +291,23 @@ func (s *parquetSource) Stream(ctx context.Context, cols []int, out chan<- *Batc
 			if arr.Len() != n {
 				return s.corrupt(col, fmt.Errorf("%d values in a batch of %d records", arr.Len(), n))
 			}
+			if j < len(arrays) && arrays[j] {
+				conv[j] = nil
+				continue
+			}
 			conv[j] = arrowText(arr, caches[j])
 		}
 		b := NewBatch(s.read, width)
 		b.Fields = b.Fields[:n*width]
 		for j := range cols {
+			if conv[j] == nil {
+				if b.Arrays == nil {
+					b.Arrays = make([]arrow.Array, width)
+				}
+				b.Arrays[j] = rec.Column(slices.Index(order, leaves[j]))
+				b.Arrays[j].Retain()
+				continue
+			}
 			col = s.cols[cols[j]].Name
 			text := conv[j]
 			for i := range n {

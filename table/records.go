@@ -82,6 +82,8 @@ func (rb *recordBuilder) build(r *Rows) (arrow.RecordBatch, error) {
 	for j, c := range rb.cols {
 		var err error
 		switch {
+		case r.Arrays != nil && r.Arrays[j] != nil:
+			arrs[j], err = passedColumn(c, r.Arrays[j], r.N)
 		case rb.dicts[j] != nil:
 			arrs[j], err = rb.dictColumn(j, r)
 		case slices.Contains(rb.plain, j):
@@ -94,6 +96,20 @@ func (rb *recordBuilder) build(r *Rows) (arrow.RecordBatch, error) {
 		}
 	}
 	return array.NewRecordBatch(rb.schema, arrs, int64(r.N)), nil
+}
+
+// passedColumn is an array passed through from the input, checked against the column.
+func passedColumn(c OutColumn, a arrow.Array, n int) (arrow.Array, error) {
+	switch {
+	case a.Len() != n:
+		return nil, fmt.Errorf("internal error: an array of %d values for %d records", a.Len(), n)
+	case !arrow.TypeEqual(a.DataType(), c.arrowType()):
+		return nil, fmt.Errorf("internal error: an array of %s for a column of %s", a.DataType(), c.arrowType())
+	case a.NullN() > 0 && !c.Nullable:
+		return nil, errors.New("a null in a column that is not nullable")
+	}
+	a.Retain()
+	return a, nil
 }
 
 // dictColumn is column j of r as a dictionary array over the column's labels.

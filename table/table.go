@@ -50,6 +50,21 @@ type Batch struct {
 	Fields []string // len = n × width
 	Nulls  []bool   // nil when no field is null, else len = n × width
 	N      int
+	// Arrays, when not nil, holds per projected column the column's values as an
+	// Arrow array of the file's type (N values), for the columns an ArraySource was
+	// asked for; their fields are then empty and their nulls unset. Release lets them
+	// go.
+	Arrays []arrow.Array
+}
+
+// Release lets go of the batch's arrays.
+func (b *Batch) Release() {
+	for j, a := range b.Arrays {
+		if a != nil {
+			a.Release()
+			b.Arrays[j] = nil
+		}
+	}
 }
 
 func (b *Batch) Record(i int) []string { return b.Fields[i*b.Width : (i+1)*b.Width] }
@@ -90,6 +105,28 @@ type Source interface {
 	// IPC): nil for CSV; a table in parts gives its first part's.
 	Metadata() map[string]string
 	Close() error
+}
+
+// ArraySource is a source that can give some of the projected columns as Arrow arrays
+// of the file's type instead of text (Batch.Arrays), so that a release passes them
+// through untouched: StreamArrays is Stream, the columns cols[j] with arrays[j] set
+// given as arrays.
+type ArraySource interface {
+	Source
+	StreamArrays(ctx context.Context, cols []int, arrays []bool, out chan<- *Batch) error
+}
+
+// Arrays reports whether src gives columns as Arrow arrays: an Arrow IPC or Parquet
+// file, or a table in parts of them.
+func Arrays(src Source) bool {
+	switch s := src.(type) {
+	case *partsSource:
+		return Arrays(s.parts[0])
+	case offsetSource:
+		return Arrays(s.Source)
+	}
+	_, ok := src.(ArraySource)
+	return ok
 }
 
 // OutColumn is one column of a release or generated table.
@@ -416,14 +453,29 @@ func (r *RecordReader) Close() {
 }
 
 // Rows is N records for a sink, one field per output column in canonical text, or, for
-// a column with a dictionary (OutColumn.Dict), as indexes into it.
+// a column with a dictionary (OutColumn.Dict), as indexes into it, or, for a column
+// passed through, as an Arrow array of the column's type.
 type Rows struct {
-	Fields []string // N × columns; a column with keys has empty fields
+	Fields []string // N × columns; a column with keys or an array has empty fields
 	Nulls  []bool   // nil when none is null
 	// Keys, when not nil, has per column the records' indexes into the column's
 	// dictionary, or nil for a column written from its text.
 	Keys [][]int32
-	N    int
+	// Arrays, when not nil, has per column the records' values as an array of the
+	// column's Arrow type (OutColumn.Arrow), or nil; a preparer that builds Arrow
+	// records takes them as they are. Release lets them go.
+	Arrays []arrow.Array
+	N      int
+}
+
+// Release lets go of the rows' arrays.
+func (r *Rows) Release() {
+	for j, a := range r.Arrays {
+		if a != nil {
+			a.Release()
+			r.Arrays[j] = nil
+		}
+	}
 }
 
 // Format returns the format of a table: the configured one, else the extension's.
