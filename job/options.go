@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"sanitizer/schema"
 	"sanitizer/table"
-	"strings"
 	"time"
 )
 
@@ -42,32 +41,6 @@ func (o Options) Parallel() int {
 		return o.Workers
 	}
 	return runtime.GOMAXPROCS(0)
-}
-
-// Paths resolves the input and output Paths of a run and their formats.
-func Paths(cfg *schema.Config, opt Options) (in, out, inFmt, outFmt string, err error) {
-	in, out = cfg.Input.Path, cfg.Output.Path
-	if opt.Input != "" {
-		in = opt.Input
-	}
-	if opt.Output != "" {
-		out = opt.Output
-	}
-	if in == "" {
-		return "", "", "", "", schema.BadInput("input: no input file (--in or input.path)")
-	}
-	if out == "" {
-		return "", "", "", "", schema.BadInput("output: no output file (--out or output.path)")
-	}
-	if inFmt, err = table.InputFormat(in, cfg.Input); err != nil {
-		return "", "", "", "", err
-	}
-	if (FolderOutput(out) || table.IsParts(out)) && cfg.Output.Format == "" {
-		outFmt = inFmt // a folder of parts: in the input's format unless configured
-	} else if outFmt, err = table.CheckFormat("output", out, cfg.Output); err != nil {
-		return "", "", "", "", err
-	}
-	return in, out, inFmt, outFmt, nil
 }
 
 // OpenInput opens the input table and matches its columns with the configuration.
@@ -117,9 +90,4 @@ func (o Options) Time() time.Time {
 		return o.Now()
 	}
 	return time.Now()
-}
-
-// FolderOutput reports whether an output path asks for a folder of release parts.
-func FolderOutput(out string) bool {
-	return strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator))
 }

@@ -2,7 +2,6 @@ package job
 
 import (
 	"errors"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -100,30 +99,6 @@ func TestNewPlan(t *testing.T) {
 				t.Errorf("At(4) = %q", got)
 			}
 		})
-	}
-}
-
-// TestPaths: the command line's paths override the configuration's; formats come from
-// the configuration or the extensions; a missing path names its flag and key.
-func TestPaths(t *testing.T) {
-	cfg := parse(t, "input: {path: a.csv}\noutput: {path: b.parquet}\ncolumns:\n  x: {role: insensitive}\n")
-	in, out, inFmt, outFmt, err := Paths(cfg, Options{})
-	if err != nil || filepath.Base(in) != "a.csv" || filepath.Base(out) != "b.parquet" || inFmt != "csv" || outFmt != "parquet" {
-		t.Errorf("from the configuration: %q %q %q %q %v", in, out, inFmt, outFmt, err)
-	}
-	in, out, inFmt, outFmt, err = Paths(cfg, Options{Input: "c.arrow", Output: "d/"})
-	if err != nil || in != "c.arrow" || out != "d/" || inFmt != "arrow" || outFmt != "arrow" {
-		t.Errorf("from the options, a folder output: %q %q %q %q %v", in, out, inFmt, outFmt, err)
-	}
-	empty := parse(t, "columns:\n  x: {role: insensitive}\n")
-	if _, _, _, _, err := Paths(empty, Options{}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--in") {
-		t.Errorf("no input: %v", err)
-	}
-	if _, _, _, _, err := Paths(empty, Options{Input: "a.csv"}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--out") {
-		t.Errorf("no output: %v", err)
-	}
-	if _, _, _, _, err := Paths(empty, Options{Input: "a.csv", Output: "b.xlsx"}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "output.format") {
-		t.Errorf("unknown output extension: %v", err)
 	}
 }
 

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
-	"sanitizer/job"
 	"sanitizer/publish"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -20,7 +21,7 @@ import (
 
 // checkOutput refuses, before anything is read, an output the run could not publish.
 func checkOutput(out string, force bool) error {
-	if job.FolderOutput(out) {
+	if folderOutput(out) {
 		return publish.CheckFolder("output", out)
 	}
 	return publish.CheckFile("output", out, force)
@@ -61,7 +62,7 @@ type releaseWriter struct {
 // written. On error the temporary is gone.
 func (w releaseWriter) write(ctx context.Context, src table.Source, rc *recoder) (releaseDest, int, error) {
 	written := 0
-	if !job.FolderOutput(w.out) {
+	if !folderOutput(w.out) {
 		tmp, err := publish.Prepare(w.out, nil, func(f *os.File) (err error) {
 			written, err = w.writeRecords(ctx, f, src, rc)
 			return err
@@ -111,4 +112,9 @@ func partName(i, n int, format string) string {
 	digits := max(5, len(fmt.Sprint(n-1)))
 	ext := map[string]string{"csv": ".csv", "parquet": ".parquet", "arrow": ".arrow", "arrows": ".arrows"}[format]
 	return fmt.Sprintf("part-%0*d%s", digits, i, ext)
+}
+
+// folderOutput reports whether an output path asks for a folder of release parts.
+func folderOutput(out string) bool {
+	return strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator))
 }

@@ -84,3 +84,29 @@ func openInput(cfg *schema.Config, in, out, format string) (table.Source, *plan,
 	}
 	return src, releasePlan(p, out), nil
 }
+
+// paths resolves the input and output paths of a run and their formats.
+func paths(cfg *schema.Config, opt job.Options) (in, out, inFmt, outFmt string, err error) {
+	in, out = cfg.Input.Path, cfg.Output.Path
+	if opt.Input != "" {
+		in = opt.Input
+	}
+	if opt.Output != "" {
+		out = opt.Output
+	}
+	if in == "" {
+		return "", "", "", "", schema.BadInput("input: no input file (--in or input.path)")
+	}
+	if out == "" {
+		return "", "", "", "", schema.BadInput("output: no output file (--out or output.path)")
+	}
+	if inFmt, err = table.InputFormat(in, cfg.Input); err != nil {
+		return "", "", "", "", err
+	}
+	if (folderOutput(out) || table.IsParts(out)) && cfg.Output.Format == "" {
+		outFmt = inFmt // a folder of parts: in the input's format unless configured
+	} else if outFmt, err = table.CheckFormat("output", out, cfg.Output); err != nil {
+		return "", "", "", "", err
+	}
+	return in, out, inFmt, outFmt, nil
+}

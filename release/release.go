@@ -90,7 +90,7 @@ func openRun(cfg *schema.Config, opt job.Options) (*run, error) {
 		return nil, err
 	}
 	var err error
-	if r.in, r.out, r.inFmt, r.outFmt, err = job.Paths(cfg, opt); err != nil {
+	if r.in, r.out, r.inFmt, r.outFmt, err = paths(cfg, opt); err != nil {
 		return nil, err
 	}
 	if err := checkPaths(cfg, opt, r.in, r.out); err != nil {
@@ -575,7 +575,7 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	if err := checkReleaseConfig(cfg); err != nil {
 		return nil, err
 	}
-	in, rel, inFmt, relFmt, err := job.Paths(cfg, opt)
+	in, rel, inFmt, relFmt, err := paths(cfg, opt)
 	if err != nil {
 		return nil, err
 	}
