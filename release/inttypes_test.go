@@ -13,7 +13,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"sanitizer/dprun"
@@ -79,25 +78,12 @@ func TestIntegerTypesKept(t *testing.T) {
 	}
 }
 
-// writeArrowRecord writes rec as an Arrow IPC file with the library's writer.
-func writeArrowRecord(t testing.TB, dir string, rec arrow.Record) string {
+// writeArrowRecord writes rec as the Arrow IPC file in.arrow of dir with the library's
+// writer.
+func writeArrowRecord(t testing.TB, dir string, rec arrow.RecordBatch) string {
 	t.Helper()
 	path := filepath.Join(dir, "in.arrow")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := ipc.NewFileWriter(f, ipc.WithSchema(rec.Schema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	testfiles.WriteArrowRecord(t, path, false, rec)
 	return path
 }
 

@@ -77,39 +77,42 @@ func WriteArrowParquet(t testing.TB, path string, rec arrow.RecordBatch, props [
 // WriteLibraryArrow writes a record batch built with the arrow library.
 func WriteLibraryArrow(t *testing.T, mem memory.Allocator, stream bool, sc *arrow.Schema, build func(*array.RecordBuilder), opts ...ipc.Option) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "lib.arrow")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	rb := array.NewRecordBuilder(mem, sc)
 	defer rb.Release()
 	build(rb)
 	rec := rb.NewRecord()
 	defer rec.Release()
-	opts = append(opts, ipc.WithSchema(sc), ipc.WithAllocator(mem))
-	if stream {
-		w := ipc.NewWriter(f, opts...)
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		w, err := ipc.NewFileWriter(f, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	path := filepath.Join(t.TempDir(), "lib.arrow")
+	WriteArrowRecord(t, path, stream, rec, append(opts, ipc.WithAllocator(mem))...)
 	return path
+}
+
+// WriteArrowRecord writes rec to path as an Arrow IPC file (stream false) or stream
+// with the library's writer.
+func WriteArrowRecord(t testing.TB, path string, stream bool, rec arrow.RecordBatch, opts ...ipc.Option) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	opts = append(opts, ipc.WithSchema(rec.Schema()))
+	type writer interface {
+		Write(arrow.RecordBatch) error
+		Close() error
+	}
+	var w writer
+	if stream {
+		w = ipc.NewWriter(f, opts...)
+	} else if w, err = ipc.NewFileWriter(f, opts...); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // IntColumns are one column of every integer width and signedness, with its extremes
