@@ -11,11 +11,12 @@ import (
 )
 
 // checkedTable is a table as the verification reads it (a written release, or the
-// input read beside it): Parquet through the verifier's own decoder
-// (verify.OpenParquet, a second Parquet implementation, so that a defect of the
-// writer or of the table package's reader cannot hide itself), CSV through the verifier's
-// own reading (verify.OpenCSV, the standard library's parser), Arrow IPC through the
-// table package's source.
+// input read beside it), never through the table package's sources that wrote the
+// release and read its input, so that a defect of those cannot hide itself: Parquet
+// through the verifier's own decoder (verify.OpenParquet, a second Parquet
+// implementation), CSV through the verifier's own reading (verify.OpenCSV, the standard
+// library's parser), Arrow IPC through the verifier's own reading (verify.OpenArrow,
+// which shares only the Arrow library's IPC reader with the table package).
 type checkedTable interface {
 	// columns returns the table's columns in file order: their names, and for a
 	// column whose values cannot be read, its type.
@@ -60,11 +61,14 @@ func openChecked(path, format string, dialect schema.CSV, names []string) (check
 		}
 		return checkedCSV{f}, nil
 	}
-	src, err := table.Open(path, format, dialect, names)
-	if err != nil {
-		return nil, err
+	if format == "arrow" || format == "arrows" {
+		f, err := verify.OpenArrow(path, format == "arrows")
+		if err != nil {
+			return nil, err
+		}
+		return checkedArrow{f}, nil
 	}
-	return checkedSource{src}, nil
+	return nil, schema.BadInput("%s: unknown format %q", path, format)
 }
 
 // checkedCSV is a CSV file read by the verifier's own reading.
@@ -120,24 +124,28 @@ func (t checkedParquet) metadata() map[string]string { return t.f.Metadata() }
 
 func (t checkedParquet) Close() error { return t.f.Close() }
 
-// checkedSource is a table read by the table package's source (CSV, Arrow IPC).
-type checkedSource struct{ src table.Source }
+// checkedArrow is an Arrow IPC file or stream read by the verifier's reading.
+type checkedArrow struct{ f *verify.ArrowFile }
 
-func (t checkedSource) columns() []checkedColumn {
+func (t checkedArrow) columns() []checkedColumn {
 	var out []checkedColumn
-	for _, c := range t.src.Columns() {
+	for _, c := range t.f.Columns() {
 		out = append(out, checkedColumn{name: c.Name, unsupported: c.Unsupported})
 	}
 	return out
 }
 
-func (t checkedSource) records(ctx context.Context, cols []int) (checkedRecords, error) {
-	return table.ReadColumns(ctx, t.src, cols), nil
+func (t checkedArrow) records(ctx context.Context, cols []int) (checkedRecords, error) {
+	r, err := t.f.Records(ctx, cols)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
-func (t checkedSource) metadata() map[string]string { return t.src.Metadata() }
+func (t checkedArrow) metadata() map[string]string { return t.f.Metadata() }
 
-func (t checkedSource) Close() error { return t.src.Close() }
+func (t checkedArrow) Close() error { return t.f.Close() }
 
 // allColumns is the projection of every column of t.
 func allColumns(t checkedTable) []int {

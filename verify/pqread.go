@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
@@ -14,32 +13,10 @@ import (
 	"sanitizer/schema"
 )
 
-// pqBatchRecords is the number of records the decoder hands over at a time.
-const pqBatchRecords = 4096
-
-// pqBatch is a run of records, flat.
-type pqBatch struct {
-	fields []string // n × width
-	nulls  []bool   // nil when no field is null, else like fields
-	spare  []bool   // an earlier nulls, for reuse
-	n      int
-}
-
 // ParquetRecords reads the projected columns of a ParquetFile record by record, as
-// text (a Reader). The records are decoded ahead on a goroutine of their own, which
-// Close stops.
-type ParquetRecords struct {
-	width  int
-	cancel context.CancelFunc
-	out    chan *pqBatch
-	free   chan *pqBatch
-	done   chan error
-	close  sync.Once
-	err    error // what Read returns once the batches are over
-	ended  bool  // the producer's result has been taken
-	cur    *pqBatch
-	i      int
-}
+// text (a Reader: Read, Nulls, Close). The records are decoded ahead on a goroutine of
+// their own, which Close stops.
+type ParquetRecords struct{ batchReader }
 
 // Records starts reading the columns cols (indexes into Columns(), in the order the
 // records give them) from the first record. It fails, naming the column, when one of
@@ -54,74 +31,17 @@ func (p *ParquetFile) Records(ctx context.Context, cols []int) (*ParquetRecords,
 			return nil, schema.BadInput("%s: column %q: values of type %s cannot be read", p.path, col.Name, col.Unsupported)
 		}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	r := &ParquetRecords{width: len(cols), cancel: cancel, out: make(chan *pqBatch, 2), free: make(chan *pqBatch, 4), done: make(chan error, 1)}
-	go func() {
-		err := p.produce(ctx, cols, r.out, r.free)
-		close(r.out)
-		r.done <- err
-	}()
-	return r, nil
-}
-
-// Read returns the next record (valid until the next call), or io.EOF after the last.
-func (r *ParquetRecords) Read() ([]string, error) {
-	for r.cur == nil || r.i >= r.cur.n {
-		if r.cur != nil {
-			select { // for the decoder to fill again
-			case r.free <- r.cur:
-			default:
-			}
-			r.cur = nil
-		}
-		if r.ended {
-			return nil, r.err
-		}
-		b, ok := <-r.out
-		if !ok {
-			r.ended = true
-			if r.err = <-r.done; r.err == nil {
-				r.err = io.EOF
-			}
-			return nil, r.err
-		}
-		r.cur, r.i = b, 0
-	}
-	w := r.width
-	rec := r.cur.fields[r.i*w : (r.i+1)*w : (r.i+1)*w]
-	r.i++
-	return rec, nil
-}
-
-// Nulls reports which fields of the record Read returned last are null (they read as
-// ""); nil when none is.
-func (r *ParquetRecords) Nulls() []bool {
-	if r.cur == nil || r.cur.nulls == nil || r.i == 0 {
-		return nil
-	}
-	w := r.width
-	return r.cur.nulls[(r.i-1)*w : r.i*w : r.i*w]
-}
-
-// Close stops the decoder and waits for it.
-func (r *ParquetRecords) Close() {
-	r.close.Do(func() {
-		r.cancel()
-		for range r.out {
-		}
-		if !r.ended {
-			r.ended, r.err = true, <-r.done
-			if r.err == nil {
-				r.err = io.EOF
-			}
-		}
+	r := &ParquetRecords{}
+	r.start(ctx, len(cols), func(ctx context.Context, out chan<- *textBatch, free chan *textBatch) error {
+		return p.produce(ctx, cols, out, free)
 	})
+	return r, nil
 }
 
 // produce decodes the records of columns cols, row group by row group, into batches
 // sent to out (taken from free when there are). A panic of the library is an error
 // naming the file, the column and the row group.
-func (p *ParquetFile) produce(ctx context.Context, cols []int, out chan<- *pqBatch, free chan *pqBatch) (err error) {
+func (p *ParquetFile) produce(ctx context.Context, cols []int, out chan<- *textBatch, free chan *textBatch) (err error) {
 	col, group := "", -1
 	defer func() {
 		if r := recover(); r != nil {
@@ -155,7 +75,7 @@ func (p *ParquetFile) produce(ctx context.Context, cols []int, out chan<- *pqBat
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			n := int(min(pqBatchRecords, rows-done))
+			n := int(min(textBatchRecords, rows-done))
 			b := takeBatch(free, n, width)
 			for j, c := range cursors {
 				col = c.col.Name
@@ -178,39 +98,6 @@ func (p *ParquetFile) produce(ctx context.Context, cols []int, out chan<- *pqBat
 		}
 	}
 	return nil
-}
-
-// takeBatch returns a batch of n records of width fields, a recycled one if free has
-// one.
-func takeBatch(free chan *pqBatch, n, width int) *pqBatch {
-	var b *pqBatch
-	select {
-	case b = <-free:
-	default:
-		b = &pqBatch{}
-	}
-	if cap(b.fields) < n*width {
-		b.fields = make([]string, n*width)
-	}
-	if b.nulls != nil {
-		b.spare = b.nulls
-	}
-	b.fields, b.nulls, b.n = b.fields[:n*width], nil, n
-	return b
-}
-
-// setNull marks field k of b null.
-func (b *pqBatch) setNull(k int) {
-	if b.nulls == nil {
-		if cap(b.spare) >= len(b.fields) {
-			b.nulls = b.spare[:len(b.fields)]
-			clear(b.nulls)
-		} else {
-			b.nulls = make([]bool, len(b.fields))
-		}
-	}
-	b.nulls[k] = true
-	b.fields[k] = ""
 }
 
 // pqCursor reads one column, row group by row group, page by page.
@@ -280,7 +167,7 @@ func (c *pqCursor) close() {
 }
 
 // fill reads the next n records of the column into field j of b's records.
-func (c *pqCursor) fill(b *pqBatch, j, width, n int) error {
+func (c *pqCursor) fill(b *textBatch, j, width, n int) error {
 	for k := 0; k < n; {
 		if c.next == c.rows {
 			if err := c.nextPage(); err != nil {
@@ -315,7 +202,7 @@ func (c *pqCursor) fill(b *pqBatch, j, width, n int) error {
 
 // fillIndexed puts the text of the records whose dictionary indexes are codes into
 // field j of b's records from record k on.
-func fillIndexed[T uint8 | uint16 | uint32](c *pqCursor, codes []T, b *pqBatch, k, j, width int) {
+func fillIndexed[T uint8 | uint16 | uint32](c *pqCursor, codes []T, b *textBatch, k, j, width int) {
 	null := T(len(c.dtext))
 	for i, x := range codes {
 		at := (k+i)*width + j

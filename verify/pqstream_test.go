@@ -318,7 +318,7 @@ func TestIndexedPageLetGo(t *testing.T) {
 		if err := c.start(0, pf.pf.RowGroups()[0].ColumnChunks()[pf.cols[j].leaf], n); err != nil {
 			t.Fatal(err)
 		}
-		b := takeBatch(make(chan *pqBatch), 10, 1)
+		b := takeBatch(make(chan *textBatch), 10, 1)
 		if err := c.fill(b, 0, 1, 10); err != nil {
 			t.Fatal(err)
 		}
@@ -331,7 +331,7 @@ func TestIndexedPageLetGo(t *testing.T) {
 		}
 		for done := int64(10); done < n; {
 			m := int(min(4096, n-done))
-			b = takeBatch(make(chan *pqBatch), m, 1)
+			b = takeBatch(make(chan *textBatch), m, 1)
 			if err := c.fill(b, 0, 1, m); err != nil {
 				t.Fatal(err)
 			}
