@@ -25,7 +25,10 @@ type Plan struct {
 	ArrowTypes []arrow.DataType // per input column: the file's type (nil: CSV)
 	TextIn     bool             // the input is text (CSV): typed values are checked
 	EmptyNull  []bool           // per input column: an empty field is a null (CSV, typed)
-	Hier       *HierFiles       // the bytes of every hierarchy file, read once
+	// PassOnly lists the kept input columns whose values (decimals, binary) have no
+	// text form here: they can only be passed through, into a Parquet or Arrow release.
+	PassOnly []int
+	Hier     *HierFiles // the bytes of every hierarchy file, read once
 	// locate, for an input in parts, names the part holding a record and its row
 	// there (nil: the input is one file)
 	locate func(row int) (string, int)
@@ -110,6 +113,13 @@ func NewPlan(cfg *schema.Config, input string, cols []table.Column) (*Plan, erro
 		c := p.Conf[i]
 		p.Ints[i], p.ArrowTypes[i] = col.Ints, col.Arrow
 		switch {
+		case col.PassOnly && c != nil && c.Role == schema.Insensitive:
+			if c.TypeDeclared {
+				return nil, schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Unsupported)
+			}
+			p.PassOnly = append(p.PassOnly, i) // no text form: its values pass through as they are
+		case col.PassOnly && c != nil && c.Role != schema.Identifier:
+			return nil, schema.BadInput("%s: column %q: values of type %s can only be passed through as they are (role insensitive) or dropped (role identifier)", input, col.Name, col.Unsupported)
 		case col.Unsupported != "" && c != nil && c.Role != schema.Identifier:
 			return nil, schema.BadInput("%s: column %q: values of type %s cannot be read (drop the column: role identifier)", input, col.Name, col.Unsupported)
 		case c == nil:

@@ -74,6 +74,17 @@ func TestNewPlan(t *testing.T) {
 		{"missing column", cfgText, text("name", "zip", "age"), []string{"in.csv", `"stay"`, "missing"}, nil},
 		{"type differs", cfgText, []table.Column{{Name: "name", Type: schema.String}, {Name: "zip", Type: schema.String}, {Name: "age", Type: schema.String}, {Name: "stay", Type: schema.Integer}},
 			[]string{"in.csv", `"age"`, "declares type integer", "string"}, nil},
+		{"decimal passed through", cfgText, []table.Column{{Name: "name", Type: schema.String}, {Name: "zip", Type: schema.String}, {Name: "age", Type: schema.Integer},
+			{Name: "stay", Unsupported: "decimal(9, 2)", PassOnly: true, Arrow: &arrow.Decimal128Type{Precision: 9, Scale: 2}}}, []string{"in.csv", `"stay"`, "declares type integer"}, nil},
+		{"decimal quasi-identifier", cfgText, []table.Column{{Name: "name", Type: schema.String}, {Name: "zip", Unsupported: "binary", PassOnly: true, Arrow: arrow.BinaryTypes.Binary},
+			{Name: "age", Type: schema.Integer}, {Name: "stay", Type: schema.Integer}}, []string{"in.csv", `"zip"`, "binary", "only be passed through", "role insensitive"}, nil},
+		{"binary insensitive", strings.Replace(cfgText, "stay: {role: insensitive, type: integer}", "stay: {role: insensitive}", 1),
+			[]table.Column{{Name: "name", Type: schema.String}, {Name: "zip", Type: schema.String}, {Name: "age", Type: schema.Integer},
+				{Name: "stay", Unsupported: "binary", PassOnly: true, Arrow: arrow.BinaryTypes.Binary}}, nil, func(t *testing.T, p *Plan) {
+				if !slices.Equal(p.PassOnly, []int{3}) || !slices.Contains(p.Kept, 3) || !arrow.TypeEqual(p.OutColumns()[2].Arrow, arrow.BinaryTypes.Binary) {
+					t.Errorf("pass-only %v kept %v out %+v", p.PassOnly, p.Kept, p.OutColumns()[2])
+				}
+			}},
 		{"unreadable kept", cfgText, []table.Column{{Name: "name", Unsupported: "binary"}, {Name: "zip", Type: schema.String}, {Name: "age", Type: schema.Integer}, {Name: "stay", Unsupported: "binary"}},
 			[]string{"in.csv", `"stay"`, "binary", "cannot be read"}, nil},
 	}

@@ -100,12 +100,26 @@ func openRun(cfg *schema.Config, opt job.Options) (*run, error) {
 		return nil, err
 	}
 	r.p.outFormat, r.p.progress = r.outFmt, opt.Progress
+	if err := r.checkPassOnly(); err != nil {
+		r.src.Close()
+		return nil, err
+	}
 	for i, c := range r.p.Conf {
 		if c == nil {
 			r.log.Warn("input column dropped: not in the configuration (unlisted: drop)", "file", r.in, "column", r.p.Header[i])
 		}
 	}
 	return r, nil
+}
+
+// checkPassOnly refuses a release that would have to write a column whose values
+// have no text form (decimals, binary) into a format that holds only text.
+func (r *run) checkPassOnly() error {
+	if len(r.p.PassOnly) == 0 || (r.outFmt != "csv" && table.Arrays(r.src)) {
+		return nil
+	}
+	pos := r.p.PassOnly[0]
+	return schema.BadInput("%s: column %q: values of type %s can only be passed through into a Parquet or Arrow release (or dropped: role identifier)", r.in, r.p.Header[pos], r.p.ArrowTypes[pos])
 }
 
 // checkPaths refuses, before anything is read, an output or report the run could not
@@ -284,6 +298,9 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 	cols := r.p.OutColumns()
 	rc.dictionaries(cols, r.released)
 	rc.passThrough(r.src, r.outFmt)
+	if err := rc.passing(); err != nil {
+		return err
+	}
 	meta := releaseMetadata(r.cfg, r.p, r.t, r.res, r.opt.Time())
 	w := releaseWriter{out: r.out, format: r.outFmt, dialect: r.cfg.Output.CSV, cols: cols, meta: meta, workers: r.opt.Parallel()}
 	if r.dest, r.written, err = w.write(ctx, r.src, rc); err != nil {

@@ -2,16 +2,21 @@ package release
 
 import (
 	"context"
+	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
+	"sanitizer/schema"
 	"sanitizer/table"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -19,7 +24,7 @@ import (
 
 // typedRecord is a table of a quasi-identifier zip and one insensitive column of each
 // non-integer type the readers accept (TestIntegerTypesKept has the integers), with
-// extreme values and nulls.
+// extreme values and nulls: decimals and binary included, which are passed through.
 func typedRecord(t testing.TB) arrow.Record {
 	t.Helper()
 	paris := "Europe/Paris"
@@ -38,6 +43,11 @@ func typedRecord(t testing.TB) arrow.Record {
 		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "ls", Type: arrow.BinaryTypes.LargeString, Nullable: true},
 		{Name: "dict", Type: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}, Nullable: true},
+		{Name: "dec", Type: &arrow.Decimal128Type{Precision: 12, Scale: 3}, Nullable: true},
+		{Name: "dec38", Type: &arrow.Decimal128Type{Precision: 38, Scale: 0}, Nullable: true},
+		{Name: "bin", Type: arrow.BinaryTypes.Binary, Nullable: true},
+		{Name: "lbin", Type: arrow.BinaryTypes.LargeBinary, Nullable: true},
+		{Name: "fbin", Type: &arrow.FixedSizeBinaryType{ByteWidth: 3}, Nullable: true},
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
 	defer b.Release()
@@ -66,6 +76,12 @@ func typedRecord(t testing.TB) arrow.Record {
 		if err := b.Field(13).(*array.BinaryDictionaryBuilder).AppendString([]string{"red", "green", "red"}[r]); err != nil {
 			t.Fatal(err)
 		}
+		b.Field(14).(*array.Decimal128Builder).Append(decimal128.FromI64([]int64{0, -999999999999, 1234567}[r])) // 0, −999999999.999, 1234.567
+		max38, _ := decimal128.FromString("99999999999999999999999999999999999999", 38, 0)
+		b.Field(15).(*array.Decimal128Builder).Append([]decimal128.Num{max38, max38.Negate(), decimal128.FromI64(1)}[r])
+		b.Field(16).(*array.BinaryBuilder).Append([][]byte{{}, {0, 0xff, '\n', ','}, []byte("text")}[r])
+		b.Field(17).(*array.BinaryBuilder).Append([][]byte{{0x80}, {}, {1, 2, 3}}[r])
+		b.Field(18).(*array.FixedSizeBinaryBuilder).Append([][]byte{{0, 0, 0}, {0xff, 0xfe, 0xfd}, []byte("abc")}[r])
 	}
 	return b.NewRecord()
 }
@@ -163,5 +179,33 @@ func TestUnixNano(t *testing.T) {
 		if got, ok := table.UnixNano(c.t); got != c.want || ok != c.ok {
 			t.Errorf("unixNano(%v) = %d, %v; want %d, %v", c.t, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// TestPassOnlyNeedsBinaryRelease: a column whose values have no text form (decimals,
+// binary) cannot go into a CSV release: bad input naming the column, nothing written;
+// as a quasi-identifier it is refused whatever the output.
+func TestPassOnlyNeedsBinaryRelease(t *testing.T) {
+	dir := t.TempDir()
+	rec := typedRecord(t)
+	defer rec.Release()
+	in := writeArrowRecord(t, dir, rec)
+	text := "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n"
+	for _, f := range rec.Schema().Fields()[1:] {
+		text += "  " + f.Name + ": {role: insensitive}\n"
+	}
+	cfg := loadConfigText(t, text+"privacy: {k: 2}\n")
+	out := filepath.Join(dir, "r.csv")
+	_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `"dec"`) || !strings.Contains(err.Error(), "Parquet or Arrow") {
+		t.Errorf("a decimal into CSV: %v, want bad input naming the column", err)
+	}
+	if _, serr := os.Stat(out); !errors.Is(serr, os.ErrNotExist) {
+		t.Errorf("%s was written", out)
+	}
+	cfg = loadConfigText(t, strings.Replace(text, "bin: {role: insensitive}", "bin: {role: quasi, hierarchy: {mask: {max: 2}}}", 1)+"privacy: {k: 2}\n")
+	_, err = Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "r.parquet")})
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `"bin"`) || !strings.Contains(err.Error(), "only be passed through") {
+		t.Errorf("a binary quasi-identifier: %v, want bad input naming the column", err)
 	}
 }

@@ -137,6 +137,16 @@ func (r *recoder) passThrough(src table.Source, outFmt string) {
 	}
 }
 
+// passing checks that every column without a text form is passed through.
+func (r *recoder) passing() error {
+	for _, pos := range r.p.PassOnly {
+		if f := slices.Index(r.stream, pos); f < 0 || r.arrays == nil || !r.arrays[f] {
+			return fmt.Errorf("internal error: column %q of type %s is not passed through", r.p.Header[pos], r.p.ArrowTypes[pos])
+		}
+	}
+	return nil
+}
+
 // quasiOf is the quasi-identifier of input column pos, or −1.
 func (r *recoder) quasiOf(pos int) int {
 	return slices.Index(r.p.Quasi, pos)

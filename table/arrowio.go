@@ -251,12 +251,33 @@ func arrowColumn(f arrow.Field) Column {
 			c.Type = schema.String
 		}
 	}
-	if c.Type == "" {
-		c.Unsupported = f.Type.String()
-	} else {
+	switch {
+	case c.Type != "":
 		c.Arrow = f.Type
+	case passOnly(f.Type):
+		c.Arrow, c.PassOnly, c.Unsupported = f.Type, true, f.Type.String()
+	default:
+		c.Unsupported = f.Type.String()
 	}
 	return c
+}
+
+// passOnly reports whether values of type t, which have no text form here, can be
+// passed through as arrays: decimals and binary.
+func passOnly(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.DECIMAL128, arrow.DECIMAL256, arrow.BINARY, arrow.LARGE_BINARY, arrow.FIXED_SIZE_BINARY:
+		return true
+	}
+	return false
+}
+
+// readable checks that column c can be read: as text, or as an array when asArray.
+func readable(path string, c Column, asArray bool) error {
+	if c.Unsupported != "" && !(c.PassOnly && asArray) {
+		return schema.BadInput("%s: column %q: values of type %s cannot be read", path, c.Name, c.Unsupported)
+	}
+	return nil
 }
 
 // arrowIntType is the width and signedness of an arrow integer type.
@@ -360,12 +381,12 @@ func (s *arrowSource) StreamArrays(ctx context.Context, cols []int, arrays []boo
 			err = s.corrupt(col, fmt.Errorf("%v", r))
 		}
 	}()
-	for _, c := range cols {
+	for j, c := range cols {
 		if c < 0 || c >= len(s.cols) {
 			return fmt.Errorf("%s: column index %d out of range", s.path, c)
 		}
-		if u := s.cols[c].Unsupported; u != "" {
-			return schema.BadInput("%s: column %q: values of type %s cannot be read", s.path, s.cols[c].Name, u)
+		if err := readable(s.path, s.cols[c], j < len(arrays) && arrays[j]); err != nil {
+			return err
 		}
 	}
 	width := len(cols)

@@ -86,8 +86,8 @@ func openParquet(path string) (src *parquetSource, err error) {
 		c := arrowColumn(fld)
 		var leaves []int
 		collectLeaves(&s.fr.Manifest.Fields[i], &leaves)
-		if len(leaves) != 1 && c.Unsupported == "" {
-			c.Type, c.Unsupported = "", fld.Type.String()
+		if len(leaves) != 1 && (c.Unsupported == "" || c.PassOnly) {
+			c.Type, c.Unsupported, c.PassOnly, c.Arrow = "", fld.Type.String(), false, nil
 		}
 		kind := directNone
 		if len(leaves) == 1 && leaves[0] >= 0 && leaves[0] < len(s.info) && c.Unsupported == "" {
@@ -255,8 +255,8 @@ func (s *parquetSource) StreamArrays(ctx context.Context, cols []int, arrays []b
 	}
 	leaves := make([]int, len(cols))
 	for j, c := range cols {
-		if s.cols[c].Unsupported != "" {
-			return schema.BadInput("%s: column %q: values of type %s cannot be read", s.path, s.cols[c].Name, s.cols[c].Unsupported)
+		if err := readable(s.path, s.cols[c], j < len(arrays) && arrays[j]); err != nil {
+			return err
 		}
 		leaves[j] = s.leaves[c][0]
 	}

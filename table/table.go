@@ -34,10 +34,14 @@ import (
 type Column struct {
 	Name string
 	Type schema.Type
-	// Unsupported, when not empty, names a file type this tool cannot read: the
-	// column may only be dropped.
+	// Unsupported, when not empty, names a file type this tool cannot read as text:
+	// the column may only be dropped, or, when PassOnly, passed through.
 	Unsupported string
-	Ints        IntType // for typ Integer: the width and signedness the file gives
+	// PassOnly says that the column's values (decimals, binary), which have no text
+	// form here, can be read as Arrow arrays (ArraySource) and written untouched into a
+	// Parquet or Arrow release.
+	PassOnly bool
+	Ints     IntType // for typ Integer: the width and signedness the file gives
 	// Arrow is the file's type of the column (Parquet, Arrow), which the release
 	// keeps; nil for CSV.
 	Arrow arrow.DataType

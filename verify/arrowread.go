@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"os"
 	"strconv"
 	"sync"
@@ -73,6 +74,8 @@ type arrowColumn struct {
 	kind  arrowKind
 	index arrowKind // a dictionary's indexes
 	dict  arrowKind // a dictionary's values
+	width int       // fixed-size binary: bytes per value
+	scale int       // decimals: digits after the point
 }
 
 // arrowKind is how the values of an array are turned into text.
@@ -101,6 +104,11 @@ const (
 	arString
 	arLargeString
 	arDictionary
+	arBinary      // the bytes as they are
+	arLargeBinary // the bytes as they are
+	arFixed       // fixed-size binary: the bytes as they are
+	arDecimal128  // the exact decimal text
+	arDecimal256  // the exact decimal text
 )
 
 // arrowWidth is the bytes of one value of each fixed-width kind (0: bits, or not of a
@@ -112,6 +120,7 @@ var arrowWidth = [...]int{
 	arInt64: 8, arUint64: 8, arFloat64: 8, arDate64: 8,
 	arTimeSecond: 8, arTimeMilli: 8, arTimeMicro: 8, arTimeNano: 8,
 	arNone: 0, arBool: 0, arString: 0, arLargeString: 0, arDictionary: 0,
+	arDecimal128: 16, arDecimal256: 32, arBinary: 0, arLargeBinary: 0, arFixed: 0,
 }
 
 // arrowKinds is the kind of the values of each type that is read without a parameter.
@@ -121,12 +130,13 @@ var arrowKinds = map[arrow.Type]arrowKind{
 	arrow.FLOAT16: arFloat16, arrow.FLOAT32: arFloat32, arrow.FLOAT64: arFloat64,
 	arrow.BOOL: arBool, arrow.DATE32: arDate32, arrow.DATE64: arDate64,
 	arrow.STRING: arString, arrow.LARGE_STRING: arLargeString,
+	arrow.BINARY: arBinary, arrow.LARGE_BINARY: arLargeBinary,
 }
 
 // arrowKindType is the type of the values of each kind.
 func arrowKindType(k arrowKind) schema.Type {
 	switch {
-	case k == arNone:
+	case k == arNone, k >= arBinary: // decimals and binary: text of no configured type
 		return ""
 	case k <= arUint64:
 		return schema.Integer
@@ -149,6 +159,14 @@ func columnOf(f arrow.Field) arrowColumn {
 	case *arrow.TimestampType:
 		c.kind = map[arrow.TimeUnit]arrowKind{arrow.Second: arTimeSecond, arrow.Millisecond: arTimeMilli,
 			arrow.Microsecond: arTimeMicro, arrow.Nanosecond: arTimeNano}[t.Unit]
+	case *arrow.FixedSizeBinaryType:
+		if t.ByteWidth > 0 {
+			c.kind, c.width = arFixed, t.ByteWidth
+		}
+	case *arrow.Decimal128Type:
+		c.kind, c.scale = arDecimal128, int(t.Scale)
+	case *arrow.Decimal256Type:
+		c.kind, c.scale = arDecimal256, int(t.Scale)
 	case *arrow.DictionaryType:
 		c.index = arrowKinds[t.IndexType.ID()]
 		c.dict = arrowKinds[t.ValueType.ID()]
@@ -521,14 +539,18 @@ func (t *arrowText) take(d arrow.ArrayData, n int, str arrowKind) error {
 		if n > 0 && int64(len(t.data)) < (end+7)/8 {
 			return fmt.Errorf("%d bytes for %d booleans", len(t.data), end)
 		}
-	case arString, arLargeString:
+	case arString, arLargeString, arBinary, arLargeBinary:
 		t.offs, t.data = t.data, bufferBytes(bufs, 2)
 		w := int64(4)
-		if t.kind == arLargeString {
+		if t.kind == arLargeString || t.kind == arLargeBinary {
 			w = 8
 		}
 		if n > 0 && int64(len(t.offs)) < (end+1)*w {
 			return fmt.Errorf("%d bytes of offsets for %d strings", len(t.offs), end)
+		}
+	case arFixed:
+		if w := int64(t.col.width); n > 0 && int64(len(t.data)) < end*w {
+			return fmt.Errorf("%d bytes for %d values of %d", len(t.data), end, w)
 		}
 	default:
 		if w := int64(arrowWidth[t.kind]); n > 0 && int64(len(t.data)) < end*w {
@@ -679,12 +701,19 @@ func (t *arrowText) value(i int) (string, error) {
 		return t.text.number(ne.Uint64(d[8*k:]), microText), nil
 	case arTimeNano:
 		return t.text.number(ne.Uint64(d[8*k:]), nanoText), nil
-	case arString:
+	case arString, arBinary:
 		lo, hi := int64(int32(ne.Uint32(t.offs[4*k:]))), int64(int32(ne.Uint32(t.offs[4*k+4:])))
 		return t.str(lo, hi)
-	case arLargeString:
+	case arLargeString, arLargeBinary:
 		lo, hi := int64(ne.Uint64(t.offs[8*k:])), int64(ne.Uint64(t.offs[8*k+8:]))
 		return t.str(lo, hi)
+	case arFixed:
+		w := t.col.width
+		return t.text.str(d[k*w : (k+1)*w]), nil
+	case arDecimal128:
+		return decimalText(wordsInt(d[16*k:16*k+16]), t.col.scale), nil
+	case arDecimal256:
+		return decimalText(wordsInt(d[32*k:32*k+32]), t.col.scale), nil
 	}
 	return "", fmt.Errorf("no text for values of kind %d", t.kind)
 }
@@ -695,6 +724,16 @@ func (t *arrowText) str(lo, hi int64) (string, error) {
 		return "", fmt.Errorf("a string at bytes %d to %d of %d", lo, hi, len(t.data))
 	}
 	return t.text.str(t.data[lo:hi]), nil
+}
+
+// wordsInt is the signed integer of a decimal's 64-bit words, least significant
+// first, each in the machine's byte order (as the library lays decimals out).
+func wordsInt(b []byte) *big.Int {
+	be := make([]byte, len(b))
+	for w := 0; w < len(b)/8; w++ {
+		binary.BigEndian.PutUint64(be[len(b)-8*(w+1):], ne.Uint64(b[8*w:]))
+	}
+	return twosComplement(be)
 }
 
 func secondText(k uint64) string { return timeText(time.Unix(int64(k), 0)) }

@@ -54,7 +54,7 @@ type ParquetFile struct {
 // its values are read as, and, for a column the decoder cannot read, what it is.
 type ParquetColumn struct {
 	Name        string
-	Type        schema.Type // "" when unsupported
+	Type        schema.Type // "" when unsupported, or for decimals and binary (text of no configured type)
 	Unsupported string      // the column's type when it cannot be read
 }
 
@@ -66,6 +66,7 @@ type pqColumn struct {
 	optional bool
 	phys     format.Type
 	width    int // FIXED_LEN_BYTE_ARRAY: bytes per value
+	scale    int // decimals: digits after the point
 }
 
 // pqKind is how the values of a column are turned into text.
@@ -91,6 +92,12 @@ const (
 	pqDouble
 	pqBool
 	pqString
+	pqBinary       // BYTE_ARRAY without annotation: the bytes as they are
+	pqFixed        // FIXED_LEN_BYTE_ARRAY without annotation: the bytes as they are
+	pqDecimal32    // INT32 DECIMAL
+	pqDecimal64    // INT64 DECIMAL
+	pqDecimalBytes // BYTE_ARRAY DECIMAL: big-endian two's complement
+	pqDecimalFixed // FIXED_LEN_BYTE_ARRAY DECIMAL: big-endian two's complement
 )
 
 // OpenParquet opens a Parquet file and reads its footer and schema. A file that is
@@ -200,6 +207,7 @@ func (p *ParquetFile) readSchema() error {
 			col.phys = e.Type.V
 			col.width = int(e.TypeLength.V)
 			col.kind = leafKind(e)
+			col.scale = decimalScale(e)
 			// The library decodes by its own reading of the type: it must be the
 			// physical type the column is stored as.
 			if col.kind != pqNone && (c.Repeated() || c.MaxRepetitionLevel() != 0 || c.MaxDefinitionLevel() > 1 ||
@@ -263,6 +271,28 @@ var kindType = [...]schema.Type{
 	pqBool:   schema.Boolean,
 	pqString: schema.String,
 	pqNone:   "",
+	pqBinary: "", pqFixed: "", pqDecimal32: "", pqDecimal64: "", pqDecimalBytes: "", pqDecimalFixed: "",
+}
+
+// decimalScale is the scale of a DECIMAL column (0 for any other).
+func decimalScale(e *format.SchemaElement) int {
+	if d, ok := e.LogicalType.Value.(*format.DecimalType); ok {
+		return int(d.Scale)
+	}
+	if e.ConvertedType.Valid && e.ConvertedType.V == deprecated.Decimal && e.Scale.Valid {
+		return int(e.Scale.V)
+	}
+	return 0
+}
+
+// isDecimal reports whether a schema element is annotated DECIMAL (with a scale that
+// its precision can hold).
+func isDecimal(e *format.SchemaElement) bool {
+	if d, ok := e.LogicalType.Value.(*format.DecimalType); ok {
+		return d.Scale >= 0 && d.Precision > 0 && d.Scale <= d.Precision
+	}
+	return e.LogicalType.Value == nil && e.ConvertedType.Valid && e.ConvertedType.V == deprecated.Decimal &&
+		e.Scale.Valid && e.Precision.Valid && e.Scale.V >= 0 && e.Precision.V > 0 && e.Scale.V <= e.Precision.V
 }
 
 // leafKind is how the values of a leaf column with schema element e are read (pqNone:
@@ -291,10 +321,21 @@ func leafKind(e *format.SchemaElement) pqKind {
 		if e.LogicalType.Value == nil && e.ConvertedType.Valid && e.ConvertedType.V == deprecated.UTF8 {
 			return pqString
 		}
+		if isDecimal(e) {
+			return pqDecimalBytes
+		}
+		return plainKind(e, pqBinary)
 	case format.FixedLenByteArray:
 		if _, ok := e.LogicalType.Value.(*format.Float16Type); ok && e.TypeLength.V == 2 {
 			return pqFloat16
 		}
+		if !e.TypeLength.Valid || e.TypeLength.V <= 0 {
+			return pqNone
+		}
+		if isDecimal(e) {
+			return pqDecimalFixed
+		}
+		return plainKind(e, pqFixed)
 	}
 	return pqNone
 }
@@ -309,6 +350,9 @@ func plainKind(e *format.SchemaElement, k pqKind) pqKind {
 
 // int32Kind reads the annotation of an INT32 column.
 func int32Kind(e *format.SchemaElement) pqKind {
+	if isDecimal(e) {
+		return pqDecimal32
+	}
 	switch lt := e.LogicalType.Value.(type) {
 	case nil:
 	case *format.IntType:
@@ -342,6 +386,9 @@ func int32Kind(e *format.SchemaElement) pqKind {
 
 // int64Kind reads the annotation of an INT64 column.
 func int64Kind(e *format.SchemaElement) pqKind {
+	if isDecimal(e) {
+		return pqDecimal64
+	}
 	switch lt := e.LogicalType.Value.(type) {
 	case nil:
 	case *format.IntType:

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/parquet-go/parquet-go/encoding"
@@ -17,8 +19,10 @@ import (
 type pqValues struct {
 	kind    pqKind
 	data    []byte
-	offsets []uint32 // strings: n+1 offsets into data
+	offsets []uint32 // strings, binary: n+1 offsets into data
 	n       int
+	width   int // FIXED_LEN_BYTE_ARRAY: bytes per value
+	scale   int // decimals
 }
 
 // valueKind is the library's kind of the values of each physical type.
@@ -34,6 +38,8 @@ var valueSize = [...]int{
 	pqInt64: 8, pqUint64: 8, pqTimeMilli: 8, pqTimeMicro: 8, pqTimeNano: 8,
 	pqInt96: 12, pqFloat16: 2, pqFloat: 4, pqDouble: 8,
 	pqBool: 0, pqString: 0, pqNone: 0,
+	pqDecimal32: 4, pqDecimal64: 8,
+	pqBinary: 0, pqFixed: 0, pqDecimalBytes: 0, pqDecimalFixed: 0,
 }
 
 // newValues checks that v holds n values of column col and that each is one its
@@ -43,14 +49,19 @@ func newValues(col *pqColumn, v encoding.Values, n int) (pqValues, error) {
 		return pqValues{}, fmt.Errorf("values of type %s in a column of type %s", v.Kind(), col.phys)
 	}
 	data, offsets := v.Data()
-	out := pqValues{kind: col.kind, data: data, n: n}
+	out := pqValues{kind: col.kind, data: data, n: n, width: col.width, scale: col.scale}
 	switch col.kind {
+	case pqFixed, pqDecimalFixed:
+		if col.width <= 0 || len(data) != n*col.width {
+			return out, fmt.Errorf("%d bytes for %d values of %d", len(data), n, col.width)
+		}
+		return out, nil
 	case pqBool:
 		if len(data) < (n+7)/8 {
 			return out, fmt.Errorf("%d bytes for %d booleans", len(data), n)
 		}
 		return out, nil
-	case pqString:
+	case pqString, pqBinary, pqDecimalBytes:
 		if len(offsets) != n+1 {
 			return out, fmt.Errorf("%d offsets for %d strings", len(offsets), n)
 		}
@@ -209,8 +220,18 @@ func (t *textCaches) format(v *pqValues, i int) string {
 		return t.number(binary.LittleEndian.Uint64(v.data[8*i:]), doubleText)
 	case pqBool:
 		return strconv.FormatBool(v.data[i/8]>>(i%8)&1 == 1)
-	case pqString:
+	case pqString, pqBinary:
 		return t.str(v.data[v.offsets[i]:v.offsets[i+1]])
+	case pqFixed:
+		return t.str(v.data[i*v.width : (i+1)*v.width])
+	case pqDecimal32:
+		return decimalText(big.NewInt(int64(int32(binary.LittleEndian.Uint32(v.data[4*i:])))), v.scale)
+	case pqDecimal64:
+		return decimalText(big.NewInt(int64(binary.LittleEndian.Uint64(v.data[8*i:]))), v.scale)
+	case pqDecimalBytes:
+		return decimalText(twosComplement(v.data[v.offsets[i]:v.offsets[i+1]]), v.scale)
+	case pqDecimalFixed:
+		return decimalText(twosComplement(v.data[i*v.width:(i+1)*v.width]), v.scale)
 	}
 	panic("verify: no text for values of kind " + strconv.Itoa(int(v.kind)))
 }
@@ -279,4 +300,32 @@ func int96Nanos(b []byte) (ns int64, ok bool) {
 		return 0, false
 	}
 	return hi + r, true
+}
+
+// twosComplement is the integer a big-endian two's complement holds.
+func twosComplement(b []byte) *big.Int {
+	x := new(big.Int).SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 {
+		x.Sub(x, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	return x
+}
+
+// decimalText is the exact text of the decimal unscaled·10^−scale: the digits with a
+// point before the last scale of them ("-0.050" for −50 at scale 3), as the verifier
+// reads decimals from every format, so that a value compares equal to itself through
+// Parquet and Arrow.
+func decimalText(unscaled *big.Int, scale int) string {
+	digits := new(big.Int).Abs(unscaled).String()
+	sign := ""
+	if unscaled.Sign() < 0 {
+		sign = "-"
+	}
+	if scale <= 0 {
+		return sign + digits + strings.Repeat("0", -scale)
+	}
+	if len(digits) <= scale {
+		digits = strings.Repeat("0", scale-len(digits)+1) + digits
+	}
+	return sign + digits[:len(digits)-scale] + "." + digits[len(digits)-scale:]
 }
