@@ -127,7 +127,7 @@ func (r *recoder) passThrough(src table.Source, outFmt string) {
 	}
 	for f, pos := range r.stream {
 		t := r.p.ArrowTypes[pos]
-		if c := r.p.Conf[pos]; c == nil || c.Role != schema.Insensitive || t == nil || t.ID() == arrow.DICTIONARY || r.quasiOf(pos) >= 0 {
+		if c := r.p.Conf[pos]; c == nil || c.Role != schema.Insensitive || t == nil || t.ID() == arrow.DICTIONARY {
 			continue
 		}
 		if r.arrays == nil {
@@ -145,11 +145,6 @@ func (r *recoder) passing() error {
 		}
 	}
 	return nil
-}
-
-// quasiOf is the quasi-identifier of input column pos, or −1.
-func (r *recoder) quasiOf(pos int) int {
-	return slices.Index(r.p.Quasi, pos)
 }
 
 // passed is, per kept column, the array of the records of b that recode kept (kept
