@@ -9,3 +9,9 @@
 // held by an exclusive advisory lock (flock) for as long as its run lives: a
 // temporary whose lock can be taken belongs to a run that died, and is removed.
 package publish
+
+import "errors"
+
+// ErrExists is matched by the error for a destination that exists where the run was
+// not asked to replace it (the command line adds how to ask).
+var ErrExists = errors.New("exists")

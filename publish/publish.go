@@ -61,7 +61,7 @@ func CheckFile(key, path string, force bool) error {
 	}
 	if st, err := os.Lstat(path); err == nil {
 		if !force {
-			return schema.BadInput("%s: %s exists (--force replaces it)", key, path)
+			return schema.BadInput("%s: %s %w", key, path, ErrExists)
 		}
 		if !st.Mode().IsRegular() {
 			return schema.BadInput("%s: %s is not a regular file", key, path)

@@ -229,7 +229,7 @@ func TestCheck(t *testing.T) {
 		want   string // in the error; "" = none
 	}{
 		{"new file", none, "r", false, false, ""},
-		{"existing file", file, "r", false, false, "k: {{DIR}}/r exists (--force replaces it)"},
+		{"existing file", file, "r", false, false, "k: {{DIR}}/r exists"},
 		{"existing file, force", file, "r", false, true, ""},
 		{"folder", folder, "r", false, true, "k: {{DIR}}/r is a folder"},
 		{"fifo, force", fifo, "r", false, true, "k: {{DIR}}/r is not a regular file"},

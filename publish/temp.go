@@ -84,12 +84,12 @@ func linkNew(name, dest string) error {
 	err := os.Link(name, dest)
 	switch {
 	case errors.Is(err, fs.ErrExist):
-		return schema.BadInput("%s appeared while the run wrote it: left alone (--force replaces it)", dest)
+		return schema.BadInput("%s appeared while the run wrote it: left alone (it %w)", dest, ErrExists)
 	case err != nil:
 		// No hard links here: check, then rename (the one window in which a file made
 		// at dest meanwhile would be replaced).
 		if _, err := os.Lstat(dest); !errors.Is(err, fs.ErrNotExist) {
-			return schema.BadInput("%s appeared while the run wrote it: left alone (--force replaces it)", dest)
+			return schema.BadInput("%s appeared while the run wrote it: left alone (it %w)", dest, ErrExists)
 		}
 		return os.Rename(name, dest)
 	}

@@ -22,7 +22,7 @@ type Options struct {
 func WriteFile(dest string, opt Options, write func(f *os.File) error) error {
 	if !opt.Force {
 		if _, err := os.Lstat(dest); err == nil {
-			return schema.BadInput("%s exists (--force replaces it)", dest)
+			return schema.BadInput("%s %w", dest, ErrExists)
 		}
 	}
 	f, err := Prepare(dest, opt.Verify, write)

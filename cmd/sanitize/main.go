@@ -26,6 +26,7 @@ import (
 	"sanitizer/internal/build"
 	"sanitizer/internal/safe"
 	"sanitizer/job"
+	"sanitizer/publish"
 	"sanitizer/release"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -74,6 +75,9 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, atSta
 		code = exitCode(err)
 	}
 	logStack(g.log, err)
+	if errors.Is(err, publish.ErrExists) {
+		err = fmt.Errorf("%w (--force replaces it)", err)
+	}
 	if g.log != nil && g.logFormat == "json" {
 		g.log.Error(err.Error(), "exit", code)
 	} else {

@@ -957,7 +957,12 @@ func TestOutputOverwrite(t *testing.T) {
 	writeFile(t, cfgPath, mustReplace(t, baseConfig(t), privacyLine, "privacy: {k: 11, suppression: 0}"))
 	writeFile(t, in, csvText(smallRows(), ','))
 	writeFile(t, out, "old release\n")
-	code, stdout, stderr := runCLI(t, "release", "-c", cfgPath, "--in", in, "--out", out, "--force")
+	// Without --force: refused before anything is read, with how to ask.
+	code, stdout, stderr := runCLI(t, "release", "-c", cfgPath, "--in", in, "--out", out)
+	if code != 2 || !strings.Contains(stderr, out+" exists (--force replaces it)") {
+		t.Errorf("release over an existing file: exit %d, stderr %q; want 2 and the hint", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "release", "-c", cfgPath, "--in", in, "--out", out, "--force")
 	if code != 3 {
 		t.Fatalf("release: exit %d, want 3\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
