@@ -36,6 +36,7 @@ func (o Options) At(stage string) {
 	}
 }
 
+// Parallel is the number of workers: o.Workers, or GOMAXPROCS when it is not positive.
 func (o Options) Parallel() int {
 	if o.Workers > 0 {
 		return o.Workers
@@ -69,6 +70,7 @@ func OpenInput(cfg *schema.Config, in, format string) (table.Source, *Plan, erro
 // Millis is the time from a to b in milliseconds.
 func Millis(a, b time.Time) float64 { return float64(b.Sub(a).Microseconds()) / 1000 }
 
+// Logger is o.Log, or a logger that discards everything.
 func (o Options) Logger() *slog.Logger {
 	if o.Log != nil {
 		return o.Log
@@ -85,6 +87,7 @@ func Abs(p string) string {
 	return a
 }
 
+// Time is the release time: o.Now(), or the current time when o.Now is nil.
 func (o Options) Time() time.Time {
 	if o.Now != nil {
 		return o.Now()

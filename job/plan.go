@@ -146,6 +146,7 @@ func (p *Plan) ReleaseHeader() []string {
 	return out
 }
 
+// QuasiNames is the quasi-identifiers' names, in configuration order.
 func (p *Plan) QuasiNames() []string {
 	out := make([]string, len(p.Quasi))
 	for j, i := range p.Quasi {

@@ -38,32 +38,37 @@ func (p *Progress) Stage() string {
 	return s
 }
 
+// Enter records that the run entered stage.
 func (p *Progress) Enter(stage string) {
 	if p != nil {
 		p.stage.Store(stage)
 	}
 }
 
+// AddRead counts n records read by pass 1.
 func (p *Progress) AddRead(n int) {
 	if p != nil {
 		p.Read.Add(int64(n))
-		p.Batch(StageRead)
+		p.batch(StageRead)
 	}
 }
 
+// AddWritten counts n records released by pass 2.
 func (p *Progress) AddWritten(n int) {
 	if p != nil {
 		p.Written.Add(int64(n))
-		p.Batch(StageWrite)
+		p.batch(StageWrite)
 	}
 }
 
-func (p *Progress) Batch(stage string) {
+// batch tells OnBatch, when set, that a batch of stage was counted.
+func (p *Progress) batch(stage string) {
 	if p.OnBatch != nil {
 		p.OnBatch(stage)
 	}
 }
 
+// AddEvaluated counts n lattice nodes the search counted.
 func (p *Progress) AddEvaluated(n int) {
 	if p != nil {
 		p.Evaluated.Add(int64(n))

@@ -71,6 +71,7 @@ func (b *Batch) Release() {
 	}
 }
 
+// Record is the fields of record i of the batch.
 func (b *Batch) Record(i int) []string { return b.Fields[i*b.Width : (i+1)*b.Width] }
 
 // Null reports whether field col of record i is null.
@@ -84,6 +85,8 @@ func (b *Batch) SetNull(k int) {
 	b.Nulls[k] = true
 }
 
+// NewBatch is an empty batch of width-field records, the first numbered first, with
+// room for BatchRows of them.
 func NewBatch(first, width int) *Batch {
 	return &Batch{First: first, Width: width, Fields: make([]string, 0, BatchRows*width)}
 }
@@ -251,12 +254,17 @@ func identify(f *os.File) (fileIdentity, error) {
 	return fileIdentity{size: st.Size(), mtime: st.ModTime()}, nil
 }
 
-// Canonical text of typed values.
+// FormatInt is the canonical text of a signed integer.
+func FormatInt(v int64) string { return strconv.FormatInt(v, 10) }
 
-func FormatInt(v int64) string     { return strconv.FormatInt(v, 10) }
-func FormatUint(v uint64) string   { return strconv.FormatUint(v, 10) }
+// FormatUint is the canonical text of an unsigned integer.
+func FormatUint(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// FormatFloat is the canonical text of a float: the shortest that reads back exactly.
 func FormatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-func FormatBool(v bool) string     { return strconv.FormatBool(v) }
+
+// FormatBool is the canonical text of a boolean.
+func FormatBool(v bool) string { return strconv.FormatBool(v) }
 
 // FormatFloat32 writes a narrow float in the shortest form that reads back as the same
 // float32 ("0.1", not the float64 expansion "0.10000000149011612").
