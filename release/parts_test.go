@@ -60,6 +60,11 @@ func TestPartsReleaseEqualsWhole(t *testing.T) {
 		}
 		partsEqualWhole(t, cfg, in, dir)
 	}
+	// Parts whose class tables would be too large are searched as one file's records.
+	defer func(f func(int) int) { maxPartClasses = f }(maxPartClasses)
+	maxPartClasses = func(int) int { return 0 }
+	cfg, in, dir := hospitalFixture(t, 3000)
+	partsEqualWhole(t, cfg, in, dir)
 }
 
 // partsEqualWhole releases in as one file and split into three parts (a folder with a

@@ -246,13 +246,20 @@ func (r *run) wholeSearch(ctx context.Context) (covers generalize.ClassCovers, e
 // sensitive histograms), merged into the whole's, searched; then every record's class
 // at the chosen node looked up, part by part, in the merged table's recoding (the
 // node and its suppressed classes).
+//
+// The parts' class tables cost about 4 bytes per quasi-identifier and class besides the
+// encoded records: when they hold more than maxPartClasses classes together (nearly
+// every record unique), the search runs on the records as for one file.
 func (r *run) partsSearch(ctx context.Context, parts []table.Source) (covers generalize.ClassCovers, err error) {
 	tables := make([]*generalize.ClassTable, len(parts))
-	lo := 0
+	lo, classes := 0, 0
 	for i, part := range parts {
 		hi := lo + part.Rows()
 		if tables[i], err = generalize.CountClasses(r.t.Records(lo, hi)); err != nil {
 			return covers, fmt.Errorf("internal error: part %d: %w", i, err)
+		}
+		if classes += tables[i].Len(); classes > maxPartClasses(r.t.Rows) {
+			return r.wholeSearch(ctx)
 		}
 		lo = hi
 	}
@@ -280,6 +287,11 @@ func (r *run) partsSearch(ctx context.Context, parts []table.Source) (covers gen
 	}
 	return rec.Covers, nil
 }
+
+// maxPartClasses is how many classes the class tables of an input of rows records in
+// parts may hold together: a quarter of the records, and at least a million (a
+// variable, for the test of the other way).
+var maxPartClasses = func(rows int) int { return max(1<<20, rows/4) }
 
 // writeStage is pass 2: the same open input again, recoded and written to a
 // temporary destination beside the output.
