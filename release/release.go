@@ -248,8 +248,8 @@ func (r *run) wholeSearch(ctx context.Context) (covers generalize.ClassCovers, e
 // node and its suppressed classes).
 //
 // The parts' class tables cost about 4 bytes per quasi-identifier and class besides the
-// encoded records: when they hold more than maxPartClasses classes together (nearly
-// every record unique), the search runs on the records as for one file.
+// encoded records: when they hold more than maxPartClasses classes together, the
+// search runs on the records as for one file.
 func (r *run) partsSearch(ctx context.Context, parts []table.Source) (covers generalize.ClassCovers, err error) {
 	tables := make([]*generalize.ClassTable, len(parts))
 	lo, classes := 0, 0
@@ -289,9 +289,11 @@ func (r *run) partsSearch(ctx context.Context, parts []table.Source) (covers gen
 }
 
 // maxPartClasses is how many classes the class tables of an input of rows records in
-// parts may hold together: a quarter of the records, and at least a million (a
-// variable, for the test of the other way).
-var maxPartClasses = func(rows int) int { return max(1<<20, rows/4) }
+// parts may hold together: a sixteenth of the records, where a class table is smaller
+// than the records and its search faster than theirs (a variable, for the test of the
+// other way). Measured on 10M generated records in four parts (BENCHMARKS.md): with
+// a quarter, the search took 4–9 s longer and the peak doubled.
+var maxPartClasses = func(rows int) int { return rows / 16 }
 
 // writeStage is pass 2: the same open input again, recoded and written to a
 // temporary destination beside the output.
