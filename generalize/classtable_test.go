@@ -278,17 +278,7 @@ func TestSearchClassesMatchesSearch(t *testing.T) {
 	for _, sc := range randomSearchCases(rng, 150) {
 		t.Run(sc.name, func(t *testing.T) {
 			tables, index := splitTable(rng, sc.tab, 1+rng.IntN(5))
-			parts := make([]*ClassTable, len(tables))
-			for p, pt := range tables {
-				var err error
-				if parts[p], err = CountClasses(pt); err != nil {
-					t.Fatal(err)
-				}
-			}
-			merged, err := MergeClasses(parts...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			merged := countMerged(t, tables)
 			want, wantErr := Search(context.Background(), sc.tab, sc.opt)
 			got, err := SearchClasses(context.Background(), merged, sc.opt)
 			if wantErr != nil {
@@ -419,17 +409,7 @@ func TestSearchClassesAdultModels(t *testing.T) {
 	adultOccupation(t, tab)
 	rng := rand.New(rand.NewPCG(41, 42))
 	tables, index := splitTable(rng, tab, 3)
-	parts := make([]*ClassTable, len(tables))
-	for p, pt := range tables {
-		var err error
-		if parts[p], err = CountClasses(pt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	merged, err := MergeClasses(parts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	merged := countMerged(t, tables)
 	for _, supp := range []int{0, tab.Rows / 20} {
 		for _, models := range []bool{false, true} {
 			opt := Options{K: 5, MaxSuppressed: supp}
@@ -775,4 +755,21 @@ func benchSearchClasses(b *testing.B, name string, tab *Table) {
 			}
 		}
 	})
+}
+
+// countMerged is the merge of the class tables of the parts.
+func countMerged(t *testing.T, tables []*Table) *ClassTable {
+	t.Helper()
+	parts := make([]*ClassTable, len(tables))
+	for p, pt := range tables {
+		var err error
+		if parts[p], err = CountClasses(pt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merged, err := MergeClasses(parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return merged
 }
