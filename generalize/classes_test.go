@@ -29,6 +29,29 @@ func TestCodesWidth(t *testing.T) {
 	}
 }
 
+// TestCodesMap: Map translates a run of codes of every width through a table, or
+// copies them.
+func TestCodesMap(t *testing.T) {
+	for _, leaves := range []int{200, 60000, 70000} {
+		codes := NewCodes(50, leaves)
+		m := make([]int32, leaves)
+		for c := range m {
+			m[c] = int32(leaves - c) // every code to another
+		}
+		for i := range 50 {
+			codes.Set(i, int32(i*(leaves/50)))
+		}
+		dst, same := make([]int32, 20), make([]int32, 20)
+		codes.Map(dst, 17, m)
+		codes.Map(same, 17, nil)
+		for i, got := range dst {
+			if want := m[codes.At(17+i)]; got != want || same[i] != codes.At(17+i) {
+				t.Fatalf("%d leaves: code %d maps to %d and %d, want %d and itself", leaves, 17+i, got, same[i], want)
+			}
+		}
+	}
+}
+
 // TestRollUpPaths groups the same records by every path of rollUp (direct array or
 // open addressing; exact or hashed keys; one chunk or several; 8-, 16- and 32-bit
 // codes; with assign; 1 to 3 goroutines)

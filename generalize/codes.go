@@ -139,6 +139,39 @@ func tallyOf[T uint8 | uint16 | int32](counts []int64, col []T) {
 	}
 }
 
+// Map sets dst[i] to m[code lo+i] for every i of dst: the codes of a run of records
+// translated by a table (nil: the codes themselves).
+func (c Codes) Map(dst []int32, lo int, m []int32) {
+	switch {
+	case m == nil && c.u8 != nil:
+		widen(dst, c.u8[lo:lo+len(dst)])
+	case m == nil && c.u16 != nil:
+		widen(dst, c.u16[lo:lo+len(dst)])
+	case m == nil:
+		copy(dst, c.i32[lo:lo+len(dst)])
+	case c.u8 != nil:
+		mapOf(dst, c.u8[lo:lo+len(dst)], m)
+	case c.u16 != nil:
+		mapOf(dst, c.u16[lo:lo+len(dst)], m)
+	default:
+		mapOf(dst, c.i32[lo:lo+len(dst)], m)
+	}
+}
+
+func widen[T uint8 | uint16](dst []int32, col []T) {
+	dst = dst[:len(col)]
+	for i, x := range col {
+		dst[i] = int32(x)
+	}
+}
+
+func mapOf[T uint8 | uint16 | int32](dst []int32, col []T, m []int32) {
+	dst = dst[:len(col)]
+	for i, x := range col {
+		dst[i] = m[x]
+	}
+}
+
 // Slice returns codes lo … hi−1, sharing c's storage.
 func (c Codes) Slice(lo, hi int) Codes {
 	switch {
