@@ -179,8 +179,9 @@ func nullError(p *plan, row int, name string) error {
 // builders). The raw values are dropped once encoded.
 //
 // The sensitive columns that l-diversity or t-closeness protect (prot) are read in the
-// same pass, numbered as their distance needs and added to the table.
-func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generalize.Hierarchy, prot []*protected) (*generalize.Table, error) {
+// same pass, numbered as their distance needs and added to the table. So are the held
+// columns (see heldColumn), for pass 2.
+func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generalize.Hierarchy, prot []*protected, held []*heldColumn) (*generalize.Table, error) {
 	cols := slices.Clone(p.Quasi)
 	confs := slices.Clone(p.QuasiCfg)
 	for _, s := range prot {
@@ -188,8 +189,11 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 		confs = append(confs, *s.conf)
 	}
 	q := len(cols)
+	for _, h := range held {
+		cols = append(cols, h.pos)
+	}
 	dicts := make([]*dictionary, q)
-	chans := make([]chan *table.Batch, q)
+	chans := make([]chan *table.Batch, len(cols))
 	g, ctx := errgroup.WithContext(ctx)
 	in := make(chan *table.Batch, 4)
 	g.Go(safe.Go(func() error { return src.Stream(ctx, cols, in) }))
@@ -219,6 +223,24 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 					p.progress.AddRead(b.N)
 				}
 			}
+			return nil
+		}))
+	}
+	for k, h := range held {
+		f := q + k
+		chans[f] = make(chan *table.Batch, 4)
+		g.Go(safe.Go(func() error {
+			for b := range chans[f] {
+				if h.d == nil {
+					continue // let go: pass 2 reads it
+				}
+				if err := h.add(p, b, f); errors.Is(err, errLetGo) {
+					h.letGo()
+				} else if err != nil {
+					return err
+				}
+			}
+			h.finish()
 			return nil
 		}))
 	}

@@ -64,6 +64,7 @@ type run struct {
 	t      *generalize.Table
 	listed []*generalize.Hierarchy // per input column: a sensitive column's hierarchy file
 	prot   []*protected
+	held   []*heldColumn
 	// search
 	sopt       generalize.Options
 	res        *generalize.Result
@@ -146,9 +147,11 @@ func checkPaths(cfg *schema.Config, opt job.Options, in, out string) error {
 // columns numbered, the suppression limit in records.
 func (r *run) encodeStage(ctx context.Context) (err error) {
 	r.opt.At(job.StageRead)
-	if r.t, r.listed, r.prot, err = loadTable(ctx, r.p, r.src); err != nil {
+	one, err := loadTable(ctx, r.p, r.src, true)
+	if err != nil {
 		return err
 	}
+	r.t, r.listed, r.prot, r.held = one.t, one.listed, one.prot, one.held
 	r.p.maxSupp = maxSuppressed(r.cfg.Privacy.Suppression, r.t.Rows)
 	r.encoded = time.Now()
 	r.log.Info("stage done", "stage", job.StageRead, "records", r.t.Rows, "quasi_identifiers", len(r.t.Columns), "ms", job.Millis(r.start, r.encoded))
@@ -300,11 +303,13 @@ var maxPartClasses = func(rows int) int { return rows / 16 }
 func (r *run) writeStage(ctx context.Context) (err error) {
 	r.class = nil
 	r.p.progress.Enter(job.StageWrite)
-	if err := r.src.Rewind(); err != nil {
-		return err
+	rc := newRecoder(r.p, r.t, r.res.Levels, r.suppressed, r.held)
+	if rc.reads() {
+		if err := r.src.Rewind(); err != nil {
+			return err
+		}
 	}
 	r.opt.At(job.StageWrite)
-	rc := newRecoder(r.p, r.t, r.res.Levels, r.suppressed)
 	rc.listed = r.listed
 	if r.mres != nil {
 		rc.class, rc.labels = r.mres.Class, r.labels
@@ -320,9 +325,11 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 	if r.dest, r.written, err = w.write(ctx, r.src, rc); err != nil {
 		return err
 	}
-	if err := r.src.Unchanged(); err != nil {
-		r.dest.discard()
-		return err
+	if rc.reads() {
+		if err := r.src.Unchanged(); err != nil {
+			r.dest.discard()
+			return err
+		}
 	}
 	r.wrote = time.Now()
 	r.log.Info("stage done", "stage", job.StageWrite, "records", r.written, "format", r.outFmt, "ms", job.Millis(r.searched, r.wrote))
@@ -332,7 +339,7 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 	for i := range r.t.Columns {
 		r.t.Columns[i].Codes = generalize.Codes{}
 	}
-	r.t.Sensitive = nil
+	r.t.Sensitive, r.held = nil, nil
 	if r.mres != nil {
 		r.mres = &generalize.Mondrian{Sizes: r.mres.Sizes, Splits: r.mres.Splits}
 	}
@@ -482,37 +489,50 @@ func utilityValues(p *plan, t *generalize.Table) [][]float64 {
 	return values
 }
 
+// pass1 is what pass 1 of a release gives the stages after it.
+type pass1 struct {
+	t *generalize.Table
+	// listed holds, per input column, the hierarchy file of a sensitive column (nil
+	// for the others).
+	listed []*generalize.Hierarchy
+	prot   []*protected  // the sensitive columns l-diversity and t-closeness protect
+	held   []*heldColumn // the kept columns numbered for pass 2 (when hold is set)
+}
+
 // loadTable is pass 1 of a release: it parses the hierarchy files, finds the protected
-// sensitive columns and encodes the quasi-identifiers of src. listed holds, per input
-// column, the hierarchy file of a sensitive column (nil for the others).
-func loadTable(ctx context.Context, p *plan, src table.Source) (t *generalize.Table, listed []*generalize.Hierarchy, prot []*protected, err error) {
+// sensitive columns and encodes the quasi-identifiers of src; with hold, it numbers
+// the other kept columns of a text input for pass 2 too.
+func loadTable(ctx context.Context, p *plan, src table.Source, hold bool) (*pass1, error) {
 	fileHier := make([]*generalize.Hierarchy, len(p.QuasiCfg))
+	var err error
 	for i, c := range p.QuasiCfg {
 		if c.Hierarchy.File != "" {
 			if fileHier[i], err = p.Hier.Hierarchy(c.Hierarchy.File); err != nil {
-				return nil, nil, nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 			}
 		}
 	}
 	// Sensitive columns with a hierarchy file: their values must be listed too.
-	listed = make([]*generalize.Hierarchy, len(p.Header))
+	out := &pass1{listed: make([]*generalize.Hierarchy, len(p.Header))}
 	for i, c := range p.Conf {
 		if c != nil && c.Role == schema.Sensitive && c.Hierarchy != nil && c.Hierarchy.File != "" {
-			if listed[i], err = p.Hier.Hierarchy(c.Hierarchy.File); err != nil {
-				return nil, nil, nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+			if out.listed[i], err = p.Hier.Hierarchy(c.Hierarchy.File); err != nil {
+				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 			}
 		}
 	}
-	// The sensitive columns l-diversity and t-closeness protect.
-	prot = p.protectedColumns()
-	for _, sc := range prot {
-		sc.hier = listed[sc.pos] // a built hierarchy is built from the values in pass 1
+	out.prot = p.protectedColumns()
+	for _, sc := range out.prot {
+		sc.hier = out.listed[sc.pos] // a built hierarchy is built from the values in pass 1
+	}
+	if hold {
+		out.held = heldColumns(p, out.listed)
 	}
 	p.progress.Enter(job.StageRead)
-	if t, err = encode(ctx, p, src, fileHier, prot); err != nil {
-		return nil, nil, nil, err
+	if out.t, err = encode(ctx, p, src, fileHier, out.prot, out.held); err != nil {
+		return nil, err
 	}
-	return t, listed, prot, nil
+	return out, nil
 }
 
 // verifyTable runs the independent check over the records of t.

@@ -155,7 +155,7 @@ func TestInputChangedBetweenPasses(t *testing.T) {
 			}
 		}
 	}
-	tab, err := encode(context.Background(), p, src, fileHier, nil)
+	tab, err := encode(context.Background(), p, src, fileHier, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestInputChangedBetweenPasses(t *testing.T) {
 	if err := src.Rewind(); err != nil {
 		t.Fatal(err)
 	}
-	rc := newRecoder(p, tab, make([]int, len(tab.Columns)), make([]bool, tab.Rows))
+	rc := newRecoder(p, tab, make([]int, len(tab.Columns)), make([]bool, tab.Rows), nil)
 	var buf bytes.Buffer
 	sink, err := table.NewSink(&buf, "csv", cfg.Output.CSV, p.OutColumns(), nil)
 	if err != nil {

@@ -70,10 +70,11 @@ func validateInput(ctx context.Context, cfg *schema.Config, in string, v *report
 	}
 	defer src.Close()
 	if v.Release || cfg.DP == nil {
-		t, _, _, err := loadTable(ctx, p, src)
+		one, err := loadTable(ctx, p, src, false)
 		if err != nil {
 			return err
 		}
+		t := one.t
 		v.Rows = t.Rows
 		v.Heights = make([]int, len(t.Columns))
 		for i, c := range t.Columns {

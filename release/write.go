@@ -38,13 +38,19 @@ type recoder struct {
 	// partition's released quasi-identifier values (levels is then nil).
 	class  []int32
 	labels *partLabels
-	// dictIndex maps, per quasi-identifier of a full-domain release, a code at its
-	// level to its place in the column's dictionary (−1: not released).
-	dictIndex [][]int32
 	// keyed makes recode give each quasi-identifier's values as indexes into its
 	// dictionary instead of as text: set by dictionaries, cleared by writeRelease for
 	// a sink that takes text only.
 	keyed bool
+	// held has, per kept column, the column pass 1 numbered for pass 2 (nil: read by
+	// pass 2); heldKeyed says which of them have a dictionary (their values) and are
+	// given by index when keyed.
+	held      []*heldColumn
+	heldKeyed []bool
+	// leafAt maps, per quasi-identifier of a full-domain release, each leaf to its code
+	// at the column's level; leafKey, once dictionaries has run, to that code's place
+	// in the column's dictionary (−1: not released).
+	leafAt, leafKey [][]int32
 }
 
 // dictionaries gives every quasi-identifier column of cols (the release's columns,
@@ -75,10 +81,21 @@ func (r *recoder) dictionaries(cols []table.OutColumn, released [][]bool) {
 				vals = append(vals, c.Hierarchy.Value(l, int32(code)))
 			}
 		}
-		if r.dictIndex == nil {
-			r.dictIndex = make([][]int32, len(r.t.Columns))
+		if r.leafKey == nil {
+			r.leafKey = make([][]int32, len(r.t.Columns))
 		}
-		r.dictIndex[qi], cols[j].Dict = index, vals
+		r.leafKey[qi] = make([]int32, len(r.leafAt[qi]))
+		for leaf, code := range r.leafAt[qi] {
+			r.leafKey[qi][leaf] = index[code]
+		}
+		cols[j].Dict = vals
+	}
+	for j, h := range r.held {
+		// A CSV release writes a held text column's values from its dictionary, each
+		// formatted once; the other formats keep the column's type (no dictionary).
+		if h != nil && h.null < 0 && r.p.outFormat == "csv" {
+			cols[j].Dict, r.heldKeyed[j] = h.values, true
+		}
 	}
 	r.keyed = true
 }
@@ -96,8 +113,12 @@ func releasedCodes(t *generalize.Table, levels []int, covers generalize.ClassCov
 	return out
 }
 
-func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *recoder {
-	r := &recoder{p: p, t: t, levels: levels, suppressed: suppressed, quasiAt: make([]int, len(p.Kept)), fieldAt: make([]int, len(p.Kept)), listed: make([]*generalize.Hierarchy, len(p.Header))}
+// newRecoder recodes the records of t at levels (nil suppressed: none suppressed);
+// the kept columns pass 1 held (see heldColumn; nil: none) are written from their
+// numbers, the others read by pass 2.
+func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool, held []*heldColumn) *recoder {
+	r := &recoder{p: p, t: t, levels: levels, suppressed: suppressed, quasiAt: make([]int, len(p.Kept)), fieldAt: make([]int, len(p.Kept)), listed: make([]*generalize.Hierarchy, len(p.Header)),
+		held: make([]*heldColumn, len(p.Kept)), heldKeyed: make([]bool, len(p.Kept))}
 	for j, i := range p.Kept {
 		r.quasiAt[j], r.fieldAt[j] = -1, -1
 		for qi, pos := range p.Quasi {
@@ -105,17 +126,36 @@ func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool) *
 				r.quasiAt[j] = qi
 			}
 		}
-		if r.quasiAt[j] < 0 {
+		for _, h := range held {
+			if h.pos == i && h.held {
+				r.held[j] = h
+			}
+		}
+		if r.quasiAt[j] < 0 && r.held[j] == nil {
 			r.fieldAt[j] = len(r.stream)
 			r.stream = append(r.stream, i)
 		}
 	}
-	if len(r.stream) == 0 {
-		// Every kept column is a quasi-identifier: one is read, for the records' count.
+	if levels != nil {
+		r.leafAt = make([][]int32, len(t.Columns))
+		for qi, c := range t.Columns {
+			r.leafAt[qi] = make([]int32, c.Hierarchy.Leaves())
+			for leaf := range r.leafAt[qi] {
+				r.leafAt[qi][leaf] = c.Hierarchy.Code(levels[qi], int32(leaf))
+			}
+		}
+	}
+	if len(r.stream) == 0 && !p.TextIn {
+		// Every kept column is a quasi-identifier: one is read, for the records' count
+		// and the source's check that it did not change. (A text input is not read
+		// again: the verification checks that it did not change.)
 		r.stream = p.Kept[:1]
 	}
 	return r
 }
+
+// reads reports whether pass 2 reads the input.
+func (r *recoder) reads() bool { return len(r.stream) > 0 }
 
 // passThrough makes pass 2 read the insensitive columns of a Parquet or Arrow input
 // as Arrow arrays and write them untouched, when the release is written as Parquet or
@@ -221,103 +261,168 @@ func (r *recoder) gatherLabels(b *table.Batch) []int32 {
 	return xs
 }
 
-// recode returns the release records of batch b (suppressed records are left out).
+// recode returns the release records of batch b (suppressed records are left out),
+// column by column.
 func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
+	if b.First+b.N > r.t.Rows {
+		return nil, table.ChangedError(r.p.Input)
+	}
+	kept := r.keptRows(b)
+	n := b.N
+	if kept != nil {
+		n = len(kept)
+	}
 	width := len(r.p.Kept)
-	out := &table.Rows{Fields: make([]string, 0, b.N*width)}
+	out := &table.Rows{N: n, Fields: make([]string, n*width)}
 	if r.keyed {
 		out.Keys = make([][]int32, width)
-		for j, qi := range r.quasiAt {
-			if qi >= 0 {
-				out.Keys[j] = make([]int32, 0, b.N)
-			}
-		}
 	}
 	labeled := r.gatherLabels(b)
-	q := len(r.t.Columns)
-	var kept []int // the records of b written, when some are suppressed
-	for i := range b.N {
-		row := b.First + i
-		if row >= r.t.Rows {
-			return nil, table.ChangedError(r.p.Input)
+	for j := range r.p.Kept {
+		var err error
+		switch {
+		case r.quasiAt[j] >= 0:
+			err = r.quasiColumn(out, j, b, kept, labeled)
+		case r.held[j] != nil:
+			r.heldColumn(out, j, b, kept)
+		case r.arrays != nil && r.arrays[r.fieldAt[j]]:
+			// passed through as an array (passed)
+		default:
+			err = r.textColumn(out, j, b, kept)
 		}
-		rec := b.Record(i)
-		if r.suppressed != nil && r.suppressed[row] {
-			if kept == nil {
-				kept = make([]int, 0, b.N)
-				for k := range i {
-					kept = append(kept, k)
-				}
-			}
-			continue
+		if err != nil {
+			return nil, err
 		}
-		if kept != nil {
-			kept = append(kept, i)
-		}
-		for j, pos := range r.p.Kept {
-			if qi := r.quasiAt[j]; qi >= 0 {
-				var x int32
-				if r.labels != nil {
-					x = labeled[i*q+qi]
-				} else {
-					c := r.t.Columns[qi]
-					x = c.Hierarchy.Code(r.levels[qi], c.Codes.At(row))
-				}
-				switch {
-				case r.keyed:
-					if r.labels == nil {
-						if x = r.dictIndex[qi][x]; x < 0 {
-							return nil, fmt.Errorf("internal error: column %q: a published record's label is not in the dictionary", r.p.Header[r.p.Kept[j]])
-						}
-					}
-					out.Keys[j] = append(out.Keys[j], x)
-					out.Fields = append(out.Fields, "")
-				case r.labels != nil:
-					out.Fields = append(out.Fields, r.labels.dict[qi][x])
-				default:
-					out.Fields = append(out.Fields, r.t.Columns[qi].Hierarchy.Value(r.levels[qi], x))
-				}
-				continue
-			}
-			f := r.fieldAt[j]
-			if r.arrays != nil && r.arrays[f] {
-				out.Fields = append(out.Fields, "") // passed through as an array
-				continue
-			}
-			v, conf, name := rec[f], r.p.Conf[pos], r.p.Header[pos]
-			if r.p.IsNull(b, i, f, pos) {
-				if conf.Role != schema.Sensitive {
-					if out.Nulls == nil {
-						out.Nulls = make([]bool, b.N*width)
-					}
-					out.Nulls[out.N*width+j] = true
-					out.Fields = append(out.Fields, "")
-					continue
-				}
-				if conf.Null == nil {
-					return nil, nullError(r.p, row, name)
-				}
-				v = *conf.Null
-			}
-			if r.p.TextIn {
-				if err := table.CheckType(conf, v); err != nil {
-					return nil, schema.BadInput("%s: column %q: %w", r.p.At(row), name, err)
-				}
-			}
-			if h := r.listed[pos]; h != nil {
-				if _, ok := h.Leaf(v); !ok {
-					return nil, schema.BadInput("%s: column %q: value not listed in hierarchy %s", r.p.At(row), name, h.Source())
-				}
-			}
-			out.Fields = append(out.Fields, v)
-		}
-		out.N++
 	}
 	var err error
 	if out.Arrays, err = r.passed(b, kept); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// keptRows lists the records of b that are not suppressed (indexes into b), nil when
+// none is.
+func (r *recoder) keptRows(b *table.Batch) []int {
+	if r.suppressed == nil || !slices.Contains(r.suppressed[b.First:b.First+b.N], true) {
+		return nil
+	}
+	kept := make([]int, 0, b.N)
+	for i := range b.N {
+		if !r.suppressed[b.First+i] {
+			kept = append(kept, i)
+		}
+	}
+	return kept
+}
+
+// pick keeps the values of xs at kept (nil: all), in place.
+func pick(xs []int32, kept []int) []int32 {
+	if kept == nil {
+		return xs
+	}
+	for k, i := range kept {
+		xs[k] = xs[i]
+	}
+	return xs[:len(kept)]
+}
+
+// quasiColumn fills kept column j, a quasi-identifier, of out: its keys into the
+// column's dictionary when keyed, else its labels.
+func (r *recoder) quasiColumn(out *table.Rows, j int, b *table.Batch, kept []int, labeled []int32) error {
+	qi, w := r.quasiAt[j], len(r.p.Kept)
+	xs := make([]int32, b.N)
+	switch {
+	case r.labels != nil: // Mondrian: the place of each record's label in the dictionary
+		q := len(r.t.Columns)
+		for i := range xs {
+			xs[i] = labeled[i*q+qi]
+		}
+	case r.keyed:
+		r.t.Columns[qi].Codes.Map(xs, b.First, r.leafKey[qi])
+	default:
+		r.t.Columns[qi].Codes.Map(xs, b.First, r.leafAt[qi])
+	}
+	xs = pick(xs, kept)
+	if r.keyed {
+		if slices.ContainsFunc(xs, func(x int32) bool { return x < 0 }) {
+			return fmt.Errorf("internal error: column %q: a published record's label is not in the dictionary", r.p.Header[r.p.Kept[j]])
+		}
+		out.Keys[j] = xs
+		return nil
+	}
+	for k, x := range xs {
+		if r.labels != nil {
+			out.Fields[k*w+j] = r.labels.dict[qi][x]
+		} else {
+			out.Fields[k*w+j] = r.t.Columns[qi].Hierarchy.Value(r.levels[qi], x)
+		}
+	}
+	return nil
+}
+
+// heldColumn fills kept column j of out from the numbers pass 1 held.
+func (r *recoder) heldColumn(out *table.Rows, j int, b *table.Batch, kept []int) {
+	h, w := r.held[j], len(r.p.Kept)
+	xs := make([]int32, b.N)
+	h.codes.Map(xs, b.First, nil)
+	xs = pick(xs, kept)
+	if r.keyed && r.heldKeyed[j] { // no null: see dictionaries
+		out.Keys[j] = xs
+		return
+	}
+	for k, c := range xs {
+		if c == h.null {
+			setNull(out, k*w+j)
+			continue
+		}
+		out.Fields[k*w+j] = h.values[c]
+	}
+}
+
+// setNull marks field f of out null.
+func setNull(out *table.Rows, f int) {
+	if out.Nulls == nil {
+		out.Nulls = make([]bool, len(out.Fields))
+	}
+	out.Nulls[f] = true
+}
+
+// textColumn fills kept column j of out from the fields pass 2 read, checked: a null
+// where the column may not hold one, a typed value of a text input, a value its
+// hierarchy file does not list.
+func (r *recoder) textColumn(out *table.Rows, j int, b *table.Batch, kept []int) error {
+	w, f, pos := len(r.p.Kept), r.fieldAt[j], r.p.Kept[j]
+	conf, name := r.p.Conf[pos], r.p.Header[pos]
+	for k := range out.N {
+		i := k
+		if kept != nil {
+			i = kept[k]
+		}
+		row, v := b.First+i, b.Fields[i*b.Width+f]
+		if r.p.IsNull(b, i, f, pos) {
+			if conf.Role != schema.Sensitive {
+				setNull(out, k*w+j)
+				continue
+			}
+			if conf.Null == nil {
+				return nullError(r.p, row, name)
+			}
+			v = *conf.Null
+		}
+		if r.p.TextIn {
+			if err := table.CheckType(conf, v); err != nil {
+				return schema.BadInput("%s: column %q: %w", r.p.At(row), name, err)
+			}
+		}
+		if h := r.listed[pos]; h != nil {
+			if _, ok := h.Leaf(v); !ok {
+				return schema.BadInput("%s: column %q: value not listed in hierarchy %s", r.p.At(row), name, h.Source())
+			}
+		}
+		out.Fields[k*w+j] = v
+	}
+	return nil
 }
 
 // writeRelease is pass 2: it streams the kept columns of the input again, recodes and
@@ -336,6 +441,10 @@ func writeRelease(ctx context.Context, src table.Source, rc *recoder, out table.
 	jobs := make(chan *job, 2*workers) // in input order, for the writer
 	work := make(chan *job, 2*workers) // for the recoders
 	g.Go(safe.Go(func() error {
+		if !rc.reads() {
+			first, rows := table.Span(src)
+			return rowBatches(ctx, first, rows, in)
+		}
 		if rc.arrays != nil {
 			return src.(table.ArraySource).StreamArrays(ctx, rc.stream, rc.arrays, in)
 		}
@@ -405,4 +514,18 @@ func writeRelease(ctx context.Context, src table.Source, rc *recoder, out table.
 		return 0, err
 	}
 	return written, nil
+}
+
+// rowBatches sends batches without fields of the rows records from first on (pass 2
+// of an input whose kept columns pass 1 holds) to out, and closes out.
+func rowBatches(ctx context.Context, first, rows int, out chan<- *table.Batch) error {
+	defer close(out)
+	for at := first; at < first+rows; at += table.BatchRows {
+		select {
+		case out <- &table.Batch{First: at, N: min(table.BatchRows, first+rows-at)}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }

@@ -291,6 +291,15 @@ func Split(src Source) []Source {
 	return out
 }
 
+// Span is the records of src, a table or one of Split's parts: the whole table's
+// number of its first record, and how many it has (after a pass over it).
+func Span(src Source) (first, rows int) {
+	if s, ok := src.(offsetSource); ok {
+		return s.base, s.Rows()
+	}
+	return 0, src.Rows()
+}
+
 // Locator returns, for a table in parts, a function that names the part holding
 // record row (0-based, of the whole table) and its 1-based row there; nil for a
 // table of one file.
