@@ -26,6 +26,9 @@ func TestCodesWidth(t *testing.T) {
 		if lo, hi := codes.minMax(); lo != 0 || hi != int32(c.leaves-1) {
 			t.Errorf("%d leaves: minMax %d..%d", c.leaves, lo, hi)
 		}
+		if !codes.below(int32(c.leaves)) || (c.leaves > 1 && codes.below(int32(c.leaves-1))) {
+			t.Errorf("%d leaves: below(%d) %v, below(%d) %v", c.leaves, c.leaves, codes.below(int32(c.leaves)), c.leaves-1, codes.below(int32(c.leaves-1)))
+		}
 	}
 }
 

@@ -34,7 +34,8 @@ func (t *Table) validate() error {
 		if c.Codes.Len() != t.Rows {
 			return fmt.Errorf("column %q: %d codes for %d rows", c.Name, c.Codes.Len(), t.Rows)
 		}
-		if lo, hi := c.Codes.minMax(); lo < 0 || hi >= int32(c.Hierarchy.Leaves()) {
+		if !c.Codes.below(int32(c.Hierarchy.Leaves())) {
+			lo, hi := c.Codes.minMax()
 			return fmt.Errorf("column %q: leaf codes %d..%d outside the hierarchy's 0..%d", c.Name, lo, hi, c.Hierarchy.Leaves()-1)
 		}
 	}
@@ -42,7 +43,8 @@ func (t *Table) validate() error {
 		if c.Codes.Len() != t.Rows {
 			return fmt.Errorf("sensitive column %q: %d codes for %d rows", c.Name, c.Codes.Len(), t.Rows)
 		}
-		if lo, hi := c.Codes.minMax(); lo < 0 || hi >= int32(c.Values) {
+		if !c.Codes.below(int32(c.Values)) {
+			lo, hi := c.Codes.minMax()
 			return fmt.Errorf("sensitive column %q: codes %d..%d outside 0..%d", c.Name, lo, hi, c.Values-1)
 		}
 	}
