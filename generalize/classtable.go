@@ -174,13 +174,35 @@ func CountClasses(t *Table) (ct *ClassTable, err error) {
 	return ct, nil
 }
 
+// CountRecordClasses is CountClasses for a search over all of t's records: it returns
+// t's class table and every record's class in it (assign[r], an index of the table),
+// unless the table has more than limit classes (limit > 0): then it stops as soon as
+// it has counted limit+1 of them and returns a nil table.
+func CountRecordClasses(t *Table, limit int) (ct *ClassTable, assign []int32, err error) {
+	err = safe.Call(func() error {
+		ct, assign, err = countRecordClasses(t, limit, true)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return ct, assign, nil
+}
+
 // countClasses is CountClasses, its panics not recovered.
 func countClasses(t *Table) (*ClassTable, error) {
+	ct, _, err := countRecordClasses(t, 0, false)
+	return ct, err
+}
+
+// countRecordClasses is CountRecordClasses, its panics not recovered; without
+// records it returns no classes of the records.
+func countRecordClasses(t *Table, limit int, records bool) (*ClassTable, []int32, error) {
 	if t == nil {
-		return nil, errors.New("counting classes: no table")
+		return nil, nil, errors.New("counting classes: no table")
 	}
 	if err := t.validate(); err != nil {
-		return nil, fmt.Errorf("counting classes: %w", err)
+		return nil, nil, fmt.Errorf("counting classes: %w", err)
 	}
 	q := len(t.Columns)
 	rows := &classes{rows: make([]Codes, q), n: t.Rows}
@@ -193,10 +215,13 @@ func countClasses(t *Table) (*ClassTable, error) {
 	}
 	g := &grouper{par: runtime.GOMAXPROCS(0), pack: newPacking(leaves)}
 	var assign []int32
-	if len(t.Sensitive) > 0 {
+	if records || len(t.Sensitive) > 0 {
 		assign = make([]int32, t.Rows)
 	}
-	cls, _ := g.rollUp(rows, 0, identity, leaves, assign, 0)
+	cls, _ := g.rollUp(rows, 0, identity, leaves, assign, limit)
+	if cls == nil {
+		return nil, nil, nil // more than limit classes
+	}
 	if len(t.Sensitive) > 0 {
 		all := &models{t: t}
 		for c := range t.Sensitive {
@@ -204,13 +229,25 @@ func countClasses(t *Table) (*ClassTable, error) {
 		}
 		cls.hist = all.rollHist(rows, assign, cls.n)
 	}
-	return canonical(metaOf(t, t.Rows), cls, leaves), nil
+	ct, perm := canonical(metaOf(t, t.Rows), cls, leaves)
+	if !records {
+		return ct, nil, nil
+	}
+	at := make([]int32, len(perm)) // at[j]: the canonical place of counted class j
+	for c, j := range perm {
+		at[j] = int32(c)
+	}
+	for r, j := range assign {
+		assign[r] = at[j]
+	}
+	return ct, assign, nil
 }
 
 // canonical returns the class table of the classes cls (leaf codes, counts and, per
-// sensitive column of meta, histograms in any order), in canonical order; leaves[i] is
-// the number of leaves of quasi-identifier i.
-func canonical(meta *Table, cls *classes, leaves []int) *ClassTable {
+// sensitive column of meta, histograms in any order), in canonical order, and the
+// order (the class of cls at each place); leaves[i] is the number of leaves of
+// quasi-identifier i.
+func canonical(meta *Table, cls *classes, leaves []int) (*ClassTable, []int32) {
 	perm := lexOrder(cls, leaves)
 	ct := &ClassTable{meta: meta, cols: make([][]int32, len(leaves)), counts: make([]int32, cls.n), hist: make([]*hist, len(meta.Sensitive))}
 	for i := range leaves {
@@ -233,7 +270,7 @@ func canonical(meta *Table, cls *classes, leaves []int) *ClassTable {
 	for col := range ct.hist {
 		ct.hist[col] = sortedHist(cls.hist[col], perm)
 	}
-	return ct
+	return ct, perm
 }
 
 // lexOrder returns the classes of cls in lexicographic order of their codes (the first

@@ -437,20 +437,29 @@ func TestSearchClassesAdultModels(t *testing.T) {
 	}
 }
 
-// TestSearchClassesBeyondBottomRows: a table of more records than the search counts
-// the bottom node of (bottomMaxRows), where Search rolls up from the records and
-// SearchClasses from the class table.
+// TestSearchClassesBeyondBottomRows: a table of more records than the search always
+// counts the bottom node of (bottomMaxRows), where Search rolls up from the records
+// (many classes) or from the bottom it counted (few: at most one per bottomShare
+// records), and SearchClasses from the class table.
 func TestSearchClassesBeyondBottomRows(t *testing.T) {
-	if testing.Short() {
-		t.Skip("searches over two million records")
-	}
+	defer func(n int) { bottomMaxRows = n }(bottomMaxRows)
+	bottomMaxRows = 4096 // tables of 20,000 records stand for the larger ones
 	rng := rand.New(rand.NewPCG(51, 52))
-	n := bottomMaxRows + 1000
-	tab, _, _ := randomTable(rng, n, 5)
+	for _, q := range []int{8, 2} { // nearly every record a class of its own; a few dozen classes
+		tab, _, _ := randomTable(rng, 20000, q)
+		searchClassesAsRecords(t, tab)
+	}
+}
+
+// searchClassesAsRecords checks that SearchClasses on the class table of tab finds what
+// Search on its records finds.
+func searchClassesAsRecords(t *testing.T, tab *Table) {
+	t.Helper()
 	ct, err := CountClasses(tab)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("%d records, %d classes", tab.Rows, ct.Len())
 	for _, opt := range []Options{{K: 10, MaxSuppressed: 100}, {K: 50, Metric: MetricDiscernibility}} {
 		want, err := Search(context.Background(), tab, opt)
 		if err != nil {
@@ -772,4 +781,90 @@ func countMerged(t *testing.T, tables []*Table) *ClassTable {
 		t.Fatal(err)
 	}
 	return merged
+}
+
+// TestCountRecordClasses: every record's class in the table holds the record's codes,
+// the counts are the records assigned, and a limit below the number of classes stops
+// the count.
+func TestCountRecordClasses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	for trial := range 30 {
+		n := 1 + rng.IntN(3000)
+		tab, _, _ := randomTable(rng, n, 1+rng.IntN(4))
+		ct, assign, err := CountRecordClasses(tab, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := CountClasses(tab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ct.Equal(want) || len(assign) != n {
+			t.Fatalf("trial %d: a table other than CountClasses's, or %d classes for %d records", trial, len(assign), n)
+		}
+		counts := make([]int, ct.Len())
+		for r, j := range assign {
+			counts[j]++
+			for i, c := range tab.Columns {
+				if c.Codes.At(r) != ct.Code(i, int(j)) {
+					t.Fatalf("trial %d: record %d in class %d, whose code %d is %d, not %d", trial, r, j, i, ct.Code(i, int(j)), c.Codes.At(r))
+				}
+			}
+		}
+		for j, c := range counts {
+			if c != ct.Count(j) {
+				t.Fatalf("trial %d: class %d counts %d records, %d are in it", trial, j, ct.Count(j), c)
+			}
+		}
+		if got, _, err := CountRecordClasses(tab, ct.Len()); err != nil || got == nil {
+			t.Fatalf("trial %d: a limit of all %d classes: %v, %v", trial, ct.Len(), got, err)
+		}
+		if ct.Len() > 1 {
+			if got, as, err := CountRecordClasses(tab, ct.Len()-1); err != nil || got != nil || as != nil {
+				t.Fatalf("trial %d: a limit below %d classes gave a table (%v)", trial, ct.Len(), err)
+			}
+		}
+	}
+}
+
+// TestUtilityClassesMatchesRecords: the utility of a release measured on its class
+// table is Utility's on the records, bit for bit.
+func TestUtilityClassesMatchesRecords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	for trial := range 40 {
+		n := 50 + rng.IntN(2000)
+		tab, _, _ := randomTable(rng, n, 1+rng.IntN(4))
+		values := randomValues(rng, tab)
+		opt := Options{K: 1 + rng.IntN(6), MaxSuppressed: rng.IntN(n/10 + 1)}
+		res, err := Search(context.Background(), tab, opt)
+		if errors.Is(err, schema.ErrUnattainable) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		class, covers, err := NodeClasses(tab, res.Levels, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Utility(tab, class, covers, values, opt.K)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ct, assign, err := CountRecordClasses(tab, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		classOf := make([]int32, ct.Len())
+		for r, j := range assign {
+			classOf[j] = class[r]
+		}
+		got, err := UtilityClasses(ct, classOf, covers, values, opt.K)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("trial %d: from the class table %+v, from the records %+v", trial, got, want)
+		}
+	}
 }

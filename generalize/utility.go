@@ -103,6 +103,29 @@ func Utility(t *Table, class []int32, covers ClassCovers, values [][]float64, k 
 	if t == nil {
 		return Metrics{}, errors.New("utility: no table")
 	}
+	return utility(t, nil, class, covers, values, k)
+}
+
+// UtilityClasses is Utility for the records of the class table ct, given the class
+// of the release of each of ct's classes (class[j] for ct's class j, −1: suppressed):
+// the same metrics as Utility on the records with the same classes and covers (bit for
+// bit; another numbering of the classes may change the last bits of the sums), in work
+// proportional to ct's classes. Its errors name ct's classes where Utility's name
+// records.
+func UtilityClasses(ct *ClassTable, class []int32, covers ClassCovers, values [][]float64, k int) (Metrics, error) {
+	if err := ct.check(); err != nil {
+		return Metrics{}, fmt.Errorf("utility: %w", err)
+	}
+	t := &Table{Rows: ct.Len()}
+	for i, c := range ct.meta.Columns {
+		t.Columns = append(t.Columns, Column{Name: c.Name, Hierarchy: c.Hierarchy, Codes: Codes{i32: ct.cols[i]}})
+	}
+	return utility(t, ct.counts, class, covers, values, k)
+}
+
+// utility is Utility on the rows of t, row r standing for weight[r] records (nil: one
+// each).
+func utility(t *Table, weight []int32, class []int32, covers ClassCovers, values [][]float64, k int) (Metrics, error) {
 	if len(t.Columns) == 0 {
 		return Metrics{}, errors.New("utility: no quasi-identifiers")
 	}
@@ -164,19 +187,26 @@ func Utility(t *Table, class []int32, covers ClassCovers, values [][]float64, k 
 	}
 
 	sizes := make([]int32, classes)
-	var supp int64
+	var supp, n int64
 	for r, c := range class {
+		w := int32(1)
+		if weight != nil {
+			w = weight[r]
+		}
+		n += int64(w)
 		switch {
 		case c == -1:
-			supp++
+			supp += int64(w)
 		case c < -1 || int(c) >= classes:
 			return Metrics{}, fmt.Errorf("utility: record %d: class %d outside -1..%d", r, c, classes-1)
 		default:
-			sizes[c]++
+			sizes[c] += w
 		}
 	}
+	if n > math.MaxInt32 {
+		return Metrics{}, fmt.Errorf("utility: %d records: at most %d can be counted", n, math.MaxInt32)
+	}
 
-	n := int64(t.Rows)
 	per := make([]columnUtility, q)
 	errs := make([]error, q)
 	sem := make(chan struct{}, max(1, min(q, runtime.GOMAXPROCS(0))))
@@ -185,7 +215,7 @@ func Utility(t *Table, class []int32, covers ClassCovers, values [][]float64, k 
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			u := &utilityColumn{col: t.Columns[j], j: j, vals: vals[j], class: class, covers: covers, sizes: sizes, supp: supp, n: n}
+			u := &utilityColumn{col: t.Columns[j], j: j, vals: vals[j], class: class, weight: weight, covers: covers, sizes: sizes, supp: supp, n: n}
 			errs[j] = safe.Call(func() (err error) {
 				per[j], err = u.measure()
 				return err
@@ -260,6 +290,7 @@ type utilityColumn struct {
 	j      int
 	vals   []float64 // nil: no numeric values
 	class  []int32
+	weight []int32 // records per row (nil: one)
 	covers ClassCovers
 	sizes  []int32
 	supp   int64
@@ -318,15 +349,20 @@ const (
 	scanNotCovered
 )
 
-// scanCodes counts the leaves of codes into freq and returns the first record whose
-// leaf code is outside freq or whose class's cover does not hold its leaf.
-func scanCodes[T uint8 | uint16 | int32](codes []T, class []int32, freq []int64, cc *coverCheck) (int, int) {
+// scanCodes counts the leaves of codes into freq (weight[r] records for row r; nil:
+// one) and returns the first row whose leaf code is outside freq or whose class's
+// cover does not hold its leaf.
+func scanCodes[T uint8 | uint16 | int32](codes []T, class, weight []int32, freq []int64, cc *coverCheck) (int, int) {
 	class = class[:len(codes)]
 	for r, x := range codes {
 		if x < 0 || int(x) >= len(freq) {
 			return r, scanBadCode
 		}
-		freq[x]++
+		if weight == nil {
+			freq[x]++
+		} else {
+			freq[x] += int64(weight[r])
+		}
 		if c := class[r]; c >= 0 && !cc.covers(c, int32(x)) {
 			return r, scanNotCovered
 		}
@@ -353,11 +389,11 @@ func (u *utilityColumn) measure() (columnUtility, error) {
 	var bad, why int
 	switch {
 	case codes.u8 != nil:
-		bad, why = scanCodes(codes.u8, u.class, u.freq, cc)
+		bad, why = scanCodes(codes.u8, u.class, u.weight, u.freq, cc)
 	case codes.u16 != nil:
-		bad, why = scanCodes(codes.u16, u.class, u.freq, cc)
+		bad, why = scanCodes(codes.u16, u.class, u.weight, u.freq, cc)
 	default:
-		bad, why = scanCodes(codes.i32, u.class, u.freq, cc)
+		bad, why = scanCodes(codes.i32, u.class, u.weight, u.freq, cc)
 	}
 	switch why {
 	case scanBadCode:

@@ -68,11 +68,13 @@ type run struct {
 	// search
 	sopt       generalize.Options
 	res        *generalize.Result
-	mres       *generalize.Mondrian // nil: an optimal release
-	labels     *partLabels          // Mondrian: the partitions' released values
-	class      []int32              // per record: its published class, −1 suppressed
-	suppressed []bool               // optimal: per record
-	released   [][]bool             // optimal: per quasi-identifier, the codes at its level released
+	mres       *generalize.Mondrian   // nil: an optimal release
+	labels     *partLabels            // Mondrian: the partitions' released values
+	class      []int32                // per record: its published class, −1 suppressed
+	suppressed []bool                 // optimal: per record
+	classes    *generalize.ClassTable // optimal, when searched from it: the records' class table
+	classOf    []int32                // the published class of each class of classes (−1: suppressed)
+	released   [][]bool               // optimal: per quasi-identifier, the codes at its level released
 	util       generalize.Metrics
 	// pass 2
 	dest    releaseDest
@@ -201,7 +203,12 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 		values = utilityValues(r.p, r.t)
 	}
 	// The utility metrics of the release, the same for both algorithms.
-	r.util, err = generalize.Utility(r.t, r.class, covers, values, r.cfg.Privacy.K)
+	if r.classes != nil {
+		r.util, err = generalize.UtilityClasses(r.classes, r.classOf, covers, values, r.cfg.Privacy.K)
+		r.classes, r.classOf = nil, nil
+	} else {
+		r.util, err = generalize.Utility(r.t, r.class, covers, values, r.cfg.Privacy.K)
+	}
 	if err != nil {
 		return fmt.Errorf("internal error: utility metrics: %w", err)
 	}
@@ -235,13 +242,45 @@ func (r *run) optimalSearch(ctx context.Context) (covers generalize.ClassCovers,
 	return covers, nil
 }
 
-// wholeSearch searches the encoded table and classes its records at the chosen node.
+// wholeSearch searches the encoded table and classes its records at the chosen node:
+// from its class table when the records fall in few classes (at most
+// maxPartClasses; the count stops past that), so that the search, the classes of the
+// records and the utility cost what the classes cost; else from the records.
 func (r *run) wholeSearch(ctx context.Context) (covers generalize.ClassCovers, err error) {
-	if r.res, err = generalize.Search(ctx, r.t, r.sopt); err != nil {
+	var ct *generalize.ClassTable
+	var assign []int32
+	if limit := maxPartClasses(r.t.Rows); limit > 0 {
+		if ct, assign, err = generalize.CountRecordClasses(r.t, limit); err != nil {
+			return covers, fmt.Errorf("internal error: %w", err)
+		}
+	}
+	if ct == nil {
+		if r.res, err = generalize.Search(ctx, r.t, r.sopt); err != nil {
+			return covers, err
+		}
+		r.class, covers, err = generalize.NodeClasses(r.t, r.res.Levels, r.sopt)
 		return covers, err
 	}
-	r.class, covers, err = generalize.NodeClasses(r.t, r.res.Levels, r.sopt)
-	return covers, err
+	if r.res, err = generalize.SearchClasses(ctx, ct, r.sopt); err != nil {
+		return covers, err
+	}
+	rec, err := generalize.NodeRecoding(ct, r.res.Levels, r.sopt)
+	if err != nil {
+		return covers, err
+	}
+	r.classes, r.classOf = ct, make([]int32, ct.Len())
+	leaves := make([]int32, len(r.t.Columns))
+	for j := range r.classOf {
+		for i := range leaves {
+			leaves[i] = ct.Code(i, j)
+		}
+		r.classOf[j], _ = rec.Class(leaves)
+	}
+	r.class = make([]int32, r.t.Rows)
+	for row, j := range assign {
+		r.class[row] = r.classOf[j]
+	}
+	return rec.Covers, nil
 }
 
 // partsSearch searches an input in parts as a distributed engine will: each part's
