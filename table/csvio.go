@@ -285,6 +285,7 @@ func (s *csvSource) sendParsed(ctx context.Context, order <-chan *csvJob, width 
 // records of a batch are formatted on the recoders' goroutines, a dictionary column's
 // labels once for the whole file.
 type csvSink struct {
+	w      io.Writer // the file, under b
 	b      *bufio.Writer
 	cols   []OutColumn
 	comma  rune
@@ -294,7 +295,7 @@ type csvSink struct {
 // newCSVSink starts a CSV table with the given columns (their names are the header
 // row when the dialect has one).
 func newCSVSink(f io.Writer, dialect schema.CSV, cols []OutColumn) (*csvSink, error) {
-	s := &csvSink{b: bufio.NewWriterSize(f, 1<<20), cols: cols, comma: dialect.Separator, labels: make([][][]byte, len(cols))}
+	s := &csvSink{w: f, b: bufio.NewWriterSize(f, 1<<20), cols: cols, comma: dialect.Separator, labels: make([][][]byte, len(cols))}
 	for j, c := range cols {
 		for _, l := range c.Dict {
 			s.labels[j] = append(s.labels[j], appendCSVField(nil, l, s.comma))
@@ -356,9 +357,19 @@ func (s *csvSink) Prepare(r *Rows) (any, error) {
 	return out, nil
 }
 
-// WritePrepared writes prepare's records, in order.
+// WritePrepared writes prepare's records, in order: a batch as large as the buffer's
+// half goes to the file as it is, after what the buffer holds, rather than copied
+// through the buffer.
 func (s *csvSink) WritePrepared(p any) error {
-	_, err := s.b.Write(p.([]byte))
+	b := p.([]byte)
+	if len(b) < s.b.Size()/2 {
+		_, err := s.b.Write(b)
+		return err
+	}
+	if err := s.b.Flush(); err != nil {
+		return err
+	}
+	_, err := s.w.Write(b)
 	return err
 }
 

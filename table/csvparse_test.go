@@ -403,3 +403,35 @@ func TestSinkEmptySingleField(t *testing.T) {
 		t.Fatalf("read back %q", got)
 	}
 }
+
+// TestSinkPreparedInOrder: prepared batches, small (through the buffer) and large
+// (straight to the file), are written in the order given, after the header.
+func TestSinkPreparedInOrder(t *testing.T) {
+	var buf bytes.Buffer
+	s, err := newCSVSink(&buf, schema.CSV{Separator: ',', Header: true}, []OutColumn{{Name: "c"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	want.WriteString("c\n")
+	for i, n := range []int{3, 200_000, 5, 7, 150_000, 1} { // records of "x0".."x9": 3 bytes each
+		fields := make([]string, n)
+		for j := range fields {
+			fields[j] = "x" + strconv.Itoa((i+j)%10)
+			want.WriteString(fields[j] + "\n")
+		}
+		p, err := s.Prepare(&Rows{Fields: fields, N: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.WritePrepared(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if buf.String() != want.String() {
+		t.Fatalf("%d bytes written, want %d in that order", buf.Len(), want.Len())
+	}
+}
