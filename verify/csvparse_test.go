@@ -155,6 +155,8 @@ func TestCSVParse(t *testing.T) {
 		{"separator bytes after stray byte", "a€b\n\xe2€\xe2\x82\n", '€', [][]string{{"\xe2", "\xe2\x82"}}, ""},
 		{"bom", "\xEF\xBB\xBFa,b\n1,2\n", ',', [][]string{{"1", "2"}}, ""},
 		{"bom alone", "\xEF\xBB\xBF", ',', nil, "no header row"},
+		{"values alike", "a,b\nxxxxxxxxXxxxxxxxx,1\nxxxxxxxxYxxxxxxxx,12\nxxxxxxxxXxxxxxxxx,21\n", ',',
+			[][]string{{"xxxxxxxxXxxxxxxxx", "1"}, {"xxxxxxxxYxxxxxxxx", "12"}, {"xxxxxxxxXxxxxxxxx", "21"}}, ""},
 		{"invalid utf-8", "a,b\n\xff,\"\xfe\"\n", ',', [][]string{{"\xff", "\xfe"}}, ""},
 
 		{"bare quote", "a,b\n1,2\"3\n", ',', nil, `record 1: parse error on line 2, column 4: bare " in non-quoted-field`},
@@ -321,6 +323,7 @@ func FuzzCSVMatchesStdlib(f *testing.F) {
 		"a,b\n1,2\n", "a,b\r\n\"x\"\"y\",\"p\r\nq\"\r\n", "a,b\n1,2\r", "\n\na,b\n\n1,2",
 		"a,b\n\"1\"x,2\n", "a,b\n1,2\"3\n", "a,b\n1,\"2\n\r", "a,b\n1,\"", "\xEF\xBB\xBFa,b\n1,2\n",
 		"a€b\n\xe2€\xe2\x82\n", "a,b\n1\n", "a,\"b\"\"\n\"\"\",c\n", "a;b\n\"x;\";\"\"\n", "\"\"\n\"\n\"\n",
+		"a,b\nxxxxxxxxXxxxxxxxx,1\nxxxxxxxxYxxxxxxxx,12\nxxxxxxxxXxxxxxxxx,21\n",
 	}
 	for i, s := range seeds {
 		for _, sep := range []rune{',', ';', '€', '\t'} {

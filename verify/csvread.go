@@ -202,11 +202,17 @@ type csvBatcher struct {
 // take.
 type csvIntern struct {
 	m             map[string]string
-	cache         *[1 << csvCacheBits]string
+	cache         *[1 << csvCacheBits]csvCached
 	values, bytes int
 }
 
-// csvCacheBits sizes a column's cache: 256 values, 4 KiB.
+// csvCached is a value in a column's cache: its key (internKey) and the interned string.
+type csvCached struct {
+	key csvKey
+	s   string
+}
+
+// csvCacheBits sizes a column's cache: 256 values, 10 KiB.
 const csvCacheBits = 8
 
 // newCSVBatcher makes batches of records of width fields, records at a time, each
@@ -214,7 +220,7 @@ const csvCacheBits = 8
 func newCSVBatcher(width, records, values, bytes int) *csvBatcher {
 	b := &csvBatcher{width: width, records: records, cols: make([]csvIntern, width)}
 	for j := range b.cols {
-		b.cols[j] = csvIntern{m: map[string]string{}, cache: new([1 << csvCacheBits]string), values: values, bytes: bytes}
+		b.cols[j] = csvIntern{m: map[string]string{}, cache: new([1 << csvCacheBits]csvCached), values: values, bytes: bytes}
 	}
 	return b
 }
@@ -232,20 +238,21 @@ func (b *csvBatcher) add(fields [][]byte, cols []int) bool {
 		}
 		t := &b.cols[j]
 		if t.m != nil {
-			slot := internSlot(v)
-			if s := t.cache[slot]; s == string(v) {
-				b.flat = append(b.flat, s)
+			key := internKey(v)
+			e := &t.cache[key.slot()]
+			if e.key == key && (len(v) <= 16 || e.s == string(v)) {
+				b.flat = append(b.flat, e.s)
 				continue
 			}
 			if s, ok := t.m[string(v)]; ok {
-				t.cache[slot] = s
+				*e = csvCached{key, s}
 				b.flat = append(b.flat, s)
 				continue
 			}
 			if t.values > 0 && len(v) <= t.bytes {
 				s := string(v)
 				t.m[s] = s
-				t.cache[slot] = s
+				*e = csvCached{key, s}
 				t.values--
 				t.bytes -= len(v)
 				b.flat = append(b.flat, s)
@@ -260,20 +267,29 @@ func (b *csvBatcher) add(fields [][]byte, cols []int) bool {
 	return len(b.flat) >= b.records*b.width
 }
 
-// internSlot is v's slot in a column's cache: a hash of its length and up to its first
-// and last 8 bytes (all of a value of up to 16).
-func internSlot(v []byte) uint {
+// csvKey is a value's length and up to its first and last 8 bytes: all of a value of
+// up to 16 bytes, which it tells from every other.
+type csvKey struct {
+	n      int
+	w0, w1 uint64
+}
+
+// internKey is v's key; v is not empty.
+func internKey(v []byte) csvKey {
 	n := len(v)
-	var x uint64
 	switch {
 	case n >= 8:
-		x = binary.LittleEndian.Uint64(v) ^ bits.RotateLeft64(binary.LittleEndian.Uint64(v[n-8:]), 31)
+		return csvKey{n, binary.LittleEndian.Uint64(v), binary.LittleEndian.Uint64(v[n-8:])}
 	case n >= 4:
-		x = uint64(binary.LittleEndian.Uint32(v)) | uint64(binary.LittleEndian.Uint32(v[n-4:]))<<32
+		return csvKey{n, uint64(binary.LittleEndian.Uint32(v)) | uint64(binary.LittleEndian.Uint32(v[n-4:]))<<32, 0}
 	default:
-		x = uint64(v[0]) | uint64(v[n/2])<<8 | uint64(v[n-1])<<16
+		return csvKey{n, uint64(v[0]) | uint64(v[n/2])<<8 | uint64(v[n-1])<<16, 0}
 	}
-	x ^= uint64(n) * 0xff51afd7ed558ccd
+}
+
+// slot is the key's slot in a column's cache.
+func (k csvKey) slot() uint {
+	x := k.w0 ^ bits.RotateLeft64(k.w1, 31) ^ uint64(k.n)*0xff51afd7ed558ccd
 	x ^= x >> 29
 	return uint((x * 0x9e3779b97f4a7c15) >> (64 - csvCacheBits))
 }
