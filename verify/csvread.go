@@ -55,8 +55,8 @@ func newCSVFile(path string, f io.ReadCloser, sep rune, header bool, names []str
 		c.header = append([]string(nil), names...)
 		return c, nil
 	}
-	fields, err := p.next()
-	if err != nil {
+	var fields [][]byte
+	if err := safe.Call(func() (err error) { fields, err = p.next(); return err }); err != nil {
 		f.Close()
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: no header row", path)
