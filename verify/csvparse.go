@@ -39,6 +39,7 @@ type csvError struct {
 	Err                     error
 }
 
+// Error words the error as encoding/csv does.
 func (e *csvError) Error() string {
 	if e.Err == errCSVFieldCount {
 		return fmt.Sprintf("record on line %d: %v", e.Line, e.Err)
@@ -49,6 +50,7 @@ func (e *csvError) Error() string {
 	return fmt.Sprintf("parse error on line %d, column %d: %v", e.Line, e.Column, e.Err)
 }
 
+// Unwrap returns what is wrong: errCSVBareQuote, errCSVQuote or errCSVFieldCount.
 func (e *csvError) Unwrap() error { return e.Err }
 
 // validCSVSeparator reports whether r can separate fields: any valid rune but the
@@ -64,9 +66,9 @@ const csvReadSize = 1 << 20
 type csvParser struct {
 	r        io.Reader
 	buf      []byte
-	pos, end int  // the input read and not yet parsed is buf[pos:end]
-	eof      bool // r has nothing more
-	rerr     error
+	pos, end int   // the input read and not yet parsed is buf[pos:end]
+	eof      bool  // r has nothing more
+	rerr     error // r failed, after the input in buf
 
 	sep    []byte // the separator, UTF-8
 	width  int    // fields a record has; 0: as many as the next record
@@ -224,7 +226,7 @@ parseField:
 				p.rec = append(p.rec, line...)
 				col += len(line)
 				next, nl, rerr := p.readLine()
-				if rerr != nil && rerr != io.EOF {
+				if rerr != nil && !errors.Is(rerr, io.EOF) {
 					return nil, rerr
 				}
 				line = p.normalLine(next, nl)
