@@ -153,7 +153,7 @@ func TestVerificationReadKeepsKind(t *testing.T) {
 			if tc.cancel {
 				cancel()
 			}
-			_, err = verifyTruth(ctx, cfg, p, "csv", out, "csv", p.ReleaseHeader(), nil)
+			_, err = verifyTruth(ctx, cfg, p, "csv", out, "csv", p.ReleaseHeader(), nil, nil)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want an error matching %v", err, tc.want)
 			}

@@ -403,7 +403,7 @@ func (r *run) verifyStage(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("internal error: %w", err)
 	}
-	skipped, err := verifyTruth(ctx, r.cfg, r.p, r.inFmt, r.dest.path(), r.outFmt, header, counter)
+	skipped, err := verifyTruth(ctx, r.cfg, r.p, r.inFmt, r.dest.path(), r.outFmt, header, counter, table.Checksums(r.src))
 	if err != nil {
 		var v *verify.Violation
 		if errors.As(err, &v) {
@@ -711,7 +711,7 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	if err != nil {
 		return m, fmt.Errorf("internal error: %w", err)
 	}
-	if _, err := verifyTruth(ctx, cfg, p, inFmt, rel, relFmt, header, counter); err != nil {
+	if _, err := verifyTruth(ctx, cfg, p, inFmt, rel, relFmt, header, counter, nil); err != nil {
 		if errors.As(err, &v) {
 			return m, schema.Unattainable("%s: %v", rel, v)
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -316,5 +317,62 @@ func TestDPCancelAtPublishWritesNothing(t *testing.T) {
 		if e.Name() != "dp.yaml" {
 			t.Errorf("left in the folder: %s", e.Name())
 		}
+	}
+}
+
+// TestReleaseInputChangedUnseen: a CSV input changed in place after pass 1, where the
+// release's generalization covers the new value as well as the old, is refused and
+// nothing is published: pass 2 writes from what pass 1 held, so the check is the
+// verification's reading of the input, byte for byte against pass 1's.
+func TestReleaseInputChangedUnseen(t *testing.T) {
+	for _, stage := range []string{job.StageWrite, job.StageVerify} {
+		t.Run(stage, func(t *testing.T) {
+			dir := t.TempDir()
+			hier := filepath.Join(dir, "sex.csv")
+			if err := os.WriteFile(hier, []byte("M;*\nF;*\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			b.WriteString("sex,ward\n")
+			for i := range 40 {
+				b.WriteString([]string{"M", "F"}[i%2] + ",w" + strconv.Itoa(i%3) + "\n")
+			}
+			in := filepath.Join(dir, "in.csv")
+			if err := os.WriteFile(in, []byte(b.String()), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// k = every record, nothing suppressed: sex is released as "*".
+			cfg := loadConfigText(t, `input: {format: csv}
+columns:
+  sex: {role: quasi, hierarchy: {file: `+hier+`}}
+  ward: {role: insensitive}
+privacy: {k: 40, suppression: 0}
+`)
+			out := filepath.Join(dir, "out.csv")
+			opt := job.Options{Input: in, Output: out, AtStage: func(s string) {
+				if s != stage {
+					return
+				}
+				f, err := os.OpenFile(in, os.O_WRONLY, 0)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer f.Close()
+				// The first two records swap their sexes: the same values, as many of each.
+				for at, v := range map[int64]string{int64(len("sex,ward\n")): "F", int64(len("sex,ward\nM,w0\n")): "M"} {
+					if _, err := f.WriteAt([]byte(v), at); err != nil {
+						t.Error(err)
+					}
+				}
+			}}
+			_, err := Release(context.Background(), cfg, opt)
+			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "changed") {
+				t.Errorf("got %v, want bad input saying the input changed", err)
+			}
+			if _, serr := os.Stat(out); !errors.Is(serr, os.ErrNotExist) {
+				t.Errorf("%s exists after the failed release (%v)", out, err)
+			}
+		})
 	}
 }

@@ -117,7 +117,11 @@ func utilitySpec(cfg *schema.Config, p *plan, spec *verify.Spec) error {
 // check, and the utility metrics when its spec asks for them: every release record is
 // then counted with the input record it generalizes, and the input records left out
 // too), so that the release is read once for both.
-func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, release, outFmt string, header []string, count *verify.Counter) (int, error) {
+//
+// sums, when not nil, are the checksums of the input's files as pass 1 read them
+// (table.Checksums): an input the walk read otherwise changed since, which is bad input
+// whatever the walk found.
+func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, release, outFmt string, header []string, count *verify.Counter, sums []uint32) (int, error) {
 	covers, err := truthCovers(cfg, p)
 	if err != nil {
 		return 0, err
@@ -185,6 +189,9 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 		// A walk that ended while the run was being cancelled may have seen the
 		// readers stop early: it verified nothing.
 		err = ctx.Err()
+	}
+	if got := in.checksums(); sums != nil && ctx.Err() == nil && (err == nil || got != nil) && !slices.Equal(got, sums) {
+		return n, table.ChangedError(p.Input)
 	}
 	var v *verify.Violation
 	if err != nil && !errors.As(err, &v) {

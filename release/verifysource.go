@@ -14,8 +14,8 @@ import (
 // input read beside it), never through the table package's sources that wrote the
 // release and read its input, so that a defect of those cannot hide itself: Parquet
 // through the verifier's own decoder (verify.OpenParquet, a second Parquet
-// implementation), CSV through the verifier's own reading (verify.OpenCSV, the standard
-// library's parser), Arrow IPC through the verifier's own reading (verify.OpenArrow,
+// implementation), CSV through the verifier's own reading (verify.OpenCSV, its own
+// RFC 4180 parser), Arrow IPC through the verifier's own reading (verify.OpenArrow,
 // which shares only the Arrow library's IPC reader with the table package).
 type checkedTable interface {
 	// columns returns the table's columns in file order: their names, and for a
@@ -26,6 +26,10 @@ type checkedTable interface {
 	records(ctx context.Context, cols []int) (checkedRecords, error)
 	// metadata returns the file's key-value (or schema) metadata; nil for CSV.
 	metadata() map[string]string
+	// checksums returns, once the records have been read to the end, the CRC-32C of
+	// every byte of each file of a CSV table (verify.CSVFile.Checksum); nil for the
+	// other formats, or before the end.
+	checksums() []uint32
 	Close() error
 }
 
@@ -88,6 +92,13 @@ func (t checkedCSV) records(ctx context.Context, cols []int) (checkedRecords, er
 
 func (t checkedCSV) metadata() map[string]string { return nil }
 
+func (t checkedCSV) checksums() []uint32 {
+	if sum, ok := t.f.Checksum(); ok {
+		return []uint32{sum}
+	}
+	return nil
+}
+
 func (t checkedCSV) Close() error { return t.f.Close() }
 
 // badCSV gives a malformed record of a CSV file as bad input.
@@ -122,6 +133,8 @@ func (t checkedParquet) records(ctx context.Context, cols []int) (checkedRecords
 
 func (t checkedParquet) metadata() map[string]string { return t.f.Metadata() }
 
+func (t checkedParquet) checksums() []uint32 { return nil }
+
 func (t checkedParquet) Close() error { return t.f.Close() }
 
 // checkedArrow is an Arrow IPC file or stream read by the verifier's reading.
@@ -144,6 +157,8 @@ func (t checkedArrow) records(ctx context.Context, cols []int) (checkedRecords, 
 }
 
 func (t checkedArrow) metadata() map[string]string { return t.f.Metadata() }
+
+func (t checkedArrow) checksums() []uint32 { return nil }
 
 func (t checkedArrow) Close() error { return t.f.Close() }
 
@@ -186,6 +201,19 @@ func (t *checkedParts) records(ctx context.Context, cols []int) (checkedRecords,
 
 // metadata is the first part's: every part of a release carries the same.
 func (t *checkedParts) metadata() map[string]string { return t.parts[0].metadata() }
+
+// checksums are the parts', in order; nil unless every part has one.
+func (t *checkedParts) checksums() []uint32 {
+	var out []uint32
+	for _, p := range t.parts {
+		sums := p.checksums()
+		if sums == nil {
+			return nil
+		}
+		out = append(out, sums...)
+	}
+	return out
+}
 
 func (t *checkedParts) Close() error {
 	var first error

@@ -41,6 +41,7 @@ type csvSource struct {
 	read    int    // records read so far in this pass
 	pass1   uint32 // checksum of the first pass
 	rows1   int    // records of the first pass
+	rewound bool   // a second pass started
 }
 
 func (s *csvSource) Columns() []Column {
@@ -156,7 +157,7 @@ func skipBOM(br *bufio.Reader) error {
 // the one read before; the first pass's checksum and record count are kept for
 // unchanged.
 func (s *csvSource) Rewind() error {
-	s.pass1, s.rows1 = s.sum.Sum32(), s.read
+	s.pass1, s.rows1, s.rewound = s.sum.Sum32(), s.read, true
 	before := s.header
 	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("%s: rewinding the input: %w", s.path, err)
@@ -175,6 +176,35 @@ func (s *csvSource) Rewind() error {
 func (s *csvSource) Unchanged() error {
 	if s.sum.Sum32() != s.pass1 || s.read != s.rows1 {
 		return ChangedError(s.path)
+	}
+	return nil
+}
+
+// firstSum is the checksum of the first pass.
+func (s *csvSource) firstSum() uint32 {
+	if s.rewound {
+		return s.pass1
+	}
+	return s.sum.Sum32()
+}
+
+// Checksums is, for a CSV input (or one in CSV parts) after its first pass, the CRC-32C
+// (Castagnoli) of every byte of each of its files as that pass read them, in order;
+// nil for the other formats. A reader of the files later compares its own.
+func Checksums(src Source) []uint32 {
+	switch s := src.(type) {
+	case *csvSource:
+		return []uint32{s.firstSum()}
+	case *partsSource:
+		var out []uint32
+		for _, p := range s.parts {
+			c, ok := p.(*csvSource)
+			if !ok {
+				return nil
+			}
+			out = append(out, c.firstSum())
+		}
+		return out
 	}
 	return nil
 }

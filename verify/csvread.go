@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/crc32"
 	"io"
 	"math/bits"
 	"os"
@@ -20,6 +22,7 @@ type CSVFile struct {
 	path   string
 	file   io.Closer
 	p      *csvParser
+	sum    hash.Hash32 // CRC-32C of the bytes read
 	header []string
 	// The records read ahead at once, and the distinct values and bytes of them
 	// interned per column (csvBatch, csvInternValues and csvInternBytes; tests use
@@ -34,7 +37,31 @@ func OpenCSV(path string, sep rune, header bool, names []string) (*CSVFile, erro
 	if err != nil {
 		return nil, err
 	}
-	return newCSVFile(path, f, sep, header, names, csvReadSize)
+	sum := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	c, err := newCSVFile(path, summed{io.TeeReader(f, sum), f}, sep, header, names, csvReadSize)
+	if err != nil {
+		return nil, err
+	}
+	c.sum = sum
+	return c, nil
+}
+
+// summed is a file read through a checksum.
+type summed struct {
+	io.Reader
+	io.Closer
+}
+
+// Checksum is the CRC-32C (Castagnoli) of every byte of the file, byte-order mark
+// included, once its records have been read to the end (ok is false before, and for a
+// table not opened by OpenCSV): the release compares it with its first pass's, so
+// that an input changed in between is found even where the released values cover the
+// old and the new alike. Call it after the records' reader returned io.EOF.
+func (c *CSVFile) Checksum() (sum uint32, ok bool) {
+	if c.sum == nil || !c.p.eof || c.p.rerr != nil {
+		return 0, false
+	}
+	return c.sum.Sum32(), true
 }
 
 // newCSVFile reads a CSV table from f, named path in errors, size bytes at a time; it

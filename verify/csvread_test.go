@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"errors"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -96,4 +97,43 @@ func TestCSVRecordsCloseEarly(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close()
+}
+
+// TestCSVChecksum: once read to the end, a CSV file's checksum is the CRC-32C of all
+// its bytes (the byte-order mark included); not before.
+func TestCSVChecksum(t *testing.T) {
+	data := "\xEF\xBB\xBFa,b\n1,\"x\ny\"\n3,4"
+	path := filepath.Join(t.TempDir(), "t.csv")
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenCSV(path, ',', true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := f.Records(context.Background(), []int{0, 1})
+	defer r.Close()
+	if _, err := r.Read(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := r.Read(); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, ok := f.Checksum()
+	if want := crc32.Checksum([]byte(data), crc32.MakeTable(crc32.Castagnoli)); !ok || sum != want {
+		t.Fatalf("checksum %x (%v), want %x", sum, ok, want)
+	}
+	g, err := OpenCSV(path, ',', true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if _, ok := g.Checksum(); ok {
+		t.Error("a checksum before the records were read")
+	}
 }
