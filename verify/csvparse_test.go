@@ -60,7 +60,7 @@ func readOwn(data []byte, run csvRun) ([]string, [][]string, error) {
 		if err != nil {
 			return f.Header(), recs, err
 		}
-		recs = append(recs, rec)
+		recs = append(recs, slices.Clone(rec)) // a record is valid until the next Read
 	}
 }
 
@@ -95,7 +95,7 @@ func readStd(data []byte, run csvRun) ([]string, [][]string, error) {
 		if run.reverse {
 			slices.Reverse(rec)
 		}
-		recs = append(recs, rec)
+		recs = append(recs, slices.Clone(rec))
 	}
 }
 

@@ -130,8 +130,10 @@ type CSVRecords struct {
 	cancel context.CancelFunc
 	width  int
 	in     chan []string // batches of records, flat
+	free   chan []string // batches read, for the reading to fill again
 	errc   chan error
 	cur    []string
+	last   []string // the batch cur is the rest of
 	err    error
 }
 
@@ -139,15 +141,16 @@ type CSVRecords struct {
 // cols (indexes into Header, in the order given). Close stops it.
 func (c *CSVFile) Records(ctx context.Context, cols []int) *CSVRecords {
 	ctx, cancel := context.WithCancel(ctx)
-	rr := &CSVRecords{cancel: cancel, width: len(cols), in: make(chan []string, 2), errc: make(chan error, 1)}
+	rr := &CSVRecords{cancel: cancel, width: len(cols), in: make(chan []string, 2), free: make(chan []string, 4), errc: make(chan error, 1)}
 	go func() {
-		rr.errc <- safe.Call(func() error { return c.readAhead(ctx, cols, rr.in) })
+		rr.errc <- safe.Call(func() error { return c.readAhead(ctx, cols, rr.in, rr.free) })
 	}()
 	return rr
 }
 
-// readAhead sends the records, projected, in batches of fields to out, and closes out.
-func (c *CSVFile) readAhead(ctx context.Context, cols []int, out chan<- []string) error {
+// readAhead sends the records, projected, in batches of fields to out, and closes out;
+// it fills the batches of free again rather than allocate new ones.
+func (c *CSVFile) readAhead(ctx context.Context, cols []int, out chan<- []string, free <-chan []string) error {
 	defer close(out)
 	for _, col := range cols {
 		if col < 0 || col >= len(c.header) {
@@ -155,6 +158,7 @@ func (c *CSVFile) readAhead(ctx context.Context, cols []int, out chan<- []string
 		}
 	}
 	b := newCSVBatcher(len(cols), c.batch, c.internValues, c.internBytes)
+	b.free = free
 	send := func() error {
 		flat := b.take()
 		if len(flat) == 0 {
@@ -186,12 +190,19 @@ func (c *CSVFile) readAhead(ctx context.Context, cols []int, out chan<- []string
 	}
 }
 
-// Read returns the next record (valid until the reader is closed), or io.EOF after the
-// last.
+// Read returns the next record, or io.EOF after the last. The record (the slice; its
+// strings stay valid) is valid until the next Read: its batch is then filled again.
 func (rr *CSVRecords) Read() ([]string, error) {
 	for len(rr.cur) == 0 {
 		if rr.err != nil {
 			return nil, rr.err
+		}
+		if rr.last != nil {
+			select { // the batch read, to be filled again
+			case rr.free <- rr.last[:0]:
+			default:
+			}
+			rr.last = nil
 		}
 		b, ok := <-rr.in
 		if !ok {
@@ -200,7 +211,7 @@ func (rr *CSVRecords) Read() ([]string, error) {
 			}
 			return nil, rr.err
 		}
-		rr.cur = b
+		rr.cur, rr.last = b, b
 	}
 	rec := rr.cur[:rr.width:rr.width]
 	rr.cur = rr.cur[rr.width:]
@@ -218,7 +229,8 @@ func (rr *CSVRecords) Close() {
 // buffers, interning each column's values up to a bound.
 type csvBatcher struct {
 	width, records int
-	flat           []string // the batch's records, flat
+	flat           []string        // the batch's records, flat
+	free           <-chan []string // batches to fill again (nil: none)
 	cols           []csvIntern
 	text           []byte // the values of the batch not interned, one after another
 	late           []int  // for each of them: its index in flat, its end in text
@@ -257,7 +269,12 @@ func newCSVBatcher(width, records, values, bytes int) *csvBatcher {
 // add adds a record's fields cols to the batch; it reports whether the batch is full.
 func (b *csvBatcher) add(fields [][]byte, cols []int) bool {
 	if b.flat == nil {
-		b.flat = make([]string, 0, b.records*b.width)
+		select {
+		case f := <-b.free:
+			b.flat = f[:0]
+		default:
+			b.flat = make([]string, 0, b.records*b.width)
+		}
 	}
 	for j, col := range cols {
 		v := fields[col]

@@ -35,7 +35,7 @@ func readAllCSV(t *testing.T, data string, sep rune, header bool, cols []int) ([
 		if err != nil {
 			return f.Header(), recs, err
 		}
-		recs = append(recs, rec)
+		recs = append(recs, slices.Clone(rec)) // a record is valid until the next Read
 	}
 }
 
