@@ -174,6 +174,19 @@ func CountClasses(t *Table) (ct *ClassTable, err error) {
 	return ct, nil
 }
 
+// CountClassesUpTo is CountClasses, unless t has more than limit classes (limit >
+// 0): then it stops as soon as it has counted limit+1 of them and returns a nil table.
+func CountClassesUpTo(t *Table, limit int) (ct *ClassTable, err error) {
+	err = safe.Call(func() error {
+		ct, _, err = countRecordClasses(t, limit, false)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ct, nil
+}
+
 // CountRecordClasses is CountClasses for a search over all of t's records: it returns
 // t's class table and every record's class in it (assign[r], an index of the table),
 // unless the table has more than limit classes (limit > 0): then it stops as soon as

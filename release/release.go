@@ -294,15 +294,20 @@ func (r *run) wholeSearch(ctx context.Context) (covers generalize.ClassCovers, e
 // search runs on the records as for one file.
 func (r *run) partsSearch(ctx context.Context, parts []table.Source) (covers generalize.ClassCovers, err error) {
 	tables := make([]*generalize.ClassTable, len(parts))
-	lo, classes := 0, 0
+	lo, classes, limit := 0, 0, maxPartClasses(r.t.Rows)
 	for i, part := range parts {
 		hi := lo + part.Rows()
-		if tables[i], err = generalize.CountClasses(r.t.Records(lo, hi)); err != nil {
-			return covers, fmt.Errorf("internal error: part %d: %w", i, err)
-		}
-		if classes += tables[i].Len(); classes > maxPartClasses(r.t.Rows) {
+		if limit < 1 {
 			return r.wholeSearch(ctx)
 		}
+		// The count stops once the parts' tables would hold more than limit classes.
+		if tables[i], err = generalize.CountClassesUpTo(r.t.Records(lo, hi), limit-classes); err != nil {
+			return covers, fmt.Errorf("internal error: part %d: %w", i, err)
+		}
+		if tables[i] == nil {
+			return r.wholeSearch(ctx)
+		}
+		classes += tables[i].Len()
 		lo = hi
 	}
 	if lo != r.t.Rows {
