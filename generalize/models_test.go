@@ -341,3 +341,152 @@ func must(v float64, err error) float64 {
 	}
 	return v
 }
+
+// randomTree is a closeness tree of height 1 to 3 over values: random groups of the
+// values, random groups of those, under one root.
+func randomTree(rng *rand.Rand, values int) *closeness.Tree {
+	height := 1 + rng.IntN(3)
+	var up [][]int32
+	var size []int
+	below := make([]int32, values) // the node of the level below above each value
+	for v := range below {
+		below[v] = int32(v)
+	}
+	nodes := values
+	for l := 1; l <= height; l++ {
+		groups := 1
+		if l < height {
+			groups = 1 + rng.IntN(max(nodes-1, 1))
+		}
+		parent := make([]int32, nodes)
+		for n := range parent {
+			parent[n] = int32(rng.IntN(groups))
+		}
+		// number the groups that hold a node densely
+		num := map[int32]int32{}
+		for n, p := range parent {
+			if _, ok := num[p]; !ok {
+				num[p] = int32(len(num))
+			}
+			parent[n] = num[p]
+		}
+		level := make([]int32, values)
+		for v := range level {
+			level[v] = parent[below[v]]
+		}
+		up, size, below, nodes = append(up, level), append(size, len(num)), level, len(num)
+	}
+	tree, err := closeness.NewTree(values, up, size)
+	if err != nil {
+		panic(err)
+	}
+	return tree
+}
+
+// TestMonotonePartImpliesModels: on random histograms, a class that fails the
+// monotone part of a requirement (models.setFails, on its value set) fails the
+// requirement as its own check decides it; a class holding more values never fails
+// the monotone part where one holding fewer passes; and the monotone part fails
+// often enough to matter, and at the edge (uniform classes, entropy exactly ln l).
+func TestMonotonePartImpliesModels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 19))
+	failed, edge := 0, 0
+	for trial := range 400 {
+		values := 2 + rng.IntN(12)
+		counts := make([]int64, values)
+		tab := &Table{Rows: 0}
+		var codes []int32
+		for v := range values {
+			n := rng.IntN(40)
+			if rng.IntN(3) == 0 {
+				n = 0
+			}
+			counts[v] = int64(n)
+			for range n {
+				codes = append(codes, int32(v))
+			}
+		}
+		if len(codes) == 0 {
+			counts[0], codes = 1, []int32{0}
+		}
+		tab.Rows = len(codes)
+		c := NewCodes(tab.Rows, values)
+		for r, v := range codes {
+			c.Set(r, v)
+		}
+		tab.Sensitive = []Sensitive{{Name: "s", Values: values, Codes: c, Tree: randomTree(rng, values)}}
+		var opt Options
+		l := float64(1 + rng.IntN(4))
+		switch trial % 6 {
+		case 0:
+			opt.Diversity = []Diversity{{0, diversity.Model{Variant: diversity.Distinct, L: l}}}
+		case 1:
+			if rng.IntN(2) == 0 {
+				l += []float64{0.5, 1e-9, -1e-9, 1e-13}[rng.IntN(4)]
+			}
+			opt.Diversity = []Diversity{{0, diversity.Model{Variant: diversity.Entropy, L: max(l, 1)}}}
+		case 2:
+			opt.Diversity = []Diversity{{0, diversity.Model{Variant: diversity.Recursive, L: l, C: 0.5 + 3*rng.Float64()}}}
+		default:
+			dist := []string{closeness.Equal, closeness.Ordered, closeness.Hierarchical}[trial%6-3]
+			opt.Closeness = []Closeness{{0, rng.Float64() * 0.8, dist}}
+		}
+		m, err := newModels(tab, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chk := m.checker()
+		for range 50 {
+			// A class: a few of the values, some uniform (the edge of entropy and
+			// distinct), others random; a second class holding a superset of them.
+			fewer := make([]int32, values)
+			held := 1 + rng.IntN(values)
+			uniform := rng.IntN(3) == 0
+			for _, v := range rng.Perm(values)[:held] {
+				fewer[v] = int32(1 + rng.IntN(20))
+				if uniform {
+					fewer[v] = 7
+				}
+			}
+			more := slices.Clone(fewer)
+			for v := range more {
+				if more[v] == 0 && rng.IntN(3) == 0 {
+					more[v] = int32(1 + rng.IntN(5))
+				}
+			}
+			var fails [2]bool
+			for i, h := range [][]int32{fewer, more} {
+				cls := &classes{n: 1, counts: []int32{0}, hist: make([]*hist, 1), sets: [][]uint64{make([]uint64, 1)}}
+				hh := &hist{off: []int32{0, 0}}
+				for v, n := range h {
+					if n > 0 {
+						hh.val = append(hh.val, int32(v))
+						hh.cnt = append(hh.cnt, n)
+						cls.counts[0] += n
+						cls.sets[0][0] |= 1 << v
+					}
+				}
+				hh.off[1] = int32(len(hh.val))
+				cls.hist[0] = hh
+				fails[i] = m.setFails(cls, 0)
+				holds := chk.holds([][]int32{hh.val}, [][]int32{hh.cnt})
+				if fails[i] && holds {
+					t.Fatalf("trial %d %+v %+v: class %v fails the monotone part but meets the requirement", trial, opt.Diversity, opt.Closeness, h)
+				}
+				if fails[i] {
+					failed++
+					if uniform && len(opt.Diversity) > 0 {
+						edge++
+					}
+				}
+			}
+			if fails[1] && !fails[0] {
+				t.Fatalf("trial %d %+v %+v: class %v passes the monotone part, %v (more values) fails it", trial, opt.Diversity, opt.Closeness, fewer, more)
+			}
+		}
+	}
+	t.Logf("%d classes failed the monotone part (%d uniform ones under l-diversity)", failed, edge)
+	if failed < 2000 || edge < 100 {
+		t.Errorf("%d failures, %d at the edge: the cases check too little", failed, edge)
+	}
+}
