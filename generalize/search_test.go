@@ -47,8 +47,8 @@ func TestSearchAdultMatchesExhaustive(t *testing.T) {
 			if got.Suppressed != want.suppressed {
 				t.Errorf("suppressed %d, exhaustive %d", got.Suppressed, want.suppressed)
 			}
-			if got.Evaluated+got.Tagged+got.Bounded != got.LatticeSize {
-				t.Errorf("accounting: %d evaluated + %d tagged + %d bounded != %d nodes", got.Evaluated, got.Tagged, got.Bounded, got.LatticeSize)
+			if got.Evaluated+got.MonotoneOnly+got.Tagged+got.Bounded != got.LatticeSize {
+				t.Errorf("accounting: %d evaluated + %d monotone only + %d tagged + %d bounded != %d nodes", got.Evaluated, got.MonotoneOnly, got.Tagged, got.Bounded, got.LatticeSize)
 			}
 			t.Logf("node %v loss %.4f suppressed %d classes %d; lattice %d evaluated %d tagged %d bounded %d",
 				got.Levels, got.Value, got.Suppressed, got.Classes, got.LatticeSize, got.Evaluated, got.Tagged, got.Bounded)
