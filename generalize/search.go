@@ -1,11 +1,14 @@
 package generalize
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 	"runtime"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -147,18 +150,25 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 }
 
 type searcher struct {
-	t       *Table
-	opt     Options
-	met     metric
-	lat     *Lattice
-	q       int
-	maps    [][][][]int32 // maps[i][from][to]
-	bottom  *classes
-	cache   map[int]*classes
-	fifo    []int
+	t      *Table
+	opt    Options
+	met    metric
+	lat    *Lattice
+	q      int
+	maps   [][][][]int32 // maps[i][from][to]
+	bottom *classes
+	cache  map[int]*classes
+	fifo   []int
+	// bySize is the cached tables in increasing order of their classes (in the order
+	// they came among equals), with their nodes' levels in the fields of levelKey.
+	bySize  []cachedTable
 	entries int
-	pool    chan *grouper
-	workers int
+	// The fields of levelKey: level i from bit keyShift[i] up, with a guard bit above
+	// it in keyGuard (keyShift nil: the levels do not fit in 64 bits).
+	keyShift []uint
+	keyGuard uint64
+	pool     chan *grouper
+	workers  int
 	// fromBottom are the last nodes the bisection counted from the bottom (see pivot).
 	fromBottom []int
 	mod        *models
@@ -210,6 +220,21 @@ func newSearcher(t *Table, opt Options, met metric, sourceClasses int) *searcher
 	s.pool = make(chan *grouper, s.workers)
 	for range s.workers {
 		s.pool <- &grouper{pack: pack, tune: opt.radix}
+	}
+	var used uint
+	s.keyShift = make([]uint, q)
+	for i, h := range heights {
+		w := uint(bits.Len(uint(h - 1)))
+		if w == 0 {
+			continue // one level: always 0
+		}
+		if used+w+1 > 64 {
+			s.keyShift = nil
+			break
+		}
+		s.keyShift[i] = used
+		s.keyGuard |= 1 << (used + w)
+		used += w + 1
 	}
 	s.maps = make([][][][]int32, q)
 	for i, c := range t.Columns {
@@ -439,17 +464,49 @@ func (s *searcher) height(levels []int) int {
 	return h
 }
 
+// cachedTable is a cached class table and its node's levelKey.
+type cachedTable struct {
+	c   *classes
+	key uint64
+}
+
+// levelKey returns node's levels in the fields of keyShift (0 when they do not fit).
+func (s *searcher) levelKey(node int) uint64 {
+	if s.keyShift == nil {
+		return 0
+	}
+	var key uint64
+	for i, st := range s.lat.strides {
+		key |= uint64((node/st)%s.lat.Heights[i]) << s.keyShift[i]
+	}
+	return key
+}
+
+// leq reports whether node a (of levelKey ka) is a specialization of node b (of
+// levelKey kb): in every field, b's level with the guard bit set, minus a's, keeps
+// the guard bit when a's level is at most b's (and borrows nothing from the next
+// field).
+func (s *searcher) leq(a, b int, ka, kb uint64) bool {
+	if s.keyShift == nil {
+		return s.lat.Leq(a, b)
+	}
+	return ((kb|s.keyGuard)-ka)&s.keyGuard == s.keyGuard
+}
+
 // source returns, among the cached class tables of specializations of node (the
 // bottom node's is always cached) that have the classes' histograms when hist is set,
-// the one with the fewest classes.
+// the one with the fewest classes (the first cached among equals).
 func (s *searcher) source(node int, hist bool) *classes {
-	best := s.bottom
-	for _, m := range s.fifo {
-		if c := s.cache[m]; c.n < best.n && (!hist || c.hist != nil) && s.lat.Leq(m, node) {
-			best = c
+	key := s.levelKey(node)
+	for _, e := range s.bySize {
+		if e.c.n >= s.bottom.n {
+			break
+		}
+		if (!hist || e.c.hist != nil) && s.leq(e.c.node, node, e.key, key) {
+			return e.c
 		}
 	}
-	return best
+	return s.bottom
 }
 
 func (s *searcher) remember(c *classes) {
@@ -458,6 +515,8 @@ func (s *searcher) remember(c *classes) {
 	}
 	s.cache[c.node] = c
 	s.fifo = append(s.fifo, c.node)
+	at, _ := slices.BinarySearchFunc(s.bySize, c.n+1, func(e cachedTable, n int) int { return cmp.Compare(e.c.n, n) })
+	s.bySize = slices.Insert(s.bySize, at, cachedTable{c, s.levelKey(c.node)})
 	s.entries += c.entries()
 	s.evict(s.opt.CacheEntries-s.reserve, nil)
 }
@@ -465,6 +524,9 @@ func (s *searcher) remember(c *classes) {
 // evict drops the oldest cached tables but keep until the cache holds at most limit
 // entries.
 func (s *searcher) evict(limit int, keep *classes) {
+	if s.entries <= limit {
+		return
+	}
 	kept := s.fifo[:0]
 	for i, m := range s.fifo {
 		c := s.cache[m]
@@ -476,6 +538,7 @@ func (s *searcher) evict(limit int, keep *classes) {
 		kept = append(kept, s.fifo[i])
 	}
 	s.fifo = kept
+	s.bySize = slices.DeleteFunc(s.bySize, func(e cachedTable) bool { return s.cache[e.c.node] != e.c })
 }
 
 // radix reports whether a roll-up of src may be radix-partitioned (radixCount): a
