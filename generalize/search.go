@@ -164,7 +164,9 @@ type searcher struct {
 	bySize  []cachedTable
 	entries int
 	// The fields of levelKey: level i from bit keyShift[i] up, with a guard bit above
-	// it in keyGuard (keyShift nil: the levels do not fit in 64 bits).
+	// it in keyGuard (keyShift nil: the levels do not fit in 64 bits, which no lattice
+	// of at most maxLatticeSize nodes needs: a column of h levels takes at most twice
+	// the bits it multiplies the lattice's size by).
 	keyShift []uint
 	keyGuard uint64
 	pool     chan *grouper
