@@ -511,3 +511,79 @@ func TestMonotonePartImpliesModels(t *testing.T) {
 		t.Errorf("%d failures, %d at the edge: the cases check too little", failed, edge)
 	}
 }
+
+// TestSearchNonMonotoneBorder: tables where, with suppression, the most specific node
+// meets the model, its generalization does not (a passing class merged with a larger
+// failing one fails, and their records exceed the limit) and the most general node
+// meets it again. The bisection from the bottom evaluates the middle node first:
+// tagging the node below by the middle node's verdict would miss the optimum, the
+// bottom; tagging by the monotone part of the requirements (which the middle node
+// passes) does not.
+func TestSearchNonMonotoneBorder(t *testing.T) {
+	hrows := [][]string{{"a", "AB", Top}, {"b", "AB", Top}, {"c", "CD", Top}, {"d", "CD", Top}}
+	rep := func(v string, n int) []string { return slices.Repeat([]string{v}, n) }
+	ten := []string{"p", "q", "r", "s", "t", "u", "v", "w", "y", "z"}
+	for _, st := range []struct {
+		name    string
+		classes map[string][]string // sensitive values per leaf
+		div     []Diversity
+		close   func(tab *Table, raw []string) ([]Closeness, func(map[string]int) bool)
+		holds   func(map[string]int) bool
+	}{
+		{name: "entropy-2",
+			classes: map[string][]string{"a": {"x", "y", "z"}, "b": rep("x", 10), "c": ten[:4], "d": ten[4:8]},
+			div:     []Diversity{{0, diversity.Model{Variant: diversity.Entropy, L: 2}}}, holds: oracleEntropy(2)},
+		{name: "recursive-(2,2)",
+			classes: map[string][]string{"a": {"x", "y", "z"}, "b": rep("x", 10), "c": ten[:4], "d": ten[4:8]},
+			div:     []Diversity{{0, diversity.Model{Variant: diversity.Recursive, L: 2, C: 2}}}, holds: oracleRecursive(2, 2)},
+		{name: "t=0.2-equal",
+			classes: map[string][]string{"a": append(rep("x", 4), "y"), "b": rep("y", 10), "c": append(rep("x", 40), rep("y", 5)...), "d": append(rep("x", 40), rep("y", 5)...)},
+			close: func(tab *Table, raw []string) ([]Closeness, func(map[string]int) bool) {
+				return []Closeness{{0, 0.2, closeness.Equal}}, oracleClose(tab, raw, 0.2, closeness.Equal)
+			}},
+	} {
+		t.Run(st.name, func(t *testing.T) {
+			h, err := NewHierarchy("x", hrows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var leaves, raw []string
+			for _, leaf := range []string{"a", "b", "c", "d"} {
+				for _, v := range st.classes[leaf] {
+					leaves, raw = append(leaves, leaf), append(raw, v)
+				}
+			}
+			values := slices.Compact(slices.Sorted(slices.Values(raw)))
+			n := len(raw)
+			tab := &Table{Rows: n}
+			codes, sens := NewCodes(n, h.Leaves()), NewCodes(n, len(values))
+			rawQI := make([][]string, n)
+			for r := range n {
+				leaf, _ := h.Leaf(leaves[r])
+				codes.Set(r, leaf)
+				sens.Set(r, int32(slices.Index(values, raw[r])))
+				rawQI[r] = []string{leaves[r]}
+			}
+			tab.Columns = []Column{{Name: "x", Hierarchy: h, Codes: codes}}
+			tab.Sensitive = []Sensitive{{Name: "s", Values: len(values), Codes: sens}}
+			opt := Options{K: 1, MaxSuppressed: 10, Diversity: st.div}
+			holds := st.holds
+			if st.close != nil {
+				opt.Closeness, holds = st.close(tab, raw)
+			}
+			o := newOracle(rawQI, [][][]string{hrows})
+			o.sens = [][]string{raw}
+			want := o.bestMany(t, []oracleQuery{{k: 1, maxSupp: 10, metric: MetricLoss, holds: first(holds)}})[0]
+			if want == nil || !slices.Equal(want.node, []int{0}) || want.suppressed != 10 {
+				t.Fatalf("the table does not test the border: exhaustive optimum %+v", want)
+			}
+			got, err := Search(context.Background(), tab, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Levels, want.node) || got.Suppressed != want.suppressed {
+				t.Fatalf("search chose %v (%d suppressed), exhaustive optimum %v (%d)", got.Levels, got.Suppressed, want.node, want.suppressed)
+			}
+		})
+	}
+}
