@@ -359,9 +359,13 @@ func (cv *cover) bound(set []uint64) float64 {
 		return lb / float64(m-1)
 	}
 	missing := 0.0
-	for v := range m {
-		if !held(v) {
-			missing += cv.mass[v]
+	for w, x := range set { // the values the class lacks, in increasing order
+		lack := ^x
+		if rest := m - 64*w; rest < 64 {
+			lack &= 1<<rest - 1
+		}
+		for ; lack != 0; lack &= lack - 1 {
+			missing += cv.mass[64*w+bits.TrailingZeros64(lack)]
 		}
 	}
 	lb := cv.steps[0] * missing

@@ -529,18 +529,32 @@ func (s *searcher) evict(limit int, keep *classes) {
 	if s.entries <= limit {
 		return
 	}
+	var dropped []*classes
 	kept := s.fifo[:0]
 	for i, m := range s.fifo {
+		if s.entries <= limit {
+			kept = append(kept, s.fifo[i:]...)
+			break
+		}
 		c := s.cache[m]
-		if s.entries > limit && c != keep {
-			s.entries -= c.entries()
-			delete(s.cache, m)
+		if c == keep {
+			kept = append(kept, m)
 			continue
 		}
-		kept = append(kept, s.fifo[i])
+		s.entries -= c.entries()
+		delete(s.cache, m)
+		dropped = append(dropped, c)
 	}
 	s.fifo = kept
-	s.bySize = slices.DeleteFunc(s.bySize, func(e cachedTable) bool { return s.cache[e.c.node] != e.c })
+	gone := func(c *classes) bool { return slices.Contains(dropped, c) }
+	if len(dropped) > 8 {
+		set := make(map[*classes]bool, len(dropped))
+		for _, c := range dropped {
+			set[c] = true
+		}
+		gone = func(c *classes) bool { return set[c] }
+	}
+	s.bySize = slices.DeleteFunc(s.bySize, func(e cachedTable) bool { return gone(e.c) })
 }
 
 // radix reports whether a roll-up of src may be radix-partitioned (radixCount): a
