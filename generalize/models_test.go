@@ -346,6 +346,9 @@ func TestSearchRandomModelsMatchExhaustive(t *testing.T) {
 			if kOnly := o.best(t, k, maxSupp, MetricLoss); kOnly == nil || !slices.Equal(kOnly.node, want.node) || kOnly.suppressed != want.suppressed {
 				binding++
 			}
+			if got.Evaluated+got.MonotoneOnly+got.Tagged+got.Bounded != got.LatticeSize {
+				t.Errorf("accounting: %d evaluated + %d monotone only + %d tagged + %d bounded != %d nodes", got.Evaluated, got.MonotoneOnly, got.Tagged, got.Bounded, got.LatticeSize)
+			}
 			if maxSupp > 0 {
 				twoPhase++
 				if got.rejected > 0 && got.MonotoneOnly > 0 {
