@@ -20,6 +20,9 @@ type classes struct {
 	counts []int32 // nil: every class has one record (the rows themselves)
 	n      int
 	hist   []*hist // per sensitive column a model reads: the classes' histograms
+	// sets, per sensitive column with value sets (models.words), the values class j
+	// holds: words w·j … w·j+w−1 (nil: not counted, nor for the records themselves).
+	sets [][]uint64
 }
 
 // packing lays the codes of a class out in one 64-bit word: column i's code in the
@@ -76,6 +79,9 @@ func (c *classes) entries() int {
 			e += len(h.off) + 2*len(h.val)
 		}
 	}
+	for _, set := range c.sets {
+		e += 2 * len(set)
+	}
 	return e
 }
 
@@ -93,6 +99,8 @@ type grouper struct {
 	slots  []int32 // direct counting: index+1 of the output class, 0 = empty
 	parts  []*table
 	assign []int32 // scratch for roll-ups that need every source class's output class
+	hist   histScratch
+	check  *checker // the searcher's models' checker (made on first use)
 }
 
 // Sizes of the grouping's work units.

@@ -19,7 +19,9 @@ const (
 
 // metric scores a node. exact values are integers (scaled by a constant common to all
 // nodes) so that ties are decided exactly; bound is a cheap lower bound of the float
-// value, used to order and prune the search.
+// value, used to order and prune the search. A node's exact value never decreases when
+// more of its classes fail (the search bounds a node's value by its value with only
+// some of the failing classes known).
 type metric interface {
 	bound(levels []int) float64
 	exact(levels []int, cls *classes, fails func(j int) bool) (exact *big.Int, value float64)

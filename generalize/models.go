@@ -2,6 +2,8 @@ package generalize
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"slices"
 
 	"sanitizer/closeness"
@@ -37,9 +39,34 @@ type Closeness struct {
 //     only when no record may be suppressed; with a suppression limit a node that
 //     meets the models can have a generalization that does not.
 //
-// The search therefore tags generalizations of a node that meets the models only when
-// every model is monotone for the suppression limit (monotone below), and tags the
-// specializations of a node only when k-anonymity alone fails there.
+// The search therefore tags generalizations and specializations of a node by the
+// models' verdict only when every model is monotone for the suppression limit
+// (monotone below). Otherwise it tags by the monotone part of the requirements alone,
+// and checks the rest only on the nodes where that part holds.
+//
+// The monotone part. A requirement on the set of values a class holds (not on their
+// counts) is monotone in the sense above whenever a class holding more values never
+// fails where one holding fewer passes: a union holds every value of its parts. Each
+// requirement contributes such a necessary condition, decided on the classes' value
+// sets (kept for sensitive columns of at most maxSetValues values):
+//
+//   - distinct l-diversity: at least l values — the requirement itself.
+//   - recursive (c,l)-diversity: at least l values, which the definition demands (a
+//     class of fewer than l values fails, diversity.Recursive).
+//   - entropy l-diversity: the entropy of v values is at most ln v (the uniform
+//     distribution's), so a class with ln v < ln l fails (entropyValues).
+//   - t-closeness: the EMD moves the table's share q_v of every value v the class lacks
+//     from some value u it holds, at a ground distance of at least d(v, V) = min over
+//     the class's values u of d(u, v); so EMD ≥ Σ_{v∉V} q_v·d(v, V), and a class whose
+//     bound exceeds t fails (cover).
+//
+// A class failing the monotone part fails the requirements, so a node where the
+// records of classes failing k or the monotone part exceed the limit does not meet
+// them, and neither does any specialization (their failing records are at least as
+// many); a node where they are within the limit tags its generalizations as passing
+// the monotone part (not the requirements). Each bound keeps a margin (setMargin) far
+// above the rounding of the distances and entropies the requirements compute, so it
+// never fails a class the requirement passes.
 
 // models holds the l-diversity and t-closeness requirements prepared for a table.
 type models struct {
@@ -48,7 +75,27 @@ type models struct {
 	closeness []Closeness
 	ref       []*closeness.Reference // per sensitive column with a t-closeness requirement
 	cols      []int                  // sensitive columns some model reads
+
+	// The monotone part (see above) and what is left to the histograms.
+	words     []int       // per sensitive column: 64-bit words of a class's value set (0: not kept)
+	setCols   []int       // sensitive columns whose value sets are kept
+	minValues []int       // per sensitive column: the fewest values a class may hold
+	covers    []cover     // t-closeness bounds on value sets
+	byHist    []Diversity // l-diversity requirements decided on histograms
+	histCols  []int       // sensitive columns whose histograms byHist or t-closeness read
 }
+
+// Value sets are kept for sensitive columns of at most maxSetValues values (4 words a
+// class), and a hierarchical distance is bounded on them up to maxTreeSetValues values
+// (its ground distances are computed pairwise up front). setMargin is the margin of
+// the monotone part's bounds over the values the requirements compute: the rounding of
+// an entropy of at most maxSetValues terms, or of a distance over as many values, is
+// below 1e-12.
+const (
+	maxSetValues     = 256
+	maxTreeSetValues = 64
+	setMargin        = 1e-6
+)
 
 // newModels prepares the requirements of opt for the records of table t.
 func newModels(t *Table, opt Options) (*models, error) { return newModelsOf(t, t, opt) }
@@ -97,7 +144,248 @@ func newModelsOf(t *Table, tal tallier, opt Options) (*models, error) {
 		}
 		m.ref[c.Column] = ref
 	}
+	m.words = make([]int, len(t.Sensitive))
+	m.minValues = make([]int, len(t.Sensitive))
+	for _, col := range m.cols {
+		if v := t.Sensitive[col].Values; v <= maxSetValues {
+			m.words[col] = (v + 63) / 64
+			m.setCols = append(m.setCols, col)
+		}
+	}
+	for _, d := range opt.Diversity {
+		if d.Model.Variant != diversity.Distinct || m.words[d.Column] == 0 {
+			m.byHist = append(m.byHist, d)
+			m.useHist(d.Column)
+		}
+		if m.words[d.Column] == 0 {
+			continue
+		}
+		need := int(d.Model.L)
+		if d.Model.Variant == diversity.Entropy {
+			need = entropyValues(d.Model.L)
+		}
+		m.minValues[d.Column] = max(m.minValues[d.Column], need)
+	}
+	for _, c := range opt.Closeness {
+		m.useHist(c.Column)
+		if m.words[c.Column] == 0 {
+			continue
+		}
+		if cv := newCover(t.Sensitive[c.Column], tal.valueCounts(c.Column), c); cv != nil {
+			m.covers = append(m.covers, *cv)
+		}
+	}
 	return m, nil
+}
+
+func (m *models) useHist(col int) {
+	if !slices.Contains(m.histCols, col) {
+		m.histCols = append(m.histCols, col)
+	}
+}
+
+// entropyValues is the fewest distinct values a class meeting entropy l-diversity can
+// hold (up to maxSetValues+1: more than a column with value sets has): v values have
+// an entropy of at most ln v, so a class of v values with ln v < ln l − setMargin fails
+// (diversity.EntropyHolds grants only 1e-12 of slack).
+func entropyValues(l float64) int {
+	v := 1
+	for v <= maxSetValues && math.Log(float64(v)) < math.Log(l)-setMargin {
+		v++
+	}
+	return v
+}
+
+// cover is the lower bound, from the set V of values a class holds, of its EMD to the
+// table's distribution q under one t-closeness requirement:
+// Σ_{v∉V} q_v·d(v, V), d(v, V) = min over u ∈ V of the ground distance d(u, v)
+// (the cost of bringing q_v to v from the nearest value the class holds).
+//
+//   - Equal (d = 1 between distinct values): q(V̄), the table's share of the values
+//     the class lacks.
+//   - Ordered (d(u, v) = |u − v|/(m − 1), m values): from the nearest held value on
+//     either side.
+//   - Hierarchical (d(u, v) = the level of the lowest common ancestor of u and v over
+//     the tree's height): closeness.Reference.Hierarchical computes
+//     Σ_l (l/H)·Σ_{nodes N of level l} min(pos_N, neg_N); as min(a, b) = (a + b − |a −
+//     b|)/2, that is (1/2H)·Σ_{l=0}^{H−1} A_l with A_l = Σ_{nodes N of level l}
+//     |p(N) − q(N)| (level 0: the values), and A_l ≥ 2·Σ_{N∩V=∅} q(N) (p sums to q's
+//     total), so the distance is at least Σ_v q_v·(the lowest level whose ancestor of
+//     v holds a value of V)/H — the bound. Its ground distances are those of the
+//     requirement itself: the distance between two one-value classes.
+//
+// The distances of Equal and Hierarchical are ultrametric: the bound is
+// Σ_i (θ_i − θ_{i−1})·q(values whose block at threshold θ_{i−1} misses V), over the
+// distinct distances 0 = θ_0 < θ_1 < …, where the block of v at θ is the values
+// within θ of v (at θ_0, v alone).
+type cover struct {
+	col     int
+	t       float64
+	mass    []float64 // q_v: the table's share of every value
+	steps   []float64 // θ_i − θ_{i−1}, i = 1 … (ultrametric distances)
+	blocks  [][]block // blocks[i−1]: the blocks at threshold θ_i, i = 1 … (the last θ has one block: none kept)
+	ordered bool
+}
+
+// block is a set of values within some distance of each other, and their share of the
+// table.
+type block struct {
+	set  []uint64
+	mass float64
+}
+
+// newCover returns the bound of requirement c on column s, whose records per value are
+// counts; nil when it keeps none (a hierarchical distance over more than
+// maxTreeSetValues values, or distances not ultrametric).
+func newCover(s Sensitive, counts []int64, c Closeness) *cover {
+	var n int64
+	for _, x := range counts {
+		n += x
+	}
+	cv := &cover{col: c.Column, t: c.T, mass: make([]float64, len(counts))}
+	for v, x := range counts {
+		cv.mass[v] = float64(x) / float64(n)
+	}
+	switch c.Distance {
+	case closeness.Ordered:
+		cv.ordered = true
+		return cv
+	case closeness.Equal:
+		cv.steps = []float64{1}
+		return cv
+	}
+	if s.Values > maxTreeSetValues {
+		return nil
+	}
+	// Pairwise ground distances: the distance between one-value classes.
+	m := s.Values
+	d := make([][]float64, m)
+	one := []int32{1}
+	var levels []float64
+	for u := range m {
+		point := make([]int64, m)
+		point[u] = 1
+		ref, err := closeness.NewReference(point, s.Tree)
+		if err != nil {
+			return nil
+		}
+		sc := ref.NewScratch()
+		d[u] = make([]float64, m)
+		for v := range m {
+			d[u][v] = ref.Hierarchical([]int32{int32(v)}, one, sc)
+			if d[u][v] > 0 && !slices.Contains(levels, d[u][v]) {
+				levels = append(levels, d[u][v])
+			}
+		}
+	}
+	slices.Sort(levels)
+	prev := 0.0
+	words := (m + 63) / 64
+	for i, theta := range levels {
+		cv.steps = append(cv.steps, theta-prev)
+		prev = theta
+		if i == len(levels)-1 {
+			break
+		}
+		// The blocks at θ: with an ultrametric, the values within θ of any member.
+		var bs []block
+		in := make([]bool, m)
+		for v := range m {
+			if in[v] {
+				continue
+			}
+			b := block{set: make([]uint64, words)}
+			for u := range m {
+				if d[v][u] <= theta {
+					if in[u] {
+						return nil // not ultrametric
+					}
+					in[u] = true
+					b.set[u>>6] |= 1 << (u & 63)
+					b.mass += cv.mass[u]
+				}
+			}
+			bs = append(bs, b)
+		}
+		for _, b := range bs { // every pair within a block within θ
+			for u := range m {
+				for v := range m {
+					if b.set[u>>6]>>(u&63)&1 == 1 && b.set[v>>6]>>(v&63)&1 == 1 && d[u][v] > theta {
+						return nil
+					}
+				}
+			}
+		}
+		cv.blocks = append(cv.blocks, bs)
+	}
+	return cv
+}
+
+// fails reports whether a class holding the value set set fails the requirement for
+// sure: its bound exceeds t by more than setMargin.
+func (cv *cover) fails(set []uint64) bool {
+	return cv.bound(set) > cv.t+setMargin
+}
+
+// bound is the lower bound of the EMD of a class holding the value set set.
+func (cv *cover) bound(set []uint64) float64 {
+	m := len(cv.mass)
+	held := func(v int) bool { return set[v>>6]>>(v&63)&1 == 1 }
+	if cv.ordered {
+		if m < 2 {
+			return 0
+		}
+		// Distance to the nearest held value: from the left, then from the right.
+		lb, last := 0.0, -1
+		for v := range m {
+			if held(v) {
+				// values between last and v: the nearer of the two
+				for u := last + 1; u < v; u++ {
+					dist := v - u
+					if last >= 0 {
+						dist = min(dist, u-last)
+					}
+					lb += cv.mass[u] * float64(dist)
+				}
+				last = v
+			}
+		}
+		if last < 0 {
+			return 1 // no value: not a class
+		}
+		for u := last + 1; u < m; u++ {
+			lb += cv.mass[u] * float64(u-last)
+		}
+		return lb / float64(m-1)
+	}
+	missing := 0.0
+	for w, x := range set { // the values the class lacks, in increasing order
+		lack := ^x
+		if rest := m - 64*w; rest < 64 {
+			lack &= 1<<rest - 1
+		}
+		for ; lack != 0; lack &= lack - 1 {
+			missing += cv.mass[64*w+bits.TrailingZeros64(lack)]
+		}
+	}
+	lb := cv.steps[0] * missing
+	for i, bs := range cv.blocks {
+		missing = 0
+		for _, b := range bs {
+			disjoint := true
+			for w, x := range b.set {
+				if x&set[w] != 0 {
+					disjoint = false
+					break
+				}
+			}
+			if disjoint {
+				missing += b.mass
+			}
+		}
+		lb += cv.steps[i+1] * missing
+	}
+	return lb
 }
 
 func (m *models) use(col int) {
@@ -192,30 +480,56 @@ func (m *models) histOf(cls *classes, col int) *hist {
 // rollHist returns the histograms of the output classes (n of them) of a roll-up whose
 // source class j went to output class assign[j].
 func (m *models) rollHist(src *classes, assign []int32, n int) []*hist {
+	return m.rollHists(src, assign, n, m.cols, &histScratch{})
+}
+
+// histScratch is the reusable working space of rollHists.
+type histScratch struct {
+	start, order, next, dense, touched, val, cnt []int32
+}
+
+// grow returns s[:n], reallocated when too short.
+func grow(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n)
+	}
+	return s[:n]
+}
+
+// rollHists is rollHist for the sensitive columns cols only (the others' histograms
+// nil), with the working space sc.
+//
+// When the output's classes times the column's values are few against the source's
+// entries, the counts are added up in a dense table of them, read back in value order;
+// otherwise the source classes are sorted by output class (counting sort) and each
+// output class's counts added up in turn.
+func (m *models) rollHists(src *classes, assign []int32, n int, cols []int, sc *histScratch) []*hist {
 	out := make([]*hist, len(m.t.Sensitive))
-	if !m.any() {
-		return out
-	}
-	// Source classes by output class (counting sort, stable).
-	start := make([]int32, n+1)
-	for _, a := range assign[:src.n] {
-		start[a+1]++
-	}
-	for c := 1; c <= n; c++ {
-		start[c] += start[c-1]
-	}
-	order := make([]int32, src.n)
-	next := slices.Clone(start[:n])
-	for j, a := range assign[:src.n] {
-		order[next[a]] = int32(j)
-		next[a]++
-	}
-	for _, col := range m.cols {
+	sorted := false
+	for _, col := range cols {
 		s := m.t.Sensitive[col]
-		dense := make([]int32, s.Values)
-		h := &hist{off: make([]int32, n+1)}
 		sh := m.histOf(src, col)
-		var touched []int32
+		// A class has at most the entries of its sources, and at most every value.
+		entries := src.n
+		if sh != nil {
+			entries = len(sh.val)
+		}
+		h := &hist{off: make([]int32, n+1)}
+		out[col] = h
+		if n*s.Values <= denseCells*entries {
+			m.denseHist(src, assign, n, col, sh, h, sc)
+			continue
+		}
+		size := min(entries, n*s.Values)
+		h.val, h.cnt = make([]int32, 0, size), make([]int32, 0, size)
+		if !sorted {
+			sc.sortByOutput(assign[:src.n], n)
+			sorted = true
+		}
+		start, order := sc.start, sc.order
+		dense := grow(sc.dense, s.Values)
+		clear(dense)
+		touched := sc.touched[:0]
 		for c := range n {
 			for _, j := range order[start[c]:start[c+1]] {
 				if sh == nil {
@@ -242,9 +556,178 @@ func (m *models) rollHist(src *classes, assign []int32, n int) []*hist {
 			touched = touched[:0]
 			h.off[c+1] = int32(len(h.val))
 		}
-		out[col] = h
+		sc.dense, sc.touched = dense, touched
 	}
 	return out
+}
+
+// denseCells is the largest number of output cells (classes times values) per source
+// entry that rollHists adds up in a dense table.
+const denseCells = 4
+
+// denseHist adds the counts of column col of the source classes (their histograms sh,
+// or the records' values) up in a dense table of n classes by the column's values, and
+// writes them to h in value order.
+func (m *models) denseHist(src *classes, assign []int32, n, col int, sh *hist, h *hist, sc *histScratch) {
+	s := m.t.Sensitive[col]
+	v := s.Values
+	acc := grow(sc.dense, n*v)
+	clear(acc)
+	if sh == nil {
+		for j, a := range assign[:src.n] {
+			acc[int(a)*v+int(s.Codes.At(j))]++
+		}
+	} else {
+		for j, a := range assign[:src.n] {
+			row := acc[int(a)*v : int(a)*v+v]
+			lo, hi := sh.off[j], sh.off[j+1]
+			cnt := sh.cnt[lo:hi]
+			for k, x := range sh.val[lo:hi] {
+				row[x] += cnt[k]
+			}
+		}
+	}
+	// Read back into scratch with room for every cell (a cell is written whether or
+	// not it counts, which saves a branch), then copied out at its size.
+	val, cnt := grow(sc.val, n*v), grow(sc.cnt, n*v)
+	w := 0
+	for c := range n {
+		for x, k := range acc[c*v : c*v+v] {
+			val[w], cnt[w] = int32(x), k
+			if k != 0 {
+				w++
+			}
+		}
+		h.off[c+1] = int32(w)
+	}
+	h.val, h.cnt = slices.Clone(val[:w]), slices.Clone(cnt[:w])
+	sc.dense, sc.val, sc.cnt = acc, val, cnt
+}
+
+// sortByOutput sorts the source classes by output class, stably (counting sort): those
+// of output class c are order[start[c]:start[c+1]].
+func (sc *histScratch) sortByOutput(assign []int32, n int) {
+	start := grow(sc.start, n+1)
+	clear(start)
+	for _, a := range assign {
+		start[a+1]++
+	}
+	for c := 1; c <= n; c++ {
+		start[c] += start[c-1]
+	}
+	order := grow(sc.order, len(assign))
+	next := append(sc.next[:0], start[:n]...)
+	for j, a := range assign {
+		order[next[a]] = int32(j)
+		next[a]++
+	}
+	sc.start, sc.order, sc.next = start, order, next
+}
+
+// rollSets returns the value sets of the output classes (n of them) of a roll-up whose
+// source class j went to output class assign[j]: the union of their sources' sets.
+func (m *models) rollSets(src *classes, assign []int32, n int) [][]uint64 {
+	if len(m.setCols) == 0 {
+		return nil
+	}
+	out := make([][]uint64, len(m.t.Sensitive))
+	for _, col := range m.setCols {
+		w := m.words[col]
+		o := make([]uint64, n*w)
+		switch {
+		case src.rows != nil:
+			codes := m.t.Sensitive[col].Codes
+			for j, a := range assign[:src.n] {
+				v := codes.At(j)
+				o[int(a)*w+int(v>>6)] |= 1 << (v & 63)
+			}
+		case w == 1:
+			set := src.sets[col]
+			for j, a := range assign[:src.n] {
+				o[a] |= set[j]
+			}
+		default:
+			set := src.sets[col]
+			for j, a := range assign[:src.n] {
+				for x := range w {
+					o[int(a)*w+x] |= set[j*w+x]
+				}
+			}
+		}
+		out[col] = o
+	}
+	return out
+}
+
+// setsOf returns the value sets of the classes of c from their histograms (c is a
+// class table, not the records).
+func (m *models) setsOf(c *classes) [][]uint64 {
+	if len(m.setCols) == 0 {
+		return nil
+	}
+	out := make([][]uint64, len(m.t.Sensitive))
+	for _, col := range m.setCols {
+		w, h := m.words[col], c.hist[col]
+		o := make([]uint64, c.n*w)
+		for j := range c.n {
+			for k := h.off[j]; k < h.off[j+1]; k++ {
+				v := h.val[k]
+				o[j*w+int(v>>6)] |= 1 << (v & 63)
+			}
+		}
+		out[col] = o
+	}
+	return out
+}
+
+// setFails reports whether class j of cls fails the monotone part of the requirements
+// (see above) on its value sets; it stops at the first bound that fails.
+func (m *models) setFails(cls *classes, j int) bool {
+	for _, col := range m.setCols {
+		w := m.words[col]
+		set := cls.sets[col][j*w : (j+1)*w]
+		if need := m.minValues[col]; need > 1 {
+			held := 0
+			for _, x := range set {
+				held += bits.OnesCount64(x)
+			}
+			if held < need {
+				return true
+			}
+		}
+	}
+	for i := range m.covers {
+		cv := &m.covers[i]
+		w := m.words[cv.col]
+		if cv.fails(cls.sets[cv.col][j*w : (j+1)*w]) {
+			return true
+		}
+	}
+	return false
+}
+
+// histFails reports whether class j of cls fails a requirement decided on its
+// histograms (all but distinct l-diversity on columns with value sets); it stops at
+// the first that fails.
+func (c *checker) histFails(cls *classes, j int) bool {
+	for _, d := range c.m.byHist {
+		h := cls.hist[d.Column]
+		c.counts = c.counts[:0]
+		for _, n := range h.cnt[h.off[j]:h.off[j+1]] {
+			c.counts = append(c.counts, int64(n))
+		}
+		if !d.Model.Holds(c.counts) {
+			return true
+		}
+	}
+	for _, t := range c.m.closeness {
+		h := cls.hist[t.Column]
+		lo, hi := h.off[j], h.off[j+1]
+		if c.distance(t, h.val[lo:hi], h.cnt[lo:hi]) > t.T {
+			return true
+		}
+	}
+	return false
 }
 
 // failing returns, for every class of cls with at least k records, whether it fails a

@@ -47,8 +47,8 @@ func TestSearchAdultMatchesExhaustive(t *testing.T) {
 			if got.Suppressed != want.suppressed {
 				t.Errorf("suppressed %d, exhaustive %d", got.Suppressed, want.suppressed)
 			}
-			if got.Evaluated+got.Tagged+got.Bounded != got.LatticeSize {
-				t.Errorf("accounting: %d evaluated + %d tagged + %d bounded != %d nodes", got.Evaluated, got.Tagged, got.Bounded, got.LatticeSize)
+			if got.Evaluated+got.MonotoneOnly+got.Tagged+got.Bounded != got.LatticeSize {
+				t.Errorf("accounting: %d evaluated + %d monotone only + %d tagged + %d bounded != %d nodes", got.Evaluated, got.MonotoneOnly, got.Tagged, got.Bounded, got.LatticeSize)
 			}
 			t.Logf("node %v loss %.4f suppressed %d classes %d; lattice %d evaluated %d tagged %d bounded %d",
 				got.Levels, got.Value, got.Suppressed, got.Classes, got.LatticeSize, got.Evaluated, got.Tagged, got.Bounded)
@@ -283,6 +283,44 @@ func TestSearchCancelStopsEvaluating(t *testing.T) {
 			}
 			if counted != at {
 				t.Errorf("workers %d, suppression %d: %d nodes counted after the cancel (of %d in all)", workers, supp, counted-at, all)
+			}
+		}
+	}
+}
+
+// TestLeqPacked: the comparison of nodes on their packed levels agrees with the
+// lattice's. Every lattice the search accepts packs: a column of h levels takes
+// bits.Len(h−1)+1 bits, at most twice the bits h adds to the lattice's size (2^24).
+func TestLeqPacked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 29))
+	for _, heights := range [][]int{{2}, {2, 7, 3}, {5, 4, 3, 2, 2, 4, 3, 2}, {9, 2, 17, 2}, slices.Repeat([]int{2}, 24), slices.Repeat([]int{3}, 15), {33, 2, 2, 2, 2, 2, 2}} {
+		var cols []Column
+		for i, h := range heights {
+			row := []string{"v"}
+			for l := 1; l < h-1; l++ {
+				row = append(row, fmt.Sprint(l))
+			}
+			hier, err := NewHierarchy(fmt.Sprint(i), [][]string{append(row, "*")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cols = append(cols, Column{Name: fmt.Sprint(i), Hierarchy: hier, Codes: NewCodes(0, 1)})
+		}
+		s := newSearcher(&Table{Columns: cols}, Options{K: 1}, nil, 0)
+		if s.keyShift == nil || s.lat.TooLarge() {
+			t.Fatalf("heights %v: levels not packed", heights)
+		}
+		for range 2000 {
+			a, b := rng.IntN(s.lat.Size()), rng.IntN(s.lat.Size())
+			if rng.IntN(2) == 0 { // b a generalization of a, often
+				lv := s.lat.Levels(a, nil)
+				b = 0
+				for i, l := range lv {
+					b += min(l+rng.IntN(2), heights[i]-1) * s.lat.strides[i]
+				}
+			}
+			if got, want := s.leq(a, b, s.levelKey(a), s.levelKey(b)), s.lat.Leq(a, b); got != want {
+				t.Fatalf("heights %v: leq(%v, %v) = %v, want %v", heights, s.lat.Levels(a, nil), s.lat.Levels(b, nil), got, want)
 			}
 		}
 	}
