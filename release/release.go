@@ -220,7 +220,7 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 		}
 	}
 	r.searched = time.Now()
-	r.log.Info("stage done", "stage", job.StageSearch, "lattice", r.res.LatticeSize, "evaluated", r.res.Evaluated, "suppressed", r.res.Suppressed, "ms", job.Millis(r.encoded, r.searched))
+	r.log.Info("stage done", "stage", job.StageSearch, "lattice", r.res.LatticeSize, "evaluated", r.res.Evaluated, "monotone_only", r.res.MonotoneOnly, "suppressed", r.res.Suppressed, "ms", job.Millis(r.encoded, r.searched))
 	return nil
 }
 
@@ -465,7 +465,7 @@ func (r *run) report() *report.Report {
 		Suppressed:       res.Suppressed,
 		Metric:           report.MetricSummary{Name: res.Metric, Value: res.Value},
 		Utility:          r.util,
-		Lattice:          report.LatticeStats{Size: res.LatticeSize, Evaluated: res.Evaluated, Tagged: res.Tagged, Bounded: res.Bounded},
+		Lattice:          report.LatticeStats{Size: res.LatticeSize, Evaluated: res.Evaluated, MonotoneOnly: res.MonotoneOnly, Tagged: res.Tagged, Bounded: res.Bounded},
 		Verified:         report.Verification{Rows: m.Rows, Classes: m.Classes, MinClass: m.MinClass, Suppressed: m.Suppressed},
 		StagesMS:         report.Stages{Encode: job.Millis(r.start, r.encoded), Search: job.Millis(r.encoded, r.searched), Write: job.Millis(r.searched, r.wrote), Verify: job.Millis(r.wrote, r.verified)},
 	}

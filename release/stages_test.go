@@ -376,3 +376,24 @@ privacy: {k: 40, suppression: 0}
 		})
 	}
 }
+
+// TestReportLatticeAddsUp: under a model that is not monotone with suppression, the
+// report's nodes evaluated in full, for the monotone part only, tagged and bounded add
+// up to the lattice, and some were checked for the monotone part only.
+func TestReportLatticeAddsUp(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 3000)
+	raw, err := os.ReadFile(cfg.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}",
+		"privacy:\n  k: 5\n  suppression: 0.05\n  l-diversity: {column: diagnosis, variant: entropy, l: 2}", 1))
+	rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "r.csv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := rep.Lattice
+	if l.Evaluated+l.MonotoneOnly+l.Tagged+l.Bounded != l.Size || l.MonotoneOnly == 0 {
+		t.Errorf("lattice of %d nodes: %d evaluated, %d monotone part only, %d tagged, %d bounded", l.Size, l.Evaluated, l.MonotoneOnly, l.Tagged, l.Bounded)
+	}
+}

@@ -85,9 +85,12 @@ type MetricSummary struct {
 // LatticeStats is what the search did.
 type LatticeStats struct {
 	Size      int `json:"size"`
-	Evaluated int `json:"evaluated"`
-	Tagged    int `json:"tagged"`
-	Bounded   int `json:"bounded"`
+	Evaluated int `json:"evaluated"` // counted and checked against every model
+	// MonotoneOnly were counted and checked against the monotone part of the models
+	// only (under a model that is not monotone with suppression: see generalize.Result).
+	MonotoneOnly int `json:"monotone_only"`
+	Tagged       int `json:"tagged"`
+	Bounded      int `json:"bounded"`
 }
 
 // Verification is what the independent re-read of the written file measured.
@@ -139,7 +142,11 @@ func (r *Report) Summary(w io.Writer) {
 			}
 			fmt.Fprintf(w, "%s %s %d of %d", sep, n.Column, n.Level, n.Levels)
 		}
-		fmt.Fprintf(w, "\n%s %.4f; lattice %d nodes, %d evaluated, %d tagged, %d bounded; %.0f ms\n", r.Metric.Name, r.Metric.Value, r.Lattice.Size, r.Lattice.Evaluated, r.Lattice.Tagged, r.Lattice.Bounded, r.StagesMS.Total)
+		monotone := ""
+		if r.Lattice.MonotoneOnly > 0 {
+			monotone = fmt.Sprintf(", %d for the monotone part only", r.Lattice.MonotoneOnly)
+		}
+		fmt.Fprintf(w, "\n%s %.4f; lattice %d nodes, %d evaluated%s, %d tagged, %d bounded; %.0f ms\n", r.Metric.Name, r.Metric.Value, r.Lattice.Size, r.Lattice.Evaluated, monotone, r.Lattice.Tagged, r.Lattice.Bounded, r.StagesMS.Total)
 	}
 	u := r.Utility
 	fmt.Fprintf(w, "utility: loss %.4f, NCP %.4f, discernibility %.4g, C_AVG %.2f, non-uniform entropy %.4g bits\n", u.Loss, u.NCP, u.Discernibility, u.CAvg, u.NonUniformEntropy)
