@@ -3,6 +3,7 @@ package release
 import (
 	"context"
 	"errors"
+	"math/bits"
 	"slices"
 
 	"golang.org/x/sync/errgroup"
@@ -23,6 +24,7 @@ type dictionary struct {
 	// it does not is an error as soon as it appears.
 	listed *generalize.Hierarchy
 	index  map[string]int32
+	cache  *[1 << dictCacheBits]cached // in front of index (lookup)
 	values []string
 	first  []int // 0-based record of each value's first appearance
 	w8     [][]uint8
@@ -124,6 +126,71 @@ func (d *dictionary) leafCodes(leaves int, leafOf []int32) generalize.Codes {
 
 func newDictionary() *dictionary { return &dictionary{index: map[string]int32{}} }
 
+// valueKey is a value's length and its first and last 8 bytes (fewer for a shorter
+// one): all of a value of up to 16 bytes, which it tells from every other value.
+type valueKey struct {
+	n      int
+	w0, w1 uint64
+}
+
+// keyOf is v's valueKey.
+func keyOf(v string) valueKey {
+	n := len(v)
+	if n >= 8 {
+		return valueKey{n, le64(v[:8]), le64(v[n-8:])}
+	}
+	var w uint64
+	for i := range n {
+		w |= uint64(v[i]) << (8 * i)
+	}
+	return valueKey{n, w, 0}
+}
+
+// le64 reads 8 bytes as a little-endian word.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// slot is the key's place in a dictionary's cache.
+func (k valueKey) slot() uint {
+	x := k.w0 ^ bits.RotateLeft64(k.w1, 29) ^ uint64(k.n)*0x9e3779b97f4a7c15
+	x ^= x >> 31
+	return uint((x * 0xbf58476d1ce4e5b9) >> (64 - dictCacheBits))
+}
+
+// dictCacheBits sizes a dictionary's cache: 1,024 values recently numbered, by key.
+const dictCacheBits = 10
+
+// cached is a value in a dictionary's cache and its number (−1: an empty slot).
+type cached struct {
+	key  valueKey
+	code int32
+}
+
+// lookup returns the number of v if the dictionary has it, from the cache in front of
+// the index: a value of up to 16 bytes is told by its key alone, a longer one is
+// compared too. The cache is filled as values are looked up.
+func (d *dictionary) lookup(v string) (int32, bool) {
+	if d.cache == nil {
+		d.cache = new([1 << dictCacheBits]cached)
+		for i := range d.cache {
+			d.cache[i].code = -1
+		}
+	}
+	k := keyOf(v)
+	e := &d.cache[k.slot()]
+	if e.code >= 0 && e.key == k && (k.n <= 16 || d.values[e.code] == v) {
+		return e.code, true
+	}
+	c, ok := d.index[v]
+	if ok {
+		*e = cached{k, c}
+	}
+	return c, ok
+}
+
 // add numbers field col of the records of b; nullAs is what a null reads as (nil: a
 // null is an error, which names the record).
 func (d *dictionary) add(b *table.Batch, col int, nullAs *string, emptyNull bool) error {
@@ -135,7 +202,7 @@ func (d *dictionary) add(b *table.Batch, col int, nullAs *string, emptyNull bool
 			}
 			v = *nullAs
 		}
-		c, ok := d.index[v]
+		c, ok := d.lookup(v)
 		if !ok {
 			if d.listed != nil {
 				if _, ok := d.listed.Leaf(v); !ok {

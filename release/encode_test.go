@@ -155,3 +155,33 @@ func TestDictionaryWidens(t *testing.T) {
 		t.Errorf("codes take %d bytes, want 4 per record", codes.Bytes())
 	}
 }
+
+// TestDictionaryCache: the cache in front of a dictionary's index never gives one value
+// another's number: values alike in length and first and last 8 bytes, short values
+// that differ in one byte, the empty value, and more values than the cache has slots.
+func TestDictionaryCache(t *testing.T) {
+	values := []string{"", "\x00", "a", "b", "ab", "ba", "abcdefgh", "abcdefgi",
+		"aaaaaaaaXbbbbbbbb", "aaaaaaaaYbbbbbbbb", "aaaaaaaaXYbbbbbbbb", "aaaaaaaaYXbbbbbbbb",
+		"0123456789abcdef", "0123456789abcdeF", "0123456789abcde"}
+	for i := range 5000 {
+		values = append(values, "v"+strconv.Itoa(i))
+	}
+	d := newDictionary()
+	want := map[string]int32{}
+	for round := range 3 {
+		for i, v := range values {
+			if round == 1 && i%2 == 0 {
+				continue // another order of lookups
+			}
+			c, ok := d.lookup(v)
+			if w, seen := want[v]; seen != ok || (ok && c != w) {
+				t.Fatalf("round %d: %q: number %d (found %v), want %d (seen %v)", round, v, c, ok, w, seen)
+			}
+			if !ok {
+				c = int32(len(d.values))
+				d.index[v], d.values = c, append(d.values, v)
+				want[v] = c
+			}
+		}
+	}
+}

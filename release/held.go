@@ -72,7 +72,7 @@ func (h *heldColumn) add(p *plan, b *table.Batch, f int) error {
 			}
 			v = *h.conf.Null
 		}
-		c, ok := d.index[v]
+		c, ok := d.lookup(v)
 		if !ok {
 			if err := h.check(p, v, b.First+i); err != nil {
 				return err
