@@ -41,6 +41,29 @@ func splitCSV(t *testing.T, data []byte, dir string, n int) []string {
 	return paths
 }
 
+// hospitalModels are privacy sections for the hospital fixture: k alone (""), and k
+// with l-diversity or t-closeness on diagnosis.
+var hospitalModels = []string{
+	"",
+	"privacy:\n  k: 5\n  suppression: 0.05\n  l-diversity: {column: diagnosis, variant: distinct, l: 4}",
+	"privacy:\n  k: 5\n  suppression: 0.05\n  t-closeness: {column: diagnosis, t: 0.5}",
+}
+
+// hospitalWith is hospitalFixture with its privacy section replaced by privacy (""
+// keeps it).
+func hospitalWith(t *testing.T, n int, privacy string) (cfg *schema.Config, in, dir string) {
+	t.Helper()
+	cfg, in, dir = hospitalFixture(t, n)
+	if privacy == "" {
+		return cfg, in, dir
+	}
+	raw, err := os.ReadFile(cfg.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", privacy, 1)), in, dir
+}
+
 // TestPartsReleaseEqualsWhole: a CSV table split into parts in a folder (beside a
 // _SUCCESS marker and a hidden checksum file, which are not parts), or named by a
 // pattern, releases byte for byte as the whole file does, and Check passes on it.
@@ -49,19 +72,8 @@ func TestPartsReleaseEqualsWhole(t *testing.T) {
 	maxPartClasses = func(int) int { return math.MaxInt } // the class tables, however many classes
 	// With the l and t models, the node suppresses classes that meet k but fail l or t:
 	// the merged class table must carry the sensitive histograms of every part.
-	for _, privacy := range []string{
-		"",
-		"privacy:\n  k: 5\n  suppression: 0.05\n  l-diversity: {column: diagnosis, variant: distinct, l: 4}",
-		"privacy:\n  k: 5\n  suppression: 0.05\n  t-closeness: {column: diagnosis, t: 0.5}",
-	} {
-		cfg, in, dir := hospitalFixture(t, 3000)
-		if privacy != "" {
-			raw, err := os.ReadFile(cfg.File)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg = loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", privacy, 1))
-		}
+	for _, privacy := range hospitalModels {
+		cfg, in, dir := hospitalWith(t, 3000, privacy)
 		partsEqualWhole(t, cfg, in, dir)
 	}
 	// Parts whose class tables would be too large are searched as one file's records.
@@ -313,19 +325,8 @@ func TestPartsReleaseFolder(t *testing.T) {
 // with the same report, under k alone and with l-diversity and t-closeness.
 func TestWholeSearchFromClasses(t *testing.T) {
 	defer func(f func(int) int) { maxPartClasses = f }(maxPartClasses)
-	for _, privacy := range []string{
-		"",
-		"privacy:\n  k: 5\n  suppression: 0.05\n  l-diversity: {column: diagnosis, variant: distinct, l: 4}",
-		"privacy:\n  k: 5\n  suppression: 0.05\n  t-closeness: {column: diagnosis, t: 0.5}",
-	} {
-		cfg, in, dir := hospitalFixture(t, 3000)
-		if privacy != "" {
-			raw, err := os.ReadFile(cfg.File)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg = loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", privacy, 1))
-		}
+	for _, privacy := range hospitalModels {
+		cfg, in, dir := hospitalWith(t, 3000, privacy)
 		var reps []*report.Report
 		var files [][]byte
 		for _, limit := range []int{math.MaxInt, 0} { // the class table; the records

@@ -381,13 +381,7 @@ privacy: {k: 40, suppression: 0}
 // report's nodes evaluated in full, for the monotone part only, tagged and bounded add
 // up to the lattice, and some were checked for the monotone part only.
 func TestReportLatticeAddsUp(t *testing.T) {
-	cfg, in, dir := hospitalFixture(t, 3000)
-	raw, err := os.ReadFile(cfg.File)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg = loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}",
-		"privacy:\n  k: 5\n  suppression: 0.05\n  l-diversity: {column: diagnosis, variant: entropy, l: 2}", 1))
+	cfg, in, dir := hospitalWith(t, 3000, "privacy:\n  k: 5\n  suppression: 0.05\n  l-diversity: {column: diagnosis, variant: entropy, l: 2}")
 	rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "r.csv")})
 	if err != nil {
 		t.Fatal(err)

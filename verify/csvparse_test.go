@@ -49,19 +49,8 @@ func readOwn(data []byte, run csvRun) ([]string, [][]string, error) {
 	if run.reverse {
 		slices.Reverse(cols)
 	}
-	r := f.Records(context.Background(), cols)
-	defer r.Close()
-	var recs [][]string
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return f.Header(), recs, nil
-		}
-		if err != nil {
-			return f.Header(), recs, err
-		}
-		recs = append(recs, slices.Clone(rec)) // a record is valid until the next Read
-	}
+	recs, err := readRecords(f, cols)
+	return f.Header(), recs, err
 }
 
 // readStd reads data as the verifier did before it had a reader of its own: with

@@ -24,16 +24,22 @@ func readAllCSV(t *testing.T, data string, sep rune, header bool, cols []int) ([
 		return nil, nil, err
 	}
 	defer f.Close()
+	recs, err := readRecords(f, cols)
+	return f.Header(), recs, err
+}
+
+// readRecords reads every record of f projected to cols, until the end or an error.
+func readRecords(f *CSVFile, cols []int) ([][]string, error) {
 	r := f.Records(context.Background(), cols)
 	defer r.Close()
 	var recs [][]string
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
-			return f.Header(), recs, nil
+			return recs, nil
 		}
 		if err != nil {
-			return f.Header(), recs, err
+			return recs, err
 		}
 		recs = append(recs, slices.Clone(rec)) // a record is valid until the next Read
 	}
