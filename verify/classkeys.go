@@ -3,8 +3,10 @@ package verify
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"hash/maphash"
 	"math"
+	"math/bits"
 )
 
 // classKeys numbers the classes' keys densely, in order of first appearance. The keys
@@ -124,4 +126,189 @@ func (t *classKeys) grow() {
 		}
 		t.slots[i] = h>>32<<32 | uint64(at+1)
 	}
+}
+
+// classTable numbers the classes of a release, in order of first appearance, keyed by
+// the numbers of their quasi-identifiers' values (Counter.rel), q per class. While
+// the numbers fit, a key is packed into 64 bits (each column as wide as its largest
+// number needs, widened as numbers grow) and looked up in one open-addressing table
+// of keys and classes: one place in memory per record. When they no longer fit, the
+// keys go to a classKeys, as bytes.
+type classTable struct {
+	q      int
+	n      int     // classes
+	ids    []int32 // per class, its key's numbers
+	widths []uint  // packed: the bits of each column's numbers
+	shifts []uint
+	slots  []packedSlot // packed: open addressing, at most half used
+	bits   uint         // len(slots) is 1<<bits
+	wide   *classKeys   // not packed: the keys as bytes (4 per number)
+	key    []byte
+	// the keys and hashes of the records being looked up, and the sum of the memory
+	// read ahead
+	keys   []uint64
+	hashes []uint64
+	sink   uint64
+}
+
+type packedSlot struct {
+	key   uint64
+	class uint32 // the class + 1; 0: an empty slot
+}
+
+func newClassTable(q int) *classTable {
+	t := &classTable{q: q, widths: make([]uint, q), shifts: make([]uint, q), bits: 10}
+	t.slots = make([]packedSlot, 1<<t.bits)
+	t.layout()
+	return t
+}
+
+// len is the number of classes.
+func (t *classTable) len() int { return t.n }
+
+// idsOf is class c's key.
+func (t *classTable) idsOf(c int32) []int32 { return t.ids[int(c)*t.q : (int(c)+1)*t.q] }
+
+// layout places the columns' bits one after another; it reports whether they fit in
+// 64.
+func (t *classTable) layout() bool {
+	var at uint
+	for j, w := range t.widths {
+		t.shifts[j] = at
+		at += w
+	}
+	return at <= 64
+}
+
+// pack is the packed key of the numbers ids.
+func (t *classTable) pack(ids []int32) uint64 {
+	var k uint64
+	for j, id := range ids {
+		k |= uint64(id) << t.shifts[j]
+	}
+	return k
+}
+
+func packedHash(k uint64) uint64 {
+	k ^= k >> 29
+	return k * 0x9e3779b97f4a7c15
+}
+
+// classes sets out[i] to the class of record i, whose key is rids[i*q:(i+1)*q], for
+// n records, numbering the new ones. It goes over the records in steps, each over all
+// of them: their keys, then the table's slots they fall on, then their classes; so
+// that the table's memory, which a large table keeps far from the processor, is read
+// for many records at once rather than for one after another. It fails (naming the
+// record i) when the classes outgrow what can be counted.
+func (t *classTable) classes(rids []int32, n int, out []int32) (int, error) {
+	q := t.q
+	if t.wide == nil {
+		t.widen(rids)
+	}
+	if t.wide != nil {
+		return t.wideClasses(rids, n, out)
+	}
+	t.keys, t.hashes = t.keys[:0], t.hashes[:0]
+	for i := range n {
+		k := t.pack(rids[i*q : (i+1)*q])
+		t.keys, t.hashes = append(t.keys, k), append(t.hashes, packedHash(k))
+	}
+	var sink uint64
+	for _, h := range t.hashes {
+		sink += t.slots[h>>(64-t.bits)].key
+	}
+	t.sink += sink // read, so that the reads are made
+	for i, k := range t.keys {
+		mask := uint64(len(t.slots) - 1)
+		for s := t.hashes[i] >> (64 - t.bits); ; s = (s + 1) & mask {
+			e := &t.slots[s]
+			if e.class == 0 {
+				if t.len() >= math.MaxInt32 {
+					return i, errors.New("too many classes")
+				}
+				c := int32(t.n)
+				t.ids = append(t.ids, rids[i*q:(i+1)*q]...)
+				t.n++
+				*e = packedSlot{key: k, class: uint32(c) + 1}
+				if 2*t.len() > len(t.slots) {
+					t.rehash(t.bits + 1)
+				}
+				out[i] = c
+				break
+			}
+			if e.key == k {
+				out[i] = int32(e.class - 1)
+				break
+			}
+		}
+	}
+	return n, nil
+}
+
+// widen widens the columns whose numbers in rids outgrow their bits, and packs the
+// classes again; when the bits no longer fit in 64, it moves the classes to a
+// classKeys.
+func (t *classTable) widen(rids []int32) {
+	q := t.q
+	grew := false
+	for i := 0; i < len(rids); i += q {
+		for j := range q {
+			if need := uint(bits.Len32(uint32(rids[i+j]))); need > t.widths[j] {
+				t.widths[j], grew = need, true
+			}
+		}
+	}
+	if !grew {
+		return
+	}
+	if t.layout() {
+		t.rehash(t.bits)
+		return
+	}
+	t.wide, t.slots = newClassKeys(), nil
+	for c := range int32(t.len()) {
+		t.wide.class(t.wideKey(t.idsOf(c))) // in order: class c again
+	}
+}
+
+// rehash places every class again in a table of 1<<b slots.
+func (t *classTable) rehash(b uint) {
+	t.bits = b
+	t.slots = make([]packedSlot, 1<<b)
+	mask := uint64(len(t.slots) - 1)
+	for c := range int32(t.len()) {
+		k := t.pack(t.idsOf(c))
+		s := packedHash(k) >> (64 - b)
+		for t.slots[s].class != 0 {
+			s = (s + 1) & mask
+		}
+		t.slots[s] = packedSlot{key: k, class: uint32(c) + 1}
+	}
+}
+
+// wideKey is the bytes of a key of numbers.
+func (t *classTable) wideKey(ids []int32) []byte {
+	t.key = t.key[:0]
+	for _, id := range ids {
+		t.key = binary.LittleEndian.AppendUint32(t.key, uint32(id))
+	}
+	return t.key
+}
+
+// wideClasses is classes with the keys as bytes.
+func (t *classTable) wideClasses(rids []int32, n int, out []int32) (int, error) {
+	q := t.q
+	for i := range n {
+		ids := rids[i*q : (i+1)*q]
+		c, added, ok := t.wide.class(t.wideKey(ids))
+		if !ok {
+			return i, errors.New("too many classes")
+		}
+		if added {
+			t.ids = append(t.ids, ids...)
+			t.n++
+		}
+		out[i] = c
+	}
+	return n, nil
 }

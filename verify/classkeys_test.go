@@ -1,7 +1,9 @@
 package verify
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,6 +65,57 @@ func TestClassKeys(t *testing.T) {
 	for c, k := range order {
 		if got := tab.key(int32(c)); got != k {
 			t.Fatalf("class %d: key %q, want %q", c, got, k)
+		}
+	}
+}
+
+// TestClassTable numbers random keys of numbers against a map: packed while the
+// numbers fit in 64 bits (the columns widening as the numbers grow, the table growing),
+// then as bytes once they do not, the classes keeping their numbers across.
+func TestClassTable(t *testing.T) {
+	for _, q := range []int{0, 1, 3, 9} {
+		rng := rand.New(rand.NewPCG(uint64(q), 11))
+		tab := newClassTable(q)
+		want := map[string]int32{}
+		var order [][]int32
+		top := 1 // the numbers grow as the records go on
+		for step := range 200 {
+			n := 1 + rng.IntN(300)
+			rids := make([]int32, 0, n*q)
+			for range n * q {
+				rids = append(rids, int32(rng.IntN(top)))
+			}
+			out := make([]int32, n)
+			if i, err := tab.classes(rids, n, out); err != nil || i != n {
+				t.Fatalf("step %d: %d, %v", step, i, err)
+			}
+			for i := range n {
+				key := rids[i*q : (i+1)*q]
+				k := fmt.Sprint(key)
+				w, ok := want[k]
+				if !ok {
+					w = int32(len(order))
+					want[k] = w
+					order = append(order, slices.Clone(key))
+				}
+				if out[i] != w {
+					t.Fatalf("q %d, step %d: key %v: class %d, want %d", q, step, key, out[i], w)
+				}
+			}
+			if step%20 == 19 {
+				top = min(2*top, 1<<20)
+			}
+		}
+		if tab.len() != max(len(order), 0) {
+			t.Fatalf("q %d: %d classes, want %d", q, tab.len(), len(order))
+		}
+		for c, key := range order {
+			if got := tab.idsOf(int32(c)); !slices.Equal(got, key) {
+				t.Fatalf("q %d: class %d: key %v, want %v", q, c, got, key)
+			}
+		}
+		if wide := tab.wide != nil; wide != (q == 9) {
+			t.Errorf("q %d: keys as bytes %v", q, wide)
 		}
 	}
 }
