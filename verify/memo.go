@@ -187,9 +187,6 @@ func sameAddr(a, b string) bool {
 	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
-// has reports whether the memo holds the pair (r, o).
-func (m *coverMemo) has(r, o string) bool { return m.find(r, o) != nil }
-
 // put remembers that r matches o (a pair find did not find), and the pair's numbers.
 func (m *coverMemo) put(r, o string, ids pairIDs) {
 	switch grow, full := grows(m.n, m.bits); {

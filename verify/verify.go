@@ -273,9 +273,11 @@ type pending struct {
 // mark is where the staged numbers end, for undo.
 func (p *pending) mark() [4]int { return [4]int{len(p.rids), len(p.leaves), len(p.masks), len(p.sens)} }
 
-// undo takes back the numbers staged after mark m (a record that failed).
-func (p *pending) undo(m [4]int) {
+// undo takes back a record that failed to be staged: the numbers staged after mark m.
+func (c *Counter) undo(m [4]int) {
+	p := &c.p
 	p.rids, p.leaves, p.masks, p.sens = p.rids[:m[0]], p.leaves[:m[1]], p.masks[:m[2]], p.sens[:m[3]]
+	c.m.Rows--
 }
 
 // pendingMax is how many records are staged before they are counted.
@@ -299,13 +301,13 @@ func (c *Counter) stage(rec, orig []string) error {
 		}
 		ids, err := c.pairIDs(j, rec[at], o)
 		if err != nil {
-			c.p.undo(mark)
+			c.undo(mark)
 			return err
 		}
 		c.stageIDs(ids)
 	}
 	if err := c.stageSensitive(rec); err != nil {
-		c.p.undo(mark)
+		c.undo(mark)
 		return err
 	}
 	c.p.n++
@@ -346,7 +348,7 @@ func (c *Counter) stageMatched(rec []string, ids []pairIDs) error {
 		c.stageIDs(x)
 	}
 	if err := c.stageSensitive(rec); err != nil {
-		c.p.undo(mark)
+		c.undo(mark)
 		return err
 	}
 	c.p.n++
