@@ -71,13 +71,21 @@ func TestClassKeys(t *testing.T) {
 
 // TestClassTable numbers random keys of numbers against a map: packed while the
 // numbers fit in 64 bits (the columns widening as the numbers grow, the table growing),
-// then as bytes once they do not, the classes keeping their numbers across.
+// then by their values ("v" and the number) once they do not, the classes keeping
+// their numbers across.
 func TestClassTable(t *testing.T) {
 	for _, q := range []int{0, 1, 3, 9} {
 		rng := rand.New(rand.NewPCG(uint64(q), 11))
 		tab := newClassTable(q)
 		want := map[string]int32{}
 		var order [][]int32
+		valueKey := func(ids []int32) []byte {
+			var vals []string
+			for _, id := range ids {
+				vals = append(vals, "v"+strconv.Itoa(int(id)))
+			}
+			return appendValueKey(nil, vals...)
+		}
 		top := 1 // the numbers grow as the records go on
 		for step := range 200 {
 			n := 1 + rng.IntN(300)
@@ -86,7 +94,25 @@ func TestClassTable(t *testing.T) {
 				rids = append(rids, int32(rng.IntN(top)))
 			}
 			out := make([]int32, n)
-			if i, err := tab.classes(rids, n, out); err != nil || i != n {
+			i, fits, err := 0, false, error(nil)
+			if tab.values == nil {
+				i, fits, err = tab.byNumbers(rids, n, out)
+				if !fits {
+					if err := tab.toValues(func(c int32) []byte { return valueKey(order[c]) }); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if tab.values != nil {
+				var keys []byte
+				var ends []int
+				for i := range n {
+					keys = append(keys, valueKey(rids[i*q:(i+1)*q])...)
+					ends = append(ends, len(keys))
+				}
+				i, err = tab.byValues(keys, ends, out)
+			}
+			if err != nil || i != n {
 				t.Fatalf("step %d: %d, %v", step, i, err)
 			}
 			for i := range n {
@@ -106,16 +132,23 @@ func TestClassTable(t *testing.T) {
 				top = min(2*top, 1<<20)
 			}
 		}
-		if tab.len() != max(len(order), 0) {
+		if tab.len() != len(order) {
 			t.Fatalf("q %d: %d classes, want %d", q, tab.len(), len(order))
 		}
+		fields := make([]string, q)
 		for c, key := range order {
-			if got := tab.idsOf(int32(c)); !slices.Equal(got, key) {
-				t.Fatalf("q %d: class %d: key %v, want %v", q, c, got, key)
+			if tab.values == nil {
+				if got := tab.idsOf(int32(c)); !slices.Equal(got, key) {
+					t.Fatalf("q %d: class %d: key %v, want %v", q, c, got, key)
+				}
+				continue
+			}
+			if !tab.valuesOf(int32(c), fields) || string(appendValueKey(nil, fields...)) != string(valueKey(key)) {
+				t.Fatalf("q %d: class %d: values %q, want those of %v", q, c, fields, key)
 			}
 		}
-		if wide := tab.wide != nil; wide != (q == 9) {
-			t.Errorf("q %d: keys as bytes %v", q, wide)
+		if byValues := tab.values != nil; byValues != (q == 9) {
+			t.Errorf("q %d: keyed by values %v", q, byValues)
 		}
 	}
 }

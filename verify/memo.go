@@ -52,7 +52,7 @@ type strEntry struct {
 }
 
 // strMemoPeriod is how many lookups a strMemo or a coverMemo holds its strings for.
-const strMemoPeriod = 1 << 18
+const strMemoPeriod = 1 << 16
 
 func newStrMemo() *strMemo {
 	return &strMemo{slots: make([]strEntry, 1<<memoMinBits), bits: memoMinBits, left: strMemoPeriod}
@@ -121,6 +121,11 @@ type coverMemo struct {
 	bits  uint
 	n     int
 	left  int
+	// The pairs found this period, and looked for. A memo that finds fewer than half
+	// of those it looks for (a column of as many pairs as records: Mondrian's ranges
+	// of dates, say) is put aside (off) for a period, and tried again after it.
+	found, finds int
+	off          bool
 }
 
 type coverEntry struct {
@@ -151,14 +156,22 @@ func (m *coverMemo) find(r, o string) *coverEntry {
 	if m.left--; m.left < 0 {
 		m.reset()
 	}
+	if m.off {
+		return nil
+	}
+	m.finds++
 	e := &m.slots[coverSlotOf(r, o, m.bits)]
 	if e.used && sameAddr(e.r, r) && sameAddr(e.o, o) {
+		m.found++
 		return e
 	}
 	if !e.used {
 		return nil
 	}
-	return m.probe(r, o)
+	if e = m.probe(r, o); e != nil {
+		m.found++
+	}
+	return e
 }
 
 // probe is find past the pair's first slot.
@@ -175,10 +188,11 @@ func (m *coverMemo) probe(r, o string) *coverEntry {
 	}
 }
 
-// reset lets go of every pair.
+// reset lets go of every pair, and starts a period.
 func (m *coverMemo) reset() {
 	clear(m.slots)
-	m.n, m.left = 0, strMemoPeriod
+	m.off = !m.off && 2*m.found < m.finds
+	m.n, m.left, m.found, m.finds = 0, strMemoPeriod, 0, 0
 }
 
 // sameAddr reports whether a and b are one string: the same bytes at the same
@@ -189,6 +203,9 @@ func sameAddr(a, b string) bool {
 
 // put remembers that r matches o (a pair find did not find), and the pair's numbers.
 func (m *coverMemo) put(r, o string, ids pairIDs) {
+	if m.off {
+		return
+	}
 	switch grow, full := grows(m.n, m.bits); {
 	case full:
 		return
@@ -274,7 +291,8 @@ func (m *pairMemo) put(a, b int32, v uint32) {
 }
 
 // valueNumbers numbers the distinct values of a column in the order they are met,
-// keeping a copy of each.
+// keeping a copy of each, up to numberedMax of them: a value met after those has no
+// number (-1).
 type valueNumbers struct {
 	ids  map[string]int32
 	vals []string // by number
@@ -285,13 +303,22 @@ func newValueNumbers() *valueNumbers {
 	return &valueNumbers{ids: map[string]int32{}, memo: newStrMemo()}
 }
 
-// id returns v's number, numbering it when it is new.
+// numberedMax is how many values of a column are numbered: as many as a memo holds.
+// A column of more (Mondrian's ranges, say) would be looked up in a large map for
+// almost every record; its classes are keyed by their values instead.
+const numberedMax = 1 << (memoMaxBits - 1)
+
+// id returns v's number, numbering it when it is new; -1 when v is new and the
+// column has numberedMax values.
 func (t *valueNumbers) id(v string) int32 {
 	if id, ok := t.memo.get(v); ok {
 		return id
 	}
 	id, ok := t.ids[v]
 	if !ok {
+		if len(t.vals) >= numberedMax {
+			return -1
+		}
 		id = int32(len(t.vals))
 		c := strings.Clone(v) // not the record's: its memory may be a whole batch's
 		t.ids[c] = id

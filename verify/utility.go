@@ -322,15 +322,18 @@ func (u *utilityCounter) add(cls []uint64, stride int, batch, leaves []int32, ma
 }
 
 // naming is the levels of a labeled column's hierarchy at which leaf x is the
-// released value of number rid (rel's), remembered per pair; 0 for a column that is
-// not labeled.
-func (c *utilityColumn) naming(rid, x int32, rel *valueNumbers) uint32 {
+// released value r, remembered per pair of leaf and r's number rid (Counter.rel; -1:
+// r has none); 0 for a column that is not labeled.
+func (c *utilityColumn) naming(rid, x int32, r string) uint32 {
 	if !c.labeled {
 		return 0
 	}
+	if rid < 0 {
+		return uint32(levelsNaming(c.labels[x], r))
+	}
 	m, ok := c.names.get(rid, x)
 	if !ok {
-		m = uint32(levelsNaming(c.labels[x], rel.vals[rid]))
+		m = uint32(levelsNaming(c.labels[x], r))
 		c.names.put(rid, x, m)
 	}
 	return m
@@ -395,7 +398,7 @@ func (s *coverStat) add(x int32, f int64, vals []float64) {
 // columns release (then measured in one pass over the leaves), the second adds every
 // class's share. Memory grows with the hierarchies and the distinct values, not with
 // the classes.
-func (u *utilityCounter) measure(classes int, fields func(int32, []string), cls []uint64, stride, inputRows int) (loss, ncp, entropy float64, _ error) {
+func (u *utilityCounter) measure(classes int, fields func(int32, []string) bool, cls []uint64, stride, inputRows int) (loss, ncp, entropy float64, _ error) {
 	n := u.matched + u.suppressed
 	if n != int64(inputRows) {
 		return 0, 0, 0, fmt.Errorf("utility: %d input records counted, the input has %d", n, inputRows)
@@ -458,7 +461,9 @@ func (u *utilityCounter) measure(classes int, fields func(int32, []string), cls 
 			if size == 0 {
 				continue
 			}
-			fields(i, vals)
+			if !fields(i, vals) {
+				return errors.New("utility: a malformed class key")
+			}
 			for _, j := range mine {
 				s := sums[j]
 				var (

@@ -155,9 +155,11 @@ type Counter struct {
 	m     *Measured
 	util  *utilityCounter // nil: loss, NCP and entropy are not measured
 	p     pending         // the records staged, counted by flush
-	// flush's: the classes of the records it counts, and the sum of the memory it
-	// reads ahead
+	// flush's: the classes of the records it counts, their keys by values (one
+	// after another, and where each ends), and the sum of the memory it reads ahead
 	batch []int32
+	key   []byte
+	ends  []int
 	sink  uint64
 }
 
@@ -257,26 +259,29 @@ func (c *Counter) AddMatchedBatch(recs, origs []string) error {
 	return nil
 }
 
-// pending is the records staged to be counted, as numbers: per record and
-// quasi-identifier the number of its released value (Counter.rel), and when utility
+// pending is the records staged to be counted: per record and quasi-identifier its
+// released value and that value's number (Counter.rel; -1 for none), and when utility
 // is measured the leaf number of the input value and the levels of its hierarchy at
 // which the leaf is the released value (utilityColumn.naming); per record and
 // sensitive column, the value's number.
 type pending struct {
 	n      int
+	strs   []string
 	rids   []int32
 	leaves []int32
 	masks  []uint32
 	sens   []int32
 }
 
-// mark is where the staged numbers end, for undo.
-func (p *pending) mark() [4]int { return [4]int{len(p.rids), len(p.leaves), len(p.masks), len(p.sens)} }
+// mark is where the staged values end, for undo.
+func (p *pending) mark() [5]int {
+	return [5]int{len(p.strs), len(p.rids), len(p.leaves), len(p.masks), len(p.sens)}
+}
 
-// undo takes back a record that failed to be staged: the numbers staged after mark m.
-func (c *Counter) undo(m [4]int) {
+// undo takes back a record that failed to be staged: the values staged after mark m.
+func (c *Counter) undo(m [5]int) {
 	p := &c.p
-	p.rids, p.leaves, p.masks, p.sens = p.rids[:m[0]], p.leaves[:m[1]], p.masks[:m[2]], p.sens[:m[3]]
+	p.strs, p.rids, p.leaves, p.masks, p.sens = p.strs[:m[0]], p.rids[:m[1]], p.leaves[:m[2]], p.masks[:m[3]], p.sens[:m[4]]
 	c.m.Rows--
 }
 
@@ -304,7 +309,7 @@ func (c *Counter) stage(rec, orig []string) error {
 			c.undo(mark)
 			return err
 		}
-		c.stageIDs(ids)
+		c.stageIDs(rec[at], ids)
 	}
 	if err := c.stageSensitive(rec); err != nil {
 		c.undo(mark)
@@ -317,22 +322,29 @@ func (c *Counter) stage(rec, orig []string) error {
 // pairIDs numbers the released value r of quasi-identifier j, and when utility is
 // measured, the input value o it covers.
 func (c *Counter) pairIDs(j int, r, o string) (pairIDs, error) {
-	rid := c.rel[j].id(r)
-	if c.util == nil {
+	var u *utilityColumn
+	if c.util != nil {
+		u = c.util.cols[j]
+	}
+	rid := int32(-1)
+	if c.classes.values == nil || (u != nil && u.labeled) {
+		rid = c.rel[j].id(r) // for the class key, or the levels naming it
+	}
+	if u == nil {
 		return pairIDs{rid: rid}, nil
 	}
-	u := c.util.cols[j]
 	x, err := u.leafOf(o)
 	if err != nil {
 		return pairIDs{}, err
 	}
-	return pairIDs{rid: rid, leaf: x, mask: u.naming(rid, x, c.rel[j])}, nil
+	return pairIDs{rid: rid, leaf: x, mask: u.naming(rid, x, r)}, nil
 }
 
-// stageIDs stages the numbers of a quasi-identifier of the record being staged.
-func (c *Counter) stageIDs(ids pairIDs) {
+// stageIDs stages the released value r of a quasi-identifier of the record being
+// staged, and its numbers.
+func (c *Counter) stageIDs(r string, ids pairIDs) {
 	p := &c.p
-	p.rids = append(p.rids, ids.rid)
+	p.strs, p.rids = append(p.strs, r), append(p.rids, ids.rid)
 	if c.util != nil {
 		p.leaves, p.masks = append(p.leaves, ids.leaf), append(p.masks, ids.mask)
 	}
@@ -344,8 +356,8 @@ func (c *Counter) stageIDs(ids pairIDs) {
 func (c *Counter) stageMatched(rec []string, ids []pairIDs) error {
 	c.m.Rows++
 	mark := c.p.mark()
-	for _, x := range ids {
-		c.stageIDs(x)
+	for j, x := range ids {
+		c.stageIDs(rec[c.pos[j]], x)
 	}
 	if err := c.stageSensitive(rec); err != nil {
 		c.undo(mark)
@@ -388,7 +400,8 @@ func (c *Counter) flush() error {
 	first := c.m.Rows - n // records counted before these
 	before := c.classes.len()
 	c.batch = slices.Grow(c.batch[:0], n)[:n]
-	if i, err := c.classes.classes(p.rids, n, c.batch); err != nil {
+	i, err := c.classify()
+	if err != nil {
 		return fmt.Errorf("release record %d: more classes than can be counted", first+i+1)
 	}
 	for range c.classes.len() - before {
@@ -417,8 +430,41 @@ func (c *Counter) flush() error {
 	if c.util != nil {
 		c.util.add(c.cls, c.stride, c.batch, p.leaves, p.masks)
 	}
-	p.n, p.rids, p.leaves, p.masks, p.sens = 0, p.rids[:0], p.leaves[:0], p.masks[:0], p.sens[:0]
+	clear(p.strs) // not to keep the values' memory
+	p.n, p.strs, p.rids, p.leaves, p.masks, p.sens = 0, p.strs[:0], p.rids[:0], p.leaves[:0], p.masks[:0], p.sens[:0]
 	return nil
+}
+
+// classify sets c.batch to the classes of the staged records: by their values'
+// numbers while they have them (and they fit in a class key of 64 bits), else by
+// their values from then on. On an error, it returns the record at fault.
+func (c *Counter) classify() (int, error) {
+	p := &c.p
+	if c.classes.values == nil && !slices.ContainsFunc(p.rids, func(id int32) bool { return id < 0 }) {
+		i, fits, err := c.classes.byNumbers(p.rids, p.n, c.batch)
+		if fits {
+			return i, err
+		}
+	}
+	if c.classes.values == nil {
+		fields := make([]string, len(c.pos))
+		err := c.classes.toValues(func(cl int32) []byte {
+			c.classFields(cl, fields)
+			c.key = appendValueKey(c.key[:0], fields...)
+			return c.key
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	q := len(c.pos)
+	keys, ends := c.key[:0], c.ends[:0]
+	for r := range p.n {
+		keys = appendValueKey(keys, p.strs[r*q:(r+1)*q]...)
+		ends = append(ends, len(keys))
+	}
+	c.key, c.ends = keys, ends
+	return c.classes.byValues(keys, ends, c.batch)
 }
 
 // sensitive returns the number of value v of sensitive column i (ok false when the
@@ -434,11 +480,16 @@ func (c *Counter) sensitive(i int, v string) (int32, bool) {
 	return x, ok
 }
 
-// classFields sets fields to the released quasi-identifier values of class i.
-func (c *Counter) classFields(i int32, fields []string) {
+// classFields sets fields to the released quasi-identifier values of class i; false
+// for a malformed class key.
+func (c *Counter) classFields(i int32, fields []string) bool {
+	if c.classes.values != nil {
+		return c.classes.valuesOf(i, fields)
+	}
 	for j, id := range c.classes.idsOf(i) {
 		fields[j] = c.rel[j].vals[id]
 	}
+	return true
 }
 
 // AddSuppressed counts an input record that the release leaves out, for the utility

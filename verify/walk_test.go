@@ -214,10 +214,98 @@ func TestTruthfulCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The entropy sums a class's histogram in map order: equal up to rounding.
+	if !near(got.Sensitive[0].MinEntropyL, want.Sensitive[0].MinEntropyL) {
+		t.Errorf("entropy l %v, record by record %v", got.Sensitive[0].MinEntropyL, want.Sensitive[0].MinEntropyL)
+	}
+	got.Sensitive[0].MinEntropyL = want.Sensitive[0].MinEntropyL
 	if fmt.Sprint(*got) != fmt.Sprint(*want) {
 		t.Errorf("counted in the walk:\n%+v\nrecord by record:\n%+v", *got, *want)
 	}
 	if got.Rows != len(rel) || got.Loss == 0 || got.Sensitive[0].MinDistinct != 3 {
 		t.Errorf("measured %+v: the test measures nothing", *got)
+	}
+}
+
+// TestCounterByValues: a quasi-identifier with more released values than are numbered
+// (numberedMax) makes the classes keyed by their values from then on, the classes
+// counted so far kept: the classes and the loss are those counted by hand, whether
+// the walk counts or the records are added one at a time.
+func TestCounterByValues(t *testing.T) {
+	dom, err := MaskDomain(true, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(8, 88))
+	spec := Spec{K: 1, MaxSuppressed: 1 << 30, Columns: []string{"q", "z"}, Quasi: []string{"q", "z"},
+		Utility:    []Quasi{{Column: "q", Domain: dom}, {Column: "z", Domain: dom}},
+		FullDomain: true}
+	tr := Truth{Columns: spec.Columns, MaxSuppressed: spec.MaxSuppressed,
+		Covers: map[string]Cover{"q": CoverMask(true), "z": CoverMask(true)}}
+	var in, rel [][]string
+	class := map[string]int{}
+	suppressed := 0
+	for i := range 40000 {
+		// q released as itself (some 30,000 values), z as "10**", covering its 40 leaves
+		q, z := fmt.Sprint(10000+rng.IntN(90000)), fmt.Sprint(1000+rng.IntN(40))
+		in = append(in, []string{q, z})
+		if i%50 == 7 {
+			suppressed++
+			continue
+		}
+		rel = append(rel, []string{q, "10**"})
+		class[q]++
+	}
+	if len(class) <= numberedMax {
+		t.Fatalf("%d values: not more than are numbered", len(class))
+	}
+	spec.InputRows = len(in)
+	minClass := len(in)
+	for _, n := range class {
+		minClass = min(minClass, n)
+	}
+	// loss: 0 for q (itself), 1 for z (every leaf), 1 for both of a suppressed record
+	wantLoss := float64(len(rel)+2*suppressed) / float64(2*len(in))
+
+	for _, walk := range []bool{false, true} {
+		c, err := NewCounter(spec, spec.Columns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if walk {
+			tr.Count = c
+			if _, err := Truthful(tr, spec.Columns, &records{recs: in}, &records{recs: rel}); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			k := 0
+			for _, r := range rel {
+				for ; in[k][0] != r[0]; k++ {
+					if err := c.AddSuppressed(in[k]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := c.AddMatched(r, in[k]); err != nil {
+					t.Fatal(err)
+				}
+				k++
+			}
+			for ; k < len(in); k++ {
+				if err := c.AddSuppressed(in[k]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		m, err := c.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.classes.values == nil {
+			t.Errorf("walk %v: the classes are still keyed by numbers", walk)
+		}
+		if m.Rows != len(rel) || m.Classes != len(class) || m.MinClass != minClass || !near(m.Loss, wantLoss) {
+			t.Errorf("walk %v: %d records, %d classes, smallest %d, loss %v; want %d, %d, %d, %v",
+				walk, m.Rows, m.Classes, m.MinClass, m.Loss, len(rel), len(class), minClass, wantLoss)
+		}
 	}
 }
