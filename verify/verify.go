@@ -140,8 +140,8 @@ type Counter struct {
 	spos   []int // the sensitive columns' fields
 	index  []map[string]int32
 	smemo  []*strMemo // in front of index
-	// rel numbers the released values of each quasi-identifier; a class's key is
-	// their numbers, 4 bytes each
+	// rel numbers the released values of each quasi-identifier; a class is keyed by
+	// their numbers, or once a column has too many by the values (classTable)
 	rel     []*valueNumbers
 	classes *classTable // class key → class number
 	// per class, stride values: its record count, then (when utility is measured) the
