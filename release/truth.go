@@ -172,6 +172,9 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 		// readers stop early: it verified nothing.
 		err = ctx.Err()
 	}
+	// The input's reading stopped (a walk that failed may end before it does), so that
+	// its checksum is not read while it is made.
+	ir.Close()
 	if got := in.checksums(); sums != nil && ctx.Err() == nil && (err == nil || got != nil) && !slices.Equal(got, sums) {
 		return n, table.ChangedError(p.Input)
 	}
