@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"sanitizer/internal/safe"
 	"sanitizer/schema"
 	"sanitizer/table"
 	"sanitizer/verify"
@@ -164,32 +163,18 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 		return 0, fmt.Errorf("verifying the written release: %w", err)
 	}
 	defer rr.Close()
-	truth := verify.Truth{Columns: header, Covers: covers, MaxSuppressed: p.maxSupp}
-	var relReader verify.Reader = rr
-	var counting *countingReader
-	if count != nil {
-		// The quasi-identifiers' fields in the input records the walk reads.
-		qpos := make([]int, len(p.Quasi))
-		for j, name := range p.QuasiNames() {
-			if qpos[j] = slices.Index(inHeader, name); qpos[j] < 0 {
-				return 0, fmt.Errorf("internal error: quasi-identifier %q is not a release column", name)
-			}
-		}
-		counting = newCountingReader(rr, count, len(header), qpos)
-		relReader = counting
-		truth.Input = counting.input
-	}
-	n, err := verify.Truthful(truth, inHeader, ir, relReader)
-	if counting != nil {
-		if cerr := counting.close(); err == nil {
-			err = cerr
-		}
-	}
+	// With count, the walk counts every release record with the input record it
+	// generalizes, and the input records left out.
+	truth := verify.Truth{Columns: header, Covers: covers, MaxSuppressed: p.maxSupp, Count: count}
+	n, err := verify.Truthful(truth, inHeader, ir, rr)
 	if err == nil {
 		// A walk that ended while the run was being cancelled may have seen the
 		// readers stop early: it verified nothing.
 		err = ctx.Err()
 	}
+	// The input's reading stopped (a walk that failed may end before it does), so that
+	// its checksum is not read while it is made.
+	ir.Close()
 	if got := in.checksums(); sums != nil && ctx.Err() == nil && (err == nil || got != nil) && !slices.Equal(got, sums) {
 		return n, table.ChangedError(p.Input)
 	}
@@ -198,127 +183,4 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 		return n, fmt.Errorf("verifying the written release: %w", err)
 	}
 	return n, err
-}
-
-// countingReader hands every release record it reads to a Counter as well, with the
-// quasi-identifier values of the input record it generalizes (and those of every input
-// record left out), in batches counted on a goroutine of their own while the
-// truthfulness walk goes on.
-type countingReader struct {
-	r     verify.Reader
-	width int
-	qpos  []int    // the quasi-identifiers' fields in an input record
-	buf   []string // copies of the release records since the last batch, flat
-	orig  []string // the quasi-identifier values of their input records, flat
-	supp  []string // those of the input records left out since the last batch, flat
-	out   chan countBatch
-	free  chan countBatch // batches counted, their slices for reuse
-	done  chan error
-}
-
-// countBatch is records of the header's width, flat, with the quasi-identifier values
-// of their input records, flat, and of input records left out; or one record of
-// another width (odd), which the counter reports.
-type countBatch struct {
-	fields, orig, supp []string
-	odd                bool
-}
-
-const countingBatch = 1024 // records
-
-func newCountingReader(r verify.Reader, count *verify.Counter, width int, qpos []int) *countingReader {
-	c := &countingReader{r: r, width: width, qpos: qpos, out: make(chan countBatch, 4), free: make(chan countBatch, 6), done: make(chan error, 1)}
-	q := len(qpos)
-	c.buf, c.orig = make([]string, 0, countingBatch*width), make([]string, 0, countingBatch*q)
-	go func() {
-		err := safe.Go(func() error {
-			var err error
-			for b := range c.out {
-				if b.odd && err == nil {
-					err = count.Add(b.fields)
-				}
-				if !b.odd && err == nil && len(b.fields) > 0 {
-					err = count.AddMatchedBatch(b.fields, b.orig)
-				}
-				for k := 0; err == nil && k+q <= len(b.supp) && q > 0; k += q {
-					err = count.AddSuppressed(b.supp[k : k+q])
-				}
-				if !b.odd && cap(b.fields) > 0 {
-					select { // the slices, for the reader to fill again
-					case c.free <- countBatch{fields: b.fields[:0], orig: b.orig[:0]}:
-					default:
-					}
-				}
-			}
-			return err
-		})()
-		for range c.out { // after a panic, the reader must never block
-		}
-		c.done <- err
-	}()
-	return c
-}
-
-// Read reads the next record and keeps a copy for the counter.
-func (c *countingReader) Read() ([]string, error) {
-	// Every record kept so far has its input record: the walk reads the next release
-	// record only once it has matched the last.
-	if len(c.buf) >= countingBatch*c.width {
-		c.flush()
-	}
-	rec, err := c.r.Read()
-	if err != nil {
-		return rec, err
-	}
-	if len(rec) != c.width {
-		// The counter reports a record of the wrong width: hand it over alone.
-		c.flush()
-		c.out <- countBatch{fields: slices.Clone(rec), odd: true}
-		return rec, nil
-	}
-	c.buf = append(c.buf, rec...)
-	return rec, nil
-}
-
-// input takes an input record read by the truthfulness walk (verify.Truth.Input): the
-// quasi-identifier values of the record the last release record generalizes, or of a
-// record left out.
-func (c *countingReader) input(rec []string, matched bool) {
-	if matched {
-		for _, p := range c.qpos {
-			c.orig = append(c.orig, rec[p])
-		}
-		return
-	}
-	for _, p := range c.qpos {
-		c.supp = append(c.supp, rec[p])
-	}
-	if len(c.supp) >= countingBatch*len(c.qpos) {
-		c.out <- countBatch{supp: c.supp}
-		c.supp = make([]string, 0, countingBatch*len(c.qpos))
-	}
-}
-
-// flush hands the records kept so far to the counter and takes empty slices for the
-// next batch: counted ones when there are, else new.
-func (c *countingReader) flush() {
-	if len(c.buf) == 0 && len(c.supp) == 0 {
-		return
-	}
-	c.out <- countBatch{fields: c.buf, orig: c.orig, supp: c.supp}
-	c.supp = nil
-	select {
-	case b := <-c.free:
-		c.buf, c.orig = b.fields, b.orig
-	default:
-		c.buf = make([]string, 0, countingBatch*c.width)
-		c.orig = make([]string, 0, countingBatch*len(c.qpos))
-	}
-}
-
-// close counts what is left and returns the counter's first error.
-func (c *countingReader) close() error {
-	c.flush()
-	close(c.out)
-	return <-c.done
 }

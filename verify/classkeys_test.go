@@ -1,7 +1,9 @@
 package verify
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,6 +65,90 @@ func TestClassKeys(t *testing.T) {
 	for c, k := range order {
 		if got := tab.key(int32(c)); got != k {
 			t.Fatalf("class %d: key %q, want %q", c, got, k)
+		}
+	}
+}
+
+// TestClassTable numbers random keys of numbers against a map: packed while the
+// numbers fit in 64 bits (the columns widening as the numbers grow, the table growing),
+// then by their values ("v" and the number) once they do not, the classes keeping
+// their numbers across.
+func TestClassTable(t *testing.T) {
+	for _, q := range []int{0, 1, 3, 9} {
+		rng := rand.New(rand.NewPCG(uint64(q), 11))
+		tab := newClassTable(q)
+		want := map[string]int32{}
+		var order [][]int32
+		valueKey := func(ids []int32) []byte {
+			var vals []string
+			for _, id := range ids {
+				vals = append(vals, "v"+strconv.Itoa(int(id)))
+			}
+			return appendValueKey(nil, vals...)
+		}
+		top := 1 // the numbers grow as the records go on
+		for step := range 200 {
+			n := 1 + rng.IntN(300)
+			rids := make([]int32, 0, n*q)
+			for range n * q {
+				rids = append(rids, int32(rng.IntN(top)))
+			}
+			out := make([]int32, n)
+			i, fits, err := 0, false, error(nil)
+			if tab.values == nil {
+				i, fits, err = tab.byNumbers(rids, n, out)
+				if !fits {
+					if err := tab.toValues(func(c int32) []byte { return valueKey(order[c]) }); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if tab.values != nil {
+				var keys []byte
+				var ends []int
+				for i := range n {
+					keys = append(keys, valueKey(rids[i*q:(i+1)*q])...)
+					ends = append(ends, len(keys))
+				}
+				i, err = tab.byValues(keys, ends, out)
+			}
+			if err != nil || i != n {
+				t.Fatalf("step %d: %d, %v", step, i, err)
+			}
+			for i := range n {
+				key := rids[i*q : (i+1)*q]
+				k := fmt.Sprint(key)
+				w, ok := want[k]
+				if !ok {
+					w = int32(len(order))
+					want[k] = w
+					order = append(order, slices.Clone(key))
+				}
+				if out[i] != w {
+					t.Fatalf("q %d, step %d: key %v: class %d, want %d", q, step, key, out[i], w)
+				}
+			}
+			if step%20 == 19 {
+				top = min(2*top, 1<<20)
+			}
+		}
+		if tab.len() != len(order) {
+			t.Fatalf("q %d: %d classes, want %d", q, tab.len(), len(order))
+		}
+		fields := make([]string, q)
+		for c, key := range order {
+			if tab.values == nil {
+				if got := tab.idsOf(int32(c)); !slices.Equal(got, key) {
+					t.Fatalf("q %d: class %d: key %v, want %v", q, c, got, key)
+				}
+				continue
+			}
+			if !tab.valuesOf(int32(c), fields) || string(appendValueKey(nil, fields...)) != string(valueKey(key)) {
+				t.Fatalf("q %d: class %d: values %q, want those of %v", q, c, fields, key)
+			}
+		}
+		if byValues := tab.values != nil; byValues != (q == 9) {
+			t.Errorf("q %d: keyed by values %v", q, byValues)
 		}
 	}
 }

@@ -120,6 +120,8 @@ func (p *csvParser) next() ([][]byte, error) {
 	var fields [][]byte
 	if bytes.IndexByte(line, '"') < 0 {
 		fields = p.split(line)
+	} else if f, ok := p.quotedLine(line); ok {
+		fields = f
 	} else {
 		var err error
 		if fields, err = p.quoted(line, nl); err != nil {
@@ -160,6 +162,48 @@ func (p *csvParser) split(line []byte) [][]byte {
 	fields = append(fields, line)
 	p.fields = fields
 	return fields
+}
+
+// quotedLine parses, in place, a record of one line (its line end removed) whose
+// quoted fields hold no quote, the common case of a record with quotes (a separator or
+// a line break inside a field): its fields are slices of the line, as split's. ok is
+// false for any other record, which quoted then parses (and finds malformed, if it
+// is).
+func (p *csvParser) quotedLine(line []byte) (fields [][]byte, ok bool) {
+	fields = p.fields[:0]
+	for {
+		if len(line) > 0 && line[0] == '"' {
+			i := bytes.IndexByte(line[1:], '"')
+			if i < 0 {
+				return nil, false // on further lines, or not closed
+			}
+			field, rest := line[1:1+i], line[2+i:]
+			fields = append(fields, field)
+			if len(rest) == 0 {
+				break
+			}
+			if !bytes.HasPrefix(rest, p.sep) {
+				return nil, false // a doubled quote, or something after the closing one
+			}
+			line = rest[len(p.sep):]
+			continue
+		}
+		i := bytes.Index(line, p.sep)
+		field := line
+		if i >= 0 {
+			field = line[:i]
+		}
+		if bytes.IndexByte(field, '"') >= 0 {
+			return nil, false // a bare quote
+		}
+		fields = append(fields, field)
+		if i < 0 {
+			break
+		}
+		line = line[i+len(p.sep):]
+	}
+	p.fields = fields
+	return fields, true
 }
 
 // quoted parses a record whose first line (its line end removed; nl if it had one)

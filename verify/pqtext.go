@@ -114,19 +114,35 @@ func (v *pqValues) checkRange() error {
 	return nil
 }
 
-// textCaches hold the text of a column's recent values, so that a value that repeats
-// is converted and allocated once: numbers (and dates, timestamps) by their bits,
-// strings by a hash of their bytes. Each is direct-mapped: a new value evicts the one
-// in its slot.
+// textCaches hold the text of a column's values, so that a value that repeats is
+// converted and allocated once and handed out as one string: numbers (and dates,
+// timestamps) by their bits, strings by their bytes. The first textInternValues
+// distinct values of the column (textInternBytes of text at most) are interned: each
+// is one string for the whole file, which lets the verification compare it by its
+// address and remember what it found of it (memo.go); a direct-mapped cache in front
+// remembers the recent values (a new value evicts the one in its slot), interned or
+// not. A column of more values than that is not interned past them (as the CSV
+// reader's), its values only cached.
 type textCaches struct {
 	nums *numCache
 	strs *strCache
 	seen int // values converted; the caches start after textCacheAfter
+	// the interned values (nil once the column has more than the bound), and how
+	// many more values and bytes they may take
+	numInterned   map[uint64]string
+	strInterned   map[string]string
+	values, bytes int
 }
 
 // textCacheAfter is how many values of a column are converted before its caches are
 // made (a small file does without).
 const textCacheAfter = 1024
+
+// The bound of the interned values of a column: as the CSV reader's.
+const (
+	textInternValues = csvInternValues
+	textInternBytes  = csvInternBytes
+)
 
 const textCacheSlots = 4096 // a power of two
 
@@ -156,6 +172,18 @@ func strSlot(b []byte) uint64 {
 	return h >> (64 - 12)
 }
 
+// intern reports whether the interned values may take one more of n bytes, and counts
+// it; once they may not, the column is no longer interned.
+func (t *textCaches) intern(n int) bool {
+	if t.values > 0 && n <= t.bytes {
+		t.values--
+		t.bytes -= n
+		return true
+	}
+	t.numInterned, t.strInterned = nil, nil
+	return false
+}
+
 // number returns the text of the number with bits k, from the cache or made by format.
 func (t *textCaches) number(k uint64, format func(uint64) string) string {
 	if t.nums == nil {
@@ -163,12 +191,19 @@ func (t *textCaches) number(k uint64, format func(uint64) string) string {
 			return format(k)
 		}
 		t.nums = new(numCache)
+		t.numInterned, t.values, t.bytes = map[uint64]string{}, textInternValues, textInternBytes
 	}
 	i := (k * 0x9E3779B97F4A7C15) >> (64 - 12)
 	if s := t.nums.texts[i]; s != "" && t.nums.keys[i] == k {
 		return s
 	}
-	s := format(k)
+	s, ok := t.numInterned[k]
+	if !ok {
+		s = format(k)
+		if t.numInterned != nil && t.intern(len(s)) {
+			t.numInterned[k] = s
+		}
+	}
 	t.nums.keys[i], t.nums.texts[i] = k, s
 	return s
 }
@@ -180,12 +215,19 @@ func (t *textCaches) str(b []byte) string {
 			return string(b)
 		}
 		t.strs = new(strCache)
+		t.strInterned, t.values, t.bytes = map[string]string{}, textInternValues, textInternBytes
 	}
 	i := strSlot(b)
 	if t.strs.texts[i] == string(b) {
 		return t.strs.texts[i]
 	}
-	s := string(b)
+	s, ok := t.strInterned[string(b)]
+	if !ok {
+		s = string(b)
+		if t.strInterned != nil && t.intern(len(s)) {
+			t.strInterned[s] = s
+		}
+	}
 	t.strs.texts[i] = s
 	return s
 }

@@ -14,6 +14,7 @@ import (
 	"math"
 	"math/big"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,7 +33,9 @@ const top = "*"
 // generalization of the original, (false, nil) when it is well formed but does not cover
 // it (or the original is not a value the generalization applies to), and an error when
 // the released value is malformed (an inverted range, a label no builder writes). Their
-// errors never quote a value. A Cover is for one goroutine at a time.
+// errors never quote a value. A Cover is for one goroutine at a time. It must give
+// the same answer whenever it is asked about the same two values: Truthful remembers
+// the pairs it found to match.
 type Cover func(released, original string) (bool, error)
 
 // Truth is what the truthfulness check needs: for each release column, the input column
@@ -45,6 +48,14 @@ type Truth struct {
 	// matched says whether it is the record that the release record read last
 	// generalizes (false: the release leaves it out). rec is only valid during the call.
 	Input func(rec []string, matched bool)
+	// Count, when set, counts the release as the walk reads it: every release record
+	// with the input record it generalizes (as Counter.AddMatched), and every input
+	// record the release leaves out (as AddSuppressed). Its header must be Columns,
+	// and inHeader must name its quasi-identifiers. The walk numbers a pair of a
+	// released and an input value for the counter where it decides their match, once
+	// per distinct pair. After the counter's first error it counts no more; Truthful
+	// returns that error when the walk finds nothing else.
+	Count *Counter
 }
 
 // Truthful reads the input (header given as inHeader, records from in) and the release
@@ -64,44 +75,86 @@ type Truth struct {
 //
 // Records returned by a Reader are only used until its next Read.
 func Truthful(t Truth, inHeader []string, in, rel Reader) (suppressed int, err error) {
-	if t.MaxSuppressed < 0 {
-		return 0, fmt.Errorf("truthfulness: negative suppression limit %d", t.MaxSuppressed)
+	w, err := newWalker(t, inHeader)
+	if err != nil {
+		return 0, err
 	}
-	// inPos[i]: the input column of release column i.
-	inPos := make([]int, len(t.Columns))
-	covers := make([]Cover, len(t.Columns))
-	seen := make(map[string]bool, len(t.Columns))
+	suppressed, err = w.walk(t, inHeader, in, rel)
+	if cerr := w.finish(); err == nil {
+		err = cerr
+	}
+	return suppressed, err
+}
+
+// walker is the state of a truthfulness walk.
+type walker struct {
+	inPos  []int        // per release column: its input column
+	covers []Cover      // per release column: its cover, nil for none
+	memos  []*coverMemo // per release column with a cover or counted: the pairs that match
+	// Counting (Truth.Count): per release column, its quasi-identifier's number in
+	// the counter (-1: none); per quasi-identifier, the numbers of the values of the
+	// record just matched; a suppressed record's quasi-identifier values.
+	count *Counter
+	qcol  []int
+	ids   []pairIDs
+	orig  []string
+	cerr  error // the counter's first error: it counts no more
+}
+
+func newWalker(t Truth, inHeader []string) (*walker, error) {
+	if t.MaxSuppressed < 0 {
+		return nil, fmt.Errorf("truthfulness: negative suppression limit %d", t.MaxSuppressed)
+	}
+	n := len(t.Columns)
+	w := &walker{inPos: make([]int, n), covers: make([]Cover, n), memos: make([]*coverMemo, n), qcol: make([]int, n)}
+	seen := make(map[string]bool, n)
 	for i, c := range t.Columns {
 		if seen[c] {
-			return 0, &Violation{Msg: fmt.Sprintf("the release names column %q twice", c)}
+			return nil, &Violation{Msg: fmt.Sprintf("the release names column %q twice", c)}
 		}
 		seen[c] = true
-		inPos[i] = -1
+		w.inPos[i], w.qcol[i] = -1, -1
 		for j, h := range inHeader {
 			if h != c {
 				continue
 			}
-			if inPos[i] >= 0 {
-				return 0, fmt.Errorf("truthfulness: the input names column %q twice", c)
+			if w.inPos[i] >= 0 {
+				return nil, fmt.Errorf("truthfulness: the input names column %q twice", c)
 			}
-			inPos[i] = j
+			w.inPos[i] = j
 		}
-		if inPos[i] < 0 {
-			return 0, &Violation{Msg: fmt.Sprintf("release column %q is not a column of the input", c)}
+		if w.inPos[i] < 0 {
+			return nil, &Violation{Msg: fmt.Sprintf("release column %q is not a column of the input", c)}
 		}
 		if cv, ok := t.Covers[c]; ok {
 			if cv == nil {
-				return 0, fmt.Errorf("truthfulness: column %q has a nil cover", c)
+				return nil, fmt.Errorf("truthfulness: column %q has a nil cover", c)
 			}
-			covers[i] = cv
+			w.covers[i], w.memos[i] = cv, newCoverMemo()
 		}
 	}
 	for c := range t.Covers {
 		if !seen[c] {
-			return 0, fmt.Errorf("truthfulness: quasi-identifier %q is not a release column", c)
+			return nil, fmt.Errorf("truthfulness: quasi-identifier %q is not a release column", c)
 		}
 	}
+	if c := t.Count; c != nil {
+		if !slices.Equal(c.header, t.Columns) {
+			return nil, errors.New("truthfulness: the counter's header is not the release's")
+		}
+		w.count, w.ids, w.orig = c, make([]pairIDs, len(c.pos)), make([]string, len(c.pos))
+		for j, i := range c.pos {
+			w.qcol[i] = j
+			if w.memos[i] == nil {
+				w.memos[i] = newCoverMemo()
+			}
+		}
+	}
+	return w, nil
+}
 
+// walk is Truthful's walk.
+func (w *walker) walk(t Truth, inHeader []string, in, rel Reader) (suppressed int, err error) {
 	relN, inN := 0, 0 // records read from each
 	for {
 		r, err := rel.Read()
@@ -129,13 +182,15 @@ func Truthful(t Truth, inHeader []string, in, rel Reader) (suppressed int, err e
 			if len(x) != len(inHeader) {
 				return suppressed, fmt.Errorf("truthfulness: input record %d has %d fields, the header %d", inN, len(x), len(inHeader))
 			}
-			col, cerr := mismatch(r, x, inPos, covers)
+			col, cerr := w.mismatch(r, x)
 			if t.Input != nil {
 				t.Input(x, col < 0)
 			}
 			if col < 0 {
+				w.matched(r)
 				break
 			}
+			w.suppressed(x)
 			if tried == 0 {
 				hint = fmt.Sprintf("; the next unused input record, %d, differs in column %q", inN, t.Columns[col])
 				var ce *coverError
@@ -167,6 +222,7 @@ func Truthful(t Truth, inHeader []string, in, rel Reader) (suppressed int, err e
 		if t.Input != nil {
 			t.Input(x, false)
 		}
+		w.suppressed(x)
 		suppressed++
 		if suppressed > t.MaxSuppressed {
 			return suppressed, &Violation{Msg: fmt.Sprintf(
@@ -177,24 +233,73 @@ func Truthful(t Truth, inHeader []string, in, rel Reader) (suppressed int, err e
 }
 
 // mismatch returns the first release column where r is not a generalization of the input
-// record x (with the cover's error, if any), or -1 when it is.
-func mismatch(r, x []string, inPos []int, covers []Cover) (int, error) {
+// record x (with the cover's error, if any), or -1 when it is. A column with a memo
+// remembers the pairs of values found to match there (with their numbers for the
+// counter); for a counted quasi-identifier, w.ids gets the numbers of the pair.
+func (w *walker) mismatch(r, x []string) (int, error) {
 	// plain columns first: a string comparison is cheaper than a cover
-	for i, p := range inPos {
-		if covers[i] == nil && r[i] != x[p] {
+	for i, p := range w.inPos {
+		if w.covers[i] == nil && r[i] != x[p] {
 			return i, nil
 		}
 	}
-	for i, p := range inPos {
-		if covers[i] == nil || r[i] == x[p] {
+	for i, p := range w.inPos {
+		m := w.memos[i]
+		if m == nil {
 			continue
 		}
-		ok, err := covers[i](r[i], x[p])
-		if !ok || err != nil {
-			return i, err
+		j := w.qcol[i]
+		if e := m.find(r[i], x[p]); e != nil {
+			if j >= 0 {
+				w.ids[j] = e.ids
+			}
+			continue
 		}
+		if r[i] != x[p] { // a column without a cover is equal here
+			ok, err := w.covers[i](r[i], x[p])
+			if !ok || err != nil {
+				return i, err
+			}
+		}
+		var ids pairIDs
+		if j >= 0 && w.cerr == nil {
+			var err error
+			if ids, err = w.count.pairIDs(j, r[i], x[p]); err != nil {
+				w.cerr = err
+			}
+			w.ids[j] = ids
+		}
+		m.put(r[i], x[p], ids)
 	}
 	return -1, nil
+}
+
+// matched counts the release record r, which the walk matched with the numbers in
+// w.ids.
+func (w *walker) matched(r []string) {
+	if w.count == nil || w.cerr != nil {
+		return
+	}
+	w.cerr = w.count.stageMatched(r, w.ids)
+}
+
+// suppressed counts the input record x, which the release leaves out.
+func (w *walker) suppressed(x []string) {
+	if w.count == nil || w.cerr != nil {
+		return
+	}
+	for j, i := range w.count.pos {
+		w.orig[j] = x[w.inPos[i]]
+	}
+	w.cerr = w.count.AddSuppressed(w.orig)
+}
+
+// finish counts what the counter has staged and returns its first error.
+func (w *walker) finish() error {
+	if w.count == nil || w.cerr != nil {
+		return w.cerr
+	}
+	return w.count.flush()
 }
 
 // NullAs wraps a Cover for a quasi-identifier whose nulls (read as "") the configuration

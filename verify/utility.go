@@ -78,14 +78,9 @@ const (
 // candidate levels of a released value are a 32-bit set).
 const maxLevels = 32
 
-// A labeled column's slot in a class (see utilityCounter.add): the candidate levels
-// in the high 32 bits, and in the low 32 the class's records whose input value is the
-// released value itself, counted in bulk at the end.
-const (
-	candShift        = 32
-	sameMask  uint64 = math.MaxUint32
-	newSlot          = sameMask << candShift // every level, no record yet
-)
+// newSlot is a labeled column's slot in a new class (see utilityCounter.add): its
+// candidate levels, every level.
+const newSlot uint64 = math.MaxUint32
 
 // HierarchyDomain reads an ARX hierarchy file as CoverHierarchyFile does. Its leaves are
 // the first values of its rows, whether the input holds them or not. The errors name
@@ -218,26 +213,29 @@ type utilityCounter struct {
 // utilityColumn is one quasi-identifier being measured.
 type utilityColumn struct {
 	Quasi
-	pos     int  // its field in a release record
 	labeled bool // released values are hierarchy nodes named by their value
 	// cand: for a labeled column, its place among a class's candidate level sets:
 	// the levels of the column's hierarchy whose value, for every record of the class
 	// so far, is the one released
 	cand   int
 	index  map[string]int32
+	memo   *strMemo   // in front of index
 	leaves []string   // per leaf number
 	labels [][]string // labeled: per leaf, its values at every level
 	freq   []int64    // input records per leaf
 	file   bool       // the leaves are a file's rows (all known up front)
+	// labeled: the levels at which a leaf's value is a released value, per pair of
+	// the released value's number (Counter.rel) and the leaf's
+	names *pairMemo
 }
 
-func newUtilityCounter(qs []Quasi, pos []int, fullDomain bool) (*utilityCounter, error) {
+func newUtilityCounter(qs []Quasi, fullDomain bool) (*utilityCounter, error) {
 	u := &utilityCounter{fullDomain: fullDomain}
-	for j, q := range qs {
+	for _, q := range qs {
 		if q.Domain == nil {
 			return nil, fmt.Errorf("utility: quasi-identifier %q has no hierarchy", q.Column)
 		}
-		c := &utilityColumn{Quasi: q, pos: pos[j], index: map[string]int32{}}
+		c := &utilityColumn{Quasi: q, index: map[string]int32{}, memo: newStrMemo(), names: newPairMemo()}
 		c.labeled = !q.Ranges && q.Domain.kind != domainIntervals
 		if c.labeled {
 			c.cand = u.labeled
@@ -271,6 +269,18 @@ func (c *utilityColumn) leaf(v string) (int32, error) {
 	return c.newLeaf(v)
 }
 
+// leafOf is leaf, remembered per value.
+func (c *utilityColumn) leafOf(v string) (int32, error) {
+	if x, ok := c.memo.get(v); ok {
+		return x, nil
+	}
+	x, err := c.leaf(v)
+	if err == nil {
+		c.memo.put(v, x)
+	}
+	return x, err
+}
+
 // newLeaf numbers a value not met before.
 func (c *utilityColumn) newLeaf(v string) (int32, error) {
 	if c.file {
@@ -291,64 +301,42 @@ func (c *utilityColumn) newLeaf(v string) (int32, error) {
 	return x, nil
 }
 
-// add counts released records and the input records they generalize: recs holds the
-// records flat (w = len(recs)/len(batch) fields each), batch their classes, origs the
-// input records' quasi-identifier values, flat. Per class, cls holds stride values:
-// the class's size, then a slot per labeled column: its candidate levels (every level
-// for a new class), which add narrows to those naming the released value for each
-// record's leaf. A record released as its own value (the common case) is only counted
-// in the slot, and settled per class by settle: its leaf is the released value.
-func (u *utilityCounter) add(cls []uint64, stride int, batch []int32, recs, origs []string) error {
+// add counts released records and the input records they generalize: batch holds
+// their classes, leaves the leaf numbers of the input records' quasi-identifier
+// values (flat), masks the levels at which each leaf is the released value (for the
+// labeled columns). Per class, cls holds stride values: the class's size, then a slot
+// per labeled column: its candidate levels (every level for a new class), which add
+// narrows to those at which each record's leaf is the released value.
+func (u *utilityCounter) add(cls []uint64, stride int, batch, leaves []int32, masks []uint32) {
 	q := len(u.cols)
-	n := len(batch)
-	if n == 0 {
-		return nil
-	}
-	if len(origs) != n*q || len(recs)%n != 0 {
-		return fmt.Errorf("utility: %d input values and %d release fields for %d records of %d quasi-identifiers", len(origs), len(recs), n, q)
-	}
-	w := len(recs) / n
-	u.matched += int64(n)
-	for j, c := range u.cols { // column by column: its tables stay in the cache
-		for r, k := range batch {
-			v := origs[r*q+j]
-			if v == "" && c.Null != nil {
-				v = *c.Null
-			}
-			var slot *uint64
+	u.matched += int64(len(batch))
+	for r, k := range batch { // record by record: its class's values are together
+		at := int(k)*stride + 1
+		for j, c := range u.cols {
+			c.freq[leaves[r*q+j]]++
 			if c.labeled {
-				slot = &cls[int(k)*stride+1+c.cand]
-				if v == recs[r*w+c.pos] {
-					*slot++ // released as itself: settled with the class
-					continue
-				}
+				cls[at+c.cand] &= uint64(masks[r*q+j])
 			}
-			x, ok := c.index[v]
-			if !ok {
-				var err error
-				if x, err = c.newLeaf(v); err != nil {
-					return err
-				}
-			}
-			c.freq[x]++
-			if !c.labeled {
-				continue
-			}
-			m := *slot >> candShift
-			if m == 0 {
-				continue
-			}
-			s, labs := recs[r*w+c.pos], c.labels[x]
-			if m&(m-1) == 0 { // one level left: it must name the released value
-				if labs[bits.TrailingZeros64(m)] != s {
-					*slot &= sameMask
-				}
-				continue
-			}
-			*slot &= levelsNaming(labs, s)<<candShift | sameMask
 		}
 	}
-	return nil
+}
+
+// naming is the levels of a labeled column's hierarchy at which leaf x is the
+// released value r, remembered per pair of leaf and r's number rid (Counter.rel; -1:
+// r has none); 0 for a column that is not labeled.
+func (c *utilityColumn) naming(rid, x int32, r string) uint32 {
+	if !c.labeled {
+		return 0
+	}
+	if rid < 0 {
+		return uint32(levelsNaming(c.labels[x], r))
+	}
+	m, ok := c.names.get(rid, x)
+	if !ok {
+		m = uint32(levelsNaming(c.labels[x], r))
+		c.names.put(rid, x, m)
+	}
+	return m
 }
 
 // levelsNaming is the set of levels at which labs (a leaf's values) is s.
@@ -362,44 +350,6 @@ func levelsNaming(labs []string, s string) uint64 {
 	return m
 }
 
-// settle counts the records of every class that were released as their own value:
-// their leaf is the released value, counted once per class and column.
-func (u *utilityCounter) settle(classes *classKeys, cls []uint64) error {
-	stride := 1 + u.labeled
-	fields := make([]string, len(u.cols))
-	for i := range int32(classes.len()) {
-		at := int(i) * stride
-		split := false
-		for j, c := range u.cols {
-			if !c.labeled {
-				continue
-			}
-			slot := &cls[at+1+c.cand]
-			same := int64(*slot & sameMask)
-			if same == 0 {
-				continue
-			}
-			if !split {
-				if !splitKey(classes.key(i), fields) {
-					return errors.New("utility: a malformed class key")
-				}
-				split = true
-			}
-			s := fields[j]
-			x, ok := c.index[s]
-			if !ok {
-				var err error
-				if x, err = c.newLeaf(s); err != nil { // newLeaf keeps a copy
-					return err
-				}
-			}
-			c.freq[x] += same
-			*slot &= levelsNaming(c.labels[x], s) << candShift // and no record left
-		}
-	}
-	return nil
-}
-
 // skip counts an input record the release leaves out.
 func (u *utilityCounter) skip(orig []string) error {
 	if len(orig) != len(u.cols) {
@@ -407,7 +357,7 @@ func (u *utilityCounter) skip(orig []string) error {
 	}
 	u.suppressed++
 	for j, c := range u.cols {
-		x, err := c.leaf(orig[j])
+		x, err := c.leafOf(orig[j])
 		if err != nil {
 			return err
 		}
@@ -439,15 +389,16 @@ func (s *coverStat) add(x int32, f int64, vals []float64) {
 	}
 }
 
-// measure computes the three metrics over the classes (key → class number; per class,
-// 1 + u.labeled values: its size and its candidate level sets) once every record has
-// been counted; inputRows is the input's record count.
+// measure computes the three metrics over the classes (classes of them, fields giving
+// a class's released quasi-identifier values; per class, stride values in cls: its
+// size and its candidate level sets) once every record has been counted; inputRows is
+// the input's record count.
 //
 // Two passes over the classes: the first finds the hierarchy nodes that labeled
 // columns release (then measured in one pass over the leaves), the second adds every
 // class's share. Memory grows with the hierarchies and the distinct values, not with
 // the classes.
-func (u *utilityCounter) measure(classes *classKeys, cls []uint64, inputRows int) (loss, ncp, entropy float64, _ error) {
+func (u *utilityCounter) measure(classes int, fields func(int32, []string) bool, cls []uint64, stride, inputRows int) (loss, ncp, entropy float64, _ error) {
 	n := u.matched + u.suppressed
 	if n != int64(inputRows) {
 		return 0, 0, 0, fmt.Errorf("utility: %d input records counted, the input has %d", n, inputRows)
@@ -455,10 +406,6 @@ func (u *utilityCounter) measure(classes *classKeys, cls []uint64, inputRows int
 	q := len(u.cols)
 	if n == 0 || q == 0 {
 		return 0, 0, 0, nil
-	}
-	stride := 1 + u.labeled
-	if err := u.settle(classes, cls); err != nil {
-		return 0, 0, 0, err
 	}
 	// A labeled column's released value names the node at the lowest level consistent
 	// with all of its class's records (with all of the column's records, for a
@@ -478,7 +425,7 @@ func (u *utilityCounter) measure(classes *classKeys, cls []uint64, inputRows int
 		for at := 0; at < len(cls); at += stride {
 			for j, c := range u.cols {
 				if c.labeled {
-					colCand[j] &= cls[at+1+c.cand] >> candShift
+					colCand[j] &= cls[at+1+c.cand]
 				}
 			}
 		}
@@ -486,7 +433,7 @@ func (u *utilityCounter) measure(classes *classKeys, cls []uint64, inputRows int
 	// level returns the level a labeled column's released value stands at.
 	level := func(j, at int) (int, error) {
 		c := u.cols[j]
-		m := cls[at+1+c.cand] >> candShift & colCand[j]
+		m := cls[at+1+c.cand] & colCand[j]
 		if m == 0 {
 			what := "the class's records"
 			if u.fullDomain {
@@ -507,14 +454,14 @@ func (u *utilityCounter) measure(classes *classKeys, cls []uint64, inputRows int
 			}
 			sums[j], mine = s, append(mine, j)
 		}
-		fields := make([]string, q)
-		for i := range int32(classes.len()) {
+		vals := make([]string, q)
+		for i := range int32(classes) {
 			at := int(i) * stride
 			size := int64(cls[at])
 			if size == 0 {
 				continue
 			}
-			if !splitKey(classes.key(i), fields) {
+			if !fields(i, vals) {
 				return errors.New("utility: a malformed class key")
 			}
 			for _, j := range mine {
@@ -528,8 +475,8 @@ func (u *utilityCounter) measure(classes *classKeys, cls []uint64, inputRows int
 					if l, err = level(j, at); err != nil {
 						return err
 					}
-					st = s.node(l, fields[j])
-				} else if st, err = s.valueStat(fields[j]); err != nil {
+					st = s.node(l, vals[j])
+				} else if st, err = s.valueStat(vals[j]); err != nil {
 					return err
 				}
 				if err := s.add(st, size); err != nil {
@@ -560,23 +507,6 @@ func (u *utilityCounter) measure(classes *classKeys, cls []uint64, inputRows int
 	}
 	den := float64(n) * float64(q)
 	return loss / den, ncp / den, entropy, nil
-}
-
-// splitKey splits a class key (values each after its length, 4 bytes little-endian)
-// into fields.
-func splitKey(key string, fields []string) bool {
-	for j := range fields {
-		if len(key) < 4 {
-			return false
-		}
-		l := uint64(key[0]) | uint64(key[1])<<8 | uint64(key[2])<<16 | uint64(key[3])<<24
-		if l > uint64(len(key)-4) {
-			return false
-		}
-		fields[j] = key[4 : 4+l]
-		key = key[4+l:]
-	}
-	return key == ""
 }
 
 // numericValues is the value of every leaf when the column is measured by value, else
@@ -709,7 +639,7 @@ func (s *columnSum) valueStat(v string) (*coverStat, error) {
 		return nil, err
 	}
 	if len(s.memo) < memoMax { // a few values released often (a full-domain release)
-		s.memo[v] = st // v lies in a class key, kept until the end
+		s.memo[v] = st // v is the counter's copy of the value, kept until the end
 	}
 	return st, nil
 }

@@ -8,11 +8,11 @@
 package verify
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 
 	"sanitizer/closeness"
@@ -134,23 +134,33 @@ func Release(spec Spec, header []string, r Reader) (*Measured, error) {
 // Counter is Release fed one record at a time, for a caller that reads the release
 // for another check too: Add every record, then Finish.
 type Counter struct {
-	spec    Spec
-	header  []string
-	pos     []int // the quasi-identifiers' fields
-	spos    []int // the sensitive columns' fields
-	index   []map[string]int32
-	classes *classKeys // class key → class number
+	spec   Spec
+	header []string
+	pos    []int // the quasi-identifiers' fields
+	spos   []int // the sensitive columns' fields
+	index  []map[string]int32
+	smemo  []*strMemo // in front of index
+	// rel numbers the released values of each quasi-identifier; a class is keyed by
+	// their numbers, or once a column has too many by the values (classTable)
+	rel     []*valueNumbers
+	classes *classTable // class key → class number
 	// per class, stride values: its record count, then (when utility is measured) the
 	// candidate levels of its labeled quasi-identifiers (see utilityCounter.add), so
-	// that counting a record touches one place
+	// that counting a record touches one place (a power of two, up to 8: one cache
+	// line)
 	cls    []uint64
 	stride int
 	// hists[i][class]: the histogram of sensitive column i in the class
 	hists [][]map[int32]int64
-	key   []byte
 	m     *Measured
 	util  *utilityCounter // nil: loss, NCP and entropy are not measured
-	batch []int32         // the classes of the records being added
+	p     pending         // the records staged, counted by flush
+	// flush's: the classes of the records it counts, their keys by values (one
+	// after another, and where each ends), and the sum of the memory it reads ahead
+	batch []int32
+	key   []byte
+	ends  []int
+	sink  uint64
 }
 
 // NewCounter starts counting a release with the given header against spec.
@@ -159,21 +169,24 @@ func NewCounter(spec Spec, header []string) (*Counter, error) {
 		// The expected names only: a release without a header would put data here.
 		return nil, &Violation{Msg: fmt.Sprintf("the release's header is not the expected %q", spec.Columns)}
 	}
-	c := &Counter{spec: spec, header: header, pos: make([]int, len(spec.Quasi)), classes: newClassKeys(), m: &Measured{}, stride: 1}
+	c := &Counter{spec: spec, header: header, pos: make([]int, len(spec.Quasi)), classes: newClassTable(len(spec.Quasi)), m: &Measured{}, stride: 1}
 	for i, q := range spec.Quasi {
 		c.pos[i] = slices.Index(header, q)
 		if c.pos[i] < 0 {
 			return nil, &Violation{Msg: fmt.Sprintf("quasi-identifier %q missing from the release", q)}
 		}
+		c.rel = append(c.rel, newValueNumbers())
 	}
 	c.spos = make([]int, len(spec.Sensitive))
 	c.index = make([]map[string]int32, len(spec.Sensitive))
+	c.smemo = make([]*strMemo, len(spec.Sensitive))
 	for i, sc := range spec.Sensitive {
 		c.spos[i] = slices.Index(header, sc.Column)
 		if c.spos[i] < 0 {
 			return nil, &Violation{Msg: fmt.Sprintf("sensitive column %q missing from the release", sc.Column)}
 		}
 		c.index[i] = make(map[string]int32, len(sc.Values))
+		c.smemo[i] = newStrMemo()
 		for v, s := range sc.Values {
 			c.index[i][s] = int32(v)
 		}
@@ -188,11 +201,16 @@ func NewCounter(spec Spec, header []string) (*Counter, error) {
 				return nil, fmt.Errorf("utility: quasi-identifier %d is %q, the spec's is %q", j, q.Column, spec.Quasi[j])
 			}
 		}
-		u, err := newUtilityCounter(spec.Utility, c.pos, spec.FullDomain)
+		u, err := newUtilityCounter(spec.Utility, spec.FullDomain)
 		if err != nil {
 			return nil, err
 		}
 		c.util, c.stride = u, 1+u.labeled
+		if c.stride <= 8 {
+			// a power of two: a class's values in one cache line (a large slice is
+			// aligned to one)
+			c.stride = 1 << bits.Len(uint(c.stride-1))
+		}
 	}
 	return c, nil
 }
@@ -208,64 +226,186 @@ func (c *Counter) AddMatched(rec, orig []string) error {
 	if len(rec) == len(c.header) && c.util != nil && orig == nil {
 		return errNoOriginal
 	}
-	cls, err := c.count(rec)
-	if err != nil || c.util == nil {
+	if err := c.stage(rec, orig); err != nil {
 		return err
 	}
-	c.batch = append(c.batch[:0], cls)
-	return c.util.add(c.cls, c.stride, c.batch, rec, orig)
+	return c.flushFull()
 }
 
 // AddMatchedBatch is AddMatched for several records at once: recs holds them flat,
 // each as wide as the header, and origs the quasi-identifier values of their input
-// records, flat (nil when the spec does not measure utility). The utility
-// measurement goes column by column over the batch, which keeps each column's tables
-// in the cache.
+// records, flat (nil when the spec does not measure utility).
 func (c *Counter) AddMatchedBatch(recs, origs []string) error {
-	w := len(c.header)
+	w, q := len(c.header), len(c.pos)
 	if w == 0 || len(recs)%w != 0 {
 		return fmt.Errorf("a batch of %d fields for records of %d", len(recs), w)
 	}
 	n := len(recs) / w
-	if c.util != nil && len(origs) != n*len(c.pos) {
+	if c.util != nil && len(origs) != n*q {
 		return errNoOriginal
 	}
-	c.batch = c.batch[:0]
 	for i := range n {
-		cls, err := c.count(recs[i*w : (i+1)*w])
-		if err != nil {
+		var orig []string
+		if c.util != nil {
+			orig = origs[i*q : (i+1)*q]
+		}
+		if err := c.stage(recs[i*w:(i+1)*w], orig); err != nil {
 			return err
 		}
-		c.batch = append(c.batch, cls)
+		if err := c.flushFull(); err != nil {
+			return err
+		}
 	}
-	if c.util == nil {
-		return nil
-	}
-	return c.util.add(c.cls, c.stride, c.batch, recs, origs)
+	return nil
 }
 
-// count counts one release record and returns its class.
-func (c *Counter) count(rec []string) (int32, error) {
-	m := c.m
+// pending is the records staged to be counted: per record and quasi-identifier its
+// released value and that value's number (Counter.rel; -1 for none), and when utility
+// is measured the leaf number of the input value and the levels of its hierarchy at
+// which the leaf is the released value (utilityColumn.naming); per record and
+// sensitive column, the value's number.
+type pending struct {
+	n      int
+	strs   []string
+	rids   []int32
+	leaves []int32
+	masks  []uint32
+	sens   []int32
+}
+
+// mark is where the staged values end, for undo.
+func (p *pending) mark() [5]int {
+	return [5]int{len(p.strs), len(p.rids), len(p.leaves), len(p.masks), len(p.sens)}
+}
+
+// undo takes back a record that failed to be staged: the values staged after mark m.
+func (c *Counter) undo(m [5]int) {
+	p := &c.p
+	p.strs, p.rids, p.leaves, p.masks, p.sens = p.strs[:m[0]], p.rids[:m[1]], p.leaves[:m[2]], p.masks[:m[3]], p.sens[:m[4]]
+	c.m.Rows--
+}
+
+// pendingMax is how many records are staged before they are counted.
+const pendingMax = 1024
+
+// stage checks a release record (and orig, as AddMatched takes it) and stages it to
+// be counted.
+func (c *Counter) stage(rec, orig []string) error {
 	if len(rec) != len(c.header) {
-		return 0, &Violation{Msg: fmt.Sprintf("release record %d has %d fields, the header %d", m.Rows+1, len(rec), len(c.header))}
+		return &Violation{Msg: fmt.Sprintf("release record %d has %d fields, the header %d", c.m.Rows+1, len(rec), len(c.header))}
 	}
-	m.Rows++
-	key := c.key[:0]
-	for _, p := range c.pos {
-		// length-prefixed (4 bytes) so that no two different tuples share a key
-		key = binary.LittleEndian.AppendUint32(key, uint32(len(rec[p])))
-		key = append(key, rec[p]...)
+	if c.util != nil && len(orig) != len(c.pos) {
+		return fmt.Errorf("utility: an input record with %d quasi-identifier values, want %d", len(orig), len(c.pos))
 	}
-	c.key = key
-	cls, added, ok := c.classes.class(key)
-	if !ok {
-		return 0, fmt.Errorf("release record %d: more classes or longer class keys than can be counted", m.Rows)
+	c.m.Rows++
+	mark := c.p.mark()
+	for j, at := range c.pos {
+		o := ""
+		if c.util != nil {
+			o = orig[j]
+		}
+		ids, err := c.pairIDs(j, rec[at], o)
+		if err != nil {
+			c.undo(mark)
+			return err
+		}
+		c.stageIDs(rec[at], ids)
 	}
-	if !added {
-		c.cls[int(cls)*c.stride]++
-	} else {
-		c.cls = append(c.cls, 1)
+	if err := c.stageSensitive(rec); err != nil {
+		c.undo(mark)
+		return err
+	}
+	c.p.n++
+	return nil
+}
+
+// pairIDs numbers the released value r of quasi-identifier j, and when utility is
+// measured, the input value o it covers.
+func (c *Counter) pairIDs(j int, r, o string) (pairIDs, error) {
+	var u *utilityColumn
+	if c.util != nil {
+		u = c.util.cols[j]
+	}
+	rid := int32(-1)
+	if c.classes.values == nil || (u != nil && u.labeled) {
+		rid = c.rel[j].id(r) // for the class key, or the levels naming it
+	}
+	if u == nil {
+		return pairIDs{rid: rid}, nil
+	}
+	x, err := u.leafOf(o)
+	if err != nil {
+		return pairIDs{}, err
+	}
+	return pairIDs{rid: rid, leaf: x, mask: u.naming(rid, x, r)}, nil
+}
+
+// stageIDs stages the released value r of a quasi-identifier of the record being
+// staged, and its numbers.
+func (c *Counter) stageIDs(r string, ids pairIDs) {
+	p := &c.p
+	p.strs, p.rids = append(p.strs, r), append(p.rids, ids.rid)
+	if c.util != nil {
+		p.leaves, p.masks = append(p.leaves, ids.leaf), append(p.masks, ids.mask)
+	}
+}
+
+// stageMatched stages a release record of the header's width whose quasi-identifiers
+// the truthfulness walk numbered (ids, by pairIDs), and counts the staged records when
+// they are many.
+func (c *Counter) stageMatched(rec []string, ids []pairIDs) error {
+	c.m.Rows++
+	mark := c.p.mark()
+	for j, x := range ids {
+		c.stageIDs(rec[c.pos[j]], x)
+	}
+	if err := c.stageSensitive(rec); err != nil {
+		c.undo(mark)
+		return err
+	}
+	c.p.n++
+	return c.flushFull()
+}
+
+// stageSensitive stages the numbers of the sensitive values of a release record.
+func (c *Counter) stageSensitive(rec []string) error {
+	for i, at := range c.spos {
+		v, ok := c.sensitive(i, rec[at])
+		if !ok {
+			return &Violation{Msg: fmt.Sprintf("release record %d: a value of sensitive column %q that the input does not hold", c.m.Rows, c.spec.Sensitive[i].Column)}
+		}
+		c.p.sens = append(c.p.sens, v)
+	}
+	return nil
+}
+
+// flushFull counts the staged records when they are pendingMax.
+func (c *Counter) flushFull() error {
+	if c.p.n < pendingMax {
+		return nil
+	}
+	return c.flush()
+}
+
+// flush counts the staged records. It goes over them in steps, each over every
+// record: their classes (classTable.classes), then the classes' counts, then what
+// they count; so that the memory of the classes, far from the processor when they
+// are many, is read for many records at once rather than for one after another.
+func (c *Counter) flush() error {
+	p := &c.p
+	n := p.n
+	if n == 0 {
+		return nil
+	}
+	first := c.m.Rows - n // records counted before these
+	before := c.classes.len()
+	c.batch = slices.Grow(c.batch[:0], n)[:n]
+	i, err := c.classify()
+	if err != nil {
+		return fmt.Errorf("release record %d: more classes than can be counted", first+i+1)
+	}
+	for range c.classes.len() - before {
+		c.cls = append(c.cls, 0)
 		for range c.stride - 1 {
 			c.cls = append(c.cls, newSlot) // every level, until a record rules it out
 		}
@@ -273,14 +413,83 @@ func (c *Counter) count(rec []string) (int32, error) {
 			c.hists[i] = append(c.hists[i], map[int32]int64{})
 		}
 	}
-	for i, p := range c.spos {
-		v, ok := c.index[i][rec[p]]
-		if !ok {
-			return 0, &Violation{Msg: fmt.Sprintf("release record %d: a value of sensitive column %q that the input does not hold", m.Rows, c.spec.Sensitive[i].Column)}
-		}
-		c.hists[i][cls][v]++
+	var sink uint64
+	for _, k := range c.batch {
+		sink += c.cls[int(k)*c.stride]
 	}
-	return cls, nil
+	c.sink += sink // read, so that the reads are made
+	for _, k := range c.batch {
+		c.cls[int(k)*c.stride]++
+	}
+	ns := len(c.spos)
+	for r, k := range c.batch {
+		for i := range ns {
+			c.hists[i][k][p.sens[r*ns+i]]++
+		}
+	}
+	if c.util != nil {
+		c.util.add(c.cls, c.stride, c.batch, p.leaves, p.masks)
+	}
+	clear(p.strs) // not to keep the values' memory
+	p.n, p.strs, p.rids, p.leaves, p.masks, p.sens = 0, p.strs[:0], p.rids[:0], p.leaves[:0], p.masks[:0], p.sens[:0]
+	return nil
+}
+
+// classify sets c.batch to the classes of the staged records: by their values'
+// numbers while they have them (and they fit in a class key of 64 bits), else by
+// their values from then on. On an error, it returns the record at fault.
+func (c *Counter) classify() (int, error) {
+	p := &c.p
+	if c.classes.values == nil && !slices.ContainsFunc(p.rids, func(id int32) bool { return id < 0 }) {
+		i, fits, err := c.classes.byNumbers(p.rids, p.n, c.batch)
+		if fits {
+			return i, err
+		}
+	}
+	if c.classes.values == nil {
+		fields := make([]string, len(c.pos))
+		err := c.classes.toValues(func(cl int32) []byte {
+			c.classFields(cl, fields)
+			c.key = appendValueKey(c.key[:0], fields...)
+			return c.key
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	q := len(c.pos)
+	keys, ends := c.key[:0], c.ends[:0]
+	for r := range p.n {
+		keys = appendValueKey(keys, p.strs[r*q:(r+1)*q]...)
+		ends = append(ends, len(keys))
+	}
+	c.key, c.ends = keys, ends
+	return c.classes.byValues(keys, ends, c.batch)
+}
+
+// sensitive returns the number of value v of sensitive column i (ok false when the
+// column has no such value).
+func (c *Counter) sensitive(i int, v string) (int32, bool) {
+	if x, ok := c.smemo[i].get(v); ok {
+		return x, true
+	}
+	x, ok := c.index[i][v]
+	if ok {
+		c.smemo[i].put(v, x)
+	}
+	return x, ok
+}
+
+// classFields sets fields to the released quasi-identifier values of class i; false
+// for a malformed class key.
+func (c *Counter) classFields(i int32, fields []string) bool {
+	if c.classes.values != nil {
+		return c.classes.valuesOf(i, fields)
+	}
+	for j, id := range c.classes.idsOf(i) {
+		fields[j] = c.rel[j].vals[id]
+	}
+	return true
 }
 
 // AddSuppressed counts an input record that the release leaves out, for the utility
@@ -295,6 +504,9 @@ func (c *Counter) AddSuppressed(orig []string) error {
 
 // Finish measures the classes counted and checks them against the spec.
 func (c *Counter) Finish() (*Measured, error) {
+	if err := c.flush(); err != nil {
+		return c.m, err
+	}
 	spec, m, classes := c.spec, c.m, c.classes
 	m.Classes = classes.len()
 	for i := 0; i < len(c.cls); i += c.stride {
@@ -332,7 +544,7 @@ func (c *Counter) Finish() (*Measured, error) {
 	}
 	if c.util != nil {
 		var err error
-		if m.Loss, m.NCP, m.NonUniformEntropy, err = c.util.measure(classes, c.cls, spec.InputRows); err != nil {
+		if m.Loss, m.NCP, m.NonUniformEntropy, err = c.util.measure(classes.len(), c.classFields, c.cls, c.stride, spec.InputRows); err != nil {
 			return m, err
 		}
 		m.Utility = true
