@@ -16,6 +16,11 @@ type classes struct {
 	cols   [][]int32
 	packed []uint64 // the codes of class j in the bit fields of pack
 	pack   *packing
+	// narrow, instead of packed, holds the codes of class j in 32 bits: the fields of
+	// npack, as wide as the node's own codes need (narrowRadix), which holds a class
+	// in 8 bytes with its count instead of 12.
+	narrow []uint32
+	npack  *packing
 	rows   []Codes // the records: leaf codes (cols and packed are nil)
 	counts []int32 // nil: every class has one record (the rows themselves)
 	n      int
@@ -64,6 +69,8 @@ func (c *classes) code(i, j int) int32 {
 		return c.rows[i].At(j)
 	case c.packed != nil:
 		return int32(c.packed[j] >> c.pack.shift[i] & c.pack.mask[i])
+	case c.narrow != nil:
+		return int32(uint64(c.narrow[j]) >> c.npack.shift[i] & c.npack.mask[i])
 	}
 	return c.cols[i][j]
 }
@@ -71,8 +78,11 @@ func (c *classes) code(i, j int) int32 {
 // entries is the memory the table holds, in int32s.
 func (c *classes) entries() int {
 	e := c.n * (len(c.cols) + 1)
-	if c.packed != nil {
+	switch {
+	case c.packed != nil:
 		e += 2 * c.n
+	case c.narrow != nil:
+		e += c.n
 	}
 	for _, h := range c.hist {
 		if h != nil {
@@ -217,7 +227,10 @@ func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, sizes []in
 	// The records' packed words are their mixed-radix keys when every column's radix
 	// is its field's width: the first column ends in the highest bits.
 	keysOf := func(keys []uint64, lo, hi int) { computeKeys(keys, src, lo, hi, maps, pack.radix, true) }
-	if src.rows == nil {
+	switch {
+	case src.narrow != nil:
+		keysOf = func(keys []uint64, lo, hi int) { widenNarrow(keys, src.narrow[lo:hi], maps, src.npack, pack) }
+	case src.rows == nil:
 		var changed []int
 		for i, m := range maps {
 			if !isIdentity(m) {
@@ -317,38 +330,38 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 	return &classes{node: dst, packed: keys, pack: g.pack, counts: counts, n: len(keys)}, src.n
 }
 
-// rollUpNarrow groups a large source into a packed class table by radixCount of 32-bit
-// words holding the node's codes in mixed radix (radix from narrowRadix), then widens
-// the classes' words to the packing of class tables.
+// rollUpNarrow groups a large source into a narrow class table (its words in the
+// fields of narrowPacking(radix)) by radixCount of 32-bit words holding the node's
+// codes in mixed radix (radix from narrowRadix): the same words, since every radix is
+// a power of two.
 func (g *grouper) rollUpNarrow(src *classes, dst int, maps [][]int32, radix []int, limit int) (*classes, int) {
 	keysOf := func(keys []uint32, lo, hi int) { narrowKeys(keys, src, lo, hi, maps, radix, g.pack) }
 	parts, counts, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit)
 	if !ok {
 		return nil, src.n
 	}
-	pack := g.pack
-	q := len(radix)
-	width, shift, mask := make([]uint, q), make([]uint, q), make([]uint32, q)
-	for i, r := range radix {
-		width[i], shift[i], mask[i] = uint(bits.TrailingZeros(uint(r))), pack.shift[i], uint32(r-1)
+	words := parts[0]
+	if len(parts) > 1 {
+		words = slices.Concat(parts...)
 	}
-	words := make([]uint64, 0, len(counts))
-	for _, keys := range parts {
-		for _, k := range keys {
-			var w uint64
-			for i := q - 1; i >= 0; i-- {
-				w |= uint64(k&mask[i]) << shift[i]
-				k >>= width[i]
-			}
-			words = append(words, w)
-		}
+	return &classes{node: dst, narrow: words, npack: narrowPacking(radix), counts: counts, n: len(words)}, src.n
+}
+
+// narrowPacking is the packing of the mixed-radix words of radix (from narrowRadix):
+// the first column in the highest bits.
+func narrowPacking(radix []int) *packing {
+	p := &packing{shift: make([]uint, len(radix)), mask: make([]uint64, len(radix)), radix: slices.Clone(radix)}
+	var used uint
+	for i := len(radix) - 1; i >= 0; i-- {
+		p.shift[i], p.mask[i] = used, uint64(radix[i]-1)
+		used += uint(bits.TrailingZeros(uint(radix[i])))
 	}
-	return &classes{node: dst, packed: words, pack: pack, counts: counts, n: len(words)}, src.n
+	return p
 }
 
 // narrowKeys writes into keys the node's codes of source classes lo..hi-1 in mixed
 // radix: maps[i] takes column i's code (a leaf code for the records, a field of the
-// packed word of a class table) to the node's.
+// word of a class table) to the node's.
 func narrowKeys(keys []uint32, src *classes, lo, hi int, maps [][]int32, radix []int, pack *packing) {
 	keys = keys[:hi-lo]
 	for i, m := range maps {
@@ -356,13 +369,33 @@ func narrowKeys(keys []uint32, src *classes, lo, hi int, maps [][]int32, radix [
 		if i == 0 {
 			r = 0 // the first column sets the keys
 		}
-		if src.rows != nil {
+		switch {
+		case src.rows != nil:
 			addKeys(src.rows[i], keys, lo, hi, m, r)
-			continue
+		case src.narrow != nil:
+			sh, mk := src.npack.shift[i]&31, uint32(src.npack.mask[i])
+			for j, w := range src.narrow[lo:hi] {
+				keys[j] = keys[j]*r + uint32(m[w>>sh&mk])
+			}
+		default:
+			sh, mk := pack.shift[i]&63, pack.mask[i]
+			for j, w := range src.packed[lo:hi] {
+				keys[j] = keys[j]*r + uint32(m[w>>sh&mk])
+			}
 		}
-		sh, mk := pack.shift[i]&63, pack.mask[i]
-		for j, w := range src.packed[lo:hi] {
-			keys[j] = keys[j]*r + uint32(m[w>>sh&mk])
+	}
+}
+
+// widenNarrow writes into keys the words, in the fields of pack, of the classes of a
+// narrow class table whose words (in the fields of npack) are words, their codes
+// mapped by maps.
+func widenNarrow(keys []uint64, words []uint32, maps [][]int32, npack, pack *packing) {
+	keys = keys[:len(words)]
+	clear(keys)
+	for i, m := range maps {
+		nsh, nmk, sh := npack.shift[i]&31, uint32(npack.mask[i]), pack.shift[i]&63
+		for j, w := range words {
+			keys[j] |= uint64(m[w>>nsh&nmk]) << sh
 		}
 	}
 }
