@@ -34,6 +34,11 @@ type Options struct {
 	// table's sensitive columns: a class that fails any of them (or k) is suppressed.
 	Diversity []Diversity
 	Closeness []Closeness
+	// BottomOver, when positive, is a number of classes the table's most specific node
+	// is known to have more of (a count that stopped there, as CountRecordClasses's
+	// with that limit): Search does not count them again where it would keep them only
+	// up to that many (see bottomMaxRows).
+	BottomOver int
 	// radix says which roll-ups are radix-partitioned (zero: the default); tests set it.
 	radix radixTuning
 }
@@ -767,7 +772,8 @@ func (s *searcher) tag(status []uint8, node int, st uint8) {
 
 // countBottom returns the first source of the search of the records of t: the bottom
 // node's classes, counted from the records, or, for a table of more than bottomMaxRows
-// records with more than one class per bottomShare records, the records themselves.
+// records with more than one class per bottomShare records, the records themselves
+// (without counting when opt.BottomOver says so).
 func (s *searcher) countBottom(t *Table) *classes {
 	rows := &classes{node: 0, rows: make([]Codes, s.q), n: t.Rows}
 	for i, c := range t.Columns {
@@ -776,6 +782,9 @@ func (s *searcher) countBottom(t *Table) *classes {
 	limit := 0 // no limit
 	if t.Rows > bottomMaxRows {
 		limit = t.Rows / bottomShare
+	}
+	if limit > 0 && s.opt.BottomOver >= limit {
+		return rows // more classes than limit, the caller found
 	}
 	g := <-s.pool
 	defer func() { s.pool <- g }()
