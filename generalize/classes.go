@@ -3,6 +3,7 @@ package generalize
 import (
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"sanitizer/internal/safe"
 )
@@ -411,7 +412,8 @@ func widenNarrow(keys []uint64, words []uint32, maps [][]int32, npack, pack *pac
 // bucket's table, the same whatever par, and the keys' counts in that order. While it
 // runs it holds one key (and count) per source class, then the distinct keys and
 // counts twice over (the tables' output grows by appending) while they are gathered.
-// It returns ok false once the classes counted exceed limit. Buckets hold about bucket
+// It returns ok false once the classes counted, by all goroutines together, exceed
+// limit. Buckets hold about bucket
 // source classes (at least 16 and at most 4,096 buckets).
 func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K, lo, hi int), limit int) (keys [][]K, counts []int32, ok bool) {
 	n := src.n
@@ -471,6 +473,9 @@ func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K,
 		over   bool
 	}
 	results := make([]result, parts)
+	// counted is the keys found so far by all goroutines: buckets hold different keys,
+	// so once it exceeds limit, so does the count, and every goroutine stops.
+	var counted atomic.Int64
 	count := func(p int) {
 		t := &radixTable[K]{}
 		res := &results[p]
@@ -486,8 +491,9 @@ func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K,
 					t.addAll(sg.keys[from:to], c)
 				}
 			}
+			found := len(res.keys)
 			res.keys, res.counts = t.appendTo(res.keys, res.counts)
-			if len(res.keys) > limit {
+			if counted.Add(int64(len(res.keys)-found)) > int64(limit) {
 				res.over = true
 				return
 			}
