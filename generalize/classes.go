@@ -527,81 +527,96 @@ func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K,
 func radixWidth(n, bucket int) int { return min(max(bits.Len(uint(n/bucket)), 4), 12) }
 
 // radixTable counts the keys of one bucket in open addressing, the key and its count
-// in the slot itself (a count of 0 marks an empty slot). Positions come from the low
-// bits of the key's hash, buckets from the high bits.
+// side by side in the slot (a count of 0 marks an empty slot), so that a probe reads
+// one place. Positions come from the low bits of the key's hash, buckets from the high
+// bits.
 type radixTable[K radixKey] struct {
-	keys   []K
-	counts []int32
-	used   int
-	mask   uint64
+	slots []radixSlot[K]
+	spare []radixSlot[K] // the slots before the last growth, for the next one
+	used  int
+}
+
+type radixSlot[K radixKey] struct {
+	key   K
+	count int32
 }
 
 // reset empties the table, at radixTableMin slots.
 func (t *radixTable[K]) reset() {
-	if cap(t.keys) < radixTableMin {
-		t.keys, t.counts = make([]K, radixTableMin), make([]int32, radixTableMin)
+	if cap(t.slots) < radixTableMin {
+		t.slots = make([]radixSlot[K], radixTableMin)
 	}
-	t.keys, t.counts = t.keys[:radixTableMin], t.counts[:radixTableMin]
-	clear(t.counts)
-	t.used, t.mask = 0, radixTableMin-1
+	t.slots = t.slots[:radixTableMin]
+	clear(t.slots)
+	t.used = 0
 }
 
-// addAll adds keys[j] with count counts[j] (1 when counts is nil).
+// addAll adds keys[j] with count counts[j] (1 when counts is nil): the hot loop of a
+// radix-partitioned count, with the table in locals.
 func (t *radixTable[K]) addAll(keys []K, counts []int32) {
-	if counts == nil {
-		for _, k := range keys {
-			t.add(k, 1)
-		}
-		return
+	if counts != nil {
+		counts = counts[:len(keys)]
 	}
-	counts = counts[:len(keys)]
+	slots, used := t.slots, t.used
+	mask := uint64(len(slots) - 1)
 	for j, k := range keys {
-		t.add(k, counts[j])
-	}
-}
-
-func (t *radixTable[K]) add(k K, c int32) {
-	p := mix(uint64(k), true) & t.mask
-	for {
-		switch {
-		case t.counts[p] == 0:
-			t.keys[p], t.counts[p] = k, c
-			t.used++
-			if 2*t.used > len(t.keys) {
-				t.grow()
-			}
-			return
-		case t.keys[p] == k:
-			t.counts[p] += c
-			return
+		c := int32(1)
+		if counts != nil {
+			c = counts[j]
 		}
-		p = (p + 1) & t.mask
+		p := mix(uint64(k), true) & mask
+		for {
+			sl := &slots[p]
+			if sl.count == 0 {
+				sl.key, sl.count = k, c
+				used++
+				if 2*used > len(slots) {
+					t.grow()
+					slots = t.slots
+					mask = uint64(len(slots) - 1)
+				}
+				break
+			}
+			if sl.key == k {
+				sl.count += c
+				break
+			}
+			p = (p + 1) & mask
+		}
 	}
+	t.used = used
 }
 
 // grow doubles the table.
 func (t *radixTable[K]) grow() {
-	keys, counts := t.keys, t.counts
-	size := 2 * len(keys)
-	t.keys, t.counts, t.mask = make([]K, size), make([]int32, size), uint64(size-1)
-	for j, c := range counts {
-		if c == 0 {
+	old := t.slots
+	size := 2 * len(old)
+	if cap(t.spare) >= size {
+		t.slots = t.spare[:size]
+		clear(t.slots)
+	} else {
+		t.slots = make([]radixSlot[K], size)
+	}
+	mask := uint64(size - 1)
+	for _, sl := range old {
+		if sl.count == 0 {
 			continue
 		}
-		p := mix(uint64(keys[j]), true) & t.mask
-		for t.counts[p] != 0 {
-			p = (p + 1) & t.mask
+		p := mix(uint64(sl.key), true) & mask
+		for t.slots[p].count != 0 {
+			p = (p + 1) & mask
 		}
-		t.keys[p], t.counts[p] = keys[j], c
+		t.slots[p] = sl
 	}
+	t.spare = old[:0]
 }
 
 // appendTo appends the table's keys and counts, in slot order.
 func (t *radixTable[K]) appendTo(keys []K, counts []int32) ([]K, []int32) {
-	for j, c := range t.counts {
-		if c != 0 {
-			keys = append(keys, t.keys[j])
-			counts = append(counts, c)
+	for _, sl := range t.slots {
+		if sl.count != 0 {
+			keys = append(keys, sl.key)
+			counts = append(counts, sl.count)
 		}
 	}
 	return keys, counts
