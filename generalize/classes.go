@@ -365,10 +365,14 @@ func narrowPacking(radix []int) *packing {
 // word of a class table) to the node's.
 func narrowKeys(keys []uint32, src *classes, lo, hi int, maps [][]int32, radix []int, pack *packing) {
 	keys = keys[:hi-lo]
+	first := true
 	for i, m := range maps {
 		r := uint32(radix[i])
-		if i == 0 {
-			r = 0 // the first column sets the keys
+		if r == 1 {
+			continue // one code at the node, 0: the keys times 1 plus 0
+		}
+		if first {
+			r, first = 0, false // the first column sets the keys
 		}
 		switch {
 		case src.rows != nil:
@@ -384,6 +388,9 @@ func narrowKeys(keys []uint32, src *classes, lo, hi int, maps [][]int32, radix [
 				keys[j] = keys[j]*r + uint32(m[w>>sh&mk])
 			}
 		}
+	}
+	if first {
+		clear(keys) // every column has one code
 	}
 }
 

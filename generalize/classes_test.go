@@ -365,6 +365,54 @@ func testRollUpRadix(t *testing.T, n int, sizes []int, tune radixTuning) {
 	}
 }
 
+// TestNarrowKeysOneCodeColumns: narrowKeys skips the columns of one code at the node
+// (the first one too, and all of them) and still writes every record's mixed-radix key.
+func TestNarrowKeysOneCodeColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	leaves := []int{7, 300, 5}
+	const n = 1000
+	rows := &classes{rows: make([]Codes, len(leaves)), n: n}
+	for i, l := range leaves {
+		rows.rows[i] = NewCodes(n, l)
+		for r := range n {
+			rows.rows[i].Set(r, int32(rng.IntN(l)))
+		}
+	}
+	toOne := func(l int) []int32 { return make([]int32, l) }
+	half := func(l int) []int32 {
+		m := make([]int32, l)
+		for c := range m {
+			m[c] = int32(c / 2)
+		}
+		return m
+	}
+	for _, maps := range [][][]int32{
+		{toOne(7), half(300), toOne(5)},
+		{half(7), toOne(300), half(5)},
+		{toOne(7), toOne(300), toOne(5)},
+	} {
+		sizes := make([]int, len(maps))
+		for i, m := range maps {
+			sizes[i] = int(slices.Max(m)) + 1
+		}
+		radix := narrowRadix(sizes)
+		keys := make([]uint32, n)
+		for j := range keys {
+			keys[j] = 0xdeadbeef // whatever was there before
+		}
+		narrowKeys(keys, rows, 0, n, maps, radix, nil)
+		for r := range n {
+			var want uint32
+			for i, m := range maps {
+				want = want*uint32(radix[i]) + uint32(m[rows.rows[i].At(r)])
+			}
+			if keys[r] != want {
+				t.Fatalf("sizes %v: record %d has key %d, want %d", sizes, r, keys[r], want)
+			}
+		}
+	}
+}
+
 // TestFanOutPanicIsAnError: a roll-up worker that panics does not crash the process:
 // the panic reaches the caller's goroutine as a safe.PanicError with the worker's stack,
 // which the search's recovery returns as an error.
