@@ -3,6 +3,7 @@ package generalize
 import (
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"sanitizer/internal/safe"
 )
@@ -16,6 +17,11 @@ type classes struct {
 	cols   [][]int32
 	packed []uint64 // the codes of class j in the bit fields of pack
 	pack   *packing
+	// narrow, instead of packed, holds the codes of class j in 32 bits: the fields of
+	// npack, as wide as the node's own codes need (narrowRadix), which holds a class
+	// in 8 bytes with its count instead of 12.
+	narrow []uint32
+	npack  *packing
 	rows   []Codes // the records: leaf codes (cols and packed are nil)
 	counts []int32 // nil: every class has one record (the rows themselves)
 	n      int
@@ -64,6 +70,8 @@ func (c *classes) code(i, j int) int32 {
 		return c.rows[i].At(j)
 	case c.packed != nil:
 		return int32(c.packed[j] >> c.pack.shift[i] & c.pack.mask[i])
+	case c.narrow != nil:
+		return int32(uint64(c.narrow[j]) >> c.npack.shift[i] & c.npack.mask[i])
 	}
 	return c.cols[i][j]
 }
@@ -71,8 +79,11 @@ func (c *classes) code(i, j int) int32 {
 // entries is the memory the table holds, in int32s.
 func (c *classes) entries() int {
 	e := c.n * (len(c.cols) + 1)
-	if c.packed != nil {
+	switch {
+	case c.packed != nil:
 		e += 2 * c.n
+	case c.narrow != nil:
+		e += c.n
 	}
 	for _, h := range c.hist {
 		if h != nil {
@@ -217,7 +228,10 @@ func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, sizes []in
 	// The records' packed words are their mixed-radix keys when every column's radix
 	// is its field's width: the first column ends in the highest bits.
 	keysOf := func(keys []uint64, lo, hi int) { computeKeys(keys, src, lo, hi, maps, pack.radix, true) }
-	if src.rows == nil {
+	switch {
+	case src.narrow != nil:
+		keysOf = func(keys []uint64, lo, hi int) { widenNarrow(keys, src.narrow[lo:hi], maps, src.npack, pack) }
+	case src.rows == nil:
 		var changed []int
 		for i, m := range maps {
 			if !isIdentity(m) {
@@ -317,52 +331,79 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 	return &classes{node: dst, packed: keys, pack: g.pack, counts: counts, n: len(keys)}, src.n
 }
 
-// rollUpNarrow groups a large source into a packed class table by radixCount of 32-bit
-// words holding the node's codes in mixed radix (radix from narrowRadix), then widens
-// the classes' words to the packing of class tables.
+// rollUpNarrow groups a large source into a narrow class table (its words in the
+// fields of narrowPacking(radix)) by radixCount of 32-bit words holding the node's
+// codes in mixed radix (radix from narrowRadix): the same words, since every radix is
+// a power of two.
 func (g *grouper) rollUpNarrow(src *classes, dst int, maps [][]int32, radix []int, limit int) (*classes, int) {
 	keysOf := func(keys []uint32, lo, hi int) { narrowKeys(keys, src, lo, hi, maps, radix, g.pack) }
 	parts, counts, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit)
 	if !ok {
 		return nil, src.n
 	}
-	pack := g.pack
-	q := len(radix)
-	width, shift, mask := make([]uint, q), make([]uint, q), make([]uint32, q)
-	for i, r := range radix {
-		width[i], shift[i], mask[i] = uint(bits.TrailingZeros(uint(r))), pack.shift[i], uint32(r-1)
+	words := parts[0]
+	if len(parts) > 1 {
+		words = slices.Concat(parts...)
 	}
-	words := make([]uint64, 0, len(counts))
-	for _, keys := range parts {
-		for _, k := range keys {
-			var w uint64
-			for i := q - 1; i >= 0; i-- {
-				w |= uint64(k&mask[i]) << shift[i]
-				k >>= width[i]
-			}
-			words = append(words, w)
-		}
+	return &classes{node: dst, narrow: words, npack: narrowPacking(radix), counts: counts, n: len(words)}, src.n
+}
+
+// narrowPacking is the packing of the mixed-radix words of radix (from narrowRadix):
+// the first column in the highest bits.
+func narrowPacking(radix []int) *packing {
+	p := &packing{shift: make([]uint, len(radix)), mask: make([]uint64, len(radix)), radix: slices.Clone(radix)}
+	var used uint
+	for i := len(radix) - 1; i >= 0; i-- {
+		p.shift[i], p.mask[i] = used, uint64(radix[i]-1)
+		used += uint(bits.TrailingZeros(uint(radix[i])))
 	}
-	return &classes{node: dst, packed: words, pack: pack, counts: counts, n: len(words)}, src.n
+	return p
 }
 
 // narrowKeys writes into keys the node's codes of source classes lo..hi-1 in mixed
 // radix: maps[i] takes column i's code (a leaf code for the records, a field of the
-// packed word of a class table) to the node's.
+// word of a class table) to the node's.
 func narrowKeys(keys []uint32, src *classes, lo, hi int, maps [][]int32, radix []int, pack *packing) {
 	keys = keys[:hi-lo]
+	first := true
 	for i, m := range maps {
 		r := uint32(radix[i])
-		if i == 0 {
-			r = 0 // the first column sets the keys
+		if r == 1 {
+			continue // one code at the node, 0: the keys times 1 plus 0
 		}
-		if src.rows != nil {
+		if first {
+			r, first = 0, false // the first column sets the keys
+		}
+		switch {
+		case src.rows != nil:
 			addKeys(src.rows[i], keys, lo, hi, m, r)
-			continue
+		case src.narrow != nil:
+			sh, mk := src.npack.shift[i]&31, uint32(src.npack.mask[i])
+			for j, w := range src.narrow[lo:hi] {
+				keys[j] = keys[j]*r + uint32(m[w>>sh&mk])
+			}
+		default:
+			sh, mk := pack.shift[i]&63, pack.mask[i]
+			for j, w := range src.packed[lo:hi] {
+				keys[j] = keys[j]*r + uint32(m[w>>sh&mk])
+			}
 		}
-		sh, mk := pack.shift[i]&63, pack.mask[i]
-		for j, w := range src.packed[lo:hi] {
-			keys[j] = keys[j]*r + uint32(m[w>>sh&mk])
+	}
+	if first {
+		clear(keys) // every column has one code
+	}
+}
+
+// widenNarrow writes into keys the words, in the fields of pack, of the classes of a
+// narrow class table whose words (in the fields of npack) are words, their codes
+// mapped by maps.
+func widenNarrow(keys []uint64, words []uint32, maps [][]int32, npack, pack *packing) {
+	keys = keys[:len(words)]
+	clear(keys)
+	for i, m := range maps {
+		nsh, nmk, sh := npack.shift[i]&31, uint32(npack.mask[i]), pack.shift[i]&63
+		for j, w := range words {
+			keys[j] |= uint64(m[w>>nsh&nmk]) << sh
 		}
 	}
 }
@@ -378,7 +419,8 @@ func narrowKeys(keys []uint32, src *classes, lo, hi int, maps [][]int32, radix [
 // bucket's table, the same whatever par, and the keys' counts in that order. While it
 // runs it holds one key (and count) per source class, then the distinct keys and
 // counts twice over (the tables' output grows by appending) while they are gathered.
-// It returns ok false once the classes counted exceed limit. Buckets hold about bucket
+// It returns ok false once the classes counted, by all goroutines together, exceed
+// limit. Buckets hold about bucket
 // source classes (at least 16 and at most 4,096 buckets).
 func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K, lo, hi int), limit int) (keys [][]K, counts []int32, ok bool) {
 	n := src.n
@@ -438,6 +480,9 @@ func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K,
 		over   bool
 	}
 	results := make([]result, parts)
+	// counted is the keys found so far by all goroutines: buckets hold different keys,
+	// so once it exceeds limit, so does the count, and every goroutine stops.
+	var counted atomic.Int64
 	count := func(p int) {
 		t := &radixTable[K]{}
 		res := &results[p]
@@ -453,8 +498,9 @@ func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K,
 					t.addAll(sg.keys[from:to], c)
 				}
 			}
+			found := len(res.keys)
 			res.keys, res.counts = t.appendTo(res.keys, res.counts)
-			if len(res.keys) > limit {
+			if counted.Add(int64(len(res.keys)-found)) > int64(limit) {
 				res.over = true
 				return
 			}
@@ -488,81 +534,96 @@ func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K,
 func radixWidth(n, bucket int) int { return min(max(bits.Len(uint(n/bucket)), 4), 12) }
 
 // radixTable counts the keys of one bucket in open addressing, the key and its count
-// in the slot itself (a count of 0 marks an empty slot). Positions come from the low
-// bits of the key's hash, buckets from the high bits.
+// side by side in the slot (a count of 0 marks an empty slot), so that a probe reads
+// one place. Positions come from the low bits of the key's hash, buckets from the high
+// bits.
 type radixTable[K radixKey] struct {
-	keys   []K
-	counts []int32
-	used   int
-	mask   uint64
+	slots []radixSlot[K]
+	spare []radixSlot[K] // the slots before the last growth, for the next one
+	used  int
+}
+
+type radixSlot[K radixKey] struct {
+	key   K
+	count int32
 }
 
 // reset empties the table, at radixTableMin slots.
 func (t *radixTable[K]) reset() {
-	if cap(t.keys) < radixTableMin {
-		t.keys, t.counts = make([]K, radixTableMin), make([]int32, radixTableMin)
+	if cap(t.slots) < radixTableMin {
+		t.slots = make([]radixSlot[K], radixTableMin)
 	}
-	t.keys, t.counts = t.keys[:radixTableMin], t.counts[:radixTableMin]
-	clear(t.counts)
-	t.used, t.mask = 0, radixTableMin-1
+	t.slots = t.slots[:radixTableMin]
+	clear(t.slots)
+	t.used = 0
 }
 
-// addAll adds keys[j] with count counts[j] (1 when counts is nil).
+// addAll adds keys[j] with count counts[j] (1 when counts is nil): the hot loop of a
+// radix-partitioned count, with the table in locals.
 func (t *radixTable[K]) addAll(keys []K, counts []int32) {
-	if counts == nil {
-		for _, k := range keys {
-			t.add(k, 1)
-		}
-		return
+	if counts != nil {
+		counts = counts[:len(keys)]
 	}
-	counts = counts[:len(keys)]
+	slots, used := t.slots, t.used
+	mask := uint64(len(slots) - 1)
 	for j, k := range keys {
-		t.add(k, counts[j])
-	}
-}
-
-func (t *radixTable[K]) add(k K, c int32) {
-	p := mix(uint64(k), true) & t.mask
-	for {
-		switch {
-		case t.counts[p] == 0:
-			t.keys[p], t.counts[p] = k, c
-			t.used++
-			if 2*t.used > len(t.keys) {
-				t.grow()
-			}
-			return
-		case t.keys[p] == k:
-			t.counts[p] += c
-			return
+		c := int32(1)
+		if counts != nil {
+			c = counts[j]
 		}
-		p = (p + 1) & t.mask
+		p := mix(uint64(k), true) & mask
+		for {
+			sl := &slots[p]
+			if sl.count == 0 {
+				sl.key, sl.count = k, c
+				used++
+				if 2*used > len(slots) {
+					t.grow()
+					slots = t.slots
+					mask = uint64(len(slots) - 1)
+				}
+				break
+			}
+			if sl.key == k {
+				sl.count += c
+				break
+			}
+			p = (p + 1) & mask
+		}
 	}
+	t.used = used
 }
 
 // grow doubles the table.
 func (t *radixTable[K]) grow() {
-	keys, counts := t.keys, t.counts
-	size := 2 * len(keys)
-	t.keys, t.counts, t.mask = make([]K, size), make([]int32, size), uint64(size-1)
-	for j, c := range counts {
-		if c == 0 {
+	old := t.slots
+	size := 2 * len(old)
+	if cap(t.spare) >= size {
+		t.slots = t.spare[:size]
+		clear(t.slots)
+	} else {
+		t.slots = make([]radixSlot[K], size)
+	}
+	mask := uint64(size - 1)
+	for _, sl := range old {
+		if sl.count == 0 {
 			continue
 		}
-		p := mix(uint64(keys[j]), true) & t.mask
-		for t.counts[p] != 0 {
-			p = (p + 1) & t.mask
+		p := mix(uint64(sl.key), true) & mask
+		for t.slots[p].count != 0 {
+			p = (p + 1) & mask
 		}
-		t.keys[p], t.counts[p] = keys[j], c
+		t.slots[p] = sl
 	}
+	t.spare = old[:0]
 }
 
 // appendTo appends the table's keys and counts, in slot order.
 func (t *radixTable[K]) appendTo(keys []K, counts []int32) ([]K, []int32) {
-	for j, c := range t.counts {
-		if c != 0 {
-			keys = append(keys, t.keys[j])
-			counts = append(counts, c)
+	for _, sl := range t.slots {
+		if sl.count != 0 {
+			keys = append(keys, sl.key)
+			counts = append(counts, sl.count)
 		}
 	}
 	return keys, counts

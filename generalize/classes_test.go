@@ -295,13 +295,21 @@ func testRollUpRadix(t *testing.T, n int, sizes []int, tune radixTuning) {
 	if radix == nil {
 		t.Fatal("the test's node does not fit 32-bit keys")
 	}
-	for _, src := range []*classes{rows, table} {
+	// The same classes as a narrow table (its own fields) and, below, as a source.
+	narrowTable, _ := (&grouper{par: 2, pack: pack, tune: tune}).rollUpNarrow(rows, 0, identity, narrowRadix(sizes), n+1)
+	if narrowTable == nil || narrowTable.narrow == nil || narrowTable.n != table.n {
+		t.Fatalf("the narrow class table: %v", narrowTable)
+	}
+	for _, src := range []*classes{rows, table, narrowTable} {
 		for _, narrow := range []bool{false, true} {
 			var first []uint64
 			for par := 1; par <= 3; par++ {
 				g := &grouper{par: par, pack: pack, tune: tune}
 				keysOf := func(keys []uint64, lo, hi int) { computeKeys(keys, src, lo, hi, maps, pack.radix, true) }
-				if src.rows == nil {
+				switch {
+				case src.narrow != nil:
+					keysOf = func(keys []uint64, lo, hi int) { widenNarrow(keys, src.narrow[lo:hi], maps, src.npack, pack) }
+				case src.rows == nil:
 					keysOf = func(keys []uint64, lo, hi int) { repack(keys, src.packed[lo:hi], maps, pack, []int{1, 2, 3}) }
 				}
 				roll := func(limit int) (*classes, int) {
@@ -331,9 +339,19 @@ func testRollUpRadix(t *testing.T, n int, sizes []int, tune radixTuning) {
 						t.Fatalf("%s: class %v counts %d, want %d", name, k, got[k], v)
 					}
 				}
+				words := out.packed
+				if out.narrow != nil {
+					if !narrow || out.packed != nil {
+						t.Fatalf("%s: narrow words from a count of 64-bit keys", name)
+					}
+					words = make([]uint64, out.n)
+					for j, w := range out.narrow {
+						words[j] = uint64(w)
+					}
+				}
 				if first == nil {
-					first = out.packed
-				} else if !slices.Equal(first, out.packed) {
+					first = words
+				} else if !slices.Equal(first, words) {
 					t.Fatalf("%s: class order differs from one goroutine", name)
 				}
 				if cut, _ := roll(len(want) - 1); cut != nil {
@@ -342,6 +360,54 @@ func testRollUpRadix(t *testing.T, n int, sizes []int, tune radixTuning) {
 				if full, _ := roll(len(want)); full == nil {
 					t.Fatalf("%s: a limit equal to the class count stopped it", name)
 				}
+			}
+		}
+	}
+}
+
+// TestNarrowKeysOneCodeColumns: narrowKeys skips the columns of one code at the node
+// (the first one too, and all of them) and still writes every record's mixed-radix key.
+func TestNarrowKeysOneCodeColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	leaves := []int{7, 300, 5}
+	const n = 1000
+	rows := &classes{rows: make([]Codes, len(leaves)), n: n}
+	for i, l := range leaves {
+		rows.rows[i] = NewCodes(n, l)
+		for r := range n {
+			rows.rows[i].Set(r, int32(rng.IntN(l)))
+		}
+	}
+	toOne := func(l int) []int32 { return make([]int32, l) }
+	half := func(l int) []int32 {
+		m := make([]int32, l)
+		for c := range m {
+			m[c] = int32(c / 2)
+		}
+		return m
+	}
+	for _, maps := range [][][]int32{
+		{toOne(7), half(300), toOne(5)},
+		{half(7), toOne(300), half(5)},
+		{toOne(7), toOne(300), toOne(5)},
+	} {
+		sizes := make([]int, len(maps))
+		for i, m := range maps {
+			sizes[i] = int(slices.Max(m)) + 1
+		}
+		radix := narrowRadix(sizes)
+		keys := make([]uint32, n)
+		for j := range keys {
+			keys[j] = 0xdeadbeef // whatever was there before
+		}
+		narrowKeys(keys, rows, 0, n, maps, radix, nil)
+		for r := range n {
+			var want uint32
+			for i, m := range maps {
+				want = want*uint32(radix[i]) + uint32(m[rows.rows[i].At(r)])
+			}
+			if keys[r] != want {
+				t.Fatalf("sizes %v: record %d has key %d, want %d", sizes, r, keys[r], want)
 			}
 		}
 	}

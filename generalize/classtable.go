@@ -265,12 +265,18 @@ func canonical(meta *Table, cls *classes, leaves []int) (*ClassTable, []int32) {
 	ct := &ClassTable{meta: meta, cols: make([][]int32, len(leaves)), counts: make([]int32, cls.n), hist: make([]*hist, len(meta.Sensitive))}
 	for i := range leaves {
 		col := make([]int32, cls.n)
-		if cls.packed != nil { // the fields read without code's switch: the hot loop
+		switch { // the fields read without code's switch: the hot loop
+		case cls.packed != nil:
 			sh, mask := cls.pack.shift[i]&63, cls.pack.mask[i]
 			for c, j := range perm {
 				col[c] = int32(cls.packed[j] >> sh & mask)
 			}
-		} else {
+		case cls.narrow != nil:
+			sh, mask := cls.npack.shift[i]&31, uint32(cls.npack.mask[i])
+			for c, j := range perm {
+				col[c] = int32(cls.narrow[j] >> sh & mask)
+			}
+		default:
 			for c, j := range perm {
 				col[c] = cls.code(i, int(j))
 			}

@@ -448,6 +448,31 @@ func TestSearchClassesBeyondBottomRows(t *testing.T) {
 	for _, q := range []int{8, 2} { // nearly every record a class of its own; a few dozen classes
 		tab, _, _ := randomTable(rng, 20000, q)
 		searchClassesAsRecords(t, tab)
+		// Told that the bottom has more classes than the search would keep (true with
+		// 8 quasi-identifiers, not with 2), Search does not count them and rolls up
+		// from the records, to the same node.
+		for _, opt := range []Options{{K: 10, MaxSuppressed: 100}, {K: 50, Metric: MetricDiscernibility}} {
+			told := opt
+			told.BottomOver = tab.Rows / bottomShare
+			s, err := prepareSearch(tab, tab, tab.Rows, told)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := s.countBottom(tab); b.rows == nil {
+				t.Fatalf("q=%d: told the bottom is too large, the search counted %d classes", q, b.n)
+			}
+			want, err := Search(context.Background(), tab, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Search(context.Background(), tab, told)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := sameResult(got, want); diff != "" {
+				t.Fatalf("q=%d, k=%d, told the bottom is too large: %s", q, opt.K, diff)
+			}
+		}
 	}
 }
 

@@ -1,6 +1,9 @@
 package generalize
 
-import "container/heap"
+import (
+	"container/heap"
+	"math"
+)
 
 // rank is a node's place in the search's order: by the metric's lower bound, then by
 // height, then by index.
@@ -19,6 +22,12 @@ func (a rank) before(b rank) bool {
 	}
 	return a.node < b.node
 }
+
+// never is a rank after every node's, and last a rank after every node's but never.
+var (
+	never = rank{math.Inf(1), math.MaxInt32, math.MaxInt32}
+	last  = rank{math.Inf(1), math.MaxInt32, math.MaxInt32 - 1}
+)
 
 // nodeOrder hands out nodes in rank order. It is a binary heap, built in linear time:
 // the search usually stops after a few percent of the lattice (its bound exceeds the

@@ -34,6 +34,11 @@ type Options struct {
 	// table's sensitive columns: a class that fails any of them (or k) is suppressed.
 	Diversity []Diversity
 	Closeness []Closeness
+	// BottomOver, when positive, is a number of classes the table's most specific node
+	// is known to have more of (a count that stopped there, as CountRecordClasses's
+	// with that limit): Search does not count them again where it would keep them only
+	// up to that many (see bottomMaxRows).
+	BottomOver int
 	// radix says which roll-ups are radix-partitioned (zero: the default); tests set it.
 	radix radixTuning
 }
@@ -163,6 +168,11 @@ type searcher struct {
 	// they came among equals), with their nodes' levels in the fields of levelKey.
 	bySize  []cachedTable
 	entries int
+	// uses, when set (by run), gives every cached table (in bySize's order) the place in
+	// the search's order of the first node still to be counted whose source it would
+	// be (never: none), so that evict drops the tables needed last, as an optimal
+	// cache would; without it, evict drops the oldest first.
+	uses func(uses []rank)
 	// The fields of levelKey: level i from bit keyShift[i] up, with a guard bit above
 	// it in keyGuard (keyShift nil: the levels do not fit in 64 bits, which no lattice
 	// of at most maxLatticeSize nodes needs: a column of h levels takes at most twice
@@ -499,16 +509,24 @@ func (s *searcher) leq(a, b int, ka, kb uint64) bool {
 // bottom node's is always cached) that have the classes' histograms when hist is set,
 // the one with the fewest classes (the first cached among equals).
 func (s *searcher) source(node int, hist bool) *classes {
+	if i := s.sourceAt(node, hist); i >= 0 {
+		return s.bySize[i].c
+	}
+	return s.bottom
+}
+
+// sourceAt is the place in bySize of source(node, hist), or −1 for the bottom.
+func (s *searcher) sourceAt(node int, hist bool) int {
 	key := s.levelKey(node)
-	for _, e := range s.bySize {
+	for i, e := range s.bySize {
 		if e.c.n >= s.bottom.n {
 			break
 		}
 		if (!hist || e.c.hist != nil) && s.leq(e.c.node, node, e.key, key) {
-			return e.c
+			return i
 		}
 	}
-	return s.bottom
+	return -1
 }
 
 func (s *searcher) remember(c *classes) {
@@ -523,29 +541,48 @@ func (s *searcher) remember(c *classes) {
 	s.evict(s.opt.CacheEntries-s.reserve, nil)
 }
 
-// evict drops the oldest cached tables but keep until the cache holds at most limit
-// entries.
+// evict drops cached tables but keep until the cache holds at most limit entries: those
+// needed last first (see uses; among tables of the same next use, the larger, which
+// that use would not read), or, without uses, the oldest first.
 func (s *searcher) evict(limit int, keep *classes) {
 	if s.entries <= limit {
 		return
 	}
+	victims := s.fifo
+	if s.uses != nil {
+		uses := make([]rank, len(s.bySize))
+		s.uses(uses)
+		next := make(map[*classes]rank, len(uses))
+		for i, e := range s.bySize {
+			next[e.c] = uses[i]
+		}
+		victims = slices.Clone(s.fifo)
+		slices.SortStableFunc(victims, func(a, b int) int {
+			ca, cb := s.cache[a], s.cache[b]
+			ua, ub := next[ca], next[cb]
+			switch {
+			case ub.before(ua):
+				return -1
+			case ua.before(ub):
+				return 1
+			}
+			return cmp.Compare(cb.n, ca.n)
+		})
+	}
 	var dropped []*classes
-	kept := s.fifo[:0]
-	for i, m := range s.fifo {
+	for _, m := range victims {
 		if s.entries <= limit {
-			kept = append(kept, s.fifo[i:]...)
 			break
 		}
 		c := s.cache[m]
 		if c == keep {
-			kept = append(kept, m)
 			continue
 		}
 		s.entries -= c.entries()
 		delete(s.cache, m)
 		dropped = append(dropped, c)
 	}
-	s.fifo = kept
+	s.fifo = slices.DeleteFunc(s.fifo, func(m int) bool { return s.cache[m] == nil })
 	gone := func(c *classes) bool { return slices.Contains(dropped, c) }
 	if len(dropped) > 8 {
 		set := make(map[*classes]bool, len(dropped))
@@ -735,7 +772,8 @@ func (s *searcher) tag(status []uint8, node int, st uint8) {
 
 // countBottom returns the first source of the search of the records of t: the bottom
 // node's classes, counted from the records, or, for a table of more than bottomMaxRows
-// records with more than one class per bottomShare records, the records themselves.
+// records with more than one class per bottomShare records, the records themselves
+// (without counting when opt.BottomOver says so).
 func (s *searcher) countBottom(t *Table) *classes {
 	rows := &classes{node: 0, rows: make([]Codes, s.q), n: t.Rows}
 	for i, c := range t.Columns {
@@ -744,6 +782,9 @@ func (s *searcher) countBottom(t *Table) *classes {
 	limit := 0 // no limit
 	if t.Rows > bottomMaxRows {
 		limit = t.Rows / bottomShare
+	}
+	if limit > 0 && s.opt.BottomOver >= limit {
+		return rows // more classes than limit, the caller found
 	}
 	g := <-s.pool
 	defer func() { s.pool <- g }()
@@ -884,6 +925,47 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	}
 	freeValue := s.opt.MaxSuppressed == 0 && s.met.boundIsExactWithoutSuppression()
 
+	// pending is the nodes of the batch being counted, taken from the order already.
+	var pending []int
+	hist := s.withHist()
+	s.uses = func(uses []rank) {
+		for i := range uses {
+			uses[i] = never
+		}
+		use := func(node int, r rank) {
+			if i := s.sourceAt(node, hist); i >= 0 && r.before(uses[i]) {
+				uses[i] = r
+			}
+		}
+		for _, node := range pending {
+			use(node, rank{bound[node], int32(height[node]), int32(node)})
+		}
+		// The nodes left in the order that may still be counted, but those the bound
+		// prunes (with all below them in the heap, whose ranks are higher).
+		h := order.ranks
+		stack := []int{0}
+		for len(stack) > 0 {
+			i := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if i >= len(h) {
+				continue
+			}
+			r := h[i]
+			if inc.node >= 0 && r.bound > bestValue*(1+1e-9)+1e-300 {
+				continue
+			}
+			if node := int(r.node); status[node] != notAnonymous && !valued[node] && !failed[node] && !beaten[node] {
+				use(node, r)
+			}
+			stack = append(stack, 2*i+1, 2*i+2)
+		}
+		// The chosen node is counted once more at the end.
+		if inc.node >= 0 {
+			use(inc.node, last)
+		}
+	}
+	defer func() { s.uses = nil }()
+
 	batchSize := 2 * s.workers
 	for order.peek() >= 0 {
 		if err := ctx.Err(); err != nil {
@@ -950,7 +1032,8 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 			if radix {
 				par = s.workers
 			}
-			for _, node := range batch {
+			for b, node := range batch {
+				pending = batch[b+1:]
 				if !s.monotone {
 					snap = inc
 				}
@@ -960,6 +1043,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 				}
 				apply(ev, checkAll)
 			}
+			pending = nil
 			continue
 		}
 		results := make([]evaluation, len(batch))

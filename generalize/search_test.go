@@ -1,9 +1,11 @@
 package generalize
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -232,6 +234,48 @@ func TestEvictKeepsTheSource(t *testing.T) {
 	s.evict(0, nil)
 	if len(s.fifo) != 0 || s.entries != 0 || len(s.cache) != 0 {
 		t.Fatalf("after evict(0): fifo %v, entries %d, %d tables", s.fifo, s.entries, len(s.cache))
+	}
+}
+
+// TestEvictDropsTheTablesNeededLast: with the search's next uses, evict drops the
+// tables no node will read first, then those read last (the larger first among tables
+// of the same next use), and never the one kept.
+func TestEvictDropsTheTablesNeededLast(t *testing.T) {
+	s := &searcher{cache: map[int]*classes{}}
+	next := map[int]rank{1: {bound: 5}, 2: never, 3: {bound: 2}, 4: {bound: 5}}
+	tables := []*classes{
+		{node: 1, packed: make([]uint64, 10), n: 10}, // 30 entries
+		{node: 2, packed: make([]uint64, 20), n: 20}, // 60
+		{node: 3, packed: make([]uint64, 5), n: 5},   // 15
+		{node: 4, packed: make([]uint64, 12), n: 12}, // 36
+	}
+	for _, c := range tables {
+		s.cache[c.node] = c
+		s.fifo = append(s.fifo, c.node)
+		s.entries += c.entries()
+		s.bySize = append(s.bySize, cachedTable{c: c})
+	}
+	slices.SortStableFunc(s.bySize, func(a, b cachedTable) int { return cmp.Compare(a.c.n, b.c.n) })
+	s.uses = func(uses []rank) {
+		for i, e := range s.bySize {
+			uses[i] = next[e.c.node]
+		}
+	}
+	for _, step := range []struct {
+		limit int
+		keep  *classes
+		left  []int
+	}{
+		{100, nil, []int{1, 3, 4}},   // no node reads 2
+		{60, tables[3], []int{3, 4}}, // 4, the larger of two read next, is kept: 1 goes, not 3
+		{40, nil, []int{3}},          // then 4
+		{10, tables[2], []int{3}},    // the kept table stays over the limit
+	} {
+		s.evict(step.limit, step.keep)
+		left := slices.Sorted(maps.Keys(s.cache))
+		if !slices.Equal(left, step.left) || !slices.Equal(s.fifo, step.left) || len(s.bySize) != len(step.left) {
+			t.Fatalf("evict(%d): cache %v, fifo %v, %d by size, want %v", step.limit, left, s.fifo, len(s.bySize), step.left)
+		}
 	}
 }
 

@@ -245,17 +245,21 @@ func (r *run) optimalSearch(ctx context.Context) (covers generalize.ClassCovers,
 // wholeSearch searches the encoded table and classes its records at the chosen node:
 // from its class table when the records fall in few classes (at most
 // maxPartClasses; the count stops past that), so that the search, the classes of the
-// records and the utility cost what the classes cost; else from the records.
+// records and the utility cost what the classes cost; else from the records, the
+// search told that the count stopped (it does not count them again to find it out).
 func (r *run) wholeSearch(ctx context.Context) (covers generalize.ClassCovers, err error) {
 	var ct *generalize.ClassTable
 	var assign []int32
-	if limit := maxPartClasses(r.t.Rows); limit > 0 {
+	limit := maxPartClasses(r.t.Rows)
+	if limit > 0 {
 		if ct, assign, err = generalize.CountRecordClasses(r.t, limit); err != nil {
 			return covers, fmt.Errorf("internal error: %w", err)
 		}
 	}
 	if ct == nil {
-		if r.res, err = generalize.Search(ctx, r.t, r.sopt); err != nil {
+		sopt := r.sopt
+		sopt.BottomOver = limit // more classes than limit, when limit > 0
+		if r.res, err = generalize.Search(ctx, r.t, sopt); err != nil {
 			return covers, err
 		}
 		r.class, covers, err = generalize.NodeClasses(r.t, r.res.Levels, r.sopt)
