@@ -323,11 +323,10 @@ func (t *classTable) toValues(key func(c int32) []byte) error {
 }
 
 // appendValueKey appends the key of a class by its values: each value after its
-// length (4 bytes), so that no two different tuples share a key.
+// length (appendKey), so that no two different tuples share a key.
 func appendValueKey(key []byte, vals ...string) []byte {
 	for _, v := range vals {
-		key = binary.LittleEndian.AppendUint32(key, uint32(len(v)))
-		key = append(key, v...)
+		key = appendKey(key, v)
 	}
 	return key
 }

@@ -83,7 +83,7 @@ func ReleasedClasses(spec Spec, rel Reader) (*Classes, error) {
 }
 
 // appendKey appends a class key's field: its length (4 bytes), then the value, as
-// Counter keys its classes.
+// Counter keys its classes by their values (appendValueKey).
 func appendKey(key []byte, v string) []byte {
 	key = binary.LittleEndian.AppendUint32(key, uint32(len(v)))
 	return append(key, v...)
