@@ -606,7 +606,7 @@ func (s *searcher) radix(src *classes) bool {
 // class, and its count when src has counts.
 func scratchEntries(src *classes, sizes []int) int {
 	per := 2
-	if narrowRadix(sizes) != nil {
+	if mixed32(sizes) { // 32-bit keys (narrowRadix or rollUpMixed)
 		per = 1
 	}
 	if src.counts != nil {
