@@ -340,6 +340,9 @@ func testRollUpRadix(t *testing.T, n int, sizes []int, tune radixTuning) {
 				}
 				name := fmt.Sprintf("%s keys, par %d, source of %d", mode, par, src.n)
 				out, read := roll(n + 1)
+				if out == nil {
+					t.Fatalf("%s: the count stopped below its limit", name)
+				}
 				if read != src.n || out.n != len(want) {
 					t.Fatalf("%s: read %d, %d classes, want %d", name, read, out.n, len(want))
 				}
