@@ -543,7 +543,9 @@ func (s *searcher) remember(c *classes) {
 
 // evict drops cached tables but keep until the cache holds at most limit entries: those
 // needed last first (see uses; among tables of the same next use, the larger, which
-// that use would not read), or, without uses, the oldest first.
+// that use would not read), or, without uses, the oldest first. What it drops changes
+// only which specialization a later count rolls up, never the classes it counts: the
+// search's result does not depend on it.
 func (s *searcher) evict(limit int, keep *classes) {
 	if s.entries <= limit {
 		return
