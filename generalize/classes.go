@@ -244,6 +244,9 @@ func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, sizes []in
 		if radix := narrowRadix(sizes); radix != nil {
 			return g.rollUpNarrow(src, dst, maps, radix, limit)
 		}
+		if mixed32(sizes) {
+			return g.rollUpMixed(src, dst, maps, sizes, limit)
+		}
 		return g.rollUpRadix(src, dst, keysOf, limit)
 	}
 	t := g.table(0)
@@ -348,6 +351,56 @@ func (g *grouper) rollUpNarrow(src *classes, dst int, maps [][]int32, radix []in
 	return &classes{node: dst, narrow: words, npack: narrowPacking(radix), counts: counts, n: len(words)}, src.n
 }
 
+// mixed32 reports whether the codes of a node with sizes[i] codes in column i fit in
+// 32 bits in mixed radix (their number of tuples is at most 2^32).
+func mixed32(sizes []int) bool {
+	space, exact := keySpace(sizes)
+	return exact && space <= 1<<32
+}
+
+// rollUpMixed groups a large source into a packed class table by radixCount of 32-bit
+// keys holding the node's codes in mixed radix of its own sizes, for a node whose codes
+// fit 32 bits that way but not in power-of-two fields (mixed32, not narrowRadix); the
+// classes' codes are then taken apart by division, into the packing of class tables.
+func (g *grouper) rollUpMixed(src *classes, dst int, maps [][]int32, sizes []int, limit int) (*classes, int) {
+	keysOf := func(keys []uint32, lo, hi int) { narrowKeys(keys, src, lo, hi, maps, sizes, g.pack) }
+	parts, counts, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit)
+	if !ok {
+		return nil, src.n
+	}
+	// x/d is the high word of x·magic for every x and d below 2^32, d ≥ 2 (Lemire,
+	// Kaser and Kurz, "Faster remainder by direct computation", 2019).
+	type divisor struct {
+		d, magic uint64
+		shift    uint
+	}
+	var divs []divisor // from the last column to the first, those of more than one code
+	for i := len(sizes) - 1; i >= 0; i-- {
+		if d := uint64(sizes[i]); d > 1 {
+			divs = append(divs, divisor{d, ^uint64(0)/d + 1, g.pack.shift[i]})
+		}
+	}
+	words := make([]uint64, len(counts))
+	at := make([]int, len(parts)) // where part p's classes begin
+	for p := 1; p < len(parts); p++ {
+		at[p] = at[p-1] + len(parts[p-1])
+	}
+	fanOut(len(parts), func(p int) {
+		out := words[at[p] : at[p]+len(parts[p])]
+		for j, k := range parts[p] {
+			var w uint64
+			x := uint64(k)
+			for _, dv := range divs {
+				q, _ := bits.Mul64(x, dv.magic)
+				w |= (x - q*dv.d) << dv.shift
+				x = q
+			}
+			out[j] = w
+		}
+	})
+	return &classes{node: dst, packed: words, pack: g.pack, counts: counts, n: len(words)}, src.n
+}
+
 // narrowPacking is the packing of the mixed-radix words of radix (from narrowRadix):
 // the first column in the highest bits.
 func narrowPacking(radix []int) *packing {
@@ -361,8 +414,9 @@ func narrowPacking(radix []int) *packing {
 }
 
 // narrowKeys writes into keys the node's codes of source classes lo..hi-1 in mixed
-// radix: maps[i] takes column i's code (a leaf code for the records, a field of the
-// word of a class table) to the node's.
+// radix (radix[i] for column i: its power-of-two field, narrowRadix, or its number of
+// codes, rollUpMixed): maps[i] takes column i's code (a leaf code for the records, a
+// field of the word of a class table) to the node's.
 func narrowKeys(keys []uint32, src *classes, lo, hi int, maps [][]int32, radix []int, pack *packing) {
 	keys = keys[:hi-lo]
 	first := true

@@ -235,9 +235,11 @@ func tupleOf(src *classes, maps [][]int32, r int) tuple {
 // Radix-partitioned counting finds the classes and counts of grouping by a map, from
 // the records and from a packed class table, in the same order on 1 to 3 goroutines,
 // and stops at the limit.
-// TestRollUpRadix counts records and a class table by radixCount with 64- and 32-bit
-// keys and 1 to 3 goroutines, and compares with a map of the code tuples: in one chunk;
-// in several chunks with buckets whose tables grow; in 4,096 buckets.
+// TestRollUpRadix counts records and class tables (packed and narrow) by radixCount
+// with 64-bit keys and 32-bit keys (power-of-two fields, and mixed radix) on 1 to 3
+// goroutines, and compares with a map of the code tuples: in one chunk; in several
+// chunks with buckets whose tables grow; in 4,096 buckets; for a node whose codes fit
+// 32 bits in mixed radix only.
 func TestRollUpRadix(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -248,6 +250,9 @@ func TestRollUpRadix(t *testing.T) {
 		{"one chunk", 200000, []int{50, 40, 30, 7}, radixBucket},
 		{"several chunks, tables grow", 3*chunkRows + 1234, []int{300, 200, 100, 7}, radixBucket},
 		{"4096 buckets", 300000, []int{50, 40, 30, 7}, 64},
+		// A node of 257, 257, 257 and 60 codes: 33 bits in power-of-two fields, 30
+		// in mixed radix.
+		{"32 bits in mixed radix only", 200000, []int{257, 771, 771, 180}, radixBucket},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if testing.Short() && c.n > chunkRows {
@@ -292,16 +297,28 @@ func testRollUpRadix(t *testing.T, n int, sizes []int, tune radixTuning) {
 		outSizes[i] = int(slices.Max(m)) + 1
 	}
 	radix := narrowRadix(outSizes)
-	if radix == nil {
+	if !mixed32(outSizes) {
 		t.Fatal("the test's node does not fit 32-bit keys")
 	}
-	// The same classes as a narrow table (its own fields) and, below, as a source.
-	narrowTable, _ := (&grouper{par: 2, pack: pack, tune: tune}).rollUpNarrow(rows, 0, identity, narrowRadix(sizes), n+1)
-	if narrowTable == nil || narrowTable.narrow == nil || narrowTable.n != table.n {
-		t.Fatalf("the narrow class table: %v", narrowTable)
+	modes := []string{"64-bit"}
+	if radix != nil {
+		modes = append(modes, "narrow")
 	}
-	for _, src := range []*classes{rows, table, narrowTable} {
-		for _, narrow := range []bool{false, true} {
+	if radix == nil || n <= chunkRows {
+		modes = append(modes, "mixed") // the count of narrow keys, with other keys
+	}
+	sources := []*classes{rows, table}
+	if narrowRadix(sizes) != nil {
+		// The same classes as a narrow table (its own fields) and, below, as a source.
+		narrowTable, _ := (&grouper{par: 2, pack: pack, tune: tune}).rollUpNarrow(rows, 0, identity, narrowRadix(sizes), n+1)
+		if narrowTable == nil || narrowTable.narrow == nil || narrowTable.n != table.n {
+			t.Fatalf("the narrow class table: %v", narrowTable)
+		}
+		sources = append(sources, narrowTable)
+	}
+	for _, src := range sources {
+		for _, mode := range modes {
+			narrow := mode == "narrow"
 			var first []uint64
 			for par := 1; par <= 3; par++ {
 				g := &grouper{par: par, pack: pack, tune: tune}
@@ -313,13 +330,19 @@ func testRollUpRadix(t *testing.T, n int, sizes []int, tune radixTuning) {
 					keysOf = func(keys []uint64, lo, hi int) { repack(keys, src.packed[lo:hi], maps, pack, []int{1, 2, 3}) }
 				}
 				roll := func(limit int) (*classes, int) {
-					if narrow {
+					switch mode {
+					case "narrow":
 						return g.rollUpNarrow(src, 1, maps, radix, limit)
+					case "mixed":
+						return g.rollUpMixed(src, 1, maps, outSizes, limit)
 					}
 					return g.rollUpRadix(src, 1, keysOf, limit)
 				}
-				name := fmt.Sprintf("narrow %v, par %d, source of %d", narrow, par, src.n)
+				name := fmt.Sprintf("%s keys, par %d, source of %d", mode, par, src.n)
 				out, read := roll(n + 1)
+				if out == nil {
+					t.Fatalf("%s: the count stopped below its limit", name)
+				}
 				if read != src.n || out.n != len(want) {
 					t.Fatalf("%s: read %d, %d classes, want %d", name, read, out.n, len(want))
 				}

@@ -543,7 +543,9 @@ func (s *searcher) remember(c *classes) {
 
 // evict drops cached tables but keep until the cache holds at most limit entries: those
 // needed last first (see uses; among tables of the same next use, the larger, which
-// that use would not read), or, without uses, the oldest first.
+// that use would not read), or, without uses, the oldest first. What it drops changes
+// only which specialization a later count rolls up, never the classes it counts: the
+// search's result does not depend on it.
 func (s *searcher) evict(limit int, keep *classes) {
 	if s.entries <= limit {
 		return
@@ -606,7 +608,7 @@ func (s *searcher) radix(src *classes) bool {
 // class, and its count when src has counts.
 func scratchEntries(src *classes, sizes []int) int {
 	per := 2
-	if narrowRadix(sizes) != nil {
+	if mixed32(sizes) { // 32-bit keys (narrowRadix or rollUpMixed)
 		per = 1
 	}
 	if src.counts != nil {

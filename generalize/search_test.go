@@ -61,11 +61,17 @@ func TestSearchAdultMatchesExhaustive(t *testing.T) {
 // randomTable builds a table of n records over q quasi-identifiers with random
 // hierarchies (random trees of random depth) and skewed values.
 func randomTable(rng *rand.Rand, n, q int) (*Table, [][]string, [][][]string) {
+	return randomTableOf(rng, n, q, 1, 12, func(u float64) float64 { return u * u })
+}
+
+// randomTableOf is randomTable with lo to hi leaves per quasi-identifier, the leaf
+// of a record at skew(u) of them for a uniform u.
+func randomTableOf(rng *rand.Rand, n, q, lo, hi int, skew func(u float64) float64) (*Table, [][]string, [][][]string) {
 	tab := &Table{Rows: n}
 	raw := make([][]string, n)
 	var hier [][][]string
 	for c := range q {
-		leaves := 1 + rng.IntN(12)
+		leaves := lo + rng.IntN(hi-lo+1)
 		depth := 2 + rng.IntN(3) // levels including leaf and top
 		rows := make([][]string, leaves)
 		for l := range leaves {
@@ -88,9 +94,8 @@ func randomTable(rng *rand.Rand, n, q int) (*Table, [][]string, [][][]string) {
 		hier = append(hier, rows)
 		codes := NewCodes(n, leaves)
 		for r := range n {
-			// skewed: square of a uniform favours small leaf indexes
-			u := rng.Float64()
-			leaf := int(u * u * float64(leaves))
+			// skewed: the square of a uniform (randomTable) favours small leaf indexes
+			leaf := int(skew(rng.Float64()) * float64(leaves))
 			codes.Set(r, int32(leaf))
 			raw[r] = append(raw[r], rows[leaf][0])
 		}
@@ -138,6 +143,64 @@ func TestSearchRandomMatchesExhaustive(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSearchWideNodesMatchExhaustive: tables of four quasi-identifiers of 257 to 400
+// leaves, whose nodes' codes take 64-bit keys (the bottom), 32-bit keys in mixed radix
+// only, or 32-bit keys in power-of-two fields, every roll-up radix-partitioned (with
+// and without a cache bound the scratch crowds out): the search finds the exhaustive
+// optimum.
+func TestSearchWideNodesMatchExhaustive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 17))
+	for trial := range 6 {
+		n := 1500 + rng.IntN(1500)
+		// Most records on a few leaves, so that the nodes near the bottom have
+		// classes of k records and more: their tables are sources and their values
+		// count.
+		tab, raw, hier := randomTableOf(rng, n, 4, 257, 400, func(u float64) float64 { return math.Pow(u, 30) })
+		kinds := map[string]bool{}
+		heights := make([]int, len(tab.Columns))
+		for i, c := range tab.Columns {
+			heights[i] = c.Hierarchy.Height()
+		}
+		lat := NewLattice(heights)
+		for node := range lat.Size() {
+			levels := lat.Levels(node, nil)
+			sizes := make([]int, len(levels))
+			for i, l := range levels {
+				sizes[i] = tab.Columns[i].Hierarchy.Size(l)
+			}
+			switch {
+			case narrowRadix(sizes) != nil:
+				kinds["narrow"] = true
+			case mixed32(sizes):
+				kinds["mixed"] = true
+			default:
+				kinds["64-bit"] = true
+			}
+		}
+		if len(kinds) != 3 {
+			t.Fatalf("trial %d: the lattice's nodes take %v keys only", trial, kinds)
+		}
+		k := 2 + rng.IntN(4)
+		maxSupp := rng.IntN(n/2 + 1)
+		metric := []string{MetricLoss, MetricDiscernibility}[rng.IntN(2)]
+		want := newOracle(raw, hier).best(t, k, maxSupp, metric)
+		for _, cache := range []int{0, 3 * n} {
+			got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Metric: metric, CacheEntries: cache, radix: radixTuning{minSource: 1}})
+			switch {
+			case want == nil:
+				if !errors.Is(err, schema.ErrUnattainable) {
+					t.Fatalf("trial %d: want unattainable, got %v, %v", trial, got, err)
+				}
+				continue
+			case err != nil:
+				t.Fatal(err)
+			case !slices.Equal(got.Levels, want.node) || got.Suppressed != want.suppressed:
+				t.Fatalf("trial %d (k=%d, %d suppressed at most, %s): search chose %v (%g, %d suppressed), exhaustive optimum %v (%s, %d)", trial, k, maxSupp, metric, got.Levels, got.Value, got.Suppressed, want.node, want.value.FloatString(6), want.suppressed)
+			}
+		}
 	}
 }
 
