@@ -79,11 +79,12 @@ func Truthful(t Truth, inHeader []string, in, rel Reader) (suppressed int, err e
 	if err != nil {
 		return 0, err
 	}
-	suppressed, err = w.walk(t, inHeader, in, rel)
-	if cerr := w.finish(); err == nil {
-		err = cerr
-	}
-	return suppressed, err
+	defer func() { // the counting goroutine stopped, whatever the walk did
+		if cerr := w.finish(); err == nil {
+			err = cerr
+		}
+	}()
+	return w.walk(t, inHeader, in, rel)
 }
 
 // walker is the state of a truthfulness walk.
@@ -149,6 +150,7 @@ func newWalker(t Truth, inHeader []string) (*walker, error) {
 				w.memos[i] = newCoverMemo()
 			}
 		}
+		c.counting() // the staged records counted beside the walk, until finish
 	}
 	return w, nil
 }
@@ -294,12 +296,17 @@ func (w *walker) suppressed(x []string) {
 	w.cerr = w.count.AddSuppressed(w.orig)
 }
 
-// finish counts what the counter has staged and returns its first error.
+// finish counts what the counter has staged, stops its counting goroutine and
+// returns its first error.
 func (w *walker) finish() error {
-	if w.count == nil || w.cerr != nil {
+	if w.count == nil {
+		return nil
+	}
+	err := w.count.drain()
+	if w.cerr != nil {
 		return w.cerr
 	}
-	return w.count.flush()
+	return err
 }
 
 // NullAs wraps a Cover for a quasi-identifier whose nulls (read as "") the configuration

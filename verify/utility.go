@@ -296,8 +296,7 @@ func (c *utilityColumn) newLeaf(v string) (int32, error) {
 		c.labels = append(c.labels, labs)
 	}
 	c.index[v] = x
-	c.leaves = append(c.leaves, v)
-	c.freq = append(c.freq, 0)
+	c.leaves = append(c.leaves, v) // freq grows as the counting meets it (add, left)
 	return x, nil
 }
 
@@ -313,7 +312,7 @@ func (u *utilityCounter) add(cls []uint64, stride int, batch, leaves []int32, ma
 	for r, k := range batch { // record by record: its class's values are together
 		at := int(k)*stride + 1
 		for j, c := range u.cols {
-			c.freq[leaves[r*q+j]]++
+			c.count(leaves[r*q+j])
 			if c.labeled {
 				cls[at+c.cand] &= uint64(masks[r*q+j])
 			}
@@ -350,20 +349,25 @@ func levelsNaming(labs []string, s string) uint64 {
 	return m
 }
 
-// skip counts an input record the release leaves out.
-func (u *utilityCounter) skip(orig []string) error {
-	if len(orig) != len(u.cols) {
-		return fmt.Errorf("utility: an input record with %d quasi-identifier values, want %d", len(orig), len(u.cols))
+// left counts input records the release leaves out: leaves holds the leaf numbers
+// of their quasi-identifier values, flat.
+func (u *utilityCounter) left(leaves []int32) {
+	q := len(u.cols)
+	if q == 0 {
+		return
 	}
-	u.suppressed++
-	for j, c := range u.cols {
-		x, err := c.leafOf(orig[j])
-		if err != nil {
-			return err
-		}
-		c.freq[x]++
+	u.suppressed += int64(len(leaves) / q)
+	for i, x := range leaves {
+		u.cols[i%q].count(x)
 	}
-	return nil
+}
+
+// count counts an input record of leaf x.
+func (c *utilityColumn) count(x int32) {
+	if int(x) >= len(c.freq) {
+		c.freq = append(c.freq, make([]int64, int(x)+1-len(c.freq))...)
+	}
+	c.freq[x]++
 }
 
 // coverStat is what a released value covers: its leaves, their input records, those
@@ -406,6 +410,9 @@ func (u *utilityCounter) measure(classes int, fields func(int32, []string) bool,
 	q := len(u.cols)
 	if n == 0 || q == 0 {
 		return 0, 0, 0, nil
+	}
+	for _, c := range u.cols { // leaves no record was counted of
+		c.freq = append(c.freq, make([]int64, len(c.leaves)-len(c.freq))...)
 	}
 	// A labeled column's released value names the node at the lowest level consistent
 	// with all of its class's records (with all of the column's records, for a

@@ -14,9 +14,11 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"sanitizer/closeness"
 	"sanitizer/diversity"
+	"sanitizer/internal/safe"
 )
 
 // Spec is what a release of a given input must satisfy.
@@ -154,7 +156,11 @@ type Counter struct {
 	hists [][]map[int32]int64
 	m     *Measured
 	util  *utilityCounter // nil: loss, NCP and entropy are not measured
-	p     pending         // the records staged, counted by flush
+	p     *pending        // the records staged, counted by flush
+	loop  *countLoop      // the counting goroutine, if one runs
+	// the classes are keyed by their values (classTable.values): the staging
+	// need not number the values of a column whose utility does not need them
+	byValues atomic.Bool
 	// flush's: the classes of the records it counts, their keys by values (one
 	// after another, and where each ends), and the sum of the memory it reads ahead
 	batch []int32
@@ -169,7 +175,7 @@ func NewCounter(spec Spec, header []string) (*Counter, error) {
 		// The expected names only: a release without a header would put data here.
 		return nil, &Violation{Msg: fmt.Sprintf("the release's header is not the expected %q", spec.Columns)}
 	}
-	c := &Counter{spec: spec, header: header, pos: make([]int, len(spec.Quasi)), classes: newClassTable(len(spec.Quasi)), m: &Measured{}, stride: 1}
+	c := &Counter{spec: spec, header: header, pos: make([]int, len(spec.Quasi)), classes: newClassTable(len(spec.Quasi)), m: &Measured{}, stride: 1, p: &pending{}}
 	for i, q := range spec.Quasi {
 		c.pos[i] = slices.Index(header, q)
 		if c.pos[i] < 0 {
@@ -259,9 +265,10 @@ func (c *Counter) AddMatchedBatch(recs, origs []string) error {
 	return nil
 }
 
-// pending is the records staged to be counted: per record and quasi-identifier its
-// released value and that value's number (Counter.rel; -1 for none), and when utility
-// is measured the leaf number of the input value and the levels of its hierarchy at
+// pending is the records staged to be counted: per record and quasi-identifier the
+// number of its released value (Counter.rel; -1 for none), and the value itself when
+// the record is to be classed by its values (stageValues), and when utility is
+// measured the leaf number of the input value and the levels of its hierarchy at
 // which the leaf is the released value (utilityColumn.naming); per record and
 // sensitive column, the value's number.
 type pending struct {
@@ -271,6 +278,13 @@ type pending struct {
 	leaves []int32
 	masks  []uint32
 	sens   []int32
+	// the leaf numbers of the quasi-identifier values of input records left out,
+	// flat
+	left []int32
+	// when flushed: the records counted before these, and each quasi-identifier's
+	// numbered values (Counter.rel's, which only grow)
+	first int
+	vals  [][]string
 }
 
 // mark is where the staged values end, for undo.
@@ -280,9 +294,16 @@ func (p *pending) mark() [5]int {
 
 // undo takes back a record that failed to be staged: the values staged after mark m.
 func (c *Counter) undo(m [5]int) {
-	p := &c.p
+	p := c.p
 	p.strs, p.rids, p.leaves, p.masks, p.sens = p.strs[:m[0]], p.rids[:m[1]], p.leaves[:m[2]], p.masks[:m[3]], p.sens[:m[4]]
 	c.m.Rows--
+}
+
+// reset empties p, for the next records.
+func (p *pending) reset() {
+	clear(p.strs) // not to keep the values' memory
+	p.n, p.strs, p.rids, p.leaves, p.masks, p.sens, p.left = 0, p.strs[:0], p.rids[:0], p.leaves[:0], p.masks[:0], p.sens[:0], p.left[:0]
+	p.vals = p.vals[:0]
 }
 
 // pendingMax is how many records are staged before they are counted.
@@ -309,12 +330,13 @@ func (c *Counter) stage(rec, orig []string) error {
 			c.undo(mark)
 			return err
 		}
-		c.stageIDs(rec[at], ids)
+		c.stageIDs(ids)
 	}
 	if err := c.stageSensitive(rec); err != nil {
 		c.undo(mark)
 		return err
 	}
+	c.stageValues(rec)
 	c.p.n++
 	return nil
 }
@@ -327,7 +349,7 @@ func (c *Counter) pairIDs(j int, r, o string) (pairIDs, error) {
 		u = c.util.cols[j]
 	}
 	rid := int32(-1)
-	if c.classes.values == nil || (u != nil && u.labeled) {
+	if !c.byValues.Load() || (u != nil && u.labeled) {
 		rid = c.rel[j].id(r) // for the class key, or the levels naming it
 	}
 	if u == nil {
@@ -340,13 +362,32 @@ func (c *Counter) pairIDs(j int, r, o string) (pairIDs, error) {
 	return pairIDs{rid: rid, leaf: x, mask: u.naming(rid, x, r)}, nil
 }
 
-// stageIDs stages the released value r of a quasi-identifier of the record being
-// staged, and its numbers.
-func (c *Counter) stageIDs(r string, ids pairIDs) {
-	p := &c.p
-	p.strs, p.rids = append(p.strs, r), append(p.rids, ids.rid)
+// stageIDs stages the numbers of a quasi-identifier of the record being staged.
+func (c *Counter) stageIDs(ids pairIDs) {
+	p := c.p
+	p.rids = append(p.rids, ids.rid)
 	if c.util != nil {
 		p.leaves, p.masks = append(p.leaves, ids.leaf), append(p.masks, ids.mask)
+	}
+}
+
+// stageValues stages the released quasi-identifier values of the record being staged
+// when its class will be keyed by them: when the classes are, or a value has no
+// number (the records staged before it then get theirs from their numbers).
+// Otherwise the numbers key it, and no value is staged.
+func (c *Counter) stageValues(rec []string) {
+	p, q := c.p, len(c.pos)
+	rids := p.rids[len(p.rids)-q:]
+	if len(p.strs) == 0 && !c.byValues.Load() && !slices.ContainsFunc(rids, func(id int32) bool { return id < 0 }) {
+		return
+	}
+	for r := len(p.strs) / max(q, 1); r < p.n; r++ {
+		for j, id := range p.rids[r*q : (r+1)*q] {
+			p.strs = append(p.strs, c.rel[j].vals[id])
+		}
+	}
+	for _, at := range c.pos {
+		p.strs = append(p.strs, rec[at])
 	}
 }
 
@@ -356,13 +397,14 @@ func (c *Counter) stageIDs(r string, ids pairIDs) {
 func (c *Counter) stageMatched(rec []string, ids []pairIDs) error {
 	c.m.Rows++
 	mark := c.p.mark()
-	for j, x := range ids {
-		c.stageIDs(rec[c.pos[j]], x)
+	for _, x := range ids {
+		c.stageIDs(x)
 	}
 	if err := c.stageSensitive(rec); err != nil {
 		c.undo(mark)
 		return err
 	}
+	c.stageValues(rec)
 	c.p.n++
 	return c.flushFull()
 }
@@ -381,28 +423,99 @@ func (c *Counter) stageSensitive(rec []string) error {
 
 // flushFull counts the staged records when they are pendingMax.
 func (c *Counter) flushFull() error {
-	if c.p.n < pendingMax {
+	if c.p.n < pendingMax && len(c.p.left) < pendingMax*len(c.pos) {
 		return nil
 	}
 	return c.flush()
 }
 
-// flush counts the staged records. It goes over them in steps, each over every
-// record: their classes (classTable.classes), then the classes' counts, then what
-// they count; so that the memory of the classes, far from the processor when they
-// are many, is read for many records at once rather than for one after another.
+// flush counts the staged records: on the counting goroutine when one runs (see
+// counting), else at once.
 func (c *Counter) flush() error {
-	p := &c.p
+	p := c.p
+	if p.n == 0 && len(p.left) == 0 {
+		return nil
+	}
+	p.first = c.m.Rows - p.n
+	for _, r := range c.rel {
+		p.vals = append(p.vals, r.vals)
+	}
+	if c.loop == nil {
+		err := c.count(p)
+		p.reset()
+		return err
+	}
+	c.loop.out <- p
+	c.p = <-c.loop.free // once one is counted, when all are staged
+	return nil
+}
+
+// countLoop is a goroutine that counts the records the Counter staged, while the
+// truthfulness walk (which stages them) goes on: the staging needs the values and
+// their numbers (Counter.rel, the utility's leaves and levels), the counting the
+// classes and what they count (Counter.count), which neither shares.
+type countLoop struct {
+	out  chan *pending // staged records, to count
+	free chan *pending // counted, to stage again
+	done chan error
+}
+
+// countBuffers is how many pendings a Counter stages and counts in turn.
+const countBuffers = 4
+
+// counting starts counting the staged records on a goroutine of their own, until
+// drain.
+func (c *Counter) counting() {
+	l := &countLoop{out: make(chan *pending, countBuffers), free: make(chan *pending, countBuffers), done: make(chan error, 1)}
+	for range countBuffers - 1 {
+		l.free <- &pending{}
+	}
+	c.loop = l
+	go func() {
+		var err error
+		for p := range l.out {
+			if err == nil {
+				err = safe.Call(func() error { return c.count(p) })
+			}
+			p.reset()
+			l.free <- p // never blocks: there are countBuffers
+		}
+		l.done <- err
+	}()
+}
+
+// drain counts what is staged, stops the counting goroutine, if one runs, and returns
+// the counting's first error.
+func (c *Counter) drain() error {
+	err := c.flush()
+	if l := c.loop; l != nil {
+		c.loop = nil
+		close(l.out)
+		if cerr := <-l.done; err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// count counts the records p staged. It goes over them in steps, each over every
+// record: their classes (classTable), then the classes' counts, then what they count;
+// so that the memory of the classes, far from the processor when they are many, is
+// read for many records at once rather than for one after another. It touches what
+// the staging does not: the classes, their counts, the utility's counts.
+func (c *Counter) count(p *pending) error {
+	if c.util != nil {
+		c.util.left(p.left)
+	}
 	n := p.n
 	if n == 0 {
 		return nil
 	}
-	first := c.m.Rows - n // records counted before these
 	before := c.classes.len()
 	c.batch = slices.Grow(c.batch[:0], n)[:n]
-	i, err := c.classify()
+	i, err := c.classify(p)
 	if err != nil {
-		return fmt.Errorf("release record %d: more classes than can be counted", first+i+1)
+		return fmt.Errorf("release record %d: more classes than can be counted", p.first+i+1)
 	}
 	for range c.classes.len() - before {
 		c.cls = append(c.cls, 0)
@@ -430,16 +543,13 @@ func (c *Counter) flush() error {
 	if c.util != nil {
 		c.util.add(c.cls, c.stride, c.batch, p.leaves, p.masks)
 	}
-	clear(p.strs) // not to keep the values' memory
-	p.n, p.strs, p.rids, p.leaves, p.masks, p.sens = 0, p.strs[:0], p.rids[:0], p.leaves[:0], p.masks[:0], p.sens[:0]
 	return nil
 }
 
-// classify sets c.batch to the classes of the staged records: by their values'
+// classify sets c.batch to the classes of the records p staged: by their values'
 // numbers while they have them (and they fit in a class key of 64 bits), else by
 // their values from then on. On an error, it returns the record at fault.
-func (c *Counter) classify() (int, error) {
-	p := &c.p
+func (c *Counter) classify(p *pending) (int, error) {
 	if c.classes.values == nil && !slices.ContainsFunc(p.rids, func(id int32) bool { return id < 0 }) {
 		i, fits, err := c.classes.byNumbers(p.rids, p.n, c.batch)
 		if fits {
@@ -449,18 +559,27 @@ func (c *Counter) classify() (int, error) {
 	if c.classes.values == nil {
 		fields := make([]string, len(c.pos))
 		err := c.classes.toValues(func(cl int32) []byte {
-			c.classFields(cl, fields)
+			for j, id := range c.classes.idsOf(cl) {
+				fields[j] = p.vals[j][id]
+			}
 			c.key = appendValueKey(c.key[:0], fields...)
 			return c.key
 		})
 		if err != nil {
 			return 0, err
 		}
+		c.byValues.Store(true)
 	}
 	q := len(c.pos)
 	keys, ends := c.key[:0], c.ends[:0]
 	for r := range p.n {
-		keys = appendValueKey(keys, p.strs[r*q:(r+1)*q]...)
+		if len(p.strs) > 0 {
+			keys = appendValueKey(keys, p.strs[r*q:(r+1)*q]...)
+		} else { // staged with numbers only
+			for j, id := range p.rids[r*q : (r+1)*q] {
+				keys = appendKey(keys, p.vals[j][id])
+			}
+		}
 		ends = append(ends, len(keys))
 	}
 	c.key, c.ends = keys, ends
@@ -499,12 +618,24 @@ func (c *Counter) AddSuppressed(orig []string) error {
 	if c.util == nil {
 		return nil
 	}
-	return c.util.skip(orig)
+	if len(orig) != len(c.pos) {
+		return fmt.Errorf("utility: an input record with %d quasi-identifier values, want %d", len(orig), len(c.pos))
+	}
+	mark := len(c.p.left)
+	for j, u := range c.util.cols {
+		x, err := u.leafOf(orig[j])
+		if err != nil {
+			c.p.left = c.p.left[:mark]
+			return err
+		}
+		c.p.left = append(c.p.left, x)
+	}
+	return c.flushFull()
 }
 
 // Finish measures the classes counted and checks them against the spec.
 func (c *Counter) Finish() (*Measured, error) {
-	if err := c.flush(); err != nil {
+	if err := c.drain(); err != nil {
 		return c.m, err
 	}
 	spec, m, classes := c.spec, c.m, c.classes
