@@ -249,15 +249,105 @@ func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, sizes []in
 		}
 		return g.rollUpRadix(src, dst, keysOf, limit)
 	}
-	t := g.table(0)
-	t.reset(src.n)
-	read = g.eachChunk(src, keysOf, func(lo int, keys []uint64) bool {
-		return t.count(src, maps, keys, lo, true, assign, limit)
-	})
-	if len(t.rep) > limit {
+	var t *table
+	over := false
+	if assign != nil && src.rows != nil && g.par > 1 && src.n >= partsMinRecords {
+		t, over, read = g.countInParts(src, maps, keysOf, assign, limit)
+	} else {
+		t = g.table(0)
+		t.reset(src.n)
+		read = g.eachChunk(src, keysOf, func(lo int, keys []uint64) bool {
+			return t.count(src, maps, keys, lo, true, assign, limit)
+		})
+	}
+	if over || len(t.rep) > limit {
 		return nil, read
 	}
 	return &classes{node: dst, packed: slices.Clone(t.held), pack: pack, counts: slices.Clone(t.counts), n: len(t.rep)}, read
+}
+
+// partsMinRecords is the fewest records that countInParts splits: below it, handing
+// work to the other core costs more than it saves (see parallelKeys).
+const partsMinRecords = 1 << 18
+
+// countInParts counts the records of src (exact keys from keysOf) as rollUpPacked does,
+// on g.par goroutines: each counts a range of the records in a table of its own
+// (g.table(p)) and gives its records the indexes of that table; the tables are then
+// merged into the first, and the records of the others given the merged table's
+// indexes. The classes' order in the merged table differs from one goroutine's count,
+// which no caller depends on (class tables are put in canonical order). It returns the
+// merged table, or over true when the records hold more than limit classes, and the
+// records read.
+func (g *grouper) countInParts(src *classes, maps [][]int32, keysOf func(keys []uint64, lo, hi int), assign []int32, limit int) (merged *table, over bool, read int) {
+	par, n := g.par, src.n
+	bound := func(p int) int { return n * p / par }
+	var stop atomic.Bool // a part has more than limit classes: the others stop too
+	reads := make([]int, par)
+	tables := make([]*table, par) // taken here: g.table grows g.parts
+	for p := range tables {
+		tables[p] = g.table(p)
+	}
+	fanOut(par, func(p int) {
+		t := tables[p]
+		t.reset(bound(p+1) - bound(p))
+		keys := make([]uint64, partsChunk)
+		for lo := bound(p); lo < bound(p+1) && !stop.Load(); lo += partsChunk {
+			hi := min(lo+partsChunk, bound(p+1))
+			keysOf(keys[:hi-lo], lo, hi)
+			reads[p] += hi - lo
+			if !t.count(src, maps, keys[:hi-lo], lo, true, assign, limit) {
+				stop.Store(true)
+			}
+		}
+	})
+	for _, r := range reads {
+		read += r
+	}
+	base := tables[0]
+	if stop.Load() {
+		return base, true, read
+	}
+	for p := 1; p < par; p++ {
+		t := tables[p]
+		at := make([]int32, len(t.held)) // at[c]: the merged index of t's class c
+		for c, key := range t.held {
+			at[c] = base.add(key, t.rep[c], t.counts[c])
+		}
+		if len(base.rep) > limit {
+			return base, true, read
+		}
+		for j := bound(p); j < bound(p+1); j++ {
+			assign[j] = at[assign[j]]
+		}
+	}
+	return base, false, read
+}
+
+// partsChunk is how many records a goroutine of countInParts keys at once.
+const partsChunk = 1 << 14
+
+// add adds count records of the class with exact key key (rep one of them) to t and
+// returns its index.
+func (t *table) add(key uint64, rep, count int32) int32 {
+	pos := mix(key, true) & t.mask
+	for {
+		s := t.slots[pos]
+		if s == 0 {
+			t.held = append(t.held, key)
+			t.rep = append(t.rep, rep)
+			t.counts = append(t.counts, count)
+			t.slots[pos] = int32(len(t.held))
+			if 2*len(t.held) > len(t.slots) {
+				t.grow(true)
+			}
+			return int32(len(t.held) - 1)
+		}
+		if t.held[s-1] == key {
+			t.counts[s-1] += count
+			return s - 1
+		}
+		pos = (pos + 1) & t.mask
+	}
 }
 
 // Radix-partitioned counting (radixCount), by default: sources of at least

@@ -2,11 +2,13 @@ package generalize
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -809,13 +811,32 @@ func countMerged(t *testing.T, tables []*Table) *ClassTable {
 }
 
 // TestCountRecordClasses: every record's class in the table holds the record's codes,
-// the counts are the records assigned, and a limit below the number of classes stops
-// the count.
+// the counts are the records assigned, no two classes hold the same codes, and a limit
+// below the number of classes stops the count. The last trials are large enough to be
+// counted in parts on two goroutines (countInParts), with many classes or few (one
+// under -short).
 func TestCountRecordClasses(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	rng := rand.New(rand.NewPCG(61, 62))
-	for trial := range 30 {
+	trials := 34
+	if testing.Short() {
+		trials = 31 // one large table
+	}
+	for trial := range trials {
 		n := 1 + rng.IntN(3000)
 		tab, _, _ := randomTable(rng, n, 1+rng.IntN(4))
+		if trial >= 30 {
+			n = partsMinRecords + rng.IntN(partsMinRecords)
+			tab, _, _ = randomTableOf(rng, n, 2+trial%3*2, 2, 40, func(u float64) float64 { return u * u })
+		}
+		distinct := map[string]bool{}
+		for r := range n {
+			key := make([]byte, 0, 4*len(tab.Columns))
+			for _, c := range tab.Columns {
+				key = binary.LittleEndian.AppendUint32(key, uint32(c.Codes.At(r)))
+			}
+			distinct[string(key)] = true
+		}
 		ct, assign, err := CountRecordClasses(tab, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -826,6 +847,9 @@ func TestCountRecordClasses(t *testing.T) {
 		}
 		if !ct.Equal(want) || len(assign) != n {
 			t.Fatalf("trial %d: a table other than CountClasses's, or %d classes for %d records", trial, len(assign), n)
+		}
+		if ct.Len() != len(distinct) {
+			t.Fatalf("trial %d: %d classes, the records hold %d distinct combinations", trial, ct.Len(), len(distinct))
 		}
 		counts := make([]int, ct.Len())
 		for r, j := range assign {
@@ -845,8 +869,10 @@ func TestCountRecordClasses(t *testing.T) {
 			t.Fatalf("trial %d: a limit of all %d classes: %v, %v", trial, ct.Len(), got, err)
 		}
 		if ct.Len() > 1 {
-			if got, as, err := CountRecordClasses(tab, ct.Len()-1); err != nil || got != nil || as != nil {
-				t.Fatalf("trial %d: a limit below %d classes gave a table (%v)", trial, ct.Len(), err)
+			for _, limit := range []int{ct.Len() - 1, ct.Len() / 2, 1} {
+				if got, as, err := CountRecordClasses(tab, limit); err != nil || got != nil || as != nil {
+					t.Fatalf("trial %d: a limit of %d below %d classes gave a table (%v)", trial, limit, ct.Len(), err)
+				}
 			}
 		}
 	}

@@ -1,6 +1,9 @@
 package generalize
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // Codes is a column of leaf codes, one per record, held in the narrowest of 8, 16 or
 // 32 bits that holds every leaf of the column's hierarchy: the encoded table, which
@@ -76,6 +79,8 @@ func (c Codes) minMax() (lo, hi int32) {
 // over all of its codes.
 func (c Codes) below(n int32) bool {
 	switch {
+	case c.u8 != nil && n <= 128:
+		return n > 0 && bytesBelow(c.u8, uint8(n))
 	case c.u8 != nil:
 		return n > math.MaxUint8 || int32(maxOf(c.u8)) < n
 	case c.u16 != nil:
@@ -83,6 +88,31 @@ func (c Codes) below(n int32) bool {
 	}
 	lo, hi := minMaxOf(c.i32)
 	return lo >= 0 && hi < n
+}
+
+// bytesBelow reports whether every byte of s is below n (1 ≤ n ≤ 128), eight bytes
+// at a time: a byte's high bit is set in b | (b&0x7F + 128−n) exactly when b ≥ n (the
+// sum of the low seven bits and 128−n is at most 255, so it never carries into the
+// next byte).
+func bytesBelow(s []uint8, n uint8) bool {
+	const high = 0x8080808080808080
+	add := uint64(128-n) * 0x0101010101010101
+	var acc0, acc1 uint64
+	for len(s) >= 16 {
+		w0, w1 := binary.LittleEndian.Uint64(s), binary.LittleEndian.Uint64(s[8:])
+		acc0 |= w0 | (w0&^high + add)
+		acc1 |= w1 | (w1&^high + add)
+		s = s[16:]
+	}
+	if (acc0|acc1)&high != 0 {
+		return false
+	}
+	for _, b := range s {
+		if b >= n {
+			return false
+		}
+	}
+	return true
 }
 
 // maxOf is the largest of s (0 when empty), in four independent running maxima.

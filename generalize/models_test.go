@@ -233,6 +233,7 @@ func BenchmarkSearchAdultModels(b *testing.B) {
 				b.ReportMetric(float64(res.Evaluated), "evaluated")
 				b.ReportMetric(float64(res.MonotoneOnly), "monotone-only")
 				b.ReportMetric(float64(res.Tagged), "tagged")
+				b.ReportMetric(float64(res.RolledUp), "rolled-up")
 			})
 		}
 	}

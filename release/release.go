@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"runtime"
 	"time"
 
 	"sanitizer/generalize"
@@ -220,7 +221,7 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 		}
 	}
 	r.searched = time.Now()
-	r.log.Info("stage done", "stage", job.StageSearch, "lattice", r.res.LatticeSize, "evaluated", r.res.Evaluated, "monotone_only", r.res.MonotoneOnly, "suppressed", r.res.Suppressed, "ms", job.Millis(r.encoded, r.searched))
+	r.log.Info("stage done", "stage", job.StageSearch, "lattice", r.res.LatticeSize, "evaluated", r.res.Evaluated, "monotone_only", r.res.MonotoneOnly, "rolled_up", r.res.RolledUp, "suppressed", r.res.Suppressed, "ms", job.Millis(r.encoded, r.searched))
 	return nil
 }
 
@@ -236,10 +237,12 @@ func (r *run) optimalSearch(ctx context.Context) (covers generalize.ClassCovers,
 	}
 	r.released = releasedCodes(r.t, r.res.Levels, covers)
 	r.suppressed = make([]bool, r.t.Rows)
-	for i, c := range r.class {
-		r.suppressed[i] = c < 0
-	}
-	return covers, nil
+	err = inHalves(r.t.Rows, func(lo, hi int) {
+		for i, c := range r.class[lo:hi] {
+			r.suppressed[lo+i] = c < 0
+		}
+	})
+	return covers, err
 }
 
 // wholeSearch searches the encoded table and classes its records at the chosen node:
@@ -281,10 +284,23 @@ func (r *run) wholeSearch(ctx context.Context) (covers generalize.ClassCovers, e
 		r.classOf[j], _ = rec.Class(leaves)
 	}
 	r.class = make([]int32, r.t.Rows)
-	for row, j := range assign {
-		r.class[row] = r.classOf[j]
+	err = inHalves(r.t.Rows, func(lo, hi int) {
+		for row, j := range assign[lo:hi] {
+			r.class[lo+row] = r.classOf[j]
+		}
+	})
+	return rec.Covers, err
+}
+
+// inHalves runs f over records 0 … n−1 in two halves at once (f(lo, hi) for each), or
+// in one when n is small; a panic in f is returned as a *safe.PanicError (an internal
+// error).
+func inHalves(n int, f func(lo, hi int)) error {
+	parts := 1
+	if n >= 1<<18 && runtime.GOMAXPROCS(0) > 1 {
+		parts = 2
 	}
-	return rec.Covers, nil
+	return safe.Parallel(parts, func(p int) { f(n*p/parts, n*(p+1)/parts) })
 }
 
 // partsSearch searches an input in parts as a distributed engine will: each part's
@@ -469,7 +485,7 @@ func (r *run) report() *report.Report {
 		Suppressed:       res.Suppressed,
 		Metric:           report.MetricSummary{Name: res.Metric, Value: res.Value},
 		Utility:          r.util,
-		Lattice:          report.LatticeStats{Size: res.LatticeSize, Evaluated: res.Evaluated, MonotoneOnly: res.MonotoneOnly, Tagged: res.Tagged, Bounded: res.Bounded},
+		Lattice:          report.LatticeStats{Size: res.LatticeSize, Evaluated: res.Evaluated, MonotoneOnly: res.MonotoneOnly, Tagged: res.Tagged, Bounded: res.Bounded, RolledUp: res.RolledUp},
 		Verified:         report.Verification{Rows: m.Rows, Classes: m.Classes, MinClass: m.MinClass, Suppressed: m.Suppressed},
 		StagesMS:         report.Stages{Encode: job.Millis(r.start, r.encoded), Search: job.Millis(r.encoded, r.searched), Write: job.Millis(r.searched, r.wrote), Verify: job.Millis(r.wrote, r.verified)},
 	}

@@ -91,6 +91,9 @@ type LatticeStats struct {
 	MonotoneOnly int `json:"monotone_only"`
 	Tagged       int `json:"tagged"`
 	Bounded      int `json:"bounded"`
+	// RolledUp is the source classes read by all the search's roll-ups (the records
+	// themselves when a roll-up starts from the input): its work, whatever the nodes.
+	RolledUp int `json:"rolled_up"`
 }
 
 // Verification is what the independent re-read of the written file measured.
