@@ -541,35 +541,50 @@ func (s *searcher) remember(c *classes) {
 	s.evict(s.opt.CacheEntries-s.reserve, nil)
 }
 
-// evict drops cached tables but keep until the cache holds at most limit entries: those
-// needed last first (see uses; among tables of the same next use, the larger, which
-// that use would not read), or, without uses, the oldest first. What it drops changes
-// only which specialization a later count rolls up, never the classes it counts: the
-// search's result does not depend on it.
+// evict drops cached tables but keep when the cache holds more than limit entries, until
+// it holds at most three quarters of limit (so that, with the cache full, ranking the
+// tables is paid once per quarter of it, not at every table remembered): those needed
+// last first (see uses; among tables of the same next use, the larger, which that use
+// would not read), or, without uses, the oldest first. What it drops changes only which
+// specialization a later count rolls up, never the classes it counts: the search's
+// result does not depend on it.
 func (s *searcher) evict(limit int, keep *classes) {
 	if s.entries <= limit {
 		return
 	}
+	limit -= limit / 4
 	victims := s.fifo
 	if s.uses != nil {
 		uses := make([]rank, len(s.bySize))
 		s.uses(uses)
-		next := make(map[*classes]rank, len(uses))
-		for i, e := range s.bySize {
-			next[e.c] = uses[i]
+		at := make(map[int]int, len(s.fifo)) // a node's place in remembering order
+		for i, m := range s.fifo {
+			at[m] = i
 		}
-		victims = slices.Clone(s.fifo)
-		slices.SortStableFunc(victims, func(a, b int) int {
-			ca, cb := s.cache[a], s.cache[b]
-			ua, ub := next[ca], next[cb]
+		type victim struct {
+			use     rank
+			n, node int
+			age     int // place in s.fifo: among equals, the oldest first
+		}
+		ranked := make([]victim, len(s.bySize))
+		for i, e := range s.bySize {
+			ranked[i] = victim{uses[i], e.c.n, e.c.node, at[e.c.node]}
+		}
+		slices.SortFunc(ranked, func(a, b victim) int {
 			switch {
-			case ub.before(ua):
+			case b.use.before(a.use):
 				return -1
-			case ua.before(ub):
+			case a.use.before(b.use):
 				return 1
+			case a.n != b.n:
+				return cmp.Compare(b.n, a.n)
 			}
-			return cmp.Compare(cb.n, ca.n)
+			return cmp.Compare(a.age, b.age)
 		})
+		victims = make([]int, len(ranked))
+		for i, v := range ranked {
+			victims[i] = v.node
+		}
 	}
 	var dropped []*classes
 	for _, m := range victims {
