@@ -300,6 +300,22 @@ func TestEvictKeepsTheSource(t *testing.T) {
 	}
 }
 
+// TestRememberEmptiesTheCacheToThreeQuarters: within its bound the cache keeps every
+// table remembered; past it, it drops tables until it holds three quarters of the bound.
+func TestRememberEmptiesTheCacheToThreeQuarters(t *testing.T) {
+	s := &searcher{cache: map[int]*classes{}, opt: Options{CacheEntries: 100}}
+	for node := 1; node <= 4; node++ {
+		s.remember(&classes{node: node, packed: make([]uint64, 10), n: 10}) // 30 entries
+		want := []int{1, 2, 3, 4}[:node]
+		if node == 4 { // 120 entries: the oldest go until 75 or fewer are left
+			want = []int{3, 4}
+		}
+		if !slices.Equal(s.fifo, want) || s.entries != 30*len(want) || len(s.bySize) != len(want) {
+			t.Fatalf("after remembering %d: fifo %v, %d entries, %d by size; want %v", node, s.fifo, s.entries, len(s.bySize), want)
+		}
+	}
+}
+
 // TestEvictDropsTheTablesNeededLast: with the search's next uses, evict drops the
 // tables no node will read first, then those read last (the larger first among tables
 // of the same next use), and never the one kept.
