@@ -221,7 +221,7 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 		}
 	}
 	r.searched = time.Now()
-	r.log.Info("stage done", "stage", job.StageSearch, "lattice", r.res.LatticeSize, "evaluated", r.res.Evaluated, "monotone_only", r.res.MonotoneOnly, "rolled_up", r.res.RolledUp, "suppressed", r.res.Suppressed, "ms", job.Millis(r.encoded, r.searched))
+	r.log.Info("stage done", "stage", job.StageSearch, "lattice", r.res.LatticeSize, "evaluated", r.res.Evaluated, "monotone_only", r.res.MonotoneOnly, "tagged", r.res.Tagged, "bounded", r.res.Bounded, "rolled_up", r.res.RolledUp, "suppressed", r.res.Suppressed, "ms", job.Millis(r.encoded, r.searched))
 	return nil
 }
 
@@ -283,12 +283,12 @@ func (r *run) wholeSearch(ctx context.Context) (covers generalize.ClassCovers, e
 		}
 		r.classOf[j], _ = rec.Class(leaves)
 	}
-	r.class = make([]int32, r.t.Rows)
-	err = inHalves(r.t.Rows, func(lo, hi int) {
+	err = inHalves(r.t.Rows, func(lo, hi int) { // in place: assign becomes r.class
 		for row, j := range assign[lo:hi] {
-			r.class[lo+row] = r.classOf[j]
+			assign[lo+row] = r.classOf[j]
 		}
 	})
+	r.class = assign
 	return rec.Covers, err
 }
 
