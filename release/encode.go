@@ -25,12 +25,17 @@ type dictionary struct {
 	listed *generalize.Hierarchy
 	index  map[string]int32
 	cache  *[1 << dictCacheBits]cached // in front of index (lookup)
-	values []string
-	first  []int // 0-based record of each value's first appearance
-	w8     [][]uint8
-	w16    [][]uint16
-	w32    [][]int32
-	n      int // records numbered
+	// keys numbers the keys seen of a column given as keys (addKeys), keyCache in
+	// front of it; keyText is a key's text.
+	keys     map[int64]int32
+	keyCache *[1 << dictCacheBits]keyCached
+	keyText  func(int64) string
+	values   []string
+	first    []int // 0-based record of each value's first appearance
+	w8       [][]uint8
+	w16      [][]uint16
+	w32      [][]int32
+	n        int // records numbered
 }
 
 const dictChunk = 1 << 16
@@ -191,9 +196,13 @@ func (d *dictionary) lookup(v string) (int32, bool) {
 	return c, ok
 }
 
-// add numbers field col of the records of b; nullAs is what a null reads as (nil: a
-// null is an error, which names the record).
+// add numbers field col of the records of b (given as text, or as keys when b has
+// them); nullAs is what a null reads as (nil: a null is an error, which names the
+// record).
 func (d *dictionary) add(b *table.Batch, col int, nullAs *string, emptyNull bool) error {
+	if b.Keys != nil && b.Keys[col] != nil {
+		return d.addKeys(b, col, nullAs)
+	}
 	for i := range b.N {
 		v := b.Fields[i*b.Width+col]
 		if b.Null(i, col) || (emptyNull && v == "") {
@@ -202,21 +211,81 @@ func (d *dictionary) add(b *table.Batch, col int, nullAs *string, emptyNull bool
 			}
 			v = *nullAs
 		}
-		c, ok := d.lookup(v)
-		if !ok {
-			if d.listed != nil {
-				if _, ok := d.listed.Leaf(v); !ok {
-					return errUnlisted(b.First + i)
-				}
-			}
-			c = int32(len(d.values))
-			d.index[v] = c
-			d.values = append(d.values, v)
-			d.first = append(d.first, b.First+i)
+		c, err := d.number(v, b.First+i)
+		if err != nil {
+			return err
 		}
 		d.put(c)
 	}
 	return nil
+}
+
+// number returns the number of value v, first seen at record row if it is new.
+func (d *dictionary) number(v string, row int) (int32, error) {
+	c, ok := d.lookup(v)
+	if ok {
+		return c, nil
+	}
+	if d.listed != nil {
+		if _, ok := d.listed.Leaf(v); !ok {
+			return 0, errUnlisted(row)
+		}
+	}
+	c = int32(len(d.values))
+	d.index[v] = c
+	d.values = append(d.values, v)
+	d.first = append(d.first, row)
+	return c, nil
+}
+
+// addKeys is add for a column b gives as keys (table.AsKey): a key is looked up among
+// the keys seen, and only a new one is turned into its text (d.keyText) and numbered
+// as text is, so that a null read as a value's text gets that value's number.
+func (d *dictionary) addKeys(b *table.Batch, col int, nullAs *string) error {
+	if d.keys == nil {
+		d.keys = map[int64]int32{}
+		d.keyCache = new([1 << dictCacheBits]keyCached)
+	}
+	for i, k := range b.Keys[col][:b.N] {
+		var (
+			c   int32
+			err error
+		)
+		switch e := &d.keyCache[keySlot(k)]; {
+		case b.Null(i, col):
+			if nullAs == nil {
+				return errNull(b.First + i)
+			}
+			c, err = d.number(*nullAs, b.First+i)
+		case e.set && e.key == k:
+			c = e.code
+		default:
+			var ok bool
+			if c, ok = d.keys[k]; !ok {
+				if c, err = d.number(d.keyText(k), b.First+i); err == nil {
+					d.keys[k] = c
+				}
+			}
+			*e = keyCached{k, c, true}
+		}
+		if err != nil {
+			return err
+		}
+		d.put(c)
+	}
+	return nil
+}
+
+// keyCached is a key in a dictionary's key cache and its number.
+type keyCached struct {
+	key  int64
+	code int32
+	set  bool
+}
+
+// keySlot is k's place in a dictionary's key cache.
+func keySlot(k int64) uint {
+	return uint((uint64(k) * 0x9e3779b97f4a7c15) >> (64 - dictCacheBits))
 }
 
 // errNull is a null where the configuration gives no value for it, at a record.
@@ -263,9 +332,15 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 	chans := make([]chan *table.Batch, len(cols))
 	g, ctx := errgroup.WithContext(ctx)
 	in := make(chan *table.Batch, 4)
-	g.Go(safe.Go(func() error { return src.Stream(ctx, cols, in) }))
+	forms := make([]table.Form, len(cols)) // the quasi-identifiers and the protected columns as keys where the source has them
+	for i := range q {
+		forms[i] = table.AsKey
+	}
+	g.Go(safe.Go(func() error { return table.StreamAs(ctx, src, cols, forms, in) }))
+	srcCols := src.Columns()
 	for i := range q {
 		dicts[i] = newDictionary()
+		dicts[i].keyText = srcCols[cols[i]].KeyText
 		if i < len(fileHier) {
 			dicts[i].listed = fileHier[i] // pass 1 stops at the first value not listed
 		}

@@ -113,6 +113,18 @@ func releasedCodes(t *generalize.Table, levels []int, covers generalize.ClassCov
 	return out
 }
 
+// forms is the form pass 2 reads each column of stream in: an array where arrays says
+// so, text elsewhere.
+func (r *recoder) forms() []table.Form {
+	as := make([]table.Form, len(r.stream))
+	for f := range as {
+		if r.arrays != nil && r.arrays[f] {
+			as[f] = table.AsArray
+		}
+	}
+	return as
+}
+
 // newRecoder recodes the records of t at levels (nil suppressed: none suppressed);
 // the kept columns pass 1 held (see heldColumn; nil: none) are written from their
 // numbers, the others read by pass 2.
@@ -445,10 +457,7 @@ func writeRelease(ctx context.Context, src table.Source, rc *recoder, out table.
 			first, rows := table.Span(src)
 			return rowBatches(ctx, first, rows, in)
 		}
-		if rc.arrays != nil {
-			return src.(table.ArraySource).StreamArrays(ctx, rc.stream, rc.arrays, in)
-		}
-		return src.Stream(ctx, rc.stream, in)
+		return table.StreamAs(ctx, src, rc.stream, rc.forms(), in)
 	}))
 	g.Go(safe.Go(func() error {
 		defer close(jobs)

@@ -14,7 +14,7 @@ import (
 // streamBoth reads cols of src once as text and, after a rewind, once with the columns
 // arrays selects as arrays; it returns both readings, the arrays turned into text by
 // the readers' own conversion, and checks the batches' shapes agree.
-func streamBoth(t *testing.T, src ArraySource, cols []int, arrays []bool) (text, viaArrays [][]string) {
+func streamBoth(t *testing.T, src FormSource, cols []int, arrays []bool) (text, viaArrays [][]string) {
 	t.Helper()
 	var err error
 	if text, err = streamAll(src, cols); err != nil {
@@ -25,7 +25,7 @@ func streamBoth(t *testing.T, src ArraySource, cols []int, arrays []bool) (text,
 	}
 	out := make(chan *Batch, 1)
 	errc := make(chan error, 1)
-	go func() { errc <- src.StreamArrays(context.Background(), cols, arrays, out) }()
+	go func() { errc <- src.StreamAs(context.Background(), cols, formsOf(arrays), out) }()
 	first := 0
 	for b := range out {
 		if b.First != first {
@@ -93,9 +93,9 @@ func TestStreamArrays(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		open func(t *testing.T) ArraySource
+		open func(t *testing.T) FormSource
 	}{
-		{"arrow file, record batches of 1000", func(t *testing.T) ArraySource {
+		{"arrow file, record batches of 1000", func(t *testing.T) FormSource {
 			path := writeArrowTable(t, memory.DefaultAllocator, false, typedCols, nil, arrowNulls(recs), 1000)
 			src, err := openArrow(path, false)
 			if err != nil {
@@ -103,7 +103,7 @@ func TestStreamArrays(t *testing.T) {
 			}
 			return src
 		}},
-		{"arrow stream, record batches of 4095", func(t *testing.T) ArraySource {
+		{"arrow stream, record batches of 4095", func(t *testing.T) FormSource {
 			path := writeArrowTable(t, memory.DefaultAllocator, true, typedCols, nil, arrowNulls(recs), BatchRows-1)
 			src, err := openArrow(path, true)
 			if err != nil {
@@ -111,7 +111,7 @@ func TestStreamArrays(t *testing.T) {
 			}
 			return src
 		}},
-		{"parquet", func(t *testing.T) ArraySource {
+		{"parquet", func(t *testing.T) FormSource {
 			path := filepath.Join(t.TempDir(), "t.parquet")
 			writeParquet(t, path, typedCols, recs, nil)
 			src, err := openParquet(path)
@@ -167,7 +167,7 @@ func TestArraysOfTypes(t *testing.T) {
 	for i := range all {
 		all[i] = true
 	}
-	go func() { errc <- src.StreamArrays(context.Background(), []int{0, 1, 2, 3, 4, 5, 6}, all, out) }()
+	go func() { errc <- src.StreamAs(context.Background(), []int{0, 1, 2, 3, 4, 5, 6}, formsOf(all), out) }()
 	for b := range out {
 		for j, a := range b.Arrays {
 			if want := src.Columns()[j].Arrow; !arrow.TypeEqual(a.DataType(), want) {
@@ -179,4 +179,15 @@ func TestArraysOfTypes(t *testing.T) {
 	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// formsOf is AsArray where arrays is set, AsText elsewhere.
+func formsOf(arrays []bool) []Form {
+	as := make([]Form, len(arrays))
+	for j, a := range arrays {
+		if a {
+			as[j] = AsArray
+		}
+	}
+	return as
 }

@@ -253,7 +253,7 @@ func arrowColumn(f arrow.Field) Column {
 	}
 	switch {
 	case c.Type != "":
-		c.Arrow = f.Type
+		c.Arrow, c.KeyText = f.Type, keyTextOf(f.Type)
 	case passOnly(f.Type):
 		c.Arrow, c.PassOnly, c.Unsupported = f.Type, true, f.Type.String()
 	default:
@@ -368,12 +368,12 @@ func (s *arrowSource) nextRecord() (arrow.Record, func(), error) {
 // every record batch is decoded whole, and only the projected columns are converted
 // to text.
 func (s *arrowSource) Stream(ctx context.Context, cols []int, out chan<- *Batch) error {
-	return s.StreamArrays(ctx, cols, nil, out)
+	return s.StreamAs(ctx, cols, nil, out)
 }
 
-// StreamArrays is Stream, the columns cols[j] with arrays[j] set given as slices of the
-// file's arrays (concatenated where a batch spans two record batches).
-func (s *arrowSource) StreamArrays(ctx context.Context, cols []int, arrays []bool, out chan<- *Batch) (err error) {
+// StreamAs is Stream, the columns cols[j] given in the form as[j]: an array as slices
+// of the file's arrays (concatenated where a batch spans two record batches).
+func (s *arrowSource) StreamAs(ctx context.Context, cols []int, as []Form, out chan<- *Batch) (err error) {
 	defer close(out)
 	col := "" // the column being converted, for errors
 	defer func() {
@@ -385,11 +385,15 @@ func (s *arrowSource) StreamArrays(ctx context.Context, cols []int, arrays []boo
 		if c < 0 || c >= len(s.cols) {
 			return fmt.Errorf("%s: column index %d out of range", s.path, c)
 		}
-		if err := readable(s.path, s.cols[c], j < len(arrays) && arrays[j]); err != nil {
+		if err := readable(s.path, s.cols[c], formOf(as, j) == AsArray); err != nil {
 			return err
 		}
 	}
 	width := len(cols)
+	keyed := make([]bool, width)
+	for j, c := range cols {
+		keyed[j] = formOf(as, j) == AsKey && s.cols[c].KeyText != nil
+	}
 	pend := make([][]arrow.Array, width) // per array column: the batch's slices so far
 	send := func(b *Batch) error {
 		if err := joinSlices(b, pend); err != nil {
@@ -433,7 +437,7 @@ func (s *arrowSource) StreamArrays(ctx context.Context, cols []int, arrays []boo
 					return s.corrupt(col, fmt.Errorf("%d values in a record batch of %d records", arr.Len(), n))
 				}
 				conv[j] = nil
-				if j >= len(arrays) || !arrays[j] {
+				if formOf(as, j) != AsArray && !keyed[j] {
 					conv[j] = arrowText(arr, caches[j])
 				}
 			}
@@ -445,6 +449,10 @@ func (s *arrowSource) StreamArrays(ctx context.Context, cols []int, arrays []boo
 				for j := range cols {
 					col = s.cols[cols[j]].Name
 					text := conv[j]
+					if keyed[j] {
+						arrowKeys(rec.Column(cols[j]), off, b.moreKeys(j, m), func(i int) { b.SetNull((base/width+i)*width + j) })
+						continue
+					}
 					if text == nil {
 						pend[j] = append(pend[j], array.NewSlice(rec.Column(cols[j]), int64(off), int64(off+m)))
 						continue

@@ -71,6 +71,7 @@ type directReader struct {
 	cache  *textCache
 	defs   []int16
 	bytes  []parquet.ByteArray
+	strs   []string // the text of bytes, taken page by page
 	i32    []int32
 	i64    []int64
 	f32    []float32
@@ -86,6 +87,7 @@ func newDirectReader(kind directKind, maxDef int16) *directReader {
 	switch kind {
 	case directString:
 		d.bytes = make([]parquet.ByteArray, BatchRows)
+		d.strs = make([]string, BatchRows)
 	case directInt32, directDate32:
 		d.i32 = make([]int32, BatchRows)
 	case directInt64:
@@ -101,10 +103,10 @@ func newDirectReader(kind directKind, maxDef int16) *directReader {
 }
 
 // read reads the next n records (n ≤ batchRows) of the column chunk into field j of
-// batch b (records of width fields). The string values point into the chunk's page
-// buffers, which the Go allocator the file is read with never hands out again while
-// they are referenced; they are copied (textCache) before the next read.
-func (d *directReader) read(cr file.ColumnChunkReader, n int, b *Batch, j, width int) error {
+// batch b (records of width fields), as keys when keyed (a column of integers, dates
+// or booleans, see keyTextOf), else as text. String values are read page by page
+// (readStrings).
+func (d *directReader) read(cr file.ColumnChunkReader, n int, b *Batch, j, width int, keyed bool) error {
 	var defs []int16
 	if d.maxDef > 0 {
 		defs = d.defs[:n]
@@ -114,6 +116,7 @@ func (d *directReader) read(cr file.ColumnChunkReader, n int, b *Batch, j, width
 		vals  int
 		err   error
 		text  func(v int) string
+		key   func(v int) int64 // when keyed
 	)
 	switch d.kind {
 	case directString:
@@ -121,8 +124,8 @@ func (d *directReader) read(cr file.ColumnChunkReader, n int, b *Batch, j, width
 		if !ok {
 			return errors.New("not a byte array column")
 		}
-		total, vals, err = r.ReadBatch(int64(n), d.bytes[:n], defs, nil)
-		text = func(v int) string { return d.cache.bytes(d.bytes[v]) }
+		total, vals, err = d.readStrings(r, n, defs)
+		text = func(v int) string { return d.strs[v] }
 	case directInt32, directDate32:
 		r, ok := cr.(*file.Int32ColumnChunkReader)
 		if !ok {
@@ -134,6 +137,7 @@ func (d *directReader) read(cr file.ColumnChunkReader, n int, b *Batch, j, width
 			format = FormatDate
 		}
 		text = func(v int) string { return d.cache.num(int64(d.i32[v]), format) }
+		key = func(v int) int64 { return int64(d.i32[v]) }
 	case directInt64:
 		r, ok := cr.(*file.Int64ColumnChunkReader)
 		if !ok {
@@ -141,6 +145,7 @@ func (d *directReader) read(cr file.ColumnChunkReader, n int, b *Batch, j, width
 		}
 		total, vals, err = r.ReadBatch(int64(n), d.i64[:n], defs, nil)
 		text = func(v int) string { return d.cache.num(d.i64[v], FormatInt) }
+		key = func(v int) int64 { return d.i64[v] }
 	case directFloat32:
 		r, ok := cr.(*file.Float32ColumnChunkReader)
 		if !ok {
@@ -162,6 +167,12 @@ func (d *directReader) read(cr file.ColumnChunkReader, n int, b *Batch, j, width
 		}
 		total, vals, err = r.ReadBatch(int64(n), d.bools[:n], defs, nil)
 		text = func(v int) string { return FormatBool(d.bools[v]) }
+		key = func(v int) int64 {
+			if d.bools[v] {
+				return 1
+			}
+			return 0
+		}
 	default:
 		return errors.New("no direct reading")
 	}
@@ -171,12 +182,20 @@ func (d *directReader) read(cr file.ColumnChunkReader, n int, b *Batch, j, width
 	if total != int64(n) {
 		return fmt.Errorf("%d values where the row group has %d more records", total, n)
 	}
+	if keyed && key == nil {
+		return errors.New("no keys for this column")
+	}
+	put := func(i, v int) { b.Fields[i*width+j] = text(v) }
+	if keyed {
+		keys := b.moreKeys(j, n)
+		put = func(i, v int) { keys[i] = key(v) }
+	}
 	if defs == nil {
 		if vals != n {
 			return fmt.Errorf("%d values for %d records", vals, n)
 		}
 		for i := range n {
-			b.Fields[i*width+j] = text(i)
+			put(i, i)
 		}
 		return nil
 	}
@@ -189,13 +208,35 @@ func (d *directReader) read(cr file.ColumnChunkReader, n int, b *Batch, j, width
 		if v >= vals {
 			return fmt.Errorf("%d values for more present records", vals)
 		}
-		b.Fields[i*width+j] = text(v)
+		put(i, v)
 		v++
 	}
 	if v != vals {
 		return fmt.Errorf("%d values for %d present records", vals, v)
 	}
 	return nil
+}
+
+// readStrings reads the next n records of a string column chunk as ReadBatch would,
+// page by page (ReadBatchInPage) so that the values are not copied out of the page:
+// each value's text (d.strs) is taken before the next page is read, which may reuse
+// the buffer the values point into. It returns the levels and the values read.
+func (d *directReader) readStrings(r *file.ByteArrayColumnChunkReader, n int, defs []int16) (total int64, vals int, err error) {
+	for total < int64(n) {
+		var lv []int16
+		if defs != nil {
+			lv = defs[total:]
+		}
+		t, v, err := r.ReadBatchInPage(int64(n)-total, d.bytes[vals:n], lv, nil)
+		for i := vals; i < vals+v; i++ {
+			d.strs[i] = d.cache.bytes(d.bytes[i])
+		}
+		total, vals = total+t, vals+v
+		if err != nil || t == 0 {
+			return total, vals, err
+		}
+	}
+	return total, vals, nil
 }
 
 // directKinds returns the direct reading of every projected column, or nil when one of
@@ -211,9 +252,10 @@ func (s *parquetSource) directKinds(cols []int) []directKind {
 }
 
 // streamDirect is stream for columns that all have a direct reading: row group by row
-// group, batchRows records at a time from each column chunk reader. col names the
+// group, batchRows records at a time from each column chunk reader; the keyed columns
+// as keys. col names the
 // column being read, for the caller's messages.
-func (s *parquetSource) streamDirect(ctx context.Context, cols []int, kinds []directKind, col *string, send func(*Batch) error) error {
+func (s *parquetSource) streamDirect(ctx context.Context, cols []int, kinds []directKind, keyed []bool, col *string, send func(*Batch) error) error {
 	width := len(cols)
 	readers := make([]*directReader, width)
 	for j, c := range cols {
@@ -243,7 +285,7 @@ func (s *parquetSource) streamDirect(ctx context.Context, cols []int, kinds []di
 			b.Fields = b.Fields[:n*width]
 			for j, c := range cols {
 				*col = s.cols[c].Name
-				if err := readers[j].read(chunks[j], n, b, j, width); err != nil {
+				if err := readers[j].read(chunks[j], n, b, j, width, keyed[j]); err != nil {
 					return s.corrupt(*col, err)
 				}
 			}

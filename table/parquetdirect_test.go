@@ -84,6 +84,7 @@ func TestParquetDirectMatchesArrow(t *testing.T) {
 	}{
 		{"dictionary, snappy", []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Snappy)}},
 		{"plain, uncompressed", []parquet.WriterProperty{parquet.WithDictionaryDefault(false)}},
+		{"plain, snappy", []parquet.WriterProperty{parquet.WithDictionaryDefault(false), parquet.WithCompression(compress.Codecs.Snappy)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "direct.parquet")

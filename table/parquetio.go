@@ -219,13 +219,13 @@ func (s *parquetSource) Rewind() error {
 
 // Stream reads the projected columns record batch by record batch.
 func (s *parquetSource) Stream(ctx context.Context, cols []int, out chan<- *Batch) error {
-	return s.StreamArrays(ctx, cols, nil, out)
+	return s.StreamAs(ctx, cols, nil, out)
 }
 
-// StreamArrays is Stream, the columns cols[j] with arrays[j] set given as Arrow arrays
-// of the file's type, as the Arrow project's reader decodes them (the other columns
-// are then read through it too).
-func (s *parquetSource) StreamArrays(ctx context.Context, cols []int, arrays []bool, out chan<- *Batch) (err error) {
+// StreamAs is Stream, the columns cols[j] given in the form as[j]: arrays of the file's
+// type as the Arrow project's reader decodes them (the other columns are then read
+// through it too).
+func (s *parquetSource) StreamAs(ctx context.Context, cols []int, as []Form, out chan<- *Batch) (err error) {
 	defer close(out)
 	col := ""
 	defer func() {
@@ -254,14 +254,16 @@ func (s *parquetSource) StreamArrays(ctx context.Context, cols []int, arrays []b
 		return nil
 	}
 	leaves := make([]int, len(cols))
+	keyed := make([]bool, len(cols))
 	for j, c := range cols {
-		if err := readable(s.path, s.cols[c], j < len(arrays) && arrays[j]); err != nil {
+		if err := readable(s.path, s.cols[c], formOf(as, j) == AsArray); err != nil {
 			return err
 		}
 		leaves[j] = s.leaves[c][0]
+		keyed[j] = formOf(as, j) == AsKey && s.cols[c].KeyText != nil
 	}
-	if kinds := s.directKinds(cols); kinds != nil && !s.viaArrow && !slices.Contains(arrays, true) {
-		return s.streamDirect(ctx, cols, kinds, &col, send)
+	if kinds := s.directKinds(cols); kinds != nil && !s.viaArrow && !slices.Contains(as, AsArray) {
+		return s.streamDirect(ctx, cols, kinds, keyed, &col, send)
 	}
 	// The record reader returns columns in schema order: find each projected one.
 	order := slices.Clone(leaves)
@@ -291,15 +293,18 @@ func (s *parquetSource) StreamArrays(ctx context.Context, cols []int, arrays []b
 			if arr.Len() != n {
 				return s.corrupt(col, fmt.Errorf("%d values in a batch of %d records", arr.Len(), n))
 			}
-			if j < len(arrays) && arrays[j] {
-				conv[j] = nil
-				continue
+			conv[j] = nil
+			if formOf(as, j) != AsArray && !keyed[j] {
+				conv[j] = arrowText(arr, caches[j])
 			}
-			conv[j] = arrowText(arr, caches[j])
 		}
 		b := NewBatch(s.read, width)
 		b.Fields = b.Fields[:n*width]
 		for j := range cols {
+			if keyed[j] {
+				arrowKeys(rec.Column(slices.Index(order, leaves[j])), 0, b.moreKeys(j, n), func(i int) { b.SetNull(i*width + j) })
+				continue
+			}
 			if conv[j] == nil {
 				if b.Arrays == nil {
 					b.Arrays = make([]arrow.Array, width)

@@ -155,12 +155,12 @@ func (s *partsSource) Metadata() map[string]string { return s.parts[0].Metadata(
 
 // Stream sends every part's records in turn, numbered from the first part's first.
 func (s *partsSource) Stream(ctx context.Context, cols []int, out chan<- *Batch) error {
-	return s.StreamArrays(ctx, cols, nil, out)
+	return s.StreamAs(ctx, cols, nil, out)
 }
 
-// StreamArrays is Stream with the columns that arrays selects as Arrow arrays (the
-// parts must be ArraySources when any is selected).
-func (s *partsSource) StreamArrays(ctx context.Context, cols []int, arrays []bool, out chan<- *Batch) error {
+// StreamAs is Stream with the columns in the forms as gives (the parts must be
+// FormSources when one is asked for AsArray).
+func (s *partsSource) StreamAs(ctx context.Context, cols []int, as []Form, out chan<- *Batch) error {
 	defer close(out)
 	s.mu.Lock()
 	s.starts = s.starts[:0]
@@ -170,7 +170,7 @@ func (s *partsSource) StreamArrays(ctx context.Context, cols []int, arrays []boo
 		s.mu.Lock()
 		s.starts = append(s.starts, first)
 		s.mu.Unlock()
-		if err := relay(ctx, part, cols, arrays, first, out); err != nil {
+		if err := relay(ctx, part, cols, as, first, out); err != nil {
 			return err
 		}
 		first += part.Rows()
@@ -233,31 +233,24 @@ type offsetSource struct {
 }
 
 func (s offsetSource) Stream(ctx context.Context, cols []int, out chan<- *Batch) error {
-	return s.StreamArrays(ctx, cols, nil, out)
+	return s.StreamAs(ctx, cols, nil, out)
 }
 
-// StreamArrays is Stream with the columns that arrays selects as Arrow arrays.
-func (s offsetSource) StreamArrays(ctx context.Context, cols []int, arrays []bool, out chan<- *Batch) error {
+// StreamAs is Stream with the columns in the forms as gives.
+func (s offsetSource) StreamAs(ctx context.Context, cols []int, as []Form, out chan<- *Batch) error {
 	defer close(out)
-	return relay(ctx, s.Source, cols, arrays, s.base, out)
+	return relay(ctx, s.Source, cols, as, s.base, out)
 }
 
-// relay sends the batches of src (projected to cols, the columns arrays selects as
-// Arrow arrays) to out, their records numbered from base, and leaves out open.
-func relay(ctx context.Context, src Source, cols []int, arrays []bool, base int, out chan<- *Batch) error {
+// relay sends the batches of src (projected to cols, in the forms as gives) to out,
+// their records numbered from base, and leaves out open.
+func relay(ctx context.Context, src Source, cols []int, as []Form, base int, out chan<- *Batch) error {
+	if _, ok := src.(FormSource); !ok && slices.Contains(as, AsArray) {
+		return fmt.Errorf("internal error: %T gives no arrays", src)
+	}
 	in := make(chan *Batch, 2)
 	errc := make(chan error, 1)
-	stream := src.Stream
-	if slices.Contains(arrays, true) {
-		as, ok := src.(ArraySource)
-		if !ok {
-			return fmt.Errorf("internal error: %T gives no arrays", src)
-		}
-		stream = func(ctx context.Context, cols []int, out chan<- *Batch) error {
-			return as.StreamArrays(ctx, cols, arrays, out)
-		}
-	}
-	go func() { errc <- guard(func() error { return stream(ctx, cols, in) })() }()
+	go func() { errc <- guard(func() error { return StreamAs(ctx, src, cols, as, in) })() }()
 	for b := range in {
 		b.First += base
 		select {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,9 @@ type Column struct {
 	// Arrow is the file's type of the column (Parquet, Arrow), which the release
 	// keeps; nil for CSV.
 	Arrow arrow.DataType
+	// KeyText, when not nil, says that the column can be given as keys (AsKey) and
+	// returns a key's canonical text.
+	KeyText func(key int64) string
 }
 
 // Batch is a run of consecutive input records, projected to some columns.
@@ -55,10 +59,15 @@ type Batch struct {
 	Nulls  []bool   // nil when no field is null, else len = n × width
 	N      int
 	// Arrays, when not nil, holds per projected column the column's values as an
-	// Arrow array of the file's type (N values), for the columns an ArraySource was
-	// asked for; their fields are then empty and their nulls unset. Release lets them
-	// go.
+	// Arrow array of the file's type (N values), for the columns a FormSource was
+	// asked for AsArray; their fields are then empty and their nulls unset. Release
+	// lets them go.
 	Arrays []arrow.Array
+	// Keys, when not nil, holds per projected column the keys of its N values (see
+	// Column.KeyText) for the columns a FormSource was asked for AsKey and gives so
+	// (nil for the others); their fields are then empty, their nulls marked as for
+	// text, and a null's key is meaningless.
+	Keys [][]int64
 }
 
 // Release lets go of the batch's arrays.
@@ -114,13 +123,26 @@ type Source interface {
 	Close() error
 }
 
-// ArraySource is a source that can give some of the projected columns as Arrow arrays
-// of the file's type instead of text (Batch.Arrays), so that a release passes them
-// through untouched: StreamArrays is Stream, the columns cols[j] with arrays[j] set
-// given as arrays.
-type ArraySource interface {
+// FormSource is a source that can give some of the projected columns in another form
+// than text: StreamAs is Stream, column cols[j] given in the form as[j] (AsText when as
+// is shorter).
+type FormSource interface {
 	Source
-	StreamArrays(ctx context.Context, cols []int, arrays []bool, out chan<- *Batch) error
+	StreamAs(ctx context.Context, cols []int, as []Form, out chan<- *Batch) error
+}
+
+// StreamAs is src's StreamAs when src is a FormSource, else its Stream (every column
+// then comes as text): a column asked for AsArray from a source that has no arrays is
+// an internal error.
+func StreamAs(ctx context.Context, src Source, cols []int, as []Form, out chan<- *Batch) error {
+	if fs, ok := src.(FormSource); ok {
+		return fs.StreamAs(ctx, cols, as, out)
+	}
+	if slices.Contains(as, AsArray) {
+		close(out)
+		return fmt.Errorf("internal error: %T gives no arrays", src)
+	}
+	return src.Stream(ctx, cols, out)
 }
 
 // Arrays reports whether src gives columns as Arrow arrays: an Arrow IPC or Parquet
@@ -132,7 +154,7 @@ func Arrays(src Source) bool {
 	case offsetSource:
 		return Arrays(s.Source)
 	}
-	_, ok := src.(ArraySource)
+	_, ok := src.(FormSource)
 	return ok
 }
 

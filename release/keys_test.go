@@ -1,0 +1,197 @@
+package release
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"sanitizer/internal/testfiles"
+	"sanitizer/schema"
+	"sanitizer/table"
+)
+
+// keyedRecord is a table of one column of each type that a source gives as keys
+// (integers of every width and signedness, dates, timestamps of every unit, with and
+// without a zone, booleans): repeating values, the types' extremes and nulls, in
+// n records.
+func keyedRecord(t testing.TB, n int) arrow.RecordBatch {
+	t.Helper()
+	fields := []arrow.Field{
+		{Name: "i8", Type: arrow.PrimitiveTypes.Int8, Nullable: true},
+		{Name: "i16", Type: arrow.PrimitiveTypes.Int16, Nullable: true},
+		{Name: "i32", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		{Name: "i64", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "u8", Type: arrow.PrimitiveTypes.Uint8, Nullable: true},
+		{Name: "u16", Type: arrow.PrimitiveTypes.Uint16, Nullable: true},
+		{Name: "u32", Type: arrow.PrimitiveTypes.Uint32, Nullable: true},
+		{Name: "u64", Type: arrow.PrimitiveTypes.Uint64, Nullable: true},
+		{Name: "d32", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "d64", Type: arrow.FixedWidthTypes.Date64, Nullable: true},
+		{Name: "ts_s", Type: &arrow.TimestampType{Unit: arrow.Second, TimeZone: "UTC"}, Nullable: true},
+		{Name: "ts_ms", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "Europe/Paris"}, Nullable: true},
+		{Name: "ts_us", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
+		{Name: "ts_ns", Type: &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}, Nullable: true},
+		{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+	}
+	rb := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
+	defer rb.Release()
+	for r := range n {
+		v := int64(r*7919%37 - 18) // 37 values that repeat, negative ones included
+		for j := range fields {
+			b := rb.Field(j)
+			if (r+j)%13 == 0 {
+				b.AppendNull()
+				continue
+			}
+			switch b := b.(type) {
+			case *array.Int8Builder:
+				b.Append([]int8{math.MinInt8, math.MaxInt8, int8(v)}[min(r, 2)])
+			case *array.Int16Builder:
+				b.Append([]int16{math.MinInt16, math.MaxInt16, int16(v)}[min(r, 2)])
+			case *array.Int32Builder:
+				b.Append([]int32{math.MinInt32, math.MaxInt32, int32(v)}[min(r, 2)])
+			case *array.Int64Builder:
+				b.Append([]int64{math.MinInt64, math.MaxInt64, v}[min(r, 2)])
+			case *array.Uint8Builder:
+				b.Append([]uint8{0, math.MaxUint8, uint8(v + 18)}[min(r, 2)])
+			case *array.Uint16Builder:
+				b.Append([]uint16{0, math.MaxUint16, uint16(v + 18)}[min(r, 2)])
+			case *array.Uint32Builder:
+				b.Append([]uint32{0, math.MaxUint32, uint32(v + 18)}[min(r, 2)])
+			case *array.Uint64Builder:
+				b.Append([]uint64{math.MaxUint64, 1 << 63, uint64(v + 18)}[min(r, 2)])
+			case *array.Date32Builder:
+				b.Append(arrow.Date32(v * 400))
+			case *array.Date64Builder:
+				b.Append(arrow.Date64(v * 400 * 86400000))
+			case *array.TimestampBuilder:
+				b.Append(arrow.Timestamp(v * 1_000_003))
+			case *array.BooleanBuilder:
+				b.Append(v%3 == 0)
+			default:
+				t.Fatalf("no value for %T", b)
+			}
+		}
+	}
+	return rb.NewRecordBatch()
+}
+
+// textOnly is a source that gives every column as text (it hides StreamAs).
+type textOnly struct{ table.Source }
+
+// numbered is what pass 1's dictionary made of one column: its values in order of
+// first appearance, the record of each one's first appearance and every record's number.
+type numbered struct {
+	values []string
+	first  []int
+	codes  []int32
+}
+
+// numberColumns numbers every column of src as pass 1 does, each column asked for as
+// a key; a null reads as nullAs[j]. It also counts the batches that held keys.
+func numberColumns(t *testing.T, src table.Source, cols []int, nullAs []string) (out []numbered, keyed int) {
+	t.Helper()
+	dicts := make([]*dictionary, len(cols))
+	forms := make([]table.Form, len(cols))
+	for j, c := range cols {
+		dicts[j] = newDictionary()
+		dicts[j].keyText = src.Columns()[c].KeyText
+		forms[j] = table.AsKey
+	}
+	in := make(chan *table.Batch, 2)
+	errc := make(chan error, 1)
+	go func() { errc <- table.StreamAs(context.Background(), src, cols, forms, in) }()
+	for b := range in {
+		if b.Keys != nil {
+			keyed++
+		}
+		for j := range cols {
+			if err := dicts[j].add(b, j, &nullAs[j], false); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dicts {
+		nb := numbered{values: d.values, first: d.first}
+		for r := range d.n {
+			nb.codes = append(nb.codes, d.code(r))
+		}
+		out = append(out, nb)
+	}
+	return out, keyed
+}
+
+// TestKeysNumberAsText: pass 1 numbering a Parquet or Arrow column of every type that
+// has keys from its keys (table.AsKey) gives the values, first appearances and numbers
+// that numbering its text gives, a null read as one of the column's values included;
+// all columns at once (pqarrow's path for Parquet) and each alone (the direct reading
+// where the column has one).
+func TestKeysNumberAsText(t *testing.T) {
+	const n = 3 * table.BatchRows / 2 // a batch and a half
+	rec := keyedRecord(t, n)
+	defer rec.Release()
+	dir := t.TempDir()
+	pq, arr := filepath.Join(dir, "in.parquet"), filepath.Join(dir, "in.arrow")
+	testfiles.WriteArrowParquet(t, pq, rec, nil)
+	testfiles.WriteArrowRecord(t, arr, false, rec)
+	for _, in := range []struct{ path, format string }{{pq, "parquet"}, {arr, "arrow"}} {
+		path := in.path
+		src, err := table.Open(path, in.format, schema.CSV{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := make([]int, len(src.Columns()))
+		for c, col := range src.Columns() {
+			if col.KeyText == nil {
+				t.Fatalf("%s: column %q (%s) has no keys", filepath.Base(path), col.Name, col.Arrow)
+			}
+			all[c] = c
+		}
+		projections := [][]int{all}
+		for c := range all {
+			projections = append(projections, []int{c})
+		}
+		for _, cols := range projections {
+			where := fmt.Sprintf("%s, columns %v", filepath.Base(path), cols)
+			nullAs := make([]string, len(cols))
+			for j := range cols {
+				nullAs[j] = "none"
+			}
+			want, _ := numberColumns(t, textOnly{src}, cols, nullAs)
+			for j := range cols { // a null now reads as the column's value of record 2
+				nullAs[j] = want[j].values[want[j].codes[2]]
+			}
+			if err := src.Rewind(); err != nil {
+				t.Fatal(err)
+			}
+			want, _ = numberColumns(t, textOnly{src}, cols, nullAs)
+			if err := src.Rewind(); err != nil {
+				t.Fatal(err)
+			}
+			got, keyed := numberColumns(t, src, cols, nullAs)
+			if keyed == 0 {
+				t.Fatalf("%s: no batch held keys", where)
+			}
+			for j, c := range cols {
+				g, w := got[j], want[j]
+				if !slices.Equal(g.values, w.values) || !slices.Equal(g.first, w.first) || !slices.Equal(g.codes, w.codes) {
+					t.Fatalf("%s: column %q: from keys %d values %q, from text %d values %q (or other numbers)", where, src.Columns()[c].Name, len(g.values), g.values[:min(5, len(g.values))], len(w.values), w.values[:min(5, len(w.values))])
+				}
+			}
+			if err := src.Rewind(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		src.Close()
+	}
+}

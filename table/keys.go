@@ -1,0 +1,122 @@
+package table
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// Form is how a source gives one projected column's values in a batch.
+type Form uint8
+
+const (
+	// AsText is the canonical text, in Batch.Fields (every source, every readable column).
+	AsText Form = iota
+	// AsArray is an Arrow array of the file's type, in Batch.Arrays (Parquet and Arrow
+	// sources), so that a release passes the column through untouched.
+	AsArray
+	// AsKey is a 64-bit key per record, in Batch.Keys, for a column that has keys
+	// (Column.KeyText: integers, dates, timestamps and booleans of a Parquet or Arrow
+	// file), so that pass 1 numbers its values without formatting them; a column
+	// without keys comes as text.
+	AsKey
+)
+
+// keyTextOf returns the canonical text of a key of a column of Arrow type t (the
+// function Column.KeyText holds), or nil when such a column has no keys. A key is the
+// value itself for integers (an unsigned 64-bit value's bits), the days since the
+// epoch for dates, the count of the type's unit since the epoch for timestamps, and 0
+// or 1 for booleans: two values are equal exactly when their keys are, and the text
+// of a key is the text the column's values have in Batch.Fields.
+func keyTextOf(t arrow.DataType) func(int64) string {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32:
+		return FormatInt
+	case arrow.UINT64:
+		return func(k int64) string { return FormatUint(uint64(k)) }
+	case arrow.DATE32, arrow.DATE64:
+		return FormatDate
+	case arrow.TIMESTAMP:
+		unit := t.(*arrow.TimestampType).Unit
+		return func(k int64) string { return FormatTimestamp(arrowTime(k, unit)) }
+	case arrow.BOOL:
+		return func(k int64) string { return FormatBool(k != 0) }
+	}
+	return nil
+}
+
+// arrowKeys writes the keys of the values of arr (a column with keys, see keyTextOf)
+// from offset off on into keys (len(keys) values) and marks its nulls through null
+// (the index in keys).
+func arrowKeys(arr arrow.Array, off int, keys []int64, null func(i int)) {
+	for i := range keys {
+		if arr.IsNull(off + i) {
+			null(i)
+		}
+	}
+	switch a := arr.(type) {
+	case *array.Int8:
+		fillKeys(keys, a.Int8Values()[off:])
+	case *array.Int16:
+		fillKeys(keys, a.Int16Values()[off:])
+	case *array.Int32:
+		fillKeys(keys, a.Int32Values()[off:])
+	case *array.Int64:
+		fillKeys(keys, a.Int64Values()[off:])
+	case *array.Uint8:
+		fillKeys(keys, a.Uint8Values()[off:])
+	case *array.Uint16:
+		fillKeys(keys, a.Uint16Values()[off:])
+	case *array.Uint32:
+		fillKeys(keys, a.Uint32Values()[off:])
+	case *array.Uint64:
+		fillKeys(keys, a.Uint64Values()[off:])
+	case *array.Date32:
+		fillKeys(keys, a.Date32Values()[off:])
+	case *array.Date64:
+		for i, v := range a.Date64Values()[off : off+len(keys)] {
+			keys[i] = arrowFloorDiv(int64(v), 86400000) // a multiple of a day in a well-formed file
+		}
+	case *array.Timestamp:
+		fillKeys(keys, a.TimestampValues()[off:])
+	case *array.Boolean:
+		for i := range keys {
+			keys[i] = 0
+			if a.Value(off + i) {
+				keys[i] = 1
+			}
+		}
+	default:
+		panic(fmt.Sprintf("keys of values of type %s", arr.DataType()))
+	}
+}
+
+// fillKeys converts the first len(keys) values of vals to keys.
+func fillKeys[T ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64](keys []int64, vals []T) {
+	for i, v := range vals[:len(keys)] {
+		keys[i] = int64(v)
+	}
+}
+
+// moreKeys extends the keys of field j of batch b by n and returns those n.
+func (b *Batch) moreKeys(j, n int) []int64 {
+	if b.Keys == nil {
+		b.Keys = make([][]int64, b.Width)
+	}
+	k := b.Keys[j]
+	if k == nil {
+		k = make([]int64, 0, max(n, BatchRows))
+	}
+	k = append(k, make([]int64, n)...)
+	b.Keys[j] = k
+	return k[len(k)-n:]
+}
+
+// formOf is the form asked for projected column j (AsText when as is shorter).
+func formOf(as []Form, j int) Form {
+	if j < len(as) {
+		return as[j]
+	}
+	return AsText
+}
