@@ -39,8 +39,8 @@ type Column struct {
 	// the column may only be dropped, or, when PassOnly, passed through.
 	Unsupported string
 	// PassOnly says that the column's values (decimals, binary), which have no text
-	// form here, can be read as Arrow arrays (ArraySource) and written untouched into a
-	// Parquet or Arrow release.
+	// form here, can be read as Arrow arrays (FormSource, AsArray) and written
+	// untouched into a Parquet or Arrow release.
 	PassOnly bool
 	Ints     IntType // for typ Integer: the width and signedness the file gives
 	// Arrow is the file's type of the column (Parquet, Arrow), which the release
