@@ -810,6 +810,19 @@ func FuzzReadArrow(f *testing.F) {
 		if err := src.Unchanged(); err != nil {
 			t.Fatal(err)
 		}
+		// The columns as keys where they have them read as their text does.
+		var recs [2][][]cell
+		for k, as := range [][]Form{nil, slices.Repeat([]Form{AsKey}, len(cols))} {
+			if err := src.Rewind(); err != nil {
+				t.Fatal(err)
+			}
+			if recs[k], err = readAllAs(t, src, cols, as); err != nil {
+				t.Fatalf("read again, as %v: %v", as, err)
+			}
+		}
+		if !slices.EqualFunc(recs[0], recs[1], slices.Equal) {
+			t.Fatalf("read as keys %v, as text %v", recs[1], recs[0])
+		}
 	})
 }
 

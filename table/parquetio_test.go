@@ -26,10 +26,16 @@ type cell struct {
 
 // readAll streams the projected columns of src and returns its records.
 func readAll(t testing.TB, src Source, cols []int) ([][]cell, error) {
+	return readAllAs(t, src, cols, nil)
+}
+
+// readAllAs is readAll with the columns in the forms as gives; a column given as keys
+// reads as its keys' text (Column.KeyText).
+func readAllAs(t testing.TB, src Source, cols []int, as []Form) ([][]cell, error) {
 	t.Helper()
 	out := make(chan *Batch, 2)
 	errc := make(chan error, 1)
-	go func() { errc <- src.Stream(context.Background(), cols, out) }()
+	go func() { errc <- StreamAs(context.Background(), src, cols, as, out) }()
 	var recs [][]cell
 	next := 0
 	for b := range out {
@@ -44,6 +50,9 @@ func readAll(t testing.TB, src Source, cols []int) ([][]cell, error) {
 			rec := make([]cell, b.Width)
 			for j := range b.Width {
 				rec[j] = cell{text: b.Fields[i*b.Width+j], null: b.Null(i, j)}
+				if b.Keys != nil && b.Keys[j] != nil && !rec[j].null {
+					rec[j].text = src.Columns()[cols[j]].KeyText(b.Keys[j][i])
+				}
 			}
 			recs = append(recs, rec)
 		}
@@ -374,8 +383,27 @@ func FuzzReadParquet(f *testing.F) {
 				cols = append(cols, i)
 			}
 		}
-		if _, err := readAll(t, src, cols); err != nil && !errors.Is(err, schema.ErrBadInput) {
+		text, err := readAll(t, src, cols)
+		if err != nil && !errors.Is(err, schema.ErrBadInput) {
 			t.Fatalf("error is not bad input: %v", err)
+		}
+		// The same columns as keys where they have them: the same values, or bad input.
+		keyed := make([]Form, len(cols))
+		for j := range keyed {
+			keyed[j] = AsKey
+		}
+		if err := src.Rewind(); err != nil {
+			if !errors.Is(err, schema.ErrBadInput) {
+				t.Fatalf("error is not bad input: %v", err)
+			}
+			return
+		}
+		keys, kerr := readAllAs(t, src, cols, keyed)
+		switch {
+		case kerr != nil && !errors.Is(kerr, schema.ErrBadInput):
+			t.Fatalf("error is not bad input: %v", kerr)
+		case err == nil && kerr == nil && !slices.EqualFunc(text, keys, slices.Equal):
+			t.Fatalf("read as keys %v, as text %v", keys, text)
 		}
 		// The columns read straight from their column chunks (parquetdirect.go), alone.
 		var direct []int
