@@ -274,8 +274,8 @@ const partsMinRecords = 1 << 18
 // on g.par goroutines: each counts a range of the records in a table of its own
 // (g.table(p)) and gives its records the indexes of that table; the tables are then
 // merged into the first, and the records of the others given the merged table's
-// indexes. The classes' order in the merged table differs from one goroutine's count,
-// which no caller depends on (class tables are put in canonical order). It returns the
+// indexes. The parts are merged in order, each listing its classes in order of first
+// appearance: the merged table is the one goroutine's count would make. It returns the
 // merged table, or over true when the records hold more than limit classes, and the
 // records read.
 func (g *grouper) countInParts(src *classes, maps [][]int32, keysOf func(keys []uint64, lo, hi int), assign []int32, limit int) (merged *table, over bool, read int) {
@@ -290,7 +290,7 @@ func (g *grouper) countInParts(src *classes, maps [][]int32, keysOf func(keys []
 	fanOut(par, func(p int) {
 		t := tables[p]
 		t.reset(bound(p+1) - bound(p))
-		keys := make([]uint64, partsChunk)
+		keys := make([]uint64, min(partsChunk, bound(p+1)-bound(p)))
 		for lo := bound(p); lo < bound(p+1) && !stop.Load(); lo += partsChunk {
 			hi := min(lo+partsChunk, bound(p+1))
 			keysOf(keys[:hi-lo], lo, hi)

@@ -479,3 +479,57 @@ func TestFanOutPanicIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestCountInPartsMatchesOneCount: counting the records in parts on several goroutines
+// gives the table, the records' indexes and the records read that one goroutine's count
+// gives, with more parts than records too, and says so exactly when the records hold
+// more classes than the limit.
+func TestCountInPartsMatchesOneCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(83, 84))
+	for trial := range 60 {
+		n := 1 + rng.IntN(3000)
+		if trial%4 == 0 {
+			n = 1 + rng.IntN(50)
+		}
+		tab, _, _ := randomTableOf(rng, n, 1+rng.IntN(5), 2, 40, func(u float64) float64 { return u * u })
+		q := len(tab.Columns)
+		src := &classes{rows: make([]Codes, q), n: n}
+		maps, leaves := make([][]int32, q), make([]int, q)
+		for i, c := range tab.Columns {
+			src.rows[i], maps[i], leaves[i] = c.Codes, c.Hierarchy.levelMap(0, 0), c.Hierarchy.Leaves()
+		}
+		pack := newPacking(leaves)
+		keysOf := func(keys []uint64, lo, hi int) { computeKeys(keys, src, lo, hi, maps, pack.radix, true) }
+		one := &grouper{par: 1, pack: pack}
+		want, wantAssign := one.table(0), make([]int32, n)
+		want.reset(n)
+		one.eachChunk(src, keysOf, func(lo int, keys []uint64) bool {
+			return want.count(src, maps, keys, lo, true, wantAssign, n+1)
+		})
+		classes := len(want.held)
+		parts := []int{2, 3, 7}
+		if n < 200 {
+			parts = append(parts, n+3) // parts without records
+		}
+		for _, par := range parts {
+			for _, limit := range []int{n + 1, classes, classes - 1, classes / 2} {
+				if limit < 1 {
+					continue
+				}
+				g := &grouper{par: par, pack: pack}
+				assign := make([]int32, n)
+				got, over, read := g.countInParts(src, maps, keysOf, assign, limit)
+				where := fmt.Sprintf("trial %d, %d records, %d classes, %d parts, limit %d", trial, n, classes, par, limit)
+				if over != (classes > limit) {
+					t.Fatalf("%s: over %v", where, over)
+				}
+				if over {
+					continue
+				}
+				if read != n || !slices.Equal(got.held, want.held) || !slices.Equal(got.counts, want.counts) || !slices.Equal(got.rep, want.rep) || !slices.Equal(assign, wantAssign) {
+					t.Fatalf("%s: %d read, %d classes; one goroutine's count differs", where, read, len(got.held))
+				}
+			}
+		}
+	}
+}

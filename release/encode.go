@@ -262,9 +262,10 @@ func (d *dictionary) addKeys(b *table.Batch, col int, nullAs *string) error {
 		default:
 			var ok bool
 			if c, ok = d.keys[k]; !ok {
-				if c, err = d.number(d.keyText(k), b.First+i); err == nil {
-					d.keys[k] = c
+				if c, err = d.number(d.keyText(k), b.First+i); err != nil {
+					return err
 				}
+				d.keys[k] = c
 			}
 			*e = keyCached{k, c, true}
 		}

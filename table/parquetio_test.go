@@ -402,7 +402,9 @@ func FuzzReadParquet(f *testing.F) {
 		switch {
 		case kerr != nil && !errors.Is(kerr, schema.ErrBadInput):
 			t.Fatalf("error is not bad input: %v", kerr)
-		case err == nil && kerr == nil && !slices.EqualFunc(text, keys, slices.Equal):
+		case (err == nil) != (kerr == nil):
+			t.Fatalf("read as text: %v; as keys: %v", err, kerr)
+		case err == nil && !slices.EqualFunc(text, keys, slices.Equal):
 			t.Fatalf("read as keys %v, as text %v", keys, text)
 		}
 		// The columns read straight from their column chunks (parquetdirect.go), alone.

@@ -32,8 +32,14 @@ var readPercent = 200
 func (c *collector) at(stage string) {
 	switch stage {
 	case job.StageRead:
-		if !c.reading {
-			c.before, c.reading = debug.SetGCPercent(readPercent), true
+		if c.reading {
+			return
+		}
+		// A collector turned off (GOGC=off) or set above readPercent is left as it is.
+		if before := debug.SetGCPercent(readPercent); before <= 0 || before >= readPercent {
+			debug.SetGCPercent(before)
+		} else {
+			c.before, c.reading = before, true
 		}
 	case job.StageSearch:
 		c.endRead()

@@ -29,6 +29,16 @@ func TestCollectorStages(t *testing.T) {
 			t.Fatalf("at %s: GOGC %d, want %d", step.stage, got, step.want)
 		}
 	}
+	for _, user := range []int{-1, readPercent, 400} { // off, or already collecting as seldom
+		debug.SetGCPercent(user)
+		c := &collector{}
+		c.at(job.StageRead)
+		if got := gcPercent(); got != user {
+			t.Fatalf("GOGC %d before the read: %d during it", user, got)
+		}
+		c.restore()
+	}
+	debug.SetGCPercent(60)
 	for _, last := range []string{job.StageRead, job.StageSearch} {
 		c := &collector{}
 		c.at(job.StageRead)
