@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/bits"
 	"slices"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -231,6 +232,7 @@ func (d *dictionary) number(v string, row int) (int32, error) {
 			return 0, errUnlisted(row)
 		}
 	}
+	v = strings.Clone(v) // not the input's block the field may point into
 	c = int32(len(d.values))
 	d.index[v] = c
 	d.values = append(d.values, v)

@@ -2,6 +2,7 @@ package release
 
 import (
 	"errors"
+	"strings"
 
 	"sanitizer/generalize"
 	"sanitizer/schema"
@@ -80,6 +81,7 @@ func (h *heldColumn) add(p *plan, b *table.Batch, f int) error {
 			if len(d.values) >= heldValues || h.bytes+len(v) > heldBytes {
 				return errLetGo
 			}
+			v = strings.Clone(v) // not the input's block the field may point into
 			c = h.newValue(v, b.First+i)
 			d.index[v] = c
 			h.bytes += len(v)

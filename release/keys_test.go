@@ -6,7 +6,9 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -195,5 +197,20 @@ func TestKeysNumberAsText(t *testing.T) {
 			}
 		}
 		src.Close()
+	}
+}
+
+// TestDictionaryCopiesValues: the values pass 1 keeps (a column's dictionary, a held
+// column's) are copies, not the input's fields, which may point into a block of the
+// file (table.Batch.Fields).
+func TestDictionaryCopiesValues(t *testing.T) {
+	field := strings.Repeat("ward 7;", 3)[:6]
+	b := &table.Batch{First: 0, Width: 1, N: 1, Fields: []string{field}}
+	d := newDictionary()
+	if err := d.add(b, 0, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if d.values[0] != field || unsafe.StringData(d.values[0]) == unsafe.StringData(field) {
+		t.Fatalf("the dictionary keeps %q at %p, the field is at %p", d.values[0], unsafe.StringData(d.values[0]), unsafe.StringData(field))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The CSV input is read in blocks of whole records (csvSplitter) that are parsed on
@@ -194,7 +195,8 @@ func skipEmpty(data []byte, pos, line int) (int, int) {
 
 // record reads the record at pos (after skipEmpty, before the end of data) and
 // returns its fields (appended to rec), the position after it and the line count
-// after it. The fields of a record share one string.
+// after it. The fields of a record without quotes point into data; those of a record
+// with quotes share one string.
 func (p *csvParser) record(data []byte, pos, line int, rec []string) ([]string, int, int, error) {
 	end := len(data)
 	if nl := bytes.IndexByte(data[pos:], '\n'); nl >= 0 {
@@ -218,7 +220,9 @@ func (p *csvParser) plainRecord(b []byte, rec []string) []string {
 	if n := len(b); n > 0 && b[n-1] == '\r' {
 		b = b[:n-1]
 	}
-	s := string(b)
+	// The fields point into the block, which is never written again (csvSplitter):
+	// a consumer that keeps a field copies it, or it keeps the block.
+	s := unsafe.String(unsafe.SliceData(b), len(b))
 	for {
 		i := p.index(s)
 		if i < 0 {

@@ -53,10 +53,13 @@ type Column struct {
 
 // Batch is a run of consecutive input records, projected to some columns.
 type Batch struct {
-	First  int      // 0-based index of the first record in the input
-	Width  int      // fields per record
-	Fields []string // len = n × width
-	Nulls  []bool   // nil when no field is null, else len = n × width
+	First int // 0-based index of the first record in the input
+	Width int // fields per record
+	// Fields holds the records' fields, len = n × width. A CSV source's fields point
+	// into the block of the file they were read from: a consumer that keeps one past
+	// the batch copies it (else it keeps the whole block).
+	Fields []string
+	Nulls  []bool // nil when no field is null, else len = n × width
 	N      int
 	// Arrays, when not nil, holds per projected column the column's values as an
 	// Arrow array of the file's type (N values), for the columns a FormSource was
