@@ -169,17 +169,24 @@ func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool, h
 // reads reports whether pass 2 reads the input.
 func (r *recoder) reads() bool { return len(r.stream) > 0 }
 
-// passThrough makes pass 2 read the insensitive columns of a Parquet or Arrow input
-// as Arrow arrays and write them untouched, when the release is written as Parquet or
-// Arrow: their values are never turned into text. A dictionary-encoded column is not
-// passed (an Arrow IPC file holds one dictionary per column; the text path writes it).
+// passThrough makes pass 2 read the insensitive and sensitive columns of a Parquet or
+// Arrow input as Arrow arrays and write them untouched, when the release is written as
+// Parquet or Arrow: their values are never turned into text. Not passed: a
+// dictionary-encoded column (an Arrow IPC file holds one dictionary per column; the
+// text path writes it) and a sensitive column whose values its hierarchy file must
+// list. A sensitive column's batch whose kept records hold a null goes as text
+// (nullsAsText), where the null reads as the column's null-as value.
 func (r *recoder) passThrough(src table.Source, outFmt string) {
 	if !table.Arrays(src) || (outFmt != "parquet" && outFmt != "arrow" && outFmt != "arrows") {
 		return
 	}
 	for f, pos := range r.stream {
-		t := r.p.ArrowTypes[pos]
-		if c := r.p.Conf[pos]; c == nil || c.Role != schema.Insensitive || t == nil || t.ID() == arrow.DICTIONARY {
+		t, c := r.p.ArrowTypes[pos], r.p.Conf[pos]
+		if c == nil || t == nil || t.ID() == arrow.DICTIONARY {
+			continue
+		}
+		sensitive := c.Role == schema.Sensitive && r.listed[pos] == nil && !slices.Contains(r.p.PassOnly, pos)
+		if c.Role != schema.Insensitive && !sensitive {
 			continue
 		}
 		if r.arrays == nil {
@@ -199,17 +206,47 @@ func (r *recoder) passing() error {
 	return nil
 }
 
+// nullsAsText turns, in batch b, the array of each sensitive column passed through
+// whose kept records (kept; nil: every record) hold a null into text and nulls, as
+// pass 2 reads a column without arrays; it reports per kept column whether it did.
+func (r *recoder) nullsAsText(b *table.Batch, kept []int) []bool {
+	var asText []bool
+	for j, pos := range r.p.Kept {
+		f := r.fieldAt[j]
+		if f < 0 || r.arrays == nil || !r.arrays[f] || r.p.Conf[pos].Role != schema.Sensitive || b.Arrays == nil || b.Arrays[f] == nil {
+			continue
+		}
+		a := b.Arrays[f]
+		if a.NullN() == 0 || (kept != nil && !slices.ContainsFunc(kept, a.IsNull)) {
+			continue
+		}
+		text := table.ArrayText(a)
+		for i := range b.N {
+			if v, null := text(i); null {
+				b.SetNull(i*b.Width + f)
+			} else {
+				b.Fields[i*b.Width+f] = v
+			}
+		}
+		if asText == nil {
+			asText = make([]bool, len(r.p.Kept))
+		}
+		asText[j] = true
+	}
+	return asText
+}
+
 // passed is, per kept column, the array of the records of b that recode kept (kept
-// lists them, in order; nil: every record), for the columns read as arrays; nil when
-// there are none.
-func (r *recoder) passed(b *table.Batch, kept []int) ([]arrow.Array, error) {
+// lists them, in order; nil: every record), for the columns read as arrays but those
+// asText says go as text; nil when there are none.
+func (r *recoder) passed(b *table.Batch, kept []int, asText []bool) ([]arrow.Array, error) {
 	if r.arrays == nil {
 		return nil, nil
 	}
 	out := make([]arrow.Array, len(r.p.Kept))
 	for j := range r.p.Kept {
 		f := r.fieldAt[j]
-		if f < 0 || !r.arrays[f] {
+		if f < 0 || !r.arrays[f] || (asText != nil && asText[j]) {
 			continue
 		}
 		if b.Arrays == nil || b.Arrays[f] == nil || b.Arrays[f].Len() != b.N {
@@ -290,6 +327,7 @@ func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
 		out.Keys = make([][]int32, width)
 	}
 	labeled := r.gatherLabels(b)
+	asText := r.nullsAsText(b, kept)
 	for j := range r.p.Kept {
 		var err error
 		switch {
@@ -297,7 +335,7 @@ func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
 			err = r.quasiColumn(out, j, b, kept, labeled)
 		case r.held[j] != nil:
 			r.heldColumn(out, j, b, kept)
-		case r.arrays != nil && r.arrays[r.fieldAt[j]]:
+		case r.arrays != nil && r.arrays[r.fieldAt[j]] && (asText == nil || !asText[j]):
 			// passed through as an array (passed)
 		default:
 			err = r.textColumn(out, j, b, kept)
@@ -307,7 +345,7 @@ func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
 		}
 	}
 	var err error
-	if out.Arrays, err = r.passed(b, kept); err != nil {
+	if out.Arrays, err = r.passed(b, kept, asText); err != nil {
 		return nil, err
 	}
 	return out, nil

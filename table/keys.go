@@ -113,6 +113,11 @@ func (b *Batch) moreKeys(j, n int) []int64 {
 	return k[len(k)-n:]
 }
 
+// ArrayText returns the function that gives the canonical text of value i of arr (an
+// array of a column that has a text form, as a FormSource gives it AsArray), or reports
+// a null: what the column would have read as text.
+func ArrayText(arr arrow.Array) func(i int) (string, bool) { return arrowText(arr, nil) }
+
 // formOf is the form asked for projected column j (AsText when as is shorter).
 func formOf(as []Form, j int) Form {
 	if j < len(as) {
