@@ -540,7 +540,7 @@ func (s *searcher) remember(c *classes) {
 	s.entries += c.entries()
 	// Past its bound, the cache is emptied to three quarters of it: ranking the tables
 	// is then paid once per quarter of the cache, not at every table remembered (Adult
-	// with t-closeness on a hierarchy: 520-575 ms of search, 166-168 ms so).
+	// with t-closeness on a hierarchy: 520-631 ms of search, 166-168 ms so).
 	if bound := s.opt.CacheEntries - s.reserve; s.entries > bound {
 		s.evict(bound-bound/4, nil)
 	}
