@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 
@@ -22,8 +23,9 @@ import (
 
 // keyedRecord is a table of one column of each type that a source gives as keys
 // (integers of every width and signedness, dates, timestamps of every unit, with and
-// without a zone, booleans): repeating values, the types' extremes and nulls, in
-// n records.
+// without a zone, booleans, floats of every width): repeating values, the types'
+// extremes (NaNs of two payloads, whose text is one, and both zeros) and nulls, in n
+// records.
 func keyedRecord(t testing.TB, n int) arrow.RecordBatch {
 	t.Helper()
 	fields := []arrow.Field{
@@ -42,6 +44,9 @@ func keyedRecord(t testing.TB, n int) arrow.RecordBatch {
 		{Name: "ts_us", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
 		{Name: "ts_ns", Type: &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}, Nullable: true},
 		{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+		{Name: "f16", Type: arrow.FixedWidthTypes.Float16, Nullable: true},
+		{Name: "f32", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
+		{Name: "f64", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 	}
 	rb := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
 	defer rb.Release()
@@ -78,6 +83,12 @@ func keyedRecord(t testing.TB, n int) arrow.RecordBatch {
 				b.Append(arrow.Timestamp(v * 1_000_003))
 			case *array.BooleanBuilder:
 				b.Append(v%3 == 0)
+			case *array.Float16Builder: // NaNs of two payloads, ±0, ±∞
+				b.Append(float16.FromBits([]uint16{0x7e00, 0x7e01, 0x8000, 0, 0x7c00, 0xfc00, float16.New(float32(v) / 4).Uint16()}[min(r, 6)]))
+			case *array.Float32Builder:
+				b.Append([]float32{math.Float32frombits(0x7fc00000), math.Float32frombits(0x7fc00001), float32(math.Copysign(0, -1)), 0, float32(math.Inf(1)), math.SmallestNonzeroFloat32, float32(v) / 3}[min(r, 6)])
+			case *array.Float64Builder:
+				b.Append([]float64{math.Float64frombits(0x7ff8000000000000), math.Float64frombits(0x7ff8000000000001), math.Copysign(0, -1), 0, math.Inf(-1), math.MaxFloat64, float64(v) / 7}[min(r, 6)])
 			default:
 				t.Fatalf("no value for %T", b)
 			}

@@ -2,6 +2,7 @@ package table
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -26,11 +27,19 @@ const (
 // keyTextOf returns the canonical text of a key of a column of Arrow type t (the
 // function Column.KeyText holds), or nil when such a column has no keys. A key is the
 // value itself for integers (an unsigned 64-bit value's bits), the days since the
-// epoch for dates, the count of the type's unit since the epoch for timestamps, and 0
-// or 1 for booleans: two values are equal exactly when their keys are, and the text
-// of a key is the text the column's values have in Batch.Fields.
+// epoch for dates, the count of the type's unit since the epoch for timestamps, 0 or
+// 1 for booleans and the bits of a float: equal keys are equal values, and the text
+// of a key is the text the column's values have in Batch.Fields. (Two keys may have
+// one text — floats whose NaNs differ in their bits — so a consumer numbers values by
+// their keys' text.)
 func keyTextOf(t arrow.DataType) func(int64) string {
 	switch t.ID() {
+	case arrow.FLOAT16:
+		return func(k int64) string { return FormatFloat32(halfToFloat32(uint16(k))) }
+	case arrow.FLOAT32:
+		return func(k int64) string { return FormatFloat32(math.Float32frombits(uint32(k))) }
+	case arrow.FLOAT64:
+		return func(k int64) string { return FormatFloat(math.Float64frombits(uint64(k))) }
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32:
 		return FormatInt
 	case arrow.UINT64:
@@ -80,6 +89,18 @@ func arrowKeys(arr arrow.Array, off int, keys []int64, null func(i int)) {
 		}
 	case *array.Timestamp:
 		fillKeys(keys, a.TimestampValues()[off:])
+	case *array.Float16:
+		for i, v := range a.Values()[off : off+len(keys)] {
+			keys[i] = int64(v.Uint16())
+		}
+	case *array.Float32:
+		for i, v := range a.Float32Values()[off : off+len(keys)] {
+			keys[i] = int64(math.Float32bits(v))
+		}
+	case *array.Float64:
+		for i, v := range a.Float64Values()[off : off+len(keys)] {
+			keys[i] = int64(math.Float64bits(v))
+		}
 	case *array.Boolean:
 		for i := range keys {
 			keys[i] = 0

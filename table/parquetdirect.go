@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -103,8 +104,8 @@ func newDirectReader(kind directKind, maxDef int16) *directReader {
 }
 
 // read reads the next n records (n ≤ batchRows) of the column chunk into field j of
-// batch b (records of width fields), as keys when keyed (a column of integers, dates
-// or booleans, see keyTextOf), else as text. String values are read page by page
+// batch b (records of width fields), as keys when keyed (a column of integers, dates,
+// floats or booleans, see keyTextOf), else as text. String values are read page by page
 // (readStrings).
 func (d *directReader) read(cr file.ColumnChunkReader, n int, b *Batch, j, width int, keyed bool) error {
 	var defs []int16
@@ -153,6 +154,7 @@ func (d *directReader) read(cr file.ColumnChunkReader, n int, b *Batch, j, width
 		}
 		total, vals, err = r.ReadBatch(int64(n), d.f32[:n], defs, nil)
 		text = func(v int) string { return FormatFloat32(d.f32[v]) }
+		key = func(v int) int64 { return int64(math.Float32bits(d.f32[v])) }
 	case directFloat64:
 		r, ok := cr.(*file.Float64ColumnChunkReader)
 		if !ok {
@@ -160,6 +162,7 @@ func (d *directReader) read(cr file.ColumnChunkReader, n int, b *Batch, j, width
 		}
 		total, vals, err = r.ReadBatch(int64(n), d.f64[:n], defs, nil)
 		text = func(v int) string { return FormatFloat(d.f64[v]) }
+		key = func(v int) int64 { return int64(math.Float64bits(d.f64[v])) }
 	case directBool:
 		r, ok := cr.(*file.BooleanColumnChunkReader)
 		if !ok {
