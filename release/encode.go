@@ -31,12 +31,15 @@ type dictionary struct {
 	keys     map[int64]int32
 	keyCache *[1 << dictCacheBits]keyCached
 	keyText  func(int64) string
-	values   []string
-	first    []int // 0-based record of each value's first appearance
-	w8       [][]uint8
-	w16      [][]uint16
-	w32      [][]int32
-	n        int // records numbered
+	// block is, for a batch given as indexes into its dictionary (addIndexes), the
+	// number of each of that dictionary's values (−1: not met yet).
+	block  []int32
+	values []string
+	first  []int // 0-based record of each value's first appearance
+	w8     [][]uint8
+	w16    [][]uint16
+	w32    [][]int32
+	n      int // records numbered
 }
 
 const dictChunk = 1 << 16
@@ -201,7 +204,10 @@ func (d *dictionary) lookup(v string) (int32, bool) {
 // them); nullAs is what a null reads as (nil: a null is an error, which names the
 // record).
 func (d *dictionary) add(b *table.Batch, col int, nullAs *string, emptyNull bool) error {
-	if b.Keys != nil && b.Keys[col] != nil {
+	switch {
+	case b.Dict != nil && b.Dict[col] != nil:
+		return d.addIndexes(b, col, nullAs)
+	case b.Keys != nil && b.Keys[col] != nil:
 		return d.addKeys(b, col, nullAs)
 	}
 	for i := range b.N {
@@ -270,6 +276,41 @@ func (d *dictionary) addKeys(b *table.Batch, col int, nullAs *string) error {
 				d.keys[k] = c
 			}
 			*e = keyCached{k, c, true}
+		}
+		if err != nil {
+			return err
+		}
+		d.put(c)
+	}
+	return nil
+}
+
+// addIndexes is add for a column b gives as indexes into the batch's dictionary of its
+// values (a dictionary-encoded Parquet column asked for as keys): each value of that
+// dictionary is numbered as text is, once, at the first record that holds it, and
+// every record's number is then found by its index.
+func (d *dictionary) addIndexes(b *table.Batch, col int, nullAs *string) error {
+	dict := b.Dict[col]
+	d.block = slices.Grow(d.block[:0], len(dict))[:len(dict)]
+	for k := range d.block {
+		d.block[k] = -1
+	}
+	for i, k := range b.Index[col][:b.N] {
+		var (
+			c   int32
+			err error
+		)
+		switch {
+		case b.Null(i, col):
+			if nullAs == nil {
+				return errNull(b.First + i)
+			}
+			c, err = d.number(*nullAs, b.First+i)
+		case d.block[k] >= 0:
+			c = d.block[k]
+		default:
+			c, err = d.number(dict[k], b.First+i)
+			d.block[k] = c
 		}
 		if err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -255,21 +256,35 @@ func (s *parquetSource) StreamAs(ctx context.Context, cols []int, as []Form, out
 	}
 	leaves := make([]int, len(cols))
 	keyed := make([]bool, len(cols))
+	indexed := make([]bool, len(cols)) // string columns asked for as keys, read as dictionary indexes
 	for j, c := range cols {
 		if err := readable(s.path, s.cols[c], formOf(as, j) == AsArray); err != nil {
 			return err
 		}
 		leaves[j] = s.leaves[c][0]
 		keyed[j] = formOf(as, j) == AsKey && s.cols[c].KeyText != nil
+		indexed[j] = formOf(as, j) == AsKey && s.dictionaryEncoded(c)
 	}
-	if kinds := s.directKinds(cols); kinds != nil && !s.viaArrow && !slices.Contains(as, AsArray) {
+	if kinds := s.directKinds(cols); kinds != nil && !s.viaArrow && !slices.Contains(as, AsArray) && !slices.Contains(indexed, true) {
 		return s.streamDirect(ctx, cols, kinds, keyed, &col, send)
 	}
 	// The record reader returns columns in schema order: find each projected one.
 	order := slices.Clone(leaves)
 	slices.Sort(order)
 	order = slices.Compact(order)
-	rr, err := s.fr.GetRecordReader(ctx, order, nil)
+	fr := s.fr
+	if slices.Contains(indexed, true) {
+		props := pqarrow.ArrowReadProperties{BatchSize: BatchRows}
+		for j, ix := range indexed {
+			if ix {
+				props.SetReadDict(leaves[j], true)
+			}
+		}
+		if fr, err = pqarrow.NewFileReader(s.pf, props, s.mem); err != nil {
+			return s.corrupt("", err)
+		}
+	}
+	rr, err := fr.GetRecordReader(ctx, order, nil)
 	if err != nil {
 		return s.corrupt("", err)
 	}
@@ -294,7 +309,7 @@ func (s *parquetSource) StreamAs(ctx context.Context, cols []int, as []Form, out
 				return s.corrupt(col, fmt.Errorf("%d values in a batch of %d records", arr.Len(), n))
 			}
 			conv[j] = nil
-			if formOf(as, j) != AsArray && !keyed[j] {
+			if formOf(as, j) != AsArray && !keyed[j] && !indexed[j] {
 				conv[j] = arrowText(arr, caches[j])
 			}
 		}
@@ -303,6 +318,13 @@ func (s *parquetSource) StreamAs(ctx context.Context, cols []int, as []Form, out
 		for j := range cols {
 			if keyed[j] {
 				arrowKeys(rec.Column(slices.Index(order, leaves[j])), 0, b.moreKeys(j, n), func(i int) { b.SetNull(i*width + j) })
+				continue
+			}
+			if indexed[j] {
+				col = s.cols[cols[j]].Name
+				if err := dictionaryIndexes(rec.Column(slices.Index(order, leaves[j])), b, j, n); err != nil {
+					return s.corrupt(col, err)
+				}
 				continue
 			}
 			if conv[j] == nil {
@@ -339,6 +361,73 @@ func (s *parquetSource) StreamAs(ctx context.Context, cols []int, as []Form, out
 	if int64(s.read) != s.total {
 		return s.corrupt("", fmt.Errorf("%d records where the footer says %d", s.read, s.total))
 	}
+	return nil
+}
+
+// dictionaryEncoded reports whether column c is a string column whose every column
+// chunk has a dictionary page: pass 1 then reads it as the dictionary's indexes
+// (Batch.Index), looking each value of a batch's dictionary up once instead of every
+// record's (a column written without dictionaries is read directly, as text).
+func (s *parquetSource) dictionaryEncoded(c int) bool {
+	if s.cols[c].Arrow == nil || s.cols[c].Arrow.ID() != arrow.STRING || len(s.leaves[c]) != 1 {
+		return false
+	}
+	leaf := s.leaves[c][0]
+	if leaf < 0 || leaf >= len(s.info) || s.info[leaf].phys != parquet.Types.ByteArray {
+		return false
+	}
+	md := s.pf.MetaData()
+	for g := range md.NumRowGroups() {
+		cc, err := md.RowGroup(g).ColumnChunk(leaf)
+		if err != nil || !cc.HasDictionaryPage() {
+			return false
+		}
+	}
+	return md.NumRowGroups() > 0
+}
+
+// dictionaryIndexes puts a dictionary-encoded string array of a batch's n records into
+// field j of b as the index of each record's value (Batch.Index) in the batch's copy of
+// the dictionary (Batch.Dict: one string for all its values, so that it shares nothing
+// with the reader's buffers); a null, or an index to a null value, is a null.
+func dictionaryIndexes(arr arrow.Array, b *Batch, j, n int) error {
+	d, ok := arr.(*array.Dictionary)
+	if !ok {
+		return fmt.Errorf("a %s array where dictionary indexes were asked for", arr.DataType())
+	}
+	dict, ok := d.Dictionary().(*array.String)
+	if !ok {
+		return fmt.Errorf("a dictionary of %s", d.Dictionary().DataType())
+	}
+	offs := dict.ValueOffsets()
+	all := string(dict.ValueBytes())
+	values := make([]string, dict.Len())
+	for k := range values {
+		values[k] = all[offs[k]-offs[0] : offs[k+1]-offs[0]]
+	}
+	if arr.Len() != n {
+		return fmt.Errorf("%d values in a batch of %d records", arr.Len(), n)
+	}
+	index := make([]int32, n)
+	for i := range n {
+		if d.IsNull(i) {
+			b.SetNull(i*b.Width + j)
+			continue
+		}
+		k := d.GetValueIndex(i)
+		if k < 0 || k >= len(values) {
+			return fmt.Errorf("dictionary index %d of %d values", k, len(values))
+		}
+		if dict.IsNull(k) {
+			b.SetNull(i*b.Width + j)
+			continue
+		}
+		index[i] = int32(k)
+	}
+	if b.Dict == nil {
+		b.Dict, b.Index = make([][]string, b.Width), make([][]int32, b.Width)
+	}
+	b.Dict[j], b.Index[j] = values, index
 	return nil
 }
 

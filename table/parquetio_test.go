@@ -30,7 +30,8 @@ func readAll(t testing.TB, src Source, cols []int) ([][]cell, error) {
 }
 
 // readAllAs is readAll with the columns in the forms as gives; a column given as keys
-// reads as its keys' text (Column.KeyText).
+// reads as its keys' text (Column.KeyText), one given as dictionary indexes as its
+// values.
 func readAllAs(t testing.TB, src Source, cols []int, as []Form) ([][]cell, error) {
 	t.Helper()
 	out := make(chan *Batch, 2)
@@ -50,7 +51,11 @@ func readAllAs(t testing.TB, src Source, cols []int, as []Form) ([][]cell, error
 			rec := make([]cell, b.Width)
 			for j := range b.Width {
 				rec[j] = cell{text: b.Fields[i*b.Width+j], null: b.Null(i, j)}
-				if b.Keys != nil && b.Keys[j] != nil && !rec[j].null {
+				switch {
+				case rec[j].null:
+				case b.Dict != nil && b.Dict[j] != nil:
+					rec[j].text = b.Dict[j][b.Index[j][i]]
+				case b.Keys != nil && b.Keys[j] != nil:
 					rec[j].text = src.Columns()[cols[j]].KeyText(b.Keys[j][i])
 				}
 			}

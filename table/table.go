@@ -71,6 +71,13 @@ type Batch struct {
 	// (nil for the others); their fields are then empty, their nulls marked as for
 	// text, and a null's key is meaningless.
 	Keys [][]int64
+	// Dict and Index, when not nil, hold per projected column nil or, for a
+	// dictionary-encoded string column of a Parquet file asked for AsKey, the values of
+	// the batch's dictionary (each once; values no record uses may be among them) and
+	// each record's index into it (a null's is meaningless). Their fields are then
+	// empty, their nulls marked as for text.
+	Dict  [][]string
+	Index [][]int32
 }
 
 // Release lets go of the batch's arrays.
