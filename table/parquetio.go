@@ -389,7 +389,10 @@ func (s *parquetSource) dictionaryEncoded(c int) bool {
 // dictionaryIndexes puts a dictionary-encoded string array of a batch's n records into
 // field j of b as the index of each record's value (Batch.Index) in the batch's copy of
 // the dictionary (Batch.Dict: one string for all its values, so that it shares nothing
-// with the reader's buffers); a null, or an index to a null value, is a null.
+// with the reader's buffers); a null, or an index to a null value, is a null. A
+// dictionary of more values than the batch has records (a column chunk whose
+// dictionary outgrew its page, so that the reader keeps adding the values of the
+// plain pages after it) is not copied: the records' values go as text.
 func dictionaryIndexes(arr arrow.Array, b *Batch, j, n int) error {
 	d, ok := arr.(*array.Dictionary)
 	if !ok {
@@ -398,6 +401,17 @@ func dictionaryIndexes(arr arrow.Array, b *Batch, j, n int) error {
 	dict, ok := d.Dictionary().(*array.String)
 	if !ok {
 		return fmt.Errorf("a dictionary of %s", d.Dictionary().DataType())
+	}
+	if dict.Len() > n {
+		text := arrowText(arr, nil)
+		for i := range n {
+			if v, null := text(i); null {
+				b.SetNull(i*b.Width + j)
+			} else {
+				b.Fields[i*b.Width+j] = v
+			}
+		}
+		return nil
 	}
 	offs := dict.ValueOffsets()
 	all := string(dict.ValueBytes())
