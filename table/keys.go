@@ -17,10 +17,12 @@ const (
 	// AsArray is an Arrow array of the file's type, in Batch.Arrays (Parquet and Arrow
 	// sources), so that a release passes the column through untouched.
 	AsArray
-	// AsKey is a 64-bit key per record, in Batch.Keys, for a column that has keys
-	// (Column.KeyText: integers, dates, timestamps and booleans of a Parquet or Arrow
-	// file), so that pass 1 numbers its values without formatting them; a column
-	// without keys comes as text.
+	// AsKey is a key per record, so that pass 1 numbers values without formatting or
+	// copying each: a 64-bit key in Batch.Keys for a column that has keys
+	// (Column.KeyText: integers, floats, dates, timestamps and booleans of a Parquet or
+	// Arrow file), an index into the batch's dictionary (Batch.Dict, Batch.Index) for
+	// a dictionary-encoded string column of a Parquet file; any other column, or batch
+	// of one, comes as text.
 	AsKey
 )
 
