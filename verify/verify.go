@@ -702,6 +702,7 @@ func checkSensitive(sc Sensitive, hists []map[int32]int64) (SensitiveMeasured, e
 			dense[v] = c
 			counts = append(counts, c)
 		}
+		slices.Sort(counts) // the entropy summed in one order whatever the map's: the same figure every run
 		distinct, entropyL := diversity.Values(counts), math.Exp(diversity.EntropyOf(counts))
 		emd, err := distance(sm.Distance, dense, sc)
 		for v := range h {
