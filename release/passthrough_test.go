@@ -186,3 +186,35 @@ func TestSensitiveListedNotPassed(t *testing.T) {
 		t.Fatal("a release was written")
 	}
 }
+
+// TestSelectRowsDictionary: the rows a batch keeps of a dictionary-encoded column (as a
+// Parquet release passes it through) are its values at those rows, over several runs.
+func TestSelectRowsDictionary(t *testing.T) {
+	db := array.NewDictionaryBuilder(memory.DefaultAllocator, &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}).(*array.BinaryDictionaryBuilder)
+	defer db.Release()
+	words := []string{"flu", "cold", "flu", "asthma", "cold", "flu", "gout", "flu"}
+	for i, w := range words {
+		if i == 5 {
+			db.AppendNull()
+			continue
+		}
+		if err := db.AppendString(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := db.NewArray()
+	defer a.Release()
+	rows := []int{0, 1, 3, 5, 6}
+	got, err := selectRows(a, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Release()
+	text := table.ArrayText(got)
+	for k, r := range rows {
+		v, null := text(k)
+		if null != (r == 5) || (!null && v != words[r]) {
+			t.Fatalf("row %d kept as %q (null %v), want %q", r, v, null, words[r])
+		}
+	}
+}

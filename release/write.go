@@ -172,9 +172,9 @@ func (r *recoder) reads() bool { return len(r.stream) > 0 }
 // passThrough makes pass 2 read the insensitive and sensitive columns of a Parquet or
 // Arrow input as Arrow arrays and write them untouched, when the release is written as
 // Parquet or Arrow: their values are never turned into text. Not passed: a
-// dictionary-encoded column (an Arrow IPC file holds one dictionary per column; the
-// text path writes it) and a sensitive column whose values its hierarchy file must
-// list. A sensitive column's batch whose kept records hold a null goes as text
+// dictionary-encoded column into an Arrow IPC release (whose file holds one dictionary
+// per column; the text path writes it) and a sensitive column whose values its
+// hierarchy file must list. A sensitive column's batch whose kept records hold a null goes as text
 // (nullsAsText), where the null reads as the column's null-as value.
 func (r *recoder) passThrough(src table.Source, outFmt string) {
 	if !table.Arrays(src) || (outFmt != "parquet" && outFmt != "arrow" && outFmt != "arrows") {
@@ -182,7 +182,7 @@ func (r *recoder) passThrough(src table.Source, outFmt string) {
 	}
 	for f, pos := range r.stream {
 		t, c := r.p.ArrowTypes[pos], r.p.Conf[pos]
-		if c == nil || t == nil || t.ID() == arrow.DICTIONARY {
+		if c == nil || t == nil || (t.ID() == arrow.DICTIONARY && outFmt != "parquet") {
 			continue
 		}
 		sensitive := c.Role == schema.Sensitive && r.listed[pos] == nil && !slices.Contains(r.p.PassOnly, pos)
