@@ -16,6 +16,8 @@ func TestDistinctionSeparation(t *testing.T) {
 		{"two classes", []int64{2, 3}, 2.0 / 5, 1 - 4.0/10},
 		// classes 1, 1, 2: 4 records, 6 pairs, 1 alike.
 		{"uniques and a pair", []int64{1, 1, 2}, 3.0 / 4, 5.0 / 6},
+		// classes 2, 2, 3: 7 records, 21 pairs, 1 + 1 + 3 alike.
+		{"classes of one size", []int64{2, 2, 3}, 3.0 / 7, 1 - 5.0/21},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -32,7 +34,7 @@ func TestDistinctionSeparation(t *testing.T) {
 
 // Separation counted pair by pair over records labelled with their class.
 func TestSeparationByPairs(t *testing.T) {
-	sizes := []int64{3, 1, 4, 1, 5, 9, 2, 6}
+	sizes := []int64{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5}
 	var label []int
 	for c, s := range sizes {
 		for range s {
