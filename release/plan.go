@@ -28,6 +28,9 @@ func checkReleaseConfig(cfg *schema.Config) error {
 	default:
 		return schema.BadInput("%s: search.metric: %q is not supported by this version (use loss or discernibility)", where, cfg.Search.Metric)
 	}
+	if cfg.Privacy.RisksModelled() {
+		return schema.BadInput("%s: privacy: the risk-based models are not supported by this version's release", where)
+	}
 	if len(cfg.Quasi()) == 0 {
 		return schema.BadInput("%s: columns: a release needs at least one quasi-identifier", where)
 	}

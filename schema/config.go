@@ -36,6 +36,7 @@ type Config struct {
 	Columns  []Column // in the order the configuration lists them
 	Privacy  Privacy
 	Search   Search
+	Risk     Risk
 	DP       *DP // nil when the configuration has no dp section
 }
 
@@ -96,7 +97,40 @@ type Privacy struct {
 	Suppression float64 // share of input records that may be removed, in [0,1]
 	LDiversity  []LDiversity
 	TCloseness  []TCloseness
+	// The risk-based models (package risk), each 0 or nil when not given.
+	AverageRisk          float64 // the records' average prosecutor risk is at most this
+	HighestRisk          float64 // no record's prosecutor risk is above this
+	RecordsAtRisk        *RecordsAtRisk
+	PopulationUniqueness *PopulationUniqueness
 }
+
+// RisksModelled reports whether any risk-based model is given.
+func (p Privacy) RisksModelled() bool {
+	return p.AverageRisk > 0 || p.HighestRisk > 0 || p.RecordsAtRisk != nil || p.PopulationUniqueness != nil
+}
+
+// RecordsAtRisk bounds the share of records whose prosecutor risk is above a threshold.
+type RecordsAtRisk struct {
+	Threshold float64 // a record is at risk when 1/(its class size) is above this
+	Max       float64 // the largest share of the released records at risk
+}
+
+// PopulationUniqueness bounds the share of the population estimated to be unique on
+// the released quasi-identifiers.
+type PopulationUniqueness struct {
+	Max   float64
+	Model string // dankar (default) | pitman | zayatz | snb
+}
+
+// Risk is what is known of the population the input was drawn from; the zero Risk
+// knows nothing (only the prosecutor model is measured).
+type Risk struct {
+	Population       int64   // N, the population's records; 0 when not given
+	SamplingFraction float64 // the input's share of the population; 0 when not given
+}
+
+// Known reports whether the population is described.
+func (r Risk) Known() bool { return r.Population > 0 || r.SamplingFraction > 0 }
 
 // LDiversity is one l-diversity requirement on a sensitive column.
 type LDiversity struct {

@@ -36,7 +36,7 @@ var (
 // sectionKeys holds, for every mapping of the configuration, the keys it accepts, in
 // the order the unknown-key message lists them.
 var sectionKeys = map[string][]string{
-	"":                                {"dataset", "unlisted", "input", "output", "columns", "privacy", "search", "dp"},
+	"":                                {"dataset", "unlisted", "input", "output", "columns", "privacy", "search", "risk", "dp"},
 	"input":                           ioKeys,
 	"output":                          ioKeys,
 	"input.csv":                       csvKeys,
@@ -45,7 +45,10 @@ var sectionKeys = map[string][]string{
 	"columns.<name>.hierarchy":        hierarchyKinds,
 	"columns.<name>.hierarchy.mask":   {"from", "max"},
 	"columns.<name>.domain":           {"range", "width", "hierarchy-level"},
-	"privacy":                         {"k", "suppression", "l-diversity", "t-closeness"},
+	"privacy":                         {"k", "suppression", "l-diversity", "t-closeness", "average-risk", "highest-risk", "records-at-risk", "population-uniqueness"},
+	"privacy.records-at-risk":         {"threshold", "max"},
+	"privacy.population-uniqueness":   {"max", "model"},
+	"risk":                            {"population", "sampling-fraction"},
 	"privacy.l-diversity":             {"column", "variant", "l", "c"},
 	"privacy.t-closeness":             {"column", "t", "distance", "order"},
 	"search":                          {"algorithm", "metric"},
@@ -64,23 +67,24 @@ var ioFormats = []string{"csv", "parquet", "arrow", "arrows"}
 // enumValues holds, for every key whose value is one of a fixed set of strings (or a
 // list of them), the allowed values in the order the error message lists them.
 var enumValues = map[string][]string{
-	"unlisted":                           {"error", "drop"},
-	"input.format":                       ioFormats,
-	"output.format":                      ioFormats,
-	"columns.<name>.role":                roles,
-	"columns.<name>.type":                types,
-	"columns.<name>.hierarchy.mask.from": {"right", "left"},
-	"columns.<name>.hierarchy.date":      dateUnits,
-	"privacy.l-diversity.variant":        {"distinct", "entropy", "recursive"},
-	"privacy.t-closeness.distance":       {"equal", "ordered", "hierarchical"},
-	"search.algorithm":                   {"optimal", "mondrian"},
-	"search.metric":                      {"loss", "discernibility", "entropy", "ncp"},
-	"dp.neighbours":                      {"add-remove", "replace-one"},
-	"dp.outputs[].mechanism":             {"laplace", "gaussian"},
-	"dp.outputs[].post":                  {"clamp", "round", "consistent"},
-	"dp.outputs[].format":                {"csv", "parquet"},
-	"dp.outputs[].aggregate.stats":       {"count", "sum", "mean", "quantiles"},
-	"dp.outputs[].synthetic.method":      {"aim", "mst"},
+	"unlisted":                            {"error", "drop"},
+	"input.format":                        ioFormats,
+	"output.format":                       ioFormats,
+	"columns.<name>.role":                 roles,
+	"columns.<name>.type":                 types,
+	"columns.<name>.hierarchy.mask.from":  {"right", "left"},
+	"columns.<name>.hierarchy.date":       dateUnits,
+	"privacy.l-diversity.variant":         {"distinct", "entropy", "recursive"},
+	"privacy.t-closeness.distance":        {"equal", "ordered", "hierarchical"},
+	"privacy.population-uniqueness.model": {"dankar", "pitman", "zayatz", "snb"},
+	"search.algorithm":                    {"optimal", "mondrian"},
+	"search.metric":                       {"loss", "discernibility", "entropy", "ncp"},
+	"dp.neighbours":                       {"add-remove", "replace-one"},
+	"dp.outputs[].mechanism":              {"laplace", "gaussian"},
+	"dp.outputs[].post":                   {"clamp", "round", "consistent"},
+	"dp.outputs[].format":                 {"csv", "parquet"},
+	"dp.outputs[].aggregate.stats":        {"count", "sum", "mean", "quantiles"},
+	"dp.outputs[].synthetic.method":       {"aim", "mst"},
 }
 
 // keyPath joins a section and one of its keys into the key path the tables use.

@@ -563,12 +563,68 @@ func (p *parser) config(root *yaml.Node) (*Config, error) {
 			return nil, err
 		}
 	}
+	if v, at := f.get("risk"); v != nil {
+		if cfg.Risk, err = p.risk(v, at); err != nil {
+			return nil, err
+		}
+	}
+	if pu := cfg.Privacy.PopulationUniqueness; pu != nil && !cfg.Risk.Known() {
+		v, at := f.get("privacy")
+		return nil, p.errorf(v, at+".population-uniqueness", "needs the population: risk: {population: N} or risk: {sampling-fraction: f}")
+	}
 	if v, at := f.get("dp"); v != nil {
 		if cfg.DP, err = p.dp(v, at); err != nil {
 			return nil, err
 		}
 	}
 	return cfg, nil
+}
+
+// risk decodes what is known of the population the input was drawn from.
+func (p *parser) risk(n *yaml.Node, path string) (Risk, error) {
+	var r Risk
+	f, err := p.mapping(n, path, "risk")
+	if err != nil {
+		return r, err
+	}
+	switch keys := f.present("population", "sampling-fraction"); len(keys) {
+	case 0:
+		return r, p.errorf(n, path, "needs population or sampling-fraction")
+	case 2:
+		v, at := f.get(keys[1])
+		return r, p.errorf(v, at, "give population or sampling-fraction, not both")
+	}
+	if v, at := f.get("population"); v != nil {
+		pop, err := p.int(v, at)
+		if err != nil {
+			return r, err
+		}
+		if pop < 1 {
+			return r, p.errorf(v, at, "must be at least 1, got %d", pop)
+		}
+		r.Population = int64(pop)
+	}
+	if v, at := f.get("sampling-fraction"); v != nil {
+		if r.SamplingFraction, err = p.share(v, at, false); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+// share decodes a number in (0, 1], or [0, 1] when zero is allowed.
+func (p *parser) share(n *yaml.Node, path string, zero bool) (float64, error) {
+	x, err := p.float(n, path)
+	if err != nil {
+		return 0, err
+	}
+	if x > 1 || x < 0 || (x == 0 && !zero) {
+		if zero {
+			return 0, p.errorf(n, path, "must be between 0 and 1, got %g", x)
+		}
+		return 0, p.errorf(n, path, "must be above 0 and at most 1, got %g", x)
+	}
+	return x, nil
 }
 
 // defaultIO returns an IO with the default CSV dialect.
@@ -953,7 +1009,63 @@ func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 			pr.TCloseness = append(pr.TCloseness, t)
 		}
 	}
-	return pr, nil
+	err = p.riskModels(f, &pr)
+	return pr, err
+}
+
+// riskModels decodes the risk-based models of the privacy section.
+func (p *parser) riskModels(f *fields, pr *Privacy) (err error) {
+	if v, at := f.get("average-risk"); v != nil {
+		if pr.AverageRisk, err = p.share(v, at, false); err != nil {
+			return err
+		}
+	}
+	if v, at := f.get("highest-risk"); v != nil {
+		if pr.HighestRisk, err = p.share(v, at, false); err != nil {
+			return err
+		}
+	}
+	if v, at := f.get("records-at-risk"); v != nil {
+		rf, err := p.mapping(v, at, "privacy.records-at-risk")
+		if err != nil {
+			return err
+		}
+		r := &RecordsAtRisk{}
+		tv, tat, err := rf.required("threshold")
+		if err != nil {
+			return err
+		}
+		if r.Threshold, err = p.share(tv, tat, false); err != nil {
+			return err
+		}
+		mv, mat, err := rf.required("max")
+		if err != nil {
+			return err
+		}
+		if r.Max, err = p.share(mv, mat, true); err != nil {
+			return err
+		}
+		pr.RecordsAtRisk = r
+	}
+	if v, at := f.get("population-uniqueness"); v != nil {
+		uf, err := p.mapping(v, at, "privacy.population-uniqueness")
+		if err != nil {
+			return err
+		}
+		u := &PopulationUniqueness{}
+		mv, mat, err := uf.required("max")
+		if err != nil {
+			return err
+		}
+		if u.Max, err = p.share(mv, mat, true); err != nil {
+			return err
+		}
+		if u.Model, err = uf.enum("model", "dankar"); err != nil {
+			return err
+		}
+		pr.PopulationUniqueness = u
+	}
+	return nil
 }
 
 // lDiversity decodes one l-diversity requirement.

@@ -166,7 +166,12 @@ privacy:
     - {column: diag, variant: entropy, l: 2.5}
     - {column: drug, variant: distinct, l: 2}
   t-closeness: [{column: drug, t: 1, distance: ordered, order: [low, "2", high]}]
+  average-risk: 0.05
+  highest-risk: 0.25
+  records-at-risk: {threshold: 0.1, max: 0.02}
+  population-uniqueness: {max: 0.01}
 search: {algorithm: mondrian, metric: ncp}
+risk: {sampling-fraction: 0.3}
 dp:
   epsilon-total: 2
   neighbours: replace-one
@@ -202,6 +207,10 @@ dp:
 		{"LDiversity", cfg.Privacy.LDiversity, []LDiversity{{Column: "diag", Variant: "entropy", L: 2.5}, {Column: "drug", Variant: "distinct", L: 2}}},
 		{"TCloseness", cfg.Privacy.TCloseness, []TCloseness{{Column: "drug", T: 1, Distance: "ordered", Order: []string{"low", "2", "high"}}}},
 		{"Search", cfg.Search, Search{Algorithm: "mondrian", Metric: "ncp"}},
+		{"risks", [2]float64{cfg.Privacy.AverageRisk, cfg.Privacy.HighestRisk}, [2]float64{0.05, 0.25}},
+		{"RecordsAtRisk", *cfg.Privacy.RecordsAtRisk, RecordsAtRisk{Threshold: 0.1, Max: 0.02}},
+		{"PopulationUniqueness", *cfg.Privacy.PopulationUniqueness, PopulationUniqueness{Max: 0.01, Model: "dankar"}},
+		{"Risk", cfg.Risk, Risk{SamplingFraction: 0.3}},
 		{"Neighbours", cfg.DP.Neighbours, "replace-one"},
 		{"aggregate", *cfg.DP.Outputs[0].Aggregate, Aggregate{Column: "stay", Stats: []string{"count"}}},
 		{"epsilon", cfg.DP.Outputs[0].Epsilon, 1e-6},
@@ -416,6 +425,19 @@ func TestParseErrors(t *testing.T) {
 		{"c zero", "privacy: {l-diversity: {column: diag, variant: recursive, l: 2, c: 0}}\n" + cols, 1, "privacy.l-diversity.c", "must be positive"},
 		{"c forbidden", "privacy:\n  l-diversity:\n    - {column: diag, variant: distinct, l: 2}\n    - {column: drug, variant: entropy, l: 2, c: 1}\n" + cols, 4, "privacy.l-diversity[1].c", "only allowed for the recursive variant"},
 		{"l-diversity twice", "privacy:\n  l-diversity:\n    - {column: diag, variant: distinct, l: 2}\n    - {column: diag, variant: entropy, l: 2}\n" + cols, 4, "privacy.l-diversity[1]", "already has"},
+		{"average-risk zero", "privacy: {average-risk: 0}\n" + cols, 1, "privacy.average-risk", "above 0 and at most 1"},
+		{"highest-risk high", "privacy: {highest-risk: 1.5}\n" + cols, 1, "privacy.highest-risk", "above 0 and at most 1"},
+		{"records-at-risk type", "privacy: {records-at-risk: 0.2}\n" + cols, 1, "privacy.records-at-risk", "expected a mapping"},
+		{"records-at-risk threshold", "privacy: {records-at-risk: {max: 0.1}}\n" + cols, 1, "privacy.records-at-risk.threshold", "required"},
+		{"records-at-risk max", "privacy: {records-at-risk: {threshold: 0.2, max: -1}}\n" + cols, 1, "privacy.records-at-risk.max", "between 0 and 1"},
+		{"records-at-risk key", "privacy: {records-at-risk: {threshold: 0.2, max: 0, share: 1}}\n" + cols, 1, "privacy.records-at-risk.share", "unknown key"},
+		{"uniqueness model", "privacy: {population-uniqueness: {max: 0.1, model: poisson}}\nrisk: {population: 10}\n" + cols, 1, "privacy.population-uniqueness.model", "must be one of dankar, pitman, zayatz, snb"},
+		{"uniqueness without population", "privacy: {population-uniqueness: {max: 0.1}}\n" + cols, 1, "privacy.population-uniqueness", "needs the population"},
+		{"risk empty", "risk: {}\n" + cols, 1, "risk", "needs population or sampling-fraction"},
+		{"risk both", "risk: {population: 10, sampling-fraction: 0.5}\n" + cols, 1, "risk.sampling-fraction", "not both"},
+		{"risk population", "risk: {population: 0}\n" + cols, 1, "risk.population", "at least 1"},
+		{"risk fraction", "risk: {sampling-fraction: 0}\n" + cols, 1, "risk.sampling-fraction", "above 0 and at most 1"},
+		{"risk key", "risk: {fraction: 0.1}\n" + cols, 1, "risk.fraction", "unknown key"},
 		{"t-closeness column missing", "privacy: {t-closeness: {t: 0.2}}\n" + cols, 1, "privacy.t-closeness.column", "required"},
 		{"t-closeness column not sensitive", "privacy: {t-closeness: {column: stay, t: 0.2}}\n" + cols, 1, "privacy.t-closeness.column", "not sensitive"},
 		{"t missing", "privacy: {t-closeness: {column: diag}}\n" + cols, 1, "privacy.t-closeness.t", "required"},
