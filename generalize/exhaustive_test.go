@@ -51,6 +51,9 @@ type oracleQuery struct {
 	// holds, when not nil, decides the l-diversity / t-closeness model on a class's
 	// histogram of sensitive values.
 	holds func(hist []map[string]int) bool
+	// release, when not nil, decides the models of the whole release on the sizes of
+	// the released classes (the risk-based models).
+	release func(sizes []int) bool
 }
 
 // best evaluates every node for one query; nil when no node qualifies.
@@ -168,6 +171,17 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 			}
 			if supp > qu.maxSupp {
 				continue
+			}
+			if qu.release != nil {
+				var sizes []int
+				for _, cl := range groups {
+					if !fails(cl) {
+						sizes = append(sizes, cl.n)
+					}
+				}
+				if !qu.release(sizes) {
+					continue
+				}
 			}
 			val := new(big.Rat)
 			switch qu.metric {

@@ -34,6 +34,8 @@ type Options struct {
 	// table's sensitive columns: a class that fails any of them (or k) is suppressed.
 	Diversity []Diversity
 	Closeness []Closeness
+	// Risks are the risk-based models decided on the released classes as a whole.
+	Risks Risks
 	// BottomOver, when positive, is a number of classes the table's most specific node
 	// is known to have more of (a count that stopped there, as CountRecordClasses's
 	// with that limit): Search does not count them again where it would keep them only
@@ -137,6 +139,9 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 	if err != nil {
 		return nil, err
 	}
+	if err := opt.Risks.check(); err != nil {
+		return nil, err
+	}
 	heights := make([]int, len(t.Columns))
 	for i, c := range t.Columns {
 		heights[i] = c.Hierarchy.Height()
@@ -146,7 +151,7 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 	}
 	s := newSearcher(t, opt, met, sourceClasses)
 	s.mod = mod
-	s.monotone = mod.monotone(opt.MaxSuppressed)
+	s.monotone = mod.monotone(opt.MaxSuppressed) && opt.Risks.monotone(opt.MaxSuppressed)
 	s.resolveCheck = checkAll
 	if !s.monotone {
 		s.resolveCheck = checkMonotone
@@ -461,6 +466,18 @@ func (s *searcher) evaluate(ctx context.Context, node, par int, chk check, inc i
 		ev.suppressed = supp
 		if supp > most {
 			return ev, nil
+		}
+	}
+	if s.opt.Risks.any() {
+		fails := s.fails(cls, failing)
+		ok, err := s.opt.Risks.hold(cls.n, func(j int) int32 {
+			if fails(j) {
+				return 0
+			}
+			return cls.count(j)
+		})
+		if err != nil || !ok {
+			return ev, err
 		}
 	}
 	ev.failing, ev.anonymous = failing, true
@@ -1099,8 +1116,13 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	best := inc.node
 	if best < 0 {
 		models := ""
-		if s.mod.any() {
+		switch {
+		case s.mod.any() && s.opt.Risks.any():
+			models = " with the l-diversity, t-closeness and risk requirements"
+		case s.mod.any():
 			models = " with the l-diversity and t-closeness requirements"
+		case s.opt.Risks.any():
+			models = " with the risk requirements"
 		}
 		return nil, schema.Unattainable("no generalization reaches k=%d%s while suppressing at most %d of %d records", s.opt.K, models, s.opt.MaxSuppressed, s.t.Rows)
 	}

@@ -19,6 +19,7 @@ import (
 	"sanitizer/closeness"
 	"sanitizer/diversity"
 	"sanitizer/internal/safe"
+	"sanitizer/risk"
 )
 
 // Spec is what a release of a given input must satisfy.
@@ -34,6 +35,8 @@ type Spec struct {
 	// release record, the input record it generalizes (AddMatched), and every input
 	// record the release leaves out (AddSuppressed).
 	Utility []Quasi
+	// Risk is the risk-based models the published classes must meet.
+	Risk Risk
 	// FullDomain says that every quasi-identifier is generalized to one level of its
 	// hierarchy across the whole release (the optimal search), which decides the level
 	// of a hierarchy value that several levels write alike.
@@ -98,6 +101,8 @@ type Measured struct {
 	// Utility says that Loss, NCP and NonUniformEntropy were measured.
 	Utility   bool
 	Sensitive []SensitiveMeasured
+	// Sizes is the published classes' size distribution, for the risk measures.
+	Sizes risk.Distribution
 }
 
 // Violation reports a release that breaks its Spec.
@@ -665,6 +670,13 @@ func (c *Counter) Finish() (*Measured, error) {
 		return m, &Violation{Msg: fmt.Sprintf("%d records suppressed, the limit is %d", m.Suppressed, spec.MaxSuppressed)}
 	case m.Rows > 0 && m.MinClass < spec.K:
 		return m, &Violation{Msg: fmt.Sprintf("smallest class has %d records, k is %d", m.MinClass, spec.K)}
+	}
+	var err error
+	if m.Sizes, err = c.classSizes(); err != nil {
+		return m, fmt.Errorf("internal error: %w", err)
+	}
+	if err := checkRisk(spec.Risk, m.Sizes); err != nil {
+		return m, err
 	}
 	for i, sc := range spec.Sensitive {
 		sm, err := checkSensitive(sc, c.hists[i])

@@ -1,0 +1,79 @@
+package generalize
+
+import (
+	"fmt"
+	"math"
+
+	"sanitizer/risk"
+)
+
+// Risks are the risk-based privacy models decided on the whole release (package risk):
+// once the classes that fail k, l-diversity or t-closeness are suppressed, the
+// released classes' sizes must meet each model given. They suppress nothing of their
+// own. (A bound on the highest prosecutor risk is decided class by class: it is a k,
+// see risk.ClassRisk, and the caller folds it into Options.K.)
+//
+// Monotonicity under generalization (see models.go for what the search needs). Without
+// suppression, generalizing merges classes: a record's class only grows, so its
+// prosecutor risk only falls, and the average risk (classes / records) and the share
+// of records above a threshold never rise. With suppression they may: a generalization
+// can release a small class that the more specific node suppressed (records at risk
+// 0 → some, average 1/10 → 2/12). The population-uniqueness estimators are
+// statistical models of the class-size frequencies with no such guarantee, with or
+// without suppression. The search tags by a model only where it is monotone.
+type Risks struct {
+	// Average bounds the released records' average prosecutor risk (0: no bound).
+	Average float64
+	// AtRisk bounds the share of released records whose prosecutor risk is above
+	// AtRiskThreshold to at most AtRiskMax (AtRiskThreshold 0: no bound).
+	AtRiskThreshold, AtRiskMax float64
+}
+
+// any reports whether a risk-based model is given.
+func (r Risks) any() bool { return r.Average > 0 || r.AtRiskThreshold > 0 }
+
+// monotone reports whether every risk-based model given is monotone under
+// generalization with the suppression limit (see Risks).
+func (r Risks) monotone(maxSuppressed int) bool {
+	return maxSuppressed == 0 || (r.Average == 0 && r.AtRiskThreshold == 0)
+}
+
+// check rejects settings the models cannot be decided with.
+func (r Risks) check() error {
+	switch {
+	case r.Average < 0 || r.Average > 1 || math.IsNaN(r.Average):
+		return fmt.Errorf("average risk %g: must be in (0, 1]", r.Average)
+	case r.AtRiskThreshold < 0 || r.AtRiskThreshold > 1 || math.IsNaN(r.AtRiskThreshold):
+		return fmt.Errorf("records at risk: threshold %g: must be in (0, 1]", r.AtRiskThreshold)
+	case r.AtRiskThreshold > 0 && !(r.AtRiskMax >= 0 && r.AtRiskMax <= 1):
+		return fmt.Errorf("records at risk: share %g: must be in [0, 1]", r.AtRiskMax)
+	}
+	return nil
+}
+
+// hold reports whether the released classes meet every model: size(j) is class j's
+// released records (0 for a suppressed class), for j in 0 … n−1.
+func (r Risks) hold(n int, size func(j int) int32) (bool, error) {
+	var records, classes, atRisk int64
+	for j := range n {
+		c := int64(size(j))
+		if c == 0 {
+			continue
+		}
+		records += c
+		classes++
+		if r.AtRiskThreshold > 0 && risk.AtRisk(c, r.AtRiskThreshold) {
+			atRisk += c
+		}
+	}
+	if records == 0 {
+		return true, nil // nothing released, nobody at risk
+	}
+	if r.Average > 0 && float64(classes)/float64(records) > r.Average {
+		return false, nil
+	}
+	if r.AtRiskThreshold > 0 && float64(atRisk)/float64(records) > r.AtRiskMax {
+		return false, nil
+	}
+	return true, nil
+}

@@ -1,0 +1,215 @@
+package generalize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"sanitizer/diversity"
+	"sanitizer/schema"
+)
+
+// The oracle's own risk-based models, written from their definitions over the sizes of
+// the released classes.
+func oracleAverage(a float64) func([]int) bool {
+	return func(sizes []int) bool {
+		records := 0
+		for _, s := range sizes {
+			records += s
+		}
+		return records == 0 || float64(len(sizes))/float64(records) <= a
+	}
+}
+
+func oracleAtRisk(threshold, most float64) func([]int) bool {
+	return func(sizes []int) bool {
+		records, at := 0, 0
+		for _, s := range sizes {
+			records += s
+			if 1/float64(s) > threshold {
+				at += s
+			}
+		}
+		return records == 0 || float64(at)/float64(records) <= most
+	}
+}
+
+func allOf(fs ...func([]int) bool) func([]int) bool {
+	return func(sizes []int) bool {
+		for _, f := range fs {
+			if !f(sizes) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// TestSearchRandomRisksMatchExhaustive: random tables under the average-risk and
+// records-at-risk models, alone, together and with distinct l-diversity, with and
+// without suppression, against the exhaustive optimum. With suppression the risk
+// models are not monotone, and the test requires trials where nodes pass the monotone
+// part (k) and fail them.
+func TestSearchRandomRisksMatchExhaustive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 8))
+	trials := 150
+	if testing.Short() {
+		trials = 60
+	}
+	binding, passThenFail, monotone := 0, 0, 0
+	defer func() {
+		t.Logf("%d of %d trials: the risk models change the k-only optimum; %d where nodes passed k and failed them; %d searched as monotone", binding, trials, passThenFail, monotone)
+		if binding < trials/8 || passThenFail < trials/8 || monotone < trials/5 {
+			t.Errorf("only %d trials where the models matter, %d where nodes fail them after k, %d monotone: the test checks too little", binding, passThenFail, monotone)
+		}
+	}()
+	for trial := range trials {
+		n := 30 + rng.IntN(300)
+		q := 1 + rng.IntN(3)
+		tab, raw, hier := randomTable(rng, n, q)
+		k := 1 + rng.IntN(5)
+		maxSupp := 0
+		if rng.IntN(3) > 0 {
+			maxSupp = rng.IntN(n/4 + 1)
+		}
+		var risks Risks
+		var release []func([]int) bool
+		kind := rng.IntN(4)
+		if kind != 1 {
+			risks.Average = 0.05 + 0.5*rng.Float64()
+			if rng.IntN(2) == 0 { // near 1/k, where suppressing the smallest classes decides it
+				risks.Average = (0.5 + rng.Float64()) / float64(k+1)
+			}
+			release = append(release, oracleAverage(risks.Average))
+		}
+		if kind != 0 {
+			risks.AtRiskThreshold = []float64{0.1, 0.2, 0.25, 1.0 / 3, 0.5}[rng.IntN(5)]
+			risks.AtRiskMax = 0.4 * rng.Float64()
+			release = append(release, oracleAtRisk(risks.AtRiskThreshold, risks.AtRiskMax))
+		}
+		var div []Diversity
+		var holds func([]map[string]int) bool
+		o := newOracle(raw, hier)
+		if kind == 3 {
+			values := 2 + rng.IntN(4)
+			codes := NewCodes(n, values)
+			sens := make([]string, n)
+			for r := range n {
+				v := rng.IntN(values)
+				codes.Set(r, int32(v))
+				sens[r] = fmt.Sprintf("s%d", v)
+			}
+			tab.Sensitive = []Sensitive{{Name: "s", Values: values, Codes: codes}}
+			o.sens = [][]string{sens}
+			div = []Diversity{{0, diversity.Model{Variant: diversity.Distinct, L: 2}}}
+			holds = first(oracleDistinct(2))
+		}
+		name := fmt.Sprintf("trial%d/n=%d/q=%d/k=%d/supp=%d/avg=%.3f/at=%.2f-%.2f/l=%v", trial, n, q, k, maxSupp, risks.Average, risks.AtRiskThreshold, risks.AtRiskMax, div != nil)
+		t.Run(name, func(t *testing.T) {
+			queries := []oracleQuery{
+				{k: k, maxSupp: maxSupp, metric: MetricLoss, holds: holds, release: allOf(release...)},
+				{k: k, maxSupp: maxSupp, metric: MetricLoss, holds: holds},
+			}
+			want := o.bestMany(t, queries)
+			got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Workers: 1 + rng.IntN(3), Diversity: div, Risks: risks})
+			if want[1] != nil && (want[0] == nil || !slices.Equal(want[0].node, want[1].node)) {
+				binding++
+			}
+			if maxSupp == 0 {
+				monotone++
+			}
+			if want[0] == nil {
+				if !errors.Is(err, schema.ErrUnattainable) {
+					t.Fatalf("want unattainable, got %v, %v", got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.rejected > 0 {
+				passThenFail++
+			}
+			if !slices.Equal(got.Levels, want[0].node) || got.Suppressed != want[0].suppressed {
+				t.Fatalf("search: node %v, %d suppressed; exhaustive: node %v, %d suppressed", got.Levels, got.Suppressed, want[0].node, want[0].suppressed)
+			}
+		})
+	}
+}
+
+// TestRisksMonotone: the models tag only where they are monotone.
+func TestRisksMonotone(t *testing.T) {
+	tests := []struct {
+		r        Risks
+		maxSupp  int
+		monotone bool
+	}{
+		{Risks{}, 10, true},
+		{Risks{Average: 0.1}, 0, true},
+		{Risks{Average: 0.1}, 1, false},
+		{Risks{AtRiskThreshold: 0.2, AtRiskMax: 0.1}, 0, true},
+		{Risks{AtRiskThreshold: 0.2, AtRiskMax: 0.1}, 5, false},
+	}
+	for _, tt := range tests {
+		if got := tt.r.monotone(tt.maxSupp); got != tt.monotone {
+			t.Errorf("%+v with %d suppressed: monotone %v, want %v", tt.r, tt.maxSupp, got, tt.monotone)
+		}
+	}
+}
+
+// TestSearchNotMonotoneUnderRisks: a search with a risk model that is not monotone with
+// its suppression limit tags by k alone.
+func TestSearchNotMonotoneUnderRisks(t *testing.T) {
+	tab, _, _ := randomTable(rand.New(rand.NewPCG(1, 2)), 50, 2)
+	for _, tt := range []struct {
+		r        Risks
+		maxSupp  int
+		monotone bool
+	}{
+		{Risks{Average: 0.2}, 0, true},
+		{Risks{Average: 0.2}, 3, false},
+		{Risks{AtRiskThreshold: 0.2, AtRiskMax: 0.1}, 3, false},
+		{Risks{}, 3, true},
+	} {
+		s, err := prepareSearch(tab, tab, tab.Rows, Options{K: 2, MaxSuppressed: tt.maxSupp, Risks: tt.r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.monotone != tt.monotone || (s.resolveCheck == checkAll) != tt.monotone {
+			t.Errorf("%+v, %d suppressed: monotone %v, checks %v; want monotone %v", tt.r, tt.maxSupp, s.monotone, s.resolveCheck, tt.monotone)
+		}
+	}
+}
+
+// TestRisksHold: hand-computed releases on both sides of each bound.
+func TestRisksHold(t *testing.T) {
+	sizes := []int32{0, 2, 3, 5, 0} // 10 released records in 3 classes; 2 suppressed classes
+	tests := []struct {
+		r    Risks
+		want bool
+	}{
+		{Risks{Average: 0.3}, true},                            // 3/10
+		{Risks{Average: 0.29}, false},                          // 3/10 > 0.29
+		{Risks{AtRiskThreshold: 0.25, AtRiskMax: 0.5}, true},   // 1/2, 1/3 above 0.25: 5 of 10
+		{Risks{AtRiskThreshold: 0.25, AtRiskMax: 0.49}, false}, // 0.5 > 0.49
+		{Risks{AtRiskThreshold: 0.5, AtRiskMax: 0.29}, true},   // nothing above 0.5 (1/2 is not): 0 of 10
+		{Risks{AtRiskThreshold: 0.2, AtRiskMax: 0.5}, true},    // 1/5 not above 0.2: 5 of 10
+		{Risks{AtRiskThreshold: 0.19, AtRiskMax: 0.5}, false},  // 1/5 above 0.19: all 10
+		{Risks{Average: 0.3, AtRiskThreshold: 0.19, AtRiskMax: 1}, true},
+	}
+	for _, tt := range tests {
+		got, err := tt.r.hold(len(sizes), func(j int) int32 { return sizes[j] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tt.want {
+			t.Errorf("%+v: %v, want %v", tt.r, got, tt.want)
+		}
+	}
+	if ok, _ := (Risks{Average: 0.01}).hold(2, func(int) int32 { return 0 }); !ok {
+		t.Error("an empty release fails the average risk")
+	}
+}

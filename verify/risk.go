@@ -1,0 +1,46 @@
+package verify
+
+import (
+	"fmt"
+
+	"sanitizer/risk"
+)
+
+// Risk is what a release must meet of the risk-based models (each 0 when not
+// required), measured on its published classes.
+type Risk struct {
+	HighestRisk float64 // no record's prosecutor risk above this
+	AverageRisk float64 // the records' average prosecutor risk at most this
+	// At most AtRiskMax of the records have a prosecutor risk above AtRiskThreshold
+	// (AtRiskThreshold 0: not required).
+	AtRiskThreshold, AtRiskMax float64
+}
+
+// classSizes is the distribution of the published classes' sizes.
+func (c *Counter) classSizes() (risk.Distribution, error) {
+	sizes := make([]int64, 0, len(c.cls)/c.stride)
+	for i := 0; i < len(c.cls); i += c.stride {
+		sizes = append(sizes, int64(c.cls[i]))
+	}
+	return risk.FromSizes(sizes)
+}
+
+// checkRisk checks the risk-based models on the published classes d.
+func checkRisk(r Risk, d risk.Distribution) error {
+	if d.Records() == 0 {
+		return nil // nothing published, nobody at risk
+	}
+	p := risk.ProsecutorRisk(d)
+	switch {
+	case r.HighestRisk > 0 && p.Highest > r.HighestRisk:
+		return &Violation{Msg: fmt.Sprintf("highest re-identification risk %.4g (smallest class %d), the limit is %g", p.Highest, d.Smallest(), r.HighestRisk)}
+	case r.AverageRisk > 0 && p.Average > r.AverageRisk:
+		return &Violation{Msg: fmt.Sprintf("average re-identification risk %.4g, the limit is %g", p.Average, r.AverageRisk)}
+	}
+	if r.AtRiskThreshold > 0 {
+		if at := risk.RecordsAtRisk(d, r.AtRiskThreshold); at > r.AtRiskMax {
+			return &Violation{Msg: fmt.Sprintf("%.4g of the records have a re-identification risk above %g, the limit is %g", at, r.AtRiskThreshold, r.AtRiskMax)}
+		}
+	}
+	return nil
+}
