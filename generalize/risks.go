@@ -27,14 +27,28 @@ type Risks struct {
 	// AtRisk bounds the share of released records whose prosecutor risk is above
 	// AtRiskThreshold to at most AtRiskMax (AtRiskThreshold 0: no bound).
 	AtRiskThreshold, AtRiskMax float64
+	// Uniqueness bounds the share of the population estimated to be unique (nil: no
+	// bound).
+	Uniqueness *Uniqueness
+}
+
+// Uniqueness bounds the estimated population uniqueness of a release: a release whose
+// model has no estimate (risk.Uniqueness.Valid false) does not meet it.
+type Uniqueness struct {
+	Max        float64
+	Population float64 // N: the release's sampling fraction is its records / N
+	Model      risk.UniquenessModel
 }
 
 // any reports whether a risk-based model is given.
-func (r Risks) any() bool { return r.Average > 0 || r.AtRiskThreshold > 0 }
+func (r Risks) any() bool { return r.Average > 0 || r.AtRiskThreshold > 0 || r.Uniqueness != nil }
 
 // monotone reports whether every risk-based model given is monotone under
 // generalization with the suppression limit (see Risks).
 func (r Risks) monotone(maxSuppressed int) bool {
+	if r.Uniqueness != nil {
+		return false
+	}
 	return maxSuppressed == 0 || (r.Average == 0 && r.AtRiskThreshold == 0)
 }
 
@@ -47,6 +61,10 @@ func (r Risks) check() error {
 		return fmt.Errorf("records at risk: threshold %g: must be in (0, 1]", r.AtRiskThreshold)
 	case r.AtRiskThreshold > 0 && !(r.AtRiskMax >= 0 && r.AtRiskMax <= 1):
 		return fmt.Errorf("records at risk: share %g: must be in [0, 1]", r.AtRiskMax)
+	case r.Uniqueness != nil && !(r.Uniqueness.Population >= 1):
+		return fmt.Errorf("population uniqueness: population %g: must be at least 1", r.Uniqueness.Population)
+	case r.Uniqueness != nil && !(r.Uniqueness.Max >= 0 && r.Uniqueness.Max <= 1):
+		return fmt.Errorf("population uniqueness: share %g: must be in [0, 1]", r.Uniqueness.Max)
 	}
 	return nil
 }
@@ -75,5 +93,31 @@ func (r Risks) hold(n int, size func(j int) int32) (bool, error) {
 	if r.AtRiskThreshold > 0 && float64(atRisk)/float64(records) > r.AtRiskMax {
 		return false, nil
 	}
+	if u := r.Uniqueness; u != nil {
+		return u.holds(n, size, classes, records)
+	}
 	return true, nil
+}
+
+// holds reports whether the released classes (size as in Risks.hold; classes and
+// records theirs) meet the bound.
+func (u *Uniqueness) holds(n int, size func(j int) int32, classes, records int64) (bool, error) {
+	if float64(records) > u.Population {
+		return false, fmt.Errorf("population uniqueness: the population of %g is smaller than the %d records released", u.Population, records)
+	}
+	sizes := make([]int64, 0, classes)
+	for j := range n {
+		if c := size(j); c > 0 {
+			sizes = append(sizes, int64(c))
+		}
+	}
+	d, err := risk.FromSizes(sizes)
+	if err != nil {
+		return false, err
+	}
+	est, err := risk.PopulationUniqueness(d, float64(records)/u.Population, u.Model)
+	if err != nil {
+		return false, err
+	}
+	return est.Valid && est.Share <= u.Max, nil
 }

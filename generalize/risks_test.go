@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"sanitizer/diversity"
+	"sanitizer/risk"
 	"sanitizer/schema"
 )
 
@@ -34,6 +35,31 @@ func oracleAtRisk(threshold, most float64) func([]int) bool {
 			}
 		}
 		return records == 0 || float64(at)/float64(records) <= most
+	}
+}
+
+// oracleUniqueness estimates the released classes' population uniqueness with package
+// risk (the estimators are not the search's to reimplement; the grouping is the oracle's).
+func oracleUniqueness(most, population float64, m risk.UniquenessModel) func([]int) bool {
+	return func(sizes []int) bool {
+		var s []int64
+		records := 0
+		for _, c := range sizes {
+			s = append(s, int64(c))
+			records += c
+		}
+		if records == 0 {
+			return true
+		}
+		d, err := risk.FromSizes(s)
+		if err != nil {
+			panic(err)
+		}
+		est, err := risk.PopulationUniqueness(d, float64(records)/population, m)
+		if err != nil {
+			panic(err)
+		}
+		return est.Valid && est.Share <= most
 	}
 }
 
@@ -77,15 +103,21 @@ func TestSearchRandomRisksMatchExhaustive(t *testing.T) {
 		}
 		var risks Risks
 		var release []func([]int) bool
-		kind := rng.IntN(4)
-		if kind != 1 {
+		kind := rng.IntN(5)
+		if kind != 1 && kind != 4 {
 			risks.Average = 0.05 + 0.5*rng.Float64()
 			if rng.IntN(2) == 0 { // near 1/k, where suppressing the smallest classes decides it
 				risks.Average = (0.5 + rng.Float64()) / float64(k+1)
 			}
 			release = append(release, oracleAverage(risks.Average))
 		}
-		if kind != 0 {
+		if kind == 4 {
+			fraction := []float64{0.01, 0.05, 0.1, 0.3, 0.8, 1}[rng.IntN(6)]
+			u := &Uniqueness{Max: 0.1 * rng.Float64(), Population: float64(n) / fraction, Model: risk.UniquenessModel(rng.IntN(4))}
+			risks.Uniqueness = u
+			release = append(release, oracleUniqueness(u.Max, u.Population, u.Model))
+		}
+		if kind != 0 && kind != 4 {
 			risks.AtRiskThreshold = []float64{0.1, 0.2, 0.25, 1.0 / 3, 0.5}[rng.IntN(5)]
 			risks.AtRiskMax = 0.4 * rng.Float64()
 			release = append(release, oracleAtRisk(risks.AtRiskThreshold, risks.AtRiskMax))
@@ -107,14 +139,15 @@ func TestSearchRandomRisksMatchExhaustive(t *testing.T) {
 			div = []Diversity{{0, diversity.Model{Variant: diversity.Distinct, L: 2}}}
 			holds = first(oracleDistinct(2))
 		}
-		name := fmt.Sprintf("trial%d/n=%d/q=%d/k=%d/supp=%d/avg=%.3f/at=%.2f-%.2f/l=%v", trial, n, q, k, maxSupp, risks.Average, risks.AtRiskThreshold, risks.AtRiskMax, div != nil)
+		name := fmt.Sprintf("trial%d/n=%d/q=%d/k=%d/supp=%d/avg=%.3f/at=%.2f-%.2f/unique=%v/l=%v", trial, n, q, k, maxSupp, risks.Average, risks.AtRiskThreshold, risks.AtRiskMax, risks.Uniqueness != nil, div != nil)
+		workers := 1 + rng.IntN(3)
 		t.Run(name, func(t *testing.T) {
 			queries := []oracleQuery{
 				{k: k, maxSupp: maxSupp, metric: MetricLoss, holds: holds, release: allOf(release...)},
 				{k: k, maxSupp: maxSupp, metric: MetricLoss, holds: holds},
 			}
 			want := o.bestMany(t, queries)
-			got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Workers: 1 + rng.IntN(3), Diversity: div, Risks: risks})
+			got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Workers: workers, Diversity: div, Risks: risks})
 			if want[1] != nil && (want[0] == nil || !slices.Equal(want[0].node, want[1].node)) {
 				binding++
 			}
@@ -173,6 +206,7 @@ func TestSearchNotMonotoneUnderRisks(t *testing.T) {
 		{Risks{Average: 0.2}, 3, false},
 		{Risks{AtRiskThreshold: 0.2, AtRiskMax: 0.1}, 3, false},
 		{Risks{}, 3, true},
+		{Risks{Uniqueness: &Uniqueness{Max: 0.1, Population: 1000}}, 0, false},
 	} {
 		s, err := prepareSearch(tab, tab, tab.Rows, Options{K: 2, MaxSuppressed: tt.maxSupp, Risks: tt.r})
 		if err != nil {

@@ -959,7 +959,10 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		apply(ev, s.resolveCheck)
 		return nil
 	}
-	freeValue := s.opt.MaxSuppressed == 0 && s.met.boundIsExactWithoutSuppression()
+	// A node whose tag says it meets every requirement, with nothing suppressed, has
+	// the value of its bound (when the metric's bound is exact then); a tag that
+	// stands for the monotone part only says nothing of the rest.
+	freeValue := s.opt.MaxSuppressed == 0 && s.monotone && s.met.boundIsExactWithoutSuppression()
 
 	// pending is the nodes of the batch being counted, taken from the order already.
 	var pending []int

@@ -28,8 +28,8 @@ func checkReleaseConfig(cfg *schema.Config) error {
 	default:
 		return schema.BadInput("%s: search.metric: %q is not supported by this version (use loss or discernibility)", where, cfg.Search.Metric)
 	}
-	if cfg.Privacy.RisksModelled() {
-		return schema.BadInput("%s: privacy: the risk-based models are not supported by this version's release", where)
+	if pr := cfg.Privacy; cfg.Search.Algorithm == "mondrian" && (pr.AverageRisk > 0 || pr.RecordsAtRisk != nil || pr.PopulationUniqueness != nil) {
+		return schema.BadInput("%s: privacy: average-risk, records-at-risk and population-uniqueness are decided on a whole release, which search.algorithm mondrian cannot do partition by partition: use optimal (highest-risk works with both)", where)
 	}
 	if len(cfg.Quasi()) == 0 {
 		return schema.BadInput("%s: columns: a release needs at least one quasi-identifier", where)

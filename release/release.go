@@ -163,8 +163,12 @@ func (r *run) encodeStage(ctx context.Context) (err error) {
 
 // searchOptions is the search's model: k, the suppression limit, the metric and the
 // protected columns' l-diversity and t-closeness.
-func (r *run) searchOptions() generalize.Options {
-	sopt := generalize.Options{K: r.cfg.Privacy.K, MaxSuppressed: r.p.maxSupp, Metric: r.p.metric, Workers: r.opt.Workers, OnEvaluate: r.p.progress.AddEvaluated}
+func (r *run) searchOptions() (generalize.Options, error) {
+	risks, err := searchRisks(r.cfg, r.t.Rows)
+	if err != nil {
+		return generalize.Options{}, err
+	}
+	sopt := generalize.Options{K: effectiveK(r.cfg.Privacy), MaxSuppressed: r.p.maxSupp, Metric: r.p.metric, Workers: r.opt.Workers, OnEvaluate: r.p.progress.AddEvaluated, Risks: risks}
 	for i, sc := range r.prot {
 		for _, d := range sc.diversity {
 			sopt.Diversity = append(sopt.Diversity, generalize.Diversity{Column: i, Model: d})
@@ -173,7 +177,7 @@ func (r *run) searchOptions() generalize.Options {
 			sopt.Closeness = append(sopt.Closeness, generalize.Closeness{Column: i, T: c.T, Distance: c.Distance})
 		}
 	}
-	return sopt
+	return sopt, nil
 }
 
 // searchStage chooses what the release publishes (a node of the lattice, or Mondrian's
@@ -181,7 +185,9 @@ func (r *run) searchOptions() generalize.Options {
 func (r *run) searchStage(ctx context.Context) (err error) {
 	r.p.progress.Enter(job.StageSearch)
 	r.opt.At(job.StageSearch)
-	r.sopt = r.searchOptions()
+	if r.sopt, err = r.searchOptions(); err != nil {
+		return err
+	}
 	var covers generalize.ClassCovers // what every published class releases
 	// Numeric quasi-identifiers by their values (Mondrian splits them at medians; the
 	// utility metrics measure ranges by them), when their hierarchy's leaves are
@@ -418,6 +424,10 @@ func (r *run) verifyStage(ctx context.Context) error {
 	r.opt.At(job.StageVerify)
 	header := r.p.ReleaseHeader()
 	spec := verify.Spec{K: r.cfg.Privacy.K, MaxSuppressed: r.p.maxSupp, InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames()}
+	var err error
+	if spec.Risk, err = verifyRisk(r.cfg, r.t.Rows); err != nil {
+		return err
+	}
 	for _, sc := range r.prot {
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
 	}
@@ -706,6 +716,9 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	}
 	header := p.ReleaseHeader()
 	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), InputRows: rows, Columns: header, Quasi: p.QuasiNames()}
+	if spec.Risk, err = verifyRisk(cfg, rows); err != nil {
+		return nil, err
+	}
 	for _, sc := range prot {
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
 	}

@@ -1,5 +1,7 @@
 package risk
 
+import "math"
+
 // Prosecutor is the re-identification risk under the prosecutor model (El Emam &
 // Dankar 2008, "Protecting privacy using k-anonymity", JAMIA 15(5)): the attacker knows
 // that the target's record is in the table and picks one of the records that share the
@@ -93,3 +95,20 @@ func RiskBands(d Distribution, bounds []float64) []Band {
 // DefaultBands are the bounds of the risk bands a report charts: 0.1%, 1%, 5%, 10%,
 // 20%, 33% and 50%, the thresholds regulators' guidance and ARX's charts use.
 var DefaultBands = []float64{0.001, 0.01, 0.05, 0.1, 0.2, 1.0 / 3, 0.5}
+
+// SmallestClassWithin is the smallest class size whose records' prosecutor risk is at
+// most highest (in (0, 1]): the k that a bound on the highest risk amounts to (0.2
+// gives 5, 0.3 gives 4).
+func SmallestClassWithin(highest float64) int64 {
+	if !(highest > 0) {
+		return math.MaxInt64
+	}
+	s := int64(math.Ceil(1 / highest))
+	for s > 1 && !AtRisk(s-1, highest) {
+		s--
+	}
+	for AtRisk(s, highest) {
+		s++
+	}
+	return s
+}

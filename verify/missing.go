@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"sanitizer/risk"
 	"sanitizer/schema"
 )
 
@@ -428,8 +429,9 @@ type inputClass struct {
 // quasi-identifier values in spec.Quasi order, then the values of spec.Sensitive's
 // columns in order; a sensitive column's "" read as its Null when set) to levels,
 // groups them into classes, and checks the release's classes against them: a class
-// that meets the models (at least spec.K records, every l-diversity and t-closeness
-// requirement, the latter against the whole input's distribution) must be released
+// that meets the models (at least spec.K records, a prosecutor risk within
+// spec.Risk.HighestRisk, every l-diversity and t-closeness requirement, the latter
+// against the whole input's distribution) must be released
 // whole, one that fails them not at all, and the release may hold no other class. A
 // release that breaks this is a *Violation; it returns the number of input records
 // the models require suppressed.
@@ -524,6 +526,9 @@ func compareClasses(spec Spec, classes map[string]*inputClass, rel *Classes) (in
 func classFails(spec Spec, c *inputClass) (bool, string, error) {
 	if c.n < int64(spec.K) {
 		return true, fmt.Sprintf("has %d records, k is %d", c.n, spec.K), nil
+	}
+	if h := spec.Risk.HighestRisk; h > 0 && risk.AtRisk(c.n, h) {
+		return true, fmt.Sprintf("has %d records, a re-identification risk above the highest allowed, %g", c.n, h), nil
 	}
 	for i, sc := range spec.Sensitive {
 		counts := make([]int64, 0, len(c.hists[i]))

@@ -14,6 +14,18 @@ type Risk struct {
 	// At most AtRiskMax of the records have a prosecutor risk above AtRiskThreshold
 	// (AtRiskThreshold 0: not required).
 	AtRiskThreshold, AtRiskMax float64
+	// Uniqueness, when not nil, bounds the share of the population estimated to be
+	// unique on the published classes.
+	Uniqueness *Uniqueness
+}
+
+// Uniqueness bounds the estimated population uniqueness of a release: the published
+// classes are a sample of Population records (its sampling fraction: the released
+// records / Population); a model without an estimate fails it.
+type Uniqueness struct {
+	Max        float64
+	Population float64
+	Model      risk.UniquenessModel
 }
 
 // classSizes is the distribution of the published classes' sizes.
@@ -41,6 +53,26 @@ func checkRisk(r Risk, d risk.Distribution) error {
 		if at := risk.RecordsAtRisk(d, r.AtRiskThreshold); at > r.AtRiskMax {
 			return &Violation{Msg: fmt.Sprintf("%.4g of the records have a re-identification risk above %g, the limit is %g", at, r.AtRiskThreshold, r.AtRiskMax)}
 		}
+	}
+	if u := r.Uniqueness; u != nil {
+		return checkUniqueness(*u, d)
+	}
+	return nil
+}
+
+// checkUniqueness checks the population uniqueness of the published classes d.
+func checkUniqueness(u Uniqueness, d risk.Distribution) error {
+	if float64(d.Records()) > u.Population {
+		return &Violation{Msg: fmt.Sprintf("%d records released, more than the population's %g", d.Records(), u.Population)}
+	}
+	est, err := risk.PopulationUniqueness(d, float64(d.Records())/u.Population, u.Model)
+	switch {
+	case err != nil:
+		return fmt.Errorf("population uniqueness: %w", err)
+	case !est.Valid:
+		return &Violation{Msg: fmt.Sprintf("the %s model has no estimate of the population uniqueness", u.Model)}
+	case est.Share > u.Max:
+		return &Violation{Msg: fmt.Sprintf("estimated population uniqueness %.4g (%s), the limit is %g", est.Share, est.Model, u.Max)}
 	}
 	return nil
 }

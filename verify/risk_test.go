@@ -54,7 +54,7 @@ func TestReleaseRisk(t *testing.T) {
 					t.Fatalf("got %v, want a violation containing %q", err, tt.want)
 				}
 			}
-			if want := []risk.SizeCount{{2, 1}, {3, 1}, {5, 1}}; m == nil || !slices.Equal(m.Sizes.Counts(), want) {
+			if want := []risk.SizeCount{{Size: 2, Classes: 1}, {Size: 3, Classes: 1}, {Size: 5, Classes: 1}}; m == nil || !slices.Equal(m.Sizes.Counts(), want) {
 				t.Errorf("measured sizes %v, want %v", m.Sizes.Counts(), want)
 			}
 		})

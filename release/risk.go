@@ -1,0 +1,78 @@
+package release
+
+import (
+	"sanitizer/generalize"
+	"sanitizer/risk"
+	"sanitizer/schema"
+	"sanitizer/verify"
+)
+
+// effectiveK is the k the search enforces: the configuration's, or the class size a
+// bound on the highest prosecutor risk amounts to when that is larger.
+func effectiveK(pr schema.Privacy) int {
+	k := pr.K
+	if pr.HighestRisk > 0 {
+		k = max(k, int(min(risk.SmallestClassWithin(pr.HighestRisk), int64(1<<31-1))))
+	}
+	return k
+}
+
+// population is the number of records of the population the input of rows records
+// was drawn from (0 when the configuration does not say): risk.population, or
+// rows / risk.sampling-fraction.
+func population(cfg *schema.Config, rows int) (float64, error) {
+	switch {
+	case cfg.Risk.Population > 0:
+		if cfg.Risk.Population < int64(rows) {
+			return 0, schema.BadInput("%s: risk.population: %d is fewer than the input's %d records", configName(cfg), cfg.Risk.Population, rows)
+		}
+		return float64(cfg.Risk.Population), nil
+	case cfg.Risk.SamplingFraction > 0:
+		return float64(rows) / cfg.Risk.SamplingFraction, nil
+	}
+	return 0, nil
+}
+
+// configName names the configuration in messages.
+func configName(cfg *schema.Config) string {
+	if cfg.File == "" {
+		return "configuration"
+	}
+	return cfg.File
+}
+
+// searchRisks is the search's view of the release-wide risk models, for an input of
+// rows records.
+func searchRisks(cfg *schema.Config, rows int) (generalize.Risks, error) {
+	pr := cfg.Privacy
+	r := generalize.Risks{Average: pr.AverageRisk}
+	if a := pr.RecordsAtRisk; a != nil {
+		r.AtRiskThreshold, r.AtRiskMax = a.Threshold, a.Max
+	}
+	if u := pr.PopulationUniqueness; u != nil {
+		n, err := population(cfg, rows)
+		if err != nil {
+			return r, err
+		}
+		m, err := risk.ParseUniquenessModel(u.Model)
+		if err != nil {
+			return r, schema.BadInput("%s: privacy.population-uniqueness.model: %v", configName(cfg), err)
+		}
+		r.Uniqueness = &generalize.Uniqueness{Max: u.Max, Population: n, Model: m}
+	}
+	return r, nil
+}
+
+// verifyRisk is what the verifier checks of the risk models on the written release
+// of an input of rows records.
+func verifyRisk(cfg *schema.Config, rows int) (verify.Risk, error) {
+	s, err := searchRisks(cfg, rows)
+	if err != nil {
+		return verify.Risk{}, err
+	}
+	r := verify.Risk{HighestRisk: cfg.Privacy.HighestRisk, AverageRisk: s.Average, AtRiskThreshold: s.AtRiskThreshold, AtRiskMax: s.AtRiskMax}
+	if u := s.Uniqueness; u != nil {
+		r.Uniqueness = &verify.Uniqueness{Max: u.Max, Population: u.Population, Model: u.Model}
+	}
+	return r, nil
+}
