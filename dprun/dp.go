@@ -238,6 +238,9 @@ func recordStage(cfg *schema.Config, opt job.Options, ledger string, spend dphis
 	man.Ledger = &report.ManifestLedger{File: filepath.Base(opt.Ledger), EpsilonSpent: ef, DeltaSpent: df,
 		EpsilonTotal: a.EpsilonTotal, DeltaTotal: a.DeltaTotal,
 		Recorded: "before any output was written"}
+	for _, sp := range a.Spends {
+		man.Ledger.History = append(man.Ledger.History, report.LedgerSpend{Time: sp.Time.UTC().Format(time.RFC3339), Epsilon: sp.Epsilon, Delta: sp.Delta, Outputs: sp.Outputs})
+	}
 	opt.At(job.StageRecorded)
 	return nil
 }

@@ -38,6 +38,17 @@ type ManifestLedger struct {
 	EpsilonTotal float64 `json:"epsilon_total"`
 	DeltaTotal   float64 `json:"delta_total"`
 	Recorded     string  `json:"recorded"`
+	// History is every spend on the dataset the ledger holds, this run's included,
+	// oldest first: the budget spent over time.
+	History []LedgerSpend `json:"history,omitempty"`
+}
+
+// LedgerSpend is one run's charge to the dataset's budget.
+type LedgerSpend struct {
+	Time    string   `json:"time"` // RFC 3339, UTC
+	Epsilon float64  `json:"epsilon"`
+	Delta   float64  `json:"delta"`
+	Outputs []string `json:"outputs"`
 }
 
 // ManifestOutput is one output: its file, its cells and its mechanism. L0 is the

@@ -29,7 +29,23 @@ type Report struct {
 	Utility          generalize.Metrics `json:"utility"` // every metric, whatever the search optimized
 	Lattice          LatticeStats       `json:"lattice"`
 	Verified         Verification       `json:"verified"`
-	StagesMS         Stages             `json:"stages_ms"`
+	// Generalized is, per quasi-identifier, what the release publishes of it.
+	Generalized []QuasiRelease `json:"generalized,omitempty"`
+	// Risk is the re-identification risk of the input and of the written release.
+	Risk     *RiskReport `json:"risk,omitempty"`
+	StagesMS Stages      `json:"stages_ms"`
+}
+
+// QuasiRelease is what a release publishes of one quasi-identifier: its level (−1
+// under Mondrian, whose partitions each have their own), the number of distinct values
+// the release holds, and a few of them, in order. The values are the release's own,
+// never an input value it does not publish.
+type QuasiRelease struct {
+	Column   string   `json:"column"`
+	Level    int      `json:"level"`
+	Levels   int      `json:"levels"`
+	Distinct int      `json:"distinct"`
+	Examples []string `json:"examples"`
 }
 
 // FileSummary names a file and its record count.

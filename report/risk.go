@@ -1,0 +1,132 @@
+package report
+
+// RiskReport is the re-identification risk of an input and, when there is one, of its
+// release: counts and shares only. The input is measured at its original
+// quasi-identifier values; the release from the written file, by the verifier.
+type RiskReport struct {
+	// Population is what the configuration says of the population the input was drawn
+	// from (nil: nothing; then only the prosecutor model is measured).
+	Population *PopulationFigures `json:"population,omitempty"`
+	// Thresholds are the risks the RecordsAtRisk shares are given for.
+	Thresholds []float64     `json:"thresholds"`
+	Input      RiskMeasures  `json:"input"`
+	Release    *RiskMeasures `json:"release,omitempty"`
+	// QuasiIdentifiers is how much each quasi-identifier, and each pair of them, sets
+	// the input's records apart (sanitize risk; nil in a release's report).
+	QuasiIdentifiers []AttributeRisk `json:"quasi_identifiers,omitempty"`
+	// Models is the configuration's risk-based models and whether the release meets
+	// them (empty when it has none).
+	Models []RiskModelCheck `json:"models,omitempty"`
+}
+
+// PopulationFigures is the population the input was drawn from.
+type PopulationFigures struct {
+	Size             float64 `json:"size"`              // N
+	SamplingFraction float64 `json:"sampling_fraction"` // the input's records / N
+}
+
+// RiskMeasures is one table's re-identification risk. The prosecutor model (the
+// attacker knows the target is in the table: a record's risk is 1 / its class size)
+// is always measured; the journalist and marketer models and the population
+// uniqueness only when the population is known.
+type RiskMeasures struct {
+	Records int64 `json:"records"` // in classes: suppressed records are not a class
+	Classes int64 `json:"classes"`
+	// HighestRisk is 1 / the smallest class; AverageRisk the records' mean risk
+	// (classes / records); RecordsAtHighest the share of records at HighestRisk.
+	HighestRisk      float64 `json:"highest_risk"`
+	AverageRisk      float64 `json:"average_risk"`
+	RecordsAtHighest float64 `json:"records_at_highest_risk"`
+	// RecordsAtRisk is, for each of the report's thresholds, the share of records
+	// whose risk is above it.
+	RecordsAtRisk []float64 `json:"records_at_risk"`
+	// SampleUniqueness is the share of records unique in the table.
+	SampleUniqueness float64 `json:"sample_uniqueness"`
+	// RecordRisk is how the records' risks are distributed over bands.
+	RecordRisk []RiskBand `json:"record_risk"`
+	// ClassSizes is how many classes, and records in them, have a size in each range.
+	ClassSizes []SizeBucket `json:"class_sizes"`
+	// The population-based models (nil without a population).
+	Journalist           *JournalistRisk      `json:"journalist,omitempty"`
+	Marketer             *MarketerRisk        `json:"marketer,omitempty"`
+	PopulationUniqueness []UniquenessEstimate `json:"population_uniqueness,omitempty"`
+}
+
+// RiskBand is the share of records whose risk lies in (Above, UpTo].
+type RiskBand struct {
+	Above   float64 `json:"above"`
+	UpTo    float64 `json:"up_to"`
+	Records float64 `json:"records"`
+}
+
+// SizeBucket is the classes of Min to Max records (Max 0: no upper end).
+type SizeBucket struct {
+	Min     int64 `json:"min"`
+	Max     int64 `json:"max"`
+	Classes int64 `json:"classes"`
+	Records int64 `json:"records"`
+}
+
+// JournalistRisk is the journalist model's risk (the attacker does not know whether
+// the target is in the table; a record's risk is 1 / its class's size in the
+// population). UpperBound says the population's class sizes were not given and the
+// figures are the prosecutor model's, which bound them from above.
+type JournalistRisk struct {
+	Highest    float64 `json:"highest"`
+	Average    float64 `json:"average"`
+	UpperBound bool    `json:"upper_bound"`
+}
+
+// MarketerRisk is the marketer model's expected share of records re-identified by an
+// attacker who links every record; UpperBound as for JournalistRisk.
+type MarketerRisk struct {
+	Share      float64 `json:"share"`
+	UpperBound bool    `json:"upper_bound"`
+}
+
+// UniquenessEstimate is one model's estimate of the share of the population that is
+// unique on the quasi-identifiers. Chosen is the model Dankar et al.'s rule took (for
+// the "dankar" entry); Valid is false when the model has no estimate for this table.
+type UniquenessEstimate struct {
+	Model  string  `json:"model"`
+	Share  float64 `json:"share"`
+	Valid  bool    `json:"valid"`
+	Chosen string  `json:"chosen,omitempty"`
+}
+
+// AttributeRisk is how much some quasi-identifiers set the input's records apart:
+// Distinction is their distinct combinations / records, Separation the share of
+// record pairs they tell apart (Motwani & Xu 2007).
+type AttributeRisk struct {
+	Columns     []string `json:"columns"`
+	Distinction float64  `json:"distinction"`
+	Separation  float64  `json:"separation"`
+}
+
+// RiskModelCheck is one risk-based model of the configuration, its limit, the value
+// measured on the release, and whether it holds.
+type RiskModelCheck struct {
+	Model    string  `json:"model"` // highest-risk | average-risk | records-at-risk | population-uniqueness
+	Limit    float64 `json:"limit"`
+	Measured float64 `json:"measured"`
+	Holds    bool    `json:"holds"`
+	// Threshold is records-at-risk's threshold; Estimator population-uniqueness's model.
+	Threshold float64 `json:"threshold,omitempty"`
+	Estimator string  `json:"estimator,omitempty"`
+}
+
+// RiskAnalysis is what `sanitize risk` reports: the risk of an input and, when given,
+// of a release of it, with no release written.
+type RiskAnalysis struct {
+	Tool         string `json:"tool"`
+	Version      string `json:"version"`
+	Dataset      string `json:"dataset,omitempty"`
+	ConfigDigest string `json:"config_digest"`
+	// HierarchyDigests maps every hierarchy file the configuration names to its SHA-256.
+	HierarchyDigests map[string]string `json:"hierarchy_digests,omitempty"`
+	CreatedUTC       string            `json:"created_utc"`
+	Input            FileSummary       `json:"input"`
+	Release          *FileSummary      `json:"release,omitempty"`
+	Quasi            []string          `json:"quasi_identifiers"`
+	Risk             RiskReport        `json:"risk"`
+}
