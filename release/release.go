@@ -15,6 +15,7 @@ import (
 	"sanitizer/job"
 	"sanitizer/publish"
 	"sanitizer/report"
+	"sanitizer/risk"
 	"sanitizer/schema"
 	"sanitizer/table"
 	"sanitizer/verify"
@@ -45,7 +46,10 @@ func Release(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.
 	if err := r.verifyStage(ctx); err != nil {
 		return nil, err
 	}
-	rep := r.report()
+	rep, err := r.report()
+	if err != nil {
+		return nil, err
+	}
 	if err := r.publishStage(ctx, rep); err != nil {
 		return nil, err
 	}
@@ -77,6 +81,7 @@ type run struct {
 	classOf    []int32                // the published class of each class of classes (−1: suppressed)
 	released   [][]bool               // optimal: per quasi-identifier, the codes at its level released
 	util       generalize.Metrics
+	inputSizes risk.Distribution // the input's classes at its original values
 	// pass 2
 	dest    releaseDest
 	written int
@@ -208,6 +213,9 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 		// A numeric column with a leaf that is not a finite number is measured by its
 		// leaves, the others by value.
 		values = utilityValues(r.p, r.t)
+	}
+	if r.inputSizes, err = inputSizes(r.t, r.classes); err != nil {
+		return fmt.Errorf("internal error: the input's classes: %w", err)
 	}
 	// The utility metrics of the release, the same for both algorithms.
 	if r.classes != nil {
@@ -480,7 +488,7 @@ func (r *run) agrees(skipped int) error {
 }
 
 // report is the release's report, from what the stages found.
-func (r *run) report() *report.Report {
+func (r *run) report() (*report.Report, error) {
 	cfg, res, m := r.cfg, r.res, r.m
 	rep := &report.Report{
 		Tool: "sanitize", Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
@@ -515,7 +523,10 @@ func (r *run) report() *report.Report {
 			rep.Node = append(rep.Node, report.NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()})
 		}
 	}
-	return rep
+	rep.Generalized = r.generalized()
+	var err error
+	rep.Risk, err = r.riskReport()
+	return rep, err
 }
 
 // publishStage writes the report (if any) to a temporary file, then puts the release

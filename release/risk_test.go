@@ -138,3 +138,84 @@ func TestReleaseRiskModels(t *testing.T) {
 		}
 	})
 }
+
+// TestReportRisk: the report's risk before and after equals the measures of the input's
+// and the written release's classes as the test counts them from the files' strings,
+// and what it says each quasi-identifier publishes is what the release holds.
+func TestReportRisk(t *testing.T) {
+	base, in, dir := hospitalFixture(t, 8000)
+	raw, err := os.ReadFile(base.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}",
+		"privacy: {k: 3, suppression: 0.05, records-at-risk: {threshold: 0.15, max: 0.5}}\nrisk: {sampling-fraction: 0.1}", 1))
+	out := filepath.Join(dir, "r.csv")
+	rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quasi := []string{"age", "sex", "zip", "admitted"}
+	rr := rep.Risk
+	if rr == nil || rr.Release == nil || rr.Population == nil || rr.Population.Size != 80000 {
+		t.Fatalf("risk report %+v", rr)
+	}
+	for _, side := range []struct {
+		name  string
+		sizes []int64
+	}{{"input", releasedSizes(t, in, ',', quasi)}, {"release", releasedSizes(t, out, ',', quasi)}} {
+		m := rr.Input
+		if side.name == "release" {
+			m = *rr.Release
+		}
+		var records int64
+		smallest := side.sizes[0]
+		for _, s := range side.sizes {
+			records += s
+			smallest = min(smallest, s)
+		}
+		if m.Records != records || m.Classes != int64(len(side.sizes)) || m.HighestRisk != 1/float64(smallest) ||
+			m.AverageRisk != float64(len(side.sizes))/float64(records) {
+			t.Errorf("%s: report %d records, %d classes, highest %g, average %g; counted %d, %d, smallest class %d", side.name,
+				m.Records, m.Classes, m.HighestRisk, m.AverageRisk, records, len(side.sizes), smallest)
+		}
+		if !slices.Equal(rr.Thresholds, []float64{0.2, 0.15, 0.1, 0.05}) || len(m.RecordsAtRisk) != 4 {
+			t.Fatalf("thresholds %v, shares %v", rr.Thresholds, m.RecordsAtRisk)
+		}
+		var above int64
+		for _, s := range side.sizes {
+			if 1/float64(s) > 0.15 {
+				above += s
+			}
+		}
+		if want := float64(above) / float64(records); m.RecordsAtRisk[1] != want {
+			t.Errorf("%s: records above 0.15: %g, counted %g", side.name, m.RecordsAtRisk[1], want)
+		}
+		var bucketed int64
+		for _, b := range m.ClassSizes {
+			bucketed += b.Records
+		}
+		if bucketed != records || m.Journalist == nil || m.Marketer == nil || len(m.PopulationUniqueness) != 4 {
+			t.Errorf("%s: %d records in the size buckets of %d; journalist %v, marketer %v, %d uniqueness estimates", side.name, bucketed, records, m.Journalist, m.Marketer, len(m.PopulationUniqueness))
+		}
+	}
+	if len(rr.Models) != 1 || rr.Models[0].Model != "records-at-risk" || !rr.Models[0].Holds || rr.Models[0].Measured != rr.Release.RecordsAtRisk[1] {
+		t.Errorf("models %+v", rr.Models)
+	}
+	header, rows := readTable(t, out, ',')
+	for _, g := range rep.Generalized {
+		col := slices.Index(header, g.Column)
+		values := map[string]bool{}
+		for _, r := range rows {
+			values[r[col]] = true
+		}
+		if g.Distinct != len(values) || len(g.Examples) == 0 {
+			t.Errorf("%s: report %d distinct values, the release holds %d", g.Column, g.Distinct, len(values))
+		}
+		for _, v := range g.Examples {
+			if !values[v] {
+				t.Errorf("%s: example %q is not in the release", g.Column, v)
+			}
+		}
+	}
+}
