@@ -3,7 +3,9 @@ package generalize
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 
 	"sanitizer/risk"
 )
@@ -47,8 +49,22 @@ func ClassSizes(t *Table, cols []int) (risk.Distribution, error) {
 	if span <= denseSpanOf {
 		return denseSizes(keys, span)
 	}
-	slices.Sort(keys)
-	return runSizes(keys)
+	return sortedSizes(keys)
+}
+
+// sortedSizes is the distribution of the runs of equal keys, sorting them in place:
+// in two halves at once on a large table, whose runs are then counted across both.
+func sortedSizes(keys []uint64) (risk.Distribution, error) {
+	if len(keys) < 1<<18 || runtime.GOMAXPROCS(0) < 2 {
+		slices.Sort(keys)
+		return runSizes(keys, nil)
+	}
+	a, b := keys[:len(keys)/2], keys[len(keys)/2:]
+	var wg sync.WaitGroup
+	wg.Go(func() { slices.Sort(a) })
+	slices.Sort(b)
+	wg.Wait()
+	return runSizes(a, b)
 }
 
 // renumber replaces every key by its rank among the distinct keys and returns their
@@ -73,16 +89,27 @@ func denseSizes(keys []uint64, span uint64) (risk.Distribution, error) {
 	return risk.FromSizes(counts)
 }
 
-// runSizes is the distribution of the runs of equal keys in sorted keys.
-func runSizes(keys []uint64) (risk.Distribution, error) {
+// runSizes is the distribution of the classes of equal keys in a and b, each sorted:
+// a class's size is its run in a and its run in b together.
+func runSizes(a, b []uint64) (risk.Distribution, error) {
 	bySize := map[int64]int64{}
-	for i := 0; i < len(keys); {
-		j := i + 1
-		for j < len(keys) && keys[j] == keys[i] {
-			j++
+	run := func(s []uint64, i int, k uint64) int { // the end of k's run from i
+		for i < len(s) && s[i] == k {
+			i++
 		}
-		bySize[int64(j-i)]++
-		i = j
+		return i
+	}
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		var k uint64
+		switch {
+		case j == len(b) || (i < len(a) && a[i] <= b[j]):
+			k = a[i]
+		default:
+			k = b[j]
+		}
+		ei, ej := run(a, i, k), run(b, j, k)
+		bySize[int64(ei-i+ej-j)]++
+		i, j = ei, ej
 	}
 	counts := make([]risk.SizeCount, 0, len(bySize))
 	for s, c := range bySize {

@@ -44,7 +44,7 @@ func TestClassSizesMatchesStrings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, way := range []string{"dense", "sorted", "renumbered"} {
+			for _, way := range []string{"dense", "sorted", "renumbered", "halves"} {
 				got, err := classSizesBy(tab, cols, way)
 				if err != nil {
 					t.Fatal(err)
@@ -64,6 +64,19 @@ func classSizesBy(tab *Table, cols []int, way string) (risk.Distribution, error)
 	case "sorted":
 		defer func(s uint64) { denseSpanOf = s }(denseSpanOf)
 		denseSpanOf = 0
+	case "halves":
+		defer func(s uint64) { denseSpanOf = s }(denseSpanOf)
+		denseSpanOf = 0
+		keys := make([]uint64, tab.Rows)
+		for r := range keys {
+			for _, c := range cols {
+				keys[r] = keys[r]*uint64(tab.Columns[c].Hierarchy.Leaves()) + uint64(tab.Columns[c].Codes.At(r))
+			}
+		}
+		a, b := keys[:len(keys)/2], keys[len(keys)/2:]
+		slices.Sort(a)
+		slices.Sort(b)
+		return runSizes(a, b)
 	case "renumbered":
 		defer func(f func(uint64, uint64) bool) { overflows = f }(overflows)
 		overflows = func(span, card uint64) bool { return span > 1 }
