@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"sanitizer/closeness"
 	"sanitizer/diversity"
 	"sanitizer/risk"
 	"sanitizer/schema"
@@ -74,8 +75,9 @@ func allOf(fs ...func([]int) bool) func([]int) bool {
 	}
 }
 
-// TestSearchRandomRisksMatchExhaustive: random tables under the average-risk and
-// records-at-risk models, alone, together and with distinct l-diversity, with and
+// TestSearchRandomRisksMatchExhaustive: random tables under the average-risk,
+// records-at-risk and population-uniqueness models, alone, together and with distinct
+// l-diversity or t-closeness, with and
 // without suppression, against the exhaustive optimum. With suppression the risk
 // models are not monotone, and the test requires trials where nodes pass the monotone
 // part (k) and fail them.
@@ -123,6 +125,7 @@ func TestSearchRandomRisksMatchExhaustive(t *testing.T) {
 			release = append(release, oracleAtRisk(risks.AtRiskThreshold, risks.AtRiskMax))
 		}
 		var div []Diversity
+		var clo []Closeness
 		var holds func([]map[string]int) bool
 		o := newOracle(raw, hier)
 		if kind == 3 {
@@ -136,10 +139,26 @@ func TestSearchRandomRisksMatchExhaustive(t *testing.T) {
 			}
 			tab.Sensitive = []Sensitive{{Name: "s", Values: values, Codes: codes}}
 			o.sens = [][]string{sens}
-			div = []Diversity{{0, diversity.Model{Variant: diversity.Distinct, L: 2}}}
-			holds = first(oracleDistinct(2))
+			if rng.IntN(2) == 0 {
+				div = []Diversity{{0, diversity.Model{Variant: diversity.Distinct, L: 2}}}
+				holds = first(oracleDistinct(2))
+			} else { // t-closeness, equal distance, by the oracle's own histogram
+				tt := 0.15 + 0.35*rng.Float64()
+				clo = []Closeness{{0, tt, closeness.Equal}}
+				ref := make([]int64, values)
+				for _, v := range sens {
+					ref[int(v[1]-'0')]++
+				}
+				holds = first(func(h map[string]int) bool {
+					p := make([]int64, values)
+					for v, c := range h {
+						p[int(v[1]-'0')] = int64(c)
+					}
+					return must(closeness.EqualEMD(p, ref)) <= tt
+				})
+			}
 		}
-		name := fmt.Sprintf("trial%d/n=%d/q=%d/k=%d/supp=%d/avg=%.3f/at=%.2f-%.2f/unique=%v/l=%v", trial, n, q, k, maxSupp, risks.Average, risks.AtRiskThreshold, risks.AtRiskMax, risks.Uniqueness != nil, div != nil)
+		name := fmt.Sprintf("trial%d/n=%d/q=%d/k=%d/supp=%d/avg=%.3f/at=%.2f-%.2f/unique=%v/l=%v/t=%v", trial, n, q, k, maxSupp, risks.Average, risks.AtRiskThreshold, risks.AtRiskMax, risks.Uniqueness != nil, div != nil, clo != nil)
 		workers := 1 + rng.IntN(3)
 		t.Run(name, func(t *testing.T) {
 			queries := []oracleQuery{
@@ -147,7 +166,7 @@ func TestSearchRandomRisksMatchExhaustive(t *testing.T) {
 				{k: k, maxSupp: maxSupp, metric: MetricLoss, holds: holds},
 			}
 			want := o.bestMany(t, queries)
-			got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Workers: workers, Diversity: div, Risks: risks})
+			got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Workers: workers, Diversity: div, Closeness: clo, Risks: risks})
 			if want[1] != nil && (want[0] == nil || !slices.Equal(want[0].node, want[1].node)) {
 				binding++
 			}
