@@ -83,10 +83,7 @@ func allOf(fs ...func([]int) bool) func([]int) bool {
 // part (k) and fail them.
 func TestSearchRandomRisksMatchExhaustive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 8))
-	trials := 150
-	if testing.Short() {
-		trials = 60
-	}
+	const trials = 150
 	binding, passThenFail, monotone := 0, 0, 0
 	defer func() {
 		t.Logf("%d of %d trials: the risk models change the k-only optimum; %d where nodes passed k and failed them; %d searched as monotone", binding, trials, passThenFail, monotone)
