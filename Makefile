@@ -3,7 +3,7 @@ export GOTOOLCHAIN := local
 GO ?= go
 OUT ?= out
 
-.PHONY: demo test interop race vet fmt bench build fuzz clean
+.PHONY: demo test interop race vet fmt bench build fuzz clean browser-test
 
 build:
 	$(GO) build -buildvcs=auto -o bin/sanitize ./cmd/sanitize
@@ -28,6 +28,12 @@ test: vet fmt
 # carry DuckDB): every Parquet release of its suite read back and recounted with DuckDB.
 interop:
 	cd interop && $(GO) vet ./... && $(GO) test ./...
+
+# The HTML reports opened in headless Chromium (installed from Debian when missing; run
+# as root): no console error, every chart drawn, screenshots in out/browser/.
+browser-test:
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	SANITIZE_BROWSER_REQUIRED=1 $(GO) test -run Browser -v ./report
 
 race:
 	$(GO) test -race ./generalize ./table ./release ./dprun ./job ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./publish

@@ -1,0 +1,286 @@
+package report
+
+import (
+	"bytes"
+
+	"sanitizer/dphist"
+	"sanitizer/generalize"
+)
+
+// The HTML reports' test values: releases, risk analyses and manifests of the sizes
+// and shapes the tool writes (figures of an Adult release at k = 5), built here.
+
+// hostile is a column name that HTML must not take for markup.
+const hostile = `<script>alert("x")</script> & <b>co`
+
+// htmlCase is one rendered page and what it must show.
+type htmlCase struct {
+	name   string
+	render func(*bytes.Buffer) error
+	want   []string // substrings of the HTML, as escaped
+	svgs   int      // the charts it must hold
+	empty  []string // sentences that stand for empty charts
+}
+
+func adultSizesIn() []SizeBucket {
+	return []SizeBucket{{1, 1, 14892, 14892}, {2, 2, 2200, 4400}, {3, 4, 900, 3050}, {5, 9, 500, 3200}, {10, 19, 180, 2400},
+		{20, 49, 60, 1700}, {50, 99, 12, 420}, {100, 999, 1, 100}, {1000, 0, 0, 0}}
+}
+
+func adultSizesOut() []SizeBucket {
+	return []SizeBucket{{1, 1, 0, 0}, {2, 2, 0, 0}, {3, 4, 0, 0}, {5, 9, 400, 2340}, {10, 19, 250, 3020},
+		{20, 49, 170, 5100}, {50, 99, 60, 4000}, {100, 999, 30, 10356}, {1000, 0, 2, 4000}}
+}
+
+// bands are the default risk bands with the given shares, lowest risk first.
+func bands(shares ...float64) []RiskBand {
+	bounds := []float64{0, 0.001, 0.01, 0.05, 0.1, 0.2, 1.0 / 3, 0.5, 1}
+	out := make([]RiskBand, len(bounds)-1)
+	for i := range out {
+		out[i] = RiskBand{Above: bounds[i], UpTo: bounds[i+1]}
+		if i < len(shares) {
+			out[i].Records = shares[i]
+		}
+	}
+	return out
+}
+
+// adultRisk is the risk of Adult and of its k = 5 release; population says whether the
+// population's figures are given.
+func adultRisk(population bool) *RiskReport {
+	rr := &RiskReport{
+		Thresholds: []float64{0.2, 0.1, 0.05},
+		Input: RiskMeasures{Records: 30162, Classes: 18745, HighestRisk: 1, AverageRisk: 18745.0 / 30162, RecordsAtHighest: 14892.0 / 30162,
+			RecordsAtRisk: []float64{0.7407, 0.8468, 0.9264}, SampleUniqueness: 14892.0 / 30162,
+			RecordRisk: bands(0, 0.0033, 0.0703, 0.0796, 0.1061, 0.1011, 0.1459, 0.4937), ClassSizes: adultSizesIn()},
+		Release: &RiskMeasures{Records: 28816, Classes: 912, HighestRisk: 0.2, AverageRisk: 912.0 / 28816, RecordsAtHighest: 0.0104,
+			RecordsAtRisk: []float64{0, 0.0812, 0.186}, SampleUniqueness: 0,
+			RecordRisk: bands(0.1388, 0.3594, 0.3158, 0.1048, 0.0812), ClassSizes: adultSizesOut()},
+		Models: []RiskModelCheck{
+			{Model: "average-risk", Limit: 0.05, Measured: 912.0 / 28816, Holds: true},
+			{Model: "records-at-risk", Limit: 0.1, Measured: 0.0812, Holds: true, Threshold: 0.1},
+		},
+	}
+	if population {
+		rr.Population = &PopulationFigures{Size: 3.2e6, SamplingFraction: 30162 / 3.2e6}
+		rr.Input.Journalist = &JournalistRisk{Highest: 1, Average: 0.6215, UpperBound: true}
+		rr.Input.Marketer = &MarketerRisk{Share: 0.6215, UpperBound: true}
+		rr.Input.PopulationUniqueness = []UniquenessEstimate{{"dankar", 0.0421, true, "pitman"}, {"zayatz", 0.0398, true, ""}, {"pitman", 0.0421, true, ""}, {"snb", 0, false, ""}}
+		rr.Release.Journalist = &JournalistRisk{Highest: 0.0021, Average: 0.00035}
+		rr.Release.Marketer = &MarketerRisk{Share: 0.00031}
+		rr.Release.PopulationUniqueness = []UniquenessEstimate{{"dankar", 0.000033, true, "pitman"}, {"zayatz", 0.00004, true, ""}, {"pitman", 0.000033, true, ""}, {"snb", 0, false, ""}}
+		rr.Models = append(rr.Models, RiskModelCheck{Model: "population-uniqueness", Limit: 0.001, Measured: 0.000033, Holds: true, Estimator: "dankar"})
+	}
+	return rr
+}
+
+// adultReport is the report of a k = 5 release of Adult, its risk measured with or
+// without the population.
+func adultReport(population bool) *Report {
+	return &Report{
+		Tool: "sanitize", Version: "v1.4.0", Dataset: "adult",
+		ConfigDigest:     "sha256:39ba18d4a2679cbb68a5c1c62d21addac272be9e808f9c2c3c8e92474030d2c6",
+		HierarchyDigests: map[string]string{"hierarchies/education.csv": "sha256:12f888da", "hierarchies/age.csv": "sha256:35219b44"},
+		Input:            FileSummary{Path: "adult.csv", Format: "csv", Rows: 30162},
+		Output:           FileSummary{Path: "release.csv", Format: "csv", Rows: 28816},
+		Model: ModelSummary{K: 5, SuppressionRate: 0.05, MaxSuppressed: 1508,
+			LDiversity: []LDiversityIn{{Column: "occupation", Variant: "recursive", L: 3, C: 4}},
+			TCloseness: []TClosenessIn{{Column: "salary", T: 0.2, Distance: "equal"}}},
+		Algorithm: "optimal",
+		Node: []NodeLevel{{"age", 2, 5}, {"sex", 0, 2}, {"race", 1, 2}, {"marital-status", 1, 3}, {"education", 2, 4},
+			{"native-country", 2, 3}, {"workclass", 1, 3}},
+		Classes: 912, MinClass: 5, AvgClass: 31.596, Suppressed: 1346,
+		Metric:  MetricSummary{Name: "loss", Value: 0.4127},
+		Utility: generalize.Metrics{Loss: 0.4127, NCP: 0.3981, Discernibility: 1.2345678e8, CAvg: 6.3192, NonUniformEntropy: 412345.678},
+		Lattice: LatticeStats{Size: 4320, Evaluated: 211, Tagged: 1490, Bounded: 2610, RolledUp: 98000},
+		Verified: Verification{Rows: 28816, Classes: 912, MinClass: 5, Suppressed: 1346,
+			Sensitive: []SensitiveSummary{{Column: "occupation", MinDistinct: 3, MinEntropyL: 2.71, Distance: "equal"},
+				{Column: "salary", MinDistinct: 1, MinEntropyL: 1, MaxEMD: 0.1873, Distance: "equal"}}},
+		Generalized: []QuasiRelease{
+			{"age", 2, 5, 8, []string{"[10,19]", "[20,29]", "[30,39]"}}, {"sex", 0, 2, 2, []string{"Female", "Male"}},
+			{"race", 1, 2, 1, []string{"*"}}, {"marital-status", 1, 3, 3, []string{"spouse present", "never married"}},
+			{"education", 2, 4, 3, []string{"primary", "secondary", "higher"}}, {"native-country", 2, 3, 1, []string{"*"}},
+			{"workclass", 1, 3, 3, []string{"private", "government", "self-employed"}}},
+		Risk:     adultRisk(population),
+		StagesMS: Stages{Encode: 41.2, Search: 120.7, Write: 33.1, Verify: 52.4, Total: 247.4},
+	}
+}
+
+// mondrianReport is a Mondrian release of a small table, its risk without the
+// population and without risk models, with a hostile column name.
+func mondrianReport() *Report {
+	r := &Report{
+		Tool: "sanitize", Version: "v1.4.0", Dataset: "ward <admissions> & co",
+		ConfigDigest: "sha256:5d5745af",
+		Input:        FileSummary{Path: "ward.parquet", Format: "parquet", Rows: 1200},
+		Output:       FileSummary{Path: "ward-release.parquet", Format: "parquet", Rows: 1200},
+		Model:        ModelSummary{K: 10, SuppressionRate: 0, MaxSuppressed: 0, LDiversity: []LDiversityIn{{Column: "diagnosis", Variant: "entropy", L: 2}}},
+		Algorithm:    "mondrian", Partitions: &PartitionStats{Partitions: 96, Splits: 95},
+		Classes: 96, MinClass: 10, AvgClass: 12.5,
+		Metric:  MetricSummary{Name: "ncp", Value: 0.0812},
+		Utility: generalize.Metrics{Loss: 0.0931, NCP: 0.0812, Discernibility: 15120, CAvg: 1.25, NonUniformEntropy: 3012.5},
+		Verified: Verification{Rows: 1200, Classes: 96, MinClass: 10,
+			Sensitive: []SensitiveSummary{{Column: "diagnosis", MinDistinct: 3, MinEntropyL: 2.3, Distance: "equal"}}},
+		Generalized: []QuasiRelease{{"age", -1, 5, 40, []string{"[20,24]", "[25,31]"}}, {hostile, -1, 6, 12, []string{"021**", "<i>x</i>"}}},
+		StagesMS:    Stages{Total: 12},
+	}
+	rr := adultRisk(false)
+	rr.Models = nil
+	rr.Input = RiskMeasures{Records: 1200, Classes: 1100, HighestRisk: 1, AverageRisk: 1100.0 / 1200, RecordsAtHighest: 1000.0 / 1200,
+		RecordsAtRisk: []float64{0.95, 0.97, 0.99}, SampleUniqueness: 1000.0 / 1200, RecordRisk: bands(0, 0, 0.01, 0.02, 0.02, 0.05, 0.07, 1000.0/1200),
+		ClassSizes: []SizeBucket{{1, 1, 1000, 1000}, {2, 2, 50, 100}, {3, 4, 30, 100}, {5, 9, 0, 0}, {10, 19, 0, 0}, {20, 49, 0, 0}, {50, 99, 0, 0}, {100, 999, 0, 0}, {1000, 0, 0, 0}}}
+	rr.Release = &RiskMeasures{Records: 1200, Classes: 96, HighestRisk: 0.1, AverageRisk: 0.08, RecordsAtHighest: 0.5,
+		RecordsAtRisk: []float64{0, 0, 1}, RecordRisk: bands(0, 0, 0, 1),
+		ClassSizes: []SizeBucket{{1, 1, 0, 0}, {2, 2, 0, 0}, {3, 4, 0, 0}, {5, 9, 0, 0}, {10, 19, 96, 1200}, {20, 49, 0, 0}, {50, 99, 0, 0}, {100, 999, 0, 0}, {1000, 0, 0, 0}}}
+	r.Risk = rr
+	return r
+}
+
+// emptyReport is a release in which every record was suppressed.
+func emptyReport() *Report {
+	r := adultReport(false)
+	r.Dataset = "tiny"
+	r.Input.Rows, r.Output.Rows, r.Suppressed, r.Classes, r.MinClass, r.AvgClass = 4, 0, 4, 0, 0, 0
+	r.Model.MaxSuppressed, r.Model.SuppressionRate = 4, 1
+	r.Verified = Verification{Suppressed: 4}
+	r.Generalized = []QuasiRelease{{Column: "age", Level: 4, Levels: 5}, {Column: "sex", Level: 1, Levels: 2}}
+	r.Node = []NodeLevel{{"age", 4, 5}, {"sex", 1, 2}}
+	r.Model.LDiversity, r.Model.TCloseness = nil, nil
+	r.Utility = generalize.Metrics{Loss: 1, NCP: 1, Discernibility: 16}
+	r.Risk = &RiskReport{Thresholds: []float64{0.2, 0.1, 0.05},
+		Input:   RiskMeasures{Records: 4, Classes: 4, HighestRisk: 1, AverageRisk: 1, RecordsAtHighest: 1, RecordsAtRisk: []float64{1, 1, 1}, SampleUniqueness: 1, RecordRisk: bands(0, 0, 0, 0, 0, 0, 0, 1), ClassSizes: []SizeBucket{{1, 1, 4, 4}}},
+		Release: &RiskMeasures{RecordsAtRisk: []float64{0, 0, 0}, RecordRisk: bands(), ClassSizes: []SizeBucket{{1, 1, 0, 0}}}}
+	return r
+}
+
+// noRiskReport is a release whose report holds no risk figures.
+func noRiskReport() *Report {
+	r := adultReport(false)
+	r.Risk = nil
+	r.Generalized = nil // an older report: the node only
+	return r
+}
+
+// adultAnalysis is sanitize risk on Adult, with its release or without.
+func adultAnalysis(release bool) *RiskAnalysis {
+	a := &RiskAnalysis{Tool: "sanitize", Version: "v1.4.0", Dataset: "adult", ConfigDigest: "sha256:39ba18d4",
+		HierarchyDigests: map[string]string{"hierarchies/age.csv": "sha256:35219b44"}, CreatedUTC: "2026-11-25T09:12:44Z",
+		Input: FileSummary{Path: "adult.csv", Format: "csv", Rows: 30162},
+		Quasi: []string{"age", "sex", "race", hostile, "education"},
+	}
+	rr := adultRisk(release)
+	if !release {
+		rr.Release, rr.Models = nil, nil
+	} else {
+		a.Release = &FileSummary{Path: "release.csv", Format: "csv", Rows: 28816}
+		rr.Models[0].Holds = false // a release that misses one: the page must say so
+	}
+	rr.QuasiIdentifiers = []AttributeRisk{
+		{[]string{"age"}, 0.0024, 0.9821}, {[]string{"sex"}, 0.000066, 0.4417}, {[]string{"race"}, 0.00017, 0.2533},
+		{[]string{hostile}, 0.0011, 0.9132}, {[]string{"education"}, 0.00053, 0.8671},
+		{[]string{"age", "sex"}, 0.0047, 0.9902}, {[]string{"age", "race"}, 0.0061, 0.9866}, {[]string{"age", hostile}, 0.0389, 0.9985},
+		{[]string{"age", "education"}, 0.0312, 0.9977}, {[]string{"sex", "race"}, 0.00033, 0.5866}, {[]string{"sex", hostile}, 0.0021, 0.9514},
+		{[]string{"sex", "education"}, 0.0011, 0.9261}, {[]string{"race", hostile}, 0.0033, 0.9398}, {[]string{"race", "education"}, 0.0021, 0.9007},
+		{[]string{hostile, "education"}, 0.0142, 0.9890},
+	}
+	a.Risk = *rr
+	return a
+}
+
+// hospitalManifest is the DP manifest of the hospital sample, with its ledger or not.
+func hospitalManifest(ledger bool) *Manifest {
+	m := &Manifest{Tool: "sanitize", Version: "v1.4.0", Dataset: "hospital-sample", ConfigDigest: "sha256:5d5745af", CreatedUTC: "2026-11-25T00:31:47Z",
+		Neighbours: "add-remove", PrivacyUnit: &ManifestUnit{Column: "patient_id", MaxRowsPerUnit: 3, Seed: 1},
+		Epsilon: 2.5, Delta: 1.01e-7,
+		Outputs: []ManifestOutput{
+			{Name: "age-by-diagnosis", File: "age-by-diagnosis.csv", Kind: "histogram", Columns: []string{"age", "diagnosis"}, Cells: 300,
+				Mechanism: "laplace", Epsilon: 0.5, Neighbours: "add-remove", L0: 1, LInf: 3, L1: 3, L2: 3, NoiseScale: 6, HalfWidth95: 18},
+			{Name: "pairs", File: "pairs.csv", Kind: "marginals", Columns: []string{"age", "sex", hostile},
+				Marginals: [][]string{{"age", "sex"}, {"age", hostile}, {"sex", hostile}}, Cells: 80, Mechanism: "gaussian", Epsilon: 0.5, Delta: 1e-7,
+				NoiseScale: 46.76537180435969, HalfWidth95: 92, Post: []string{"consistent", "clamp", "round"}},
+			{Name: "stay", File: "stay.parquet", Kind: "aggregate", Columns: []string{"diagnosis"}, Cells: 25, Mechanism: "laplace", Epsilon: 0.5,
+				Value: "stay_days", Bounds: []float64{0, 60}, Ranks: []float64{0.5, 0.9},
+				Stats: []dphist.StatBudget{{Stat: "count", Epsilon: 0.125, HalfWidth95: 72}, {Stat: "sum", Epsilon: 0.125, HalfWidth95: 4313.854473917747},
+					{Stat: "mean", Epsilon: 0.125}, {Stat: "quantiles", Epsilon: 0.125}}},
+			{Name: "synthetic", File: "synthetic.csv", Kind: "synthetic", Columns: []string{"age", "sex", "diagnosis"}, Cells: 4988,
+				Mechanism: "exponential selection + gaussian measurements (aim, zCDP)", Epsilon: 1, Delta: 1e-9,
+				Synthetic: &dphist.SynthReport{Method: "aim", Rho: 0.014973057673586254, Rounds: 6, Measured: make([]dphist.SynthMeasure, 10), ModelSize: 81, Rows: 4988}},
+		},
+	}
+	if ledger {
+		m.Ledger = &ManifestLedger{File: "ledger.json", EpsilonSpent: 6, DeltaSpent: 3.01e-7, EpsilonTotal: 10, DeltaTotal: 1e-6, Recorded: "2026-11-25T00:31:47Z",
+			History: []LedgerSpend{
+				{Time: "2026-09-01T08:00:00Z", Epsilon: 1.5, Delta: 1e-7, Outputs: []string{"age-by-diagnosis", "pairs"}},
+				{Time: "2026-10-03T08:00:00Z", Epsilon: 2, Delta: 1e-7, Outputs: []string{"synthetic"}},
+				{Time: "2026-11-25T00:31:47Z", Epsilon: 2.5, Delta: 1.01e-7, Outputs: []string{"age-by-diagnosis", "pairs", "stay", "synthetic"}},
+			}}
+	}
+	return m
+}
+
+// htmlCases are every page the tests render, with what each must show.
+func htmlCases() []htmlCase {
+	rel := func(r *Report) func(*bytes.Buffer) error {
+		return func(b *bytes.Buffer) error { return WriteReleaseHTML(b, r) }
+	}
+	ana := func(a *RiskAnalysis) func(*bytes.Buffer) error {
+		return func(b *bytes.Buffer) error { return WriteRiskHTML(b, a) }
+	}
+	man := func(m *Manifest) func(*bytes.Buffer) error {
+		return func(b *bytes.Buffer) error { return WriteManifestHTML(b, m) }
+	}
+	// A release with risk: a chart per measure, two distributions, the levels, the loss.
+	const releaseCharts = 2 + 3 + 1 + 2 + 1 + 1
+	return []htmlCase{
+		{"release-population", rel(adultReport(true)), []string{
+			"28,816 records of adult.csv were released as release.csv (csv); 1,346 (4.5%) were withheld",
+			"k-anonymity (k = 5): every group of records that share their age, sex, race, marital-status, education, native-country and workclass holds at least 5 records",
+			"Recursive (c,l)-diversity on occupation (c = 4, l = 3)", "t-closeness on salary (t = 0.2)",
+			"Average risk: the records&#39; average re-identification risk is at most 5% (1 in 20); measured 3.2% (1 in 32).",
+			"Records at risk: at most 10% of the records have a re-identification risk above 10%; measured 8.1%.",
+			"Population uniqueness: at most 0.1% of the population is estimated (by Dankar&#39;s rule)",
+			"0.0033% (Pitman&#39;s model)", "≤ 100%<", "0.21% (1 in 476)", "0.031%",
+			"20% (1 in 5)", "3.2% (1 in 32)", "62.1% (1 in 1.6)", "49.4%", "30,162", "18,745", "912",
+			"level 2 of 4", "<code class=\"ex\">[20,29]</code>", "41.3%", "39.8%", "123,456,780", "6.32", "412,345.68 bits",
+			"largest EMD 0.187", "smallest group 5 records", "4,320 combinations", "211 were counted", "1,490 were settled", "2,610 were skipped",
+			"sha256:39ba18d4a2679cbb68a5c1c62d21addac272be9e808f9c2c3c8e92474030d2c6", "hierarchies/age.csv", "v1.4.0", "247 ms",
+			"sample of 0.94% of a population of 3,200,000 people", "50%–100% (groups of 1)", "20%–33.3% (groups of 3–4)", "0.1%–1% (groups of 100–999)",
+			"1 (unique)", "1,000 or more", "35.9%", "10,356",
+		}, releaseCharts + 3 + 1, nil},
+		{"release-prosecutor-only", rel(adultReport(false)), []string{
+			"No population size was configured", "Records at risk above 5%", "groups of 19 or fewer records",
+		}, releaseCharts, nil},
+		{"release-mondrian", rel(mondrianReport()), []string{
+			"Mondrian multidimensional partitioning: the records were split 95 times into 96 partitions",
+			"Mondrian: each partition its own range or group", "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &lt;b&gt;co",
+			"<code class=\"ex\">&lt;i&gt;x&lt;/i&gt;</code>", "Entropy l-diversity on diagnosis (l = 2)", "entropy l 2.3",
+			"ward &lt;admissions&gt; &amp; co", "0 (0%) were withheld", "none was withheld, and the configuration allowed none to be",
+		}, releaseCharts - 1, []string{"Mondrian generalizes each partition on its own"}},
+		{"release-empty", rel(emptyReport()), []string{
+			"0 records of adult.csv were released", "4 (100%) were withheld", "The release holds no record", "no record", "level 4 of 4: every value is *",
+		}, 2 + 3 + 1 + 2 + 1 + 1, nil},
+		{"release-no-risk", rel(noRiskReport()), []string{
+			"This report holds no risk figures", "level 2 of 4", "It chose: age at level 2 of 4",
+		}, 2, nil},
+		{"risk-with-release", ana(adultAnalysis(true)), []string{
+			"adult.csv holds 30,162 records", "Its release release.csv (csv) holds 28,816 records",
+			"does not hold", "The column that drives the risk most is age", "0.24 distinct values per 100 records",
+			"age and &lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &lt;b&gt;co together", "0.0066%", "98.2%", "2026-11-25T09:12:44Z",
+		}, 2 + 3 + 1 + 3 + 1 + 2 + 2, nil},
+		{"risk-input-only", ana(adultAnalysis(false)), []string{
+			"No release was given: the figures are the input&#39;s alone.", "No population size was configured",
+		}, 2 + 3 + 1 + 2 + 2, nil},
+		{"manifest-ledger", man(hospitalManifest(true)), []string{
+			"This run published 4 outputs, spending ε = 2.5 and δ = 1.01 × 10⁻⁷", "b = 6", "σ = 46.77", "± 18", "± 92",
+			"count ± 72; sum ± 4,314", "depends on the data", "4,988 synthetic records made by AIM from 10 noisy marginals measured in 6 rounds",
+			"it has spent ε = 6 of 10 (60% of the total) and δ = 3.01 × 10⁻⁷ of 10⁻⁶", "ε = 4 is left", "2026-10-03T08:00:00Z",
+			"age × &lt;script&gt;", "patient_id", "at most 3 rows", "ε = 1 (40% of the run)", "total 10",
+		}, 3, nil},
+		{"manifest-no-ledger", man(hospitalManifest(false)), []string{"This run kept no ledger"}, 1, nil},
+		{"manifest-empty-history", man(func() *Manifest {
+			m := hospitalManifest(true)
+			m.Ledger.History, m.Outputs = nil, nil
+			return m
+		}()), []string{"published 0 outputs"}, 0, []string{"the run published no output.", "the ledger holds no spend on this dataset."}},
+	}
+}

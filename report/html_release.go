@@ -1,0 +1,413 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"sanitizer/generalize"
+)
+
+// The release report's page: what was released under which models, the risk before
+// and after, what was generalized, the utility, what the verifier found, and the
+// provenance.
+
+// releaseView is the release report's page.
+type releaseView struct {
+	Title      string
+	Lead       string
+	Warning    string
+	Models     []string
+	Risk       *riskView
+	NoRisk     string
+	Generalize generalizeView
+	Utility    []utilityRow
+	Metric     string
+	LossChart  figure
+	Verified   []string
+	Checks     []checkRow
+	Search     []string
+	Prov       provenance
+}
+
+// releasePage is the view of r.
+func releasePage(r *Report) releaseView {
+	v := releaseView{
+		Title:      "Release report" + titleSuffix(r.Dataset),
+		Lead:       releaseLead(r),
+		Models:     modelSentences(r),
+		Generalize: newGeneralizeView(r),
+		Utility:    utilityRows(r),
+		Metric:     metricSentence(r.Metric),
+		LossChart:  lossFigure(r.Utility),
+		Verified:   verifiedSentences(r),
+		Checks:     modelChecks(r),
+		Search:     searchSentences(r),
+		Prov:       newProvenance(r.Tool, r.Version, r.ConfigDigest, r.HierarchyDigests, ""),
+	}
+	if r.Output.Rows == 0 {
+		v.Warning = "The release holds no record: every record was suppressed. Nothing of the input is published; the figures below describe an empty file."
+	}
+	if r.Risk != nil {
+		rv := newRiskView(r.Risk)
+		v.Risk = &rv
+	} else {
+		v.NoRisk = "This report holds no risk figures: it was written without them."
+	}
+	return v
+}
+
+// metricSentence says what the search optimized.
+func metricSentence(m MetricSummary) string {
+	v := fmtNumber(m.Value)
+	if m.Name == "loss" || m.Name == "ncp" {
+		v = fmtPct(m.Value)
+	}
+	return fmt.Sprintf("The search chose, among the releases that meet every model, the one with the least %s: %s.", m.Name, v)
+}
+
+// titleSuffix is ": dataset", or nothing when unnamed.
+func titleSuffix(dataset string) string {
+	if dataset == "" {
+		return ""
+	}
+	return ": " + dataset
+}
+
+// releaseLead is the opening sentence: what was released and what was withheld.
+func releaseLead(r *Report) string {
+	if r.Suppressed == 0 && r.Model.MaxSuppressed == 0 {
+		return fmt.Sprintf("%s %s of %s were released as %s (%s); none was withheld, and the configuration allowed none to be.",
+			fmtCount(int64(r.Output.Rows)), plural(int64(r.Output.Rows), "record", "records"), r.Input.Path, r.Output.Path, r.Output.Format)
+	}
+	return fmt.Sprintf("%s %s of %s were released as %s (%s); %s were withheld (suppressed), the most allowed being %s (%s of the input).",
+		fmtCount(int64(r.Output.Rows)), plural(int64(r.Output.Rows), "record", "records"), r.Input.Path, r.Output.Path, r.Output.Format,
+		fmtShareOf(int64(r.Suppressed), int64(r.Input.Rows)), fmtCount(int64(r.Model.MaxSuppressed)), fmtPct(r.Model.SuppressionRate))
+}
+
+// quasiNames are the release's quasi-identifiers.
+func quasiNames(r *Report) []string {
+	var out []string
+	for _, g := range r.Generalized {
+		out = append(out, g.Column)
+	}
+	if len(out) == 0 {
+		for _, n := range r.Node {
+			out = append(out, n.Column)
+		}
+	}
+	return out
+}
+
+// modelSentences say in words what each privacy model of the release guarantees.
+func modelSentences(r *Report) []string {
+	qi := joinWords(quasiNames(r))
+	if qi == "" {
+		qi = "quasi-identifiers"
+	}
+	k := fmt.Sprintf("k-anonymity (k = %d): every group of records that share their %s holds at least %d records, so no one can be narrowed down to fewer than %d records by these values.",
+		r.Model.K, qi, r.Model.K, r.Model.K)
+	if r.Output.Rows > 0 {
+		k += fmt.Sprintf(" The release has %s groups; the smallest holds %s records, the average %s.", fmtCount(int64(r.Classes)), fmtCount(int64(r.MinClass)), fmtNumber(r.AvgClass))
+	}
+	out := []string{k}
+	for _, l := range r.Model.LDiversity {
+		out = append(out, lSentence(l))
+	}
+	for _, t := range r.Model.TCloseness {
+		out = append(out, fmt.Sprintf("t-closeness on %s (t = %s): in every group, the distribution of %s differs from its distribution in the whole input by at most %s (Earth Mover's Distance, %s ground distance; 0 is identical, 1 as different as can be), so learning someone's group tells little more about their %s than the whole table does.",
+			t.Column, fmtG(t.T), t.Column, fmtG(t.T), t.Distance, t.Column))
+	}
+	if r.Risk != nil {
+		for _, m := range r.Risk.Models {
+			out = append(out, riskModelSentence(m))
+		}
+	}
+	return out
+}
+
+// lSentence says what an l-diversity requirement guarantees.
+func lSentence(l LDiversityIn) string {
+	switch l.Variant {
+	case "distinct":
+		return fmt.Sprintf("Distinct l-diversity on %s (l = %s): in every group, %s takes at least %s different values, so knowing someone's group does not tell their %s.",
+			l.Column, fmtG(l.L), l.Column, fmtG(l.L), l.Column)
+	case "entropy":
+		return fmt.Sprintf("Entropy l-diversity on %s (l = %s): in every group, the values of %s are at least as evenly spread as %s equally frequent values, so no value dominates a group.",
+			l.Column, fmtG(l.L), l.Column, fmtG(l.L))
+	case "recursive":
+		return fmt.Sprintf("Recursive (c,l)-diversity on %s (c = %s, l = %s): in every group, the most frequent value of %s occurs less than %s times as often as all the values but the %s most frequent together, so no value dominates a group.",
+			l.Column, fmtG(l.C), fmtG(l.L), l.Column, fmtG(l.C), fmtG(l.L-1))
+	}
+	return fmt.Sprintf("l-diversity (%s) on %s, l = %s.", l.Variant, l.Column, fmtG(l.L))
+}
+
+// riskModelSentence says what a risk-based model guarantees and what was measured.
+func riskModelSentence(m RiskModelCheck) string {
+	var s string
+	switch m.Model {
+	case "highest-risk":
+		s = fmt.Sprintf("Highest risk: no record's re-identification risk exceeds %s; measured %s.", fmtRisk(m.Limit), fmtRisk(m.Measured))
+	case "average-risk":
+		s = fmt.Sprintf("Average risk: the records' average re-identification risk is at most %s; measured %s.", fmtRisk(m.Limit), fmtRisk(m.Measured))
+	case "records-at-risk":
+		s = fmt.Sprintf("Records at risk: at most %s of the records have a re-identification risk above %s; measured %s.", fmtPct(m.Limit), fmtPct(m.Threshold), fmtPct(m.Measured))
+	case "population-uniqueness":
+		s = fmt.Sprintf("Population uniqueness: at most %s of the population is estimated (by %s) to be unique on the quasi-identifiers; measured %s.", fmtPct(m.Limit), uniquenessName(m.Estimator), fmtPct(m.Measured))
+	default:
+		s = fmt.Sprintf("%s: limit %s; measured %s.", m.Model, fmtG(m.Limit), fmtG(m.Measured))
+	}
+	if !m.Holds {
+		s += " It does NOT hold."
+	}
+	return s
+}
+
+// generalizeView is what the release publishes of each quasi-identifier.
+type generalizeView struct {
+	Rows  []QuasiRelease
+	Chart figure
+}
+
+// newGeneralizeView is r's quasi-identifiers as released, and a chart of how far each
+// was generalized.
+func newGeneralizeView(r *Report) generalizeView {
+	v := generalizeView{Rows: r.Generalized}
+	if len(v.Rows) == 0 {
+		for _, n := range r.Node {
+			v.Rows = append(v.Rows, QuasiRelease{Column: n.Column, Level: n.Level, Levels: n.Levels, Distinct: -1})
+		}
+	}
+	c := barChart{Title: "How far each quasi-identifier was generalized", Axis: "share of the hierarchy climbed (0% = original values, 100% = *)",
+		Max: 1, Tick: fmtPct, Width: wideWidth, Empty: "Mondrian generalizes each partition on its own, so no column has one level: the table gives what the release holds."}
+	for _, q := range v.Rows {
+		if q.Level < 0 || q.Levels < 1 {
+			continue
+		}
+		top := q.Levels - 1
+		share := 1.0
+		if top > 0 {
+			share = float64(q.Level) / float64(top)
+		}
+		c.Rows = append(c.Rows, barRow{Label: q.Column, Bars: []bar{{Value: share, Text: levelShort(q), Series: 1}}})
+	}
+	if len(r.Generalized) == 0 && len(r.Node) == 0 {
+		c.Empty = "the report names no quasi-identifier."
+	}
+	v.Chart = c.figure("Each quasi-identifier's hierarchy goes from the original values (level 0) to * (nothing published). The longer the bar, the coarser the released values.")
+	return v
+}
+
+// levelShort is a quasi-identifier's level in a chart.
+func levelShort(q QuasiRelease) string {
+	switch top := q.Levels - 1; {
+	case q.Level == 0:
+		return fmt.Sprintf("0 of %d: original", top)
+	case q.Level >= top:
+		return fmt.Sprintf("%d of %d: *", q.Level, top)
+	default:
+		return fmt.Sprintf("%d of %d", q.Level, top)
+	}
+}
+
+// levelText says a quasi-identifier's level in words.
+func levelText(q QuasiRelease) string {
+	switch top := q.Levels - 1; {
+	case q.Level < 0:
+		return "Mondrian: each partition its own range or group"
+	case q.Levels < 1:
+		return fmt.Sprintf("level %d", q.Level)
+	case q.Level == 0:
+		return fmt.Sprintf("level 0 of %d: original values", top)
+	case q.Level >= top:
+		return fmt.Sprintf("level %d of %d: every value is *", q.Level, top)
+	default:
+		return fmt.Sprintf("level %d of %d", q.Level, top)
+	}
+}
+
+// utilityRow is one utility figure and what it means.
+type utilityRow struct {
+	Name, Value, Meaning, Better string
+}
+
+// utilityRows are r's utility figures, each with what it measures.
+func utilityRows(r *Report) []utilityRow {
+	u := r.Utility
+	q := max(len(quasiNames(r)), 1)
+	perCell := ""
+	if r.Input.Rows > 0 {
+		perCell = fmt.Sprintf(" Here %s bits per record and quasi-identifier.", fmtNumber(u.NonUniformEntropy/float64(r.Input.Rows*q)))
+	}
+	return []utilityRow{
+		{"Generalization intensity (loss)", fmtPct(u.Loss),
+			"How much of the quasi-identifiers' detail was generalized away: per record and column, the share of the column's values its released value stands for; withheld records count as fully lost.",
+			"Lower is better: 0% keeps the original values, 100% publishes only *."},
+		{"Global certainty penalty (NCP)", fmtPct(u.NCP),
+			"How wide each released range or group is against the column's whole range or all of its values, averaged over records and columns; withheld records count as 100%.",
+			"Lower is better: 0% is exact values."},
+		{"Discernibility", fmtNumber(u.Discernibility),
+			"Each record is charged the size of its group (a withheld record: the input's size): large groups and suppression both cost.",
+			fmt.Sprintf("Lower is better; the least possible is %s (every record alone).", fmtCount(int64(r.Input.Rows)))},
+		{"Average group size ÷ k (C_AVG)", fmtNumber(u.CAvg),
+			"The released groups' average size divided by k.",
+			"Lower is better: 1 means every group has exactly k records; above 1, groups are larger than the model needs."},
+		{"Non-uniform entropy", fmtNumber(u.NonUniformEntropy) + " bits",
+			"The information a reader lacks about each record's original values given the released ones, summed over records and quasi-identifiers." + perCell,
+			"Lower is better: 0 bits is no loss."},
+	}
+}
+
+// lossFigure charts the two utility figures that are shares.
+func lossFigure(u generalize.Metrics) figure {
+	c := barChart{Title: "Detail lost to generalization and suppression", Axis: "share of the quasi-identifiers' detail lost (lower is better)", Max: 1, Tick: fmtPct,
+		Rows: []barRow{
+			{Label: "Generalization intensity", Bars: []bar{{Value: u.Loss, Text: fmtPct(u.Loss), Series: 1}}},
+			{Label: "Certainty penalty (NCP)", Bars: []bar{{Value: u.NCP, Text: fmtPct(u.NCP), Series: 1}}},
+		}}
+	return c.figure("0% would be the original values; 100% would be nothing but *.")
+}
+
+// verifiedSentences say what the verifier read back from the written file.
+func verifiedSentences(r *Report) []string {
+	v := r.Verified
+	out := []string{fmt.Sprintf("The written file was read back by an independent checker, with its own decoder and none of the search's code: it holds %s %s in %s %s, the smallest of %s records; %s %s withheld.",
+		fmtCount(int64(v.Rows)), plural(int64(v.Rows), "record", "records"), fmtCount(int64(v.Classes)), plural(int64(v.Classes), "group", "groups"),
+		fmtCount(int64(v.MinClass)), fmtShareOf(int64(v.Suppressed), int64(r.Input.Rows)), plural(int64(v.Suppressed), "was", "were"))}
+	if v.Rows != r.Output.Rows || v.Suppressed != r.Suppressed || v.Classes != r.Classes {
+		out = append(out, fmt.Sprintf("The search's own figures differ: %s records, %s groups, %s withheld.",
+			fmtCount(int64(r.Output.Rows)), fmtCount(int64(r.Classes)), fmtCount(int64(r.Suppressed))))
+	}
+	return out
+}
+
+// modelChecks are the table of every model against what the verifier measured.
+func modelChecks(r *Report) []checkRow {
+	v := r.Verified
+	out := []checkRow{
+		{"k-anonymity", fmt.Sprintf("every group at least %d records", r.Model.K), fmt.Sprintf("smallest group %s records", fmtCount(int64(v.MinClass))), v.Rows == 0 || v.MinClass >= r.Model.K},
+		{"Suppression", fmt.Sprintf("at most %s records withheld (%s)", fmtCount(int64(r.Model.MaxSuppressed)), fmtPct(r.Model.SuppressionRate)), fmtShareOf(int64(v.Suppressed), int64(r.Input.Rows)) + " withheld", v.Suppressed <= r.Model.MaxSuppressed},
+	}
+	for _, l := range r.Model.LDiversity {
+		s, ok := sensitiveOf(v, l.Column)
+		row := checkRow{Model: fmt.Sprintf("%s l-diversity on %s", l.Variant, l.Column), Holds: ok}
+		switch l.Variant {
+		case "entropy":
+			row.Required = "entropy l at least " + fmtG(l.L)
+			row.Measured = fmt.Sprintf("weakest group: entropy l %s", fmtNumber(s.MinEntropyL))
+			row.Holds = ok && s.MinEntropyL >= l.L-1e-9
+		case "recursive":
+			row.Required = fmt.Sprintf("c = %s, l = %s", fmtG(l.C), fmtG(l.L))
+			row.Measured = fmt.Sprintf("weakest group: %d distinct values (the verifier checked (c,l) on every group)", s.MinDistinct)
+		default:
+			row.Required = "at least " + fmtG(l.L) + " distinct values per group"
+			row.Measured = fmt.Sprintf("weakest group: %d distinct values", s.MinDistinct)
+			row.Holds = ok && float64(s.MinDistinct) >= l.L
+		}
+		if !ok {
+			row.Measured = "not in the verifier's figures"
+		}
+		out = append(out, row)
+	}
+	for _, t := range r.Model.TCloseness {
+		s, ok := sensitiveOf(v, t.Column)
+		row := checkRow{Model: "t-closeness on " + t.Column, Required: fmt.Sprintf("EMD at most %s (%s)", fmtG(t.T), t.Distance),
+			Measured: fmt.Sprintf("largest EMD %s", fmtNumber(s.MaxEMD)), Holds: ok && s.MaxEMD <= t.T+1e-9}
+		if !ok {
+			row.Measured = "not in the verifier's figures"
+		}
+		out = append(out, row)
+	}
+	if r.Risk != nil {
+		out = append(out, riskChecks(r.Risk.Models)...)
+	}
+	return out
+}
+
+// sensitiveOf is the verifier's figures of a sensitive column.
+func sensitiveOf(v Verification, column string) (SensitiveSummary, bool) {
+	for _, s := range v.Sensitive {
+		if s.Column == column {
+			return s, true
+		}
+	}
+	return SensitiveSummary{}, false
+}
+
+// searchSentences say what the search did.
+func searchSentences(r *Report) []string {
+	if p := r.Partitions; p != nil || r.Algorithm == "mondrian" {
+		s := "Mondrian multidimensional partitioning: the records were split recursively"
+		if p != nil {
+			s = fmt.Sprintf("Mondrian multidimensional partitioning: the records were split %s times into %s partitions, each released as one group with its own ranges or hierarchy groups", fmtCount(int64(p.Splits)), fmtCount(int64(p.Partitions)))
+		}
+		return []string{s + ".", stagesSentence(r)}
+	}
+	l := r.Lattice
+	var node []string
+	for _, n := range r.Node {
+		node = append(node, fmt.Sprintf("%s at level %d of %d", n.Column, n.Level, n.Levels-1))
+	}
+	s := fmt.Sprintf("Optimal full-domain generalization: the search looked over a lattice of %s combinations of levels, one level per quasi-identifier. %s were counted and checked against every model",
+		fmtCount(int64(l.Size)), fmtCount(int64(l.Evaluated)))
+	if l.MonotoneOnly > 0 {
+		s += fmt.Sprintf(", %s against the models that only get easier with coarser levels", fmtCount(int64(l.MonotoneOnly)))
+	}
+	s += fmt.Sprintf("; %s were settled without counting, from a neighbour's result (a coarser combination of one that passes passes too); %s were skipped because they could not have less %s than the best found.",
+		fmtCount(int64(l.Tagged)), fmtCount(int64(l.Bounded)), r.Metric.Name)
+	out := []string{s}
+	if len(node) > 0 {
+		out = append(out, "It chose: "+strings.Join(node, ", ")+".")
+	}
+	return append(out, stagesSentence(r))
+}
+
+// stagesSentence says how long the release took.
+func stagesSentence(r *Report) string {
+	st := r.StagesMS
+	return fmt.Sprintf("The release took %s ms: reading and encoding %s ms, search %s ms, writing %s ms, verifying %s ms.",
+		fmtNumber(math.Round(st.Total)), fmtNumber(math.Round(st.Encode)), fmtNumber(math.Round(st.Search)), fmtNumber(math.Round(st.Write)), fmtNumber(math.Round(st.Verify)))
+}
+
+const releaseHTML = `
+{{define "release"}}{{template "head" .Title}}
+<h1>{{.Title}}</h1>
+<p class="sub">For the data custodian: how likely re-identification is, before and after this release, and what the release gave up to get there.</p>
+
+<h2>1. What was released, and under which models</h2>
+<p class="lead">{{.Lead}}</p>
+{{if .Warning}}<p class="warn">{{.Warning}}</p>{{end}}
+{{with .Risk}}{{template "glance" .}}{{end}}
+<p>The privacy models the release meets:</p>
+<ul class="models">
+{{range .Models}}<li>{{.}}</li>
+{{end}}</ul>
+
+<h2>2. Re-identification risk before and after</h2>
+{{with .Risk}}{{template "risk" .}}{{else}}<p class="empty">{{.NoRisk}}</p>{{end}}
+
+<h2>3. What was generalized</h2>
+<p>What the release publishes of each quasi-identifier: how far up its hierarchy it went, how many distinct values the release holds, and a few of them. Nothing else of the data appears in this report.</p>
+<table>
+<tr><th>Quasi-identifier</th><th>Generalization</th><th class="n">Distinct values released</th><th>Examples of released values</th></tr>
+{{range .Generalize.Rows}}<tr><td><code>{{.Column}}</code></td><td>{{levelText .}}</td><td class="n">{{if ge .Distinct 0}}{{count .Distinct}}{{else}}—{{end}}</td><td>{{range .Examples}}<code class="ex">{{.}}</code> {{end}}</td></tr>
+{{end}}</table>
+<figure>{{.Generalize.Chart.Chart}}<figcaption>{{.Generalize.Chart.Caption}}</figcaption></figure>
+
+<h2>4. Utility: what the release keeps</h2>
+<p>{{.Metric}}</p>
+<table>
+<tr><th>Figure</th><th class="n">Value</th><th>What it measures</th><th>Which way is better</th></tr>
+{{range .Utility}}<tr><td>{{.Name}}</td><td class="n">{{.Value}}</td><td class="why">{{.Meaning}}</td><td class="why">{{.Better}}</td></tr>
+{{end}}</table>
+<figure>{{.LossChart.Chart}}<figcaption>{{.LossChart.Caption}}</figcaption></figure>
+
+<h2>5. What the verifier checked and found</h2>
+{{range .Verified}}<p>{{.}}</p>
+{{end}}{{template "checks" .Checks}}
+<h3>The search</h3>
+{{range .Search}}<p>{{.}}</p>
+{{end}}
+{{template "provenance" .Prov}}
+{{template "foot" .Prov}}{{end}}
+`
