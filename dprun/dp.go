@@ -66,7 +66,8 @@ type dpInput struct {
 }
 
 // Run runs the dp command: every output of the configuration's dp section, written as a
-// file of opt.Output (a folder that must not exist or be empty) with manifest.json.
+// file of opt.Output (a folder that must not exist or be empty) with manifest.json and
+// manifest.html (the same for a person to read).
 // With opt.Ledger set, the run's spend is recorded there first. Errors match
 // schema.ErrBadInput for bad input or configuration and schema.ErrUnattainable when the
 // budget does not allow the run; either way nothing is written. A defect of this
@@ -261,6 +262,9 @@ func writeStage(ctx context.Context, cfg *schema.Config, opt job.Options, man *r
 	}
 	opt.Logger().Info("stage done", "stage", job.StageWrite, "outputs", len(tables), "ms", job.Millis(computed, time.Now()))
 	if err := tmp.WriteFile("manifest.json", func(f *os.File) error { return report.WriteJSON(f, man) }); err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	if err := tmp.WriteFile("manifest.html", func(f *os.File) error { return report.WriteManifestHTML(f, man) }); err != nil {
 		return fmt.Errorf("manifest: %w", err)
 	}
 	opt.At(job.StagePublish)

@@ -536,7 +536,7 @@ func (r *run) publishStage(ctx context.Context, rep *report.Report) error {
 	if r.opt.Report != "" {
 		rep.StagesMS.Total = job.Millis(r.start, time.Now())
 		var err error
-		if reportTmp, err = writeJSONTemp(r.opt.Report, rep); err != nil {
+		if reportTmp, err = writeReportTemp(r.opt.Report, rep); err != nil {
 			return err
 		}
 		defer reportTmp.Discard() // nothing, once published

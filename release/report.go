@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"sanitizer/generalize"
@@ -14,14 +16,26 @@ import (
 	"sanitizer/schema"
 )
 
-// writeJSONTemp writes v as indented JSON to a new temporary file beside path, held
-// until the caller publishes or discards it.
-func writeJSONTemp(path string, v any) (*publish.File, error) {
-	f, err := publish.Prepare(path, nil, func(f *os.File) error { return report.WriteJSON(f, v) })
+// writeReportTemp writes the release's report to a new temporary file beside path,
+// held until the caller publishes or discards it: a self-contained HTML page when
+// path ends in .html or .htm, indented JSON otherwise.
+func writeReportTemp(path string, rep *report.Report) (*publish.File, error) {
+	f, err := publish.Prepare(path, nil, func(f *os.File) error {
+		if isHTML(path) {
+			return report.WriteReleaseHTML(f, rep)
+		}
+		return report.WriteJSON(f, rep)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
+}
+
+// isHTML reports whether a report's path asks for HTML.
+func isHTML(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".html" || ext == ".htm"
 }
 
 // releaseMetadata is the key-value metadata of a Parquet or Arrow release: the release

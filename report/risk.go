@@ -1,5 +1,14 @@
 package report
 
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
 // RiskReport is the re-identification risk of an input and, when there is one, of its
 // release: counts and shares only. The input is measured at its original
 // quasi-identifier values; the release from the written file, by the verifier.
@@ -129,4 +138,70 @@ type RiskAnalysis struct {
 	Release          *FileSummary      `json:"release,omitempty"`
 	Quasi            []string          `json:"quasi_identifiers"`
 	Risk             RiskReport        `json:"risk"`
+}
+
+// Summary is the short human summary of a risk analysis printed on stdout.
+func (a *RiskAnalysis) Summary(w io.Writer) {
+	if p := a.Risk.Population; p != nil {
+		fmt.Fprintf(w, "population: %.0f records (sampling fraction %.4g)\n", p.Size, p.SamplingFraction)
+	}
+	a.Risk.Input.summary(w, "input "+a.Input.Path, a.Risk.Thresholds)
+	if a.Release != nil && a.Risk.Release != nil {
+		a.Risk.Release.summary(w, "release "+a.Release.Path, a.Risk.Thresholds)
+	}
+	for _, m := range a.Risk.Models {
+		verdict := "holds"
+		if !m.Holds {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(w, "model %s: limit %.4g, measured %.4g: %s\n", m.Model, m.Limit, m.Measured, verdict)
+	}
+	qis := slices.Clone(a.Risk.QuasiIdentifiers)
+	slices.SortStableFunc(qis, func(x, y AttributeRisk) int { return cmp.Compare(y.Distinction, x.Distinction) })
+	for i, q := range qis {
+		if i == 5 {
+			fmt.Fprintf(w, "… %d more combinations in the report\n", len(qis)-5)
+			break
+		}
+		fmt.Fprintf(w, "quasi-identifiers %s: distinction %.4g, separation %.4g\n", strings.Join(q.Columns, "+"), q.Distinction, q.Separation)
+	}
+}
+
+// summary prints one table's measures.
+func (m *RiskMeasures) summary(w io.Writer, what string, thresholds []float64) {
+	fmt.Fprintf(w, "%s: %d records in %d classes; prosecutor risk highest %s, average %s; %s of the records unique\n",
+		what, m.Records, m.Classes, summaryPercent(m.HighestRisk), summaryPercent(m.AverageRisk), summaryPercent(m.SampleUniqueness))
+	var parts []string
+	for i, th := range thresholds {
+		if i < len(m.RecordsAtRisk) {
+			parts = append(parts, fmt.Sprintf("%s above %g%%", summaryPercent(m.RecordsAtRisk[i]), 100*th))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "  records at risk: %s\n", strings.Join(parts, ", "))
+	}
+	if m.Journalist != nil && m.Marketer != nil {
+		bound := ""
+		if m.Journalist.UpperBound {
+			bound = " (upper bounds: the population's class sizes are not known)"
+		}
+		fmt.Fprintf(w, "  journalist risk highest %s, average %s; marketer risk %s%s\n", summaryPercent(m.Journalist.Highest), summaryPercent(m.Journalist.Average), summaryPercent(m.Marketer.Share), bound)
+	}
+	for _, u := range m.PopulationUniqueness {
+		if u.Chosen != "" && u.Valid {
+			fmt.Fprintf(w, "  population uniqueness %s (%s, by Dankar et al.'s rule)\n", summaryPercent(u.Share), u.Chosen)
+		}
+	}
+}
+
+// summaryPercent formats a share as a percentage with enough digits that a share above 0
+// never reads 0%.
+func summaryPercent(x float64) string {
+	switch {
+	case x == 0:
+		return "0%"
+	case x >= 0.1:
+		return strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(100*x, 'g', 2, 64) + "%"
 }

@@ -1089,7 +1089,7 @@ func TestDPCommand(t *testing.T) {
 		!strings.Contains(stdout, "synthetic.csv: synthetic, ") {
 		t.Errorf("stdout: %s", stdout)
 	}
-	if got := listDir(t, filepath.Join(dir, "a")); !slices.Equal(got, []string{"age-by-diagnosis.csv", "manifest.json", "pairs.csv", "stay.parquet", "synthetic.csv"}) {
+	if got := listDir(t, filepath.Join(dir, "a")); !slices.Equal(got, []string{"age-by-diagnosis.csv", "manifest.html", "manifest.json", "pairs.csv", "stay.parquet", "synthetic.csv"}) {
 		t.Errorf("files %v", got)
 	}
 	if code, _, stderr = runCLI(t, args("b")...); code != 0 { // 5.0 of 5.0

@@ -1,0 +1,198 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"sanitizer/generalize"
+	"sanitizer/internal/build"
+	"sanitizer/job"
+	"sanitizer/publish"
+	"sanitizer/report"
+	"sanitizer/risk"
+	"sanitizer/schema"
+	"sanitizer/table"
+	"sanitizer/verify"
+)
+
+// Risk analyses the re-identification risk of an input, and of a release of it when
+// opt.Output names one, without writing a release: the risk measures of the input at
+// its original quasi-identifier values, how much each quasi-identifier and each pair
+// of them sets records apart, and the release's measures counted by the verifier from
+// its file. A release that misses one of the configuration's risk-based models yields
+// the analysis and an error matching schema.ErrUnattainable.
+func Risk(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.RiskAnalysis, error) {
+	if len(cfg.Quasi()) == 0 {
+		return nil, schema.BadInput("%s: columns: a risk analysis needs at least one quasi-identifier", configName(cfg))
+	}
+	in, inFmt, err := inputPath(cfg, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRiskReport(cfg, opt, in); err != nil {
+		return nil, err
+	}
+	src, p, err := openInput(cfg, in, opt.Output, inFmt)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	one, err := loadTable(ctx, p, src, false)
+	if err != nil {
+		return nil, err
+	}
+	t := one.t
+	n, err := population(cfg, t.Rows)
+	if err != nil {
+		return nil, err
+	}
+	a := &report.RiskAnalysis{Tool: "sanitize", Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
+		HierarchyDigests: p.Hier.Digests(), CreatedUTC: time.Now().UTC().Format(time.RFC3339),
+		Input: report.FileSummary{Path: in, Format: inFmt, Rows: t.Rows}, Quasi: p.QuasiNames(),
+		Risk: report.RiskReport{Population: populationFigures(n, t.Rows), Thresholds: reportThresholds(cfg)}}
+	if err := inputRisk(t, n, &a.Risk); err != nil {
+		return nil, err
+	}
+	if opt.Output != "" {
+		err = releaseRisk(ctx, cfg, p, opt.Output, t.Rows, n, a)
+		if err != nil && !errors.Is(err, schema.ErrUnattainable) {
+			return nil, err
+		}
+	}
+	if opt.Report != "" {
+		if werr := publishRiskReport(opt, a); werr != nil {
+			return nil, werr
+		}
+	}
+	return a, err
+}
+
+// checkRiskReport refuses, before anything is read, a report the run could not
+// publish or that would overwrite one of its inputs.
+func checkRiskReport(cfg *schema.Config, opt job.Options, in string) error {
+	if opt.Report == "" {
+		return nil
+	}
+	for _, other := range []string{in, opt.Output, cfg.File} {
+		if other != "" && job.Abs(opt.Report) == job.Abs(other) {
+			return schema.BadInput("--report: %s is also the input, the release or the configuration", opt.Report)
+		}
+	}
+	return publish.CheckFile("--report", opt.Report, opt.Force)
+}
+
+// publishRiskReport writes the analysis to opt.Report: JSON when its name ends in
+// .json, else HTML.
+func publishRiskReport(opt job.Options, a *report.RiskAnalysis) error {
+	f, err := publish.Prepare(opt.Report, nil, func(f *os.File) error {
+		if strings.EqualFold(filepath.Ext(opt.Report), ".json") {
+			return report.WriteJSON(f, a)
+		}
+		return report.WriteRiskHTML(f, a)
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", opt.Report, err)
+	}
+	defer f.Discard()
+	return f.Publish(opt.Force)
+}
+
+// inputPath is the input of a run that writes no release, and its format.
+func inputPath(cfg *schema.Config, opt job.Options) (string, string, error) {
+	in := cfg.Input.Path
+	if opt.Input != "" {
+		in = opt.Input
+	}
+	if in == "" {
+		return "", "", schema.BadInput("input: no input file (--in or input.path)")
+	}
+	f, err := table.InputFormat(in, cfg.Input)
+	return in, f, err
+}
+
+// inputRisk measures the input t (of a population of n, 0: unknown) into rr: its
+// classes, and each quasi-identifier and pair of them alone.
+func inputRisk(t *generalize.Table, n float64, rr *report.RiskReport) error {
+	all := make([]int, len(t.Columns))
+	for i := range all {
+		all[i] = i
+	}
+	d, err := generalize.ClassSizes(t, all)
+	if err != nil {
+		return fmt.Errorf("internal error: %w", err)
+	}
+	if rr.Input, err = riskMeasures(d, n, rr.Thresholds); err != nil {
+		return fmt.Errorf("internal error: the input's risk: %w", err)
+	}
+	rr.QuasiIdentifiers, err = attributeRisks(t)
+	return err
+}
+
+// attributeRisks is the distinction and separation of every quasi-identifier of t and
+// of every pair of them.
+func attributeRisks(t *generalize.Table) ([]report.AttributeRisk, error) {
+	var sets [][]int
+	for i := range t.Columns {
+		sets = append(sets, []int{i})
+	}
+	for i := range t.Columns {
+		for j := i + 1; j < len(t.Columns); j++ {
+			sets = append(sets, []int{i, j})
+		}
+	}
+	out := make([]report.AttributeRisk, len(sets))
+	for k, cols := range sets {
+		d, err := generalize.ClassSizes(t, cols)
+		if err != nil {
+			return nil, fmt.Errorf("internal error: %w", err)
+		}
+		out[k] = report.AttributeRisk{Distinction: risk.Distinction(d), Separation: risk.Separation(d)}
+		for _, c := range cols {
+			out[k].Columns = append(out[k].Columns, t.Columns[c].Name)
+		}
+	}
+	return out, nil
+}
+
+// releaseRisk reads the release rel of an input of rows records with the verifier's
+// decoders and adds its risk, and the configuration's risk models measured on it, to a.
+func releaseRisk(ctx context.Context, cfg *schema.Config, p *plan, rel string, rows int, n float64, a *report.RiskAnalysis) error {
+	relFmt, err := table.CheckFormat("release", rel, cfg.Output)
+	if err != nil {
+		return err
+	}
+	header := p.ReleaseHeader()
+	spec := verify.Spec{K: 1, MaxSuppressed: rows, InputRows: rows, Columns: header, Quasi: p.QuasiNames()}
+	if spec.Risk, err = verifyRisk(cfg, rows); err != nil {
+		return err
+	}
+	f, err := openChecked(rel, relFmt, cfg.Output.CSV, header)
+	if err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	defer f.Close()
+	m, err := verifyTable(ctx, f, spec)
+	var v *verify.Violation
+	switch {
+	case err != nil && !errors.As(err, &v):
+		return err
+	case m == nil: // not a release of this configuration: its header differs
+		return schema.BadInput("%s: %v", rel, v)
+	}
+	a.Release = &report.FileSummary{Path: rel, Format: relFmt, Rows: m.Rows}
+	measured, merr := riskMeasures(m.Sizes, n, a.Risk.Thresholds)
+	if merr != nil {
+		return fmt.Errorf("internal error: the release's risk: %w", merr)
+	}
+	a.Risk.Release = &measured
+	a.Risk.Models = riskChecks(cfg, m.Sizes, n)
+	if v != nil {
+		return schema.Unattainable("%s: %v", rel, v)
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package release
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"sanitizer/job"
+	"sanitizer/report"
+	"sanitizer/schema"
+)
+
+// TestRiskAnalysis: sanitize risk's measures of an input equal what the test counts
+// from the input's strings, for all the quasi-identifiers, each alone and each pair;
+// with a release, its measures equal the count of the written file.
+func TestRiskAnalysis(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 6000)
+	quasi := []string{"age", "sex", "zip", "admitted"}
+	a, err := Risk(context.Background(), cfg, job.Options{Input: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMeasures(t, "input", a.Risk.Input, releasedSizes(t, in, ',', quasi))
+	if len(a.Risk.QuasiIdentifiers) != 4+6 || a.Release != nil || a.Risk.Release != nil {
+		t.Fatalf("%d quasi-identifier sets, release %v", len(a.Risk.QuasiIdentifiers), a.Release)
+	}
+	for _, q := range a.Risk.QuasiIdentifiers {
+		sizes := releasedSizes(t, in, ',', q.Columns)
+		var n, same float64
+		for _, s := range sizes {
+			n += float64(s)
+			same += float64(s) * float64(s-1)
+		}
+		if d, s := float64(len(sizes))/n, 1-same/(n*(n-1)); !near(q.Distinction, d) || !near(q.Separation, s) {
+			t.Errorf("%v: distinction %g, separation %g; counted %g, %g", q.Columns, q.Distinction, q.Separation, d, s)
+		}
+	}
+	out := filepath.Join(dir, "r.csv")
+	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	a, err = Risk(context.Background(), cfg, job.Options{Input: in, Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Release == nil || a.Risk.Release == nil {
+		t.Fatal("no release measured")
+	}
+	checkMeasures(t, "release", *a.Risk.Release, releasedSizes(t, out, ',', quasi))
+}
+
+func near(a, b float64) bool { return a == b || (a-b < 1e-12 && b-a < 1e-12) }
+
+// checkMeasures compares the prosecutor measures with the class sizes counted.
+func checkMeasures(t *testing.T, what string, m report.RiskMeasures, sizes []int64) {
+	t.Helper()
+	var records int64
+	for _, s := range sizes {
+		records += s
+	}
+	if m.Records != records || m.Classes != int64(len(sizes)) || m.HighestRisk != 1/float64(slices.Min(sizes)) ||
+		!near(m.AverageRisk, float64(len(sizes))/float64(records)) {
+		t.Errorf("%s: %d records, %d classes, highest %g, average %g; counted %d records, %d classes, smallest %d",
+			what, m.Records, m.Classes, m.HighestRisk, m.AverageRisk, records, len(sizes), slices.Min(sizes))
+	}
+}
+
+// TestRiskReleaseMissesModels: a release that misses the configuration's risk models
+// is exit 3, and the report (JSON here) is still written with the verdicts; an
+// existing report is refused without force before anything is read.
+func TestRiskReleaseMissesModels(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 4000)
+	out := filepath.Join(dir, "r.csv")
+	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(cfg.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strict := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}",
+		"privacy: {k: 5, suppression: 0.05, average-risk: 0.001, highest-risk: 0.5}\nrisk: {population: 100000}", 1))
+	rep := filepath.Join(dir, "risk.json")
+	a, err := Risk(context.Background(), strict, job.Options{Input: in, Output: out, Report: rep})
+	if !errors.Is(err, schema.ErrUnattainable) || a == nil {
+		t.Fatalf("got %v, want the models unmet", err)
+	}
+	var back report.RiskAnalysis
+	data, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Risk.Models) != 2 || back.Risk.Models[0].Model != "highest-risk" || !back.Risk.Models[0].Holds ||
+		back.Risk.Models[1].Model != "average-risk" || back.Risk.Models[1].Holds || back.Risk.Population == nil {
+		t.Errorf("models %+v, population %+v", back.Risk.Models, back.Risk.Population)
+	}
+	if _, err := Risk(context.Background(), strict, job.Options{Input: in, Report: rep}); !errors.Is(err, schema.ErrBadInput) {
+		t.Errorf("an existing report: %v, want bad input", err)
+	}
+	if _, err := Risk(context.Background(), strict, job.Options{Input: in, Report: rep, Force: true}); err != nil {
+		t.Errorf("an existing report with force: %v", err)
+	}
+}
