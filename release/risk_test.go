@@ -46,7 +46,11 @@ func releasedSizes(t *testing.T, path string, sep rune, quasi []string) []int64 
 // meet it, counted from the written file by the test itself; Check agrees; and a model
 // that no node meets is exit 3 with nothing written.
 func TestReleaseRiskModels(t *testing.T) {
-	base, in, dir := hospitalFixture(t, 20000)
+	rows := 20000
+	if testing.Short() {
+		rows = 6000 // the race run
+	}
+	base, in, dir := hospitalFixture(t, rows)
 	raw, err := os.ReadFile(base.File)
 	if err != nil {
 		t.Fatal(err)
@@ -82,8 +86,8 @@ func TestReleaseRiskModels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The release is a sample of its records out of 20000 / 0.05.
-			est, err := risk.PopulationUniqueness(d, float64(d.Records())/(20000/0.05), risk.Dankar)
+			// The release is a sample of its records out of rows / 0.05.
+			est, err := risk.PopulationUniqueness(d, float64(d.Records())/(float64(rows)/0.05), risk.Dankar)
 			return err == nil && est.Valid && est.Share <= 0.0005
 		}},
 	}
