@@ -3,6 +3,7 @@ package generalize
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -37,7 +38,7 @@ func ClassSizes(t *Table, cols []int) (risk.Distribution, error) {
 		leaves := t.Columns[c].Hierarchy.Leaves()
 		card := uint64(leaves)
 		if overflows(span, card) {
-			span = renumber(keys)
+			span = renumber(keys) // the keys so far, made small enough for column c
 		}
 		ident := make([]int32, leaves)
 		for i := range ident {
@@ -49,22 +50,104 @@ func ClassSizes(t *Table, cols []int) (risk.Distribution, error) {
 	if span <= denseSpanOf {
 		return denseSizes(keys, span)
 	}
-	return sortedSizes(keys)
+	return sortedSizes(keys, span)
 }
 
-// sortedSizes is the distribution of the runs of equal keys, sorting them in place:
-// in two halves at once on a large table, whose runs are then counted across both.
-func sortedSizes(keys []uint64) (risk.Distribution, error) {
-	if len(keys) < 1<<18 || runtime.GOMAXPROCS(0) < 2 {
+// flagMin is the fewest keys sortedSizes partitions before sorting (a variable for
+// the tests).
+var flagMin = 1 << 18
+
+// flagBits is the number of bits of the keys each partition of a large sort moves
+// them by; a bucket of at most flagLeaf keys is sorted as it is.
+const (
+	flagBits = 8
+	flagLeaf = 1 << 10
+)
+
+// sortedSizes is the distribution of the runs of equal keys (each below span),
+// sorting them in place: a large table's by in-place partitions on their bits first
+// (flagSort).
+func sortedSizes(keys []uint64, span uint64) (risk.Distribution, error) {
+	if len(keys) < flagMin {
 		slices.Sort(keys)
-		return runSizes(keys, nil)
+	} else {
+		flagSort(keys, span)
 	}
-	a, b := keys[:len(keys)/2], keys[len(keys)/2:]
+	return runSizes(keys)
+}
+
+// flagSort sorts keys (each below span) in place, as an American flag sort: it moves
+// every key into the bucket of its top flagBits bits, then sorts each bucket the same
+// way by the next bits, down to buckets of flagLeaf keys, which it sorts by
+// comparison. The top buckets are shared between two goroutines when there are two
+// cores.
+func flagSort(keys []uint64, span uint64) {
+	shift := max(0, bits.Len64(span-1)-flagBits)
+	end := partition(keys, shift)
+	split := 0 // the buckets before split hold half the keys
+	for split < len(end) && end[split] < len(keys)/2 {
+		split++
+	}
+	sortBuckets := func(lo, hi int) {
+		from := 0
+		if lo > 0 {
+			from = end[lo-1]
+		}
+		for b := lo; b < hi; b++ {
+			sortBucket(keys[from:end[b]], shift)
+			from = end[b]
+		}
+	}
+	if runtime.GOMAXPROCS(0) < 2 {
+		sortBuckets(0, len(end))
+		return
+	}
 	var wg sync.WaitGroup
-	wg.Go(func() { slices.Sort(a) })
-	slices.Sort(b)
+	wg.Go(func() { sortBuckets(0, split) })
+	sortBuckets(split, len(end))
 	wg.Wait()
-	return runSizes(a, b)
+}
+
+// sortBucket sorts the keys of one bucket, which agree on every bit from shift up.
+func sortBucket(keys []uint64, shift int) {
+	if len(keys) <= flagLeaf || shift == 0 {
+		slices.Sort(keys)
+		return
+	}
+	shift = max(0, shift-flagBits)
+	end := partition(keys, shift)
+	from := 0
+	for _, e := range end {
+		sortBucket(keys[from:e], shift)
+		from = e
+	}
+}
+
+// partition moves every key into the bucket of its flagBits bits from shift up (the
+// keys agree on the bits above them) and returns where each bucket ends.
+func partition(keys []uint64, shift int) []int {
+	const mask = 1<<flagBits - 1
+	var next, end [1 << flagBits]int
+	for _, k := range keys {
+		end[k>>shift&mask]++
+	}
+	at := 0
+	for b, n := range end {
+		next[b], end[b] = at, at+n
+		at += n
+	}
+	for b := range next {
+		for next[b] < end[b] {
+			k := keys[next[b]]
+			for d := k >> shift & mask; d != uint64(b); d = k >> shift & mask {
+				keys[next[d]], k = k, keys[next[d]]
+				next[d]++
+			}
+			keys[next[b]] = k
+			next[b]++
+		}
+	}
+	return end[:]
 }
 
 // renumber replaces every key by its rank among the distinct keys and returns their
@@ -89,31 +172,30 @@ func denseSizes(keys []uint64, span uint64) (risk.Distribution, error) {
 	return risk.FromSizes(counts)
 }
 
-// runSizes is the distribution of the classes of equal keys in a and b, each sorted:
-// a class's size is its run in a and its run in b together.
-func runSizes(a, b []uint64) (risk.Distribution, error) {
-	bySize := map[int64]int64{}
-	run := func(s []uint64, i int, k uint64) int { // the end of k's run from i
-		for i < len(s) && s[i] == k {
-			i++
+// runSizes is the distribution of the runs of equal keys in sorted keys.
+func runSizes(keys []uint64) (risk.Distribution, error) {
+	var small [256]int64 // classes of each size below 256; larger sizes in large
+	large := map[int64]int64{}
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j] == keys[i] {
+			j++
 		}
-		return i
-	}
-	for i, j := 0, 0; i < len(a) || j < len(b); {
-		var k uint64
-		switch {
-		case j == len(b) || (i < len(a) && a[i] <= b[j]):
-			k = a[i]
-		default:
-			k = b[j]
+		if n := j - i; n < len(small) {
+			small[n]++
+		} else {
+			large[int64(n)]++
 		}
-		ei, ej := run(a, i, k), run(b, j, k)
-		bySize[int64(ei-i+ej-j)]++
-		i, j = ei, ej
+		i = j
 	}
-	counts := make([]risk.SizeCount, 0, len(bySize))
-	for s, c := range bySize {
-		counts = append(counts, risk.SizeCount{Size: s, Classes: c})
+	counts := make([]risk.SizeCount, 0, len(large)+len(small))
+	for size, c := range small {
+		if c > 0 {
+			counts = append(counts, risk.SizeCount{Size: int64(size), Classes: c})
+		}
+	}
+	for size, c := range large {
+		counts = append(counts, risk.SizeCount{Size: size, Classes: c})
 	}
 	return risk.FromCounts(counts)
 }

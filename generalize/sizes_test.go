@@ -1,6 +1,7 @@
 package generalize
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -10,7 +11,8 @@ import (
 )
 
 // TestClassSizesMatchesStrings: the class sizes of every set of columns, by the dense
-// tally, by sorting and through renumbering, equal a count of the records' raw values.
+// tally, by sorting (after a partition or not) and through renumbering, equal a count
+// of the records' raw values.
 func TestClassSizesMatchesStrings(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 30 {
@@ -44,7 +46,7 @@ func TestClassSizesMatchesStrings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, way := range []string{"dense", "sorted", "renumbered", "halves"} {
+			for _, way := range []string{"dense", "sorted", "renumbered", "partitioned"} {
 				got, err := classSizesBy(tab, cols, way)
 				if err != nil {
 					t.Fatal(err)
@@ -57,29 +59,42 @@ func TestClassSizesMatchesStrings(t *testing.T) {
 	}
 }
 
-// classSizesBy runs ClassSizes with its dense tally, its sort, or a renumbering after
-// every column forced.
+// classSizesBy runs ClassSizes with its dense tally, its sort, its partition before
+// the sort, or a renumbering after every column forced.
 func classSizesBy(tab *Table, cols []int, way string) (risk.Distribution, error) {
 	switch way {
 	case "sorted":
 		defer func(s uint64) { denseSpanOf = s }(denseSpanOf)
 		denseSpanOf = 0
-	case "halves":
-		defer func(s uint64) { denseSpanOf = s }(denseSpanOf)
-		denseSpanOf = 0
-		keys := make([]uint64, tab.Rows)
-		for r := range keys {
-			for _, c := range cols {
-				keys[r] = keys[r]*uint64(tab.Columns[c].Hierarchy.Leaves()) + uint64(tab.Columns[c].Codes.At(r))
-			}
-		}
-		a, b := keys[:len(keys)/2], keys[len(keys)/2:]
-		slices.Sort(a)
-		slices.Sort(b)
-		return runSizes(a, b)
+	case "partitioned":
+		defer func(s uint64, m int) { denseSpanOf, flagMin = s, m }(denseSpanOf, flagMin)
+		denseSpanOf, flagMin = 0, 0
 	case "renumbered":
 		defer func(f func(uint64, uint64) bool) { overflows = f }(overflows)
 		overflows = func(span, card uint64) bool { return span > 1 }
 	}
 	return ClassSizes(tab, cols)
+}
+
+// TestFlagSort: the partition and the buckets' sorts give the keys sorted, for spans
+// of a few bits to all 64 and with many equal keys.
+func TestFlagSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, span := range []uint64{1, 2, 100, 1 << 12, 1 << 13, 1<<40 + 7, math.MaxUint64} {
+		for _, n := range []int{0, 1, 1000, 70000} {
+			keys := make([]uint64, n)
+			for i := range keys {
+				keys[i] = rng.Uint64N(span)
+				if i > 0 && rng.IntN(3) == 0 {
+					keys[i] = keys[rng.IntN(i)]
+				}
+			}
+			want := slices.Clone(keys)
+			slices.Sort(want)
+			flagSort(keys, span)
+			if !slices.Equal(keys, want) {
+				t.Fatalf("span %d, %d keys: not sorted", span, n)
+			}
+		}
+	}
 }
