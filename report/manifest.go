@@ -120,5 +120,5 @@ func (m *Manifest) Summary(w io.Writer, manifestPath string) {
 	if l := m.Ledger; l != nil {
 		fmt.Fprintf(w, "; dataset %q has spent ε=%g of %g, δ=%g of %g", m.Dataset, l.EpsilonSpent, l.EpsilonTotal, l.DeltaSpent, l.DeltaTotal)
 	}
-	fmt.Fprintf(w, "\nmanifest: %s\n", manifestPath)
+	fmt.Fprintf(w, "\nmanifest: %s (and %s, for a person to read)\n", manifestPath, strings.TrimSuffix(manifestPath, ".json")+".html")
 }
