@@ -85,6 +85,7 @@ type run struct {
 	// pass 2
 	dest    releaseDest
 	written int
+	created time.Time // when the release was written (its metadata's created_utc)
 	// verification
 	m *verify.Measured
 
@@ -398,7 +399,8 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 	if err := rc.passing(); err != nil {
 		return err
 	}
-	meta := releaseMetadata(r.cfg, r.p, r.t, r.res, r.opt.Time())
+	r.created = r.opt.Time()
+	meta := releaseMetadata(r.cfg, r.p, r.t, r.res, r.created)
 	w := releaseWriter{out: r.out, format: r.outFmt, dialect: r.cfg.Output.CSV, cols: cols, meta: meta, workers: r.opt.Parallel()}
 	if r.dest, r.written, err = w.write(ctx, r.src, rc); err != nil {
 		return err
@@ -492,6 +494,7 @@ func (r *run) report() (*report.Report, error) {
 	cfg, res, m := r.cfg, r.res, r.m
 	rep := &report.Report{
 		Tool: "sanitize", Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
+		CreatedUTC:       r.created.UTC().Format(time.RFC3339),
 		HierarchyDigests: r.p.Hier.Digests(),
 		Input:            report.FileSummary{Path: r.in, Format: r.inFmt, Rows: r.t.Rows},
 		Output:           report.FileSummary{Path: r.out, Format: r.outFmt, Rows: r.written},

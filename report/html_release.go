@@ -43,7 +43,7 @@ func releasePage(r *Report) releaseView {
 		Verified:   verifiedSentences(r),
 		Checks:     modelChecks(r),
 		Search:     searchSentences(r),
-		Prov:       newProvenance(r.Tool, r.Version, r.ConfigDigest, r.HierarchyDigests, ""),
+		Prov:       newProvenance(r.Tool, r.Version, r.ConfigDigest, r.HierarchyDigests, r.CreatedUTC),
 	}
 	if r.Output.Rows == 0 {
 		v.Warning = "The release holds no record: every record was suppressed. Nothing of the input is published; the figures below describe an empty file."

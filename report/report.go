@@ -13,6 +13,7 @@ type Report struct {
 	Version      string `json:"version"`
 	Dataset      string `json:"dataset,omitempty"`
 	ConfigDigest string `json:"config_digest"`
+	CreatedUTC   string `json:"created_utc,omitempty"` // when the release was written (RFC 3339)
 	// HierarchyDigests maps every hierarchy file the release used to its SHA-256.
 	HierarchyDigests map[string]string  `json:"hierarchy_digests,omitempty"`
 	Input            FileSummary        `json:"input"`
