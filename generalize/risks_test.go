@@ -263,3 +263,102 @@ func TestRisksHold(t *testing.T) {
 		t.Error("an empty release fails the average risk")
 	}
 }
+
+// TestSearchSmallSkewedRisks: each risk model alone on small, skewed tables (few
+// leaves, many small classes, up to half the records suppressible), where the models
+// bind often and a search that tagged by them where they are not monotone, or valued a
+// node by a tag that stands for k alone, returns another node than the exhaustive
+// optimum. Each model must bind in enough trials for that to show.
+func TestSearchSmallSkewedRisks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 7))
+	models := []struct {
+		name string
+		make func(n, k int) (Risks, func([]int) bool)
+	}{
+		{"average", func(n, k int) (Risks, func([]int) bool) {
+			a := (0.3 + rng.Float64()) / float64(k+1)
+			return Risks{Average: a}, oracleAverage(a)
+		}},
+		{"at-risk", func(n, k int) (Risks, func([]int) bool) {
+			th, most := []float64{0.1, 0.2, 0.25, 1.0 / 3, 0.5}[rng.IntN(5)], 0.3*rng.Float64()
+			return Risks{AtRiskThreshold: th, AtRiskMax: most}, oracleAtRisk(th, most)
+		}},
+		{"uniqueness", func(n, k int) (Risks, func([]int) bool) {
+			u := &Uniqueness{Max: 0.2 * rng.Float64(), Population: float64(n) / []float64{0.05, 0.1, 0.3, 0.8, 1}[rng.IntN(5)], Model: risk.UniquenessModel(rng.IntN(4))}
+			return Risks{Uniqueness: u}, oracleUniqueness(u.Max, u.Population, u.Model)
+		}},
+	}
+	for _, m := range models {
+		binding, rejected := 0, 0
+		for trial := range 200 {
+			n := 10 + rng.IntN(60)
+			tab, raw, hier := randomTableOf(rng, n, 1+rng.IntN(3), 2, 8, func(u float64) float64 { return u * u * u })
+			k := 1 + rng.IntN(3)
+			if m.name == "uniqueness" {
+				k = 1 // a class of 2 or more makes no unique: the model binds at k = 1
+			}
+			maxSupp := 0
+			if rng.IntN(3) > 0 {
+				maxSupp = rng.IntN(n/2 + 1)
+			}
+			risks, release := m.make(n, k)
+			o := newOracle(raw, hier)
+			want := o.bestMany(t, []oracleQuery{{k: k, maxSupp: maxSupp, metric: MetricLoss, release: release}, {k: k, maxSupp: maxSupp, metric: MetricLoss}})
+			got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Risks: risks})
+			if want[1] != nil && (want[0] == nil || !slices.Equal(want[0].node, want[1].node)) {
+				binding++
+			}
+			if want[0] == nil {
+				if !errors.Is(err, schema.ErrUnattainable) {
+					t.Fatalf("%s trial %d (n=%d, k=%d, supp=%d, %+v): want unattainable, got %v, %v", m.name, trial, n, k, maxSupp, risks, got, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s trial %d (n=%d, k=%d, supp=%d, %+v): %v", m.name, trial, n, k, maxSupp, risks, err)
+			}
+			rejected += got.rejected
+			if !slices.Equal(got.Levels, want[0].node) || got.Suppressed != want[0].suppressed {
+				t.Fatalf("%s trial %d (n=%d, k=%d, supp=%d, %+v): search %v (%d suppressed), exhaustive %v (%d)", m.name, trial, n, k, maxSupp, risks, got.Levels, got.Suppressed, want[0].node, want[0].suppressed)
+			}
+		}
+		t.Logf("%s: binding in %d of 200 trials; %d nodes passed k and failed it", m.name, binding, rejected)
+		if binding < 30 {
+			t.Errorf("%s binds in only %d trials: the test checks too little", m.name, binding)
+		}
+	}
+}
+
+// TestSearchRiskRegressions: cases where a search that tags by a risk model where it is
+// not monotone, or values a node by its tag alone, misses the optimum.
+func TestSearchRiskRegressions(t *testing.T) {
+	// Found by a review's stress run: records at risk with 5 of 11 records
+	// suppressible (search [0 3], the optimum [0 0]), and population uniqueness
+	// without suppression (a node valued by its k tag fails the model on recount).
+	rng := rand.New(rand.NewPCG(77, 1))
+	for range 100 {
+		n := 8 + rng.IntN(30)
+		tab, raw, hier := randomTableOf(rng, n, 2+rng.IntN(3), 2, 6, func(u float64) float64 { return u * u * u })
+		th, most := []float64{0.25, 1.0 / 3, 0.5}[rng.IntN(3)], 0.05*rng.Float64()
+		cases := []struct {
+			k, supp int
+			r       Risks
+			release func([]int) bool
+		}{
+			{2, n / 2, Risks{AtRiskThreshold: th, AtRiskMax: most}, oracleAtRisk(th, most)},
+			{1, 0, Risks{Uniqueness: &Uniqueness{Max: 0.1, Population: float64(20 * n), Model: risk.Pitman}}, oracleUniqueness(0.1, float64(20*n), risk.Pitman)},
+		}
+		for _, c := range cases {
+			want := newOracle(raw, hier).bestMany(t, []oracleQuery{{k: c.k, maxSupp: c.supp, metric: MetricLoss, release: c.release}})[0]
+			got, err := Search(context.Background(), tab, Options{K: c.k, MaxSuppressed: c.supp, Risks: c.r})
+			switch {
+			case want == nil && !errors.Is(err, schema.ErrUnattainable):
+				t.Fatalf("n=%d %+v: want unattainable, got %v", n, c.r, err)
+			case want != nil && err != nil:
+				t.Fatalf("n=%d %+v: %v", n, c.r, err)
+			case want != nil && !slices.Equal(got.Levels, want.node):
+				t.Fatalf("n=%d k=%d supp=%d %+v: search %v, exhaustive %v", n, c.k, c.supp, c.r, got.Levels, want.node)
+			}
+		}
+	}
+}
