@@ -52,8 +52,9 @@ func (r Risks) monotone(maxSuppressed int) bool {
 	return maxSuppressed == 0 || (r.Average == 0 && r.AtRiskThreshold == 0)
 }
 
-// check rejects settings the models cannot be decided with.
-func (r Risks) check() error {
+// check rejects settings the models cannot be decided with on a table of rows
+// records.
+func (r Risks) check(rows int) error {
 	switch {
 	case r.Average < 0 || r.Average > 1 || math.IsNaN(r.Average):
 		return fmt.Errorf("average risk %g: must be in (0, 1]", r.Average)
@@ -61,8 +62,8 @@ func (r Risks) check() error {
 		return fmt.Errorf("records at risk: threshold %g: must be in (0, 1]", r.AtRiskThreshold)
 	case r.AtRiskThreshold > 0 && !(r.AtRiskMax >= 0 && r.AtRiskMax <= 1):
 		return fmt.Errorf("records at risk: share %g: must be in [0, 1]", r.AtRiskMax)
-	case r.Uniqueness != nil && !(r.Uniqueness.Population >= 1):
-		return fmt.Errorf("population uniqueness: population %g: must be at least 1", r.Uniqueness.Population)
+	case r.Uniqueness != nil && !(r.Uniqueness.Population >= max(1, float64(rows))):
+		return fmt.Errorf("population uniqueness: a population of %g is smaller than the table's %d records", r.Uniqueness.Population, rows)
 	case r.Uniqueness != nil && !(r.Uniqueness.Max >= 0 && r.Uniqueness.Max <= 1):
 		return fmt.Errorf("population uniqueness: share %g: must be in [0, 1]", r.Uniqueness.Max)
 	}

@@ -139,7 +139,7 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 	if err != nil {
 		return nil, err
 	}
-	if err := opt.Risks.check(); err != nil {
+	if err := opt.Risks.check(t.Rows); err != nil {
 		return nil, err
 	}
 	heights := make([]int, len(t.Columns))

@@ -170,6 +170,9 @@ func (r *run) encodeStage(ctx context.Context) (err error) {
 // searchOptions is the search's model: k, the suppression limit, the metric and the
 // protected columns' l-diversity and t-closeness.
 func (r *run) searchOptions() (generalize.Options, error) {
+	if _, err := population(r.cfg, r.t.Rows); err != nil { // before the search, not at the report
+		return generalize.Options{}, err
+	}
 	risks, err := searchRisks(r.cfg, r.t.Rows)
 	if err != nil {
 		return generalize.Options{}, err
@@ -204,12 +207,12 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 			return valuesErr
 		}
 		if r.res, r.mres, r.labels, err = mondrianRelease(ctx, r.t, values, r.p.metric, r.sopt); err != nil {
-			return err
+			return r.explainK(err)
 		}
 		r.class, covers = r.mres.Class, r.mres.Covers // Mondrian suppresses nothing
 	} else {
 		if covers, err = r.optimalSearch(ctx); err != nil {
-			return err
+			return r.explainK(err)
 		}
 		// A numeric column with a leaf that is not a finite number is measured by its
 		// leaves, the others by value.
@@ -238,6 +241,15 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 	r.searched = time.Now()
 	r.log.Info("stage done", "stage", job.StageSearch, "lattice", r.res.LatticeSize, "evaluated", r.res.Evaluated, "monotone_only", r.res.MonotoneOnly, "tagged", r.res.Tagged, "bounded", r.res.Bounded, "rolled_up", r.res.RolledUp, "suppressed", r.res.Suppressed, "ms", job.Millis(r.encoded, r.searched))
 	return nil
+}
+
+// explainK says, of a search that found no node, where its k came from when
+// privacy.highest-risk raised it above privacy.k.
+func (r *run) explainK(err error) error {
+	if !errors.Is(err, schema.ErrUnattainable) || r.sopt.K == r.cfg.Privacy.K {
+		return err
+	}
+	return schema.Unattainable("%v (k=%d: the smallest class whose records' risk is within privacy.highest-risk %g)", err, r.sopt.K, r.cfg.Privacy.HighestRisk)
 }
 
 // optimalSearch finds the optimal node and every record's class there.

@@ -161,6 +161,9 @@ func attributeRisks(t *generalize.Table) ([]report.AttributeRisk, error) {
 
 // releaseRisk reads the release rel of an input of rows records with the verifier's
 // decoders and adds its risk, and the configuration's risk models measured on it, to a.
+// A file that is not a release of this input and configuration (another header, more
+// records than the input) is bad input; a release that misses a risk model matches
+// schema.ErrUnattainable.
 func releaseRisk(ctx context.Context, cfg *schema.Config, p *plan, rel string, rows int, n float64, a *report.RiskAnalysis) error {
 	relFmt, err := table.CheckFormat("release", rel, cfg.Output)
 	if err != nil {
@@ -168,7 +171,8 @@ func releaseRisk(ctx context.Context, cfg *schema.Config, p *plan, rel string, r
 	}
 	header := p.ReleaseHeader()
 	spec := verify.Spec{K: 1, MaxSuppressed: rows, InputRows: rows, Columns: header, Quasi: p.QuasiNames()}
-	if spec.Risk, err = verifyRisk(cfg, rows); err != nil {
+	models, err := verifyRisk(cfg, rows)
+	if err != nil {
 		return err
 	}
 	f, err := openChecked(rel, relFmt, cfg.Output.CSV, header)
@@ -176,23 +180,24 @@ func releaseRisk(ctx context.Context, cfg *schema.Config, p *plan, rel string, r
 		return fmt.Errorf("release: %w", err)
 	}
 	defer f.Close()
-	m, err := verifyTable(ctx, f, spec)
+	m, err := verifyTable(ctx, f, spec) // counts the classes; the models below
 	var v *verify.Violation
 	switch {
-	case err != nil && !errors.As(err, &v):
+	case errors.As(err, &v):
+		return schema.BadInput("%s: not a release of %s under this configuration: %v", rel, a.Input.Path, v)
+	case err != nil:
 		return err
-	case m == nil: // not a release of this configuration: its header differs
-		return schema.BadInput("%s: %v", rel, v)
 	}
 	a.Release = &report.FileSummary{Path: rel, Format: relFmt, Rows: m.Rows}
-	measured, merr := riskMeasures(m.Sizes, n, a.Risk.Thresholds)
-	if merr != nil {
-		return fmt.Errorf("internal error: the release's risk: %w", merr)
+	measured, err := riskMeasures(m.Sizes, n, a.Risk.Thresholds)
+	if err != nil {
+		return fmt.Errorf("internal error: the release's risk: %w", err)
 	}
 	a.Risk.Release = &measured
 	a.Risk.Models = riskChecks(cfg, m.Sizes, n)
-	if v != nil {
+	err = verify.CheckRisk(models, m.Sizes)
+	if errors.As(err, &v) {
 		return schema.Unattainable("%s: %v", rel, v)
 	}
-	return nil
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,5 +108,65 @@ func TestRiskReleaseMissesModels(t *testing.T) {
 	}
 	if _, err := Risk(context.Background(), strict, job.Options{Input: in, Report: rep, Force: true}); err != nil {
 		t.Errorf("an existing report with force: %v", err)
+	}
+}
+
+// TestRiskNotThisRelease: a release of another input (more records than this one) is
+// bad input naming the release, and no report is written.
+func TestRiskNotThisRelease(t *testing.T) {
+	cfg, in, dir := hospitalFixture(t, 3000)
+	out := filepath.Join(dir, "r.csv")
+	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := filepath.Join(dir, "small.csv")
+	lines := strings.SplitAfter(string(data), "\n")
+	if err := os.WriteFile(small, []byte(strings.Join(lines[:1001], "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep := filepath.Join(dir, "risk.html")
+	_, err = Risk(context.Background(), cfg, job.Options{Input: small, Output: out, Report: rep})
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "not a release of") {
+		t.Fatalf("got %v, want bad input: not a release of the input", err)
+	}
+	if _, err := os.Stat(rep); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("report written: %v", err)
+	}
+}
+
+// TestReleaseRiskLimits: a highest risk below what any class can meet is exit 3 naming
+// it; a population smaller than the input is bad input before anything is written.
+func TestReleaseRiskLimits(t *testing.T) {
+	base, in, dir := hospitalFixture(t, 2000)
+	raw, err := os.ReadFile(base.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tt := range []struct {
+		privacy string
+		kind    error
+		want    string
+	}{
+		{"privacy: {k: 2, highest-risk: 1e-20}", schema.ErrUnattainable, "privacy.highest-risk 1e-20"},
+		{"privacy: {k: 2, highest-risk: 0.0004}", schema.ErrUnattainable, "k=2500: the smallest class"},
+		{"privacy: {k: 2}\nrisk: {population: 1500}", schema.ErrBadInput, "risk.population: 1500 is fewer than the input's 2000 records"},
+	} {
+		cfg := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", tt.privacy, 1))
+		out := filepath.Join(dir, fmt.Sprintf("r%d.csv", i))
+		var stages []string
+		_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out, AtStage: func(s string) { stages = append(stages, s) }})
+		if slices.Contains(stages, job.StageWrite) {
+			t.Errorf("%s: the run reached the write stage (%v) before failing", tt.privacy, stages)
+		}
+		if !errors.Is(err, tt.kind) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: got %v, want %v naming %q", tt.privacy, err, tt.kind, tt.want)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: %s written", tt.privacy, out)
+		}
 	}
 }

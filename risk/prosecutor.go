@@ -98,9 +98,9 @@ var DefaultBands = []float64{0.001, 0.01, 0.05, 0.1, 0.2, 1.0 / 3, 0.5}
 
 // SmallestClassWithin is the smallest class size whose records' prosecutor risk is at
 // most highest (in (0, 1]): the k that a bound on the highest risk amounts to (0.2
-// gives 5, 0.3 gives 4).
+// gives 5, 0.3 gives 4); math.MaxInt64 for a bound too small for any class.
 func SmallestClassWithin(highest float64) int64 {
-	if !(highest > 0) {
+	if !(highest > 0) || 1/highest >= math.MaxInt64 {
 		return math.MaxInt64
 	}
 	s := int64(math.Ceil(1 / highest))

@@ -115,11 +115,14 @@ func TestSmallestClassWithin(t *testing.T) {
 	tests := []struct {
 		highest float64
 		want    int64
-	}{{1, 1}, {0.5, 2}, {0.49, 3}, {0.2, 5}, {0.3, 4}, {1.0 / 3, 3}, {0.1, 10}, {0.09, 12}, {0.001, 1000}}
+	}{{1, 1}, {0.5, 2}, {0.49, 3}, {0.2, 5}, {0.3, 4}, {1.0 / 3, 3}, {0.1, 10}, {0.09, 12}, {0.001, 1000}, {1e-20, math.MaxInt64}, {5e-324, math.MaxInt64}}
 	for _, tt := range tests {
 		got := SmallestClassWithin(tt.highest)
 		if got != tt.want {
 			t.Errorf("SmallestClassWithin(%v) = %d, want %d", tt.highest, got, tt.want)
+		}
+		if got == math.MaxInt64 {
+			continue
 		}
 		if AtRisk(got, tt.highest) || (got > 1 && !AtRisk(got-1, tt.highest)) {
 			t.Errorf("SmallestClassWithin(%v) = %d is not the boundary", tt.highest, got)

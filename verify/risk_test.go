@@ -54,9 +54,40 @@ func TestReleaseRisk(t *testing.T) {
 					t.Fatalf("got %v, want a violation containing %q", err, tt.want)
 				}
 			}
-			if want := []risk.SizeCount{{Size: 2, Classes: 1}, {Size: 3, Classes: 1}, {Size: 5, Classes: 1}}; m == nil || !slices.Equal(m.Sizes.Counts(), want) {
+			if m == nil {
+				t.Fatal("no measurements")
+			}
+			if want := []risk.SizeCount{{Size: 2, Classes: 1}, {Size: 3, Classes: 1}, {Size: 5, Classes: 1}}; !slices.Equal(m.Sizes.Counts(), want) {
 				t.Errorf("measured sizes %v, want %v", m.Sizes.Counts(), want)
 			}
 		})
+	}
+}
+
+// TestCheckRiskUniqueness: the population uniqueness of classes of 1 and 3 records (4
+// records): as the population (fraction 1) one record in four is unique; a population
+// smaller than the release is a violation.
+func TestCheckRiskUniqueness(t *testing.T) {
+	d, err := risk.FromSizes([]int64{1, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		u    Uniqueness
+		want string
+	}{
+		{Uniqueness{Max: 0.25, Population: 4, Model: risk.Dankar}, ""},
+		{Uniqueness{Max: 0.24, Population: 4, Model: risk.Zayatz}, "estimated population uniqueness 0.25"},
+		{Uniqueness{Max: 1, Population: 3, Model: risk.Dankar}, "more than the population's 3"},
+	}
+	for _, tt := range tests {
+		err := CheckRisk(Risk{Uniqueness: &tt.u}, d)
+		var v *Violation
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%+v: %v", tt.u, err)
+		case tt.want != "" && (!errors.As(err, &v) || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%+v: got %v, want a violation containing %q", tt.u, err, tt.want)
+		}
 	}
 }
