@@ -119,6 +119,9 @@ func openRun(cfg *schema.Config, opt job.Options) (*run, error) {
 			r.log.Warn("input column dropped: not in the configuration (unlisted: drop)", "file", r.in, "column", r.p.Header[i])
 		}
 	}
+	for _, name := range unprotected(cfg) {
+		r.log.Warn("sensitive column released as it is: no l-diversity or t-closeness requirement protects it", "column", name)
+	}
 	return r, nil
 }
 
@@ -510,7 +513,7 @@ func (r *run) report() (*report.Report, error) {
 		HierarchyDigests: r.p.Hier.Digests(),
 		Input:            report.FileSummary{Path: r.in, Format: r.inFmt, Rows: r.t.Rows},
 		Output:           report.FileSummary{Path: r.out, Format: r.outFmt, Rows: r.written},
-		Model:            report.ModelSummary{K: cfg.Privacy.K, SuppressionRate: cfg.Privacy.Suppression, MaxSuppressed: r.p.maxSupp},
+		Model:            report.ModelSummary{K: cfg.Privacy.K, KDefault: cfg.Privacy.KDefault, SuppressionRate: cfg.Privacy.Suppression, MaxSuppressed: r.p.maxSupp},
 		Algorithm:        algorithm(cfg),
 		Classes:          res.Classes,
 		MinClass:         res.MinClass,

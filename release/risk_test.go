@@ -3,6 +3,7 @@ package release
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -220,6 +221,53 @@ func TestReportRisk(t *testing.T) {
 			if !values[v] {
 				t.Errorf("%s: example %q is not in the release", g.Column, v)
 			}
+		}
+	}
+}
+
+// TestReleaseWithoutK: l-diversity, or a risk model, without k releases with k = 1 and
+// the report says k was not configured; the release meets its model, counted from the
+// written file, and passes check.
+func TestReleaseWithoutK(t *testing.T) {
+	base, in, dir := hospitalFixture(t, 3000)
+	raw, err := os.ReadFile(base.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, privacy := range []string{
+		"privacy: {suppression: 0.05, l-diversity: {column: diagnosis, variant: distinct, l: 2}}",
+		"privacy: {suppression: 0.05, average-risk: 0.05}",
+	} {
+		cfg := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", privacy, 1))
+		out := filepath.Join(dir, fmt.Sprintf("r%d.csv", i))
+		rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
+		if err != nil {
+			t.Fatalf("%s: %v", privacy, err)
+		}
+		if rep.Model.K != 1 || !rep.Model.KDefault {
+			t.Errorf("%s: report k %d (default %v), want 1 (true)", privacy, rep.Model.K, rep.Model.KDefault)
+		}
+		if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
+			t.Errorf("%s: check: %v", privacy, err)
+		}
+		header, rows := readTable(t, out, ',')
+		qi := []int{slices.Index(header, "age"), slices.Index(header, "sex"), slices.Index(header, "zip"), slices.Index(header, "admitted")}
+		dx := slices.Index(header, "diagnosis")
+		values := map[string]map[string]bool{}
+		for _, r := range rows {
+			key := r[qi[0]] + "\x1f" + r[qi[1]] + "\x1f" + r[qi[2]] + "\x1f" + r[qi[3]]
+			if values[key] == nil {
+				values[key] = map[string]bool{}
+			}
+			values[key][r[dx]] = true
+		}
+		for key, v := range values {
+			if i == 0 && len(v) < 2 {
+				t.Errorf("%s: a class %q holds %d diagnosis", privacy, key, len(v))
+			}
+		}
+		if i == 1 && float64(len(values))/float64(len(rows)) > 0.05 {
+			t.Errorf("%s: average risk %g", privacy, float64(len(values))/float64(len(rows)))
 		}
 	}
 }

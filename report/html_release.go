@@ -107,6 +107,9 @@ func modelSentences(r *Report) []string {
 	}
 	k := fmt.Sprintf("k-anonymity (k = %d): every group of records that share their %s holds at least %d records, so no one can be narrowed down to fewer than %d records by these values.",
 		r.Model.K, qi, r.Model.K, r.Model.K)
+	if r.Model.KDefault {
+		k = fmt.Sprintf("No k was configured, so k-anonymity holds only as k = 1: a group of records that share their %s may be a single record; the models below are what protect them.", qi)
+	}
 	if r.Output.Rows > 0 {
 		k += fmt.Sprintf(" The release has %s groups; the smallest holds %s records, the average %s.", fmtCount(int64(r.Classes)), fmtCount(int64(r.MinClass)), fmtNumber(r.AvgClass))
 	}

@@ -58,7 +58,10 @@ type FileSummary struct {
 
 // ModelSummary is the privacy model the release satisfies.
 type ModelSummary struct {
-	K               int            `json:"k"`
+	K int `json:"k"`
+	// KDefault says the configuration gave no k and k is 1 (other models protect the
+	// release).
+	KDefault        bool           `json:"k_default,omitempty"`
 	SuppressionRate float64        `json:"suppression_limit"`
 	MaxSuppressed   int            `json:"max_suppressed_records"`
 	LDiversity      []LDiversityIn `json:"l_diversity,omitempty"`
@@ -148,7 +151,11 @@ func (r *Report) Summary(w io.Writer) {
 	if r.Output.Rows == 0 {
 		fmt.Fprintf(w, "warning: %s\n", EmptyRelease)
 	}
-	fmt.Fprintf(w, "k=%d holds: %d classes, smallest %d, average %.1f (verified from the written file)\n", r.Model.K, r.Verified.Classes, r.Verified.MinClass, r.AvgClass)
+	kd := ""
+	if r.Model.KDefault {
+		kd = " (no k configured: the default)"
+	}
+	fmt.Fprintf(w, "k=%d%s holds: %d classes, smallest %d, average %.1f (verified from the written file)\n", r.Model.K, kd, r.Verified.Classes, r.Verified.MinClass, r.AvgClass)
 	if r.Partitions != nil {
 		fmt.Fprintf(w, "mondrian: %d partitions after %d splits; %s %.4f; %.0f ms\n", r.Partitions.Partitions, r.Partitions.Splits, r.Metric.Name, r.Metric.Value, r.StagesMS.Total)
 	} else {

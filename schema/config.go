@@ -93,10 +93,13 @@ type Domain struct {
 
 // Privacy holds the privacy models of a release.
 type Privacy struct {
-	K           int     // 0 when not given
+	// K is k-anonymity's k: 0 when neither it nor any other model is given, 1 when
+	// only other models are (KDefault then says so).
+	K           int
 	Suppression float64 // share of input records that may be removed, in [0,1]
 	LDiversity  []LDiversity
 	TCloseness  []TCloseness
+	KDefault    bool // K was not given and is 1 because other models are
 	// The risk-based models (package risk), each 0 or nil when not given.
 	AverageRisk          float64 // the records' average prosecutor risk is at most this
 	HighestRisk          float64 // no record's prosecutor risk is above this

@@ -1009,8 +1009,15 @@ func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 			pr.TCloseness = append(pr.TCloseness, t)
 		}
 	}
-	err = p.riskModels(f, &pr)
-	return pr, err
+	if err := p.riskModels(f, &pr); err != nil {
+		return pr, err
+	}
+	// l-diversity, t-closeness or a risk model without k: every class is a class of
+	// at least one record (ARX's default), and the report says k was not given.
+	if pr.K == 0 && (len(pr.LDiversity) > 0 || len(pr.TCloseness) > 0 || pr.RisksModelled()) {
+		pr.K, pr.KDefault = 1, true
+	}
+	return pr, nil
 }
 
 // riskModels decodes the risk-based models of the privacy section.

@@ -133,7 +133,8 @@ search: {}
 		{"zip type", cfg.Columns[0].Type, String},
 		{"mask", *cfg.Columns[0].Hierarchy.Mask, Mask{FromRight: true, Max: 2}},
 		{"alias", cfg.Columns[3], Column{Name: "copy", Role: Insensitive, Type: String}},
-		{"K", cfg.Privacy.K, 0},
+		{"K", cfg.Privacy.K, 1}, // t-closeness without k: k defaults to 1
+		{"KDefault", cfg.Privacy.KDefault, true},
 		{"Suppression", cfg.Privacy.Suppression, 0.0},
 		{"LDiversity", len(cfg.Privacy.LDiversity), 0},
 		{"TCloseness", cfg.Privacy.TCloseness, []TCloseness{{Column: "diag", Distance: "equal"}}},
@@ -561,6 +562,31 @@ func TestParseSyntaxWithoutLine(t *testing.T) {
 		_, err := Parse([]byte(src), "test.yaml", "")
 		if !errors.Is(err, ErrBadInput) || !strings.HasPrefix(err.Error(), "test.yaml") || !strings.Contains(err.Error(), "syntax error") {
 			t.Errorf("Parse(%q) = %v, want a bad-input syntax error naming the file", src, err)
+		}
+	}
+}
+
+// TestParseKDefault: k is 1 when only other models are given (and says so), absent
+// when no model is, and as given otherwise.
+func TestParseKDefault(t *testing.T) {
+	cols := "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 2}}}\n  diag: {role: sensitive}\n"
+	tests := []struct {
+		privacy string
+		k       int
+		def     bool
+	}{
+		{"privacy: {suppression: 0.1}", 0, false},
+		{"privacy: {l-diversity: {column: diag, variant: distinct, l: 2}}", 1, true},
+		{"privacy: {average-risk: 0.1}", 1, true},
+		{"privacy: {k: 3, average-risk: 0.1}", 3, false},
+	}
+	for _, tt := range tests {
+		cfg, err := Parse([]byte(cols+tt.privacy+"\n"), "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Privacy.K != tt.k || cfg.Privacy.KDefault != tt.def {
+			t.Errorf("%s: k %d (default %v), want %d (%v)", tt.privacy, cfg.Privacy.K, cfg.Privacy.KDefault, tt.k, tt.def)
 		}
 	}
 }
