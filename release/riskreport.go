@@ -1,6 +1,7 @@
 package release
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -19,18 +20,8 @@ func reportThresholds(cfg *schema.Config) []float64 {
 	if a := cfg.Privacy.RecordsAtRisk; a != nil && !slices.Contains(th, a.Threshold) {
 		th = append(th, a.Threshold)
 	}
-	slices.SortFunc(th, func(a, b float64) int { return -cmpFloat(a, b) })
+	slices.SortFunc(th, func(a, b float64) int { return cmp.Compare(b, a) }) // descending
 	return th
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // sizeBuckets are the class-size ranges a report charts: [lo, hi], hi 0 open.

@@ -9,6 +9,7 @@
 package risk
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 )
@@ -66,18 +67,8 @@ func FromCounts(counts []SizeCount) (Distribution, error) {
 		d.records += s * c
 		d.classes += c
 	}
-	slices.SortFunc(d.counts, func(a, b SizeCount) int { return compare(a.Size, b.Size) })
+	slices.SortFunc(d.counts, func(a, b SizeCount) int { return cmp.Compare(a.Size, b.Size) })
 	return d, nil
-}
-
-func compare(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Records is the number of records in classes (n).
@@ -92,7 +83,7 @@ func (d Distribution) Counts() []SizeCount { return d.counts }
 
 // ClassesOfSize is the number of classes with exactly size records (f_size).
 func (d Distribution) ClassesOfSize(size int64) int64 {
-	i, ok := slices.BinarySearchFunc(d.counts, size, func(c SizeCount, s int64) int { return compare(c.Size, s) })
+	i, ok := slices.BinarySearchFunc(d.counts, size, func(c SizeCount, s int64) int { return cmp.Compare(c.Size, s) })
 	if !ok {
 		return 0
 	}
