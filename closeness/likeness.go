@@ -1,0 +1,71 @@
+package closeness
+
+import "math"
+
+// β-likeness (Cao & Karras, "Publishing microdata with a robust privacy guarantee",
+// PVLDB 5(11), 2012) bounds how much more frequent a sensitive value is in a class than
+// in the whole table: for every value v with a class share p_v above its table share
+// q_v, the relative gain (p_v − q_v) / q_v is at most β (basic β-likeness) or at most
+// min(β, −ln q_v) (enhanced β-likeness, which lets a rare value gain less). Unlike
+// t-closeness it bounds each value's gain on its own, so that a class cannot make a
+// rare diagnosis much likelier while staying close on average. Values that are less
+// frequent in the class than in the table are not bounded.
+
+// Likeness variants.
+const (
+	// Basic: every gain at most β.
+	Basic = "basic"
+	// Enhanced: the gain of a value of table share q at most min(β, −ln q).
+	Enhanced = "enhanced"
+)
+
+// gainLimit is the most a value of table share q may gain: β, or for the enhanced
+// variant min(β, −ln q).
+func gainLimit(q, beta float64, enhanced bool) float64 {
+	if enhanced {
+		return min(beta, -math.Log(q))
+	}
+	return beta
+}
+
+// MaxGain is the largest relative gain (p_v − q_v) / q_v of a value of the class
+// (vals, cnts) over the reference's distribution (0 when no value gains). A value the
+// table does not hold cannot be in a class; it would gain without bound (+Inf).
+func (r *Reference) MaxGain(vals, cnts []int32) float64 {
+	n := total(cnts)
+	worst := 0.0
+	for k, v := range vals {
+		q := r.q[v]
+		p := float64(cnts[k]) / n
+		switch {
+		case p <= q:
+		case q == 0:
+			return math.Inf(1)
+		default:
+			worst = max(worst, (p-q)/q)
+		}
+	}
+	return worst
+}
+
+// Likeness reports whether the class (vals, cnts) meets β-likeness against the
+// reference: basic, or enhanced when enhanced is set.
+func (r *Reference) Likeness(vals, cnts []int32, beta float64, enhanced bool) bool {
+	n := total(cnts)
+	for k, v := range vals {
+		q := r.q[v]
+		p := float64(cnts[k]) / n
+		if p <= q {
+			continue
+		}
+		if q == 0 || (p-q)/q > gainLimit(q, beta, enhanced)+likenessSlack {
+			return false
+		}
+	}
+	return true
+}
+
+// likenessSlack absorbs the rounding of a gain computed from counts, so that a class
+// exactly at the bound (a gain of 1/2 with β = 0.5) meets it whatever the order of the
+// divisions.
+const likenessSlack = 1e-12
