@@ -25,6 +25,16 @@ type Closeness struct {
 	Distance string
 }
 
+// Likeness is a β-likeness requirement on Table.Sensitive[Column] (Cao & Karras
+// 2012, closeness.Reference.Likeness): in every class, no value's share exceeds its
+// share in the whole table by more than Beta relatively (with Enhanced, by more than
+// min(Beta, −ln of its table share)).
+type Likeness struct {
+	Column   int
+	Beta     float64
+	Enhanced bool
+}
+
 // Monotonicity of the models under generalization, which the search's tagging relies
 // on. Merging classes (generalizing) can only lower the number of records that lie in
 // failing classes when the union of a passing class with any class passes:
@@ -32,10 +42,11 @@ type Closeness struct {
 //   - k-anonymity: a union holds at least as many records as its parts — always.
 //   - distinct l-diversity: a union holds at least the distinct values of its parts —
 //     always.
-//   - entropy l-diversity, recursive (c,l)-diversity, t-closeness: the union of two
-//     passing classes passes (entropy and EMD are concave/convex in the distribution;
-//     Machanavajjhala et al. 2007 prove it for recursive diversity), but a passing
-//     class merged with a failing one may fail. So the node-level property is monotone
+//   - entropy l-diversity, recursive (c,l)-diversity, t-closeness, β-likeness: the
+//     union of two passing classes passes (entropy and EMD are concave/convex in the
+//     distribution; Machanavajjhala et al. 2007 prove it for recursive diversity; a
+//     value's share in a union lies between its shares in the parts, so its gain does
+//     too), but a passing class merged with a failing one may fail. So the node-level property is monotone
 //     only when no record may be suppressed; with a suppression limit a node that
 //     meets the models can have a generalization that does not.
 //
@@ -73,7 +84,8 @@ type models struct {
 	t         *Table
 	diversity []Diversity
 	closeness []Closeness
-	ref       []*closeness.Reference // per sensitive column with a t-closeness requirement
+	likeness  []Likeness
+	ref       []*closeness.Reference // per sensitive column with a t-closeness or β-likeness requirement
 	cols      []int                  // sensitive columns some model reads
 
 	// The monotone part (see above) and what is left to the histograms.
@@ -104,7 +116,7 @@ func newModels(t *Table, opt Options) (*models, error) { return newModelsOf(t, t
 // sensitive value tal counts (the table itself, or its class table): t's per-record
 // codes are not read.
 func newModelsOf(t *Table, tal tallier, opt Options) (*models, error) {
-	m := &models{t: t, diversity: opt.Diversity, closeness: opt.Closeness}
+	m := &models{t: t, diversity: opt.Diversity, closeness: opt.Closeness, likeness: opt.Likeness}
 	for _, d := range opt.Diversity {
 		if d.Column < 0 || d.Column >= len(t.Sensitive) {
 			return nil, fmt.Errorf("l-diversity on sensitive column %d of %d", d.Column, len(t.Sensitive))
@@ -132,17 +144,34 @@ func newModelsOf(t *Table, tal tallier, opt Options) (*models, error) {
 		}
 		m.use(c.Column)
 	}
+	for _, l := range opt.Likeness {
+		if l.Column < 0 || l.Column >= len(t.Sensitive) {
+			return nil, fmt.Errorf("β-likeness on sensitive column %d of %d", l.Column, len(t.Sensitive))
+		}
+		if !(l.Beta > 0) || math.IsInf(l.Beta, 1) {
+			return nil, fmt.Errorf("β-likeness on %q: β must be above 0, got %g", t.Sensitive[l.Column].Name, l.Beta)
+		}
+		m.use(l.Column)
+		m.useHist(l.Column)
+	}
 	m.ref = make([]*closeness.Reference, len(t.Sensitive))
+	refCols := make([]int, 0, len(opt.Closeness)+len(opt.Likeness))
 	for _, c := range opt.Closeness {
-		if m.ref[c.Column] != nil {
+		refCols = append(refCols, c.Column)
+	}
+	for _, l := range opt.Likeness {
+		refCols = append(refCols, l.Column)
+	}
+	for _, col := range refCols {
+		if m.ref[col] != nil {
 			continue
 		}
-		s := t.Sensitive[c.Column]
-		ref, err := closeness.NewReference(tal.valueCounts(c.Column), s.Tree)
+		s := t.Sensitive[col]
+		ref, err := closeness.NewReference(tal.valueCounts(col), s.Tree)
 		if err != nil {
-			return nil, fmt.Errorf("t-closeness on %q: %w", s.Name, err)
+			return nil, fmt.Errorf("the distribution of %q: %w", s.Name, err)
 		}
-		m.ref[c.Column] = ref
+		m.ref[col] = ref
 	}
 	m.words = make([]int, len(t.Sensitive))
 	m.minValues = make([]int, len(t.Sensitive))
@@ -408,7 +437,7 @@ func (m *models) monotone(maxSuppressed int) bool {
 			return false
 		}
 	}
-	return len(m.closeness) == 0
+	return len(m.closeness) == 0 && len(m.likeness) == 0
 }
 
 // checker decides the models on classes; it holds the scratch space of one goroutine.
@@ -442,6 +471,11 @@ func (c *checker) holds(vals, cnts [][]int32) bool {
 	}
 	for _, t := range c.m.closeness {
 		if c.distance(t, vals[t.Column], cnts[t.Column]) > t.T {
+			return false
+		}
+	}
+	for _, l := range c.m.likeness {
+		if !c.m.ref[l.Column].Likeness(vals[l.Column], cnts[l.Column], l.Beta, l.Enhanced) {
 			return false
 		}
 	}
@@ -724,6 +758,13 @@ func (c *checker) histFails(cls *classes, j int) bool {
 		h := cls.hist[t.Column]
 		lo, hi := h.off[j], h.off[j+1]
 		if c.distance(t, h.val[lo:hi], h.cnt[lo:hi]) > t.T {
+			return true
+		}
+	}
+	for _, l := range c.m.likeness {
+		h := cls.hist[l.Column]
+		lo, hi := h.off[j], h.off[j+1]
+		if !c.m.ref[l.Column].Likeness(h.val[lo:hi], h.cnt[lo:hi], l.Beta, l.Enhanced) {
 			return true
 		}
 	}

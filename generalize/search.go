@@ -34,6 +34,7 @@ type Options struct {
 	// table's sensitive columns: a class that fails any of them (or k) is suppressed.
 	Diversity []Diversity
 	Closeness []Closeness
+	Likeness  []Likeness // β-likeness, class by class as t-closeness
 	// Risks are the risk-based models decided on the released classes as a whole.
 	Risks Risks
 	// BottomOver, when positive, is a number of classes the table's most specific node
@@ -1121,9 +1122,9 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		models := ""
 		switch {
 		case s.mod.any() && s.opt.Risks.any():
-			models = " with the l-diversity, t-closeness and risk requirements"
+			models = " with the l-diversity, t-closeness, β-likeness and risk requirements"
 		case s.mod.any():
-			models = " with the l-diversity and t-closeness requirements"
+			models = " with the l-diversity, t-closeness and β-likeness requirements"
 		case s.opt.Risks.any():
 			models = " with the risk requirements"
 		}
