@@ -42,6 +42,21 @@ func TestLikeness(t *testing.T) {
 			if got := ref.Likeness(tt.vals, tt.cnts, tt.beta, true); got != tt.enh {
 				t.Errorf("enhanced: %v, want %v", got, tt.enh)
 			}
+			// The dense form agrees.
+			p := make([]int64, 3)
+			for k, v := range tt.vals {
+				p[v] = int64(tt.cnts[k])
+			}
+			for _, enhanced := range []bool{false, true} {
+				gain, holds, err := LikenessOf(p, []int64{50, 40, 10}, tt.beta, enhanced)
+				want := tt.basic
+				if enhanced {
+					want = tt.enh
+				}
+				if err != nil || math.Abs(gain-tt.gain) > 1e-12 || holds != want {
+					t.Errorf("dense, enhanced %v: gain %v holds %v (%v), want %v %v", enhanced, gain, holds, err, tt.gain, want)
+				}
+			}
 		})
 	}
 	// A value the table does not hold gains without bound.

@@ -19,7 +19,7 @@ func checkReleaseConfig(cfg *schema.Config) error {
 	}
 	switch {
 	case cfg.Privacy.K < 1:
-		return schema.BadInput("%s: privacy.k: required for a release, unless the configuration names l-diversity, t-closeness or a risk-based model (then k is 1)", where)
+		return schema.BadInput("%s: privacy.k: required for a release, unless the configuration names l-diversity, t-closeness, β-likeness or a risk-based model (then k is 1)", where)
 	case cfg.Search.Algorithm != "" && cfg.Search.Algorithm != "optimal" && cfg.Search.Algorithm != "mondrian":
 		return schema.BadInput("%s: search.algorithm: %q is not supported by this version (use optimal or mondrian)", where, cfg.Search.Algorithm)
 	}
@@ -114,8 +114,8 @@ func paths(cfg *schema.Config, opt job.Options) (in, out, inFmt, outFmt string, 
 	return in, out, inFmt, outFmt, nil
 }
 
-// unprotected is the sensitive columns that no l-diversity or t-closeness requirement
-// names: a release writes them as they are.
+// unprotected is the sensitive columns that no l-diversity, t-closeness or β-likeness
+// requirement names: a release writes them as they are.
 func unprotected(cfg *schema.Config) []string {
 	var out []string
 	for _, c := range cfg.Columns {
@@ -128,6 +128,9 @@ func unprotected(cfg *schema.Config) []string {
 		}
 		for _, t := range cfg.Privacy.TCloseness {
 			named = named || t.Column == c.Name
+		}
+		for _, b := range cfg.Privacy.BetaLikeness {
+			named = named || b.Column == c.Name
 		}
 		if !named {
 			out = append(out, c.Name)

@@ -120,7 +120,7 @@ func openRun(cfg *schema.Config, opt job.Options) (*run, error) {
 		}
 	}
 	for _, name := range unprotected(cfg) {
-		r.log.Warn("sensitive column released as it is: no l-diversity or t-closeness requirement protects it", "column", name)
+		r.log.Warn("sensitive column released as it is: no l-diversity, t-closeness or β-likeness requirement protects it", "column", name)
 	}
 	return r, nil
 }
@@ -187,6 +187,9 @@ func (r *run) searchOptions() (generalize.Options, error) {
 		}
 		for _, c := range sc.closeness {
 			sopt.Closeness = append(sopt.Closeness, generalize.Closeness{Column: i, T: c.T, Distance: c.Distance})
+		}
+		for _, l := range sc.likeness {
+			sopt.Likeness = append(sopt.Likeness, generalize.Likeness{Column: i, Beta: l.Beta, Enhanced: l.Enhanced})
 		}
 	}
 	return sopt, nil
@@ -531,8 +534,11 @@ func (r *run) report() (*report.Report, error) {
 	for _, t := range cfg.Privacy.TCloseness {
 		rep.Model.TCloseness = append(rep.Model.TCloseness, report.TClosenessIn{Column: t.Column, T: t.T, Distance: t.Distance})
 	}
+	for _, b := range cfg.Privacy.BetaLikeness {
+		rep.Model.BetaLikeness = append(rep.Model.BetaLikeness, report.BetaLikenessIn{Column: b.Column, Beta: b.Beta, Variant: b.Variant})
+	}
 	for _, s := range m.Sensitive {
-		rep.Verified.Sensitive = append(rep.Verified.Sensitive, report.SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance})
+		rep.Verified.Sensitive = append(rep.Verified.Sensitive, report.SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance, MaxGain: s.MaxGain})
 	}
 	if r.mres != nil {
 		rep.Partitions = &report.PartitionStats{Partitions: len(r.mres.Sizes), Splits: r.mres.Splits}

@@ -19,6 +19,7 @@ type protected struct {
 	pos       int // input position
 	diversity []diversity.Model
 	closeness []verify.Closeness
+	likeness  []verify.Likeness
 	order     []string // the t-closeness order: list, if any
 	// filled from the input:
 	values []string         // value i is numbered i (the order the distance needs)
@@ -50,6 +51,10 @@ func (p *plan) protectedColumns() []*protected {
 		s := get(t.Column)
 		s.closeness = append(s.closeness, verify.Closeness{T: t.T, Distance: t.Distance})
 		s.order = t.Order
+	}
+	for _, b := range p.Config.Privacy.BetaLikeness {
+		s := get(b.Column)
+		s.likeness = append(s.likeness, verify.Likeness{Beta: b.Beta, Enhanced: b.Variant == "enhanced"})
 	}
 	return out
 }
@@ -182,5 +187,5 @@ func (s *protected) buildHierarchy(p *plan, d *dictionary) error {
 
 // spec is the verifier's view of the column.
 func (s *protected) spec() verify.Sensitive {
-	return verify.Sensitive{Column: s.conf.Name, Values: s.values, Reference: s.counts, Tree: s.tree, Diversity: s.diversity, Closeness: s.closeness}
+	return verify.Sensitive{Column: s.conf.Name, Values: s.values, Reference: s.counts, Tree: s.tree, Diversity: s.diversity, Closeness: s.closeness, Likeness: s.likeness}
 }

@@ -117,6 +117,14 @@ func modelSentences(r *Report) []string {
 	for _, l := range r.Model.LDiversity {
 		out = append(out, lSentence(l))
 	}
+	for _, b := range r.Model.BetaLikeness {
+		limit := "by more than β"
+		if b.Variant == "enhanced" {
+			limit = "by more than the smaller of β and −ln of its share (enhanced: a common value may gain less)"
+		}
+		out = append(out, fmt.Sprintf("β-likeness on %s (β = %s, %s): in every group, no value of %s is more frequent than in the whole input %s relatively (a value held by 10%% of the input may be held by at most %s of a group), so a group cannot make any one value much likelier.",
+			b.Column, fmtG(b.Beta), b.Variant, b.Column, limit, fmtPct(0.1*(1+b.Beta))))
+	}
 	for _, t := range r.Model.TCloseness {
 		out = append(out, fmt.Sprintf("t-closeness on %s (t = %s): in every group, the distribution of %s differs from its distribution in the whole input by at most %s (Earth Mover's Distance, %s ground distance; 0 is identical, 1 as different as can be), so learning someone's group tells little more about their %s than the whole table does.",
 			t.Column, fmtG(t.T), t.Column, fmtG(t.T), t.Distance, t.Column))

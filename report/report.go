@@ -61,11 +61,12 @@ type ModelSummary struct {
 	K int `json:"k"`
 	// KDefault says the configuration gave no k and k is 1 (other models protect the
 	// release).
-	KDefault        bool           `json:"k_default,omitempty"`
-	SuppressionRate float64        `json:"suppression_limit"`
-	MaxSuppressed   int            `json:"max_suppressed_records"`
-	LDiversity      []LDiversityIn `json:"l_diversity,omitempty"`
-	TCloseness      []TClosenessIn `json:"t_closeness,omitempty"`
+	KDefault        bool             `json:"k_default,omitempty"`
+	SuppressionRate float64          `json:"suppression_limit"`
+	MaxSuppressed   int              `json:"max_suppressed_records"`
+	LDiversity      []LDiversityIn   `json:"l_diversity,omitempty"`
+	TCloseness      []TClosenessIn   `json:"t_closeness,omitempty"`
+	BetaLikeness    []BetaLikenessIn `json:"beta_likeness,omitempty"`
 }
 
 // LDiversityIn is an l-diversity requirement the release meets.
@@ -81,6 +82,13 @@ type TClosenessIn struct {
 	Column   string  `json:"column"`
 	T        float64 `json:"t"`
 	Distance string  `json:"distance"`
+}
+
+// BetaLikenessIn is a β-likeness requirement the release meets.
+type BetaLikenessIn struct {
+	Column  string  `json:"column"`
+	Beta    float64 `json:"beta"`
+	Variant string  `json:"variant"` // basic | enhanced
 }
 
 // NodeLevel is the chosen generalization level of one quasi-identifier.
@@ -134,6 +142,10 @@ type SensitiveSummary struct {
 	MinEntropyL float64 `json:"min_entropy_l"` // exp of the smallest class entropy
 	MaxEMD      float64 `json:"max_emd"`
 	Distance    string  `json:"emd_distance"`
+	// MaxGain is the largest relative gain of a value's share in a class over the
+	// input's (β-likeness's measure), measured when a β-likeness requirement names the
+	// column.
+	MaxGain float64 `json:"max_gain,omitempty"`
 }
 
 // Stages is the wall time of each stage in milliseconds.

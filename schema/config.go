@@ -95,11 +95,12 @@ type Domain struct {
 type Privacy struct {
 	// K is k-anonymity's k: 0 when neither it nor any other model is given, 1 when
 	// only other models are (KDefault then says so).
-	K           int
-	Suppression float64 // share of input records that may be removed, in [0,1]
-	LDiversity  []LDiversity
-	TCloseness  []TCloseness
-	KDefault    bool // K was not given and is 1 because other models are
+	K            int
+	Suppression  float64 // share of input records that may be removed, in [0,1]
+	LDiversity   []LDiversity
+	TCloseness   []TCloseness
+	BetaLikeness []BetaLikeness
+	KDefault     bool // K was not given and is 1 because other models are
 	// The risk-based models (package risk), each 0 or nil when not given.
 	AverageRisk          float64 // the records' average prosecutor risk is at most this
 	HighestRisk          float64 // no record's prosecutor risk is above this
@@ -141,6 +142,15 @@ type LDiversity struct {
 	Variant string // distinct | entropy | recursive
 	L       float64
 	C       float64 // recursive only
+}
+
+// BetaLikeness is one β-likeness requirement on a sensitive column (Cao & Karras
+// 2012): in every class no value's share exceeds its share in the input by more than
+// Beta relatively (enhanced: by more than min(Beta, −ln of its input share)).
+type BetaLikeness struct {
+	Column  string
+	Beta    float64
+	Variant string // basic | enhanced
 }
 
 // TCloseness is one t-closeness requirement on a sensitive column.

@@ -1009,12 +1009,30 @@ func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 			pr.TCloseness = append(pr.TCloseness, t)
 		}
 	}
+	if v, at := f.get("beta-likeness"); v != nil {
+		items, paths, err := p.oneOrMany(v, at)
+		if err != nil {
+			return pr, err
+		}
+		for i, it := range items {
+			b, err := p.betaLikeness(it, paths[i])
+			if err != nil {
+				return pr, err
+			}
+			for _, prev := range pr.BetaLikeness {
+				if prev.Column == b.Column {
+					return pr, p.errorf(it, paths[i], "column %q already has a β-likeness requirement", b.Column)
+				}
+			}
+			pr.BetaLikeness = append(pr.BetaLikeness, b)
+		}
+	}
 	if err := p.riskModels(f, &pr); err != nil {
 		return pr, err
 	}
-	// l-diversity, t-closeness or a risk model without k: every class is a class of
-	// at least one record (ARX's default), and the report says k was not given.
-	if pr.K == 0 && (len(pr.LDiversity) > 0 || len(pr.TCloseness) > 0 || pr.RisksModelled()) {
+	// l-diversity, t-closeness, β-likeness or a risk model without k: every class is a
+	// class of at least one record (ARX's default), and the report says k was not given.
+	if pr.K == 0 && (len(pr.LDiversity) > 0 || len(pr.TCloseness) > 0 || len(pr.BetaLikeness) > 0 || pr.RisksModelled()) {
 		pr.K, pr.KDefault = 1, true
 	}
 	return pr, nil
@@ -1124,6 +1142,35 @@ func (p *parser) lDiversity(n *yaml.Node, path string) (LDiversity, error) {
 		}
 	}
 	return l, nil
+}
+
+// betaLikeness decodes one β-likeness requirement.
+func (p *parser) betaLikeness(n *yaml.Node, path string) (BetaLikeness, error) {
+	var b BetaLikeness
+	f, err := p.mapping(n, path, "privacy.beta-likeness")
+	if err != nil {
+		return b, err
+	}
+	v, at, err := f.required("column")
+	if err != nil {
+		return b, err
+	}
+	col, err := p.sensitiveColumn(v, at)
+	if err != nil {
+		return b, err
+	}
+	b.Column = col.Name
+	if v, at, err = f.required("beta"); err != nil {
+		return b, err
+	}
+	if b.Beta, err = p.float(v, at); err != nil {
+		return b, err
+	}
+	if b.Beta <= 0 {
+		return b, p.errorf(v, at, "must be above 0, got %g", b.Beta)
+	}
+	b.Variant, err = f.enum("variant", "basic")
+	return b, err
 }
 
 // tCloseness decodes one t-closeness requirement.

@@ -551,6 +551,13 @@ func classFails(spec Spec, c *inputClass) (bool, string, error) {
 				return true, fmt.Sprintf("lies at distance %.4g from the input's distribution of %q, t is %g", emd, sc.Column, t.T), nil
 			}
 		}
+		var sm SensitiveMeasured
+		var v *Violation
+		if err := checkLikeness(sc, dense, &sm); errors.As(err, &v) {
+			return true, fmt.Sprintf("gains %.4g over the input's distribution of %q, more than β-likeness allows", sm.MaxGain, sc.Column), nil
+		} else if err != nil {
+			return false, "", err
+		}
 	}
 	return false, "", nil
 }

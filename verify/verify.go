@@ -53,9 +53,17 @@ type Sensitive struct {
 	Tree      *closeness.Tree // over the numbered values, for the hierarchical distance
 	Diversity []diversity.Model
 	Closeness []Closeness
+	Likeness  []Likeness
 	// Null is the value an empty input field is read as (nil: the empty string is a
 	// value of its own); only the input is read with it.
 	Null *string
+}
+
+// Likeness is one β-likeness requirement (closeness.LikenessOf), against the input's
+// distribution (Reference).
+type Likeness struct {
+	Beta     float64
+	Enhanced bool
 }
 
 // Closeness is one t-closeness requirement.
@@ -71,6 +79,9 @@ type SensitiveMeasured struct {
 	MinEntropyL float64 // exp of the smallest class entropy (the measured entropy l)
 	MaxEMD      float64 // largest distance to the input's distribution
 	Distance    string  // the distance MaxEMD uses (the requirement's, else equal)
+	// MaxGain is the largest relative gain of a value's share in a class over its
+	// share in the input (β-likeness's measure; +Inf for a value the input lacks).
+	MaxGain float64
 }
 
 // Measured is what the release was found to hold.
@@ -717,6 +728,7 @@ func checkSensitive(sc Sensitive, hists []map[int32]int64) (SensitiveMeasured, e
 		slices.Sort(counts) // the entropy summed in one order whatever the map's: the same figure every run
 		distinct, entropyL := diversity.Values(counts), math.Exp(diversity.EntropyOf(counts))
 		emd, err := distance(sm.Distance, dense, sc)
+		likeErr := checkLikeness(sc, dense, &sm)
 		for v := range h {
 			dense[v] = 0
 		}
@@ -731,6 +743,9 @@ func checkSensitive(sc Sensitive, hists []map[int32]int64) (SensitiveMeasured, e
 		}
 		sm.MaxEMD = max(sm.MaxEMD, emd)
 		first = false
+		if likeErr != nil {
+			return sm, likeErr
+		}
 		for _, d := range sc.Diversity {
 			if !d.Holds(counts) {
 				return sm, &Violation{Msg: fmt.Sprintf("a class fails %s l-diversity (l=%g) on %q", d.Variant, d.L, sc.Column)}
@@ -757,4 +772,27 @@ func distance(kind string, p []int64, sc Sensitive) (float64, error) {
 		return closeness.HierarchicalEMD(p, sc.Reference, sc.Tree)
 	}
 	return closeness.EqualEMD(p, sc.Reference)
+}
+
+// checkLikeness measures the largest gain of the class's dense histogram p over the
+// input's distribution into sm and checks every β-likeness requirement on it.
+func checkLikeness(sc Sensitive, p []int64, sm *SensitiveMeasured) error {
+	if len(sc.Likeness) == 0 {
+		return nil
+	}
+	for _, l := range sc.Likeness {
+		gain, holds, err := closeness.LikenessOf(p, sc.Reference, l.Beta, l.Enhanced)
+		if err != nil {
+			return fmt.Errorf("β-likeness on %q: %w", sc.Column, err)
+		}
+		sm.MaxGain = max(sm.MaxGain, gain)
+		if !holds {
+			variant := "basic"
+			if l.Enhanced {
+				variant = "enhanced"
+			}
+			return &Violation{Msg: fmt.Sprintf("a class fails %s β-likeness (β=%g) on %q: a value's share gains %.4g over the input's", variant, l.Beta, sc.Column, gain)}
+		}
+	}
+	return nil
 }

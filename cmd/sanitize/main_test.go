@@ -1037,7 +1037,7 @@ func TestLogs(t *testing.T) {
 		return code, stderr
 	}
 	if code, stderr := release(); code != 0 || !strings.Contains(stderr, "WARN") || !strings.Contains(stderr, `column=extra`) ||
-		!strings.Contains(stderr, "no l-diversity or t-closeness requirement protects it\" column=diagnosis") || strings.Count(stderr, "\n") != 2 {
+		!strings.Contains(stderr, "no l-diversity, t-closeness or β-likeness requirement protects it\" column=diagnosis") || strings.Count(stderr, "\n") != 2 {
 		t.Errorf("text: exit %d, stderr %q: want a warning naming the dropped column and one naming the unprotected sensitive column", code, stderr)
 	}
 	if code, stderr := release("--quiet"); code != 0 || stderr != "" {

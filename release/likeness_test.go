@@ -1,0 +1,95 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"sanitizer/job"
+	"sanitizer/schema"
+)
+
+// TestReleaseBetaLikeness: releases under basic and enhanced β-likeness on diagnosis
+// meet it, counted by the test from the input's and the written file's strings; check
+// agrees, and finds the release without the model in breach of it.
+func TestReleaseBetaLikeness(t *testing.T) {
+	base, in, dir := hospitalFixture(t, 6000)
+	raw, err := os.ReadFile(base.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := map[string]float64{}
+	ih, irows := readTable(t, in, ',')
+	dxIn := slices.Index(ih, "diagnosis")
+	for _, r := range irows {
+		input[r[dxIn]]++
+	}
+	for v := range input {
+		input[v] /= float64(len(irows))
+	}
+	plain := loadConfigText(t, string(raw))
+	plainOut := filepath.Join(dir, "plain.csv")
+	if _, err := Release(context.Background(), plain, job.Options{Input: in, Output: plainOut}); err != nil {
+		t.Fatal(err)
+	}
+	for i, tt := range []struct {
+		privacy  string
+		beta     float64
+		enhanced bool
+	}{
+		{"privacy: {k: 5, suppression: 0.05, beta-likeness: {column: diagnosis, beta: 1}}", 1, false},
+		{"privacy: {suppression: 0.05, beta-likeness: {column: diagnosis, beta: 2, variant: enhanced}}", 2, true},
+	} {
+		cfg := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", tt.privacy, 1))
+		out := filepath.Join(dir, fmt.Sprintf("r%d.csv", i))
+		rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.privacy, err)
+		}
+		header, rows := readTable(t, out, ',')
+		qi := []int{slices.Index(header, "age"), slices.Index(header, "sex"), slices.Index(header, "zip"), slices.Index(header, "admitted")}
+		dx := slices.Index(header, "diagnosis")
+		classes := map[string]map[string]float64{}
+		sizes := map[string]float64{}
+		for _, r := range rows {
+			key := r[qi[0]] + "\x1f" + r[qi[1]] + "\x1f" + r[qi[2]] + "\x1f" + r[qi[3]]
+			if classes[key] == nil {
+				classes[key] = map[string]float64{}
+			}
+			classes[key][r[dx]]++
+			sizes[key]++
+		}
+		worst := 0.0
+		for key, h := range classes {
+			for v, c := range h {
+				p, q := c/sizes[key], input[v]
+				limit := tt.beta
+				if tt.enhanced {
+					limit = min(tt.beta, -math.Log(q))
+				}
+				if p > q {
+					worst = max(worst, (p-q)/q)
+					if (p-q)/q > limit+1e-9 {
+						t.Fatalf("%s: a class holds %q at %.3f against %.3f in the input (gain %.3f, limit %.3f)", tt.privacy, v, p, q, (p-q)/q, limit)
+					}
+				}
+			}
+		}
+		if len(rep.Verified.Sensitive) != 1 || math.Abs(rep.Verified.Sensitive[0].MaxGain-worst) > 1e-9 {
+			t.Errorf("%s: the report's largest gain %+v, counted %g", tt.privacy, rep.Verified.Sensitive, worst)
+		}
+		if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
+			t.Errorf("%s: check: %v", tt.privacy, err)
+		}
+		if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: plainOut}); !errors.Is(err, schema.ErrUnattainable) {
+			t.Errorf("%s: check of the release without the model: %v, want it in breach", tt.privacy, err)
+		}
+		t.Logf("%s: node %v, %d suppressed, largest gain %.3f", tt.privacy, nodeOf(rep), rep.Suppressed, worst)
+	}
+}
