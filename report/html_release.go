@@ -329,6 +329,18 @@ func modelChecks(r *Report) []checkRow {
 		}
 		out = append(out, row)
 	}
+	for _, b := range r.Model.BetaLikeness {
+		s, ok := sensitiveOf(v, b.Column)
+		row := checkRow{Model: fmt.Sprintf("%s β-likeness on %s", b.Variant, b.Column), Required: fmt.Sprintf("no value's share gains more than %s relatively", fmtG(b.Beta)),
+			Measured: fmt.Sprintf("largest gain %s (the verifier checked every group)", fmtNumber(s.MaxGain)), Holds: ok}
+		if b.Variant == "basic" {
+			row.Holds = ok && s.MaxGain <= b.Beta+1e-9
+		}
+		if !ok {
+			row.Measured = "not in the verifier's figures"
+		}
+		out = append(out, row)
+	}
 	if r.Risk != nil {
 		out = append(out, riskChecks(r.Risk.Models)...)
 	}
