@@ -47,7 +47,7 @@ type oracleResult struct {
 // oracleQuery is one privacy setting to optimise for.
 type oracleQuery struct {
 	k, maxSupp int
-	metric     string // "loss" or "discernibility"
+	metric     string // "loss", "discernibility", "discernibility-star", "height", "precision" or "aecs"
 	// holds, when not nil, decides the l-diversity / t-closeness model on a class's
 	// histogram of sensitive values.
 	holds func(hist []map[string]int) bool
@@ -214,6 +214,47 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 					}
 				}
 				val.SetInt64(dm)
+			case "discernibility-star":
+				// DM*: every class, suppressed or not, counts its size squared.
+				var dm int64
+				for _, cl := range groups {
+					dm += int64(cl.n) * int64(cl.n)
+				}
+				val.SetInt64(dm)
+			case "height":
+				for c := range q {
+					val.Add(val, big.NewRat(int64(node[c]), 1))
+				}
+			case "precision":
+				// Per column: a published record counts level/(levels−1) (0 for a
+				// column of one level), a suppressed one 1; the sum over records
+				// and columns divided by N·q.
+				for _, cl := range groups {
+					for c := range q {
+						switch {
+						case fails(cl):
+							val.Add(val, big.NewRat(int64(cl.n), 1))
+						case o.height[c] > 1:
+							val.Add(val, big.NewRat(int64(cl.n*node[c]), int64(o.height[c]-1)))
+						}
+					}
+				}
+				val.Quo(val, big.NewRat(int64(N*q), 1))
+			case "aecs":
+				// N over the published classes, the suppressed records (if any)
+				// making one more.
+				published := 0
+				for _, cl := range groups {
+					if !fails(cl) {
+						published++
+					}
+				}
+				if supp > 0 {
+					published++
+				}
+				val.SetFrac64(int64(N), int64(published))
+			default:
+				t.Fatalf("oracle: unknown metric %q", qu.metric)
 			}
 			cand := &oracleResult{node: append([]int(nil), node...), value: val, suppressed: supp}
 			if bests[qi] == nil || oracleBetter(cand, bests[qi]) {

@@ -17,11 +17,13 @@ const (
 	MetricDiscernibility = "discernibility"
 )
 
-// metric scores a node. exact values are integers (scaled by a constant common to all
-// nodes) so that ties are decided exactly; bound is a cheap lower bound of the float
-// value, used to order and prune the search. A node's exact value never decreases when
-// more of its classes fail (the search bounds a node's value by its value with only
-// some of the failing classes known).
+// metric scores a node. exact values are integers that order nodes as their values do
+// and are equal exactly when the values are (the value scaled by a constant common to
+// all nodes, or for MetricAECS a decreasing function of its denominator), so that ties
+// are decided exactly; bound is a cheap lower bound of the float value, used to order
+// and prune the search. A node's exact value never decreases when more of its classes
+// fail (the search bounds a node's value by its value with only some of the failing
+// classes known). The objectives (objective.go) state their bounds and monotonicity.
 type metric interface {
 	bound(levels []int) float64
 	exact(levels []int, cls *classes, fails func(j int) bool) (exact *big.Int, value float64)
@@ -38,6 +40,14 @@ func newMetric(name string, t *Table, tal tallier) (metric, error) {
 		return newLoss(t, tal), nil
 	case MetricDiscernibility:
 		return &discernibility{n: int64(t.Rows)}, nil
+	case MetricHeight:
+		return height{}, nil
+	case MetricPrecision:
+		return newPrecision(t), nil
+	case MetricAECS:
+		return &aecs{n: int64(t.Rows), present: present(t, tal)}, nil
+	case MetricDiscernibilityStar:
+		return &discernibilityStar{n: int64(t.Rows), present: present(t, tal)}, nil
 	}
 	return nil, fmt.Errorf("unknown metric %q", name)
 }

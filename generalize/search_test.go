@@ -106,7 +106,7 @@ func randomTableOf(rng *rand.Rand, n, q, lo, hi int, skew func(u float64) float6
 
 func TestSearchRandomMatchesExhaustive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	for trial := range 60 {
+	for trial := range 120 {
 		n := 20 + rng.IntN(400)
 		q := 1 + rng.IntN(4)
 		tab, raw, hier := randomTable(rng, n, q)
@@ -115,7 +115,7 @@ func TestSearchRandomMatchesExhaustive(t *testing.T) {
 		if rng.IntN(2) == 1 {
 			maxSupp = rng.IntN(n/5 + 1)
 		}
-		metric := []string{MetricLoss, MetricDiscernibility}[rng.IntN(2)]
+		metric := []string{MetricLoss, MetricDiscernibility, MetricHeight, MetricPrecision, MetricAECS, MetricDiscernibilityStar}[rng.IntN(6)]
 		workers := 1 + rng.IntN(4)
 		name := fmt.Sprintf("trial%d/n=%d/q=%d/k=%d/supp=%d/%s/w=%d", trial, n, q, k, maxSupp, metric, workers)
 		t.Run(name, func(t *testing.T) {

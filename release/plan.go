@@ -25,8 +25,14 @@ func checkReleaseConfig(cfg *schema.Config) error {
 	}
 	switch cfg.Search.Metric {
 	case "", generalize.MetricLoss, generalize.MetricDiscernibility:
+	case generalize.MetricDiscernibilityStar, generalize.MetricHeight, generalize.MetricPrecision, generalize.MetricAECS:
+		// Objectives of the optimal search: a Mondrian release is valued by loss or
+		// discernibility only.
+		if cfg.Search.Algorithm == "mondrian" {
+			return schema.BadInput("%s: search.metric: %q is an objective of search.algorithm optimal: mondrian measures loss or discernibility only", where, cfg.Search.Metric)
+		}
 	default:
-		return schema.BadInput("%s: search.metric: %q is not supported by this version (use loss or discernibility)", where, cfg.Search.Metric)
+		return schema.BadInput("%s: search.metric: %q is not supported by this version (use loss, discernibility, discernibility-star, height, precision or aecs)", where, cfg.Search.Metric)
 	}
 	if pr := cfg.Privacy; cfg.Search.Algorithm == "mondrian" && (pr.AverageRisk > 0 || pr.RecordsAtRisk != nil || pr.PopulationUniqueness != nil) {
 		return schema.BadInput("%s: privacy: average-risk, records-at-risk and population-uniqueness are decided on a whole release, which search.algorithm mondrian cannot do partition by partition: use optimal (highest-risk works with both)", where)

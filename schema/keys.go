@@ -80,7 +80,7 @@ var enumValues = map[string][]string{
 	"privacy.beta-likeness.variant":       {"basic", "enhanced"},
 	"privacy.population-uniqueness.model": {"dankar", "pitman", "zayatz", "snb"},
 	"search.algorithm":                    {"optimal", "mondrian"},
-	"search.metric":                       {"loss", "discernibility", "entropy", "ncp"},
+	"search.metric":                       {"loss", "discernibility", "discernibility-star", "height", "precision", "aecs", "entropy", "ncp"},
 	"dp.neighbours":                       {"add-remove", "replace-one"},
 	"dp.outputs[].mechanism":              {"laplace", "gaussian"},
 	"dp.outputs[].post":                   {"clamp", "round", "consistent"},

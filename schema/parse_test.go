@@ -454,7 +454,7 @@ func TestParseErrors(t *testing.T) {
 		// search
 		{"search type", "search: optimal\n" + cols, 1, "search", "expected a mapping"},
 		{"search algorithm", "search: {algorithm: greedy}\n" + cols, 1, "search.algorithm", "must be one of optimal, mondrian"},
-		{"search metric", "search: {metric: precision}\n" + cols, 1, "search.metric", "must be one of loss, discernibility, entropy, ncp"},
+		{"search metric", "search: {metric: prec}\n" + cols, 1, "search.metric", "must be one of loss, discernibility, discernibility-star, height, precision, aecs, entropy, ncp"},
 		{"search unknown", "search: {algorithm: optimal, prune: false}\n" + cols, 1, "search.prune", "unknown key"},
 
 		// dp
@@ -587,6 +587,20 @@ func TestParseKDefault(t *testing.T) {
 		}
 		if cfg.Privacy.K != tt.k || cfg.Privacy.KDefault != tt.def {
 			t.Errorf("%s: k %d (default %v), want %d (%v)", tt.privacy, cfg.Privacy.K, cfg.Privacy.KDefault, tt.k, tt.def)
+		}
+	}
+}
+
+// TestParseSearchMetrics: every objective the optimal search offers parses as itself.
+func TestParseSearchMetrics(t *testing.T) {
+	cols := "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 2}}}\nprivacy: {k: 2}\n"
+	for _, m := range []string{"loss", "discernibility", "discernibility-star", "height", "precision", "aecs"} {
+		cfg, err := Parse([]byte(cols+"search: {metric: "+m+"}\n"), "", "")
+		if err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		if cfg.Search.Metric != m {
+			t.Errorf("search.metric %s parsed as %q", m, cfg.Search.Metric)
 		}
 	}
 }

@@ -1,0 +1,182 @@
+package release
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"math"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sanitizer/generalize"
+	"sanitizer/job"
+	"sanitizer/schema"
+)
+
+// nodeClassSizes recounts, from the input CSV and the configuration's hierarchies (built
+// here from the input's values), the size of every class of the node with the given
+// levels, suppressed or not, without the search.
+func nodeClassSizes(t *testing.T, cfg *schema.Config, in string, levels []int) []int {
+	t.Helper()
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, rows := recs[0], recs[1:]
+	quasi := cfg.Quasi()
+	if len(levels) != len(quasi) {
+		t.Fatalf("node of %d levels for %d quasi-identifiers", len(levels), len(quasi))
+	}
+	keys := make([]string, len(rows))
+	for i, c := range quasi {
+		at := -1
+		for j, h := range header {
+			if h == c.Name {
+				at = j
+			}
+		}
+		seen := map[string]bool{}
+		var values []string
+		for _, r := range rows {
+			if !seen[r[at]] {
+				seen[r[at]] = true
+				values = append(values, r[at])
+			}
+		}
+		var h *generalize.Hierarchy
+		switch hs := c.Hierarchy; {
+		case hs.Intervals != nil:
+			h, err = generalize.BuildIntervals(c.Name, values, c.Type, hs.Intervals)
+		case hs.Mask != nil:
+			h, err = generalize.BuildMask(c.Name, values, *hs.Mask)
+		case hs.Date != nil:
+			h, err = generalize.BuildDate(c.Name, values, hs.Date)
+		default:
+			raw, rerr := os.ReadFile(hs.File)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			var hrows [][]string
+			for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+				hrows = append(hrows, strings.Split(strings.TrimRight(line, "\r"), ";"))
+			}
+			h, err = generalize.NewHierarchy(hs.File, hrows)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r, row := range rows {
+			leaf, ok := h.Leaf(row[at])
+			if !ok {
+				t.Fatalf("%s: %q not in its hierarchy", c.Name, row[at])
+			}
+			keys[r] += h.Value(levels[i], h.Code(levels[i], leaf)) + "\x1f"
+		}
+	}
+	count := map[string]int{}
+	for _, k := range keys {
+		count[k]++
+	}
+	var sizes []int
+	for _, n := range count {
+		sizes = append(sizes, n)
+	}
+	return sizes
+}
+
+// TestReleaseObjectives: a release under each objective of the optimal search succeeds,
+// passes check, and reports the metric's name and its value at the chosen node as this
+// test recomputes it from the input, the node and the definition; a Mondrian release
+// with one of them is bad input naming search.metric.
+func TestReleaseObjectives(t *testing.T) {
+	cfg, in, _ := hospitalFixture(t, 2000)
+	raw, err := os.ReadFile(cfg.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := string(raw)
+	for _, metric := range []string{generalize.MetricHeight, generalize.MetricPrecision, generalize.MetricAECS, generalize.MetricDiscernibilityStar} {
+		t.Run(metric, func(t *testing.T) {
+			text := strings.Replace(base, "search: {algorithm: optimal, metric: loss}", "search: {algorithm: optimal, metric: "+metric+"}", 1)
+			if text == base {
+				t.Fatal("the fixture's search line changed")
+			}
+			cfg := loadConfigText(t, text)
+			out := filepath.Join(t.TempDir(), "release.csv")
+			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
+				t.Fatalf("check: %v", err)
+			}
+			if rep.Metric.Name != metric {
+				t.Fatalf("metric name %q, want %q", rep.Metric.Name, metric)
+			}
+			levels := nodeOf(rep)
+			sizes := nodeClassSizes(t, cfg, in, levels)
+			k := cfg.Privacy.K
+			n, supp, published := 0, 0, 0
+			var dmStar int64
+			for _, s := range sizes {
+				n += s
+				dmStar += int64(s) * int64(s)
+				if s < k {
+					supp += s
+				} else {
+					published++
+				}
+			}
+			if supp != rep.Suppressed || published != rep.Classes {
+				t.Fatalf("recount: %d suppressed, %d classes; the release says %d, %d", supp, published, rep.Suppressed, rep.Classes)
+			}
+			want := new(big.Rat)
+			switch metric {
+			case generalize.MetricHeight:
+				for _, l := range levels {
+					want.Add(want, big.NewRat(int64(l), 1))
+				}
+			case generalize.MetricPrecision:
+				// Σ over columns of ((N−S)·level/(levels−1) + S), over N·q.
+				for _, nl := range rep.Node {
+					want.Add(want, big.NewRat(int64((n-supp)*nl.Level), int64(nl.Levels-1)))
+					want.Add(want, big.NewRat(int64(supp), 1))
+				}
+				want.Quo(want, big.NewRat(int64(n*len(levels)), 1))
+			case generalize.MetricAECS:
+				groups := published
+				if supp > 0 {
+					groups++
+				}
+				want.SetFrac64(int64(n), int64(groups))
+			case generalize.MetricDiscernibilityStar:
+				want.SetInt64(dmStar)
+			}
+			wv, _ := want.Float64()
+			if math.Abs(rep.Metric.Value-wv) > 1e-12*math.Max(1, wv) {
+				t.Fatalf("node %v: %s %.15g, recomputed %s", levels, metric, rep.Metric.Value, want.RatString())
+			}
+			t.Logf("node %v: %s = %s, %d suppressed, %d classes", levels, metric, want.RatString(), supp, published)
+		})
+		t.Run("mondrian/"+metric, func(t *testing.T) {
+			text := strings.Replace(base, "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: "+metric+"}", 1)
+			cfg := loadConfigText(t, text)
+			out := filepath.Join(t.TempDir(), "release.csv")
+			_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
+			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "search.metric") {
+				t.Fatalf("got %v, want bad input naming search.metric", err)
+			}
+			if _, serr := os.Stat(out); !os.IsNotExist(serr) {
+				t.Fatalf("a refused release wrote %s", out)
+			}
+		})
+	}
+}
