@@ -20,7 +20,7 @@ import (
 type Options struct {
 	K             int    // every published class has at least K records
 	MaxSuppressed int    // at most this many records may be suppressed
-	Metric        string // MetricLoss (default) or MetricDiscernibility
+	Metric        string // MetricLoss (default), MetricDiscernibility or an objective of objective.go
 	Workers       int    // node evaluations in parallel; ≤ 0 means GOMAXPROCS
 	// CacheEntries bounds, in int32 entries, the class tables kept for roll-ups
 	// together with the scratch of a radix-partitioned roll-up of a large source,
