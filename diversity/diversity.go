@@ -31,6 +31,8 @@ type Model struct {
 	Variant string
 	L       float64 // Distinct and Recursive: a whole number; Entropy: any value ≥ 1
 	C       float64 // Recursive only
+	// Estimator is Entropy's estimator: Shannon ("" is Shannon) or Grassberger.
+	Estimator string
 }
 
 // Check reports an impossible setting: l < 1, a fractional l where the variant counts
@@ -50,6 +52,13 @@ func (m Model) Check() error {
 	if m.Variant == Recursive && (!(m.C > 0) || math.IsInf(m.C, 1)) {
 		return fmt.Errorf("c must be a number above 0, got %g", m.C)
 	}
+	switch {
+	case m.Estimator == "" || m.Estimator == Shannon:
+	case m.Estimator != Grassberger:
+		return fmt.Errorf("unknown entropy estimator %q (shannon or grassberger)", m.Estimator)
+	case m.Variant != Entropy:
+		return fmt.Errorf("an entropy estimator is for entropy l-diversity, not %s", m.Variant)
+	}
 	return nil
 }
 
@@ -60,6 +69,9 @@ func (m Model) Holds(counts []int64) bool {
 	case Distinct:
 		return float64(Values(counts)) >= m.L
 	case Entropy:
+		if m.Estimator == Grassberger {
+			return GrassbergerHolds(counts, m.L)
+		}
 		return EntropyHolds(counts, m.L)
 	case Recursive:
 		return RecursiveHolds(counts, m.C, int(m.L))

@@ -65,7 +65,9 @@ type Likeness struct {
 //   - recursive (c,l)-diversity: at least l values, which the definition demands (a
 //     class of fewer than l values fails, diversity.Recursive).
 //   - entropy l-diversity: the entropy of v values is at most ln v (the uniform
-//     distribution's), so a class with ln v < ln l fails (entropyValues).
+//     distribution's), so a class with ln v < ln l fails (entropyValues). Not with
+//     Grassberger's estimator, which can exceed ln v: its classes are decided on their
+//     histograms only, and it counts as not monotone even without suppression.
 //   - t-closeness: the EMD moves the table's share q_v of every value v the class lacks
 //     from some value u it holds, at a ground distance of at least d(v, V) = min over
 //     the class's values u of d(u, v); so EMD ≥ Σ_{v∉V} q_v·d(v, V), and a class whose
@@ -186,8 +188,8 @@ func newModelsOf(t *Table, tal tallier, opt Options) (*models, error) {
 			m.byHist = append(m.byHist, d)
 			m.useHist(d.Column)
 		}
-		if m.words[d.Column] == 0 {
-			continue
+		if m.words[d.Column] == 0 || d.Model.Estimator == diversity.Grassberger {
+			continue // Grassberger's estimate is not bounded by the values present
 		}
 		need := int(d.Model.L)
 		if d.Model.Variant == diversity.Entropy {
@@ -429,6 +431,11 @@ func (m *models) any() bool { return len(m.cols) > 0 }
 // monotone reports whether every model is monotone under generalization with the
 // given suppression limit (see above).
 func (m *models) monotone(maxSuppressed int) bool {
+	for _, d := range m.diversity {
+		if d.Model.Estimator == diversity.Grassberger {
+			return false // no union property is known for the estimate, with or without suppression
+		}
+	}
 	if maxSuppressed == 0 {
 		return true
 	}

@@ -45,7 +45,7 @@ func (p *plan) protectedColumns() []*protected {
 	}
 	for _, l := range p.Config.Privacy.LDiversity {
 		s := get(l.Column)
-		s.diversity = append(s.diversity, diversity.Model{Variant: l.Variant, L: l.L, C: l.C})
+		s.diversity = append(s.diversity, diversity.Model{Variant: l.Variant, L: l.L, C: l.C, Estimator: l.Estimator})
 	}
 	for _, t := range p.Config.Privacy.TCloseness {
 		s := get(t.Column)

@@ -75,6 +75,8 @@ type LDiversityIn struct {
 	Variant string  `json:"variant"`
 	L       float64 `json:"l"`
 	C       float64 `json:"c,omitempty"`
+	// Estimator is the entropy variant's estimator: shannon or grassberger.
+	Estimator string `json:"estimator,omitempty"`
 }
 
 // TClosenessIn is a t-closeness requirement the release meets.

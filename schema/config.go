@@ -138,10 +138,11 @@ func (r Risk) Known() bool { return r.Population > 0 || r.SamplingFraction > 0 }
 
 // LDiversity is one l-diversity requirement on a sensitive column.
 type LDiversity struct {
-	Column  string
-	Variant string // distinct | entropy | recursive
-	L       float64
-	C       float64 // recursive only
+	Column    string
+	Variant   string // distinct | entropy | recursive
+	L         float64
+	C         float64 // recursive only
+	Estimator string  // entropy only: shannon (default) | grassberger
 }
 
 // BetaLikeness is one β-likeness requirement on a sensitive column (Cao & Karras

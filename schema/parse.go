@@ -1141,7 +1141,13 @@ func (p *parser) lDiversity(n *yaml.Node, path string) (LDiversity, error) {
 			return l, p.errorf(v, at, "must be positive, got %g", l.C)
 		}
 	}
-	return l, nil
+	if v, at = f.get("estimator"); v != nil && l.Variant != "entropy" {
+		return l, p.errorf(v, at, "only allowed for the entropy variant")
+	}
+	if l.Variant == "entropy" {
+		l.Estimator, err = f.enum("estimator", "shannon")
+	}
+	return l, err
 }
 
 // betaLikeness decodes one β-likeness requirement.

@@ -1,0 +1,68 @@
+package diversity
+
+import "math"
+
+// Entropy estimators of entropy l-diversity.
+const (
+	// Shannon is the plug-in entropy −Σ p·ln p of the class's shares (the default).
+	Shannon = "shannon"
+	// Grassberger is Grassberger's estimator of the entropy of the distribution the
+	// class was drawn from (P. Grassberger, "Entropy estimates from insufficient
+	// samplings", arXiv:physics/0307138, 2003; ARX's EntropyEstimator.GRASSBERGER):
+	// ln N − (1/N)·Σ nᵢ·G(nᵢ), with G(n) = ψ(n) + ½(−1)ⁿ(ψ((n+1)/2) − ψ(n/2)), ψ the
+	// digamma function. It corrects the plug-in estimate's downward bias on small
+	// classes and is not bounded by ln of the values present: a class of two records
+	// with two values has an estimate of 1.96 (an l of 7.1), one record twice −0.04.
+	Grassberger = "grassberger"
+)
+
+// GrassbergerOf is Grassberger's entropy estimate of a class's sensitive values (0 for
+// an empty class).
+func GrassbergerOf(counts []int64) float64 {
+	var n int64
+	s := 0.0
+	for _, c := range counts {
+		if c > 0 {
+			n += c
+			s += float64(c) * grassbergerG(c)
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return math.Log(float64(n)) - s/float64(n)
+}
+
+// GrassbergerHolds reports whether Grassberger's entropy estimate of a class is at
+// least ln l (with entropySlack, as EntropyHolds).
+func GrassbergerHolds(counts []int64, l float64) bool {
+	return GrassbergerOf(counts) >= math.Log(l)-entropySlack
+}
+
+// grassbergerG is G(n) for a count n ≥ 1. For whole n it has the closed form
+// G(2m) = G(2m+1) = −ln 2 + 2ψ(2m+1) − ψ(m+1) (and G(1) = −γ − ln 2), from
+// Grassberger's G(2m+1) = G(2m) = −γ − ln 2 + Σ_{k=1}^{m} 2/(2k−1).
+func grassbergerG(n int64) float64 {
+	m := n / 2
+	if m == 0 {
+		return -eulerGamma - math.Ln2
+	}
+	return -math.Ln2 + 2*digamma(float64(2*m+1)) - digamma(float64(m+1))
+}
+
+const eulerGamma = 0.57721566490153286060651209008240243
+
+// digamma is ψ(x) for x > 0: raised by ψ(x) = ψ(x+1) − 1/x to x ≥ 20, then the
+// asymptotic series ln x − 1/(2x) − Σ B₂ₖ/(2k·x²ᵏ), whose next term is below 1e-17
+// there.
+func digamma(x float64) float64 {
+	v := 0.0
+	for x < 20 {
+		v -= 1 / x
+		x++
+	}
+	inv := 1 / x
+	inv2 := inv * inv
+	series := inv2 * (1.0/12 - inv2*(1.0/120-inv2*(1.0/252-inv2*(1.0/240-inv2*(1.0/132)))))
+	return v + math.Log(x) - 0.5*inv - series
+}
