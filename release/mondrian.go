@@ -86,3 +86,19 @@ type partLabels struct {
 	dict [][]string // per quasi-identifier: its distinct released values
 	idx  []int32    // idx[p·len(dict)+j]: partition p's value of quasi-identifier j in dict[j]
 }
+
+// mondrianValue is a Mondrian release's value under metric: its utility's loss or
+// discernibility, or, as it suppresses nothing, DM* (which then equals DM) and the
+// average class size over its partitions.
+func mondrianValue(metric string, u generalize.Metrics, rows, partitions int) float64 {
+	switch metric {
+	case generalize.MetricDiscernibility, generalize.MetricDiscernibilityStar:
+		return u.Discernibility
+	case generalize.MetricAECS:
+		if partitions == 0 {
+			return 0
+		}
+		return float64(rows) / float64(partitions)
+	}
+	return u.Loss
+}

@@ -25,11 +25,13 @@ func checkReleaseConfig(cfg *schema.Config) error {
 	}
 	switch cfg.Search.Metric {
 	case "", generalize.MetricLoss, generalize.MetricDiscernibility:
-	case generalize.MetricDiscernibilityStar, generalize.MetricHeight, generalize.MetricPrecision, generalize.MetricAECS:
-		// Objectives of the optimal search: a Mondrian release is valued by loss or
-		// discernibility only.
+	case generalize.MetricDiscernibilityStar, generalize.MetricAECS:
+		// Measured on a Mondrian release's partitions as on the optimal search's classes.
+	case generalize.MetricHeight, generalize.MetricPrecision:
+		// Defined by one level per quasi-identifier, which Mondrian's partitions do
+		// not have.
 		if cfg.Search.Algorithm == "mondrian" {
-			return schema.BadInput("%s: search.metric: %q is an objective of search.algorithm optimal: mondrian measures loss or discernibility only", where, cfg.Search.Metric)
+			return schema.BadInput("%s: search.metric: %q is defined by a hierarchy level per quasi-identifier, which search.algorithm mondrian does not choose: use loss, discernibility, discernibility-star or aecs", where, cfg.Search.Metric)
 		}
 	default:
 		return schema.BadInput("%s: search.metric: %q is not supported by this version (use loss, discernibility, discernibility-star, height, precision or aecs)", where, cfg.Search.Metric)

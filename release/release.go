@@ -239,10 +239,7 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 	}
 	if r.mres != nil {
 		r.mres.Covers = generalize.ClassCovers{} // the labels hold what the release writes
-		r.res.Value = r.util.Loss
-		if r.p.metric == generalize.MetricDiscernibility {
-			r.res.Value = r.util.Discernibility
-		}
+		r.res.Value = mondrianValue(r.p.metric, r.util, r.t.Rows, len(r.mres.Sizes))
 	}
 	r.searched = time.Now()
 	r.log.Info("stage done", "stage", job.StageSearch, "lattice", r.res.LatticeSize, "evaluated", r.res.Evaluated, "monotone_only", r.res.MonotoneOnly, "tagged", r.res.Tagged, "bounded", r.res.Bounded, "rolled_up", r.res.RolledUp, "suppressed", r.res.Suppressed, "ms", job.Millis(r.encoded, r.searched))
