@@ -2,11 +2,18 @@ package generalize
 
 import (
 	"bufio"
+	"context"
+	"errors"
+	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"sanitizer/schema"
 )
 
 // oracle finds the optimal node by evaluating every node of the lattice from the raw
@@ -350,4 +357,45 @@ func loadAdult(t testing.TB) (*Table, [][]string, [][][]string) {
 		tab.Columns = append(tab.Columns, Column{Name: name, Hierarchy: h, Codes: codes})
 	}
 	return tab, raw, hier
+}
+
+// matchOracle runs one trial of a model against the exhaustive optimum: the search
+// with opt and the oracle with q (its models) must agree on the node and the records
+// suppressed, or both find none. It reports whether the models change the optimum of
+// k and the suppression limit alone, and the nodes the search rejected after their
+// monotone part.
+func matchOracle(t *testing.T, o *oracle, tab *Table, q oracleQuery, opt Options) (binding bool, rejected int) {
+	t.Helper()
+	plain := oracleQuery{k: q.k, maxSupp: q.maxSupp, metric: q.metric}
+	want := o.bestMany(t, []oracleQuery{q, plain})
+	got, err := Search(context.Background(), tab, opt)
+	binding = want[1] != nil && (want[0] == nil || !slices.Equal(want[0].node, want[1].node))
+	if want[0] == nil {
+		if !errors.Is(err, schema.ErrUnattainable) {
+			t.Fatalf("want unattainable, got %v, %v", got, err)
+		}
+		return binding, 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Levels, want[0].node) || got.Suppressed != want[0].suppressed {
+		t.Fatalf("search: node %v, %d suppressed; exhaustive: node %v, %d suppressed", got.Levels, got.Suppressed, want[0].node, want[0].suppressed)
+	}
+	return binding, got.rejected
+}
+
+// skewedSensitive is a sensitive column of n records over values values, value v of a
+// record at ⌊u²·values⌋ for a uniform u (skewed towards small values), with the
+// records' raw values "s0", "s1", … for the oracle.
+func skewedSensitive(rng *rand.Rand, n, values int) (Sensitive, []string) {
+	codes := NewCodes(n, values)
+	raw := make([]string, n)
+	for r := range n {
+		u := rng.Float64()
+		v := int(u * u * float64(values))
+		codes.Set(r, int32(v))
+		raw[r] = fmt.Sprintf("s%d", v)
+	}
+	return Sensitive{Name: "s", Values: values, Codes: codes}, raw
 }
