@@ -53,23 +53,17 @@ func TestReleaseBetaLikeness(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.privacy, err)
 		}
-		header, rows := readTable(t, out, ',')
-		qi := []int{slices.Index(header, "age"), slices.Index(header, "sex"), slices.Index(header, "zip"), slices.Index(header, "admitted")}
-		dx := slices.Index(header, "diagnosis")
-		classes := map[string]map[string]float64{}
+		classes := releasedHistograms(t, out, ',', hospitalQuasi, "diagnosis")
 		sizes := map[string]float64{}
-		for _, r := range rows {
-			key := r[qi[0]] + "\x1f" + r[qi[1]] + "\x1f" + r[qi[2]] + "\x1f" + r[qi[3]]
-			if classes[key] == nil {
-				classes[key] = map[string]float64{}
+		for key, h := range classes {
+			for _, c := range h {
+				sizes[key] += float64(c)
 			}
-			classes[key][r[dx]]++
-			sizes[key]++
 		}
 		worst := 0.0
 		for key, h := range classes {
 			for v, c := range h {
-				p, q := c/sizes[key], input[v]
+				p, q := float64(c)/sizes[key], input[v]
 				limit := tt.beta
 				if tt.enhanced {
 					limit = min(tt.beta, -math.Log(q))
@@ -127,17 +121,7 @@ func TestReleaseGrassberger(t *testing.T) {
 		if est != "grassberger" {
 			continue
 		}
-		header, rows := readTable(t, out, ',')
-		qi := []int{slices.Index(header, "age"), slices.Index(header, "sex"), slices.Index(header, "zip"), slices.Index(header, "admitted")}
-		dx := slices.Index(header, "diagnosis")
-		classes := map[string]map[string]int{}
-		for _, r := range rows {
-			key := r[qi[0]] + "\x1f" + r[qi[1]] + "\x1f" + r[qi[2]] + "\x1f" + r[qi[3]]
-			if classes[key] == nil {
-				classes[key] = map[string]int{}
-			}
-			classes[key][r[dx]]++
-		}
+		classes := releasedHistograms(t, out, ',', hospitalQuasi, "diagnosis")
 		for key, h := range classes {
 			n, s := 0, 0.0
 			for _, c := range h {

@@ -21,7 +21,7 @@ import (
 // with a release, its measures equal the count of the written file.
 func TestRiskAnalysis(t *testing.T) {
 	cfg, in, dir := hospitalFixture(t, 6000)
-	quasi := []string{"age", "sex", "zip", "admitted"}
+	quasi := hospitalQuasi
 	a, err := Risk(context.Background(), cfg, job.Options{Input: in})
 	if err != nil {
 		t.Fatal(err)
