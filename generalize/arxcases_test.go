@@ -29,6 +29,7 @@ func TestARXCasesAdult(t *testing.T) {
 	if testing.Short() {
 		t.Skip("searches Adult for twelve cases")
 	}
+	t.Parallel() // the long Adult tests run beside one another, on both cores
 	tab, _, _ := loadAdult(t)
 	adultOccupation(t, tab)
 	likeness := func(beta float64, enhanced bool) Options {

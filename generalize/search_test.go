@@ -18,6 +18,7 @@ func TestSearchAdultMatchesExhaustive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("exhaustive evaluation of the Adult lattice is slow")
 	}
+	t.Parallel() // the long Adult tests run beside one another, on both cores
 	tab, raw, hier := loadAdult(t)
 	type setting struct {
 		k    int
