@@ -237,7 +237,7 @@ func levelText(q QuasiRelease) string {
 	case q.Level >= top:
 		return fmt.Sprintf("level %d of %d: every value is *", q.Level, top)
 	default:
-		return fmt.Sprintf("level %d of %d", q.Level, top)
+		return fmt.Sprintf("level %d, on a scale from 0 (original values) to %d (*)", q.Level, top)
 	}
 }
 
