@@ -512,7 +512,7 @@ func riskChecks(models []RiskModelCheck) []checkRow {
 const riskHTML = `
 {{define "risk"}}
 <p>{{.Population}}</p>
-<p><strong>{{.Before}}</strong>: the records as given, at their original values.{{if .After}} <strong>{{.After}}</strong>: the file as written, read back and counted by the verifier.{{else}} No release was given: only the input is measured.{{end}} A <em>group</em> is the records that share all their quasi-identifier values.</p>
+<p><strong>{{.Before}}</strong>: the records as given, at their original values: the risk if someone knew every quasi-identifier of a person exactly, to the day and the digit, which is the worst case and why the input's figures are often near 100%.{{if .After}} <strong>{{.After}}</strong>: the file as written, read back and counted by the verifier.{{else}} No release was given: only the input is measured.{{end}} A <em>group</em> is the records that share all their quasi-identifier values.</p>
 <div class="figs">
 {{range .Measures}}<figure>{{.Chart}}<figcaption>{{.Caption}}</figcaption></figure>
 {{end}}</div>
