@@ -78,7 +78,20 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 	distinct := map[string]int{}
 	var dvals [][]string
 	var dcount []int
-	var dsens [][]map[string]int // per distinct record, per sensitive column: its values
+	// The sensitive values numbered per column (their names in names), so that a
+	// class's histogram is summed in an array and made a map of names once.
+	names := make([][]string, len(o.sens))
+	number := make([]map[string]int, len(o.sens))
+	for c, col := range o.sens {
+		number[c] = map[string]int{}
+		for _, v := range col {
+			if _, ok := number[c][v]; !ok {
+				number[c][v] = len(names[c])
+				names[c] = append(names[c], v)
+			}
+		}
+	}
+	var dsens [][][]int // per distinct record, per sensitive column: its count of each value
 	for r, vals := range o.rows {
 		key := strings.Join(vals, "\x1f")
 		i, ok := distinct[key]
@@ -89,14 +102,14 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 			distinct[key] = i
 			dvals = append(dvals, vals)
 			dcount = append(dcount, 1)
-			h := make([]map[string]int, len(o.sens))
+			h := make([][]int, len(o.sens))
 			for c := range h {
-				h[c] = map[string]int{}
+				h[c] = make([]int, len(names[c]))
 			}
 			dsens = append(dsens, h)
 		}
 		for c, col := range o.sens {
-			dsens[i][c][col[r]]++
+			dsens[i][c][number[c][col[r]]]++
 		}
 	}
 	withModels := false
@@ -131,9 +144,11 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 	bests := make([]*oracleResult, len(queries))
 	node := make([]int, q)
 	type class struct {
-		n    int
-		rep  int // a distinct record of the class
-		hist []map[string]int
+		n     int
+		rep   int // a distinct record of the class
+		dense [][]int
+		hist  []map[string]int
+		idx   int // in the node's list of classes
 	}
 	var walk func(i int)
 	walk = func(i int) {
@@ -154,22 +169,45 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 			if ok {
 				cl.n += dcount[d]
 			} else {
-				cl = &class{n: dcount[d], rep: d, hist: make([]map[string]int, len(o.sens))}
-				for c := range cl.hist {
-					cl.hist[c] = map[string]int{}
+				cl = &class{n: dcount[d], rep: d, dense: make([][]int, len(o.sens))}
+				for c := range cl.dense {
+					cl.dense[c] = make([]int, len(names[c]))
 				}
 				groups[key] = cl
 			}
 			if withModels {
 				for c, h := range dsens[d] {
 					for v, n := range h {
-						cl.hist[c][v] += n
+						cl.dense[c][v] += n
 					}
 				}
 			}
 		}
+		if withModels {
+			for _, cl := range groups {
+				cl.hist = make([]map[string]int, len(o.sens))
+				for c, h := range cl.dense {
+					cl.hist[c] = map[string]int{}
+					for v, n := range h {
+						if n > 0 {
+							cl.hist[c][names[c][v]] = n
+						}
+					}
+				}
+			}
+		}
+		// The classes in a slice, each query's verdict on each decided once.
+		list := make([]*class, 0, len(groups))
+		for _, cl := range groups {
+			cl.idx = len(list)
+			list = append(list, cl)
+		}
+		bad := make([]bool, len(list))
 		for qi, qu := range queries {
-			fails := func(cl *class) bool { return cl.n < qu.k || (qu.holds != nil && !qu.holds(cl.hist)) }
+			for i, cl := range list {
+				bad[i] = cl.n < qu.k || (qu.holds != nil && !qu.holds(cl.hist))
+			}
+			fails := func(cl *class) bool { return bad[cl.idx] }
 			supp := 0
 			for _, cl := range groups {
 				if fails(cl) {
