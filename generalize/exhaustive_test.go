@@ -55,6 +55,7 @@ type oracleResult struct {
 type oracleQuery struct {
 	k, maxSupp int
 	metric     string // "loss", "discernibility", "discernibility-star", "height", "precision" or "aecs"
+	aggregate  string // loss's aggregate: "" (arithmetic), "sum", "max" or "geometric"
 	// holds, when not nil, decides the l-diversity / t-closeness model on a class's
 	// histogram of sensitive values.
 	holds func(hist []map[string]int) bool
@@ -231,6 +232,10 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 			val := new(big.Rat)
 			switch qu.metric {
 			case "loss":
+				// Per column: v = Σ records (leaves under the released value − 1) /
+				// (leaves − 1), a suppressed record 1, over N; then the aggregate
+				// (the geometric mean by Π (v + 1), which orders nodes as it does).
+				per := make([]*big.Rat, q)
 				for c := range q {
 					leaves := len(o.levels[c])
 					var a int64
@@ -243,12 +248,31 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 						a += int64(cl.n) * (u - 1)
 					}
 					if leaves > 1 {
-						val.Add(val, big.NewRat(a, int64(leaves-1)))
+						per[c] = big.NewRat(a, int64((leaves-1)*N))
 					} else {
-						val.Add(val, big.NewRat(int64(supp), 1))
+						per[c] = big.NewRat(int64(supp), int64(N))
 					}
 				}
-				val.Quo(val, big.NewRat(int64(N*q), 1))
+				switch qu.aggregate {
+				case "", "arithmetic", "sum":
+					for _, v := range per {
+						val.Add(val, v)
+					}
+					if qu.aggregate != "sum" {
+						val.Quo(val, big.NewRat(int64(q), 1))
+					}
+				case "max":
+					for _, v := range per {
+						if v.Cmp(val) > 0 {
+							val.Set(v)
+						}
+					}
+				case "geometric":
+					val.SetInt64(1)
+					for _, v := range per {
+						val.Mul(val, new(big.Rat).Add(v, big.NewRat(1, 1)))
+					}
+				}
 			case "discernibility":
 				var dm int64
 				for _, cl := range groups {

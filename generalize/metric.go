@@ -2,7 +2,9 @@ package generalize
 
 import (
 	"fmt"
+	"math"
 	"math/big"
+	"slices"
 )
 
 // Metric names accepted by Search.
@@ -52,7 +54,24 @@ func newMetric(name string, t *Table, tal tallier) (metric, error) {
 	return nil, fmt.Errorf("unknown metric %q", name)
 }
 
+// Aggregates of the loss metric over the quasi-identifiers (ARX's aggregate
+// functions): each quasi-identifier's loss vᵢ is (Σ records (leaves under the released
+// value − 1) / (leaves − 1), a suppressed record counting 1) / records.
+const (
+	// AggregateArithmetic is the mean Σ vᵢ / q (the default; ARX's ARITHMETIC_MEAN).
+	AggregateArithmetic = "arithmetic"
+	// AggregateGeometric is Π (vᵢ + 1)^(1/q) − 1 (ARX's GEOMETRIC_MEAN, its default):
+	// a node that loses much on one quasi-identifier and little on the others scores
+	// better than under the mean.
+	AggregateGeometric = "geometric"
+	// AggregateSum is Σ vᵢ (ARX's SUM): the mean times q, the same order of nodes.
+	AggregateSum = "sum"
+	// AggregateMax is max vᵢ (ARX's MAXIMUM): the quasi-identifier that loses most.
+	AggregateMax = "max"
+)
+
 type loss struct {
+	agg   string // an Aggregate; "" is AggregateArithmetic
 	t     *Table
 	n     int64
 	span  []int64   // leaves of the domain − 1, per column
@@ -94,9 +113,29 @@ func newLoss(t *Table, tal tallier) *loss {
 
 func (m *loss) boundIsExactWithoutSuppression() bool { return true }
 
+// setAggregate sets how the quasi-identifiers' losses combine (AggregateArithmetic
+// when agg is "").
+func (m *loss) setAggregate(agg string) error {
+	switch agg {
+	case "", AggregateArithmetic, AggregateGeometric, AggregateSum, AggregateMax:
+		m.agg = agg
+		return nil
+	}
+	return fmt.Errorf("unknown loss aggregate %q (arithmetic, geometric, sum or max)", agg)
+}
+
 func (m *loss) bound(levels []int) float64 {
 	if m.n == 0 {
 		return 0
+	}
+	if m.agg != "" && m.agg != AggregateArithmetic {
+		per := make([]float64, len(levels))
+		for i, l := range levels {
+			if m.span[i] > 0 {
+				per[i] = float64(m.sum[i][l]) / float64(m.span[i]) / float64(m.n)
+			}
+		}
+		return m.aggregate(per)
 	}
 	v := 0.0
 	for i, l := range levels {
@@ -105,6 +144,26 @@ func (m *loss) bound(levels []int) float64 {
 		}
 	}
 	return v / m.scale
+}
+
+// aggregate combines the quasi-identifiers' losses per by m's aggregate (not the
+// arithmetic mean, which exact and bound compute on their own).
+func (m *loss) aggregate(per []float64) float64 {
+	switch m.agg {
+	case AggregateSum:
+		s := 0.0
+		for _, v := range per {
+			s += v
+		}
+		return s
+	case AggregateMax:
+		return slices.Max(per)
+	}
+	logs := 0.0 // geometric
+	for _, v := range per {
+		logs += math.Log1p(v)
+	}
+	return math.Expm1(logs / float64(len(per)))
 }
 
 func (m *loss) exact(levels []int, cls *classes, fails func(j int) bool) (*big.Int, float64) {
@@ -124,6 +183,9 @@ func (m *loss) exact(levels []int, cls *classes, fails func(j int) bool) (*big.I
 			}
 		}
 	}
+	if m.agg != "" && m.agg != AggregateArithmetic {
+		return m.exactAggregate(levels, adj, supp)
+	}
 	num := new(big.Int)
 	term := new(big.Int)
 	value := 0.0
@@ -141,6 +203,48 @@ func (m *loss) exact(levels []int, cls *classes, fails func(j int) bool) (*big.I
 		value /= m.scale
 	}
 	return num, value
+}
+
+// exactAggregate is exact for the aggregates other than the mean, given each
+// quasi-identifier's adjustment for the suppressed records (adj) and their number.
+// Quasi-identifier i loses vᵢ = tᵢ / (n·spanᵢ) (for a column of one leaf, only its
+// suppressed records: supp / n); with d the least common multiple of the spans,
+// n·d·vᵢ = tᵢ·wᵢ is an integer, so the sum and the maximum order nodes exactly by
+// Σ tᵢ·wᵢ and max tᵢ·wᵢ, and the geometric mean by Π (tᵢ·wᵢ + n·d), its n·d·(vᵢ + 1).
+func (m *loss) exactAggregate(levels []int, adj []int64, supp int64) (*big.Int, float64) {
+	q := len(levels)
+	nd := new(big.Int).Mul(big.NewInt(m.n), m.d)
+	per := make([]float64, q)
+	scaled := make([]*big.Int, q) // n·d·vᵢ
+	for i := range q {
+		if m.span[i] > 0 {
+			t := m.sum[i][levels[i]] + adj[i]
+			scaled[i] = new(big.Int).Mul(m.w[i], big.NewInt(t))
+			per[i] = float64(t) / float64(m.span[i]) / float64(m.n)
+		} else {
+			scaled[i] = new(big.Int).Mul(m.d, big.NewInt(supp))
+			per[i] = float64(supp) / float64(m.n)
+		}
+	}
+	out := new(big.Int)
+	switch m.agg {
+	case AggregateSum:
+		for _, v := range scaled {
+			out.Add(out, v)
+		}
+	case AggregateMax:
+		for _, v := range scaled {
+			if v.Cmp(out) > 0 {
+				out.Set(v)
+			}
+		}
+	default: // geometric
+		out.SetInt64(1)
+		for _, v := range scaled {
+			out.Mul(out, new(big.Int).Add(v, nd))
+		}
+	}
+	return out, m.aggregate(per)
 }
 
 type discernibility struct{ n int64 }

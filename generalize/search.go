@@ -21,6 +21,7 @@ type Options struct {
 	K             int    // every published class has at least K records
 	MaxSuppressed int    // at most this many records may be suppressed
 	Metric        string // MetricLoss (default), MetricDiscernibility or an objective of objective.go
+	Aggregate     string // MetricLoss's aggregate over the quasi-identifiers (AggregateArithmetic when "")
 	Workers       int    // node evaluations in parallel; ≤ 0 means GOMAXPROCS
 	// CacheEntries bounds, in int32 entries, the class tables kept for roll-ups
 	// together with the scratch of a radix-partitioned roll-up of a large source,
@@ -135,6 +136,13 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 	met, err := newMetric(opt.Metric, t, tal)
 	if err != nil {
 		return nil, err
+	}
+	if l, ok := met.(*loss); ok {
+		if err := l.setAggregate(opt.Aggregate); err != nil {
+			return nil, err
+		}
+	} else if opt.Aggregate != "" && opt.Aggregate != AggregateArithmetic {
+		return nil, fmt.Errorf("the %s aggregate is for the loss metric, not %q", opt.Aggregate, opt.Metric)
 	}
 	mod, err := newModelsOf(t, tal, opt)
 	if err != nil {

@@ -207,3 +207,41 @@ func TestReleaseObjectives(t *testing.T) {
 		})
 	}
 }
+
+// TestReleaseLossAggregates: a release under each aggregate of the loss names it in its
+// report and passes check; the sum is q times the mean and the mean is the utility's
+// loss (the search's optimum under each aggregate is TestSearchRandomAggregates's);
+// Mondrian refuses all but the mean.
+func TestReleaseLossAggregates(t *testing.T) {
+	base, in, dir := hospitalFixture(t, 3000)
+	raw, err := os.ReadFile(base.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, agg := range []string{generalize.AggregateArithmetic, generalize.AggregateGeometric, generalize.AggregateSum, generalize.AggregateMax} {
+		cfg := loadConfigText(t, strings.Replace(string(raw), "search: {algorithm: optimal, metric: loss}", "search: {algorithm: optimal, metric: loss, aggregate: "+agg+"}", 1))
+		out := filepath.Join(dir, agg+".csv")
+		rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
+		if err != nil {
+			t.Fatalf("%s: %v", agg, err)
+		}
+		if rep.Metric.Name != generalize.MetricLoss || rep.Metric.Aggregate != agg || !(rep.Metric.Value >= 0) {
+			t.Errorf("%s: report metric %+v", agg, rep.Metric)
+		}
+		if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
+			t.Errorf("%s: check: %v", agg, err)
+		}
+		if agg == generalize.AggregateSum && math.Abs(rep.Metric.Value-4*rep.Utility.Loss) > 1e-12 {
+			t.Errorf("sum %g is not 4 × the mean %g", rep.Metric.Value, rep.Utility.Loss)
+		}
+		if agg == generalize.AggregateArithmetic && math.Abs(rep.Metric.Value-rep.Utility.Loss) > 1e-12 {
+			t.Errorf("mean %g is not the utility's loss %g", rep.Metric.Value, rep.Utility.Loss)
+		}
+		t.Logf("%s: node %v, value %.4f", agg, nodeOf(rep), rep.Metric.Value)
+	}
+	text := strings.Replace(string(raw), "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: loss, aggregate: max}", 1)
+	_, err = Release(context.Background(), loadConfigText(t, text), job.Options{Input: in, Output: filepath.Join(dir, "m.csv")})
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "search.aggregate") {
+		t.Errorf("mondrian with max: %v, want bad input naming search.aggregate", err)
+	}
+}

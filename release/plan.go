@@ -36,6 +36,9 @@ func checkReleaseConfig(cfg *schema.Config) error {
 	default:
 		return schema.BadInput("%s: search.metric: %q is not supported by this version (use loss, discernibility, discernibility-star, height, precision or aecs)", where, cfg.Search.Metric)
 	}
+	if a := cfg.Search.Aggregate; cfg.Search.Algorithm == "mondrian" && a != "" && a != generalize.AggregateArithmetic {
+		return schema.BadInput("%s: search.aggregate: %s is an aggregate of search.algorithm optimal's loss: a Mondrian release reports the arithmetic mean", where, a)
+	}
 	if pr := cfg.Privacy; cfg.Search.Algorithm == "mondrian" && (pr.AverageRisk > 0 || pr.RecordsAtRisk != nil || pr.PopulationUniqueness != nil) {
 		return schema.BadInput("%s: privacy: average-risk, records-at-risk and population-uniqueness are decided on a whole release, which search.algorithm mondrian cannot do partition by partition: use optimal (highest-risk works with both)", where)
 	}

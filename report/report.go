@@ -108,8 +108,11 @@ type PartitionStats struct {
 
 // MetricSummary is the utility metric of the chosen node.
 type MetricSummary struct {
-	Name  string  `json:"name"`
-	Value float64 `json:"value"`
+	Name string `json:"name"`
+	// Aggregate is the loss metric's aggregate over the quasi-identifiers when the
+	// configuration names one (arithmetic, geometric, sum or max).
+	Aggregate string  `json:"aggregate,omitempty"`
+	Value     float64 `json:"value"`
 }
 
 // LatticeStats is what the search did.

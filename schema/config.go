@@ -164,6 +164,7 @@ type TCloseness struct {
 
 // Search selects the algorithm and the utility metric.
 type Search struct {
+	Aggregate string // loss only: arithmetic (default) | geometric | sum | max; "" when not given
 	Algorithm string // optimal (default) | mondrian
 	Metric    string // loss (default) | discernibility | entropy | ncp
 }

@@ -1241,6 +1241,14 @@ func (p *parser) search(n *yaml.Node, path string) (Search, error) {
 	if s.Metric, err = f.enum("metric", "loss"); err != nil {
 		return s, err
 	}
+	if v, at := f.get("aggregate"); v != nil {
+		if s.Metric != "loss" {
+			return s, p.errorf(v, at, "only allowed with metric: loss")
+		}
+		if s.Aggregate, err = f.enum("aggregate", "arithmetic"); err != nil {
+			return s, err
+		}
+	}
 	return s, nil
 }
 

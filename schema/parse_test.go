@@ -427,6 +427,8 @@ func TestParseErrors(t *testing.T) {
 		{"c forbidden", "privacy:\n  l-diversity:\n    - {column: diag, variant: distinct, l: 2}\n    - {column: drug, variant: entropy, l: 2, c: 1}\n" + cols, 4, "privacy.l-diversity[1].c", "only allowed for the recursive variant"},
 		{"estimator not entropy", "privacy: {l-diversity: {column: diag, variant: distinct, l: 2, estimator: grassberger}}\n" + cols, 1, "privacy.l-diversity.estimator", "only allowed for the entropy variant"},
 		{"estimator unknown", "privacy: {l-diversity: {column: diag, variant: entropy, l: 2, estimator: miller}}\n" + cols, 1, "privacy.l-diversity.estimator", "must be one of shannon, grassberger"},
+		{"aggregate not loss", "search: {metric: discernibility, aggregate: geometric}\n" + cols, 1, "search.aggregate", "only allowed with metric: loss"},
+		{"aggregate unknown", "search: {aggregate: median}\n" + cols, 1, "search.aggregate", "must be one of arithmetic, geometric, sum, max"},
 		{"l-diversity twice", "privacy:\n  l-diversity:\n    - {column: diag, variant: distinct, l: 2}\n    - {column: diag, variant: entropy, l: 2}\n" + cols, 4, "privacy.l-diversity[1]", "already has"},
 		{"average-risk zero", "privacy: {average-risk: 0}\n" + cols, 1, "privacy.average-risk", "above 0 and at most 1"},
 		{"highest-risk high", "privacy: {highest-risk: 1.5}\n" + cols, 1, "privacy.highest-risk", "above 0 and at most 1"},

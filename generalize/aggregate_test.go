@@ -1,0 +1,54 @@
+package generalize
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"sanitizer/diversity"
+)
+
+// TestSearchRandomAggregatesMatchExhaustive: the loss metric with each aggregate
+// against the exhaustive optimum (the oracle's own rational arithmetic), with and
+// without suppression and with distinct l-diversity; each aggregate must change the
+// arithmetic mean's optimum in some trials.
+func TestSearchRandomAggregatesMatchExhaustive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 23))
+	for _, agg := range []string{AggregateGeometric, AggregateSum, AggregateMax} {
+		differs := 0
+		for trial := range 150 {
+			n := 20 + rng.IntN(200)
+			tab, raw, hier := randomTable(rng, n, 2+rng.IntN(3))
+			k := 1 + rng.IntN(6)
+			maxSupp := 0
+			if rng.IntN(2) == 0 {
+				maxSupp = rng.IntN(n/4 + 1)
+			}
+			o := newOracle(raw, hier)
+			var div []Diversity
+			var holds func([]map[string]int) bool
+			if rng.IntN(3) == 0 {
+				sensitive, sens := skewedSensitive(rng, n, 2+rng.IntN(4))
+				tab.Sensitive = []Sensitive{sensitive}
+				o.sens = [][]string{sens}
+				div = []Diversity{{0, diversity.Model{Variant: diversity.Distinct, L: 2}}}
+				holds = first(oracleDistinct(2))
+			}
+			t.Run(fmt.Sprintf("%s/trial%d/n=%d/k=%d/supp=%d", agg, trial, n, k, maxSupp), func(t *testing.T) {
+				q := oracleQuery{k: k, maxSupp: maxSupp, metric: MetricLoss, aggregate: agg, holds: holds}
+				matchOracle(t, o, tab, q, Options{K: k, MaxSuppressed: maxSupp, Diversity: div, Aggregate: agg})
+				mean := o.bestMany(t, []oracleQuery{{k: k, maxSupp: maxSupp, metric: MetricLoss, holds: holds}, q})
+				if mean[0] != nil && mean[1] != nil && fmt.Sprint(mean[0].node) != fmt.Sprint(mean[1].node) {
+					differs++
+				}
+			})
+		}
+		t.Logf("%s: the optimum differs from the arithmetic mean's in %d of 150 trials", agg, differs)
+		if agg != AggregateSum && differs < 5 {
+			t.Errorf("%s: the optimum differs from the mean's in only %d trials: the test checks too little", agg, differs)
+		}
+		if agg == AggregateSum && differs != 0 {
+			t.Errorf("the sum ordered nodes differently from the mean in %d trials", differs)
+		}
+	}
+}
