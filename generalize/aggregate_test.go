@@ -1,7 +1,9 @@
 package generalize
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -50,5 +52,24 @@ func TestSearchRandomAggregatesMatchExhaustive(t *testing.T) {
 		if agg == AggregateSum && differs != 0 {
 			t.Errorf("the sum ordered nodes differently from the mean in %d trials", differs)
 		}
+	}
+}
+
+// BenchmarkSearchAdultAggregates measures the loss search on Adult (k=5, 5%) under each
+// aggregate (BENCHMARKS.md compares them with the mean).
+func BenchmarkSearchAdultAggregates(b *testing.B) {
+	tab, _, _ := loadAdult(b)
+	for _, agg := range []string{AggregateArithmetic, AggregateGeometric, AggregateSum, AggregateMax} {
+		b.Run(agg, func(b *testing.B) {
+			var res *Result
+			for b.Loop() {
+				var err error
+				res, err = Search(context.Background(), tab, Options{K: 5, MaxSuppressed: int(math.Floor(0.05 * float64(tab.Rows))), Aggregate: agg})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(res.Evaluated), "evaluated")
+		})
 	}
 }
