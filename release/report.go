@@ -75,7 +75,7 @@ func recordedParams(cfg *schema.Config, rows, maxSupp, suppressed int) map[strin
 	}
 	var ls []report.LDiversityIn
 	for _, l := range cfg.Privacy.LDiversity {
-		ls = append(ls, report.LDiversityIn{Column: l.Column, Variant: l.Variant, L: l.L, C: l.C})
+		ls = append(ls, report.LDiversityIn{Column: l.Column, Variant: l.Variant, L: l.L, C: l.C, Estimator: l.Estimator})
 	}
 	if ls != nil {
 		b, _ := json.Marshal(ls)
