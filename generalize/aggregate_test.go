@@ -5,18 +5,19 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"sanitizer/diversity"
 )
 
-// TestSearchRandomAggregatesMatchExhaustive: the loss metric with each aggregate
-// against the exhaustive optimum (the oracle's own rational arithmetic), with and
-// without suppression and with distinct l-diversity; each aggregate must change the
-// arithmetic mean's optimum in some trials.
+// TestSearchRandomAggregatesMatchExhaustive: the loss metric with each aggregate, and
+// with weights, against the exhaustive optimum (the oracle's own rational arithmetic),
+// with and without suppression and with distinct l-diversity; each must change the
+// unweighted mean's optimum in some trials (the sum never).
 func TestSearchRandomAggregatesMatchExhaustive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 23))
-	for _, agg := range []string{AggregateGeometric, AggregateSum, AggregateMax} {
+	for _, agg := range []string{AggregateGeometric, AggregateSum, AggregateMax, "weighted " + AggregateArithmetic, "weighted " + AggregateMax} {
 		differs := 0
 		for trial := range 150 {
 			n := 20 + rng.IntN(200)
@@ -36,9 +37,16 @@ func TestSearchRandomAggregatesMatchExhaustive(t *testing.T) {
 				div = []Diversity{{0, diversity.Model{Variant: diversity.Distinct, L: 2}}}
 				holds = first(oracleDistinct(2))
 			}
-			t.Run(fmt.Sprintf("%s/trial%d/n=%d/k=%d/supp=%d", agg, trial, n, k, maxSupp), func(t *testing.T) {
-				q := oracleQuery{k: k, maxSupp: maxSupp, metric: MetricLoss, aggregate: agg, holds: holds}
-				matchOracle(t, o, tab, q, Options{K: k, MaxSuppressed: maxSupp, Diversity: div, Aggregate: agg})
+			name, weights := agg, []float64(nil)
+			if rest, ok := strings.CutPrefix(agg, "weighted "); ok {
+				name = rest
+				for range tab.Columns {
+					weights = append(weights, []float64{0.1, 0.5, 1, 2, 3.7}[rng.IntN(5)])
+				}
+			}
+			t.Run(fmt.Sprintf("%s/trial%d/n=%d/k=%d/supp=%d/w=%v", agg, trial, n, k, maxSupp, weights), func(t *testing.T) {
+				q := oracleQuery{k: k, maxSupp: maxSupp, metric: MetricLoss, aggregate: name, weights: weights, holds: holds}
+				matchOracle(t, o, tab, q, Options{K: k, MaxSuppressed: maxSupp, Diversity: div, Aggregate: name, Weights: weights})
 				mean := o.bestMany(t, []oracleQuery{{k: k, maxSupp: maxSupp, metric: MetricLoss, holds: holds}, q})
 				if mean[0] != nil && mean[1] != nil && fmt.Sprint(mean[0].node) != fmt.Sprint(mean[1].node) {
 					differs++

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,8 +55,9 @@ type oracleResult struct {
 // oracleQuery is one privacy setting to optimise for.
 type oracleQuery struct {
 	k, maxSupp int
-	metric     string // "loss", "discernibility", "discernibility-star", "height", "precision" or "aecs"
-	aggregate  string // loss's aggregate: "" (arithmetic), "sum", "max" or "geometric"
+	metric     string    // "loss", "discernibility", "discernibility-star", "height", "precision" or "aecs"
+	aggregate  string    // loss's aggregate: "" (arithmetic), "sum", "max" or "geometric"
+	weights    []float64 // loss's weight per column (nil: all 1), taken as the decimals they print as
 	// holds, when not nil, decides the l-diversity / t-closeness model on a class's
 	// histogram of sensitive values.
 	holds func(hist []map[string]int) bool
@@ -251,6 +253,12 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 						per[c] = big.NewRat(a, int64((leaves-1)*N))
 					} else {
 						per[c] = big.NewRat(int64(supp), int64(N))
+					}
+				}
+				if qu.weights != nil && qu.aggregate != "geometric" { // the geometric mean's order is the unweighted one
+					for c := range per {
+						w, _ := new(big.Rat).SetString(strconv.FormatFloat(qu.weights[c], 'g', -1, 64))
+						per[c].Mul(per[c], w)
 					}
 				}
 				switch qu.aggregate {

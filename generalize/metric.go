@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"slices"
+	"strconv"
 )
 
 // Metric names accepted by Search.
@@ -71,14 +71,20 @@ const (
 )
 
 type loss struct {
-	agg   string // an Aggregate; "" is AggregateArithmetic
-	t     *Table
-	n     int64
-	span  []int64   // leaves of the domain − 1, per column
-	sum   [][]int64 // sum[i][level]: Σ over all records of (leaves under the value − 1)
-	w     []*big.Int
-	d     *big.Int
-	scale float64 // N × q
+	agg string // an Aggregate; "" is AggregateArithmetic
+	// weight is each quasi-identifier's weight (nil: all 1), as ARX's weights: the
+	// mean Σ wᵢ·vᵢ / q, the sum Σ wᵢ·vᵢ, the max max wᵢ·vᵢ, the geometric mean
+	// Π((vᵢ + 1)·wᵢ)^(1/q) − 1 (whose order of nodes they do not change); wint is
+	// them times the least common multiple of their denominators, as decimals.
+	weight []float64
+	wint   []*big.Int
+	t      *Table
+	n      int64
+	span   []int64   // leaves of the domain − 1, per column
+	sum    [][]int64 // sum[i][level]: Σ over all records of (leaves under the value − 1)
+	w      []*big.Int
+	d      *big.Int
+	scale  float64 // N × q
 }
 
 func newLoss(t *Table, tal tallier) *loss {
@@ -113,6 +119,36 @@ func newLoss(t *Table, tal tallier) *loss {
 
 func (m *loss) boundIsExactWithoutSuppression() bool { return true }
 
+// setWeights sets the quasi-identifiers' weights (in table order; nil: all 1), each a
+// number above 0 taken as the decimal it prints as (0.1 is 1/10).
+func (m *loss) setWeights(w []float64) error {
+	if w == nil {
+		return nil
+	}
+	if len(w) != len(m.span) {
+		return fmt.Errorf("%d loss weights for %d quasi-identifiers", len(w), len(m.span))
+	}
+	rats := make([]*big.Rat, len(w))
+	lcm := big.NewInt(1)
+	for i, x := range w {
+		r, ok := new(big.Rat).SetString(strconv.FormatFloat(x, 'g', -1, 64))
+		if !ok || !(x > 0) || math.IsInf(x, 1) {
+			return fmt.Errorf("loss weight %g: must be a number above 0", x)
+		}
+		rats[i] = r
+		g := new(big.Int).GCD(nil, nil, lcm, r.Denom())
+		lcm.Mul(lcm, new(big.Int).Quo(r.Denom(), g))
+	}
+	m.weight, m.wint = w, make([]*big.Int, len(w))
+	for i, r := range rats {
+		m.wint[i] = new(big.Int).Quo(new(big.Int).Mul(r.Num(), lcm), r.Denom())
+	}
+	return nil
+}
+
+// plain reports whether the loss is the unweighted arithmetic mean (its own fast path).
+func (m *loss) plain() bool { return (m.agg == "" || m.agg == AggregateArithmetic) && m.weight == nil }
+
 // setAggregate sets how the quasi-identifiers' losses combine (AggregateArithmetic
 // when agg is "").
 func (m *loss) setAggregate(agg string) error {
@@ -128,7 +164,7 @@ func (m *loss) bound(levels []int) float64 {
 	if m.n == 0 {
 		return 0
 	}
-	if m.agg != "" && m.agg != AggregateArithmetic {
+	if !m.plain() {
 		per := make([]float64, len(levels))
 		for i, l := range levels {
 			if m.span[i] > 0 {
@@ -146,24 +182,34 @@ func (m *loss) bound(levels []int) float64 {
 	return v / m.scale
 }
 
-// aggregate combines the quasi-identifiers' losses per by m's aggregate (not the
-// arithmetic mean, which exact and bound compute on their own).
+// aggregate combines the quasi-identifiers' losses per by m's aggregate and weights.
 func (m *loss) aggregate(per []float64) float64 {
-	switch m.agg {
-	case AggregateSum:
-		s := 0.0
-		for _, v := range per {
-			s += v
+	w := func(i int) float64 {
+		if m.weight == nil {
+			return 1
 		}
-		return s
+		return m.weight[i]
+	}
+	out := 0.0
+	switch m.agg {
+	case AggregateGeometric:
+		for i, v := range per {
+			out += math.Log1p(v) + math.Log(w(i))
+		}
+		return math.Expm1(out / float64(len(per)))
 	case AggregateMax:
-		return slices.Max(per)
+		for i, v := range per {
+			out = max(out, v*w(i))
+		}
+		return out
 	}
-	logs := 0.0 // geometric
-	for _, v := range per {
-		logs += math.Log1p(v)
+	for i, v := range per {
+		out += v * w(i)
 	}
-	return math.Expm1(logs / float64(len(per)))
+	if m.agg != AggregateSum {
+		out /= float64(len(per))
+	}
+	return out
 }
 
 func (m *loss) exact(levels []int, cls *classes, fails func(j int) bool) (*big.Int, float64) {
@@ -183,7 +229,7 @@ func (m *loss) exact(levels []int, cls *classes, fails func(j int) bool) (*big.I
 			}
 		}
 	}
-	if m.agg != "" && m.agg != AggregateArithmetic {
+	if !m.plain() {
 		return m.exactAggregate(levels, adj, supp)
 	}
 	num := new(big.Int)
@@ -205,7 +251,7 @@ func (m *loss) exact(levels []int, cls *classes, fails func(j int) bool) (*big.I
 	return num, value
 }
 
-// exactAggregate is exact for the aggregates other than the mean, given each
+// exactAggregate is exact for a weighted loss or an aggregate other than the mean, given each
 // quasi-identifier's adjustment for the suppressed records (adj) and their number.
 // Quasi-identifier i loses vᵢ = tᵢ / (n·spanᵢ) (for a column of one leaf, only its
 // suppressed records: supp / n); with d the least common multiple of the spans,
@@ -226,11 +272,17 @@ func (m *loss) exactAggregate(levels []int, adj []int64, supp int64) (*big.Int, 
 			per[i] = float64(supp) / float64(m.n)
 		}
 	}
+	if m.wint != nil && m.agg != AggregateGeometric { // the geometric mean's order is the weights'-free one
+		for i := range scaled {
+			scaled[i].Mul(scaled[i], m.wint[i])
+		}
+	}
 	out := new(big.Int)
 	switch m.agg {
-	case AggregateSum:
+	case AggregateGeometric:
+		out.SetInt64(1)
 		for _, v := range scaled {
-			out.Add(out, v)
+			out.Mul(out, new(big.Int).Add(v, nd))
 		}
 	case AggregateMax:
 		for _, v := range scaled {
@@ -238,10 +290,9 @@ func (m *loss) exactAggregate(levels []int, adj []int64, supp int64) (*big.Int, 
 				out.Set(v)
 			}
 		}
-	default: // geometric
-		out.SetInt64(1)
+	default: // the mean and the sum: the same order
 		for _, v := range scaled {
-			out.Mul(out, new(big.Int).Add(v, nd))
+			out.Add(out, v)
 		}
 	}
 	return out, m.aggregate(per)

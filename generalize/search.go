@@ -18,11 +18,12 @@ import (
 
 // Options configures the optimal full-domain search.
 type Options struct {
-	K             int    // every published class has at least K records
-	MaxSuppressed int    // at most this many records may be suppressed
-	Metric        string // MetricLoss (default), MetricDiscernibility or an objective of objective.go
-	Aggregate     string // MetricLoss's aggregate over the quasi-identifiers (AggregateArithmetic when "")
-	Workers       int    // node evaluations in parallel; ≤ 0 means GOMAXPROCS
+	K             int       // every published class has at least K records
+	MaxSuppressed int       // at most this many records may be suppressed
+	Metric        string    // MetricLoss (default), MetricDiscernibility or an objective of objective.go
+	Aggregate     string    // MetricLoss's aggregate over the quasi-identifiers (AggregateArithmetic when "")
+	Weights       []float64 // MetricLoss's weight of each quasi-identifier, in table order (nil: all 1)
+	Workers       int       // node evaluations in parallel; ≤ 0 means GOMAXPROCS
 	// CacheEntries bounds, in int32 entries, the class tables kept for roll-ups
 	// together with the scratch of a radix-partitioned roll-up of a large source,
 	// which evicts tables to make room (≤ 0: a default of 8 Mi entries, 32 MiB,
@@ -141,8 +142,11 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 		if err := l.setAggregate(opt.Aggregate); err != nil {
 			return nil, err
 		}
-	} else if opt.Aggregate != "" && opt.Aggregate != AggregateArithmetic {
-		return nil, fmt.Errorf("the %s aggregate is for the loss metric, not %q", opt.Aggregate, opt.Metric)
+		if err := l.setWeights(opt.Weights); err != nil {
+			return nil, err
+		}
+	} else if (opt.Aggregate != "" && opt.Aggregate != AggregateArithmetic) || opt.Weights != nil {
+		return nil, fmt.Errorf("an aggregate or weights are for the loss metric, not %q", opt.Metric)
 	}
 	mod, err := newModelsOf(t, tal, opt)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"sanitizer/generalize"
 	"sanitizer/job"
+	"sanitizer/report"
 	"sanitizer/schema"
 )
 
@@ -243,5 +245,49 @@ func TestReleaseLossAggregates(t *testing.T) {
 	_, err = Release(context.Background(), loadConfigText(t, text), job.Options{Input: in, Output: filepath.Join(dir, "m.csv")})
 	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "search.aggregate") {
 		t.Errorf("mondrian with max: %v, want bad input naming search.aggregate", err)
+	}
+}
+
+// TestReleaseLossWeights: weighting one quasi-identifier's loss heavily never lets the
+// release generalize it further than the unweighted release does, and names the
+// weights in the report; Mondrian refuses weights.
+func TestReleaseLossWeights(t *testing.T) {
+	base, in, dir := hospitalFixture(t, 3000)
+	raw, err := os.ReadFile(base.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	level := func(rep *report.Report, col string) int {
+		for _, n := range rep.Node {
+			if n.Column == col {
+				return n.Level
+			}
+		}
+		t.Fatalf("no %s in %v", col, rep.Node)
+		return 0
+	}
+	var reps []*report.Report
+	for i, search := range []string{"search: {algorithm: optimal, metric: loss}", "search: {algorithm: optimal, metric: loss, weights: {admitted: 50}}"} {
+		cfg := loadConfigText(t, strings.Replace(string(raw), "search: {algorithm: optimal, metric: loss}", search, 1))
+		out := filepath.Join(dir, fmt.Sprintf("w%d.csv", i))
+		rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
+			t.Errorf("%s: check: %v", search, err)
+		}
+		reps = append(reps, rep)
+	}
+	if level(reps[1], "admitted") > level(reps[0], "admitted") || reps[1].Metric.Weights["admitted"] != 50 {
+		t.Errorf("admitted weighted 50: node %v (weights %v); unweighted %v", nodeOf(reps[1]), reps[1].Metric.Weights, nodeOf(reps[0]))
+	}
+	if slices.Equal(nodeOf(reps[0]), nodeOf(reps[1])) {
+		t.Errorf("the weight changed nothing (node %v): the test checks too little", nodeOf(reps[0]))
+	}
+	t.Logf("unweighted %v, admitted weighted 50: %v", nodeOf(reps[0]), nodeOf(reps[1]))
+	text := strings.Replace(string(raw), "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: loss, weights: {age: 2}}", 1)
+	if _, err := Release(context.Background(), loadConfigText(t, text), job.Options{Input: in, Output: filepath.Join(dir, "m.csv")}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "search.weights") {
+		t.Errorf("mondrian with weights: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -115,7 +116,7 @@ func partsEqualWhole(t *testing.T, cfg *schema.Config, in, dir string) {
 		if err != nil {
 			t.Fatalf("%s: %v", input, err)
 		}
-		if got.Input.Rows != rep.Input.Rows || got.Suppressed != rep.Suppressed || !slices.Equal(got.Node, rep.Node) || got.Metric != rep.Metric {
+		if got.Input.Rows != rep.Input.Rows || got.Suppressed != rep.Suppressed || !slices.Equal(got.Node, rep.Node) || !reflect.DeepEqual(got.Metric, rep.Metric) {
 			t.Errorf("%s: %d records, %d suppressed, node %v, %v; the whole file %d, %d, %v, %v", input, got.Input.Rows, got.Suppressed, got.Node, got.Metric, rep.Input.Rows, rep.Suppressed, rep.Node, rep.Metric)
 		}
 		if b, err := os.ReadFile(out); err != nil || !bytes.Equal(b, want) {
@@ -348,7 +349,7 @@ func TestWholeSearchFromClasses(t *testing.T) {
 		near := func(x, y float64) bool { return math.Abs(x-y) <= 1e-12*math.Max(math.Abs(x), math.Abs(y)) }
 		ua, ub := a.Utility, b.Utility
 		sameUtility := near(ua.Loss, ub.Loss) && near(ua.NCP, ub.NCP) && ua.Discernibility == ub.Discernibility && ua.CAvg == ub.CAvg && near(ua.NonUniformEntropy, ub.NonUniformEntropy)
-		if !bytes.Equal(files[0], files[1]) || !slices.Equal(a.Node, b.Node) || a.Suppressed != b.Suppressed || a.Classes != b.Classes || a.MinClass != b.MinClass || a.Metric != b.Metric || !sameUtility {
+		if !bytes.Equal(files[0], files[1]) || !slices.Equal(a.Node, b.Node) || a.Suppressed != b.Suppressed || a.Classes != b.Classes || a.MinClass != b.MinClass || !reflect.DeepEqual(a.Metric, b.Metric) || !sameUtility {
 			t.Errorf("%q: from the class table node %v, %d suppressed, %d classes, %+v; from the records %v, %d, %d, %+v (files equal: %v)",
 				privacy, a.Node, a.Suppressed, a.Classes, a.Utility, b.Node, b.Suppressed, b.Classes, b.Utility, bytes.Equal(files[0], files[1]))
 		}

@@ -39,6 +39,9 @@ func checkReleaseConfig(cfg *schema.Config) error {
 	if a := cfg.Search.Aggregate; cfg.Search.Algorithm == "mondrian" && a != "" && a != generalize.AggregateArithmetic {
 		return schema.BadInput("%s: search.aggregate: %s is an aggregate of search.algorithm optimal's loss: a Mondrian release reports the arithmetic mean", where, a)
 	}
+	if cfg.Search.Algorithm == "mondrian" && cfg.Search.Weights != nil {
+		return schema.BadInput("%s: search.weights: weights are for search.algorithm optimal's loss: a Mondrian release reports the unweighted mean", where)
+	}
 	if pr := cfg.Privacy; cfg.Search.Algorithm == "mondrian" && (pr.AverageRisk > 0 || pr.RecordsAtRisk != nil || pr.PopulationUniqueness != nil) {
 		return schema.BadInput("%s: privacy: average-risk, records-at-risk and population-uniqueness are decided on a whole release, which search.algorithm mondrian cannot do partition by partition: use optimal (highest-risk works with both)", where)
 	}

@@ -181,6 +181,15 @@ func (r *run) searchOptions() (generalize.Options, error) {
 		return generalize.Options{}, err
 	}
 	sopt := generalize.Options{K: effectiveK(r.cfg.Privacy), MaxSuppressed: r.p.maxSupp, Metric: r.p.metric, Aggregate: r.cfg.Search.Aggregate, Workers: r.opt.Workers, OnEvaluate: r.p.progress.AddEvaluated, Risks: risks}
+	if w := r.cfg.Search.Weights; w != nil { // in table order, 1 for a quasi-identifier not named
+		sopt.Weights = make([]float64, len(r.t.Columns))
+		for i, c := range r.t.Columns {
+			sopt.Weights[i] = 1
+			if x, ok := w[c.Name]; ok {
+				sopt.Weights[i] = x
+			}
+		}
+	}
 	for i, sc := range r.prot {
 		for _, d := range sc.diversity {
 			sopt.Diversity = append(sopt.Diversity, generalize.Diversity{Column: i, Model: d})
@@ -519,7 +528,7 @@ func (r *run) report() (*report.Report, error) {
 		MinClass:         res.MinClass,
 		AvgClass:         m.AvgClass,
 		Suppressed:       res.Suppressed,
-		Metric:           report.MetricSummary{Name: res.Metric, Aggregate: cfg.Search.Aggregate, Value: res.Value},
+		Metric:           report.MetricSummary{Name: res.Metric, Aggregate: cfg.Search.Aggregate, Weights: cfg.Search.Weights, Value: res.Value},
 		Utility:          r.util,
 		Lattice:          report.LatticeStats{Size: res.LatticeSize, Evaluated: res.Evaluated, MonotoneOnly: res.MonotoneOnly, Tagged: res.Tagged, Bounded: res.Bounded, RolledUp: res.RolledUp},
 		Verified:         report.Verification{Rows: m.Rows, Classes: m.Classes, MinClass: m.MinClass, Suppressed: m.Suppressed},

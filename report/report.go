@@ -111,8 +111,10 @@ type MetricSummary struct {
 	Name string `json:"name"`
 	// Aggregate is the loss metric's aggregate over the quasi-identifiers when the
 	// configuration names one (arithmetic, geometric, sum or max).
-	Aggregate string  `json:"aggregate,omitempty"`
-	Value     float64 `json:"value"`
+	Aggregate string `json:"aggregate,omitempty"`
+	// Weights is the loss's weight of each quasi-identifier the configuration names.
+	Weights map[string]float64 `json:"weights,omitempty"`
+	Value   float64            `json:"value"`
 }
 
 // LatticeStats is what the search did.

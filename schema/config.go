@@ -164,9 +164,10 @@ type TCloseness struct {
 
 // Search selects the algorithm and the utility metric.
 type Search struct {
-	Aggregate string // loss only: arithmetic (default) | geometric | sum | max; "" when not given
-	Algorithm string // optimal (default) | mondrian
-	Metric    string // loss (default) | discernibility | entropy | ncp
+	Aggregate string             // loss only: arithmetic (default) | geometric | sum | max; "" when not given
+	Weights   map[string]float64 // loss only: a quasi-identifier's weight (1 when not named); nil when not given
+	Algorithm string             // optimal (default) | mondrian
+	Metric    string             // loss (default) | discernibility | entropy | ncp
 }
 
 // DP is the differential-privacy section.

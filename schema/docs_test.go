@@ -170,8 +170,8 @@ func usedKeys(n *yaml.Node, path string, used map[string]bool) {
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			at := "columns.<name>"
-			if path != "columns" {
+			at := path + ".<name>" // a mapping keyed by column names
+			if path != "columns" && path != "search.weights" {
 				at = keyPath(path, n.Content[i].Value)
 				used[at] = true
 			}

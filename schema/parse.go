@@ -1249,7 +1249,43 @@ func (p *parser) search(n *yaml.Node, path string) (Search, error) {
 			return s, err
 		}
 	}
+	if v, at := f.get("weights"); v != nil {
+		if s.Metric != "loss" {
+			return s, p.errorf(v, at, "only allowed with metric: loss")
+		}
+		if s.Weights, err = p.weights(v, at); err != nil {
+			return s, err
+		}
+	}
 	return s, nil
+}
+
+// weights decodes the loss's weights: quasi-identifier name → number above 0.
+func (p *parser) weights(n *yaml.Node, path string) (map[string]float64, error) {
+	es, err := p.entries(n, path)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]float64, len(es))
+	for _, e := range es {
+		at := join(path, e.key)
+		c := p.cols[e.key]
+		switch {
+		case c == nil:
+			return nil, p.errorf(e.keyNode, at, "unknown column %q", e.key)
+		case c.Role != Quasi:
+			return nil, p.errorf(e.keyNode, at, "column %q is not a quasi-identifier", e.key)
+		}
+		w, err := p.float(e.val, at)
+		if err != nil {
+			return nil, err
+		}
+		if w <= 0 {
+			return nil, p.errorf(e.val, at, "must be above 0, got %g", w)
+		}
+		out[e.key] = w
+	}
+	return out, nil
 }
 
 // dp decodes the differential-privacy section.
