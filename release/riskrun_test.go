@@ -20,7 +20,11 @@ import (
 // from the input's strings, for all the quasi-identifiers, each alone and each pair;
 // with a release, its measures equal the count of the written file.
 func TestRiskAnalysis(t *testing.T) {
-	cfg, in, dir := hospitalFixture(t, 6000)
+	rows := 6000
+	if testing.Short() {
+		rows = 3000 // the race run
+	}
+	cfg, in, dir := hospitalFixture(t, rows)
 	quasi := hospitalQuasi
 	a, err := Risk(context.Background(), cfg, job.Options{Input: in})
 	if err != nil {
