@@ -686,7 +686,7 @@ func (c *Counter) Finish() (*Measured, error) {
 	if m.Sizes, err = c.classSizes(); err != nil {
 		return m, fmt.Errorf("internal error: %w", err)
 	}
-	if err := checkRisk(spec.Risk, m.Sizes); err != nil {
+	if err := CheckRisk(spec.Risk, m.Sizes); err != nil {
 		return m, err
 	}
 	for i, sc := range spec.Sensitive {
