@@ -23,7 +23,11 @@ type Options struct {
 	Metric        string    // MetricLoss (default), MetricDiscernibility or an objective of objective.go
 	Aggregate     string    // MetricLoss's aggregate over the quasi-identifiers (AggregateArithmetic when "")
 	Weights       []float64 // MetricLoss's weight of each quasi-identifier, in table order (nil: all 1)
-	Workers       int       // node evaluations in parallel; ≤ 0 means GOMAXPROCS
+	// GSFactor is ARX's generalization/suppression factor in [0, 1] of MetricLoss and
+	// the entropy objectives (nil: 0.5, ARX's default, under which generalized and
+	// suppressed values weigh alike).
+	GSFactor *float64
+	Workers  int // node evaluations in parallel; ≤ 0 means GOMAXPROCS
 	// CacheEntries bounds, in int32 entries, the class tables kept for roll-ups
 	// together with the scratch of a radix-partitioned roll-up of a large source,
 	// which evicts tables to make room (≤ 0: a default of 8 Mi entries, 32 MiB,

@@ -180,7 +180,7 @@ func (r *run) searchOptions() (generalize.Options, error) {
 	if err != nil {
 		return generalize.Options{}, err
 	}
-	sopt := generalize.Options{K: effectiveK(r.cfg.Privacy), MaxSuppressed: r.p.maxSupp, Metric: r.p.metric, Aggregate: r.cfg.Search.Aggregate, Workers: r.opt.Workers, OnEvaluate: r.p.progress.AddEvaluated, Risks: risks}
+	sopt := generalize.Options{K: effectiveK(r.cfg.Privacy), MaxSuppressed: r.p.maxSupp, Metric: r.p.metric, Aggregate: r.cfg.Search.Aggregate, GSFactor: r.cfg.Search.GSFactor, Workers: r.opt.Workers, OnEvaluate: r.p.progress.AddEvaluated, Risks: risks}
 	if w := r.cfg.Search.Weights; w != nil { // in table order, 1 for a quasi-identifier not named
 		sopt.Weights = make([]float64, len(r.t.Columns))
 		for i, c := range r.t.Columns {
@@ -528,7 +528,7 @@ func (r *run) report() (*report.Report, error) {
 		MinClass:         res.MinClass,
 		AvgClass:         m.AvgClass,
 		Suppressed:       res.Suppressed,
-		Metric:           report.MetricSummary{Name: res.Metric, Aggregate: cfg.Search.Aggregate, Weights: cfg.Search.Weights, Value: res.Value},
+		Metric:           report.MetricSummary{Name: res.Metric, Aggregate: cfg.Search.Aggregate, Weights: cfg.Search.Weights, GSFactor: cfg.Search.GSFactor, Value: res.Value},
 		Utility:          r.util,
 		Lattice:          report.LatticeStats{Size: res.LatticeSize, Evaluated: res.Evaluated, MonotoneOnly: res.MonotoneOnly, Tagged: res.Tagged, Bounded: res.Bounded, RolledUp: res.RolledUp},
 		Verified:         report.Verification{Rows: m.Rows, Classes: m.Classes, MinClass: m.MinClass, Suppressed: m.Suppressed},

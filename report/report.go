@@ -114,7 +114,10 @@ type MetricSummary struct {
 	Aggregate string `json:"aggregate,omitempty"`
 	// Weights is the loss's weight of each quasi-identifier the configuration names.
 	Weights map[string]float64 `json:"weights,omitempty"`
-	Value   float64            `json:"value"`
+	// GSFactor is ARX's generalization/suppression factor when the configuration
+	// names one (loss and the entropy objectives; 0.5 when not named).
+	GSFactor *float64 `json:"gs_factor,omitempty"`
+	Value    float64  `json:"value"`
 }
 
 // LatticeStats is what the search did.

@@ -167,7 +167,11 @@ type Search struct {
 	Aggregate string             // loss only: arithmetic (default) | geometric | sum | max; "" when not given
 	Weights   map[string]float64 // loss only: a quasi-identifier's weight (1 when not named); nil when not given
 	Algorithm string             // optimal (default) | mondrian
-	Metric    string             // loss (default) | discernibility | entropy | ncp
+	Metric    string             // loss (default) | discernibility | discernibility-star | height | precision | aecs | entropy | entropy-monotone | entropy-loss | ncp
+	// GSFactor is ARX's generalization/suppression factor in [0, 1] for the loss and
+	// the entropy objectives; nil when not given (0.5, ARX's default: generalized and
+	// suppressed values weigh alike).
+	GSFactor *float64
 }
 
 // DP is the differential-privacy section.

@@ -1257,6 +1257,18 @@ func (p *parser) search(n *yaml.Node, path string) (Search, error) {
 			return s, err
 		}
 	}
+	if v, at := f.get("gs-factor"); v != nil {
+		switch s.Metric {
+		case "loss", "entropy", "entropy-monotone", "entropy-loss":
+		default:
+			return s, p.errorf(v, at, "only allowed with metric: loss, entropy, entropy-monotone or entropy-loss")
+		}
+		x, err := p.share(v, at, true)
+		if err != nil {
+			return s, err
+		}
+		s.GSFactor = &x
+	}
 	return s, nil
 }
 

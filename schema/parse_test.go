@@ -433,6 +433,8 @@ func TestParseErrors(t *testing.T) {
 		{"weights not quasi", "search: {weights: {diag: 2}}\n" + cols, 1, "search.weights.diag", "not a quasi-identifier"},
 		{"weights zero", "search: {weights: {age: 0}}\n" + cols, 1, "search.weights.age", "must be above 0"},
 		{"aggregate unknown", "search: {aggregate: median}\n" + cols, 1, "search.aggregate", "must be one of arithmetic, geometric, sum, max"},
+		{"gs-factor not loss", "search: {metric: aecs, gs-factor: 0.3}\n" + cols, 1, "search.gs-factor", "only allowed with metric: loss, entropy"},
+		{"gs-factor range", "search: {gs-factor: 1.5}\n" + cols, 1, "search.gs-factor", "between 0 and 1"},
 		{"l-diversity twice", "privacy:\n  l-diversity:\n    - {column: diag, variant: distinct, l: 2}\n    - {column: diag, variant: entropy, l: 2}\n" + cols, 4, "privacy.l-diversity[1]", "already has"},
 		{"average-risk zero", "privacy: {average-risk: 0}\n" + cols, 1, "privacy.average-risk", "above 0 and at most 1"},
 		{"highest-risk high", "privacy: {highest-risk: 1.5}\n" + cols, 1, "privacy.highest-risk", "above 0 and at most 1"},
@@ -462,7 +464,7 @@ func TestParseErrors(t *testing.T) {
 		// search
 		{"search type", "search: optimal\n" + cols, 1, "search", "expected a mapping"},
 		{"search algorithm", "search: {algorithm: greedy}\n" + cols, 1, "search.algorithm", "must be one of optimal, mondrian"},
-		{"search metric", "search: {metric: prec}\n" + cols, 1, "search.metric", "must be one of loss, discernibility, discernibility-star, height, precision, aecs, entropy, ncp"},
+		{"search metric", "search: {metric: prec}\n" + cols, 1, "search.metric", "must be one of loss, discernibility, discernibility-star, height, precision, aecs, entropy, entropy-monotone, entropy-loss, ncp"},
 		{"search unknown", "search: {algorithm: optimal, prune: false}\n" + cols, 1, "search.prune", "unknown key"},
 
 		// dp
