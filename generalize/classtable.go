@@ -693,6 +693,9 @@ func nodeRecoding(ct *ClassTable, levels []int, opt Options, packed bool) (*Reco
 	cls, _ := g.rollUp(src, 0, r.maps, sizes, assign, 0)
 	cls.hist = mod.rollHist(src, assign, cls.n)
 	failing := mod.failing(cls, opt.K)
+	if err := failPopulation(t, opt, levels, cls, failing); err != nil {
+		return nil, fmt.Errorf("recoding classes: %w", err)
+	}
 
 	r.Covers.Dict = make([][]Cover, q)
 	for i := range q {

@@ -62,6 +62,9 @@ func mondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Optio
 	if len(values) != len(t.Columns) {
 		return nil, fmt.Errorf("%d value lists for %d quasi-identifiers", len(values), len(t.Columns))
 	}
+	if opt.Population != nil {
+		return nil, fmt.Errorf("δ-presence and k-map against a population are decided on full-domain classes, not on Mondrian's partitions")
+	}
 	m, err := newModels(t, opt)
 	if err != nil {
 		return nil, err

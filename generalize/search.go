@@ -43,6 +43,9 @@ type Options struct {
 	Likeness  []Likeness // β-likeness, class by class as t-closeness
 	// Risks are the risk-based models decided on the released classes as a whole.
 	Risks Risks
+	// Population, when not nil, is the population the table was drawn from and the
+	// models measured against it (δ-presence, k-map), decided class by class.
+	Population *Population
 	// BottomOver, when positive, is a number of classes the table's most specific node
 	// is known to have more of (a count that stopped there, as CountRecordClasses's
 	// with that limit): Search does not count them again where it would keep them only
@@ -159,6 +162,15 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 	if err := opt.Risks.check(t.Rows); err != nil {
 		return nil, err
 	}
+	var pop *popIndex
+	if opt.Population != nil {
+		if err := opt.Population.check(t); err != nil {
+			return nil, err
+		}
+		if pop, err = newPopIndex(opt.Population); err != nil {
+			return nil, err
+		}
+	}
 	heights := make([]int, len(t.Columns))
 	for i, c := range t.Columns {
 		heights[i] = c.Hierarchy.Height()
@@ -168,7 +180,8 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 	}
 	s := newSearcher(t, opt, met, sourceClasses)
 	s.mod = mod
-	s.monotone = mod.monotone(opt.MaxSuppressed) && opt.Risks.monotone(opt.MaxSuppressed)
+	s.pop = pop
+	s.monotone = mod.monotone(opt.MaxSuppressed) && opt.Risks.monotone(opt.MaxSuppressed) && (pop == nil || opt.Population.monotone(opt.MaxSuppressed))
 	s.resolveCheck = checkAll
 	if !s.monotone {
 		s.resolveCheck = checkMonotone
@@ -178,6 +191,7 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 
 type searcher struct {
 	t      *Table
+	pop    *popIndex // the population's counts (nil: no model reads them)
 	opt    Options
 	met    metric
 	lat    *Lattice
@@ -419,7 +433,7 @@ func (s *searcher) evaluate(ctx context.Context, node, par int, chk check, inc i
 	}
 	cls := ev.cls
 	var failing []bool
-	if s.mod.any() {
+	if s.mod.any() || s.pop != nil {
 		failing = make([]bool, cls.n)
 	}
 	// Histograms now, unless a bound may spare them.
@@ -476,6 +490,29 @@ func (s *searcher) evaluate(ctx context.Context, node, par int, chk check, inc i
 				continue
 			}
 			if g.check.histFails(cls, j) {
+				failing[j] = true
+				supp += int(cls.count(j))
+			}
+		}
+		ev.suppressed = supp
+		if supp > most {
+			return ev, nil
+		}
+	}
+	if s.pop != nil {
+		if !hist && inc.node >= 0 {
+			lower, _ := s.met.exact(levels, cls, s.fails(cls, failing))
+			if inc.beats(node, s.height(levels), lower) {
+				ev.bounded = true
+				return ev, nil
+			}
+		}
+		pop := s.pop.countsOf(levels, cls)
+		for j := 0; j < cls.n && supp <= most; j++ {
+			if failing[j] || cls.count(j) < k {
+				continue
+			}
+			if s.pop.model.fails(cls.count(j), pop[j]) {
 				failing[j] = true
 				supp += int(cls.count(j))
 			}
@@ -1228,6 +1265,9 @@ func nodeClasses(t *Table, levels []int, opt Options) ([]int32, ClassCovers, err
 	cls, _ := g.rollUp(rows, 0, maps, sizes, assign, 0)
 	cls.hist = mod.rollHist(rows, assign, cls.n)
 	failing := mod.failing(cls, opt.K)
+	if err := failPopulation(t, opt, levels, cls, failing); err != nil {
+		return nil, ClassCovers{}, err
+	}
 	// Published classes numbered densely, in class order.
 	number := make([]int32, cls.n)
 	q := len(t.Columns)

@@ -1,0 +1,217 @@
+package generalize
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// Population is the population a table was drawn from, for the models measured
+// against it (ARX's research subset: the table holds the records to release, a subset
+// of the population's). A released class's population count is the number of the
+// population's records whose quasi-identifiers generalize to the class's values at the
+// node's levels; the population includes the table's own records.
+//
+//   - δ-presence (Nergiz, Atzori, Clifton 2007, "Hiding the presence of individuals
+//     from shared databases"): every released class's records are a share δ of its
+//     population count with DeltaMin ≤ δ ≤ DeltaMax, so that an attacker who knows
+//     someone is in the population learns that they are in the release with a
+//     probability within those bounds. A class of the population with no record of the
+//     table is not released and is not decided.
+//   - k-map (Sweeney 2002; El Emam & Dankar 2008, "Protecting privacy using
+//     k-anonymity"): every released class's population count is at least KMap, so
+//     that each released record could be any of KMap people of the population.
+//
+// A class that fails either is suppressed, as one that fails k.
+//
+// Monotonicity under generalization (see models.go). k-map as k-anonymity: a union's
+// population count is at least its parts', so a union with a passing part passes,
+// with and without suppression. δ-presence: a union's share lies between its parts'
+// shares (c₁+c₂)/(p₁+p₂), so a union of passing classes meets the upper bound; but a
+// union with a class of the population that holds no record of the table (share 0,
+// not released, never decided) lowers the share below the parts', so with DeltaMin >
+// 0 a generalization of a node that meets δ-presence can fail it even without
+// suppression (ARX calls δ-presence monotone under generalization; it is only with
+// DeltaMin = 0). With suppression, a passing class merged with a failing one may fail.
+// So δ-presence is monotone only when DeltaMin = 0 and nothing may be suppressed.
+type Population struct {
+	// Table holds the population's quasi-identifiers encoded with the table's
+	// hierarchies: the same columns in the same order, the same leaf codes. Its
+	// sensitive columns are not read.
+	Table *Table
+	// DeltaMin and DeltaMax are δ-presence's bounds (DeltaMax 0: no δ-presence). A
+	// class's share is its records / its population count in float64, each correctly
+	// rounded, compared with the bounds as given.
+	DeltaMin, DeltaMax float64
+	// KMap is k-map's k (0: no k-map).
+	KMap int
+}
+
+// check rejects a population the models cannot be decided with against table t.
+func (p *Population) check(t *Table) error {
+	switch {
+	case p.Table == nil:
+		return fmt.Errorf("population: no population table")
+	case p.DeltaMax == 0 && p.KMap == 0:
+		return fmt.Errorf("population: neither δ-presence nor k-map is given")
+	case p.DeltaMax != 0 && !(p.DeltaMin >= 0 && p.DeltaMin <= p.DeltaMax && p.DeltaMax <= 1):
+		return fmt.Errorf("δ-presence: bounds %g and %g: need 0 ≤ δmin ≤ δmax ≤ 1 and δmax > 0", p.DeltaMin, p.DeltaMax)
+	case p.KMap < 0:
+		return fmt.Errorf("k-map: k %d: must be at least 1", p.KMap)
+	case p.Table.Rows < t.Rows:
+		return fmt.Errorf("population: %d records, fewer than the table's %d", p.Table.Rows, t.Rows)
+	case len(p.Table.Columns) != len(t.Columns):
+		return fmt.Errorf("population: %d quasi-identifiers, the table has %d", len(p.Table.Columns), len(t.Columns))
+	}
+	for i, c := range p.Table.Columns {
+		if c.Hierarchy != t.Columns[i].Hierarchy {
+			return fmt.Errorf("population: column %q is not encoded with the table's hierarchy", c.Name)
+		}
+	}
+	return p.Table.validate()
+}
+
+// monotone reports whether the models are monotone under generalization with the
+// suppression limit (see Population).
+func (p *Population) monotone(maxSuppressed int) bool {
+	return p.DeltaMax == 0 || (p.DeltaMin == 0 && maxSuppressed == 0)
+}
+
+// fails reports whether a class of c records and a population count of pop fails a
+// model.
+func (p *Population) fails(c, pop int32) bool {
+	if p.KMap > 0 && pop < int32(p.KMap) {
+		return true
+	}
+	if p.DeltaMax > 0 {
+		if pop == 0 {
+			return true // not a generalization of the population: cannot happen for a subset
+		}
+		d := float64(c) / float64(pop)
+		return d < p.DeltaMin || d > p.DeltaMax
+	}
+	return false
+}
+
+// popIndex counts the population's records per class of a node: the population's
+// class table at the bottom, each of its classes keyed at the node's levels.
+type popIndex struct {
+	model  *Population
+	cols   [][]int32 // cols[i][c]: leaf code of column i of population class c
+	counts []int32
+	up     [][][]int32 // up[i][level][leaf]: the leaf's code at the level
+	pack   *packing    // the codes of a class in one word (nil: as bytes)
+}
+
+func newPopIndex(p *Population) (*popIndex, error) {
+	ct, err := CountClasses(p.Table)
+	if err != nil {
+		return nil, err
+	}
+	x := &popIndex{model: p, cols: ct.cols, counts: ct.counts, up: make([][][]int32, len(ct.cols))}
+	leaves := make([]int, len(p.Table.Columns))
+	for i, c := range p.Table.Columns {
+		h := c.Hierarchy
+		leaves[i] = h.Leaves()
+		x.up[i] = make([][]int32, h.Height())
+		for l := range h.Height() {
+			x.up[i][l] = h.levelMap(0, l)
+		}
+	}
+	x.pack = newPacking(leaves)
+	return x, nil
+}
+
+// counts returns, per class j of cls (the table's classes at levels), its population
+// count.
+func (x *popIndex) countsOf(levels []int, cls *classes) []int32 {
+	out := make([]int32, cls.n)
+	if x.pack != nil {
+		m := make(map[uint64]int32, len(x.counts))
+		for c, n := range x.counts {
+			var key uint64
+			for i, col := range x.cols {
+				key |= uint64(x.up[i][levels[i]][col[c]]) << x.pack.shift[i]
+			}
+			m[key] += n
+		}
+		for j := range cls.n {
+			var key uint64
+			for i := range x.cols {
+				key |= uint64(cls.code(i, j)) << x.pack.shift[i]
+			}
+			out[j] = m[key]
+		}
+		return out
+	}
+	m := make(map[string]int32, len(x.counts))
+	buf := make([]byte, 4*len(x.cols))
+	for c, n := range x.counts {
+		for i, col := range x.cols {
+			binary.LittleEndian.PutUint32(buf[4*i:], uint32(x.up[i][levels[i]][col[c]]))
+		}
+		m[string(buf)] += n
+	}
+	for j := range cls.n {
+		for i := range x.cols {
+			binary.LittleEndian.PutUint32(buf[4*i:], uint32(cls.code(i, j)))
+		}
+		out[j] = m[string(buf)]
+	}
+	return out
+}
+
+// Select returns the records of t at the given indexes (in their order) as a table of
+// their own: a research subset of a population.
+func (t *Table) Select(rows []int) (*Table, error) {
+	if len(rows) > math.MaxInt32 {
+		return nil, fmt.Errorf("%d records: at most %d can be counted", len(rows), math.MaxInt32)
+	}
+	out := &Table{Rows: len(rows), Columns: make([]Column, len(t.Columns)), Sensitive: make([]Sensitive, len(t.Sensitive))}
+	pick := func(c Codes, leaves int) (Codes, error) {
+		d := NewCodes(len(rows), leaves)
+		for k, r := range rows {
+			if r < 0 || r >= t.Rows {
+				return Codes{}, fmt.Errorf("record %d of a table of %d", r, t.Rows)
+			}
+			d.Set(k, c.At(r))
+		}
+		return d, nil
+	}
+	var err error
+	for i, c := range t.Columns {
+		if c.Codes, err = pick(c.Codes, c.Hierarchy.Leaves()); err != nil {
+			return nil, err
+		}
+		out.Columns[i] = c
+	}
+	for i, s := range t.Sensitive {
+		if s.Codes, err = pick(s.Codes, s.Values); err != nil {
+			return nil, err
+		}
+		out.Sensitive[i] = s
+	}
+	return out, nil
+}
+
+// failPopulation marks in failing every class of cls (the classes at levels) of at
+// least k records that fails opt.Population's models (none when it is nil).
+func failPopulation(t *Table, opt Options, levels []int, cls *classes, failing []bool) error {
+	if opt.Population == nil {
+		return nil
+	}
+	if err := opt.Population.check(t); err != nil {
+		return err
+	}
+	x, err := newPopIndex(opt.Population)
+	if err != nil {
+		return err
+	}
+	pop := x.countsOf(levels, cls)
+	for j := range cls.n {
+		if !failing[j] && int(cls.count(j)) >= opt.K && x.model.fails(cls.count(j), pop[j]) {
+			failing[j] = true
+		}
+	}
+	return nil
+}
