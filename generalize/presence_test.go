@@ -320,8 +320,8 @@ func TestPopulationHandCases(t *testing.T) {
 	}{
 		{"kmap at k", Population{KMap: 5}, 1, 5, false},
 		{"kmap below k", Population{KMap: 5}, 1, 4, true},
-		{"delta at max", Population{DeltaMax: 0.5}, 2, 4, false},     // 2/4 = 0.5
-		{"delta above max", Population{DeltaMax: 0.5}, 3, 5, true},   // 0.6
+		{"delta at max", Population{DeltaMax: 0.5}, 2, 4, false},   // 2/4 = 0.5
+		{"delta above max", Population{DeltaMax: 0.5}, 3, 5, true}, // 0.6
 		{"delta at min", Population{DeltaMin: 0.25, DeltaMax: 1}, 1, 4, false},
 		{"delta below min", Population{DeltaMin: 0.25, DeltaMax: 1}, 1, 5, true}, // 0.2
 		{"delta whole population", Population{DeltaMax: 1}, 7, 7, false},
