@@ -106,12 +106,44 @@ type Privacy struct {
 	HighestRisk          float64 // no record's prosecutor risk is above this
 	RecordsAtRisk        *RecordsAtRisk
 	PopulationUniqueness *PopulationUniqueness
+	// Subset names the research subset: the input is then the population, only the
+	// subset's records are released, and δ-presence and k-map are measured against the
+	// population (nil: the input is what is released).
+	Subset        *Subset
+	DeltaPresence *DeltaPresence
+	KMap          *KMap
+}
+
+// Subset is the research subset of the input (ARX's data subset): the records whose
+// Column holds true, 1 or yes (false, 0 or no: not in it; case ignored).
+type Subset struct {
+	Column string // a column of role identifier, so that it is never released
+}
+
+// DeltaPresence bounds every released class's share of the population records with
+// its values (Nergiz, Atzori, Clifton 2007): Min ≤ share ≤ Max. It needs a Subset.
+type DeltaPresence struct {
+	Min, Max float64
+}
+
+// KMap is k-map (El Emam & Dankar 2008): every released class's values are shared by
+// at least K records of the population. With a Subset, the population is the input;
+// without, it is estimated from risk's population size or sampling fraction by
+// Estimator (poisson | zero-truncated-poisson), at the significance level
+// Significance, as ARX derives a k for k-anonymity from it.
+type KMap struct {
+	K            int
+	Estimator    string  // "" with a subset
+	Significance float64 // the estimator's significance level (default 0.01)
 }
 
 // RisksModelled reports whether any risk-based model is given.
 func (p Privacy) RisksModelled() bool {
 	return p.AverageRisk > 0 || p.HighestRisk > 0 || p.RecordsAtRisk != nil || p.PopulationUniqueness != nil
 }
+
+// PopulationModelled reports whether δ-presence or k-map is given.
+func (p Privacy) PopulationModelled() bool { return p.DeltaPresence != nil || p.KMap != nil }
 
 // RecordsAtRisk bounds the share of records whose prosecutor risk is above a threshold.
 type RecordsAtRisk struct {

@@ -572,6 +572,14 @@ func (p *parser) config(root *yaml.Node) (*Config, error) {
 		v, at := f.get("privacy")
 		return nil, p.errorf(v, at+".population-uniqueness", "needs the population: risk: {population: N} or risk: {sampling-fraction: f}")
 	}
+	if cfg.Privacy.Subset != nil && cfg.Search.Algorithm == "mondrian" {
+		v, at := f.get("search")
+		return nil, p.errorf(v, at+".algorithm", "mondrian cannot decide privacy.subset's models (δ-presence, k-map against the population), which are decided on full-domain classes: use optimal")
+	}
+	if km := cfg.Privacy.KMap; km != nil && km.Estimator != "" && !cfg.Risk.Known() {
+		v, at := f.get("privacy")
+		return nil, p.errorf(v, at+".k-map", "an estimator needs the population: risk: {population: N} or risk: {sampling-fraction: f}")
+	}
 	if v, at := f.get("dp"); v != nil {
 		if cfg.DP, err = p.dp(v, at); err != nil {
 			return nil, err
@@ -1030,9 +1038,13 @@ func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 	if err := p.riskModels(f, &pr); err != nil {
 		return pr, err
 	}
-	// l-diversity, t-closeness, β-likeness or a risk model without k: every class is a
-	// class of at least one record (ARX's default), and the report says k was not given.
-	if pr.K == 0 && (len(pr.LDiversity) > 0 || len(pr.TCloseness) > 0 || len(pr.BetaLikeness) > 0 || pr.RisksModelled()) {
+	if err := p.populationModels(f, &pr); err != nil {
+		return pr, err
+	}
+	// l-diversity, t-closeness, β-likeness, a risk or population model without k: every
+	// class is a class of at least one record (ARX's default), and the report says k
+	// was not given.
+	if pr.K == 0 && (len(pr.LDiversity) > 0 || len(pr.TCloseness) > 0 || len(pr.BetaLikeness) > 0 || pr.RisksModelled() || pr.PopulationModelled()) {
 		pr.K, pr.KDefault = 1, true
 	}
 	return pr, nil
@@ -1089,6 +1101,98 @@ func (p *parser) riskModels(f *fields, pr *Privacy) (err error) {
 			return err
 		}
 		pr.PopulationUniqueness = u
+	}
+	return nil
+}
+
+// populationModels decodes the research subset, δ-presence and k-map.
+func (p *parser) populationModels(f *fields, pr *Privacy) error {
+	if v, at := f.get("subset"); v != nil {
+		sf, err := p.mapping(v, at, "privacy.subset")
+		if err != nil {
+			return err
+		}
+		cv, cat, err := sf.required("column")
+		if err != nil {
+			return err
+		}
+		col, err := p.column(cv, cat)
+		if err != nil {
+			return err
+		}
+		if col.Role != Identifier {
+			return p.errorf(cv, cat, "column %q must have role identifier, so that it is never released (its role is %s)", col.Name, col.Role)
+		}
+		pr.Subset = &Subset{Column: col.Name}
+	}
+	if v, at := f.get("delta-presence"); v != nil {
+		df, err := p.mapping(v, at, "privacy.delta-presence")
+		if err != nil {
+			return err
+		}
+		d := &DeltaPresence{}
+		if mv, mat := df.get("min"); mv != nil {
+			if d.Min, err = p.share(mv, mat, true); err != nil {
+				return err
+			}
+		}
+		mv, mat, err := df.required("max")
+		if err != nil {
+			return err
+		}
+		if d.Max, err = p.share(mv, mat, false); err != nil {
+			return err
+		}
+		if d.Min > d.Max {
+			return p.errorf(mv, mat, "must be at least min (%g), got %g", d.Min, d.Max)
+		}
+		if pr.Subset == nil {
+			return p.errorf(v, at, "needs privacy.subset: δ-presence is measured against the population the subset is drawn from")
+		}
+		pr.DeltaPresence = d
+	}
+	if v, at := f.get("k-map"); v != nil {
+		kf, err := p.mapping(v, at, "privacy.k-map")
+		if err != nil {
+			return err
+		}
+		m := &KMap{}
+		kv, kat, err := kf.required("k")
+		if err != nil {
+			return err
+		}
+		if m.K, err = p.int(kv, kat); err != nil {
+			return err
+		}
+		if m.K < 1 {
+			return p.errorf(kv, kat, "must be at least 1, got %d", m.K)
+		}
+		ev, eat := kf.get("estimator")
+		sv, sat := kf.get("significance")
+		switch {
+		case pr.Subset != nil && ev != nil:
+			return p.errorf(ev, eat, "not with privacy.subset: the population is then the input itself")
+		case pr.Subset != nil && sv != nil:
+			return p.errorf(sv, sat, "only with an estimator (without privacy.subset)")
+		case pr.Subset == nil && ev == nil:
+			return p.errorf(v, at, "needs privacy.subset (the input is the population) or an estimator (poisson or zero-truncated-poisson, with risk's population)")
+		}
+		if ev != nil {
+			if m.Estimator, err = kf.enum("estimator", ""); err != nil {
+				return err
+			}
+			m.Significance = 0.01
+			if sv != nil {
+				if m.Significance, err = p.share(sv, sat, true); err != nil {
+					return err
+				}
+			}
+		}
+		pr.KMap = m
+	}
+	if pr.Subset != nil && !pr.PopulationModelled() {
+		v, at := f.get("subset")
+		return p.errorf(v, at, "a research subset needs delta-presence or k-map (without them, release the subset as its own input)")
 	}
 	return nil
 }

@@ -433,6 +433,19 @@ func TestParseErrors(t *testing.T) {
 		{"weights not quasi", "search: {weights: {diag: 2}}\n" + cols, 1, "search.weights.diag", "not a quasi-identifier"},
 		{"weights zero", "search: {weights: {age: 0}}\n" + cols, 1, "search.weights.age", "must be above 0"},
 		{"aggregate unknown", "search: {aggregate: median}\n" + cols, 1, "search.aggregate", "must be one of arithmetic, geometric, sum, max"},
+		{"subset not identifier", "privacy: {subset: {column: age}, k-map: {k: 3}}\n" + cols, 1, "privacy.subset.column", "must have role identifier"},
+		{"subset unknown column", "privacy: {subset: {column: nope}, k-map: {k: 3}}\n" + cols, 1, "privacy.subset.column", `unknown column "nope"`},
+		{"subset without model", "privacy: {k: 2, subset: {column: id}}\n" + cols, 1, "privacy.subset", "needs delta-presence or k-map"},
+		{"delta without subset", "privacy: {delta-presence: {max: 0.5}}\n" + cols, 1, "privacy.delta-presence", "needs privacy.subset"},
+		{"delta max missing", "privacy: {subset: {column: id}, delta-presence: {min: 0.1}}\n" + cols, 1, "privacy.delta-presence.max", "required"},
+		{"delta min above max", "privacy: {subset: {column: id}, delta-presence: {min: 0.6, max: 0.5}}\n" + cols, 1, "privacy.delta-presence.max", "at least min"},
+		{"delta max zero", "privacy: {subset: {column: id}, delta-presence: {max: 0}}\n" + cols, 1, "privacy.delta-presence.max", "above 0"},
+		{"k-map zero", "privacy: {subset: {column: id}, k-map: {k: 0}}\n" + cols, 1, "privacy.k-map.k", "at least 1"},
+		{"k-map neither", "privacy: {k-map: {k: 3}}\n" + cols, 1, "privacy.k-map", "needs privacy.subset"},
+		{"k-map estimator with subset", "privacy: {subset: {column: id}, k-map: {k: 3, estimator: poisson}}\n" + cols, 1, "privacy.k-map.estimator", "not with privacy.subset"},
+		{"k-map estimator unknown", "privacy: {k-map: {k: 3, estimator: binomial}}\n" + cols, 1, "privacy.k-map.estimator", "must be one of poisson, zero-truncated-poisson"},
+		{"k-map estimator no risk", "privacy: {k-map: {k: 3, estimator: poisson}}\n" + cols, 1, "privacy.k-map", "needs the population"},
+		{"subset mondrian", "privacy: {subset: {column: id}, k-map: {k: 3}}\nsearch: {algorithm: mondrian}\n" + cols, 2, "search.algorithm", "mondrian cannot decide"},
 		{"gs-factor not loss", "search: {metric: aecs, gs-factor: 0.3}\n" + cols, 1, "search.gs-factor", "only allowed with metric: loss, entropy"},
 		{"gs-factor range", "search: {gs-factor: 1.5}\n" + cols, 1, "search.gs-factor", "between 0 and 1"},
 		{"l-diversity twice", "privacy:\n  l-diversity:\n    - {column: diag, variant: distinct, l: 2}\n    - {column: diag, variant: entropy, l: 2}\n" + cols, 4, "privacy.l-diversity[1]", "already has"},
@@ -598,6 +611,27 @@ func TestParseKDefault(t *testing.T) {
 		if cfg.Privacy.K != tt.k || cfg.Privacy.KDefault != tt.def {
 			t.Errorf("%s: k %d (default %v), want %d (%v)", tt.privacy, cfg.Privacy.K, cfg.Privacy.KDefault, tt.k, tt.def)
 		}
+	}
+}
+
+// TestParsePopulationModels: the research subset, δ-presence and k-map parse as given,
+// with k 1 by default and the estimator's significance 0.01 by default.
+func TestParsePopulationModels(t *testing.T) {
+	cols := "columns:\n  pid: {role: identifier}\n  zip: {role: quasi, hierarchy: {mask: {max: 2}}}\n"
+	cfg, err := Parse([]byte(cols+"privacy: {subset: {column: pid}, delta-presence: {min: 0.1, max: 0.6}, k-map: {k: 4}}\n"), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := cfg.Privacy
+	if pr.Subset == nil || pr.Subset.Column != "pid" || *pr.DeltaPresence != (DeltaPresence{Min: 0.1, Max: 0.6}) || *pr.KMap != (KMap{K: 4}) || pr.K != 1 || !pr.KDefault {
+		t.Errorf("parsed %+v %+v %+v k=%d default=%v", pr.Subset, pr.DeltaPresence, pr.KMap, pr.K, pr.KDefault)
+	}
+	cfg, err = Parse([]byte(cols+"privacy: {k: 2, k-map: {k: 5, estimator: zero-truncated-poisson}}\nrisk: {sampling-fraction: 0.1}\n"), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if km := cfg.Privacy.KMap; *km != (KMap{K: 5, Estimator: "zero-truncated-poisson", Significance: 0.01}) || cfg.Privacy.Subset != nil {
+		t.Errorf("parsed %+v", km)
 	}
 }
 
