@@ -361,7 +361,7 @@ func nullError(p *plan, row int, name string) error {
 // The sensitive columns that l-diversity or t-closeness protect (prot) are read in the
 // same pass, numbered as their distance needs and added to the table. So are the held
 // columns (see heldColumn), for pass 2.
-func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generalize.Hierarchy, prot []*protected, held []*heldColumn) (*generalize.Table, error) {
+func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generalize.Hierarchy, prot []*protected, held []*heldColumn, sub *subsetFlags) (*generalize.Table, error) {
 	cols := slices.Clone(p.Quasi)
 	confs := slices.Clone(p.QuasiCfg)
 	for _, s := range prot {
@@ -371,6 +371,9 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 	q := len(cols)
 	for _, h := range held {
 		cols = append(cols, h.pos)
+	}
+	if sub != nil {
+		cols = append(cols, sub.pos)
 	}
 	dicts := make([]*dictionary, q)
 	chans := make([]chan *table.Batch, len(cols))
@@ -427,6 +430,18 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 				}
 			}
 			h.finish()
+			return nil
+		}))
+	}
+	if sub != nil {
+		f := len(cols) - 1
+		chans[f] = make(chan *table.Batch, 4)
+		g.Go(safe.Go(func() error {
+			for b := range chans[f] {
+				if err := sub.add(p, b, f); err != nil {
+					return err
+				}
+			}
 			return nil
 		}))
 	}

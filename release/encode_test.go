@@ -96,7 +96,7 @@ privacy: {k: 2}
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = encode(context.Background(), p, src, fileHier, nil, nil)
+			_, err = encode(context.Background(), p, src, fileHier, nil, nil, nil)
 			row := strconv.Itoa(badAt*table.BatchRows + 8)
 			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row "+row) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "Zq9SECRET") {
 				t.Fatalf("got %v, want bad input naming row %s", err, row)

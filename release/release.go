@@ -66,10 +66,14 @@ type run struct {
 	p                      *plan
 
 	// pass 1
-	t      *generalize.Table
-	listed []*generalize.Hierarchy // per input column: a sensitive column's hierarchy file
-	prot   []*protected
-	held   []*heldColumn
+	t *generalize.Table // the records to release (with privacy.subset, the subset's)
+	// pop is the whole input, the population, and subsetRows the input record of each
+	// record of t, when privacy.subset names a research subset (nil otherwise).
+	pop        *generalize.Table
+	subsetRows []int
+	listed     []*generalize.Hierarchy // per input column: a sensitive column's hierarchy file
+	prot       []*protected
+	held       []*heldColumn
 	// search
 	sopt       generalize.Options
 	res        *generalize.Result
@@ -87,7 +91,8 @@ type run struct {
 	written int
 	created time.Time // when the release was written (its metadata's created_utc)
 	// verification
-	m *verify.Measured
+	m           *verify.Measured
+	popMeasured *verify.PopulationMeasured // δ-presence and k-map, measured (nil: none)
 
 	start, encoded, searched, wrote, verified time.Time
 }
@@ -164,6 +169,9 @@ func (r *run) encodeStage(ctx context.Context) (err error) {
 		return err
 	}
 	r.t, r.listed, r.prot, r.held = one.t, one.listed, one.prot, one.held
+	if err := r.selectSubset(one.sub); err != nil {
+		return err
+	}
 	r.p.maxSupp = maxSuppressed(r.cfg.Privacy.Suppression, r.t.Rows)
 	r.encoded = time.Now()
 	r.log.Info("stage done", "stage", job.StageRead, "records", r.t.Rows, "quasi_identifiers", len(r.t.Columns), "ms", job.Millis(r.start, r.encoded))
@@ -180,7 +188,11 @@ func (r *run) searchOptions() (generalize.Options, error) {
 	if err != nil {
 		return generalize.Options{}, err
 	}
-	sopt := generalize.Options{K: effectiveK(r.cfg.Privacy), MaxSuppressed: r.p.maxSupp, Metric: r.p.metric, Aggregate: r.cfg.Search.Aggregate, GSFactor: r.cfg.Search.GSFactor, Workers: r.opt.Workers, OnEvaluate: r.p.progress.AddEvaluated, Risks: risks}
+	k, err := effectiveK(r.cfg, r.t.Rows)
+	if err != nil {
+		return generalize.Options{}, err
+	}
+	sopt := generalize.Options{K: k, MaxSuppressed: r.p.maxSupp, Metric: r.p.metric, Aggregate: r.cfg.Search.Aggregate, GSFactor: r.cfg.Search.GSFactor, Workers: r.opt.Workers, OnEvaluate: r.p.progress.AddEvaluated, Risks: risks, Population: r.populationModel()}
 	if w := r.cfg.Search.Weights; w != nil { // in table order, 1 for a quasi-identifier not named
 		sopt.Weights = make([]float64, len(r.t.Columns))
 		for i, c := range r.t.Columns {
@@ -266,7 +278,7 @@ func (r *run) explainK(err error) error {
 
 // optimalSearch finds the optimal node and every record's class there.
 func (r *run) optimalSearch(ctx context.Context) (covers generalize.ClassCovers, err error) {
-	if parts := table.Split(r.src); len(parts) > 1 {
+	if parts := table.Split(r.src); len(parts) > 1 && r.pop == nil {
 		covers, err = r.partsSearch(ctx, parts)
 	} else {
 		covers, err = r.wholeSearch(ctx)
@@ -406,7 +418,11 @@ var maxPartClasses = func(rows int) int { return rows / 16 }
 func (r *run) writeStage(ctx context.Context) (err error) {
 	r.class = nil
 	r.p.progress.Enter(job.StageWrite)
-	rc := newRecoder(r.p, r.t, r.res.Levels, r.suppressed, r.held)
+	wt := r.t
+	if r.pop != nil {
+		wt = r.pop // pass 2 reads every input record: those outside the subset are left out
+	}
+	rc := newRecoder(r.p, wt, r.res.Levels, r.writeSuppressed(), r.held)
 	if rc.reads() {
 		if err := r.src.Rewind(); err != nil {
 			return err
@@ -444,6 +460,12 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 		r.t.Columns[i].Codes = generalize.Codes{}
 	}
 	r.t.Sensitive, r.held = nil, nil
+	if r.pop != nil {
+		for i := range r.pop.Columns {
+			r.pop.Columns[i].Codes = generalize.Codes{}
+		}
+		r.pop.Sensitive, r.subsetRows = nil, nil
+	}
 	if r.mres != nil {
 		r.mres = &generalize.Mondrian{Sizes: r.mres.Sizes, Splits: r.mres.Splits}
 	}
@@ -457,8 +479,11 @@ func (r *run) verifyStage(ctx context.Context) error {
 	r.p.progress.Enter(job.StageVerify)
 	r.opt.At(job.StageVerify)
 	header := r.p.ReleaseHeader()
-	spec := verify.Spec{K: r.cfg.Privacy.K, MaxSuppressed: r.p.maxSupp, InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames()}
-	var err error
+	km, _, err := kmapK(r.cfg, r.t.Rows)
+	if err != nil {
+		return err
+	}
+	spec := verify.Spec{K: max(r.cfg.Privacy.K, km), MaxSuppressed: r.p.maxSupp, InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames()}
 	if spec.Risk, err = verifyRisk(r.cfg, r.t.Rows); err != nil {
 		return err
 	}
@@ -484,6 +509,13 @@ func (r *run) verifyStage(ctx context.Context) error {
 		return fmt.Errorf("internal error: the written release failed verification, nothing published: %w", err)
 	}
 	if err := r.agrees(skipped); err != nil {
+		return err
+	}
+	if r.popMeasured, err = r.verifyPopulation(ctx, spec); err != nil {
+		var v *verify.Violation
+		if errors.As(err, &v) {
+			return fmt.Errorf("internal error: the written release failed verification, nothing published: %w", err)
+		}
 		return err
 	}
 	r.verified = time.Now()
@@ -542,6 +574,9 @@ func (r *run) report() (*report.Report, error) {
 	}
 	for _, b := range cfg.Privacy.BetaLikeness {
 		rep.Model.BetaLikeness = append(rep.Model.BetaLikeness, report.BetaLikenessIn{Column: b.Column, Beta: b.Beta, Variant: b.Variant})
+	}
+	if err := r.populationReport(rep); err != nil {
+		return nil, err
 	}
 	for _, s := range m.Sensitive {
 		rep.Verified.Sensitive = append(rep.Verified.Sensitive, report.SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance, MaxGain: s.MaxGain})
@@ -612,6 +647,7 @@ type pass1 struct {
 	listed []*generalize.Hierarchy
 	prot   []*protected  // the sensitive columns l-diversity and t-closeness protect
 	held   []*heldColumn // the kept columns numbered for pass 2 (when hold is set)
+	sub    *subsetFlags  // the research subset's flags (nil: none)
 }
 
 // loadTable is pass 1 of a release: it parses the hierarchy files, finds the protected
@@ -643,8 +679,11 @@ func loadTable(ctx context.Context, p *plan, src table.Source, hold bool) (*pass
 	if hold {
 		out.held = heldColumns(p, out.listed)
 	}
+	if out.sub, err = newSubsetFlags(p.Config, p); err != nil {
+		return nil, err
+	}
 	p.progress.Enter(job.StageRead)
-	if out.t, err = encode(ctx, p, src, fileHier, out.prot, out.held); err != nil {
+	if out.t, err = encode(ctx, p, src, fileHier, out.prot, out.held, out.sub); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -7,14 +7,39 @@ import (
 	"sanitizer/verify"
 )
 
-// effectiveK is the k the search enforces: the configuration's, or the class size a
-// bound on the highest prosecutor risk amounts to when that is larger.
-func effectiveK(pr schema.Privacy) int {
+// effectiveK is the k the search enforces on an input of rows records: the
+// configuration's, or the class size a bound on the highest prosecutor risk or an
+// estimated k-map amounts to when that is larger.
+func effectiveK(cfg *schema.Config, rows int) (int, error) {
+	pr := cfg.Privacy
 	k := pr.K
 	if pr.HighestRisk > 0 {
 		k = max(k, int(min(risk.SmallestClassWithin(pr.HighestRisk), int64(1<<31-1))))
 	}
-	return k
+	km, _, err := kmapK(cfg, rows)
+	return max(k, km), err
+}
+
+// kmapK is the k of k-anonymity an estimated k-map (privacy.k-map with an estimator)
+// stands for on an input of rows records, and its type I error (0, 0 without one).
+func kmapK(cfg *schema.Config, rows int) (int, float64, error) {
+	km := cfg.Privacy.KMap
+	if km == nil || km.Estimator == "" {
+		return 0, 0, nil
+	}
+	n, err := population(cfg, rows)
+	if err != nil {
+		return 0, 0, err
+	}
+	est, err := risk.ParseCellSizeEstimator(km.Estimator)
+	if err != nil {
+		return 0, 0, schema.BadInput("%s: privacy.k-map.estimator: %w", configName(cfg), err)
+	}
+	k, typeI, err := risk.KMapK(km.K, min(1, float64(rows)/n), km.Significance, est, rows)
+	if err != nil {
+		return 0, 0, schema.BadInput("%s: privacy.k-map: %w", configName(cfg), err)
+	}
+	return k, typeI, nil
 }
 
 // population is the number of records of the population the input of rows records

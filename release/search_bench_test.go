@@ -44,7 +44,7 @@ func encodeGenerated(b *testing.B, rows int) (*generalize.Table, *plan) {
 			}
 		}
 	}
-	t, err := encode(context.Background(), p, src, hier, nil, nil)
+	t, err := encode(context.Background(), p, src, hier, nil, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

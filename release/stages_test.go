@@ -156,7 +156,7 @@ func TestInputChangedBetweenPasses(t *testing.T) {
 			}
 		}
 	}
-	tab, err := encode(context.Background(), p, src, fileHier, nil, nil)
+	tab, err := encode(context.Background(), p, src, fileHier, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -153,11 +153,22 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 			return 0, &verify.Violation{Msg: fmt.Sprintf("the release's header is not the expected %q", header)}
 		}
 	}
-	ir, err := in.records(ctx, cols)
+	if sub := cfg.Privacy.Subset; sub != nil { // its flag last: the walk reads the subset only
+		pos := slices.IndexFunc(in.columns(), func(c checkedColumn) bool { return c.name == sub.Column })
+		if pos < 0 {
+			return 0, schema.BadInput("%s: privacy.subset.column: the input has no column %q", p.Input, sub.Column)
+		}
+		cols = append(cols, pos)
+	}
+	cr, err := in.records(ctx, cols)
 	if err != nil {
 		return 0, err
 	}
-	defer ir.Close()
+	defer cr.Close()
+	var ir verify.Reader = cr
+	if sub := cfg.Privacy.Subset; sub != nil {
+		ir = subsetInput{verify.SubsetRecords(cr, sub.Column)}
+	}
 	rr, err := rel.records(ctx, allColumns(rel))
 	if err != nil {
 		return 0, fmt.Errorf("verifying the written release: %w", err)
@@ -174,7 +185,7 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 	}
 	// The input's reading stopped (a walk that failed may end before it does), so that
 	// its checksum is not read while it is made.
-	ir.Close()
+	cr.Close()
 	if got := in.checksums(); sums != nil && ctx.Err() == nil && (err == nil || got != nil) && !slices.Equal(got, sums) {
 		return n, table.ChangedError(p.Input)
 	}

@@ -67,6 +67,39 @@ type ModelSummary struct {
 	LDiversity      []LDiversityIn   `json:"l_diversity,omitempty"`
 	TCloseness      []TClosenessIn   `json:"t_closeness,omitempty"`
 	BetaLikeness    []BetaLikenessIn `json:"beta_likeness,omitempty"`
+	// Subset, DeltaPresence and KMap are the research subset and the models measured
+	// against its population, when the configuration gives them.
+	Subset        *SubsetIn        `json:"subset,omitempty"`
+	DeltaPresence *DeltaPresenceIn `json:"delta_presence,omitempty"`
+	KMap          *KMapIn          `json:"k_map,omitempty"`
+}
+
+// SubsetIn is the research subset a release is drawn from: the input is the
+// population, the release holds the subset's records only.
+type SubsetIn struct {
+	Column     string `json:"column"`     // the identifier column that marks it
+	Records    int    `json:"records"`    // the subset's records
+	Population int    `json:"population"` // the input's records
+}
+
+// DeltaPresenceIn is the δ-presence requirement (Nergiz et al. 2007) the release
+// meets: every released class holds a share of its population records within
+// [Min, Max].
+type DeltaPresenceIn struct {
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
+}
+
+// KMapIn is the k-map requirement the release meets: every released class is shared
+// by at least K population records, counted in the input (no estimator) or estimated
+// (El Emam & Dankar 2008, as ARX derives it): then the release is k-anonymous for
+// DerivedK, with TypeIError the chance the estimate is wrong for a class.
+type KMapIn struct {
+	K            int     `json:"k"`
+	Estimator    string  `json:"estimator,omitempty"`
+	Significance float64 `json:"significance,omitempty"`
+	DerivedK     int     `json:"derived_k,omitempty"`
+	TypeIError   float64 `json:"type_i_error,omitempty"`
 }
 
 // LDiversityIn is an l-diversity requirement the release meets.
@@ -143,6 +176,18 @@ type Verification struct {
 	// Sensitive holds, per protected sensitive column, the weakest published class:
 	// never a sensitive value.
 	Sensitive []SensitiveSummary `json:"sensitive,omitempty"`
+	// Population is what the verifier measured against the research subset's
+	// population (with privacy.subset).
+	Population *PopulationSummary `json:"population,omitempty"`
+}
+
+// PopulationSummary is the released classes measured against the population: the
+// least and greatest share δ of a class's population records that the release holds,
+// and the smallest population count of a released class.
+type PopulationSummary struct {
+	DeltaMin           float64 `json:"delta_min"`
+	DeltaMax           float64 `json:"delta_max"`
+	SmallestPopulation int64   `json:"smallest_population_class"`
 }
 
 // SensitiveSummary is the weakest published class of a protected sensitive column.
@@ -178,6 +223,7 @@ func (r *Report) Summary(w io.Writer) {
 		kd = " (no k configured: the default)"
 	}
 	fmt.Fprintf(w, "k=%d%s holds: %d classes, smallest %d, average %.1f (verified from the written file)\n", r.Model.K, kd, r.Verified.Classes, r.Verified.MinClass, r.AvgClass)
+	r.populationSummary(w)
 	if r.Partitions != nil {
 		fmt.Fprintf(w, "mondrian: %d partitions after %d splits; %s %.4f; %.0f ms\n", r.Partitions.Partitions, r.Partitions.Splits, r.Metric.Name, r.Metric.Value, r.StagesMS.Total)
 	} else {
@@ -212,4 +258,24 @@ func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// populationSummary prints the research subset's line and the models measured
+// against its population, and an estimated k-map's derived k.
+func (r *Report) populationSummary(w io.Writer) {
+	m := r.Model
+	if s := m.Subset; s != nil {
+		fmt.Fprintf(w, "research subset: %d of the input's %d records (column %q); the release holds only them\n", s.Records, s.Population, s.Column)
+	}
+	if p := r.Verified.Population; p != nil {
+		if d := m.DeltaPresence; d != nil {
+			fmt.Fprintf(w, "δ-presence [%g, %g] holds: every released class is %.4g to %.4g of its population records (verified)\n", d.Min, d.Max, p.DeltaMin, p.DeltaMax)
+		}
+		if k := m.KMap; k != nil && k.Estimator == "" {
+			fmt.Fprintf(w, "k-map k=%d holds: the smallest released class has %d population records (verified)\n", k.K, p.SmallestPopulation)
+		}
+	}
+	if k := m.KMap; k != nil && k.Estimator != "" {
+		fmt.Fprintf(w, "k-map k=%d estimated (%s, significance %g) as k-anonymity with k=%d (type I error %.3g)\n", k.K, k.Estimator, k.Significance, k.DerivedK, k.TypeIError)
+	}
 }

@@ -1,0 +1,200 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"sanitizer/generalize"
+	"sanitizer/report"
+	"sanitizer/schema"
+	"sanitizer/table"
+	"sanitizer/verify"
+)
+
+// subsetFlags reads the research subset's column in pass 1 (privacy.subset): whether
+// each input record is in the subset. Its values are never kept nor quoted.
+type subsetFlags struct {
+	pos  int    // the column's input position
+	name string // its name
+	in   []bool // per input record
+}
+
+// newSubsetFlags returns the reader of cfg's research subset column (nil: none).
+func newSubsetFlags(cfg *schema.Config, p *plan) (*subsetFlags, error) {
+	s := cfg.Privacy.Subset
+	if s == nil {
+		return nil, nil
+	}
+	pos := slices.Index(p.Header, s.Column)
+	if pos < 0 {
+		return nil, schema.BadInput("%s: privacy.subset.column: the input has no column %q", p.Input, s.Column)
+	}
+	return &subsetFlags{pos: pos, name: s.Column}, nil
+}
+
+// add reads field f of the records of b.
+func (s *subsetFlags) add(p *plan, b *table.Batch, f int) error {
+	if need := b.First + b.N; need > len(s.in) {
+		s.in = slices.Grow(s.in, need-len(s.in))[:need]
+	}
+	for i := range b.N {
+		row := b.First + i
+		if p.IsNull(b, i, f, s.pos) {
+			return schema.BadInput("%s: column %q: null: the research subset (privacy.subset) needs true or false on every record", p.At(row), s.name)
+		}
+		in, ok := verify.InSubset(b.Fields[i*b.Width+f])
+		if !ok {
+			return schema.BadInput("%s: column %q: not a research subset flag (privacy.subset reads true, 1 or yes; false, 0 or no)", p.At(row), s.name)
+		}
+		s.in[row] = in
+	}
+	return nil
+}
+
+// rows lists the records in the subset, in input order.
+func (s *subsetFlags) rows() []int {
+	var out []int
+	for r, in := range s.in {
+		if in {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// selectSubset makes the run's table the research subset's records (the release and
+// every model but δ-presence and k-map are about them) and keeps the whole input as
+// the population; the protected columns' input distributions become the subset's.
+func (r *run) selectSubset(flags *subsetFlags) error {
+	if flags == nil {
+		return nil
+	}
+	if len(flags.in) != r.t.Rows {
+		return fmt.Errorf("internal error: %d research subset flags for %d records", len(flags.in), r.t.Rows)
+	}
+	rows := flags.rows()
+	if len(rows) == 0 {
+		return schema.BadInput("%s: column %q: no record is in the research subset (privacy.subset): nothing to release", r.p.Input, flags.name)
+	}
+	sub, err := r.t.Select(rows)
+	if err != nil {
+		return fmt.Errorf("internal error: %w", err)
+	}
+	r.pop, r.subsetRows, r.t = r.t, rows, sub
+	for i, sc := range r.prot {
+		sc.counts = make([]int64, len(sc.values))
+		codes := sub.Sensitive[i].Codes
+		for k := range sub.Rows {
+			sc.counts[codes.At(k)]++
+		}
+	}
+	return nil
+}
+
+// population is the search's population model (nil without a research subset).
+func (r *run) populationModel() *generalize.Population {
+	if r.pop == nil {
+		return nil
+	}
+	pm := &generalize.Population{Table: r.pop}
+	if d := r.cfg.Privacy.DeltaPresence; d != nil {
+		pm.DeltaMin, pm.DeltaMax = d.Min, d.Max
+	}
+	if km := r.cfg.Privacy.KMap; km != nil {
+		pm.KMap = km.K
+	}
+	return pm
+}
+
+// writeSuppressed is, per input record, whether pass 2 leaves it out: suppressed, or
+// outside the research subset.
+func (r *run) writeSuppressed() []bool {
+	if r.pop == nil {
+		return r.suppressed
+	}
+	out := make([]bool, r.pop.Rows)
+	for i := range out {
+		out[i] = true
+	}
+	for k, row := range r.subsetRows {
+		out[row] = r.suppressed != nil && r.suppressed[k]
+	}
+	return out
+}
+
+// subsetInput gives a research subset flag that is not one as bad input.
+type subsetInput struct{ verify.Reader }
+
+func (s subsetInput) Read() ([]string, error) {
+	rec, err := s.Reader.Read()
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) && !errors.Is(err, schema.ErrBadInput) {
+		err = schema.BadInput("%w", err)
+	}
+	return rec, err
+}
+
+// verifyPopulation counts the written release's classes and the population's records
+// at the release's levels with the verifier's own readers, and checks δ-presence and
+// k-map on them.
+func (r *run) verifyPopulation(ctx context.Context, spec verify.Spec) (*verify.PopulationMeasured, error) {
+	if r.cfg.Privacy.Subset == nil {
+		return nil, nil
+	}
+	rel, err := releasedClasses(ctx, r.cfg, r.dest.path(), r.outFmt, spec)
+	if err != nil {
+		return nil, err
+	}
+	cols := make([]int, len(r.p.Quasi))
+	copy(cols, r.p.Quasi)
+	in, done, err := reopenInput(ctx, r.cfg, r.p, r.inFmt, cols)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	pop, err := verify.PopulationCounts(spec, r.res.Levels, in)
+	if err != nil {
+		return nil, err
+	}
+	vp := verify.Population{}
+	if d := r.cfg.Privacy.DeltaPresence; d != nil {
+		vp.DeltaMin, vp.DeltaMax = d.Min, d.Max
+	}
+	if km := r.cfg.Privacy.KMap; km != nil && km.Estimator == "" {
+		vp.KMap = km.K
+	}
+	m, err := verify.CheckPopulation(vp, rel, pop)
+	if err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// populationReport adds the research subset, δ-presence and k-map to the report: the
+// requirements and what the verifier measured.
+func (r *run) populationReport(rep *report.Report) error {
+	pr := r.cfg.Privacy
+	if pr.Subset != nil && r.pop != nil {
+		rep.Model.Subset = &report.SubsetIn{Column: pr.Subset.Column, Records: r.t.Rows, Population: r.pop.Rows}
+	}
+	if d := pr.DeltaPresence; d != nil {
+		rep.Model.DeltaPresence = &report.DeltaPresenceIn{Min: d.Min, Max: d.Max}
+	}
+	if km := pr.KMap; km != nil {
+		in := &report.KMapIn{K: km.K, Estimator: km.Estimator}
+		if km.Estimator != "" {
+			k, typeI, err := kmapK(r.cfg, r.t.Rows)
+			if err != nil {
+				return err
+			}
+			in.Significance, in.DerivedK, in.TypeIError = km.Significance, k, typeI
+		}
+		rep.Model.KMap = in
+	}
+	if p := r.popMeasured; p != nil {
+		rep.Verified.Population = &report.PopulationSummary{DeltaMin: p.DeltaMin, DeltaMax: p.DeltaMax, SmallestPopulation: p.SmallestPopulation}
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package verify
+
+// The research subset and the models measured against its population (δ-presence,
+// k-map): the release holds generalizations of the subset's records only, and each of
+// its classes is compared with the number of the population's records (every input
+// record) that the release's generalization puts in it. This file reads the subset's
+// flags and generalizes the population with its own reading of the hierarchies
+// (Domain, as missing.go); it shares no code with package generalize.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// InSubset reads a research subset's flag: true, 1 or yes (in), false, 0 or no (out),
+// case and surrounding space ignored; anything else is not a flag.
+func InSubset(v string) (in, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "1", "yes":
+		return true, true
+	case "false", "0", "no":
+		return false, true
+	}
+	return false, false
+}
+
+// subsetReader is SubsetRecords' Reader.
+type subsetReader struct {
+	in   Reader
+	col  int
+	name string
+	n    int // records read from in
+}
+
+// SubsetRecords reads the records of in (which carry the subset's flag as their last
+// field) that are in the research subset, without the flag. A flag that is not one
+// (InSubset) is an error naming the column and the input record, never the value.
+func SubsetRecords(in Reader, name string) Reader { return &subsetReader{in: in, name: name} }
+
+func (s *subsetReader) Read() ([]string, error) {
+	for {
+		rec, err := s.in.Read()
+		if err != nil {
+			return nil, err
+		}
+		s.n++
+		if len(rec) == 0 {
+			return nil, fmt.Errorf("input record %d: no field for the research subset's column %q", s.n, s.name)
+		}
+		in, ok := InSubset(rec[len(rec)-1])
+		if !ok {
+			return nil, fmt.Errorf("input record %d: column %q: not a research subset flag (true, 1, yes; false, 0, no)", s.n, s.name)
+		}
+		if in {
+			return rec[:len(rec)-1], nil
+		}
+	}
+}
+
+// Population is what the release must meet against the population (each 0 when not
+// given): δ-presence's bounds and k-map's k.
+type Population struct {
+	DeltaMin, DeltaMax float64
+	KMap               int
+}
+
+// PopulationMeasured is what CheckPopulation measured over the released classes.
+type PopulationMeasured struct {
+	// DeltaMin and DeltaMax are the least and greatest share of a released class's
+	// population records that the release holds (0 when nothing is released).
+	DeltaMin, DeltaMax float64
+	// SmallestPopulation is the least population count of a released class (0 when
+	// nothing is released).
+	SmallestPopulation int64
+}
+
+// PopulationCounts generalizes every input record read from in (its
+// quasi-identifier values in spec.Quasi order: the whole population, subset or not) to
+// levels and counts the records of each class, keyed as Classes are.
+func PopulationCounts(spec Spec, levels []int, in Reader) (map[string]int64, error) {
+	labs, err := labelers(spec, levels)
+	if err != nil {
+		return nil, err
+	}
+	counts := map[string]int64{}
+	var key []byte
+	for n := 1; ; n++ {
+		rec, err := in.Read()
+		if errors.Is(err, io.EOF) {
+			return counts, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(rec) < len(labs) {
+			return nil, fmt.Errorf("input record %d: %d fields for %d quasi-identifiers", n, len(rec), len(labs))
+		}
+		key = key[:0]
+		for j, lab := range labs {
+			s, err := lab.label(rec[j])
+			if err != nil {
+				return nil, err
+			}
+			key = appendKey(key, s)
+		}
+		counts[string(key)]++
+	}
+}
+
+// CheckPopulation checks every class of the release against its population count
+// (pop, from PopulationCounts at the release's levels): a class with fewer population
+// records than released ones is not a generalization of the population (a
+// *Violation); one whose share released / population lies outside [DeltaMin,
+// DeltaMax] (each side in float64, as the search decides it) or whose population count
+// is below KMap breaks the model (a *Violation). It returns what it measured.
+func CheckPopulation(p Population, rel *Classes, pop map[string]int64) (PopulationMeasured, error) {
+	var m PopulationMeasured
+	first := true
+	for key, c := range rel.count {
+		n := pop[key]
+		if n < c {
+			return m, &Violation{Msg: fmt.Sprintf("the release holds a class of %d records whose values %d population records have: not a generalization of the population at the release's levels", c, n)}
+		}
+		d := float64(c) / float64(n)
+		if first {
+			m.DeltaMin, m.DeltaMax, m.SmallestPopulation = d, d, n
+			first = false
+		}
+		m.DeltaMin, m.DeltaMax, m.SmallestPopulation = math.Min(m.DeltaMin, d), math.Max(m.DeltaMax, d), min(m.SmallestPopulation, n)
+		if p.KMap > 0 && n < int64(p.KMap) {
+			return m, &Violation{Msg: fmt.Sprintf("k-map: a released class of %d records has %d population records, fewer than k-map's %d", c, n, p.KMap)}
+		}
+		if p.DeltaMax > 0 && (d < p.DeltaMin || d > p.DeltaMax) {
+			return m, &Violation{Msg: fmt.Sprintf("δ-presence: a released class holds %d of its %d population records (δ = %.6g), outside [%g, %g]", c, n, d, p.DeltaMin, p.DeltaMax)}
+		}
+	}
+	return m, nil
+}
