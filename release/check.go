@@ -207,6 +207,9 @@ func checkFullDomain(ctx context.Context, cfg *schema.Config, p *plan, rel, relF
 		spec.Sensitive[i].Null = inputNull(p, sc.pos)
 	}
 	open := func() (verify.Reader, func(), error) { return reopenInput(ctx, cfg, p, inFmt, cols) }
+	if cfg.Privacy.Subset != nil {
+		open, spec.Population = subsetCheck(ctx, cfg, p, inFmt, cols, spec)
+	}
 	var required int
 	if levels == nil {
 		levels, required, err = verify.InferNode(spec, classes, open)

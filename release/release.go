@@ -709,8 +709,8 @@ func verifyTable(ctx context.Context, t checkedTable, spec verify.Spec) (*verify
 
 // readProtected reads a whole input for Check: it counts the records and numbers the
 // values of the protected sensitive columns (as the release did) with the input's
-// count of each.
-func readProtected(ctx context.Context, p *plan, src table.Source, prot []*protected) (int, error) {
+// count of each; with a research subset (sub), the subset's records and counts.
+func readProtected(ctx context.Context, p *plan, src table.Source, prot []*protected, sub *subsetFlags) (int, error) {
 	cols := make([]int, len(prot))
 	dicts := make([]*dictionary, len(prot))
 	for i, sc := range prot {
@@ -726,9 +726,15 @@ func readProtected(ctx context.Context, p *plan, src table.Source, prot []*prote
 	}
 	out := make(chan *table.Batch, 2)
 	errc := make(chan error, 1)
+	if sub != nil {
+		cols = append(cols, sub.pos)
+	}
 	go func() { errc <- safe.Go(func() error { return src.Stream(ctx, cols, out) })() }()
 	var addErr error
 	for b := range out {
+		if sub != nil && addErr == nil {
+			addErr = sub.add(p, b, len(prot))
+		}
 		for i, sc := range prot {
 			if addErr == nil {
 				if err := dicts[i].add(b, i, sc.conf.Null, p.EmptyNull[sc.pos]); err != nil {
@@ -757,8 +763,17 @@ func readProtected(ctx context.Context, p *plan, src table.Source, prot []*prote
 		}
 		sc.counts = make([]int64, len(sc.values))
 		for r := range d.n {
-			sc.counts[sc.index[d.values[d.code(r)]]]++
+			if sub == nil || sub.in[r] {
+				sc.counts[sc.index[d.values[d.code(r)]]]++
+			}
 		}
+	}
+	if sub != nil {
+		n := len(sub.rows())
+		if n == 0 {
+			return 0, schema.BadInput("%s: column %q: no record is in the research subset (privacy.subset)", p.Input, sub.name)
+		}
+		return n, nil
 	}
 	return src.Rows(), nil
 }
@@ -790,12 +805,20 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	}
 	defer src.Close()
 	prot := p.protectedColumns()
-	rows, err := readProtected(ctx, p, src, prot)
+	sub, err := newSubsetFlags(cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := readProtected(ctx, p, src, prot, sub)
 	if err != nil {
 		return nil, err
 	}
 	header := p.ReleaseHeader()
-	spec := verify.Spec{K: cfg.Privacy.K, MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), InputRows: rows, Columns: header, Quasi: p.QuasiNames()}
+	km, _, err := kmapK(cfg, rows)
+	if err != nil {
+		return nil, err
+	}
+	spec := verify.Spec{K: max(cfg.Privacy.K, km), MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), InputRows: rows, Columns: header, Quasi: p.QuasiNames()}
 	if spec.Risk, err = verifyRisk(cfg, rows); err != nil {
 		return nil, err
 	}

@@ -198,3 +198,33 @@ func (r *run) populationReport(rep *report.Report) error {
 	}
 	return nil
 }
+
+// subsetCheck is, for Check of a research subset's release, the opening of the
+// subset's records of the input (projected to cols) and the population's counts the
+// subset's classes are compared with.
+func subsetCheck(ctx context.Context, cfg *schema.Config, p *plan, inFmt string, cols []int, spec verify.Spec) (func() (verify.Reader, func(), error), *verify.PopulationCheck) {
+	pos := slices.Index(p.Header, cfg.Privacy.Subset.Column)
+	open := func() (verify.Reader, func(), error) {
+		in, done, err := reopenInput(ctx, cfg, p, inFmt, append(slices.Clone(cols), pos))
+		if err != nil {
+			return nil, nil, err
+		}
+		return subsetInput{verify.SubsetRecords(in, cfg.Privacy.Subset.Column)}, done, nil
+	}
+	model := verify.Population{}
+	if d := cfg.Privacy.DeltaPresence; d != nil {
+		model.DeltaMin, model.DeltaMax = d.Min, d.Max
+	}
+	if km := cfg.Privacy.KMap; km != nil && km.Estimator == "" {
+		model.KMap = km.K
+	}
+	counts := func(levels []int) (map[string]int64, error) {
+		var pop map[string]int64
+		err := readInput(func() (verify.Reader, func(), error) { return reopenInput(ctx, cfg, p, inFmt, slices.Clone(p.Quasi)) }, func(in verify.Reader) (err error) {
+			pop, err = verify.PopulationCounts(spec, levels, in)
+			return err
+		})
+		return pop, err
+	}
+	return open, &verify.PopulationCheck{Model: model, Counts: counts}
+}

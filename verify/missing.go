@@ -490,18 +490,27 @@ func ExpectedSuppression(spec Spec, levels []int, rel *Classes, in Reader) (int,
 			c.hists[i][x]++
 		}
 	}
-	return compareClasses(spec, classes, rel)
+	var pop map[string]int64
+	if spec.Population != nil {
+		if pop, err = spec.Population.Counts(levels); err != nil {
+			return 0, err
+		}
+	}
+	return compareClasses(spec, classes, rel, pop)
 }
 
 // compareClasses checks the release's classes against the input's (see
 // ExpectedSuppression).
-func compareClasses(spec Spec, classes map[string]*inputClass, rel *Classes) (int, error) {
+func compareClasses(spec Spec, classes map[string]*inputClass, rel *Classes, pop map[string]int64) (int, error) {
 	required := 0
 	for key, c := range classes {
 		got := rel.count[key]
 		fails, why, err := classFails(spec, c)
 		if err != nil {
 			return 0, err
+		}
+		if !fails && spec.Population != nil {
+			fails, why = spec.Population.Model.classFails(c.n, pop[key])
 		}
 		switch {
 		case fails && got > 0:

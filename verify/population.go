@@ -67,6 +67,30 @@ type Population struct {
 	KMap               int
 }
 
+// PopulationCheck is the population a check of a research subset's release compares
+// the subset's classes with (Spec.Population).
+type PopulationCheck struct {
+	Model Population
+	// Counts returns the population's class counts at the given levels, keyed as
+	// Classes are (PopulationCounts over the whole input).
+	Counts func(levels []int) (map[string]int64, error)
+}
+
+// classFails decides whether a class of c subset records and pop population records
+// breaks the model, and says how.
+func (p Population) classFails(c, pop int64) (bool, string) {
+	if pop < c {
+		return true, fmt.Sprintf("has %d records but %d population records", c, pop)
+	}
+	if p.KMap > 0 && pop < int64(p.KMap) {
+		return true, fmt.Sprintf("has %d population records, k-map's k is %d", pop, p.KMap)
+	}
+	if d := float64(c) / float64(pop); p.DeltaMax > 0 && (d < p.DeltaMin || d > p.DeltaMax) {
+		return true, fmt.Sprintf("holds %d of its %d population records, outside δ-presence's [%g, %g]", c, pop, p.DeltaMin, p.DeltaMax)
+	}
+	return false, ""
+}
+
 // PopulationMeasured is what CheckPopulation measured over the released classes.
 type PopulationMeasured struct {
 	// DeltaMin and DeltaMax are the least and greatest share of a released class's
@@ -121,8 +145,8 @@ func CheckPopulation(p Population, rel *Classes, pop map[string]int64) (Populati
 	first := true
 	for key, c := range rel.count {
 		n := pop[key]
-		if n < c {
-			return m, &Violation{Msg: fmt.Sprintf("the release holds a class of %d records whose values %d population records have: not a generalization of the population at the release's levels", c, n)}
+		if bad, why := p.classFails(c, n); bad {
+			return m, &Violation{Msg: "a released class " + why + " (at the release's levels)"}
 		}
 		d := float64(c) / float64(n)
 		if first {
@@ -130,12 +154,6 @@ func CheckPopulation(p Population, rel *Classes, pop map[string]int64) (Populati
 			first = false
 		}
 		m.DeltaMin, m.DeltaMax, m.SmallestPopulation = math.Min(m.DeltaMin, d), math.Max(m.DeltaMax, d), min(m.SmallestPopulation, n)
-		if p.KMap > 0 && n < int64(p.KMap) {
-			return m, &Violation{Msg: fmt.Sprintf("k-map: a released class of %d records has %d population records, fewer than k-map's %d", c, n, p.KMap)}
-		}
-		if p.DeltaMax > 0 && (d < p.DeltaMin || d > p.DeltaMax) {
-			return m, &Violation{Msg: fmt.Sprintf("δ-presence: a released class holds %d of its %d population records (δ = %.6g), outside [%g, %g]", c, n, d, p.DeltaMin, p.DeltaMax)}
-		}
 	}
 	return m, nil
 }

@@ -41,6 +41,10 @@ type Spec struct {
 	// hierarchy across the whole release (the optimal search), which decides the level
 	// of a hierarchy value that several levels write alike.
 	FullDomain bool
+	// Population, when set, is the research subset's population: the input records
+	// read are the subset's, and a class also fails when its population count breaks
+	// δ-presence or k-map.
+	Population *PopulationCheck
 }
 
 // Sensitive is what a release must satisfy on one sensitive column: every published
