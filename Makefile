@@ -104,6 +104,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReadArrow -fuzztime 30s ./table
 	$(GO) test -run '^$$' -fuzz FuzzVerifyParquet -fuzztime 30s ./verify
 	$(GO) test -run '^$$' -fuzz FuzzVerifyArrow -fuzztime 30s ./verify
+	$(GO) test -run '^$$' -fuzz FuzzInSubset -fuzztime 10s ./verify
 	$(GO) test -run '^$$' -fuzz FuzzLoadLedger -fuzztime 30s ./dphist
 
 clean:
