@@ -353,3 +353,41 @@ func TestPopulationMonotonicity(t *testing.T) {
 		t.Error("k-map is monotone with suppression")
 	}
 }
+
+// BenchmarkSearchAdultPopulation: the search on a 10% research subset of Adult
+// against the whole table as its population, by model, beside the same search
+// without the population models.
+func BenchmarkSearchAdultPopulation(b *testing.B) {
+	pop, _, _ := loadAdult(b)
+	var rows []int
+	for r := range pop.Rows {
+		if (r*2654435761)%10 == 0 {
+			rows = append(rows, r)
+		}
+	}
+	sub, err := pop.Select(rows)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		p    *Population
+	}{
+		{"none", nil},
+		{"kmap=5", &Population{Table: pop, KMap: 5}},
+		{"delta=0-0.5", &Population{Table: pop, DeltaMax: 0.5}},
+		{"delta=0.05-0.5", &Population{Table: pop, DeltaMin: 0.05, DeltaMax: 0.5}},
+		{"both", &Population{Table: pop, KMap: 5, DeltaMin: 0.05, DeltaMax: 0.5}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var res *Result
+			for b.Loop() {
+				res, err = Search(context.Background(), sub, Options{K: 2, MaxSuppressed: sub.Rows / 20, Population: bc.p})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(res.Evaluated+res.MonotoneOnly), "counted")
+		})
+	}
+}
