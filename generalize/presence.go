@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 )
 
 // Population is the population a table was drawn from, for the models measured
@@ -93,72 +95,186 @@ func (p *Population) fails(c, pop int32) bool {
 	return false
 }
 
-// popIndex counts the population's records per class of a node: the population's
-// class table at the bottom, each of its classes keyed at the node's levels.
+// popIndex counts the population's records per class of a node. The population's
+// classes at a node are rolled up, as the search rolls up the table's own classes,
+// from those of a node below it counted before: the population's class table at the
+// bottom, or a cached node's (the smallest that lies below).
 type popIndex struct {
-	model  *Population
-	cols   [][]int32 // cols[i][c]: leaf code of column i of population class c
-	counts []int32
-	up     [][][]int32 // up[i][level][leaf]: the leaf's code at the level
-	pack   *packing    // the codes of a class in one word (nil: as bytes)
+	model    *Population
+	lat      *Lattice
+	q        int
+	pack     *packing      // the codes of a class in one word (nil: as bytes, no cache)
+	maps     [][][][]int32 // maps[i][from][to]: column i's codes from a level to another
+	sizes    [][]int       // sizes[i][level]: column i's codes at a level
+	cols     [][]int32     // the bottom's classes, for the byte-keyed path
+	counts   []int32
+	bottom   *classes      // the bottom's classes, packed
+	groupers chan *grouper // for the roll-ups, one per worker
+
+	mu      sync.Mutex
+	cache   []popTable // the nodes counted
+	entries int        // their classes
+	limit   int        // the most classes the cache holds
 }
 
-func newPopIndex(p *Population) (*popIndex, error) {
+// popTable is the population's classes at a node.
+type popTable struct {
+	node, height int
+	cls          *classes
+}
+
+func newPopIndex(p *Population, lat *Lattice, workers int) (*popIndex, error) {
 	ct, err := CountClasses(p.Table)
 	if err != nil {
 		return nil, err
 	}
-	x := &popIndex{model: p, cols: ct.cols, counts: ct.counts, up: make([][][]int32, len(ct.cols))}
-	leaves := make([]int, len(p.Table.Columns))
+	q := len(p.Table.Columns)
+	x := &popIndex{model: p, lat: lat, q: q, cols: ct.cols, counts: ct.counts, maps: make([][][][]int32, q), sizes: make([][]int, q)}
+	leaves := make([]int, q)
 	for i, c := range p.Table.Columns {
 		h := c.Hierarchy
 		leaves[i] = h.Leaves()
-		x.up[i] = make([][]int32, h.Height())
-		for l := range h.Height() {
-			x.up[i][l] = h.levelMap(0, l)
+		x.maps[i] = make([][][]int32, h.Height())
+		x.sizes[i] = make([]int, h.Height())
+		for from := range h.Height() {
+			x.sizes[i][from] = h.Size(from)
+			x.maps[i][from] = make([][]int32, h.Height())
+			for to := from; to < h.Height(); to++ {
+				x.maps[i][from][to] = h.levelMap(from, to)
+			}
 		}
 	}
 	x.pack = newPacking(leaves)
+	if x.pack == nil {
+		return x, nil
+	}
+	words := make([]uint64, len(ct.counts))
+	for c := range words {
+		for i, col := range ct.cols {
+			words[c] |= uint64(col[c]) << x.pack.shift[i]
+		}
+	}
+	x.bottom = &classes{node: 0, packed: words, pack: x.pack, counts: ct.counts, n: len(words)}
+	x.groupers = make(chan *grouper, max(workers, 1))
+	for range max(workers, 1) {
+		x.groupers <- &grouper{pack: x.pack}
+	}
+	// As many classes as the bottom's four times over, and at least 1 Mi (12 MiB).
+	x.limit = max(4*len(words), 1<<20)
 	return x, nil
 }
 
-// counts returns, per class j of cls (the table's classes at levels), its population
-// count.
-func (x *popIndex) countsOf(levels []int, cls *classes) []int32 {
+// countsOf returns, per class j of cls (the table's classes at the node of the given
+// index and levels), its population count.
+func (x *popIndex) countsOf(node int, levels []int, cls *classes) []int32 {
 	out := make([]int32, cls.n)
-	if x.pack != nil {
-		m := make(map[uint64]int32, len(x.counts))
-		for c, n := range x.counts {
-			var key uint64
-			for i, col := range x.cols {
-				key |= uint64(x.up[i][levels[i]][col[c]]) << x.pack.shift[i]
-			}
-			m[key] += n
-		}
-		for j := range cls.n {
-			var key uint64
-			for i := range x.cols {
-				key |= uint64(cls.code(i, j)) << x.pack.shift[i]
-			}
-			out[j] = m[key]
-		}
+	if x.pack == nil {
+		x.countsByBytes(levels, cls, out)
 		return out
 	}
+	key := func(c *classes, j int) uint64 {
+		if c.packed != nil && (c.pack == x.pack || slices.Equal(c.pack.shift, x.pack.shift)) {
+			return c.packed[j]
+		}
+		var k uint64
+		for i := range x.q {
+			k |= uint64(c.code(i, j)) << x.pack.shift[i]
+		}
+		return k
+	}
+	index := make(map[uint64]int32, cls.n)
+	for j := range cls.n {
+		index[key(cls, j)] = int32(j)
+	}
+	pt := x.rollUp(node, levels)
+	for c := range pt.n {
+		if j, ok := index[key(pt, c)]; ok {
+			out[j] = pt.count(c)
+		}
+	}
+	return out
+}
+
+// rollUp returns the population's classes at node, rolled up from the smallest table
+// counted at or below it, and caches them.
+func (x *popIndex) rollUp(node int, levels []int) *classes {
+	x.mu.Lock()
+	src, srcNode := x.bottom, -1
+	for _, c := range x.cache {
+		if c.node == node {
+			x.mu.Unlock()
+			return c.cls
+		}
+		if c.cls.n < src.n && x.lat.Leq(c.node, node) {
+			src, srcNode = c.cls, c.node
+		}
+	}
+	x.mu.Unlock()
+	from := make([]int, x.q)
+	if srcNode >= 0 {
+		from = x.lat.Levels(srcNode, from[:0])
+	}
+	maps := make([][]int32, x.q)
+	sizes := make([]int, x.q)
+	for i := range x.q {
+		maps[i] = x.maps[i][from[i]][levels[i]]
+		sizes[i] = x.sizes[i][levels[i]]
+	}
+	g := <-x.groupers
+	out, _ := g.rollUp(src, node, maps, sizes, nil, 0)
+	x.groupers <- g
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if out.n <= x.limit/4 {
+		x.cache = append(x.cache, popTable{node: node, height: sum(levels), cls: out})
+		x.entries += out.n
+		for x.entries > x.limit {
+			x.evict()
+		}
+	}
+	return out
+}
+
+// evict drops the cached table of the highest node (the oldest among equals): the
+// nodes near the bottom have the largest tables, the costliest to count again, and
+// are the sources of the most nodes.
+func (x *popIndex) evict() {
+	at := 0
+	for i, c := range x.cache {
+		if c.height > x.cache[at].height {
+			at = i
+		}
+	}
+	x.entries -= x.cache[at].cls.n
+	x.cache = append(x.cache[:at], x.cache[at+1:]...)
+}
+
+// sum is the sum of levels.
+func sum(levels []int) int {
+	s := 0
+	for _, l := range levels {
+		s += l
+	}
+	return s
+}
+
+// countsByBytes is countsOf for codes that do not fit in one word: the bottom's
+// classes keyed by their codes' bytes at the node's levels.
+func (x *popIndex) countsByBytes(levels []int, cls *classes, out []int32) {
 	m := make(map[string]int32, len(x.counts))
-	buf := make([]byte, 4*len(x.cols))
+	buf := make([]byte, 4*x.q)
 	for c, n := range x.counts {
 		for i, col := range x.cols {
-			binary.LittleEndian.PutUint32(buf[4*i:], uint32(x.up[i][levels[i]][col[c]]))
+			binary.LittleEndian.PutUint32(buf[4*i:], uint32(x.maps[i][0][levels[i]][col[c]]))
 		}
 		m[string(buf)] += n
 	}
 	for j := range cls.n {
-		for i := range x.cols {
+		for i := range x.q {
 			binary.LittleEndian.PutUint32(buf[4*i:], uint32(cls.code(i, j)))
 		}
 		out[j] = m[string(buf)]
 	}
-	return out
 }
 
 // Select returns the records of t at the given indexes (in their order) as a table of
@@ -203,11 +319,18 @@ func failPopulation(t *Table, opt Options, levels []int, cls *classes, failing [
 	if err := opt.Population.check(t); err != nil {
 		return err
 	}
-	x, err := newPopIndex(opt.Population)
+	heights := make([]int, len(t.Columns))
+	for i, c := range t.Columns {
+		heights[i] = c.Hierarchy.Height()
+	}
+	lat := NewLattice(heights)
+	x, err := newPopIndex(opt.Population, lat, 1)
 	if err != nil {
 		return err
 	}
-	pop := x.countsOf(levels, cls)
+	x.pack = nil // one node: no roll-up to share
+	pop := make([]int32, cls.n)
+	x.countsByBytes(levels, cls, pop)
 	for j := range cls.n {
 		if !failing[j] && int(cls.count(j)) >= opt.K && x.model.fails(cls.count(j), pop[j]) {
 			failing[j] = true

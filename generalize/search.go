@@ -162,12 +162,8 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 	if err := opt.Risks.check(t.Rows); err != nil {
 		return nil, err
 	}
-	var pop *popIndex
 	if opt.Population != nil {
 		if err := opt.Population.check(t); err != nil {
-			return nil, err
-		}
-		if pop, err = newPopIndex(opt.Population); err != nil {
 			return nil, err
 		}
 	}
@@ -180,8 +176,12 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 	}
 	s := newSearcher(t, opt, met, sourceClasses)
 	s.mod = mod
-	s.pop = pop
-	s.monotone = mod.monotone(opt.MaxSuppressed) && opt.Risks.monotone(opt.MaxSuppressed) && (pop == nil || opt.Population.monotone(opt.MaxSuppressed))
+	if opt.Population != nil {
+		if s.pop, err = newPopIndex(opt.Population, s.lat, s.workers); err != nil {
+			return nil, err
+		}
+	}
+	s.monotone = mod.monotone(opt.MaxSuppressed) && opt.Risks.monotone(opt.MaxSuppressed) && (opt.Population == nil || opt.Population.monotone(opt.MaxSuppressed))
 	s.resolveCheck = checkAll
 	if !s.monotone {
 		s.resolveCheck = checkMonotone
@@ -507,7 +507,7 @@ func (s *searcher) evaluate(ctx context.Context, node, par int, chk check, inc i
 				return ev, nil
 			}
 		}
-		pop := s.pop.countsOf(levels, cls)
+		pop := s.pop.countsOf(node, levels, cls)
 		for j := 0; j < cls.n && supp <= most; j++ {
 			if failing[j] || cls.count(j) < k {
 				continue
