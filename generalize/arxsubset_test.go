@@ -3,7 +3,6 @@ package generalize
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/risk"
 	"sanitizer/schema"
 )
 
@@ -169,5 +169,48 @@ func TestARXCasesSubset(t *testing.T) {
 		})
 	}
 	t.Logf("%d ARX cases: our node is ARX's in %d; our value at ARX's node is ARX's in %d", len(cases), same, valued)
-	_ = fmt.Sprint
+}
+
+// TestARXCasesEstimatedKMap ports TestAnonymizationKMap's two Adult cases with an
+// estimated population (ARX's population of the USA, 317,238,626, the zero-truncated
+// Poisson at significance 0.01, 5% suppression, non-monotone entropy): k-map with
+// k = 3 and k = 1000 stands for k-anonymity with the k risk.KMapK derives (2 and 3,
+// worked out in the comments), and the search on the whole of Adult with that k gives
+// ARX's node and value.
+func TestARXCasesEstimatedKMap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("searches Adult twice")
+	}
+	t.Parallel()
+	tab, _, _ := loadAdult(t)
+	fraction := float64(tab.Rows) / 317238626
+	arxOrder := []string{"sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"}
+	for _, c := range []struct {
+		k, derived int
+		arxV       float64
+		arx        []int
+	}{
+		// λ = f·3 = 2.85e-4: P(1)/(1 − P(0)) ≈ 1 − λ/2 ≥ 0.99 at once: c = 2.
+		{3, 2, 130804.5332092598, []int{0, 0, 1, 1, 0, 2, 2, 0}},
+		// λ = 0.0951: P(1)/(1 − P(0)) = 0.953, + P(2)/(1 − P(0)) = 0.9986 ≥ 0.99: c = 3.
+		{1000, 3, 151894.1394841501, []int{0, 0, 1, 1, 1, 2, 1, 0}},
+	} {
+		k, _, err := risk.KMapK(c.k, fraction, 0.01, risk.ZeroTruncatedPoisson, tab.Rows)
+		if err != nil || k != c.derived {
+			t.Fatalf("k-map k=%d: derived k %d (%v), ARX derives %d", c.k, k, err, c.derived)
+		}
+		opt := Options{K: k, MaxSuppressed: int(math.Floor(0.05 * float64(tab.Rows))), Metric: "entropy"}
+		res, err := Search(context.Background(), tab, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		node := make([]int, len(adultQI))
+		for i, name := range adultQI {
+			node[i] = c.arx[slices.Index(arxOrder, name)]
+		}
+		v, _ := valueAt(t, tab, opt, node)
+		if !slices.Equal(res.Levels, node) || math.Abs(res.Value-c.arxV) > 1e-6*c.arxV || math.Abs(v-c.arxV) > 1e-6*c.arxV {
+			t.Errorf("k-map k=%d (k=%d): our node %v (%.6f), ARX's %v (%.6f; ours there %.6f)", c.k, k, res.Levels, res.Value, node, c.arxV, v)
+		}
+	}
 }
