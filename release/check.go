@@ -28,6 +28,9 @@ var recordedKeys = []struct{ meta, report string }{
 	{"sanitize.l_diversity", "model.l_diversity"},
 	{"sanitize.t_closeness", "model.t_closeness"},
 	{"sanitize.node", "node"},
+	{"sanitize.subset", "model.subset.column"},
+	{"sanitize.delta_presence", "model.delta_presence"},
+	{"sanitize.k_map", "model.k_map"},
 }
 
 // recorded is what a release says of itself: its metadata's or its report's values
@@ -89,6 +92,17 @@ func reportRecorded(path string) (*recorded, error) {
 		b, _ := json.Marshal(rep.Model.TCloseness)
 		r.values["sanitize.t_closeness"] = string(b)
 	}
+	if s := rep.Model.Subset; s != nil {
+		r.values["sanitize.subset"] = s.Column
+	}
+	if d := rep.Model.DeltaPresence; d != nil {
+		b, _ := json.Marshal(d)
+		r.values["sanitize.delta_presence"] = string(b)
+	}
+	if k := rep.Model.KMap; k != nil {
+		b, _ := json.Marshal(report.KMapIn{K: k.K, Estimator: k.Estimator, Significance: k.Significance})
+		r.values["sanitize.k_map"] = string(b)
+	}
 	return r, nil
 }
 
@@ -113,6 +127,11 @@ func (r *recorded) compare(release string, want map[string]string) error {
 	}
 	if _, ok := want["sanitize.t_closeness"]; !ok && r.values["sanitize.t_closeness"] != "" {
 		return schema.Unattainable("%s: %s %s records t-closeness the configuration does not ask for", release, r.where, r.name["sanitize.t_closeness"])
+	}
+	for _, k := range []string{"sanitize.subset", "sanitize.delta_presence", "sanitize.k_map"} {
+		if _, ok := want[k]; !ok && r.values[k] != "" {
+			return schema.Unattainable("%s: %s %s records a model the configuration does not ask for", release, r.where, r.name[k])
+		}
 	}
 	return nil
 }

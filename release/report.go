@@ -89,6 +89,18 @@ func recordedParams(cfg *schema.Config, rows, maxSupp, suppressed int) map[strin
 		b, _ := json.Marshal(ts)
 		meta["sanitize.t_closeness"] = string(b)
 	}
+	pr := cfg.Privacy
+	if pr.Subset != nil {
+		meta["sanitize.subset"] = pr.Subset.Column
+	}
+	if d := pr.DeltaPresence; d != nil {
+		b, _ := json.Marshal(report.DeltaPresenceIn{Min: d.Min, Max: d.Max})
+		meta["sanitize.delta_presence"] = string(b)
+	}
+	if k := pr.KMap; k != nil {
+		b, _ := json.Marshal(report.KMapIn{K: k.K, Estimator: k.Estimator, Significance: k.Significance})
+		meta["sanitize.k_map"] = string(b)
+	}
 	return meta
 }
 
