@@ -47,6 +47,15 @@ func Risk(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Ris
 		return nil, err
 	}
 	t := one.t
+	if one.sub != nil { // the records a release would publish: the research subset's
+		rows := one.sub.rows()
+		if len(rows) == 0 {
+			return nil, schema.BadInput("%s: column %q: no record is in the research subset (privacy.subset)", p.Input, one.sub.name)
+		}
+		if t, err = t.Select(rows); err != nil {
+			return nil, fmt.Errorf("internal error: %w", err)
+		}
+	}
 	n, err := population(cfg, t.Rows)
 	if err != nil {
 		return nil, err
