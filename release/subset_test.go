@@ -261,3 +261,27 @@ func TestReleaseSubsetBadFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestRiskResearchSubset: sanitize risk measures the research subset's records, and
+// their classes are the subset's, counted by the test.
+func TestRiskResearchSubset(t *testing.T) {
+	cfg, in, _, subset := subsetFixture(t, "privacy: {subset: {column: in_study}, k-map: {k: 3}}", studyFlag)
+	a, err := Risk(context.Background(), cfg, job.Options{Input: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ih, irows := readTable(t, in, ';')
+	classes := map[string]bool{}
+	for _, rec := range irows {
+		if subset[rec[slices.Index(ih, "rid")]] {
+			key := make([]string, len(adultQI))
+			for i, q := range adultQI {
+				key[i] = rec[slices.Index(ih, q)]
+			}
+			classes[strings.Join(key, "|")] = true
+		}
+	}
+	if a.Input.Rows != len(subset) || a.Risk.Input.Classes != int64(len(classes)) {
+		t.Errorf("risk measured %d records in %d classes; the subset has %d in %d", a.Input.Rows, a.Risk.Input.Classes, len(subset), len(classes))
+	}
+}
