@@ -946,6 +946,34 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		return inc.node >= 0 && bound[node] > bestValue*(1+1e-9)+1e-300
 	}
 
+	// cannotBeat reports whether a node whose bound ties the incumbent's value (within
+	// float rounding) cannot beat it: when the bound is exact without suppression, the
+	// node's value is at least its exact value with nothing suppressed, and a tie is
+	// decided by height and index. So a metric whose values tie often (height) stops
+	// at the first node that meets the models instead of counting all of its ties.
+	// A metric with floors (floorer) bounds a node by the floor its counted
+	// specializations give it, which the same comparison decides.
+	exactBound := s.met.boundIsExactWithoutSuppression()
+	floorOf, _ := s.met.(floorer)
+	var fl *floors
+	if floorOf != nil {
+		fl = newFloors(s.lat)
+	}
+	cannotBeat := func(node int) bool {
+		if inc.node < 0 {
+			return false
+		}
+		if fl != nil && fl.exact[node] != nil && inc.beats(node, height[node], fl.exact[node]) {
+			return true
+		}
+		if !exactBound || bound[node] < bestValue*(1-1e-9) {
+			return false
+		}
+		lv := s.lat.Levels(node, make([]int, 0, s.q))
+		ex, _ := s.met.exact(lv, nil, nil)
+		return inc.beats(node, height[node], ex)
+	}
+
 	valued := make([]bool, n)
 	evaluated := make([]bool, n) // every requirement decided by counting
 	checked := make([]bool, n)   // counted, the monotone part decided
@@ -971,6 +999,10 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 			s.opt.OnEvaluate(1)
 		}
 		res.RolledUp += ev.work
+		if fl != nil && ev.cls != nil {
+			ex, v := floorOf.floor(ev.cls)
+			fl.raise(ev.node, ex, v)
+		}
 		s.remember(ev.cls)
 		pass := ev.monotone
 		if s.resolveCheck == checkAll {
@@ -1072,6 +1104,11 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 			if pruned(node) {
 				order.clear()
 				break
+			}
+			if cannotBeat(node) {
+				order.pop()
+				seen[node], beaten[node] = true, true
+				continue
 			}
 			if status[node] == unknown {
 				if len(batch) > 0 {
