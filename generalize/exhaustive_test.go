@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"os"
@@ -26,6 +28,9 @@ type oracle struct {
 	levels []map[string][]string // per column: leaf -> value at every level
 	under  []map[string]int      // per column: "level\x00value" -> leaves under it
 	height []int
+	// numeric, when not nil, gives ncp the numeric value of each leaf of a column
+	// (nil for a column measured by its leaves).
+	numeric []map[string]float64
 }
 
 func newOracle(rows [][]string, hier [][][]string) *oracle {
@@ -50,14 +55,23 @@ type oracleResult struct {
 	node       []int
 	value      *big.Rat
 	suppressed int
+	// nodes, when the query asks for all, is every qualifying node's result by its
+	// levels (fmt.Sprint of the node).
+	nodes map[string]*oracleResult
+	// columns is loss's value per column, in column order (before weights).
+	columns []*big.Rat
 }
 
 // oracleQuery is one privacy setting to optimise for.
 type oracleQuery struct {
 	k, maxSupp int
-	metric     string    // "loss", "discernibility", "discernibility-star", "height", "precision" or "aecs"
+	metric     string    // "loss", "discernibility", "discernibility-star", "height", "precision", "aecs", "entropy", "entropy-monotone", "entropy-loss" or "ncp"
 	aggregate  string    // loss's aggregate: "" (arithmetic), "sum", "max" or "geometric"
 	weights    []float64 // loss's weight per column (nil: all 1), taken as the decimals they print as
+	gs         *float64  // ARX's gs-factor of loss and the entropies (nil: 0.5), taken as the decimal it prints as
+	// all asks for every qualifying node's result (oracleResult.nodes): the float
+	// objectives' search is checked against the optimum up to rounding.
+	all bool
 	// holds, when not nil, decides the l-diversity / t-closeness model on a class's
 	// histogram of sensitive values.
 	holds func(hist []map[string]int) bool
@@ -75,6 +89,19 @@ func (o *oracle) best(t *testing.T, k, maxSupp int, metric string) *oracleResult
 // bestMany evaluates every node of the lattice once and returns the optimum of each
 // query. It numbers the values of every level itself (independently of Hierarchy).
 func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
+	t.Helper()
+	return o.run(t, queries, nil)
+}
+
+// at evaluates the one node given for each query: its result, nil where it does not
+// qualify.
+func (o *oracle) at(t *testing.T, node []int, queries []oracleQuery) []*oracleResult {
+	t.Helper()
+	return o.run(t, queries, node)
+}
+
+// run is bestMany over every node, or over the node only when only is not nil.
+func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleResult {
 	t.Helper()
 	q := len(o.height)
 	// distinct records with their multiplicity
@@ -153,9 +180,15 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 		hist  []map[string]int
 		idx   int // in the node's list of classes
 	}
+	ev := o.newObjectiveEval(t, queries)
 	var walk func(i int)
 	walk = func(i int) {
 		if i < q {
+			if only != nil {
+				node[i] = only[i]
+				walk(i + 1)
+				return
+			}
 			for l := 0; l < o.height[i]; l++ {
 				node[i] = l
 				walk(i + 1)
@@ -232,28 +265,48 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 				}
 			}
 			val := new(big.Rat)
+			var columns []*big.Rat
 			switch qu.metric {
 			case "loss":
-				// Per column: v = Σ records (leaves under the released value − 1) /
-				// (leaves − 1), a suppressed record 1, over N; then the aggregate
-				// (the geometric mean by Π (v + 1), which orders nodes as it does).
+				// ARX's loss at the gs-factor (MetricMDNMLoss), in rationals: per
+				// column, a record's share s = leaves under its value / leaves;
+				// agg = Σ published gFactor·s + Σ suppressed (sFactor = 1 ? 1 :
+				// s + sFactor·(1 − s)); v = (agg − min) / (N − min), min =
+				// gFactor·N/leaves (a column of one leaf with gFactor 1: sFactor
+				// per suppressed record, over N); then the aggregate (the
+				// geometric mean by Π (v + 1), which orders nodes as it does).
+				gF, sF := ev.gFactor[qi], ev.sFactor[qi]
+				one := big.NewRat(1, 1)
 				per := make([]*big.Rat, q)
 				for c := range q {
-					leaves := len(o.levels[c])
-					var a int64
+					leaves := int64(len(o.levels[c]))
+					agg := new(big.Rat)
 					for _, cl := range groups {
-						if fails(cl) {
-							a += int64(cl.n) * int64(leaves-1)
-							continue
-						}
 						u := under[c][node[c]][ids[c][node[c]][cl.rep]]
-						a += int64(cl.n) * (u - 1)
+						share := big.NewRat(u, leaves)
+						x := new(big.Rat)
+						switch {
+						case !fails(cl):
+							x.Mul(gF, share)
+						case sF.Cmp(one) == 0:
+							x.Set(one)
+						default:
+							x.Sub(one, share)
+							x.Mul(x, sF)
+							x.Add(x, share)
+						}
+						agg.Add(agg, x.Mul(x, big.NewRat(int64(cl.n), 1)))
 					}
-					if leaves > 1 {
-						per[c] = big.NewRat(a, int64((leaves-1)*N))
-					} else {
-						per[c] = big.NewRat(int64(supp), int64(N))
+					lo := new(big.Rat).Mul(gF, big.NewRat(int64(N), leaves))
+					span := new(big.Rat).Sub(big.NewRat(int64(N), 1), lo)
+					if span.Sign() == 0 {
+						per[c] = new(big.Rat).Mul(sF, big.NewRat(int64(supp), int64(N)))
+						continue
 					}
+					per[c] = new(big.Rat).Quo(agg.Sub(agg, lo), span)
+				}
+				for _, v := range per {
+					columns = append(columns, new(big.Rat).Set(v))
 				}
 				if qu.weights != nil && qu.aggregate != "geometric" { // the geometric mean's order is the unweighted one
 					for c := range per {
@@ -330,17 +383,218 @@ func (o *oracle) bestMany(t *testing.T, queries []oracleQuery) []*oracleResult {
 					published++
 				}
 				val.SetFrac64(int64(N), int64(published))
+			case "entropy", "entropy-monotone", "entropy-loss", "ncp":
+				var failing []int // distinct records standing for the failing classes
+				var counts []int
+				var pub []*class
+				for _, cl := range groups {
+					if fails(cl) {
+						failing = append(failing, cl.rep)
+						counts = append(counts, cl.n)
+					} else {
+						pub = append(pub, cl)
+					}
+				}
+				// The classes in a fixed order, so that the float sums are the same
+				// every time.
+				slices.SortFunc(pub, func(a, b *class) int { return a.rep - b.rep })
+				var v float64
+				switch qu.metric {
+				case "entropy", "entropy-monotone":
+					v = ev.entropy(qi, node, dvals, failing, counts, qu.metric == "entropy")
+				case "entropy-loss":
+					for _, cl := range pub {
+						v += float64(cl.n) * ev.gFloat[qi] * ev.il(node, dvals[cl.rep])
+					}
+					v += float64(supp) * ev.sFloat[qi]
+				case "ncp":
+					for _, cl := range pub {
+						for c := range q {
+							v += float64(cl.n) * ev.ncp(c, node[c], dvals[cl.rep][c])
+						}
+					}
+					v = (v + float64(supp*q)) / float64(N*q)
+				}
+				val.SetFloat64(v)
 			default:
 				t.Fatalf("oracle: unknown metric %q", qu.metric)
 			}
-			cand := &oracleResult{node: append([]int(nil), node...), value: val, suppressed: supp}
-			if bests[qi] == nil || oracleBetter(cand, bests[qi]) {
+			cand := &oracleResult{node: append([]int(nil), node...), value: val, suppressed: supp, columns: columns}
+			if only != nil {
 				bests[qi] = cand
+				continue
+			}
+			if bests[qi] == nil || oracleBetter(cand, bests[qi]) {
+				nodes := map[string]*oracleResult(nil)
+				if bests[qi] != nil {
+					nodes = bests[qi].nodes
+				}
+				bests[qi] = &oracleResult{node: cand.node, value: cand.value, suppressed: cand.suppressed, nodes: nodes, columns: cand.columns}
+			}
+			if qu.all {
+				if bests[qi].nodes == nil {
+					bests[qi].nodes = map[string]*oracleResult{}
+				}
+				bests[qi].nodes[fmt.Sprint(cand.node)] = cand
 			}
 		}
 	}
 	walk(0)
 	return bests
+}
+
+// objectiveEval is the oracle's own arithmetic of the gs-factor and of the entropy,
+// entropy-loss and ncp objectives, written from their definitions (objective.go,
+// entropy.go, and ARX's sources they cite) over the raw strings.
+type objectiveEval struct {
+	o                *oracle
+	gFactor, sFactor []*big.Rat // per query
+	gFloat, sFloat   []float64
+	leafFreq         []map[string]int // per column: records per leaf
+	base             map[[2]int]float64
+	maxIL            float64 // Σ_c ln(leaves of column c)
+	lo, hi           []map[string]float64
+	spread           []float64
+}
+
+func (o *oracle) newObjectiveEval(t *testing.T, queries []oracleQuery) *objectiveEval {
+	t.Helper()
+	ev := &objectiveEval{o: o, base: map[[2]int]float64{}}
+	half := big.NewRat(1, 2)
+	for _, qu := range queries {
+		gs := big.NewRat(1, 2)
+		if qu.gs != nil {
+			if _, ok := gs.SetString(strconv.FormatFloat(*qu.gs, 'g', -1, 64)); !ok {
+				t.Fatalf("oracle: gs-factor %v", *qu.gs)
+			}
+		}
+		// ARX's Metric: sFactor = gs < 0.5 ? 2·gs : 1; gFactor = gs ≤ 0.5 ? 1 : 1 − 2·(gs − 0.5).
+		sF, gF := big.NewRat(1, 1), big.NewRat(1, 1)
+		if gs.Cmp(half) < 0 {
+			sF.Mul(gs, big.NewRat(2, 1))
+		}
+		if gs.Cmp(half) > 0 {
+			gF.Sub(gF, new(big.Rat).Mul(big.NewRat(2, 1), new(big.Rat).Sub(gs, half)))
+		}
+		g, _ := gF.Float64()
+		sf, _ := sF.Float64()
+		ev.gFactor, ev.sFactor = append(ev.gFactor, gF), append(ev.sFactor, sF)
+		ev.gFloat, ev.sFloat = append(ev.gFloat, g), append(ev.sFloat, sf)
+	}
+	q := len(o.height)
+	ev.leafFreq = make([]map[string]int, q)
+	for c := range q {
+		ev.leafFreq[c] = map[string]int{}
+		ev.maxIL += math.Log(float64(len(o.levels[c])))
+	}
+	for _, row := range o.rows {
+		for c, v := range row {
+			ev.leafFreq[c][v]++
+		}
+	}
+	ev.lo, ev.hi, ev.spread = make([]map[string]float64, q), make([]map[string]float64, q), make([]float64, q)
+	for c := range q {
+		if o.numeric == nil || o.numeric[c] == nil {
+			continue
+		}
+		ev.lo[c], ev.hi[c] = map[string]float64{}, map[string]float64{}
+		a, b := math.Inf(1), math.Inf(-1)
+		for leaf, row := range o.levels[c] {
+			x := o.numeric[c][leaf]
+			if ev.leafFreq[c][leaf] > 0 {
+				a, b = min(a, x), max(b, x)
+			}
+			for l, v := range row {
+				key := fmt.Sprint(l, "\x00", v)
+				if cur, ok := ev.lo[c][key]; !ok || x < cur {
+					ev.lo[c][key] = x
+				}
+				if cur, ok := ev.hi[c][key]; !ok || x > cur {
+					ev.hi[c][key] = x
+				}
+			}
+		}
+		ev.spread[c] = b - a
+	}
+	return ev
+}
+
+// under is the number of leaves under leaf's value at level l of column c.
+func (ev *objectiveEval) under(c, l int, leaf string) int {
+	v := ev.o.levels[c][leaf][l]
+	return ev.o.under[c][string(rune('0'+l))+"\x00"+v]
+}
+
+// entropy is the non-uniform entropy of node: gFactor·Σ_c Σ_leaves a·log2(b/a) (a the
+// leaf's records, b its level value's, every record counted) plus, when suppressed
+// counts, sFactor·Σ_c Σ_v c_v·log2(S/c_v) over the failing classes' values.
+func (ev *objectiveEval) entropy(qi int, node []int, dvals [][]string, failing, counts []int, suppressed bool) float64 {
+	o := ev.o
+	base := 0.0
+	for c, l := range node {
+		b, ok := ev.base[[2]int{c, l}]
+		if !ok {
+			freq := map[string]int{}
+			for leaf, a := range ev.leafFreq[c] {
+				freq[o.levels[c][leaf][l]] += a
+			}
+			for _, leaf := range slices.Sorted(maps.Keys(ev.leafFreq[c])) { // a fixed order: the same sum every time
+				a := ev.leafFreq[c][leaf]
+				b += float64(a) * math.Log2(float64(freq[o.levels[c][leaf][l]])/float64(a))
+			}
+			ev.base[[2]int{c, l}] = b
+		}
+		base += b
+	}
+	v := ev.gFloat[qi] * base
+	if !suppressed || len(failing) == 0 {
+		return v
+	}
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	sup := 0.0
+	for c, l := range node {
+		per := map[string]int{}
+		for i, d := range failing {
+			per[o.levels[c][dvals[d][c]][l]] += counts[i]
+		}
+		for _, v := range slices.Sorted(maps.Keys(per)) {
+			sup += float64(per[v]) * math.Log2(float64(total)/float64(per[v]))
+		}
+	}
+	return v + ev.sFloat[qi]*sup
+}
+
+// il is ARX's entropy-based information loss of a published record: Σ_c ln(leaves under
+// its value) / Σ_c ln(leaves of column c), 0 when every column has one leaf.
+func (ev *objectiveEval) il(node []int, vals []string) float64 {
+	if ev.maxIL == 0 {
+		return 0
+	}
+	s := 0.0
+	for c, l := range node {
+		s += math.Log(float64(ev.under(c, l, vals[c])))
+	}
+	return s / ev.maxIL
+}
+
+// ncp is the NCP of leaf's value at level l of column c: by value, the range of the
+// leaves under it over the range of the values present (capped at 1, 0 when that is
+// 0); by leaves, leaves under / leaves when more than one.
+func (ev *objectiveEval) ncp(c, l int, leaf string) float64 {
+	if ev.lo[c] != nil {
+		if ev.spread[c] == 0 {
+			return 0
+		}
+		key := fmt.Sprint(l, "\x00", ev.o.levels[c][leaf][l])
+		return min(1, (ev.hi[c][key]-ev.lo[c][key])/ev.spread[c])
+	}
+	if u := ev.under(c, l, leaf); u > 1 {
+		return float64(u) / float64(len(ev.o.levels[c]))
+	}
+	return 0
 }
 
 // oracleBetter: smaller value, then smaller level sum, then lexicographically smaller.
@@ -394,6 +648,12 @@ func readSemicolon(t testing.TB, path string) [][]string {
 // loadAdult returns the encoded table, the raw quasi-identifier rows and the raw
 // hierarchy rows of the Adult benchmark.
 func loadAdult(t testing.TB) (*Table, [][]string, [][][]string) {
+	t.Helper()
+	return loadAdultQI(t, adultQI)
+}
+
+// loadAdultQI is loadAdult with the quasi-identifiers given, in their order.
+func loadAdultQI(t testing.TB, adultQI []string) (*Table, [][]string, [][][]string) {
 	t.Helper()
 	data := readSemicolon(t, filepath.Join(adultDir, "adult.csv"))
 	header := data[0]

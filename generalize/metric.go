@@ -9,9 +9,14 @@ import (
 
 // Metric names accepted by Search.
 const (
-	// MetricLoss is ARX's loss: per record and quasi-identifier, (leaves under the
-	// released value − 1) / (leaves of the domain − 1), a suppressed record counting 1,
-	// averaged over records and quasi-identifiers (0 = no loss, 1 = everything lost).
+	// MetricLoss is ARX's loss (MetricMDNMLoss): per record and quasi-identifier,
+	// (leaves under the released value − 1) / (leaves of the domain − 1), a suppressed
+	// record counting 1, averaged over records and quasi-identifiers (0 = no loss, 1 =
+	// everything lost), at ARX's default gs-factor 0.5; at another gs-factor, ARX's
+	// normalization of the generalized and suppressed shares (newLoss). Bound: every
+	// record published, exact when nothing is suppressed; suppressing a record never
+	// lowers its column's loss, at every gs-factor. Monotone under generalization
+	// without suppression; not with it.
 	MetricLoss = "loss"
 	// MetricDiscernibility is the discernibility metric (Bayardo & Agrawal 2005):
 	// the sum of the squared sizes of the published classes plus, for every suppressed
@@ -22,10 +27,13 @@ const (
 // metric scores a node. exact values are integers that order nodes as their values do
 // and are equal exactly when the values are (the value scaled by a constant common to
 // all nodes, or for MetricAECS a decreasing function of its denominator), so that ties
-// are decided exactly; bound is a cheap lower bound of the float value, used to order
-// and prune the search. A node's exact value never decreases when more of its classes
-// fail (the search bounds a node's value by its value with only some of the failing
-// classes known). The objectives (objective.go) state their bounds and monotonicity.
+// are decided exactly — for the objectives whose values are real numbers (entropy.go),
+// as their values computed once, in an order that does not depend on the classes'
+// order, so that ties are decided up to float rounding; bound is a cheap lower bound of
+// the float value, used to order and prune the search. A node's exact value never
+// decreases when more of its classes fail (the search bounds a node's value by its
+// value with only some of the failing classes known). The objectives (objective.go,
+// entropy.go) state their bounds and monotonicity.
 type metric interface {
 	bound(levels []int) float64
 	exact(levels []int, cls *classes, fails func(j int) bool) (exact *big.Int, value float64)
@@ -35,11 +43,42 @@ type metric interface {
 }
 
 // newMetric returns the named metric for table t, whose records per leaf tal counts
-// (the table itself, or its class table).
+// (the table itself, or its class table), at ARX's default gs-factor (0.5) and with no
+// numeric values for ncp.
 func newMetric(name string, t *Table, tal tallier) (metric, error) {
+	return newMetricOf(Options{Metric: name}, nil, t, tal)
+}
+
+// newMetricOf returns opt's metric for table t (see newMetric): its name, and its
+// aggregate, weights and gs-factor where the metric takes them (an error where it does
+// not). values gives ncp the numeric value of each leaf of every column measured by
+// value (nil, or a nil column: by its leaves), as Utility takes them.
+func newMetricOf(opt Options, values [][]float64, t *Table, tal tallier) (metric, error) {
+	name := opt.Metric
+	f, err := newGSFactor(opt.GSFactor)
+	if err != nil {
+		return nil, err
+	}
+	if opt.GSFactor != nil {
+		switch name {
+		case "", MetricLoss, MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss:
+		default:
+			return nil, fmt.Errorf("a gs-factor is for the loss, entropy, entropy-monotone and entropy-loss metrics, not %q", name)
+		}
+	}
+	if name != "" && name != MetricLoss && ((opt.Aggregate != "" && opt.Aggregate != AggregateArithmetic) || opt.Weights != nil) {
+		return nil, fmt.Errorf("an aggregate or weights are for the loss metric, not %q", name)
+	}
 	switch name {
 	case MetricLoss, "":
-		return newLoss(t, tal), nil
+		l := newLoss(t, tal, f)
+		if err := l.setAggregate(opt.Aggregate); err != nil {
+			return nil, err
+		}
+		if err := l.setWeights(opt.Weights); err != nil {
+			return nil, err
+		}
+		return l, nil
 	case MetricDiscernibility:
 		return &discernibility{n: int64(t.Rows)}, nil
 	case MetricHeight:
@@ -50,6 +89,12 @@ func newMetric(name string, t *Table, tal tallier) (metric, error) {
 		return &aecs{n: int64(t.Rows), present: present(t, tal)}, nil
 	case MetricDiscernibilityStar:
 		return &discernibilityStar{n: int64(t.Rows), present: present(t, tal)}, nil
+	case MetricEntropy, MetricEntropyMonotone:
+		return newEntropy(t, tal, f, name == MetricEntropyMonotone), nil
+	case MetricEntropyLoss:
+		return newEntropyLoss(t, tal, f)
+	case MetricNCP:
+		return newNCP(t, tal, values)
 	}
 	return nil, fmt.Errorf("unknown metric %q", name)
 }
@@ -80,19 +125,46 @@ type loss struct {
 	wint   []*big.Int
 	t      *Table
 	n      int64
+	f      gsFactor
+	size   []int64   // leaves of the domain, per column
 	span   []int64   // leaves of the domain − 1, per column
 	sum    [][]int64 // sum[i][level]: Σ over all records of (leaves under the value − 1)
+	// Column i loses vᵢ = tᵢ / (n·den[i]) (see exactColumn); w[i] = d / den[i], d the
+	// least common multiple of the den[i].
+	den    []*big.Int
+	boundF [][]float64 // boundF[i][level]: tᵢ / den[i] with nothing suppressed
 	w      []*big.Int
 	d      *big.Int
 	scale  float64 // N × q
 }
 
-func newLoss(t *Table, tal tallier) *loss {
+// newLoss returns MetricLoss at the gs-factor f. ARX's loss (MetricMDNMLoss) charges a
+// record, per quasi-identifier, the share s = leaves under its released value / leaves
+// of the domain (size): gFactor·s when published, 1 when suppressed if sFactor = 1,
+// else s + sFactor·(1 − s) (s of its value at the node's level); the column's sum agg
+// over the input's records is normalized as (agg − gFactor·n/size) / (n − gFactor·n/size).
+// With gFactor = gfd/d and sFactor = sfd/d (gsFactor), multiplying by d·size gives
+// vᵢ = tᵢ / (n·den) with the integers
+//
+//	tᵢ = gfd·Σ_all (leaves − 1) + Σ_suppressed [(d − gfd)·leaves + sfd·(size − leaves)]
+//	den = d·size − gfd
+//
+// (the published records' gfd·leaves and the suppressed records' d·leaves +
+// sfd·(size − leaves) less gfd·n, regrouped by what suppression adds). A suppressed
+// record adds (d − gfd)·leaves + sfd·(size − leaves) ≥ 0 (gFactor ≤ 1, leaves ≤ size),
+// so suppressing a class never lowers tᵢ, at every gs-factor; with nothing suppressed
+// tᵢ = gfd·Σ (leaves − 1), the bound, exact. At gs = 0.5 (d = gfd = sfd = 1) this is
+// (leaves − 1)/(size − 1), a suppressed record 1. A column of one leaf has den = 0 when
+// gFactor = 1 (ARX divides 0 by 0): it loses sFactor per suppressed record, tᵢ =
+// sfd·suppressed over den = d (at 0.5, the suppressed share, as before).
+func newLoss(t *Table, tal tallier, f gsFactor) *loss {
 	q := len(t.Columns)
-	m := &loss{t: t, n: int64(t.Rows), span: make([]int64, q), sum: make([][]int64, q), w: make([]*big.Int, q), d: big.NewInt(1), scale: float64(t.Rows) * float64(q)}
+	m := &loss{t: t, n: int64(t.Rows), f: f, size: make([]int64, q), span: make([]int64, q), sum: make([][]int64, q),
+		den: make([]*big.Int, q), boundF: make([][]float64, q), w: make([]*big.Int, q), d: big.NewInt(1), scale: float64(t.Rows) * float64(q)}
 	for i, c := range t.Columns {
 		h := c.Hierarchy
-		m.span[i] = int64(h.Leaves() - 1)
+		m.size[i] = int64(h.Leaves())
+		m.span[i] = m.size[i] - 1
 		perLeaf := tal.leafCounts(i)
 		m.sum[i] = make([]int64, h.Height())
 		for l := range h.Height() {
@@ -104,18 +176,28 @@ func newLoss(t *Table, tal tallier) *loss {
 			}
 			m.sum[i][l] = s
 		}
-		if m.span[i] > 0 {
-			g := new(big.Int).GCD(nil, nil, m.d, big.NewInt(m.span[i]))
-			m.d.Mul(m.d, new(big.Int).Div(big.NewInt(m.span[i]), g))
+		if m.oneLeaf(i) {
+			m.den[i] = new(big.Int).Set(f.d)
+		} else {
+			m.den[i] = new(big.Int).Sub(new(big.Int).Mul(f.d, big.NewInt(m.size[i])), f.gfd)
 		}
+		m.boundF[i] = make([]float64, h.Height())
+		for l := range h.Height() {
+			if !m.oneLeaf(i) {
+				m.boundF[i][l] = ratFloat(new(big.Int).Mul(f.gfd, big.NewInt(m.sum[i][l])), m.den[i])
+			}
+		}
+		g := new(big.Int).GCD(nil, nil, m.d, m.den[i])
+		m.d.Mul(m.d, new(big.Int).Div(m.den[i], g))
 	}
 	for i := range q {
-		if m.span[i] > 0 {
-			m.w[i] = new(big.Int).Div(m.d, big.NewInt(m.span[i]))
-		}
+		m.w[i] = new(big.Int).Div(m.d, m.den[i])
 	}
 	return m
 }
+
+// oneLeaf reports whether column i is a single leaf with gFactor 1 (den would be 0).
+func (m *loss) oneLeaf(i int) bool { return m.size[i] == 1 && m.f.gfd.Cmp(m.f.d) == 0 }
 
 func (m *loss) boundIsExactWithoutSuppression() bool { return true }
 
@@ -167,17 +249,13 @@ func (m *loss) bound(levels []int) float64 {
 	if !m.plain() {
 		per := make([]float64, len(levels))
 		for i, l := range levels {
-			if m.span[i] > 0 {
-				per[i] = float64(m.sum[i][l]) / float64(m.span[i]) / float64(m.n)
-			}
+			per[i] = m.boundF[i][l] / float64(m.n)
 		}
 		return m.aggregate(per)
 	}
 	v := 0.0
 	for i, l := range levels {
-		if m.span[i] > 0 {
-			v += float64(m.sum[i][l]) / float64(m.span[i])
-		}
+		v += m.boundF[i][l]
 	}
 	return v / m.scale
 }
@@ -212,7 +290,90 @@ func (m *loss) aggregate(per []float64) float64 {
 	return out
 }
 
+// suppression sums, per column, what the failing classes' records add to tᵢ:
+// lv[i] = Σ leaves under their value and rest[i] = Σ (size − leaves), and counts them.
+// (lv is left nil when d = gfd, where it counts for nothing.)
+func (m *loss) suppression(levels []int, cls *classes, fails func(j int) bool) (lv, rest []int64, supp int64) {
+	q := len(levels)
+	rest = make([]int64, q)
+	needLv := m.f.d.Cmp(m.f.gfd) != 0
+	if needLv {
+		lv = make([]int64, q)
+	}
+	if cls == nil {
+		return lv, rest, 0
+	}
+	for j := 0; j < cls.n; j++ {
+		if !fails(j) {
+			continue
+		}
+		cnt := int64(cls.count(j))
+		supp += cnt
+		for i := range q {
+			leaves := int64(m.t.Columns[i].Hierarchy.LeafCount(levels[i], cls.code(i, j)))
+			rest[i] += cnt * (m.size[i] - leaves)
+			if needLv {
+				lv[i] += cnt * leaves
+			}
+		}
+	}
+	return lv, rest, supp
+}
+
+// exactColumn is tᵢ of column i at level l (see newLoss).
+func (m *loss) exactColumn(i, l int, lv, rest []int64, supp int64) *big.Int {
+	if m.oneLeaf(i) {
+		return new(big.Int).Mul(m.f.sfd, big.NewInt(supp))
+	}
+	t := new(big.Int).Mul(m.f.gfd, big.NewInt(m.sum[i][l]))
+	term := new(big.Int)
+	if lv != nil {
+		t.Add(t, term.Mul(new(big.Int).Sub(m.f.d, m.f.gfd), big.NewInt(lv[i])))
+	}
+	return t.Add(t, term.Mul(m.f.sfd, big.NewInt(rest[i])))
+}
+
+// columnValue is tᵢ / den[i] rounded once (a non-decreasing function of tᵢ, as the
+// bound's boundF: with nothing suppressed the two are equal).
+func (m *loss) columnValue(i, l int, t *big.Int, supp int64) float64 {
+	if supp == 0 {
+		return m.boundF[i][l]
+	}
+	return ratFloat(t, m.den[i])
+}
+
 func (m *loss) exact(levels []int, cls *classes, fails func(j int) bool) (*big.Int, float64) {
+	q := len(levels)
+	if m.f.half() && m.plain() {
+		return m.exactHalf(levels, cls, fails)
+	}
+	lv, rest, supp := m.suppression(levels, cls, fails)
+	ts := make([]*big.Int, q)
+	per := make([]float64, q)
+	for i, l := range levels {
+		ts[i] = m.exactColumn(i, l, lv, rest, supp)
+		per[i] = m.columnValue(i, l, ts[i], supp)
+	}
+	if !m.plain() {
+		return m.exactAggregate(ts, per)
+	}
+	num := new(big.Int)
+	term := new(big.Int)
+	value := 0.0
+	for i := range q {
+		num.Add(num, term.Mul(m.w[i], ts[i]))
+		value += per[i]
+	}
+	if m.scale > 0 {
+		value /= m.scale
+	}
+	return num, value
+}
+
+// exactHalf is exact for the unweighted mean at gs = 0.5, in int64: tᵢ = Σ_all (leaves
+// − 1) + Σ_suppressed (size − leaves) (at most records × size), the suppressed records
+// for a column of one leaf.
+func (m *loss) exactHalf(levels []int, cls *classes, fails func(j int) bool) (*big.Int, float64) {
 	q := len(levels)
 	adj := make([]int64, q)
 	var supp int64
@@ -228,9 +389,6 @@ func (m *loss) exact(levels []int, cls *classes, fails func(j int) bool) (*big.I
 				adj[i] += cnt * (m.span[i] - int64(h.LeafCount(levels[i], cls.code(i, j))-1))
 			}
 		}
-	}
-	if !m.plain() {
-		return m.exactAggregate(levels, adj, supp)
 	}
 	num := new(big.Int)
 	term := new(big.Int)
@@ -251,25 +409,20 @@ func (m *loss) exact(levels []int, cls *classes, fails func(j int) bool) (*big.I
 	return num, value
 }
 
-// exactAggregate is exact for a weighted loss or an aggregate other than the mean, given each
-// quasi-identifier's adjustment for the suppressed records (adj) and their number.
-// Quasi-identifier i loses vᵢ = tᵢ / (n·spanᵢ) (for a column of one leaf, only its
-// suppressed records: supp / n); with d the least common multiple of the spans,
-// n·d·vᵢ = tᵢ·wᵢ is an integer, so the sum and the maximum order nodes exactly by
-// Σ tᵢ·wᵢ and max tᵢ·wᵢ, and the geometric mean by Π (tᵢ·wᵢ + n·d), its n·d·(vᵢ + 1).
-func (m *loss) exactAggregate(levels []int, adj []int64, supp int64) (*big.Int, float64) {
-	q := len(levels)
+// exactAggregate is exact for a weighted loss or an aggregate other than the mean,
+// given each quasi-identifier's tᵢ and loss per[i]·n. Quasi-identifier i loses vᵢ = tᵢ /
+// (n·den[i]); with d the least common multiple of the den[i], n·d·vᵢ = tᵢ·wᵢ is an
+// integer, so the sum and the maximum order nodes exactly by Σ tᵢ·wᵢ and max tᵢ·wᵢ,
+// and the geometric mean by Π (tᵢ·wᵢ + n·d), its n·d·(vᵢ + 1).
+func (m *loss) exactAggregate(ts []*big.Int, perN []float64) (*big.Int, float64) {
+	q := len(ts)
 	nd := new(big.Int).Mul(big.NewInt(m.n), m.d)
 	per := make([]float64, q)
 	scaled := make([]*big.Int, q) // n·d·vᵢ
 	for i := range q {
-		if m.span[i] > 0 {
-			t := m.sum[i][levels[i]] + adj[i]
-			scaled[i] = new(big.Int).Mul(m.w[i], big.NewInt(t))
-			per[i] = float64(t) / float64(m.span[i]) / float64(m.n)
-		} else {
-			scaled[i] = new(big.Int).Mul(m.d, big.NewInt(supp))
-			per[i] = float64(supp) / float64(m.n)
+		scaled[i] = new(big.Int).Mul(m.w[i], ts[i])
+		if m.n > 0 {
+			per[i] = perN[i] / float64(m.n)
 		}
 	}
 	if m.wint != nil && m.agg != AggregateGeometric { // the geometric mean's order is the weights'-free one

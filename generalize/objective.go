@@ -7,7 +7,8 @@ import (
 
 // The objectives below follow ARX's metrics of the same meaning at ARX's default
 // generalization/suppression factor (0.5, under which ARX weighs generalized and
-// suppressed values alike: both factors are 1). Each states its source, its lower bound
+// suppressed values alike: both factors are 1); they take no other (MetricLoss and the
+// entropy objectives of entropy.go do: gsFactor). Each states its source, its lower bound
 // (the value bound() gives without counting a node's classes), and whether it is
 // monotone under generalization (a generalization's value is never lower) when nothing
 // is suppressed and when records may be. The search needs neither monotonicity: it needs
