@@ -87,13 +87,21 @@ type partLabels struct {
 	idx  []int32    // idx[p·len(dict)+j]: partition p's value of quasi-identifier j in dict[j]
 }
 
-// mondrianValue is a Mondrian release's value under metric: its utility's loss or
-// discernibility, or, as it suppresses nothing, DM* (which then equals DM) and the
-// average class size over its partitions.
+// mondrianValue is a Mondrian release's value under metric: its utility's loss,
+// discernibility or NCP, or, as it suppresses nothing, DM* (which then equals DM), the
+// average class size over its partitions, and the non-uniform entropy for both
+// entropies (ARX's non-monotonic entropy adds only the suppressed records' entropy,
+// and the base both share is the utility measures' NonUniformEntropy with nothing
+// suppressed: Σ f(x)·log2(F/f(x)) over the records, F the records of the leaves their
+// released value covers; plan.go refuses a gs-factor with Mondrian).
 func mondrianValue(metric string, u generalize.Metrics, rows, partitions int) float64 {
 	switch metric {
 	case generalize.MetricDiscernibility, generalize.MetricDiscernibilityStar:
 		return u.Discernibility
+	case generalize.MetricEntropy, generalize.MetricEntropyMonotone:
+		return u.NonUniformEntropy
+	case generalize.MetricNCP:
+		return u.NCP
 	case generalize.MetricAECS:
 		if partitions == 0 {
 			return 0

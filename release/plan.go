@@ -23,18 +23,54 @@ func checkReleaseConfig(cfg *schema.Config) error {
 	case cfg.Search.Algorithm != "" && cfg.Search.Algorithm != "optimal" && cfg.Search.Algorithm != "mondrian":
 		return schema.BadInput("%s: search.algorithm: %q is not supported by this version (use optimal or mondrian)", where, cfg.Search.Algorithm)
 	}
+	mondrian := cfg.Search.Algorithm == "mondrian"
 	switch cfg.Search.Metric {
 	case "", generalize.MetricLoss, generalize.MetricDiscernibility:
 	case generalize.MetricDiscernibilityStar, generalize.MetricAECS:
 		// Measured on a Mondrian release's partitions as on the optimal search's classes.
+	case generalize.MetricEntropy, generalize.MetricEntropyMonotone:
+		// A Mondrian release suppresses nothing: both are the non-uniform entropy of
+		// its partitions.
+	case generalize.MetricNCP:
+		// The optimal search measures every quasi-identifier by its leaves: the
+		// utility measures' NCP takes a numeric one by value, which the search is
+		// not given yet (generalize.Options has no leaf values).
+		if !mondrian {
+			for _, c := range cfg.Quasi() {
+				switch c.Type {
+				case schema.Integer, schema.Float, schema.Date:
+					return schema.BadInput("%s: search.metric: ncp measures the %s quasi-identifier %q by its values, which search.algorithm optimal does not do yet: use search.algorithm mondrian, or another metric", where, c.Type, c.Name)
+				}
+			}
+		}
 	case generalize.MetricHeight, generalize.MetricPrecision:
 		// Defined by one level per quasi-identifier, which Mondrian's partitions do
 		// not have.
-		if cfg.Search.Algorithm == "mondrian" {
-			return schema.BadInput("%s: search.metric: %q is defined by a hierarchy level per quasi-identifier, which search.algorithm mondrian does not choose: use loss, discernibility, discernibility-star or aecs", where, cfg.Search.Metric)
+		if mondrian {
+			return schema.BadInput("%s: search.metric: %q is defined by a hierarchy level per quasi-identifier, which search.algorithm mondrian does not choose: use loss, discernibility, discernibility-star, aecs, entropy, entropy-monotone or ncp", where, cfg.Search.Metric)
+		}
+	case generalize.MetricEntropyLoss:
+		// Measured per record from the leaves its released values cover, which a
+		// Mondrian release's utility measures do not report.
+		if mondrian {
+			return schema.BadInput("%s: search.metric: entropy-loss is for search.algorithm optimal: use loss, discernibility, discernibility-star, aecs, entropy, entropy-monotone or ncp with mondrian", where)
 		}
 	default:
-		return schema.BadInput("%s: search.metric: %q is not supported by this version (use loss, discernibility, discernibility-star, height, precision or aecs)", where, cfg.Search.Metric)
+		return schema.BadInput("%s: search.metric: %q is not supported by this version (use loss, discernibility, discernibility-star, height, precision, aecs, entropy, entropy-monotone, entropy-loss or ncp)", where, cfg.Search.Metric)
+	}
+	if gs := cfg.Search.GSFactor; gs != nil {
+		switch {
+		case mondrian:
+			return schema.BadInput("%s: search.gs-factor: the generalization/suppression factor is for search.algorithm optimal: a Mondrian release suppresses nothing and reports its metric at the default (0.5)", where)
+		case cfg.Search.Metric == generalize.MetricEntropyLoss && *gs < 0.5:
+			return schema.BadInput("%s: search.gs-factor: %g is below 0.5, where entropy-loss would charge a suppressed record less than a published one may cost, so that suppressing more could lower it and the search could not bound it: use a gs-factor from 0.5 to 1 with entropy-loss", where, *gs)
+		case *gs != 0.5:
+			// The objectives take a gs-factor (generalize's newMetricOf), but
+			// generalize.Search builds its metric from the name alone and would
+			// optimize at 0.5 what the report says is at gs: refused until it passes
+			// Options.GSFactor on.
+			return schema.BadInput("%s: search.gs-factor: %g: this version's optimal search applies only the default 0.5 (remove the key, or set it to 0.5)", where, *gs)
+		}
 	}
 	if a := cfg.Search.Aggregate; cfg.Search.Algorithm == "mondrian" && a != "" && a != generalize.AggregateArithmetic {
 		return schema.BadInput("%s: search.aggregate: %s is an aggregate of search.algorithm optimal's loss: a Mondrian release reports the arithmetic mean", where, a)

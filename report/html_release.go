@@ -57,13 +57,40 @@ func releasePage(r *Report) releaseView {
 	return v
 }
 
-// metricSentence says what the search optimized.
+// metricSentence says what the search optimized: the objective, its value, what it
+// measures in words for the objectives that need them, and the
+// generalization/suppression factor when one was configured.
 func metricSentence(m MetricSummary) string {
 	v := fmtNumber(m.Value)
-	if m.Name == "loss" || m.Name == "ncp" {
+	switch m.Name {
+	case "loss", "ncp":
 		v = fmtPct(m.Value)
+	case "entropy", "entropy-monotone":
+		v += " bits"
 	}
-	return fmt.Sprintf("The search chose, among the releases that meet every model, the one with the least %s: %s.", m.Name, v)
+	out := fmt.Sprintf("The search chose, among the releases that meet every model, the one with the least %s: %s.", m.Name, v)
+	switch m.Name {
+	case "entropy":
+		out += " The entropy measures, in bits summed over records and quasi-identifiers, how unsure a reader of the release is left about each record's original values (the non-uniform entropy, as ARX computes it): coarsening a value that many records share costs more than one that few share, and withheld records add the uncertainty among their own values."
+	case "entropy-monotone":
+		out += " The entropy measures, in bits summed over records and quasi-identifiers, how unsure a reader of the release is left about each record's original values (the non-uniform entropy, as ARX's monotonic variant computes it): coarsening a value that many records share costs more than one that few share; withheld records are not counted."
+	case "entropy-loss":
+		out += " The entropy-based loss (Wan et al. 2015, as ARX computes it) charges each released record the share of its information that its coarsened values hide, from 0 (every value exact) to 1 (every value hidden), and each withheld record 1; the figure is the sum over the records, so it reads as a number of records' worth of information."
+	case "ncp":
+		out += " The NCP (normalized certainty penalty) charges each released value the share of its column's range, or of its categories, that it spans (0 for an exact value), and each withheld record 1 per column; the figure is the average over records and quasi-identifiers."
+	}
+	if m.GSFactor != nil {
+		gs := *m.GSFactor
+		switch {
+		case gs < 0.5:
+			out += fmt.Sprintf(" The configuration set the generalization/suppression factor to %s (ARX's; 0.5 weighs the two alike): a withheld record counted only %s of what it does by default, which favours withholding records over coarsening values.", fmtG(gs), fmtPct(2*gs))
+		case gs > 0.5:
+			out += fmt.Sprintf(" The configuration set the generalization/suppression factor to %s (ARX's; 0.5 weighs the two alike): a coarsened value counted only %s of what it does by default, which favours coarsening values over withholding records.", fmtG(gs), fmtPct(2-2*gs))
+		default:
+			out += " The configuration set the generalization/suppression factor to its default, 0.5: coarsening values and withholding records weigh alike."
+		}
+	}
+	return out
 }
 
 // titleSuffix is ": dataset", or nothing when unnamed.
