@@ -27,6 +27,9 @@ type Options struct {
 	// the entropy objectives (nil: 0.5, ARX's default, under which generalized and
 	// suppressed values weigh alike).
 	GSFactor *float64
+	// Values gives MetricNCP the numeric value of each leaf of every quasi-identifier
+	// measured by value, as Utility takes them (nil, or a nil column: by its leaves).
+	Values [][]float64
 	Workers  int // node evaluations in parallel; ≤ 0 means GOMAXPROCS
 	// CacheEntries bounds, in int32 entries, the class tables kept for roll-ups
 	// together with the scratch of a radix-partitioned roll-up of a large source,
@@ -141,19 +144,9 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 	if opt.K < 1 {
 		return nil, fmt.Errorf("k must be at least 1, got %d", opt.K)
 	}
-	met, err := newMetric(opt.Metric, t, tal)
+	met, err := newMetricOf(opt, opt.Values, t, tal)
 	if err != nil {
 		return nil, err
-	}
-	if l, ok := met.(*loss); ok {
-		if err := l.setAggregate(opt.Aggregate); err != nil {
-			return nil, err
-		}
-		if err := l.setWeights(opt.Weights); err != nil {
-			return nil, err
-		}
-	} else if (opt.Aggregate != "" && opt.Aggregate != AggregateArithmetic) || opt.Weights != nil {
-		return nil, fmt.Errorf("an aggregate or weights are for the loss metric, not %q", opt.Metric)
 	}
 	mod, err := newModelsOf(t, tal, opt)
 	if err != nil {

@@ -32,17 +32,8 @@ func checkReleaseConfig(cfg *schema.Config) error {
 		// A Mondrian release suppresses nothing: both are the non-uniform entropy of
 		// its partitions.
 	case generalize.MetricNCP:
-		// The optimal search measures every quasi-identifier by its leaves: the
-		// utility measures' NCP takes a numeric one by value, which the search is
-		// not given yet (generalize.Options has no leaf values).
-		if !mondrian {
-			for _, c := range cfg.Quasi() {
-				switch c.Type {
-				case schema.Integer, schema.Float, schema.Date:
-					return schema.BadInput("%s: search.metric: ncp measures the %s quasi-identifier %q by its values, which search.algorithm optimal does not do yet: use search.algorithm mondrian, or another metric", where, c.Type, c.Name)
-				}
-			}
-		}
+		// The optimal search is given the numeric quasi-identifiers' leaf values
+		// (Options.Values), as the utility measures take them.
 	case generalize.MetricHeight, generalize.MetricPrecision:
 		// Defined by one level per quasi-identifier, which Mondrian's partitions do
 		// not have.
@@ -64,12 +55,6 @@ func checkReleaseConfig(cfg *schema.Config) error {
 			return schema.BadInput("%s: search.gs-factor: the generalization/suppression factor is for search.algorithm optimal: a Mondrian release suppresses nothing and reports its metric at the default (0.5)", where)
 		case cfg.Search.Metric == generalize.MetricEntropyLoss && *gs < 0.5:
 			return schema.BadInput("%s: search.gs-factor: %g is below 0.5, where entropy-loss would charge a suppressed record less than a published one may cost, so that suppressing more could lower it and the search could not bound it: use a gs-factor from 0.5 to 1 with entropy-loss", where, *gs)
-		case *gs != 0.5:
-			// The objectives take a gs-factor (generalize's newMetricOf), but
-			// generalize.Search builds its metric from the name alone and would
-			// optimize at 0.5 what the report says is at gs: refused until it passes
-			// Options.GSFactor on.
-			return schema.BadInput("%s: search.gs-factor: %g: this version's optimal search applies only the default 0.5 (remove the key, or set it to 0.5)", where, *gs)
 		}
 	}
 	if a := cfg.Search.Aggregate; cfg.Search.Algorithm == "mondrian" && a != "" && a != generalize.AggregateArithmetic {

@@ -193,6 +193,9 @@ func (r *run) searchOptions() (generalize.Options, error) {
 		return generalize.Options{}, err
 	}
 	sopt := generalize.Options{K: k, MaxSuppressed: r.p.maxSupp, Metric: r.p.metric, Aggregate: r.cfg.Search.Aggregate, GSFactor: r.cfg.Search.GSFactor, Workers: r.opt.Workers, OnEvaluate: r.p.progress.AddEvaluated, Risks: risks, Population: r.populationModel()}
+	if sopt.Metric == generalize.MetricNCP { // numeric columns by their values, as the utility measures
+		sopt.Values = utilityValues(r.p, r.t)
+	}
 	if w := r.cfg.Search.Weights; w != nil { // in table order, 1 for a quasi-identifier not named
 		sopt.Weights = make([]float64, len(r.t.Columns))
 		for i, c := range r.t.Columns {

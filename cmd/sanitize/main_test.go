@@ -340,8 +340,8 @@ func TestBadInput(t *testing.T) {
 			code: 2, stderr: []string{"privacy.t-closeness", "needs order"}},
 		{name: "models/order missing a value", config: edit(privacyLine, "privacy: {k: 5, t-closeness: {column: diagnosis, t: 0.2, distance: ordered, order: [Asthma, Influenza]}}"),
 			code: 2, stderr: []string{"in.csv", `"diagnosis"`, "not listed in privacy.t-closeness.order"}},
-		{name: "unsupported/metric ncp", config: edit(searchLine, "search: {algorithm: optimal, metric: ncp}"),
-			code: 2, stderr: []string{"search.metric", "ncp"}},
+		{name: "unsupported/entropy-loss under mondrian", config: edit(searchLine, "search: {algorithm: mondrian, metric: entropy-loss}"),
+			code: 2, stderr: []string{"search.metric", "entropy-loss"}},
 		{name: "format/format csv but --out .parquet",
 			args: func(p paths) []string {
 				return []string{"release", "-c", p.cfg, "--in", p.in, "--out", filepath.Join(p.dir, "release.parquet"), "--report", p.report}
