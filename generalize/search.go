@@ -29,8 +29,8 @@ type Options struct {
 	GSFactor *float64
 	// Values gives MetricNCP the numeric value of each leaf of every quasi-identifier
 	// measured by value, as Utility takes them (nil, or a nil column: by its leaves).
-	Values [][]float64
-	Workers  int // node evaluations in parallel; ≤ 0 means GOMAXPROCS
+	Values  [][]float64
+	Workers int // node evaluations in parallel; ≤ 0 means GOMAXPROCS
 	// CacheEntries bounds, in int32 entries, the class tables kept for roll-ups
 	// together with the scratch of a radix-partitioned roll-up of a large source,
 	// which evicts tables to make room (≤ 0: a default of 8 Mi entries, 32 MiB,
