@@ -108,6 +108,16 @@ func adultReport(population bool) *Report {
 
 // mondrianReport is a Mondrian release of a small table, its risk without the
 // population and without risk models, with a hostile column name.
+// subsetReport is a release of a research subset of Adult under δ-presence and k-map.
+func subsetReport() *Report {
+	r := adultReport(false)
+	r.Model.Subset = &SubsetIn{Column: "in_study", Records: 2955, Population: 30162}
+	r.Model.DeltaPresence = &DeltaPresenceIn{Min: 0, Max: 0.5}
+	r.Model.KMap = &KMapIn{K: 5}
+	r.Verified.Population = &PopulationSummary{DeltaMin: 0.0215, DeltaMax: 0.4444, SmallestPopulation: 5}
+	return r
+}
+
 func mondrianReport() *Report {
 	r := &Report{
 		Tool: "sanitize", Version: "v1.4.0", Dataset: "ward <admissions> & co",
@@ -247,6 +257,17 @@ func htmlCases() []htmlCase {
 			"sample of 0.94% of a population of 3,200,000 people", "50%–100% (groups of 1)", "20%–33.3% (groups of 3–4)", "0.1%–1% (groups of 100–999)",
 			"1 (unique)", "1,000 or more", "35.9%", "10,356",
 		}, releaseCharts + 3 + 1, nil},
+		{"release-subset", rel(subsetReport()), []string{
+			"Research subset: the input (30,162 records) is the population, and only the 2,955 records marked in in_study were released",
+			"δ-presence (δ from 0 to 0.5): every released group holds between 0% and 50% of the population&#39;s records with its values",
+			"k-map (k = 5): every released group&#39;s values are shared by at least 5 people of the population",
+			"shares from 2.1% to 44.4% (the verifier counted the population)", "smallest: 5 population records",
+		}, releaseCharts, nil},
+		{"release-kmap-estimated", rel(func() *Report {
+			r := adultReport(false)
+			r.Model.KMap = &KMapIn{K: 20, Estimator: "zero-truncated-poisson", Significance: 0.01, DerivedK: 6, TypeIError: 0.0037}
+			return r
+		}()), []string{"k-map (k = 20), estimated: the population&#39;s records are not at hand, so the zero truncated poisson estimator turns k-map into k-anonymity with k = 6 in the release"}, releaseCharts, nil},
 		{"release-prosecutor-only", rel(adultReport(false)), []string{
 			"No population size was configured", "Records at risk above 5%", "groups of 19 or fewer records",
 		}, releaseCharts, nil},

@@ -156,9 +156,33 @@ func modelSentences(r *Report) []string {
 		out = append(out, fmt.Sprintf("t-closeness on %s (t = %s): in every group, the distribution of %s differs from its distribution in the whole input by at most %s (Earth Mover's Distance, %s ground distance; 0 is identical, 1 as different as can be), so learning someone's group tells little more about their %s than the whole table does.",
 			t.Column, fmtG(t.T), t.Column, fmtG(t.T), t.Distance, t.Column))
 	}
+	out = append(out, populationSentences(r)...)
 	if r.Risk != nil {
 		for _, m := range r.Risk.Models {
 			out = append(out, riskModelSentence(m))
+		}
+	}
+	return out
+}
+
+// populationSentences say what the research subset, δ-presence and k-map guarantee.
+func populationSentences(r *Report) []string {
+	var out []string
+	m := r.Model
+	if s := m.Subset; s != nil {
+		out = append(out, fmt.Sprintf("Research subset: the input (%s records) is the population, and only the %s records marked in %s were released; the models below compare each released group with the population's records that share its values.",
+			fmtCount(int64(s.Population)), fmtCount(int64(s.Records)), s.Column))
+	}
+	if d := m.DeltaPresence; d != nil {
+		out = append(out, fmt.Sprintf("δ-presence (δ from %s to %s): every released group holds between %s and %s of the population's records with its values, so whoever knows that a person is in the population can conclude that they are in this release with a probability of at most %s (and at least %s).",
+			fmtG(d.Min), fmtG(d.Max), fmtPct(d.Min), fmtPct(d.Max), fmtPct(d.Max), fmtPct(d.Min)))
+	}
+	if k := m.KMap; k != nil {
+		if k.Estimator == "" {
+			out = append(out, fmt.Sprintf("k-map (k = %d): every released group's values are shared by at least %d people of the population, counted in the input, so a released record could be any of at least %d people.", k.K, k.K, k.K))
+		} else {
+			out = append(out, fmt.Sprintf("k-map (k = %d), estimated: the population's records are not at hand, so the %s estimator turns k-map into k-anonymity with k = %d in the release (the chance that a group is in fact shared by fewer than %d people is estimated at %s per group).",
+				k.K, strings.ReplaceAll(k.Estimator, "-", " "), k.DerivedK, k.K, fmtPct(k.TypeIError)))
 		}
 	}
 	return out
@@ -377,8 +401,32 @@ func modelChecks(r *Report) []checkRow {
 		}
 		out = append(out, row)
 	}
+	out = append(out, populationChecks(r)...)
 	if r.Risk != nil {
 		out = append(out, riskChecks(r.Risk.Models)...)
+	}
+	return out
+}
+
+// populationChecks are the verifier's rows for δ-presence and k-map.
+func populationChecks(r *Report) []checkRow {
+	var out []checkRow
+	p := r.Verified.Population
+	if d := r.Model.DeltaPresence; d != nil {
+		row := checkRow{Model: "δ-presence", Required: fmt.Sprintf("every group's share of its population records from %s to %s", fmtPct(d.Min), fmtPct(d.Max)), Measured: "not in the verifier's figures"}
+		if p != nil {
+			row.Measured = fmt.Sprintf("shares from %s to %s (the verifier counted the population)", fmtPct(p.DeltaMin), fmtPct(p.DeltaMax))
+			row.Holds = p.DeltaMin >= d.Min && p.DeltaMax <= d.Max
+		}
+		out = append(out, row)
+	}
+	if k := r.Model.KMap; k != nil && k.Estimator == "" {
+		row := checkRow{Model: "k-map", Required: fmt.Sprintf("every group shared by at least %d population records", k.K), Measured: "not in the verifier's figures"}
+		if p != nil {
+			row.Measured = fmt.Sprintf("smallest: %s population records", fmtCount(p.SmallestPopulation))
+			row.Holds = p.SmallestPopulation >= int64(k.K)
+		}
+		out = append(out, row)
 	}
 	return out
 }
