@@ -174,8 +174,12 @@ func populationSentences(r *Report) []string {
 			fmtCount(int64(s.Population)), fmtCount(int64(s.Records)), s.Column))
 	}
 	if d := m.DeltaPresence; d != nil {
-		out = append(out, fmt.Sprintf("δ-presence (δ from %s to %s): every released group holds between %s and %s of the population's records with its values, so whoever knows that a person is in the population can conclude that they are in this release with a probability of at most %s (and at least %s).",
-			fmtG(d.Min), fmtG(d.Max), fmtPct(d.Min), fmtPct(d.Max), fmtPct(d.Max), fmtPct(d.Min)))
+		least := "."
+		if d.Min > 0 {
+			least = fmt.Sprintf(" (and at least %s).", fmtPct(d.Min))
+		}
+		out = append(out, fmt.Sprintf("δ-presence (δ from %s to %s): every released group holds between %s and %s of the population's records with its values, so whoever knows that a person is in the population can conclude that they are in this release with a probability of at most %s%s",
+			fmtG(d.Min), fmtG(d.Max), fmtPct(d.Min), fmtPct(d.Max), fmtPct(d.Max), least))
 	}
 	if k := m.KMap; k != nil {
 		if k.Estimator == "" {
