@@ -13,6 +13,19 @@ import (
 	"sanitizer/schema"
 )
 
+// arxOrder is the column order of ARX's Adult file, in which its test cases write
+// their nodes.
+var arxOrder = []string{"sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"}
+
+// arxNode is a node ARX's cases write in arxOrder, in adultQI's order.
+func arxNode(arx []int) []int {
+	out := make([]int, len(adultQI))
+	for i, name := range adultQI {
+		out[i] = arx[slices.Index(arxOrder, name)]
+	}
+	return out
+}
+
 // TestARXCasesAdult ports ARX's published anonymization cases on Adult for the
 // models issue 22 adds: the parameters and expected nodes of TestAnonymizationBLikeness
 // (its Adult cases) and TestAnonymizationEntropyLDiversity (its Adult cases), written as
@@ -58,14 +71,6 @@ func TestARXCasesAdult(t *testing.T) {
 		{"EntropyLDiversity 4: Shannon l=5, 4%", 0.04, entropy(5, diversity.Shannon), []int{1, 0, 1, 1, 2, 2, 2, 1}},
 		{"EntropyLDiversity 5: Grassberger l=100, 10%", 0.1, entropy(100, diversity.Grassberger), nil},
 	}
-	arxOrder := []string{"sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"}
-	ours := func(arx []int) []int {
-		out := make([]int, len(adultQI))
-		for i, name := range adultQI {
-			out[i] = arx[slices.Index(arxOrder, name)]
-		}
-		return out
-	}
 	values := make([][]float64, len(tab.Columns))
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -82,7 +87,7 @@ func TestARXCasesAdult(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			node := ours(c.arx)
+			node := arxNode(c.arx)
 			class, covers, err := NodeClasses(tab, node, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -150,7 +155,6 @@ func TestARXEntropyCasesAdult(t *testing.T) {
 		t.Skip("searches Adult for fifteen cases")
 	}
 	t.Parallel() // the long Adult tests run beside one another, on both cores
-	arxOrder := []string{"sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"}
 	nineOrder := []string{"sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation", "salary-class"}
 	tab8, raw8, hier8 := loadAdult(t)
 	sens := adultOccupation(t, tab8)
@@ -260,7 +264,6 @@ func TestARXLossGSCasesAdult(t *testing.T) {
 		t.Skip("searches Adult for fifteen cases")
 	}
 	t.Parallel() // the long Adult tests run beside one another, on both cores
-	arxOrder := []string{"sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"}
 	tab, rawQI, hier := loadAdult(t)
 	sens := adultOccupation(t, tab)
 	o := newOracle(rawQI, hier)
@@ -313,10 +316,7 @@ func TestARXLossGSCasesAdult(t *testing.T) {
 				opt.Diversity = []Diversity{{0, diversity.Model{Variant: diversity.Recursive, L: 5, C: 4}}}
 			}
 			qu := oracleQuery{k: opt.K, maxSupp: opt.MaxSuppressed, metric: MetricLoss, gs: opt.GSFactor, holds: hold[c.m]}
-			node := make([]int, len(adultQI))
-			for i, name := range adultQI {
-				node[i] = c.arx[slices.Index(arxOrder, name)]
-			}
+			node := arxNode(c.arx)
 			arx := o.at(t, node, []oracleQuery{qu})[0]
 			if arx == nil {
 				t.Fatalf("ARX's node %v does not meet our models within %d suppressed", node, opt.MaxSuppressed)

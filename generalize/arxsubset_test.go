@@ -132,14 +132,6 @@ func TestARXCasesSubset(t *testing.T) {
 		{"KMap 11", 0.05, MetricAECS, kmap(10), 7.215311004784689, []int{0, 0, 1, 1, 3, 2, 1, 0}},
 		{"KMap 12", 0.05, "entropy-monotone", kmap(5), 17053.8743069776, []int{0, 0, 1, 0, 2, 2, 2, 1}},
 	}
-	arxOrder := []string{"sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"}
-	ours := func(arx []int) []int {
-		out := make([]int, len(adultQI))
-		for i, name := range adultQI {
-			out[i] = arx[slices.Index(arxOrder, name)]
-		}
-		return out
-	}
 	same, valued := 0, 0
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -151,7 +143,7 @@ func TestARXCasesSubset(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			node := ours(c.arx)
+			node := arxNode(c.arx)
 			arxValue, suppressed := valueAt(t, sub, opt, node)
 			if suppressed > opt.MaxSuppressed {
 				t.Fatalf("ARX's node %v needs %d records suppressed under our models, the limit is %d", node, suppressed, opt.MaxSuppressed)
@@ -184,7 +176,6 @@ func TestARXCasesEstimatedKMap(t *testing.T) {
 	t.Parallel()
 	tab, _, _ := loadAdult(t)
 	fraction := float64(tab.Rows) / 317238626
-	arxOrder := []string{"sex", "age", "race", "marital-status", "education", "native-country", "workclass", "salary-class"}
 	for _, c := range []struct {
 		k, derived int
 		arxV       float64
@@ -204,10 +195,7 @@ func TestARXCasesEstimatedKMap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		node := make([]int, len(adultQI))
-		for i, name := range adultQI {
-			node[i] = c.arx[slices.Index(arxOrder, name)]
-		}
+		node := arxNode(c.arx)
 		v, _ := valueAt(t, tab, opt, node)
 		if !slices.Equal(res.Levels, node) || math.Abs(res.Value-c.arxV) > 1e-6*c.arxV || math.Abs(v-c.arxV) > 1e-6*c.arxV {
 			t.Errorf("k-map k=%d (k=%d): our node %v (%.6f), ARX's %v (%.6f; ours there %.6f)", c.k, k, res.Levels, res.Value, node, c.arxV, v)
