@@ -280,22 +280,26 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 				per := make([]*big.Rat, q)
 				for c := range q {
 					leaves := int64(len(o.levels[c]))
-					agg := new(big.Rat)
+					// The records' leaves under their values, published (pub) and
+					// suppressed (sup), summed in integers: agg = gFactor·pub/leaves
+					// + (sFactor = 1 ? supp : sup/leaves + sFactor·(supp − sup/leaves)).
+					var pub, sup int64
 					for _, cl := range groups {
-						u := under[c][node[c]][ids[c][node[c]][cl.rep]]
-						share := big.NewRat(u, leaves)
-						x := new(big.Rat)
-						switch {
-						case !fails(cl):
-							x.Mul(gF, share)
-						case sF.Cmp(one) == 0:
-							x.Set(one)
-						default:
-							x.Sub(one, share)
-							x.Mul(x, sF)
-							x.Add(x, share)
+						u := int64(cl.n) * under[c][node[c]][ids[c][node[c]][cl.rep]]
+						if fails(cl) {
+							sup += u
+						} else {
+							pub += u
 						}
-						agg.Add(agg, x.Mul(x, big.NewRat(int64(cl.n), 1)))
+					}
+					agg := new(big.Rat).Mul(gF, big.NewRat(pub, leaves))
+					if sF.Cmp(one) == 0 {
+						agg.Add(agg, big.NewRat(int64(supp), 1))
+					} else {
+						share := big.NewRat(sup, leaves)
+						rest := new(big.Rat).Sub(big.NewRat(int64(supp), 1), share)
+						agg.Add(agg, share)
+						agg.Add(agg, rest.Mul(rest, sF))
 					}
 					lo := new(big.Rat).Mul(gF, big.NewRat(int64(N), leaves))
 					span := new(big.Rat).Sub(big.NewRat(int64(N), 1), lo)
