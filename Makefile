@@ -3,7 +3,7 @@ export GOTOOLCHAIN := local
 GO ?= go
 OUT ?= out
 
-.PHONY: demo test interop race vet fmt bench build fuzz clean browser-test
+.PHONY: demo test interop race vet fmt bench build fuzz clean browser-test beam-test
 
 build:
 	$(GO) build -buildvcs=auto -o bin/sanitize ./cmd/sanitize
@@ -29,6 +29,11 @@ test: vet fmt
 # carry DuckDB): every Parquet release of its suite read back and recounted with DuckDB.
 interop:
 	cd interop && $(GO) vet ./... && $(GO) test ./...
+
+# The beam module (beam/, a module of its own so that the sanitize binary and make test do
+# not carry Apache Beam): its stages on Beam's embedded runner, Prism, against the CLI.
+beam-test:
+	cd beam && $(GO) vet ./... && $(GO) test ./...
 
 # The HTML reports opened in headless Chromium (installed from Debian when missing; run
 # as root): no console error, every chart drawn, screenshots in out/browser/.

@@ -181,29 +181,13 @@ func (r *run) encodeStage(ctx context.Context) (err error) {
 // searchOptions is the search's model: k, the suppression limit, the metric and the
 // protected columns' l-diversity and t-closeness.
 func (r *run) searchOptions() (generalize.Options, error) {
-	if _, err := population(r.cfg, r.t.Rows); err != nil { // before the search, not at the report
-		return generalize.Options{}, err
-	}
-	risks, err := searchRisks(r.cfg, r.t.Rows)
+	sopt, err := ModelOptions(r.cfg, r.p.QuasiNames(), r.t.Rows)
 	if err != nil {
-		return generalize.Options{}, err
+		return sopt, err
 	}
-	k, err := effectiveK(r.cfg, r.t.Rows)
-	if err != nil {
-		return generalize.Options{}, err
-	}
-	sopt := generalize.Options{K: k, MaxSuppressed: r.p.maxSupp, Metric: r.p.metric, Aggregate: r.cfg.Search.Aggregate, GSFactor: r.cfg.Search.GSFactor, Workers: r.opt.Workers, OnEvaluate: r.p.progress.AddEvaluated, Risks: risks, Population: r.populationModel()}
+	sopt.MaxSuppressed, sopt.Workers, sopt.OnEvaluate, sopt.Population = r.p.maxSupp, r.opt.Workers, r.p.progress.AddEvaluated, r.populationModel()
 	if sopt.Metric == generalize.MetricNCP { // numeric columns by their values, as the utility measures
 		sopt.Values = utilityValues(r.p, r.t)
-	}
-	if w := r.cfg.Search.Weights; w != nil { // in table order, 1 for a quasi-identifier not named
-		sopt.Weights = make([]float64, len(r.t.Columns))
-		for i, c := range r.t.Columns {
-			sopt.Weights[i] = 1
-			if x, ok := w[c.Name]; ok {
-				sopt.Weights[i] = x
-			}
-		}
 	}
 	for i, sc := range r.prot {
 		for _, d := range sc.diversity {
@@ -214,6 +198,41 @@ func (r *run) searchOptions() (generalize.Options, error) {
 		}
 		for _, l := range sc.likeness {
 			sopt.Likeness = append(sopt.Likeness, generalize.Likeness{Column: i, Beta: l.Beta, Enhanced: l.Enhanced})
+		}
+	}
+	return sopt, nil
+}
+
+// ModelOptions is the part of the search's options that the configuration decides for
+// a table of rows records whose quasi-identifiers are quasi (in the table's order): k
+// (raised by highest-risk and an estimated k-map), the suppression limit, the metric
+// with its aggregate, weights and gs-factor, and the risk-based models. The caller adds
+// the protected columns' models, the population and ncp's leaf values, which need the
+// table; a release on another engine (the beam module) takes the same options.
+func ModelOptions(cfg *schema.Config, quasi []string, rows int) (generalize.Options, error) {
+	if _, err := population(cfg, rows); err != nil { // before the search, not at the report
+		return generalize.Options{}, err
+	}
+	risks, err := searchRisks(cfg, rows)
+	if err != nil {
+		return generalize.Options{}, err
+	}
+	k, err := effectiveK(cfg, rows)
+	if err != nil {
+		return generalize.Options{}, err
+	}
+	metric := cfg.Search.Metric
+	if metric == "" {
+		metric = generalize.MetricLoss
+	}
+	sopt := generalize.Options{K: k, MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), Metric: metric, Aggregate: cfg.Search.Aggregate, GSFactor: cfg.Search.GSFactor, Risks: risks}
+	if w := cfg.Search.Weights; w != nil { // in table order, 1 for a quasi-identifier not named
+		sopt.Weights = make([]float64, len(quasi))
+		for i, name := range quasi {
+			sopt.Weights[i] = 1
+			if x, ok := w[name]; ok {
+				sopt.Weights[i] = x
+			}
 		}
 	}
 	return sopt, nil

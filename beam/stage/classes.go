@@ -1,0 +1,233 @@
+// Package stage holds the stages of a release on Apache Beam, each a function of the
+// configuration and the input's parts: the class table of the most specific node,
+// counted part by part on the workers and merged into one (the search's input).
+package stage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"sanitizer/generalize"
+	"sanitizer/schema"
+	"sanitizer/verify"
+)
+
+func init() {
+	register.DoFn3x1[context.Context, string, func([]byte), error](&countPartFn{})
+	register.DoFn4x1[context.Context, []byte, func(*[]byte) bool, func([]byte), error](&mergeFn{})
+	register.Emitter1[[]byte]()
+	register.Function1x2(noKey)
+	register.Iter1[[]byte]()
+}
+
+// Job is what every worker needs to read the input as the configuration says: the
+// configuration's text, its file name and folder (relative hierarchy paths are read
+// from there).
+type Job struct {
+	Config []byte
+	Name   string
+	Dir    string
+}
+
+// NewJob reads the configuration at path for the workers.
+func NewJob(path string) (Job, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Job{}, schema.BadInput("%s: %w", path, err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Job{}, err
+	}
+	return Job{Config: data, Name: path, Dir: filepath.Dir(abs)}, nil
+}
+
+// quasi is the configuration's quasi-identifiers with their hierarchies, which must
+// be hierarchy files in this version (a built hierarchy needs every part's values).
+func (j Job) quasi() (*schema.Config, *generalize.Table, error) {
+	cfg, err := schema.Parse(j.Config, j.Name, j.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(cfg.Privacy.LDiversity)+len(cfg.Privacy.TCloseness)+len(cfg.Privacy.BetaLikeness) > 0 || cfg.Privacy.Subset != nil {
+		return nil, nil, schema.BadInput("%s: privacy: this version of sanitize-beam counts k-anonymity's classes only (no l-diversity, t-closeness, β-likeness or research subset yet)", j.Name)
+	}
+	t := &generalize.Table{}
+	for _, c := range cfg.Quasi() {
+		if c.Hierarchy == nil || c.Hierarchy.File == "" {
+			return nil, nil, schema.BadInput("%s: columns.%s.hierarchy: this version of sanitize-beam takes hierarchy files only", j.Name, c.Name)
+		}
+		path := c.Hierarchy.File
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(j.Dir, path)
+		}
+		h, err := generalize.LoadHierarchy(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+		}
+		t.Columns = append(t.Columns, generalize.Column{Name: c.Name, Hierarchy: h})
+	}
+	return cfg, t, nil
+}
+
+// countPartFn counts the classes of one part (a CSV file) and emits its class table.
+type countPartFn struct {
+	Job Job
+}
+
+func (f *countPartFn) ProcessElement(ctx context.Context, part string, emit func([]byte)) error {
+	cfg, like, err := f.Job.quasi()
+	if err != nil {
+		return err
+	}
+	t, err := encodePart(ctx, cfg, like, part)
+	if err != nil {
+		return err
+	}
+	ct, err := generalize.CountClasses(t)
+	if err != nil {
+		return err
+	}
+	data, err := ct.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	emit(data)
+	return nil
+}
+
+// encodePart reads a CSV part's quasi-identifiers as leaf codes of like's hierarchies.
+// A value a hierarchy does not list is bad input naming the part, the row and the
+// column, never the value, as in the CLI.
+func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, part string) (*generalize.Table, error) {
+	sep, header := ',', true
+	if d := cfg.Input.CSV; d.Separator != 0 {
+		sep, header = d.Separator, d.Header
+	}
+	var names []string
+	for _, c := range cfg.Columns {
+		names = append(names, c.Name)
+	}
+	f, err := verify.OpenCSV(part, sep, header, names)
+	if err != nil {
+		return nil, schema.BadInput("%s: %w", part, err)
+	}
+	defer f.Close()
+	cols := make([]int, len(like.Columns))
+	for i, c := range like.Columns {
+		if cols[i] = slices.Index(f.Header(), c.Name); cols[i] < 0 {
+			return nil, schema.BadInput("%s: no column %q", part, c.Name)
+		}
+	}
+	r := f.Records(ctx, cols)
+	defer r.Close()
+	leaves := make([][]int32, len(cols))
+	for row := 1; ; row++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, schema.BadInput("%s: %w", part, err)
+		}
+		for i, v := range rec {
+			leaf, ok := like.Columns[i].Hierarchy.Leaf(v)
+			if !ok {
+				return nil, schema.BadInput("%s: row %d: column %q: value not listed in hierarchy %s", part, row, like.Columns[i].Name, like.Columns[i].Hierarchy.Source())
+			}
+			leaves[i] = append(leaves[i], leaf)
+		}
+	}
+	t := &generalize.Table{Rows: len(leaves[0])}
+	for i, c := range like.Columns {
+		codes := generalize.NewCodes(t.Rows, c.Hierarchy.Leaves())
+		for r, leaf := range leaves[i] {
+			codes.Set(r, leaf)
+		}
+		c.Codes = codes
+		t.Columns = append(t.Columns, c)
+	}
+	return t, nil
+}
+
+// mergeFn merges every part's class table into the whole input's.
+type mergeFn struct {
+	Job Job
+}
+
+func (f *mergeFn) ProcessElement(_ context.Context, _ []byte, parts func(*[]byte) bool, emit func([]byte)) error {
+	_, like, err := f.Job.quasi()
+	if err != nil {
+		return err
+	}
+	var tables []*generalize.ClassTable
+	var data []byte
+	for parts(&data) {
+		ct, err := generalize.UnmarshalClasses(data, like)
+		if err != nil {
+			return fmt.Errorf("internal error: a part's class table: %w", err)
+		}
+		tables = append(tables, ct)
+	}
+	merged, err := generalize.MergeClasses(tables...)
+	if err != nil {
+		return err
+	}
+	out, err := merged.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	emit(out)
+	return nil
+}
+
+// noKey keys every element alike, so that one worker merges them.
+func noKey(b []byte) ([]byte, []byte) { return nil, b }
+
+// ClassTable adds to the pipeline the class table of the records of the parts: one
+// element, the merged table encoded (generalize.ClassTable.MarshalBinary).
+func ClassTable(s beam.Scope, job Job, parts beam.PCollection) beam.PCollection {
+	s = s.Scope("ClassTable")
+	tables := beam.ParDo(s, &countPartFn{Job: job}, parts)
+	keyed := beam.ParDo(s, noKey, tables)
+	return beam.ParDo(s, &mergeFn{Job: job}, beam.GroupByKey(s, keyed))
+}
+
+// Parts lists the parts of an input: a file, a folder's CSV files, or a glob, in name
+// order.
+func Parts(in string) ([]string, error) {
+	var parts []string
+	switch st, err := os.Stat(in); {
+	case err == nil && st.IsDir():
+		entries, err := os.ReadDir(in)
+		if err != nil {
+			return nil, schema.BadInput("%s: %w", in, err)
+		}
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".csv") && !strings.HasPrefix(e.Name(), ".") {
+				parts = append(parts, filepath.Join(in, e.Name()))
+			}
+		}
+	case err == nil:
+		parts = []string{in}
+	default:
+		if parts, err = filepath.Glob(in); err != nil {
+			return nil, schema.BadInput("%s: %w", in, err)
+		}
+	}
+	if len(parts) == 0 {
+		return nil, schema.BadInput("%s: no CSV part", in)
+	}
+	sort.Strings(parts)
+	return parts, nil
+}
