@@ -1,0 +1,100 @@
+package stage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"sanitizer/job"
+	"sanitizer/release"
+	"sanitizer/schema"
+)
+
+// Released is what a release on Beam did.
+type Released struct {
+	Searched
+	Parts    int               // release parts written, one per input part
+	Measured *release.Measured // the check of the written parts
+}
+
+// Release releases the input's parts on the runner into the folder out: the search
+// (Search), then every part recoded and written on the workers into a folder beside
+// out, then the written parts checked by the CLI's independent check (release.Check:
+// truthfulness against the input's parts, k, the suppression, the records left out
+// exactly those of the failing classes), and only then the folder renamed to out. A
+// run that cannot meet the models, fails on a part, or whose parts fail the check
+// publishes nothing. With force an existing out is replaced.
+func Release(ctx context.Context, j Job, in, out string, force bool, run Execute) (*Released, error) {
+	if _, err := os.Stat(out); err == nil && !force {
+		return nil, schema.BadInput("%s exists (use --force to replace it)", out)
+	}
+	cfg, err := schema.Parse(j.Config, j.Name, j.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Search.Algorithm == "mondrian" {
+		return nil, schema.BadInput("%s: search.algorithm: mondrian does not run on Beam (its recursion is not a combine): use optimal", j.Name)
+	}
+	if f := cfg.Output.Format; f != "" && f != "csv" {
+		return nil, schema.BadInput("%s: output.format: this version of sanitize-beam writes CSV parts only", j.Name)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".sanitize-beam-")
+	if err != nil {
+		return nil, err
+	}
+	published := false
+	defer func() {
+		if !published {
+			os.RemoveAll(tmp)
+		}
+	}()
+	work := filepath.Join(tmp, "work")
+	parts := filepath.Join(tmp, "release")
+	for _, d := range []string{work, parts} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	searched, err := Search(ctx, j, in, work, run)
+	if err != nil {
+		return nil, err
+	}
+	classes, err := searched.Classes.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	inParts, err := Parts(in)
+	if err != nil {
+		return nil, err
+	}
+	p, s := beam.NewPipelineWithRoot()
+	WriteParts(s, j, searched.Result.Levels, classes, inParts, parts)
+	if err := run(ctx, p); err != nil {
+		return nil, err
+	}
+	m, err := release.Check(ctx, cfg, job.Options{Input: in, Output: parts})
+	if errors.Is(err, schema.ErrUnattainable) {
+		return nil, fmt.Errorf("internal error: the written parts failed the check, nothing published: %w", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if m.Suppressed != searched.Result.Suppressed {
+		return nil, fmt.Errorf("internal error: the check counted %d records left out, the search %d; nothing published", m.Suppressed, searched.Result.Suppressed)
+	}
+	if force {
+		if err := os.RemoveAll(out); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Rename(parts, out); err != nil {
+		return nil, err
+	}
+	published = true
+	os.RemoveAll(tmp)
+	return &Released{Searched: *searched, Parts: len(inParts), Measured: m}, nil
+}

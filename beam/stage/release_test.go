@@ -1,0 +1,110 @@
+package stage
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"sanitizer/job"
+	"sanitizer/release"
+	"sanitizer/schema"
+)
+
+// lines returns the records of the CSV files (a file, or a folder's files), header
+// rows left out, sorted: the release as a multiset of records.
+func lines(t *testing.T, path string) []string {
+	t.Helper()
+	files := []string{path}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = nil
+		for _, e := range entries {
+			files = append(files, filepath.Join(path, e.Name()))
+		}
+	}
+	var out []string
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+		out = append(out, ls[1:]...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestReleaseOnPrismMatchesCLI: Adult in seven parts, released on Prism, is published
+// as seven parts that hold the same multiset of records as the CLI's release of the
+// whole file, at the same node, for k alone and with suppression; the parts passed the
+// CLI's check before they were published.
+func TestReleaseOnPrismMatchesCLI(t *testing.T) {
+	for _, privacy := range []string{"privacy: {k: 5, suppression: 0}", "privacy: {k: 10, suppression: 0.05}"} {
+		t.Run(privacy, func(t *testing.T) {
+			cfgPath, whole, parts := adultParts(t, 5000, privacy)
+			j, err := NewJob(cfgPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "release")
+			got, err := Release(context.Background(), j, parts, out, false, onPrism)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := schema.Load(cfgPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cliOut := filepath.Join(t.TempDir(), "r.csv")
+			rep, err := release.Release(context.Background(), cfg, job.Options{Input: whole, Output: cliOut})
+			if err != nil {
+				t.Fatal(err)
+			}
+			node := make([]int, len(rep.Node))
+			for i, n := range rep.Node {
+				node[i] = n.Level
+			}
+			beamLines, cliLines := lines(t, out), lines(t, cliOut)
+			if !slices.Equal(got.Result.Levels, node) || !slices.Equal(beamLines, cliLines) {
+				t.Errorf("Beam: node %v, %d records; CLI: node %v, %d records; same multiset %v", got.Result.Levels, len(beamLines), node, len(cliLines), slices.Equal(beamLines, cliLines))
+			}
+			entries, _ := os.ReadDir(out)
+			if len(entries) != 7 || got.Parts != 7 || got.Measured.Suppressed != rep.Suppressed {
+				t.Errorf("%d release parts (%d reported), %d suppressed; the CLI %d", len(entries), got.Parts, got.Measured.Suppressed, rep.Suppressed)
+			}
+		})
+	}
+}
+
+// TestReleaseOnPrismPublishesNothing: a part that fails to encode fails the run, and
+// neither the release nor a temporary is left.
+func TestReleaseOnPrismPublishesNothing(t *testing.T) {
+	cfgPath, _, parts := adultParts(t, 10000, "privacy: {k: 5}")
+	bad := filepath.Join(parts, "part-002.csv")
+	raw, err := os.ReadFile(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte(strings.Replace(string(raw), "United-States", "Atlantis", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, err := NewJob(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, onPrism)
+	if err == nil || !strings.Contains(err.Error(), "part-002.csv: row") || strings.Contains(err.Error(), "Atlantis") {
+		t.Fatalf("got %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %v behind", entries)
+	}
+}
