@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
@@ -19,6 +20,9 @@ type Released struct {
 	Searched
 	Parts    int               // release parts written, one per input part
 	Measured *release.Measured // the check of the written parts
+	// Write and Check are the wall time of the pipeline that wrote the parts and of
+	// their check.
+	Write, Check time.Duration
 }
 
 // Release releases the input's parts on the runner into the folder out: the search
@@ -73,10 +77,13 @@ func Release(ctx context.Context, j Job, in, out string, force bool, run Execute
 	}
 	p, s := beam.NewPipelineWithRoot()
 	WriteParts(s, j, searched.Result.Levels, classes, inParts, parts)
+	start := time.Now()
 	if err := run(ctx, p); err != nil {
 		return nil, err
 	}
+	written := time.Now()
 	m, err := release.Check(ctx, cfg, job.Options{Input: in, Output: parts})
+	checked := time.Now()
 	if errors.Is(err, schema.ErrUnattainable) {
 		return nil, fmt.Errorf("internal error: the written parts failed the check, nothing published: %w", err)
 	}
@@ -96,5 +103,5 @@ func Release(ctx context.Context, j Job, in, out string, force bool, run Execute
 	}
 	published = true
 	os.RemoveAll(tmp)
-	return &Released{Searched: *searched, Parts: len(inParts), Measured: m}, nil
+	return &Released{Searched: *searched, Parts: len(inParts), Measured: m, Write: written.Sub(start), Check: checked.Sub(written)}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -33,6 +34,9 @@ type Execute func(ctx context.Context, p *beam.Pipeline) error
 type Searched struct {
 	Classes *generalize.ClassTable // the input's class table at its original values
 	Result  *generalize.Result
+	// Count and Search are the wall time of the pipeline that counted the classes and
+	// of the search.
+	Count, Search time.Duration
 }
 
 // Search counts the classes of the input's parts on the runner, merges them into one
@@ -53,9 +57,11 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 	p, s := beam.NewPipelineWithRoot()
 	ct := ClassTable(s, job, beam.CreateList(s, parts))
 	beam.ParDo0(s, &writeFn{Path: out}, ct)
+	start := time.Now()
 	if err := run(ctx, p); err != nil {
 		return nil, err
 	}
+	counted := time.Now()
 	data, err := os.ReadFile(out)
 	if err != nil {
 		return nil, fmt.Errorf("internal error: the merged class table: %w", err)
@@ -76,5 +82,5 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 	if err != nil {
 		return nil, err
 	}
-	return &Searched{Classes: classes, Result: res}, nil
+	return &Searched{Classes: classes, Result: res, Count: counted.Sub(start), Search: time.Since(counted)}, nil
 }
