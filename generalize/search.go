@@ -27,6 +27,11 @@ type Options struct {
 	// the entropy objectives (nil: 0.5, ARX's default, under which generalized and
 	// suppressed values weigh alike).
 	GSFactor *float64
+	// MinLevels and MaxLevels bound the level chosen for each quasi-identifier, in
+	// table order (nil, or a negative maximum: 0 and the top level): a node outside the bounds is never
+	// chosen, though it may be counted to settle others (ARX's minimum and maximum
+	// generalization).
+	MinLevels, MaxLevels []int
 	// Values gives MetricNCP the numeric value of each leaf of every quasi-identifier
 	// measured by value, as Utility takes them (nil, or a nil column: by its leaves).
 	Values  [][]float64
@@ -143,6 +148,9 @@ func search(ctx context.Context, t *Table, opt Options) (*Result, error) {
 func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*searcher, error) {
 	if opt.K < 1 {
 		return nil, fmt.Errorf("k must be at least 1, got %d", opt.K)
+	}
+	if err := checkLevelBounds(t, opt); err != nil {
+		return nil, err
 	}
 	met, err := newMetricOf(opt, opt.Values, t, tal)
 	if err != nil {
@@ -927,8 +935,9 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	status := make([]uint8, n)
 	inc := incumbent{node: -1}
 	bestValue := math.Inf(1)
+	inBounds := s.levelBounds()
 	consider := func(node int, exact *big.Int, value float64) {
-		if inc.beats(node, height[node], exact) {
+		if !inBounds(node) || inc.beats(node, height[node], exact) {
 			return
 		}
 		inc, bestValue = incumbent{node: node, height: height[node], exact: exact}, value
@@ -1098,7 +1107,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 				order.clear()
 				break
 			}
-			if cannotBeat(node) {
+			if cannotBeat(node) || !inBounds(node) {
 				order.pop()
 				seen[node], beaten[node] = true, true
 				continue
@@ -1324,4 +1333,47 @@ func nodeClasses(t *Table, levels []int, opt Options) ([]int32, ClassCovers, err
 		assign[r] = number[a]
 	}
 	return assign, covers, nil
+}
+
+// levelBounds reports, for a node, whether its levels lie within Options.MinLevels and
+// MaxLevels.
+func (s *searcher) levelBounds() func(node int) bool {
+	lo, hi := s.opt.MinLevels, s.opt.MaxLevels
+	if lo == nil && hi == nil {
+		return func(int) bool { return true }
+	}
+	levels := make([]int, 0, s.q)
+	return func(node int) bool {
+		levels = s.lat.Levels(node, levels)
+		for i, l := range levels {
+			if (lo != nil && l < lo[i]) || (hi != nil && hi[i] >= 0 && l > hi[i]) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// checkLevelBounds rejects bounds that do not fit t's quasi-identifiers.
+func checkLevelBounds(t *Table, opt Options) error {
+	for name, b := range map[string][]int{"minimum": opt.MinLevels, "maximum": opt.MaxLevels} {
+		if b == nil {
+			continue
+		}
+		if len(b) != len(t.Columns) {
+			return fmt.Errorf("%d %s levels for %d quasi-identifiers", len(b), name, len(t.Columns))
+		}
+		for i, l := range b {
+			if name == "maximum" && l < 0 {
+				continue // no bound
+			}
+			if l < 0 || l >= t.Columns[i].Hierarchy.Height() {
+				return schema.BadInput("column %q: %s level %d outside its hierarchy's 0..%d", t.Columns[i].Name, name, l, t.Columns[i].Hierarchy.Height()-1)
+			}
+			if opt.MinLevels != nil && opt.MaxLevels != nil && opt.MaxLevels[i] >= 0 && opt.MinLevels[i] > opt.MaxLevels[i] {
+				return schema.BadInput("column %q: minimum level %d above the maximum %d", t.Columns[i].Name, opt.MinLevels[i], opt.MaxLevels[i])
+			}
+		}
+	}
+	return nil
 }

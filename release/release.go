@@ -186,6 +186,14 @@ func (r *run) searchOptions() (generalize.Options, error) {
 		return sopt, err
 	}
 	sopt.MaxSuppressed, sopt.Workers, sopt.OnEvaluate, sopt.Population = r.p.maxSupp, r.opt.Workers, r.p.progress.AddEvaluated, r.populationModel()
+	for i, c := range r.t.Columns { // a bound above the hierarchy's top, named by its key
+		top := c.Hierarchy.Height() - 1
+		for key, b := range map[string][]int{"min-levels": sopt.MinLevels, "max-levels": sopt.MaxLevels} {
+			if b != nil && b[i] > top {
+				return sopt, schema.BadInput("%s: search.%s.%s: %d is above the hierarchy's top level, %d", configName(r.cfg), key, c.Name, b[i], top)
+			}
+		}
+	}
 	if sopt.Metric == generalize.MetricNCP { // numeric columns by their values, as the utility measures
 		sopt.Values = utilityValues(r.p, r.t)
 	}
@@ -226,6 +234,18 @@ func ModelOptions(cfg *schema.Config, quasi []string, rows int) (generalize.Opti
 		metric = generalize.MetricLoss
 	}
 	sopt := generalize.Options{K: k, MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), Metric: metric, Aggregate: cfg.Search.Aggregate, GSFactor: cfg.Search.GSFactor, Risks: risks}
+	if lo, hi := cfg.Search.MinLevels, cfg.Search.MaxLevels; lo != nil || hi != nil { // in table order
+		sopt.MinLevels, sopt.MaxLevels = make([]int, len(quasi)), make([]int, len(quasi))
+		for i, name := range quasi {
+			sopt.MaxLevels[i] = -1 // the top
+			if l, ok := lo[name]; ok {
+				sopt.MinLevels[i] = l
+			}
+			if l, ok := hi[name]; ok {
+				sopt.MaxLevels[i] = l
+			}
+		}
+	}
 	if w := cfg.Search.Weights; w != nil { // in table order, 1 for a quasi-identifier not named
 		sopt.Weights = make([]float64, len(quasi))
 		for i, name := range quasi {

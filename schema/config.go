@@ -204,6 +204,11 @@ type Search struct {
 	// the entropy objectives; nil when not given (0.5, ARX's default: generalized and
 	// suppressed values weigh alike).
 	GSFactor *float64
+	// MinLevels and MaxLevels bound a quasi-identifier's level in the release (as
+	// ARX's minimum and maximum generalization): the least and the greatest level the
+	// search may choose for it; nil when not given, a quasi-identifier not named
+	// unbounded.
+	MinLevels, MaxLevels map[string]int
 }
 
 // DP is the differential-privacy section.

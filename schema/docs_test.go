@@ -171,7 +171,7 @@ func usedKeys(n *yaml.Node, path string, used map[string]bool) {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			at := path + ".<name>" // a mapping keyed by column names
-			if path != "columns" && path != "search.weights" {
+			if path != "columns" && path != "search.weights" && path != "search.min-levels" && path != "search.max-levels" {
 				at = keyPath(path, n.Content[i].Value)
 				used[at] = true
 			}

@@ -1373,7 +1373,56 @@ func (p *parser) search(n *yaml.Node, path string) (Search, error) {
 		}
 		s.GSFactor = &x
 	}
+	for _, key := range []string{"min-levels", "max-levels"} {
+		v, at := f.get(key)
+		if v == nil {
+			continue
+		}
+		m, err := p.levels(v, at)
+		if err != nil {
+			return s, err
+		}
+		if key == "min-levels" {
+			s.MinLevels = m
+		} else {
+			s.MaxLevels = m
+		}
+	}
+	for name, lo := range s.MinLevels {
+		if hi, ok := s.MaxLevels[name]; ok && hi < lo {
+			v, at := f.get("max-levels")
+			return s, p.errorf(v, join(at, name), "%d is below min-levels' %d for %q", hi, lo, name)
+		}
+	}
 	return s, nil
+}
+
+// levels decodes min-levels or max-levels: quasi-identifier name → level ≥ 0.
+func (p *parser) levels(n *yaml.Node, path string) (map[string]int, error) {
+	es, err := p.entries(n, path)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(es))
+	for _, e := range es {
+		at := join(path, e.key)
+		c := p.cols[e.key]
+		switch {
+		case c == nil:
+			return nil, p.errorf(e.keyNode, at, "unknown column %q", e.key)
+		case c.Role != Quasi:
+			return nil, p.errorf(e.keyNode, at, "column %q is not a quasi-identifier", e.key)
+		}
+		l, err := p.int(e.val, at)
+		if err != nil {
+			return nil, err
+		}
+		if l < 0 {
+			return nil, p.errorf(e.val, at, "must be at least 0 (0 is the original values), got %d", l)
+		}
+		out[e.key] = l
+	}
+	return out, nil
 }
 
 // weights decodes the loss's weights: quasi-identifier name → number above 0.
