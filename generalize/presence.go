@@ -159,8 +159,9 @@ func newPopIndex(p *Population, lat *Lattice, workers int) (*popIndex, error) {
 	for range max(workers, 1) {
 		x.groupers <- &grouper{pack: x.pack}
 	}
-	// As many classes as the bottom's four times over, and at least 1 Mi (12 MiB).
-	x.limit = max(4*len(words), 1<<20)
+	// As many classes as the bottom has (at most the population's records: the cache
+	// never outgrows the population's class table), and at least 1 Mi (12 MiB).
+	x.limit = max(len(words), 1<<20)
 	return x, nil
 }
 
