@@ -1397,6 +1397,19 @@ func (p *parser) search(n *yaml.Node, path string) (Search, error) {
 	return s, nil
 }
 
+// quasiKey checks that entry e of the mapping at path is keyed by a quasi-identifier's
+// name, and returns the entry's path.
+func (p *parser) quasiKey(e entry, path string) (string, error) {
+	at := join(path, e.key)
+	switch c := p.cols[e.key]; {
+	case c == nil:
+		return at, p.errorf(e.keyNode, at, "unknown column %q", e.key)
+	case c.Role != Quasi:
+		return at, p.errorf(e.keyNode, at, "column %q is not a quasi-identifier", e.key)
+	}
+	return at, nil
+}
+
 // levels decodes min-levels or max-levels: quasi-identifier name → level ≥ 0.
 func (p *parser) levels(n *yaml.Node, path string) (map[string]int, error) {
 	es, err := p.entries(n, path)
@@ -1405,13 +1418,9 @@ func (p *parser) levels(n *yaml.Node, path string) (map[string]int, error) {
 	}
 	out := make(map[string]int, len(es))
 	for _, e := range es {
-		at := join(path, e.key)
-		c := p.cols[e.key]
-		switch {
-		case c == nil:
-			return nil, p.errorf(e.keyNode, at, "unknown column %q", e.key)
-		case c.Role != Quasi:
-			return nil, p.errorf(e.keyNode, at, "column %q is not a quasi-identifier", e.key)
+		at, err := p.quasiKey(e, path)
+		if err != nil {
+			return nil, err
 		}
 		l, err := p.int(e.val, at)
 		if err != nil {
@@ -1433,13 +1442,9 @@ func (p *parser) weights(n *yaml.Node, path string) (map[string]float64, error) 
 	}
 	out := make(map[string]float64, len(es))
 	for _, e := range es {
-		at := join(path, e.key)
-		c := p.cols[e.key]
-		switch {
-		case c == nil:
-			return nil, p.errorf(e.keyNode, at, "unknown column %q", e.key)
-		case c.Role != Quasi:
-			return nil, p.errorf(e.keyNode, at, "column %q is not a quasi-identifier", e.key)
+		at, err := p.quasiKey(e, path)
+		if err != nil {
+			return nil, err
 		}
 		w, err := p.float(e.val, at)
 		if err != nil {

@@ -110,17 +110,9 @@ func (f *countPartFn) ProcessElement(ctx context.Context, part string, emit func
 // A value a hierarchy does not list is bad input naming the part, the row and the
 // column, never the value, as in the CLI.
 func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, part string) (*generalize.Table, error) {
-	sep, header := ',', true
-	if d := cfg.Input.CSV; d.Separator != 0 {
-		sep, header = d.Separator, d.Header
-	}
-	var names []string
-	for _, c := range cfg.Columns {
-		names = append(names, c.Name)
-	}
-	f, err := verify.OpenCSV(part, sep, header, names)
+	f, err := openPart(cfg, part)
 	if err != nil {
-		return nil, schema.BadInput("%s: %w", part, err)
+		return nil, err
 	}
 	defer f.Close()
 	cols := make([]int, len(like.Columns))
@@ -141,9 +133,9 @@ func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table,
 			return nil, schema.BadInput("%s: %w", part, err)
 		}
 		for i, v := range rec {
-			leaf, ok := like.Columns[i].Hierarchy.Leaf(v)
-			if !ok {
-				return nil, schema.BadInput("%s: row %d: column %q: value not listed in hierarchy %s", part, row, like.Columns[i].Name, like.Columns[i].Hierarchy.Source())
+			leaf, err := leafOf(like.Columns[i], v, part, row)
+			if err != nil {
+				return nil, err
 			}
 			leaves[i] = append(leaves[i], leaf)
 		}
@@ -158,6 +150,34 @@ func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table,
 		t.Columns = append(t.Columns, c)
 	}
 	return t, nil
+}
+
+// openPart opens a CSV part with the input's dialect, its header naming the columns.
+func openPart(cfg *schema.Config, part string) (*verify.CSVFile, error) {
+	sep, header := ',', true
+	if d := cfg.Input.CSV; d.Separator != 0 {
+		sep, header = d.Separator, d.Header
+	}
+	var names []string
+	for _, c := range cfg.Columns {
+		names = append(names, c.Name)
+	}
+	f, err := verify.OpenCSV(part, sep, header, names)
+	if err != nil {
+		return nil, schema.BadInput("%s: %w", part, err)
+	}
+	return f, nil
+}
+
+// leafOf is value v's leaf in column c's hierarchy; a value the hierarchy does not
+// list is bad input naming the part, the row and the column, never the value, as in
+// the CLI.
+func leafOf(c generalize.Column, v, part string, row int) (int32, error) {
+	leaf, ok := c.Hierarchy.Leaf(v)
+	if !ok {
+		return 0, schema.BadInput("%s: row %d: column %q: value not listed in hierarchy %s", part, row, c.Name, c.Hierarchy.Source())
+	}
+	return leaf, nil
 }
 
 // mergeFn merges every part's class table into the whole input's.

@@ -18,7 +18,6 @@ import (
 	"sanitizer/release"
 	"sanitizer/schema"
 	"sanitizer/table"
-	"sanitizer/verify"
 )
 
 func init() {
@@ -72,17 +71,9 @@ func names(t *generalize.Table) []string {
 
 // writePart writes the release of one CSV part to out.
 func writePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, rec *generalize.Recoding, levels []int, part, out string) error {
-	sep, header := ',', true
-	if d := cfg.Input.CSV; d.Separator != 0 {
-		sep, header = d.Separator, d.Header
-	}
-	var configured []string
-	for _, c := range cfg.Columns {
-		configured = append(configured, c.Name)
-	}
-	in, err := verify.OpenCSV(part, sep, header, configured)
+	in, err := openPart(cfg, part)
 	if err != nil {
-		return schema.BadInput("%s: %w", part, err)
+		return err
 	}
 	defer in.Close()
 	cols := make([]table.Column, len(in.Header()))
@@ -128,12 +119,10 @@ func writePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, 
 			return schema.BadInput("%s: %w", part, err)
 		}
 		for i := range leaves {
-			leaf, ok := like.Columns[i].Hierarchy.Leaf(fields[k+i])
-			if !ok {
+			if leaves[i], err = leafOf(like.Columns[i], fields[k+i], part, row); err != nil {
 				file.Close()
-				return schema.BadInput("%s: row %d: column %q: value not listed in hierarchy %s", part, row, like.Columns[i].Name, like.Columns[i].Hierarchy.Source())
+				return err
 			}
-			leaves[i] = leaf
 		}
 		if rec.IsSuppressed(leaves) {
 			continue
