@@ -517,28 +517,32 @@ func hierarchyFor(p *plan, col schema.Column, d *dictionary, fromFile *generaliz
 		}
 		return fromFile, leafOf, nil
 	}
-	spec := col.Hierarchy
-	source := "columns." + col.Name + ".hierarchy"
-	var (
-		h   *generalize.Hierarchy
-		err error
-	)
-	switch {
-	case spec.Intervals != nil:
-		h, err = generalize.BuildIntervals(source+".intervals", d.values, col.Type, spec.Intervals)
-	case spec.Mask != nil:
-		h, err = generalize.BuildMask(source+".mask", d.values, *spec.Mask)
-	case spec.Date != nil:
-		h, err = generalize.BuildDate(source+".date", d.values, spec.Date)
-	default:
-		return nil, nil, schema.BadInput("%s: no hierarchy", source)
-	}
+	h, err := BuildHierarchy(col, d.values)
 	if err != nil {
 		var ve *generalize.ValueError
 		if errors.As(err, &ve) {
-			return nil, nil, schema.BadInput("%s: column %q: %s (hierarchy %s)", p.At(d.first[ve.Index]), col.Name, ve.Msg, source)
+			return nil, nil, schema.BadInput("%s: column %q: %s (hierarchy %s)", p.At(d.first[ve.Index]), col.Name, ve.Msg, "columns."+col.Name+".hierarchy")
 		}
 		return nil, nil, err
 	}
 	return h, nil, nil
+}
+
+// BuildHierarchy builds the hierarchy col's configuration describes (intervals, a
+// mask or dates) over values, the column's distinct values: value i is leaf i. A value
+// the builder cannot read is a *generalize.ValueError naming its index, never the
+// value. A release on another engine builds it from every part's values alike.
+func BuildHierarchy(col schema.Column, values []string) (*generalize.Hierarchy, error) {
+	spec := col.Hierarchy
+	source := "columns." + col.Name + ".hierarchy"
+	switch {
+	case spec == nil:
+	case spec.Intervals != nil:
+		return generalize.BuildIntervals(source+".intervals", values, col.Type, spec.Intervals)
+	case spec.Mask != nil:
+		return generalize.BuildMask(source+".mask", values, *spec.Mask)
+	case spec.Date != nil:
+		return generalize.BuildDate(source+".date", values, spec.Date)
+	}
+	return nil, schema.BadInput("%s: no hierarchy", source)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"sanitizer/generalize"
+	"sanitizer/release"
 	"sanitizer/schema"
 	"sanitizer/verify"
 )
@@ -37,6 +38,9 @@ type Job struct {
 	Config []byte
 	Name   string
 	Dir    string
+	// Values holds, per quasi-identifier whose hierarchy is built (intervals, a mask,
+	// dates), every value the input's parts hold, sorted (Values).
+	Values map[string][]string
 }
 
 // NewJob reads the configuration at path for the workers.
@@ -52,8 +56,8 @@ func NewJob(path string) (Job, error) {
 	return Job{Config: data, Name: path, Dir: filepath.Dir(abs)}, nil
 }
 
-// quasi is the configuration's quasi-identifiers with their hierarchies, which must
-// be hierarchy files in this version (a built hierarchy needs every part's values).
+// quasi is the configuration's quasi-identifiers with their hierarchies: a file, or
+// built over the job's values of the column.
 func (j Job) quasi() (*schema.Config, *generalize.Table, error) {
 	cfg, err := schema.Parse(j.Config, j.Name, j.Dir)
 	if err != nil {
@@ -64,8 +68,24 @@ func (j Job) quasi() (*schema.Config, *generalize.Table, error) {
 	}
 	t := &generalize.Table{}
 	for _, c := range cfg.Quasi() {
-		if c.Hierarchy == nil || c.Hierarchy.File == "" {
-			return nil, nil, schema.BadInput("%s: columns.%s.hierarchy: this version of sanitize-beam takes hierarchy files only", j.Name, c.Name)
+		if c.Hierarchy != nil && c.Hierarchy.File == "" {
+			values, ok := j.Values[c.Name]
+			if !ok {
+				return nil, nil, fmt.Errorf("internal error: column %q's values were not gathered", c.Name)
+			}
+			h, err := release.BuildHierarchy(c, values)
+			var ve *generalize.ValueError
+			if errors.As(err, &ve) {
+				return nil, nil, schema.BadInput("%s: column %q: %s (hierarchy columns.%s.hierarchy)", j.Name, c.Name, ve.Msg, c.Name)
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			t.Columns = append(t.Columns, generalize.Column{Name: c.Name, Hierarchy: h})
+			continue
+		}
+		if c.Hierarchy == nil {
+			return nil, nil, schema.BadInput("%s: columns.%s.hierarchy: a quasi-identifier needs a hierarchy", j.Name, c.Name)
 		}
 		path := c.Hierarchy.File
 		if !filepath.IsAbs(path) {

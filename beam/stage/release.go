@@ -76,7 +76,7 @@ func Release(ctx context.Context, j Job, in, out string, force bool, run Execute
 		return nil, err
 	}
 	p, s := beam.NewPipelineWithRoot()
-	WriteParts(s, j, searched.Result.Levels, classes, inParts, parts)
+	WriteParts(s, searched.Job, searched.Result.Levels, classes, inParts, parts)
 	start := time.Now()
 	if err := run(ctx, p); err != nil {
 		return nil, err

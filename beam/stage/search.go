@@ -32,6 +32,7 @@ type Execute func(ctx context.Context, p *beam.Pipeline) error
 
 // Searched is what the search on the merged class table found.
 type Searched struct {
+	Job     Job                    // the job, with the values its built hierarchies need
 	Classes *generalize.ClassTable // the input's class table at its original values
 	Result  *generalize.Result
 	// Count and Search are the wall time of the pipeline that counted the classes and
@@ -45,11 +46,14 @@ type Searched struct {
 // configuration. tmp is a folder the workers and this process share, for the merged
 // table.
 func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searched, error) {
-	cfg, like, err := job.quasi()
+	parts, err := Parts(in)
 	if err != nil {
 		return nil, err
 	}
-	parts, err := Parts(in)
+	if job, err = Values(ctx, job, parts, tmp, run); err != nil {
+		return nil, err
+	}
+	cfg, like, err := job.quasi()
 	if err != nil {
 		return nil, err
 	}
@@ -82,5 +86,5 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 	if err != nil {
 		return nil, err
 	}
-	return &Searched{Classes: classes, Result: res, Count: counted.Sub(start), Search: time.Since(counted)}, nil
+	return &Searched{Job: job, Classes: classes, Result: res, Count: counted.Sub(start), Search: time.Since(counted)}, nil
 }

@@ -1,0 +1,166 @@
+package stage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"sanitizer/schema"
+)
+
+func init() {
+	register.DoFn3x1[context.Context, string, func(string, []byte), error](&partValuesFn{})
+	register.DoFn3x1[string, func(*[]byte) bool, func(string, []byte), error](&unionFn{})
+	register.DoFn2x1[string, []byte, error](&writeValuesFn{})
+	register.Emitter2[string, []byte]()
+}
+
+// built is the configuration's quasi-identifiers whose hierarchy is built (intervals,
+// a mask, dates) from the values the input holds, in configuration order.
+func built(cfg *schema.Config) []string {
+	var out []string
+	for _, c := range cfg.Quasi() {
+		if c.Hierarchy != nil && c.Hierarchy.File == "" {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// partValuesFn emits, per built quasi-identifier, the distinct values of one part (a
+// JSON list, sorted).
+type partValuesFn struct {
+	Job Job
+}
+
+func (f *partValuesFn) ProcessElement(ctx context.Context, part string, emit func(string, []byte)) error {
+	cfg, err := schema.Parse(f.Job.Config, f.Job.Name, f.Job.Dir)
+	if err != nil {
+		return err
+	}
+	names := built(cfg)
+	file, err := openPart(cfg, part)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	cols := make([]int, len(names))
+	for i, name := range names {
+		if cols[i] = slices.Index(file.Header(), name); cols[i] < 0 {
+			return schema.BadInput("%s: no column %q", part, name)
+		}
+	}
+	r := file.Records(ctx, cols)
+	defer r.Close()
+	sets := make([]map[string]bool, len(names))
+	for i := range sets {
+		sets[i] = map[string]bool{}
+	}
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return schema.BadInput("%s: %w", part, err)
+		}
+		for i, v := range rec {
+			if !sets[i][v] {
+				sets[i][v] = true
+			}
+		}
+	}
+	for i, name := range names {
+		data, err := json.Marshal(sortedKeys(sets[i]))
+		if err != nil {
+			return err
+		}
+		emit(name, data)
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for v := range m {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// unionFn merges a column's parts' value lists.
+type unionFn struct{}
+
+func (unionFn) ProcessElement(column string, lists func(*[]byte) bool, emit func(string, []byte)) error {
+	set := map[string]bool{}
+	var data []byte
+	for lists(&data) {
+		var vs []string
+		if err := json.Unmarshal(data, &vs); err != nil {
+			return fmt.Errorf("internal error: a part's values of %q: %w", column, err)
+		}
+		for _, v := range vs {
+			set[v] = true
+		}
+	}
+	out, err := json.Marshal(sortedKeys(set))
+	if err != nil {
+		return err
+	}
+	emit(column, out)
+	return nil
+}
+
+// writeValuesFn writes a column's values to Dir, for the driver.
+type writeValuesFn struct {
+	Dir string
+}
+
+func (f *writeValuesFn) ProcessElement(column string, data []byte) error {
+	return os.WriteFile(filepath.Join(f.Dir, "values-"+column+".json"), data, 0o600)
+}
+
+// Values runs a pipeline that gathers the distinct values of every built
+// quasi-identifier from all parts, and returns job with them (Job.Values), sorted: the
+// hierarchies every worker then builds alike (release.BuildHierarchy). A job without
+// built hierarchies is returned as it is.
+func Values(ctx context.Context, job Job, parts []string, tmp string, run Execute) (Job, error) {
+	cfg, err := schema.Parse(job.Config, job.Name, job.Dir)
+	if err != nil {
+		return job, err
+	}
+	names := built(cfg)
+	if len(names) == 0 {
+		return job, nil
+	}
+	p, s := beam.NewPipelineWithRoot()
+	s = s.Scope("Values")
+	lists := beam.ParDo(s, &partValuesFn{Job: job}, beam.CreateList(s, parts))
+	union := beam.ParDo(s, unionFn{}, beam.GroupByKey(s, lists))
+	beam.ParDo0(s, &writeValuesFn{Dir: tmp}, union)
+	if err := run(ctx, p); err != nil {
+		return job, err
+	}
+	job.Values = map[string][]string{}
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(tmp, "values-"+name+".json"))
+		if err != nil {
+			return job, fmt.Errorf("internal error: the values of %q: %w", name, err)
+		}
+		var vs []string
+		if err := json.Unmarshal(data, &vs); err != nil {
+			return job, fmt.Errorf("internal error: the values of %q: %w", name, err)
+		}
+		job.Values[name] = vs
+	}
+	return job, nil
+}
