@@ -484,7 +484,7 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 		if err := s.buildHierarchy(p, d); err != nil {
 			return nil, err
 		}
-		if err := s.number(p, d.values, d.first); err != nil {
+		if err := s.number(func(i int) string { return p.At(d.first[i]) }, d.values); err != nil {
 			return nil, err
 		}
 		num := make([]int32, len(d.values))

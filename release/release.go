@@ -197,17 +197,7 @@ func (r *run) searchOptions() (generalize.Options, error) {
 	if sopt.Metric == generalize.MetricNCP { // numeric columns by their values, as the utility measures
 		sopt.Values = utilityValues(r.p, r.t)
 	}
-	for i, sc := range r.prot {
-		for _, d := range sc.diversity {
-			sopt.Diversity = append(sopt.Diversity, generalize.Diversity{Column: i, Model: d})
-		}
-		for _, c := range sc.closeness {
-			sopt.Closeness = append(sopt.Closeness, generalize.Closeness{Column: i, T: c.T, Distance: c.Distance})
-		}
-		for _, l := range sc.likeness {
-			sopt.Likeness = append(sopt.Likeness, generalize.Likeness{Column: i, Beta: l.Beta, Enhanced: l.Enhanced})
-		}
-	}
+	addModels(&sopt, r.prot)
 	return sopt, nil
 }
 
@@ -800,7 +790,7 @@ func readProtected(ctx context.Context, p *plan, src table.Source, prot []*prote
 		if err := sc.buildHierarchy(p, d); err != nil {
 			return 0, err
 		}
-		if err := sc.number(p, d.values, d.first); err != nil {
+		if err := sc.number(func(i int) string { return p.At(d.first[i]) }, d.values); err != nil {
 			return 0, err
 		}
 		sc.counts = make([]int64, len(sc.values))

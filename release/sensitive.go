@@ -1,7 +1,9 @@
 package release
 
 import (
+	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"sanitizer/closeness"
 	"sanitizer/diversity"
 	"sanitizer/generalize"
+	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/verify"
 )
@@ -70,10 +73,10 @@ func (s *protected) distance() string {
 // number numbers the column's values as its distance needs: the hierarchy file's leaves
 // in file order (hierarchical distance; the tree is built from the file), the order:
 // list, or the values in increasing numeric or time order (ordered distance), or first
-// appearance otherwise. present are the values the input holds, in first appearance,
-// with the record of each value's first appearance for messages. Errors name the
-// column and the row, never the value.
-func (s *protected) number(p *plan, present []string, first []int) error {
+// appearance otherwise. present are the values the input holds, in first appearance;
+// at(i) says where value i first appears, for messages. Errors name the column and the
+// place, never the value.
+func (s *protected) number(at func(i int) string, present []string) error {
 	name := s.conf.Name
 	s.index = map[string]int32{}
 	switch {
@@ -108,7 +111,7 @@ func (s *protected) number(p *plan, present []string, first []int) error {
 		for i, v := range present {
 			k, ok := orderKey(s.conf.Type, v)
 			if !ok {
-				return schema.BadInput("%s: column %q: not a valid %s for the ordered distance", p.At(first[i]), name, s.conf.Type)
+				return schema.BadInput("%s: column %q: not a valid %s for the ordered distance", at(i), name, s.conf.Type)
 			}
 			ks[i] = keyed{v, k}
 		}
@@ -136,7 +139,7 @@ func (s *protected) number(p *plan, present []string, first []int) error {
 			if s.distance() == closeness.Hierarchical {
 				where = "hierarchy " + s.hier.Source()
 			}
-			return schema.BadInput("%s: column %q: value not listed in %s", p.At(first[i]), name, where)
+			return schema.BadInput("%s: column %q: value not listed in %s", at(i), name, where)
 		}
 	}
 	for _, d := range s.diversity {
@@ -188,4 +191,66 @@ func (s *protected) buildHierarchy(p *plan, d *dictionary) error {
 // spec is the verifier's view of the column.
 func (s *protected) spec() verify.Sensitive {
 	return verify.Sensitive{Column: s.conf.Name, Values: s.values, Reference: s.counts, Tree: s.tree, Diversity: s.diversity, Closeness: s.closeness, Likeness: s.likeness}
+}
+
+// addModels adds the protected columns' requirements to the search's options: column
+// i of prot is the table's sensitive column i.
+func addModels(opt *generalize.Options, prot []*protected) {
+	for i, sc := range prot {
+		for _, d := range sc.diversity {
+			opt.Diversity = append(opt.Diversity, generalize.Diversity{Column: i, Model: d})
+		}
+		for _, c := range sc.closeness {
+			opt.Closeness = append(opt.Closeness, generalize.Closeness{Column: i, T: c.T, Distance: c.Distance})
+		}
+		for _, l := range sc.likeness {
+			opt.Likeness = append(opt.Likeness, generalize.Likeness{Column: i, Beta: l.Beta, Enhanced: l.Enhanced})
+		}
+	}
+}
+
+// SensitiveColumn is a sensitive column the configuration protects, numbered as the
+// search needs: its table column without codes, and each value's number.
+type SensitiveColumn struct {
+	Meta  generalize.Sensitive
+	Index map[string]int32
+}
+
+// SensitiveModels numbers the sensitive columns that cfg's l-diversity, t-closeness
+// and β-likeness protect, in order of their first requirement, over present[name]
+// (every value the input holds of the column, in an order fixed for the run) as a
+// release numbers them, and adds their requirements to opt (the returned column i is
+// the table's sensitive column i). dir is the configuration's folder, for hierarchy
+// files. A release on another engine, which sees the input only in parts, takes them
+// alike; its errors name the column, and "the input's parts" where a value is at fault.
+func SensitiveModels(cfg *schema.Config, dir string, present map[string][]string, opt *generalize.Options) ([]SensitiveColumn, error) {
+	p := &plan{Plan: &job.Plan{Config: cfg}}
+	prot := p.protectedColumns()
+	out := make([]SensitiveColumn, len(prot))
+	for i, sc := range prot {
+		values := present[sc.conf.Name]
+		if sc.distance() == closeness.Hierarchical {
+			h := sc.conf.Hierarchy
+			var err error
+			switch {
+			case h != nil && h.File != "":
+				path := h.File
+				if !filepath.IsAbs(path) {
+					path = filepath.Join(dir, path)
+				}
+				sc.hier, err = generalize.LoadHierarchy(path)
+			default:
+				sc.hier, err = BuildHierarchy(*sc.conf, values)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("columns.%s.hierarchy: %w", sc.conf.Name, err)
+			}
+		}
+		if err := sc.number(func(int) string { return "the input's parts" }, values); err != nil {
+			return nil, err
+		}
+		out[i] = SensitiveColumn{Meta: generalize.Sensitive{Name: sc.conf.Name, Values: len(sc.values), Tree: sc.tree}, Index: sc.index}
+	}
+	addModels(opt, prot)
+	return out, nil
 }

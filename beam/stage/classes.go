@@ -56,36 +56,37 @@ func NewJob(path string) (Job, error) {
 	return Job{Config: data, Name: path, Dir: filepath.Dir(abs)}, nil
 }
 
-// quasi is the configuration's quasi-identifiers with their hierarchies: a file, or
-// built over the job's values of the column.
-func (j Job) quasi() (*schema.Config, *generalize.Table, error) {
+// table is the configuration with the table its parts are read into: the
+// quasi-identifiers with their hierarchies, the protected sensitive columns numbered
+// over the job's values (release.SensitiveModels), and options holding their models.
+func (j Job) table() (*schema.Config, *generalize.Table, *input, error) {
 	cfg, err := schema.Parse(j.Config, j.Name, j.Dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	if len(cfg.Privacy.LDiversity)+len(cfg.Privacy.TCloseness)+len(cfg.Privacy.BetaLikeness) > 0 || cfg.Privacy.Subset != nil {
-		return nil, nil, schema.BadInput("%s: privacy: this version of sanitize-beam counts k-anonymity's classes only (no l-diversity, t-closeness, β-likeness or research subset yet)", j.Name)
+	if cfg.Privacy.Subset != nil {
+		return nil, nil, nil, schema.BadInput("%s: privacy.subset: this version of sanitize-beam does not release a research subset", j.Name)
 	}
 	t := &generalize.Table{}
 	for _, c := range cfg.Quasi() {
 		if c.Hierarchy != nil && c.Hierarchy.File == "" {
 			values, ok := j.Values[c.Name]
 			if !ok {
-				return nil, nil, fmt.Errorf("internal error: column %q's values were not gathered", c.Name)
+				return nil, nil, nil, fmt.Errorf("internal error: column %q's values were not gathered", c.Name)
 			}
 			h, err := release.BuildHierarchy(c, values)
 			var ve *generalize.ValueError
 			if errors.As(err, &ve) {
-				return nil, nil, schema.BadInput("%s: column %q: %s (hierarchy columns.%s.hierarchy)", j.Name, c.Name, ve.Msg, c.Name)
+				return nil, nil, nil, schema.BadInput("%s: column %q: %s (hierarchy columns.%s.hierarchy)", j.Name, c.Name, ve.Msg, c.Name)
 			}
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			t.Columns = append(t.Columns, generalize.Column{Name: c.Name, Hierarchy: h})
 			continue
 		}
 		if c.Hierarchy == nil {
-			return nil, nil, schema.BadInput("%s: columns.%s.hierarchy: a quasi-identifier needs a hierarchy", j.Name, c.Name)
+			return nil, nil, nil, schema.BadInput("%s: columns.%s.hierarchy: a quasi-identifier needs a hierarchy", j.Name, c.Name)
 		}
 		path := c.Hierarchy.File
 		if !filepath.IsAbs(path) {
@@ -93,11 +94,32 @@ func (j Job) quasi() (*schema.Config, *generalize.Table, error) {
 		}
 		h, err := generalize.LoadHierarchy(path)
 		if err != nil {
-			return nil, nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+			return nil, nil, nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 		}
 		t.Columns = append(t.Columns, generalize.Column{Name: c.Name, Hierarchy: h})
 	}
-	return cfg, t, nil
+	in := &input{}
+	sens, err := release.SensitiveModels(cfg, j.Dir, j.Values, &in.models)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, s := range sens {
+		t.Sensitive = append(t.Sensitive, s.Meta)
+		in.index = append(in.index, s.Index)
+	}
+	return cfg, t, in, nil
+}
+
+// input is how a part's sensitive values are numbered, and the models on them.
+type input struct {
+	index  []map[string]int32 // per sensitive column of the table: value → number
+	models generalize.Options // the l-diversity, t-closeness and β-likeness requirements
+}
+
+// withModels returns opt with the sensitive columns' requirements.
+func (in *input) withModels(opt generalize.Options) generalize.Options {
+	opt.Diversity, opt.Closeness, opt.Likeness = in.models.Diversity, in.models.Closeness, in.models.Likeness
+	return opt
 }
 
 // countPartFn counts the classes of one part (a CSV file) and emits its class table.
@@ -106,11 +128,11 @@ type countPartFn struct {
 }
 
 func (f *countPartFn) ProcessElement(ctx context.Context, part string, emit func([]byte)) error {
-	cfg, like, err := f.Job.quasi()
+	cfg, like, in, err := f.Job.table()
 	if err != nil {
 		return err
 	}
-	t, err := encodePart(ctx, cfg, like, part)
+	t, err := encodePart(ctx, cfg, like, in, part)
 	if err != nil {
 		return err
 	}
@@ -129,21 +151,24 @@ func (f *countPartFn) ProcessElement(ctx context.Context, part string, emit func
 // encodePart reads a CSV part's quasi-identifiers as leaf codes of like's hierarchies.
 // A value a hierarchy does not list is bad input naming the part, the row and the
 // column, never the value, as in the CLI.
-func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, part string) (*generalize.Table, error) {
+func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, in *input, part string) (*generalize.Table, error) {
 	f, err := openPart(cfg, part)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	cols := make([]int, len(like.Columns))
-	for i, c := range like.Columns {
-		if cols[i] = slices.Index(f.Header(), c.Name); cols[i] < 0 {
-			return nil, schema.BadInput("%s: no column %q", part, c.Name)
+	var cols []int
+	for _, name := range append(names(like), sensitiveNames(like)...) {
+		pos := slices.Index(f.Header(), name)
+		if pos < 0 {
+			return nil, schema.BadInput("%s: no column %q", part, name)
 		}
+		cols = append(cols, pos)
 	}
 	r := f.Records(ctx, cols)
 	defer r.Close()
-	leaves := make([][]int32, len(cols))
+	q := len(like.Columns)
+	leaves := make([][]int32, len(cols)) // per column: every record's leaf, or value number
 	for row := 1; ; row++ {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -153,6 +178,14 @@ func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table,
 			return nil, schema.BadInput("%s: %w", part, err)
 		}
 		for i, v := range rec {
+			if i >= q { // a protected sensitive column: its value's number
+				x, ok := in.index[i-q][v]
+				if !ok {
+					return nil, fmt.Errorf("internal error: %s: row %d: column %q: a value the gathering did not see", part, row, like.Sensitive[i-q].Name)
+				}
+				leaves[i] = append(leaves[i], x)
+				continue
+			}
 			leaf, err := leafOf(like.Columns[i], v, part, row)
 			if err != nil {
 				return nil, err
@@ -169,7 +202,24 @@ func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table,
 		c.Codes = codes
 		t.Columns = append(t.Columns, c)
 	}
+	for k, s := range like.Sensitive {
+		codes := generalize.NewCodes(t.Rows, s.Values)
+		for r, x := range leaves[q+k] {
+			codes.Set(r, x)
+		}
+		s.Codes = codes
+		t.Sensitive = append(t.Sensitive, s)
+	}
 	return t, nil
+}
+
+// sensitiveNames is the sensitive columns' names of t, in its order.
+func sensitiveNames(t *generalize.Table) []string {
+	out := make([]string, len(t.Sensitive))
+	for i, s := range t.Sensitive {
+		out[i] = s.Name
+	}
+	return out
 }
 
 // openPart opens a CSV part with the input's dialect, its header naming the columns.
@@ -206,7 +256,7 @@ type mergeFn struct {
 }
 
 func (f *mergeFn) ProcessElement(_ context.Context, _ []byte, parts func(*[]byte) bool, emit func([]byte)) error {
-	_, like, err := f.Job.quasi()
+	_, like, _, err := f.Job.table()
 	if err != nil {
 		return err
 	}

@@ -45,10 +45,17 @@ func lines(t *testing.T, path string) []string {
 
 // TestReleaseOnPrismMatchesCLI: Adult in seven parts, released on Prism, is published
 // as seven parts that hold the same multiset of records as the CLI's release of the
-// whole file, at the same node, for k alone and with suppression; the parts passed the
-// CLI's check before they were published.
+// whole file, at the same node, for k alone, with suppression, with recursive
+// l-diversity, and with t-closeness and β-likeness on occupation (numbered over every
+// part's values, its histograms merged with the classes); the parts passed the CLI's
+// check before they were published.
 func TestReleaseOnPrismMatchesCLI(t *testing.T) {
-	for _, privacy := range []string{"privacy: {k: 5, suppression: 0}", "privacy: {k: 10, suppression: 0.05}"} {
+	for _, privacy := range []string{
+		"privacy: {k: 5, suppression: 0}",
+		"privacy: {k: 10, suppression: 0.05}",
+		"privacy: {k: 5, suppression: 0.04, l-diversity: {column: occupation, variant: recursive, l: 3, c: 4}}",
+		"privacy: {k: 3, suppression: 0.05, t-closeness: {column: occupation, t: 0.2}, beta-likeness: {column: occupation, beta: 3}}",
+	} {
 		t.Run(privacy, func(t *testing.T) {
 			cfgPath, whole, parts := adultParts(t, 5000, privacy)
 			j, err := NewJob(cfgPath)

@@ -53,7 +53,7 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 	if job, err = Values(ctx, job, parts, tmp, run); err != nil {
 		return nil, err
 	}
-	cfg, like, err := job.quasi()
+	cfg, like, sens, err := job.table()
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 	if err != nil {
 		return nil, err
 	}
-	res, err := generalize.SearchClasses(ctx, classes, opt)
+	res, err := generalize.SearchClasses(ctx, classes, sens.withModels(opt))
 	if err != nil {
 		return nil, err
 	}

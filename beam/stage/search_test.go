@@ -60,7 +60,11 @@ func adultParts(t *testing.T, size int, privacy string) (cfgPath, whole, parts s
 	for _, q := range adultQI {
 		fmt.Fprintf(&b, "  %s: {role: quasi, hierarchy: {file: %q}}\n", q, filepath.Join(abs, "adult_hierarchy_"+q+".csv"))
 	}
-	fmt.Fprintf(&b, "  occupation: {role: insensitive}\n%s\n", privacy)
+	role := "insensitive"
+	if strings.Contains(privacy, "occupation") { // a model protects it
+		role = "sensitive"
+	}
+	fmt.Fprintf(&b, "  occupation: {role: %s}\n%s\n", role, privacy)
 	cfgPath = filepath.Join(dir, "c.yaml")
 	if err := os.WriteFile(cfgPath, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)

@@ -23,14 +23,30 @@ func init() {
 	register.Emitter2[string, []byte]()
 }
 
-// built is the configuration's quasi-identifiers whose hierarchy is built (intervals,
-// a mask, dates) from the values the input holds, in configuration order.
+// built is the columns whose values every part's workers need: the quasi-identifiers
+// whose hierarchy is built (intervals, a mask, dates) from the values the input holds,
+// in configuration order, then the sensitive columns the models protect (numbered over
+// their values), in order of their first requirement.
 func built(cfg *schema.Config) []string {
 	var out []string
 	for _, c := range cfg.Quasi() {
 		if c.Hierarchy != nil && c.Hierarchy.File == "" {
 			out = append(out, c.Name)
 		}
+	}
+	add := func(name string) {
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	for _, l := range cfg.Privacy.LDiversity {
+		add(l.Column)
+	}
+	for _, t := range cfg.Privacy.TCloseness {
+		add(t.Column)
+	}
+	for _, b := range cfg.Privacy.BetaLikeness {
+		add(b.Column)
 	}
 	return out
 }

@@ -37,7 +37,7 @@ type writePartFn struct {
 }
 
 func (f *writePartFn) ProcessElement(ctx context.Context, part string) error {
-	cfg, like, err := f.Job.quasi()
+	cfg, like, in, err := f.Job.table()
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func (f *writePartFn) ProcessElement(ctx context.Context, part string) error {
 	if err != nil {
 		return err
 	}
-	rec, err := generalize.NodeRecoding(merged, f.Levels, opt)
+	rec, err := generalize.NodeRecoding(merged, f.Levels, in.withModels(opt))
 	if err != nil {
 		return err
 	}
