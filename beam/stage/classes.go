@@ -7,10 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -18,9 +16,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"sanitizer/generalize"
+	"sanitizer/job"
 	"sanitizer/release"
 	"sanitizer/schema"
-	"sanitizer/verify"
 )
 
 func init() {
@@ -148,66 +146,51 @@ func (f *countPartFn) ProcessElement(ctx context.Context, part string, emit func
 	return nil
 }
 
-// encodePart reads a CSV part's quasi-identifiers as leaf codes of like's hierarchies.
-// A value a hierarchy does not list is bad input naming the part, the row and the
-// column, never the value, as in the CLI.
+// encodePart reads a part's quasi-identifiers as leaf codes of like's hierarchies,
+// and its protected sensitive columns as their values' numbers. A value a hierarchy
+// does not list is bad input naming the part, the row and the column, never the value,
+// as in the CLI.
 func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, in *input, part string) (*generalize.Table, error) {
-	f, err := openPart(cfg, part)
+	q := len(like.Columns)
+	names := append(names(like), sensitiveNames(like)...)
+	codes := make([][]int32, len(names)) // per column: every record's leaf, or value number
+	err := eachRecord(ctx, cfg, part, func(p *job.Plan) ([]int, error) { return positions(p, part, names) },
+		func(_ *job.Plan, at func() string, fields []string) error {
+			for i, v := range fields {
+				if i >= q { // a protected sensitive column: its value's number
+					x, ok := in.index[i-q][v]
+					if !ok {
+						return fmt.Errorf("internal error: %s: column %q: a value the gathering did not see", at(), like.Sensitive[i-q].Name)
+					}
+					codes[i] = append(codes[i], x)
+					continue
+				}
+				leaf, err := leafOf(like.Columns[i], v, at)
+				if err != nil {
+					return err
+				}
+				codes[i] = append(codes[i], leaf)
+			}
+			return nil
+		})
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var cols []int
-	for _, name := range append(names(like), sensitiveNames(like)...) {
-		pos := slices.Index(f.Header(), name)
-		if pos < 0 {
-			return nil, schema.BadInput("%s: no column %q", part, name)
-		}
-		cols = append(cols, pos)
-	}
-	r := f.Records(ctx, cols)
-	defer r.Close()
-	q := len(like.Columns)
-	leaves := make([][]int32, len(cols)) // per column: every record's leaf, or value number
-	for row := 1; ; row++ {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, schema.BadInput("%s: %w", part, err)
-		}
-		for i, v := range rec {
-			if i >= q { // a protected sensitive column: its value's number
-				x, ok := in.index[i-q][v]
-				if !ok {
-					return nil, fmt.Errorf("internal error: %s: row %d: column %q: a value the gathering did not see", part, row, like.Sensitive[i-q].Name)
-				}
-				leaves[i] = append(leaves[i], x)
-				continue
-			}
-			leaf, err := leafOf(like.Columns[i], v, part, row)
-			if err != nil {
-				return nil, err
-			}
-			leaves[i] = append(leaves[i], leaf)
-		}
-	}
-	t := &generalize.Table{Rows: len(leaves[0])}
+	t := &generalize.Table{Rows: len(codes[0])}
 	for i, c := range like.Columns {
-		codes := generalize.NewCodes(t.Rows, c.Hierarchy.Leaves())
-		for r, leaf := range leaves[i] {
-			codes.Set(r, leaf)
+		cs := generalize.NewCodes(t.Rows, c.Hierarchy.Leaves())
+		for r, leaf := range codes[i] {
+			cs.Set(r, leaf)
 		}
-		c.Codes = codes
+		c.Codes = cs
 		t.Columns = append(t.Columns, c)
 	}
 	for k, s := range like.Sensitive {
-		codes := generalize.NewCodes(t.Rows, s.Values)
-		for r, x := range leaves[q+k] {
-			codes.Set(r, x)
+		cs := generalize.NewCodes(t.Rows, s.Values)
+		for r, x := range codes[q+k] {
+			cs.Set(r, x)
 		}
-		s.Codes = codes
+		s.Codes = cs
 		t.Sensitive = append(t.Sensitive, s)
 	}
 	return t, nil
@@ -222,30 +205,13 @@ func sensitiveNames(t *generalize.Table) []string {
 	return out
 }
 
-// openPart opens a CSV part with the input's dialect, its header naming the columns.
-func openPart(cfg *schema.Config, part string) (*verify.CSVFile, error) {
-	sep, header := ',', true
-	if d := cfg.Input.CSV; d.Separator != 0 {
-		sep, header = d.Separator, d.Header
-	}
-	var names []string
-	for _, c := range cfg.Columns {
-		names = append(names, c.Name)
-	}
-	f, err := verify.OpenCSV(part, sep, header, names)
-	if err != nil {
-		return nil, schema.BadInput("%s: %w", part, err)
-	}
-	return f, nil
-}
-
 // leafOf is value v's leaf in column c's hierarchy; a value the hierarchy does not
-// list is bad input naming the part, the row and the column, never the value, as in
-// the CLI.
-func leafOf(c generalize.Column, v, part string, row int) (int32, error) {
+// list is bad input naming where it is (the part and the row), the column and the
+// hierarchy, never the value, as in the CLI.
+func leafOf(c generalize.Column, v string, at func() string) (int32, error) {
 	leaf, ok := c.Hierarchy.Leaf(v)
 	if !ok {
-		return 0, schema.BadInput("%s: row %d: column %q: value not listed in hierarchy %s", part, row, c.Name, c.Hierarchy.Source())
+		return 0, schema.BadInput("%s: column %q: value not listed in hierarchy %s", at(), c.Name, c.Hierarchy.Source())
 	}
 	return leaf, nil
 }
@@ -293,8 +259,8 @@ func ClassTable(s beam.Scope, job Job, parts beam.PCollection) beam.PCollection 
 	return beam.ParDo(s, &mergeFn{Job: job}, beam.GroupByKey(s, keyed))
 }
 
-// Parts lists the parts of an input: a file, a folder's CSV files, or a glob, in name
-// order.
+// Parts lists the parts of an input: a file, a folder's CSV, Parquet and Arrow files,
+// or a glob, in name order.
 func Parts(in string) ([]string, error) {
 	var parts []string
 	switch st, err := os.Stat(in); {
@@ -304,7 +270,8 @@ func Parts(in string) ([]string, error) {
 			return nil, schema.BadInput("%s: %w", in, err)
 		}
 		for _, e := range entries {
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".csv") && !strings.HasPrefix(e.Name(), ".") {
+			ext := filepath.Ext(e.Name())
+			if !e.IsDir() && (ext == ".csv" || ext == ".parquet" || ext == ".arrow" || ext == ".arrows") && !strings.HasPrefix(e.Name(), ".") {
 				parts = append(parts, filepath.Join(in, e.Name()))
 			}
 		}
@@ -316,7 +283,7 @@ func Parts(in string) ([]string, error) {
 		}
 	}
 	if len(parts) == 0 {
-		return nil, schema.BadInput("%s: no CSV part", in)
+		return nil, schema.BadInput("%s: no part (CSV, Parquet or Arrow file)", in)
 	}
 	sort.Strings(parts)
 	return parts, nil

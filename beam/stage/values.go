@@ -3,16 +3,16 @@ package stage
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"sanitizer/job"
 	"sanitizer/schema"
 )
 
@@ -63,36 +63,21 @@ func (f *partValuesFn) ProcessElement(ctx context.Context, part string, emit fun
 		return err
 	}
 	names := built(cfg)
-	file, err := openPart(cfg, part)
-	if err != nil {
-		return err
-	}
-	defer file.Close()
-	cols := make([]int, len(names))
-	for i, name := range names {
-		if cols[i] = slices.Index(file.Header(), name); cols[i] < 0 {
-			return schema.BadInput("%s: no column %q", part, name)
-		}
-	}
-	r := file.Records(ctx, cols)
-	defer r.Close()
 	sets := make([]map[string]bool, len(names))
 	for i := range sets {
 		sets[i] = map[string]bool{}
 	}
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return schema.BadInput("%s: %w", part, err)
-		}
-		for i, v := range rec {
-			if !sets[i][v] {
-				sets[i][v] = true
+	err = eachRecord(ctx, cfg, part, func(p *job.Plan) ([]int, error) { return positions(p, part, names) },
+		func(_ *job.Plan, _ func() string, fields []string) error {
+			for i, v := range fields {
+				if !sets[i][v] {
+					sets[i][strings.Clone(v)] = true // not the batch's block
+				}
 			}
-		}
+			return nil
+		})
+	if err != nil {
+		return err
 	}
 	for i, name := range names {
 		data, err := json.Marshal(sortedKeys(sets[i]))

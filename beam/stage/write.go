@@ -3,9 +3,7 @@ package stage
 import (
 	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,7 +15,6 @@ import (
 	"sanitizer/job"
 	"sanitizer/release"
 	"sanitizer/schema"
-	"sanitizer/table"
 )
 
 func init() {
@@ -69,83 +66,63 @@ func names(t *generalize.Table) []string {
 	return out
 }
 
-// writePart writes the release of one CSV part to out.
-func writePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, rec *generalize.Recoding, levels []int, part, out string) error {
-	in, err := openPart(cfg, part)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	cols := make([]table.Column, len(in.Header()))
-	for i, h := range in.Header() {
-		cols[i] = table.Column{Name: h}
-	}
-	p, err := job.NewPlan(cfg, part, cols)
-	if err != nil {
-		return err
-	}
-	quasiAt := make([]int, len(p.Kept)) // per kept column: its quasi-identifier, or −1
-	for j, pos := range p.Kept {
-		quasiAt[j] = slices.Index(names(like), p.Header[pos])
-	}
-	read := append(slices.Clone(p.Kept), p.Quasi...)
-	r := in.Records(ctx, read)
-	defer r.Close()
-
+// writePart writes the release of one part to out, a CSV file.
+func writePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, rec *generalize.Recoding, levels []int, part, out string) (err error) {
 	file, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+	}()
 	w := csv.NewWriter(file)
 	if d := cfg.Output.CSV; d.Separator != 0 {
 		w.Comma = d.Separator
 	}
-	if d := cfg.Output.CSV; d.Separator == 0 || d.Header {
-		if err := w.Write(p.ReleaseHeader()); err != nil {
-			file.Close()
-			return err
-		}
-	}
-	leaves := make([]int32, len(p.Quasi))
-	outRec := make([]string, len(p.Kept))
-	k := len(p.Kept)
-	for row := 1; ; row++ {
-		fields, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			file.Close()
-			return schema.BadInput("%s: %w", part, err)
-		}
-		for i := range leaves {
-			if leaves[i], err = leafOf(like.Columns[i], fields[k+i], part, row); err != nil {
-				file.Close()
-				return err
+	var quasiAt []int // per kept column: its quasi-identifier, or −1
+	var leaves []int32
+	var outRec []string
+	err = eachRecord(ctx, cfg, part,
+		func(p *job.Plan) ([]int, error) {
+			for _, pos := range p.Kept {
+				quasiAt = append(quasiAt, slices.Index(names(like), p.Header[pos]))
 			}
-		}
-		if rec.IsSuppressed(leaves) {
-			continue
-		}
-		for j := range outRec {
-			if q := quasiAt[j]; q >= 0 {
-				h := like.Columns[q].Hierarchy
-				outRec[j] = h.Value(levels[q], h.Code(levels[q], leaves[q]))
-			} else {
-				outRec[j] = fields[j]
+			leaves, outRec = make([]int32, len(p.Quasi)), make([]string, len(p.Kept))
+			if d := cfg.Output.CSV; d.Separator == 0 || d.Header {
+				if err := w.Write(p.ReleaseHeader()); err != nil {
+					return nil, err
+				}
 			}
-		}
-		if err := w.Write(outRec); err != nil {
-			file.Close()
-			return err
-		}
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		file.Close()
+			return append(slices.Clone(p.Kept), p.Quasi...), nil
+		},
+		func(p *job.Plan, at func() string, fields []string) error {
+			k := len(p.Kept)
+			for i := range leaves {
+				var err error
+				if leaves[i], err = leafOf(like.Columns[i], fields[k+i], at); err != nil {
+					return err
+				}
+			}
+			if rec.IsSuppressed(leaves) {
+				return nil
+			}
+			for j := range outRec {
+				if q := quasiAt[j]; q >= 0 {
+					h := like.Columns[q].Hierarchy
+					outRec[j] = h.Value(levels[q], h.Code(levels[q], leaves[q]))
+				} else {
+					outRec[j] = fields[j]
+				}
+			}
+			return w.Write(outRec)
+		})
+	if err != nil {
 		return err
 	}
-	return file.Close()
+	w.Flush()
+	return w.Error()
 }
 
 // WriteParts adds to the pipeline the recoding of every part into its release part in

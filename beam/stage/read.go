@@ -1,0 +1,85 @@
+package stage
+
+import (
+	"context"
+
+	"golang.org/x/sync/errgroup"
+
+	"sanitizer/job"
+	"sanitizer/schema"
+	"sanitizer/table"
+)
+
+// eachRecord reads a part (CSV, Parquet or Arrow IPC, by input.format or its
+// extension) with the release's own reader, package table, not the verifier's: the
+// check of the written parts reads them and the input with decoders of its own, as in
+// the CLI. cols chooses the input columns to read from the part's plan; f gets every
+// record's fields (a null of an insensitive column as "", of another as the
+// configuration's null-as, or an error naming the row and column) and where the record is, for messages ("part: row N", as the CLI says).
+func eachRecord(ctx context.Context, cfg *schema.Config, part string, cols func(p *job.Plan) ([]int, error), f func(p *job.Plan, at func() string, fields []string) error) error {
+	format, err := table.InputFormat(part, cfg.Input)
+	if err != nil {
+		return err
+	}
+	src, p, err := job.OpenInput(cfg, part, format)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	pos, err := cols(p)
+	if err != nil {
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	batches := make(chan *table.Batch, 2)
+	g.Go(func() error { return src.Stream(gctx, pos, batches) })
+	g.Go(func() error {
+		defer func() {
+			for range batches { // let the stream end
+			}
+		}()
+		fields := make([]string, len(pos))
+		for b := range batches {
+			for i := range b.N {
+				row := b.First + i
+				for k, c := range pos {
+					fields[k] = b.Fields[i*b.Width+k]
+					if p.IsNull(b, i, k, c) {
+						conf := p.Conf[c]
+						if conf != nil && conf.Role == schema.Insensitive {
+							fields[k] = "" // kept as a null, as the CLI keeps it
+							continue
+						}
+						if conf == nil || conf.Null == nil {
+							return schema.BadInput("%s: column %q: null value (set columns.%s.null-as to the value a null stands for)", p.At(row), p.Header[c], p.Header[c])
+						}
+						fields[k] = *conf.Null
+					}
+				}
+				if err := f(p, func() string { return p.At(row) }, fields); err != nil {
+					return err
+				}
+			}
+			b.Release()
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+// positions is the input positions of the named columns in p.
+func positions(p *job.Plan, part string, names []string) ([]int, error) {
+	out := make([]int, len(names))
+	for i, name := range names {
+		out[i] = -1
+		for pos, h := range p.Header {
+			if h == name {
+				out[i] = pos
+			}
+		}
+		if out[i] < 0 {
+			return nil, schema.BadInput("%s: no column %q", part, name)
+		}
+	}
+	return out, nil
+}
