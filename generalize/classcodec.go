@@ -165,3 +165,16 @@ func (d *decoder) fail(format string, args ...any) {
 		d.err = fmt.Errorf("%w: "+format, append([]any{errClassTableData}, args...)...)
 	}
 }
+
+// Bytes is the memory the class table's counts take: its classes' codes and counts
+// and its histograms' entries (the hierarchies, shared, not counted).
+func (ct *ClassTable) Bytes() int64 {
+	if ct == nil {
+		return 0
+	}
+	b := int64(ct.Len()) * int64(4*(len(ct.cols)+1))
+	for _, h := range ct.hist {
+		b += int64(4*len(h.off) + 8*len(h.val))
+	}
+	return b
+}

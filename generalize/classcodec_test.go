@@ -33,6 +33,13 @@ func TestClassTableCodec(t *testing.T) {
 		if !got.Equal(ct) {
 			t.Fatalf("trial %d: decoded table differs", trial)
 		}
+		want := int64(ct.Len()) * int64(4*(len(tab.Columns)+1))
+		for _, h := range ct.hist {
+			want += int64(4*(ct.Len()+1) + 8*len(h.val))
+		}
+		if got.Bytes() != want || got.Bytes() <= 0 {
+			t.Fatalf("trial %d: Bytes %d, the arrays hold %d", trial, got.Bytes(), want)
+		}
 		half, err := CountClasses(tab.Records(0, n/2))
 		if err != nil {
 			t.Fatal(err)

@@ -39,6 +39,9 @@ type Job struct {
 	// Values holds, per quasi-identifier whose hierarchy is built (intervals, a mask,
 	// dates), every value the input's parts hold, sorted (Values).
 	Values map[string][]string
+	// MaxClassTable bounds the memory of the merged class table, which the search
+	// holds on one machine (generalize.ClassTable.Bytes; 0: no bound).
+	MaxClassTable int64
 }
 
 // NewJob reads the configuration at path for the workers.
@@ -125,7 +128,12 @@ type countPartFn struct {
 	Job Job
 }
 
+// ProcessElement is process, its error's kind marked for the driver (workerErr).
 func (f *countPartFn) ProcessElement(ctx context.Context, part string, emit func([]byte)) error {
+	return workerErr(f.process(ctx, part, emit))
+}
+
+func (f *countPartFn) process(ctx context.Context, part string, emit func([]byte)) error {
 	cfg, like, in, err := f.Job.table()
 	if err != nil {
 		return err
@@ -221,23 +229,33 @@ type mergeFn struct {
 	Job Job
 }
 
-func (f *mergeFn) ProcessElement(_ context.Context, _ []byte, parts func(*[]byte) bool, emit func([]byte)) error {
+// ProcessElement is process, its error's kind marked for the driver (workerErr).
+func (f *mergeFn) ProcessElement(ctx context.Context, key []byte, parts func(*[]byte) bool, emit func([]byte)) error {
+	return workerErr(f.process(ctx, key, parts, emit))
+}
+
+func (f *mergeFn) process(_ context.Context, _ []byte, parts func(*[]byte) bool, emit func([]byte)) error {
 	_, like, _, err := f.Job.table()
 	if err != nil {
 		return err
 	}
-	var tables []*generalize.ClassTable
+	// One part at a time, so that a table past the bound is refused before it is
+	// whole, and before the search's machine has to hold it.
+	var merged *generalize.ClassTable
 	var data []byte
 	for parts(&data) {
 		ct, err := generalize.UnmarshalClasses(data, like)
 		if err != nil {
 			return fmt.Errorf("internal error: a part's class table: %w", err)
 		}
-		tables = append(tables, ct)
-	}
-	merged, err := generalize.MergeClasses(tables...)
-	if err != nil {
-		return err
+		if merged == nil {
+			merged = ct
+		} else if merged, err = generalize.MergeClasses(merged, ct); err != nil {
+			return err
+		}
+		if b := merged.Bytes(); f.Job.MaxClassTable > 0 && b > f.Job.MaxClassTable {
+			return schema.BadInput("%s: the input's class table holds %d classes or more (%.1f MiB), past the bound of %.1f MiB (--max-class-table) on what the search holds on one machine: use fewer or coarser quasi-identifiers, or raise the bound", f.Job.Name, merged.Len(), float64(b)/(1<<20), float64(f.Job.MaxClassTable)/(1<<20))
+		}
 	}
 	out, err := merged.MarshalBinary()
 	if err != nil {

@@ -78,7 +78,7 @@ func Release(ctx context.Context, j Job, in, out string, force bool, run Execute
 	p, s := beam.NewPipelineWithRoot()
 	WriteParts(s, searched.Job, searched.Result.Levels, classes, inParts, parts)
 	start := time.Now()
-	if err := run(ctx, p); err != nil {
+	if err := runMarked(ctx, run, p); err != nil {
 		return nil, err
 	}
 	written := time.Now()

@@ -3,6 +3,7 @@ package stage
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -112,7 +113,7 @@ func TestReleaseOnPrismPublishesNothing(t *testing.T) {
 	}
 	dir := t.TempDir()
 	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, onPrism)
-	if err == nil || !strings.Contains(err.Error(), "part-002.csv: row") || strings.Contains(err.Error(), "Atlantis") {
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "part-002.csv: row") || strings.Contains(err.Error(), "Atlantis") {
 		t.Fatalf("got %v", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -228,5 +229,29 @@ func TestReleaseOnPrismParquetParts(t *testing.T) {
 	beamLines, cliLines := lines(t, out), lines(t, cliOut)
 	if !slices.Equal(got.Result.Levels, node) || !slices.Equal(beamLines, cliLines) || len(cliLines) == 0 {
 		t.Errorf("Beam: node %v, %d records; CLI: node %v, %d records; same multiset %v", got.Result.Levels, len(beamLines), node, len(cliLines), slices.Equal(beamLines, cliLines))
+	}
+}
+
+// TestReleaseOnPrismClassTableBound: a merged class table past Job.MaxClassTable is
+// refused as bad input naming the bound, while the parts are merged, and nothing is
+// published; under the bound the release goes on.
+func TestReleaseOnPrismClassTableBound(t *testing.T) {
+	cfgPath, _, parts := adultParts(t, 5000, "privacy: {k: 5}")
+	j, err := NewJob(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	j.MaxClassTable = 100 << 10 // Adult's table takes about 0.7 MiB
+	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, onPrism)
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--max-class-table") {
+		t.Fatalf("got %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %v behind", entries)
+	}
+	j.MaxClassTable = 8 << 20
+	if _, err := Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, onPrism); err != nil {
+		t.Fatal(err)
 	}
 }

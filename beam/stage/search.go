@@ -62,7 +62,7 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 	ct := ClassTable(s, job, beam.CreateList(s, parts))
 	beam.ParDo0(s, &writeFn{Path: out}, ct)
 	start := time.Now()
-	if err := run(ctx, p); err != nil {
+	if err := runMarked(ctx, run, p); err != nil {
 		return nil, err
 	}
 	counted := time.Now()

@@ -2,6 +2,7 @@ package stage
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -133,7 +134,7 @@ func TestSearchOnPrismBadPart(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Search(context.Background(), j, parts, t.TempDir(), onPrism)
-	if err == nil || !strings.Contains(err.Error(), `part-001.csv: row 7: column "age": value not listed`) || strings.Contains(err.Error(), "SECRET") {
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `part-001.csv: row 7: column "age": value not listed`) || strings.Contains(err.Error(), "SECRET") {
 		t.Fatalf("got %v", err)
 	}
 }

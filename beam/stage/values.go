@@ -57,7 +57,12 @@ type partValuesFn struct {
 	Job Job
 }
 
+// ProcessElement is process, its error's kind marked for the driver (workerErr).
 func (f *partValuesFn) ProcessElement(ctx context.Context, part string, emit func(string, []byte)) error {
+	return workerErr(f.process(ctx, part, emit))
+}
+
+func (f *partValuesFn) process(ctx context.Context, part string, emit func(string, []byte)) error {
 	cfg, err := schema.Parse(f.Job.Config, f.Job.Name, f.Job.Dir)
 	if err != nil {
 		return err
@@ -148,7 +153,7 @@ func Values(ctx context.Context, job Job, parts []string, tmp string, run Execut
 	lists := beam.ParDo(s, &partValuesFn{Job: job}, beam.CreateList(s, parts))
 	union := beam.ParDo(s, unionFn{}, beam.GroupByKey(s, lists))
 	beam.ParDo0(s, &writeValuesFn{Dir: tmp}, union)
-	if err := run(ctx, p); err != nil {
+	if err := runMarked(ctx, run, p); err != nil {
 		return job, err
 	}
 	job.Values = map[string][]string{}

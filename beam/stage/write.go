@@ -33,7 +33,12 @@ type writePartFn struct {
 	Out     string   // the folder the release's parts are written to
 }
 
+// ProcessElement is process, its error's kind marked for the driver (workerErr).
 func (f *writePartFn) ProcessElement(ctx context.Context, part string) error {
+	return workerErr(f.process(ctx, part))
+}
+
+func (f *writePartFn) process(ctx context.Context, part string) error {
 	cfg, like, in, err := f.Job.table()
 	if err != nil {
 		return err

@@ -1,7 +1,7 @@
 // Command sanitize-beam runs a release on Apache Beam: the same configuration as
 // sanitize, the input's parts counted and recoded on the workers, the search on one.
 //
-//	sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--force] [--runner=…] [runner flags]
+//	sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--force] [--max-class-table MiB] [--runner=…] [runner flags]
 //
 // INPUT is a CSV file, a folder of CSV parts or a glob; RELEASE the folder the release's
 // parts are published to, one per input part. Beam's pipeline options (--runner and the
@@ -31,6 +31,7 @@ var (
 	in     = flag.String("in", "", "the input: a CSV file, a folder of CSV parts or a glob")
 	out    = flag.String("out", "", "the folder the release's parts are published to")
 	force  = flag.Bool("force", false, "replace an existing release")
+	maxMiB = flag.Int64("max-class-table", 4096, "the most MiB the merged class table may take, which the search holds on one machine (0: no bound)")
 )
 
 func main() {
@@ -43,7 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--force] [--runner=…]")
 		return 2
 	}
-	*config, *in, *out, *force = "", "", "", false
+	*config, *in, *out, *force, *maxMiB = "", "", "", false, 4096
 	flag.CommandLine.SetOutput(stderr)
 	if err := flag.CommandLine.Parse(args[1:]); err != nil {
 		return 2
@@ -54,6 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	beam.Init()
 	j, err := stage.NewJob(*config)
+	j.MaxClassTable = *maxMiB << 20
 	if err == nil {
 		var r *stage.Released
 		r, err = stage.Release(ctx, j, *in, *out, *force, func(ctx context.Context, p *beam.Pipeline) error { return beamx.Run(ctx, p) })
