@@ -1,6 +1,8 @@
 // Package stage holds the stages of a release on Apache Beam, each a function of the
-// configuration and the input's parts: the class table of the most specific node,
-// counted part by part on the workers and merged into one (the search's input).
+// configuration and the input's parts: the values the hierarchy builders and the
+// sensitive columns' numbering need (Values), the class table of the most specific
+// node counted part by part on the workers and merged into one (ClassTable), the
+// search on it (Search), and every part recoded and written, then checked (Release).
 package stage
 
 import (
@@ -37,7 +39,8 @@ type Job struct {
 	Name   string
 	Dir    string
 	// Values holds, per quasi-identifier whose hierarchy is built (intervals, a mask,
-	// dates), every value the input's parts hold, sorted (Values).
+	// dates) and per protected sensitive column, every value the input's parts hold,
+	// sorted (the Values stage).
 	Values map[string][]string
 	// MaxClassTable bounds the memory of the merged class table, which the search
 	// holds on one machine (generalize.ClassTable.Bytes; 0: no bound).
@@ -123,7 +126,9 @@ func (in *input) withModels(opt generalize.Options) generalize.Options {
 	return opt
 }
 
-// countPartFn counts the classes of one part (a CSV file) and emits its class table.
+// countPartFn counts the classes of one part and emits its class table. Each element
+// (a part) parses the configuration and loads the hierarchies again: a part is large,
+// that is little.
 type countPartFn struct {
 	Job Job
 }
