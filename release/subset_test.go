@@ -14,6 +14,7 @@ import (
 	"sanitizer/job"
 	"sanitizer/risk"
 	"sanitizer/schema"
+	"sanitizer/verify"
 )
 
 // subsetFixture writes Adult with two more columns: rid (the record's number,
@@ -283,5 +284,17 @@ func TestRiskResearchSubset(t *testing.T) {
 	}
 	if a.Input.Rows != len(subset) || a.Risk.Input.Classes != int64(len(classes)) {
 		t.Errorf("risk measured %d records in %d classes; the subset has %d in %d", a.Input.Rows, a.Risk.Input.Classes, len(subset), len(classes))
+	}
+}
+
+// TestSubsetFlagAgreesWithVerifier: the release's reading of a flag and the verifier's
+// own agree on every spelling, and on what is not a flag.
+func TestSubsetFlagAgreesWithVerifier(t *testing.T) {
+	for _, v := range []string{"1", "0", "true", "FALSE", " Yes ", "no", "", "maybe", "2", "truee", "t", "nO"} {
+		in, ok := subsetFlag(v)
+		vin, vok := verify.InSubset(v)
+		if in != vin || ok != vok {
+			t.Errorf("%q: release reads (%v, %v), the verifier (%v, %v)", v, in, ok, vin, vok)
+		}
 	}
 }
