@@ -41,6 +41,10 @@ type Population struct {
 	// hierarchies: the same columns in the same order, the same leaf codes. Its
 	// sensitive columns are not read.
 	Table *Table
+	// Classes, instead of Table, is the population's class table at its original
+	// values (CountClasses or MergeClasses of its parts), for a population counted in
+	// parts, as a distributed engine counts it. Its sensitive columns are not read.
+	Classes *ClassTable
 	// DeltaMin and DeltaMax are δ-presence's bounds (DeltaMax 0: no δ-presence). A
 	// class's share is its records / its population count in float64, each correctly
 	// rounded, compared with the bounds as given.
@@ -51,26 +55,33 @@ type Population struct {
 
 // check rejects a population the models cannot be decided with against table t.
 func (p *Population) check(t *Table) error {
+	meta := p.Table
+	if meta == nil && p.Classes != nil && p.Classes.check() == nil {
+		meta = p.Classes.meta
+	}
 	switch {
-	case p.Table == nil:
-		return fmt.Errorf("population: no population table")
+	case meta == nil || (p.Table != nil && p.Classes != nil):
+		return fmt.Errorf("population: give the population's table or its class table")
 	case p.DeltaMax == 0 && p.KMap == 0:
 		return fmt.Errorf("population: neither δ-presence nor k-map is given")
 	case p.DeltaMax != 0 && !(p.DeltaMin >= 0 && p.DeltaMin <= p.DeltaMax && p.DeltaMax <= 1):
 		return fmt.Errorf("δ-presence: bounds %g and %g: need 0 ≤ δmin ≤ δmax ≤ 1 and δmax > 0", p.DeltaMin, p.DeltaMax)
 	case p.KMap < 0:
 		return fmt.Errorf("k-map: k %d: must be at least 1", p.KMap)
-	case p.Table.Rows < t.Rows:
-		return fmt.Errorf("population: %d records, fewer than the table's %d", p.Table.Rows, t.Rows)
-	case len(p.Table.Columns) != len(t.Columns):
-		return fmt.Errorf("population: %d quasi-identifiers, the table has %d", len(p.Table.Columns), len(t.Columns))
+	case meta.Rows < t.Rows:
+		return fmt.Errorf("population: %d records, fewer than the table's %d", meta.Rows, t.Rows)
+	case len(meta.Columns) != len(t.Columns):
+		return fmt.Errorf("population: %d quasi-identifiers, the table has %d", len(meta.Columns), len(t.Columns))
 	}
-	for i, c := range p.Table.Columns {
+	for i, c := range meta.Columns {
 		if c.Hierarchy != t.Columns[i].Hierarchy {
 			return fmt.Errorf("population: column %q is not encoded with the table's hierarchy", c.Name)
 		}
 	}
-	return p.Table.validate()
+	if p.Table != nil {
+		return p.Table.validate()
+	}
+	return nil
 }
 
 // monotone reports whether the models are monotone under generalization with the
@@ -124,14 +135,17 @@ type popTable struct {
 }
 
 func newPopIndex(p *Population, lat *Lattice, workers int) (*popIndex, error) {
-	ct, err := CountClasses(p.Table)
-	if err != nil {
-		return nil, err
+	ct := p.Classes
+	if ct == nil {
+		var err error
+		if ct, err = CountClasses(p.Table); err != nil {
+			return nil, err
+		}
 	}
-	q := len(p.Table.Columns)
+	q := len(ct.meta.Columns)
 	x := &popIndex{model: p, lat: lat, q: q, cols: ct.cols, counts: ct.counts, maps: make([][][][]int32, q), sizes: make([][]int, q)}
 	leaves := make([]int, q)
-	for i, c := range p.Table.Columns {
+	for i, c := range ct.meta.Columns {
 		h := c.Hierarchy
 		leaves[i] = h.Leaves()
 		x.maps[i] = make([][][]int32, h.Height())
