@@ -68,9 +68,6 @@ func (j Job) table() (*schema.Config, *generalize.Table, *input, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if cfg.Privacy.Subset != nil {
-		return nil, nil, nil, schema.BadInput("%s: privacy.subset: this version of sanitize-beam does not release a research subset", j.Name)
-	}
 	t := &generalize.Table{}
 	for _, c := range cfg.Quasi() {
 		if c.Hierarchy != nil && c.Hierarchy.File == "" {
@@ -131,6 +128,9 @@ func (in *input) withModels(opt generalize.Options) generalize.Options {
 // that is little.
 type countPartFn struct {
 	Job Job
+	// Population counts every record's quasi-identifiers (the research subset's
+	// population), not the records to release.
+	Population bool
 }
 
 // ProcessElement is process, its error's kind marked for the driver (workerErr).
@@ -143,7 +143,7 @@ func (f *countPartFn) process(ctx context.Context, part string, emit func([]byte
 	if err != nil {
 		return err
 	}
-	t, err := encodePart(ctx, cfg, like, in, part)
+	t, err := encodePart(ctx, cfg, like, in, part, f.Population)
 	if err != nil {
 		return err
 	}
@@ -163,12 +163,33 @@ func (f *countPartFn) process(ctx context.Context, part string, emit func([]byte
 // and its protected sensitive columns as their values' numbers. A value a hierarchy
 // does not list is bad input naming the part, the row and the column, never the value,
 // as in the CLI.
-func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, in *input, part string) (*generalize.Table, error) {
+//
+// With a research subset (privacy.subset), only the subset's records are read, or,
+// with population, every record's quasi-identifiers alone.
+func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, in *input, part string, population bool) (*generalize.Table, error) {
+	if population {
+		like = populationLike(like)
+	}
 	q := len(like.Columns)
 	names := append(names(like), sensitiveNames(like)...)
+	sub := cfg.Privacy.Subset != nil && !population
+	if sub {
+		names = append(names, cfg.Privacy.Subset.Column)
+	}
 	codes := make([][]int32, len(names)) // per column: every record's leaf, or value number
 	err := eachRecord(ctx, cfg, part, func(p *job.Plan) ([]int, error) { return positions(p, part, names) },
 		func(_ *job.Plan, at func() string, fields []string) error {
+			if sub {
+				flag := fields[len(fields)-1]
+				inSubset, ok := release.SubsetFlag(flag)
+				if !ok {
+					return schema.BadInput("%s: column %q: not a research subset flag (privacy.subset reads true, 1 or yes; false, 0 or no)", at(), cfg.Privacy.Subset.Column)
+				}
+				if !inSubset {
+					return nil
+				}
+				fields = fields[:len(fields)-1]
+			}
 			for i, v := range fields {
 				if i >= q { // a protected sensitive column: its value's number
 					x, ok := in.index[i-q][v]
@@ -209,6 +230,12 @@ func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table,
 	return t, nil
 }
 
+// populationLike is like's quasi-identifiers alone: the columns a population's class
+// table counts.
+func populationLike(like *generalize.Table) *generalize.Table {
+	return &generalize.Table{Columns: like.Columns}
+}
+
 // sensitiveNames is the sensitive columns' names of t, in its order.
 func sensitiveNames(t *generalize.Table) []string {
 	out := make([]string, len(t.Sensitive))
@@ -231,7 +258,8 @@ func leafOf(c generalize.Column, v string, at func() string) (int32, error) {
 
 // mergeFn merges every part's class table into the whole input's.
 type mergeFn struct {
-	Job Job
+	Job        Job
+	Population bool // the tables are a population's (quasi-identifiers alone)
 }
 
 // ProcessElement is process, its error's kind marked for the driver (workerErr).
@@ -243,6 +271,9 @@ func (f *mergeFn) process(_ context.Context, _ []byte, parts func(*[]byte) bool,
 	_, like, _, err := f.Job.table()
 	if err != nil {
 		return err
+	}
+	if f.Population {
+		like = populationLike(like)
 	}
 	// One part at a time, so that a table past the bound is refused before it is
 	// whole, and before the search's machine has to hold it.
@@ -275,11 +306,14 @@ func noKey(b []byte) ([]byte, []byte) { return nil, b }
 
 // ClassTable adds to the pipeline the class table of the records of the parts: one
 // element, the merged table encoded (generalize.ClassTable.MarshalBinary).
-func ClassTable(s beam.Scope, job Job, parts beam.PCollection) beam.PCollection {
+//
+// With population, the table of every record's quasi-identifiers: a research subset's
+// population, which δ-presence and k-map are measured against.
+func ClassTable(s beam.Scope, job Job, parts beam.PCollection, population bool) beam.PCollection {
 	s = s.Scope("ClassTable")
-	tables := beam.ParDo(s, &countPartFn{Job: job}, parts)
+	tables := beam.ParDo(s, &countPartFn{Job: job, Population: population}, parts)
 	keyed := beam.ParDo(s, noKey, tables)
-	return beam.ParDo(s, &mergeFn{Job: job}, beam.GroupByKey(s, keyed))
+	return beam.ParDo(s, &mergeFn{Job: job, Population: population}, beam.GroupByKey(s, keyed))
 }
 
 // Parts lists the parts of an input: a file, a folder's CSV, Parquet and Arrow files,

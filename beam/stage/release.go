@@ -76,7 +76,13 @@ func Release(ctx context.Context, j Job, in, out string, force bool, run Execute
 		return nil, err
 	}
 	p, s := beam.NewPipelineWithRoot()
-	WriteParts(s, searched.Job, searched.Result.Levels, classes, inParts, parts)
+	var population []byte
+	if searched.Population != nil {
+		if population, err = searched.Population.MarshalBinary(); err != nil {
+			return nil, err
+		}
+	}
+	WriteParts(s, searched.Job, searched.Result.Levels, classes, population, inParts, parts)
 	start := time.Now()
 	if err := runMarked(ctx, run, p); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 
 	"sanitizer/generalize"
 	"sanitizer/release"
+	"sanitizer/schema"
 )
 
 func init() {
@@ -34,7 +35,9 @@ type Execute func(ctx context.Context, p *beam.Pipeline) error
 type Searched struct {
 	Job     Job                    // the job, with the values its built hierarchies need
 	Classes *generalize.ClassTable // the input's class table at its original values
-	Result  *generalize.Result
+	// Population is a research subset's population's class table (nil: no subset).
+	Population *generalize.ClassTable
+	Result     *generalize.Result
 	// Count and Search are the wall time of the pipeline that counted the classes and
 	// of the search.
 	Count, Search time.Duration
@@ -57,34 +60,71 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 	if err != nil {
 		return nil, err
 	}
-	out := filepath.Join(tmp, "classes.bin")
+	subset := cfg.Privacy.Subset != nil
+	out, popOut := filepath.Join(tmp, "classes.bin"), filepath.Join(tmp, "population.bin")
 	p, s := beam.NewPipelineWithRoot()
-	ct := ClassTable(s, job, beam.CreateList(s, parts))
-	beam.ParDo0(s, &writeFn{Path: out}, ct)
+	partsCol := beam.CreateList(s, parts)
+	beam.ParDo0(s, &writeFn{Path: out}, ClassTable(s, job, partsCol, false))
+	if subset {
+		beam.ParDo0(s, &writeFn{Path: popOut}, ClassTable(s, job, partsCol, true))
+	}
 	start := time.Now()
 	if err := runMarked(ctx, run, p); err != nil {
 		return nil, err
 	}
 	counted := time.Now()
-	data, err := os.ReadFile(out)
-	if err != nil {
-		return nil, fmt.Errorf("internal error: the merged class table: %w", err)
-	}
-	classes, err := generalize.UnmarshalClasses(data, like)
-	if err != nil {
-		return nil, fmt.Errorf("internal error: the merged class table: %w", err)
-	}
-	quasi := make([]string, len(like.Columns))
-	for i, c := range like.Columns {
-		quasi[i] = c.Name
-	}
-	opt, err := release.ModelOptions(cfg, quasi, classes.Records())
+	classes, err := readClasses(out, like)
 	if err != nil {
 		return nil, err
 	}
-	res, err := generalize.SearchClasses(ctx, classes, sens.withModels(opt))
+	var pop *generalize.ClassTable
+	if subset {
+		if pop, err = readClasses(popOut, populationLike(like)); err != nil {
+			return nil, err
+		}
+	}
+	opt, err := options(cfg, like, sens, classes, pop)
 	if err != nil {
 		return nil, err
 	}
-	return &Searched{Job: job, Classes: classes, Result: res, Count: counted.Sub(start), Search: time.Since(counted)}, nil
+	res, err := generalize.SearchClasses(ctx, classes, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &Searched{Job: job, Classes: classes, Population: pop, Result: res, Count: counted.Sub(start), Search: time.Since(counted)}, nil
+}
+
+// readClasses reads a merged class table the pipeline wrote.
+func readClasses(path string, like *generalize.Table) (*generalize.ClassTable, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: the merged class table: %w", err)
+	}
+	ct, err := generalize.UnmarshalClasses(data, like)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: the merged class table: %w", err)
+	}
+	return ct, nil
+}
+
+// options is the search's options, the CLI's (release.ModelOptions) with the
+// sensitive columns' models and, for a research subset, its population's class table
+// (pop; nil: none) under δ-presence and k-map. The search and the recoding of every
+// part take the same.
+func options(cfg *schema.Config, like *generalize.Table, sens *input, classes, pop *generalize.ClassTable) (generalize.Options, error) {
+	opt, err := release.ModelOptions(cfg, names(like), classes.Records())
+	if err != nil {
+		return opt, err
+	}
+	opt = sens.withModels(opt)
+	if pop != nil {
+		opt.Population = &generalize.Population{Classes: pop}
+		if d := cfg.Privacy.DeltaPresence; d != nil {
+			opt.Population.DeltaMin, opt.Population.DeltaMax = d.Min, d.Max
+		}
+		if km := cfg.Privacy.KMap; km != nil && km.Estimator == "" {
+			opt.Population.KMap = km.K
+		}
+	}
+	return opt, nil
 }

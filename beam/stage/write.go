@@ -28,9 +28,12 @@ func init() {
 type writePartFn struct {
 	Job     Job
 	Levels  []int
-	Classes []byte   // the merged class table, encoded
-	Parts   []string // every part, in order: a part's release is named by its index
-	Out     string   // the folder the release's parts are written to
+	Classes []byte // the merged class table, encoded
+	// Population is a research subset's population's class table, encoded (nil:
+	// no subset).
+	Population []byte
+	Parts      []string // every part, in order: a part's release is named by its index
+	Out        string   // the folder the release's parts are written to
 }
 
 // ProcessElement is process, its error's kind marked for the driver (workerErr).
@@ -47,11 +50,17 @@ func (f *writePartFn) process(ctx context.Context, part string) error {
 	if err != nil {
 		return fmt.Errorf("internal error: the merged class table: %w", err)
 	}
-	opt, err := release.ModelOptions(cfg, names(like), merged.Records())
+	var pop *generalize.ClassTable
+	if f.Population != nil {
+		if pop, err = generalize.UnmarshalClasses(f.Population, populationLike(like)); err != nil {
+			return fmt.Errorf("internal error: the population's class table: %w", err)
+		}
+	}
+	opt, err := options(cfg, like, in, merged, pop)
 	if err != nil {
 		return err
 	}
-	rec, err := generalize.NodeRecoding(merged, f.Levels, in.withModels(opt))
+	rec, err := generalize.NodeRecoding(merged, f.Levels, opt)
 	if err != nil {
 		return err
 	}
@@ -100,9 +109,26 @@ func writePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, 
 					return nil, err
 				}
 			}
-			return append(slices.Clone(p.Kept), p.Quasi...), nil
+			read := append(slices.Clone(p.Kept), p.Quasi...)
+			if sub := cfg.Privacy.Subset; sub != nil { // its flag last
+				pos, err := positions(p, part, []string{sub.Column})
+				if err != nil {
+					return nil, err
+				}
+				read = append(read, pos[0])
+			}
+			return read, nil
 		},
 		func(p *job.Plan, at func() string, fields []string) error {
+			if sub := cfg.Privacy.Subset; sub != nil { // outside the subset: not released
+				inSubset, ok := release.SubsetFlag(fields[len(fields)-1])
+				if !ok {
+					return schema.BadInput("%s: column %q: not a research subset flag (privacy.subset reads true, 1 or yes; false, 0 or no)", at(), sub.Column)
+				}
+				if !inSubset {
+					return nil
+				}
+			}
 			k := len(p.Kept)
 			for i := range leaves {
 				var err error
@@ -131,8 +157,9 @@ func writePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, 
 }
 
 // WriteParts adds to the pipeline the recoding of every part into its release part in
-// folder out.
-func WriteParts(s beam.Scope, job Job, levels []int, classes []byte, parts []string, out string) {
+// folder out, at levels with the merged class table's (and for a research subset, its
+// population's) suppression.
+func WriteParts(s beam.Scope, job Job, levels []int, classes, population []byte, parts []string, out string) {
 	s = s.Scope("WriteParts")
-	beam.ParDo0(s, &writePartFn{Job: job, Levels: levels, Classes: classes, Parts: parts, Out: out}, beam.CreateList(s, parts))
+	beam.ParDo0(s, &writePartFn{Job: job, Levels: levels, Classes: classes, Population: population, Parts: parts, Out: out}, beam.CreateList(s, parts))
 }
