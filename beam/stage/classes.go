@@ -180,13 +180,8 @@ func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table,
 	err := eachRecord(ctx, cfg, part, func(p *job.Plan) ([]int, error) { return positions(p, part, names) },
 		func(_ *job.Plan, at func() string, fields []string) error {
 			if sub {
-				flag := fields[len(fields)-1]
-				inSubset, ok := release.SubsetFlag(flag)
-				if !ok {
-					return schema.BadInput("%s: column %q: not a research subset flag (privacy.subset reads true, 1 or yes; false, 0 or no)", at(), cfg.Privacy.Subset.Column)
-				}
-				if !inSubset {
-					return nil
+				if in, err := inSubset(cfg, fields[len(fields)-1], at); !in || err != nil {
+					return err
 				}
 				fields = fields[:len(fields)-1]
 			}

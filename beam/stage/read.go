@@ -6,6 +6,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sanitizer/job"
+	"sanitizer/release"
 	"sanitizer/schema"
 	"sanitizer/table"
 )
@@ -82,4 +83,15 @@ func positions(p *job.Plan, part string, names []string) ([]int, error) {
 		}
 	}
 	return out, nil
+}
+
+// inSubset reads a research subset's flag as the CLI's pass 1 does (release.SubsetFlag);
+// a field that is not one is bad input naming where it is and the column, never the
+// value.
+func inSubset(cfg *schema.Config, flag string, at func() string) (bool, error) {
+	in, ok := release.SubsetFlag(flag)
+	if !ok {
+		return false, schema.BadInput("%s: column %q: not a research subset flag (privacy.subset reads true, 1 or yes; false, 0 or no)", at(), cfg.Privacy.Subset.Column)
+	}
+	return in, nil
 }

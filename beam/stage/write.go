@@ -13,7 +13,6 @@ import (
 
 	"sanitizer/generalize"
 	"sanitizer/job"
-	"sanitizer/release"
 	"sanitizer/schema"
 )
 
@@ -120,13 +119,9 @@ func writePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, 
 			return read, nil
 		},
 		func(p *job.Plan, at func() string, fields []string) error {
-			if sub := cfg.Privacy.Subset; sub != nil { // outside the subset: not released
-				inSubset, ok := release.SubsetFlag(fields[len(fields)-1])
-				if !ok {
-					return schema.BadInput("%s: column %q: not a research subset flag (privacy.subset reads true, 1 or yes; false, 0 or no)", at(), sub.Column)
-				}
-				if !inSubset {
-					return nil
+			if cfg.Privacy.Subset != nil { // outside the subset: not released
+				if in, err := inSubset(cfg, fields[len(fields)-1], at); !in || err != nil {
+					return err
 				}
 			}
 			k := len(p.Kept)
