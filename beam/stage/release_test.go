@@ -14,6 +14,7 @@ import (
 	"sanitizer/gen"
 	"sanitizer/job"
 	"sanitizer/release"
+	"sanitizer/report"
 	"sanitizer/sample"
 	"sanitizer/schema"
 )
@@ -46,6 +47,40 @@ func lines(t *testing.T, path string) []string {
 	return out
 }
 
+// againstCLI releases beamIn on Prism under the configuration at cfgPath, and cliIn
+// with the CLI's release, and fails t unless both publish the same non-empty multiset
+// of records at the same node. It returns both runs and the Beam release's folder.
+func againstCLI(t *testing.T, cfgPath, beamIn, cliIn string) (*Released, *report.Report, string) {
+	t.Helper()
+	j, err := NewJob(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "release")
+	got, err := Release(context.Background(), j, beamIn, out, false, onPrism)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := schema.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cliOut := filepath.Join(t.TempDir(), "r.csv")
+	rep, err := release.Release(context.Background(), cfg, job.Options{Input: cliIn, Output: cliOut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := make([]int, len(rep.Node))
+	for i, n := range rep.Node {
+		node[i] = n.Level
+	}
+	beamLines, cliLines := lines(t, out), lines(t, cliOut)
+	if !slices.Equal(got.Result.Levels, node) || !slices.Equal(beamLines, cliLines) || len(cliLines) == 0 {
+		t.Errorf("Beam: node %v, %d records; CLI: node %v, %d records; same multiset %v", got.Result.Levels, len(beamLines), node, len(cliLines), slices.Equal(beamLines, cliLines))
+	}
+	return got, rep, out
+}
+
 // TestReleaseOnPrismMatchesCLI: Adult in seven parts, released on Prism, is published
 // as seven parts that hold the same multiset of records as the CLI's release of the
 // whole file, at the same node, for k alone, with suppression, with recursive
@@ -61,32 +96,7 @@ func TestReleaseOnPrismMatchesCLI(t *testing.T) {
 	} {
 		t.Run(privacy, func(t *testing.T) {
 			cfgPath, whole, parts := adultParts(t, 5000, privacy)
-			j, err := NewJob(cfgPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := filepath.Join(t.TempDir(), "release")
-			got, err := Release(context.Background(), j, parts, out, false, onPrism)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := schema.Load(cfgPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cliOut := filepath.Join(t.TempDir(), "r.csv")
-			rep, err := release.Release(context.Background(), cfg, job.Options{Input: whole, Output: cliOut})
-			if err != nil {
-				t.Fatal(err)
-			}
-			node := make([]int, len(rep.Node))
-			for i, n := range rep.Node {
-				node[i] = n.Level
-			}
-			beamLines, cliLines := lines(t, out), lines(t, cliOut)
-			if !slices.Equal(got.Result.Levels, node) || !slices.Equal(beamLines, cliLines) {
-				t.Errorf("Beam: node %v, %d records; CLI: node %v, %d records; same multiset %v", got.Result.Levels, len(beamLines), node, len(cliLines), slices.Equal(beamLines, cliLines))
-			}
+			got, rep, out := againstCLI(t, cfgPath, parts, whole)
 			entries, _ := os.ReadDir(out)
 			if len(entries) != 7 || got.Parts != 7 || got.Measured.Suppressed != rep.Suppressed {
 				t.Errorf("%d release parts (%d reported), %d suppressed; the CLI %d", len(entries), got.Parts, got.Measured.Suppressed, rep.Suppressed)
@@ -153,32 +163,7 @@ func TestReleaseOnPrismBuiltHierarchies(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte(strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j, err := NewJob(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "release")
-	got, err := Release(context.Background(), j, parts, out, false, onPrism)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := schema.Load(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cliOut := filepath.Join(dir, "r.csv")
-	rep, err := release.Release(context.Background(), cfg, job.Options{Input: whole, Output: cliOut})
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := make([]int, len(rep.Node))
-	for i, n := range rep.Node {
-		node[i] = n.Level
-	}
-	beamLines, cliLines := lines(t, out), lines(t, cliOut)
-	if !slices.Equal(got.Result.Levels, node) || !slices.Equal(beamLines, cliLines) || len(cliLines) == 0 {
-		t.Errorf("Beam: node %v, %d records; CLI: node %v, %d records; same multiset %v", got.Result.Levels, len(beamLines), node, len(cliLines), slices.Equal(beamLines, cliLines))
-	}
+	againstCLI(t, cfgPath, parts, whole)
 }
 
 // TestReleaseOnPrismParquetParts: the hospital sample written as four Parquet parts
@@ -204,32 +189,7 @@ func TestReleaseOnPrismParquetParts(t *testing.T) {
 	if err := os.WriteFile(cfgPath, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j, err := NewJob(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "release")
-	got, err := Release(context.Background(), j, parts, out, false, onPrism)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := schema.Load(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cliOut := filepath.Join(dir, "r.csv")
-	rep, err := release.Release(context.Background(), cfg, job.Options{Input: parts, Output: cliOut})
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := make([]int, len(rep.Node))
-	for i, n := range rep.Node {
-		node[i] = n.Level
-	}
-	beamLines, cliLines := lines(t, out), lines(t, cliOut)
-	if !slices.Equal(got.Result.Levels, node) || !slices.Equal(beamLines, cliLines) || len(cliLines) == 0 {
-		t.Errorf("Beam: node %v, %d records; CLI: node %v, %d records; same multiset %v", got.Result.Levels, len(beamLines), node, len(cliLines), slices.Equal(beamLines, cliLines))
-	}
+	againstCLI(t, cfgPath, parts, parts)
 }
 
 // TestReleaseOnPrismClassTableBound: a merged class table past Job.MaxClassTable is
@@ -290,31 +250,9 @@ func TestReleaseOnPrismResearchSubset(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(cfgPath)
 	os.WriteFile(cfgPath, []byte(strings.Replace(string(raw), "  occupation: {role: insensitive}\n", "  occupation: {role: insensitive}\n  in_study: {role: identifier}\n", 1)), 0o600)
-	j, err := NewJob(cfgPath)
-	if err != nil {
-		t.Fatal(err)
+	got, rep, _ := againstCLI(t, cfgPath, parts, whole)
+	if got.Population == nil || got.Population.Records() != 30162 || got.Classes.Records() != rep.Input.Rows {
+		t.Errorf("Beam counted a subset of %d and a population of %v; the CLI's subset is %d", got.Classes.Records(), got.Population, rep.Input.Rows)
 	}
-	out := filepath.Join(t.TempDir(), "release")
-	got, err := Release(context.Background(), j, parts, out, false, onPrism)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := schema.Load(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cliOut := filepath.Join(t.TempDir(), "r.csv")
-	rep, err := release.Release(context.Background(), cfg, job.Options{Input: whole, Output: cliOut})
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := make([]int, len(rep.Node))
-	for i, n := range rep.Node {
-		node[i] = n.Level
-	}
-	beamLines, cliLines := lines(t, out), lines(t, cliOut)
-	if !slices.Equal(got.Result.Levels, node) || !slices.Equal(beamLines, cliLines) || got.Population == nil || got.Population.Records() != 30162 || got.Classes.Records() != rep.Input.Rows {
-		t.Errorf("Beam: node %v, %d records of a subset of %d; CLI: node %v, %d of %d; same multiset %v", got.Result.Levels, len(beamLines), got.Classes.Records(), node, len(cliLines), rep.Input.Rows, slices.Equal(beamLines, cliLines))
-	}
-	t.Logf("node %v, %d released of %d, %d suppressed", node, len(cliLines), rep.Input.Rows, rep.Suppressed)
+	t.Logf("node %v, %d released of %d, %d suppressed", got.Result.Levels, rep.Output.Rows, rep.Input.Rows, rep.Suppressed)
 }
