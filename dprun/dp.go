@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -52,6 +51,7 @@ const maxDPCells = 1 << 24
 // unit's hash per row.
 type dpInput struct {
 	rows int
+	outs []*Output            // the outputs, described before reading
 	col  map[string]*dpColumn // fixed before reading; each column filled by one goroutine
 	// unit is the privacy unit's id per row as the first 64 bits of its SHA-256;
 	// unitCheck the next 64 bits, to refuse the (astronomically unlikely, or forged)
@@ -85,6 +85,49 @@ func Run(ctx context.Context, cfg *schema.Config, opt job.Options) (man *report.
 
 // dp is DP, its panics not recovered.
 func dp(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Manifest, error) {
+	prep, err := prepare(cfg, opt)
+	if err != nil {
+		return nil, err
+	}
+	log := opt.Logger()
+	start := time.Now()
+	p, data, err := readStage(ctx, cfg, opt, prep.Input, prep.InputFormat)
+	if err != nil {
+		return nil, err
+	}
+	read := time.Now()
+	log.Info("stage done", "stage", job.StageRead, "columns", len(data.col), "ms", job.Millis(start, read)) // the record count is not DP: never logged
+	man := newManifest(cfg, prep.Spend)
+	tables, err := noiseStage(ctx, cfg, opt, p, data, man)
+	if err != nil {
+		return nil, err
+	}
+	computed := time.Now()
+	log.Info("stage done", "stage", job.StageNoise, "outputs", len(tables), "ms", job.Millis(read, computed))
+	opt.At(job.StageNoise)
+	return man, finish(ctx, cfg, opt, prep, man, tables, computed)
+}
+
+// Prepared is a dp run's input, ledger and spend, checked before anything is read.
+type Prepared struct {
+	Input, InputFormat string
+	Ledger             string // the ledger's resolved path ("": none)
+	Spend              dphist.Spend
+}
+
+// Prepare checks what a dp run on opt's input can be checked for before any record is
+// read: the dp section against what this version honours, the input and output
+// paths, and the run's spend against the configured totals and the ledger. Errors as
+// Run's.
+func Prepare(cfg *schema.Config, opt job.Options) (prep *Prepared, err error) {
+	err = safe.Call(func() error {
+		prep, err = prepare(cfg, opt)
+		return err
+	})
+	return prep, err
+}
+
+func prepare(cfg *schema.Config, opt job.Options) (*Prepared, error) {
 	if err := CheckConfig(cfg, opt); err != nil {
 		return nil, err
 	}
@@ -96,31 +139,43 @@ func dp(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Manif
 	if err != nil {
 		return nil, err
 	}
-	log := opt.Logger()
-	start := time.Now()
-	p, data, err := readStage(ctx, cfg, opt, in, inFmt)
+	return &Prepared{Input: in, InputFormat: inFmt, Ledger: ledger, Spend: spend}, nil
+}
+
+// Publish finishes a dp run whose outputs were noised elsewhere (on Beam's workers):
+// every output's noisy values, one per partition (noisy[i] is outs[i]'s), become its
+// table with the output's post-processing; the run's spend is recorded in the ledger;
+// and only then are the outputs and the manifest written into opt.Output. Errors as
+// Run's; nothing is published on any.
+func Publish(ctx context.Context, cfg *schema.Config, opt job.Options, prep *Prepared, outs []*Output, noisy []Noisy) (man *report.Manifest, err error) {
+	err = safe.Call(func() error {
+		if len(noisy) != len(outs) || len(outs) != len(cfg.DP.Outputs) {
+			return fmt.Errorf("internal error: %d noisy results for %d outputs", len(noisy), len(outs))
+		}
+		man = newManifest(cfg, prep.Spend)
+		tables := make([]*dpTable, len(outs))
+		for i, out := range outs {
+			if tables[i], err = out.table(noisy[i]); err != nil {
+				return err
+			}
+			man.Outputs = append(man.Outputs, out.Manifest)
+		}
+		return finish(ctx, cfg, opt, prep, man, tables, time.Now())
+	})
 	if err != nil {
-		return nil, err
-	}
-	read := time.Now()
-	log.Info("stage done", "stage", job.StageRead, "columns", len(data.col), "ms", job.Millis(start, read)) // the record count is not DP: never logged
-	man := newManifest(cfg, spend)
-	tables, err := noiseStage(ctx, cfg, opt, p, data, man)
-	if err != nil {
-		return nil, err
-	}
-	computed := time.Now()
-	log.Info("stage done", "stage", job.StageNoise, "outputs", len(tables), "ms", job.Millis(read, computed))
-	opt.At(job.StageNoise)
-	// Record, then release: the spend is in the ledger before any noisy value reaches
-	// a file; a failure from here on leaves it spent and nothing published.
-	if err := recordStage(cfg, opt, ledger, spend, man); err != nil {
-		return nil, err
-	}
-	if err := writeStage(ctx, cfg, opt, man, tables, computed); err != nil {
 		return nil, err
 	}
 	return man, nil
+}
+
+// finish records the run's spend and then writes its tables and manifest (record,
+// then release: the spend is in the ledger before any noisy value reaches a file; a
+// failure from here on leaves it spent and nothing published).
+func finish(ctx context.Context, cfg *schema.Config, opt job.Options, prep *Prepared, man *report.Manifest, tables []*dpTable, computed time.Time) error {
+	if err := recordStage(cfg, opt, prep.Ledger, prep.Spend, man); err != nil {
+		return err
+	}
+	return writeStage(ctx, cfg, opt, man, tables, computed)
 }
 
 // dpPaths resolves the run's input, its format and the ledger's path, and checks the
@@ -210,9 +265,9 @@ func noiseStage(ctx context.Context, cfg *schema.Config, opt job.Options, p *job
 	man.Outputs = make([]report.ManifestOutput, len(cfg.DP.Outputs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opt.Parallel())
-	for i, o := range cfg.DP.Outputs {
+	for i, out := range data.outs {
 		g.Go(safe.Go(func() (err error) {
-			man.Outputs[i], tables[i], err = computeOutput(gctx, cfg, p, o, data)
+			man.Outputs[i], tables[i], err = computeOutput(gctx, cfg, p, out, data)
 			return err
 		}))
 	}
@@ -364,13 +419,13 @@ func binomial(n, k int) int {
 
 // checkSizes refuses, before any record is read, outputs with too many cells or
 // marginals, and an other cell whose name a domain already uses.
-func checkSizes(cfg *schema.Config, data *dpInput) error {
+func checkSizes(cfg *schema.Config, doms map[string]*dpDomain) error {
 	for i, o := range cfg.DP.Outputs {
 		key := fmt.Sprintf("dp.outputs[%d]", i)
 		names := outputColumns(o)
 		sizes := make([]int, len(names))
 		for j, n := range names {
-			labels := data.col[n].dom.labels
+			labels := doms[n].labels
 			sizes[j] = len(labels)
 			if o.Other {
 				if slices.Contains(labels, "other") {
@@ -453,17 +508,16 @@ func ReadInput(ctx context.Context, cfg *schema.Config, p *job.Plan, src table.S
 		}
 		return c
 	}
-	for _, o := range cfg.DP.Outputs {
-		for _, name := range outputColumns(o) {
-			if c := column(name); c.dom == nil {
-				dom, err := newDPDomain(cfg.Column(name), p.Types[pos[name]], p.Hier)
-				if err != nil {
-					return nil, err
-				}
-				c.dom = dom
-			}
+	outs, err := Describe(cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	data.outs = outs
+	for _, out := range outs {
+		for j, name := range out.Manifest.Columns {
+			column(name).dom = out.doms[j]
 		}
-		if a := o.Aggregate; a != nil {
+		if a := out.Spec.Aggregate; a != nil {
 			column(a.Column).aggregated = true
 		}
 	}
@@ -475,9 +529,6 @@ func ReadInput(ctx context.Context, cfg *schema.Config, p *job.Plan, src table.S
 	cols := make([]int, len(names))
 	for i, n := range names {
 		cols[i] = pos[n]
-	}
-	if err := checkSizes(cfg, data); err != nil {
-		return nil, err
 	}
 	if h, ok := src.(interface{ expectedRows() int }); ok {
 		n := h.expectedRows()
@@ -640,33 +691,25 @@ func (t *dpTable) add(rec ...string) {
 	t.n++
 }
 
-// outputCells returns the cells of an output's columns per row, with values outside
-// the domain mapped to an extra "other" cell when the output declares one, and an
-// error naming the column and first row otherwise.
-func outputCells(p *job.Plan, o schema.DPOutput, data *dpInput) ([][]int32, []int, [][]string, error) {
-	names := outputColumns(o)
-	cols := make([][]int32, len(names))
-	sizes := make([]int, len(names))
-	labels := make([][]string, len(names))
-	for i, n := range names {
+// outputCells returns the cells of out's columns per row, with values outside the
+// domain mapped to the "other" cell when the output declares one, and an error naming
+// the column and first row otherwise.
+func outputCells(p *job.Plan, out *Output, data *dpInput) ([][]int32, error) {
+	cols := make([][]int32, len(out.Sizes))
+	for i, n := range out.Manifest.Columns {
 		c := data.col[n]
-		dom := c.dom
-		cols[i], sizes[i], labels[i] = c.cells, len(dom.labels), dom.labels
+		cols[i] = c.cells
 		if c.outside < 0 {
-			if o.Other {
-				sizes[i]++
-				labels[i] = append(slices.Clip(labels[i]), "other")
-			}
 			continue
 		}
-		if !o.Other {
+		if !out.Spec.Other {
 			what := "a value outside the declared domain"
 			if c.null >= 0 {
 				what = "a null, which is outside the declared domain"
 			}
-			return nil, nil, nil, schema.BadInput("%s: column %q: %s (declare it in columns.%s.domain, or set other: true on output %q)", p.At(c.outside), n, what, n, o.Name)
+			return nil, schema.BadInput("%s: column %q: %s (declare it in columns.%s.domain, or set other: true on output %q)", p.At(c.outside), n, what, n, out.Spec.Name)
 		}
-		other := int32(len(dom.labels))
+		other := int32(out.Sizes[i] - 1)
 		mapped := make([]int32, len(cols[i]))
 		for r, c := range cols[i] {
 			if c < 0 {
@@ -674,51 +717,48 @@ func outputCells(p *job.Plan, o schema.DPOutput, data *dpInput) ([][]int32, []in
 			}
 			mapped[r] = c
 		}
-		cols[i], sizes[i] = mapped, sizes[i]+1
-		labels[i] = append(slices.Clip(dom.labels), "other")
+		cols[i] = mapped
 	}
-	return cols, sizes, labels, nil
+	return cols, nil
 }
 
-// computeOutput computes one output.
-func computeOutput(ctx context.Context, cfg *schema.Config, p *job.Plan, o schema.DPOutput, data *dpInput) (report.ManifestOutput, *dpTable, error) {
-	mo := report.ManifestOutput{Name: o.Name, File: o.Name + "." + dpFormat(o), Mechanism: o.Mechanism, Epsilon: o.Epsilon,
-		Delta: o.Delta, Neighbours: cfg.DP.Neighbours, Other: o.Other, Columns: outputColumns(o), Post: []string{}}
-	cols, sizes, labels, err := outputCells(p, o, data)
+// computeOutput computes one output: its cells' counts (or groups' statistics) over
+// the rows its privacy unit's bound keeps, with noise, as its table.
+func computeOutput(ctx context.Context, cfg *schema.Config, p *job.Plan, out *Output, data *dpInput) (report.ManifestOutput, *dpTable, error) {
+	cols, err := outputCells(p, out, data)
 	if err != nil {
-		return mo, nil, err
+		return out.Manifest, nil, err
 	}
 	var keep []bool
 	if u := cfg.DP.PrivacyUnit; u != nil {
 		b := dphist.Bound{Cells: u.MaxCellsPerUnit, Rows: u.MaxRowsPerUnit, Seed: u.Seed}
-		if keep, err = boundRows(b, cols, sizes, data); err != nil {
-			return mo, nil, fmt.Errorf("output %s: %w", o.Name, err)
-		}
-		mo.Contributions = &report.ManifestContributed{CellsPerUnit: u.MaxCellsPerUnit}
-		if u.MaxCellsPerUnit > 0 {
-			mo.Contributions.RowsPerCell = max(u.MaxRowsPerUnit, 1)
-		} else {
-			mo.Contributions.RowsPerUnit = u.MaxRowsPerUnit
+		if keep, err = boundRows(b, cols, out.Sizes, data); err != nil {
+			return out.Manifest, nil, fmt.Errorf("output %s: %w", out.Spec.Name, err)
 		}
 	}
-	switch {
-	case o.Histogram != nil:
-		mo.Kind = "histogram"
-		t, err := histogramOutput(cfg, o, &mo, cols, sizes, labels, keep)
-		return mo, t, err
-	case o.Marginals != nil:
-		mo.Kind = "marginals"
-		t, err := marginalsOutput(cfg, o, &mo, cols, sizes, labels, keep)
-		return mo, t, err
-	case o.Synthetic != nil:
-		mo.Kind = "synthetic"
-		t, err := syntheticOutput(ctx, cfg, o, &mo, cols, sizes, labels, keep, data)
-		return mo, t, err
+	var noisy Noisy
+	switch out.Manifest.Kind {
+	case "synthetic":
+		t, err := syntheticOutput(ctx, cfg, out.Spec, &out.Manifest, cols, out.Sizes, out.Labels, keep, data)
+		return out.Manifest, t, err
+	case "histogram":
+		noisy.Counts, err = noisyCounts(out.Mechanism, cols, seq(len(cols)), out.Sizes, keep)
+	case "marginals":
+		for _, s := range out.Subsets {
+			c, err := noisyCounts(out.Mechanism, cols, s, out.Sizes, keep)
+			if err != nil {
+				return out.Manifest, nil, err
+			}
+			noisy.Counts = append(noisy.Counts, c...)
+		}
 	default:
-		mo.Kind = "aggregate"
-		t, err := aggregateOutput(cfg, o, &mo, cols, sizes, labels, keep, data)
-		return mo, t, err
+		noisy.Groups, err = noisyGroups(out, cols, keep, data)
 	}
+	if err != nil {
+		return out.Manifest, nil, fmt.Errorf("output %s: %w", out.Spec.Name, err)
+	}
+	t, err := out.table(noisy)
+	return out.Manifest, t, err
 }
 
 // boundRows applies the privacy unit's bound to an output whose cells are cols. A
@@ -746,39 +786,22 @@ func boundRows(b dphist.Bound, cols [][]int32, sizes []int, data *dpInput) ([]bo
 	return keep, nil
 }
 
-// mechanismFor fills the manifest's sensitivity and noise fields for counts.
-func mechanismFor(cfg *schema.Config, o schema.DPOutput, mo *report.ManifestOutput, parts int) (dphist.Mechanism, error) {
-	l0, linf := dphist.CountSensitivity(cfg.DP, parts)
-	m := dphist.Mechanism{Kind: o.Mechanism, Epsilon: o.Epsilon, Delta: o.Delta, L0: l0, LInf: linf}
-	if err := m.Check(); err != nil {
-		return m, schema.BadInput("dp.outputs %s: %v", o.Name, err)
+// noisyCounts counts the kept rows (keep nil: every row) in the cells of the cross
+// product of columns attrs of cols and adds m's noise to every count.
+func noisyCounts(m dphist.Mechanism, cols [][]int32, attrs, sizes []int, keep []bool) ([]float64, error) {
+	sub, subSizes := make([][]int32, len(attrs)), make([]int, len(attrs))
+	for j, a := range attrs {
+		sub[j], subSizes[j] = cols[a], sizes[a]
 	}
-	hw, err := m.HalfWidth95()
-	if err != nil {
-		return m, fmt.Errorf("output %s: %w", o.Name, err)
-	}
-	mo.L0, mo.LInf = l0, linf
-	mo.L1, mo.L2 = float64(l0*linf), math.Sqrt(float64(l0))*float64(linf)
-	mo.NoiseScale, mo.HalfWidth95 = m.Scale(), hw
-	return m, nil
-}
-
-// histogramOutput counts and noises every cell of the cross product.
-func histogramOutput(cfg *schema.Config, o schema.DPOutput, mo *report.ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool) (*dpTable, error) {
-	n, err := dphist.Cells(sizes, maxDPCells)
-	if err != nil {
-		return nil, schema.BadInput("dp.outputs %s: %v", o.Name, err)
-	}
-	mo.Cells = n
-	m, err := mechanismFor(cfg, o, mo, 1)
+	n, err := dphist.Cells(subSizes, maxDPCells)
 	if err != nil {
 		return nil, err
 	}
 	counts := make([]int64, n)
 	if keep == nil {
-		dphist.Count(counts, cols, sizes)
+		dphist.Count(counts, sub, subSizes)
 	} else {
-		dphist.CountKept(counts, cols, sizes, keep)
+		dphist.CountKept(counts, sub, subSizes, keep)
 	}
 	noisy, err := dphist.Noisy(counts, m)
 	if err != nil {
@@ -788,24 +811,32 @@ func histogramOutput(cfg *schema.Config, o schema.DPOutput, mo *report.ManifestO
 	for i, v := range noisy {
 		cells[i] = float64(v)
 	}
-	ms, applied, err := postProcess(sizes, []dphist.Marginal{{Attrs: seq(len(sizes)), Cells: cells}}, o.Post)
-	if err != nil {
-		return nil, err
+	return cells, nil
+}
+
+// noisyGroups computes an aggregate's per-group statistics with the library's dpagg.
+func noisyGroups(out *Output, cols [][]int32, keep []bool, data *dpInput) ([]dphist.GroupResult, error) {
+	// The kept rows' groups and values, in one pass.
+	group := make([]int32, 0, data.rows)
+	all := data.col[out.Spec.Aggregate.Column].values
+	values := all
+	if keep != nil {
+		values = make([]float64, 0, data.rows)
 	}
-	mo.Post = applied
-	whole := !slices.Contains(applied, "consistent") || slices.Contains(applied, "round")
-	t := &dpTable{}
-	for _, name := range mo.Columns {
-		t.cols = append(t.cols, table.OutColumn{Name: name, Type: schema.String})
+	for r := range data.rows {
+		if keep != nil {
+			if !keep[r] {
+				continue
+			}
+			values = append(values, all[r])
+		}
+		g := int32(0)
+		for i, c := range cols {
+			g = g*int32(out.Sizes[i]) + c[r]
+		}
+		group = append(group, g)
 	}
-	t.cols = append(t.cols, countColumn(whole))
-	rec := make([]string, len(sizes)+1)
-	for c, v := range ms[0].Cells {
-		cellLabels(rec[:len(sizes)], c, seq(len(sizes)), sizes, labels)
-		rec[len(sizes)] = formatCount(v, whole)
-		t.add(rec...)
-	}
-	return t, nil
+	return out.Aggregate.Compute(group, values, int(out.Partitions()))
 }
 
 // cellLabels writes into out[a], for each column a of attrs, the label of cell c of
@@ -868,164 +899,6 @@ func postProcess(sizes []int, ms []dphist.Marginal, post []string) ([]dphist.Mar
 		applied = append(applied, "round")
 	}
 	return ms, applied, nil
-}
-
-// marginalsOutput counts and noises every j-way marginal; one row per cell of every
-// marginal, the columns outside a marginal written "*".
-func marginalsOutput(cfg *schema.Config, o schema.DPOutput, mo *report.ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool) (*dpTable, error) {
-	subsets := dphist.Subsets(len(cols), o.Marginals.Way)
-	for i, l := range labels {
-		if slices.Contains(l, "*") {
-			return nil, schema.BadInput("columns.%s.domain: the value \"*\" stands for a column outside a marginal in output %q", mo.Columns[i], o.Name)
-		}
-	}
-	m, err := mechanismFor(cfg, o, mo, len(subsets))
-	if err != nil {
-		return nil, err
-	}
-	ms := make([]dphist.Marginal, len(subsets))
-	for k, s := range subsets {
-		sub, subSizes := make([][]int32, len(s)), make([]int, len(s))
-		names := make([]string, len(s))
-		for j, a := range s {
-			sub[j], subSizes[j], names[j] = cols[a], sizes[a], mo.Columns[a]
-		}
-		n, err := dphist.Cells(subSizes, maxDPCells)
-		if err != nil {
-			return nil, schema.BadInput("dp.outputs %s: marginal %v: %v", o.Name, names, err)
-		}
-		mo.Cells += n
-		mo.Marginals = append(mo.Marginals, names)
-		counts := make([]int64, n)
-		if keep == nil {
-			dphist.Count(counts, sub, subSizes)
-		} else {
-			dphist.CountKept(counts, sub, subSizes, keep)
-		}
-		noisy, err := dphist.Noisy(counts, m)
-		if err != nil {
-			return nil, err
-		}
-		ms[k] = dphist.Marginal{Attrs: s, Cells: make([]float64, n)}
-		for i, v := range noisy {
-			ms[k].Cells[i] = float64(v)
-		}
-	}
-	ms, applied, err := postProcess(sizes, ms, o.Post)
-	if err != nil {
-		return nil, err
-	}
-	mo.Post = applied
-	whole := !slices.Contains(applied, "consistent") || slices.Contains(applied, "round")
-	t := &dpTable{cols: []table.OutColumn{{Name: "marginal", Type: schema.String}}}
-	for _, name := range mo.Columns {
-		t.cols = append(t.cols, table.OutColumn{Name: name, Type: schema.String})
-	}
-	t.cols = append(t.cols, countColumn(whole))
-	rec := make([]string, len(cols)+2)
-	for k, mg := range ms {
-		rec[0] = strings.Join(mo.Marginals[k], ",")
-		for c, v := range mg.Cells {
-			for i := range cols {
-				rec[i+1] = "*"
-			}
-			cellLabels(rec[1:], c, mg.Attrs, sizes, labels)
-			rec[len(cols)+1] = formatCount(v, whole)
-			t.add(rec...)
-		}
-	}
-	return t, nil
-}
-
-// aggregateOutput computes the per-group statistics with the library's dpagg.
-func aggregateOutput(cfg *schema.Config, o schema.DPOutput, mo *report.ManifestOutput, cols [][]int32, sizes []int, labels [][]string, keep []bool, data *dpInput) (*dpTable, error) {
-	a := o.Aggregate
-	groups, err := dphist.Cells(sizes, maxDPCells)
-	if err != nil {
-		return nil, schema.BadInput("dp.outputs %s: %v", o.Name, err)
-	}
-	mo.Cells, mo.Value, mo.Bounds, mo.Ranks = groups, a.Column, a.Bounds[:], a.Quantiles
-	// The library's sensitivity arguments are per group; a unit capped to L0 groups
-	// and L∞ rows in each changes the groups' results by at most what they assume. With
-	// rows capped in total (no cell cap) a unit's rows may spread over groups, but
-	// every statistic's noise is calibrated to a total (L1 or L2) over the groups that
-	// the one-group bound (1, rows) already covers.
-	l0, linf := dphist.UnitSensitivity(cfg.DP)
-	agg := dphist.Aggregate{Kind: o.Mechanism, Epsilon: o.Epsilon, Delta: o.Delta, L0: l0, LInf: linf,
-		ReplaceOne: cfg.DP.Neighbours == "replace-one", Stats: a.Stats, Lower: a.Bounds[0], Upper: a.Bounds[1], Ranks: a.Quantiles}
-	if mo.Stats, err = agg.Budgets(); err != nil {
-		return nil, schema.BadInput("dp.outputs %s: %v", o.Name, err)
-	}
-	// The kept rows' groups and values, in one pass.
-	group := make([]int32, 0, data.rows)
-	all := data.col[a.Column].values
-	values := all
-	if keep != nil {
-		values = make([]float64, 0, data.rows)
-	}
-	for r := range data.rows {
-		if keep != nil {
-			if !keep[r] {
-				continue
-			}
-			values = append(values, all[r])
-		}
-		g := int32(0)
-		for i, c := range cols {
-			g = g*int32(sizes[i]) + c[r]
-		}
-		group = append(group, g)
-	}
-	res, err := agg.Compute(group, values, groups)
-	if err != nil {
-		return nil, fmt.Errorf("output %s: %w", o.Name, err)
-	}
-	clamp := slices.Contains(o.Post, "clamp")
-	if clamp {
-		mo.Post = append(mo.Post, "clamp")
-	}
-	t := &dpTable{}
-	for _, name := range mo.Columns {
-		t.cols = append(t.cols, table.OutColumn{Name: name, Type: schema.String})
-	}
-	for _, s := range a.Stats {
-		switch s {
-		case dphist.StatCount:
-			t.cols = append(t.cols, table.OutColumn{Name: "count", Type: schema.Integer})
-		case dphist.StatSum, dphist.StatMean:
-			t.cols = append(t.cols, table.OutColumn{Name: s, Type: schema.Float})
-		case dphist.StatQuantiles:
-			for _, r := range a.Quantiles {
-				t.cols = append(t.cols, table.OutColumn{Name: "quantile_" + table.FormatFloat(r), Type: schema.Float})
-			}
-		}
-	}
-	rec := make([]string, 0, len(t.cols))
-	for g, gr := range res {
-		rec = rec[:0]
-		rec = rec[:len(sizes)]
-		cellLabels(rec, g, seq(len(sizes)), sizes, labels)
-		for _, s := range a.Stats {
-			switch s {
-			case dphist.StatCount:
-				c := gr.Count
-				if clamp && c < 0 {
-					c = 0
-				}
-				rec = append(rec, table.FormatInt(c))
-			case dphist.StatSum:
-				rec = append(rec, table.FormatFloat(gr.Sum))
-			case dphist.StatMean:
-				rec = append(rec, table.FormatFloat(gr.Mean))
-			case dphist.StatQuantiles:
-				for _, q := range gr.Quantiles {
-					rec = append(rec, table.FormatFloat(q))
-				}
-			}
-		}
-		t.add(rec...)
-	}
-	return t, nil
 }
 
 // dpFormat is an output's file format.
