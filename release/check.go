@@ -15,7 +15,7 @@ import (
 	"sanitizer/verify"
 )
 
-// The release parameters a release records (releaseMetadata's keys) that Check
+// The release parameters a release records (ReleaseMetadata's keys) that Check
 // compares with what it measures or is configured with, and what a JSON report calls
 // each.
 var recordedKeys = []struct{ meta, report string }{
@@ -42,8 +42,15 @@ type recorded struct {
 }
 
 // releaseRecorded is the release parameters in a Parquet or Arrow release's key-value
-// metadata; nil when it carries none (a CSV release).
-func releaseRecorded(rel checkedTable) *recorded {
+// metadata; nil when it carries none (a CSV release). Every part of a release in parts
+// must record the same (checkedParts.sameRelease), else it is a violation
+// (schema.ErrUnattainable).
+func releaseRecorded(rel checkedTable) (*recorded, error) {
+	if parts, ok := rel.(*checkedParts); ok {
+		if err := parts.sameRelease(); err != nil {
+			return nil, err
+		}
+	}
 	meta := rel.metadata()
 	r := &recorded{where: "metadata", name: map[string]string{}, values: map[string]string{}}
 	for _, k := range recordedKeys {
@@ -53,9 +60,9 @@ func releaseRecorded(rel checkedTable) *recorded {
 		}
 	}
 	if len(r.values) == 0 {
-		return nil
+		return nil, nil
 	}
-	return r
+	return r, nil
 }
 
 // reportRecorded reads the release parameters from a release's JSON report.

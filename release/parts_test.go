@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -291,6 +292,40 @@ func TestPartsReleaseFolder(t *testing.T) {
 	}
 	if _, err := Check(context.Background(), cfg, job.Options{Input: parts, Output: pq}); err != nil {
 		t.Fatalf("check of the Parquet parts: %v", err)
+	}
+	// A part whose release metadata differs from the first part's (a key Check
+	// compares with the configuration, one it does not, one gone, one added) fails
+	// the check, which names the part; the same records with the same metadata pass.
+	third, first := filepath.Join(pq, "part-00002.parquet"), filepath.Join(pq, "part-00000.parquet")
+	released := func(path string) map[string]string { // the release's keys of a part's metadata
+		m := testfiles.ParquetMetadata(t, path)
+		maps.DeleteFunc(m, func(k, _ string) bool { return !strings.HasPrefix(k, "sanitize.") })
+		return m
+	}
+	for i, edit := range []func(map[string]string){
+		func(map[string]string) {},
+		func(m map[string]string) {
+			m["sanitize.node"] = strings.Replace(m["sanitize.node"], `"level":`, `"level":1`, 1)
+		},
+		func(m map[string]string) { m["sanitize.config_digest"] = "sha256:0" },
+		func(m map[string]string) { delete(m, "sanitize.created_utc") },
+		func(m map[string]string) { m["sanitize.extra"] = "1" },
+	} {
+		testfiles.RewriteParquetMetadata(t, third, edit)
+		m, err := Check(context.Background(), cfg, job.Options{Input: parts, Output: pq})
+		changed := !maps.Equal(released(third), released(first))
+		switch {
+		case changed != (i > 0):
+			t.Fatalf("edit %d changed the metadata: %v", i, changed)
+		case !changed && err != nil:
+			t.Fatalf("check of a part written again with the same metadata: %v", err)
+		case changed && (!errors.Is(err, schema.ErrUnattainable) || !strings.Contains(err.Error(), "part-00002.parquet") || m == nil):
+			t.Fatalf("edit %d: check of a part with other metadata: %v (measured %v)", i, err, m)
+		}
+		testfiles.RewriteParquetMetadata(t, third, func(m map[string]string) {
+			maps.DeleteFunc(m, func(k, _ string) bool { return strings.HasPrefix(k, "sanitize.") })
+			maps.Copy(m, released(first))
+		})
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())

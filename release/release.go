@@ -318,7 +318,7 @@ func (r *run) optimalSearch(ctx context.Context) (covers generalize.ClassCovers,
 	if err != nil {
 		return covers, err
 	}
-	r.released = releasedCodes(r.t, r.res.Levels, covers)
+	r.released = ReleasedCodes(r.t, r.res.Levels, covers)
 	r.suppressed = make([]bool, r.t.Rows)
 	err = inHalves(r.t.Rows, func(lo, hi int) {
 		for i, c := range r.class[lo:hi] {
@@ -472,7 +472,7 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 		return err
 	}
 	r.created = r.opt.Time()
-	meta := releaseMetadata(r.cfg, r.p, r.t, r.res, r.created)
+	meta := ReleaseMetadata(r.cfg, r.t.Columns, r.t.Rows, r.res, r.created) // r.p.maxSupp is the limit on r.t.Rows
 	w := releaseWriter{out: r.out, format: r.outFmt, dialect: r.cfg.Output.CSV, cols: cols, meta: meta, workers: r.opt.Parallel()}
 	if r.dest, r.written, err = w.write(ctx, r.src, rc); err != nil {
 		return err
@@ -862,7 +862,7 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 		return nil, fmt.Errorf("release: %w", err)
 	}
 	defer f.Close()
-	meta := releaseRecorded(f)
+	meta, metaErr := releaseRecorded(f)
 	m, err := verifyTable(ctx, f, spec)
 	var v *verify.Violation
 	if errors.As(err, &v) {
@@ -870,6 +870,9 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	}
 	if err != nil {
 		return m, err
+	}
+	if metaErr != nil { // parts that record different parameters, with the measurements
+		return m, metaErr
 	}
 	// Truthfulness: the release read beside the input, every release record counted
 	// with the input record it generalizes for the utility metrics (the models were

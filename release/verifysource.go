@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -173,7 +176,10 @@ func allColumns(t checkedTable) []int {
 
 // checkedParts is a table in parts as the verification reads it: each part a
 // checkedTable, their records one after another.
-type checkedParts struct{ parts []checkedTable }
+type checkedParts struct {
+	parts []checkedTable
+	paths []string // the parts' files, in order
+}
 
 // openCheckedParts opens every part of an input in parts for the verification.
 func openCheckedParts(path, format string, dialect schema.CSV, names []string) (checkedTable, error) {
@@ -189,6 +195,7 @@ func openCheckedParts(path, format string, dialect schema.CSV, names []string) (
 			return nil, err
 		}
 		t.parts = append(t.parts, part)
+		t.paths = append(t.paths, p)
 	}
 	return t, nil
 }
@@ -199,8 +206,53 @@ func (t *checkedParts) records(ctx context.Context, cols []int) (checkedRecords,
 	return &partsRecords{ctx: ctx, cols: cols, parts: t.parts}, nil
 }
 
-// metadata is the first part's: every part of a release carries the same.
+// metadata is the first part's: every part of a release carries the same release
+// metadata, which sameRelease checks.
 func (t *checkedParts) metadata() map[string]string { return t.parts[0].metadata() }
+
+// sameRelease checks that every part records the same release metadata as the first
+// (its sanitize.* keys, all of them: the parameters Check compares and the others,
+// such as the configuration's digest and the time of writing), so that a part written
+// by another run, or with other parameters, cannot pass for one of the release's. A
+// part that differs is a violation (schema.ErrUnattainable) naming both parts and the
+// key; the values are release parameters, never data.
+func (t *checkedParts) sameRelease() error {
+	first := releaseKeys(t.parts[0].metadata())
+	for i, part := range t.parts[1:] {
+		meta := releaseKeys(part.metadata())
+		keys := slices.Sorted(maps.Keys(first))
+		for k := range meta {
+			if _, ok := first[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			a, inFirst := first[k]
+			b, inPart := meta[k]
+			switch {
+			case !inPart:
+				return schema.Unattainable("%s lacks the metadata key %s that %s records (%q): every part of a release records the same parameters", t.paths[i+1], k, t.paths[0], a)
+			case !inFirst:
+				return schema.Unattainable("%s records the metadata key %s (%q) that %s lacks: every part of a release records the same parameters", t.paths[i+1], k, b, t.paths[0])
+			case a != b:
+				return schema.Unattainable("%s records %s %q, %s records %q: every part of a release records the same parameters", t.paths[i+1], k, b, t.paths[0], a)
+			}
+		}
+	}
+	return nil
+}
+
+// releaseKeys is the release's own keys of a file's metadata (sanitize.*).
+func releaseKeys(meta map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range meta {
+		if strings.HasPrefix(k, "sanitize.") {
+			out[k] = v
+		}
+	}
+	return out
+}
 
 // checksums are the parts', in order; nil unless every part has one.
 func (t *checkedParts) checksums() []uint32 {

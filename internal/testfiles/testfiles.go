@@ -207,3 +207,35 @@ func ReadCSV(t testing.TB, path string) ([]string, [][]string) {
 	}
 	return recs[0], recs[1:]
 }
+
+// RewriteParquetMetadata writes a Parquet file again with the Arrow project's reader
+// and writer: the same records, and its key-value metadata as edit leaves them (the
+// stored Arrow schema aside, which the writer stores anew).
+func RewriteParquetMetadata(t testing.TB, path string, edit func(map[string]string)) {
+	t.Helper()
+	meta := ParquetMetadata(t, path)
+	delete(meta, "ARROW:schema")
+	edit(meta)
+	tbl := ReadWithPqarrow(t, path)
+	defer tbl.Release()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := pqarrow.NewFileWriter(tbl.Schema(), f, parquet.NewWriterProperties(), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range meta {
+		if err := w.AppendKeyValueMetadata(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.WriteTable(tbl, max(tbl.NumRows(), 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
