@@ -78,7 +78,7 @@ func (w releaseWriter) write(ctx context.Context, src table.Source, rc *recoder)
 	}
 	parts := table.Split(src)
 	for i, part := range parts {
-		err := tmp.WriteFile(partName(i, len(parts), w.format), func(f *os.File) error {
+		err := tmp.WriteFile(PartName(i, len(parts), w.format), func(f *os.File) error {
 			n, err := w.writeRecords(ctx, f, part, rc)
 			written += n
 			return err
@@ -107,8 +107,9 @@ func (w releaseWriter) writeRecords(ctx context.Context, f *os.File, src table.S
 	return written, nil
 }
 
-// partName is the file name of release part i of n in the given format.
-func partName(i, n int, format string) string {
+// PartName is the file name of release part i of n in the given format:
+// part-00000.parquet, … (more digits past 100000 parts).
+func PartName(i, n int, format string) string {
 	digits := max(5, len(fmt.Sprint(n-1)))
 	ext := map[string]string{"csv": ".csv", "parquet": ".parquet", "arrow": ".arrow", "arrows": ".arrows"}[format]
 	return fmt.Sprintf("part-%0*d%s", digits, i, ext)

@@ -38,18 +38,22 @@ func isHTML(path string) bool {
 	return ext == ".html" || ext == ".htm"
 }
 
-// releaseMetadata is the key-value metadata of a Parquet or Arrow release: the release
-// parameters, never a data value.
-func releaseMetadata(cfg *schema.Config, p *plan, t *generalize.Table, res *generalize.Result, now time.Time) map[string]string {
+// ReleaseMetadata is the key-value metadata of a Parquet or Arrow release of rows
+// input records (those of the research subset, when there is one) whose
+// quasi-identifiers are quasi (in the table's order), at the search's result res,
+// written at now: the release parameters (sanitize.* keys), never a data value. Every
+// part of a release in parts carries the same; a release on another engine (the beam
+// module) writes the same as the CLI's.
+func ReleaseMetadata(cfg *schema.Config, quasi []generalize.Column, rows int, res *generalize.Result, now time.Time) map[string]string {
 	nodeJSON := []byte(`"mondrian"`)
 	if res.Levels != nil {
-		node := make([]report.NodeLevel, len(t.Columns))
-		for i, c := range t.Columns {
+		node := make([]report.NodeLevel, len(quasi))
+		for i, c := range quasi {
 			node[i] = report.NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()}
 		}
 		nodeJSON, _ = json.Marshal(node)
 	}
-	meta := recordedParams(cfg, t.Rows, p.maxSupp, res.Suppressed)
+	meta := recordedParams(cfg, rows, maxSuppressed(cfg.Privacy.Suppression, rows), res.Suppressed)
 	meta["sanitize.tool"] = "sanitize"
 	meta["sanitize.version"] = build.Version
 	meta["sanitize.dataset"] = cfg.Dataset

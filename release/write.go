@@ -100,9 +100,11 @@ func (r *recoder) dictionaries(cols []table.OutColumn, released [][]bool) {
 	r.keyed = true
 }
 
-// releasedCodes is, per quasi-identifier, which codes at its level the published
-// classes of covers (generalize.NodeClasses: a full-domain release) hold.
-func releasedCodes(t *generalize.Table, levels []int, covers generalize.ClassCovers) [][]bool {
+// ReleasedCodes is, per quasi-identifier of t, which codes at its level the published
+// classes of covers (generalize.NodeClasses or a generalize.Recoding's: a full-domain
+// release) hold: a release's dictionary of a column holds those labels only, so that a
+// label only suppressed records have is never written.
+func ReleasedCodes(t *generalize.Table, levels []int, covers generalize.ClassCovers) [][]bool {
 	out := make([][]bool, len(t.Columns))
 	for j, c := range t.Columns {
 		out[j] = make([]bool, c.Hierarchy.Size(levels[j]))
