@@ -18,6 +18,12 @@ import (
 // record's fields (a null of an insensitive column as "", of another as the
 // configuration's null-as, or an error naming the row and column) and where the record is, for messages ("part: row N", as the CLI says).
 func eachRecord(ctx context.Context, cfg *schema.Config, part string, cols func(p *job.Plan) ([]int, error), f func(p *job.Plan, at func() string, fields []string) error) error {
+	return eachRecordNulls(ctx, cfg, part, cols, func(p *job.Plan, at func() string, fields []string, _ []bool) error { return f(p, at, fields) })
+}
+
+// eachRecordNulls is eachRecord that also tells f which fields are an insensitive
+// column's null (nulls[k], the field then ""), which a typed release keeps as a null.
+func eachRecordNulls(ctx context.Context, cfg *schema.Config, part string, cols func(p *job.Plan) ([]int, error), f func(p *job.Plan, at func() string, fields []string, nulls []bool) error) error {
 	format, err := table.InputFormat(part, cfg.Input)
 	if err != nil {
 		return err
@@ -39,16 +45,16 @@ func eachRecord(ctx context.Context, cfg *schema.Config, part string, cols func(
 			for range batches { // let the stream end
 			}
 		}()
-		fields := make([]string, len(pos))
+		fields, nulls := make([]string, len(pos)), make([]bool, len(pos))
 		for b := range batches {
 			for i := range b.N {
 				row := b.First + i
 				for k, c := range pos {
-					fields[k] = b.Fields[i*b.Width+k]
+					fields[k], nulls[k] = b.Fields[i*b.Width+k], false
 					if p.IsNull(b, i, k, c) {
 						conf := p.Conf[c]
 						if conf != nil && conf.Role == schema.Insensitive {
-							fields[k] = "" // kept as a null, as the CLI keeps it
+							fields[k], nulls[k] = "", true // kept as a null, as the CLI keeps it
 							continue
 						}
 						if conf == nil || conf.Null == nil {
@@ -57,7 +63,7 @@ func eachRecord(ctx context.Context, cfg *schema.Config, part string, cols func(
 						fields[k] = *conf.Null
 					}
 				}
-				if err := f(p, func() string { return p.At(row) }, fields); err != nil {
+				if err := f(p, func() string { return p.At(row) }, fields, nulls); err != nil {
 					return err
 				}
 			}

@@ -5,18 +5,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"golang.org/x/sync/errgroup"
 
 	"sanitizer/gen"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/release"
 	"sanitizer/report"
 	"sanitizer/sample"
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 // lines returns the records of the CSV files (a file, or a folder's files), header
@@ -47,10 +57,50 @@ func lines(t *testing.T, path string) []string {
 	return out
 }
 
+// tableRecords reads a table (a file, or a folder of parts) of a binary format with
+// the table package: its columns (name and Arrow type), and its records as text lines
+// (a null distinct from every value), sorted.
+func tableRecords(t *testing.T, path, format string) (cols, recs []string) {
+	t.Helper()
+	src, err := table.Open(path, format, schema.CSV{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	all := make([]int, len(src.Columns()))
+	for i, c := range src.Columns() {
+		all[i] = i
+		cols = append(cols, fmt.Sprintf("%s %v", c.Name, c.Arrow))
+	}
+	g, ctx := errgroup.WithContext(context.Background())
+	batches := make(chan *table.Batch, 2)
+	g.Go(func() error { return src.Stream(ctx, all, batches) })
+	for b := range batches {
+		for i := range b.N {
+			fs := slices.Clone(b.Record(i))
+			for k := range fs {
+				if b.Null(i, k) {
+					fs[k] = "\x00null"
+				}
+			}
+			recs = append(recs, strings.Join(fs, "\x1f"))
+		}
+		b.Release()
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(recs)
+	return cols, recs
+}
+
 // againstCLI releases beamIn on Prism under the configuration at cfgPath, and cliIn
-// with the CLI's release, and fails t unless both publish the same non-empty multiset
-// of records at the same node. It returns both runs and the Beam release's folder.
-func againstCLI(t *testing.T, cfgPath, beamIn, cliIn string) (*Released, *report.Report, string) {
+// with the CLI's release into one file, both in the configuration's output format
+// (else the input's), and fails t unless both publish the same non-empty multiset of
+// records at the same node (CSV: the same lines; Parquet and Arrow: the same columns
+// of the same types and the same values). It returns both runs, the Beam release's
+// folder and the CLI's file.
+func againstCLI(t *testing.T, cfgPath, beamIn, cliIn string) (*Released, *report.Report, string, string) {
 	t.Helper()
 	j, err := NewJob(cfgPath)
 	if err != nil {
@@ -65,7 +115,13 @@ func againstCLI(t *testing.T, cfgPath, beamIn, cliIn string) (*Released, *report
 	if err != nil {
 		t.Fatal(err)
 	}
-	cliOut := filepath.Join(t.TempDir(), "r.csv")
+	format := cfg.Output.Format
+	if format == "" {
+		if format, err = table.InputFormat(cliIn, cfg.Input); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cliOut := filepath.Join(t.TempDir(), "r."+format)
 	rep, err := release.Release(context.Background(), cfg, job.Options{Input: cliIn, Output: cliOut})
 	if err != nil {
 		t.Fatal(err)
@@ -74,11 +130,30 @@ func againstCLI(t *testing.T, cfgPath, beamIn, cliIn string) (*Released, *report
 	for i, n := range rep.Node {
 		node[i] = n.Level
 	}
-	beamLines, cliLines := lines(t, out), lines(t, cliOut)
+	var beamLines, cliLines []string
+	if format == "csv" {
+		beamLines, cliLines = lines(t, out), lines(t, cliOut)
+	} else {
+		var beamCols, cliCols []string
+		beamCols, beamLines = tableRecords(t, out, format)
+		cliCols, cliLines = tableRecords(t, cliOut, format)
+		if !slices.Equal(beamCols, cliCols) {
+			t.Errorf("Beam's columns %v, the CLI's %v", beamCols, cliCols)
+		}
+	}
 	if !slices.Equal(got.Result.Levels, node) || !slices.Equal(beamLines, cliLines) || len(cliLines) == 0 {
 		t.Errorf("Beam: node %v, %d records; CLI: node %v, %d records; same multiset %v", got.Result.Levels, len(beamLines), node, len(cliLines), slices.Equal(beamLines, cliLines))
 	}
-	return got, rep, out
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range entries {
+		if want := release.PartName(i, len(entries), format); e.Name() != want {
+			t.Errorf("release part %d is %s, want %s", i, e.Name(), want)
+		}
+	}
+	return got, rep, out, cliOut
 }
 
 // TestReleaseOnPrismMatchesCLI: Adult in seven parts, released on Prism, is published
@@ -96,7 +171,7 @@ func TestReleaseOnPrismMatchesCLI(t *testing.T) {
 	} {
 		t.Run(privacy, func(t *testing.T) {
 			cfgPath, whole, parts := adultParts(t, 5000, privacy)
-			got, rep, out := againstCLI(t, cfgPath, parts, whole)
+			got, rep, out, _ := againstCLI(t, cfgPath, parts, whole)
 			entries, _ := os.ReadDir(out)
 			if len(entries) != 7 || got.Parts != 7 || got.Measured.Suppressed != rep.Suppressed {
 				t.Errorf("%d release parts (%d reported), %d suppressed; the CLI %d", len(entries), got.Parts, got.Measured.Suppressed, rep.Suppressed)
@@ -131,22 +206,22 @@ func TestReleaseOnPrismPublishesNothing(t *testing.T) {
 	}
 }
 
-// TestReleaseOnPrismBuiltHierarchies: the hospital sample (intervals, a mask and dates
-// built from the values, a hierarchy file, identifiers dropped, insensitive columns
-// kept) in four parts: Beam gathers every part's values for the built hierarchies and
-// publishes the same records at the same node as the CLI's release of the whole file.
-func TestReleaseOnPrismBuiltHierarchies(t *testing.T) {
+// hospitalParts writes the hospital sample of 6000 records in four CSV parts of a
+// folder, the whole file beside it, and testdata/hospital.yaml with its output section
+// replaced by output (none: as it is).
+func hospitalParts(t *testing.T, output string) (cfgPath, whole, parts string) {
+	t.Helper()
 	dir := t.TempDir()
 	var buf bytes.Buffer
 	if err := sample.Hospital(&buf, 6000, 3); err != nil {
 		t.Fatal(err)
 	}
-	whole := filepath.Join(dir, "in.csv")
+	whole = filepath.Join(dir, "in.csv")
 	if err := os.WriteFile(whole, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	rows := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
-	parts := filepath.Join(dir, "parts")
+	parts = filepath.Join(dir, "parts")
 	os.Mkdir(parts, 0o700)
 	for i, n := 1, 0; i < len(rows); i, n = i+1500, n+1 {
 		body := rows[0] + "\n" + strings.Join(rows[i:min(i+1500, len(rows))], "\n") + "\n"
@@ -159,11 +234,157 @@ func TestReleaseOnPrismBuiltHierarchies(t *testing.T) {
 		t.Fatal(err)
 	}
 	hier, _ := filepath.Abs("../../testdata/hierarchies")
-	cfgPath := filepath.Join(dir, "c.yaml")
-	if err := os.WriteFile(cfgPath, []byte(strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")), 0o600); err != nil {
+	text := strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")
+	if output != "" {
+		text = strings.Replace(text, "output: {format: csv}", output, 1)
+	}
+	cfgPath = filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(cfgPath, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return cfgPath, whole, parts
+}
+
+// TestReleaseOnPrismBuiltHierarchies: the hospital sample (intervals, a mask and dates
+// built from the values, a hierarchy file, identifiers dropped, insensitive columns
+// kept) in four parts: Beam gathers every part's values for the built hierarchies and
+// publishes the same records at the same node as the CLI's release of the whole file.
+func TestReleaseOnPrismBuiltHierarchies(t *testing.T) {
+	cfgPath, whole, parts := hospitalParts(t, "")
 	againstCLI(t, cfgPath, parts, whole)
+}
+
+// sameRelease fails t unless a release part's metadata (got) is the CLI's (want),
+// every key, the time of writing aside (which both must record).
+func sameRelease(t *testing.T, part string, got, want map[string]string) {
+	t.Helper()
+	const created = "sanitize.created_utc"
+	if _, err := time.Parse(time.RFC3339, got[created]); err != nil || want[created] == "" {
+		t.Errorf("%s: %s %q, the CLI's %q", part, created, got[created], want[created])
+	}
+	got, want = maps.Clone(got), maps.Clone(want)
+	delete(got, created)
+	delete(want, created)
+	if want["sanitize.k"] == "" || want["sanitize.node"] == "" || !maps.Equal(got, want) {
+		t.Errorf("%s: metadata\n%v\nthe CLI's\n%v", part, got, want)
+	}
+}
+
+// TestReleaseOnPrismParquetOutput: Adult in seven CSV parts released on Prism with
+// output.format parquet is seven Parquet parts (part-00000.parquet, …) holding the
+// same records, columns and types as the CLI's Parquet release of the whole file, at
+// the same node, with l-diversity and suppression; every part's key-value metadata is
+// the CLI's file's (the release parameters, the configuration's digest, the node, the
+// version, the stored Arrow schema), its time of writing aside; and the CLI's check
+// passes on the parts (Release ran it before publishing).
+func TestReleaseOnPrismParquetOutput(t *testing.T) {
+	cfgPath, whole, parts := adultParts(t, 5000, "privacy: {k: 5, suppression: 0.04, l-diversity: {column: occupation, variant: distinct, l: 2}}")
+	raw, _ := os.ReadFile(cfgPath)
+	os.WriteFile(cfgPath, []byte(strings.Replace(string(raw), "output: {csv: {separator: \";\"}}", "output: {format: parquet}", 1)), 0o600)
+	got, rep, out, cliOut := againstCLI(t, cfgPath, parts, whole)
+	want := testfiles.ParquetMetadata(t, cliOut)
+	for i := range 7 {
+		part := filepath.Join(out, release.PartName(i, 7, "parquet"))
+		sameRelease(t, part, testfiles.ParquetMetadata(t, part), want)
+	}
+	if got.Measured.Suppressed != rep.Suppressed || rep.Suppressed == 0 {
+		t.Errorf("%d suppressed, the CLI %d", got.Measured.Suppressed, rep.Suppressed)
+	}
+	cfg, err := schema.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := release.Check(context.Background(), cfg, job.Options{Input: parts, Output: out}); err != nil {
+		t.Errorf("sanitize check of the published parts: %v", err)
+	}
+}
+
+// TestReleaseOnPrismArrowOutput: the hospital sample in four CSV parts released on
+// Prism with output.format arrow is four Arrow IPC files holding the same records,
+// columns and types as the CLI's Arrow release of the whole file, each carrying the
+// CLI's schema metadata but the time of writing.
+func TestReleaseOnPrismArrowOutput(t *testing.T) {
+	cfgPath, whole, parts := hospitalParts(t, "output: {format: arrow}")
+	_, _, out, cliOut := againstCLI(t, cfgPath, parts, whole)
+	meta := func(path string) map[string]string {
+		src, err := table.Open(path, "arrow", schema.CSV{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		return src.Metadata()
+	}
+	want := meta(cliOut)
+	for i := range 4 {
+		part := filepath.Join(out, release.PartName(i, 4, "arrow"))
+		sameRelease(t, part, meta(part), want)
+	}
+}
+
+// TestReleaseOnPrismTypedParquet: Parquet parts whose kept columns have types the CLI
+// keeps (a float, a timestamp with a zone, a 16-bit integer) and nulls (in insensitive
+// columns) are released on Prism, without output.format, as Parquet parts (the
+// input's format, as the CLI's release in parts) holding the same records of the same
+// types, nulls as nulls, as the CLI's release of the same parts.
+func TestReleaseOnPrismTypedParquet(t *testing.T) {
+	dir := t.TempDir()
+	parts := filepath.Join(dir, "parts")
+	os.Mkdir(parts, 0o700)
+	fields := []arrow.Field{
+		{Name: "id", Type: arrow.BinaryTypes.String},
+		{Name: "age", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "sex", Type: arrow.BinaryTypes.String},
+		{Name: "score", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "seen", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, Nullable: true},
+		{Name: "visits", Type: arrow.PrimitiveTypes.Int16, Nullable: true},
+		{Name: "note", Type: arrow.BinaryTypes.String, Nullable: true},
+	}
+	for p := range 3 {
+		rb := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
+		for i := range 700 {
+			r := p*700 + i
+			rb.Field(0).(*array.StringBuilder).Append(fmt.Sprintf("p%d", r))
+			rb.Field(1).(*array.Int64Builder).Append(int64(18 + r*7919%60))
+			rb.Field(2).(*array.StringBuilder).Append([]string{"F", "M"}[r%2])
+			if r%11 == 0 {
+				rb.Field(3).AppendNull()
+				rb.Field(4).AppendNull()
+				rb.Field(5).AppendNull()
+				rb.Field(6).AppendNull()
+			} else {
+				rb.Field(3).(*array.Float64Builder).Append(float64(r) / 7)
+				rb.Field(4).(*array.TimestampBuilder).Append(arrow.Timestamp(1_700_000_000_000_000 + int64(r)*86_400_000_001))
+				rb.Field(5).(*array.Int16Builder).Append(int16(r%300 - 150))
+				rb.Field(6).(*array.StringBuilder).Append([]string{"", "a,b", "\"q\""}[r%3])
+			}
+		}
+		rec := rb.NewRecordBatch()
+		testfiles.WriteArrowParquet(t, filepath.Join(parts, fmt.Sprintf("part-%d.parquet", p)), rec, nil, pqarrow.WithStoreSchema())
+		rec.Release()
+		rb.Release()
+	}
+	hier, _ := filepath.Abs("../../testdata/hierarchies")
+	cfgPath := filepath.Join(dir, "c.yaml")
+	text := fmt.Sprintf(`dataset: typed
+input: {format: parquet}
+columns:
+  id:     {role: identifier}
+  age:    {role: quasi, type: integer, hierarchy: {intervals: [5, 10, 20]}}
+  sex:    {role: quasi, hierarchy: {file: %s/sex.csv}}
+  score:  {role: insensitive}
+  seen:   {role: insensitive}
+  visits: {role: insensitive}
+  note:   {role: insensitive}
+privacy: {k: 4, suppression: 0.02}
+`, hier)
+	if err := os.WriteFile(cfgPath, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, out, _ := againstCLI(t, cfgPath, parts, parts)
+	_, recs := tableRecords(t, out, "parquet")
+	if nulls := strings.Count(strings.Join(recs, "\n"), "\x00null"); nulls == 0 {
+		t.Errorf("no null in the release")
+	}
 }
 
 // TestReleaseOnPrismParquetParts: the hospital sample written as four Parquet parts
@@ -250,7 +471,7 @@ func TestReleaseOnPrismResearchSubset(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(cfgPath)
 	os.WriteFile(cfgPath, []byte(strings.Replace(string(raw), "  occupation: {role: insensitive}\n", "  occupation: {role: insensitive}\n  in_study: {role: identifier}\n", 1)), 0o600)
-	got, rep, _ := againstCLI(t, cfgPath, parts, whole)
+	got, rep, _, _ := againstCLI(t, cfgPath, parts, whole)
 	if got.Population == nil || got.Population.Records() != 30162 || got.Classes.Records() != rep.Input.Rows {
 		t.Errorf("Beam counted a subset of %d and a population of %v; the CLI's subset is %d", got.Classes.Records(), got.Population, rep.Input.Rows)
 	}

@@ -2,18 +2,20 @@ package stage
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"sanitizer/generalize"
 	"sanitizer/job"
+	"sanitizer/release"
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 func init() {
@@ -22,8 +24,9 @@ func init() {
 
 // writePartFn recodes one part at the chosen node and writes its release part: the
 // records of published classes, in order, every quasi-identifier as its label at the
-// node's level, the other kept columns as read. A class is suppressed as the merged
-// class table's recoding says (the same for every part).
+// node's level, the other kept columns as read, in the release's format with the
+// release's metadata (Meta), through the CLI's sinks (package table). A class is
+// suppressed as the merged class table's recoding says (the same for every part).
 type writePartFn struct {
 	Job     Job
 	Levels  []int
@@ -33,6 +36,10 @@ type writePartFn struct {
 	Population []byte
 	Parts      []string // every part, in order: a part's release is named by its index
 	Out        string   // the folder the release's parts are written to
+	Format     string   // the release's format: csv, parquet, arrow or arrows
+	// Meta is the release's key-value metadata (release.ReleaseMetadata), written into
+	// every Parquet or Arrow part alike.
+	Meta map[string]string
 }
 
 // ProcessElement is process, its error's kind marked for the driver (workerErr).
@@ -67,7 +74,8 @@ func (f *writePartFn) process(ctx context.Context, part string) error {
 	if index < 0 {
 		return fmt.Errorf("internal error: %s is not a part of the input", part)
 	}
-	return writePart(ctx, cfg, like, rec, f.Levels, part, filepath.Join(f.Out, fmt.Sprintf("part-%05d.csv", index)))
+	w := partWriter{cfg: cfg, like: like, rec: rec, levels: f.Levels, format: f.Format, meta: f.Meta}
+	return w.write(ctx, part, filepath.Join(f.Out, release.PartName(index, len(f.Parts), f.Format)))
 }
 
 // names is the quasi-identifiers' names of t, in its order.
@@ -79,8 +87,54 @@ func names(t *generalize.Table) []string {
 	return out
 }
 
-// writePart writes the release of one part to out, a CSV file.
-func writePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, rec *generalize.Recoding, levels []int, part, out string) (err error) {
+// partWriter writes the release of one part.
+type partWriter struct {
+	cfg    *schema.Config
+	like   *generalize.Table
+	rec    *generalize.Recoding
+	levels []int
+	format string
+	meta   map[string]string
+}
+
+// dictionaries gives every quasi-identifier column of cols (the release's columns, in
+// kept order; quasiAt[j] the quasi-identifier of column j, or −1) the CLI's dictionary
+// of its labels at the node's level: those some published class holds
+// (release.ReleasedCodes), in code order, so that no label only suppressed records
+// have is written. It returns, per quasi-identifier, every leaf's place in its
+// column's dictionary (−1: not released).
+func (w *partWriter) dictionaries(cols []table.OutColumn, quasiAt []int) [][]int32 {
+	released := release.ReleasedCodes(w.like, w.levels, w.rec.Covers)
+	keyOf := make([][]int32, len(w.like.Columns))
+	for j, qi := range quasiAt {
+		if qi < 0 {
+			continue
+		}
+		h, l := w.like.Columns[qi].Hierarchy, w.levels[qi]
+		at := make([]int32, h.Size(l))
+		labels := []string{}
+		for code := range at {
+			at[code] = -1
+			if released[qi][code] {
+				at[code] = int32(len(labels))
+				labels = append(labels, h.Value(l, int32(code)))
+			}
+		}
+		cols[j].Dict = labels
+		keyOf[qi] = make([]int32, h.Leaves())
+		for leaf := range keyOf[qi] {
+			keyOf[qi][leaf] = at[h.Code(l, int32(leaf))]
+		}
+	}
+	return keyOf
+}
+
+// write writes the release of part to out, a new file: the records batch by batch
+// through the format's sink, a quasi-identifier as its key into its dictionary, the
+// other kept columns as text (the sink types them as the CLI's release does: the
+// input's type, an insensitive null a null). A CSV input's typed value that is not
+// one is bad input naming where it is and the column, as in the CLI.
+func (w *partWriter) write(ctx context.Context, part, out string) (err error) {
 	file, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
@@ -90,23 +144,48 @@ func writePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, 
 			err = cerr
 		}
 	}()
-	w := csv.NewWriter(file)
-	if d := cfg.Output.CSV; d.Separator != 0 {
-		w.Comma = d.Separator
+	cfg, like := w.cfg, w.like
+	var (
+		quasiAt []int // per kept column: its quasi-identifier, or −1
+		keyOf   [][]int32
+		cols    []table.OutColumn
+		sink    table.Sink
+		prep    table.Preparer
+		rows    *table.Rows
+		hasNull bool // some field of rows is null
+		leaves  = make([]int32, len(like.Columns))
+	)
+	flush := func() error {
+		if rows == nil || rows.N == 0 {
+			return nil
+		}
+		if !hasNull {
+			rows.Nulls = nil
+		}
+		x, err := prep.Prepare(rows)
+		if err == nil {
+			err = prep.WritePrepared(x)
+		}
+		if err != nil {
+			return fmt.Errorf("writing release part %s: %w", out, err)
+		}
+		rows, hasNull = nil, false
+		return nil
 	}
-	var quasiAt []int // per kept column: its quasi-identifier, or −1
-	var leaves []int32
-	var outRec []string
-	err = eachRecord(ctx, cfg, part,
+	err = eachRecordNulls(ctx, cfg, part,
 		func(p *job.Plan) ([]int, error) {
 			for _, pos := range p.Kept {
 				quasiAt = append(quasiAt, slices.Index(names(like), p.Header[pos]))
 			}
-			leaves, outRec = make([]int32, len(p.Quasi)), make([]string, len(p.Kept))
-			if d := cfg.Output.CSV; d.Separator == 0 || d.Header {
-				if err := w.Write(p.ReleaseHeader()); err != nil {
-					return nil, err
-				}
+			cols = p.OutColumns()
+			keyOf = w.dictionaries(cols, quasiAt)
+			var err error
+			if sink, err = table.NewSink(file, w.format, cfg.Output.CSV, cols, w.meta); err != nil {
+				return nil, fmt.Errorf("writing release part %s: %w", out, err)
+			}
+			var ok bool
+			if prep, ok = sink.(table.Preparer); !ok {
+				return nil, fmt.Errorf("internal error: the %s sink does not take keys", w.format)
 			}
 			read := append(slices.Clone(p.Kept), p.Quasi...)
 			if sub := cfg.Privacy.Subset; sub != nil { // its flag last
@@ -118,43 +197,68 @@ func writePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, 
 			}
 			return read, nil
 		},
-		func(p *job.Plan, at func() string, fields []string) error {
+		func(p *job.Plan, at func() string, fields []string, nulls []bool) error {
 			if cfg.Privacy.Subset != nil { // outside the subset: not released
 				if in, err := inSubset(cfg, fields[len(fields)-1], at); !in || err != nil {
 					return err
 				}
 			}
-			k := len(p.Kept)
+			width := len(p.Kept)
 			for i := range leaves {
 				var err error
-				if leaves[i], err = leafOf(like.Columns[i], fields[k+i], at); err != nil {
+				if leaves[i], err = leafOf(like.Columns[i], fields[width+i], at); err != nil {
 					return err
 				}
 			}
-			if rec.IsSuppressed(leaves) {
+			if w.rec.IsSuppressed(leaves) {
 				return nil
 			}
-			for j := range outRec {
-				if q := quasiAt[j]; q >= 0 {
-					h := like.Columns[q].Hierarchy
-					outRec[j] = h.Value(levels[q], h.Code(levels[q], leaves[q]))
-				} else {
-					outRec[j] = fields[j]
+			if rows == nil {
+				rows = &table.Rows{Fields: make([]string, 0, table.BatchRows*width), Nulls: make([]bool, 0, table.BatchRows*width), Keys: make([][]int32, width)}
+				for j, qi := range quasiAt {
+					if qi >= 0 {
+						rows.Keys[j] = make([]int32, 0, table.BatchRows)
+					}
 				}
 			}
-			return w.Write(outRec)
+			for j, qi := range quasiAt {
+				if qi >= 0 {
+					rows.Keys[j] = append(rows.Keys[j], keyOf[qi][leaves[qi]])
+					rows.Fields, rows.Nulls = append(rows.Fields, ""), append(rows.Nulls, false)
+					continue
+				}
+				pos := p.Kept[j]
+				if !nulls[j] && p.TextIn {
+					if err := table.CheckType(p.Conf[pos], fields[j]); err != nil {
+						return schema.BadInput("%s: column %q: %w", at(), p.Header[pos], err)
+					}
+				}
+				rows.Fields = append(rows.Fields, strings.Clone(fields[j])) // not the batch's block
+				rows.Nulls = append(rows.Nulls, nulls[j])
+				hasNull = hasNull || nulls[j]
+			}
+			if rows.N++; rows.N == table.BatchRows {
+				return flush()
+			}
+			return nil
 		})
 	if err != nil {
 		return err
 	}
-	w.Flush()
-	return w.Error()
+	if err := flush(); err != nil {
+		return err
+	}
+	if err := sink.Finish(); err != nil {
+		return fmt.Errorf("writing release part %s: %w", out, err)
+	}
+	return nil
 }
 
 // WriteParts adds to the pipeline the recoding of every part into its release part in
 // folder out, at levels with the merged class table's (and for a research subset, its
-// population's) suppression.
-func WriteParts(s beam.Scope, job Job, levels []int, classes, population []byte, parts []string, out string) {
+// population's) suppression, in format (csv, parquet, arrow or arrows) with the
+// release's metadata meta (release.ReleaseMetadata) in every Parquet or Arrow part.
+func WriteParts(s beam.Scope, job Job, levels []int, classes, population []byte, parts []string, out, format string, meta map[string]string) {
 	s = s.Scope("WriteParts")
-	beam.ParDo0(s, &writePartFn{Job: job, Levels: levels, Classes: classes, Population: population, Parts: parts, Out: out}, beam.CreateList(s, parts))
+	beam.ParDo0(s, &writePartFn{Job: job, Levels: levels, Classes: classes, Population: population, Parts: parts, Out: out, Format: format, Meta: meta}, beam.CreateList(s, parts))
 }
