@@ -1,13 +1,18 @@
-// Command sanitize-beam runs a release on Apache Beam: the same configuration as
-// sanitize, the input's parts counted and recoded on the workers, the search on one.
+// Command sanitize-beam runs a release, or the dp outputs, on Apache Beam: the same
+// configuration as sanitize, the input's parts read on the workers.
 //
 //	sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--force] [--max-class-table MiB] [--runner=…] [runner flags]
+//	sanitize-beam dp      -c CONFIG --in INPUT --out DIR [--ledger LEDGER.json] [--runner=…] [runner flags]
 //
-// INPUT is a CSV file, a folder of CSV parts or a glob; RELEASE the folder the release's
-// parts are published to, one per input part. Beam's pipeline options (--runner and the
-// runner's own) are taken as Beam takes them; without --runner, Beam's default. Exit
-// status as sanitize's: 0 done; 2 bad input or configuration; 3 the models cannot be
-// met (nothing published); 1 anything else.
+// INPUT is a file, a folder of parts (CSV, Parquet, Arrow) or a glob. A release counts
+// the classes on the workers and searches on one, then recodes every part into a part
+// of RELEASE, checked before it is published. dp noises the histograms, marginals and
+// aggregates through Privacy on Beam over the declared domains and publishes them into
+// DIR with the CLI's manifest, the spend recorded in the ledger first. Beam's pipeline
+// options (--runner and the runner's own) are taken as Beam takes them; without
+// --runner, Beam's default. Exit status as sanitize's: 0 done; 2 bad input or
+// configuration; 3 the models cannot be met or the budget does not allow the run
+// (nothing published); 1 anything else.
 package main
 
 import (
@@ -17,11 +22,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"sanitizer/beam/stage"
+	"sanitizer/job"
 	"sanitizer/schema"
 )
 
@@ -31,8 +38,12 @@ var (
 	in     = flag.String("in", "", "the input: a CSV file, a folder of CSV parts or a glob")
 	out    = flag.String("out", "", "the folder the release's parts are published to")
 	force  = flag.Bool("force", false, "replace an existing release")
-	maxMiB = flag.Int64("max-class-table", 4096, "the most MiB the merged class table may take, which the search holds on one machine (0: no bound)")
+	maxMiB = flag.Int64("max-class-table", 4096, "release: the most MiB the merged class table may take, which the search holds on one machine (0: no bound)")
+	ledger = flag.String("ledger", "", "dp: the privacy ledger the run's spend is recorded in before anything is published")
 )
+
+const usage = `usage: sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--force] [--max-class-table MiB] [--runner=…]
+       sanitize-beam dp -c CONFIG --in INPUT --out DIR [--ledger LEDGER.json] [--runner=…]`
 
 func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
@@ -40,30 +51,30 @@ func main() {
 
 // run is the command on args, its exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "release" {
-		fmt.Fprintln(stderr, "usage: sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--force] [--runner=…]")
+	if len(args) == 0 || (args[0] != "release" && args[0] != "dp") {
+		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	*config, *in, *out, *force, *maxMiB = "", "", "", false, 4096
+	*config, *in, *out, *force, *maxMiB, *ledger = "", "", "", false, 4096, ""
 	flag.CommandLine.SetOutput(stderr)
 	if err := flag.CommandLine.Parse(args[1:]); err != nil {
 		return 2
 	}
 	if *config == "" || *in == "" || *out == "" {
-		fmt.Fprintln(stderr, "sanitize-beam release: -c, --in and --out are required")
+		fmt.Fprintf(stderr, "sanitize-beam %s: -c, --in and --out are required\n", args[0])
 		return 2
 	}
 	beam.Init()
 	j, err := stage.NewJob(*config)
-	j.MaxClassTable = *maxMiB << 20
 	if err == nil {
-		var r *stage.Released
-		r, err = stage.Release(ctx, j, *in, *out, *force, func(ctx context.Context, p *beam.Pipeline) error { return beamx.Run(ctx, p) })
+		runner := func(ctx context.Context, p *beam.Pipeline) error { return beamx.Run(ctx, p) }
+		if args[0] == "dp" {
+			err = dp(ctx, j, runner, stdout)
+		} else {
+			j.MaxClassTable = *maxMiB << 20
+			err = release(ctx, j, runner, stdout)
+		}
 		if err == nil {
-			fmt.Fprintf(stdout, "released %d of %d records to %s (%d parts; %d suppressed); node %v, %s %.4g; checked from the written parts\n",
-				r.Measured.Rows, r.Classes.Records(), *out, r.Parts, r.Measured.Suppressed, r.Result.Levels, r.Result.Metric, r.Result.Value)
-			fmt.Fprintf(stdout, "stages: count %d ms, search %d ms, write %d ms, check %d ms\n",
-				r.Count.Milliseconds(), r.Search.Milliseconds(), r.Write.Milliseconds(), r.Check.Milliseconds())
 			return 0
 		}
 	}
@@ -75,4 +86,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 3
 	}
 	return 1
+}
+
+// release runs the release and prints its summary.
+func release(ctx context.Context, j stage.Job, runner stage.Execute, stdout io.Writer) error {
+	r, err := stage.Release(ctx, j, *in, *out, *force, runner)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "released %d of %d records to %s (%d parts; %d suppressed); node %v, %s %.4g; checked from the written parts\n",
+		r.Measured.Rows, r.Classes.Records(), *out, r.Parts, r.Measured.Suppressed, r.Result.Levels, r.Result.Metric, r.Result.Value)
+	fmt.Fprintf(stdout, "stages: count %d ms, search %d ms, write %d ms, check %d ms\n",
+		r.Count.Milliseconds(), r.Search.Milliseconds(), r.Write.Milliseconds(), r.Check.Milliseconds())
+	return nil
+}
+
+// dp runs the dp outputs and prints their summary (the record count is not DP: never
+// printed).
+func dp(ctx context.Context, j stage.Job, runner stage.Execute, stdout io.Writer) error {
+	r, err := stage.DP(ctx, j, job.Options{Input: *in, Output: *out, Ledger: *ledger}, runner)
+	if err != nil {
+		return err
+	}
+	r.Manifest.Summary(stdout, filepath.Join(*out, "manifest.json"))
+	fmt.Fprintf(stdout, "stages: noise %d ms, publish %d ms\n", r.Noise.Milliseconds(), r.Publish.Milliseconds())
+	return nil
 }

@@ -1,0 +1,461 @@
+package stage
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/google/differential-privacy/privacy-on-beam/v3/pbeam"
+
+	"sanitizer/dphist"
+	"sanitizer/dprun"
+	"sanitizer/job"
+	"sanitizer/report"
+	"sanitizer/schema"
+	"sanitizer/table"
+)
+
+// The dp outputs on Beam: every part is read on the workers and each record mapped,
+// as the CLI maps it (dprun.Mapper), to its partitions of every output; Privacy on
+// Beam bounds each privacy unit's contributions, counts (or sums, averages, takes
+// quantiles) and adds the noise of Google's library, over public partitions made from
+// the declared domains alone (every cell, empty ones too, never a cell seen in the
+// data); the noisy values are gathered into one file per output and statistic; and
+// the driver makes the tables with the CLI's post-processing, records the spend in the
+// ledger and only then publishes (dprun.Publish: record, then release).
+
+func init() {
+	beam.RegisterType(reflect.TypeOf((*dpElem)(nil)).Elem())
+	register.DoFn3x1[context.Context, string, func(string, dpElem), error](&dpReadFn{})
+	register.Emitter2[string, dpElem]()
+	register.DoFn3x0[string, dpElem, func(string, int64)](&dpKeysFn{})
+	register.Emitter2[string, int64]()
+	register.DoFn3x0[string, dpElem, func(string, dpElem)](&dpValuesFn{})
+	register.Function1x2[dpElem, int64, float64](dpKeyValue)
+	register.DoFn2x0[int64, func(int64)](&partitionsFn{})
+	register.Emitter1[int64]()
+	register.Function2x1[int64, int64, []byte](encodeCount)
+	register.Function2x1[int64, float64, []byte](encodeValue)
+	register.Function2x1[int64, []float64, []byte](encodeValues)
+	register.DoFn2x1[[]byte, func(*[]byte) bool, error](&gatherFn{})
+}
+
+// dpElem is one record's contribution to one partition of one output: the output's
+// index, the partition and, for an aggregate, the record's value.
+type dpElem struct {
+	Out   int32
+	Key   int64
+	Value float64
+}
+
+// dpReadFn reads one part and emits, keyed by the record's privacy unit, its
+// contribution to every output. Without a privacy unit every record is its own: its
+// part's index and row.
+type dpReadFn struct {
+	Job   Job
+	Parts []string
+}
+
+// ProcessElement is process, its error's kind marked for the driver (workerErr).
+func (f *dpReadFn) ProcessElement(ctx context.Context, part string, emit func(string, dpElem)) error {
+	return workerErr(f.process(ctx, part, emit))
+}
+
+func (f *dpReadFn) process(ctx context.Context, part string, emit func(string, dpElem)) error {
+	cfg, err := schema.Parse(f.Job.Config, f.Job.Name, f.Job.Dir)
+	if err != nil {
+		return err
+	}
+	index := slices.Index(f.Parts, part)
+	if index < 0 {
+		return fmt.Errorf("internal error: %s is not a part of the input", part)
+	}
+	format, err := table.InputFormat(part, cfg.Input)
+	if err != nil {
+		return err
+	}
+	src, p, err := job.OpenInput(cfg, part, format)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	outs, err := dprun.Describe(cfg, p)
+	if err != nil {
+		return err
+	}
+	m, err := dprun.NewMapper(cfg, p, outs)
+	if err != nil {
+		return err
+	}
+	batches := make(chan *table.Batch, 2)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	streamed := make(chan error, 1)
+	go func() { streamed <- src.Stream(ctx, m.Columns(), batches) }()
+	prefix := strconv.Itoa(index) + ":"
+	var mapErr error
+	for b := range batches {
+		for i := 0; i < b.N && mapErr == nil; i++ {
+			id := "" // the record's own, without a privacy unit
+			mapErr = m.Map(b, i, func(out int, unit string, key int64, value float64) {
+				if unit == "" {
+					if id == "" {
+						id = prefix + strconv.Itoa(b.First+i)
+					}
+					unit = id
+				}
+				emit(unit, dpElem{Out: int32(out), Key: key, Value: value})
+			})
+		}
+		b.Release()
+		if mapErr != nil {
+			cancel()
+		}
+	}
+	if err := <-streamed; mapErr == nil && err != nil && ctx.Err() == nil {
+		return err
+	}
+	return mapErr
+}
+
+// dpKeysFn keeps output Out's contributions as its partitions, for counting.
+type dpKeysFn struct{ Out int32 }
+
+func (f *dpKeysFn) ProcessElement(unit string, e dpElem, emit func(string, int64)) {
+	if e.Out == f.Out {
+		emit(unit, e.Key)
+	}
+}
+
+// dpValuesFn keeps output Out's contributions, partitions with values.
+type dpValuesFn struct{ Out int32 }
+
+func (f *dpValuesFn) ProcessElement(unit string, e dpElem, emit func(string, dpElem)) {
+	if e.Out == f.Out {
+		emit(unit, e)
+	}
+}
+
+// dpKeyValue is a contribution as the partition and value Privacy on Beam's per-key
+// aggregations take.
+func dpKeyValue(e dpElem) (int64, float64) { return e.Key, e.Value }
+
+// partitionsFn emits the partitions 0 … n−1 of an output: its public partitions,
+// from its declared domains alone.
+type partitionsFn struct{}
+
+func (partitionsFn) ProcessElement(n int64, emit func(int64)) {
+	for k := range n {
+		emit(k)
+	}
+}
+
+// A noisy result travels to the driver as the partition (a varint), the number of
+// values (a uvarint) and the values (float64, little-endian).
+func encodeValues(key int64, vs []float64) []byte {
+	b := binary.AppendVarint(nil, key)
+	b = binary.AppendUvarint(b, uint64(len(vs)))
+	for _, v := range vs {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	}
+	return b
+}
+
+func encodeCount(key, v int64) []byte         { return encodeValues(key, []float64{float64(v)}) }
+func encodeValue(key int64, v float64) []byte { return encodeValues(key, []float64{v}) }
+
+// gatherFn writes every encoded result of one collection into the file Path.
+type gatherFn struct{ Path string }
+
+func (f *gatherFn) ProcessElement(_ []byte, results func(*[]byte) bool) error {
+	var all, r []byte
+	for results(&r) {
+		all = binary.AppendUvarint(all, uint64(len(r)))
+		all = append(all, r...)
+	}
+	return os.WriteFile(f.Path, all, 0o600)
+}
+
+// gather adds to the pipeline the writing of col (encoded by encode) into path.
+func gather(s beam.Scope, col beam.PCollection, encode any, path string) {
+	enc := beam.ParDo(s, encode, col)
+	beam.ParDo0(s, &gatherFn{Path: path}, beam.GroupByKey(s, beam.ParDo(s, noKey, enc)))
+}
+
+// readGathered reads a gathered file into one value list per partition, refusing
+// anything but exactly one result for each of the n partitions.
+func readGathered(path string, n int64) ([][]float64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: the noisy results: %w", err)
+	}
+	out := make([][]float64, n)
+	seen := int64(0)
+	for len(data) > 0 {
+		size, k := binary.Uvarint(data)
+		if k <= 0 || uint64(len(data)-k) < size {
+			return nil, fmt.Errorf("internal error: %s: a truncated result", path)
+		}
+		r := data[k : k+int(size)]
+		data = data[k+int(size):]
+		key, k := binary.Varint(r)
+		if k <= 0 || key < 0 || key >= n || out[key] != nil {
+			return nil, fmt.Errorf("internal error: %s: partition %d is not one of the output's %d or comes twice", path, key, n)
+		}
+		m, j := binary.Uvarint(r[k:])
+		r = r[k+max(j, 0):]
+		if j <= 0 || uint64(len(r)) != 8*m {
+			return nil, fmt.Errorf("internal error: %s: a malformed result", path)
+		}
+		vs := make([]float64, m)
+		for i := range vs {
+			vs[i] = math.Float64frombits(binary.LittleEndian.Uint64(r[8*i:]))
+		}
+		out[key] = vs
+		seen++
+	}
+	if seen != n {
+		return nil, fmt.Errorf("internal error: %s: %d of the output's %d partitions came back", path, seen, n)
+	}
+	return out, nil
+}
+
+// DPRun is what a dp run on Beam did.
+type DPRun struct {
+	Manifest *report.Manifest
+	// Noise is the wall time of the pipeline that read, bounded and noised; Publish
+	// the driver's tables, ledger record and writing.
+	Noise, Publish time.Duration
+}
+
+// DP runs the configuration's dp outputs (histograms, marginals and aggregates) on the
+// runner and publishes them into opt.Output with the CLI's manifest, the spend
+// recorded first in opt.Ledger when set. It refuses, as bad input, what Privacy on
+// Beam cannot do as the CLI does: synthetic records and replace-one neighbours. Errors
+// as the CLI's dp: nothing is published on any.
+func DP(ctx context.Context, j Job, opt job.Options, run Execute) (*DPRun, error) {
+	cfg, err := schema.Parse(j.Config, j.Name, j.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := beamDP(cfg, j.Name); err != nil {
+		return nil, err
+	}
+	prep, err := dprun.Prepare(cfg, opt)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := Parts(prep.Input)
+	if err != nil {
+		return nil, err
+	}
+	outs, err := describeParts(cfg, parts)
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp(filepath.Dir(job.Abs(opt.Output)), "."+filepath.Base(opt.Output)+".sanitize-beam-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	p, s := beam.NewPipelineWithRoot()
+	elems := beam.ParDo(s, &dpReadFn{Job: j, Parts: parts}, beam.CreateList(s, parts))
+	for i, out := range outs {
+		if err := noiseOutput(s.Scope(out.Spec.Name), cfg, i, out, elems, work); err != nil {
+			return nil, err
+		}
+	}
+	start := time.Now()
+	if err := runMarked(ctx, run, p); err != nil {
+		return nil, err
+	}
+	noised := time.Now()
+	noisy := make([]dprun.Noisy, len(outs))
+	for i, out := range outs {
+		if noisy[i], err = readNoisy(out, i, work); err != nil {
+			return nil, err
+		}
+	}
+	man, err := dprun.Publish(ctx, withoutSeed(cfg), opt, prep, outs, noisy)
+	if err != nil {
+		return nil, err
+	}
+	return &DPRun{Manifest: man, Noise: noised.Sub(start), Publish: time.Since(noised)}, nil
+}
+
+// beamDP refuses what the dp outputs on Beam cannot do as the CLI does.
+func beamDP(cfg *schema.Config, where string) error {
+	if cfg.DP == nil {
+		return schema.BadInput("%s: dp: the configuration has no dp section", where)
+	}
+	if cfg.DP.Neighbours == "replace-one" {
+		return schema.BadInput("%s: dp.neighbours: replace-one does not run on Beam (Privacy on Beam bounds and calibrates for add-remove neighbours): use add-remove, or the CLI", where)
+	}
+	for i, o := range cfg.DP.Outputs {
+		if o.Synthetic != nil {
+			return schema.BadInput("%s: dp.outputs[%d].synthetic: synthetic records do not run on Beam: use the CLI's sanitize dp", where, i)
+		}
+	}
+	return nil
+}
+
+// describeParts describes the outputs from the first part's columns and checks that
+// every part describes them alike (the same column types, so the same domains).
+func describeParts(cfg *schema.Config, parts []string) ([]*dprun.Output, error) {
+	var first []*dprun.Output
+	for _, part := range parts {
+		format, err := table.InputFormat(part, cfg.Input)
+		if err != nil {
+			return nil, err
+		}
+		src, p, err := job.OpenInput(cfg, part, format)
+		if err != nil {
+			return nil, err
+		}
+		src.Close()
+		outs, err := dprun.Describe(cfg, p)
+		if err != nil {
+			return nil, err
+		}
+		if first == nil {
+			first = outs
+			continue
+		}
+		for i := range outs {
+			if !reflect.DeepEqual(outs[i].Labels, first[i].Labels) {
+				return nil, schema.BadInput("%s: output %q: the part's column types give other cells than %s's", part, outs[i].Spec.Name, parts[0])
+			}
+		}
+	}
+	return first, nil
+}
+
+// withoutSeed is cfg with its privacy unit's seed cleared, for the manifest: Privacy
+// on Beam samples the rows it keeps itself, unseeded.
+func withoutSeed(cfg *schema.Config) *schema.Config {
+	if cfg.DP.PrivacyUnit == nil {
+		return cfg
+	}
+	c, d, u := *cfg, *cfg.DP, *cfg.DP.PrivacyUnit
+	u.Seed = 0
+	d.PrivacyUnit = &u
+	c.DP = &d
+	return &c
+}
+
+// noiseOutput adds output i to the pipeline: its contributions, bounded, counted (or
+// aggregated) and noised by Privacy on Beam over its public partitions, gathered into
+// files in work. Its manifest's contributions say how Privacy on Beam bounded them.
+func noiseOutput(s beam.Scope, cfg *schema.Config, i int, out *dprun.Output, elems beam.PCollection, work string) error {
+	spec, err := pbeam.NewPrivacySpec(pbeam.PrivacySpecParams{AggregationEpsilon: out.Spec.Epsilon, AggregationDelta: out.Spec.Delta})
+	if err != nil {
+		return schema.BadInput("dp.outputs %s: %v", out.Spec.Name, err)
+	}
+	public := beam.ParDo(s, partitionsFn{}, beam.Create(s, out.Partitions()))
+	keys := beam.ParDo(s, &dpKeysFn{Out: int32(i)}, elems)
+	var kind pbeam.NoiseKind = pbeam.LaplaceNoise{}
+	if out.Spec.Mechanism == dphist.Gaussian {
+		kind = pbeam.GaussianNoise{}
+	}
+	if out.Spec.Aggregate == nil {
+		m := out.Mechanism
+		counts := pbeam.Count(s, pbeam.MakePrivate(s, keys, spec), pbeam.CountParams{NoiseKind: kind,
+			AggregationEpsilon: m.Epsilon, AggregationDelta: m.Delta, PublicPartitions: public,
+			MaxPartitionsContributed: m.L0, MaxValue: m.LInf, AllowNegativeOutputs: true})
+		gather(s, counts, encodeCount, noisyPath(work, i, 0))
+		bounded(cfg, out, m.L0, m.LInf)
+		return nil
+	}
+	a := out.Aggregate
+	values := pbeam.ParDo(s, dpKeyValue, pbeam.MakePrivate(s, beam.ParDo(s, &dpValuesFn{Out: int32(i)}, elems), spec))
+	for j, b := range out.Manifest.Stats {
+		var res beam.PCollection
+		encode := any(encodeValue)
+		switch b.Stat {
+		case dphist.StatCount:
+			res = pbeam.Count(s, pbeam.MakePrivate(s, keys, spec), pbeam.CountParams{NoiseKind: kind,
+				AggregationEpsilon: b.LibEpsilon, AggregationDelta: b.LibDelta, PublicPartitions: public,
+				MaxPartitionsContributed: b.L0, MaxValue: a.LInf, AllowNegativeOutputs: true})
+			encode = encodeCount
+		case dphist.StatSum:
+			res = pbeam.SumPerKey(s, values, pbeam.SumParams{NoiseKind: kind,
+				AggregationEpsilon: b.LibEpsilon, AggregationDelta: b.LibDelta, PublicPartitions: public,
+				MaxPartitionsContributed: b.L0, MinValue: b.SumLower, MaxValue: b.SumUpper})
+		case dphist.StatMean:
+			res = pbeam.MeanPerKey(s, values, pbeam.MeanParams{NoiseKind: kind,
+				AggregationEpsilon: b.LibEpsilon, AggregationDelta: b.LibDelta, PublicPartitions: public,
+				MaxPartitionsContributed: b.L0, MaxContributionsPerPartition: b.MaxContribPerPartition,
+				MinValue: a.Lower, MaxValue: a.Upper})
+		case dphist.StatQuantiles:
+			res = pbeam.QuantilesPerKey(s, values, pbeam.QuantilesParams{NoiseKind: kind,
+				AggregationEpsilon: b.LibEpsilon, AggregationDelta: b.LibDelta, PublicPartitions: public,
+				MaxPartitionsContributed: b.L0, MaxContributionsPerPartition: b.MaxContribPerPartition,
+				MinValue: a.Lower, MaxValue: a.Upper, Ranks: a.Ranks})
+			encode = encodeValues
+		default:
+			return fmt.Errorf("internal error: output %s: statistic %q", out.Spec.Name, b.Stat)
+		}
+		gather(s, res, encode, noisyPath(work, i, j))
+	}
+	bounded(cfg, out, a.L0, a.LInf)
+	return nil
+}
+
+// bounded notes in out's manifest how Privacy on Beam bounded a privacy unit's
+// contributions: at most cells partitions, and at most rows rows in each.
+func bounded(cfg *schema.Config, out *dprun.Output, cells, rows int64) {
+	if cfg.DP.PrivacyUnit != nil {
+		out.Manifest.Contributions = &report.ManifestContributed{CellsPerUnit: int(cells), RowsPerCell: int(rows)}
+	}
+}
+
+// noisyPath is the file output i's statistic j is gathered into.
+func noisyPath(work string, i, j int) string {
+	return filepath.Join(work, fmt.Sprintf("noisy-%d-%d.bin", i, j))
+}
+
+// readNoisy reads output i's gathered results.
+func readNoisy(out *dprun.Output, i int, work string) (dprun.Noisy, error) {
+	n := out.Partitions()
+	if out.Spec.Aggregate == nil {
+		vs, err := readGathered(noisyPath(work, i, 0), n)
+		if err != nil {
+			return dprun.Noisy{}, err
+		}
+		counts := make([]float64, n)
+		for k, v := range vs {
+			counts[k] = v[0]
+		}
+		return dprun.Noisy{Counts: counts}, nil
+	}
+	groups := make([]dphist.GroupResult, n)
+	for j, b := range out.Manifest.Stats {
+		vs, err := readGathered(noisyPath(work, i, j), n)
+		if err != nil {
+			return dprun.Noisy{}, err
+		}
+		for k, v := range vs {
+			g := &groups[k]
+			switch b.Stat {
+			case dphist.StatCount:
+				g.Count = int64(v[0])
+			case dphist.StatSum:
+				g.Sum = v[0]
+			case dphist.StatMean:
+				g.Mean = v[0]
+			case dphist.StatQuantiles:
+				g.Quantiles = v
+			}
+		}
+	}
+	return dprun.Noisy{Groups: groups}, nil
+}
