@@ -43,7 +43,9 @@ type Job struct {
 	// sorted (the Values stage).
 	Values map[string][]string
 	// MaxClassTable bounds the memory of the merged class table, which the search
-	// holds on one machine (generalize.ClassTable.Bytes; 0: no bound).
+	// holds on one machine (generalize.ClassTable.Bytes; 0: no bound): a table its
+	// estimate proves past it is refused before the count (Estimate), one the merge
+	// finds past it while merging.
 	MaxClassTable int64
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"golang.org/x/sync/errgroup"
 
 	"sanitizer/gen"
@@ -144,6 +146,16 @@ func againstCLI(t *testing.T, cfgPath, beamIn, cliIn string) (*Released, *report
 	if !slices.Equal(got.Result.Levels, node) || !slices.Equal(beamLines, cliLines) || len(cliLines) == 0 {
 		t.Errorf("Beam: node %v, %d records; CLI: node %v, %d records; same multiset %v", got.Result.Levels, len(beamLines), node, len(cliLines), slices.Equal(beamLines, cliLines))
 	}
+	// The estimate made before the count bounds the tables counted.
+	est := got.Estimate
+	if b := got.Classes.Bytes(); b < est.Classes.AtLeast || b > est.Classes.AtMost {
+		t.Errorf("the class table takes %d bytes, estimated between %d and %d", b, est.Classes.AtLeast, est.Classes.AtMost)
+	}
+	if b := got.Population.Bytes(); b < est.Population.AtLeast || b > est.Population.AtMost {
+		t.Errorf("the population's class table takes %d bytes, estimated between %d and %d", b, est.Population.AtLeast, est.Population.AtMost)
+	}
+	t.Logf("class table: %d bytes, estimated %d to %d (%d records at most; %q: %d values); population %d, estimated %d to %d",
+		got.Classes.Bytes(), est.Classes.AtLeast, est.Classes.AtMost, est.Records, est.Widest, est.Values, got.Population.Bytes(), est.Population.AtLeast, est.Population.AtMost)
 	entries, err := os.ReadDir(out)
 	if err != nil {
 		t.Fatal(err)
@@ -413,9 +425,62 @@ func TestReleaseOnPrismParquetParts(t *testing.T) {
 	againstCLI(t, cfgPath, parts, parts)
 }
 
-// TestReleaseOnPrismClassTableBound: a merged class table past Job.MaxClassTable is
-// refused as bad input naming the bound, while the parts are merged, and nothing is
-// published; under the bound the release goes on.
+// TestReleaseOnPrismArrowStreamParts: the hospital sample as three Arrow IPC stream
+// parts, which give no bound on their records without reading them, is released on
+// Prism as Arrow IPC stream parts (the input's format) holding the same records as the
+// CLI's release of the same parts; the estimate's upper bound, from the leaves alone,
+// still bounds the class table.
+func TestReleaseOnPrismArrowStreamParts(t *testing.T) {
+	dir := t.TempDir()
+	parts := filepath.Join(dir, "parts")
+	os.Mkdir(parts, 0o700)
+	for i := range 3 {
+		if err := gen.Hospital(filepath.Join(parts, fmt.Sprintf("part-%d.arrows", i)), "arrows", 1000, uint64(20+i), job.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := os.ReadFile("../../testdata/hospital.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hier, _ := filepath.Abs("../../testdata/hierarchies")
+	text := strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")
+	text = strings.Replace(text, "input: {format: csv, csv: {separator: \",\", header: true}}", "input: {format: arrows}", 1)
+	text = strings.Replace(text, "output: {format: csv}\n", "", 1)
+	cfgPath := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(cfgPath, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, _, _, _ := againstCLI(t, cfgPath, parts, parts)
+	if got.Estimate.Records != -1 {
+		t.Errorf("the estimate bounds the records of Arrow IPC streams: %d", got.Estimate.Records)
+	}
+}
+
+// warnings sets slog's default logger to one that keeps warnings and errors, until
+// the test ends.
+func warnings(t *testing.T) *bytes.Buffer {
+	var buf bytes.Buffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	t.Cleanup(func() { slog.SetDefault(old) })
+	return &buf
+}
+
+// counting is onPrism, counting the pipelines it runs in runs.
+func counting(runs *int) Execute {
+	return func(ctx context.Context, p *beam.Pipeline) error {
+		*runs++
+		return onPrism(ctx, p)
+	}
+}
+
+// TestReleaseOnPrismClassTableBound: a merged class table past Job.MaxClassTable that
+// the estimate cannot prove to be (Adult's hierarchies are files: nothing bounds its
+// classes from below) is warned of before the count, then refused as bad input naming
+// the bound while the parts are merged, and nothing is published; with a bound the
+// table fits in but the estimate's upper bound does not, the warning is given and the
+// release goes on; with one past the upper bound, no warning.
 func TestReleaseOnPrismClassTableBound(t *testing.T) {
 	cfgPath, _, parts := adultParts(t, 5000, "privacy: {k: 5}")
 	j, err := NewJob(cfgPath)
@@ -423,17 +488,67 @@ func TestReleaseOnPrismClassTableBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
+	log := warnings(t)
+	runs := 0
 	j.MaxClassTable = 100 << 10 // Adult's table takes about 0.7 MiB
-	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, onPrism)
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--max-class-table") {
-		t.Fatalf("got %v", err)
+	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, counting(&runs))
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--max-class-table") || !strings.Contains(err.Error(), "classes or more") || runs != 1 {
+		t.Fatalf("got %v after %d pipelines", err, runs)
+	}
+	if !strings.Contains(log.String(), "--max-class-table") {
+		t.Errorf("no warning: %q", log)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("left %v behind", entries)
 	}
 	j.MaxClassTable = 8 << 20
-	if _, err := Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, onPrism); err != nil {
+	got, err := Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, onPrism)
+	if err != nil {
 		t.Fatal(err)
+	}
+	b, est := got.Classes.Bytes(), got.Estimate.Classes
+	if est.AtLeast >= b || b >= est.AtMost {
+		t.Fatalf("the class table takes %d bytes, estimated %d to %d", b, est.AtLeast, est.AtMost)
+	}
+	for _, bound := range []int64{(b + est.AtMost) / 2, est.AtMost} {
+		log.Reset()
+		j.MaxClassTable = bound
+		if _, err := Release(context.Background(), j, parts, filepath.Join(t.TempDir(), "release"), false, onPrism); err != nil {
+			t.Fatal(err)
+		}
+		if warned := strings.Contains(log.String(), "--max-class-table"); warned != (bound < est.AtMost) {
+			t.Errorf("a bound of %d bytes for a table of %d estimated at most %d: warned %v: %q", bound, b, est.AtMost, warned, log)
+		}
+	}
+}
+
+// TestReleaseOnPrismClassTableEstimate: the hospital sample's dates, whose hierarchy
+// is built from the values gathered, give the class table at least as many classes as
+// there are dates; a Job.MaxClassTable below what those take is refused as bad input
+// before the parts are counted (only the pipeline that gathers the values ran), naming
+// the bound and the column, and nothing is published; one above goes on, to the
+// merge's exact check.
+func TestReleaseOnPrismClassTableEstimate(t *testing.T) {
+	cfgPath, _, parts := hospitalParts(t, "")
+	j, err := NewJob(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	runs := 0
+	j.MaxClassTable = 32 << 10 // 2045 dates: at least 40 KB
+	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, counting(&runs))
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--max-class-table") || !strings.Contains(err.Error(), "refused before counting") || !strings.Contains(err.Error(), `column "admitted"`) || runs != 1 {
+		t.Fatalf("got %v after %d pipelines", err, runs)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %v behind", entries)
+	}
+	runs = 0
+	j.MaxClassTable = 64 << 10 // above the lower bound, below the table's 120 KB
+	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, counting(&runs))
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "classes or more") || runs != 2 {
+		t.Fatalf("got %v after %d pipelines", err, runs)
 	}
 }
 

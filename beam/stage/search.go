@@ -38,13 +38,16 @@ type Searched struct {
 	// Population is a research subset's population's class table (nil: no subset).
 	Population *generalize.ClassTable
 	Result     *generalize.Result
+	// Estimate bounded the class tables before they were counted.
+	Estimate Estimate
 	// Count and Search are the wall time of the pipeline that counted the classes and
 	// of the search.
 	Count, Search time.Duration
 }
 
 // Search counts the classes of the input's parts on the runner, merges them into one
-// table on one worker, and searches it here, with the options the CLI's release
+// table on one worker (refused up front when its estimate is certain to be past
+// Job.MaxClassTable: Estimate), and searches it here, with the options the CLI's release
 // takes (release.ModelOptions): the same node as the CLI's for the same input and
 // configuration. tmp is a folder the workers and this process share, for the merged
 // table.
@@ -58,6 +61,15 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 	}
 	cfg, like, sens, err := job.table()
 	if err != nil {
+		return nil, err
+	}
+	// Before anything is counted: a class table certain to be past the bound is
+	// refused, one that may be is warned of (estimate.go).
+	est, err := estimate(cfg, job, like, sens, parts)
+	if err != nil {
+		return nil, err
+	}
+	if err := est.check(job); err != nil {
 		return nil, err
 	}
 	subset := cfg.Privacy.Subset != nil
@@ -91,7 +103,7 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 	if err != nil {
 		return nil, err
 	}
-	return &Searched{Job: job, Classes: classes, Population: pop, Result: res, Count: counted.Sub(start), Search: time.Since(counted)}, nil
+	return &Searched{Job: job, Classes: classes, Population: pop, Result: res, Estimate: est, Count: counted.Sub(start), Search: time.Since(counted)}, nil
 }
 
 // readClasses reads a merged class table the pipeline wrote.
