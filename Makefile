@@ -103,6 +103,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 30s ./schema
 	$(GO) test -run '^$$' -fuzz FuzzReadHierarchy -fuzztime 30s ./generalize
 	$(GO) test -run '^$$' -fuzz FuzzUnmarshalClasses -fuzztime 30s ./generalize
+	$(GO) test -run '^$$' -fuzz FuzzUnmarshalCut -fuzztime 30s ./generalize
 	$(GO) test -run '^$$' -fuzz FuzzReadCSV -fuzztime 30s ./table
 	$(GO) test -run '^$$' -fuzz FuzzCSVMatchesStdlib -fuzztime 30s ./table
 	$(GO) test -run '^$$' -fuzz FuzzCSVFieldMatchesStdlib -fuzztime 30s ./table
