@@ -218,6 +218,47 @@ func TestReleaseOnPrismPublishesNothing(t *testing.T) {
 	}
 }
 
+// TestReleaseOnPrismUnlistedSensitive: a released sensitive column's value that its
+// hierarchy file does not list (the hospital sample's diagnosis, in its third part)
+// fails the run as bad input naming the part, the row and the column, never the
+// value, as the CLI's release of the whole file fails; nothing is published.
+func TestReleaseOnPrismUnlistedSensitive(t *testing.T) {
+	cfgPath, whole, parts := hospitalParts(t, "")
+	for _, path := range []string{filepath.Join(parts, "part-c.csv"), whole} {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := strings.SplitN(string(raw), "\n", 12)
+		fields := strings.Split(rows[10], ",")
+		fields[6] = "SECRET-DIAGNOSIS"
+		rows[10] = strings.Join(fields, ",")
+		if err := os.WriteFile(path, []byte(strings.Join(rows, "\n")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j, err := NewJob(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, onPrism)
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `part-c.csv: row 10: column "diagnosis": value not listed in hierarchy`) || strings.Contains(err.Error(), "SECRET") {
+		t.Fatalf("got %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %v behind", entries)
+	}
+	cfg, err := schema.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cliErr := release.Release(context.Background(), cfg, job.Options{Input: whole, Output: filepath.Join(dir, "r.csv")})
+	if !errors.Is(cliErr, schema.ErrBadInput) || !strings.Contains(cliErr.Error(), `column "diagnosis": value not listed in hierarchy`) {
+		t.Errorf("the CLI's release of the whole file: %v", cliErr)
+	}
+}
+
 // hospitalParts writes the hospital sample of 6000 records in four CSV parts of a
 // folder, the whole file beside it, and testdata/hospital.yaml with its output section
 // replaced by output (none: as it is).

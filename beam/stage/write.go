@@ -133,7 +133,8 @@ func (w *partWriter) dictionaries(cols []table.OutColumn, quasiAt []int) [][]int
 // through the format's sink, a quasi-identifier as its key into its dictionary, the
 // other kept columns as text (the sink types them as the CLI's release does: the
 // input's type, an insensitive null a null). A CSV input's typed value that is not
-// one is bad input naming where it is and the column, as in the CLI.
+// one, and a released sensitive value its hierarchy file does not list, are bad input
+// naming where they are and the column, never the value, as in the CLI.
 func (w *partWriter) write(ctx context.Context, part, out string) (err error) {
 	file, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -148,6 +149,7 @@ func (w *partWriter) write(ctx context.Context, part, out string) (err error) {
 	var (
 		quasiAt []int // per kept column: its quasi-identifier, or −1
 		keyOf   [][]int32
+		listed  []*generalize.Hierarchy // per kept column: a sensitive column's hierarchy file, which must list its values
 		cols    []table.OutColumn
 		sink    table.Sink
 		prep    table.Preparer
@@ -179,6 +181,16 @@ func (w *partWriter) write(ctx context.Context, part, out string) (err error) {
 			}
 			cols = p.OutColumns()
 			keyOf = w.dictionaries(cols, quasiAt)
+			listed = make([]*generalize.Hierarchy, len(p.Kept))
+			for j, pos := range p.Kept {
+				if c := p.Conf[pos]; c.Role == schema.Sensitive && c.Hierarchy != nil && c.Hierarchy.File != "" {
+					h, err := p.Hier.Hierarchy(c.Hierarchy.File)
+					if err != nil {
+						return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+					}
+					listed[j] = h
+				}
+			}
 			var err error
 			if sink, err = table.NewSink(file, w.format, cfg.Output.CSV, cols, w.meta); err != nil {
 				return nil, fmt.Errorf("writing release part %s: %w", out, err)
@@ -231,6 +243,11 @@ func (w *partWriter) write(ctx context.Context, part, out string) (err error) {
 				if !nulls[j] && p.TextIn {
 					if err := table.CheckType(p.Conf[pos], fields[j]); err != nil {
 						return schema.BadInput("%s: column %q: %w", at(), p.Header[pos], err)
+					}
+				}
+				if h := listed[j]; h != nil {
+					if _, ok := h.Leaf(fields[j]); !ok {
+						return schema.BadInput("%s: column %q: value not listed in hierarchy %s", at(), p.Header[pos], h.Source())
 					}
 				}
 				rows.Fields = append(rows.Fields, strings.Clone(fields[j])) // not the batch's block
