@@ -12,22 +12,23 @@ import (
 // value of each leaf of its hierarchy; categorical ones get nil. A leaf that is not a
 // value of its column's type is bad input: Mondrian splits the column as numbers.
 func mondrianValues(p *plan, t *generalize.Table) ([][]float64, error) {
-	values, bad := leafValues(p, t, false)
+	values, bad := leafValues(p.Config, t.Columns, false)
 	if bad >= 0 {
 		c := t.Columns[bad]
-		return nil, schema.BadInput("columns.%s: a value of its hierarchy (%s) is not a %s: Mondrian splits it as a number", c.Name, c.Hierarchy.Source(), p.QuasiCfg[bad].Type)
+		return nil, schema.BadInput("columns.%s: a value of its hierarchy (%s) is not a %s: Mondrian splits it as a number", c.Name, c.Hierarchy.Source(), p.Config.Column(c.Name).Type)
 	}
 	return values, nil
 }
 
-// leafValues gives every numeric quasi-identifier (type integer, float, date) the value
-// of each leaf of its hierarchy, and nil to the others. A numeric column with a leaf
-// that is not a value of its type (or, when finite is set, is infinite) gets nil too;
-// bad is the first such column (−1: none).
-func leafValues(p *plan, t *generalize.Table, finite bool) (values [][]float64, bad int) {
-	values, bad = make([][]float64, len(t.Columns)), -1
-	for j, c := range t.Columns {
-		switch p.QuasiCfg[j].Type {
+// leafValues gives every numeric quasi-identifier of cols (type integer, float, date in
+// cfg) the value of each leaf of its hierarchy, and nil to the others. A numeric column
+// with a leaf that is not a value of its type (or, when finite is set, is infinite)
+// gets nil too; bad is the first such column (−1: none).
+func leafValues(cfg *schema.Config, cols []generalize.Column, finite bool) (values [][]float64, bad int) {
+	values, bad = make([][]float64, len(cols)), -1
+	for j, c := range cols {
+		typ := cfg.Column(c.Name).Type
+		switch typ {
 		case schema.Integer, schema.Float, schema.Date:
 		default:
 			continue
@@ -35,7 +36,7 @@ func leafValues(p *plan, t *generalize.Table, finite bool) (values [][]float64, 
 		h := c.Hierarchy
 		v := make([]float64, h.Leaves())
 		for l := range v {
-			f, ok := orderKey(p.QuasiCfg[j].Type, h.Value(0, int32(l)))
+			f, ok := orderKey(typ, h.Value(0, int32(l)))
 			if !ok || (finite && math.IsInf(f, 0)) {
 				v = nil
 				if bad < 0 {

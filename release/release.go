@@ -181,33 +181,24 @@ func (r *run) encodeStage(ctx context.Context) (err error) {
 // searchOptions is the search's model: k, the suppression limit, the metric and the
 // protected columns' l-diversity and t-closeness.
 func (r *run) searchOptions() (generalize.Options, error) {
-	sopt, err := ModelOptions(r.cfg, r.p.QuasiNames(), r.t.Rows)
+	sopt, err := ModelOptions(r.cfg, r.t.Columns, r.t.Rows)
 	if err != nil {
 		return sopt, err
 	}
 	sopt.MaxSuppressed, sopt.Workers, sopt.OnEvaluate, sopt.Population = r.p.maxSupp, r.opt.Workers, r.p.progress.AddEvaluated, r.populationModel()
-	for i, c := range r.t.Columns { // a bound above the hierarchy's top, named by its key
-		top := c.Hierarchy.Height() - 1
-		for key, b := range map[string][]int{"min-levels": sopt.MinLevels, "max-levels": sopt.MaxLevels} {
-			if b != nil && b[i] > top {
-				return sopt, schema.BadInput("%s: search.%s.%s: %d is above the hierarchy's top level, %d", configName(r.cfg), key, c.Name, b[i], top)
-			}
-		}
-	}
-	if sopt.Metric == generalize.MetricNCP { // numeric columns by their values, as the utility measures
-		sopt.Values = utilityValues(r.p, r.t)
-	}
 	addModels(&sopt, r.prot)
 	return sopt, nil
 }
 
 // ModelOptions is the part of the search's options that the configuration decides for
-// a table of rows records whose quasi-identifiers are quasi (in the table's order): k
-// (raised by highest-risk and an estimated k-map), the suppression limit, the metric
-// with its aggregate, weights and gs-factor, and the risk-based models. The caller adds
-// the protected columns' models, the population and ncp's leaf values, which need the
-// table; a release on another engine (the beam module) takes the same options.
-func ModelOptions(cfg *schema.Config, quasi []string, rows int) (generalize.Options, error) {
+// a table of rows records whose quasi-identifiers are cols (in the table's order; their
+// codes are not read): k (raised by highest-risk and an estimated k-map), the
+// suppression limit, the metric with its aggregate, weights, gs-factor and, for ncp,
+// the numeric columns' leaf values, the bounds on each column's level (LevelBounds),
+// and the risk-based models. The caller adds the protected columns' models and the
+// population, which need the records; a release on another engine (the beam module)
+// takes the same options.
+func ModelOptions(cfg *schema.Config, cols []generalize.Column, rows int) (generalize.Options, error) {
 	if _, err := population(cfg, rows); err != nil { // before the search, not at the report
 		return generalize.Options{}, err
 	}
@@ -224,28 +215,53 @@ func ModelOptions(cfg *schema.Config, quasi []string, rows int) (generalize.Opti
 		metric = generalize.MetricLoss
 	}
 	sopt := generalize.Options{K: k, MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), Metric: metric, Aggregate: cfg.Search.Aggregate, GSFactor: cfg.Search.GSFactor, Risks: risks}
-	if lo, hi := cfg.Search.MinLevels, cfg.Search.MaxLevels; lo != nil || hi != nil { // in table order
-		sopt.MinLevels, sopt.MaxLevels = make([]int, len(quasi)), make([]int, len(quasi))
-		for i, name := range quasi {
-			sopt.MaxLevels[i] = -1 // the top
-			if l, ok := lo[name]; ok {
-				sopt.MinLevels[i] = l
-			}
-			if l, ok := hi[name]; ok {
-				sopt.MaxLevels[i] = l
-			}
-		}
+	if sopt.MinLevels, sopt.MaxLevels, err = LevelBounds(cfg, cols); err != nil {
+		return generalize.Options{}, err
 	}
 	if w := cfg.Search.Weights; w != nil { // in table order, 1 for a quasi-identifier not named
-		sopt.Weights = make([]float64, len(quasi))
-		for i, name := range quasi {
+		sopt.Weights = make([]float64, len(cols))
+		for i, c := range cols {
 			sopt.Weights[i] = 1
-			if x, ok := w[name]; ok {
+			if x, ok := w[c.Name]; ok {
 				sopt.Weights[i] = x
 			}
 		}
 	}
+	if metric == generalize.MetricNCP { // numeric columns by their values, as the utility measures
+		sopt.Values = utilityValues(cfg, cols)
+	}
 	return sopt, nil
+}
+
+// LevelBounds is search.min-levels and search.max-levels (ARX's minimum and maximum
+// generalization) in the order of the quasi-identifiers cols: a level per column, 0
+// and −1 (the top) where a column has no bound; nil, nil when the configuration sets
+// neither. A bound above a column's hierarchy's top level is bad input naming its key.
+func LevelBounds(cfg *schema.Config, cols []generalize.Column) (lo, hi []int, err error) {
+	atLeast, atMost := cfg.Search.MinLevels, cfg.Search.MaxLevels
+	if atLeast == nil && atMost == nil {
+		return nil, nil, nil
+	}
+	lo, hi = make([]int, len(cols)), make([]int, len(cols))
+	for i, c := range cols {
+		hi[i] = -1
+		top := c.Hierarchy.Height() - 1
+		for _, b := range []struct {
+			key   string
+			set   map[string]int
+			level *int
+		}{{"min-levels", atLeast, &lo[i]}, {"max-levels", atMost, &hi[i]}} {
+			l, ok := b.set[c.Name]
+			if !ok {
+				continue
+			}
+			if l > top {
+				return nil, nil, schema.BadInput("%s: search.%s.%s: %d is above the hierarchy's top level, %d", configName(cfg), b.key, c.Name, l, top)
+			}
+			*b.level = l
+		}
+	}
+	return lo, hi, nil
 }
 
 // searchStage chooses what the release publishes (a node of the lattice, or Mondrian's
@@ -275,7 +291,7 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 		}
 		// A numeric column with a leaf that is not a finite number is measured by its
 		// leaves, the others by value.
-		values = utilityValues(r.p, r.t)
+		values = utilityValues(r.cfg, r.t.Columns)
 	}
 	if r.inputSizes, err = inputSizes(r.t, r.classes); err != nil {
 		return fmt.Errorf("internal error: the input's classes: %w", err)
@@ -666,8 +682,8 @@ func sameUtility(m *verify.Measured, u generalize.Metrics, records int) bool {
 // utilityValues gives the utility metrics every numeric quasi-identifier's leaf values
 // (leafValues; a column with a leaf that is not a finite value of its type is measured
 // by leaves).
-func utilityValues(p *plan, t *generalize.Table) [][]float64 {
-	values, _ := leafValues(p, t, true)
+func utilityValues(cfg *schema.Config, cols []generalize.Column) [][]float64 {
+	values, _ := leafValues(cfg, cols, true)
 	return values
 }
 
