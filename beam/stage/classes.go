@@ -1,8 +1,9 @@
 // Package stage holds the stages of a release on Apache Beam, each a function of the
 // configuration and the input's parts: the values the hierarchy builders and the
 // sensitive columns' numbering need (Values), the class table of the most specific
-// node counted part by part on the workers and merged into one (ClassTable), the
-// search on it (Search), and every part recoded and written, then checked (Release).
+// node the search may choose (search.min-levels: generalize.Cut) counted part by part
+// on the workers and merged into one (ClassTable), the search on it (Search), and
+// every part recoded and written, then checked (Release).
 package stage
 
 import (
@@ -24,8 +25,9 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, string, func([]byte), error](&countPartFn{})
+	register.DoFn4x1[context.Context, string, func([]byte), func([]byte), error](&countPartFn{})
 	register.DoFn4x1[context.Context, []byte, func(*[]byte) bool, func([]byte), error](&mergeFn{})
+	register.DoFn3x1[[]byte, func(*[]byte) bool, func([]byte), error](&mergeLeavesFn{})
 	register.Emitter1[[]byte]()
 	register.Function1x2(noKey)
 	register.Iter1[[]byte]()
@@ -64,7 +66,8 @@ func NewJob(path string) (Job, error) {
 
 // table is the configuration with the table its parts are read into: the
 // quasi-identifiers with their hierarchies, the protected sensitive columns numbered
-// over the job's values (release.SensitiveModels), and options holding their models.
+// over the job's values (release.SensitiveModels), options holding their models, and
+// the cut at search.min-levels that the parts' classes are counted at.
 func (j Job) table() (*schema.Config, *generalize.Table, *input, error) {
 	cfg, err := schema.Parse(j.Config, j.Name, j.Dir)
 	if err != nil {
@@ -110,13 +113,28 @@ func (j Job) table() (*schema.Config, *generalize.Table, *input, error) {
 		t.Sensitive = append(t.Sensitive, s.Meta)
 		in.index = append(in.index, s.Index)
 	}
+	lo, _, err := release.LevelBounds(cfg, t.Columns)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if lo == nil {
+		lo = make([]int, len(t.Columns)) // the leaves
+	}
+	if in.cut, err = generalize.NewCut(t.Columns, lo); err != nil {
+		return nil, nil, nil, err
+	}
 	return cfg, t, in, nil
 }
 
-// input is how a part's sensitive values are numbered, and the models on them.
+// input is how a part's records are read into a class table: its sensitive values'
+// numbering, the models on them, and the cut its classes are counted at.
 type input struct {
 	index  []map[string]int32 // per sensitive column of the table: value → number
 	models generalize.Options // the l-diversity, t-closeness and β-likeness requirements
+	// cut is the quasi-identifiers at their minimum levels (search.min-levels; the
+	// leaves where none is set): the search never chooses a node below them, so the
+	// class table holds one class per combination of their values there, no more.
+	cut *generalize.Cut
 }
 
 // withModels returns opt with the sensitive columns' requirements.
@@ -125,9 +143,11 @@ func (in *input) withModels(opt generalize.Options) generalize.Options {
 	return opt
 }
 
-// countPartFn counts the classes of one part and emits its class table. Each element
-// (a part) parses the configuration and loads the hierarchies again: a part is large,
-// that is little.
+// countPartFn counts the classes of one part at the job's cut and emits its cut class
+// table and, for the records to release, its records per leaf (generalize.LeafCounts:
+// what the entropy and ncp metrics read beside a cut table, and a check of its counts).
+// Each element (a part) parses the configuration and loads the hierarchies again: a
+// part is large, that is little.
 type countPartFn struct {
 	Job Job
 	// Population counts every record's quasi-identifiers (the research subset's
@@ -136,16 +156,16 @@ type countPartFn struct {
 }
 
 // ProcessElement is process, its error's kind marked for the driver (workerErr).
-func (f *countPartFn) ProcessElement(ctx context.Context, part string, emit func([]byte)) error {
-	return workerErr(f.process(ctx, part, emit))
+func (f *countPartFn) ProcessElement(ctx context.Context, part string, emitClasses, emitLeaves func([]byte)) error {
+	return workerErr(f.process(ctx, part, emitClasses, emitLeaves))
 }
 
-func (f *countPartFn) process(ctx context.Context, part string, emit func([]byte)) error {
+func (f *countPartFn) process(ctx context.Context, part string, emitClasses, emitLeaves func([]byte)) error {
 	cfg, like, in, err := f.Job.table()
 	if err != nil {
 		return err
 	}
-	t, err := encodePart(ctx, cfg, like, in, part, f.Population)
+	t, leaves, err := encodePart(ctx, cfg, like, in, part, f.Population)
 	if err != nil {
 		return err
 	}
@@ -153,33 +173,44 @@ func (f *countPartFn) process(ctx context.Context, part string, emit func([]byte
 	if err != nil {
 		return err
 	}
-	data, err := ct.MarshalBinary()
+	data, err := in.cut.MarshalClasses(ct)
 	if err != nil {
 		return err
 	}
-	emit(data)
+	emitClasses(data)
+	if !f.Population {
+		if data, err = leaves.MarshalBinary(); err != nil {
+			return err
+		}
+		emitLeaves(data)
+	}
 	return nil
 }
 
-// encodePart reads a part's quasi-identifiers as leaf codes of like's hierarchies,
-// and its protected sensitive columns as their values' numbers. A value a hierarchy
-// does not list is bad input naming the part, the row and the column, never the value,
-// as in the CLI.
+// encodePart reads a part's quasi-identifiers as the representatives at in's cut of
+// their leaf codes in like's hierarchies (generalize.Cut.Leaf), and its protected
+// sensitive columns as their values' numbers; leaves are its records per leaf. A
+// value a hierarchy does not list is bad input naming the part, the row and the
+// column, never the value, as in the CLI.
 //
 // With a research subset (privacy.subset), only the subset's records are read, or,
 // with population, every record's quasi-identifiers alone.
-func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, in *input, part string, population bool) (*generalize.Table, error) {
+func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table, in *input, part string, population bool) (t *generalize.Table, leaves generalize.LeafCounts, err error) {
 	if population {
 		like = populationLike(like)
 	}
 	q := len(like.Columns)
+	leaves = make(generalize.LeafCounts, q)
+	for i, c := range like.Columns {
+		leaves[i] = make([]int64, c.Hierarchy.Leaves())
+	}
 	names := append(names(like), sensitiveNames(like)...)
 	sub := cfg.Privacy.Subset != nil && !population
 	if sub {
 		names = append(names, cfg.Privacy.Subset.Column)
 	}
-	codes := make([][]int32, len(names)) // per column: every record's leaf, or value number
-	err := eachRecord(ctx, cfg, part, func(p *job.Plan) ([]int, error) { return positions(p, part, names) },
+	codes := make([][]int32, len(names)) // per column: every record's representative, or value number
+	err = eachRecord(ctx, cfg, part, func(p *job.Plan) ([]int, error) { return positions(p, part, names) },
 		func(_ *job.Plan, at func() string, fields []string) error {
 			if sub {
 				if in, err := inSubset(cfg, fields[len(fields)-1], at); !in || err != nil {
@@ -200,14 +231,15 @@ func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table,
 				if err != nil {
 					return err
 				}
-				codes[i] = append(codes[i], leaf)
+				leaves[i][leaf]++
+				codes[i] = append(codes[i], in.cut.Leaf(i, leaf))
 			}
 			return nil
 		})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	t := &generalize.Table{Rows: len(codes[0])}
+	t = &generalize.Table{Rows: len(codes[0])}
 	for i, c := range like.Columns {
 		cs := generalize.NewCodes(t.Rows, c.Hierarchy.Leaves())
 		for r, leaf := range codes[i] {
@@ -224,7 +256,7 @@ func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table,
 		s.Codes = cs
 		t.Sensitive = append(t.Sensitive, s)
 	}
-	return t, nil
+	return t, leaves, nil
 }
 
 // populationLike is like's quasi-identifiers alone: the columns a population's class
@@ -265,7 +297,7 @@ func (f *mergeFn) ProcessElement(ctx context.Context, key []byte, parts func(*[]
 }
 
 func (f *mergeFn) process(_ context.Context, _ []byte, parts func(*[]byte) bool, emit func([]byte)) error {
-	_, like, _, err := f.Job.table()
+	_, like, in, err := f.Job.table()
 	if err != nil {
 		return err
 	}
@@ -277,7 +309,7 @@ func (f *mergeFn) process(_ context.Context, _ []byte, parts func(*[]byte) bool,
 	var merged *generalize.ClassTable
 	var data []byte
 	for parts(&data) {
-		ct, err := generalize.UnmarshalClasses(data, like)
+		ct, err := in.cut.UnmarshalClasses(data, like)
 		if err != nil {
 			return fmt.Errorf("internal error: a part's class table: %w", err)
 		}
@@ -287,7 +319,43 @@ func (f *mergeFn) process(_ context.Context, _ []byte, parts func(*[]byte) bool,
 			return err
 		}
 		if b := merged.Bytes(); f.Job.MaxClassTable > 0 && b > f.Job.MaxClassTable {
-			return schema.BadInput("%s: the input's class table holds %d classes or more (%.1f MiB), past the bound of %.1f MiB (--max-class-table) on what the search holds on one machine: use fewer or coarser quasi-identifiers, or raise the bound", f.Job.Name, merged.Len(), float64(b)/(1<<20), float64(f.Job.MaxClassTable)/(1<<20))
+			return schema.BadInput("%s: the input's class table holds %d classes or more (%.1f MiB), past the bound of %.1f MiB (--max-class-table) on what the search holds on one machine: use fewer or coarser quasi-identifiers, raise their minimum levels (search.min-levels), or raise the bound", f.Job.Name, merged.Len(), float64(b)/(1<<20), float64(f.Job.MaxClassTable)/(1<<20))
+		}
+	}
+	out, err := in.cut.MarshalClasses(merged)
+	if err != nil {
+		return err
+	}
+	emit(out)
+	return nil
+}
+
+// mergeLeavesFn adds up every part's records per leaf.
+type mergeLeavesFn struct {
+	Job Job
+}
+
+// ProcessElement is process, its error's kind marked for the driver (workerErr).
+func (f *mergeLeavesFn) ProcessElement(_ []byte, parts func(*[]byte) bool, emit func([]byte)) error {
+	return workerErr(f.process(parts, emit))
+}
+
+func (f *mergeLeavesFn) process(parts func(*[]byte) bool, emit func([]byte)) error {
+	_, like, _, err := f.Job.table()
+	if err != nil {
+		return err
+	}
+	var merged generalize.LeafCounts
+	var data []byte
+	for parts(&data) {
+		lc, err := generalize.UnmarshalLeafCounts(data, like)
+		if err != nil {
+			return fmt.Errorf("internal error: a part's leaf counts: %w", err)
+		}
+		if merged == nil {
+			merged = lc
+		} else if merged, err = generalize.MergeLeafCounts(merged, lc); err != nil {
+			return fmt.Errorf("internal error: %w", err)
 		}
 	}
 	out, err := merged.MarshalBinary()
@@ -301,16 +369,22 @@ func (f *mergeFn) process(_ context.Context, _ []byte, parts func(*[]byte) bool,
 // noKey keys every element alike, so that one worker merges them.
 func noKey(b []byte) ([]byte, []byte) { return nil, b }
 
-// ClassTable adds to the pipeline the class table of the records of the parts: one
-// element, the merged table encoded (generalize.ClassTable.MarshalBinary).
+// ClassTable adds to the pipeline the class table of the records of the parts at the
+// job's cut (search.min-levels), and their records per leaf: one element each, the
+// merged table and the merged counts encoded (generalize.Cut.MarshalClasses,
+// generalize.LeafCounts.MarshalBinary).
 //
-// With population, the table of every record's quasi-identifiers: a research subset's
-// population, which δ-presence and k-map are measured against.
-func ClassTable(s beam.Scope, job Job, parts beam.PCollection, population bool) beam.PCollection {
+// With population, the table of every record's quasi-identifiers alone, and no leaf
+// counts (leaves is then not valid): a research subset's population, which δ-presence
+// and k-map are measured against.
+func ClassTable(s beam.Scope, job Job, parts beam.PCollection, population bool) (classes, leaves beam.PCollection) {
 	s = s.Scope("ClassTable")
-	tables := beam.ParDo(s, &countPartFn{Job: job, Population: population}, parts)
-	keyed := beam.ParDo(s, noKey, tables)
-	return beam.ParDo(s, &mergeFn{Job: job, Population: population}, beam.GroupByKey(s, keyed))
+	tables, leafParts := beam.ParDo2(s, &countPartFn{Job: job, Population: population}, parts)
+	classes = beam.ParDo(s, &mergeFn{Job: job, Population: population}, beam.GroupByKey(s, beam.ParDo(s, noKey, tables)))
+	if population {
+		return classes, beam.PCollection{}
+	}
+	return classes, beam.ParDo(s, &mergeLeavesFn{Job: job}, beam.GroupByKey(s, beam.ParDo(s, noKey, leafParts)))
 }
 
 // Parts lists the parts of an input: a file, a folder's CSV, Parquet and Arrow files,

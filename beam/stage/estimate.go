@@ -12,20 +12,22 @@ import (
 )
 
 // The merged class table is what the search holds on one machine, and Job.MaxClassTable
-// bounds it. The merge refuses a table past the bound as it grows, one part at a time
+// bounds it. It is counted at the quasi-identifiers' minimum levels (search.min-levels,
+// the job's cut), so that a value below them is never one of its classes' keys: what
+// follows counts values at those levels. The merge refuses a table past the bound as it grows, one part at a time
 // (mergeFn): that check is exact, but it comes after every part has been read and
 // counted on the workers. Before the count runs, the driver knows enough to bound the
 // table's size from both sides without reading a record (Estimate):
 //
 //   - from below: every value the Values stage gathered of a quasi-identifier whose
 //     hierarchy is built from them is some counted record's value, so the table has at
-//     least as many classes as the column with the most such values has leaves among
-//     them; and a protected sensitive column's histograms hold at least one entry per
+//     least as many classes as the column with the most such values has values at its
+//     minimum level among them; and a protected sensitive column's histograms hold at least one entry per
 //     class and one per value present (its values are gathered alike). With a research
 //     subset, only the population's table (every record's quasi-identifiers) has that
 //     bound: the subset's records may hold few of the values.
 //   - from above: at most one class per record and at most one per combination of the
-//     quasi-identifiers' leaves, at most one histogram entry per record and per class
+//     quasi-identifiers' values at their minimum levels, at most one histogram entry per record and per class
 //     and value. The records are bounded by the parts' footers (Parquet, Arrow IPC file:
 //     exact) or sizes (CSV: each record takes at least its separators, its line end and
 //     the shortest value each of its quasi-identifiers and protected sensitive columns
@@ -48,10 +50,11 @@ type Estimate struct {
 	// Classes bounds the class table the search takes; Population, with a research
 	// subset, its population's (zero without one).
 	Classes, Population Bounds
-	// Widest is the quasi-identifier with the most distinct values gathered, Values
-	// their number: what the lower bounds rest on (empty: no quasi-identifier's
-	// values are gathered, its hierarchy being a file).
+	// Widest is the quasi-identifier with the most distinct values gathered at its
+	// minimum level (Level), Values their number: what the lower bounds rest on
+	// (empty: no quasi-identifier's values are gathered, its hierarchy being a file).
 	Widest string
+	Level  int
 	Values int64
 }
 
@@ -66,21 +69,23 @@ type Bounds struct {
 func estimate(cfg *schema.Config, j Job, like *generalize.Table, in *input, parts []string) (Estimate, error) {
 	var est Estimate
 	q := int64(len(like.Columns))
-	leaves := int64(1) // the combinations of the quasi-identifiers' leaves
-	for _, c := range like.Columns {
-		leaves = mulSat(leaves, int64(c.Hierarchy.Leaves()))
+	levels := in.cut.Levels()
+	combinations := int64(1) // of the quasi-identifiers' values at the cut
+	for i, c := range like.Columns {
+		h := c.Hierarchy
+		combinations = mulSat(combinations, int64(h.Size(levels[i])))
 		values, ok := j.Values[c.Name]
 		if !ok {
 			continue
 		}
-		seen := map[int32]bool{}
+		seen := map[int32]bool{} // values at the cut
 		for _, v := range values {
-			if leaf, ok := c.Hierarchy.Leaf(v); ok {
-				seen[leaf] = true
+			if leaf, ok := h.Leaf(v); ok {
+				seen[h.Code(levels[i], leaf)] = true
 			}
 		}
 		if n := int64(len(seen)); n > est.Values {
-			est.Widest, est.Values = c.Name, n
+			est.Widest, est.Level, est.Values = c.Name, levels[i], n
 		}
 	}
 	var err error
@@ -93,7 +98,7 @@ func estimate(cfg *schema.Config, j Job, like *generalize.Table, in *input, part
 		}
 		return n
 	}
-	classesHi := atMost(leaves)
+	classesHi := atMost(combinations)
 	// bytes is generalize.ClassTable.Bytes of a table of c classes whose sensitive
 	// columns' histograms hold e[k] entries.
 	bytes := func(c int64, e []int64) int64 {
@@ -191,10 +196,13 @@ func (est Estimate) check(j Job) error {
 	}{{"the input's class table", est.Classes}, {"the research subset's population's class table", est.Population}} {
 		if t.b.AtLeast > bound {
 			why := ""
-			if est.Widest != "" {
+			switch {
+			case est.Widest != "" && est.Level > 0:
+				why = fmt.Sprintf(" (column %q alone holds %d distinct values at its minimum level, %d)", est.Widest, est.Values, est.Level)
+			case est.Widest != "":
 				why = fmt.Sprintf(" (column %q alone holds %d distinct values)", est.Widest, est.Values)
 			}
-			return schema.BadInput("%s: %s would take at least %s%s, past the bound of %s (--max-class-table) on what the search holds on one machine; refused before counting: use fewer or coarser quasi-identifiers, or raise the bound", j.Name, t.name, size(t.b.AtLeast), why, size(bound))
+			return schema.BadInput("%s: %s would take at least %s%s, past the bound of %s (--max-class-table) on what the search holds on one machine; refused before counting: use fewer or coarser quasi-identifiers, raise their minimum levels (search.min-levels), or raise the bound", j.Name, t.name, size(t.b.AtLeast), why, size(bound))
 		}
 	}
 	if hi := max(est.Classes.AtMost, est.Population.AtMost); hi > bound {

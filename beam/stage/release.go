@@ -75,14 +75,14 @@ func Release(ctx context.Context, j Job, in, out string, force bool, run Execute
 	if err != nil {
 		return nil, err
 	}
-	classes, err := searched.Classes.MarshalBinary()
+	classes, err := searched.Cut.MarshalClasses(searched.Classes)
 	if err != nil {
 		return nil, err
 	}
 	p, s := beam.NewPipelineWithRoot()
 	var population []byte
 	if searched.Population != nil {
-		if population, err = searched.Population.MarshalBinary(); err != nil {
+		if population, err = searched.Cut.MarshalClasses(searched.Population); err != nil {
 			return nil, err
 		}
 	}

@@ -99,8 +99,9 @@ func tableRecords(t *testing.T, path, format string) (cols, recs []string) {
 // againstCLI releases beamIn on Prism under the configuration at cfgPath, and cliIn
 // with the CLI's release into one file, both in the configuration's output format
 // (else the input's), and fails t unless both publish the same non-empty multiset of
-// records at the same node (CSV: the same lines; Parquet and Arrow: the same columns
-// of the same types and the same values). It returns both runs, the Beam release's
+// records at the same node with the same value of the search's metric (CSV: the same
+// lines; Parquet and Arrow: the same columns of the same types and the same values).
+// It returns both runs, the Beam release's
 // folder and the CLI's file.
 func againstCLI(t *testing.T, cfgPath, beamIn, cliIn string) (*Released, *report.Report, string, string) {
 	t.Helper()
@@ -143,8 +144,8 @@ func againstCLI(t *testing.T, cfgPath, beamIn, cliIn string) (*Released, *report
 			t.Errorf("Beam's columns %v, the CLI's %v", beamCols, cliCols)
 		}
 	}
-	if !slices.Equal(got.Result.Levels, node) || !slices.Equal(beamLines, cliLines) || len(cliLines) == 0 {
-		t.Errorf("Beam: node %v, %d records; CLI: node %v, %d records; same multiset %v", got.Result.Levels, len(beamLines), node, len(cliLines), slices.Equal(beamLines, cliLines))
+	if !slices.Equal(got.Result.Levels, node) || got.Result.Value != rep.Metric.Value || !slices.Equal(beamLines, cliLines) || len(cliLines) == 0 {
+		t.Errorf("Beam: node %v, %s %g, %d records; CLI: node %v, %g, %d records; same multiset %v", got.Result.Levels, got.Result.Metric, got.Result.Value, len(beamLines), node, rep.Metric.Value, len(cliLines), slices.Equal(beamLines, cliLines))
 	}
 	// The estimate made before the count bounds the tables counted.
 	est := got.Estimate
@@ -301,10 +302,21 @@ func hospitalParts(t *testing.T, output string) (cfgPath, whole, parts string) {
 // TestReleaseOnPrismBuiltHierarchies: the hospital sample (intervals, a mask and dates
 // built from the values, a hierarchy file, identifiers dropped, insensitive columns
 // kept) in four parts: Beam gathers every part's values for the built hierarchies and
-// publishes the same records at the same node as the CLI's release of the whole file.
+// publishes the same records at the same node as the CLI's release of the whole file;
+// so it does under ncp, which measures age by its values, with minimum levels on the
+// built hierarchies (the table counted at them holds fewer classes).
 func TestReleaseOnPrismBuiltHierarchies(t *testing.T) {
-	cfgPath, whole, parts := hospitalParts(t, "")
-	againstCLI(t, cfgPath, parts, whole)
+	for _, search := range []string{"", "search: {metric: ncp, min-levels: {age: 1, admitted: 1}}"} {
+		t.Run(search, func(t *testing.T) {
+			cfgPath, whole, parts := hospitalParts(t, "")
+			if search != "" {
+				raw, _ := os.ReadFile(cfgPath)
+				os.WriteFile(cfgPath, []byte(strings.Replace(string(raw), "search: {algorithm: optimal, metric: loss}", search, 1)), 0o600)
+			}
+			got, _, _, _ := againstCLI(t, cfgPath, parts, whole)
+			t.Logf("%d classes counted; node %v, %s %g", got.Classes.Len(), got.Result.Levels, got.Result.Metric, got.Result.Value)
+		})
+	}
 }
 
 // sameRelease fails t unless a release part's metadata (got) is the CLI's (want),
@@ -590,6 +602,115 @@ func TestReleaseOnPrismClassTableEstimate(t *testing.T) {
 	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, counting(&runs))
 	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "classes or more") || runs != 2 {
 		t.Fatalf("got %v after %d pipelines", err, runs)
+	}
+}
+
+// combinations counts, from the strings of a CSV file (sep its separator, a header
+// row first) and ARX hierarchy files read here, the distinct combinations of the named
+// columns' values at the given levels (0: the values themselves): the classes a table
+// counted at those levels must have.
+func combinations(t *testing.T, path string, sep rune, hierarchies map[string]string, levels map[string]int) int {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(strings.ReplaceAll(string(raw), "\r\n", "\n")), "\n")
+	header := strings.Split(rows[0], string(sep))
+	label := map[string]map[string]string{} // column → value → its label at the level
+	at := map[string]int{}
+	for name, file := range hierarchies {
+		at[name] = slices.Index(header, name)
+		label[name] = map[string]string{}
+		h, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(h)), "\n") {
+			fields := strings.Split(line, ";")
+			label[name][fields[0]] = fields[levels[name]]
+		}
+	}
+	seen := map[string]bool{}
+	for _, row := range rows[1:] {
+		fields := strings.Split(row, string(sep))
+		var key []string
+		for _, name := range slices.Sorted(maps.Keys(hierarchies)) {
+			l, ok := label[name][fields[at[name]]]
+			if !ok {
+				t.Fatalf("%s: column %s: a value its hierarchy does not list", path, name)
+			}
+			key = append(key, l)
+		}
+		seen[strings.Join(key, "\x1f")] = true
+	}
+	return len(seen)
+}
+
+// TestReleaseOnPrismMinLevels: with search.min-levels, the workers count Adult's seven
+// parts at those levels, so the class table the driver merges and searches holds one
+// class per combination of the quasi-identifiers' values there (counted here from the
+// file's strings and the hierarchy files: fewer than at the leaves), and Beam still
+// publishes the same records at the same node as the CLI's release of the whole file
+// with the same bounds: for k with suppression under loss, under entropy (which reads
+// the records per original leaf, sent beside the table) with l-diversity, and under
+// ncp with t-closeness and a maximum level.
+func TestReleaseOnPrismMinLevels(t *testing.T) {
+	for _, c := range []struct {
+		privacy string
+		levels  map[string]int
+	}{
+		{"privacy: {k: 5, suppression: 0.02}\nsearch: {min-levels: {age: 1, native-country: 1}}", map[string]int{"age": 1, "native-country": 1}},
+		{"privacy: {k: 5, suppression: 0.04, l-diversity: {column: occupation, variant: distinct, l: 2}}\nsearch: {metric: entropy, min-levels: {age: 2, education: 1}}", map[string]int{"age": 2, "education": 1}},
+		{"privacy: {k: 3, suppression: 0.05, t-closeness: {column: occupation, t: 0.3}}\nsearch: {metric: ncp, min-levels: {age: 1, marital-status: 1, workclass: 1}, max-levels: {race: 0}}", map[string]int{"age": 1, "marital-status": 1, "workclass": 1}},
+	} {
+		t.Run(c.privacy, func(t *testing.T) {
+			cfgPath, whole, parts := adultParts(t, 5000, c.privacy)
+			got, _, _, _ := againstCLI(t, cfgPath, parts, whole)
+			abs, _ := filepath.Abs(adultDir)
+			hier := map[string]string{}
+			for _, q := range adultQI {
+				hier[q] = filepath.Join(abs, "adult_hierarchy_"+q+".csv")
+			}
+			want, leaves := combinations(t, whole, ';', hier, c.levels), combinations(t, whole, ';', hier, nil)
+			if got.Classes.Len() != want || want >= leaves {
+				t.Errorf("the driver's class table holds %d classes; the records have %d combinations at the minimum levels, %d at the leaves", got.Classes.Len(), want, leaves)
+			}
+			for i, q := range adultQI {
+				if got.Result.Levels[i] < c.levels[q] {
+					t.Errorf("node %v releases %s below its minimum level %d", got.Result.Levels, q, c.levels[q])
+				}
+			}
+			t.Logf("%d classes at the minimum levels, %d at the leaves; node %v", got.Classes.Len(), leaves, got.Result.Levels)
+		})
+	}
+}
+
+// TestReleaseOnPrismLevelBoundsRefused: a minimum level above its hierarchy's top is
+// bad input naming the key, and bounds no node within meets are unattainable (exit 3),
+// as in the CLI; neither publishes anything.
+func TestReleaseOnPrismLevelBoundsRefused(t *testing.T) {
+	for _, c := range []struct {
+		privacy string
+		kind    error
+		says    string
+	}{
+		{"privacy: {k: 5}\nsearch: {min-levels: {age: 9}}", schema.ErrBadInput, "search.min-levels.age: 9 is above the hierarchy's top level"},
+		{"privacy: {k: 50, suppression: 0}\nsearch: {max-levels: {age: 0, education: 0, native-country: 0, marital-status: 0}}", schema.ErrUnattainable, ""},
+	} {
+		cfgPath, _, parts := adultParts(t, 5000, c.privacy)
+		j, err := NewJob(cfgPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, onPrism)
+		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: got %v", c.privacy, err)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("left %v behind", entries)
+		}
 	}
 }
 

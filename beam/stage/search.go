@@ -33,9 +33,15 @@ type Execute func(ctx context.Context, p *beam.Pipeline) error
 
 // Searched is what the search on the merged class table found.
 type Searched struct {
-	Job     Job                    // the job, with the values its built hierarchies need
-	Classes *generalize.ClassTable // the input's class table at its original values
-	// Population is a research subset's population's class table (nil: no subset).
+	Job Job // the job, with the values its built hierarchies need
+	// Classes is the input's class table at the cut (Cut: its quasi-identifiers at their
+	// minimum levels, search.min-levels; at its leaves when none is set), Leaves its
+	// records per leaf.
+	Classes *generalize.ClassTable
+	Leaves  generalize.LeafCounts
+	Cut     *generalize.Cut
+	// Population is a research subset's population's class table at the cut (nil: no
+	// subset).
 	Population *generalize.ClassTable
 	Result     *generalize.Result
 	// Estimate bounded the class tables before they were counted.
@@ -45,10 +51,12 @@ type Searched struct {
 	Count, Search time.Duration
 }
 
-// Search counts the classes of the input's parts on the runner, merges them into one
-// table on one worker (refused up front when its estimate is certain to be past
-// Job.MaxClassTable: Estimate), and searches it here, with the options the CLI's release
-// takes (release.ModelOptions): the same node as the CLI's for the same input and
+// Search counts the classes of the input's parts on the runner at the quasi-identifiers'
+// minimum levels (search.min-levels: generalize.Cut, so that the table holds one class
+// per combination of their values there), merges them into one table on one worker
+// (refused up front when its estimate is certain to be past Job.MaxClassTable:
+// Estimate), and searches it here, with the options the CLI's release takes
+// (release.ModelOptions): the same node as the CLI's for the same input and
 // configuration. tmp is a folder the workers and this process share, for the merged
 // table.
 func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searched, error) {
@@ -73,25 +81,33 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 		return nil, err
 	}
 	subset := cfg.Privacy.Subset != nil
-	out, popOut := filepath.Join(tmp, "classes.bin"), filepath.Join(tmp, "population.bin")
+	out, leavesOut, popOut := filepath.Join(tmp, "classes.bin"), filepath.Join(tmp, "leaves.bin"), filepath.Join(tmp, "population.bin")
 	p, s := beam.NewPipelineWithRoot()
 	partsCol := beam.CreateList(s, parts)
-	beam.ParDo0(s, &writeFn{Path: out}, ClassTable(s, job, partsCol, false))
+	classesCol, leavesCol := ClassTable(s, job, partsCol, false)
+	beam.ParDo0(s, &writeFn{Path: out}, classesCol)
+	beam.ParDo0(s, &writeFn{Path: leavesOut}, leavesCol)
 	if subset {
-		beam.ParDo0(s, &writeFn{Path: popOut}, ClassTable(s, job, partsCol, true))
+		popCol, _ := ClassTable(s, job, partsCol, true)
+		beam.ParDo0(s, &writeFn{Path: popOut}, popCol)
 	}
 	start := time.Now()
 	if err := runMarked(ctx, run, p); err != nil {
 		return nil, err
 	}
 	counted := time.Now()
-	classes, err := readClasses(out, like)
+	classes, err := readMerged(out, "class table", func(b []byte) (*generalize.ClassTable, error) { return sens.cut.UnmarshalClasses(b, like) })
+	if err != nil {
+		return nil, err
+	}
+	leaves, err := readMerged(leavesOut, "leaf counts", func(b []byte) (generalize.LeafCounts, error) { return generalize.UnmarshalLeafCounts(b, like) })
 	if err != nil {
 		return nil, err
 	}
 	var pop *generalize.ClassTable
 	if subset {
-		if pop, err = readClasses(popOut, populationLike(like)); err != nil {
+		popLike := populationLike(like)
+		if pop, err = readMerged(popOut, "population's class table", func(b []byte) (*generalize.ClassTable, error) { return sens.cut.UnmarshalClasses(b, popLike) }); err != nil {
 			return nil, err
 		}
 	}
@@ -99,32 +115,34 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 	if err != nil {
 		return nil, err
 	}
-	res, err := generalize.SearchClasses(ctx, classes, opt)
+	res, err := sens.cut.Search(ctx, classes, leaves, opt)
 	if err != nil {
 		return nil, err
 	}
-	return &Searched{Job: job, Classes: classes, Population: pop, Result: res, Estimate: est, Count: counted.Sub(start), Search: time.Since(counted)}, nil
+	return &Searched{Job: job, Classes: classes, Leaves: leaves, Cut: sens.cut, Population: pop, Result: res, Estimate: est, Count: counted.Sub(start), Search: time.Since(counted)}, nil
 }
 
-// readClasses reads a merged class table the pipeline wrote.
-func readClasses(path string, like *generalize.Table) (*generalize.ClassTable, error) {
+// readMerged reads what the pipeline merged and wrote to path (what names it in
+// errors), decoded by decode.
+func readMerged[T any](path, what string, decode func([]byte) (T, error)) (T, error) {
+	var zero T
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("internal error: the merged class table: %w", err)
+		return zero, fmt.Errorf("internal error: the merged %s: %w", what, err)
 	}
-	ct, err := generalize.UnmarshalClasses(data, like)
+	v, err := decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("internal error: the merged class table: %w", err)
+		return zero, fmt.Errorf("internal error: the merged %s: %w", what, err)
 	}
-	return ct, nil
+	return v, nil
 }
 
 // options is the search's options, the CLI's (release.ModelOptions) with the
 // sensitive columns' models and, for a research subset, its population's class table
-// (pop; nil: none) under δ-presence and k-map. The search and the recoding of every
-// part take the same.
+// at the cut (pop; nil: none) under δ-presence and k-map. The search and the recoding
+// of every part take the same.
 func options(cfg *schema.Config, like *generalize.Table, sens *input, classes, pop *generalize.ClassTable) (generalize.Options, error) {
-	opt, err := release.ModelOptions(cfg, names(like), classes.Records())
+	opt, err := release.ModelOptions(cfg, like.Columns, classes.Records())
 	if err != nil {
 		return opt, err
 	}

@@ -26,11 +26,12 @@ func init() {
 // records of published classes, in order, every quasi-identifier as its label at the
 // node's level, the other kept columns as read, in the release's format with the
 // release's metadata (Meta), through the CLI's sinks (package table). A class is
-// suppressed as the merged class table's recoding says (the same for every part).
+// suppressed as the merged class table's recoding says (the same for every part;
+// generalize.Cut.Recoding, which takes a record's leaves).
 type writePartFn struct {
 	Job     Job
 	Levels  []int
-	Classes []byte // the merged class table, encoded
+	Classes []byte // the merged class table at the job's cut, encoded (generalize.Cut.MarshalClasses)
 	// Population is a research subset's population's class table, encoded (nil:
 	// no subset).
 	Population []byte
@@ -52,13 +53,13 @@ func (f *writePartFn) process(ctx context.Context, part string) error {
 	if err != nil {
 		return err
 	}
-	merged, err := generalize.UnmarshalClasses(f.Classes, like)
+	merged, err := in.cut.UnmarshalClasses(f.Classes, like)
 	if err != nil {
 		return fmt.Errorf("internal error: the merged class table: %w", err)
 	}
 	var pop *generalize.ClassTable
 	if f.Population != nil {
-		if pop, err = generalize.UnmarshalClasses(f.Population, populationLike(like)); err != nil {
+		if pop, err = in.cut.UnmarshalClasses(f.Population, populationLike(like)); err != nil {
 			return fmt.Errorf("internal error: the population's class table: %w", err)
 		}
 	}
@@ -66,7 +67,7 @@ func (f *writePartFn) process(ctx context.Context, part string) error {
 	if err != nil {
 		return err
 	}
-	rec, err := generalize.NodeRecoding(merged, f.Levels, opt)
+	rec, err := in.cut.Recoding(merged, f.Levels, opt)
 	if err != nil {
 		return err
 	}
