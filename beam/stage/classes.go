@@ -12,8 +12,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -22,6 +20,7 @@ import (
 	"sanitizer/job"
 	"sanitizer/release"
 	"sanitizer/schema"
+	"sanitizer/table"
 )
 
 func init() {
@@ -387,32 +386,16 @@ func ClassTable(s beam.Scope, job Job, parts beam.PCollection, population bool) 
 	return classes, beam.ParDo(s, &mergeLeavesFn{Job: job}, beam.GroupByKey(s, beam.ParDo(s, noKey, leafParts)))
 }
 
-// Parts lists the parts of an input: a file, a folder's CSV, Parquet and Arrow files,
-// or a glob, in name order.
+// Parts lists the parts of an input as the CLI does (table.PartPaths: a folder's table
+// files, names starting with "." or "_" left out, or a glob's; else the one file), in
+// name order, as absolute paths: a worker's working folder is not the driver's.
 func Parts(in string) ([]string, error) {
-	var parts []string
-	switch st, err := os.Stat(in); {
-	case err == nil && st.IsDir():
-		entries, err := os.ReadDir(in)
-		if err != nil {
-			return nil, schema.BadInput("%s: %w", in, err)
-		}
-		for _, e := range entries {
-			ext := filepath.Ext(e.Name())
-			if !e.IsDir() && (ext == ".csv" || ext == ".parquet" || ext == ".arrow" || ext == ".arrows") && !strings.HasPrefix(e.Name(), ".") {
-				parts = append(parts, filepath.Join(in, e.Name()))
-			}
-		}
-	case err == nil:
-		parts = []string{in}
-	default:
-		if parts, err = filepath.Glob(in); err != nil {
-			return nil, schema.BadInput("%s: %w", in, err)
-		}
+	in = job.Abs(in)
+	if table.IsParts(in) {
+		return table.PartPaths(in)
 	}
-	if len(parts) == 0 {
-		return nil, schema.BadInput("%s: no part (CSV, Parquet or Arrow file)", in)
+	if _, err := os.Stat(in); err != nil {
+		return nil, schema.BadInput("input: %w", err)
 	}
-	sort.Strings(parts)
-	return parts, nil
+	return []string{in}, nil
 }

@@ -36,6 +36,7 @@ type Released struct {
 // run that cannot meet the models, fails on a part, or whose parts fail the check
 // publishes nothing. With force an existing out is replaced.
 func Release(ctx context.Context, j Job, in, out string, force bool, run Execute) (*Released, error) {
+	out = job.Abs(out) // the workers write beside it, from their own working folders
 	if _, err := os.Stat(out); err == nil && !force {
 		return nil, schema.BadInput("%s exists (use --force to replace it)", out)
 	}

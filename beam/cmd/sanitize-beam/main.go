@@ -46,7 +46,27 @@ const usage = `usage: sanitize-beam release -c CONFIG --in INPUT --out RELEASE [
        sanitize-beam dp -c CONFIG --in INPUT --out DIR [--ledger LEDGER.json] [--runner=…]`
 
 func main() {
+	if worker(os.Args[1:]) {
+		// A runner (Flink, Spark, Dataflow, Prism with a worker pool) started this
+		// binary as its worker: Beam's harness, started by beam.Init from the flags,
+		// runs the stages' functions and exits; it never returns here.
+		flag.Parse()
+		beam.Init()
+		fmt.Fprintln(os.Stderr, "sanitize-beam: internal error: the Beam worker harness returned")
+		os.Exit(1)
+	}
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// worker reports whether args are a Beam worker's (Beam's container boot starts the
+// pipeline's binary with --worker=true and its endpoints), not a command's.
+func worker(args []string) bool {
+	for _, a := range args {
+		if a == "--worker=true" || a == "-worker=true" || a == "--worker" || a == "-worker" {
+			return true
+		}
+	}
+	return false
 }
 
 // run is the command on args, its exit status.
