@@ -76,17 +76,11 @@ func Release(ctx context.Context, j Job, in, out string, force bool, run Execute
 	if err != nil {
 		return nil, err
 	}
-	classes, err := searched.Cut.MarshalClasses(searched.Classes)
+	classes, population, err := nodeTables(searched, work)
 	if err != nil {
 		return nil, err
 	}
 	p, s := beam.NewPipelineWithRoot()
-	var population []byte
-	if searched.Population != nil {
-		if population, err = searched.Cut.MarshalClasses(searched.Population); err != nil {
-			return nil, err
-		}
-	}
 	// The release's metadata, made here once: every part carries the same, as every
 	// part of the CLI's release in parts does.
 	meta := release.ReleaseMetadata(cfg, searched.Classes.Columns(), searched.Classes.Records(), searched.Result, time.Now())

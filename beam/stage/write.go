@@ -26,15 +26,14 @@ func init() {
 // records of published classes, in order, every quasi-identifier as its label at the
 // node's level, the other kept columns as read, in the release's format with the
 // release's metadata (Meta), through the CLI's sinks (package table). A class is
-// suppressed as the merged class table's recoding says (the same for every part;
-// generalize.Cut.Recoding, which takes a record's leaves).
+// suppressed as the recoding of the merged class table at the node says (the same for
+// every part; generalize.Cut.Recoding, which takes a record's leaves).
 type writePartFn struct {
-	Job     Job
-	Levels  []int
-	Classes []byte // the merged class table at the job's cut, encoded (generalize.Cut.MarshalClasses)
-	// Population is a research subset's population's class table, encoded (nil:
-	// no subset).
-	Population []byte
+	Job    Job
+	Levels []int
+	// Classes is the file holding the merged class table rolled up to the node
+	// (nodeTables), Population the population's ("": no research subset).
+	Classes, Population string
 	Parts      []string // every part, in order: a part's release is named by its index
 	Out        string   // the folder the release's parts are written to
 	Format     string   // the release's format: csv, parquet, arrow or arrows
@@ -53,21 +52,26 @@ func (f *writePartFn) process(ctx context.Context, part string) error {
 	if err != nil {
 		return err
 	}
-	merged, err := in.cut.UnmarshalClasses(f.Classes, like)
+	node, err := generalize.NewCut(like.Columns, f.Levels)
 	if err != nil {
-		return fmt.Errorf("internal error: the merged class table: %w", err)
+		return fmt.Errorf("internal error: %w", err)
+	}
+	merged, err := readMerged(f.Classes, "class table at the node", func(b []byte) (*generalize.ClassTable, error) { return node.UnmarshalClasses(b, like) })
+	if err != nil {
+		return err
 	}
 	var pop *generalize.ClassTable
-	if f.Population != nil {
-		if pop, err = in.cut.UnmarshalClasses(f.Population, populationLike(like)); err != nil {
-			return fmt.Errorf("internal error: the population's class table: %w", err)
+	if f.Population != "" {
+		popLike := populationLike(like)
+		if pop, err = readMerged(f.Population, "population's class table at the node", func(b []byte) (*generalize.ClassTable, error) { return node.UnmarshalClasses(b, popLike) }); err != nil {
+			return err
 		}
 	}
 	opt, err := options(cfg, like, in, merged, pop)
 	if err != nil {
 		return err
 	}
-	rec, err := in.cut.Recoding(merged, f.Levels, opt)
+	rec, err := node.Recoding(merged, f.Levels, opt)
 	if err != nil {
 		return err
 	}
@@ -272,11 +276,42 @@ func (w *partWriter) write(ctx context.Context, part, out string) (err error) {
 	return nil
 }
 
+// nodeTables writes into folder work, for the workers, the merged class table rolled up
+// to the chosen node (generalize.Cut at the node's levels: one class per class of the
+// node, all the recoding of a part reads, and no more than the merged table holds) and,
+// with a research subset, the population's; it returns their paths (population "":
+// none). A worker reads them from a folder it shares with the driver, rather than from
+// the pipeline's description, which every worker is sent whole.
+func nodeTables(searched *Searched, work string) (classes, population string, err error) {
+	node, err := generalize.NewCut(searched.Classes.Columns(), searched.Result.Levels)
+	if err != nil {
+		return "", "", fmt.Errorf("internal error: %w", err)
+	}
+	write := func(ct *generalize.ClassTable, name string) (string, error) {
+		at, err := node.Classes(ct)
+		if err != nil {
+			return "", fmt.Errorf("internal error: %w", err)
+		}
+		data, err := node.MarshalClasses(at)
+		if err != nil {
+			return "", fmt.Errorf("internal error: %w", err)
+		}
+		path := filepath.Join(work, name)
+		return path, os.WriteFile(path, data, 0o600)
+	}
+	if classes, err = write(searched.Classes, "node-classes.bin"); err != nil || searched.Population == nil {
+		return classes, "", err
+	}
+	population, err = write(searched.Population, "node-population.bin")
+	return classes, population, err
+}
+
 // WriteParts adds to the pipeline the recoding of every part into its release part in
-// folder out, at levels with the merged class table's (and for a research subset, its
-// population's) suppression, in format (csv, parquet, arrow or arrows) with the
-// release's metadata meta (release.ReleaseMetadata) in every Parquet or Arrow part.
-func WriteParts(s beam.Scope, job Job, levels []int, classes, population []byte, parts []string, out, format string, meta map[string]string) {
+// folder out, at levels with the suppression of the class tables at the node in the
+// files classes and population (nodeTables), in format (csv, parquet, arrow or arrows)
+// with the release's metadata meta (release.ReleaseMetadata) in every Parquet or Arrow
+// part.
+func WriteParts(s beam.Scope, job Job, levels []int, classes, population string, parts []string, out, format string, meta map[string]string) {
 	s = s.Scope("WriteParts")
 	beam.ParDo0(s, &writePartFn{Job: job, Levels: levels, Classes: classes, Population: population, Parts: parts, Out: out, Format: format, Meta: meta}, beam.CreateList(s, parts))
 }
