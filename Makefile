@@ -3,7 +3,7 @@ export GOTOOLCHAIN := local
 GO ?= go
 OUT ?= out
 
-.PHONY: demo test interop race vet fmt bench build fuzz clean browser-test beam-test
+.PHONY: demo test interop race vet fmt bench bench-beam build build-beam fuzz clean browser-test beam-test
 
 build:
 	$(GO) build -buildvcs=auto -o bin/sanitize ./cmd/sanitize
@@ -97,6 +97,31 @@ bench: build
 	$(GO) test -run '^$$' -bench 'Estimate|Marginals|Sample' -benchtime 3x ./dphist/pgm
 	@for m in aim mst; do \
 		SYNTH_METHOD=$$m $(GO) test -run '^$$' -bench 'SynthAdult' -benchtime 3x -timeout 60m ./dprun | grep -E 'Benchmark|run [0-9]'; \
+	done
+
+# sanitize-beam, the beam module's command (not part of make build: it carries Beam).
+build-beam:
+	cd beam && $(GO) build -o ../bin/sanitize-beam ./cmd/sanitize-beam
+
+# A release on Beam's embedded runner (Prism) beside the CLI, on the same input in 8
+# Parquet parts (generated once into out/bench/parts-N, seeds 1–8), 8 quasi-identifiers,
+# k=10, 5% (testdata/hospital-8qi.yaml), then with minimum levels (the driver's class
+# table counted at them): wall time, peak RSS, and Beam's stages.
+BEAM_ROWS ?= 1000000 10000000
+BEAM_MIN_LEVELS ?= {age: 2, zip: 2, admitted: 2, stay_days: 2}
+bench-beam: build build-beam
+	@mkdir -p $(OUT)/bench
+	@sed 's|^search: {algorithm: optimal, metric: loss}|search: {algorithm: optimal, metric: loss, min-levels: $(BEAM_MIN_LEVELS)}|; s|hierarchies/|$(CURDIR)/testdata/hierarchies/|' testdata/hospital-8qi.yaml > $(OUT)/bench/hospital-8qi-min.yaml
+	@for n in $(BEAM_ROWS); do \
+		d=$(OUT)/bench/parts-$$n; \
+		test -f $$d/part-8.parquet || { mkdir -p $$d; for i in 1 2 3 4 5 6 7 8; do ./bin/sanitize gen --rows $$((n / 8)) --seed $$i --out $$d/part-$$i.parquet --force >/dev/null || exit 1; done; }; \
+		for c in testdata/hospital-8qi.yaml $(OUT)/bench/hospital-8qi-min.yaml; do \
+			echo "== $$n records in 8 Parquet parts, $$c"; \
+			rm -rf $(OUT)/bench/beam-cli-$$n $(OUT)/bench/beam-$$n; \
+			/usr/bin/time -f "sanitize release: %e s, %M KB" ./bin/sanitize release --force -c $$c --in $$d --out $(OUT)/bench/beam-cli-$$n/ --report $(OUT)/bench/beam-cli-$$n.json 2>&1 | grep -E 'released|node|: [0-9.]+ s,'; \
+			tr -d ' \n' < $(OUT)/bench/beam-cli-$$n.json | grep -o '"stages_ms":{[^}]*}'; echo; \
+			/usr/bin/time -f "sanitize-beam release --runner=prism: %e s, %M KB" ./bin/sanitize-beam release -c $$c --in $$d --out $(OUT)/bench/beam-$$n --runner=prism 2>&1 | grep -E 'released|class table|stages|: [0-9.]+ s,'; \
+		done; \
 	done
 
 fuzz:

@@ -116,6 +116,7 @@ func release(ctx context.Context, j stage.Job, runner stage.Execute, stdout io.W
 	}
 	fmt.Fprintf(stdout, "released %d of %d records to %s (%d parts; %d suppressed); node %v, %s %.4g; checked from the written parts\n",
 		r.Measured.Rows, r.Classes.Records(), *out, r.Parts, r.Measured.Suppressed, r.Result.Levels, r.Result.Metric, r.Result.Value)
+	fmt.Fprintf(stdout, "class table searched: %d classes, %.1f MiB, at levels %v\n", r.Classes.Len(), float64(r.Classes.Bytes())/(1<<20), r.Cut.Levels())
 	fmt.Fprintf(stdout, "stages: count %d ms, search %d ms, write %d ms, check %d ms\n",
 		r.Count.Milliseconds(), r.Search.Milliseconds(), r.Write.Milliseconds(), r.Check.Milliseconds())
 	return nil
