@@ -34,9 +34,9 @@ type writePartFn struct {
 	// Classes is the file holding the merged class table rolled up to the node
 	// (nodeTables), Population the population's ("": no research subset).
 	Classes, Population string
-	Parts      []string // every part, in order: a part's release is named by its index
-	Out        string   // the folder the release's parts are written to
-	Format     string   // the release's format: csv, parquet, arrow or arrows
+	Parts               []string // every part, in order: a part's release is named by its index
+	Out                 string   // the folder the release's parts are written to
+	Format              string   // the release's format: csv, parquet, arrow or arrows
 	// Meta is the release's key-value metadata (release.ReleaseMetadata), written into
 	// every Parquet or Arrow part alike.
 	Meta map[string]string
