@@ -193,6 +193,26 @@ func TestReleaseOnPrismMatchesCLI(t *testing.T) {
 	}
 }
 
+// releaseFails releases parts on Prism under the configuration at cfgPath and fails t
+// unless the run fails with an error of kind whose text holds says and not secret (a
+// value the error must never show; "": none), and leaves neither a release nor a
+// temporary behind.
+func releaseFails(t *testing.T, cfgPath, parts string, kind error, says, secret string) {
+	t.Helper()
+	j, err := NewJob(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, onPrism)
+	if !errors.Is(err, kind) || !strings.Contains(err.Error(), says) || (secret != "" && strings.Contains(err.Error(), secret)) {
+		t.Errorf("got %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %v behind", entries)
+	}
+}
+
 // TestReleaseOnPrismPublishesNothing: a part that fails to encode fails the run, and
 // neither the release nor a temporary is left.
 func TestReleaseOnPrismPublishesNothing(t *testing.T) {
@@ -205,18 +225,7 @@ func TestReleaseOnPrismPublishesNothing(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(strings.Replace(string(raw), "United-States", "Atlantis", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j, err := NewJob(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, onPrism)
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "part-002.csv: row") || strings.Contains(err.Error(), "Atlantis") {
-		t.Fatalf("got %v", err)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("left %v behind", entries)
-	}
+	releaseFails(t, cfgPath, parts, schema.ErrBadInput, "part-002.csv: row", "Atlantis")
 }
 
 // TestReleaseOnPrismUnlistedSensitive: a released sensitive column's value that its
@@ -238,23 +247,12 @@ func TestReleaseOnPrismUnlistedSensitive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	j, err := NewJob(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, onPrism)
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `part-c.csv: row 10: column "diagnosis": value not listed in hierarchy`) || strings.Contains(err.Error(), "SECRET") {
-		t.Fatalf("got %v", err)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("left %v behind", entries)
-	}
+	releaseFails(t, cfgPath, parts, schema.ErrBadInput, `part-c.csv: row 10: column "diagnosis": value not listed in hierarchy`, "SECRET")
 	cfg, err := schema.Load(cfgPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, cliErr := release.Release(context.Background(), cfg, job.Options{Input: whole, Output: filepath.Join(dir, "r.csv")})
+	_, cliErr := release.Release(context.Background(), cfg, job.Options{Input: whole, Output: filepath.Join(t.TempDir(), "r.csv")})
 	if !errors.Is(cliErr, schema.ErrBadInput) || !strings.Contains(cliErr.Error(), `column "diagnosis": value not listed in hierarchy`) {
 		t.Errorf("the CLI's release of the whole file: %v", cliErr)
 	}
@@ -698,19 +696,10 @@ func TestReleaseOnPrismLevelBoundsRefused(t *testing.T) {
 		{"privacy: {k: 5}\nsearch: {min-levels: {age: 9}}", schema.ErrBadInput, "search.min-levels.age: 9 is above the hierarchy's top level"},
 		{"privacy: {k: 50, suppression: 0}\nsearch: {max-levels: {age: 0, education: 0, native-country: 0, marital-status: 0}}", schema.ErrUnattainable, ""},
 	} {
-		cfgPath, _, parts := adultParts(t, 5000, c.privacy)
-		j, err := NewJob(cfgPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := t.TempDir()
-		_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, onPrism)
-		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.says) {
-			t.Errorf("%s: got %v", c.privacy, err)
-		}
-		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-			t.Errorf("left %v behind", entries)
-		}
+		t.Run(c.privacy, func(t *testing.T) {
+			cfgPath, _, parts := adultParts(t, 5000, c.privacy)
+			releaseFails(t, cfgPath, parts, c.kind, c.says, "")
+		})
 	}
 }
 
