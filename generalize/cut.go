@@ -413,19 +413,6 @@ func CountLeaves(t *Table) (LeafCounts, error) {
 	return out, nil
 }
 
-// ClassLeafCounts counts the records of the class table ct per leaf code of every
-// quasi-identifier (of an uncut table: per leaf).
-func ClassLeafCounts(ct *ClassTable) (LeafCounts, error) {
-	if err := ct.check(); err != nil {
-		return nil, fmt.Errorf("counting leaves: %w", err)
-	}
-	out := make(LeafCounts, len(ct.cols))
-	for i := range ct.cols {
-		out[i] = ct.leafCounts(i)
-	}
-	return out, nil
-}
-
 // MergeLeafCounts adds up the leaf counts of parts, which must have the same columns
 // and leaves; the parts are not modified.
 func MergeLeafCounts(parts ...LeafCounts) (LeafCounts, error) {
