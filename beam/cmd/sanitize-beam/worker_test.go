@@ -153,6 +153,7 @@ func workerPool(t *testing.T, boot string) (int, func()) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), poolEnv+"="+strconv.Itoa(port), poolEnv+"_BOOT="+boot)
 	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Dir = t.TempDir() // the boot loader writes its files (pipeline_options.json) where it runs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
