@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"sanitizer/generalize"
-	"sanitizer/internal/build"
 	"sanitizer/internal/safe"
 	"sanitizer/job"
 	"sanitizer/publish"
@@ -334,7 +333,7 @@ func (r *run) optimalSearch(ctx context.Context) (covers generalize.ClassCovers,
 	if err != nil {
 		return covers, err
 	}
-	r.released = ReleasedCodes(r.t, r.res.Levels, covers)
+	r.released = ReleasedCodes(r.t.Columns, r.res.Levels, covers)
 	r.suppressed = make([]bool, r.t.Rows)
 	err = inHalves(r.t.Rows, func(lo, hi int) {
 		for i, c := range r.class[lo:hi] {
@@ -595,51 +594,22 @@ func (r *run) agrees(skipped int) error {
 
 // report is the release's report, from what the stages found.
 func (r *run) report() (*report.Report, error) {
-	cfg, res, m := r.cfg, r.res, r.m
-	rep := &report.Report{
-		Tool: "sanitize", Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
-		CreatedUTC:       r.created.UTC().Format(time.RFC3339),
-		HierarchyDigests: r.p.Hier.Digests(),
-		Input:            report.FileSummary{Path: r.in, Format: r.inFmt, Rows: r.t.Rows},
-		Output:           report.FileSummary{Path: r.out, Format: r.outFmt, Rows: r.written},
-		Model:            report.ModelSummary{K: cfg.Privacy.K, KDefault: cfg.Privacy.KDefault, SuppressionRate: cfg.Privacy.Suppression, MaxSuppressed: r.p.maxSupp},
-		Algorithm:        algorithm(cfg),
-		Classes:          res.Classes,
-		MinClass:         res.MinClass,
-		AvgClass:         m.AvgClass,
-		Suppressed:       res.Suppressed,
-		Metric:           report.MetricSummary{Name: res.Metric, Aggregate: cfg.Search.Aggregate, Weights: cfg.Search.Weights, GSFactor: cfg.Search.GSFactor, Value: res.Value},
-		Utility:          r.util,
-		Lattice:          report.LatticeStats{Size: res.LatticeSize, Evaluated: res.Evaluated, MonotoneOnly: res.MonotoneOnly, Tagged: res.Tagged, Bounded: res.Bounded, RolledUp: res.RolledUp},
-		Verified:         report.Verification{Rows: m.Rows, Classes: m.Classes, MinClass: m.MinClass, Suppressed: m.Suppressed},
-		StagesMS:         report.Stages{Encode: job.Millis(r.start, r.encoded), Search: job.Millis(r.encoded, r.searched), Write: job.Millis(r.searched, r.wrote), Verify: job.Millis(r.wrote, r.verified)},
-	}
-	for _, l := range cfg.Privacy.LDiversity {
-		rep.Model.LDiversity = append(rep.Model.LDiversity, report.LDiversityIn{Column: l.Column, Variant: l.Variant, L: l.L, C: l.C, Estimator: l.Estimator})
-	}
-	for _, t := range cfg.Privacy.TCloseness {
-		rep.Model.TCloseness = append(rep.Model.TCloseness, report.TClosenessIn{Column: t.Column, T: t.T, Distance: t.Distance})
-	}
-	for _, b := range cfg.Privacy.BetaLikeness {
-		rep.Model.BetaLikeness = append(rep.Model.BetaLikeness, report.BetaLikenessIn{Column: b.Column, Beta: b.Beta, Variant: b.Variant})
-	}
-	if err := r.populationReport(rep); err != nil {
+	rep, err := NewReport(r.cfg, Facts{
+		Tool: "sanitize", Created: r.created, HierarchyDigests: r.p.Hier.Digests(),
+		Input:   report.FileSummary{Path: r.in, Format: r.inFmt, Rows: r.t.Rows},
+		Output:  report.FileSummary{Path: r.out, Format: r.outFmt, Rows: r.written},
+		Columns: r.t.Columns, Result: r.res, Measured: r.m, Utility: r.util, InputSizes: r.inputSizes,
+		PopulationMeasured: r.popMeasured, Generalized: r.generalized(),
+		Population: r.populationRows(),
+		Stages:     report.Stages{Encode: job.Millis(r.start, r.encoded), Search: job.Millis(r.encoded, r.searched), Write: job.Millis(r.searched, r.wrote), Verify: job.Millis(r.wrote, r.verified)},
+	})
+	if err != nil {
 		return nil, err
-	}
-	for _, s := range m.Sensitive {
-		rep.Verified.Sensitive = append(rep.Verified.Sensitive, report.SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance, MaxGain: s.MaxGain})
 	}
 	if r.mres != nil {
 		rep.Partitions = &report.PartitionStats{Partitions: len(r.mres.Sizes), Splits: r.mres.Splits}
-	} else {
-		for i, c := range r.t.Columns {
-			rep.Node = append(rep.Node, report.NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()})
-		}
 	}
-	rep.Generalized = r.generalized()
-	var err error
-	rep.Risk, err = r.riskReport()
-	return rep, err
+	return rep, nil
 }
 
 // publishStage writes the report (if any) to a temporary file, then puts the release

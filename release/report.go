@@ -13,7 +13,9 @@ import (
 	"sanitizer/internal/build"
 	"sanitizer/publish"
 	"sanitizer/report"
+	"sanitizer/risk"
 	"sanitizer/schema"
+	"sanitizer/verify"
 )
 
 // writeReportTemp writes the release's report to a new temporary file beside path,
@@ -114,4 +116,141 @@ func algorithm(cfg *schema.Config) string {
 		return "optimal"
 	}
 	return cfg.Search.Algorithm
+}
+
+// Facts is what a release found, whichever engine ran it (Release here, or the beam
+// module's): what NewReport makes its report of. It holds counts, parameters and the
+// release's own values: never an input value the release does not publish.
+type Facts struct {
+	Tool    string    // the command that ran the release
+	Created time.Time // when the release was written (its metadata's created_utc)
+	// HierarchyDigests maps every hierarchy file the release used to its SHA-256.
+	HierarchyDigests map[string]string
+	// Input is the input (Rows: the records the release is of, a research subset's
+	// when there is one), Output the written release (Rows: the records it holds).
+	Input, Output report.FileSummary
+	Columns       []generalize.Column // the quasi-identifiers, in the search's order
+	Result        *generalize.Result  // the search's (Levels nil under Mondrian)
+	Measured      *Measured           // the independent check of the written release
+	Utility       generalize.Metrics
+	// InputSizes is the class sizes of the input's records at their original
+	// quasi-identifier values, the input's risk.
+	InputSizes risk.Distribution
+	// Population is a research subset's population records (0: no subset), and
+	// PopulationMeasured the released classes measured against it (nil: not measured).
+	Population         int
+	PopulationMeasured *verify.PopulationMeasured
+	Generalized        []report.QuasiRelease // per quasi-identifier, what the release publishes of it
+	Stages             report.Stages
+}
+
+// NewReport is the report of a release of cfg that found f: the same document,
+// whichever engine ran it.
+func NewReport(cfg *schema.Config, f Facts) (*report.Report, error) {
+	res, m, rows := f.Result, f.Measured, f.Input.Rows
+	rep := &report.Report{
+		Tool: f.Tool, Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
+		CreatedUTC:       f.Created.UTC().Format(time.RFC3339),
+		HierarchyDigests: f.HierarchyDigests,
+		Input:            f.Input,
+		Output:           f.Output,
+		Model:            report.ModelSummary{K: cfg.Privacy.K, KDefault: cfg.Privacy.KDefault, SuppressionRate: cfg.Privacy.Suppression, MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows)},
+		Algorithm:        algorithm(cfg),
+		Classes:          res.Classes,
+		MinClass:         res.MinClass,
+		AvgClass:         m.AvgClass,
+		Suppressed:       res.Suppressed,
+		Metric:           report.MetricSummary{Name: res.Metric, Aggregate: cfg.Search.Aggregate, Weights: cfg.Search.Weights, GSFactor: cfg.Search.GSFactor, Value: res.Value},
+		Utility:          f.Utility,
+		Lattice:          report.LatticeStats{Size: res.LatticeSize, Evaluated: res.Evaluated, MonotoneOnly: res.MonotoneOnly, Tagged: res.Tagged, Bounded: res.Bounded, RolledUp: res.RolledUp},
+		Verified:         report.Verification{Rows: m.Rows, Classes: m.Classes, MinClass: m.MinClass, Suppressed: m.Suppressed},
+		Generalized:      f.Generalized,
+		StagesMS:         f.Stages,
+	}
+	for _, l := range cfg.Privacy.LDiversity {
+		rep.Model.LDiversity = append(rep.Model.LDiversity, report.LDiversityIn{Column: l.Column, Variant: l.Variant, L: l.L, C: l.C, Estimator: l.Estimator})
+	}
+	for _, t := range cfg.Privacy.TCloseness {
+		rep.Model.TCloseness = append(rep.Model.TCloseness, report.TClosenessIn{Column: t.Column, T: t.T, Distance: t.Distance})
+	}
+	for _, b := range cfg.Privacy.BetaLikeness {
+		rep.Model.BetaLikeness = append(rep.Model.BetaLikeness, report.BetaLikenessIn{Column: b.Column, Beta: b.Beta, Variant: b.Variant})
+	}
+	if err := populationReport(cfg, f, rep); err != nil {
+		return nil, err
+	}
+	for _, s := range m.Sensitive {
+		rep.Verified.Sensitive = append(rep.Verified.Sensitive, report.SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance, MaxGain: s.MaxGain})
+	}
+	if res.Levels != nil {
+		for i, c := range f.Columns {
+			rep.Node = append(rep.Node, report.NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()})
+		}
+	}
+	var err error
+	rep.Risk, err = riskReport(cfg, rows, f.InputSizes, m.Sizes)
+	return rep, err
+}
+
+// populationReport adds the research subset, δ-presence and k-map to the report: the
+// requirements and what the verifier measured.
+func populationReport(cfg *schema.Config, f Facts, rep *report.Report) error {
+	pr := cfg.Privacy
+	if pr.Subset != nil && f.Population > 0 {
+		rep.Model.Subset = &report.SubsetIn{Column: pr.Subset.Column, Records: f.Input.Rows, Population: f.Population}
+	}
+	if d := pr.DeltaPresence; d != nil {
+		rep.Model.DeltaPresence = &report.DeltaPresenceIn{Min: d.Min, Max: d.Max}
+	}
+	if km := pr.KMap; km != nil {
+		in := &report.KMapIn{K: km.K, Estimator: km.Estimator}
+		if km.Estimator != "" {
+			k, typeI, err := kmapK(cfg, f.Input.Rows)
+			if err != nil {
+				return err
+			}
+			in.Significance, in.DerivedK, in.TypeIError = km.Significance, k, typeI
+		}
+		rep.Model.KMap = in
+	}
+	if p := f.PopulationMeasured; p != nil {
+		rep.Verified.Population = &report.PopulationSummary{DeltaMin: p.DeltaMin, DeltaMax: p.DeltaMax, SmallestPopulation: p.SmallestPopulation}
+	}
+	return nil
+}
+
+// riskReport is a release's report of the re-identification risk of its input (the
+// class sizes in, of rows records) and of the written release (out, measured by the
+// verifier).
+func riskReport(cfg *schema.Config, rows int, in, out risk.Distribution) (*report.RiskReport, error) {
+	n, err := population(cfg, rows)
+	if err != nil {
+		return nil, err
+	}
+	rr := &report.RiskReport{Population: populationFigures(n, rows), Thresholds: reportThresholds(cfg)}
+	if rr.Input, err = riskMeasures(in, n, rr.Thresholds); err != nil {
+		return nil, fmt.Errorf("internal error: the input's risk: %w", err)
+	}
+	rel, err := riskMeasures(out, n, rr.Thresholds)
+	if err != nil {
+		return nil, fmt.Errorf("internal error: the release's risk: %w", err)
+	}
+	rr.Release = &rel
+	rr.Models = riskChecks(cfg, out, n)
+	return rr, nil
+}
+
+// WriteReport writes a release's report to path (HTML when it ends in .html or .htm,
+// JSON otherwise) through a temporary file beside it, published only when whole; an
+// existing file is replaced only with force.
+func WriteReport(path string, rep *report.Report, force bool) error {
+	f, err := writeReportTemp(path, rep)
+	if err != nil {
+		return err
+	}
+	defer f.Discard()
+	if err := f.Publish(force); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package release
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 
@@ -166,47 +165,41 @@ const examplesShown = 5
 // level and the values released at it (those of published classes only), or under
 // Mondrian the partitions' values.
 func (r *run) generalized() []report.QuasiRelease {
+	if r.labels == nil {
+		return Generalized(r.t.Columns, r.res.Levels, r.released)
+	}
 	out := make([]report.QuasiRelease, len(r.t.Columns))
 	for i, c := range r.t.Columns {
+		vals := slices.Clone(r.labels.dict[i])
+		slices.Sort(vals)
+		out[i] = report.QuasiRelease{Column: c.Name, Level: -1, Levels: c.Hierarchy.Height(), Distinct: len(vals), Examples: vals[:min(len(vals), examplesShown)]}
+	}
+	return out
+}
+
+// Generalized is, per quasi-identifier (cols, in the search's order), what a
+// full-domain release at levels publishes of it: its level, and the values of it that
+// released holds (ReleasedCodes: those of published classes only), the first few in
+// code order as examples; with no levels (a Mondrian release), level −1 and no values.
+func Generalized(cols []generalize.Column, levels []int, released [][]bool) []report.QuasiRelease {
+	out := make([]report.QuasiRelease, len(cols))
+	for i, c := range cols {
 		q := report.QuasiRelease{Column: c.Name, Level: -1, Levels: c.Hierarchy.Height()}
-		switch {
-		case r.labels != nil:
-			vals := slices.Clone(r.labels.dict[i])
-			slices.Sort(vals)
-			q.Distinct, q.Examples = len(vals), vals[:min(len(vals), examplesShown)]
-		case r.released != nil:
-			q.Level = r.res.Levels[i]
-			for code, ok := range r.released[i] {
-				if !ok {
-					continue
-				}
-				q.Distinct++
-				if len(q.Examples) < examplesShown {
-					q.Examples = append(q.Examples, c.Hierarchy.Value(q.Level, int32(code)))
-				}
+		if i >= len(levels) || i >= len(released) { // none released (Mondrian's empty release)
+			out[i] = q
+			continue
+		}
+		q.Level = levels[i]
+		for code, ok := range released[i] {
+			if !ok {
+				continue
+			}
+			q.Distinct++
+			if len(q.Examples) < examplesShown {
+				q.Examples = append(q.Examples, c.Hierarchy.Value(q.Level, int32(code)))
 			}
 		}
 		out[i] = q
 	}
 	return out
-}
-
-// riskReport is the release's report of the re-identification risk of its input and
-// of the written release (measured by the verifier).
-func (r *run) riskReport() (*report.RiskReport, error) {
-	n, err := population(r.cfg, r.t.Rows)
-	if err != nil {
-		return nil, err
-	}
-	rr := &report.RiskReport{Population: populationFigures(n, r.t.Rows), Thresholds: reportThresholds(r.cfg)}
-	if rr.Input, err = riskMeasures(r.inputSizes, n, rr.Thresholds); err != nil {
-		return nil, fmt.Errorf("internal error: the input's risk: %w", err)
-	}
-	rel, err := riskMeasures(r.m.Sizes, n, rr.Thresholds)
-	if err != nil {
-		return nil, fmt.Errorf("internal error: the release's risk: %w", err)
-	}
-	rr.Release = &rel
-	rr.Models = riskChecks(r.cfg, r.m.Sizes, n)
-	return rr, nil
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"sanitizer/generalize"
-	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/table"
 	"sanitizer/verify"
@@ -191,31 +190,12 @@ func (r *run) verifyPopulation(ctx context.Context, spec verify.Spec) (*verify.P
 	return &m, nil
 }
 
-// populationReport adds the research subset, δ-presence and k-map to the report: the
-// requirements and what the verifier measured.
-func (r *run) populationReport(rep *report.Report) error {
-	pr := r.cfg.Privacy
-	if pr.Subset != nil && r.pop != nil {
-		rep.Model.Subset = &report.SubsetIn{Column: pr.Subset.Column, Records: r.t.Rows, Population: r.pop.Rows}
+// populationRows is the research subset's population records (0: no subset).
+func (r *run) populationRows() int {
+	if r.pop == nil {
+		return 0
 	}
-	if d := pr.DeltaPresence; d != nil {
-		rep.Model.DeltaPresence = &report.DeltaPresenceIn{Min: d.Min, Max: d.Max}
-	}
-	if km := pr.KMap; km != nil {
-		in := &report.KMapIn{K: km.K, Estimator: km.Estimator}
-		if km.Estimator != "" {
-			k, typeI, err := kmapK(r.cfg, r.t.Rows)
-			if err != nil {
-				return err
-			}
-			in.Significance, in.DerivedK, in.TypeIError = km.Significance, k, typeI
-		}
-		rep.Model.KMap = in
-	}
-	if p := r.popMeasured; p != nil {
-		rep.Verified.Population = &report.PopulationSummary{DeltaMin: p.DeltaMin, DeltaMax: p.DeltaMax, SmallestPopulation: p.SmallestPopulation}
-	}
-	return nil
+	return r.pop.Rows
 }
 
 // subsetCheck is, for Check of a research subset's release, the opening of the

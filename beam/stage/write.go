@@ -109,7 +109,7 @@ type partWriter struct {
 // have is written. It returns, per quasi-identifier, every leaf's place in its
 // column's dictionary (−1: not released).
 func (w *partWriter) dictionaries(cols []table.OutColumn, quasiAt []int) [][]int32 {
-	released := release.ReleasedCodes(w.like, w.levels, w.rec.Covers)
+	released := release.ReleasedCodes(w.like.Columns, w.levels, w.rec.Covers)
 	keyOf := make([][]int32, len(w.like.Columns))
 	for j, qi := range quasiAt {
 		if qi < 0 {
