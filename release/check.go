@@ -261,6 +261,20 @@ func checkFullDomain(ctx context.Context, cfg *schema.Config, p *plan, rel, relF
 	if required != m.Suppressed {
 		return schema.Unattainable("%s: %d input records are missing, the models require %d suppressed", rel, m.Suppressed, required)
 	}
+	if spec.Population == nil {
+		return nil
+	}
+	// The released classes measured against the population (δ and the smallest
+	// population class), for the report of a release checked here.
+	pop, err := spec.Population.Counts(levels)
+	if err != nil {
+		return err
+	}
+	pm, err := verify.CheckPopulation(spec.Population.Model, classes, pop)
+	if err != nil {
+		return violation(rel, err)
+	}
+	m.Population = &pm
 	return nil
 }
 

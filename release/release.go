@@ -148,6 +148,13 @@ func checkPaths(cfg *schema.Config, opt job.Options, in, out string) error {
 	if err := checkOutput(out, opt.Force); err != nil {
 		return err
 	}
+	return CheckReport(cfg, opt, in, out)
+}
+
+// CheckReport refuses, before anything is read, a report (opt.Report; "": none) the
+// run could not publish (it exists, without opt.Force) or that is the run's input in,
+// its output out or its configuration.
+func CheckReport(cfg *schema.Config, opt job.Options, in, out string) error {
 	if opt.Report == "" {
 		return nil
 	}

@@ -240,17 +240,9 @@ func riskReport(cfg *schema.Config, rows int, in, out risk.Distribution) (*repor
 	return rr, nil
 }
 
-// WriteReport writes a release's report to path (HTML when it ends in .html or .htm,
-// JSON otherwise) through a temporary file beside it, published only when whole; an
-// existing file is replaced only with force.
-func WriteReport(path string, rep *report.Report, force bool) error {
-	f, err := writeReportTemp(path, rep)
-	if err != nil {
-		return err
-	}
-	defer f.Discard()
-	if err := f.Publish(force); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+// PrepareReport writes a release's report to a new temporary file beside path (HTML
+// when path ends in .html or .htm, JSON otherwise), held until the caller publishes it
+// at path (publish.File.Publish) or discards it.
+func PrepareReport(path string, rep *report.Report) (*publish.File, error) {
+	return writeReportTemp(path, rep)
 }

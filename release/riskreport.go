@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 
 	"sanitizer/generalize"
 	"sanitizer/report"
@@ -180,7 +181,9 @@ func (r *run) generalized() []report.QuasiRelease {
 // Generalized is, per quasi-identifier (cols, in the search's order), what a
 // full-domain release at levels publishes of it: its level, and the values of it that
 // released holds (ReleasedCodes: those of published classes only), the first few in
-// code order as examples; with no levels (a Mondrian release), level −1 and no values.
+// natural order (numbers within the labels compared as numbers: [5,9] before [10,14])
+// as examples, whatever order the hierarchy numbers them in; with no levels (a
+// Mondrian release), level −1 and no values.
 func Generalized(cols []generalize.Column, levels []int, released [][]bool) []report.QuasiRelease {
 	out := make([]report.QuasiRelease, len(cols))
 	for i, c := range cols {
@@ -190,16 +193,56 @@ func Generalized(cols []generalize.Column, levels []int, released [][]bool) []re
 			continue
 		}
 		q.Level = levels[i]
+		var vals []string
 		for code, ok := range released[i] {
-			if !ok {
-				continue
-			}
-			q.Distinct++
-			if len(q.Examples) < examplesShown {
-				q.Examples = append(q.Examples, c.Hierarchy.Value(q.Level, int32(code)))
+			if ok {
+				vals = append(vals, c.Hierarchy.Value(q.Level, int32(code)))
 			}
 		}
+		slices.SortFunc(vals, naturalCompare)
+		q.Distinct, q.Examples = len(vals), vals[:min(len(vals), examplesShown)]
 		out[i] = q
 	}
 	return out
+}
+
+// naturalCompare orders a and b as text, except that runs of digits compare as the
+// numbers they write; labels equal so ("01", "1") as text.
+func naturalCompare(a, b string) int {
+	if c := natural(a, b); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+// natural is naturalCompare without the tie-break.
+func natural(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if c := cmp.Compare(len(na), len(nb)); c != 0 {
+				return c
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// digitRun is the length of the run of ASCII digits s begins with.
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }

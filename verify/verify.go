@@ -118,6 +118,9 @@ type Measured struct {
 	Sensitive []SensitiveMeasured
 	// Sizes is the published classes' size distribution, for the risk measures.
 	Sizes risk.Distribution
+	// Population is the published classes measured against a research subset's
+	// population (nil: no subset, or a check that does not measure it).
+	Population *PopulationMeasured
 }
 
 // Violation reports a release that breaks its Spec.

@@ -10,8 +10,12 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"sanitizer/generalize"
 	"sanitizer/job"
+	"sanitizer/publish"
 	"sanitizer/release"
+	"sanitizer/report"
+	"sanitizer/risk"
 	"sanitizer/schema"
 	"sanitizer/table"
 )
@@ -19,33 +23,40 @@ import (
 // Released is what a release on Beam did.
 type Released struct {
 	Searched
-	Parts    int               // release parts written, one per input part
-	Measured *release.Measured // the check of the written parts
+	Out      string               // the published release's folder
+	Parts    int                  // release parts written, one per input part
+	Recoding *generalize.Recoding // the node's published and suppressed classes
+	Measured *release.Measured    // the check of the written parts
+	// Report is the release's report, the CLI's document (release.NewReport; nil
+	// unless one was asked for).
+	Report *report.Report
 	// Write and Check are the wall time of the pipeline that wrote the parts and of
 	// their check.
 	Write, Check time.Duration
 }
 
-// Release releases the input's parts on the runner into the folder out: the search
-// (Search), then every part recoded and written on the workers into a folder beside
-// out (part-00000.csv, .parquet or .arrow…: output.format, else the input's format,
-// as the CLI's release in parts; a Parquet or Arrow part carries the CLI's release
-// metadata, release.ReleaseMetadata, the same in every part), then the written parts checked by the CLI's independent check (release.Check:
+// Release releases the input's parts on the runner as opt says: the input opt.Input
+// and the folder opt.Output (else the configuration's input.path and output.path), a
+// report at opt.Report when given, opt.Force to replace them, the stages logged to
+// opt.Log. It searches (Search), then recodes every part and writes it on the workers
+// into a folder beside the output (part-00000.csv, .parquet or .arrow…: output.format,
+// else the input's format, as the CLI's release in parts; a Parquet or Arrow part
+// carries the CLI's release metadata, release.ReleaseMetadata, the same in every part),
+// then checks the written parts with the CLI's independent check (release.Check:
 // truthfulness against the input's parts, k, the suppression, the records left out
-// exactly those of the failing classes), and only then the folder renamed to out. A
-// run that cannot meet the models, fails on a part, or whose parts fail the check
-// publishes nothing. With force an existing out is replaced.
-func Release(ctx context.Context, j Job, in, out string, force bool, run Execute) (*Released, error) {
-	out = job.Abs(out) // the workers write beside it, from their own working folders
-	if _, err := os.Stat(out); err == nil && !force {
-		return nil, schema.BadInput("%s exists (use --force to replace it)", out)
-	}
+// exactly those of the failing classes) and that it measured what the search found,
+// and only then renames the folder to the output and publishes the report. A run that
+// cannot meet the models, fails on a part, or whose parts fail the check publishes
+// nothing.
+func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Released, error) {
+	start := time.Now()
 	cfg, err := schema.Parse(j.Config, j.Name, j.Dir)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Search.Algorithm == "mondrian" {
-		return nil, schema.BadInput("%s: search.algorithm: mondrian does not run on Beam (its recursion is not a combine): use optimal", j.Name)
+	in, out, err := releasePaths(cfg, opt)
+	if err != nil {
+		return nil, err
 	}
 	inParts, err := Parts(in)
 	if err != nil {
@@ -55,64 +66,211 @@ func Release(ctx context.Context, j Job, in, out string, force bool, run Execute
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".sanitize-beam-")
+	dest, err := newFolder(out, opt.Force)
 	if err != nil {
 		return nil, err
 	}
-	published := false
-	defer func() {
-		if !published {
-			os.RemoveAll(tmp)
-		}
-	}()
-	work := filepath.Join(tmp, "work")
-	parts := filepath.Join(tmp, "release")
-	for _, d := range []string{work, parts} {
-		if err := os.Mkdir(d, 0o700); err != nil {
+	defer dest.discard()
+	log := opt.Logger()
+	searched, err := Search(ctx, j, in, dest.work, run)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("stage done", "stage", job.StageRead, "parts", len(inParts), "classes", searched.Classes.Len(), "at_levels", searched.Cut.Levels(), "ms", searched.Count.Milliseconds())
+	log.Info("stage done", "stage", job.StageSearch, "lattice", searched.Result.LatticeSize, "evaluated", searched.Result.Evaluated, "suppressed", searched.Result.Suppressed, "ms", searched.Search.Milliseconds())
+	r := &Released{Searched: *searched, Out: out, Parts: len(inParts)}
+	if r.Recoding, err = searched.Cut.Recoding(searched.Classes, searched.Result.Levels, searched.Options); err != nil {
+		return nil, fmt.Errorf("internal error: the recoding at the node: %w", err)
+	}
+	var sizes risk.Distribution // the input's class sizes, for the report
+	if opt.Report != "" {
+		if sizes, err = inputSizes(ctx, searched, inParts, dest.work, run); err != nil {
 			return nil, err
 		}
 	}
-	searched, err := Search(ctx, j, in, work, run)
-	if err != nil {
+	wrote := time.Now()
+	if err := writeRelease(ctx, cfg, searched, inParts, dest, format, run); err != nil {
 		return nil, err
 	}
-	classes, population, err := nodeTables(searched, work)
-	if err != nil {
+	r.Write = time.Since(wrote)
+	log.Info("stage done", "stage", job.StageWrite, "parts", len(inParts), "ms", r.Write.Milliseconds())
+	checked := time.Now()
+	if r.Measured, err = check(ctx, cfg, in, dest.parts, r.Recoding); err != nil {
 		return nil, err
+	}
+	r.Check = time.Since(checked)
+	log.Info("stage done", "stage", job.StageVerify, "records", r.Measured.Rows, "classes", r.Measured.Classes, "min_class", r.Measured.MinClass, "ms", r.Check.Milliseconds())
+	if opt.Report != "" {
+		if r.Report, err = newReport(cfg, r, opt, sizes, format, start); err != nil {
+			return nil, err
+		}
+	}
+	if err := dest.publish(opt.Report, r.Report); err != nil {
+		return nil, err
+	}
+	if r.Report != nil {
+		r.Report.StagesMS.Total = job.Millis(start, time.Now())
+	}
+	return r, nil
+}
+
+// releasePaths is the run's input and output: opt's, else the configuration's (as the
+// CLI has them), checked as far as they can be before anything runs, the report's
+// path with them.
+func releasePaths(cfg *schema.Config, opt job.Options) (in, out string, err error) {
+	in, out = cfg.Input.Path, cfg.Output.Path
+	if opt.Input != "" {
+		in = opt.Input
+	}
+	if opt.Output != "" {
+		out = opt.Output
+	}
+	if in == "" {
+		return "", "", schema.BadInput("input: no input (--in or input.path)")
+	}
+	if out == "" {
+		return "", "", schema.BadInput("output: no release folder (--out or output.path)")
+	}
+	if cfg.Search.Algorithm == "mondrian" {
+		return "", "", schema.BadInput("%s: search.algorithm: mondrian does not run on Beam (its recursion is not a combine): use optimal", cfg.File)
+	}
+	if job.Abs(in) == job.Abs(out) || table.InsideParts(in, out) {
+		return "", "", schema.BadInput("output: %s is also the input, or one of its parts", out)
+	}
+	if _, err := os.Stat(out); err == nil && !opt.Force {
+		return "", "", schema.BadInput("%s exists (use --force to replace it)", out)
+	}
+	return in, out, release.CheckReport(cfg, opt, in, out)
+}
+
+// writeRelease writes every part's release into dest's parts folder on the workers.
+func writeRelease(ctx context.Context, cfg *schema.Config, searched *Searched, parts []string, dest *folder, format string, run Execute) error {
+	classes, population, err := nodeTables(searched, dest.work)
+	if err != nil {
+		return err
 	}
 	p, s := beam.NewPipelineWithRoot()
 	// The release's metadata, made here once: every part carries the same, as every
 	// part of the CLI's release in parts does.
 	meta := release.ReleaseMetadata(cfg, searched.Classes.Columns(), searched.Classes.Records(), searched.Result, time.Now())
-	WriteParts(s, searched.Job, searched.Result.Levels, classes, population, inParts, parts, format, meta)
-	start := time.Now()
-	if err := runMarked(ctx, run, p); err != nil {
-		return nil, err
-	}
-	written := time.Now()
+	WriteParts(s, searched.Job, searched.Result.Levels, classes, population, parts, dest.parts, format, meta)
+	return runMarked(ctx, run, p)
+}
+
+// check is the CLI's independent check of the written parts (release.Check) against
+// the input in, and that it measured what the search's recoding rec at the node says
+// the release holds: its records, classes, smallest class, suppressed records and
+// discernibility. A release that fails either is an internal error: nothing is
+// published.
+func check(ctx context.Context, cfg *schema.Config, in, parts string, rec *generalize.Recoding) (*release.Measured, error) {
 	m, err := release.Check(ctx, cfg, job.Options{Input: in, Output: parts})
-	checked := time.Now()
 	if errors.Is(err, schema.ErrUnattainable) {
 		return nil, fmt.Errorf("internal error: the written parts failed the check, nothing published: %w", err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if m.Suppressed != searched.Result.Suppressed {
-		return nil, fmt.Errorf("internal error: the check counted %d records left out, the search %d; nothing published", m.Suppressed, searched.Result.Suppressed)
+	minClass, disc := 0, float64(rec.Suppressed)*float64(rec.Records)
+	for _, n := range rec.Sizes {
+		if minClass == 0 || n < minClass {
+			minClass = n
+		}
+		disc += float64(n) * float64(n)
 	}
-	if force {
-		if err := os.RemoveAll(out); err != nil {
+	if m.Rows != rec.Records-rec.Suppressed || m.Suppressed != rec.Suppressed || m.Classes != len(rec.Sizes) || m.MinClass != minClass || m.Discernibility != disc {
+		return nil, fmt.Errorf("internal error: the check counted %d records, %d suppressed, %d classes, smallest %d, discernibility %g; the search %d, %d, %d, %d, %g; nothing published",
+			m.Rows, m.Suppressed, m.Classes, m.MinClass, m.Discernibility, rec.Records-rec.Suppressed, rec.Suppressed, len(rec.Sizes), minClass, disc)
+	}
+	return m, nil
+}
+
+// newReport is the release's report (release.NewReport): the search's node and
+// result, the input's class sizes, and what the check measured of the written parts,
+// the utility metrics among it.
+func newReport(cfg *schema.Config, r *Released, opt job.Options, sizes risk.Distribution, format string, start time.Time) (*report.Report, error) {
+	in, out, _ := releasePaths(cfg, job.Options{Input: opt.Input, Output: opt.Output, Force: true})
+	inFmt, err := table.InputFormat(in, cfg.Input)
+	if err != nil {
+		return nil, err
+	}
+	hier, err := job.ReadHierFiles(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cols, levels, m := r.Classes.Columns(), r.Result.Levels, r.Measured
+	f := release.Facts{
+		Tool: "sanitize-beam", Created: time.Now(), HierarchyDigests: hier.Digests(),
+		Input:   report.FileSummary{Path: in, Format: inFmt, Rows: r.Classes.Records()},
+		Output:  report.FileSummary{Path: out, Format: format, Rows: m.Rows},
+		Columns: cols, Result: r.Result, Measured: m, InputSizes: sizes,
+		Utility:     generalize.Metrics{Loss: m.Loss, NCP: m.NCP, Discernibility: m.Discernibility, CAvg: m.CAvg, NonUniformEntropy: m.NonUniformEntropy},
+		Generalized: release.Generalized(cols, levels, release.ReleasedCodes(cols, levels, r.Recoding.Covers)),
+		Stages:      report.Stages{Encode: ms(r.Count), Search: ms(r.Search), Write: ms(r.Write), Verify: ms(r.Check), Total: job.Millis(start, time.Now())},
+	}
+	if r.Population != nil {
+		f.Population = r.Population.Records()
+	}
+	return release.NewReport(cfg, f)
+}
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// folder is where a release is written before it is published: a temporary folder
+// beside the output, holding the workers' shared files (work) and the release's parts
+// (parts), which are renamed to the output when published.
+type folder struct {
+	out, tmp, work, parts string
+	force                 bool
+}
+
+// newFolder makes the temporary folder beside out.
+func newFolder(out string, force bool) (*folder, error) {
+	out = job.Abs(out) // the workers write beside it, from their own working folders
+	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".sanitize-beam-")
+	if err != nil {
+		return nil, err
+	}
+	f := &folder{out: out, tmp: tmp, work: filepath.Join(tmp, "work"), parts: filepath.Join(tmp, "release"), force: force}
+	for _, d := range []string{f.work, f.parts} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			os.RemoveAll(tmp)
 			return nil, err
 		}
 	}
-	if err := os.Rename(parts, out); err != nil {
-		return nil, err
-	}
-	published = true
-	os.RemoveAll(tmp)
-	return &Released{Searched: *searched, Parts: len(inParts), Measured: m, Write: written.Sub(start), Check: checked.Sub(written)}, nil
+	return f, nil
 }
+
+// publish renames the parts to the output, replacing an existing one only with force,
+// and puts the report rep at path ("": none) beside it, written first to a temporary
+// file of its own.
+func (f *folder) publish(path string, rep *report.Report) error {
+	var tmpReport *publish.File
+	if path != "" {
+		var err error
+		if tmpReport, err = release.PrepareReport(path, rep); err != nil {
+			return err
+		}
+		defer tmpReport.Discard() // nothing, once published
+	}
+	if f.force {
+		if err := os.RemoveAll(f.out); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(f.parts, f.out); err != nil {
+		return err
+	}
+	if tmpReport != nil {
+		if err := tmpReport.Publish(f.force); err != nil {
+			return fmt.Errorf("--report: %w (the release %s was published)", err, f.out)
+		}
+	}
+	return nil
+}
+
+// discard removes the temporary folder and whatever it still holds.
+func (f *folder) discard() { os.RemoveAll(f.tmp) }
 
 // outputFormat is the release's format: output.format, else the input's, as the CLI's
 // release into a folder of parts has it. A kept column whose values have no text form

@@ -3,12 +3,15 @@ package stage
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -110,7 +113,8 @@ func againstCLI(t *testing.T, cfgPath, beamIn, cliIn string) (*Released, *report
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "release")
-	got, err := Release(context.Background(), j, beamIn, out, false, onPrism)
+	beamReport := filepath.Join(t.TempDir(), "report.json")
+	got, err := Release(context.Background(), j, job.Options{Input: beamIn, Output: out, Report: beamReport}, onPrism)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,6 +132,12 @@ func againstCLI(t *testing.T, cfgPath, beamIn, cliIn string) (*Released, *report
 	rep, err := release.Release(context.Background(), cfg, job.Options{Input: cliIn, Output: cliOut})
 	if err != nil {
 		t.Fatal(err)
+	}
+	sameReport(t, beamReport, rep)
+	// The report is checked against the written parts by the CLI's check, as a
+	// release's report is.
+	if _, err := release.Check(context.Background(), cfg, job.Options{Input: beamIn, Output: out, Report: beamReport}); err != nil {
+		t.Errorf("the check of the release against its report: %v", err)
 	}
 	node := make([]int, len(rep.Node))
 	for i, n := range rep.Node {
@@ -169,6 +179,52 @@ func againstCLI(t *testing.T, cfgPath, beamIn, cliIn string) (*Released, *report
 	return got, rep, out, cliOut
 }
 
+// sameReport fails t unless the Beam release's report at path says what the CLI's
+// report cli of the same input says: the node, the classes, the suppression, the
+// models, what the check measured, the values released, the input's risk and the
+// release's, and the utility metrics (measured from the written parts on Beam, by the
+// search in the CLI: the same within rounding). The lattice's statistics are the
+// search's work, which the cut changes, and are not compared.
+func sameReport(t *testing.T, path string, cli *report.Report) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got report.Report
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Tool != "sanitize-beam" || got.ConfigDigest != cli.ConfigDigest || !maps.Equal(got.HierarchyDigests, cli.HierarchyDigests) || got.Algorithm != cli.Algorithm {
+		t.Errorf("Beam's report: tool %q, config %s, hierarchies %v, %s; the CLI's %s, %v, %s", got.Tool, got.ConfigDigest, got.HierarchyDigests, got.Algorithm, cli.ConfigDigest, cli.HierarchyDigests, cli.Algorithm)
+	}
+	for _, c := range []struct {
+		what      string
+		beam, cli any
+	}{
+		{"records", []int{got.Input.Rows, got.Output.Rows}, []int{cli.Input.Rows, cli.Output.Rows}},
+		{"model", got.Model, cli.Model},
+		{"node", got.Node, cli.Node},
+		{"classes", []any{got.Classes, got.MinClass, got.AvgClass, got.Suppressed}, []any{cli.Classes, cli.MinClass, cli.AvgClass, cli.Suppressed}},
+		{"metric", got.Metric, cli.Metric},
+		{"verified", got.Verified, cli.Verified},
+		{"generalized", got.Generalized, cli.Generalized},
+		{"risk", got.Risk, cli.Risk},
+	} {
+		if !reflect.DeepEqual(c.beam, c.cli) {
+			t.Errorf("Beam's report: %s %+v; the CLI's %+v", c.what, c.beam, c.cli)
+		}
+	}
+	if got.Risk == nil || got.Risk.Input.Records != int64(cli.Input.Rows) {
+		t.Errorf("Beam's report: the input's risk %+v", got.Risk)
+	}
+	u, w := got.Utility, cli.Utility
+	near := func(a, b, tol float64) bool { return math.Abs(a-b) <= tol*max(1, math.Abs(a), math.Abs(b)) }
+	if !near(u.Loss, w.Loss, 1e-9) || !near(u.NCP, w.NCP, 1e-9) || !near(u.NonUniformEntropy, w.NonUniformEntropy, 1e-9) || u.Discernibility != w.Discernibility || !near(u.CAvg, w.CAvg, 1e-12) {
+		t.Errorf("Beam's report: utility %+v; the CLI's %+v", u, w)
+	}
+}
+
 // TestReleaseOnPrismMatchesCLI: Adult in seven parts, released on Prism, is published
 // as seven parts that hold the same multiset of records as the CLI's release of the
 // whole file, at the same node, for k alone, with suppression, with recursive
@@ -204,7 +260,7 @@ func releaseFails(t *testing.T, cfgPath, parts string, kind error, says, secret 
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, onPrism)
+	_, err = Release(context.Background(), j, job.Options{Input: parts, Output: filepath.Join(dir, "release")}, onPrism)
 	if !errors.Is(err, kind) || !strings.Contains(err.Error(), says) || (secret != "" && strings.Contains(err.Error(), secret)) {
 		t.Errorf("got %v", err)
 	}
@@ -542,7 +598,7 @@ func TestReleaseOnPrismClassTableBound(t *testing.T) {
 	log := warnings(t)
 	runs := 0
 	j.MaxClassTable = 100 << 10 // Adult's table takes about 0.7 MiB
-	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, counting(&runs))
+	_, err = Release(context.Background(), j, job.Options{Input: parts, Output: filepath.Join(dir, "release")}, counting(&runs))
 	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--max-class-table") || !strings.Contains(err.Error(), "classes or more") || runs != 1 {
 		t.Fatalf("got %v after %d pipelines", err, runs)
 	}
@@ -553,7 +609,7 @@ func TestReleaseOnPrismClassTableBound(t *testing.T) {
 		t.Errorf("left %v behind", entries)
 	}
 	j.MaxClassTable = 8 << 20
-	got, err := Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, onPrism)
+	got, err := Release(context.Background(), j, job.Options{Input: parts, Output: filepath.Join(dir, "release")}, onPrism)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,7 +620,7 @@ func TestReleaseOnPrismClassTableBound(t *testing.T) {
 	for _, bound := range []int64{(b + est.AtMost) / 2, est.AtMost} {
 		log.Reset()
 		j.MaxClassTable = bound
-		if _, err := Release(context.Background(), j, parts, filepath.Join(t.TempDir(), "release"), false, onPrism); err != nil {
+		if _, err := Release(context.Background(), j, job.Options{Input: parts, Output: filepath.Join(t.TempDir(), "release")}, onPrism); err != nil {
 			t.Fatal(err)
 		}
 		if warned := strings.Contains(log.String(), "--max-class-table"); warned != (bound < est.AtMost) {
@@ -588,7 +644,7 @@ func TestReleaseOnPrismClassTableEstimate(t *testing.T) {
 	dir := t.TempDir()
 	runs := 0
 	j.MaxClassTable = 32 << 10 // 2045 dates: at least 40 KB
-	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, counting(&runs))
+	_, err = Release(context.Background(), j, job.Options{Input: parts, Output: filepath.Join(dir, "release")}, counting(&runs))
 	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--max-class-table") || !strings.Contains(err.Error(), "refused before counting") || !strings.Contains(err.Error(), `column "admitted"`) || runs != 1 {
 		t.Fatalf("got %v after %d pipelines", err, runs)
 	}
@@ -597,7 +653,7 @@ func TestReleaseOnPrismClassTableEstimate(t *testing.T) {
 	}
 	runs = 0
 	j.MaxClassTable = 64 << 10 // above the lower bound, below the table's 120 KB
-	_, err = Release(context.Background(), j, parts, filepath.Join(dir, "release"), false, counting(&runs))
+	_, err = Release(context.Background(), j, job.Options{Input: parts, Output: filepath.Join(dir, "release")}, counting(&runs))
 	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "classes or more") || runs != 2 {
 		t.Fatalf("got %v after %d pipelines", err, runs)
 	}

@@ -43,7 +43,10 @@ type Searched struct {
 	// Population is a research subset's population's class table at the cut (nil: no
 	// subset).
 	Population *generalize.ClassTable
-	Result     *generalize.Result
+	// Options is what the search took (the models, the level bounds, the population):
+	// the recoding of every part takes the same.
+	Options generalize.Options
+	Result  *generalize.Result
 	// Estimate bounded the class tables before they were counted.
 	Estimate Estimate
 	// Count and Search are the wall time of the pipeline that counted the classes and
@@ -119,7 +122,7 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 	if err != nil {
 		return nil, err
 	}
-	return &Searched{Job: job, Classes: classes, Leaves: leaves, Cut: sens.cut, Population: pop, Result: res, Estimate: est, Count: counted.Sub(start), Search: time.Since(counted)}, nil
+	return &Searched{Job: job, Classes: classes, Leaves: leaves, Cut: sens.cut, Population: pop, Options: opt, Result: res, Estimate: est, Count: counted.Sub(start), Search: time.Since(counted)}, nil
 }
 
 // readMerged reads what the pipeline merged and wrote to path (what names it in

@@ -1,8 +1,12 @@
 // Command sanitize-beam runs a release, or the dp outputs, on Apache Beam: the same
 // configuration as sanitize, the input's parts read on the workers.
 //
-//	sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--force] [--max-class-table MiB] [--runner=…] [runner flags]
+//	sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--report REPORT.json|.html] [--force] [--max-class-table MiB] [--runner=…] [runner flags]
 //	sanitize-beam dp      -c CONFIG --in INPUT --out DIR [--ledger LEDGER.json] [--runner=…] [runner flags]
+//
+// Both take sanitize's --quiet (-q), --debug and --log-format text|json, which Beam's
+// and the runner's own records follow too; --in and --out override the
+// configuration's input.path and output.path, as in sanitize.
 //
 // INPUT is a file, a folder of parts (CSV, Parquet, Arrow) or a glob. A release counts
 // the classes on the workers and searches on one, then recodes every part into a part
@@ -21,8 +25,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
@@ -32,18 +39,28 @@ import (
 	"sanitizer/schema"
 )
 
-// The command's flags, beside Beam's pipeline options on the same flag set.
+// The command's flags, sanitize's beside Beam's pipeline options on the same flag set.
 var (
-	config = flag.String("c", "", "the configuration file")
-	in     = flag.String("in", "", "the input: a CSV file, a folder of CSV parts or a glob")
-	out    = flag.String("out", "", "the folder the release's parts are published to")
-	force  = flag.Bool("force", false, "replace an existing release")
-	maxMiB = flag.Int64("max-class-table", 4096, "release: the most MiB the merged class table may take, which the search holds on one machine (0: no bound)")
-	ledger = flag.String("ledger", "", "dp: the privacy ledger the run's spend is recorded in before anything is published")
+	config    = flag.String("config", "", "the configuration file")
+	in        = flag.String("in", "", "the input: a file, a folder of parts or a glob (overrides input.path)")
+	out       = flag.String("out", "", "the folder the release's parts, or the dp outputs, are published to (overrides output.path)")
+	reportTo  = flag.String("report", "", "release: write the release's report here (HTML when it ends in .html, JSON otherwise)")
+	force     = flag.Bool("force", false, "release: replace an existing release (and report), once the new one is verified")
+	maxMiB    = flag.Int64("max-class-table", 4096, "release: the most MiB the merged class table may take, which the search holds on one machine (0: no bound)")
+	ledger    = flag.String("ledger", "", "dp: the privacy ledger the run's spend is recorded in before anything is published")
+	quiet     = flag.Bool("quiet", false, "print errors only (no warnings)")
+	debug     = flag.Bool("debug", false, "log everything, Beam's and the runner's records too (never a data value)")
+	logFormat = flag.String("log-format", "text", "text (warnings and errors) or json (a record per stage, Beam's and the runner's records among them, for unattended jobs)")
 )
 
-const usage = `usage: sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--force] [--max-class-table MiB] [--runner=…]
-       sanitize-beam dp -c CONFIG --in INPUT --out DIR [--ledger LEDGER.json] [--runner=…]`
+func init() {
+	flag.StringVar(config, "c", "", "the configuration file (--config)")
+	flag.BoolVar(quiet, "q", false, "print errors only (--quiet)")
+}
+
+const usage = `usage: sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--report REPORT.json|.html] [--force] [--max-class-table MiB] [--runner=…]
+       sanitize-beam dp -c CONFIG --in INPUT --out DIR [--ledger LEDGER.json] [--runner=…]
+       every command also: [--quiet] [--debug] [--log-format text|json]`
 
 func main() {
 	if worker(os.Args[1:]) {
@@ -55,7 +72,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "sanitize-beam: internal error: the Beam worker harness returned")
 		os.Exit(1)
 	}
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // worker reports whether args are a Beam worker's (Beam's container boot starts the
@@ -75,61 +95,115 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	*config, *in, *out, *force, *maxMiB, *ledger = "", "", "", false, 4096, ""
+	*config, *in, *out, *reportTo, *force, *maxMiB, *ledger = "", "", "", "", false, 4096, ""
+	*quiet, *debug, *logFormat = false, false, "text"
 	flag.CommandLine.SetOutput(stderr)
 	if err := flag.CommandLine.Parse(args[1:]); err != nil {
 		return 2
 	}
-	if *config == "" || *in == "" || *out == "" {
-		fmt.Fprintf(stderr, "sanitize-beam %s: -c, --in and --out are required\n", args[0])
+	if flag.NArg() > 0 {
+		fmt.Fprintf(stderr, "sanitize-beam %s: unexpected argument %q\n%s\n", args[0], flag.Arg(0), usage)
+		return 2
+	}
+	if *config == "" {
+		fmt.Fprintf(stderr, "sanitize-beam %s: -c (--config) is required\n", args[0])
+		return 2
+	}
+	if args[0] == "dp" && *out == "" {
+		fmt.Fprintln(stderr, "sanitize-beam dp: --out is required")
 		return 2
 	}
 	beam.Init()
-	j, err := stage.NewJob(*config)
-	if err == nil {
-		runner := func(ctx context.Context, p *beam.Pipeline) error { return beamx.Run(ctx, p) }
-		if args[0] == "dp" {
-			err = dp(ctx, j, runner, stdout)
-		} else {
-			j.MaxClassTable = *maxMiB << 20
-			err = release(ctx, j, runner, stdout)
-		}
-		if err == nil {
-			return 0
-		}
+	log, err := logger(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "sanitize-beam: %v\n", err)
+		return 2
 	}
-	fmt.Fprintf(stderr, "sanitize-beam: %v\n", err)
+	// Beam's records and the runner's go through slog's default logger: at the
+	// command's level and in its format.
+	slog.SetDefault(log)
+	err = command(ctx, args[0], log, stdout)
+	if err == nil {
+		return 0
+	}
+	code := 1
 	switch {
 	case errors.Is(err, schema.ErrBadInput):
-		return 2
+		code = 2
 	case errors.Is(err, schema.ErrUnattainable):
-		return 3
+		code = 3
 	}
-	return 1
+	if *logFormat == "json" {
+		log.Error(err.Error(), "exit", code)
+	} else {
+		fmt.Fprintf(stderr, "sanitize-beam: %v\n", err)
+	}
+	return code
+}
+
+// logger is the command's logger on stderr, as sanitize's: text with warnings and
+// errors (errors only with --quiet), or JSON records of every stage; everything with
+// --debug.
+func logger(stderr io.Writer) (*slog.Logger, error) {
+	level := slog.LevelWarn
+	switch {
+	case *debug:
+		level = slog.LevelDebug
+	case *quiet:
+		level = slog.LevelError
+	case *logFormat == "json":
+		level = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch *logFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(stderr, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(stderr, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format: %q is not one of text, json", *logFormat)
+}
+
+// command runs the release or the dp outputs.
+func command(ctx context.Context, name string, log *slog.Logger, stdout io.Writer) error {
+	j, err := stage.NewJob(*config)
+	if err != nil {
+		return err
+	}
+	runner := func(ctx context.Context, p *beam.Pipeline) error { return beamx.Run(ctx, p) }
+	opt := job.Options{Input: *in, Output: *out, Report: *reportTo, Force: *force, Ledger: *ledger, Log: log}
+	if name == "dp" {
+		return dp(ctx, j, opt, runner, stdout)
+	}
+	j.MaxClassTable = *maxMiB << 20
+	return release(ctx, j, opt, runner, stdout)
 }
 
 // release runs the release and prints its summary.
-func release(ctx context.Context, j stage.Job, runner stage.Execute, stdout io.Writer) error {
-	r, err := stage.Release(ctx, j, *in, *out, *force, runner)
+func release(ctx context.Context, j stage.Job, opt job.Options, runner stage.Execute, stdout io.Writer) error {
+	r, err := stage.Release(ctx, j, opt, runner)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "released %d of %d records to %s (%d parts; %d suppressed); node %v, %s %.4g; checked from the written parts\n",
-		r.Measured.Rows, r.Classes.Records(), *out, r.Parts, r.Measured.Suppressed, r.Result.Levels, r.Result.Metric, r.Result.Value)
+		r.Measured.Rows, r.Classes.Records(), r.Out, r.Parts, r.Measured.Suppressed, r.Result.Levels, r.Result.Metric, r.Result.Value)
 	fmt.Fprintf(stdout, "class table searched: %d classes, %.1f MiB, at levels %v\n", r.Classes.Len(), float64(r.Classes.Bytes())/(1<<20), r.Cut.Levels())
 	fmt.Fprintf(stdout, "stages: count %d ms, search %d ms, write %d ms, check %d ms\n",
 		r.Count.Milliseconds(), r.Search.Milliseconds(), r.Write.Milliseconds(), r.Check.Milliseconds())
+	if opt.Report != "" {
+		fmt.Fprintf(stdout, "report: %s\n", opt.Report)
+	}
 	return nil
 }
 
 // dp runs the dp outputs and prints their summary (the record count is not DP: never
 // printed).
-func dp(ctx context.Context, j stage.Job, runner stage.Execute, stdout io.Writer) error {
-	r, err := stage.DP(ctx, j, job.Options{Input: *in, Output: *out, Ledger: *ledger}, runner)
+func dp(ctx context.Context, j stage.Job, opt job.Options, runner stage.Execute, stdout io.Writer) error {
+	r, err := stage.DP(ctx, j, opt, runner)
 	if err != nil {
 		return err
 	}
-	r.Manifest.Summary(stdout, filepath.Join(*out, "manifest.json"))
+	r.Manifest.Summary(stdout, filepath.Join(opt.Output, "manifest.json"))
 	fmt.Fprintf(stdout, "stages: noise %d ms, publish %d ms\n", r.Noise.Milliseconds(), r.Publish.Milliseconds())
 	return nil
 }
