@@ -279,6 +279,8 @@ func DP(ctx context.Context, j Job, opt job.Options, run Execute) (*DPRun, error
 		return nil, err
 	}
 	noised := time.Now()
+	// The record count is not DP: never logged.
+	opt.Logger().Info("stage done", "stage", job.StageNoise, "outputs", len(outs), "parts", len(parts), "ms", job.Millis(start, noised))
 	noisy := make([]dprun.Noisy, len(outs))
 	for i, out := range outs {
 		if noisy[i], err = readNoisy(out, i, work); err != nil {

@@ -202,7 +202,7 @@ func newReport(cfg *schema.Config, r *Released, opt job.Options, sizes risk.Dist
 		Tool: "sanitize-beam", Created: time.Now(), HierarchyDigests: hier.Digests(),
 		Input:   report.FileSummary{Path: in, Format: inFmt, Rows: r.Classes.Records()},
 		Output:  report.FileSummary{Path: out, Format: format, Rows: m.Rows},
-		Columns: cols, Result: r.Result, Measured: m, InputSizes: sizes,
+		Columns: cols, Result: r.Result, Measured: m, InputSizes: sizes, PopulationMeasured: m.Population,
 		Utility:     generalize.Metrics{Loss: m.Loss, NCP: m.NCP, Discernibility: m.Discernibility, CAvg: m.CAvg, NonUniformEntropy: m.NonUniformEntropy},
 		Generalized: release.Generalized(cols, levels, release.ReleasedCodes(cols, levels, r.Recoding.Covers)),
 		Stages:      report.Stages{Encode: ms(r.Count), Search: ms(r.Search), Write: ms(r.Write), Verify: ms(r.Check), Total: job.Millis(start, time.Now())},

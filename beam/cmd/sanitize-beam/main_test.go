@@ -3,16 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestReleaseCommand: sanitize-beam release on Prism publishes the parts and says so;
-// run again it refuses to replace them without --force (exit 2) and replaces them with
-// it; a missing flag is exit 2.
+// TestReleaseCommand: sanitize-beam release on Prism publishes the parts and says so,
+// with nothing on stderr under --quiet; run again it refuses to replace them without
+// --force (exit 2) and replaces them with it, logging its stages as JSON records and
+// writing the HTML report; a report that exists, a missing flag or input, and an
+// unknown log format are exit 2.
 func TestReleaseCommand(t *testing.T) {
 	abs, _ := filepath.Abs("../../../../shared/data/adult")
 	raw, err := os.ReadFile(filepath.Join(abs, "adult.csv"))
@@ -34,26 +38,67 @@ func TestReleaseCommand(t *testing.T) {
 	cfg.WriteString("  occupation: {role: insensitive}\nprivacy: {k: 5, suppression: 0.05}\n")
 	c := filepath.Join(dir, "c.yaml")
 	os.WriteFile(c, []byte(cfg.String()), 0o600)
-	out := filepath.Join(dir, "rel")
+	out, rep := filepath.Join(dir, "rel"), filepath.Join(dir, "report.html")
 	args := []string{"release", "-c", c, "--in", parts, "--out", out, "--runner=prism"}
+	with := func(more ...string) []string { return append(slices.Clone(args), more...) }
+	quietStderr := func(t *testing.T, stderr string) {
+		if stderr != "" {
+			t.Errorf("--quiet: stderr %q", stderr)
+		}
+	}
 	for i, tt := range []struct {
-		args []string
-		code int
-		says string
+		args   []string
+		code   int
+		says   string
+		stderr func(t *testing.T, stderr string) // nil: not checked
 	}{
-		{args, 0, "released 28816 of 30162 records"},
-		{args, 2, "exists (use --force"},
-		{append(args, "--force"), 0, "released 28816"},
-		{[]string{"release", "--in", parts, "--out", out}, 2, "required"},
+		{with("--quiet"), 0, "released 28816 of 30162 records", quietStderr},
+		{args, 2, "exists (use --force", nil},
+		{with("--force", "--log-format", "json", "--report", rep), 0, "report: " + rep, jsonStages},
+		{[]string{"release", "-c", c, "--in", parts, "--out", filepath.Join(dir, "rel2"), "--report", rep, "--runner=prism"}, 2, "--report: " + rep + " exists", nil},
+		{[]string{"release", "--in", parts, "--out", out}, 2, "required", nil},
+		{with("--force", "--log-format", "yaml"), 2, "--log-format", nil},
+		{[]string{"release", "-c", c, "--out", filepath.Join(dir, "other")}, 2, "no input (--in or input.path)", nil},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), tt.args, &stdout, &stderr)
 		if code != tt.code || !strings.Contains(stdout.String()+stderr.String(), tt.says) {
 			t.Errorf("run %d: exit %d, want %d; stdout %q stderr %q", i, code, tt.code, stdout.String(), stderr.String())
 		}
+		if tt.stderr != nil {
+			tt.stderr(t, stderr.String())
+		}
 	}
 	if entries, _ := os.ReadDir(out); len(entries) != 4 {
 		t.Errorf("%d release parts, want 4", len(entries))
+	}
+	if html, err := os.ReadFile(rep); err != nil || !bytes.HasPrefix(html, []byte("<!DOCTYPE html>")) || !bytes.Contains(html, []byte("sanitize-beam")) {
+		t.Errorf("the HTML report: %v, %.100q", err, html)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 4 { // parts, c.yaml, rel, report.html: no temporary left
+		t.Errorf("the folder holds %d entries, want 4", len(entries))
+	}
+}
+
+// jsonStages fails t unless every line of stderr is a JSON record and the release's
+// stages each logged one "stage done" record.
+func jsonStages(t *testing.T, stderr string) {
+	t.Helper()
+	done := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		var rec struct{ Msg, Stage string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("--log-format json: a line that is not JSON: %q", line)
+			continue
+		}
+		if rec.Msg == "stage done" {
+			done[rec.Stage] = true
+		}
+	}
+	for _, s := range []string{"read", "search", "write", "verify"} {
+		if !done[s] {
+			t.Errorf("--log-format json: no record of stage %q: %s", s, stderr)
+		}
 	}
 }
 
