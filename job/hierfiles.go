@@ -41,10 +41,36 @@ func ReadHierFiles(cfg *schema.Config) (*HierFiles, error) {
 		if err != nil {
 			return nil, schema.BadInput("columns.%s.hierarchy.file: %w", c.Name, err)
 		}
-		sum := sha256.Sum256(data)
-		h.files[path] = &HierFile{Data: data, digest: "sha256:" + hex.EncodeToString(sum[:])}
+		h.files[path] = newHierFile(data)
 	}
 	return h, nil
+}
+
+// HierFilesOf holds the bytes of hierarchy files read elsewhere (Bytes of another
+// process's HierFiles), by the paths the configuration names them by: what a worker
+// of a distributed run, which may not see those paths, reads the run's hierarchies
+// from.
+func HierFilesOf(files map[string][]byte) *HierFiles {
+	h := &HierFiles{files: make(map[string]*HierFile, len(files))}
+	for path, data := range files {
+		h.files[path] = newHierFile(data)
+	}
+	return h
+}
+
+// newHierFile is a file's bytes with their digest.
+func newHierFile(data []byte) *HierFile {
+	sum := sha256.Sum256(data)
+	return &HierFile{Data: data, digest: "sha256:" + hex.EncodeToString(sum[:])}
+}
+
+// Bytes maps every hierarchy file to the bytes read for it.
+func (h *HierFiles) Bytes() map[string][]byte {
+	out := make(map[string][]byte, len(h.files))
+	for path, f := range h.files {
+		out[path] = f.Data
+	}
+	return out
 }
 
 // File returns the bytes read for path; a path the configuration does not name is an

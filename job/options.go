@@ -44,8 +44,14 @@ func (o Options) Parallel() int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// OpenInput opens the input table and matches its columns with the configuration.
+// OpenInput opens the input table and matches its columns with the configuration,
+// whose hierarchy files it reads.
 func OpenInput(cfg *schema.Config, in, format string) (table.Source, *Plan, error) {
+	return OpenInputWith(cfg, in, format, nil)
+}
+
+// OpenInputWith is OpenInput with the hierarchy files already read (nil: read them).
+func OpenInputWith(cfg *schema.Config, in, format string, hier *HierFiles) (table.Source, *Plan, error) {
 	names := make([]string, len(cfg.Columns))
 	for i, c := range cfg.Columns {
 		names[i] = c.Name
@@ -56,7 +62,9 @@ func OpenInput(cfg *schema.Config, in, format string) (table.Source, *Plan, erro
 	}
 	p, err := NewPlan(cfg, in, src.Columns())
 	if err == nil {
-		p.Hier, err = ReadHierFiles(cfg)
+		if p.Hier = hier; hier == nil {
+			p.Hier, err = ReadHierFiles(cfg)
+		}
 	}
 	if err != nil {
 		src.Close()

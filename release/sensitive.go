@@ -3,7 +3,6 @@ package release
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -220,10 +219,10 @@ type SensitiveColumn struct {
 // and β-likeness protect, in order of their first requirement, over present[name]
 // (every value the input holds of the column, in an order fixed for the run) as a
 // release numbers them, and adds their requirements to opt (the returned column i is
-// the table's sensitive column i). dir is the configuration's folder, for hierarchy
-// files. A release on another engine, which sees the input only in parts, takes them
-// alike; its errors name the column, and "the input's parts" where a value is at fault.
-func SensitiveModels(cfg *schema.Config, dir string, present map[string][]string, opt *generalize.Options) ([]SensitiveColumn, error) {
+// the table's sensitive column i). hier holds the hierarchy files' bytes. A release on
+// another engine, which sees the input only in parts, takes them alike; its errors
+// name the column, and "the input's parts" where a value is at fault.
+func SensitiveModels(cfg *schema.Config, hier *job.HierFiles, present map[string][]string, opt *generalize.Options) ([]SensitiveColumn, error) {
 	p := &plan{Plan: &job.Plan{Config: cfg}}
 	prot := p.protectedColumns()
 	out := make([]SensitiveColumn, len(prot))
@@ -234,11 +233,7 @@ func SensitiveModels(cfg *schema.Config, dir string, present map[string][]string
 			var err error
 			switch {
 			case h != nil && h.File != "":
-				path := h.File
-				if !filepath.IsAbs(path) {
-					path = filepath.Join(dir, path)
-				}
-				sc.hier, err = generalize.LoadHierarchy(path)
+				sc.hier, err = hier.Hierarchy(h.File)
 			default:
 				sc.hier, err = BuildHierarchy(*sc.conf, values)
 			}

@@ -48,6 +48,14 @@ type Job struct {
 	// estimate proves past it is refused before the count (Estimate), one the merge
 	// finds past it while merging.
 	MaxClassTable int64
+	// Hierarchies holds the bytes of every hierarchy file the configuration names, by
+	// its path there, read once by the driver (NewJob): a worker reads the hierarchies
+	// from them, not from paths it may not see (a Dataflow worker), and every worker
+	// reads the same bytes. Nil: the files are read where the configuration says.
+	Hierarchies map[string][]byte
+	// Temp is a folder the driver and the workers share for dp's intermediate files
+	// (Beam's --temp_location: a store, on Dataflow); "": beside the output.
+	Temp string
 }
 
 // NewJob reads the configuration at path for the workers.
@@ -60,7 +68,26 @@ func NewJob(path string) (Job, error) {
 	if err != nil {
 		return Job{}, err
 	}
-	return Job{Config: data, Name: path, Dir: filepath.Dir(abs)}, nil
+	j := Job{Config: data, Name: path, Dir: filepath.Dir(abs)}
+	cfg, err := schema.Parse(data, path, j.Dir)
+	if err != nil {
+		return Job{}, err
+	}
+	hier, err := job.ReadHierFiles(cfg)
+	if err != nil {
+		return Job{}, err
+	}
+	j.Hierarchies = hier.Bytes()
+	return j, nil
+}
+
+// hierFiles is the job's hierarchy files (Job.Hierarchies), or those cfg names read
+// now when the job holds none.
+func (j Job) hierFiles(cfg *schema.Config) (*job.HierFiles, error) {
+	if j.Hierarchies == nil {
+		return job.ReadHierFiles(cfg)
+	}
+	return job.HierFilesOf(j.Hierarchies), nil
 }
 
 // table is the configuration with the table its parts are read into: the
@@ -69,6 +96,10 @@ func NewJob(path string) (Job, error) {
 // the cut at search.min-levels that the parts' classes are counted at.
 func (j Job) table() (*schema.Config, *generalize.Table, *input, error) {
 	cfg, err := schema.Parse(j.Config, j.Name, j.Dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	hier, err := j.hierFiles(cfg)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -93,18 +124,14 @@ func (j Job) table() (*schema.Config, *generalize.Table, *input, error) {
 		if c.Hierarchy == nil {
 			return nil, nil, nil, schema.BadInput("%s: columns.%s.hierarchy: a quasi-identifier needs a hierarchy", j.Name, c.Name)
 		}
-		path := c.Hierarchy.File
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(j.Dir, path)
-		}
-		h, err := generalize.LoadHierarchy(path)
+		h, err := hier.Hierarchy(c.Hierarchy.File)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
 		}
 		t.Columns = append(t.Columns, generalize.Column{Name: c.Name, Hierarchy: h})
 	}
-	in := &input{}
-	sens, err := release.SensitiveModels(cfg, j.Dir, j.Values, &in.models)
+	in := &input{hier: hier}
+	sens, err := release.SensitiveModels(cfg, hier, j.Values, &in.models)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -128,6 +155,7 @@ func (j Job) table() (*schema.Config, *generalize.Table, *input, error) {
 // input is how a part's records are read into a class table: its sensitive values'
 // numbering, the models on them, and the cut its classes are counted at.
 type input struct {
+	hier   *job.HierFiles     // the hierarchy files' bytes, which a part's plan reads
 	index  []map[string]int32 // per sensitive column of the table: value → number
 	models generalize.Options // the l-diversity, t-closeness and β-likeness requirements
 	// cut is the quasi-identifiers at their minimum levels (search.min-levels; the
@@ -209,7 +237,7 @@ func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table,
 		names = append(names, cfg.Privacy.Subset.Column)
 	}
 	codes := make([][]int32, len(names)) // per column: every record's representative, or value number
-	err = eachRecord(ctx, cfg, part, func(p *job.Plan) ([]int, error) { return positions(p, part, names) },
+	err = eachRecord(ctx, cfg, in.hier, part, func(p *job.Plan) ([]int, error) { return positions(p, part, names) },
 		func(_ *job.Plan, at func() string, fields []string) error {
 			if sub {
 				if in, err := inSubset(cfg, fields[len(fields)-1], at); !in || err != nil {
@@ -388,8 +416,12 @@ func ClassTable(s beam.Scope, job Job, parts beam.PCollection, population bool) 
 
 // Parts lists the parts of an input as the CLI does (table.PartPaths: a folder's table
 // files, names starting with "." or "_" left out, or a glob's; else the one file), in
-// name order, as absolute paths: a worker's working folder is not the driver's.
-func Parts(in string) ([]string, error) {
+// name order, as absolute paths: a worker's working folder is not the driver's. An
+// input in a store (gs://…) is listed there alike (objectParts).
+func Parts(ctx context.Context, in string) ([]string, error) {
+	if isObject(in) {
+		return objectParts(ctx, in)
+	}
 	in = job.Abs(in)
 	if table.IsParts(in) {
 		return table.PartPaths(in)

@@ -46,7 +46,7 @@ func init() {
 	register.Function2x1[int64, int64, []byte](encodeCount)
 	register.Function2x1[int64, float64, []byte](encodeValue)
 	register.Function2x1[int64, []float64, []byte](encodeValues)
-	register.DoFn2x1[[]byte, func(*[]byte) bool, error](&gatherFn{})
+	register.DoFn3x1[context.Context, []byte, func(*[]byte) bool, error](&gatherFn{})
 }
 
 // dpElem is one record's contribution to one partition of one output: the output's
@@ -79,11 +79,26 @@ func (f *dpReadFn) process(ctx context.Context, part string, emit func(string, d
 	if index < 0 {
 		return fmt.Errorf("internal error: %s is not a part of the input", part)
 	}
+	hier, err := f.Job.hierFiles(cfg)
+	if err != nil {
+		return err
+	}
+	local, err := fetch(ctx, part)
+	if err != nil {
+		return err
+	}
+	defer local.done()
+	return local.rename(f.read(ctx, cfg, hier, local.path, index, emit))
+}
+
+// read emits the contributions of the records of the local file part, the input's
+// part index.
+func (f *dpReadFn) read(ctx context.Context, cfg *schema.Config, hier *job.HierFiles, part string, index int, emit func(string, dpElem)) error {
 	format, err := table.InputFormat(part, cfg.Input)
 	if err != nil {
 		return err
 	}
-	src, p, err := job.OpenInput(cfg, part, format)
+	src, p, err := job.OpenInputWith(cfg, part, format, hier)
 	if err != nil {
 		return err
 	}
@@ -176,13 +191,13 @@ func encodeValue(key int64, v float64) []byte { return encodeValues(key, []float
 // gatherFn writes every encoded result of one collection into the file Path.
 type gatherFn struct{ Path string }
 
-func (f *gatherFn) ProcessElement(_ []byte, results func(*[]byte) bool) error {
+func (f *gatherFn) ProcessElement(ctx context.Context, _ []byte, results func(*[]byte) bool) error {
 	var all, r []byte
 	for results(&r) {
 		all = binary.AppendUvarint(all, uint64(len(r)))
 		all = append(all, r...)
 	}
-	return os.WriteFile(f.Path, all, 0o600)
+	return writeFile(ctx, f.Path, all)
 }
 
 // gather adds to the pipeline the writing of col (encoded by encode) into path.
@@ -193,8 +208,8 @@ func gather(s beam.Scope, col beam.PCollection, encode any, path string) {
 
 // readGathered reads a gathered file into one value list per partition, refusing
 // anything but exactly one result for each of the n partitions.
-func readGathered(path string, n int64) ([][]float64, error) {
-	data, err := os.ReadFile(path)
+func readGathered(ctx context.Context, path string, n int64) ([][]float64, error) {
+	data, err := readFile(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("internal error: the noisy results: %w", err)
 	}
@@ -250,23 +265,34 @@ func DP(ctx context.Context, j Job, opt job.Options, run Execute) (*DPRun, error
 	if err := beamDP(cfg, j.Name); err != nil {
 		return nil, err
 	}
-	prep, err := dprun.Prepare(cfg, opt)
+	in := cfg.Input.Path
+	if opt.Input != "" {
+		in = opt.Input
+	}
+	if in == "" {
+		return nil, schema.BadInput("input: no input file (--in or input.path)")
+	}
+	src, err := openSource(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	parts, err := Parts(prep.Input)
+	defer src.close()
+	local := opt // the CLI's checks read the input's local copies
+	local.Input = src.localIn
+	prep, err := dprun.Prepare(cfg, local)
 	if err != nil {
 		return nil, err
 	}
-	outs, err := describeParts(cfg, parts)
+	parts := src.parts
+	outs, err := describeParts(cfg, src.local)
 	if err != nil {
 		return nil, err
 	}
-	work, err := os.MkdirTemp(filepath.Dir(job.Abs(opt.Output)), "."+filepath.Base(opt.Output)+".sanitize-beam-")
+	work, err := dpWork(j.Temp, opt.Output)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(work)
+	defer removeAll(ctx, work)
 	p, s := beam.NewPipelineWithRoot()
 	elems := beam.ParDo(s, &dpReadFn{Job: j, Parts: parts}, beam.CreateList(s, parts))
 	for i, out := range outs {
@@ -283,7 +309,7 @@ func DP(ctx context.Context, j Job, opt job.Options, run Execute) (*DPRun, error
 	opt.Logger().Info("stage done", "stage", job.StageNoise, "outputs", len(outs), "parts", len(parts), "ms", job.Millis(start, noised))
 	noisy := make([]dprun.Noisy, len(outs))
 	for i, out := range outs {
-		if noisy[i], err = readNoisy(out, i, work); err != nil {
+		if noisy[i], err = readNoisy(ctx, out, i, work); err != nil {
 			return nil, err
 		}
 	}
@@ -422,14 +448,26 @@ func bounded(cfg *schema.Config, out *dprun.Output, cells, rows int64) {
 
 // noisyPath is the file output i's statistic j is gathered into.
 func noisyPath(work string, i, j int) string {
-	return filepath.Join(work, fmt.Sprintf("noisy-%d-%d.bin", i, j))
+	return joinPath(work, fmt.Sprintf("noisy-%d-%d.bin", i, j))
+}
+
+// dpWork is the folder the workers write the noisy results into for the driver: in
+// temp (Job.Temp) when it is set, else beside the output folder out (on this machine,
+// or a shared mount).
+func dpWork(temp, out string) (string, error) {
+	if t := temp; isObject(t) {
+		return tempName(joinPath(t, "sanitize-beam-dp")), nil
+	} else if t != "" {
+		return os.MkdirTemp(t, "sanitize-beam-dp-")
+	}
+	return os.MkdirTemp(filepath.Dir(job.Abs(out)), "."+filepath.Base(out)+".sanitize-beam-")
 }
 
 // readNoisy reads output i's gathered results.
-func readNoisy(out *dprun.Output, i int, work string) (dprun.Noisy, error) {
+func readNoisy(ctx context.Context, out *dprun.Output, i int, work string) (dprun.Noisy, error) {
 	n := out.Partitions()
 	if out.Spec.Aggregate == nil {
-		vs, err := readGathered(noisyPath(work, i, 0), n)
+		vs, err := readGathered(ctx, noisyPath(work, i, 0), n)
 		if err != nil {
 			return dprun.Noisy{}, err
 		}
@@ -441,7 +479,7 @@ func readNoisy(out *dprun.Output, i int, work string) (dprun.Noisy, error) {
 	}
 	groups := make([]dphist.GroupResult, n)
 	for j, b := range out.Manifest.Stats {
-		vs, err := readGathered(noisyPath(work, i, j), n)
+		vs, err := readGathered(ctx, noisyPath(work, i, j), n)
 		if err != nil {
 			return dprun.Noisy{}, err
 		}

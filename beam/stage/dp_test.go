@@ -114,10 +114,22 @@ func dpOnPrism(t *testing.T, cfgPath string, opt job.Options) (*DPRun, error) {
 // the contributions differ, as Privacy on Beam bounds them: per partition.
 func TestDPOnPrismMatchesCLI(t *testing.T) {
 	cfgPath, whole, parts := hospitalDP(t, 4000, nil)
+	j, err := NewJob(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dpMatchesCLI(t, j, cfgPath, parts, whole)
+}
+
+// dpMatchesCLI runs the dp outputs of the job j (its configuration at cfgPath) on
+// Prism over beamIn, and the CLI's over whole, and fails t unless both publish what
+// TestDPOnPrismMatchesCLI says.
+func dpMatchesCLI(t *testing.T, j Job, cfgPath, beamIn, whole string) {
+	t.Helper()
 	dir := t.TempDir()
 	beamOut, cliOut := filepath.Join(dir, "beam"), filepath.Join(dir, "cli")
 	beamLedger, cliLedger := filepath.Join(dir, "beam.json"), filepath.Join(dir, "cli.json")
-	if _, err := dpOnPrism(t, cfgPath, job.Options{Input: parts, Output: beamOut, Ledger: beamLedger}); err != nil {
+	if _, err := DP(context.Background(), j, job.Options{Input: beamIn, Output: beamOut, Ledger: beamLedger}, onPrism); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := schema.Load(cfgPath)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"path/filepath"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -36,13 +35,13 @@ func inputSizes(ctx context.Context, searched *Searched, parts []string, tmp str
 		}
 		return risk.FromSizes(sizes)
 	}
-	out := filepath.Join(tmp, "input-sizes.bin")
+	out := joinPath(tmp, "input-sizes.bin")
 	p, s := beam.NewPipelineWithRoot()
 	beam.ParDo0(s, &writeFn{Path: out}, InputSizes(s, searched.Job, beam.CreateList(s, parts)))
 	if err := runMarked(ctx, run, p); err != nil {
 		return risk.Distribution{}, err
 	}
-	return readMerged(out, "input's class sizes", decodeSizes)
+	return readMerged(ctx, out, "input's class sizes", decodeSizes)
 }
 
 // atLeaves reports whether cut leaves every quasi-identifier at its original values.

@@ -17,18 +17,31 @@ import (
 // the CLI. cols chooses the input columns to read from the part's plan; f gets every
 // record's fields (a null of an insensitive column as "", of another as the
 // configuration's null-as, or an error naming the row and column) and where the record is, for messages ("part: row N", as the CLI says).
-func eachRecord(ctx context.Context, cfg *schema.Config, part string, cols func(p *job.Plan) ([]int, error), f func(p *job.Plan, at func() string, fields []string) error) error {
-	return eachRecordNulls(ctx, cfg, part, cols, func(p *job.Plan, at func() string, fields []string, _ []bool) error { return f(p, at, fields) })
+func eachRecord(ctx context.Context, cfg *schema.Config, hier *job.HierFiles, part string, cols func(p *job.Plan) ([]int, error), f func(p *job.Plan, at func() string, fields []string) error) error {
+	return eachRecordNulls(ctx, cfg, hier, part, cols, func(p *job.Plan, at func() string, fields []string, _ []bool) error { return f(p, at, fields) })
 }
 
 // eachRecordNulls is eachRecord that also tells f which fields are an insensitive
 // column's null (nulls[k], the field then ""), which a typed release keeps as a null.
-func eachRecordNulls(ctx context.Context, cfg *schema.Config, part string, cols func(p *job.Plan) ([]int, error), f func(p *job.Plan, at func() string, fields []string, nulls []bool) error) error {
+//
+// A part in a store (gs://…) is read from a copy on this worker, which messages do not
+// name: they name the part.
+func eachRecordNulls(ctx context.Context, cfg *schema.Config, hier *job.HierFiles, part string, cols func(p *job.Plan) ([]int, error), f func(p *job.Plan, at func() string, fields []string, nulls []bool) error) error {
+	local, err := fetch(ctx, part)
+	if err != nil {
+		return err
+	}
+	defer local.done()
+	return local.rename(eachLocalRecord(ctx, cfg, hier, local.path, cols, f))
+}
+
+// eachLocalRecord is eachRecordNulls of a local file.
+func eachLocalRecord(ctx context.Context, cfg *schema.Config, hier *job.HierFiles, part string, cols func(p *job.Plan) ([]int, error), f func(p *job.Plan, at func() string, fields []string, nulls []bool) error) error {
 	format, err := table.InputFormat(part, cfg.Input)
 	if err != nil {
 		return err
 	}
-	src, p, err := job.OpenInput(cfg, part, format)
+	src, p, err := job.OpenInputWith(cfg, part, format, hier)
 	if err != nil {
 		return err
 	}

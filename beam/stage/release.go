@@ -2,10 +2,12 @@ package stage
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -48,6 +50,14 @@ type Released struct {
 // and only then renames the folder to the output and publishes the report. A run that
 // cannot meet the models, fails on a part, or whose parts fail the check publishes
 // nothing.
+//
+// The input and the output may be in a store Beam's filesystem package serves (gs://,
+// s3://), which a Dataflow job's workers share with the driver: the workers copy a
+// part in before they read it and a written part out; the driver reads its own copies
+// of the input and of the written parts for the check. A store has no rename: the
+// checked parts are copied into the output folder, and a marker, _SUCCESS, written
+// last says that the release is whole (readers of a release in a store wait for it;
+// table.PartPaths, which lists the parts of a folder, leaves it out).
 func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Released, error) {
 	start := time.Now()
 	cfg, err := schema.Parse(j.Config, j.Name, j.Dir)
@@ -58,11 +68,13 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	if err != nil {
 		return nil, err
 	}
-	inParts, err := Parts(in)
+	src, err := openSource(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	format, err := outputFormat(cfg, in, inParts[0])
+	defer src.close()
+	inParts := src.parts
+	format, err := outputFormat(cfg, src.localIn, src.local[0])
 	if err != nil {
 		return nil, err
 	}
@@ -70,9 +82,9 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	if err != nil {
 		return nil, err
 	}
-	defer dest.discard()
+	defer dest.discard(ctx)
 	log := opt.Logger()
-	searched, err := Search(ctx, j, in, dest.work, run)
+	searched, err := search(ctx, j, src, dest.work, run)
 	if err != nil {
 		return nil, err
 	}
@@ -95,17 +107,17 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	r.Write = time.Since(wrote)
 	log.Info("stage done", "stage", job.StageWrite, "parts", len(inParts), "ms", r.Write.Milliseconds())
 	checked := time.Now()
-	if r.Measured, err = check(ctx, cfg, in, dest.parts, r.Recoding); err != nil {
+	if r.Measured, err = check(ctx, cfg, src.localIn, dest, r.Recoding); err != nil {
 		return nil, err
 	}
 	r.Check = time.Since(checked)
 	log.Info("stage done", "stage", job.StageVerify, "records", r.Measured.Rows, "classes", r.Measured.Classes, "min_class", r.Measured.MinClass, "ms", r.Check.Milliseconds())
 	if opt.Report != "" {
-		if r.Report, err = newReport(cfg, r, opt, sizes, format, start); err != nil {
+		if r.Report, err = newReport(cfg, r, opt, src, sizes, format, start); err != nil {
 			return nil, err
 		}
 	}
-	if err := dest.publish(opt.Report, r.Report); err != nil {
+	if err := dest.publish(ctx, opt.Report, r.Report); err != nil {
 		return nil, err
 	}
 	if r.Report != nil {
@@ -134,18 +146,36 @@ func releasePaths(cfg *schema.Config, opt job.Options) (in, out string, err erro
 	if cfg.Search.Algorithm == "mondrian" {
 		return "", "", schema.BadInput("%s: search.algorithm: mondrian does not run on Beam (its recursion is not a combine): use optimal", cfg.File)
 	}
-	if job.Abs(in) == job.Abs(out) || table.InsideParts(in, out) {
+	if isObject(opt.Report) {
+		return "", "", schema.BadInput("--report: %s: a report is written on this machine, not in a store", opt.Report)
+	}
+	if !isObject(in) && !isObject(out) && (job.Abs(in) == job.Abs(out) || table.InsideParts(in, out)) {
 		return "", "", schema.BadInput("output: %s is also the input, or one of its parts", out)
 	}
-	if _, err := os.Stat(out); err == nil && !opt.Force {
+	if isObject(in) && isObject(out) && (in == out || strings.HasPrefix(out, strings.TrimSuffix(in, "/")+"/")) {
+		return "", "", schema.BadInput("output: %s is also the input, or inside it", out)
+	}
+	if exists, err := outputExists(context.Background(), out); err != nil {
+		return "", "", schema.BadInput("output: %s: %w", out, err)
+	} else if exists && !opt.Force {
 		return "", "", schema.BadInput("%s exists (use --force to replace it)", out)
 	}
 	return in, out, release.CheckReport(cfg, opt, in, out)
 }
 
+// outputExists reports whether out is a file or folder, or in a store an object or a
+// folder holding any.
+func outputExists(ctx context.Context, out string) (bool, error) {
+	if isObject(out) {
+		return objectExists(ctx, out)
+	}
+	_, err := os.Stat(out)
+	return err == nil, nil
+}
+
 // writeRelease writes every part's release into dest's parts folder on the workers.
 func writeRelease(ctx context.Context, cfg *schema.Config, searched *Searched, parts []string, dest *folder, format string, run Execute) error {
-	classes, population, err := nodeTables(searched, dest.work)
+	classes, population, err := nodeTables(ctx, searched, dest.work)
 	if err != nil {
 		return err
 	}
@@ -157,12 +187,17 @@ func writeRelease(ctx context.Context, cfg *schema.Config, searched *Searched, p
 	return runMarked(ctx, run, p)
 }
 
-// check is the CLI's independent check of the written parts (release.Check) against
-// the input in, and that it measured what the search's recoding rec at the node says
-// the release holds: its records, classes, smallest class, suppressed records and
-// discernibility. A release that fails either is an internal error: nothing is
-// published.
-func check(ctx context.Context, cfg *schema.Config, in, parts string, rec *generalize.Recoding) (*release.Measured, error) {
+// check is the CLI's independent check of the parts written into dest
+// (release.Check) against the input in (a local path), and that it measured what the
+// search's recoding rec at the node says the release holds: its records, classes,
+// smallest class, suppressed records and discernibility. A release that fails either
+// is an internal error: nothing is published. Parts in a store are checked from local
+// copies.
+func check(ctx context.Context, cfg *schema.Config, in string, dest *folder, rec *generalize.Recoding) (*release.Measured, error) {
+	parts, err := dest.localParts(ctx)
+	if err != nil {
+		return nil, err
+	}
 	m, err := release.Check(ctx, cfg, job.Options{Input: in, Output: parts})
 	if errors.Is(err, schema.ErrUnattainable) {
 		return nil, fmt.Errorf("internal error: the written parts failed the check, nothing published: %w", err)
@@ -187,9 +222,9 @@ func check(ctx context.Context, cfg *schema.Config, in, parts string, rec *gener
 // newReport is the release's report (release.NewReport): the search's node and
 // result, the input's class sizes, and what the check measured of the written parts,
 // the utility metrics among it.
-func newReport(cfg *schema.Config, r *Released, opt job.Options, sizes risk.Distribution, format string, start time.Time) (*report.Report, error) {
-	in, out, _ := releasePaths(cfg, job.Options{Input: opt.Input, Output: opt.Output, Force: true})
-	inFmt, err := table.InputFormat(in, cfg.Input)
+func newReport(cfg *schema.Config, r *Released, opt job.Options, src *source, sizes risk.Distribution, format string, start time.Time) (*report.Report, error) {
+	in, out := src.in, r.Out
+	inFmt, err := table.InputFormat(src.localIn, cfg.Input)
 	if err != nil {
 		return nil, err
 	}
@@ -218,14 +253,19 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // folder is where a release is written before it is published: a temporary folder
 // beside the output, holding the workers' shared files (work) and the release's parts
-// (parts), which are renamed to the output when published.
+// (parts), which are renamed to the output when published (copied, in a store).
 type folder struct {
 	out, tmp, work, parts string
 	force                 bool
+	local                 string // a local folder for copies of parts in a store ("": none)
 }
 
 // newFolder makes the temporary folder beside out.
 func newFolder(out string, force bool) (*folder, error) {
+	if isObject(out) {
+		tmp := tempName(out)
+		return &folder{out: strings.TrimSuffix(out, "/"), tmp: tmp, work: joinPath(tmp, "work"), parts: joinPath(tmp, "release"), force: force}, nil
+	}
 	out = job.Abs(out) // the workers write beside it, from their own working folders
 	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".sanitize-beam-")
 	if err != nil {
@@ -241,10 +281,36 @@ func newFolder(out string, force bool) (*folder, error) {
 	return f, nil
 }
 
-// publish renames the parts to the output, replacing an existing one only with force,
-// and puts the report rep at path ("": none) beside it, written first to a temporary
-// file of its own.
-func (f *folder) publish(path string, rep *report.Report) error {
+// localParts is the written parts as a local folder: the parts folder, or copies of
+// the parts in a store.
+func (f *folder) localParts(ctx context.Context) (string, error) {
+	if !isObject(f.parts) {
+		return f.parts, nil
+	}
+	objs, err := listObjects(ctx, f.parts)
+	if err != nil {
+		return "", err
+	}
+	if f.local, err = os.MkdirTemp("", "sanitize-beam-release-"); err != nil {
+		return "", err
+	}
+	for _, o := range objs {
+		if err := copyFile(ctx, o, filepath.Join(f.local, baseName(o))); err != nil {
+			return "", fmt.Errorf("%s: %w", o, err)
+		}
+	}
+	return f.local, nil
+}
+
+// successMarker is the object written last into a release in a store: the release is
+// whole once it is there.
+const successMarker = "_SUCCESS"
+
+// publish puts the parts at the output, replacing an existing one only with force,
+// and the report rep at path ("": none) beside it, written first to a temporary file
+// of its own. A local release is renamed into place; a release in a store is copied
+// there part by part, its marker (successMarker) last.
+func (f *folder) publish(ctx context.Context, path string, rep *report.Report) error {
 	var tmpReport *publish.File
 	if path != "" {
 		var err error
@@ -254,11 +320,11 @@ func (f *folder) publish(path string, rep *report.Report) error {
 		defer tmpReport.Discard() // nothing, once published
 	}
 	if f.force {
-		if err := os.RemoveAll(f.out); err != nil {
+		if err := removeAll(ctx, f.out); err != nil {
 			return err
 		}
 	}
-	if err := os.Rename(f.parts, f.out); err != nil {
+	if err := f.move(ctx); err != nil {
 		return err
 	}
 	if tmpReport != nil {
@@ -269,8 +335,38 @@ func (f *folder) publish(path string, rep *report.Report) error {
 	return nil
 }
 
-// discard removes the temporary folder and whatever it still holds.
-func (f *folder) discard() { os.RemoveAll(f.tmp) }
+// move puts the parts at the output: renamed, or in a store copied, the marker last;
+// parts copied before a copy failed are removed.
+func (f *folder) move(ctx context.Context) error {
+	if !isObject(f.out) {
+		return os.Rename(f.parts, f.out)
+	}
+	objs, err := listObjects(ctx, f.parts)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(objs))
+	for i, o := range objs {
+		names[i] = baseName(o)
+		if err := copyFile(ctx, o, joinPath(f.out, names[i])); err != nil {
+			return errors.Join(fmt.Errorf("%s: %w (nothing published)", f.out, err), removeObjects(ctx, f.out))
+		}
+	}
+	marker, _ := json.Marshal(map[string]any{"parts": names})
+	if err := writeFile(ctx, joinPath(f.out, successMarker), marker); err != nil {
+		return errors.Join(fmt.Errorf("%s: %w (nothing published)", f.out, err), removeObjects(ctx, f.out))
+	}
+	return nil
+}
+
+// discard removes the temporary folder and whatever it still holds, and the local
+// copies.
+func (f *folder) discard(ctx context.Context) {
+	removeAll(ctx, f.tmp)
+	if f.local != "" {
+		os.RemoveAll(f.local)
+	}
+}
 
 // outputFormat is the release's format: output.format, else the input's, as the CLI's
 // release into a folder of parts has it. A kept column whose values have no text form

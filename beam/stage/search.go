@@ -3,8 +3,6 @@ package stage
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -24,8 +22,8 @@ type writeFn struct {
 	Path string
 }
 
-func (f *writeFn) ProcessElement(_ context.Context, data []byte) error {
-	return os.WriteFile(f.Path, data, 0o600)
+func (f *writeFn) ProcessElement(ctx context.Context, data []byte) error {
+	return writeFile(ctx, f.Path, data)
 }
 
 // Execute runs a pipeline on a runner (the embedded Prism runner in tests).
@@ -63,10 +61,18 @@ type Searched struct {
 // configuration. tmp is a folder the workers and this process share, for the merged
 // table.
 func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searched, error) {
-	parts, err := Parts(in)
+	src, err := openSource(ctx, in)
 	if err != nil {
 		return nil, err
 	}
+	defer src.close()
+	return search(ctx, job, src, tmp, run)
+}
+
+// search is Search of the parts of src.
+func search(ctx context.Context, job Job, src *source, tmp string, run Execute) (*Searched, error) {
+	parts := src.parts
+	var err error
 	if job, err = Values(ctx, job, parts, tmp, run); err != nil {
 		return nil, err
 	}
@@ -76,7 +82,7 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 	}
 	// Before anything is counted: a class table certain to be past the bound is
 	// refused, one that may be is warned of (estimate.go).
-	est, err := estimate(cfg, job, like, sens, parts)
+	est, err := estimate(cfg, job, like, sens, src.local)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +90,7 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 		return nil, err
 	}
 	subset := cfg.Privacy.Subset != nil
-	out, leavesOut, popOut := filepath.Join(tmp, "classes.bin"), filepath.Join(tmp, "leaves.bin"), filepath.Join(tmp, "population.bin")
+	out, leavesOut, popOut := joinPath(tmp, "classes.bin"), joinPath(tmp, "leaves.bin"), joinPath(tmp, "population.bin")
 	p, s := beam.NewPipelineWithRoot()
 	partsCol := beam.CreateList(s, parts)
 	classesCol, leavesCol := ClassTable(s, job, partsCol, false)
@@ -99,18 +105,18 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 		return nil, err
 	}
 	counted := time.Now()
-	classes, err := readMerged(out, "class table", func(b []byte) (*generalize.ClassTable, error) { return sens.cut.UnmarshalClasses(b, like) })
+	classes, err := readMerged(ctx, out, "class table", func(b []byte) (*generalize.ClassTable, error) { return sens.cut.UnmarshalClasses(b, like) })
 	if err != nil {
 		return nil, err
 	}
-	leaves, err := readMerged(leavesOut, "leaf counts", func(b []byte) (generalize.LeafCounts, error) { return generalize.UnmarshalLeafCounts(b, like) })
+	leaves, err := readMerged(ctx, leavesOut, "leaf counts", func(b []byte) (generalize.LeafCounts, error) { return generalize.UnmarshalLeafCounts(b, like) })
 	if err != nil {
 		return nil, err
 	}
 	var pop *generalize.ClassTable
 	if subset {
 		popLike := populationLike(like)
-		if pop, err = readMerged(popOut, "population's class table", func(b []byte) (*generalize.ClassTable, error) { return sens.cut.UnmarshalClasses(b, popLike) }); err != nil {
+		if pop, err = readMerged(ctx, popOut, "population's class table", func(b []byte) (*generalize.ClassTable, error) { return sens.cut.UnmarshalClasses(b, popLike) }); err != nil {
 			return nil, err
 		}
 	}
@@ -127,9 +133,9 @@ func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searche
 
 // readMerged reads what the pipeline merged and wrote to path (what names it in
 // errors), decoded by decode.
-func readMerged[T any](path, what string, decode func([]byte) (T, error)) (T, error) {
+func readMerged[T any](ctx context.Context, path, what string, decode func([]byte) (T, error)) (T, error) {
 	var zero T
-	data, err := os.ReadFile(path)
+	data, err := readFile(ctx, path)
 	if err != nil {
 		return zero, fmt.Errorf("internal error: the merged %s: %w", what, err)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -19,7 +17,7 @@ import (
 func init() {
 	register.DoFn3x1[context.Context, string, func(string, []byte), error](&partValuesFn{})
 	register.DoFn3x1[string, func(*[]byte) bool, func(string, []byte), error](&unionFn{})
-	register.DoFn2x1[string, []byte, error](&writeValuesFn{})
+	register.DoFn3x1[context.Context, string, []byte, error](&writeValuesFn{})
 	register.Emitter2[string, []byte]()
 }
 
@@ -67,12 +65,16 @@ func (f *partValuesFn) process(ctx context.Context, part string, emit func(strin
 	if err != nil {
 		return err
 	}
+	hier, err := f.Job.hierFiles(cfg)
+	if err != nil {
+		return err
+	}
 	names := built(cfg)
 	sets := make([]map[string]bool, len(names))
 	for i := range sets {
 		sets[i] = map[string]bool{}
 	}
-	err = eachRecord(ctx, cfg, part, func(p *job.Plan) ([]int, error) { return positions(p, part, names) },
+	err = eachRecord(ctx, cfg, hier, part, func(p *job.Plan) ([]int, error) { return positions(p, part, names) },
 		func(_ *job.Plan, _ func() string, fields []string) error {
 			for i, v := range fields {
 				if !sets[i][v] {
@@ -131,8 +133,8 @@ type writeValuesFn struct {
 	Dir string
 }
 
-func (f *writeValuesFn) ProcessElement(column string, data []byte) error {
-	return os.WriteFile(filepath.Join(f.Dir, "values-"+column+".json"), data, 0o600)
+func (f *writeValuesFn) ProcessElement(ctx context.Context, column string, data []byte) error {
+	return writeFile(ctx, joinPath(f.Dir, "values-"+column+".json"), data)
 }
 
 // Values runs a pipeline that gathers the distinct values of every built
@@ -158,7 +160,7 @@ func Values(ctx context.Context, job Job, parts []string, tmp string, run Execut
 	}
 	job.Values = map[string][]string{}
 	for _, name := range names {
-		data, err := os.ReadFile(filepath.Join(tmp, "values-"+name+".json"))
+		data, err := readFile(ctx, joinPath(tmp, "values-"+name+".json"))
 		if err != nil {
 			return job, fmt.Errorf("internal error: the values of %q: %w", name, err)
 		}

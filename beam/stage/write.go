@@ -56,14 +56,14 @@ func (f *writePartFn) process(ctx context.Context, part string) error {
 	if err != nil {
 		return fmt.Errorf("internal error: %w", err)
 	}
-	merged, err := readMerged(f.Classes, "class table at the node", func(b []byte) (*generalize.ClassTable, error) { return node.UnmarshalClasses(b, like) })
+	merged, err := readMerged(ctx, f.Classes, "class table at the node", func(b []byte) (*generalize.ClassTable, error) { return node.UnmarshalClasses(b, like) })
 	if err != nil {
 		return err
 	}
 	var pop *generalize.ClassTable
 	if f.Population != "" {
 		popLike := populationLike(like)
-		if pop, err = readMerged(f.Population, "population's class table at the node", func(b []byte) (*generalize.ClassTable, error) { return node.UnmarshalClasses(b, popLike) }); err != nil {
+		if pop, err = readMerged(ctx, f.Population, "population's class table at the node", func(b []byte) (*generalize.ClassTable, error) { return node.UnmarshalClasses(b, popLike) }); err != nil {
 			return err
 		}
 	}
@@ -79,8 +79,22 @@ func (f *writePartFn) process(ctx context.Context, part string) error {
 	if index < 0 {
 		return fmt.Errorf("internal error: %s is not a part of the input", part)
 	}
-	w := partWriter{cfg: cfg, like: like, rec: rec, levels: f.Levels, format: f.Format, meta: f.Meta}
-	return w.write(ctx, part, filepath.Join(f.Out, release.PartName(index, len(f.Parts), f.Format)))
+	w := partWriter{hier: in.hier, cfg: cfg, like: like, rec: rec, levels: f.Levels, format: f.Format, meta: f.Meta}
+	name := release.PartName(index, len(f.Parts), f.Format)
+	if !isObject(f.Out) {
+		return w.write(ctx, part, filepath.Join(f.Out, name))
+	}
+	// A release in a store: written here, then copied there whole.
+	tmp, err := os.MkdirTemp("", "sanitize-beam-release-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	local := filepath.Join(tmp, name)
+	if err := w.write(ctx, part, local); err != nil {
+		return err
+	}
+	return copyFile(ctx, local, joinPath(f.Out, name))
 }
 
 // names is the quasi-identifiers' names of t, in its order.
@@ -94,6 +108,7 @@ func names(t *generalize.Table) []string {
 
 // partWriter writes the release of one part.
 type partWriter struct {
+	hier   *job.HierFiles
 	cfg    *schema.Config
 	like   *generalize.Table
 	rec    *generalize.Recoding
@@ -179,7 +194,7 @@ func (w *partWriter) write(ctx context.Context, part, out string) (err error) {
 		rows, hasNull = nil, false
 		return nil
 	}
-	err = eachRecordNulls(ctx, cfg, part,
+	err = eachRecordNulls(ctx, cfg, w.hier, part,
 		func(p *job.Plan) ([]int, error) {
 			for _, pos := range p.Kept {
 				quasiAt = append(quasiAt, slices.Index(names(like), p.Header[pos]))
@@ -282,7 +297,7 @@ func (w *partWriter) write(ctx context.Context, part, out string) (err error) {
 // with a research subset, the population's; it returns their paths (population "":
 // none). A worker reads them from a folder it shares with the driver, rather than from
 // the pipeline's description, which every worker is sent whole.
-func nodeTables(searched *Searched, work string) (classes, population string, err error) {
+func nodeTables(ctx context.Context, searched *Searched, work string) (classes, population string, err error) {
 	node, err := generalize.NewCut(searched.Classes.Columns(), searched.Result.Levels)
 	if err != nil {
 		return "", "", fmt.Errorf("internal error: %w", err)
@@ -296,8 +311,8 @@ func nodeTables(searched *Searched, work string) (classes, population string, er
 		if err != nil {
 			return "", fmt.Errorf("internal error: %w", err)
 		}
-		path := filepath.Join(work, name)
-		return path, os.WriteFile(path, data, 0o600)
+		path := joinPath(work, name)
+		return path, writeFile(ctx, path, data)
 	}
 	if classes, err = write(searched.Classes, "node-classes.bin"); err != nil || searched.Population == nil {
 		return classes, "", err

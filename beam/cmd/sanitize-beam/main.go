@@ -32,6 +32,10 @@ import (
 	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	// Inputs and releases on Google Cloud Storage (gs://) and Amazon S3 (s3://), which
+	// a Dataflow job's workers share with its driver.
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"sanitizer/beam/stage"
@@ -172,6 +176,9 @@ func command(ctx context.Context, name string, log *slog.Logger, stdout io.Write
 	}
 	runner := func(ctx context.Context, p *beam.Pipeline) error { return beamx.Run(ctx, p) }
 	opt := job.Options{Input: *in, Output: *out, Report: *reportTo, Force: *force, Ledger: *ledger, Log: log}
+	if f := flag.Lookup("temp_location"); f != nil { // Beam's Dataflow runner's
+		j.Temp = f.Value.String()
+	}
 	if name == "dp" {
 		return dp(ctx, j, opt, runner, stdout)
 	}

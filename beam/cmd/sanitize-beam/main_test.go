@@ -117,7 +117,7 @@ func TestDPCommand(t *testing.T) {
 	dir := t.TempDir()
 	c, synth := filepath.Join(dir, "c.yaml"), filepath.Join(dir, "s.yaml")
 	os.WriteFile(c, []byte(text), 0o600)
-	os.WriteFile(synth, []byte(string(raw)), 0o600)
+	os.WriteFile(synth, []byte(strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")), 0o600)
 	out, ledger := filepath.Join(dir, "out"), filepath.Join(dir, "ledger.json")
 	args := func(cfg, out string) []string {
 		return []string{"dp", "-c", cfg, "--in", in, "--out", out, "--ledger", ledger, "--runner=prism"}
