@@ -172,7 +172,7 @@ func (r *run) generalized() []report.QuasiRelease {
 	out := make([]report.QuasiRelease, len(r.t.Columns))
 	for i, c := range r.t.Columns {
 		vals := slices.Clone(r.labels.dict[i])
-		slices.Sort(vals)
+		slices.SortFunc(vals, naturalCompare)
 		out[i] = report.QuasiRelease{Column: c.Name, Level: -1, Levels: c.Hierarchy.Height(), Distinct: len(vals), Examples: vals[:min(len(vals), examplesShown)]}
 	}
 	return out

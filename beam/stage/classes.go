@@ -56,6 +56,10 @@ type Job struct {
 	// Temp is a folder the driver and the workers share for dp's intermediate files
 	// (Beam's --temp_location: a store, on Dataflow); "": beside the output.
 	Temp string
+	// Errors is a folder the driver and the workers share, where a worker writes the
+	// text of an error of a kind the exit status tells apart (Job.workerErr); "":
+	// none.
+	Errors string
 }
 
 // NewJob reads the configuration at path for the workers.
@@ -182,9 +186,9 @@ type countPartFn struct {
 	Population bool
 }
 
-// ProcessElement is process, its error's kind marked for the driver (workerErr).
+// ProcessElement is process, its error's kind marked for the driver (Job.workerErr).
 func (f *countPartFn) ProcessElement(ctx context.Context, part string, emitClasses, emitLeaves func([]byte)) error {
-	return workerErr(f.process(ctx, part, emitClasses, emitLeaves))
+	return f.Job.workerErr(ctx, f.process(ctx, part, emitClasses, emitLeaves))
 }
 
 func (f *countPartFn) process(ctx context.Context, part string, emitClasses, emitLeaves func([]byte)) error {
@@ -318,9 +322,9 @@ type mergeFn struct {
 	Population bool // the tables are a population's (quasi-identifiers alone)
 }
 
-// ProcessElement is process, its error's kind marked for the driver (workerErr).
+// ProcessElement is process, its error's kind marked for the driver (Job.workerErr).
 func (f *mergeFn) ProcessElement(ctx context.Context, key []byte, parts func(*[]byte) bool, emit func([]byte)) error {
-	return workerErr(f.process(ctx, key, parts, emit))
+	return f.Job.workerErr(ctx, f.process(ctx, key, parts, emit))
 }
 
 func (f *mergeFn) process(_ context.Context, _ []byte, parts func(*[]byte) bool, emit func([]byte)) error {
@@ -362,9 +366,9 @@ type mergeLeavesFn struct {
 	Job Job
 }
 
-// ProcessElement is process, its error's kind marked for the driver (workerErr).
+// ProcessElement is process, its error's kind marked for the driver (Job.workerErr).
 func (f *mergeLeavesFn) ProcessElement(_ []byte, parts func(*[]byte) bool, emit func([]byte)) error {
-	return workerErr(f.process(parts, emit))
+	return f.Job.workerErr(context.Background(), f.process(parts, emit))
 }
 
 func (f *mergeLeavesFn) process(parts func(*[]byte) bool, emit func([]byte)) error {

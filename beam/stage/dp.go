@@ -65,9 +65,9 @@ type dpReadFn struct {
 	Parts []string
 }
 
-// ProcessElement is process, its error's kind marked for the driver (workerErr).
+// ProcessElement is process, its error's kind marked for the driver (Job.workerErr).
 func (f *dpReadFn) ProcessElement(ctx context.Context, part string, emit func(string, dpElem)) error {
-	return workerErr(f.process(ctx, part, emit))
+	return f.Job.workerErr(ctx, f.process(ctx, part, emit))
 }
 
 func (f *dpReadFn) process(ctx context.Context, part string, emit func(string, dpElem)) error {
@@ -272,6 +272,11 @@ func DP(ctx context.Context, j Job, opt job.Options, run Execute) (*DPRun, error
 	if in == "" {
 		return nil, schema.BadInput("input: no input file (--in or input.path)")
 	}
+	for key, p := range map[string]string{"--out": opt.Output, "--ledger": opt.Ledger} {
+		if isObject(p) {
+			return nil, schema.BadInput("%s: %s: dp's outputs and ledger are written on this machine, not in a store", key, p)
+		}
+	}
 	src, err := openSource(ctx, in)
 	if err != nil {
 		return nil, err
@@ -281,18 +286,23 @@ func DP(ctx context.Context, j Job, opt job.Options, run Execute) (*DPRun, error
 	local.Input = src.localIn
 	prep, err := dprun.Prepare(cfg, local)
 	if err != nil {
-		return nil, err
+		return nil, src.rename(err)
 	}
 	parts := src.parts
 	outs, err := describeParts(cfg, src.local)
 	if err != nil {
-		return nil, err
+		return nil, src.rename(err)
 	}
 	work, err := dpWork(j.Temp, opt.Output)
 	if err != nil {
 		return nil, err
 	}
-	defer removeAll(ctx, work)
+	defer removeAll(context.WithoutCancel(ctx), work) // a cancelled run's too
+	if j.Errors = joinPath(work, "errors"); !isObject(work) {
+		if err := os.Mkdir(j.Errors, 0o700); err != nil {
+			return nil, err
+		}
+	}
 	p, s := beam.NewPipelineWithRoot()
 	elems := beam.ParDo(s, &dpReadFn{Job: j, Parts: parts}, beam.CreateList(s, parts))
 	for i, out := range outs {
@@ -301,7 +311,7 @@ func DP(ctx context.Context, j Job, opt job.Options, run Execute) (*DPRun, error
 		}
 	}
 	start := time.Now()
-	if err := runMarked(ctx, run, p); err != nil {
+	if err := runMarked(ctx, run, p, j); err != nil {
 		return nil, err
 	}
 	noised := time.Now()

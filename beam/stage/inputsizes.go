@@ -3,6 +3,7 @@ package stage
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -13,13 +14,16 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, string, func([]byte, int64), error](&leafClassesFn{})
-	register.Emitter2[[]byte, int64]()
-	register.Function2x1(addCounts)
-	register.Function2x2(sizeOf)
-	register.Function2x1(encodeSize)
+	register.DoFn3x1[context.Context, string, func(int, []byte), error](&leafClassesFn{})
+	register.Emitter2[int, []byte]()
+	register.DoFn3x1[int, func(*[]byte) bool, func([]byte), error](&shardSizesFn{})
 	register.DoFn3x1[[]byte, func(*[]byte) bool, func([]byte), error](&concatFn{})
 }
+
+// sizeShards is how many shards the classes at the leaves are split into by their
+// key's hash: a shard's classes from every part are merged on one worker, which holds
+// about 1/sizeShards of the input's classes.
+const sizeShards = 128
 
 // inputSizes is the class sizes of the records to release (a research subset's, when
 // there is one) at their original quasi-identifier values, the input's risk in a
@@ -38,7 +42,7 @@ func inputSizes(ctx context.Context, searched *Searched, parts []string, tmp str
 	out := joinPath(tmp, "input-sizes.bin")
 	p, s := beam.NewPipelineWithRoot()
 	beam.ParDo0(s, &writeFn{Path: out}, InputSizes(s, searched.Job, beam.CreateList(s, parts)))
-	if err := runMarked(ctx, run, p); err != nil {
+	if err := runMarked(ctx, run, p, searched.Job); err != nil {
 		return risk.Distribution{}, err
 	}
 	return readMerged(ctx, out, "input's class sizes", decodeSizes)
@@ -56,30 +60,30 @@ func atLeaves(cut *generalize.Cut) bool {
 
 // InputSizes adds to the pipeline the class sizes of the records to release of the
 // parts at their original quasi-identifier values: one element, the number of classes
-// of each size (pairs of 8-byte sizes and counts). Each part's classes are counted on
-// its worker, the same class's counts added up across parts by key (its leaf codes),
-// then the classes counted by size: nothing proportional to the records or the
-// classes reaches one worker.
+// of each size (pairs of 8-byte sizes and counts, a size possibly repeated). Each
+// part's classes are counted on its worker and split into shards by their key's hash;
+// each shard's classes are added up across parts on one worker and counted by size;
+// the shards' counts are joined. No worker holds more than a shard of the classes.
 func InputSizes(s beam.Scope, job Job, parts beam.PCollection) beam.PCollection {
 	s = s.Scope("InputSizes")
-	classes := beam.CombinePerKey(s, addCounts, beam.ParDo(s, &leafClassesFn{Job: job}, parts))
-	bySize := beam.CombinePerKey(s, addCounts, beam.ParDo(s, sizeOf, classes))
-	encoded := beam.ParDo(s, encodeSize, bySize)
-	return beam.ParDo(s, &concatFn{}, beam.GroupByKey(s, beam.ParDo(s, noKey, encoded)))
+	shards := beam.ParDo(s, &leafClassesFn{Job: job}, parts)
+	sizes := beam.ParDo(s, &shardSizesFn{}, beam.GroupByKey(s, shards))
+	return beam.ParDo(s, &concatFn{}, beam.GroupByKey(s, beam.ParDo(s, noKey, sizes)))
 }
 
-// leafClassesFn emits every class of one part's records to release at their original
-// quasi-identifier values: its leaf codes, the key, and its records.
+// leafClassesFn emits the classes of one part's records to release at their original
+// quasi-identifier values, by shard: each shard's classes as pairs of a key (the leaf
+// codes) and the records, encoded (appendClass).
 type leafClassesFn struct {
 	Job Job
 }
 
-// ProcessElement is process, its error's kind marked for the driver (workerErr).
-func (f *leafClassesFn) ProcessElement(ctx context.Context, part string, emit func([]byte, int64)) error {
-	return workerErr(f.process(ctx, part, emit))
+// ProcessElement is process, its error's kind marked for the driver (Job.workerErr).
+func (f *leafClassesFn) ProcessElement(ctx context.Context, part string, emit func(int, []byte)) error {
+	return f.Job.workerErr(ctx, f.process(ctx, part, emit))
 }
 
-func (f *leafClassesFn) process(ctx context.Context, part string, emit func([]byte, int64)) error {
+func (f *leafClassesFn) process(ctx context.Context, part string, emit func(int, []byte)) error {
 	cfg, like, in, err := f.Job.table()
 	if err != nil {
 		return err
@@ -97,21 +101,75 @@ func (f *leafClassesFn) process(ctx context.Context, part string, emit func([]by
 	if err != nil {
 		return err
 	}
+	shards := make([][]byte, sizeShards)
+	key := make([]byte, 0, 4*len(t.Columns))
 	for j := range ct.Len() {
-		key := make([]byte, 0, 4*len(t.Columns))
+		key = key[:0]
 		for i := range t.Columns {
 			key = binary.AppendUvarint(key, uint64(ct.Code(i, j)))
 		}
-		emit(key, int64(ct.Count(j)))
+		sh := fnv32a(key) % sizeShards
+		shards[sh] = appendClass(shards[sh], key, int64(ct.Count(j)))
+	}
+	for sh, data := range shards {
+		if len(data) > 0 {
+			emit(sh, data)
+		}
 	}
 	return nil
 }
 
-// addCounts adds two counts.
-func addCounts(a, b int64) int64 { return a + b }
+// fnv32a is the 32-bit FNV-1a hash of b.
+func fnv32a(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	return h
+}
 
-// sizeOf keys a class by its size, counting it once.
-func sizeOf(_ []byte, records int64) (int64, int64) { return records, 1 }
+// appendClass appends a class, its key and records, to b.
+func appendClass(b, key []byte, records int64) []byte {
+	b = binary.AppendUvarint(b, uint64(len(key)))
+	b = append(b, key...)
+	return binary.AppendUvarint(b, uint64(records))
+}
+
+// shardSizesFn adds up one shard's classes from every part and emits the number of
+// classes of each size (encodeSize pairs).
+type shardSizesFn struct{}
+
+func (shardSizesFn) ProcessElement(_ int, parts func(*[]byte) bool, emit func([]byte)) error {
+	records := map[string]int64{}
+	var data []byte
+	for parts(&data) {
+		for len(data) > 0 {
+			n, k := binary.Uvarint(data)
+			if k <= 0 || uint64(len(data)-k) < n {
+				return errors.New("internal error: a part's classes are cut short")
+			}
+			key := data[k : k+int(n)]
+			data = data[k+int(n):]
+			c, k := binary.Uvarint(data)
+			if k <= 0 {
+				return errors.New("internal error: a part's classes are cut short")
+			}
+			data = data[k:]
+			records[string(key)] += int64(c)
+		}
+	}
+	bySize := map[int64]int64{}
+	for _, n := range records {
+		bySize[n]++
+	}
+	var out []byte
+	for size, classes := range bySize {
+		out = append(out, encodeSize(size, classes)...)
+	}
+	emit(out)
+	return nil
+}
 
 // encodeSize encodes a size and its number of classes.
 func encodeSize(size, classes int64) []byte {
@@ -130,7 +188,8 @@ func (concatFn) ProcessElement(_ []byte, sizes func(*[]byte) bool, emit func([]b
 	return nil
 }
 
-// decodeSizes is the class sizes InputSizes encoded.
+// decodeSizes is the class sizes InputSizes encoded (a size may repeat: its classes
+// add up).
 func decodeSizes(data []byte) (risk.Distribution, error) {
 	if len(data)%16 != 0 {
 		return risk.Distribution{}, fmt.Errorf("%d bytes, not pairs of 8-byte counts", len(data))

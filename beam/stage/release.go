@@ -6,13 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"sanitizer/generalize"
+	"sanitizer/internal/safe"
 	"sanitizer/job"
 	"sanitizer/publish"
 	"sanitizer/release"
@@ -64,7 +67,7 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	if err != nil {
 		return nil, err
 	}
-	in, out, err := releasePaths(cfg, opt)
+	in, out, old, err := releasePaths(ctx, cfg, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -76,23 +79,26 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	inParts := src.parts
 	format, err := outputFormat(cfg, src.localIn, src.local[0])
 	if err != nil {
-		return nil, err
+		return nil, src.rename(err)
 	}
-	dest, err := newFolder(out, opt.Force)
+	dest, err := newFolder(out, old)
 	if err != nil {
 		return nil, err
 	}
-	defer dest.discard(ctx)
+	// The temporaries go whatever ends the run, a cancelled context included.
+	defer dest.discard(context.WithoutCancel(ctx))
+	j.Errors = dest.errors // for runners that lose the workers' errors
 	log := opt.Logger()
 	searched, err := search(ctx, j, src, dest.work, run)
 	if err != nil {
 		return nil, err
 	}
+	created := time.Now() // the release's time, in its parts' metadata and its report
 	log.Info("stage done", "stage", job.StageRead, "parts", len(inParts), "classes", searched.Classes.Len(), "at_levels", searched.Cut.Levels(), "ms", searched.Count.Milliseconds())
 	log.Info("stage done", "stage", job.StageSearch, "lattice", searched.Result.LatticeSize, "evaluated", searched.Result.Evaluated, "suppressed", searched.Result.Suppressed, "ms", searched.Search.Milliseconds())
 	r := &Released{Searched: *searched, Out: out, Parts: len(inParts)}
 	if r.Recoding, err = searched.Cut.Recoding(searched.Classes, searched.Result.Levels, searched.Options); err != nil {
-		return nil, fmt.Errorf("internal error: the recoding at the node: %w", err)
+		return nil, fmt.Errorf("%w: the recoding at the node: %w", safe.ErrInternal, err)
 	}
 	var sizes risk.Distribution // the input's class sizes, for the report
 	if opt.Report != "" {
@@ -101,23 +107,26 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 		}
 	}
 	wrote := time.Now()
-	if err := writeRelease(ctx, cfg, searched, inParts, dest, format, run); err != nil {
+	if err := writeRelease(ctx, cfg, searched, inParts, dest, format, created, run); err != nil {
 		return nil, err
 	}
 	r.Write = time.Since(wrote)
 	log.Info("stage done", "stage", job.StageWrite, "parts", len(inParts), "ms", r.Write.Milliseconds())
 	checked := time.Now()
 	if r.Measured, err = check(ctx, cfg, src.localIn, dest, r.Recoding); err != nil {
-		return nil, err
+		return nil, src.rename(err)
 	}
 	r.Check = time.Since(checked)
 	log.Info("stage done", "stage", job.StageVerify, "records", r.Measured.Rows, "classes", r.Measured.Classes, "min_class", r.Measured.MinClass, "ms", r.Check.Milliseconds())
 	if opt.Report != "" {
-		if r.Report, err = newReport(cfg, r, opt, src, sizes, format, start); err != nil {
+		if r.Report, err = newReport(cfg, r, src, sizes, format, created, start); err != nil {
 			return nil, err
 		}
 	}
-	if err := dest.publish(ctx, opt.Report, r.Report); err != nil {
+	if err := ctx.Err(); err != nil { // stopped before publishing: nothing is
+		return nil, err
+	}
+	if err := dest.publish(context.WithoutCancel(ctx), opt.Report, r.Report); err != nil {
 		return nil, err
 	}
 	if r.Report != nil {
@@ -128,8 +137,9 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 
 // releasePaths is the run's input and output: opt's, else the configuration's (as the
 // CLI has them), checked as far as they can be before anything runs, the report's
-// path with them.
-func releasePaths(cfg *schema.Config, opt job.Options) (in, out string, err error) {
+// path with them. old is the parts of the release at out that the run replaces
+// (opt.Force; nil: none).
+func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in, out string, old []string, err error) {
 	in, out = cfg.Input.Path, cfg.Output.Path
 	if opt.Input != "" {
 		in = opt.Input
@@ -138,43 +148,141 @@ func releasePaths(cfg *schema.Config, opt job.Options) (in, out string, err erro
 		out = opt.Output
 	}
 	if in == "" {
-		return "", "", schema.BadInput("input: no input (--in or input.path)")
+		return "", "", nil, schema.BadInput("input: no input (--in or input.path)")
 	}
 	if out == "" {
-		return "", "", schema.BadInput("output: no release folder (--out or output.path)")
+		return "", "", nil, schema.BadInput("output: no release folder (--out or output.path)")
 	}
 	if cfg.Search.Algorithm == "mondrian" {
-		return "", "", schema.BadInput("%s: search.algorithm: mondrian does not run on Beam (its recursion is not a combine): use optimal", cfg.File)
+		return "", "", nil, schema.BadInput("%s: search.algorithm: mondrian does not run on Beam (its recursion is not a combine): use optimal", cfg.File)
 	}
 	if isObject(opt.Report) {
-		return "", "", schema.BadInput("--report: %s: a report is written on this machine, not in a store", opt.Report)
+		return "", "", nil, schema.BadInput("--report: %s: a report is written on this machine, not in a store", opt.Report)
 	}
-	if !isObject(in) && !isObject(out) && (job.Abs(in) == job.Abs(out) || table.InsideParts(in, out)) {
-		return "", "", schema.BadInput("output: %s is also the input, or one of its parts", out)
+	if err := checkStorePath("output", out); err != nil {
+		return "", "", nil, err
 	}
-	if isObject(in) && isObject(out) && (in == out || strings.HasPrefix(out, strings.TrimSuffix(in, "/")+"/")) {
-		return "", "", schema.BadInput("output: %s is also the input, or inside it", out)
+	if !isObject(out) {
+		out = job.Abs(out)
 	}
-	if exists, err := outputExists(context.Background(), out); err != nil {
-		return "", "", schema.BadInput("output: %s: %w", out, err)
-	} else if exists && !opt.Force {
-		return "", "", schema.BadInput("%s exists (use --force to replace it)", out)
+	glob := strings.ContainsAny(in, "*?[")
+	if (!glob && within(out, in)) || (glob && matches(in, out)) {
+		return "", "", nil, schema.BadInput("output: %s is the input %s, or inside it", out, in)
 	}
-	return in, out, release.CheckReport(cfg, opt, in, out)
+	mine := []string{in, cfg.File, opt.Report} // what the run reads or writes beside the release
+	for _, c := range cfg.Columns {
+		if c.Hierarchy != nil && c.Hierarchy.File != "" {
+			mine = append(mine, c.Hierarchy.File)
+		}
+	}
+	for _, p := range mine {
+		if p != "" && within(p, out) {
+			return "", "", nil, schema.BadInput("output: %s holds %s, which the run reads or writes", out, p)
+		}
+	}
+	if old, err = oldRelease(ctx, out); err != nil {
+		return "", "", nil, err
+	}
+	if old != nil && !opt.Force {
+		return "", "", nil, schema.BadInput("%s exists (use --force to replace it)", out)
+	}
+	return in, out, old, release.CheckReport(cfg, opt, in, out)
 }
 
-// outputExists reports whether out is a file or folder, or in a store an object or a
-// folder holding any.
-func outputExists(ctx context.Context, out string) (bool, error) {
-	if isObject(out) {
-		return objectExists(ctx, out)
+// within reports whether path p is dir or inside it (both local, made absolute, or
+// both in a store).
+func within(p, dir string) bool {
+	if isObject(p) != isObject(dir) {
+		return false
 	}
-	_, err := os.Stat(out)
-	return err == nil, nil
+	if !isObject(p) {
+		p, dir = job.Abs(p), job.Abs(dir)
+	}
+	p, dir = strings.TrimRight(p, "/"+string(filepath.Separator)), strings.TrimRight(dir, "/"+string(filepath.Separator))
+	return p == dir || strings.HasPrefix(p, dir+"/") || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// matches reports whether the glob pattern in matches out.
+func matches(in, out string) bool {
+	if isObject(in) != isObject(out) {
+		return false
+	}
+	if isObject(in) {
+		ok, _ := path.Match(in, out)
+		return ok
+	}
+	return table.InsideParts(in, out) || func() bool { ok, _ := filepath.Match(job.Abs(in), out); return ok }()
+}
+
+// isRelease reports whether names are what a release on Beam writes into its folder:
+// its parts (release.PartName, one format, numbered from 0 with no gap) and, in a
+// store, its marker.
+func isRelease(names []string) bool {
+	var parts []string
+	for _, n := range names {
+		if n != successMarker {
+			parts = append(parts, n)
+		}
+	}
+	slices.Sort(parts)
+	for i, n := range parts {
+		ext := filepath.Ext(n)
+		if ext == "" || table.Format(schema.IO{}, n) == "" || n != release.PartName(i, len(parts), ext[1:]) {
+			return false
+		}
+	}
+	return true
+}
+
+// oldRelease is the files of the release at out, if there is one (nil when out does
+// not exist). A folder that holds anything else is not a release: --force never
+// replaces it, as the CLI never overwrites a folder.
+func oldRelease(ctx context.Context, out string) ([]string, error) {
+	var names []string
+	if isObject(out) {
+		objs, err := listObjects(ctx, out)
+		if err != nil {
+			return nil, schema.BadInput("output: %s: %w", out, err)
+		}
+		if len(objs) == 0 {
+			if exists, _ := objectExists(ctx, out); exists {
+				return nil, schema.BadInput("output: %s is an object, not a release folder", out)
+			}
+			return nil, nil
+		}
+		for _, o := range objs {
+			names = append(names, strings.TrimPrefix(o, out+"/"))
+		}
+	} else {
+		st, err := os.Stat(out)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, schema.BadInput("output: %w", err)
+		}
+		if !st.IsDir() {
+			return nil, schema.BadInput("output: %s exists and is not a folder", out)
+		}
+		entries, err := os.ReadDir(out)
+		if err != nil {
+			return nil, schema.BadInput("output: %w", err)
+		}
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+	}
+	if !isRelease(names) {
+		return nil, schema.BadInput("output: %s is not a release folder (it holds more than release parts): it is never replaced", out)
+	}
+	if names == nil {
+		names = []string{} // an empty folder: replaced, with nothing to remove
+	}
+	return names, nil
 }
 
 // writeRelease writes every part's release into dest's parts folder on the workers.
-func writeRelease(ctx context.Context, cfg *schema.Config, searched *Searched, parts []string, dest *folder, format string, run Execute) error {
+func writeRelease(ctx context.Context, cfg *schema.Config, searched *Searched, parts []string, dest *folder, format string, created time.Time, run Execute) error {
 	classes, population, err := nodeTables(ctx, searched, dest.work)
 	if err != nil {
 		return err
@@ -182,9 +290,9 @@ func writeRelease(ctx context.Context, cfg *schema.Config, searched *Searched, p
 	p, s := beam.NewPipelineWithRoot()
 	// The release's metadata, made here once: every part carries the same, as every
 	// part of the CLI's release in parts does.
-	meta := release.ReleaseMetadata(cfg, searched.Classes.Columns(), searched.Classes.Records(), searched.Result, time.Now())
+	meta := release.ReleaseMetadata(cfg, searched.Classes.Columns(), searched.Classes.Records(), searched.Result, created)
 	WriteParts(s, searched.Job, searched.Result.Levels, classes, population, parts, dest.parts, format, meta)
-	return runMarked(ctx, run, p)
+	return runMarked(ctx, run, p, searched.Job)
 }
 
 // check is the CLI's independent check of the parts written into dest
@@ -200,7 +308,7 @@ func check(ctx context.Context, cfg *schema.Config, in string, dest *folder, rec
 	}
 	m, err := release.Check(ctx, cfg, job.Options{Input: in, Output: parts})
 	if errors.Is(err, schema.ErrUnattainable) {
-		return nil, fmt.Errorf("internal error: the written parts failed the check, nothing published: %w", err)
+		return nil, fmt.Errorf("%w: the written parts failed the check, nothing published: %s", safe.ErrInternal, err.Error()) // internal, not the models' failing
 	}
 	if err != nil {
 		return nil, err
@@ -212,9 +320,9 @@ func check(ctx context.Context, cfg *schema.Config, in string, dest *folder, rec
 		}
 		disc += float64(n) * float64(n)
 	}
-	if m.Rows != rec.Records-rec.Suppressed || m.Suppressed != rec.Suppressed || m.Classes != len(rec.Sizes) || m.MinClass != minClass || m.Discernibility != disc {
-		return nil, fmt.Errorf("internal error: the check counted %d records, %d suppressed, %d classes, smallest %d, discernibility %g; the search %d, %d, %d, %d, %g; nothing published",
-			m.Rows, m.Suppressed, m.Classes, m.MinClass, m.Discernibility, rec.Records-rec.Suppressed, rec.Suppressed, len(rec.Sizes), minClass, disc)
+	if m.Rows != rec.Records-rec.Suppressed || m.Suppressed != rec.Suppressed || m.Classes != len(rec.Sizes) || m.MinClass != minClass || m.Discernibility != disc || !m.Utility {
+		return nil, fmt.Errorf("%w: the check counted %d records, %d suppressed, %d classes, smallest %d, discernibility %g; the search %d, %d, %d, %d, %g; nothing published",
+			safe.ErrInternal, m.Rows, m.Suppressed, m.Classes, m.MinClass, m.Discernibility, rec.Records-rec.Suppressed, rec.Suppressed, len(rec.Sizes), minClass, disc)
 	}
 	return m, nil
 }
@@ -222,23 +330,27 @@ func check(ctx context.Context, cfg *schema.Config, in string, dest *folder, rec
 // newReport is the release's report (release.NewReport): the search's node and
 // result, the input's class sizes, and what the check measured of the written parts,
 // the utility metrics among it.
-func newReport(cfg *schema.Config, r *Released, opt job.Options, src *source, sizes risk.Distribution, format string, start time.Time) (*report.Report, error) {
+func newReport(cfg *schema.Config, r *Released, src *source, sizes risk.Distribution, format string, created, start time.Time) (*report.Report, error) {
 	in, out := src.in, r.Out
 	inFmt, err := table.InputFormat(src.localIn, cfg.Input)
 	if err != nil {
-		return nil, err
+		return nil, src.rename(err)
 	}
-	hier, err := job.ReadHierFiles(cfg)
+	hier, err := r.Job.hierFiles(cfg) // the bytes the workers read
 	if err != nil {
 		return nil, err
 	}
 	cols, levels, m := r.Classes.Columns(), r.Result.Levels, r.Measured
+	cavg := 0.0 // as the CLI's: over privacy.k, whatever k-map derives
+	if m.Classes > 0 {
+		cavg = m.AvgClass / float64(cfg.Privacy.K)
+	}
 	f := release.Facts{
-		Tool: "sanitize-beam", Created: time.Now(), HierarchyDigests: hier.Digests(),
+		Tool: "sanitize-beam", Created: created, HierarchyDigests: hier.Digests(),
 		Input:   report.FileSummary{Path: in, Format: inFmt, Rows: r.Classes.Records()},
 		Output:  report.FileSummary{Path: out, Format: format, Rows: m.Rows},
 		Columns: cols, Result: r.Result, Measured: m, InputSizes: sizes, PopulationMeasured: m.Population,
-		Utility:     generalize.Metrics{Loss: m.Loss, NCP: m.NCP, Discernibility: m.Discernibility, CAvg: m.CAvg, NonUniformEntropy: m.NonUniformEntropy},
+		Utility:     generalize.Metrics{Loss: m.Loss, NCP: m.NCP, Discernibility: m.Discernibility, CAvg: cavg, NonUniformEntropy: m.NonUniformEntropy},
 		Generalized: release.Generalized(cols, levels, release.ReleasedCodes(cols, levels, r.Recoding.Covers)),
 		Stages:      report.Stages{Encode: ms(r.Count), Search: ms(r.Search), Write: ms(r.Write), Verify: ms(r.Check), Total: job.Millis(start, time.Now())},
 	}
@@ -252,27 +364,30 @@ func newReport(cfg *schema.Config, r *Released, opt job.Options, src *source, si
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // folder is where a release is written before it is published: a temporary folder
-// beside the output, holding the workers' shared files (work) and the release's parts
-// (parts), which are renamed to the output when published (copied, in a store).
+// beside the output, holding the workers' shared files (work), the errors they report
+// (errors) and the release's parts (parts), which are renamed to the output when
+// published (copied, in a store).
 type folder struct {
-	out, tmp, work, parts string
-	force                 bool
-	local                 string // a local folder for copies of parts in a store ("": none)
+	out, tmp, work, errors, parts string
+	old                           []string // the files of the release the run replaces (nil: none)
+	local                         string   // a local folder for copies of parts in a store ("": none)
+	checked                       []string // the parts the check read, by name
 }
 
-// newFolder makes the temporary folder beside out.
-func newFolder(out string, force bool) (*folder, error) {
+// newFolder makes the temporary folder beside out, whose release old (nil: none) the
+// run replaces.
+func newFolder(out string, old []string) (*folder, error) {
 	if isObject(out) {
 		tmp := tempName(out)
-		return &folder{out: strings.TrimSuffix(out, "/"), tmp: tmp, work: joinPath(tmp, "work"), parts: joinPath(tmp, "release"), force: force}, nil
+		return &folder{out: out, tmp: tmp, work: joinPath(tmp, "work"), errors: joinPath(tmp, "errors"), parts: joinPath(tmp, "release"), old: old}, nil
 	}
-	out = job.Abs(out) // the workers write beside it, from their own working folders
+	// The workers write beside it, from their own working folders (out is absolute).
 	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".sanitize-beam-")
 	if err != nil {
 		return nil, err
 	}
-	f := &folder{out: out, tmp: tmp, work: filepath.Join(tmp, "work"), parts: filepath.Join(tmp, "release"), force: force}
-	for _, d := range []string{f.work, f.parts} {
+	f := &folder{out: out, tmp: tmp, work: filepath.Join(tmp, "work"), errors: filepath.Join(tmp, "errors"), parts: filepath.Join(tmp, "release"), old: old}
+	for _, d := range []string{f.work, f.errors, f.parts} {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			os.RemoveAll(tmp)
 			return nil, err
@@ -282,9 +397,16 @@ func newFolder(out string, force bool) (*folder, error) {
 }
 
 // localParts is the written parts as a local folder: the parts folder, or copies of
-// the parts in a store.
+// the parts in a store. It notes the parts' names: what is published.
 func (f *folder) localParts(ctx context.Context) (string, error) {
 	if !isObject(f.parts) {
+		entries, err := os.ReadDir(f.parts)
+		if err != nil {
+			return "", err
+		}
+		for _, e := range entries {
+			f.checked = append(f.checked, e.Name())
+		}
 		return f.parts, nil
 	}
 	objs, err := listObjects(ctx, f.parts)
@@ -295,9 +417,11 @@ func (f *folder) localParts(ctx context.Context) (string, error) {
 		return "", err
 	}
 	for _, o := range objs {
-		if err := copyFile(ctx, o, filepath.Join(f.local, baseName(o))); err != nil {
+		name := baseName(o)
+		if err := copyFile(ctx, o, filepath.Join(f.local, name)); err != nil {
 			return "", fmt.Errorf("%s: %w", o, err)
 		}
+		f.checked = append(f.checked, name)
 	}
 	return f.local, nil
 }
@@ -306,10 +430,9 @@ func (f *folder) localParts(ctx context.Context) (string, error) {
 // whole once it is there.
 const successMarker = "_SUCCESS"
 
-// publish puts the parts at the output, replacing an existing one only with force,
+// publish puts the checked parts at the output, in place of the release there (old),
 // and the report rep at path ("": none) beside it, written first to a temporary file
-// of its own. A local release is renamed into place; a release in a store is copied
-// there part by part, its marker (successMarker) last.
+// of its own.
 func (f *folder) publish(ctx context.Context, path string, rep *report.Report) error {
 	var tmpReport *publish.File
 	if path != "" {
@@ -319,42 +442,65 @@ func (f *folder) publish(ctx context.Context, path string, rep *report.Report) e
 		}
 		defer tmpReport.Discard() // nothing, once published
 	}
-	if f.force {
-		if err := removeAll(ctx, f.out); err != nil {
-			return err
-		}
+	move := f.rename
+	if isObject(f.out) {
+		move = f.copy
 	}
-	if err := f.move(ctx); err != nil {
+	if err := move(ctx); err != nil {
 		return err
 	}
 	if tmpReport != nil {
-		if err := tmpReport.Publish(f.force); err != nil {
+		if err := tmpReport.Publish(f.old != nil); err != nil {
 			return fmt.Errorf("--report: %w (the release %s was published)", err, f.out)
 		}
 	}
 	return nil
 }
 
-// move puts the parts at the output: renamed, or in a store copied, the marker last;
-// parts copied before a copy failed are removed.
-func (f *folder) move(ctx context.Context) error {
-	if !isObject(f.out) {
-		return os.Rename(f.parts, f.out)
+// rename puts a local release in place: the old one is moved aside into the
+// temporary folder (removed with it) and the new one renamed to the output, so that
+// a failure leaves the old one where it was.
+func (f *folder) rename(context.Context) error {
+	if f.old != nil {
+		aside := filepath.Join(f.tmp, "old")
+		if err := os.Rename(f.out, aside); err != nil {
+			return fmt.Errorf("output: %w (nothing published)", err)
+		}
+		if err := os.Rename(f.parts, f.out); err != nil {
+			return errors.Join(fmt.Errorf("output: %w (nothing published)", err), os.Rename(aside, f.out))
+		}
+		return nil
 	}
-	objs, err := listObjects(ctx, f.parts)
-	if err != nil {
-		return err
-	}
-	names := make([]string, len(objs))
-	for i, o := range objs {
-		names[i] = baseName(o)
-		if err := copyFile(ctx, o, joinPath(f.out, names[i])); err != nil {
-			return errors.Join(fmt.Errorf("%s: %w (nothing published)", f.out, err), removeObjects(ctx, f.out))
+	return os.Rename(f.parts, f.out)
+}
+
+// copy puts a release in a store in place: the old release's marker is removed first
+// (it is no longer whole), the checked parts copied over, the new marker written, and
+// only then the old parts the new release does not have removed. A copy that fails
+// leaves no marker: a reader waits for one.
+func (f *folder) copy(ctx context.Context) error {
+	if slices.Contains(f.old, successMarker) {
+		if err := removeObject(ctx, joinPath(f.out, successMarker)); err != nil {
+			return fmt.Errorf("%s: the old release's marker: %w (nothing published)", f.out, err)
 		}
 	}
-	marker, _ := json.Marshal(map[string]any{"parts": names})
+	for _, name := range f.checked {
+		if err := copyFile(ctx, joinPath(f.parts, name), joinPath(f.out, name)); err != nil {
+			return fmt.Errorf("%s: %w (no marker written: the release is not whole)", f.out, err)
+		}
+	}
+	marker, _ := json.Marshal(map[string]any{"parts": f.checked})
 	if err := writeFile(ctx, joinPath(f.out, successMarker), marker); err != nil {
-		return errors.Join(fmt.Errorf("%s: %w (nothing published)", f.out, err), removeObjects(ctx, f.out))
+		return fmt.Errorf("%s: %w (no marker written: the release is not whole)", f.out, err)
+	}
+	var errs []error
+	for _, name := range f.old {
+		if name != successMarker && !slices.Contains(f.checked, name) {
+			errs = append(errs, removeObject(ctx, joinPath(f.out, name)))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%s: the new release is whole, but parts of the old one are left: %w", f.out, err)
 	}
 	return nil
 }

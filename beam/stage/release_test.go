@@ -284,6 +284,78 @@ func TestReleaseOnPrismPublishesNothing(t *testing.T) {
 	releaseFails(t, cfgPath, parts, schema.ErrBadInput, "part-002.csv: row", "Atlantis")
 }
 
+// TestReleaseOnPrismErrorsWithoutText: a runner that reports a failed job without
+// its workers' errors (Dataflow says only that the job failed) still gives the
+// driver the error's kind and text, through the folder the workers write them into;
+// nothing is published.
+func TestReleaseOnPrismErrorsWithoutText(t *testing.T) {
+	cfgPath, _, parts := adultParts(t, 10000, "privacy: {k: 5}")
+	bad := filepath.Join(parts, "part-001.csv")
+	raw, err := os.ReadFile(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte(strings.Replace(string(raw), "United-States", "Atlantis", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, err := NewJob(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mute := func(ctx context.Context, p *beam.Pipeline) error {
+		if err := onPrism(ctx, p); err != nil {
+			return errors.New("job failed")
+		}
+		return nil
+	}
+	dir := t.TempDir()
+	_, err = Release(context.Background(), j, job.Options{Input: parts, Output: filepath.Join(dir, "release")}, mute)
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `part-001.csv: row`) || strings.Contains(err.Error(), "Atlantis") {
+		t.Errorf("got %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %v behind", entries)
+	}
+}
+
+// TestReleaseOnPrismForce: --force replaces a release, and only a release: a folder
+// that holds anything but release parts, or that holds the input, the configuration
+// or a hierarchy file, is refused as bad input and left as it was.
+func TestReleaseOnPrismForce(t *testing.T) {
+	cfgPath, _, parts := adultParts(t, 10000, "privacy: {k: 5}")
+	j, err := NewJob(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "release")
+	if _, err := Release(context.Background(), j, job.Options{Input: parts, Output: out}, onPrism); err != nil {
+		t.Fatal(err)
+	}
+	first := lines(t, out)
+	if _, err := Release(context.Background(), j, job.Options{Input: parts, Output: out, Force: true}, onPrism); err != nil {
+		t.Fatalf("replacing a release: %v", err)
+	}
+	if again := lines(t, out); !slices.Equal(again, first) {
+		t.Errorf("the replaced release holds %d records, the first %d", len(again), len(first))
+	}
+	notes := filepath.Join(out, "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []string{out, filepath.Dir(parts), filepath.Dir(cfgPath), adultDir} {
+		_, err := Release(context.Background(), j, job.Options{Input: parts, Output: o, Force: true}, onPrism)
+		if !errors.Is(err, schema.ErrBadInput) {
+			t.Errorf("--force into %s: %v", o, err)
+		}
+	}
+	if err := os.Remove(notes); err != nil {
+		t.Errorf("the folder was changed: %v", err)
+	}
+	if again := lines(t, out); !slices.Equal(again, first) {
+		t.Errorf("the refused run changed the release: %d records, %d before", len(again), len(first))
+	}
+}
+
 // TestReleaseOnPrismUnlistedSensitive: a released sensitive column's value that its
 // hierarchy file does not list (the hospital sample's diagnosis, in its third part)
 // fails the run as bad input naming the part, the row and the column, never the

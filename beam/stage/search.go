@@ -101,7 +101,7 @@ func search(ctx context.Context, job Job, src *source, tmp string, run Execute) 
 		beam.ParDo0(s, &writeFn{Path: popOut}, popCol)
 	}
 	start := time.Now()
-	if err := runMarked(ctx, run, p); err != nil {
+	if err := runMarked(ctx, run, p, job); err != nil {
 		return nil, err
 	}
 	counted := time.Now()

@@ -98,8 +98,10 @@ func writeFile(ctx context.Context, p string, data []byte) error {
 }
 
 // copyFile copies the file or object from to the file or object to, either local or
-// in a store.
+// in a store. An object whose copy fails is not committed.
 func copyFile(ctx context.Context, from, to string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var r io.ReadCloser
 	if isObject(from) {
 		fs, err := store(ctx, from)
@@ -136,7 +138,11 @@ func copyFile(ctx context.Context, from, to string) error {
 		w = f
 	}
 	if _, err := io.Copy(w, r); err != nil {
+		cancel() // a store's writer abandons the object when its context ends
 		w.Close()
+		if !isObject(to) {
+			os.Remove(to)
+		}
 		return err
 	}
 	return w.Close()
@@ -245,6 +251,37 @@ func removeObjects(ctx context.Context, dir string) error {
 		errs = append(errs, rm.Remove(ctx, p))
 	}
 	return errors.Join(errs...)
+}
+
+// removeObject removes one object of a store.
+func removeObject(ctx context.Context, p string) error {
+	fs, err := store(ctx, p)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	rm, ok := fs.(filesystem.Remover)
+	if !ok {
+		return fmt.Errorf("%s: the store cannot remove objects", p)
+	}
+	return rm.Remove(ctx, p)
+}
+
+// checkStorePath refuses, as bad input naming key, a path in a store this package
+// cannot use as a folder: a bucket itself (its temporary folder would be another
+// bucket), or one with glob characters.
+func checkStorePath(key, p string) error {
+	if !isObject(p) {
+		return nil
+	}
+	rest := p[strings.Index(p, "://")+3:]
+	if i := strings.IndexByte(rest, '/'); i < 0 || strings.Trim(rest[i:], "/") == "" {
+		return schema.BadInput("%s: %s is a bucket: name a folder in it", key, p)
+	}
+	if strings.ContainsAny(p, "*?[") {
+		return schema.BadInput("%s: %s: a folder in a store is named without *, ? or [", key, p)
+	}
+	return nil
 }
 
 // removeAll removes the local folder or the store's folder dir and all it holds.
@@ -359,7 +396,22 @@ func openSource(ctx context.Context, in string) (*source, error) {
 		return nil, err
 	}
 	src.localIn = src.dir
+	if len(parts) == 1 && parts[0] == in { // one object: read as the file it is
+		src.localIn = src.local[0]
+	}
 	return src, nil
+}
+
+// rename gives err, which may name the local copies, the input's own names, its kind
+// kept.
+func (s *source) rename(err error) error {
+	if err == nil || s.dir == "" {
+		return err
+	}
+	for i, l := range s.local {
+		err = (&fetched{path: l, name: s.parts[i]}).rename(err)
+	}
+	return (&fetched{path: s.dir, name: s.in}).rename(err)
 }
 
 // close removes the local copies, if any.

@@ -147,7 +147,28 @@ func TestReleaseOnPrismInStore(t *testing.T) {
 	if _, again := fromStore(t, root+"/rel"); !slices.Equal(again, want) {
 		t.Errorf("after the second run the release holds %v", again)
 	}
-	storeHolds(t, root, "in", "rel")
+	// A release of fewer parts in its place: the old parts it lacks are removed.
+	_, _, fewer := adultParts(t, 10000, "privacy: {k: 10, suppression: 0.05}")
+	opt.Input = toStore(t, fewer, root+"/fewer")
+	if _, err := Release(context.Background(), j, opt, onPrism); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"_SUCCESS"}
+	for i := range 4 {
+		want = append(want, release.PartName(i, 4, "csv"))
+	}
+	if _, again := fromStore(t, root+"/rel"); !slices.Equal(again, want) {
+		t.Errorf("after a release of 4 parts the release holds %v, want %v", again, want)
+	}
+	storeHolds(t, root, "in", "fewer", "rel")
+	// Refused: the store's bucket itself, and a folder holding the input.
+	for _, o := range []string{"memfs://bucket", root + "/in"} {
+		opt.Output = o
+		if _, err := Release(context.Background(), j, opt, onPrism); !errors.Is(err, schema.ErrBadInput) {
+			t.Errorf("a release into %s: %v", o, err)
+		}
+	}
+	storeHolds(t, root, "in", "fewer", "rel")
 }
 
 // TestReleaseOnPrismInStoreFails: a part in a store with a value its hierarchy does

@@ -55,9 +55,9 @@ type partValuesFn struct {
 	Job Job
 }
 
-// ProcessElement is process, its error's kind marked for the driver (workerErr).
+// ProcessElement is process, its error's kind marked for the driver (Job.workerErr).
 func (f *partValuesFn) ProcessElement(ctx context.Context, part string, emit func(string, []byte)) error {
-	return workerErr(f.process(ctx, part, emit))
+	return f.Job.workerErr(ctx, f.process(ctx, part, emit))
 }
 
 func (f *partValuesFn) process(ctx context.Context, part string, emit func(string, []byte)) error {
@@ -155,7 +155,7 @@ func Values(ctx context.Context, job Job, parts []string, tmp string, run Execut
 	lists := beam.ParDo(s, &partValuesFn{Job: job}, beam.CreateList(s, parts))
 	union := beam.ParDo(s, unionFn{}, beam.GroupByKey(s, lists))
 	beam.ParDo0(s, &writeValuesFn{Dir: tmp}, union)
-	if err := runMarked(ctx, run, p); err != nil {
+	if err := runMarked(ctx, run, p, job); err != nil {
 		return job, err
 	}
 	job.Values = map[string][]string{}

@@ -42,9 +42,9 @@ type writePartFn struct {
 	Meta map[string]string
 }
 
-// ProcessElement is process, its error's kind marked for the driver (workerErr).
+// ProcessElement is process, its error's kind marked for the driver (Job.workerErr).
 func (f *writePartFn) ProcessElement(ctx context.Context, part string) error {
-	return workerErr(f.process(ctx, part))
+	return f.Job.workerErr(ctx, f.process(ctx, part))
 }
 
 func (f *writePartFn) process(ctx context.Context, part string) error {

@@ -39,6 +39,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"sanitizer/beam/stage"
+	"sanitizer/internal/safe"
 	"sanitizer/job"
 	"sanitizer/schema"
 )
@@ -77,6 +78,10 @@ func main() {
 		os.Exit(1)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // the first signal cancels the run, which cleans up; a second kills it
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -132,6 +137,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	code := 1
 	switch {
+	case errors.Is(err, safe.ErrInternal):
 	case errors.Is(err, schema.ErrBadInput):
 		code = 2
 	case errors.Is(err, schema.ErrUnattainable):
