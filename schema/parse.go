@@ -432,7 +432,9 @@ func (p *parser) bounds(n *yaml.Node, path string) ([2]float64, error) {
 	return b, nil
 }
 
-// path expects a non-empty file path and resolves it against the configuration's folder.
+// path expects a non-empty file path and resolves it against the configuration's
+// folder; a URL of a store (gs://…, s3://…, which the beam module reads) is kept as it
+// is.
 func (p *parser) path(n *yaml.Node, at string) (string, error) {
 	s, err := p.str(n, at)
 	if err != nil {
@@ -440,6 +442,9 @@ func (p *parser) path(n *yaml.Node, at string) (string, error) {
 	}
 	if s == "" {
 		return "", p.errorf(n, at, "must not be empty")
+	}
+	if storeURL(s) {
+		return s, nil
 	}
 	if filepath.IsAbs(s) {
 		return filepath.Clean(s), nil
@@ -1851,4 +1856,14 @@ func (p *parser) workload(n *yaml.Node, path string, s *Synthetic) error {
 		return nil
 	}
 	return p.expected(n, path, "a mapping {way: n} or a list of lists of columns")
+}
+
+// storeURL reports whether s is a URL of a store: a scheme of letters, digits, "+",
+// "-" or ".", starting with a letter, then "://".
+func storeURL(s string) bool {
+	scheme, _, ok := strings.Cut(s, "://")
+	if !ok || scheme == "" || !unicode.IsLetter(rune(scheme[0])) {
+		return false
+	}
+	return strings.Trim(scheme, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.") == ""
 }

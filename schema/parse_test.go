@@ -279,6 +279,27 @@ func TestLoad(t *testing.T) {
 		t.Errorf("hierarchy file = %q, want %q", cfg.Columns[0].Hierarchy.File, want)
 	}
 
+	// A store's URL (the beam module reads gs:// and s3://) is kept as it is; a name
+	// that merely holds "://" after other characters is a path.
+	for path, want := range map[string]string{
+		"gs://bucket/in/": "gs://bucket/in/",
+		"s3://b/part.csv": "s3://b/part.csv",
+		"memfs://x/y":     "memfs://x/y",
+		"dir/x://y":       filepath.Join(dir, "dir/x:/y"),
+		"9p://not-scheme": filepath.Join(dir, "9p:/not-scheme"),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "s.yaml"), []byte("input: {path: \""+path+"\"}\ncolumns:\n  sex: {role: insensitive}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := Load(filepath.Join(dir, "s.yaml"))
+		if err != nil {
+			t.Fatalf("input.path %q: %v", path, err)
+		}
+		if cfg.Input.Path != want {
+			t.Errorf("input.path %q: %q, want %q", path, cfg.Input.Path, want)
+		}
+	}
+
 	_, err = Load(filepath.Join(dir, "missing.yaml"))
 	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("Load(missing) = %v, want a bad-input error naming the file", err)

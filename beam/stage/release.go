@@ -162,7 +162,9 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 	if err := checkStorePath("output", out); err != nil {
 		return "", "", nil, err
 	}
-	if !isObject(out) {
+	if isObject(out) {
+		out = strings.TrimRight(out, "/")
+	} else {
 		out = job.Abs(out)
 	}
 	glob := strings.ContainsAny(in, "*?[")
