@@ -125,18 +125,8 @@ func openInput(cfg *schema.Config, in, out, format string) (table.Source, *plan,
 
 // paths resolves the input and output paths of a run and their formats.
 func paths(cfg *schema.Config, opt job.Options) (in, out, inFmt, outFmt string, err error) {
-	in, out = cfg.Input.Path, cfg.Output.Path
-	if opt.Input != "" {
-		in = opt.Input
-	}
-	if opt.Output != "" {
-		out = opt.Output
-	}
-	if in == "" {
-		return "", "", "", "", schema.BadInput("input: no input file (--in or input.path)")
-	}
-	if out == "" {
-		return "", "", "", "", schema.BadInput("output: no output file (--out or output.path)")
+	if in, out, err = InputOutput(cfg, opt); err != nil {
+		return "", "", "", "", err
 	}
 	if inFmt, err = table.InputFormat(in, cfg.Input); err != nil {
 		return "", "", "", "", err
@@ -147,6 +137,26 @@ func paths(cfg *schema.Config, opt job.Options) (in, out, inFmt, outFmt string, 
 		return "", "", "", "", err
 	}
 	return in, out, inFmt, outFmt, nil
+}
+
+// InputOutput is a release's input and output: the command line's (opt.Input,
+// opt.Output), else the configuration's input.path and output.path; either missing
+// is bad input.
+func InputOutput(cfg *schema.Config, opt job.Options) (in, out string, err error) {
+	in, out = cfg.Input.Path, cfg.Output.Path
+	if opt.Input != "" {
+		in = opt.Input
+	}
+	if opt.Output != "" {
+		out = opt.Output
+	}
+	if in == "" {
+		return "", "", schema.BadInput("input: no input file (--in or input.path)")
+	}
+	if out == "" {
+		return "", "", schema.BadInput("output: no output file (--out or output.path)")
+	}
+	return in, out, nil
 }
 
 // unprotected is the sensitive columns that no l-diversity, t-closeness or β-likeness

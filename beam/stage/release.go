@@ -140,18 +140,8 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 // path with them. old is the parts of the release at out that the run replaces
 // (opt.Force; nil: none).
 func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in, out string, old []string, err error) {
-	in, out = cfg.Input.Path, cfg.Output.Path
-	if opt.Input != "" {
-		in = opt.Input
-	}
-	if opt.Output != "" {
-		out = opt.Output
-	}
-	if in == "" {
-		return "", "", nil, schema.BadInput("input: no input (--in or input.path)")
-	}
-	if out == "" {
-		return "", "", nil, schema.BadInput("output: no release folder (--out or output.path)")
+	if in, out, err = release.InputOutput(cfg, opt); err != nil {
+		return "", "", nil, err
 	}
 	if cfg.Search.Algorithm == "mondrian" {
 		return "", "", nil, schema.BadInput("%s: search.algorithm: mondrian does not run on Beam (its recursion is not a combine): use optimal", cfg.File)

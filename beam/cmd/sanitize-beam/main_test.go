@@ -58,7 +58,7 @@ func TestReleaseCommand(t *testing.T) {
 		{[]string{"release", "-c", c, "--in", parts, "--out", filepath.Join(dir, "rel2"), "--report", rep, "--runner=prism"}, 2, "--report: " + rep + " exists", nil},
 		{[]string{"release", "--in", parts, "--out", out}, 2, "required", nil},
 		{with("--force", "--log-format", "yaml"), 2, "--log-format", nil},
-		{[]string{"release", "-c", c, "--out", filepath.Join(dir, "other")}, 2, "no input (--in or input.path)", nil},
+		{[]string{"release", "-c", c, "--out", filepath.Join(dir, "other")}, 2, "no input file (--in or input.path)", nil},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), tt.args, &stdout, &stderr)
