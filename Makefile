@@ -31,9 +31,12 @@ interop:
 	cd interop && $(GO) vet ./... && $(GO) test ./...
 
 # The beam module (beam/, a module of its own so that the sanitize binary and make test do
-# not carry Apache Beam): its stages on Beam's embedded runner, Prism, against the CLI.
+# not carry Apache Beam): its stages on Beam's embedded runner, Prism, against the CLI;
+# then, under the race detector, a release in a store, one with minimum levels (the
+# input's sizes counted in shards) and one whose workers' errors go through the shared
+# folder (Prism runs the workers as goroutines of the test).
 beam-test:
-	cd beam && $(GO) vet ./... && $(GO) test ./...
+	cd beam && $(GO) vet ./... && $(GO) test ./... && $(GO) test -race -run 'InStore|ErrorsWithoutText|MinLevels' ./stage
 
 # The HTML reports opened in headless Chromium (installed from Debian when missing; run
 # as root): no console error, every chart drawn, screenshots in out/browser/.

@@ -91,7 +91,7 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	log := opt.Logger()
 	searched, err := search(ctx, j, src, dest.work, run)
 	if err != nil {
-		return nil, err
+		return nil, src.rename(err) // the estimate reads the local copies
 	}
 	created := time.Now() // the release's time, in its parts' metadata and its report
 	log.Info("stage done", "stage", job.StageRead, "parts", len(inParts), "classes", searched.Classes.Len(), "at_levels", searched.Cut.Levels(), "ms", searched.Count.Milliseconds())
