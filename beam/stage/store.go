@@ -33,6 +33,9 @@ func isObject(path string) bool {
 	return i > 0 && !strings.ContainsAny(path[:i], "/\\")
 }
 
+// scheme is the scheme of a store's path ("gs", "s3").
+func scheme(p string) string { return p[:strings.Index(p, "://")] }
+
 // store is the filesystem that serves path.
 func store(ctx context.Context, path string) (filesystem.Interface, error) {
 	fs, err := filesystem.New(ctx, path)
@@ -100,6 +103,16 @@ func writeFile(ctx context.Context, p string, data []byte) error {
 // copyFile copies the file or object from to the file or object to, either local or
 // in a store. An object whose copy fails is not committed.
 func copyFile(ctx context.Context, from, to string) error {
+	if isObject(from) && isObject(to) && scheme(from) == scheme(to) {
+		fs, err := store(ctx, from)
+		if err != nil {
+			return err
+		}
+		defer fs.Close()
+		if c, ok := fs.(filesystem.Copier); ok { // within the store: no byte passes here
+			return c.Copy(ctx, from, to)
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var r io.ReadCloser
