@@ -8,7 +8,9 @@
 // and the runner's own records follow too; --in and --out override the
 // configuration's input.path and output.path, as in sanitize.
 //
-// INPUT is a file, a folder of parts (CSV, Parquet, Arrow) or a glob. A release counts
+// INPUT is a file, a folder of parts (CSV, Parquet, Arrow) or a glob, here or in a
+// store (gs://, s3://), as RELEASE may be; a release in a store is whole once its
+// _SUCCESS marker is there. A release counts
 // the classes on the workers and searches on one, then recodes every part into a part
 // of RELEASE, checked before it is published. dp noises the histograms, marginals and
 // aggregates through Privacy on Beam over the declared domains and publishes them into
