@@ -29,3 +29,21 @@ func TestNaturalCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepFirst: the values kept, whatever their order, are the first examplesShown
+// of all of them in natural order.
+func TestKeepFirst(t *testing.T) {
+	all := []string{"[40,49]", "[5,9]", "[100,109]", "[0,4]", "[10,14]", "*", "[20,29]", "[15,19]"}
+	want := slices.Clone(all)
+	slices.SortFunc(want, naturalCompare)
+	want = want[:examplesShown]
+	for shift := range all {
+		var kept []string
+		for i := range all {
+			kept = keepFirst(kept, all[(i+shift)%len(all)])
+		}
+		if !slices.Equal(kept, want) {
+			t.Errorf("shift %d: kept %q, want %q", shift, kept, want)
+		}
+	}
+}

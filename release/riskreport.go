@@ -193,17 +193,26 @@ func Generalized(cols []generalize.Column, levels []int, released [][]bool) []re
 			continue
 		}
 		q.Level = levels[i]
-		var vals []string
 		for code, ok := range released[i] {
 			if ok {
-				vals = append(vals, c.Hierarchy.Value(q.Level, int32(code)))
+				q.Distinct++
+				q.Examples = keepFirst(q.Examples, c.Hierarchy.Value(q.Level, int32(code)))
 			}
 		}
-		slices.SortFunc(vals, naturalCompare)
-		q.Distinct, q.Examples = len(vals), vals[:min(len(vals), examplesShown)]
 		out[i] = q
 	}
 	return out
+}
+
+// keepFirst adds v to first, the examplesShown first values seen in natural order
+// (sorted), keeping only those: a column may release millions of values.
+func keepFirst(first []string, v string) []string {
+	i, _ := slices.BinarySearchFunc(first, v, naturalCompare)
+	if i >= examplesShown {
+		return first
+	}
+	first = slices.Insert(first, i, v)
+	return first[:min(len(first), examplesShown)]
 }
 
 // naturalCompare orders a and b as text, except that runs of digits compare as the
