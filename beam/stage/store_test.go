@@ -205,7 +205,8 @@ func TestReleaseOnPrismInStoreFails(t *testing.T) {
 // TestDPOnPrismInStore: the hospital sample's dp outputs over four parts in a store,
 // the workers' noisy results passed to the driver through a folder of the store
 // (Job.Temp, Beam's --temp_location), publish what the CLI's do (dpMatchesCLI), and
-// leave no temporary object or local copy behind.
+// leave no temporary object or local copy behind; an output or ledger in a store is
+// refused.
 func TestDPOnPrismInStore(t *testing.T) {
 	cfgPath, whole, parts := hospitalDP(t, 4000, nil)
 	privateTemp(t)
@@ -217,5 +218,12 @@ func TestDPOnPrismInStore(t *testing.T) {
 	}
 	j.Temp = root + "/tmp"
 	dpMatchesCLI(t, j, cfgPath, in, whole)
+	storeHolds(t, root, "in")
+	// dp's outputs and ledger are files on the driver: a store is refused up front.
+	for _, opt := range []job.Options{{Input: in, Output: root + "/out"}, {Input: in, Output: filepath.Join(t.TempDir(), "out"), Ledger: root + "/ledger.json"}} {
+		if _, err := DP(context.Background(), j, opt, onPrism); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "not in a store") {
+			t.Errorf("dp %+v: %v", opt, err)
+		}
+	}
 	storeHolds(t, root, "in")
 }
