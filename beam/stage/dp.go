@@ -63,6 +63,10 @@ type dpElem struct {
 type dpReadFn struct {
 	Job   Job
 	Parts []string
+	// Cells is, per output, the labels of its columns' cells as the first part's
+	// column types give them (dprun.Output.Labels): a part whose types give others is
+	// bad input.
+	Cells [][][]string
 }
 
 // ProcessElement is process, its error's kind marked for the driver (Job.workerErr).
@@ -106,6 +110,11 @@ func (f *dpReadFn) read(ctx context.Context, cfg *schema.Config, hier *job.HierF
 	outs, err := dprun.Describe(cfg, p)
 	if err != nil {
 		return err
+	}
+	for i, o := range outs {
+		if i >= len(f.Cells) || !reflect.DeepEqual(o.Labels, f.Cells[i]) {
+			return schema.BadInput("%s: output %q: the part's column types give other cells than %s's", f.Parts[index], o.Spec.Name, f.Parts[0])
+		}
 	}
 	m, err := dprun.NewMapper(cfg, p, outs)
 	if err != nil {
@@ -277,7 +286,7 @@ func DP(ctx context.Context, j Job, opt job.Options, run Execute) (*DPRun, error
 			return nil, schema.BadInput("%s: %s: dp's outputs and ledger are written on this machine, not in a store", key, p)
 		}
 	}
-	src, err := openSource(ctx, in)
+	src, err := openSource(ctx, in, true)
 	if err != nil {
 		return nil, err
 	}
@@ -289,9 +298,13 @@ func DP(ctx context.Context, j Job, opt job.Options, run Execute) (*DPRun, error
 		return nil, src.rename(err)
 	}
 	parts := src.parts
-	outs, err := describeParts(cfg, src.local)
+	outs, err := describePart(cfg, src.local[0])
 	if err != nil {
 		return nil, src.rename(err)
+	}
+	cells := make([][][]string, len(outs)) // every part must give the first part's cells
+	for i, o := range outs {
+		cells[i] = o.Labels
 	}
 	work, err := dpWork(j.Temp, opt.Output)
 	if err != nil {
@@ -304,7 +317,7 @@ func DP(ctx context.Context, j Job, opt job.Options, run Execute) (*DPRun, error
 		}
 	}
 	p, s := beam.NewPipelineWithRoot()
-	elems := beam.ParDo(s, &dpReadFn{Job: j, Parts: parts}, beam.CreateList(s, parts))
+	elems := beam.ParDo(s, &dpReadFn{Job: j, Parts: parts, Cells: cells}, beam.CreateList(s, parts))
 	for i, out := range outs {
 		if err := noiseOutput(s.Scope(out.Spec.Name), cfg, i, out, elems, work); err != nil {
 			return nil, err
@@ -346,35 +359,19 @@ func beamDP(cfg *schema.Config, where string) error {
 	return nil
 }
 
-// describeParts describes the outputs from the first part's columns and checks that
-// every part describes them alike (the same column types, so the same domains).
-func describeParts(cfg *schema.Config, parts []string) ([]*dprun.Output, error) {
-	var first []*dprun.Output
-	for _, part := range parts {
-		format, err := table.InputFormat(part, cfg.Input)
-		if err != nil {
-			return nil, err
-		}
-		src, p, err := job.OpenInput(cfg, part, format)
-		if err != nil {
-			return nil, err
-		}
-		src.Close()
-		outs, err := dprun.Describe(cfg, p)
-		if err != nil {
-			return nil, err
-		}
-		if first == nil {
-			first = outs
-			continue
-		}
-		for i := range outs {
-			if !reflect.DeepEqual(outs[i].Labels, first[i].Labels) {
-				return nil, schema.BadInput("%s: output %q: the part's column types give other cells than %s's", part, outs[i].Spec.Name, parts[0])
-			}
-		}
+// describePart describes the outputs from the columns of part, the input's first (on
+// this machine): the workers check that every part describes them alike (dpReadFn).
+func describePart(cfg *schema.Config, part string) ([]*dprun.Output, error) {
+	format, err := table.InputFormat(part, cfg.Input)
+	if err != nil {
+		return nil, err
 	}
-	return first, nil
+	src, p, err := job.OpenInput(cfg, part, format)
+	if err != nil {
+		return nil, err
+	}
+	src.Close()
+	return dprun.Describe(cfg, p)
 }
 
 // withoutSeed is cfg with its privacy unit's seed cleared, for the manifest: Privacy

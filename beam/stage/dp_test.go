@@ -17,8 +17,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
 	"sanitizer/dphist"
 	"sanitizer/dprun"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/sample"
@@ -439,5 +445,44 @@ func TestDPOnPrismPublishesNothing(t *testing.T) {
 	}
 	if a := l.Datasets["hospital-sample"]; a == nil || len(a.Spends) != 3 {
 		t.Errorf("the ledger holds %v, want three spends", a)
+	}
+}
+
+// TestDPOnPrismPartTypes: parts whose column types give an output other cells (a
+// domain of 1.0 and 2.0 is the numbers 1 and 2 in a part whose column holds numbers,
+// the texts "1.0" and "2.0" in one whose column holds text) fail the run as bad input
+// naming the part, on the worker that reads it; nothing is published.
+func TestDPOnPrismPartTypes(t *testing.T) {
+	dir := t.TempDir()
+	parts := filepath.Join(dir, "parts")
+	os.Mkdir(parts, 0o700)
+	for p, typ := range []arrow.DataType{arrow.PrimitiveTypes.Float64, arrow.BinaryTypes.String, arrow.PrimitiveTypes.Float64} {
+		rb := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "x", Type: typ}}, nil))
+		for i := range 50 {
+			switch b := rb.Field(0).(type) {
+			case *array.Float64Builder:
+				b.Append(float64(1 + i%2))
+			case *array.StringBuilder:
+				b.Append([]string{"1.0", "2.0"}[i%2])
+			}
+		}
+		rec := rb.NewRecordBatch()
+		testfiles.WriteArrowParquet(t, filepath.Join(parts, fmt.Sprintf("part-%d.parquet", p)), rec, nil, pqarrow.WithStoreSchema())
+		rec.Release()
+		rb.Release()
+	}
+	cfgPath := filepath.Join(dir, "dp.yaml")
+	cfg := "dataset: typed\ninput: {format: parquet}\ncolumns:\n  x: {role: insensitive, domain: [\"1.0\", \"2.0\"]}\n" +
+		"dp:\n  epsilon-total: 10\n  outputs:\n    - {name: xs, histogram: [x], epsilon: 1}\n"
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	_, err := dpOnPrism(t, cfgPath, job.Options{Input: parts, Output: out})
+	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `part-1.parquet: output "xs": the part's column types give other cells than`) {
+		t.Errorf("got %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 { // parts, dp.yaml
+		t.Errorf("left behind: %v", entries)
 	}
 }

@@ -71,7 +71,7 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	if err != nil {
 		return nil, err
 	}
-	src, err := openSource(ctx, in)
+	src, err := openSource(ctx, in, false)
 	if err != nil {
 		return nil, err
 	}

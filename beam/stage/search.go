@@ -61,7 +61,7 @@ type Searched struct {
 // configuration. tmp is a folder the workers and this process share, for the merged
 // table.
 func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searched, error) {
-	src, err := openSource(ctx, in)
+	src, err := openSource(ctx, in, false)
 	if err != nil {
 		return nil, err
 	}

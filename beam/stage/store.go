@@ -383,7 +383,7 @@ func (f *fetched) rename(err error) error {
 type source struct {
 	in    string   // the input, as given
 	parts []string // its parts, as the workers read them (Parts)
-	local []string // the same parts on this machine: themselves, or copies (mirror)
+	local []string // the same parts on this machine: themselves, or copies (mirror; the first only, for dp)
 	// localIn is the input as a local path: in, or the folder of the copies, a folder of
 	// parts in the input's order.
 	localIn string
@@ -391,8 +391,9 @@ type source struct {
 }
 
 // openSource lists in's parts and, for an input in a store, copies them to a local
-// folder for this process; close removes it.
-func openSource(ctx context.Context, in string) (*source, error) {
+// folder for this process (all of them, or with first only the first: what dp reads
+// here); close removes it.
+func openSource(ctx context.Context, in string, first bool) (*source, error) {
 	parts, err := Parts(ctx, in)
 	if err != nil {
 		return nil, err
@@ -404,7 +405,11 @@ func openSource(ctx context.Context, in string) (*source, error) {
 	if src.dir, err = os.MkdirTemp("", "sanitize-beam-input-"); err != nil {
 		return nil, err
 	}
-	if src.local, err = mirror(ctx, parts, src.dir); err != nil {
+	copied := parts
+	if first {
+		copied = parts[:1]
+	}
+	if src.local, err = mirror(ctx, copied, src.dir); err != nil {
 		src.close()
 		return nil, err
 	}
