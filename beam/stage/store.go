@@ -230,18 +230,15 @@ func objectParts(ctx context.Context, in string) ([]string, error) {
 	return parts, nil
 }
 
-// objectExists reports whether p is an object of a store, or a folder holding any.
+// objectExists reports whether p is an object of a store (not a folder).
 func objectExists(ctx context.Context, p string) (bool, error) {
 	fs, err := store(ctx, p)
 	if err != nil {
 		return false, err
 	}
 	defer fs.Close()
-	if _, err := fs.Size(ctx, p); err == nil {
-		return true, nil
-	}
-	found, err := under(ctx, fs, p)
-	return len(found) > 0, err
+	_, err = fs.Size(ctx, p)
+	return err == nil, nil
 }
 
 // removeObjects removes every object under the folder dir of a store.
