@@ -55,7 +55,7 @@ func (p *Plan) OutColumns() []table.OutColumn {
 	out := make([]table.OutColumn, len(p.Kept))
 	for j, pos := range p.Kept {
 		c := p.Conf[pos]
-		out[j] = table.OutColumn{Name: p.Header[pos], Type: p.Types[pos], Ints: p.Ints[pos], Arrow: p.ArrowTypes[pos], Nullable: c.Role == schema.Insensitive}
+		out[j] = table.OutColumn{Name: p.Header[pos], Type: p.Types[pos], Ints: p.Ints[pos], Arrow: table.ReleasedType(p.ArrowTypes[pos]), Nullable: c.Role == schema.Insensitive}
 		if c.Role == schema.Quasi {
 			out[j].Type, out[j].Ints, out[j].Arrow = schema.String, table.IntType{}, nil
 		}

@@ -299,7 +299,7 @@ func inputNull(p *plan, pos int) *string {
 
 // releasedClasses counts the classes of the release.
 func releasedClasses(ctx context.Context, cfg *schema.Config, rel, relFmt string, spec verify.Spec) (*verify.Classes, error) {
-	f, err := openChecked(rel, relFmt, cfg.Output.CSV, spec.Columns)
+	f, err := openChecked(rel, relFmt, cfg.Output.CSV, spec.Columns, releaseTable)
 	if err != nil {
 		return nil, fmt.Errorf("release: %w", err)
 	}
@@ -319,7 +319,7 @@ func reopenInput(ctx context.Context, cfg *schema.Config, p *plan, inFmt string,
 	for i, c := range cfg.Columns {
 		names[i] = c.Name
 	}
-	in, err := openChecked(p.Input, inFmt, cfg.Input.CSV, names)
+	in, err := openChecked(p.Input, inFmt, cfg.Input.CSV, names, inputTable)
 	if err != nil {
 		return nil, nil, err
 	}

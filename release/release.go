@@ -850,7 +850,7 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	for _, sc := range prot {
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
 	}
-	f, err := openChecked(rel, relFmt, cfg.Output.CSV, header)
+	f, err := openChecked(rel, relFmt, cfg.Output.CSV, header, releaseTable)
 	if err != nil {
 		return nil, fmt.Errorf("release: %w", err)
 	}

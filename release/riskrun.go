@@ -184,7 +184,7 @@ func releaseRisk(ctx context.Context, cfg *schema.Config, p *plan, rel string, r
 	if err != nil {
 		return err
 	}
-	f, err := openChecked(rel, relFmt, cfg.Output.CSV, header)
+	f, err := openChecked(rel, relFmt, cfg.Output.CSV, header, releaseTable)
 	if err != nil {
 		return fmt.Errorf("release: %w", err)
 	}

@@ -129,12 +129,12 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 	for i, c := range cfg.Columns {
 		names[i] = c.Name
 	}
-	in, err := openChecked(p.Input, inFmt, cfg.Input.CSV, names)
+	in, err := openChecked(p.Input, inFmt, cfg.Input.CSV, names, inputTable)
 	if err != nil {
 		return 0, err
 	}
 	defer in.Close()
-	rel, err := openChecked(release, outFmt, cfg.Output.CSV, header)
+	rel, err := openChecked(release, outFmt, cfg.Output.CSV, header, releaseTable)
 	if err != nil {
 		return 0, fmt.Errorf("verifying the written release: %w", err)
 	}

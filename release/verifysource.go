@@ -48,16 +48,31 @@ type checkedRecords interface {
 	Close()
 }
 
-// openChecked opens a table of the given format for the verification. names are the
-// configuration's columns, in order: the header of a CSV file without a header row.
-func openChecked(path, format string, dialect schema.CSV, names []string) (checkedTable, error) {
+// tableRole is what a table the verification reads is: an input or a release.
+type tableRole uint8
+
+const (
+	inputTable tableRole = iota
+	// releaseTable is a release: every value of every dictionary it holds (Parquet's
+	// dictionary pages, Arrow's dictionary batches) must be held by one of its
+	// records, so that no value only a suppressed record had can travel in one.
+	releaseTable
+)
+
+// openChecked opens a table of the given format for the verification, as what role
+// says it is. names are the configuration's columns, in order: the header of a CSV file
+// without a header row.
+func openChecked(path, format string, dialect schema.CSV, names []string, role tableRole) (checkedTable, error) {
 	if table.IsParts(path) {
-		return openCheckedParts(path, format, dialect, names)
+		return openCheckedParts(path, format, dialect, names, role)
 	}
 	if format == "parquet" {
 		f, err := verify.OpenParquet(path)
 		if err != nil {
 			return nil, err
+		}
+		if role == releaseTable {
+			f.RequireUsedDictionaries()
 		}
 		return checkedParquet{f}, nil
 	}
@@ -72,6 +87,9 @@ func openChecked(path, format string, dialect schema.CSV, names []string) (check
 		f, err := verify.OpenArrow(path, format == "arrows")
 		if err != nil {
 			return nil, err
+		}
+		if role == releaseTable {
+			f.RequireUsedDictionaries()
 		}
 		return checkedArrow{f}, nil
 	}
@@ -182,14 +200,14 @@ type checkedParts struct {
 }
 
 // openCheckedParts opens every part of an input in parts for the verification.
-func openCheckedParts(path, format string, dialect schema.CSV, names []string) (checkedTable, error) {
+func openCheckedParts(path, format string, dialect schema.CSV, names []string, role tableRole) (checkedTable, error) {
 	paths, err := table.PartPaths(path)
 	if err != nil {
 		return nil, err
 	}
 	t := &checkedParts{}
 	for _, p := range paths {
-		part, err := openChecked(p, format, dialect, names)
+		part, err := openChecked(p, format, dialect, names, role)
 		if err != nil {
 			t.Close()
 			return nil, err

@@ -174,18 +174,18 @@ func (r *recoder) reads() bool { return len(r.stream) > 0 }
 
 // passThrough makes pass 2 read the insensitive and sensitive columns of a Parquet or
 // Arrow input as Arrow arrays and write them untouched, when the release is written as
-// Parquet or Arrow: their values are never turned into text. Not passed: a
-// dictionary-encoded column into an Arrow IPC release (whose file holds one dictionary
-// per column; the text path writes it) and a sensitive column whose values its
-// hierarchy file must list. A sensitive column's batch whose kept records hold a null goes as text
-// (nullsAsText), where the null reads as the column's null-as value.
+// Parquet or Arrow: their values are never turned into text. A dictionary-encoded
+// column goes as its kept records' values (passed), never with its input dictionary.
+// Not passed: a sensitive column whose values its hierarchy file must list. A
+// sensitive column's batch whose kept records hold a null goes as text (nullsAsText),
+// where the null reads as the column's null-as value.
 func (r *recoder) passThrough(src table.Source, outFmt string) {
 	if !table.Arrays(src) || (outFmt != "parquet" && outFmt != "arrow" && outFmt != "arrows") {
 		return
 	}
 	for f, pos := range r.stream {
 		t, c := r.p.ArrowTypes[pos], r.p.Conf[pos]
-		if c == nil || t == nil || (t.ID() == arrow.DICTIONARY && outFmt != "parquet") {
+		if c == nil || t == nil {
 			continue
 		}
 		sensitive := c.Role == schema.Sensitive && r.listed[pos] == nil && !slices.Contains(r.p.PassOnly, pos)
@@ -241,7 +241,9 @@ func (r *recoder) nullsAsText(b *table.Batch, kept []int) []bool {
 
 // passed is, per kept column, the array of the records of b that recode kept (kept
 // lists them, in order; nil: every record), for the columns read as arrays but those
-// asText says go as text; nil when there are none.
+// asText says go as text; nil when there are none. A dictionary array's records go as
+// their values (table.Undictionary): its dictionary may hold values only suppressed
+// records hold.
 func (r *recoder) passed(b *table.Batch, kept []int, asText []bool) ([]arrow.Array, error) {
 	if r.arrays == nil {
 		return nil, nil
@@ -255,7 +257,13 @@ func (r *recoder) passed(b *table.Batch, kept []int, asText []bool) ([]arrow.Arr
 		if b.Arrays == nil || b.Arrays[f] == nil || b.Arrays[f].Len() != b.N {
 			return nil, fmt.Errorf("internal error: column %q: pass 2 gave no array", r.p.Header[r.p.Kept[j]])
 		}
-		a, err := selectRows(b.Arrays[f], kept)
+		var a arrow.Array
+		var err error
+		if b.Arrays[f].DataType().ID() == arrow.DICTIONARY {
+			a, err = table.Undictionary(b.Arrays[f], kept)
+		} else {
+			a, err = selectRows(b.Arrays[f], kept)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("column %q: %w", r.p.Header[r.p.Kept[j]], err)
 		}

@@ -358,6 +358,7 @@ const (
 
 // messageCheck is what checkMessage learns of a message.
 type messageCheck struct {
+	typ        byte  // its header's type (fbSchema, fbDictionaryBatch, fbRecordBatch)
 	compressed bool  // its buffers are compressed
 	bodyLen    int64 // its body's length, as stated
 }
@@ -380,6 +381,7 @@ func checkMessage(meta []byte) (messageCheck, error) {
 	if err != nil {
 		return m, err
 	}
+	m.typ = typ
 	header, ok, err := c.table(root, 2) // Message.header
 	if err != nil || !ok {
 		return m, err
@@ -453,6 +455,9 @@ type arrowStream struct {
 	msg   *ipc.Message // the current message, released by the next call
 	refs  atomic.Int64
 	ended bool
+	// trailingDicts is the dictionary batches read since the last record batch: at the
+	// end of the stream, dictionaries no record batch refers to.
+	trailingDicts int
 }
 
 func newArrowStream(r io.ReaderAt, size int64, mem *arrowMem) *arrowStream {
@@ -512,6 +517,12 @@ func (s *arrowStream) Message() (*ipc.Message, error) {
 	}
 	if m.compressed {
 		s.mem.compressed.Store(true)
+	}
+	switch m.typ {
+	case fbDictionaryBatch:
+		s.trailingDicts++
+	case fbRecordBatch:
+		s.trailingDicts = 0
 	}
 	body := memory.NewResizableBuffer(s.mem)
 	body.Resize(int(m.bodyLen))

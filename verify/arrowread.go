@@ -58,7 +58,18 @@ type ArrowFile struct {
 	frMu   sync.Mutex
 	schema *arrow.Schema
 	cols   []arrowColumn
+	// usedDicts makes the reading of the records check that they hold every value of
+	// every dictionary (RequireUsedDictionaries).
+	usedDicts bool
 }
+
+// RequireUsedDictionaries makes the reading of the records check that every value of
+// every dictionary the file holds is held by one of its records: a release may carry
+// only the values its records hold. A dictionary with another value (one replaced
+// before all its values were used, one no record batch follows) is a *Violation
+// naming the column (never the value). The records must be read to their end, every
+// dictionary-encoded column among them. An input is not held to this.
+func (a *ArrowFile) RequireUsedDictionaries() { a.usedDicts = true }
 
 // ArrowColumn describes a top-level column of an Arrow IPC file: its name, the type
 // its values are read as, and, for a column the reader cannot read, what it is.
@@ -215,7 +226,7 @@ func openArrow(path string, r io.ReaderAt, size int64, closer io.Closer, stream 
 		return nil, err
 	}
 	if stream {
-		sr, err := a.newStreamReader()
+		sr, _, err := a.newStreamReader()
 		if err != nil {
 			return nil, err
 		}
@@ -256,11 +267,16 @@ func (a *ArrowFile) format() string {
 }
 
 // corrupt is the error for a file that cannot be read: it names the file, and the
-// column when known (col "" when not).
+// column when known (col "" when not). A *Violation found while reading (a dictionary
+// value no record holds) stays one, named so.
 func (a *ArrowFile) corrupt(col string, err error) error {
 	where := a.path
 	if col != "" {
 		where += fmt.Sprintf(": column %q", col)
+	}
+	var v *Violation
+	if errors.As(err, &v) {
+		return &Violation{Msg: where + ": " + v.Msg}
 	}
 	return schema.BadInput("%s: not a readable %s (truncated or corrupt): %w", where, a.format(), err)
 }
@@ -289,15 +305,15 @@ func (a *ArrowFile) checkMagic() error {
 }
 
 // newStreamReader starts the library's reader at the first message of a stream; it
-// reads the schema.
-func (a *ArrowFile) newStreamReader() (*ipc.Reader, error) {
+// reads the schema. It returns the messages it reads too.
+func (a *ArrowFile) newStreamReader() (*ipc.Reader, *arrowStream, error) {
 	msgs := newArrowStream(a.r, a.size, a.mem)
 	sr, err := ipc.NewReaderFromMessageReader(msgs, ipc.WithAllocator(a.mem))
 	if err != nil {
 		msgs.Release()
-		return nil, a.corrupt("", err)
+		return nil, nil, a.corrupt("", err)
 	}
-	return sr, nil
+	return sr, msgs, nil
 }
 
 // Columns returns the file's top-level columns, in file order.
@@ -359,12 +375,16 @@ func (a *ArrowFile) Records(ctx context.Context, cols []int) (*ArrowRecords, err
 
 // batches returns the function that gives the file's record batches in turn (nil after
 // the last) with the function that lets each go, and the function that lets the
-// reader go.
+// reader go. When the file is held to it, the last call of next reports a *Violation
+// for dictionaries no record batch refers to (RequireUsedDictionaries).
 func (a *ArrowFile) batches() (next func() (arrow.RecordBatch, func(), error), done func(), err error) {
 	if !a.stream {
 		i := 0
 		next = func() (arrow.RecordBatch, func(), error) {
 			if i >= a.fr.NumRecords() {
+				if n := a.fr.NumDictionaries(); a.usedDicts && i == 0 && n > 0 {
+					return nil, nil, unreferencedDictionaries(n)
+				}
 				return nil, nil, nil
 			}
 			rec, err := a.recordBatch(i)
@@ -376,7 +396,7 @@ func (a *ArrowFile) batches() (next func() (arrow.RecordBatch, func(), error), d
 		}
 		return next, func() {}, nil
 	}
-	sr, err := a.newStreamReader()
+	sr, msgs, err := a.newStreamReader()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -389,11 +409,20 @@ func (a *ArrowFile) batches() (next func() (arrow.RecordBatch, func(), error), d
 			if err := sr.Err(); err != nil {
 				return nil, nil, a.corrupt("", err)
 			}
+			if a.usedDicts && msgs.trailingDicts > 0 {
+				return nil, nil, unreferencedDictionaries(msgs.trailingDicts)
+			}
 			return nil, nil, nil
 		}
 		return sr.RecordBatch(), func() {}, nil // the reader lets it go at the next Next
 	}
 	return next, sr.Release, nil
+}
+
+// unreferencedDictionaries is the *Violation of n dictionary batches that no record
+// batch refers to: values no released record holds.
+func unreferencedDictionaries(n int) error {
+	return &Violation{Msg: fmt.Sprintf("%d dictionary batches that no record batch follows: a release may carry only the values its records hold", n)}
 }
 
 // recordBatch reads record batch i of the file format (a panic of the library leaves
@@ -422,15 +451,23 @@ func (a *ArrowFile) produce(ctx context.Context, cols []int, out chan<- *textBat
 	width := len(cols)
 	texts := make([]*arrowText, width)
 	for j, c := range cols {
-		texts[j] = &arrowText{col: &a.cols[c]}
+		texts[j] = &arrowText{col: &a.cols[c], usedDicts: a.usedDicts}
 	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		rec, release, err := next()
-		if err != nil || rec == nil {
+		if err != nil {
 			return err
+		}
+		if rec == nil {
+			for _, t := range texts {
+				if err := t.dictionaryUsed(); err != nil {
+					return a.corrupt(t.col.Name, err)
+				}
+			}
+			return nil
 		}
 		err = func() error {
 			defer release()
@@ -487,11 +524,15 @@ type arrowText struct {
 	off   int       // the array's first value in its buffers
 	text  textCaches
 	// A dictionary column: the values, the array they come from (which the next
-	// batch's is compared with), and their text, made when first asked for.
+	// batch's is compared with), and their text, made when first asked for (so that
+	// a value's state says whether a record has used it).
 	dict     *arrowText
 	dictFrom arrow.ArrayData
 	dtext    []string
 	dstate   []uint8 // dtext[i] is: 0 not made yet, 1 made, 2 a null
+	// usedDicts: every value of every dictionary must be used by a record
+	// (ArrowFile.RequireUsedDictionaries).
+	usedDicts bool
 }
 
 // bufferBytes returns buffer i of bufs, nil when it is absent.
@@ -565,15 +606,83 @@ func (t *arrowText) take(d arrow.ArrayData, n int, str arrowKind) error {
 		return errors.New("a dictionary array without its dictionary")
 	}
 	if dict != t.dictFrom {
-		if t.dict == nil {
-			t.dict = &arrowText{col: t.col}
-		}
-		t.dict.kind = str
-		if err := t.dict.take(dict, dict.Len(), arNone); err != nil {
+		next := &arrowText{col: t.col, kind: str}
+		if err := next.take(dict, dict.Len(), arNone); err != nil {
 			return fmt.Errorf("dictionary: %w", err)
 		}
+		if err := t.nextDictionary(next, dict.Len()); err != nil {
+			return err
+		}
 		t.dictFrom = dict
-		t.dtext, t.dstate = make([]string, dict.Len()), make([]uint8, dict.Len())
+	}
+	return nil
+}
+
+// nextDictionary makes next, of n values, the dictionary of the column's arrays from
+// now on. One that extends the last (a delta, or the same values again) keeps what is
+// known of the last one's values; one that replaces it leaves the last one's values
+// behind, which the records must all have used when the file is held to it
+// (dictionaryUsed).
+func (t *arrowText) nextDictionary(next *arrowText, n int) error {
+	last := len(t.dstate)
+	if t.dict != nil && n >= last {
+		extends, err := t.dict.samePrefix(next, last)
+		if err != nil {
+			return err
+		}
+		if extends {
+			t.dict = next
+			t.dtext = append(t.dtext, make([]string, n-last)...)
+			t.dstate = append(t.dstate, make([]uint8, n-last)...)
+			return nil
+		}
+	}
+	if err := t.dictionaryUsed(); err != nil {
+		return err
+	}
+	t.dict = next
+	t.dtext, t.dstate = make([]string, n), make([]uint8, n)
+	return nil
+}
+
+// samePrefix reports whether the first n values of t and u (dictionaries) are the same.
+func (t *arrowText) samePrefix(u *arrowText, n int) (bool, error) {
+	for i := range n {
+		if t.null(i) != u.null(i) {
+			return false, nil
+		}
+		if t.null(i) {
+			continue
+		}
+		a, err := t.value(i)
+		if err != nil {
+			return false, fmt.Errorf("dictionary: %w", err)
+		}
+		b, err := u.value(i)
+		if err != nil {
+			return false, fmt.Errorf("dictionary: %w", err)
+		}
+		if a != b {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// dictionaryUsed reports a *Violation, when the file is held to it, if a value of the
+// column's current dictionary has not been used by a record.
+func (t *arrowText) dictionaryUsed() error {
+	if !t.usedDicts || t.dict == nil {
+		return nil
+	}
+	unused := 0
+	for _, s := range t.dstate {
+		if s == 0 {
+			unused++
+		}
+	}
+	if unused > 0 {
+		return &Violation{Msg: fmt.Sprintf("the dictionary holds %d values that no released record holds (of %d): a release may carry only the values its records hold", unused, len(t.dstate))}
 	}
 	return nil
 }

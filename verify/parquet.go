@@ -48,7 +48,17 @@ type ParquetFile struct {
 	// readBlock is how much of a column chunk is read from the file at a time, at
 	// least (0: pageBlock; the tests make it small).
 	readBlock int
+	// usedDicts makes the reading of a column chunk check that its records hold every
+	// value of its dictionary (RequireUsedDictionaries).
+	usedDicts bool
 }
+
+// RequireUsedDictionaries makes the reading of the records check, column chunk by
+// column chunk, that every value of a chunk's dictionary is held by one of its records:
+// a release may carry only the values its records hold. A chunk whose dictionary holds
+// another value is a *Violation naming the column and row group (never the value). An
+// input is not held to this: its dictionaries are the writer's business.
+func (p *ParquetFile) RequireUsedDictionaries() { p.usedDicts = true }
 
 // ParquetColumn describes a top-level column of a Parquet file: its name, the type
 // its values are read as, and, for a column the decoder cannot read, what it is.
@@ -148,7 +158,8 @@ func openParquet(path string, r io.ReaderAt, size int64, closer io.Closer) (pf *
 }
 
 // corrupt is the error for a file that cannot be read: it names the file, and the
-// column and row group when known (col "" and group -1 when not).
+// column and row group when known (col "" and group -1 when not). A *Violation found
+// while reading (a dictionary value no record holds) stays one, named so.
 func (p *ParquetFile) corrupt(col string, group int, err error) error {
 	where := p.path
 	if col != "" {
@@ -156,6 +167,10 @@ func (p *ParquetFile) corrupt(col string, group int, err error) error {
 	}
 	if group >= 0 {
 		where += fmt.Sprintf(", row group %d", group)
+	}
+	var v *Violation
+	if errors.As(err, &v) {
+		return &Violation{Msg: where + ": " + v.Msg}
 	}
 	return schema.BadInput("%s: not a readable Parquet file (truncated or corrupt): %w", where, err)
 }

@@ -140,6 +140,9 @@ type chunkCheck struct {
 	values   int64   // data values (records) of the pages so far
 	kind     pqKind  // of the column
 	phys     format.Type
+	// dictValues is how many values the chunk's dictionary pages state (a valid chunk
+	// has one at most).
+	dictValues int64
 }
 
 // pageStream hands the library a column chunk's bytes page by page, each page checked
@@ -308,6 +311,7 @@ func (c *chunkCheck) checkPage(h *pageHeader, body []byte) error {
 	}
 	switch h.typ {
 	case format.DictionaryPage:
+		c.dictValues += int64(h.numValues)
 		_, err := c.decompress(body, int(h.uncompressed), false)
 		return err
 	case format.DataPage:

@@ -217,12 +217,46 @@ func fillIndexed[T uint8 | uint16 | uint32](c *pqCursor, codes []T, b *textBatch
 	}
 }
 
-// finish checks, at the end of a row group, that the chunk holds no more values.
+// finish checks, at the end of a row group, that the chunk holds no more values, and
+// that its records hold every value of its dictionary (dictionaryUsed).
 func (c *pqCursor) finish() error {
 	if c.next != c.rows {
 		return errors.New("more values than the row group's records")
 	}
-	return c.drain()
+	if err := c.drain(); err != nil {
+		return err
+	}
+	return c.dictionaryUsed()
+}
+
+// dictionaryUsed reports a *Violation, when the file is held to it
+// (RequireUsedDictionaries), if the chunk's dictionary holds a value that none of its
+// records holds: a release may carry only the values its records hold, and
+// a dictionary entry no record uses may be a value only a suppressed record had (a
+// writer that copied an input's dictionary whole). It counts the entries, from the
+// dictionary page's header, and the entries the records used (fillIndexed marks each
+// as it makes its text), whether or not the library decoded any page through the
+// dictionary.
+func (c *pqCursor) dictionaryUsed() error {
+	entries := c.stream.check.dictValues
+	if entries == 0 || !c.p.usedDicts {
+		return nil
+	}
+	used := int64(0)
+	if c.dict != nil {
+		if int64(len(c.dset)) != entries {
+			return fmt.Errorf("a dictionary of %d values whose page states %d", len(c.dset), entries)
+		}
+		for _, u := range c.dset {
+			if u {
+				used++
+			}
+		}
+	}
+	if used < entries {
+		return &Violation{Msg: fmt.Sprintf("the dictionary holds %d values that no released record holds (of %d): a release may carry only the values its records hold", entries-used, entries)}
+	}
+	return nil
 }
 
 // drain reads the chunk's pages after the last one that holds records, checks that

@@ -213,10 +213,26 @@ func ReadCSV(t testing.TB, path string) ([]string, [][]string) {
 // stored Arrow schema aside, which the writer stores anew).
 func RewriteParquetMetadata(t testing.TB, path string, edit func(map[string]string)) {
 	t.Helper()
+	RewriteParquet(t, path, edit, nil)
+}
+
+// RewriteParquet writes a Parquet file again with the Arrow project's reader and
+// writer: its records as editTable leaves them (nil: the same), and its key-value
+// metadata as editMeta leaves them (nil: the same; the stored Arrow schema aside,
+// which the writer stores anew).
+func RewriteParquet(t testing.TB, path string, editMeta func(map[string]string), editTable func(arrow.Table) arrow.Table) {
+	t.Helper()
 	meta := ParquetMetadata(t, path)
 	delete(meta, "ARROW:schema")
-	edit(meta)
+	if editMeta != nil {
+		editMeta(meta)
+	}
 	tbl := ReadWithPqarrow(t, path)
+	if editTable != nil {
+		edited := editTable(tbl)
+		tbl.Release()
+		tbl = edited
+	}
 	defer tbl.Release()
 	f, err := os.Create(path)
 	if err != nil {
@@ -238,4 +254,63 @@ func RewriteParquetMetadata(t testing.TB, path string, edit func(map[string]stri
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// WriteArrowBatches writes the record batches (of one schema) to path as an Arrow IPC
+// file (stream false) or stream with the library's writer.
+func WriteArrowBatches(t testing.TB, path string, stream bool, batches ...arrow.RecordBatch) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	opts := []ipc.Option{ipc.WithSchema(batches[0].Schema())}
+	type writer interface {
+		Write(arrow.RecordBatch) error
+		Close() error
+	}
+	var w writer
+	if stream {
+		w = ipc.NewWriter(f, opts...)
+	} else if w, err = ipc.NewFileWriter(f, opts...); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range batches {
+		if err := w.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ParquetPageBytes is every page of a Parquet file (dictionary and data pages) once
+// decompressed, one after another, read with the Arrow project's page reader: what a
+// search of the file's bytes for a value must look in besides the file itself.
+func ParquetPageBytes(t testing.TB, path string) []byte {
+	t.Helper()
+	rdr, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Close()
+	var out []byte
+	for g := range rdr.NumRowGroups() {
+		rg := rdr.RowGroup(g)
+		for c := range rg.NumColumns() {
+			pages, err := rg.GetColumnPageReader(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for pages.Next() {
+				out = append(out, pages.Page().Data()...)
+			}
+			if err := pages.Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return out
 }
