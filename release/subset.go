@@ -208,7 +208,7 @@ func subsetCheck(ctx context.Context, cfg *schema.Config, p *plan, inFmt string,
 		if err != nil {
 			return nil, nil, err
 		}
-		return subsetInput{verify.SubsetRecords(in, cfg.Privacy.Subset.Column)}, done, nil
+		return subsetInput{verify.SubsetRecords(in, cfg.Privacy.Subset.Column, nil)}, done, nil
 	}
 	model := verify.Population{}
 	if d := cfg.Privacy.DeltaPresence; d != nil {

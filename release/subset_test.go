@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"sanitizer/job"
 	"sanitizer/risk"
@@ -296,5 +298,94 @@ func TestSubsetFlagAgreesWithVerifier(t *testing.T) {
 		if in != vin || ok != vok {
 			t.Errorf("%q: release reads (%v, %v), the verifier (%v, %v)", v, in, ok, vin, vok)
 		}
+	}
+}
+
+// TestSubsetBuiltHierarchies: a research subset's release generalizes a
+// quasi-identifier through each kind of hierarchy (integer intervals, a mask, dates, a
+// hierarchy file) above level 0, the subset's records holding only every other value
+// of the population's. The leaves of a built hierarchy are the values of the whole
+// input (the population), as a hierarchy file's are its rows: the release's loss is
+// that of the population's leaves, counted here from the input's text, and the search,
+// the verification that cross-checks it and Check agree on it.
+func TestSubsetBuiltHierarchies(t *testing.T) {
+	abs, err := filepath.Abs("../testdata/hierarchies/sex.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	day0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name, column, conf string
+		value              func(i int) string // record i's value
+		label              func(v string) string
+	}{
+		{"intervals", "age", "{role: quasi, type: integer, hierarchy: {intervals: [10, 20]}}",
+			func(i int) string { return strconv.Itoa(20 + i%60) },
+			func(v string) string { n, _ := strconv.Atoi(v); return fmt.Sprintf("[%d,%d]", n-n%10, n-n%10+9) }},
+		{"mask", "zip", "{role: quasi, hierarchy: {mask: {from: right, max: 3}}}",
+			func(i int) string { return fmt.Sprintf("021%02d", i%40) },
+			func(v string) string { return v[:4] + "*" }},
+		{"date", "admitted", "{role: quasi, type: date, hierarchy: {date: [month, year]}}",
+			func(i int) string { return day0.AddDate(0, 0, i%90).Format(time.DateOnly) },
+			func(v string) string { return v[:7] }},
+		{"file", "sex", fmt.Sprintf("{role: quasi, hierarchy: {file: %q}}", abs),
+			func(i int) string { return []string{"F", "M"}[i%4/2] },
+			func(string) string { return "*" }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var b strings.Builder
+			b.WriteString(c.column + ",rid,in_study\n")
+			popLeaves, byLabel := map[string]bool{}, map[string]map[string]bool{}
+			var subsetValues []string
+			const n = 720
+			for i := range n {
+				v, in := c.value(i), i%2 == 0
+				fmt.Fprintf(&b, "%s,%d,%v\n", v, i, in)
+				popLeaves[v] = true
+				if byLabel[c.label(v)] == nil {
+					byLabel[c.label(v)] = map[string]bool{}
+				}
+				byLabel[c.label(v)][v] = true
+				if in {
+					subsetValues = append(subsetValues, v)
+				}
+			}
+			in := filepath.Join(dir, "in.csv")
+			if err := os.WriteFile(in, []byte(b.String()), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg := loadConfigText(t, fmt.Sprintf("columns:\n  %s: %s\n  rid: {role: insensitive, type: integer}\n  in_study: {role: identifier}\n"+
+				"privacy: {k: 2, suppression: 0, subset: {column: in_study}, k-map: {k: 2}}\nsearch: {min-levels: {%s: 1}, max-levels: {%s: 1}}\n", c.column, c.conf, c.column, c.column))
+			// The loss over the population's leaves: per subset record, the leaves its
+			// released value covers less one, over the column's leaves less one.
+			leaves := len(popLeaves)
+			if c.name == "file" {
+				leaves = 2 // the file's rows
+			}
+			want := 0.0
+			for _, v := range subsetValues {
+				want += float64(len(byLabel[c.label(v)])-1) / float64(leaves-1)
+			}
+			want /= float64(len(subsetValues))
+			out := filepath.Join(dir, "r.csv")
+			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
+			if err != nil {
+				t.Fatalf("release: %v", err)
+			}
+			if rep.Suppressed != 0 || rep.Input.Rows != len(subsetValues) {
+				t.Fatalf("%d of %d subset records suppressed", rep.Suppressed, rep.Input.Rows)
+			}
+			if math.Abs(rep.Utility.Loss-want) > 1e-12 {
+				t.Errorf("the release's loss %.6f, the population's leaves give %.6f", rep.Utility.Loss, want)
+			}
+			m, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out})
+			if err != nil {
+				t.Fatalf("check: %v", err)
+			}
+			if math.Abs(m.Loss-rep.Utility.Loss) > 1e-12 || math.Abs(m.NCP-rep.Utility.NCP) > 1e-12 {
+				t.Errorf("check measures loss %g, NCP %g; the release's report %g, %g", m.Loss, m.NCP, rep.Utility.Loss, rep.Utility.NCP)
+			}
+		})
 	}
 }

@@ -109,6 +109,28 @@ func utilitySpec(cfg *schema.Config, p *plan, spec *verify.Spec) error {
 	return nil
 }
 
+// populationLeaves is, for the walk of a research subset's release, what is done with each
+// input record outside the subset (inHeader's columns): its quasi-identifier values
+// made leaves of count's utility measurement (verify.Counter.AddPopulation), since a
+// built hierarchy's leaves are the whole input's values, as the search's are. Nil
+// without a counter.
+func populationLeaves(p *plan, inHeader []string, count *verify.Counter) func([]string) error {
+	if count == nil {
+		return nil
+	}
+	at := make([]int, len(p.Quasi))
+	for j, name := range p.QuasiNames() {
+		at[j] = slices.Index(inHeader, name)
+	}
+	orig := make([]string, len(at))
+	return func(rec []string) error {
+		for j, i := range at {
+			orig[j] = rec[i]
+		}
+		return count.AddPopulation(orig)
+	}
+}
+
 // verifyTruth reads the input again beside the written release and checks that every
 // released record generalizes one input record, in order, none invented or duplicated,
 // and that the records left out are at most the limit. It returns how many were left
@@ -167,7 +189,7 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 	defer cr.Close()
 	var ir verify.Reader = cr
 	if sub := cfg.Privacy.Subset; sub != nil {
-		ir = subsetInput{verify.SubsetRecords(cr, sub.Column)}
+		ir = subsetInput{verify.SubsetRecords(cr, sub.Column, populationLeaves(p, inHeader, count))}
 	}
 	rr, err := rel.records(ctx, allColumns(rel))
 	if err != nil {

@@ -29,16 +29,21 @@ func InSubset(v string) (in, ok bool) {
 
 // subsetReader is SubsetRecords' Reader.
 type subsetReader struct {
-	in   Reader
-	col  int
-	name string
-	n    int // records read from in
+	in      Reader
+	col     int
+	name    string
+	n       int // records read from in
+	outside func([]string) error
 }
 
 // SubsetRecords reads the records of in (which carry the subset's flag as their last
 // field) that are in the research subset, without the flag. A flag that is not one
 // (InSubset) is an error naming the column and the input record, never the value.
-func SubsetRecords(in Reader, name string) Reader { return &subsetReader{in: in, name: name} }
+// outside, when not nil, is given each record outside the subset (without the flag,
+// valid until it returns) as it is passed over; its error ends the reading.
+func SubsetRecords(in Reader, name string, outside func(rec []string) error) Reader {
+	return &subsetReader{in: in, name: name, outside: outside}
+}
 
 func (s *subsetReader) Read() ([]string, error) {
 	for {
@@ -56,6 +61,11 @@ func (s *subsetReader) Read() ([]string, error) {
 		}
 		if in {
 			return rec[:len(rec)-1], nil
+		}
+		if s.outside != nil {
+			if err := s.outside(rec[:len(rec)-1]); err != nil {
+				return nil, err
+			}
 		}
 	}
 }

@@ -7,11 +7,19 @@ import (
 	"testing"
 )
 
-// TestSubsetRecords: the subset's records, without their flag, in order; a flag that
-// is not one is an error naming the record, never the value.
+// TestSubsetRecords: the subset's records, without their flag, in order, the others
+// handed to outside; a flag that is not one is an error naming the record, never the
+// value.
 func TestSubsetRecords(t *testing.T) {
 	in := &records{recs: [][]string{{"a", "1"}, {"b", "no"}, {"c", " TRUE "}, {"d", "False"}, {"e", "yes"}, {"f", "0"}}}
-	r := SubsetRecords(in, "study")
+	var others []string
+	r := SubsetRecords(in, "study", func(rec []string) error {
+		if len(rec) != 1 {
+			t.Fatalf("record %v outside the subset keeps its flag", rec)
+		}
+		others = append(others, rec[0])
+		return nil
+	})
 	var got []string
 	for {
 		rec, err := r.Read()
@@ -26,10 +34,10 @@ func TestSubsetRecords(t *testing.T) {
 		}
 		got = append(got, rec[0])
 	}
-	if strings.Join(got, "") != "ace" {
-		t.Errorf("subset %v, want a c e", got)
+	if strings.Join(got, "") != "ace" || strings.Join(others, "") != "bdf" {
+		t.Errorf("subset %v, outside %v; want a c e, b d f", got, others)
 	}
-	bad := SubsetRecords(&records{recs: [][]string{{"a", "1"}, {"b", secret}}}, "study")
+	bad := SubsetRecords(&records{recs: [][]string{{"a", "1"}, {"b", secret}}}, "study", nil)
 	if _, err := bad.Read(); err != nil {
 		t.Fatal(err)
 	}

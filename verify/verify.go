@@ -656,6 +656,28 @@ func (c *Counter) AddSuppressed(orig []string) error {
 	return c.flushFull()
 }
 
+// AddPopulation makes the quasi-identifier values of an input record outside a
+// research subset leaves of their columns' domains, for the utility measurement,
+// without counting the record: a built hierarchy's leaves are the values of every
+// input record (the population), as a hierarchy file's are its rows whichever records
+// hold them, so that a generalized value covers the same leaves whatever the subset.
+// orig holds the record's quasi-identifier values in spec.Quasi order. A Counter that
+// does not measure utility ignores it.
+func (c *Counter) AddPopulation(orig []string) error {
+	if c.util == nil {
+		return nil
+	}
+	if len(orig) != len(c.pos) {
+		return fmt.Errorf("utility: an input record with %d quasi-identifier values, want %d", len(orig), len(c.pos))
+	}
+	for j, u := range c.util.cols {
+		if _, err := u.leafOf(orig[j]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Finish measures the classes counted and checks them against the spec.
 func (c *Counter) Finish() (*Measured, error) {
 	if err := c.drain(); err != nil {
