@@ -26,6 +26,7 @@ func FuzzParse(f *testing.F) {
 		"privacy: {k: five, suppression: [1]}\ncolumns: {d: {role: sensitive}}\n",
 		"dp:\n  epsilon-total: 1e-6\n  outputs:\n    - {name: a, epsilon: 1, synthetic: {columns: [d], workload: &w [*w]}}\ncolumns: {d: {role: sensitive}}\n",
 		"input: {csv: {separator: \"\\t\"}}\ncolumns: {d: {role: sensitive}}\n---\n",
+		"dataset: \"w\\u200b \"\ncolumns: {d: {role: sensitive}}\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -53,6 +54,9 @@ func FuzzParse(f *testing.F) {
 		}
 		if cfg.Privacy.Suppression < 0 || cfg.Privacy.Suppression > 1 {
 			t.Fatalf("suppression %g", cfg.Privacy.Suppression)
+		}
+		if cfg.Dataset != "" && CheckDatasetName(cfg.Dataset) != nil {
+			t.Fatalf("accepted the dataset name %q", cfg.Dataset)
 		}
 	})
 }

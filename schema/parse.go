@@ -533,6 +533,9 @@ func (p *parser) config(root *yaml.Node) (*Config, error) {
 		if cfg.Dataset, err = p.name(v, at); err != nil {
 			return nil, err
 		}
+		if err := CheckDatasetName(cfg.Dataset); err != nil {
+			return nil, BadInput("%s:%d: %s: %w", p.file, v.Line, at, err)
+		}
 	}
 	if cfg.Unlisted, err = f.enum("unlisted", "error"); err != nil {
 		return nil, err
