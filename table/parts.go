@@ -2,7 +2,9 @@ package table
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,41 +21,55 @@ import (
 // (its files with a table's extension; names starting with "." or "_", such as
 // _SUCCESS and .crc files, are not parts; sub-folders are not read) or a glob pattern
 // ("in/part-*.parquet"). The parts are read as one table, in the lexical order of
-// their paths; every part must have the same columns, of the same types.
+// their paths; every part must have the same columns, of the same types. A part named
+// by a symbolic link is the file the link names, wherever it is, the same whether the
+// folder or a pattern names it; a name that is not a regular file once followed (a
+// broken link, a FIFO, a device) and two names of one file (a link beside its target,
+// a hard link) are bad input: a table read either way is the same table, every record
+// once.
 
 // IsParts reports whether an input path names a table in parts: a folder or a pattern.
 func IsParts(path string) bool {
-	if strings.ContainsAny(path, "*?[") {
+	if isPattern(path) {
 		return true
 	}
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()
 }
 
+// isPattern reports whether path is a glob pattern.
+func isPattern(path string) bool { return strings.ContainsAny(path, "*?[") }
+
 // PartPaths lists the files an input in parts names, sorted.
 func PartPaths(path string) ([]string, error) {
+	names, err := partNames(path)
+	if err != nil {
+		return nil, err
+	}
 	var parts []string
-	if strings.ContainsAny(path, "*?[") {
-		matches, err := filepath.Glob(path)
-		if err != nil {
-			return nil, schema.BadInput("input: %s: %w", path, err)
+	seen := map[fileKey][]string{} // the parts so far, by size and time
+	for _, name := range names {
+		st, err := os.Stat(name) // a symbolic link followed
+		switch {
+		case err != nil:
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, schema.BadInput("input: %s: %w", name, err)
+		case st.IsDir():
+			continue // a sub-folder is not read
+		case !st.Mode().IsRegular():
+			return nil, schema.BadInput("input: %s is not a regular file (%s): a part must be one", name, st.Mode().Type())
 		}
-		for _, m := range matches {
-			if st, err := os.Stat(m); err == nil && st.Mode().IsRegular() {
-				parts = append(parts, m)
+		k := fileKey{st.Size(), st.ModTime().UnixNano()}
+		for _, other := range seen[k] {
+			if ot, err := os.Stat(other); err == nil && os.SameFile(st, ot) {
+				return nil, schema.BadInput("input: %s and %s are the same file: a part is read once", other, name)
 			}
 		}
-	} else {
-		entries, err := os.ReadDir(path)
-		if err != nil {
-			return nil, schema.BadInput("input: %w", err)
-		}
-		for _, e := range entries {
-			name := e.Name()
-			if e.Type().IsRegular() && !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_") && Format(schema.IO{}, name) != "" {
-				parts = append(parts, filepath.Join(path, name))
-			}
-		}
+		seen[k] = append(seen[k], name)
+		parts = append(parts, name)
 	}
 	if len(parts) == 0 {
 		return nil, schema.BadInput("input: %s names no table files", path)
@@ -62,23 +78,70 @@ func PartPaths(path string) ([]string, error) {
 	return parts, nil
 }
 
-// InsideParts reports whether out would be a part of the input in parts in: a file
-// in its folder, or one its pattern matches.
-func InsideParts(in, out string) bool {
-	if strings.ContainsAny(in, "*?[") {
-		ok, _ := filepath.Match(in, out)
-		return ok || matchAbs(in, out)
+// fileKey is what two names of one file share without being asked about the file.
+type fileKey struct{ size, mtime int64 }
+
+// partNames is what could be a part of the input in parts at path: what its pattern
+// matches, or the names in its folder with a table's extension, not starting with "."
+// or "_".
+func partNames(path string) ([]string, error) {
+	if isPattern(path) {
+		matches, err := filepath.Glob(path)
+		if err != nil {
+			return nil, schema.BadInput("input: %s: %w", path, err)
+		}
+		return matches, nil
 	}
-	if st, err := os.Stat(in); err != nil || !st.IsDir() {
-		return false
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, schema.BadInput("input: %w", err)
 	}
-	return filepath.Dir(abs(out)) == abs(in)
+	var names []string
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_") && Format(schema.IO{}, name) != "" {
+			names = append(names, filepath.Join(path, name))
+		}
+	}
+	return names, nil
 }
 
-// matchAbs reports whether the absolute forms of pattern and path match.
-func matchAbs(pattern, path string) bool {
-	ok, _ := filepath.Match(abs(pattern), abs(path))
-	return ok
+// InsideParts reports whether out would be a part of the input in parts in: a file
+// in its folder, or one its pattern matches, once both are resolved (Resolve: a
+// symbolic link to the input's folder, or a ".." after one, does not hide it).
+func InsideParts(in, out string) bool {
+	outDir, outName := splitPath(out)
+	if !isPattern(in) {
+		st, err := os.Stat(in)
+		return err == nil && st.IsDir() && Resolve(outDir) == Resolve(in)
+	}
+	inDir, inName := splitPath(in)
+	if ok, err := filepath.Match(inName, outName); err != nil || !ok {
+		return false
+	}
+	dirs, err := filepath.Glob(inDir)
+	if err != nil {
+		return false
+	}
+	for _, d := range dirs {
+		if Resolve(d) == Resolve(outDir) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitPath is path's folder and name as written ("." for a bare name's folder):
+// unlike filepath.Dir it does not take "link/.." away before the file system does.
+func splitPath(path string) (dir, name string) {
+	i := strings.LastIndexAny(path, `/`+string(filepath.Separator))
+	switch {
+	case i < 0:
+		return ".", path
+	case i == 0:
+		return path[:1], path[1:]
+	}
+	return path[:i], path[i+1:]
 }
 
 // InputFormat is the format of an input, a file or a table in parts: the
@@ -301,13 +364,4 @@ func Locator(src Source) func(row int) (string, int) {
 		return ps.locate
 	}
 	return nil
-}
-
-// abs is p made absolute, or p itself when that fails.
-func abs(p string) string {
-	a, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	return a
 }
