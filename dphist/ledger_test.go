@@ -1,11 +1,14 @@
 package dphist
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -209,5 +212,134 @@ func TestSaveReplaces(t *testing.T) {
 				t.Errorf("saved with mode %v (%v)", st.Mode(), err)
 			}
 		})
+	}
+}
+
+// TestLoadLedgerDatasetNames: a ledger holding an account whose name the
+// configuration refuses (one that looks like another: "ward " beside "ward") is bad
+// input naming the ledger and the name, so that its spends cannot sit unseen beside
+// the dataset's account; charging it through Record leaves the file as it was.
+func TestLoadLedgerDatasetNames(t *testing.T) {
+	for _, name := range []string{"ward ", " ward", "w  ard", "ward\u200b", "\ufeffward", "ward\t", "ward\u00a0", "wa\u0301rd", "ward\u202e"} {
+		t.Run(strconv.QuoteToASCII(name), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "ledger.json")
+			key, _ := json.Marshal(name)
+			text := `{"datasets":{"ward":{"epsilon_total":1,"delta_total":0,"spends":[]},` + string(key) + `:{"epsilon_total":1,"delta_total":0,"spends":[` + spendA + `]}}}`
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadLedger(path)
+			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), strconv.QuoteToASCII(name)) {
+				t.Fatalf("err = %v, want bad input naming %s and %s", err, path, strconv.QuoteToASCII(name))
+			}
+			if _, err := Record(path, "ward", 1, 0, Spend{Epsilon: 0.6}); !errors.Is(err, schema.ErrBadInput) {
+				t.Errorf("Record: err = %v, want bad input", err)
+			}
+			if got, _ := os.ReadFile(path); string(got) != text {
+				t.Error("a refused ledger was rewritten")
+			}
+		})
+	}
+}
+
+// TestChargeNotFinite: a spend or total that is not a finite budget (an ε that
+// overflowed to +Inf once read as 0) is refused as bad input and charges nothing.
+func TestChargeNotFinite(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	for _, tt := range []struct {
+		name                 string
+		epsTotal, deltaTotal float64
+		spend                Spend
+	}{
+		{"ε +Inf", 5, 0, Spend{Epsilon: inf}},
+		{"ε NaN", 5, 0, Spend{Epsilon: nan}},
+		{"ε −Inf", 5, 0, Spend{Epsilon: math.Inf(-1)}},
+		{"ε negative", 5, 0, Spend{Epsilon: -1}},
+		{"δ +Inf", 5, 1e-6, Spend{Epsilon: 1, Delta: inf}},
+		{"δ NaN", 5, 1e-6, Spend{Epsilon: 1, Delta: nan}},
+		{"ε total +Inf", inf, 0, Spend{Epsilon: 1}},
+		{"ε total NaN", nan, 0, Spend{Epsilon: 1}},
+		{"δ total NaN", 5, nan, Spend{Epsilon: 1}},
+		{"δ total 1", 5, 1, Spend{Epsilon: 1}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &Ledger{Datasets: map[string]*Account{"ward": {EpsilonTotal: 5, DeltaTotal: 1e-6, Spends: []Spend{{Epsilon: 1}}}}}
+			err := l.Charge("ward", tt.epsTotal, tt.deltaTotal, tt.spend)
+			if !errors.Is(err, schema.ErrBadInput) {
+				t.Fatalf("err = %v, want bad input", err)
+			}
+			if a := l.Datasets["ward"]; len(a.Spends) != 1 || a.EpsilonTotal != 5 {
+				t.Errorf("the account is now %+v", a)
+			}
+			fresh := &Ledger{Datasets: map[string]*Account{}}
+			if err := fresh.Charge("new", tt.epsTotal, tt.deltaTotal, tt.spend); !errors.Is(err, schema.ErrBadInput) || len(fresh.Datasets) != 0 {
+				t.Errorf("a fresh ledger: err = %v, datasets %v", err, fresh.Datasets)
+			}
+		})
+	}
+}
+
+// TestCompose: outputs compose to the exact decimal sum of their ε and δ, never
+// recorded as less than it (a sum with more digits than a float64 holds is rounded
+// up), and a sum that is not a finite number (or a part that is not a budget) is an
+// error, not +Inf or 0.
+func TestCompose(t *testing.T) {
+	max := math.MaxFloat64
+	for _, tt := range []struct {
+		name      string
+		eps, dlt  []float64
+		wantEps   string // the exact decimal the composed ε is; "" = an error
+		wantDelta string
+	}{
+		{"tenths", []float64{0.1, 0.2}, []float64{0, 0}, "3/10", "0"},
+		{"ten spends of 0.1", []float64{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}, make([]float64, 10), "1", "0"},
+		{"δ", []float64{1, 1}, []float64{1e-7, 2e-7}, "2", "3/10000000"},
+		{"the largest ε", []float64{max}, []float64{0}, "", ""}, // checked below: finite
+		{"two huge ε", []float64{1e308, 1e308}, []float64{0, 0}, "", ""},
+		{"the largest ε twice", []float64{max, max}, []float64{0, 0}, "", ""},
+		{"+Inf", []float64{1, math.Inf(1)}, []float64{0, 0}, "", ""},
+		{"NaN", []float64{math.NaN()}, []float64{0}, "", ""},
+		{"negative", []float64{1, -0.5}, []float64{0, 0}, "", ""},
+		{"δ NaN", []float64{1}, []float64{math.NaN()}, "", ""},
+		{"δ adding up to 1", []float64{1, 1}, []float64{0.5, 0.5}, "2", "1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var spends []Spend
+			for i := range tt.eps {
+				spends = append(spends, Spend{Epsilon: tt.eps[i], Delta: tt.dlt[i]})
+			}
+			eps, delta, err := Compose(spends)
+			if tt.name == "the largest ε" {
+				if err != nil || eps != max {
+					t.Fatalf("Compose = %g, %v", eps, err)
+				}
+				return
+			}
+			if tt.wantEps == "" {
+				if err == nil {
+					t.Fatalf("Compose = %g, %g, want an error", eps, delta)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := decimal(eps).RatString(); got != tt.wantEps {
+				t.Errorf("ε = %s, want %s", got, tt.wantEps)
+			}
+			if got := decimal(delta).RatString(); got != tt.wantDelta {
+				t.Errorf("δ = %s, want %s", got, tt.wantDelta)
+			}
+		})
+	}
+	// Digits past a float64's: the composed ε is the least float64 not below the sum.
+	parts := []Spend{{Epsilon: 0.1}, {Epsilon: 0.2}, {Epsilon: 1e-20}}
+	eps, _, err := Compose(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, _ := new(big.Rat).SetString("0.30000000000000000001")
+	if decimal(eps).Cmp(exact) < 0 || decimal(math.Nextafter(eps, 0)).Cmp(exact) >= 0 {
+		t.Errorf("ε = %v for an exact sum of 0.30000000000000000001", eps)
 	}
 }
