@@ -205,29 +205,40 @@ func dpPaths(cfg *schema.Config, opt job.Options) (in, inFmt, ledger string, err
 	return in, inFmt, ledger, nil
 }
 
-// plannedSpend is the run's spend, refused when the run alone would pass the
-// configured totals or, with a ledger, when the dataset's spending so far plus this
-// run would (checked now, before reading, and again under the ledger's lock when
-// recording).
+// plannedSpend is the run's spend, refused when the outputs' ε or δ add up past the
+// largest float64 (bad input: no ledger or manifest could hold it), when the run alone
+// would pass the configured totals or, with a ledger, when the dataset's spending so
+// far plus this run would, or when the ledger could not be written or locked (see
+// dphist.Check): checked now, before reading, and the charge again under the
+// ledger's lock when recording.
 func plannedSpend(cfg *schema.Config, opt job.Options, ledger string) (dphist.Spend, error) {
 	spend := dphist.Spend{Time: opt.Time().UTC()}
-	for _, o := range cfg.DP.Outputs {
+	parts := make([]dphist.Spend, len(cfg.DP.Outputs))
+	for i, o := range cfg.DP.Outputs {
 		spend.Outputs = append(spend.Outputs, o.Name)
+		parts[i] = dphist.Spend{Epsilon: o.Epsilon, Delta: o.Delta}
 	}
-	spend.Epsilon, spend.Delta = composed(cfg.DP.Outputs)
+	var err error
+	if spend.Epsilon, spend.Delta, err = dphist.Compose(parts); err != nil {
+		return spend, schema.BadInput("%s: dp.outputs: the outputs' budgets: %w", configName(cfg), err)
+	}
 	if err := (&dphist.Ledger{Datasets: map[string]*dphist.Account{}}).Charge(cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
 		return spend, fmt.Errorf("dp: the outputs need ε=%g, δ=%g: %w", spend.Epsilon, spend.Delta, err)
 	}
 	if ledger != "" {
-		l, err := dphist.LoadLedger(ledger)
-		if err != nil {
+		if err := dphist.Check(ledger, cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
 			return spend, err
-		}
-		if err := l.Charge(cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
-			return spend, fmt.Errorf("%s: %w", opt.Ledger, err)
 		}
 	}
 	return spend, nil
+}
+
+// configName is the configuration's file for messages.
+func configName(cfg *schema.Config) string {
+	if cfg.File == "" {
+		return "configuration"
+	}
+	return cfg.File
 }
 
 // readStage opens the input and reads the columns the outputs use.
@@ -332,19 +343,6 @@ func writeStage(ctx context.Context, cfg *schema.Config, opt job.Options, man *r
 	return nil
 }
 
-// composed is the outputs' ε and δ composed sequentially, summed as the decimals the
-// configuration wrote.
-func composed(outs []schema.DPOutput) (eps, delta float64) {
-	a := &dphist.Account{}
-	for _, o := range outs {
-		a.Spends = append(a.Spends, dphist.Spend{Epsilon: o.Epsilon, Delta: o.Delta})
-	}
-	e, d := a.Spent()
-	eps, _ = e.Float64()
-	delta, _ = d.Float64()
-	return eps, delta
-}
-
 // checkOutDir accepts an output folder that does not exist (its parent must) or is an
 // empty folder, in a folder the process can write in, and that is not one of the
 // run's other files; it sweeps the temporaries that killed runs left for it.
@@ -359,10 +357,7 @@ func checkOutDir(dir string, others ...string) error {
 
 // CheckConfig rejects dp settings this version cannot honour, before any reading.
 func CheckConfig(cfg *schema.Config, opt job.Options) error {
-	where := cfg.File
-	if where == "" {
-		where = "configuration"
-	}
+	where := configName(cfg)
 	d := cfg.DP
 	if d == nil {
 		return schema.BadInput("%s: dp: the configuration has no dp section", where)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,6 +68,14 @@ func TestDPLedgerPath(t *testing.T) {
 			"out", "link/ledger.json", ""},
 		{"a symlink to nothing", func(t *testing.T, dir string) { symlink(t, dir, "gone.json", "ledger.json") },
 			"out", "ledger.json", "symbolic link to nothing"},
+		{"a ledger with a second name (a hard link)", func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, "ledger.json"), []byte(`{"datasets":{}}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Link(filepath.Join(dir, "ledger.json"), filepath.Join(dir, "copy.json")); err != nil {
+				t.Skipf("no hard links here: %v", err)
+			}
+		}, "out", "copy.json", "{{DIR}}/copy.json: the file has 2 names"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -221,5 +230,160 @@ func TestLedgerPathHelpers(t *testing.T) {
 		if got := resolve(filepath.FromSlash(p)); got != want {
 			t.Errorf("resolve(%s) = %s, want %s", p, got, want)
 		}
+	}
+}
+
+// refusedBeforeReading runs dp on the ward input in dir with conf and ledger, and
+// checks that it was refused with an error matching kind and holding every want,
+// before the input was read, and that dir (and the ledger's folder) were left as
+// they were.
+func refusedBeforeReading(t *testing.T, dir, conf, ledger string, kind error, want ...string) {
+	t.Helper()
+	cfg, err := schema.Parse([]byte(conf), "dp.yaml", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "in.csv")
+	if err := os.WriteFile(in, []byte(wardInput()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	folders := []string{dir}
+	if ledger != "" && filepath.Dir(ledger) != dir {
+		folders = append(folders, filepath.Dir(ledger))
+	}
+	var before []string
+	for _, f := range folders {
+		before = append(before, tree(t, f))
+	}
+	var logs bytes.Buffer
+	_, err = Run(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "out"), Ledger: ledger,
+		Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	if !errors.Is(err, kind) {
+		t.Fatalf("err = %v, want %v", err, kind)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("err = %v, want it to name %q", err, w)
+		}
+	}
+	if strings.Contains(logs.String(), "stage done") {
+		t.Errorf("the input was read before the run was refused:\n%s", logs.String())
+	}
+	for i, f := range folders {
+		if after := tree(t, f); after != before[i] {
+			t.Errorf("a refused run changed %s:\nbefore %s\nafter  %s", f, before[i], after)
+		}
+	}
+}
+
+// TestDPBudgetOverflow: outputs whose ε add up past the largest float64 are bad input
+// naming dp.outputs (the sum was +Inf, which the budget check read as 0: the run
+// noised the data and failed on its manifest); a sum that is finite but over the total,
+// or that takes the ledger's spending past it, is unattainable. Either way the run is
+// refused before the input is read and writes nothing.
+func TestDPBudgetOverflow(t *testing.T) {
+	const ledgerText = `{"datasets":{"ward":{"epsilon_total":1.5e308,"delta_total":0,"spends":[{"time":"2026-01-01T00:00:00Z","epsilon":1e308,"delta":0,"outputs":["a"]}]}}}`
+	tests := []struct {
+		name, total string
+		eps         []string
+		ledger      string // the ledger's content ("" = no ledger)
+		kind        error
+		want        []string
+	}{
+		{"two outputs past the largest number", "1e308", []string{"1e308", "1e308"}, "", schema.ErrBadInput,
+			[]string{"dp.yaml: dp.outputs", "ε adds up to 2e+308", "largest number"}},
+		{"the largest number twice", "1.7976931348623157e308", []string{"1.7976931348623157e308", "1.7976931348623157e308"}, "", schema.ErrBadInput,
+			[]string{"dp.outputs"}},
+		{"three outputs past it with a ledger", "1e308", []string{"1e308", "5e307", "5e307"}, `{"datasets":{}}`, schema.ErrBadInput,
+			[]string{"dp.outputs"}},
+		{"finite but over the total", "1e308", []string{"9e307", "2e307"}, "", schema.ErrUnattainable, nil},
+		{"the ledger's spending past the total", "1.5e308", []string{"1e308"}, ledgerText, schema.ErrUnattainable,
+			[]string{"ledger.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conf := "dataset: ward\n" + wardColumns + "dp:\n  epsilon-total: " + tt.total + "\n  outputs:\n"
+			for i, e := range tt.eps {
+				conf += "    - {name: h" + strconv.Itoa(i) + ", histogram: [sex], epsilon: " + e + "}\n"
+			}
+			dir := t.TempDir()
+			ledger := ""
+			if tt.ledger != "" {
+				ledger = filepath.Join(dir, "ledger.json")
+				if err := os.WriteFile(ledger, []byte(tt.ledger), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			refusedBeforeReading(t, dir, conf, ledger, tt.kind, tt.want...)
+		})
+	}
+}
+
+// TestDPLedgerUnwritable: a ledger that the run could not charge once the noise is
+// drawn (its folder read-only or one no one may create files in, its lock a folder or
+// a link into a missing folder) is bad input naming the ledger, before the input is
+// read, and nothing is written.
+func TestDPLedgerUnwritable(t *testing.T) {
+	conf := "dataset: ward\n" + wardColumns + "dp:\n  epsilon-total: 1\n  outputs:\n    - {name: h, histogram: [sex], epsilon: 0.5}\n"
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, books string) string // the ledger's path
+	}{
+		{"a read-only folder", func(t *testing.T, books string) string {
+			p := filepath.Join(books, "ledger.json")
+			if err := os.WriteFile(p, []byte(`{"datasets":{}}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(books, 0o555); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Chmod(books, 0o755) })
+			skipIfWritable(t, books)
+			return p
+		}},
+		{"a folder no one may create files in", func(t *testing.T, books string) string {
+			skipIfWritable(t, "/sys")
+			return "/sys/ledger.json"
+		}},
+		{"the lock is a folder", func(t *testing.T, books string) string {
+			p := filepath.Join(books, "ledger.json")
+			if err := os.Mkdir(p+".lock", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}},
+		{"the lock links into a missing folder", func(t *testing.T, books string) string {
+			p := filepath.Join(books, "ledger.json")
+			if err := os.Symlink(filepath.Join(books, "gone", "x.lock"), p+".lock"); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			books := filepath.Join(dir, "books")
+			if err := os.Mkdir(books, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			ledger := tt.setup(t, books)
+			refusedBeforeReading(t, dir, conf, ledger, schema.ErrBadInput, ledger)
+		})
+	}
+}
+
+// skipIfWritable skips the test when this process can create a file in dir anyway
+// (root writes in a read-only folder; /sys may be missing, or writable elsewhere).
+func skipIfWritable(t *testing.T, dir string) {
+	t.Helper()
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		t.Skipf("no folder %s here", dir)
+	}
+	f, err := os.CreateTemp(dir, ".probe")
+	if err == nil {
+		f.Close()
+		os.Remove(f.Name())
+		t.Skipf("this process can write in %s", dir)
 	}
 }
