@@ -19,6 +19,81 @@ import (
 // folder once every part is verified. (An existing folder named without the separator
 // is refused, as it always was: a script that meant a file must not get a folder.)
 
+// CheckDestination refuses, as bad input naming key, a destination dest (a folder of
+// parts when folder is set) that would overwrite what a run of cfg over the input in
+// reads: the input (a file, or one of its parts), a file the configuration names (the
+// configuration, a hierarchy file), a file that would be read as one of the input's
+// parts (in its folder, or one its pattern matches), or a folder that holds any of
+// them. Paths are compared by what they name (table.SameFile, table.Within,
+// table.InsideParts: symbolic links, "..", hard links), not as written; a path in a
+// store (scheme://…) is left to the store's own checks.
+func CheckDestination(cfg *schema.Config, in, key, dest string, folder bool) error {
+	if inStore(dest) {
+		return nil
+	}
+	reads := []readPath{{"the input", in}}
+	if !inStore(in) && table.IsParts(in) {
+		reads = reads[:0]
+		parts, _ := table.PartPaths(in) // an input that lists no parts is refused on its own
+		for _, p := range parts {
+			reads = append(reads, readPath{"the input's part", p})
+		}
+		if folder && table.PartsFolder(in, dest) || !folder && table.InsideParts(in, dest) {
+			return schema.BadInput("%s: %s is also the input, or one of its parts: it would be read as one of %s", key, dest, in)
+		}
+	}
+	for _, r := range append(reads, configFiles(cfg)...) {
+		switch {
+		case inStore(r.path):
+		case !folder && table.SameFile(dest, r.path):
+			return schema.BadInput("%s: %s is %s %s, which the run reads", key, dest, r.what, r.path)
+		case folder && table.Within(r.path, dest):
+			return schema.BadInput("%s: the folder %s holds %s %s, which the run reads", key, dest, r.what, r.path)
+		}
+	}
+	return nil
+}
+
+// checkNotIn refuses, as bad input naming key, a destination dest that is another
+// destination of the run, other (what: "the output"; a file or a folder), or inside it.
+func checkNotIn(key, dest, what, other string) error {
+	if other == "" || inStore(dest) || inStore(other) {
+		return nil
+	}
+	if table.SameFile(dest, other) || table.Within(dest, other) {
+		return schema.BadInput("%s: %s is %s %s, or inside it", key, dest, what, other)
+	}
+	return nil
+}
+
+// readPath is a file a run reads, and what names it.
+type readPath struct {
+	what string // "the input", "the configuration", or its key ("columns.sex.hierarchy.file")
+	path string
+}
+
+// configFiles lists every file the configuration cfg makes a run read besides its
+// input: the configuration itself and every hierarchy file.
+func configFiles(cfg *schema.Config) []readPath {
+	var files []readPath
+	if cfg.File != "" {
+		files = append(files, readPath{"the configuration", cfg.File})
+	}
+	for _, c := range cfg.Columns {
+		if c.Hierarchy != nil && c.Hierarchy.File != "" {
+			files = append(files, readPath{"columns." + c.Name + ".hierarchy.file", c.Hierarchy.File})
+		}
+	}
+	return files
+}
+
+// inStore reports whether path names an object in a store (scheme://…), not a local
+// file.
+func inStore(path string) bool {
+	i := strings.Index(path, "://")
+	return i > 0 && !strings.ContainsAny(path[:i], `/\`)
+}
+
 // checkOutput refuses, before anything is read, an output the run could not publish.
 func checkOutput(out string, force bool) error {
 	if folderOutput(out) {

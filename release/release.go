@@ -142,8 +142,8 @@ func (r *run) checkPassOnly() error {
 // checkPaths refuses, before anything is read, an output or report the run could not
 // publish or that would overwrite one of its own inputs.
 func checkPaths(cfg *schema.Config, opt job.Options, in, out string) error {
-	if job.Abs(in) == job.Abs(out) || table.InsideParts(in, out) {
-		return schema.BadInput("output: %s is also the input, or one of its parts", out)
+	if err := CheckDestination(cfg, in, "output", out, folderOutput(out)); err != nil {
+		return err
 	}
 	if err := checkOutput(out, opt.Force); err != nil {
 		return err
@@ -152,16 +152,17 @@ func checkPaths(cfg *schema.Config, opt job.Options, in, out string) error {
 }
 
 // CheckReport refuses, before anything is read, a report (opt.Report; "": none) the
-// run could not publish (it exists, without opt.Force) or that is the run's input in,
-// its output out or its configuration.
+// run could not publish (it exists, without opt.Force) or that would overwrite what
+// the run reads (CheckDestination) or its output out (a file, or a folder of parts).
 func CheckReport(cfg *schema.Config, opt job.Options, in, out string) error {
 	if opt.Report == "" {
 		return nil
 	}
-	for _, other := range []string{in, out, cfg.File} {
-		if other != "" && job.Abs(opt.Report) == job.Abs(other) {
-			return schema.BadInput("--report: %s is also the input, the output or the configuration", opt.Report)
-		}
+	if err := CheckDestination(cfg, in, "--report", opt.Report, false); err != nil {
+		return err
+	}
+	if err := checkNotIn("--report", opt.Report, "the output", out); err != nil {
+		return err
 	}
 	return publish.CheckFile("--report", opt.Report, opt.Force)
 }

@@ -87,10 +87,11 @@ func checkRiskReport(cfg *schema.Config, opt job.Options, in string) error {
 	if opt.Report == "" {
 		return nil
 	}
-	for _, other := range []string{in, opt.Output, cfg.File} {
-		if other != "" && job.Abs(opt.Report) == job.Abs(other) {
-			return schema.BadInput("--report: %s is also the input, the release or the configuration", opt.Report)
-		}
+	if err := CheckDestination(cfg, in, "--report", opt.Report, false); err != nil {
+		return err
+	}
+	if err := checkNotIn("--report", opt.Report, "the release", opt.Output); err != nil {
+		return err
 	}
 	return publish.CheckFile("--report", opt.Report, opt.Force)
 }
