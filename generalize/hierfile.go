@@ -2,12 +2,13 @@ package generalize
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
+	"sanitizer/internal/readfile"
 	"sanitizer/schema"
 )
 
@@ -79,12 +80,12 @@ func parseError(name string, pe *csv.ParseError) error {
 	return schema.BadInput("%s:%d: malformed row (%s): %v", name, pe.StartLine, where, pe.Err)
 }
 
-// LoadHierarchy reads the hierarchy file at path.
+// LoadHierarchy reads the hierarchy file at path, a regular file of at most
+// schema.MaxHierarchyBytes.
 func LoadHierarchy(path string) (*Hierarchy, error) {
-	f, err := os.Open(path)
+	data, err := readfile.Read(path, schema.MaxHierarchyBytes)
 	if err != nil {
 		return nil, schema.BadInput("hierarchy file: %w", err)
 	}
-	defer f.Close()
-	return ReadHierarchy(f, path)
+	return ReadHierarchy(bytes.NewReader(data), path)
 }

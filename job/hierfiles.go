@@ -5,9 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 
 	"sanitizer/generalize"
+	"sanitizer/internal/readfile"
 	"sanitizer/schema"
 	"sanitizer/verify"
 )
@@ -26,7 +26,8 @@ type HierFile struct {
 	digest string // "sha256:" and the hex SHA-256 of data
 }
 
-// ReadHierFiles reads every hierarchy file the configuration names.
+// ReadHierFiles reads every hierarchy file the configuration names: regular files of
+// at most schema.MaxHierarchyBytes.
 func ReadHierFiles(cfg *schema.Config) (*HierFiles, error) {
 	h := &HierFiles{files: map[string]*HierFile{}}
 	for _, c := range cfg.Columns {
@@ -37,7 +38,7 @@ func ReadHierFiles(cfg *schema.Config) (*HierFiles, error) {
 		if _, ok := h.files[path]; ok {
 			continue
 		}
-		data, err := os.ReadFile(path)
+		data, err := readfile.Read(path, schema.MaxHierarchyBytes)
 		if err != nil {
 			return nil, schema.BadInput("columns.%s.hierarchy.file: %w", c.Name, err)
 		}

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 
+	"sanitizer/internal/readfile"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -65,9 +65,12 @@ func releaseRecorded(rel checkedTable) (*recorded, error) {
 	return r, nil
 }
 
+// maxReportBytes bounds the size of a release's JSON report that check reads.
+const maxReportBytes = 256 << 20
+
 // reportRecorded reads the release parameters from a release's JSON report.
 func reportRecorded(path string) (*recorded, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, maxReportBytes)
 	if err != nil {
 		return nil, schema.BadInput("--report: %w", err)
 	}

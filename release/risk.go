@@ -53,7 +53,11 @@ func population(cfg *schema.Config, rows int) (float64, error) {
 		}
 		return float64(cfg.Risk.Population), nil
 	case cfg.Risk.SamplingFraction > 0:
-		return float64(rows) / cfg.Risk.SamplingFraction, nil
+		n := float64(rows) / cfg.Risk.SamplingFraction
+		if n > schema.MaxPopulation {
+			return 0, schema.BadInput("%s: risk.sampling-fraction: %g of the input's %d records is a population of %.4g records, more than the %d the risk models compute with", configName(cfg), cfg.Risk.SamplingFraction, rows, n, int64(schema.MaxPopulation))
+		}
+		return n, nil
 	}
 	return 0, nil
 }

@@ -158,6 +158,8 @@ func TestReleaseRiskLimits(t *testing.T) {
 		{"privacy: {k: 2, highest-risk: 1e-20}", schema.ErrUnattainable, "privacy.highest-risk 1e-20"},
 		{"privacy: {k: 2, highest-risk: 0.0004}", schema.ErrUnattainable, "k=2500: the smallest class"},
 		{"privacy: {k: 2}\nrisk: {population: 1500}", schema.ErrBadInput, "risk.population: 1500 is fewer than the input's 2000 records"},
+		{"privacy: {k: 2}\nrisk: {sampling-fraction: 1e-9}", schema.ErrBadInput, "risk.sampling-fraction: 1e-09 of the input's 2000 records is a population of 2e+12 records, more than the 1000000000000"},
+		{"privacy: {k: 2, population-uniqueness: {max: 0.5, model: pitman}}\nrisk: {sampling-fraction: 1e-9}", schema.ErrBadInput, "risk.sampling-fraction"},
 	} {
 		cfg := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", tt.privacy, 1))
 		out := filepath.Join(dir, fmt.Sprintf("r%d.csv", i))

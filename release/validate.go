@@ -80,6 +80,11 @@ func validateInput(ctx context.Context, cfg *schema.Config, in string, v *report
 		for i, c := range t.Columns {
 			v.Heights[i] = c.Hierarchy.Height()
 		}
+		if v.Release {
+			if err := validateModels(cfg, one); err != nil {
+				return err
+			}
+		}
 		if err := src.Rewind(); err != nil {
 			return err
 		}
@@ -91,6 +96,23 @@ func validateInput(ctx context.Context, cfg *schema.Config, in string, v *report
 	}
 	v.Input = true
 	return nil
+}
+
+// validateModels checks, once the input is read, what the release checks of its
+// models before the search (the population a sampling fraction implies, the level
+// bounds against the hierarchies' heights, an estimated k-map's k): over the research
+// subset's records when there is one, as the release counts them.
+func validateModels(cfg *schema.Config, one *pass1) error {
+	rows := one.t.Rows
+	if one.sub != nil {
+		rows = len(one.sub.rows())
+	}
+	if cfg.Search.Algorithm == "mondrian" {
+		_, err := population(cfg, rows)
+		return err
+	}
+	_, err := ModelOptions(cfg, one.t.Columns, rows)
+	return err
 }
 
 // parseHierFiles parses every hierarchy file the configuration names, so that a

@@ -272,6 +272,23 @@ type Synthetic struct {
 	MaxModelSize int
 }
 
+// MaxConfigBytes bounds the size of a configuration file.
+const MaxConfigBytes = 16 << 20
+
+// MaxHierarchyBytes bounds the size of a hierarchy file (a file of a few million
+// values; its rows are held in memory).
+const MaxHierarchyBytes = 256 << 20
+
+// MaxPopulation bounds the population the risk models compute with (risk.population,
+// or the input's records over risk.sampling-fraction): 10¹², more than a hundred times
+// the people alive, and exact in the float64 arithmetic of the estimators.
+const MaxPopulation = 1_000_000_000_000
+
+// MinSamplingFraction is the smallest risk.sampling-fraction: a sample of one record in
+// a billion (a smaller one implies a population beyond MaxPopulation for any input of
+// more than a thousand records).
+const MinSamplingFraction = 1e-9
+
 // MaxSyntheticRows bounds a synthetic output's rows (they are held in memory, 4 bytes
 // a value).
 const MaxSyntheticRows = 100_000_000

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,13 +17,16 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"sanitizer/internal/readfile"
 )
 
-// Load reads and parses the configuration file at path. The result's File is path,
+// Load reads and parses the configuration file at path, a regular file of at most
+// MaxConfigBytes. The result's File is path,
 // Dir is the folder holding the file (relative paths in the configuration are resolved
 // against it) and Digest is the hex SHA-256 of the file's bytes.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, MaxConfigBytes)
 	if err != nil {
 		return nil, BadInput("reading configuration: %w", err)
 	}
@@ -615,14 +617,17 @@ func (p *parser) risk(n *yaml.Node, path string) (Risk, error) {
 		if err != nil {
 			return r, err
 		}
-		if pop < 1 {
-			return r, p.errorf(v, at, "must be at least 1, got %d", pop)
+		if pop < 1 || pop > MaxPopulation {
+			return r, p.errorf(v, at, "must be at least 1 and at most %d, got %d", int64(MaxPopulation), pop)
 		}
 		r.Population = int64(pop)
 	}
 	if v, at := f.get("sampling-fraction"); v != nil {
 		if r.SamplingFraction, err = p.share(v, at, false); err != nil {
 			return r, err
+		}
+		if r.SamplingFraction < MinSamplingFraction {
+			return r, p.errorf(v, at, "must be at least %g (a population of at most %d records), got %g", MinSamplingFraction, int64(MaxPopulation), r.SamplingFraction)
 		}
 	}
 	return r, nil

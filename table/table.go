@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"sanitizer/internal/readfile"
 	"sanitizer/schema"
 )
 
@@ -421,8 +422,11 @@ func Open(path, format string, dialect schema.CSV, names []string) (Source, erro
 	return openFile(path, format, dialect, names)
 }
 
-// openFile opens one file of an input table.
+// openFile opens one file of an input table: a regular file (checkInputFile).
 func openFile(path, format string, dialect schema.CSV, names []string) (Source, error) {
+	if err := checkInputFile(path); err != nil {
+		return nil, err
+	}
 	switch format {
 	case "csv":
 		return OpenCSV(path, dialect, names)
@@ -434,6 +438,22 @@ func openFile(path, format string, dialect schema.CSV, names []string) (Source, 
 		return openArrow(path, true)
 	}
 	return nil, schema.BadInput("%s: unknown format %q", path, format)
+}
+
+// checkInputFile refuses an input that is not a regular file (symbolic links
+// followed): a run reads its input twice and the verifier reads it a third time, each
+// time checking that it is the same file with the same bytes, which a named pipe or a
+// device (/dev/stdin, /dev/zero) cannot be; a device could also be read without end. A
+// path that does not exist is left to the opening, whose error names it.
+func checkInputFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	if err := readfile.Regular(path, st.Mode()); err != nil {
+		return schema.BadInput("input: %w: an input is read more than once, and must be a regular file", err)
+	}
+	return nil
 }
 
 // NewSink starts a table of the given format in f. meta is written as the file's

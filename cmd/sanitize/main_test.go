@@ -1311,6 +1311,10 @@ func TestValidate(t *testing.T) {
 		{"value not in its hierarchy", baseConfig(t), writeInput(t, dir, "x.csv", withCell(3, "sex", secret)), 2, []string{"sex", "row"}},
 		{"missing column", baseConfig(t), writeInput(t, dir, "y.csv", csvText(dropColumn(smallRows(), "ward"), ',')), 2, []string{"ward"}},
 		{"wrong type", baseConfig(t), writeInput(t, dir, "z.csv", withCell(2, "age", "old")), 2, []string{"age", "row"}},
+		{"population beyond the bound", mustReplace(t, baseConfig(t), searchLine, searchLine+"\nrisk: {population: 9223372036854775807}"), "", 2, []string{"c.yaml:", "risk.population", "at most 1000000000000"}},
+		{"sampling fraction too small", mustReplace(t, baseConfig(t), searchLine, searchLine+"\nrisk: {sampling-fraction: 1e-16}"), "", 2, []string{"c.yaml:", "risk.sampling-fraction", "at least 1e-09"}},
+		{"sampling fraction beyond the population bound", mustReplace(t, baseConfig(t), searchLine, searchLine+"\nrisk: {sampling-fraction: 1e-9}"), filepath.Join(td, "hospital.csv"), 2, []string{"risk.sampling-fraction", "population of 5e+12 records"}},
+		{"min level above the top", mustReplace(t, baseConfig(t), searchLine, "search: {algorithm: optimal, metric: loss, min-levels: {zip: 7}}"), in, 2, []string{"search.min-levels.zip"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
