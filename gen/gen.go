@@ -3,6 +3,7 @@
 package gen
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -27,15 +28,26 @@ func HospitalColumns() []table.OutColumn {
 // hospitalTypes are the value types of sample.HospitalColumns, in order.
 var hospitalTypes = []schema.Type{schema.String, schema.String, schema.Integer, schema.String, schema.String, schema.Date, schema.String, schema.Integer, schema.String, schema.String}
 
-// Hospital writes the synthetic hospital sample of rows records, seeded by seed, to
-// path in the given format ("" = the extension's), atomically: the file appears
-// complete or not at all, and an existing file at path is replaced only with
-// opt.Force. Records are generated and written batch by batch, so memory does not
-// grow with rows; the same seed gives the same table. Of opt, only Force and AtStage
-// are used.
-func Hospital(path, format string, rows int, seed uint64, opt job.Options) (err error) {
-	if rows < 0 {
-		return schema.BadInput("--rows: must not be negative")
+// MaxRows is the most records Hospital writes: the sample's patient ids stay one
+// patient's each up to there (10,000,000 new patients), and the file stays under a
+// gigabyte of CSV.
+const MaxRows = 10_000_000
+
+// Hospital is HospitalContext that nothing cancels.
+func Hospital(path, format string, rows int, seed uint64, opt job.Options) error {
+	return HospitalContext(context.Background(), path, format, rows, seed, opt)
+}
+
+// HospitalContext writes the synthetic hospital sample of rows records (1 to MaxRows),
+// seeded by seed, to path in the given format ("" = the extension's), atomically: the
+// file appears complete or not at all, and an existing file at path is replaced only
+// with opt.Force. Records are generated and written batch by batch, so memory does not
+// grow with rows; the same seed gives the same table. A cancelled ctx stops the run
+// between batches and before it publishes, with ctx's error and nothing left. Of opt,
+// only Force and AtStage are used.
+func HospitalContext(ctx context.Context, path, format string, rows int, seed uint64, opt job.Options) (err error) {
+	if rows < 1 || rows > MaxRows {
+		return schema.BadInput("--rows: %d is not between 1 and %d", rows, MaxRows)
 	}
 	switch format {
 	case "", "csv", "parquet", "arrow", "arrows":
@@ -51,13 +63,16 @@ func Hospital(path, format string, rows int, seed uint64, opt job.Options) (err 
 	}
 	meta := map[string]string{"sanitize.tool": "sanitize", "sanitize.version": build.Version, "sanitize.generator": "hospital", "sanitize.seed": fmt.Sprint(seed)}
 	tmp, err := publish.Prepare(path, nil, func(f *os.File) error {
-		return writeHospital(f, format, cols, meta, rows, seed, opt)
+		return writeHospital(ctx, f, format, cols, meta, rows, seed, opt)
 	})
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
 	}
 	defer tmp.Discard() // nothing, once published
 	opt.At(job.StagePublish)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("gen: %w", err)
+	}
 	if err := tmp.Publish(opt.Force); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
@@ -66,7 +81,7 @@ func Hospital(path, format string, rows int, seed uint64, opt job.Options) (err 
 
 // writeHospital writes rows records of the hospital sample, seeded by seed, as a table
 // of the given format and columns to w.
-func writeHospital(w io.Writer, format string, cols []table.OutColumn, meta map[string]string, rows int, seed uint64, opt job.Options) error {
+func writeHospital(ctx context.Context, w io.Writer, format string, cols []table.OutColumn, meta map[string]string, rows int, seed uint64, opt job.Options) error {
 	out, err := table.NewSink(w, format, schema.CSV{Separator: ',', Header: true}, cols, meta)
 	if err != nil {
 		return err
@@ -76,6 +91,9 @@ func writeHospital(w io.Writer, format string, cols []table.OutColumn, meta map[
 	fields := make([]string, 0, table.BatchRows*width)
 	row := make([]string, width)
 	for done := 0; done < rows; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		n := min(table.BatchRows, rows-done)
 		fields = fields[:0]
 		for range n {

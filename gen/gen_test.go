@@ -2,7 +2,9 @@ package gen
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,7 +57,12 @@ func TestHospital(t *testing.T) {
 	}{
 		{filepath.Join(dir, "x.csv"), "xlsx", "--format", 1},
 		{filepath.Join(dir, "x.csv"), "parquet", "--format", 1},
-		{filepath.Join(dir, "x.csv"), "", "--rows", -1},
+		// A bad --format too: were --rows not checked first, the run would stop there
+		// (naming --format), not write a huge table.
+		{filepath.Join(dir, "x.csv"), "xlsx", "--rows", -1},
+		{filepath.Join(dir, "x.csv"), "xlsx", "--rows", 0},
+		{filepath.Join(dir, "x.csv"), "xlsx", "--rows", MaxRows + 1},
+		{filepath.Join(dir, "x.csv"), "xlsx", "--rows", math.MaxInt},
 	} {
 		err := Hospital(tc.path, tc.format, tc.rows, 1, job.Options{})
 		if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), tc.flag) {
@@ -65,5 +72,33 @@ func TestHospital(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 3 {
 		t.Errorf("the folder holds %d entries, want a.csv, b.csv, h.parquet", len(entries))
+	}
+}
+
+// TestHospitalCancelled: a cancelled context stops the write before it publishes, with
+// the context's error, and leaves nothing in the folder: cancelled before the first
+// batch, after it, and at the publishing point.
+func TestHospitalCancelled(t *testing.T) {
+	for _, stage := range []string{"", job.StageWrite, job.StagePublish} {
+		for _, format := range []string{"csv", "parquet", "arrow", "arrows"} {
+			dir := t.TempDir()
+			ctx, cancel := context.WithCancel(t.Context())
+			if stage == "" {
+				cancel()
+			}
+			opt := job.Options{AtStage: func(s string) {
+				if s == stage {
+					cancel()
+				}
+			}}
+			err := HospitalContext(ctx, filepath.Join(dir, "h."+format), "", 3*4096, 1, opt)
+			cancel()
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s, cancelled at %q: %v, want context.Canceled", format, stage, err)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+				t.Errorf("%s, cancelled at %q: the folder holds %d entries", format, stage, len(entries))
+			}
+		}
 	}
 }

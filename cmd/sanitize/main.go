@@ -40,10 +40,16 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(50)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// signalContext is a context that SIGINT or SIGTERM cancels: every command then stops,
+// removes its temporaries and exits non-zero, instead of being killed mid-write.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // run executes the command line args and returns the exit status.
@@ -75,6 +81,9 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, atSta
 		code = exitCode(err)
 	}
 	logStack(g.log, err)
+	if cause := context.Cause(ctx); cause != nil && errors.Is(err, context.Canceled) {
+		err = fmt.Errorf("interrupted (%w): the run stopped and removed its temporaries: %w", cause, err)
+	}
 	if errors.Is(err, publish.ErrExists) {
 		err = fmt.Errorf("%w (--force replaces it)", err)
 	}
@@ -403,15 +412,16 @@ func newGen(stdout io.Writer, g *globals) *cobra.Command {
 			if err := required("out", out); err != nil {
 				return err
 			}
-			if err := gen.Hospital(out, format, rows, seed, job.Options{Force: force, AtStage: g.atStage}); err != nil {
+			if err := gen.HospitalContext(cmd.Context(), out, format, rows, seed, job.Options{Force: force, AtStage: g.atStage}); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %d records to %s\n", rows, out)
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&rows, "rows", 10000, "number of records")
-	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed (the same seed gives the same file)")
+	rows, seed = 10000, 1
+	cmd.Flags().Var(decimal[int]{&rows}, "rows", fmt.Sprintf("number of records, 1 to %d", gen.MaxRows))
+	cmd.Flags().Var(decimal[uint64]{&seed}, "seed", "random seed, a decimal number below 2^64 (the same seed gives the same file)")
 	cmd.Flags().StringVar(&out, "out", "", "file to write (required)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace an existing file at --out")
 	cmd.Flags().StringVar(&format, "format", "", "csv, parquet, arrow (IPC file) or arrows (IPC stream); default: from the extension of --out")

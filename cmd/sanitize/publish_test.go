@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,18 +13,22 @@ import (
 )
 
 // The kill tests run this test binary again as the command line: with childEnv set,
-// TestMain runs the arguments as `sanitize` does, and with stopEnv set the run writes
-// the stage's name to file descriptor 3 when it reaches that stage and waits there to
-// be killed.
+// TestMain runs the arguments as `sanitize` does (stopped by SIGINT and SIGTERM as
+// main is), and with stopEnv set the run writes the stage's name to file descriptor 3
+// when it reaches that stage and waits there to be killed; with pauseEnv set instead,
+// it writes the name and waits there until a signal has cancelled the run, then goes
+// on.
 const (
 	childEnv = "SANITIZE_TEST_CHILD"
 	stopEnv  = "SANITIZE_TEST_STOP"
+	pauseEnv = "SANITIZE_TEST_PAUSE"
 )
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "" {
 		os.Exit(m.Run())
 	}
+	ctx, stopSignals := signalContext()
 	var atStage func(string)
 	if stop := os.Getenv(stopEnv); stop != "" {
 		signal := os.NewFile(3, "stage")
@@ -36,7 +39,18 @@ func TestMain(m *testing.M) {
 			}
 		}
 	}
-	os.Exit(runWith(context.Background(), os.Args[1:], os.Stdout, os.Stderr, atStage))
+	if pause := os.Getenv(pauseEnv); pause != "" {
+		signal := os.NewFile(3, "stage")
+		atStage = func(stage string) {
+			if stage == pause {
+				fmt.Fprintln(signal, stage)
+				<-ctx.Done()
+			}
+		}
+	}
+	code := runWith(ctx, os.Args[1:], os.Stdout, os.Stderr, atStage)
+	stopSignals()
+	os.Exit(code)
 }
 
 // killAt starts the command line args in a child process, waits until it reaches
@@ -54,16 +68,23 @@ func killAt(t *testing.T, stage string, args ...string) {
 // waits at stage.
 func startAt(t *testing.T, stage string, args ...string) *exec.Cmd {
 	t.Helper()
+	return startWith(t, stopEnv, stage, &strings.Builder{}, args...)
+}
+
+// startWith starts the command line args in a child process with env (stopEnv or
+// pauseEnv) set to stage, its stderr written to stderr, and returns it once it has
+// reached stage.
+func startWith(t *testing.T, env, stage string, stderr *strings.Builder, args ...string) *exec.Cmd {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), childEnv+"=1", stopEnv+"="+stage)
+	cmd.Env = append(os.Environ(), childEnv+"=1", env+"="+stage)
 	cmd.ExtraFiles = []*os.File{w}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"sanitizer/gen"
+)
+
+// TestGenFlags: --rows outside 1..gen.MaxRows and a --seed that is not a decimal
+// uint64 are command-line mistakes (exit 2, naming the flag, nothing written); a
+// --seed with leading zeros is the decimal number, not an octal one.
+func TestGenFlags(t *testing.T) {
+	for _, tc := range []struct {
+		flag, value string
+	}{
+		{"--rows", "0"},
+		{"--rows", "-5"},
+		{"--rows", strconv.Itoa(gen.MaxRows + 1)},
+		{"--rows", "9223372036854775807"},
+		{"--rows", "99999999999999999999"},
+		{"--rows", "0x10"},
+		{"--rows", "1_000"},
+		{"--rows", ""},
+		{"--seed", "-1"},
+		{"--seed", "x"},
+		{"--seed", "0x10"},
+		{"--seed", "1_000"},
+		{"--seed", "+3"},
+		{"--seed", "18446744073709551616"},
+		{"--seed", ""},
+	} {
+		t.Run(tc.flag+"="+tc.value, func(t *testing.T) {
+			dir := t.TempDir()
+			// A bad --format too: were the flag not checked first, the run would stop
+			// there (naming --format), not write a huge table.
+			args := []string{"gen", "--rows", "10", "--format", "xlsx", "--out", filepath.Join(dir, "g.csv")}
+			code, stdout, stderr := runCLI(t, append(args, tc.flag+"="+tc.value)...)
+			if code != 2 || !strings.Contains(stderr, tc.flag) {
+				t.Errorf("exit %d, want 2 naming %s\nstdout: %s\nstderr: %s", code, tc.flag, stdout, stderr)
+			}
+			if left := listDir(t, dir); len(left) > 0 {
+				t.Errorf("a refused run left %q", left)
+			}
+		})
+	}
+	dir := t.TempDir()
+	write := func(name, seed string) []byte {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if code, _, stderr := runCLI(t, "gen", "--rows", "50", "--seed", seed, "--out", p); code != 0 {
+			t.Fatalf("--seed %s: exit %d\n%s", seed, code, stderr)
+		}
+		return readFile(t, p)
+	}
+	if !bytes.Equal(write("a.csv", "010"), write("b.csv", "10")) {
+		t.Error("--seed 010 and --seed 10 wrote different files")
+	}
+	if !bytes.Equal(write("c.csv", "18446744073709551615"), write("d.csv", "18446744073709551615")) {
+		t.Error("the largest seed wrote two different files")
+	}
+	if code, _, stderr := runCLI(t, "gen", "--rows", strconv.Itoa(gen.MaxRows), "--seed", "1", "--out", filepath.Join(dir, "e.csv"), "--format", "xlsx"); code != 2 || strings.Contains(stderr, "--rows") {
+		t.Errorf("--rows %d is refused: exit %d\n%s", gen.MaxRows, code, stderr)
+	}
+}
