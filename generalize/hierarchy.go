@@ -2,6 +2,8 @@ package generalize
 
 import (
 	"fmt"
+
+	"sanitizer/schema"
 )
 
 // Top is the most general value of every built hierarchy (intervals, mask, date).
@@ -40,6 +42,9 @@ func NewHierarchy(source string, rows [][]string) (*Hierarchy, error) {
 		return nil, &RowError{Row: 0, Msg: "hierarchy has no rows"}
 	}
 	height := len(rows[0])
+	if height > schema.MaxHierarchyLevels {
+		return nil, &RowError{Row: 0, Msg: fmt.Sprintf("has %d levels: a hierarchy has at most %d, the value and the top included", height, schema.MaxHierarchyLevels)}
+	}
 	h := &Hierarchy{
 		source: source,
 		index:  make(map[string]int32, len(rows)),

@@ -54,6 +54,9 @@ func ReadHierarchy(r io.Reader, name string) (*Hierarchy, error) {
 			return nil, schema.BadInput("%s: reading hierarchy: %w", name, err)
 		}
 		line, _ := cr.FieldPos(0)
+		if len(rec) > schema.MaxHierarchyLevels {
+			return nil, schema.BadInput("%s:%d: a row of %d levels: a hierarchy has at most %d, the value and the top included", name, line, len(rec), schema.MaxHierarchyLevels)
+		}
 		rows = append(rows, rec)
 		lines = append(lines, line)
 	}

@@ -124,6 +124,8 @@ func TestReadHierarchyErrors(t *testing.T) {
 		{"text after closing quote", "a;*\n\n\"b\"c;*\n", 3, "extraneous or missing \""},
 		{"unterminated quote", "a;*\nb;\"x;*\nc;*\n", 2, "line 3"},
 		{"bad quote after BOM", "\ufeffa\"b;*\n", 1, "bare \""},
+		{"too many levels", "a" + strings.Repeat(";x", 31) + ";*\n", 1, "a row of 33 levels: a hierarchy has at most 32"},
+		{"too many levels later", "a;*\nb" + strings.Repeat(";x", 40) + ";*\n", 2, "a row of 42 levels"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -279,6 +279,12 @@ const MaxConfigBytes = 16 << 20
 // values; its rows are held in memory).
 const MaxHierarchyBytes = 256 << 20
 
+// MaxHierarchyLevels bounds the levels of a hierarchy, its leaves and its top
+// included: a hierarchy file's rows, a mask's max + 2, an interval hierarchy's widths
+// + 2. Each level of a built hierarchy is a label per distinct value held in memory,
+// and the verifier's utility measurement follows up to 32 levels per column.
+const MaxHierarchyLevels = 32
+
 // MaxPopulation bounds the population the risk models compute with (risk.population,
 // or the input's records over risk.sampling-fraction): 10¹², more than a hundred times
 // the people alive, and exact in the float64 arithmetic of the estimators.

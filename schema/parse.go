@@ -824,6 +824,9 @@ func (p *parser) intervals(n *yaml.Node, path string, typ Type) ([]float64, erro
 	if err != nil {
 		return nil, err
 	}
+	if len(items) > MaxHierarchyLevels-2 {
+		return nil, p.errorf(n, path, "at most %d widths (a hierarchy has at most %d levels, the original values and the top included), got %d", MaxHierarchyLevels-2, MaxHierarchyLevels, len(items))
+	}
 	widths := make([]float64, 0, len(items))
 	for i, it := range items {
 		w, err := p.float(it, index(path, i))
@@ -868,8 +871,8 @@ func (p *parser) mask(n *yaml.Node, path string) (*Mask, error) {
 	if m.Max, err = p.int(v, at); err != nil {
 		return nil, err
 	}
-	if m.Max < 1 {
-		return nil, p.errorf(v, at, "must be at least 1, got %d", m.Max)
+	if m.Max < 1 || m.Max > MaxHierarchyLevels-2 {
+		return nil, p.errorf(v, at, "must be at least 1 and at most %d (a hierarchy has at most %d levels, the original values and the top included), got %d", MaxHierarchyLevels-2, MaxHierarchyLevels, m.Max)
 	}
 	return m, nil
 }
