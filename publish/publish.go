@@ -131,7 +131,13 @@ func probeError(key, path string, err error) error {
 // Sweep removes the temporaries of dest that no live process holds: those that runs
 // killed before they published left. A temporary it cannot remove is an error naming
 // it.
-func Sweep(dest string) error {
+func Sweep(dest string) error { return SweepFunc(dest, nil) }
+
+// SweepFunc is Sweep, calling clean (unless nil) with each dead run's temporary while
+// it holds the temporary's lock, before it removes it: for what a temporary records of
+// files elsewhere that its run would have removed (a store's objects). A temporary
+// that clean fails on stays, for a later sweep, and the error names it.
+func SweepFunc(dest string, clean func(tmp string) error) error {
 	dest = filepath.Clean(dest)
 	dir := filepath.Dir(dest)
 	entries, err := os.ReadDir(dir)
@@ -140,7 +146,7 @@ func Sweep(dest string) error {
 	}
 	for _, e := range entries {
 		if isTemp(e.Name(), dest) {
-			if err := sweepOne(filepath.Join(dir, e.Name())); err != nil {
+			if err := sweepOne(filepath.Join(dir, e.Name()), clean); err != nil {
 				return fmt.Errorf("removing the stale temporary %s: %w", filepath.Join(dir, e.Name()), err)
 			}
 		}
@@ -149,8 +155,9 @@ func Sweep(dest string) error {
 }
 
 // sweepOne removes the temporary path when its lock can be taken (its owner is dead)
-// and path still names the file locked.
-func sweepOne(path string) error {
+// and path still names the file locked, after clean (unless nil) has cleaned up after
+// it.
+func sweepOne(path string, clean func(string) error) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // its owner published or discarded it meanwhile
@@ -170,6 +177,11 @@ func sweepOne(path string) error {
 	}
 	if !samePath(f, path) {
 		return nil
+	}
+	if clean != nil {
+		if err := clean(path); err != nil {
+			return err
+		}
 	}
 	return os.RemoveAll(path)
 }

@@ -100,6 +100,42 @@ func TestSweep(t *testing.T) {
 	}
 }
 
+// TestSweepFunc: clean is called with each dead run's temporary, before it goes, and
+// never with a held one; a temporary clean fails on stays, and the error names it.
+func TestSweepFunc(t *testing.T) {
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "work")
+	held, err := CreateFolder(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Discard()
+	dead := []string{stale(t, dest, true), stale(t, dest, true)}
+	slices.Sort(dead)
+	var cleaned []string
+	clean := func(tmp string) error {
+		if _, err := os.Stat(filepath.Join(tmp, "x.csv")); err != nil {
+			t.Errorf("clean(%s) after the temporary was removed: %v", tmp, err)
+		}
+		cleaned = append(cleaned, filepath.Base(tmp))
+		return nil
+	}
+	if err := SweepFunc(dest, clean); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Sort(cleaned); !slices.Equal(cleaned, dead) {
+		t.Errorf("cleaned %q, want the dead runs' %q", cleaned, dead)
+	}
+	if got := names(t, dir); !slices.Equal(got, []string{filepath.Base(held.Path)}) {
+		t.Errorf("after the sweep: %q, want the held one alone", got)
+	}
+	left := stale(t, dest, true)
+	err = SweepFunc(dest, func(string) error { return errors.New("store unreachable") })
+	if err == nil || !strings.Contains(err.Error(), left) || !slices.Contains(names(t, dir), left) {
+		t.Errorf("a failed clean: %v; the folder holds %q", err, names(t, dir))
+	}
+}
+
 // TestFilePublish: a temporary becomes the destination, readable by others, with no
 // temporary left; without force a destination made meanwhile is left alone.
 func TestFilePublish(t *testing.T) {
