@@ -110,21 +110,30 @@ func partNames(path string) ([]string, error) {
 // in its folder, or one its pattern matches, once both are resolved (Resolve: a
 // symbolic link to the input's folder, or a ".." after one, does not hide it).
 func InsideParts(in, out string) bool {
-	outDir, outName := splitPath(out)
+	dir, name := splitPath(out)
+	if isPattern(in) {
+		_, pattern := splitPath(in)
+		if ok, err := filepath.Match(pattern, name); err != nil || !ok {
+			return false
+		}
+	}
+	return PartsFolder(in, dir)
+}
+
+// PartsFolder reports whether the folder dir, resolved, is one the input in parts in
+// reads its parts from: its folder, or one its pattern's folders match.
+func PartsFolder(in, dir string) bool {
 	if !isPattern(in) {
 		st, err := os.Stat(in)
-		return err == nil && st.IsDir() && Resolve(outDir) == Resolve(in)
+		return err == nil && st.IsDir() && Resolve(dir) == Resolve(in)
 	}
-	inDir, inName := splitPath(in)
-	if ok, err := filepath.Match(inName, outName); err != nil || !ok {
-		return false
-	}
+	inDir, _ := splitPath(in)
 	dirs, err := filepath.Glob(inDir)
 	if err != nil {
 		return false
 	}
 	for _, d := range dirs {
-		if Resolve(d) == Resolve(outDir) {
+		if Resolve(d) == Resolve(dir) {
 			return true
 		}
 	}
