@@ -25,6 +25,7 @@ import (
 	"sanitizer/gen"
 	"sanitizer/internal/build"
 	"sanitizer/internal/safe"
+	"sanitizer/internal/supervise"
 	"sanitizer/job"
 	"sanitizer/publish"
 	"sanitizer/release"
@@ -40,10 +41,14 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(50)
 	}
-	ctx, stop := signalContext()
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	// The run goes on in a child process whose status is passed on only when it chose
+	// it: a crash of the Go runtime (out of memory, say) exits 2, the status of bad
+	// input, and exits 1 instead (an internal error).
+	supervise.Main("sanitize", func() int {
+		ctx, stop := signalContext()
+		defer stop()
+		return run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	})
 }
 
 // signalContext is a context that SIGINT or SIGTERM cancels: every command then stops,
@@ -72,12 +77,14 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, atSta
 		started = true
 		return g.setup()
 	}
-	err := root.ExecuteContext(ctx)
+	// A panic of this goroutine (the workers' are their stages' errors) is an internal
+	// error, not a crash.
+	err := safe.Call(func() error { return root.ExecuteContext(ctx) })
 	if err == nil {
 		return 0
 	}
 	code := 2
-	if started {
+	if started || errors.Is(err, safe.ErrInternal) {
 		code = exitCode(err)
 	}
 	logStack(g.log, err)

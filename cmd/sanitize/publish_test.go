@@ -6,10 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"sanitizer/internal/supervise"
 )
 
 // The kill tests run this test binary again as the command line: with childEnv set,
@@ -17,14 +20,22 @@ import (
 // main is), and with stopEnv set the run writes the stage's name to file descriptor 3
 // when it reaches that stage and waits there to be killed; with pauseEnv set instead,
 // it writes the name and waits there until a signal has cancelled the run, then goes
-// on.
+// on. With mainEnv set, TestMain is the command's main (supervisor and all; "overflow":
+// the supervised child then dies of the runtime's fatal error).
 const (
 	childEnv = "SANITIZE_TEST_CHILD"
+	mainEnv  = "SANITIZE_TEST_MAIN"
 	stopEnv  = "SANITIZE_TEST_STOP"
 	pauseEnv = "SANITIZE_TEST_PAUSE"
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(mainEnv) != "" {
+		if os.Getenv(mainEnv) == "overflow" && supervise.Supervised() {
+			overflow() // the runtime's fatal error, status 2
+		}
+		main() // the command as it is built, supervisor and all
+	}
 	if os.Getenv(childEnv) == "" {
 		os.Exit(m.Run())
 	}
@@ -51,6 +62,15 @@ func TestMain(m *testing.M) {
 	code := runWith(ctx, os.Args[1:], os.Stdout, os.Stderr, atStage)
 	stopSignals()
 	os.Exit(code)
+}
+
+// overflow recurses until the runtime ends the process with its fatal error "stack
+// overflow" (exit status 2), which no recover catches.
+func overflow() {
+	debug.SetMaxStack(1 << 20)
+	var f func(int) int
+	f = func(n int) int { return f(n+1) + 1 }
+	f(0)
 }
 
 // killAt starts the command line args in a child process, waits until it reaches

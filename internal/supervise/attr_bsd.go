@@ -1,0 +1,19 @@
+//go:build unix && !linux
+
+package supervise
+
+import (
+	"os"
+	"syscall"
+)
+
+// pdeathsig says whether the child dies with the supervisor.
+const pdeathsig = false
+
+// forwarded are the signals the supervisor passes on to the child.
+var forwarded = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// childAttr starts the child in a process group of its own, so that a terminal's
+// interrupt reaches it once, through the supervisor (the child does not die with the
+// supervisor here: these systems have no parent-death signal).
+func childAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }

@@ -1,0 +1,146 @@
+//go:build unix
+
+// Package supervise runs a command-line program in a child process of itself, so that
+// the program's exit status always means what the program chose. The Go runtime ends a
+// process that runs out of memory, deadlocks or panics outside any recover with exit
+// status 2, the status the command line keeps for bad input; a nightly job that reads
+// a crash as "the input was bad" would not page anyone. The supervising process passes
+// the child's status on when the child reported it, and exits 1 (an internal error)
+// when the child ended any other way.
+package supervise
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"syscall"
+)
+
+// envChild marks the child process; its value is the descriptor of the pipe the child
+// reports its exit status on.
+const envChild = "SANITIZE_SUPERVISED_STATUS_FD"
+
+// statusFD is the child's descriptor of the status pipe (the first of ExtraFiles).
+const statusFD = 3
+
+// Crashed is the exit status of a program whose process ended without reporting the
+// status it chose: an internal error.
+const Crashed = 1
+
+// Main runs program, which returns the exit status, and exits with that status. It
+// runs program in a child process of this executable (same arguments, standard
+// streams and environment) and waits for it, forwarding SIGINT, SIGTERM, SIGHUP and
+// SIGQUIT to it; the child dies with this process. When the child ends without
+// reporting a status, Main writes "name: internal error: …" to stderr and exits with
+// Crashed. When no child can be started, program runs in this process.
+func Main(name string, program func() int) {
+	if Supervised() {
+		os.Exit(child(program))
+	}
+	code, err := supervise(name)
+	if err != nil {
+		os.Exit(program())
+	}
+	os.Exit(code)
+}
+
+// Supervised reports whether this process is a supervised child (its status is
+// reported to a supervisor).
+func Supervised() bool { return os.Getenv(envChild) != "" }
+
+// child runs program in the child process and reports its status to the supervisor.
+func child(program func() int) int {
+	os.Unsetenv(envChild)
+	syscall.CloseOnExec(statusFD) // not for processes the program may start
+	status := os.NewFile(statusFD, "status")
+	code := program()
+	if status != nil {
+		status.Write([]byte{byte(code)})
+		status.Close()
+	}
+	return code
+}
+
+// supervise starts the child and returns the status to exit with; an error when the
+// child could not be started.
+func supervise(name string) (int, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	cmd := exec.Command(exe, os.Args[1:]...)
+	cmd.Args[0] = os.Args[0]
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", envChild, statusFD))
+	cmd.SysProcAttr = childAttr()
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, forwarded...)
+	defer signal.Stop(sigs)
+	// The child is told to die with the thread that started it (Linux's parent-death
+	// signal): that thread stays this goroutine's until the child is waited for.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return 0, err
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go forward(cmd.Process, sigs, done)
+	reported := make(chan int, 1)
+	go func() { reported <- readStatus(r) }()
+	waitErr := cmd.Wait()
+	return decide(name, cmd.ProcessState, waitErr, <-reported), nil
+}
+
+// forward sends the signals received to the child until done.
+func forward(p *os.Process, sigs <-chan os.Signal, done <-chan struct{}) {
+	for {
+		select {
+		case s := <-sigs:
+			p.Signal(s)
+		case <-done:
+			return
+		}
+	}
+}
+
+// readStatus reads the status the child reports: −1 when it reported none.
+func readStatus(r io.Reader) int {
+	var b [1]byte
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return -1
+	}
+	return int(b[0])
+}
+
+// decide is the status to exit with for a child that ended in state (waitErr the
+// waiting's error) having reported the status reported (−1: none).
+func decide(name string, state *os.ProcessState, waitErr error, reported int) int {
+	var exit *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exit) {
+		fmt.Fprintf(os.Stderr, "%s: internal error: waiting for the run: %v\n", name, waitErr)
+		return Crashed
+	}
+	code := state.ExitCode()
+	if code >= 0 && code == reported {
+		return code
+	}
+	how := fmt.Sprintf("ended with status %d before it finished (a crash of the Go runtime: out of memory, a deadlock or a panic, whose message is above)", code)
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		how = fmt.Sprintf("was killed by %s", ws.Signal())
+	}
+	fmt.Fprintf(os.Stderr, "%s: internal error: the run's process %s; what it had not published it did not publish, and the next run removes its temporaries\n", name, how)
+	return Crashed
+}

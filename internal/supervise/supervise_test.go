@@ -1,0 +1,167 @@
+//go:build unix
+
+package supervise
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// envProgram makes the test binary run, supervised, the program of that name instead
+// of the tests.
+const envProgram = "SUPERVISE_TEST_PROGRAM"
+
+// programs are what the supervised test binary may run: each returns its status, or
+// ends its process some other way.
+var programs = map[string]func() int{
+	"ok":  func() int { return 0 },
+	"bad": func() int { return 2 },
+	"unattainable": func() int {
+		fmt.Println("the models cannot be met")
+		return 3
+	},
+	"panic": func() int { panic("a defect") },
+	// The Go runtime's fatal error, exit status 2: every goroutine asleep.
+	"deadlock": func() int { select {} },
+	// Exits with status 2 by another route than returning it.
+	"exit2": func() int { os.Exit(2); return 0 },
+	// Waits for SIGTERM, then returns 5: the supervisor forwarded it.
+	"term": func() int {
+		c := make(chan os.Signal, 1)
+		signal.Notify(c, syscall.SIGTERM)
+		fmt.Println("ready", os.Getpid())
+		<-c
+		return 5
+	},
+	// Prints its pid and sleeps: killed with its supervisor.
+	"sleep": func() int {
+		fmt.Println("ready", os.Getpid())
+		time.Sleep(time.Minute)
+		return 0
+	},
+}
+
+func TestMain(m *testing.M) {
+	if name := os.Getenv(envProgram); name != "" {
+		Main("prog", programs[name])
+	}
+	os.Exit(m.Run())
+}
+
+// start starts the test binary supervising the program name.
+func start(t *testing.T, name string) (*exec.Cmd, *bufio.Reader, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envProgram+"="+name)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, bufio.NewReader(out), &stderr
+}
+
+// exitCode waits for cmd and returns its exit status.
+func exitCode(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// TestStatus: the status a program returns is the supervised process's; a process
+// that ends any other way (a panic, the runtime's fatal error, an exit that skips the
+// report: all status 2 unsupervised) exits 1 with a message saying it crashed.
+func TestStatus(t *testing.T) {
+	for _, c := range []struct {
+		program string
+		code    int
+		stdout  string
+		stderr  string
+	}{
+		{"ok", 0, "", ""},
+		{"bad", 2, "", ""},
+		{"unattainable", 3, "the models cannot be met", ""},
+		{"panic", Crashed, "", "prog: internal error: the run's process ended with status 2"},
+		{"deadlock", Crashed, "", "all goroutines are asleep"},
+		{"exit2", Crashed, "", "prog: internal error"},
+	} {
+		t.Run(c.program, func(t *testing.T) {
+			cmd, out, stderr := start(t, c.program)
+			all, _ := out.ReadString(0)
+			code := exitCode(t, cmd)
+			if code != c.code || !strings.Contains(all, c.stdout) || !strings.Contains(stderr.String(), c.stderr) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, %q", code, all, stderr.String(), c.code, c.stdout, c.stderr)
+			}
+			if c.code != Crashed && stderr.Len() > 0 {
+				t.Errorf("stderr %q", stderr.String())
+			}
+		})
+	}
+}
+
+// readyPid reads the child's "ready PID" line.
+func readyPid(t *testing.T, out *bufio.Reader) int {
+	t.Helper()
+	line, err := out.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "ready ")))
+	if err != nil {
+		t.Fatalf("line %q", line)
+	}
+	return pid
+}
+
+// TestSignalForwarded: SIGTERM sent to the supervisor reaches the program, whose status
+// is then the supervisor's.
+func TestSignalForwarded(t *testing.T) {
+	cmd, out, stderr := start(t, "term")
+	if pid := readyPid(t, out); pid == cmd.Process.Pid {
+		t.Fatal("the program runs in the supervisor's process")
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitCode(t, cmd); code != 5 {
+		t.Errorf("exit %d, want the program's 5; stderr %q", code, stderr.String())
+	}
+}
+
+// TestChildDiesWithSupervisor: a supervisor killed with SIGKILL takes its child along.
+func TestChildDiesWithSupervisor(t *testing.T) {
+	if !pdeathsig {
+		t.Skip("no parent-death signal on this system")
+	}
+	cmd, out, _ := start(t, "sleep")
+	pid := readyPid(t, out)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	exitCode(t, cmd)
+	for range 500 {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	t.Fatal("the child outlived its killed supervisor")
+}
