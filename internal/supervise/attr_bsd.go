@@ -13,7 +13,6 @@ const pdeathsig = false
 // forwarded are the signals the supervisor passes on to the child.
 var forwarded = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
-// childAttr starts the child in a process group of its own, so that a terminal's
-// interrupt reaches it once, through the supervisor (the child does not die with the
-// supervisor here: these systems have no parent-death signal).
-func childAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+// childAttr starts the child as the system does by default (these systems have no
+// parent-death signal: the child outlives a supervisor killed with SIGKILL).
+func childAttr() *syscall.SysProcAttr { return nil }

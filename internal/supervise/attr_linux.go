@@ -13,9 +13,11 @@ const pdeathsig = true
 // forwarded are the signals the supervisor passes on to the child.
 var forwarded = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
-// childAttr starts the child in a process group of its own, so that a terminal's
-// interrupt reaches it once, through the supervisor, and kills it when the supervisor
-// dies (killed with SIGKILL, say).
+// childAttr makes the child die when the supervisor dies (killed with SIGKILL, say).
+// The child stays in the supervisor's process group, so that a terminal's job control
+// (^Z, fg) stops and resumes both; a terminal's interrupt then reaches the child twice,
+// once from the terminal and once forwarded, and the commands take a second one as
+// the first.
 func childAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
