@@ -15,6 +15,10 @@ const (
 	StageNoise    = "noise"    // dp: the noisy outputs are computed, nothing written
 	StageRecorded = "recorded" // dp: the spend is in the ledger, nothing published
 	StagePublish  = "publish"  // everything is written (and verified): about to move into place
+	// A release with --force and --report: the old report is removed (the old release
+	// is still in place), then the release is in place (the new report not yet).
+	StageReportRemoved    = "report-removed"
+	StageReleasePublished = "release-published"
 )
 
 // Progress counts a run's work while it happens, for a progress display: another

@@ -14,6 +14,7 @@ import (
 	"sanitizer/generalize"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
+	"sanitizer/publish"
 	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -323,7 +324,11 @@ func TestCheckInferredNode(t *testing.T) {
 		t.Fatalf("check without the node: %v, want a bad input naming --report", err)
 	}
 	reportPath := filepath.Join(dir, "report.json")
-	r := report.Report{Input: report.FileSummary{Rows: 20}, Model: report.ModelSummary{K: 25, SuppressionRate: 1, MaxSuppressed: 20}, Suppressed: 20,
+	digest, err := publish.Digest(empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := report.Report{Input: report.FileSummary{Rows: 20}, Output: report.FileSummary{Digest: digest}, Model: report.ModelSummary{K: 25, SuppressionRate: 1, MaxSuppressed: 20}, Suppressed: 20,
 		Algorithm: "optimal", Node: []report.NodeLevel{{Column: "g", Level: 1, Levels: 3}}}
 	data, err := json.Marshal(r)
 	if err != nil {

@@ -620,12 +620,18 @@ func (r *run) report() (*report.Report, error) {
 	return rep, nil
 }
 
-// publishStage writes the report (if any) to a temporary file, then puts the release
-// and the report in place; a cancelled run publishes nothing.
+// publishStage writes the report (if any), with the release's digests, to a temporary
+// file, then puts the release and the report in place; a cancelled run publishes
+// nothing. A report it replaces (--force) is removed before the release is put in
+// place: a kill between the steps leaves the old release with no report, or the new
+// release with none, never a release beside a report of another.
 func (r *run) publishStage(ctx context.Context, rep *report.Report) error {
 	var reportTmp *publish.File
 	if r.opt.Report != "" {
 		rep.StagesMS.Total = job.Millis(r.start, time.Now())
+		if err := r.digests(&rep.Output); err != nil {
+			return err
+		}
 		var err error
 		if reportTmp, err = writeReportTemp(r.opt.Report, rep); err != nil {
 			return err
@@ -636,15 +642,41 @@ func (r *run) publishStage(ctx context.Context, rep *report.Report) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	replaced := reportTmp != nil && r.opt.Force
+	if replaced {
+		if err := publish.Remove(r.opt.Report); err != nil {
+			return fmt.Errorf("--report: removing the report it replaces: %w (nothing published)", err)
+		}
+		r.opt.At(job.StageReportRemoved)
+	}
 	if err := r.dest.publish(r.opt.Force); err != nil {
+		if replaced {
+			return fmt.Errorf("output: %w (not published; the report %s it would have replaced is removed)", err, r.opt.Report)
+		}
 		return fmt.Errorf("output: %w", err)
 	}
 	if reportTmp != nil {
+		r.opt.At(job.StageReleasePublished)
 		if err := reportTmp.Publish(r.opt.Force); err != nil {
 			return fmt.Errorf("--report: %w (the release %s was published)", err, r.out)
 		}
 	}
 	rep.StagesMS.Total = job.Millis(r.start, time.Now())
+	return nil
+}
+
+// digests records in out the digest of the written release: the file's, or every
+// part's in the folder.
+func (r *run) digests(out *report.FileSummary) error {
+	var err error
+	if folderOutput(r.out) {
+		out.PartDigests, err = publish.FolderDigests(r.dest.path())
+	} else {
+		out.Digest, err = publish.Digest(r.dest.path())
+	}
+	if err != nil {
+		return fmt.Errorf("output: the written release's digest: %w", err)
+	}
 	return nil
 }
 
@@ -824,6 +856,11 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	in, rel, inFmt, relFmt, err := paths(cfg, opt)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Report != "" {
+		if err := checkPair(opt.Report, rel); err != nil {
+			return nil, err
+		}
 	}
 	src, p, err := openInput(cfg, in, rel, inFmt)
 	if err != nil {

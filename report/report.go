@@ -54,6 +54,11 @@ type FileSummary struct {
 	Path   string `json:"path"`
 	Format string `json:"format"`
 	Rows   int    `json:"rows"`
+	// Digest is a release file's SHA-256 ("sha256:" and hex), PartDigests a release
+	// folder's, part by part (by name): what tells the release a report describes from
+	// another (sanitize check --report). Set on a release report's output only.
+	Digest      string            `json:"digest,omitempty"`
+	PartDigests map[string]string `json:"part_digests,omitempty"`
 }
 
 // ModelSummary is the privacy model the release satisfies.
