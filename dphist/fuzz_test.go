@@ -22,6 +22,9 @@ func FuzzLoadLedger(f *testing.F) {
 	f.Add([]byte(`{"datasets":{"w":{"epsilon_total":1,"delta_total":0,"spends":[{"outputs":[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]}]}}}`))
 	f.Add([]byte(`{"datasets":{}} {}`))
 	f.Add([]byte(`null`))
+	// An account named like another, and spends that are no finite budget.
+	f.Add([]byte(`{"datasets":{"w ":{"epsilon_total":1,"delta_total":0,"spends":[{"epsilon":0.5,"delta":0}]}}}`))
+	f.Add([]byte(`{"datasets":{"w":{"epsilon_total":1e999,"delta_total":0,"spends":[{"epsilon":1e308,"delta":0},{"epsilon":1e308,"delta":0}]}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "ledger.json")
