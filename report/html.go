@@ -24,7 +24,7 @@ func WriteReleaseHTML(w io.Writer, r *Report) error {
 	if r == nil {
 		return errors.New("html report: no report")
 	}
-	return render(w, "release", releasePage(r))
+	return render(w, "release", releasePage(isolateReport(r)))
 }
 
 // WriteRiskHTML writes a risk analysis as one self-contained HTML page: the input's
@@ -34,7 +34,7 @@ func WriteRiskHTML(w io.Writer, a *RiskAnalysis) error {
 	if a == nil {
 		return errors.New("html risk report: no analysis")
 	}
-	return render(w, "analysis", riskPage(a))
+	return render(w, "analysis", riskPage(isolateAnalysis(a)))
 }
 
 // WriteManifestHTML writes a DP run's manifest as one self-contained HTML page: each
@@ -43,11 +43,13 @@ func WriteManifestHTML(w io.Writer, m *Manifest) error {
 	if m == nil {
 		return errors.New("html manifest: no manifest")
 	}
-	return render(w, "manifest", manifestPage(m))
+	return render(w, "manifest", manifestPage(isolateManifest(m)))
 }
 
-// render executes the page template name on view into a buffer, then writes it: a
-// failing template writes nothing.
+// render executes the page template name on view into a buffer, makes its isolates
+// <bdi> elements and shows any other bidi control (isolatePage), then writes it: a
+// failing template writes nothing. The view's user-supplied strings are isolated
+// (isolate).
 func render(w io.Writer, name string, view any) error {
 	t, err := templates()
 	if err != nil {
@@ -57,7 +59,7 @@ func render(w io.Writer, name string, view any) error {
 	if err := t.ExecuteTemplate(&b, name, view); err != nil {
 		return fmt.Errorf("html %s: %w", name, err)
 	}
-	if _, err := w.Write(b.Bytes()); err != nil {
+	if _, err := io.WriteString(w, isolatePage(b.String())); err != nil {
 		return fmt.Errorf("html %s: %w", name, err)
 	}
 	return nil

@@ -230,12 +230,13 @@ func newLedgerView(m *Manifest) ledgerView {
 	return v
 }
 
-// titleSuffixQuoted is ` "dataset"`, or nothing when unnamed.
+// titleSuffixQuoted is ` "dataset"`, or nothing when unnamed. The name is isolated
+// already: strconv.Quote would show its isolate's marks as escapes.
 func titleSuffixQuoted(dataset string) string {
 	if dataset == "" {
 		return ""
 	}
-	return " " + strconv.Quote(dataset)
+	return ` "` + dataset + `"`
 }
 
 // pctOf is part / whole as a percentage ("n/a" for no whole).

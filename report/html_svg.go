@@ -89,7 +89,7 @@ func shorten(text string, n int) string {
 
 // textWidth estimates the width of text at font size px.
 func textWidth(text string, px float64) float64 {
-	return float64(utf8.RuneCountInString(text)) * px * charWidth
+	return float64(visibleLen(text)) * px * charWidth
 }
 
 // emptyChart is the sentence that stands for a chart with nothing to show.
