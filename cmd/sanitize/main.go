@@ -65,7 +65,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // runWith is run with a function told of each stage a release, dp or gen run begins
 // (job.Options.AtStage; nil: none), where the tests stop a run.
 func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, atStage func(stage string)) int {
-	g := &globals{stderr: stderr, atStage: atStage}
+	// What is printed quotes names, paths and labels from the configuration and the
+	// data: their bidi and terminal controls are shown as escapes (report.Visible).
+	// Only the progress line, which quotes none, writes to stderr as it is.
+	g := &globals{stderr: report.NewTerminalWriter(stderr), progress: stderr, atStage: atStage}
+	stdout, stderr = report.NewTerminalWriter(stdout), g.stderr
 	root := newRoot(stdout, g)
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -104,7 +108,8 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, atSta
 
 // globals are the flags every command takes, and what they set up.
 type globals struct {
-	stderr        io.Writer
+	stderr        io.Writer // logs and errors
+	progress      io.Writer // the progress line on a terminal
 	quiet         bool
 	debug         bool
 	logFormat     string
@@ -159,11 +164,11 @@ func (g *globals) showProgress(p *job.Progress) (stop func()) {
 			g.log.Info("progress", "stage", p.Stage(), "records_read", p.Read.Load(),
 				"nodes_evaluated", p.Evaluated.Load(), "records_released", p.Written.Load())
 		}, func() {})
-	case g.logFormat == "text" && terminal(g.stderr):
+	case g.logFormat == "text" && terminal(g.progress):
 		return every(500*time.Millisecond, func() {
-			fmt.Fprintf(g.stderr, "\r\033[K%s: %d records read, %d nodes evaluated, %d records released",
+			fmt.Fprintf(g.progress, "\r\033[K%s: %d records read, %d nodes evaluated, %d records released",
 				p.Stage(), p.Read.Load(), p.Evaluated.Load(), p.Written.Load())
-		}, func() { fmt.Fprint(g.stderr, "\r\033[K") })
+		}, func() { fmt.Fprint(g.progress, "\r\033[K") })
 	}
 	return func() {}
 }

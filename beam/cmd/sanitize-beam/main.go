@@ -43,6 +43,7 @@ import (
 	"sanitizer/beam/stage"
 	"sanitizer/internal/safe"
 	"sanitizer/job"
+	"sanitizer/report"
 	"sanitizer/schema"
 )
 
@@ -102,6 +103,9 @@ func worker(args []string) bool {
 
 // run is the command on args, its exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// What is printed quotes names and paths from the configuration and the data:
+	// their bidi and terminal controls are shown as escapes (report.Visible).
+	stdout, stderr = report.NewTerminalWriter(stdout), report.NewTerminalWriter(stderr)
 	if len(args) == 0 || (args[0] != "release" && args[0] != "dp") {
 		fmt.Fprintln(stderr, usage)
 		return 2
