@@ -23,7 +23,7 @@ demo: build
 # vet, formatting, all tests, and the race detector on the concurrent packages.
 test: vet fmt
 	$(GO) test ./...
-	$(GO) test -race -short ./generalize ./table ./release ./dprun ./job ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./publish
+	$(GO) test -race -short ./generalize ./table ./release ./dprun ./job ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./internal/supervise ./publish
 
 # The interop module (interop/, a module of its own so that the sanitize binary does not
 # carry DuckDB): every Parquet release of its suite read back and recounted with DuckDB.
@@ -45,7 +45,7 @@ browser-test:
 	SANITIZE_BROWSER_REQUIRED=1 $(GO) test -run Browser -v ./report
 
 race:
-	$(GO) test -race ./generalize ./table ./release ./dprun ./job ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./publish
+	$(GO) test -race ./generalize ./table ./release ./dprun ./job ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./internal/supervise ./publish
 
 vet:
 	$(GO) vet ./...

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,8 +31,13 @@ var programs = map[string]func() int{
 		return 3
 	},
 	"panic": func() int { panic("a defect") },
-	// The Go runtime's fatal error, exit status 2: every goroutine asleep.
-	"deadlock": func() int { select {} },
+	// The Go runtime's fatal error, exit status 2: the stack overflows.
+	"overflow": func() int {
+		debug.SetMaxStack(1 << 20)
+		var f func(int) int
+		f = func(n int) int { return f(n+1) + 1 }
+		return f(0)
+	},
 	// Exits with status 2 by another route than returning it.
 	"exit2": func() int { os.Exit(2); return 0 },
 	// Waits for SIGTERM, then returns 5: the supervisor forwarded it.
@@ -99,7 +105,7 @@ func TestStatus(t *testing.T) {
 		{"bad", 2, "", ""},
 		{"unattainable", 3, "the models cannot be met", ""},
 		{"panic", Crashed, "", "prog: internal error: the run's process ended with status 2"},
-		{"deadlock", Crashed, "", "all goroutines are asleep"},
+		{"overflow", Crashed, "", "stack overflow"},
 		{"exit2", Crashed, "", "prog: internal error"},
 	} {
 		t.Run(c.program, func(t *testing.T) {
