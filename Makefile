@@ -141,6 +141,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzVerifyArrow -fuzztime 30s ./verify
 	$(GO) test -run '^$$' -fuzz FuzzInSubset -fuzztime 10s ./verify
 	$(GO) test -run '^$$' -fuzz FuzzLoadLedger -fuzztime 30s ./dphist
+	$(GO) test -run '^$$' -fuzz FuzzVisible -fuzztime 10s ./report
+	$(GO) test -run '^$$' -fuzz FuzzDecimal -fuzztime 10s ./cmd/sanitize
 
 clean:
 	rm -rf bin $(OUT)

@@ -314,3 +314,32 @@ func TestIsolate(t *testing.T) {
 		t.Error("isolate keeps a byte that is not UTF-8")
 	}
 }
+
+// FuzzVisible: whatever a name holds, Visible leaves no bidi control, mark or control
+// but newline and tab in it, and writes valid UTF-8; isolated into a page, it leaves no
+// raw bidi formatting character outside the <bdi> element that holds it, which is
+// closed.
+func FuzzVisible(f *testing.F) {
+	f.Add(poison("age"))
+	f.Add("\u2069\u202e\xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		v := Visible(s)
+		if !utf8.ValidString(v) {
+			t.Fatalf("Visible(%q) = %q is not UTF-8", s, v)
+		}
+		for _, r := range v {
+			if r != '\n' && r != '\t' && (isBidiFormatting(r) || isBidiMark(r) || isControl(r)) {
+				t.Fatalf("Visible(%q) = %q holds %U", s, v, r)
+			}
+		}
+		page := isolatePage("<p>a " + esc(isolate(s)) + " b</p>") // escaped, as the templates escape it
+		if s != "" && (!strings.HasPrefix(page, "<p>a <bdi>") || !strings.HasSuffix(page, "</bdi> b</p>") || strings.Count(page, "<bdi>") != 1) {
+			t.Fatalf("%q isolated: %q", s, page)
+		}
+		for _, r := range page {
+			if isBidiFormatting(r) {
+				t.Fatalf("%q isolated: %q holds %U raw", s, page, r)
+			}
+		}
+	})
+}

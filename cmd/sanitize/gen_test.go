@@ -66,3 +66,38 @@ func TestGenFlags(t *testing.T) {
 		t.Errorf("--rows %d is refused: exit %d\n%s", gen.MaxRows, code, stderr)
 	}
 }
+
+// FuzzDecimal: a --rows or --seed value is taken only when it is decimal digits (a
+// minus sign before them for --rows), and then it is the number they write.
+func FuzzDecimal(f *testing.F) {
+	for _, s := range []string{"10", "010", "-1", "0x10", "1_000", "18446744073709551615", "", "+3", "٣"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var n int
+		var u uint64
+		for _, d := range []interface {
+			Set(string) error
+			String() string
+		}{decimal[int]{&n}, decimal[uint64]{&u}} {
+			if d.Set(s) != nil {
+				continue
+			}
+			digits := strings.TrimPrefix(s, "-")
+			if digits == "" || strings.Trim(digits, "0123456789") != "" {
+				t.Fatalf("%q taken as %s", s, d.String())
+			}
+			if want := strings.TrimLeft(digits, "0"); strings.TrimPrefix(d.String(), "-") != cmpOr(want, "0") {
+				t.Fatalf("%q taken as %s", s, d.String())
+			}
+		}
+	})
+}
+
+// cmpOr is s, or def when s is empty.
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
