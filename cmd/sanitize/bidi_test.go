@@ -36,22 +36,7 @@ func TestNoRawBidiOnTerminal(t *testing.T) {
 	td := repoTestdata(t)
 	dir := t.TempDir()
 	sex, diag, ward := hiding("sex"), hiding("diagnosis"), hiding("ward")
-	// The input: the sample with three columns renamed.
-	data := string(readFile(t, filepath.Join(td, "hospital.csv")))
-	head, rest, _ := strings.Cut(data, "\n")
-	cols := strings.Split(head, ",")
-	for i, c := range cols {
-		switch c {
-		case "sex":
-			cols[i] = sex
-		case "diagnosis":
-			cols[i] = diag
-		case "ward":
-			cols[i] = ward
-		}
-	}
-	in := filepath.Join(dir, hiding("in")+".csv")
-	writeFile(t, in, strings.Join(cols, ",")+"\n"+rest)
+	in := renamedInput(t, dir, map[string]string{"sex": sex, "diagnosis": diag, "ward": ward})
 	hier := filepath.Join(dir, hiding("sex")+".csv")
 	writeFile(t, hier, "F;"+hiding("female")+";*\nM;"+hiding("male")+";*\n")
 	q := strconv.QuoteToASCII // a YAML double-quoted scalar
@@ -109,23 +94,46 @@ func TestNoRawBidiOnTerminal(t *testing.T) {
 			if !strings.Contains(stdout+stderr, `\u202e`) {
 				t.Errorf("neither stdout nor stderr shows a name: %q %q", stdout, stderr)
 			}
-			if c.name != "release-json" {
-				return
-			}
-			named := false
-			for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
-				var rec map[string]any
-				if err := json.Unmarshal([]byte(line), &rec); err != nil {
-					t.Fatalf("a JSON log line does not decode: %v: %q", err, line)
-				}
-				named = named || rec["column"] == diag
-			}
-			if !named {
-				t.Errorf("no JSON log record names the column %q: %q", diag, stderr)
+			if c.name == "release-json" {
+				checkJSONNames(t, stderr, diag)
 			}
 		})
 	}
 	if _, err := os.Stat(out("rep") + ".html"); err != nil {
 		t.Errorf("the release wrote no HTML report: %v", err)
+	}
+}
+
+// renamedInput writes the hospital sample with its columns renamed by names into dir,
+// under a name with hidden characters, and returns its path.
+func renamedInput(t *testing.T, dir string, names map[string]string) string {
+	t.Helper()
+	data := string(readFile(t, filepath.Join(repoTestdata(t), "hospital.csv")))
+	head, rest, _ := strings.Cut(data, "\n")
+	cols := strings.Split(head, ",")
+	for i, c := range cols {
+		if n, ok := names[c]; ok {
+			cols[i] = n
+		}
+	}
+	in := filepath.Join(dir, hiding("in")+".csv")
+	writeFile(t, in, strings.Join(cols, ",")+"\n"+rest)
+	return in
+}
+
+// checkJSONNames fails unless every line of stderr is a JSON record and one of them
+// names column, decoded.
+func checkJSONNames(t *testing.T, stderr, column string) {
+	t.Helper()
+	named := false
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("a JSON log line does not decode: %v: %q", err, line)
+		}
+		named = named || rec["column"] == column
+	}
+	if !named {
+		t.Errorf("no JSON log record names the column %q: %q", column, stderr)
 	}
 }
