@@ -295,6 +295,16 @@ const MaxPopulation = 1_000_000_000_000
 // more than a thousand records).
 const MinSamplingFraction = 1e-9
 
+// MinOutputEpsilon is the least ε a DP output may spend: the noise then swamps any
+// count, and Google's library refuses an ε below 2⁻⁵⁰, which an output's mechanisms
+// may split a smaller one into.
+const MinOutputEpsilon = 1e-9
+
+// MaxGaussianEpsilon is the most ε an output of the gaussian mechanism may spend:
+// past ε ≈ 709, where e^ε overflows, Google's library's Gaussian mechanism draws
+// forever.
+const MaxGaussianEpsilon = 500
+
 // MaxSyntheticRows bounds a synthetic output's rows (they are held in memory, 4 bytes
 // a value).
 const MaxSyntheticRows = 100_000_000

@@ -1623,9 +1623,10 @@ func (p *parser) dpOutput(n *yaml.Node, path string, names map[string]bool) (DPO
 	if o.Epsilon, err = p.float(v, at); err != nil {
 		return o, err
 	}
-	if o.Epsilon <= 0 {
-		return o, p.errorf(v, at, "must be positive, got %g", o.Epsilon)
+	if o.Epsilon < MinOutputEpsilon {
+		return o, p.errorf(v, at, "must be at least %g, got %g", MinOutputEpsilon, o.Epsilon)
 	}
+	epsilon, epsilonAt := v, at
 	if v, at := f.get("delta"); v != nil {
 		if o.Delta, err = p.delta(v, at); err != nil {
 			return o, err
@@ -1640,6 +1641,9 @@ func (p *parser) dpOutput(n *yaml.Node, path string, names map[string]bool) (DPO
 			v = f.node
 		}
 		return o, p.errorf(v, at, "must be positive for the gaussian mechanism")
+	}
+	if o.Mechanism == "gaussian" && o.Epsilon > MaxGaussianEpsilon {
+		return o, p.errorf(epsilon, epsilonAt, "must be at most %d for the gaussian mechanism, got %g", MaxGaussianEpsilon, o.Epsilon)
 	}
 	if v, at := f.get("post"); v != nil {
 		if o.Post, err = p.enumList(v, at, f.allowed("post")...); err != nil {
