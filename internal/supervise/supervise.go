@@ -33,8 +33,9 @@ const Crashed = 1
 
 // Main runs program, which returns the exit status, and exits with that status. It
 // runs program in a child process of this executable (same arguments, standard
-// streams and environment) and waits for it, forwarding SIGINT, SIGTERM, SIGHUP and
-// SIGQUIT to it; the child dies with this process. When the child ends without
+// streams and environment) and waits for it, forwarding the first SIGINT, SIGTERM,
+// SIGHUP or SIGQUIT to it and killing it at a second; the child dies with this
+// process. When the child ends without
 // reporting a status, Main writes "name: internal error: …" to stderr and exits with
 // Crashed. When no child can be started, program runs in this process.
 func Main(name string, program func() int) {
@@ -96,20 +97,38 @@ func supervise(name string) (int, error) {
 		return 0, err
 	}
 	done := make(chan struct{})
-	defer close(done)
-	go forward(cmd.Process, sigs, done)
+	forced := make(chan struct{})
+	go forward(cmd.Process, sigs, done, forced)
 	reported := make(chan int, 1)
 	go func() { reported <- readStatus(r) }()
 	waitErr := cmd.Wait()
-	return decide(name, cmd.ProcessState, waitErr, <-reported), nil
+	close(done)
+	return decide(name, cmd.ProcessState, waitErr, <-reported, forced), nil
 }
 
-// forward sends the signals received to the child until done.
-func forward(p *os.Process, sigs <-chan os.Signal, done <-chan struct{}) {
-	for {
+// forward sends the first signal received to the child, which stops at it as soon as
+// it can; at a second one it kills the child at once (a child stuck where it does not
+// look for a stop, say), and closes forced. It returns when done is closed. The child
+// may receive a signal twice (from a terminal, or a service manager that signals every
+// process of the group, and forwarded): it takes the second as the first, and only the
+// supervisor counts.
+func forward(p *os.Process, sigs <-chan os.Signal, done <-chan struct{}, forced chan<- struct{}) {
+	for n := 0; ; n++ {
 		select {
 		case s := <-sigs:
-			p.Signal(s)
+			if n == 0 {
+				p.Signal(s)
+				continue
+			}
+			close(forced)
+			p.Kill()
+			for { // the child is gone: later signals are let go
+				select {
+				case <-sigs:
+				case <-done:
+					return
+				}
+			}
 		case <-done:
 			return
 		}
@@ -126,8 +145,9 @@ func readStatus(r io.Reader) int {
 }
 
 // decide is the status to exit with for a child that ended in state (waitErr the
-// waiting's error) having reported the status reported (−1: none).
-func decide(name string, state *os.ProcessState, waitErr error, reported int) int {
+// waiting's error) having reported the status reported (−1: none); forced is closed
+// when the supervisor killed it at a second signal.
+func decide(name string, state *os.ProcessState, waitErr error, reported int, forced <-chan struct{}) int {
 	var exit *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exit) {
 		fmt.Fprintf(os.Stderr, "%s: internal error: waiting for the run: %v\n", name, waitErr)
@@ -140,6 +160,11 @@ func decide(name string, state *os.ProcessState, waitErr error, reported int) in
 	how := fmt.Sprintf("ended with status %d before it finished (a crash of the Go runtime: out of memory, a deadlock or a panic, whose message is above)", code)
 	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		how = fmt.Sprintf("was killed by %s", ws.Signal())
+	}
+	select {
+	case <-forced:
+		how = "was stopped at once at a second signal"
+	default:
 	}
 	fmt.Fprintf(os.Stderr, "%s: internal error: the run's process %s; what it had not published it did not publish, and the next run removes its temporaries\n", name, how)
 	return Crashed

@@ -48,6 +48,14 @@ var programs = map[string]func() int{
 		<-c
 		return 5
 	},
+	// Takes SIGTERM and goes on as if it had not seen it (stuck where it does not look
+	// for a stop).
+	"stuck": func() int {
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM)
+		fmt.Println("ready", os.Getpid())
+		time.Sleep(time.Minute)
+		return 0
+	},
 	// Prints its pid and sleeps: killed with its supervisor.
 	"sleep": func() int {
 		fmt.Println("ready", os.Getpid())
@@ -170,4 +178,24 @@ func TestChildDiesWithSupervisor(t *testing.T) {
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 	t.Fatal("the child outlived its killed supervisor")
+}
+
+// TestSecondSignalKills: a program that goes on after the first SIGTERM is killed at
+// the second, and the supervisor exits 1 saying so.
+func TestSecondSignalKills(t *testing.T) {
+	cmd, out, stderr := start(t, "stuck")
+	pid := readyPid(t, out)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the first one reaches the child, which goes on
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the child ended at the first signal: %v", err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitCode(t, cmd); code != Crashed || !strings.Contains(stderr.String(), "stopped at once at a second signal") {
+		t.Errorf("exit %d, stderr %q; want %d and the second signal named", code, stderr.String(), Crashed)
+	}
 }
