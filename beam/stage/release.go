@@ -161,7 +161,12 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 	if (!glob && within(out, in)) || (glob && matches(in, out)) {
 		return "", "", nil, schema.BadInput("output: %s is the input %s, or inside it", out, in)
 	}
-	mine := []string{in, cfg.File, opt.Report} // what the run reads or writes beside the release
+	// What the run reads or writes beside the release: locally, compared by what the
+	// paths name (release.CheckDestination); in a store, by name.
+	if err := release.CheckDestination(cfg, in, "output", out, true); err != nil {
+		return "", "", nil, err
+	}
+	mine := []string{in, cfg.File, opt.Report}
 	for _, c := range cfg.Columns {
 		if c.Hierarchy != nil && c.Hierarchy.File != "" {
 			mine = append(mine, c.Hierarchy.File)
@@ -181,17 +186,17 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 	return in, out, old, release.CheckReport(cfg, opt, in, out)
 }
 
-// within reports whether path p is dir or inside it (both local, made absolute, or
-// both in a store).
+// within reports whether path p is dir or inside it: both local, resolved
+// (table.Within: symbolic links and ".." followed), or both in a store, by name.
 func within(p, dir string) bool {
 	if isObject(p) != isObject(dir) {
 		return false
 	}
 	if !isObject(p) {
-		p, dir = job.Abs(p), job.Abs(dir)
+		return table.Within(p, dir)
 	}
-	p, dir = strings.TrimRight(p, "/"+string(filepath.Separator)), strings.TrimRight(dir, "/"+string(filepath.Separator))
-	return p == dir || strings.HasPrefix(p, dir+"/") || strings.HasPrefix(p, dir+string(filepath.Separator))
+	p, dir = strings.TrimRight(p, "/"), strings.TrimRight(dir, "/")
+	return p == dir || strings.HasPrefix(p, dir+"/")
 }
 
 // matches reports whether the glob pattern in matches out.
@@ -203,7 +208,7 @@ func matches(in, out string) bool {
 		ok, _ := path.Match(in, out)
 		return ok
 	}
-	return table.InsideParts(in, out) || func() bool { ok, _ := filepath.Match(job.Abs(in), out); return ok }()
+	return table.InsideParts(in, out)
 }
 
 // isRelease reports whether names are what a release on Beam writes into its folder:
