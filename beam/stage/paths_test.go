@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,4 +98,26 @@ func beamDestFixture(t *testing.T) (string, *schema.Config) {
 		t.Fatal(err)
 	}
 	return root, cfg
+}
+
+// TestPartsFollowLinks: sanitize-beam lists an input's parts as the CLI does, the
+// same both ways: a part linked from outside the folder is listed from the folder and
+// from a pattern; a second name of a part is bad input from both.
+func TestPartsFollowLinks(t *testing.T) {
+	root, _ := beamDestFixture(t) // in/part-00001.csv links to old/part-00000.csv
+	folder, pattern := filepath.Join(root, "in"), filepath.Join(root, "in", "part-*.csv")
+	a, errA := Parts(context.Background(), folder)
+	b, errB := Parts(context.Background(), pattern)
+	if errA != nil || errB != nil || len(a) != 2 || !slices.Equal(a, b) {
+		t.Fatalf("the folder lists %q (%v), the pattern %q (%v); want the same two parts", a, errA, b, errB)
+	}
+	second := filepath.Join(folder, "part-00002.csv")
+	if err := os.Link(filepath.Join(folder, "part-00000.csv"), second); err != nil {
+		t.Skip(err)
+	}
+	for _, in := range []string{folder, pattern} {
+		if _, err := Parts(context.Background(), in); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), second) {
+			t.Errorf("%s with a hard link of a part: %v, want bad input naming %s", in, err, second)
+		}
+	}
 }
