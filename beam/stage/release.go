@@ -126,7 +126,7 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	if err := ctx.Err(); err != nil { // stopped before publishing: nothing is
 		return nil, err
 	}
-	if err := dest.publish(context.WithoutCancel(ctx), opt.Report, r.Report); err != nil {
+	if err := dest.publish(context.WithoutCancel(ctx), opt.Report, r.Report, opt.Force); err != nil {
 		return nil, err
 	}
 	if r.Report != nil {
@@ -428,26 +428,39 @@ func (f *folder) localParts(ctx context.Context) (string, error) {
 const successMarker = "_SUCCESS"
 
 // publish puts the checked parts at the output, in place of the release there (old),
-// and the report rep at path ("": none) beside it, written first to a temporary file
-// of its own.
-func (f *folder) publish(ctx context.Context, path string, rep *report.Report) error {
+// and the report rep at path ("": none), with the parts' digests, beside it, written
+// first to a temporary file of its own. A report it replaces (force) is removed before
+// the release is put in place, as the CLI's release does: a kill between the steps
+// leaves a release with no report, never a release beside a report of another.
+func (f *folder) publish(ctx context.Context, path string, rep *report.Report, force bool) error {
 	var tmpReport *publish.File
 	if path != "" {
 		var err error
+		if rep.Output.PartDigests, err = f.partDigests(); err != nil {
+			return err
+		}
 		if tmpReport, err = release.PrepareReport(path, rep); err != nil {
 			return err
 		}
 		defer tmpReport.Discard() // nothing, once published
+		if force {
+			if err := publish.Remove(path); err != nil {
+				return fmt.Errorf("--report: removing the report it replaces: %w (nothing published)", err)
+			}
+		}
 	}
 	move := f.rename
 	if isObject(f.out) {
 		move = f.copy
 	}
 	if err := move(ctx); err != nil {
+		if tmpReport != nil && force {
+			return fmt.Errorf("%w (the report %s it would have replaced is removed)", err, path)
+		}
 		return err
 	}
 	if tmpReport != nil {
-		if err := tmpReport.Publish(f.old != nil); err != nil {
+		if err := tmpReport.Publish(force); err != nil {
 			return fmt.Errorf("--report: %w (the release %s was published)", err, f.out)
 		}
 	}

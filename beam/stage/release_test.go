@@ -338,6 +338,22 @@ func TestReleaseOnPrismForce(t *testing.T) {
 	if again := lines(t, out); !slices.Equal(again, first) {
 		t.Errorf("the replaced release holds %d records, the first %d", len(again), len(first))
 	}
+	// --force replaces a report too, beside a new release folder as well, and the
+	// report records the parts' digests, which the check compares with the parts.
+	rep, out2 := filepath.Join(t.TempDir(), "r.json"), filepath.Join(t.TempDir(), "release")
+	if err := os.WriteFile(rep, []byte("a report of another release"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Release(context.Background(), j, job.Options{Input: parts, Output: out2, Report: rep, Force: true}, onPrism); err != nil {
+		t.Fatalf("replacing a report beside a new release: %v", err)
+	}
+	cfg, err := schema.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := release.Check(context.Background(), cfg, job.Options{Input: parts, Output: out2, Report: rep}); err != nil {
+		t.Errorf("check --report of the new pair: %v", err)
+	}
 	notes := filepath.Join(out, "notes.txt")
 	if err := os.WriteFile(notes, []byte("mine"), 0o600); err != nil {
 		t.Fatal(err)
