@@ -134,7 +134,7 @@ func (ct canaryTable) write(t *testing.T, dir, kind string) string {
 		for lo := int64(0); lo < ct.rec.NumRows(); lo += 3000 {
 			batches = append(batches, ct.rec.NewSlice(lo, min(lo+3000, ct.rec.NumRows())))
 		}
-		testfiles.WriteArrowBatches(t, path, kind == "arrows", batches...)
+		testfiles.WriteArrowBatches(t, path, kind == "arrows", batches)
 		for _, b := range batches {
 			b.Release()
 		}

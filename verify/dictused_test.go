@@ -44,10 +44,25 @@ func readAll(t *testing.T, records func(release bool) (Reader, func(), error), r
 	}
 }
 
-// arrowRecords opens an Arrow IPC file or stream for readAll.
-func arrowRecords(path string, stream bool) func(bool) (Reader, func(), error) {
+// releaseFile is an opened file of the verifier's reading that can be held to its
+// dictionaries' use.
+type releaseFile[R interface {
+	Reader
+	Close()
+}] interface {
+	RequireUsedDictionaries()
+	Records(ctx context.Context, cols []int) (R, error)
+	Close() error
+}
+
+// opener opens a file for readAll, its columns 0 and 1 read, as a release when
+// release is set.
+func opener[R interface {
+	Reader
+	Close()
+}, F releaseFile[R]](open func() (F, error)) func(bool) (Reader, func(), error) {
 	return func(release bool) (Reader, func(), error) {
-		f, err := OpenArrow(path, stream)
+		f, err := open()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -63,23 +78,14 @@ func arrowRecords(path string, stream bool) func(bool) (Reader, func(), error) {
 	}
 }
 
+// arrowRecords opens an Arrow IPC file or stream for readAll.
+func arrowRecords(path string, stream bool) func(bool) (Reader, func(), error) {
+	return opener[*ArrowRecords](func() (*ArrowFile, error) { return OpenArrow(path, stream) })
+}
+
 // parquetRecords opens a Parquet file for readAll.
 func parquetRecords(path string) func(bool) (Reader, func(), error) {
-	return func(release bool) (Reader, func(), error) {
-		f, err := OpenParquet(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		if release {
-			f.RequireUsedDictionaries()
-		}
-		r, err := f.Records(context.Background(), []int{0, 1})
-		if err != nil {
-			f.Close()
-			return nil, nil, err
-		}
-		return r, func() { r.Close(); f.Close() }, nil
-	}
+	return opener[*ParquetRecords](func() (*ParquetFile, error) { return OpenParquet(path) })
 }
 
 // checkUsed checks that reading as a release fails with a *Violation naming the column

@@ -91,28 +91,7 @@ func WriteLibraryArrow(t *testing.T, mem memory.Allocator, stream bool, sc *arro
 // with the library's writer.
 func WriteArrowRecord(t testing.TB, path string, stream bool, rec arrow.RecordBatch, opts ...ipc.Option) {
 	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	opts = append(opts, ipc.WithSchema(rec.Schema()))
-	type writer interface {
-		Write(arrow.RecordBatch) error
-		Close() error
-	}
-	var w writer
-	if stream {
-		w = ipc.NewWriter(f, opts...)
-	} else if w, err = ipc.NewFileWriter(f, opts...); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	WriteArrowBatches(t, path, stream, []arrow.RecordBatch{rec}, opts...)
 }
 
 // IntColumns are one column of every integer width and signedness, with its extremes
@@ -258,14 +237,14 @@ func RewriteParquet(t testing.TB, path string, editMeta func(map[string]string),
 
 // WriteArrowBatches writes the record batches (of one schema) to path as an Arrow IPC
 // file (stream false) or stream with the library's writer.
-func WriteArrowBatches(t testing.TB, path string, stream bool, batches ...arrow.RecordBatch) {
+func WriteArrowBatches(t testing.TB, path string, stream bool, batches []arrow.RecordBatch, opts ...ipc.Option) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	opts := []ipc.Option{ipc.WithSchema(batches[0].Schema())}
+	opts = append(opts, ipc.WithSchema(batches[0].Schema()))
 	type writer interface {
 		Write(arrow.RecordBatch) error
 		Close() error
