@@ -53,8 +53,11 @@ type Job struct {
 	// from them, not from paths it may not see (a Dataflow worker), and every worker
 	// reads the same bytes. Nil: the files are read where the configuration says.
 	Hierarchies map[string][]byte
-	// Temp is a folder the driver and the workers share for dp's intermediate files
-	// (Beam's --temp_location: a store, on Dataflow); "": beside the output.
+	// Temp is Beam's --temp_location: where each run makes its temporary folder for
+	// its intermediate files, which the driver and the workers share (a store, on
+	// Dataflow; a shared mount, on a cluster of local paths); "": the system's
+	// temporary folder on this machine, which only workers on this machine see.
+	// Never beside the output (temp.go).
 	Temp string
 	// Errors is a folder the driver and the workers share, where a worker writes the
 	// text of an error of a kind the exit status tells apart (Job.workerErr); "":

@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -286,7 +284,12 @@ func DP(ctx context.Context, j Job, opt job.Options, run Execute) (*DPRun, error
 			return nil, schema.BadInput("%s: %s: dp's outputs and ledger are written on this machine, not in a store", key, p)
 		}
 	}
-	src, err := openSource(ctx, in, true)
+	rt, err := newRunTemp(ctx, j.Temp)
+	if err != nil {
+		return nil, err
+	}
+	defer rt.discard(context.WithoutCancel(ctx)) // a cancelled run's too
+	src, err := openSource(ctx, in, true, rt)
 	if err != nil {
 		return nil, err
 	}
@@ -306,15 +309,12 @@ func DP(ctx context.Context, j Job, opt job.Options, run Execute) (*DPRun, error
 	for i, o := range outs {
 		cells[i] = o.Labels
 	}
-	work, err := dpWork(j.Temp, opt.Output)
+	work, err := rt.folder("work") // the noisy results, for this process
 	if err != nil {
 		return nil, err
 	}
-	defer removeAll(context.WithoutCancel(ctx), work) // a cancelled run's too
-	if j.Errors = joinPath(work, "errors"); !isObject(work) {
-		if err := os.Mkdir(j.Errors, 0o700); err != nil {
-			return nil, err
-		}
+	if j.Errors, err = rt.folder("errors"); err != nil {
+		return nil, err
 	}
 	p, s := beam.NewPipelineWithRoot()
 	elems := beam.ParDo(s, &dpReadFn{Job: j, Parts: parts, Cells: cells}, beam.CreateList(s, parts))
@@ -456,18 +456,6 @@ func bounded(cfg *schema.Config, out *dprun.Output, cells, rows int64) {
 // noisyPath is the file output i's statistic j is gathered into.
 func noisyPath(work string, i, j int) string {
 	return joinPath(work, fmt.Sprintf("noisy-%d-%d.bin", i, j))
-}
-
-// dpWork is the folder the workers write the noisy results into for the driver: in
-// temp (Job.Temp) when it is set, else beside the output folder out (on this machine,
-// or a shared mount).
-func dpWork(temp, out string) (string, error) {
-	if t := temp; isObject(t) {
-		return tempName(joinPath(t, "sanitize-beam-dp")), nil
-	} else if t != "" {
-		return os.MkdirTemp(t, "sanitize-beam-dp-")
-	}
-	return os.MkdirTemp(filepath.Dir(job.Abs(out)), "."+filepath.Base(out)+".sanitize-beam-")
 }
 
 // readNoisy reads output i's gathered results.

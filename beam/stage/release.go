@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
@@ -44,13 +45,14 @@ type Released struct {
 // and the folder opt.Output (else the configuration's input.path and output.path), a
 // report at opt.Report when given, opt.Force to replace them, the stages logged to
 // opt.Log. It searches (Search), then recodes every part and writes it on the workers
-// into a folder beside the output (part-00000.csv, .parquet or .arrow…: output.format,
+// into the run's temporary folder (newRunTemp: in Job.Temp, never beside the output;
+// part-00000.csv, .parquet or .arrow…: output.format,
 // else the input's format, as the CLI's release in parts; a Parquet or Arrow part
 // carries the CLI's release metadata, release.ReleaseMetadata, the same in every part),
 // then checks the written parts with the CLI's independent check (release.Check:
 // truthfulness against the input's parts, k, the suppression, the records left out
 // exactly those of the failing classes) and that it measured what the search found,
-// and only then renames the folder to the output and publishes the report. A run that
+// and only then moves the parts into the output and publishes the report. A run that
 // cannot meet the models, fails on a part, or whose parts fail the check publishes
 // nothing.
 //
@@ -71,7 +73,14 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	if err != nil {
 		return nil, err
 	}
-	src, err := openSource(ctx, in, false)
+	dest, err := newFolder(ctx, j.Temp, out, old)
+	if err != nil {
+		return nil, err
+	}
+	log := opt.Logger()
+	// The temporaries go whatever ends the run, a cancelled context included.
+	defer dest.discard(context.WithoutCancel(ctx), log)
+	src, err := openSource(ctx, in, false, dest.rt)
 	if err != nil {
 		return nil, err
 	}
@@ -81,14 +90,7 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	if err != nil {
 		return nil, src.rename(err)
 	}
-	dest, err := newFolder(out, old)
-	if err != nil {
-		return nil, err
-	}
-	// The temporaries go whatever ends the run, a cancelled context included.
-	defer dest.discard(context.WithoutCancel(ctx))
 	j.Errors = dest.errors // for runners that lose the workers' errors
-	log := opt.Logger()
 	searched, err := search(ctx, j, src, dest.work, run)
 	if err != nil {
 		return nil, src.rename(err) // the estimate reads the local copies
@@ -360,33 +362,44 @@ func newReport(cfg *schema.Config, r *Released, src *source, sizes risk.Distribu
 // ms is d in milliseconds.
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// folder is where a release is written before it is published: a temporary folder
-// beside the output, holding the workers' shared files (work), the errors they report
-// (errors) and the release's parts (parts), which are renamed to the output when
-// published (copied, in a store).
+// folder is where a release is written before it is published: the run's temporary
+// folders (runTemp, never beside the output), holding the workers' shared files
+// (work), the errors they report (errors) and the release's parts (parts), which are
+// moved into the output when checked (copied, in a store).
 type folder struct {
-	out, tmp, work, errors, parts string
-	old                           []string // the files of the release the run replaces (nil: none)
-	local                         string   // a local folder for copies of parts in a store ("": none)
-	checked                       []string // the parts the check read, by name
+	out, work, errors, parts string
+	rt                       *runTemp
+	old                      []string // the files of the release the run replaces (nil: none)
+	local                    string   // a local folder for copies of parts in a store ("": none)
+	checked                  []string // the parts the check read, by name
 }
 
-// newFolder makes the temporary folder beside out, whose release old (nil: none) the
-// run replaces.
-func newFolder(out string, old []string) (*folder, error) {
-	if isObject(out) {
-		tmp := tempName(out)
-		return &folder{out: out, tmp: tmp, work: joinPath(tmp, "work"), errors: joinPath(tmp, "errors"), parts: joinPath(tmp, "release"), old: old}, nil
+// newFolder makes the run's temporary folders in temp (Job.Temp) for a release at
+// out, whose release old (nil: none) the run replaces. A local out's folder must take
+// the temporary folder the release is published through (rename): it is tried now,
+// and what a run that died while publishing left there is removed.
+func newFolder(ctx context.Context, temp, out string, old []string) (*folder, error) {
+	if !isObject(out) {
+		pub, err := publish.CreateFolder(out)
+		if err != nil {
+			return nil, fmt.Errorf("output: %w", err)
+		}
+		pub.Discard()
+		if err := publish.Sweep(out); err != nil {
+			return nil, fmt.Errorf("output: %w", err)
+		}
 	}
-	// The workers write beside it, from their own working folders (out is absolute).
-	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".sanitize-beam-")
+	rt, err := newRunTemp(ctx, temp)
 	if err != nil {
 		return nil, err
 	}
-	f := &folder{out: out, tmp: tmp, work: filepath.Join(tmp, "work"), errors: filepath.Join(tmp, "errors"), parts: filepath.Join(tmp, "release"), old: old}
-	for _, d := range []string{f.work, f.errors, f.parts} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			os.RemoveAll(tmp)
+	f := &folder{out: out, rt: rt, old: old}
+	for _, d := range []struct {
+		path *string
+		name string
+	}{{&f.work, "work"}, {&f.errors, "errors"}, {&f.parts, "release"}} {
+		if *d.path, err = rt.folder(d.name); err != nil {
+			rt.discard(ctx)
 			return nil, err
 		}
 	}
@@ -410,7 +423,7 @@ func (f *folder) localParts(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if f.local, err = os.MkdirTemp("", "sanitize-beam-release-"); err != nil {
+	if f.local, err = f.rt.private("checked"); err != nil {
 		return "", err
 	}
 	for _, o := range objs {
@@ -467,21 +480,60 @@ func (f *folder) publish(ctx context.Context, path string, rep *report.Report, f
 	return nil
 }
 
-// rename puts a local release in place: the old one is moved aside into the
-// temporary folder (removed with it) and the new one renamed to the output, so that
-// a failure leaves the old one where it was.
-func (f *folder) rename(context.Context) error {
+// rename puts a local release in place through a temporary folder beside the output,
+// on its file system (publish.CreateFolder: held while the run lives, removed by the
+// next run if this one dies): the checked parts are moved into it (copied from
+// another file system), the old release is moved aside into it (removed with it) and
+// the new one renamed to the output, so that a failure leaves the old one where it
+// was.
+func (f *folder) rename(ctx context.Context) error {
+	pub, err := publish.CreateFolder(f.out)
+	if err != nil {
+		return fmt.Errorf("output: %w (nothing published)", err)
+	}
+	defer pub.Discard()
+	parts := filepath.Join(pub.Path, "release")
+	if err := f.moveParts(ctx, parts); err != nil {
+		return fmt.Errorf("output: %w (nothing published)", err)
+	}
 	if f.old != nil {
-		aside := filepath.Join(f.tmp, "old")
+		aside := filepath.Join(pub.Path, "old")
 		if err := os.Rename(f.out, aside); err != nil {
 			return fmt.Errorf("output: %w (nothing published)", err)
 		}
-		if err := os.Rename(f.parts, f.out); err != nil {
+		if err := os.Rename(parts, f.out); err != nil {
 			return errors.Join(fmt.Errorf("output: %w (nothing published)", err), os.Rename(aside, f.out))
 		}
 		return nil
 	}
-	return os.Rename(f.parts, f.out)
+	return os.Rename(parts, f.out)
+}
+
+// moveParts moves the checked parts into the new folder to: the parts folder renamed,
+// or, from another file system, each part copied and synced.
+func (f *folder) moveParts(ctx context.Context, to string) error {
+	if os.Rename(f.parts, to) == nil {
+		return nil
+	}
+	if err := os.Mkdir(to, 0o700); err != nil {
+		return err
+	}
+	for _, name := range f.checked {
+		p := filepath.Join(to, name)
+		if err := copyFile(ctx, filepath.Join(f.parts, name), p); err != nil {
+			return err
+		}
+		part, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		err = part.Sync()
+		part.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // copy puts a release in a store in place: the old release's marker is removed first
@@ -515,12 +567,11 @@ func (f *folder) copy(ctx context.Context) error {
 	return nil
 }
 
-// discard removes the temporary folder and whatever it still holds, and the local
-// copies.
-func (f *folder) discard(ctx context.Context) {
-	removeAll(ctx, f.tmp)
-	if f.local != "" {
-		os.RemoveAll(f.local)
+// discard removes the run's temporary folders and whatever they still hold, and says
+// on log what it cannot remove.
+func (f *folder) discard(ctx context.Context, log *slog.Logger) {
+	if err := f.rt.discard(ctx); err != nil {
+		log.Warn("a temporary folder is left", "error", err.Error())
 	}
 }
 

@@ -58,15 +58,24 @@ type Searched struct {
 // (refused up front when its estimate is certain to be past Job.MaxClassTable:
 // Estimate), and searches it here, with the options the CLI's release takes
 // (release.ModelOptions): the same node as the CLI's for the same input and
-// configuration. tmp is a folder the workers and this process share, for the merged
-// table.
-func Search(ctx context.Context, job Job, in, tmp string, run Execute) (*Searched, error) {
-	src, err := openSource(ctx, in, false)
+// configuration. temp is where the run's temporary folder is made, which the workers
+// and this process share (Job.Temp).
+func Search(ctx context.Context, job Job, in, temp string, run Execute) (*Searched, error) {
+	rt, err := newRunTemp(ctx, temp)
+	if err != nil {
+		return nil, err
+	}
+	defer rt.discard(context.WithoutCancel(ctx))
+	src, err := openSource(ctx, in, false, rt)
 	if err != nil {
 		return nil, err
 	}
 	defer src.close()
-	return search(ctx, job, src, tmp, run)
+	work, err := rt.folder("work")
+	if err != nil {
+		return nil, err
+	}
+	return search(ctx, job, src, work, run)
 }
 
 // search is Search of the parts of src.

@@ -2,8 +2,6 @@ package stage
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
+	"sanitizer/publish"
 	"sanitizer/schema"
 	"sanitizer/table"
 )
@@ -294,21 +293,6 @@ func checkStorePath(key, p string) error {
 	return nil
 }
 
-// removeAll removes the local folder or the store's folder dir and all it holds.
-func removeAll(ctx context.Context, dir string) error {
-	if isObject(dir) {
-		return removeObjects(ctx, dir)
-	}
-	return os.RemoveAll(dir)
-}
-
-// tempName is a new name for a temporary folder beside out in a store.
-func tempName(out string) string {
-	var b [8]byte
-	rand.Read(b[:])
-	return strings.TrimSuffix(out, "/") + ".sanitize-beam-" + hex.EncodeToString(b[:])
-}
-
 // mirror copies every part of an input in a store into the local folder dir, by its
 // name (a part of a local input is read where it is): what the driver reads of the
 // input itself, its columns, its records' bound and the check, it reads there. It
@@ -332,8 +316,8 @@ func mirror(ctx context.Context, parts []string, dir string) ([]string, error) {
 // itself, or a copy of an object of a store in a temporary folder) and how to say
 // where a record is.
 type fetched struct {
-	path, name string // the local file, and the part's own name for messages
-	tmp        string // the temporary folder of a copy ("": none)
+	path, name string          // the local file, and the part's own name for messages
+	tmp        *publish.Folder // the temporary folder of a copy (nil: none)
 }
 
 // fetch makes part readable as a local file on this worker.
@@ -341,11 +325,11 @@ func fetch(ctx context.Context, part string) (*fetched, error) {
 	if !isObject(part) {
 		return &fetched{path: part, name: part}, nil
 	}
-	tmp, err := os.MkdirTemp("", "sanitize-beam-part-")
+	tmp, err := workerTemp(ctx)
 	if err != nil {
 		return nil, err
 	}
-	f := &fetched{path: filepath.Join(tmp, baseName(part)), name: part, tmp: tmp}
+	f := &fetched{path: filepath.Join(tmp.Path, baseName(part)), name: part, tmp: tmp}
 	if err := copyFile(ctx, part, f.path); err != nil {
 		f.done()
 		return nil, fmt.Errorf("%s: %w", part, err)
@@ -355,8 +339,8 @@ func fetch(ctx context.Context, part string) (*fetched, error) {
 
 // done removes the local copy, if any.
 func (f *fetched) done() {
-	if f.tmp != "" {
-		os.RemoveAll(f.tmp)
+	if f.tmp != nil {
+		f.tmp.Discard()
 	}
 }
 
@@ -388,9 +372,9 @@ type source struct {
 }
 
 // openSource lists in's parts and, for an input in a store, copies them to a local
-// folder for this process (all of them, or with first only the first: what dp reads
-// here); close removes it.
-func openSource(ctx context.Context, in string, first bool) (*source, error) {
+// folder of the run's (rt) for this process (all of them, or with first only the
+// first: what dp reads here); close removes it.
+func openSource(ctx context.Context, in string, first bool, rt *runTemp) (*source, error) {
 	parts, err := Parts(ctx, in)
 	if err != nil {
 		return nil, err
@@ -399,7 +383,7 @@ func openSource(ctx context.Context, in string, first bool) (*source, error) {
 	if !isObject(in) {
 		return src, nil
 	}
-	if src.dir, err = os.MkdirTemp("", "sanitize-beam-input-"); err != nil {
+	if src.dir, err = rt.private("input"); err != nil {
 		return nil, err
 	}
 	copied := parts

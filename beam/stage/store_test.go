@@ -56,13 +56,30 @@ func fromStore(t *testing.T, prefix string) (string, []string) {
 	return dir, names
 }
 
-// storeHolds fails t unless every object under root is under one of the folders.
-func storeHolds(t *testing.T, root string, folders ...string) {
+// allObjects is every object in the store's folder root, five folders deep.
+func allObjects(t *testing.T, root string) []string {
 	t.Helper()
-	objs, err := listObjects(context.Background(), root)
+	fs, err := store(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer fs.Close()
+	var all []string
+	for depth := 1; depth <= 5; depth++ {
+		objs, err := fs.List(context.Background(), root+strings.Repeat("/*", depth))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, objs...)
+	}
+	return all
+}
+
+// storeHolds fails t unless every object under root (five folders deep) is under one
+// of the folders.
+func storeHolds(t *testing.T, root string, folders ...string) {
+	t.Helper()
+	objs := allObjects(t, root)
 	for _, o := range objs {
 		if !slices.ContainsFunc(folders, func(f string) bool { return strings.HasPrefix(o, root+"/"+f+"/") }) {
 			t.Errorf("the store holds %s, outside %v", o, folders)

@@ -85,12 +85,12 @@ func (f *writePartFn) process(ctx context.Context, part string) error {
 		return w.write(ctx, part, filepath.Join(f.Out, name))
 	}
 	// A release in a store: written here, then copied there whole.
-	tmp, err := os.MkdirTemp("", "sanitize-beam-release-")
+	tmp, err := workerTemp(ctx)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	local := filepath.Join(tmp, name)
+	defer tmp.Discard()
+	local := filepath.Join(tmp.Path, name)
 	if err := w.write(ctx, part, local); err != nil {
 		return err
 	}

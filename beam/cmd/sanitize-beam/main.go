@@ -14,7 +14,11 @@
 // the classes on the workers and searches on one, then recodes every part into a part
 // of RELEASE, checked before it is published. dp noises the histograms, marginals and
 // aggregates through Privacy on Beam over the declared domains and publishes them into
-// DIR with the CLI's manifest, the spend recorded in the ledger first. Beam's pipeline
+// DIR with the CLI's manifest, the spend recorded in the ledger first. A run's
+// intermediate files, which hold the input's data, go to a folder of its own (mode
+// 0700) in Beam's --temp_location (else the folder tmp of --staging_location), or
+// with neither in the system's temporary folder, never beside RELEASE or DIR: that
+// location must be private and, on a cluster, shared with the workers. Beam's pipeline
 // options (--runner and the runner's own) are taken as Beam takes them; without
 // --runner, Beam's default. Exit status as sanitize's: 0 done; 2 bad input or
 // configuration; 3 the models cannot be met or the budget does not allow the run
@@ -31,6 +35,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -188,14 +193,31 @@ func command(ctx context.Context, name string, log *slog.Logger, stdout io.Write
 	}
 	runner := func(ctx context.Context, p *beam.Pipeline) error { return beamx.Run(ctx, p) }
 	opt := job.Options{Input: *in, Output: *out, Report: *reportTo, Force: *force, Ledger: *ledger, Log: log}
-	if f := flag.Lookup("temp_location"); f != nil { // Beam's Dataflow runner's
-		j.Temp = f.Value.String()
-	}
+	j.Temp = tempLocation()
 	if name == "dp" {
 		return dp(ctx, j, opt, runner, stdout)
 	}
 	j.MaxClassTable = *maxMiB << 20
 	return release(ctx, j, opt, runner, stdout)
+}
+
+// tempLocation is where a run makes its temporary folder (stage.Job.Temp): Beam's
+// --temp_location, else, as Beam's Dataflow runner takes it, the folder tmp in
+// --staging_location when that is given; "": the system's temporary folder.
+func tempLocation() string {
+	value := func(name string) string {
+		if f := flag.Lookup(name); f != nil { // Beam's Dataflow runner's flags
+			return f.Value.String()
+		}
+		return ""
+	}
+	if t := value("temp_location"); t != "" {
+		return t
+	}
+	if s := value("staging_location"); s != "" {
+		return strings.TrimRight(s, "/") + "/tmp"
+	}
+	return ""
 }
 
 // release runs the release and prints its summary.

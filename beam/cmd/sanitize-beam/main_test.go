@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,9 +16,9 @@ import (
 
 // TestReleaseCommand: sanitize-beam release on Prism publishes the parts and says so,
 // with nothing on stderr under --quiet; run again it refuses to replace them without
-// --force (exit 2) and replaces them with it, logging its stages as JSON records and
-// writing the HTML report; a report that exists, a missing flag or input, and an
-// unknown log format are exit 2.
+// --force (exit 2) and replaces them with it, its temporary folder in --temp_location
+// (left empty), logging its stages as JSON records and writing the HTML report; a
+// report that exists, a missing flag or input, and an unknown log format are exit 2.
 func TestReleaseCommand(t *testing.T) {
 	abs, _ := filepath.Abs("../../../../shared/data/adult")
 	raw, err := os.ReadFile(filepath.Join(abs, "adult.csv"))
@@ -39,6 +41,8 @@ func TestReleaseCommand(t *testing.T) {
 	c := filepath.Join(dir, "c.yaml")
 	os.WriteFile(c, []byte(cfg.String()), 0o600)
 	out, rep := filepath.Join(dir, "rel"), filepath.Join(dir, "report.html")
+	temp := t.TempDir()
+	defer flag.Set("temp_location", "")
 	args := []string{"release", "-c", c, "--in", parts, "--out", out, "--runner=prism"}
 	with := func(more ...string) []string { return append(slices.Clone(args), more...) }
 	quietStderr := func(t *testing.T, stderr string) {
@@ -54,7 +58,7 @@ func TestReleaseCommand(t *testing.T) {
 	}{
 		{with("--quiet"), 0, "released 28816 of 30162 records", quietStderr},
 		{args, 2, "exists (use --force", nil},
-		{with("--force", "--log-format", "json", "--report", rep), 0, "report: " + rep, jsonStages},
+		{with("--force", "--log-format", "json", "--report", rep, "--temp_location", temp), 0, "report: " + rep, jsonStages},
 		{[]string{"release", "-c", c, "--in", parts, "--out", filepath.Join(dir, "rel2"), "--report", rep, "--runner=prism"}, 2, "--report: " + rep + " exists", nil},
 		{[]string{"release", "--in", parts, "--out", out}, 2, "required", nil},
 		{with("--force", "--log-format", "yaml"), 2, "--log-format", nil},
@@ -77,6 +81,9 @@ func TestReleaseCommand(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 4 { // parts, c.yaml, rel, report.html: no temporary left
 		t.Errorf("the folder holds %d entries, want 4", len(entries))
+	}
+	if entries, _ := os.ReadDir(temp); len(entries) != 0 {
+		t.Errorf("--temp_location holds %v after the run", entries)
 	}
 }
 
@@ -147,5 +154,26 @@ func TestDPCommand(t *testing.T) {
 	}
 	if code != 3 {
 		t.Errorf("past the budget: exit %d, want 3", code)
+	}
+}
+
+// TestTempLocation: a run's temporary folder goes to --temp_location, else to the
+// folder tmp of --staging_location (as Beam's Dataflow runner takes it), else to the
+// system's temporary folder ("").
+func TestTempLocation(t *testing.T) {
+	defer flag.Set("temp_location", "")
+	defer flag.Set("staging_location", "")
+	for _, c := range []struct{ temp, staging, want string }{
+		{"", "", ""},
+		{"/shared/tmp", "", "/shared/tmp"},
+		{"gs://b/tmp", "gs://b/staging", "gs://b/tmp"},
+		{"", "gs://b/staging/", "gs://b/staging/tmp"},
+	} {
+		if err := errors.Join(flag.Set("temp_location", c.temp), flag.Set("staging_location", c.staging)); err != nil {
+			t.Fatal(err)
+		}
+		if got := tempLocation(); got != c.want {
+			t.Errorf("--temp_location %q --staging_location %q: %q, want %q", c.temp, c.staging, got, c.want)
+		}
 	}
 }
