@@ -287,3 +287,39 @@ func withDictionaryValue(t *testing.T, tbl arrow.Table, name, extra string) arro
 	defer rec.Release()
 	return array.NewTableFromRecords(sc, []arrow.RecordBatch{rec})
 }
+
+// TestDictionaryLabelsOfOtherParts: a release's dictionary of a generalized
+// quasi-identifier holds the labels of the whole release, shared by every row group
+// and part; a part (or row group) whose records hold only some of them carries the
+// others, which other parts' records hold. The release verifies and Check passes it,
+// as a folder of Parquet, Arrow file and Arrow stream parts.
+func TestDictionaryLabelsOfOtherParts(t *testing.T) {
+	dir := t.TempDir()
+	parts := filepath.Join(dir, "in")
+	if err := os.Mkdir(parts, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for p, zips := range []int{20, 5} { // the second part holds 5 of the 20 zip codes
+		var b strings.Builder
+		b.WriteString("zip,v\n")
+		for i := range 400 {
+			fmt.Fprintf(&b, "021%02d,%d\n", i%zips, i%7)
+		}
+		if err := os.WriteFile(filepath.Join(parts, fmt.Sprintf("part-%d.csv", p)), []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := loadConfigText(t, "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n  v: {role: insensitive}\nprivacy: {k: 2}\n")
+	for _, format := range []string{"parquet", "arrow", "arrows"} {
+		t.Run(format, func(t *testing.T) {
+			cfg.Output.Format = format
+			out := filepath.Join(t.TempDir(), "r") + string(filepath.Separator)
+			if _, err := Release(context.Background(), cfg, job.Options{Input: parts, Output: out}); err != nil {
+				t.Fatalf("release: %v", err)
+			}
+			if _, err := Check(context.Background(), cfg, job.Options{Input: parts, Output: out}); err != nil {
+				t.Fatalf("check: %v", err)
+			}
+		})
+	}
+}

@@ -205,6 +205,9 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 		// readers stop early: it verified nothing.
 		err = ctx.Err()
 	}
+	if err == nil {
+		err = rel.dictionaries() // every record of every column has been read
+	}
 	// The input's reading stopped (a walk that failed may end before it does), so that
 	// its checksum is not read while it is made.
 	cr.Close()

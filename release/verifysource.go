@@ -33,6 +33,10 @@ type checkedTable interface {
 	// every byte of each file of a CSV table (verify.CSVFile.Checksum); nil for the
 	// other formats, or before the end.
 	checksums() []uint32
+	// dictionaries reports, once every column's records have been read to the end, a
+	// *verify.Violation when a dictionary of a release holds a value none of its
+	// records holds (verify.DictionaryUse); nil for an input.
+	dictionaries() error
 	Close() error
 }
 
@@ -63,18 +67,28 @@ const (
 // says it is. names are the configuration's columns, in order: the header of a CSV file
 // without a header row.
 func openChecked(path, format string, dialect schema.CSV, names []string, role tableRole) (checkedTable, error) {
-	if table.IsParts(path) {
-		return openCheckedParts(path, format, dialect, names, role)
+	var use *verify.DictionaryUse // the release's, over all its parts
+	if role == releaseTable {
+		use = verify.NewDictionaryUse()
 	}
+	if table.IsParts(path) {
+		return openCheckedParts(path, format, dialect, names, use)
+	}
+	return openCheckedFile(path, format, dialect, names, use)
+}
+
+// openCheckedFile opens one file of a table; use, when not nil, is told of its
+// dictionaries as its records are read.
+func openCheckedFile(path, format string, dialect schema.CSV, names []string, use *verify.DictionaryUse) (checkedTable, error) {
 	if format == "parquet" {
 		f, err := verify.OpenParquet(path)
 		if err != nil {
 			return nil, err
 		}
-		if role == releaseTable {
-			f.RequireUsedDictionaries()
+		if use != nil {
+			f.RequireUsedDictionaries(use)
 		}
-		return checkedParquet{f}, nil
+		return checkedParquet{f, use}, nil
 	}
 	if format == "csv" {
 		f, err := verify.OpenCSV(path, dialect.Separator, dialect.Header, names)
@@ -88,10 +102,10 @@ func openChecked(path, format string, dialect schema.CSV, names []string, role t
 		if err != nil {
 			return nil, err
 		}
-		if role == releaseTable {
-			f.RequireUsedDictionaries()
+		if use != nil {
+			f.RequireUsedDictionaries(use)
 		}
-		return checkedArrow{f}, nil
+		return checkedArrow{f, use}, nil
 	}
 	return nil, schema.BadInput("%s: unknown format %q", path, format)
 }
@@ -120,6 +134,8 @@ func (t checkedCSV) checksums() []uint32 {
 	return nil
 }
 
+func (t checkedCSV) dictionaries() error { return nil }
+
 func (t checkedCSV) Close() error { return t.f.Close() }
 
 // badCSV gives a malformed record of a CSV file as bad input.
@@ -133,8 +149,12 @@ func (r badCSV) Read() ([]string, error) {
 	return rec, err
 }
 
-// checkedParquet is a Parquet file read by the verifier's decoder.
-type checkedParquet struct{ f *verify.ParquetFile }
+// checkedParquet is a Parquet file read by the verifier's decoder, and the account of
+// its release's dictionaries (nil: an input).
+type checkedParquet struct {
+	f   *verify.ParquetFile
+	use *verify.DictionaryUse
+}
 
 func (t checkedParquet) columns() []checkedColumn {
 	var out []checkedColumn
@@ -156,10 +176,16 @@ func (t checkedParquet) metadata() map[string]string { return t.f.Metadata() }
 
 func (t checkedParquet) checksums() []uint32 { return nil }
 
+func (t checkedParquet) dictionaries() error { return checkDictionaries(t.use) }
+
 func (t checkedParquet) Close() error { return t.f.Close() }
 
-// checkedArrow is an Arrow IPC file or stream read by the verifier's reading.
-type checkedArrow struct{ f *verify.ArrowFile }
+// checkedArrow is an Arrow IPC file or stream read by the verifier's reading, and the
+// account of its release's dictionaries (nil: an input).
+type checkedArrow struct {
+	f   *verify.ArrowFile
+	use *verify.DictionaryUse
+}
 
 func (t checkedArrow) columns() []checkedColumn {
 	var out []checkedColumn
@@ -181,7 +207,17 @@ func (t checkedArrow) metadata() map[string]string { return t.f.Metadata() }
 
 func (t checkedArrow) checksums() []uint32 { return nil }
 
+func (t checkedArrow) dictionaries() error { return checkDictionaries(t.use) }
+
 func (t checkedArrow) Close() error { return t.f.Close() }
+
+// checkDictionaries is use.Check, nil without an account.
+func checkDictionaries(use *verify.DictionaryUse) error {
+	if use == nil {
+		return nil
+	}
+	return use.Check()
+}
 
 // allColumns is the projection of every column of t.
 func allColumns(t checkedTable) []int {
@@ -193,21 +229,24 @@ func allColumns(t checkedTable) []int {
 }
 
 // checkedParts is a table in parts as the verification reads it: each part a
-// checkedTable, their records one after another.
+// checkedTable, their records one after another; a release's parts tell one account
+// of its dictionaries.
 type checkedParts struct {
 	parts []checkedTable
 	paths []string // the parts' files, in order
+	use   *verify.DictionaryUse
 }
 
-// openCheckedParts opens every part of an input in parts for the verification.
-func openCheckedParts(path, format string, dialect schema.CSV, names []string, role tableRole) (checkedTable, error) {
+// openCheckedParts opens every part of a table in parts for the verification; use,
+// when not nil, is told of every part's dictionaries.
+func openCheckedParts(path, format string, dialect schema.CSV, names []string, use *verify.DictionaryUse) (checkedTable, error) {
 	paths, err := table.PartPaths(path)
 	if err != nil {
 		return nil, err
 	}
-	t := &checkedParts{}
+	t := &checkedParts{use: use}
 	for _, p := range paths {
-		part, err := openChecked(p, format, dialect, names, role)
+		part, err := openCheckedFile(p, format, dialect, names, use)
 		if err != nil {
 			t.Close()
 			return nil, err
@@ -284,6 +323,8 @@ func (t *checkedParts) checksums() []uint32 {
 	}
 	return out
 }
+
+func (t *checkedParts) dictionaries() error { return checkDictionaries(t.use) }
 
 func (t *checkedParts) Close() error {
 	var first error

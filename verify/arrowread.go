@@ -58,18 +58,18 @@ type ArrowFile struct {
 	frMu   sync.Mutex
 	schema *arrow.Schema
 	cols   []arrowColumn
-	// usedDicts makes the reading of the records check that they hold every value of
-	// every dictionary (RequireUsedDictionaries).
-	usedDicts bool
+	// use, when not nil, is told of every dictionary as the records are read
+	// (RequireUsedDictionaries).
+	use *DictionaryUse
 }
 
-// RequireUsedDictionaries makes the reading of the records check that every value of
-// every dictionary the file holds is held by one of its records: a release may carry
-// only the values its records hold. A dictionary with another value (one replaced
-// before all its values were used, one no record batch follows) is a *Violation
-// naming the column (never the value). The records must be read to their end, every
-// dictionary-encoded column among them. An input is not held to this.
-func (a *ArrowFile) RequireUsedDictionaries() { a.usedDicts = true }
+// RequireUsedDictionaries makes the reading of the records tell u which values of each
+// dictionary (each one a stream replaces, and the last of each column) its records
+// used and which they did not, and of dictionaries no record batch refers to, so that
+// u.Check can hold the release to carrying only values its records hold. The records
+// must be read to their end, every dictionary-encoded column among them. An input is
+// not held to this.
+func (a *ArrowFile) RequireUsedDictionaries(u *DictionaryUse) { a.use = u }
 
 // ArrowColumn describes a top-level column of an Arrow IPC file: its name, the type
 // its values are read as, and, for a column the reader cannot read, what it is.
@@ -375,15 +375,15 @@ func (a *ArrowFile) Records(ctx context.Context, cols []int) (*ArrowRecords, err
 
 // batches returns the function that gives the file's record batches in turn (nil after
 // the last) with the function that lets each go, and the function that lets the
-// reader go. When the file is held to it, the last call of next reports a *Violation
-// for dictionaries no record batch refers to (RequireUsedDictionaries).
+// reader go. When the file is held to it, the last call of next tells its
+// DictionaryUse of dictionaries no record batch refers to (RequireUsedDictionaries).
 func (a *ArrowFile) batches() (next func() (arrow.RecordBatch, func(), error), done func(), err error) {
 	if !a.stream {
 		i := 0
 		next = func() (arrow.RecordBatch, func(), error) {
 			if i >= a.fr.NumRecords() {
-				if n := a.fr.NumDictionaries(); a.usedDicts && i == 0 && n > 0 {
-					return nil, nil, unreferencedDictionaries(n)
+				if n := a.fr.NumDictionaries(); a.use != nil && i == 0 && n > 0 {
+					a.use.unread("", n) // read by no record batch
 				}
 				return nil, nil, nil
 			}
@@ -409,20 +409,14 @@ func (a *ArrowFile) batches() (next func() (arrow.RecordBatch, func(), error), d
 			if err := sr.Err(); err != nil {
 				return nil, nil, a.corrupt("", err)
 			}
-			if a.usedDicts && msgs.trailingDicts > 0 {
-				return nil, nil, unreferencedDictionaries(msgs.trailingDicts)
+			if a.use != nil && msgs.trailingDicts > 0 {
+				a.use.unread("", msgs.trailingDicts) // no record batch follows them
 			}
 			return nil, nil, nil
 		}
 		return sr.RecordBatch(), func() {}, nil // the reader lets it go at the next Next
 	}
 	return next, sr.Release, nil
-}
-
-// unreferencedDictionaries is the *Violation of n dictionary batches that no record
-// batch refers to: values no released record holds.
-func unreferencedDictionaries(n int) error {
-	return &Violation{Msg: fmt.Sprintf("%d dictionary batches that no record batch follows: a release may carry only the values its records hold", n)}
 }
 
 // recordBatch reads record batch i of the file format (a panic of the library leaves
@@ -451,7 +445,7 @@ func (a *ArrowFile) produce(ctx context.Context, cols []int, out chan<- *textBat
 	width := len(cols)
 	texts := make([]*arrowText, width)
 	for j, c := range cols {
-		texts[j] = &arrowText{col: &a.cols[c], usedDicts: a.usedDicts}
+		texts[j] = &arrowText{col: &a.cols[c], dictUse: a.use}
 	}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -530,9 +524,9 @@ type arrowText struct {
 	dictFrom arrow.ArrayData
 	dtext    []string
 	dstate   []uint8 // dtext[i] is: 0 not made yet, 1 made, 2 a null
-	// usedDicts: every value of every dictionary must be used by a record
+	// dictUse, when not nil, is told which values of each dictionary the records used
 	// (ArrowFile.RequireUsedDictionaries).
-	usedDicts bool
+	dictUse *DictionaryUse
 }
 
 // bufferBytes returns buffer i of bufs, nil when it is absent.
@@ -621,8 +615,7 @@ func (t *arrowText) take(d arrow.ArrayData, n int, str arrowKind) error {
 // nextDictionary makes next, of n values, the dictionary of the column's arrays from
 // now on. One that extends the last (a delta, or the same values again) keeps what is
 // known of the last one's values; one that replaces it leaves the last one's values
-// behind, which the records must all have used when the file is held to it
-// (dictionaryUsed).
+// behind, of which the file's DictionaryUse, when it has one, is told (dictionaryUsed).
 func (t *arrowText) nextDictionary(next *arrowText, n int) error {
 	last := len(t.dstate)
 	if t.dict != nil && n >= last {
@@ -669,22 +662,24 @@ func (t *arrowText) samePrefix(u *arrowText, n int) (bool, error) {
 	return true, nil
 }
 
-// dictionaryUsed reports a *Violation, when the file is held to it, if a value of the
-// column's current dictionary has not been used by a record.
+// dictionaryUsed tells the file's DictionaryUse, when it has one, which values of the
+// column's current dictionary the records used (their state says so: made, or a null
+// entry met) and which they did not.
 func (t *arrowText) dictionaryUsed() error {
-	if !t.usedDicts || t.dict == nil {
+	if t.dictUse == nil || t.dict == nil {
 		return nil
 	}
-	unused := 0
-	for _, s := range t.dstate {
-		if s == 0 {
-			unused++
+	value := func(i int) (string, bool, error) {
+		switch {
+		case t.dstate[i] == 1:
+			return t.dtext[i], true, nil
+		case t.dict.null(i):
+			return "", false, nil
 		}
+		v, err := t.dict.value(i)
+		return v, err == nil, err
 	}
-	if unused > 0 {
-		return &Violation{Msg: fmt.Sprintf("the dictionary holds %d values that no released record holds (of %d): a release may carry only the values its records hold", unused, len(t.dstate))}
-	}
-	return nil
+	return t.dictUse.dictionary(t.col.Name, len(t.dstate), value, func(i int) bool { return t.dstate[i] != 0 })
 }
 
 // null reports whether value i of the array (counted from its offset) is null.

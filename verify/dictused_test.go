@@ -22,14 +22,36 @@ import (
 // A release may carry only the values its records hold: a dictionary value no record
 // uses may be one only a suppressed record had. These tests write files whose
 // dictionaries hold such a value (as a writer that copies an input's dictionary whole
-// would), and files whose dictionaries are all used, and read them as a release
-// (RequireUsedDictionaries) and as an input.
+// would), and files whose dictionaries are all used, by their own records or by
+// another chunk's or file's of the release, and read them as a release (with a
+// DictionaryUse) and as an input.
 
-// readAll reads every column of a file opened by open, as a release when release is
-// set, and returns the reading's error.
-func readAll(t *testing.T, records func(release bool) (Reader, func(), error), release bool) error {
+// opening opens a file to read its columns 0 and 1, telling use of its dictionaries
+// when use is not nil.
+type opening func(use *DictionaryUse) (Reader, func(), error)
+
+// readAll reads every record of the files in turn, as one release when release is set
+// (then checking its dictionaries), and returns the reading's error.
+func readAll(t *testing.T, files []opening, release bool) error {
 	t.Helper()
-	r, done, err := records(release)
+	var use *DictionaryUse
+	if release {
+		use = NewDictionaryUse()
+	}
+	for _, open := range files {
+		if err := readFile(open, use); err != nil {
+			return err
+		}
+	}
+	if use == nil {
+		return nil
+	}
+	return use.Check()
+}
+
+// readFile reads every record of one file.
+func readFile(open opening, use *DictionaryUse) error {
+	r, done, err := open(use)
 	if err != nil {
 		return err
 	}
@@ -44,30 +66,29 @@ func readAll(t *testing.T, records func(release bool) (Reader, func(), error), r
 	}
 }
 
-// releaseFile is an opened file of the verifier's reading that can be held to its
-// dictionaries' use.
+// releaseFile is an opened file of the verifier's reading that can tell a
+// DictionaryUse of its dictionaries.
 type releaseFile[R interface {
 	Reader
 	Close()
 }] interface {
-	RequireUsedDictionaries()
+	RequireUsedDictionaries(*DictionaryUse)
 	Records(ctx context.Context, cols []int) (R, error)
 	Close() error
 }
 
-// opener opens a file for readAll, its columns 0 and 1 read, as a release when
-// release is set.
+// opener is the opening of a file by open.
 func opener[R interface {
 	Reader
 	Close()
-}, F releaseFile[R]](open func() (F, error)) func(bool) (Reader, func(), error) {
-	return func(release bool) (Reader, func(), error) {
+}, F releaseFile[R]](open func() (F, error)) opening {
+	return func(use *DictionaryUse) (Reader, func(), error) {
 		f, err := open()
 		if err != nil {
 			return nil, nil, err
 		}
-		if release {
-			f.RequireUsedDictionaries()
+		if use != nil {
+			f.RequireUsedDictionaries(use)
 		}
 		r, err := f.Records(context.Background(), []int{0, 1})
 		if err != nil {
@@ -78,32 +99,32 @@ func opener[R interface {
 	}
 }
 
-// arrowRecords opens an Arrow IPC file or stream for readAll.
-func arrowRecords(path string, stream bool) func(bool) (Reader, func(), error) {
+// arrowRecords opens an Arrow IPC file or stream.
+func arrowRecords(path string, stream bool) opening {
 	return opener[*ArrowRecords](func() (*ArrowFile, error) { return OpenArrow(path, stream) })
 }
 
-// parquetRecords opens a Parquet file for readAll.
-func parquetRecords(path string) func(bool) (Reader, func(), error) {
+// parquetRecords opens a Parquet file.
+func parquetRecords(path string) opening {
 	return opener[*ParquetRecords](func() (*ParquetFile, error) { return OpenParquet(path) })
 }
 
-// checkUsed checks that reading as a release fails with a *Violation naming the column
-// d (and never the value "secret") exactly when unused, and that reading as an input
-// never fails.
-func checkUsed(t *testing.T, records func(bool) (Reader, func(), error), unused bool) {
+// checkUsed checks that reading the files as one release fails with a *Violation
+// naming the column d, or the dictionaries no record refers to (and never the value
+// "secret"), exactly when unused, and that reading them as inputs never fails.
+func checkUsed(t *testing.T, unused bool, files ...opening) {
 	t.Helper()
-	if err := readAll(t, records, false); err != nil {
+	if err := readAll(t, files, false); err != nil {
 		t.Fatalf("read as an input: %v", err)
 	}
-	err := readAll(t, records, true)
+	err := readAll(t, files, true)
 	var v *Violation
 	switch {
 	case !unused && err != nil:
 		t.Fatalf("read as a release: %v", err)
 	case unused && !errors.As(err, &v):
 		t.Fatalf("read as a release: %v, want a violation", err)
-	case unused && (!strings.Contains(err.Error(), `column "d"`) && !strings.Contains(err.Error(), "dictionary batches")):
+	case unused && (!strings.Contains(err.Error(), `column "d"`) && !strings.Contains(err.Error(), "no record refers to")):
 		t.Fatalf("the violation does not name the column: %v", err)
 	case err != nil && strings.Contains(err.Error(), "secret"):
 		t.Fatalf("the violation quotes the value: %v", err)
@@ -157,7 +178,7 @@ func TestArrowDictionariesUsed(t *testing.T) {
 				opts = append(opts, ipc.WithDictionaryDeltas(true))
 			}
 			path := writeArrowFile(t, "d.arrow", writeArrowIPC(t, mem, c.stream, sc, recs, opts...))
-			checkUsed(t, arrowRecords(path, c.stream), c.unused)
+			checkUsed(t, c.unused, arrowRecords(path, c.stream))
 		})
 	}
 }
@@ -188,19 +209,55 @@ func TestArrowTrailingDictionary(t *testing.T) {
 	b.Write(second[m2[1].at : m2[1].body+m2[1].size])
 	b.Write([]byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0})
 	path := writeArrowFile(t, "trailing.arrows", b.Bytes())
-	checkUsed(t, arrowRecords(path, true), true)
+	checkUsed(t, true, arrowRecords(path, true))
 	// The same stream without the trailing dictionary reads.
 	b.Reset()
 	b.Write(first[:m1[2].body+m1[2].size])
 	b.Write([]byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0})
 	path = writeArrowFile(t, "plain.arrows", b.Bytes())
-	checkUsed(t, arrowRecords(path, true), false)
+	checkUsed(t, false, arrowRecords(path, true))
 }
 
-// TestParquetDictionariesUsed: a Parquet release whose column chunk's dictionary page
-// holds a value none of the chunk's records holds is a violation naming the column
-// and the row group; one whose every chunk's dictionary is used reads, whatever the
-// row groups.
+// dictionaryParquet writes a Parquet file of a dictionary-encoded column d, whose
+// dictionary (in every row group: the writer copies a dictionary array's whole) is
+// dict and whose records hold the entries index (−1: a null), in row groups of group
+// records, and a column n.
+func dictionaryParquet(t *testing.T, dict []string, index []int, group int64) string {
+	t.Helper()
+	dictType := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	sc := arrow.NewSchema([]arrow.Field{{Name: "d", Type: dictType, Nullable: true}, {Name: "n", Type: arrow.PrimitiveTypes.Int32}}, nil)
+	values := array.NewStringBuilder(memory.DefaultAllocator)
+	defer values.Release()
+	values.AppendValues(dict, nil)
+	dictValues := values.NewArray()
+	defer dictValues.Release()
+	idx, ns := array.NewInt32Builder(memory.DefaultAllocator), array.NewInt32Builder(memory.DefaultAllocator)
+	defer idx.Release()
+	defer ns.Release()
+	for i, x := range index {
+		if x < 0 {
+			idx.AppendNull()
+		} else {
+			idx.Append(int32(x))
+		}
+		ns.Append(int32(i))
+	}
+	indexes, n := idx.NewArray(), ns.NewArray()
+	defer indexes.Release()
+	defer n.Release()
+	d := array.NewDictionaryArray(dictType, indexes, dictValues)
+	defer d.Release()
+	rec := array.NewRecordBatch(sc, []arrow.Array{d, n}, int64(len(index)))
+	defer rec.Release()
+	path := filepath.Join(t.TempDir(), "d.parquet")
+	testfiles.WriteArrowParquet(t, path, rec, []parquet.WriterProperty{parquet.WithMaxRowGroupLength(group)}, pqarrow.WithStoreSchema())
+	return path
+}
+
+// TestParquetDictionariesUsed: a Parquet release one of whose column chunks' dictionary
+// pages holds a value no record of the release holds is a violation naming the column;
+// a value a chunk's records do not use but another chunk's do, in the file or in
+// another part of the release, is one the release holds.
 func TestParquetDictionariesUsed(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -211,46 +268,17 @@ func TestParquetDictionariesUsed(t *testing.T) {
 	}{
 		{"all used", []string{"a", "b", "c"}, []int{0, 1, 2, -1, 2, 2, 1, 0}, 8, false},
 		{"all used in each row group", []string{"a", "b"}, []int{0, 1, 1, 0, 1, 0, 0, 1}, 4, false},
+		{"used by the first row group only", []string{"a", "b"}, []int{0, 1, 0, 1, 0, 0, 0, 0}, 4, false},
 		{"one unused", []string{"a", "secret", "c"}, []int{0, 0, 2, -1, 2, 2, 0, 0}, 8, true},
-		{"unused in the second row group", []string{"a", "secret"}, []int{0, 1, 0, 1, 0, 0, 0, 0}, 4, true},
+		{"unused in every row group", []string{"a", "secret"}, []int{0, 0, 0, 0, 0, 0, -1, 0}, 4, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dictType := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
-			sc := arrow.NewSchema([]arrow.Field{{Name: "d", Type: dictType, Nullable: true}, {Name: "n", Type: arrow.PrimitiveTypes.Int32}}, nil)
-			b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-			defer b.Release()
-			values := array.NewStringBuilder(memory.DefaultAllocator)
-			values.AppendValues(c.dict, nil)
-			dict := values.NewArray()
-			values.Release()
-			defer dict.Release()
-			idx := array.NewInt32Builder(memory.DefaultAllocator)
-			for i, x := range c.index {
-				if x < 0 {
-					idx.AppendNull()
-				} else {
-					idx.Append(int32(x))
-				}
-				b.Field(1).(*array.Int32Builder).Append(int32(i))
-			}
-			indexes := idx.NewArray()
-			idx.Release()
-			defer indexes.Release()
-			d := array.NewDictionaryArray(dictType, indexes, dict)
-			defer d.Release()
-			n := b.Field(1).NewArray()
-			defer n.Release()
-			rec := array.NewRecordBatch(sc, []arrow.Array{d, n}, int64(len(c.index)))
-			defer rec.Release()
-			path := filepath.Join(t.TempDir(), "d.parquet")
-			testfiles.WriteArrowParquet(t, path, rec, []parquet.WriterProperty{parquet.WithMaxRowGroupLength(c.group)}, pqarrow.WithStoreSchema())
-			checkUsed(t, parquetRecords(path), c.unused)
-			if c.unused {
-				err := readAll(t, parquetRecords(path), true)
-				if want := "row group"; !strings.Contains(err.Error(), want) {
-					t.Errorf("%v: does not name the row group", err)
-				}
-			}
+			checkUsed(t, c.unused, parquetRecords(dictionaryParquet(t, c.dict, c.index, c.group)))
 		})
 	}
+	// Parts: b is used by the second part's records only.
+	first := dictionaryParquet(t, []string{"a", "b"}, []int{0, 0, 0}, 8)
+	second := dictionaryParquet(t, []string{"a", "b"}, []int{1, 1, 0}, 8)
+	checkUsed(t, false, parquetRecords(first), parquetRecords(second))
+	checkUsed(t, true, parquetRecords(first), parquetRecords(first))
 }

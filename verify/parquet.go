@@ -48,17 +48,16 @@ type ParquetFile struct {
 	// readBlock is how much of a column chunk is read from the file at a time, at
 	// least (0: pageBlock; the tests make it small).
 	readBlock int
-	// usedDicts makes the reading of a column chunk check that its records hold every
-	// value of its dictionary (RequireUsedDictionaries).
-	usedDicts bool
+	// use, when not nil, is told of every column chunk's dictionary as its records are
+	// read (RequireUsedDictionaries).
+	use *DictionaryUse
 }
 
-// RequireUsedDictionaries makes the reading of the records check, column chunk by
-// column chunk, that every value of a chunk's dictionary is held by one of its records:
-// a release may carry only the values its records hold. A chunk whose dictionary holds
-// another value is a *Violation naming the column and row group (never the value). An
-// input is not held to this: its dictionaries are the writer's business.
-func (p *ParquetFile) RequireUsedDictionaries() { p.usedDicts = true }
+// RequireUsedDictionaries makes the reading of the records tell u, column chunk by
+// column chunk, which values of the chunk's dictionary its records used and which they
+// did not, so that u.Check can hold the release to carrying only values its records
+// hold. An input is not held to this: its dictionaries are the writer's business.
+func (p *ParquetFile) RequireUsedDictionaries(u *DictionaryUse) { p.use = u }
 
 // ParquetColumn describes a top-level column of a Parquet file: its name, the type
 // its values are read as, and, for a column the decoder cannot read, what it is.

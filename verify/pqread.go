@@ -229,34 +229,31 @@ func (c *pqCursor) finish() error {
 	return c.dictionaryUsed()
 }
 
-// dictionaryUsed reports a *Violation, when the file is held to it
-// (RequireUsedDictionaries), if the chunk's dictionary holds a value that none of its
-// records holds: a release may carry only the values its records hold, and
-// a dictionary entry no record uses may be a value only a suppressed record had (a
-// writer that copied an input's dictionary whole). It counts the entries, from the
-// dictionary page's header, and the entries the records used (fillIndexed marks each
-// as it makes its text), whether or not the library decoded any page through the
-// dictionary.
+// dictionaryUsed tells the file's DictionaryUse, when it has one, which values of the
+// chunk's dictionary its records used and which they did not (fillIndexed marks each
+// as it makes its text): the entries a dictionary page states, whether or not the
+// library decoded any page through it (a dictionary no page refers to is one whose
+// values were never read).
 func (c *pqCursor) dictionaryUsed() error {
 	entries := c.stream.check.dictValues
-	if entries == 0 || !c.p.usedDicts {
+	u := c.p.use
+	if entries == 0 || u == nil {
 		return nil
 	}
-	used := int64(0)
-	if c.dict != nil {
-		if int64(len(c.dset)) != entries {
-			return fmt.Errorf("a dictionary of %d values whose page states %d", len(c.dset), entries)
-		}
-		for _, u := range c.dset {
-			if u {
-				used++
-			}
-		}
+	if c.dict == nil {
+		u.unread(c.col.Name, int(entries))
+		return nil
 	}
-	if used < entries {
-		return &Violation{Msg: fmt.Sprintf("the dictionary holds %d values that no released record holds (of %d): a release may carry only the values its records hold", entries-used, entries)}
+	if int64(len(c.dset)) != entries {
+		return fmt.Errorf("a dictionary of %d values whose page states %d", len(c.dset), entries)
 	}
-	return nil
+	value := func(i int) (string, bool, error) {
+		if c.dset[i] {
+			return c.dtext[i], true, nil
+		}
+		return c.text.format(&c.dvals, i), true, nil
+	}
+	return u.dictionary(c.col.Name, len(c.dset), value, func(i int) bool { return c.dset[i] })
 }
 
 // drain reads the chunk's pages after the last one that holds records, checks that
