@@ -113,9 +113,9 @@ func canaryParts(t *testing.T, dir string, subset, byZip bool) (parts string, ca
 // records outside a research subset) is nowhere in a release on Beam of
 // dictionary-encoded Parquet parts — not in a record, a dictionary page or batch, nor
 // the statistics of any part, nor in its report — into Parquet, Arrow IPC (file and
-// stream) and CSV; and the CLI's check passes the release: every dictionary of a part
-// holds only values its records hold, also when a part's records hold only some of the
-// released labels (byZip).
+// stream) and CSV; and the CLI's check passes the release: every value of a part's
+// dictionary is held by a released record, also when a part's records hold only some of
+// the released labels (byZip: a part's dictionary is the release's).
 func TestNoCanaryInBeamRelease(t *testing.T) {
 	for _, c := range []struct{ subset, byZip bool }{{false, false}, {true, false}, {false, true}} {
 		parts, canaries, columns := canaryParts(t, t.TempDir(), c.subset, c.byZip)

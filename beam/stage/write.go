@@ -79,19 +79,10 @@ func (f *writePartFn) process(ctx context.Context, part string) error {
 	if index < 0 {
 		return fmt.Errorf("internal error: %s is not a part of the input", part)
 	}
-	w := &partWriter{hier: in.hier, cfg: cfg, like: like, rec: rec, levels: f.Levels, format: f.Format, meta: f.Meta}
-	local, err := fetch(ctx, part) // read here, once or twice
-	if err != nil {
-		return err
-	}
-	defer local.done()
-	return local.rename(f.writeLocal(ctx, w, local.path, release.PartName(index, len(f.Parts), f.Format)))
-}
-
-// writeLocal writes the release of the local file part as name in the folder Out.
-func (f *writePartFn) writeLocal(ctx context.Context, w *partWriter, part, name string) error {
+	w := partWriter{hier: in.hier, cfg: cfg, like: like, rec: rec, levels: f.Levels, format: f.Format, meta: f.Meta}
+	name := release.PartName(index, len(f.Parts), f.Format)
 	if !isObject(f.Out) {
-		return w.writeHeld(ctx, part, filepath.Join(f.Out, name))
+		return w.write(ctx, part, filepath.Join(f.Out, name))
 	}
 	// A release in a store: written here, then copied there whole.
 	tmp, err := workerTemp(ctx)
@@ -100,7 +91,7 @@ func (f *writePartFn) writeLocal(ctx context.Context, w *partWriter, part, name 
 	}
 	defer tmp.Discard()
 	local := filepath.Join(tmp.Path, name)
-	if err := w.writeHeld(ctx, part, local); err != nil {
+	if err := w.write(ctx, part, local); err != nil {
 		return err
 	}
 	return copyFile(ctx, local, joinPath(f.Out, name))
@@ -124,45 +115,16 @@ type partWriter struct {
 	levels []int
 	format string
 	meta   map[string]string
-	// used is, per quasi-identifier, the codes at its level whose labels its dictionary
-	// is to hold (nil: those some published class holds); dict, those it holds; held,
-	// those the written records hold (dictionaries and write set dict and held).
-	used, dict, held [][]bool
-}
-
-// writeHeld writes the release of the local file part to out (write). A Parquet or
-// Arrow part whose dictionary of a quasi-identifier holds a label none of its records
-// holds (one only other parts' records hold: the dictionary is the release's) is
-// written again, its dictionaries holding the labels its records hold: the check
-// refuses a file that carries a value its records do not hold. Most parts hold every
-// label and are written once.
-func (w *partWriter) writeHeld(ctx context.Context, part, out string) error {
-	if err := w.write(ctx, part, out); err != nil || w.format == "csv" || slices.EqualFunc(w.dict, w.held, slices.Equal) {
-		return err
-	}
-	if err := os.Remove(out); err != nil {
-		return err
-	}
-	w.used = w.held
-	return w.write(ctx, part, out)
 }
 
 // dictionaries gives every quasi-identifier column of cols (the release's columns, in
 // kept order; quasiAt[j] the quasi-identifier of column j, or −1) the CLI's dictionary
-// of its labels at the node's level: those the part's released records hold (used),
-// else those some published class holds (release.ReleasedCodes), in code order, so
-// that no label only suppressed records have is written (dict notes them). It
-// returns, per quasi-identifier, every leaf's place in its column's dictionary (−1:
-// not released).
+// of its labels at the node's level: those some published class holds
+// (release.ReleasedCodes), in code order, so that no label only suppressed records
+// have is written. It returns, per quasi-identifier, every leaf's place in its
+// column's dictionary (−1: not released).
 func (w *partWriter) dictionaries(cols []table.OutColumn, quasiAt []int) [][]int32 {
-	released := w.used
-	if released == nil {
-		released = release.ReleasedCodes(w.like.Columns, w.levels, w.rec.Covers)
-	}
-	w.dict, w.held = released, make([][]bool, len(released))
-	for qi := range released {
-		w.held[qi] = make([]bool, len(released[qi]))
-	}
+	released := release.ReleasedCodes(w.like.Columns, w.levels, w.rec.Covers)
 	keyOf := make([][]int32, len(w.like.Columns))
 	for j, qi := range quasiAt {
 		if qi < 0 {
@@ -187,12 +149,12 @@ func (w *partWriter) dictionaries(cols []table.OutColumn, quasiAt []int) [][]int
 	return keyOf
 }
 
-// write writes the release of the local file part to out, a new file: the records
-// batch by batch through the format's sink, a quasi-identifier as its key into its
-// dictionary, the other kept columns as text (the sink types them as the CLI's release
-// does: the input's type, an insensitive null a null). A CSV input's typed value that
-// is not one, and a released sensitive value its hierarchy file does not list, are bad
-// input naming where they are and the column, never the value, as in the CLI.
+// write writes the release of part to out, a new file: the records batch by batch
+// through the format's sink, a quasi-identifier as its key into its dictionary, the
+// other kept columns as text (the sink types them as the CLI's release does: the
+// input's type, an insensitive null a null). A CSV input's typed value that is not
+// one, and a released sensitive value its hierarchy file does not list, are bad input
+// naming where they are and the column, never the value, as in the CLI.
 func (w *partWriter) write(ctx context.Context, part, out string) (err error) {
 	file, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -232,7 +194,7 @@ func (w *partWriter) write(ctx context.Context, part, out string) (err error) {
 		rows, hasNull = nil, false
 		return nil
 	}
-	err = eachLocalRecord(ctx, cfg, w.hier, part,
+	err = eachRecordNulls(ctx, cfg, w.hier, part,
 		func(p *job.Plan) ([]int, error) {
 			for _, pos := range p.Kept {
 				quasiAt = append(quasiAt, slices.Index(names(like), p.Header[pos]))
@@ -294,7 +256,6 @@ func (w *partWriter) write(ctx context.Context, part, out string) (err error) {
 			for j, qi := range quasiAt {
 				if qi >= 0 {
 					rows.Keys[j] = append(rows.Keys[j], keyOf[qi][leaves[qi]])
-					w.held[qi][like.Columns[qi].Hierarchy.Code(w.levels[qi], leaves[qi])] = true
 					rows.Fields, rows.Nulls = append(rows.Fields, ""), append(rows.Nulls, false)
 					continue
 				}
