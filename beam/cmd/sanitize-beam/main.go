@@ -47,6 +47,7 @@ import (
 
 	"sanitizer/beam/stage"
 	"sanitizer/internal/safe"
+	"sanitizer/internal/supervise"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -85,14 +86,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "sanitize-beam: internal error: the Beam worker harness returned")
 		os.Exit(1)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ctx.Done()
-		stop() // the first signal cancels the run, which cleans up; a second kills it
-	}()
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	// The run goes on in a child process whose status is passed on only when it chose
+	// it (a crash of the Go runtime exits 2, the status of bad input, and exits 1
+	// instead). The first SIGINT or SIGTERM cancels the run, which cleans up; the
+	// supervisor kills it at a second.
+	supervise.Main("sanitize-beam", func() int {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	})
 }
 
 // worker reports whether args are a Beam worker's (Beam's container boot starts the
