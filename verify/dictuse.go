@@ -2,9 +2,9 @@ package verify
 
 import (
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 )
 
@@ -23,27 +23,31 @@ import (
 // plain-encoded page of another chunk is not seen, and is taken as unused (a
 // violation, never a value let pass). Memory grows with the dictionaries' distinct
 // values, which writers bound (a Parquet dictionary page falls back to plain pages
-// past a size).
+// past a size), eight bytes each: values are kept as 64-bit hashes (a value taken for
+// another by a collision, one chance in 2⁶⁴ per pair, is the only way one could pass).
 type DictionaryUse struct {
 	mu   sync.Mutex
+	seed maphash.Seed
 	cols map[string]*columnUse
 }
 
-// columnUse is what the dictionaries of one column hold.
+// columnUse is what the dictionaries of one column hold, by the values' hashes.
 type columnUse struct {
-	held   map[string]struct{} // values records used
-	unused map[string]struct{} // values a dictionary held that its records did not use
+	held   map[uint64]struct{} // values records used
+	unused map[uint64]struct{} // values a dictionary held that its records did not use
 	opaque int                 // dictionary entries whose values were never read
 }
 
 // NewDictionaryUse starts the dictionaries' account of one release.
-func NewDictionaryUse() *DictionaryUse { return &DictionaryUse{cols: map[string]*columnUse{}} }
+func NewDictionaryUse() *DictionaryUse {
+	return &DictionaryUse{seed: maphash.MakeSeed(), cols: map[string]*columnUse{}}
+}
 
 // column is the account of the named column.
 func (u *DictionaryUse) column(name string) *columnUse {
 	c := u.cols[name]
 	if c == nil {
-		c = &columnUse{held: map[string]struct{}{}, unused: map[string]struct{}{}}
+		c = &columnUse{held: map[uint64]struct{}{}, unused: map[uint64]struct{}{}}
 		u.cols[name] = c
 	}
 	return c
@@ -53,30 +57,28 @@ func (u *DictionaryUse) column(name string) *columnUse {
 // i's text (ok false for a null entry, which holds no value), used(i) whether a record
 // used it.
 func (u *DictionaryUse) dictionary(col string, n int, value func(i int) (string, bool, error), used func(i int) bool) error {
-	held, unused := make([]string, 0, n), []string(nil)
+	held, unused := make([]uint64, 0, n), []uint64(nil)
 	for i := range n {
 		v, ok, err := value(i)
 		if err != nil {
 			return fmt.Errorf("dictionary: %w", err)
 		}
-		switch {
+		switch h := maphash.String(u.seed, v); {
 		case !ok:
 		case used(i):
-			held = append(held, v)
+			held = append(held, h)
 		default:
-			unused = append(unused, strings.Clone(v))
+			unused = append(unused, h)
 		}
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	c := u.column(col)
-	for _, v := range held {
-		if _, ok := c.held[v]; !ok {
-			c.held[strings.Clone(v)] = struct{}{}
-		}
+	for _, h := range held {
+		c.held[h] = struct{}{}
 	}
-	for _, v := range unused {
-		c.unused[v] = struct{}{}
+	for _, h := range unused {
+		c.unused[h] = struct{}{}
 	}
 	return nil
 }

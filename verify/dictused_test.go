@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"sanitizer/internal/testfiles"
@@ -281,4 +283,40 @@ func TestParquetDictionariesUsed(t *testing.T) {
 	second := dictionaryParquet(t, []string{"a", "b"}, []int{1, 1, 0}, 8)
 	checkUsed(t, false, parquetRecords(first), parquetRecords(second))
 	checkUsed(t, true, parquetRecords(first), parquetRecords(first))
+}
+
+// TestParquetDictionaryFallback: a column whose dictionary outgrows its page after the
+// writer has cut data pages falls back to plain pages mid-chunk, writing the values it
+// had buffered as plain values while the dictionary page holds their entries (the Arrow
+// project's writer with this tool's settings: 1 MiB pages and dictionary pages, row
+// groups of 2^20 records). Every value is a record's: the release reads.
+func TestParquetDictionaryFallback(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a million records")
+	}
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	defer b.Release()
+	ns := array.NewInt32Builder(memory.DefaultAllocator)
+	defer ns.Release()
+	const common, rare = 900_000, 60_000
+	for i := range common + rare {
+		if i < common {
+			b.Append(fmt.Sprintf("common-value-%04d", i%1000))
+		} else {
+			b.Append(fmt.Sprintf("a-rare-value-%08d", i))
+		}
+		ns.Append(int32(i))
+	}
+	d, n := b.NewArray(), ns.NewArray()
+	defer d.Release()
+	defer n.Release()
+	sc := arrow.NewSchema([]arrow.Field{{Name: "d", Type: arrow.BinaryTypes.String}, {Name: "n", Type: arrow.PrimitiveTypes.Int32}}, nil)
+	rec := array.NewRecordBatch(sc, []arrow.Array{d, n}, int64(common+rare))
+	defer rec.Release()
+	path := filepath.Join(t.TempDir(), "fallback.parquet")
+	testfiles.WriteArrowParquet(t, path, rec, []parquet.WriterProperty{
+		parquet.WithCompression(compress.Codecs.Snappy), parquet.WithMaxRowGroupLength(1 << 20),
+		parquet.WithDataPageSize(1 << 20), parquet.WithDictionaryDefault(true), parquet.WithDictionaryPageSizeLimit(1 << 20),
+	}, pqarrow.WithStoreSchema())
+	checkUsed(t, false, parquetRecords(path))
 }

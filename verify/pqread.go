@@ -127,6 +127,11 @@ type pqCursor struct {
 	dvals   pqValues // the dictionary's values
 	dtext   []string // their text, once made
 	dset    []bool
+	// dindex and dplain, once a plain page of a chunk with a dictionary is read (a
+	// writer's fall-back, see plainUses): each entry's number by its text, and the
+	// entries a plain value is
+	dindex map[string]int32
+	dplain []bool
 	text    textCaches
 }
 
@@ -148,6 +153,7 @@ func (c *pqCursor) start(g int, cc parquet.ColumnChunk, rows int64) error {
 		optional: c.col.optional, scratch: c.scratch, kind: c.col.kind, phys: c.col.phys})
 	c.pages = fc.PagesFrom(&c.stream)
 	c.dict, c.rows, c.next, c.left, c.drained = nil, 0, 0, rows, false
+	c.dindex, c.dplain = nil, nil
 	return nil
 }
 
@@ -186,6 +192,9 @@ func (c *pqCursor) fill(b *textBatch, j, width, n int) error {
 				}
 				b.fields[at] = c.text.format(&c.vals, c.v)
 				c.v++
+				if c.dict != nil && c.p.use != nil {
+					c.plainUses(b.fields[at])
+				}
 			}
 		case c.codes8 != nil:
 			fillIndexed(c, c.codes8[c.next:c.next+m], b, k, j, width)
@@ -229,6 +238,31 @@ func (c *pqCursor) finish() error {
 	return c.dictionaryUsed()
 }
 
+// plainUses marks the entry of the chunk's dictionary that a value of a plain page is
+// (if one is), as used: a writer whose dictionary outgrew its page falls back to plain
+// pages mid-chunk, and writes the values it had buffered, whose entries the dictionary
+// page holds, as plain values.
+func (c *pqCursor) plainUses(v string) {
+	if c.dindex == nil {
+		c.dindex = make(map[string]int32, len(c.dset))
+		for i := range c.dset {
+			c.dindex[c.entryText(i)] = int32(i)
+		}
+		c.dplain = make([]bool, len(c.dset))
+	}
+	if i, ok := c.dindex[v]; ok {
+		c.dplain[i] = true
+	}
+}
+
+// entryText is the text of dictionary entry i.
+func (c *pqCursor) entryText(i int) string {
+	if c.dset[i] {
+		return c.dtext[i]
+	}
+	return c.text.format(&c.dvals, i)
+}
+
 // dictionaryUsed tells the file's DictionaryUse, when it has one, which values of the
 // chunk's dictionary its records used and which they did not (fillIndexed marks each
 // as it makes its text): the entries a dictionary page states, whether or not the
@@ -247,13 +281,9 @@ func (c *pqCursor) dictionaryUsed() error {
 	if int64(len(c.dset)) != entries {
 		return fmt.Errorf("a dictionary of %d values whose page states %d", len(c.dset), entries)
 	}
-	value := func(i int) (string, bool, error) {
-		if c.dset[i] {
-			return c.dtext[i], true, nil
-		}
-		return c.text.format(&c.dvals, i), true, nil
-	}
-	return u.dictionary(c.col.Name, len(c.dset), value, func(i int) bool { return c.dset[i] })
+	value := func(i int) (string, bool, error) { return c.entryText(i), true, nil }
+	used := func(i int) bool { return c.dset[i] || (c.dplain != nil && c.dplain[i]) }
+	return u.dictionary(c.col.Name, len(c.dset), value, used)
 }
 
 // drain reads the chunk's pages after the last one that holds records, checks that
@@ -429,5 +459,6 @@ func (c *pqCursor) useDictionary(d parquet.Dictionary) error {
 	}
 	c.dict, c.dvals = d, vals
 	c.dtext, c.dset = make([]string, n), make([]bool, n)
+	c.dindex, c.dplain = nil, nil
 	return nil
 }
