@@ -132,7 +132,7 @@ type pqCursor struct {
 	// entries a plain value is
 	dindex map[string]int32
 	dplain []bool
-	text    textCaches
+	text   textCaches
 }
 
 func newCursor(p *ParquetFile, col *pqColumn, scratch *[]byte) *pqCursor {
