@@ -361,6 +361,10 @@ type messageCheck struct {
 	typ        byte  // its header's type (fbSchema, fbDictionaryBatch, fbRecordBatch)
 	compressed bool  // its buffers are compressed
 	bodyLen    int64 // its body's length, as stated
+	// a dictionary batch's: the dictionary's id, and whether it adds to the one before
+	// (a delta) rather than replacing it
+	dictID int64
+	delta  bool
 }
 
 // checkMessage checks the metadata of an IPC message (what follows its length prefix).
@@ -390,6 +394,14 @@ func checkMessage(meta []byte) (messageCheck, error) {
 	case fbSchema:
 		err = c.schema(header)
 	case fbDictionaryBatch:
+		if m.dictID, err = c.int64Field(header, 0); err != nil { // DictionaryBatch.id
+			return m, err
+		}
+		delta, err := c.byteField(header, 2) // DictionaryBatch.isDelta
+		if err != nil {
+			return m, err
+		}
+		m.delta = delta != 0
 		var data uint32
 		if data, ok, err = c.table(header, 1); ok { // DictionaryBatch.data
 			m.compressed, err = c.recordBatch(data)
@@ -455,9 +467,11 @@ type arrowStream struct {
 	msg   *ipc.Message // the current message, released by the next call
 	refs  atomic.Int64
 	ended bool
-	// trailingDicts is the dictionary batches read since the last record batch: at the
-	// end of the stream, dictionaries no record batch refers to.
-	trailingDicts int
+	// pending is, per dictionary id, the dictionary batches read since the last record
+	// batch; unread counts those a replacement of their dictionary, before any record
+	// batch, left behind: no record batch refers to either.
+	pending map[int64]int
+	unread  int
 }
 
 func newArrowStream(r io.ReaderAt, size int64, mem *arrowMem) *arrowStream {
@@ -518,12 +532,7 @@ func (s *arrowStream) Message() (*ipc.Message, error) {
 	if m.compressed {
 		s.mem.compressed.Store(true)
 	}
-	switch m.typ {
-	case fbDictionaryBatch:
-		s.trailingDicts++
-	case fbRecordBatch:
-		s.trailingDicts = 0
-	}
+	s.follow(m)
 	body := memory.NewResizableBuffer(s.mem)
 	body.Resize(int(m.bodyLen))
 	if err := s.read(body.Bytes()); err != nil {
@@ -535,6 +544,34 @@ func (s *arrowStream) Message() (*ipc.Message, error) {
 	mb.Release()
 	body.Release()
 	return s.msg, nil
+}
+
+// follow takes note of the dictionary batches that no record batch refers to: those a
+// replacement of their dictionary follows before any record batch does.
+func (s *arrowStream) follow(m messageCheck) {
+	switch m.typ {
+	case fbDictionaryBatch:
+		if s.pending == nil {
+			s.pending = map[int64]int{}
+		}
+		if !m.delta {
+			s.unread += s.pending[m.dictID]
+			s.pending[m.dictID] = 0
+		}
+		s.pending[m.dictID]++
+	case fbRecordBatch:
+		clear(s.pending)
+	}
+}
+
+// unreadDicts is, at the end of the stream, the dictionary batches no record batch
+// refers to: those replaced before one did, and those after the last.
+func (s *arrowStream) unreadDicts() int {
+	n := s.unread
+	for _, k := range s.pending {
+		n += k
+	}
+	return n
 }
 
 // Retain adds a reference.

@@ -409,8 +409,8 @@ func (a *ArrowFile) batches() (next func() (arrow.RecordBatch, func(), error), d
 			if err := sr.Err(); err != nil {
 				return nil, nil, a.corrupt("", err)
 			}
-			if a.use != nil && msgs.trailingDicts > 0 {
-				a.use.unread("", msgs.trailingDicts) // no record batch follows them
+			if n := msgs.unreadDicts(); a.use != nil && n > 0 {
+				a.use.unread("", n) // replaced before, or after, every record batch
 			}
 			return nil, nil, nil
 		}

@@ -185,8 +185,9 @@ func TestArrowDictionariesUsed(t *testing.T) {
 	}
 }
 
-// TestArrowTrailingDictionary: a dictionary batch that no record batch follows (the
-// end of a stream) carries values no record holds.
+// TestArrowTrailingDictionary: a dictionary batch that no record batch refers to (one
+// at the end of a stream, one replaced before the first record batch) carries values
+// no record holds.
 func TestArrowTrailingDictionary(t *testing.T) {
 	mem := memory.NewGoAllocator()
 	dictType := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int16, ValueType: arrow.BinaryTypes.String}
@@ -211,6 +212,16 @@ func TestArrowTrailingDictionary(t *testing.T) {
 	b.Write(second[m2[1].at : m2[1].body+m2[1].size])
 	b.Write([]byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0})
 	path := writeArrowFile(t, "trailing.arrows", b.Bytes())
+	checkUsed(t, true, arrowRecords(path, true))
+	// A dictionary replaced before any record batch refers to it: the second
+	// stream's dictionary, then the first's (the same id, not a delta), then a record
+	// batch.
+	b.Reset()
+	b.Write(first[:m1[1].at])
+	b.Write(second[m2[1].at : m2[1].body+m2[1].size])
+	b.Write(first[m1[1].at : m1[2].body+m1[2].size])
+	b.Write([]byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0})
+	path = writeArrowFile(t, "replaced.arrows", b.Bytes())
 	checkUsed(t, true, arrowRecords(path, true))
 	// The same stream without the trailing dictionary reads.
 	b.Reset()
