@@ -9,8 +9,9 @@ import (
 
 // TestDatasetName: a dataset name that another name could look the same as (spaces at
 // either end or doubled, a space that is not U+0020, an invisible or control
-// character, a combining mark) is refused at parse, naming the key and showing the
-// name quoted; names a person can tell apart are kept exactly.
+// character, letters not in Unicode's composed form NFC) is refused at parse, naming
+// the key and showing the name quoted; names a person can tell apart are kept exactly,
+// those of scripts written with combining marks among them.
 func TestDatasetName(t *testing.T) {
 	refused := []struct{ name, want string }{
 		{"hospital-sample ", "ends with a space"},
@@ -25,8 +26,10 @@ func TestDatasetName(t *testing.T) {
 		{"hospital-sampl\u00ad", "U+00AD"},       // soft hyphen
 		{"hospital-sample\x7f", "U+007F"},        // delete
 		{"hospital\u2028sample", "U+2028"},       // line separator
-		{"hospit\u0061\u0301l", "U+0301"},        // á as a + combining acute accent
+		{"hospit\u0061\u0301l", "NFC"},           // á as a + combining acute accent
+		{"\u0958", "NFC"},                         // क़ as one character (its NFC is क + nukta)
 		{"hospital-sample\ufe0f", "U+FE0F"},      // variation selector
+		{"hospital\u034fsample", "U+034F"},       // combining grapheme joiner
 		{"hospital-sample\ue000", "U+E000"},      // private use
 		{"hospital-sample\U000e0001", "U+E0001"}, // language tag
 	}
@@ -43,7 +46,10 @@ func TestDatasetName(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"ward-admissions", "hospital sample 2024", "2024", "Station Köln", "病院・外来", "a_b.c+d (e)", "x"} {
+	// Names written with combining marks in their composed form are names like any
+	// other: Hindi, Tamil and Arabic cannot be written without them.
+	for _, name := range []string{"ward-admissions", "hospital sample 2024", "2024", "Station Köln", "病院・外来", "a_b.c+d (e)", "x",
+		"अस्पताल", "மருத்துவமனை", "مُسْتَشْفَى", "Hà Nội"} {
 		if err := CheckDatasetName(name); err != nil {
 			t.Errorf("%q: %v", name, err)
 		}
