@@ -212,3 +212,36 @@ func TestReportNotOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestReportBesideParts: a report (JSON or HTML) or a risk report written into the
+// folder of an input in parts is no part of it (the folder's listing takes only
+// tables): the run writes it. A release file written there would be one, and is
+// refused.
+func TestReportBesideParts(t *testing.T) {
+	root, cfg := destFixture(t)
+	parts := filepath.Join(root, "parts")
+	if err := os.Mkdir(parts, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "in.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(parts, "part-0.csv"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, report := range []string{"report.json", "report.html"} {
+		opt := job.Options{Input: parts, Output: filepath.Join(root, "r-"+report+".csv"), Report: filepath.Join(parts, report)}
+		if _, err := Release(context.Background(), cfg, opt); err != nil {
+			t.Errorf("release with --report %s beside the parts: %v", report, err)
+		}
+	}
+	opt := job.Options{Input: parts, Report: filepath.Join(parts, "risk.html")}
+	if _, err := Risk(context.Background(), cfg, opt); err != nil {
+		t.Errorf("risk with --report beside the parts: %v", err)
+	}
+	_, err = Release(context.Background(), cfg, job.Options{Input: parts, Output: filepath.Join(parts, "r.csv")})
+	if !errors.Is(err, schema.ErrBadInput) {
+		t.Errorf("a release among the parts: %v, want bad input", err)
+	}
+}

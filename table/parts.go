@@ -99,16 +99,23 @@ func partNames(path string) ([]string, error) {
 	var names []string
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_") && Format(schema.IO{}, name) != "" {
+		if partName(name) {
 			names = append(names, filepath.Join(path, name))
 		}
 	}
 	return names, nil
 }
 
+// partName reports whether a folder of parts lists the file of that name: one of a
+// table's extensions, not hidden (".") nor a writer's marker ("_SUCCESS").
+func partName(name string) bool {
+	return !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_") && Format(schema.IO{}, name) != ""
+}
+
 // InsideParts reports whether out would be a part of the input in parts in: a file
-// in its folder, or one its pattern matches, once both are resolved (Resolve: a
-// symbolic link to the input's folder, or a ".." after one, does not hide it).
+// in its folder that the folder's listing takes (partName), or one its pattern
+// matches, once both are resolved (Resolve: a symbolic link to the input's folder, or
+// a ".." after one, does not hide it).
 func InsideParts(in, out string) bool {
 	dir, name := splitPath(out)
 	if isPattern(in) {
@@ -116,6 +123,8 @@ func InsideParts(in, out string) bool {
 		if ok, err := filepath.Match(pattern, name); err != nil || !ok {
 			return false
 		}
+	} else if !partName(name) {
+		return false
 	}
 	return PartsFolder(in, dir)
 }

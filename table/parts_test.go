@@ -139,8 +139,8 @@ func fifoOr(t *testing.T, path string) {
 // TestInsidePartsResolved: a file would be a part of an input in parts when its
 // folder, once resolved, is the input's folder (or one its pattern's folder matches)
 // and, for a pattern, its name matches: a symbolic link to the folder, or a ".."
-// after a link, does not hide it; a sub-folder or a name the pattern does not match
-// is not a part.
+// after a link, does not hide it; a sub-folder, a name the pattern does not match or
+// a name the folder's listing leaves out (a report's) is not a part.
 func TestInsidePartsResolved(t *testing.T) {
 	root := t.TempDir()
 	in := filepath.Join(root, "data", "in")
@@ -163,6 +163,12 @@ func TestInsidePartsResolved(t *testing.T) {
 		{strings.Join([]string{root, "sublink", "..", "part-3.csv"}, sep), true, true}, // sub/.. is the input's folder, not root
 		{filepath.Join(in, "sub", "part-3.csv"), false, false},
 		{filepath.Join(root, "part-3.csv"), false, false},
+		// Names the folder's listing leaves out: not a table's, hidden, a marker.
+		{filepath.Join(in, "report.json"), false, false},
+		{filepath.Join(in, "report.html"), false, false},
+		{filepath.Join(in, ".part-4.csv"), false, false},
+		{filepath.Join(in, "_part-4.csv"), false, false},
+		{filepath.Join(root, "g2link", "risk.html"), false, false},
 	}
 	for _, c := range cases {
 		out := c.out
