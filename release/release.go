@@ -857,6 +857,11 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	if err != nil {
 		return nil, err
 	}
+	if !table.IsParts(rel) {
+		if err := regularFile(rel); err != nil {
+			return nil, fmt.Errorf("release: %w", err)
+		}
+	}
 	if opt.Report != "" {
 		if err := checkPair(opt.Report, rel); err != nil {
 			return nil, err

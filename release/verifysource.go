@@ -5,9 +5,11 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 
+	"sanitizer/internal/readfile"
 	"sanitizer/schema"
 	"sanitizer/table"
 	"sanitizer/verify"
@@ -77,9 +79,12 @@ func openChecked(path, format string, dialect schema.CSV, names []string, role t
 	return openCheckedFile(path, format, dialect, names, use)
 }
 
-// openCheckedFile opens one file of a table; use, when not nil, is told of its
-// dictionaries as its records are read.
+// openCheckedFile opens one file of a table, a regular file (regularFile); use, when
+// not nil, is told of its dictionaries as its records are read.
 func openCheckedFile(path, format string, dialect schema.CSV, names []string, use *verify.DictionaryUse) (checkedTable, error) {
+	if err := regularFile(path); err != nil {
+		return nil, err
+	}
 	if format == "parquet" {
 		f, err := verify.OpenParquet(path)
 		if err != nil {
@@ -108,6 +113,20 @@ func openCheckedFile(path, format string, dialect schema.CSV, names []string, us
 		return checkedArrow{f, use}, nil
 	}
 	return nil, schema.BadInput("%s: unknown format %q", path, format)
+}
+
+// regularFile refuses, as bad input naming it, a table file that is not a regular file
+// (a device, a named pipe): one that could be read without end, or block. A path that
+// does not exist is left to its opening, whose error names it.
+func regularFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	if err := readfile.Regular(path, st.Mode()); err != nil {
+		return schema.BadInput("%w", err)
+	}
+	return nil
 }
 
 // checkedCSV is a CSV file read by the verifier's own reading.

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"sanitizer/generalize"
+	"sanitizer/internal/readfile"
 	"sanitizer/job"
 	"sanitizer/release"
 	"sanitizer/schema"
@@ -65,11 +66,12 @@ type Job struct {
 	Errors string
 }
 
-// NewJob reads the configuration at path for the workers.
+// NewJob reads the configuration at path for the workers: a regular file of at most
+// schema.MaxConfigBytes, as the CLI reads it.
 func NewJob(path string) (Job, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, schema.MaxConfigBytes)
 	if err != nil {
-		return Job{}, schema.BadInput("%s: %w", path, err)
+		return Job{}, schema.BadInput("reading configuration: %w", err)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

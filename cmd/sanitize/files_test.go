@@ -22,8 +22,9 @@ func sparseFile(t *testing.T, path string, size int64) {
 	}
 }
 
-// TestNonRegularFilesRefused: a configuration, a hierarchy file or an input that is a
-// device (/dev/zero, /dev/urandom: read without end) or a named pipe, and a
+// TestNonRegularFilesRefused: a configuration, a hierarchy file or an input (or a
+// release that check or risk reads) that is a device (/dev/zero, /dev/urandom: read
+// without end) or a named pipe, and a
 // configuration or hierarchy file larger than allowed, are exit 2 naming the file (and
 // the key that names a hierarchy file), from every command that reads them, before
 // anything is read from them or written.
@@ -52,6 +53,8 @@ func TestNonRegularFilesRefused(t *testing.T) {
 	dp := mustReplace(t, readConfig(t, td, "hospital-dp.yaml"), "file: hierarchies/", "file: "+filepath.Join(td, "hierarchies")+"/")
 	writeFile(t, dpConfig, mustReplace(t, dp, "unlisted: drop\n", "unlisted: drop\ninput: {format: csv}\n"))
 	in := filepath.Join(td, "hospital.csv")
+	report := filepath.Join(t.TempDir(), "r.json") // a report check never gets to read
+	writeFile(t, report, "{}")
 	out := t.TempDir()
 	commands := func(cfg, input string) map[string][]string {
 		return map[string][]string{
@@ -60,6 +63,8 @@ func TestNonRegularFilesRefused(t *testing.T) {
 			"release":           {"release", "-c", cfg, "--in", input, "--out", filepath.Join(out, "r.csv"), "--report", filepath.Join(out, "r.json")},
 			"risk":              {"risk", "-c", cfg, "--in", input, "--report", filepath.Join(out, "risk.html")},
 			"check":             {"check", "-c", cfg, "--in", input, "--release", in},
+			"check --release":   {"check", "-c", cfg, "--in", in, "--release", input, "--report", report},
+			"risk --release":    {"risk", "-c", cfg, "--in", in, "--release", input},
 			"dp (its own conf)": {"dp", "-c", dpConfig, "--in", input, "--out", filepath.Join(out, "dp")},
 		}
 	}
@@ -69,12 +74,12 @@ func TestNonRegularFilesRefused(t *testing.T) {
 		skip       []string // commands that do not read what is wrong
 		want       []string
 	}{
-		{"configuration is /dev/zero", "/dev/zero", in, []string{"dp (its own conf)"}, []string{"/dev/zero", "not a regular file", "configuration"}},
-		{"configuration a named pipe", fifo, in, []string{"dp (its own conf)"}, []string{fifo, "not a regular file (a named pipe)"}},
-		{"configuration too large", bigConfig, in, []string{"dp (its own conf)"}, []string{bigConfig, "more than 16 MiB"}},
-		{"hierarchy is /dev/urandom", config("/dev/urandom"), in, []string{"dp (its own conf)"}, []string{"columns.sex.hierarchy.file", "/dev/urandom", "not a regular file"}},
-		{"hierarchy a named pipe", config(fifo), in, []string{"dp (its own conf)"}, []string{"columns.sex.hierarchy.file", "not a regular file (a named pipe)"}},
-		{"hierarchy too large", config(bigHier), in, []string{"dp (its own conf)"}, []string{"columns.sex.hierarchy.file", bigHier, "more than 256 MiB"}},
+		{"configuration is /dev/zero", "/dev/zero", in, []string{"dp (its own conf)", "check --release", "risk --release"}, []string{"/dev/zero", "not a regular file", "configuration"}},
+		{"configuration a named pipe", fifo, in, []string{"dp (its own conf)", "check --release", "risk --release"}, []string{fifo, "not a regular file (a named pipe)"}},
+		{"configuration too large", bigConfig, in, []string{"dp (its own conf)", "check --release", "risk --release"}, []string{bigConfig, "more than 16 MiB"}},
+		{"hierarchy is /dev/urandom", config("/dev/urandom"), in, []string{"dp (its own conf)", "check --release", "risk --release"}, []string{"columns.sex.hierarchy.file", "/dev/urandom", "not a regular file"}},
+		{"hierarchy a named pipe", config(fifo), in, []string{"dp (its own conf)", "check --release", "risk --release"}, []string{"columns.sex.hierarchy.file", "not a regular file (a named pipe)"}},
+		{"hierarchy too large", config(bigHier), in, []string{"dp (its own conf)", "check --release", "risk --release"}, []string{"columns.sex.hierarchy.file", bigHier, "more than 256 MiB"}},
 		{"input is /dev/zero", good, "/dev/zero", []string{"validate"}, []string{"/dev/zero", "not a regular file"}},
 		{"input a named pipe", good, fifo, []string{"validate"}, []string{fifo, "not a regular file (a named pipe)"}},
 	} {
