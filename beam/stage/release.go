@@ -509,10 +509,16 @@ func (f *folder) rename(ctx context.Context) error {
 	return os.Rename(parts, f.out)
 }
 
-// moveParts moves the checked parts into the new folder to: the parts folder renamed,
-// or, from another file system, each part copied and synced.
+// moveParts moves the checked parts into the new folder to: the folder the check read
+// (the parts folder, or the local copies of parts in a store: a --temp_location in a
+// store with a local output) renamed, or, from another file system, each part copied
+// and synced.
 func (f *folder) moveParts(ctx context.Context, to string) error {
-	if os.Rename(f.parts, to) == nil {
+	from := f.parts
+	if f.local != "" {
+		from = f.local
+	}
+	if os.Rename(from, to) == nil {
 		return nil
 	}
 	if err := os.Mkdir(to, 0o700); err != nil {
@@ -520,7 +526,7 @@ func (f *folder) moveParts(ctx context.Context, to string) error {
 	}
 	for _, name := range f.checked {
 		p := filepath.Join(to, name)
-		if err := copyFile(ctx, filepath.Join(f.parts, name), p); err != nil {
+		if err := copyFile(ctx, filepath.Join(from, name), p); err != nil {
 			return err
 		}
 		part, err := os.Open(p)

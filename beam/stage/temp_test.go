@@ -18,6 +18,8 @@ import (
 
 	"sanitizer/job"
 	"sanitizer/publish"
+	"sanitizer/release"
+	"sanitizer/schema"
 )
 
 // driverEnv makes the test binary a driver that TestKilledDriverLeftovers kills:
@@ -266,5 +268,30 @@ func TestDPOnPrismTempPrivate(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 || entries[0].Name() != "out" {
 		t.Errorf("beside the output after dp: %v, want the output alone", entries)
+	}
+}
+
+// TestReleaseOnPrismStoreTempLocalOut: with --temp_location in a store and a local
+// output, the checked parts (the driver's local copies of those in the store) are
+// published at the output, as the CLI's release of the same parts (the parts were
+// looked for at a local path made of the store's, and the run failed as it published).
+func TestReleaseOnPrismStoreTempLocalOut(t *testing.T) {
+	cfgPath, _, parts := hospitalParts(t, "")
+	privateTemp(t)
+	j, err := NewJob(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Temp = "memfs://" + t.Name() + "/tmp"
+	out := filepath.Join(t.TempDir(), "release")
+	if _, err := Release(context.Background(), j, job.Options{Input: parts, Output: out, Report: out + ".json"}, onPrism); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := schema.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := release.Check(context.Background(), cfg, job.Options{Input: parts, Output: out, Report: out + ".json"}); err != nil {
+		t.Errorf("check: %v", err)
 	}
 }
