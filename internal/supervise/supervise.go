@@ -18,14 +18,24 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
+	"time"
 )
 
 // envChild marks the child process; its value is the descriptor of the pipe the child
 // reports its exit status on.
 const envChild = "SANITIZE_SUPERVISED_STATUS_FD"
 
-// statusFD is the child's descriptor of the status pipe (the first of ExtraFiles).
-const statusFD = 3
+// The child's descriptors of its pipes with the supervisor (ExtraFiles): the status
+// pipe it reports on, and the lifeline, which reads the end of file when the
+// supervisor is gone.
+const (
+	statusFD   = 3
+	lifelineFD = 4
+)
+
+// orphanGrace is how long a child whose supervisor died has to stop at the SIGTERM it
+// sends itself before it exits anyway.
+const orphanGrace = 10 * time.Second
 
 // Crashed is the exit status of a program whose process ended without reporting the
 // status it chose: an internal error.
@@ -34,8 +44,8 @@ const Crashed = 1
 // Main runs program, which returns the exit status, and exits with that status. It
 // runs program in a child process of this executable (same arguments, standard
 // streams and environment) and waits for it, forwarding the first SIGINT, SIGTERM,
-// SIGHUP or SIGQUIT to it and killing it at a second; the child dies with this
-// process. When the child ends without
+// SIGHUP or SIGQUIT to it and killing it at a second; the child stops when this
+// process dies (see orphaned). When the child ends without
 // reporting a status, Main writes "name: internal error: …" to stderr and exits with
 // Crashed. When no child can be started, program runs in this process.
 func Main(name string, program func() int) {
@@ -57,13 +67,30 @@ func Supervised() bool { return os.Getenv(envChild) != "" }
 func child(program func() int) int {
 	os.Unsetenv(envChild)
 	syscall.CloseOnExec(statusFD) // not for processes the program may start
+	syscall.CloseOnExec(lifelineFD)
 	status := os.NewFile(statusFD, "status")
+	if life := os.NewFile(lifelineFD, "lifeline"); life != nil {
+		go orphaned(life)
+	}
 	code := program()
 	if status != nil {
 		status.Write([]byte{byte(code)})
 		status.Close()
 	}
 	return code
+}
+
+// orphaned waits for the end of the lifeline, which comes when the supervisor is gone
+// (killed with SIGKILL, say: on Linux the parent-death signal has already killed this
+// process), then stops the run as a signal would, and exits after orphanGrace if it
+// has not: a run nobody waits for must not publish late.
+func orphaned(life *os.File) {
+	if _, err := io.Copy(io.Discard, life); err != nil {
+		return // no lifeline: not a supervisor's child
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	time.Sleep(orphanGrace)
+	os.Exit(Crashed)
 }
 
 // supervise starts the child and returns the status to exit with; an error when the
@@ -78,10 +105,16 @@ func supervise(name string) (int, error) {
 		return 0, err
 	}
 	defer r.Close()
+	lifeR, lifeW, err := os.Pipe() // this process holds lifeW until it ends
+	if err != nil {
+		w.Close()
+		return 0, err
+	}
+	defer lifeW.Close()
 	cmd := exec.Command(exe, os.Args[1:]...)
 	cmd.Args[0] = os.Args[0]
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.ExtraFiles = []*os.File{w}
+	cmd.ExtraFiles = []*os.File{w, lifeR}
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", envChild, statusFD))
 	cmd.SysProcAttr = childAttr()
 	sigs := make(chan os.Signal, 8)
@@ -93,6 +126,7 @@ func supervise(name string) (int, error) {
 	defer runtime.UnlockOSThread()
 	err = cmd.Start()
 	w.Close()
+	lifeR.Close()
 	if err != nil {
 		return 0, err
 	}

@@ -161,23 +161,68 @@ func TestSignalForwarded(t *testing.T) {
 
 // TestChildDiesWithSupervisor: a supervisor killed with SIGKILL takes its child along.
 func TestChildDiesWithSupervisor(t *testing.T) {
-	if !pdeathsig {
-		t.Skip("no parent-death signal on this system")
-	}
 	cmd, out, _ := start(t, "sleep")
 	pid := readyPid(t, out)
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	exitCode(t, cmd)
-	for range 500 {
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+	for range 2000 {
+		if !alive(pid) {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 	t.Fatal("the child outlived its killed supervisor")
+}
+
+// alive reports whether process pid runs: not gone, nor a zombie nobody has reaped
+// (where the system's first process does not reap, an orphan's end leaves one).
+func alive(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // no /proc: the signal's answer stands
+	}
+	// pid (comm) state …: the state follows the last ')'.
+	at := strings.LastIndexByte(string(stat), ')')
+	return at < 0 || at+2 >= len(stat) || stat[at+2] != 'Z'
+}
+
+// TestOrphanStops: a supervised child whose lifeline ends (its supervisor gone, on a
+// system without a parent-death signal) stops as at a SIGTERM: the program "term"
+// returns 5 when it gets one. The test plays the supervisor, without a parent-death
+// signal.
+func TestOrphanStops(t *testing.T) {
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer statusR.Close()
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envProgram+"=term", fmt.Sprintf("%s=%d", envChild, statusFD))
+	cmd.ExtraFiles = []*os.File{statusW, lifeR}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	statusW.Close()
+	lifeR.Close()
+	readyPid(t, bufio.NewReader(out))
+	lifeW.Close() // the supervisor is gone
+	if code := exitCode(t, cmd); code != 5 || readStatus(statusR) != 5 {
+		t.Errorf("exit %d, want the program's 5 at the SIGTERM it sends itself", code)
+	}
 }
 
 // TestSecondSignalKills: a program that goes on after the first SIGTERM is killed at
