@@ -10,8 +10,9 @@ import (
 	"testing"
 )
 
-// TestSignalStops sends SIGTERM and SIGINT to a real gen, release and dp process while
-// it writes and when it is about to publish: the run stops, exits 1 (a failure that is
+// TestSignalStops sends SIGTERM (and, to gen, SIGINT too: the commands share the
+// handling) to a real gen, release and dp process while it writes and when it is about
+// to publish: the run stops, exits 1 (a failure that is
 // not the input's), says it was interrupted, and leaves neither the output nor a
 // temporary in the folder (dp: the ledger stays).
 func TestSignalStops(t *testing.T) {
