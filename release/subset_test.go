@@ -301,36 +301,71 @@ func TestSubsetFlagAgreesWithVerifier(t *testing.T) {
 	}
 }
 
+// subsetNCP is the NCP of a research subset's release whose records hold values (each
+// released as its label), counted as generalize.Metrics's NCP defines it: on a numeric
+// column (num not nil), the span of the population's leaves a label covers over the
+// span of the values the subset holds, at most 1; on another, the leaves it covers
+// over the column's leaves (0 for one).
+func subsetNCP(values []string, byLabel map[string]map[string]bool, leaves int, label func(string) string, num func(string) float64) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range values {
+		if num != nil {
+			lo, hi = min(lo, num(v)), max(hi, num(v))
+		}
+	}
+	sum := 0.0
+	for _, v := range values {
+		covered := byLabel[label(v)]
+		switch {
+		case num != nil:
+			clo, chi := math.Inf(1), math.Inf(-1)
+			for leaf := range covered {
+				clo, chi = min(clo, num(leaf)), max(chi, num(leaf))
+			}
+			if hi > lo {
+				sum += min((chi-clo)/(hi-lo), 1)
+			}
+		case len(covered) > 1:
+			sum += float64(len(covered)) / float64(leaves)
+		}
+	}
+	return sum / float64(len(values))
+}
+
 // TestSubsetBuiltHierarchies: a research subset's release generalizes a
 // quasi-identifier through each kind of hierarchy (integer intervals, a mask, dates, a
 // hierarchy file) above level 0, the subset's records holding only every other value
 // of the population's. The leaves of a built hierarchy are the values of the whole
 // input (the population), as a hierarchy file's are its rows: the release's loss is
-// that of the population's leaves, counted here from the input's text, and the search,
-// the verification that cross-checks it and Check agree on it.
+// that of the population's leaves, counted here from the input's text, and its NCP
+// measures a label's span among them against the span of the subset's values; the
+// search, the verification that cross-checks it and Check agree on both.
 func TestSubsetBuiltHierarchies(t *testing.T) {
 	abs, err := filepath.Abs("../testdata/hierarchies/sex.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
 	day0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	days := func(v string) float64 { d, _ := time.Parse(time.DateOnly, v); return d.Sub(day0).Hours() / 24 }
 	for _, c := range []struct {
 		name, column, conf string
 		value              func(i int) string // record i's value
 		label              func(v string) string
+		num                func(v string) float64 // a value's number (nil: not numeric)
 	}{
 		{"intervals", "age", "{role: quasi, type: integer, hierarchy: {intervals: [10, 20]}}",
 			func(i int) string { return strconv.Itoa(20 + i%60) },
-			func(v string) string { n, _ := strconv.Atoi(v); return fmt.Sprintf("[%d,%d]", n-n%10, n-n%10+9) }},
+			func(v string) string { n, _ := strconv.Atoi(v); return fmt.Sprintf("[%d,%d]", n-n%10, n-n%10+9) },
+			func(v string) float64 { n, _ := strconv.Atoi(v); return float64(n) }},
 		{"mask", "zip", "{role: quasi, hierarchy: {mask: {from: right, max: 3}}}",
 			func(i int) string { return fmt.Sprintf("021%02d", i%40) },
-			func(v string) string { return v[:4] + "*" }},
+			func(v string) string { return v[:4] + "*" }, nil},
 		{"date", "admitted", "{role: quasi, type: date, hierarchy: {date: [month, year]}}",
 			func(i int) string { return day0.AddDate(0, 0, i%90).Format(time.DateOnly) },
-			func(v string) string { return v[:7] }},
+			func(v string) string { return v[:7] }, days},
 		{"file", "sex", fmt.Sprintf("{role: quasi, hierarchy: {file: %q}}", abs),
 			func(i int) string { return []string{"F", "M"}[i%4/2] },
-			func(string) string { return "*" }},
+			func(string) string { return "*" }, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -368,6 +403,7 @@ func TestSubsetBuiltHierarchies(t *testing.T) {
 				want += float64(len(byLabel[c.label(v)])-1) / float64(leaves-1)
 			}
 			want /= float64(len(subsetValues))
+			wantNCP := subsetNCP(subsetValues, byLabel, leaves, c.label, c.num)
 			out := filepath.Join(dir, "r.csv")
 			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 			if err != nil {
@@ -378,6 +414,9 @@ func TestSubsetBuiltHierarchies(t *testing.T) {
 			}
 			if math.Abs(rep.Utility.Loss-want) > 1e-12 {
 				t.Errorf("the release's loss %.6f, the population's leaves give %.6f", rep.Utility.Loss, want)
+			}
+			if math.Abs(rep.Utility.NCP-wantNCP) > 1e-12 {
+				t.Errorf("the release's NCP %.6f, want %.6f", rep.Utility.NCP, wantNCP)
 			}
 			m, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out})
 			if err != nil {
