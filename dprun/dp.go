@@ -220,7 +220,7 @@ func plannedSpend(cfg *schema.Config, opt job.Options, ledger string) (dphist.Sp
 	}
 	var err error
 	if spend.Epsilon, spend.Delta, err = dphist.Compose(parts); err != nil {
-		return spend, schema.BadInput("%s: dp.outputs: the outputs' budgets: %w", configName(cfg), err)
+		return spend, schema.BadInput("%s: dp.outputs: the outputs' budgets: %w", cfg.Name(), err)
 	}
 	if err := (&dphist.Ledger{Datasets: map[string]*dphist.Account{}}).Charge(cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
 		return spend, fmt.Errorf("dp: the outputs need ε=%g, δ=%g: %w", spend.Epsilon, spend.Delta, err)
@@ -231,14 +231,6 @@ func plannedSpend(cfg *schema.Config, opt job.Options, ledger string) (dphist.Sp
 		}
 	}
 	return spend, nil
-}
-
-// configName is the configuration's file for messages.
-func configName(cfg *schema.Config) string {
-	if cfg.File == "" {
-		return "configuration"
-	}
-	return cfg.File
 }
 
 // readStage opens the input and reads the columns the outputs use.
@@ -357,7 +349,7 @@ func checkOutDir(dir string, others ...string) error {
 
 // CheckConfig rejects dp settings this version cannot honour, before any reading.
 func CheckConfig(cfg *schema.Config, opt job.Options) error {
-	where := configName(cfg)
+	where := cfg.Name()
 	d := cfg.DP
 	if d == nil {
 		return schema.BadInput("%s: dp: the configuration has no dp section", where)

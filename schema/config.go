@@ -165,6 +165,15 @@ type Risk struct {
 	SamplingFraction float64 // the input's share of the population; 0 when not given
 }
 
+// Name is what messages call the configuration: its file, or "configuration" when it
+// was parsed from bytes without a name.
+func (c *Config) Name() string {
+	if c.File == "" {
+		return "configuration"
+	}
+	return c.File
+}
+
 // Known reports whether the population is described.
 func (r Risk) Known() bool { return r.Population > 0 || r.SamplingFraction > 0 }
 
