@@ -263,7 +263,7 @@ func LevelBounds(cfg *schema.Config, cols []generalize.Column) (lo, hi []int, er
 				continue
 			}
 			if l > top {
-				return nil, nil, schema.BadInput("%s: search.%s.%s: %d is above the hierarchy's top level, %d", configName(cfg), b.key, c.Name, l, top)
+				return nil, nil, schema.BadInput("%s: search.%s.%s: %d is above the hierarchy's top level, %d", cfg.Name(), b.key, c.Name, l, top)
 			}
 			*b.level = l
 		}
@@ -850,97 +850,114 @@ type Measured = verify.Measured
 // release that violates the configuration yields the measurements and an error
 // matching schema.ErrUnattainable.
 func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured, error) {
-	if err := checkReleaseConfig(cfg); err != nil {
-		return nil, err
-	}
-	in, rel, inFmt, relFmt, err := paths(cfg, opt)
+	in, rel, inFmt, relFmt, err := checkedPaths(cfg, opt)
 	if err != nil {
 		return nil, err
-	}
-	if !table.IsParts(rel) {
-		if err := regularFile(rel); err != nil {
-			return nil, fmt.Errorf("release: %w", err)
-		}
-	}
-	if opt.Report != "" {
-		if err := checkPair(opt.Report, rel); err != nil {
-			return nil, err
-		}
 	}
 	src, p, err := openInput(cfg, in, rel, inFmt)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	prot := p.protectedColumns()
-	sub, err := newSubsetFlags(cfg, p)
+	spec, err := checkSpec(ctx, cfg, p, src)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := readProtected(ctx, p, src, prot, sub)
-	if err != nil {
-		return nil, err
-	}
-	header := p.ReleaseHeader()
-	km, _, err := kmapK(cfg, rows)
-	if err != nil {
-		return nil, err
-	}
-	spec := verify.Spec{K: max(cfg.Privacy.K, km), MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), InputRows: rows, Columns: header, Quasi: p.QuasiNames()}
-	if spec.Risk, err = verifyRisk(cfg, rows); err != nil {
-		return nil, err
-	}
-	for _, sc := range prot {
-		spec.Sensitive = append(spec.Sensitive, sc.spec())
-	}
-	f, err := openChecked(rel, relFmt, cfg.Output.CSV, header, releaseTable)
+	f, err := openChecked(rel, relFmt, cfg.Output.CSV, spec.Columns, releaseTable)
 	if err != nil {
 		return nil, fmt.Errorf("release: %w", err)
 	}
 	defer f.Close()
 	meta, metaErr := releaseRecorded(f)
 	m, err := verifyTable(ctx, f, spec)
-	var v *verify.Violation
-	if errors.As(err, &v) {
-		return m, schema.Unattainable("%s: %v", rel, v)
-	}
 	if err != nil {
-		return m, err
+		return m, violation(rel, err)
 	}
 	if metaErr != nil { // parts that record different parameters, with the measurements
 		return m, metaErr
 	}
-	// Truthfulness: the release read beside the input, every release record counted
-	// with the input record it generalizes for the utility metrics (the models were
-	// checked above).
-	p.maxSupp = spec.MaxSuppressed
-	uspec := spec
-	uspec.Sensitive = nil
-	if err := utilitySpec(cfg, p, &uspec); err != nil {
+	if err := checkTruth(ctx, cfg, p, inFmt, rel, relFmt, spec, m); err != nil {
 		return m, err
 	}
-	counter, err := verify.NewCounter(uspec, header)
-	if err != nil {
-		return m, fmt.Errorf("internal error: %w", err)
-	}
-	if _, err := verifyTruth(ctx, cfg, p, inFmt, rel, relFmt, header, counter, nil); err != nil {
-		if errors.As(err, &v) {
-			return m, schema.Unattainable("%s: %v", rel, v)
-		}
-		return m, err
-	}
-	um, err := counter.Finish()
-	if err != nil {
-		if errors.As(err, &v) {
-			return m, schema.Unattainable("%s: %v", rel, v)
-		}
-		return m, err
-	}
-	m.Loss, m.NCP, m.NonUniformEntropy, m.Utility = um.Loss, um.NCP, um.NonUniformEntropy, um.Utility
 	// The records left out: only those the models require, and the parameters the
 	// release records.
 	if err := checkMissing(ctx, cfg, p, opt, rel, relFmt, inFmt, meta, spec, m); err != nil {
 		return m, err
 	}
 	return m, nil
+}
+
+// checkedPaths is Check's input and release, and their formats, once it has checked
+// what it can before reading them: the configuration (checkReleaseConfig), that the
+// release is a regular file or parts, and, with a report, that the report is the
+// release's (checkPair).
+func checkedPaths(cfg *schema.Config, opt job.Options) (in, rel, inFmt, relFmt string, err error) {
+	if err := checkReleaseConfig(cfg); err != nil {
+		return "", "", "", "", err
+	}
+	if in, rel, inFmt, relFmt, err = paths(cfg, opt); err != nil {
+		return "", "", "", "", err
+	}
+	if !table.IsParts(rel) {
+		if err := regularFile(rel); err != nil {
+			return "", "", "", "", fmt.Errorf("release: %w", err)
+		}
+	}
+	if opt.Report != "" {
+		if err := checkPair(opt.Report, rel); err != nil {
+			return "", "", "", "", err
+		}
+	}
+	return in, rel, inFmt, relFmt, nil
+}
+
+// checkSpec reads the input src's protected columns (and a research subset's flags)
+// and returns what its release must satisfy.
+func checkSpec(ctx context.Context, cfg *schema.Config, p *plan, src table.Source) (verify.Spec, error) {
+	prot := p.protectedColumns()
+	sub, err := newSubsetFlags(cfg, p)
+	if err != nil {
+		return verify.Spec{}, err
+	}
+	rows, err := readProtected(ctx, p, src, prot, sub)
+	if err != nil {
+		return verify.Spec{}, err
+	}
+	km, _, err := kmapK(cfg, rows)
+	if err != nil {
+		return verify.Spec{}, err
+	}
+	spec := verify.Spec{K: max(cfg.Privacy.K, km), MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), InputRows: rows, Columns: p.ReleaseHeader(), Quasi: p.QuasiNames()}
+	if spec.Risk, err = verifyRisk(cfg, rows); err != nil {
+		return verify.Spec{}, err
+	}
+	for _, sc := range prot {
+		spec.Sensitive = append(spec.Sensitive, sc.spec())
+	}
+	return spec, nil
+}
+
+// checkTruth reads the release rel beside the input for truthfulness, every release
+// record counted with the input record it generalizes, and puts the utility metrics
+// it measures into m (the models were checked by verifyTable).
+func checkTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, rel, relFmt string, spec verify.Spec, m *Measured) error {
+	p.maxSupp = spec.MaxSuppressed
+	uspec := spec
+	uspec.Sensitive = nil
+	if err := utilitySpec(cfg, p, &uspec); err != nil {
+		return err
+	}
+	counter, err := verify.NewCounter(uspec, spec.Columns)
+	if err != nil {
+		return fmt.Errorf("internal error: %w", err)
+	}
+	if _, err := verifyTruth(ctx, cfg, p, inFmt, rel, relFmt, spec.Columns, counter, nil); err != nil {
+		return violation(rel, err)
+	}
+	um, err := counter.Finish()
+	if err != nil {
+		return violation(rel, err)
+	}
+	m.Loss, m.NCP, m.NonUniformEntropy, m.Utility = um.Loss, um.NCP, um.NonUniformEntropy, um.Utility
+	return nil
 }

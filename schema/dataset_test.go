@@ -27,7 +27,7 @@ func TestDatasetName(t *testing.T) {
 		{"hospital-sample\x7f", "U+007F"},        // delete
 		{"hospital\u2028sample", "U+2028"},       // line separator
 		{"hospit\u0061\u0301l", "NFC"},           // á as a + combining acute accent
-		{"\u0958", "NFC"},                         // क़ as one character (its NFC is क + nukta)
+		{"\u0958", "NFC"},                        // क़ as one character (its NFC is क + nukta)
 		{"hospital-sample\ufe0f", "U+FE0F"},      // variation selector
 		{"hospital\u034fsample", "U+034F"},       // combining grapheme joiner
 		{"hospital-sample\ue000", "U+E000"},      // private use

@@ -1603,47 +1603,11 @@ func (p *parser) dpOutput(n *yaml.Node, path string, names map[string]bool) (DPO
 	if err != nil {
 		return o, err
 	}
-	v, at, err := f.required("name")
-	if err != nil {
+	if o.Name, err = p.outputName(f, names); err != nil {
 		return o, err
 	}
-	if o.Name, err = p.name(v, at); err != nil {
+	if err := p.outputBudget(f, &o); err != nil {
 		return o, err
-	}
-	if strings.ContainsAny(o.Name, `/\`) || strings.IndexFunc(o.Name, unicode.IsControl) >= 0 || o.Name == "." || o.Name == ".." {
-		return o, p.errorf(v, at, "must be usable as a file name, got %q", o.Name)
-	}
-	if names[o.Name] {
-		return o, p.errorf(v, at, "output %q is named twice", o.Name)
-	}
-	names[o.Name] = true
-	if v, at, err = f.required("epsilon"); err != nil {
-		return o, err
-	}
-	if o.Epsilon, err = p.float(v, at); err != nil {
-		return o, err
-	}
-	if o.Epsilon < MinOutputEpsilon {
-		return o, p.errorf(v, at, "must be at least %g, got %g", MinOutputEpsilon, o.Epsilon)
-	}
-	epsilon, epsilonAt := v, at
-	if v, at := f.get("delta"); v != nil {
-		if o.Delta, err = p.delta(v, at); err != nil {
-			return o, err
-		}
-	}
-	if o.Mechanism, err = f.enum("mechanism", "laplace"); err != nil {
-		return o, err
-	}
-	if o.Mechanism == "gaussian" && o.Delta <= 0 {
-		v, at := f.get("delta")
-		if v == nil {
-			v = f.node
-		}
-		return o, p.errorf(v, at, "must be positive for the gaussian mechanism")
-	}
-	if o.Mechanism == "gaussian" && o.Epsilon > MaxGaussianEpsilon {
-		return o, p.errorf(epsilon, epsilonAt, "must be at most %d for the gaussian mechanism, got %g", MaxGaussianEpsilon, o.Epsilon)
 	}
 	if v, at := f.get("post"); v != nil {
 		if o.Post, err = p.enumList(v, at, f.allowed("post")...); err != nil {
@@ -1658,13 +1622,79 @@ func (p *parser) dpOutput(n *yaml.Node, path string, names map[string]bool) (DPO
 			return o, err
 		}
 	}
+	return o, p.outputKind(f, n, path, &o)
+}
+
+// outputName decodes an output's name: usable as a file name, and not one of names
+// (the outputs before), to which it is added.
+func (p *parser) outputName(f *fields, names map[string]bool) (string, error) {
+	v, at, err := f.required("name")
+	if err != nil {
+		return "", err
+	}
+	name, err := p.name(v, at)
+	if err != nil {
+		return "", err
+	}
+	if strings.ContainsAny(name, `/\`) || strings.IndexFunc(name, unicode.IsControl) >= 0 || name == "." || name == ".." {
+		return "", p.errorf(v, at, "must be usable as a file name, got %q", name)
+	}
+	if names[name] {
+		return "", p.errorf(v, at, "output %q is named twice", name)
+	}
+	names[name] = true
+	return name, nil
+}
+
+// outputBudget decodes an output's epsilon, delta and mechanism: ε at least
+// MinOutputEpsilon, and with the gaussian mechanism at most MaxGaussianEpsilon and a
+// positive δ.
+func (p *parser) outputBudget(f *fields, o *DPOutput) error {
+	ev, eat, err := f.required("epsilon")
+	if err != nil {
+		return err
+	}
+	if o.Epsilon, err = p.float(ev, eat); err != nil {
+		return err
+	}
+	if o.Epsilon < MinOutputEpsilon {
+		return p.errorf(ev, eat, "must be at least %g, got %g", MinOutputEpsilon, o.Epsilon)
+	}
+	if v, at := f.get("delta"); v != nil {
+		if o.Delta, err = p.delta(v, at); err != nil {
+			return err
+		}
+	}
+	if o.Mechanism, err = f.enum("mechanism", "laplace"); err != nil {
+		return err
+	}
+	if o.Mechanism != "gaussian" {
+		return nil
+	}
+	if o.Delta <= 0 {
+		v, at := f.get("delta")
+		if v == nil {
+			v = f.node
+		}
+		return p.errorf(v, at, "must be positive for the gaussian mechanism")
+	}
+	if o.Epsilon > MaxGaussianEpsilon {
+		return p.errorf(ev, eat, "must be at most %d for the gaussian mechanism, got %g", MaxGaussianEpsilon, o.Epsilon)
+	}
+	return nil
+}
+
+// outputKind decodes what an output of the mapping n (fields f) at path publishes:
+// exactly one of outputKinds.
+func (p *parser) outputKind(f *fields, n *yaml.Node, path string, o *DPOutput) error {
 	switch given := f.present(outputKinds...); len(given) {
 	case 0:
-		return o, p.errorf(n, path, "needs one of %s", strings.Join(outputKinds, ", "))
+		return p.errorf(n, path, "needs one of %s", strings.Join(outputKinds, ", "))
 	case 1:
 	default:
-		return o, p.errorf(n, path, "takes only one of %s, got %s", strings.Join(outputKinds, ", "), strings.Join(given, " and "))
+		return p.errorf(n, path, "takes only one of %s, got %s", strings.Join(outputKinds, ", "), strings.Join(given, " and "))
 	}
+	var err error
 	if v, at := f.get("histogram"); v != nil {
 		o.Histogram, err = p.columnList(v, at)
 	}
@@ -1676,25 +1706,31 @@ func (p *parser) dpOutput(n *yaml.Node, path string, names map[string]bool) (DPO
 	}
 	if v, at := f.get("synthetic"); v != nil {
 		if o.Synthetic, err = p.synthetic(v, at); err != nil {
-			return o, err
+			return err
 		}
-		// The mechanism is fixed (exponential selection, Gaussian measurements, zCDP
-		// accounting): it needs a delta and takes neither a mechanism nor post-processing.
-		for _, k := range []string{"mechanism", "post"} {
-			if v, at := f.get(k); v != nil {
-				return o, p.errorf(v, at, "a synthetic output takes no %s (it selects with the exponential mechanism and measures with Gaussian noise)", k)
-			}
-		}
-		o.Mechanism = ""
-		if o.Delta <= 0 {
-			v, at := f.get("delta")
-			if v == nil {
-				v, at = f.node, path+".delta"
-			}
-			return o, p.errorf(v, at, "must be positive for a synthetic output (its zCDP accounting converts to (epsilon, delta))")
+		return p.syntheticMechanism(f, path, o)
+	}
+	return err
+}
+
+// syntheticMechanism checks what a synthetic output says of its mechanism: it is fixed
+// (exponential selection, Gaussian measurements, zCDP accounting), so it needs a
+// delta and takes neither a mechanism nor post-processing.
+func (p *parser) syntheticMechanism(f *fields, path string, o *DPOutput) error {
+	for _, k := range []string{"mechanism", "post"} {
+		if v, at := f.get(k); v != nil {
+			return p.errorf(v, at, "a synthetic output takes no %s (it selects with the exponential mechanism and measures with Gaussian noise)", k)
 		}
 	}
-	return o, err
+	o.Mechanism = ""
+	if o.Delta <= 0 {
+		v, at := f.get("delta")
+		if v == nil {
+			v, at = f.node, path+".delta"
+		}
+		return p.errorf(v, at, "must be positive for a synthetic output (its zCDP accounting converts to (epsilon, delta))")
+	}
+	return nil
 }
 
 // way expects an integer between 1 and limit.
