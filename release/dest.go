@@ -28,11 +28,11 @@ import (
 // table.InsideParts: symbolic links, "..", hard links), not as written; a path in a
 // store (scheme://…) is left to the store's own checks.
 func CheckDestination(cfg *schema.Config, in, key, dest string, folder bool) error {
-	if inStore(dest) {
+	if schema.StoreURL(dest) {
 		return nil
 	}
 	reads := []readPath{{"the input", in}}
-	if !inStore(in) && table.IsParts(in) {
+	if !schema.StoreURL(in) && table.IsParts(in) {
 		reads = reads[:0]
 		parts, _ := table.PartPaths(in) // an input that lists no parts is refused on its own
 		for _, p := range parts {
@@ -44,7 +44,7 @@ func CheckDestination(cfg *schema.Config, in, key, dest string, folder bool) err
 	}
 	for _, r := range append(reads, configFiles(cfg)...) {
 		switch {
-		case inStore(r.path):
+		case schema.StoreURL(r.path):
 		case !folder && table.SameFile(dest, r.path):
 			return schema.BadInput("%s: %s is %s %s, which the run reads", key, dest, r.what, r.path)
 		case folder && table.Within(r.path, dest):
@@ -57,7 +57,7 @@ func CheckDestination(cfg *schema.Config, in, key, dest string, folder bool) err
 // checkNotIn refuses, as bad input naming key, a destination dest that is another
 // destination of the run, other (what: "the output"; a file or a folder), or inside it.
 func checkNotIn(key, dest, what, other string) error {
-	if other == "" || inStore(dest) || inStore(other) {
+	if other == "" || schema.StoreURL(dest) || schema.StoreURL(other) {
 		return nil
 	}
 	if table.SameFile(dest, other) || table.Within(dest, other) {
@@ -85,13 +85,6 @@ func configFiles(cfg *schema.Config) []readPath {
 		}
 	}
 	return files
-}
-
-// inStore reports whether path names an object in a store (scheme://…), not a local
-// file.
-func inStore(path string) bool {
-	i := strings.Index(path, "://")
-	return i > 0 && !strings.ContainsAny(path[:i], `/\`)
 }
 
 // checkOutput refuses, before anything is read, an output the run could not publish.

@@ -445,7 +445,7 @@ func (p *parser) path(n *yaml.Node, at string) (string, error) {
 	if s == "" {
 		return "", p.errorf(n, at, "must not be empty")
 	}
-	if storeURL(s) {
+	if StoreURL(s) {
 		return s, nil
 	}
 	if filepath.IsAbs(s) {
@@ -1909,9 +1909,10 @@ func (p *parser) workload(n *yaml.Node, path string, s *Synthetic) error {
 	return p.expected(n, path, "a mapping {way: n} or a list of lists of columns")
 }
 
-// storeURL reports whether s is a URL of a store: a scheme of letters, digits, "+",
-// "-" or ".", starting with a letter, then "://".
-func storeURL(s string) bool {
+// StoreURL reports whether s is a URL of a store (gs://, s3://, memfs://), not a local
+// path: a scheme of letters, digits, "+", "-" or ".", starting with a letter, then
+// "://".
+func StoreURL(s string) bool {
 	scheme, _, ok := strings.Cut(s, "://")
 	if !ok || scheme == "" || !unicode.IsLetter(rune(scheme[0])) {
 		return false

@@ -27,10 +27,7 @@ import (
 
 // isObject reports whether path names an object of a store (scheme://…), not a local
 // file.
-func isObject(path string) bool {
-	i := strings.Index(path, "://")
-	return i > 0 && !strings.ContainsAny(path[:i], "/\\")
-}
+func isObject(path string) bool { return schema.StoreURL(path) }
 
 // scheme is the scheme of a store's path ("gs", "s3").
 func scheme(p string) string { return p[:strings.Index(p, "://")] }
