@@ -165,129 +165,156 @@ func (w *partWriter) write(ctx context.Context, part, out string) (err error) {
 			err = cerr
 		}
 	}()
-	cfg, like := w.cfg, w.like
-	var (
-		quasiAt []int // per kept column: its quasi-identifier, or −1
-		keyOf   [][]int32
-		listed  []*generalize.Hierarchy // per kept column: a sensitive column's hierarchy file, which must list its values
-		cols    []table.OutColumn
-		sink    table.Sink
-		prep    table.Preparer
-		rows    *table.Rows
-		hasNull bool // some field of rows is null
-		leaves  = make([]int32, len(like.Columns))
-	)
-	flush := func() error {
-		if rows == nil || rows.N == 0 {
-			return nil
-		}
-		if !hasNull {
-			rows.Nulls = nil
-		}
-		x, err := prep.Prepare(rows)
-		if err == nil {
-			err = prep.WritePrepared(x)
-		}
-		if err != nil {
-			return fmt.Errorf("writing release part %s: %w", out, err)
-		}
-		rows, hasNull = nil, false
-		return nil
-	}
-	err = eachRecordNulls(ctx, cfg, w.hier, part,
-		func(p *job.Plan) ([]int, error) {
-			for _, pos := range p.Kept {
-				quasiAt = append(quasiAt, slices.Index(names(like), p.Header[pos]))
-			}
-			cols = p.OutColumns()
-			keyOf = w.dictionaries(cols, quasiAt)
-			listed = make([]*generalize.Hierarchy, len(p.Kept))
-			for j, pos := range p.Kept {
-				if c := p.Conf[pos]; c.Role == schema.Sensitive && c.Hierarchy != nil && c.Hierarchy.File != "" {
-					h, err := p.Hier.Hierarchy(c.Hierarchy.File)
-					if err != nil {
-						return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
-					}
-					listed[j] = h
-				}
-			}
-			var err error
-			if sink, err = table.NewSink(file, w.format, cfg.Output.CSV, cols, w.meta); err != nil {
-				return nil, fmt.Errorf("writing release part %s: %w", out, err)
-			}
-			var ok bool
-			if prep, ok = sink.(table.Preparer); !ok {
-				return nil, fmt.Errorf("internal error: the %s sink does not take keys", w.format)
-			}
-			read := append(slices.Clone(p.Kept), p.Quasi...)
-			if sub := cfg.Privacy.Subset; sub != nil { // its flag last
-				pos, err := positions(p, part, []string{sub.Column})
-				if err != nil {
-					return nil, err
-				}
-				read = append(read, pos[0])
-			}
-			return read, nil
-		},
-		func(p *job.Plan, at func() string, fields []string, nulls []bool) error {
-			if cfg.Privacy.Subset != nil { // outside the subset: not released
-				if in, err := inSubset(cfg, fields[len(fields)-1], at); !in || err != nil {
-					return err
-				}
-			}
-			width := len(p.Kept)
-			for i := range leaves {
-				var err error
-				if leaves[i], err = leafOf(like.Columns[i], fields[width+i], at); err != nil {
-					return err
-				}
-			}
-			if w.rec.IsSuppressed(leaves) {
-				return nil
-			}
-			if rows == nil {
-				rows = &table.Rows{Fields: make([]string, 0, table.BatchRows*width), Nulls: make([]bool, 0, table.BatchRows*width), Keys: make([][]int32, width)}
-				for j, qi := range quasiAt {
-					if qi >= 0 {
-						rows.Keys[j] = make([]int32, 0, table.BatchRows)
-					}
-				}
-			}
-			for j, qi := range quasiAt {
-				if qi >= 0 {
-					rows.Keys[j] = append(rows.Keys[j], keyOf[qi][leaves[qi]])
-					rows.Fields, rows.Nulls = append(rows.Fields, ""), append(rows.Nulls, false)
-					continue
-				}
-				pos := p.Kept[j]
-				if !nulls[j] && p.TextIn {
-					if err := table.CheckType(p.Conf[pos], fields[j]); err != nil {
-						return schema.BadInput("%s: column %q: %w", at(), p.Header[pos], err)
-					}
-				}
-				if h := listed[j]; h != nil {
-					if _, ok := h.Leaf(fields[j]); !ok {
-						return schema.BadInput("%s: column %q: value not listed in hierarchy %s", at(), p.Header[pos], h.Source())
-					}
-				}
-				rows.Fields = append(rows.Fields, strings.Clone(fields[j])) // not the batch's block
-				rows.Nulls = append(rows.Nulls, nulls[j])
-				hasNull = hasNull || nulls[j]
-			}
-			if rows.N++; rows.N == table.BatchRows {
-				return flush()
-			}
-			return nil
-		})
-	if err != nil {
+	pw := &partWrite{w: w, part: part, out: out, file: file, leaves: make([]int32, len(w.like.Columns))}
+	if err := eachRecordNulls(ctx, w.cfg, w.hier, part, pw.start, pw.add); err != nil {
 		return err
 	}
-	if err := flush(); err != nil {
+	if err := pw.flush(); err != nil {
 		return err
 	}
-	if err := sink.Finish(); err != nil {
+	if err := pw.sink.Finish(); err != nil {
 		return fmt.Errorf("writing release part %s: %w", out, err)
 	}
+	return nil
+}
+
+// partWrite is the writing of one part's release (partWriter.write): what start
+// learns of the part's columns, and the batch of records add gathers for flush.
+type partWrite struct {
+	w         *partWriter
+	part, out string
+	file      *os.File
+	quasiAt   []int // per kept column: its quasi-identifier, or −1
+	keyOf     [][]int32
+	listed    []*generalize.Hierarchy // per kept column: a sensitive column's hierarchy file, which must list its values
+	sink      table.Sink
+	prep      table.Preparer
+	rows      *table.Rows
+	hasNull   bool    // some field of rows is null
+	leaves    []int32 // the current record's, per quasi-identifier
+}
+
+// start takes the part's plan: the release's columns, their dictionaries, the
+// hierarchy files sensitive columns must be listed in, and the sink; it returns the
+// columns to read (the kept ones, the quasi-identifiers, a research subset's flag
+// last).
+func (pw *partWrite) start(p *job.Plan) ([]int, error) {
+	w, cfg := pw.w, pw.w.cfg
+	for _, pos := range p.Kept {
+		pw.quasiAt = append(pw.quasiAt, slices.Index(names(w.like), p.Header[pos]))
+	}
+	cols := p.OutColumns()
+	pw.keyOf = w.dictionaries(cols, pw.quasiAt)
+	pw.listed = make([]*generalize.Hierarchy, len(p.Kept))
+	for j, pos := range p.Kept {
+		if c := p.Conf[pos]; c.Role == schema.Sensitive && c.Hierarchy != nil && c.Hierarchy.File != "" {
+			h, err := p.Hier.Hierarchy(c.Hierarchy.File)
+			if err != nil {
+				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+			}
+			pw.listed[j] = h
+		}
+	}
+	var err error
+	if pw.sink, err = table.NewSink(pw.file, w.format, cfg.Output.CSV, cols, w.meta); err != nil {
+		return nil, fmt.Errorf("writing release part %s: %w", pw.out, err)
+	}
+	var ok bool
+	if pw.prep, ok = pw.sink.(table.Preparer); !ok {
+		return nil, fmt.Errorf("internal error: the %s sink does not take keys", w.format)
+	}
+	read := append(slices.Clone(p.Kept), p.Quasi...)
+	if sub := cfg.Privacy.Subset; sub != nil { // its flag last
+		pos, err := positions(p, pw.part, []string{sub.Column})
+		if err != nil {
+			return nil, err
+		}
+		read = append(read, pos[0])
+	}
+	return read, nil
+}
+
+// add adds a record (fields, nulls: the columns start asked for; at names it) to the
+// batch unless it is suppressed or outside a research subset, and writes the batch
+// when it is full.
+func (pw *partWrite) add(p *job.Plan, at func() string, fields []string, nulls []bool) error {
+	cfg, like := pw.w.cfg, pw.w.like
+	if cfg.Privacy.Subset != nil { // outside the subset: not released
+		if in, err := inSubset(cfg, fields[len(fields)-1], at); !in || err != nil {
+			return err
+		}
+	}
+	width := len(p.Kept)
+	for i := range pw.leaves {
+		var err error
+		if pw.leaves[i], err = leafOf(like.Columns[i], fields[width+i], at); err != nil {
+			return err
+		}
+	}
+	if pw.w.rec.IsSuppressed(pw.leaves) {
+		return nil
+	}
+	if pw.rows == nil {
+		pw.rows = &table.Rows{Fields: make([]string, 0, table.BatchRows*width), Nulls: make([]bool, 0, table.BatchRows*width), Keys: make([][]int32, width)}
+		for j, qi := range pw.quasiAt {
+			if qi >= 0 {
+				pw.rows.Keys[j] = make([]int32, 0, table.BatchRows)
+			}
+		}
+	}
+	for j := range pw.quasiAt {
+		if err := pw.field(p, j, at, fields[j], nulls[j]); err != nil {
+			return err
+		}
+	}
+	if pw.rows.N++; pw.rows.N == table.BatchRows {
+		return pw.flush()
+	}
+	return nil
+}
+
+// field adds kept column j of a record (v, null) to the batch: a quasi-identifier's
+// key, or the value once checked as the CLI checks it.
+func (pw *partWrite) field(p *job.Plan, j int, at func() string, v string, null bool) error {
+	rows := pw.rows
+	if qi := pw.quasiAt[j]; qi >= 0 {
+		rows.Keys[j] = append(rows.Keys[j], pw.keyOf[qi][pw.leaves[qi]])
+		rows.Fields, rows.Nulls = append(rows.Fields, ""), append(rows.Nulls, false)
+		return nil
+	}
+	pos := p.Kept[j]
+	if !null && p.TextIn {
+		if err := table.CheckType(p.Conf[pos], v); err != nil {
+			return schema.BadInput("%s: column %q: %w", at(), p.Header[pos], err)
+		}
+	}
+	if h := pw.listed[j]; h != nil {
+		if _, ok := h.Leaf(v); !ok {
+			return schema.BadInput("%s: column %q: value not listed in hierarchy %s", at(), p.Header[pos], h.Source())
+		}
+	}
+	rows.Fields = append(rows.Fields, strings.Clone(v)) // not the batch's block
+	rows.Nulls = append(rows.Nulls, null)
+	pw.hasNull = pw.hasNull || null
+	return nil
+}
+
+// flush writes the batch gathered.
+func (pw *partWrite) flush() error {
+	if pw.rows == nil || pw.rows.N == 0 {
+		return nil
+	}
+	if !pw.hasNull {
+		pw.rows.Nulls = nil
+	}
+	x, err := pw.prep.Prepare(pw.rows)
+	if err == nil {
+		err = pw.prep.WritePrepared(x)
+	}
+	if err != nil {
+		return fmt.Errorf("writing release part %s: %w", pw.out, err)
+	}
+	pw.rows, pw.hasNull = nil, false
 	return nil
 }
 
