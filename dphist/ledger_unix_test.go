@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/internal/testfiles"
 	"sanitizer/publish"
 	"sanitizer/schema"
 )
@@ -238,11 +239,11 @@ func TestCheckLedgerPlace(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { os.Chmod(dir, 0o755) })
-			skipIfWritable(t, dir)
+			testfiles.SkipIfWritable(t, dir)
 			return p
 		}, false},
 		{"a folder no one may create files in", func(t *testing.T, dir string) string {
-			skipIfWritable(t, "/sys")
+			testfiles.SkipIfWritable(t, "/sys")
 			return "/sys/ledger.json"
 		}, false},
 		{"the lock is a folder", func(t *testing.T, dir string) string {
@@ -303,19 +304,4 @@ func writeLedger(t *testing.T, dir, text string) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// skipIfWritable skips the test when this process can create a file in dir anyway
-// (root writes in a read-only folder; /sys may be missing or writable elsewhere).
-func skipIfWritable(t *testing.T, dir string) {
-	t.Helper()
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		t.Skipf("no folder %s here", dir)
-	}
-	f, err := os.CreateTemp(dir, ".probe")
-	if err == nil {
-		f.Close()
-		os.Remove(f.Name())
-		t.Skipf("this process can write in %s", dir)
-	}
 }

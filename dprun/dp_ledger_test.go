@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/schema"
 )
@@ -338,11 +339,11 @@ func TestDPLedgerUnwritable(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { os.Chmod(books, 0o755) })
-			skipIfWritable(t, books)
+			testfiles.SkipIfWritable(t, books)
 			return p
 		}},
 		{"a folder no one may create files in", func(t *testing.T, books string) string {
-			skipIfWritable(t, "/sys")
+			testfiles.SkipIfWritable(t, "/sys")
 			return "/sys/ledger.json"
 		}},
 		{"the lock is a folder", func(t *testing.T, books string) string {
@@ -370,20 +371,5 @@ func TestDPLedgerUnwritable(t *testing.T) {
 			ledger := tt.setup(t, books)
 			refusedBeforeReading(t, dir, conf, ledger, schema.ErrBadInput, ledger)
 		})
-	}
-}
-
-// skipIfWritable skips the test when this process can create a file in dir anyway
-// (root writes in a read-only folder; /sys may be missing, or writable elsewhere).
-func skipIfWritable(t *testing.T, dir string) {
-	t.Helper()
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		t.Skipf("no folder %s here", dir)
-	}
-	f, err := os.CreateTemp(dir, ".probe")
-	if err == nil {
-		f.Close()
-		os.Remove(f.Name())
-		t.Skipf("this process can write in %s", dir)
 	}
 }

@@ -293,3 +293,18 @@ func ParquetPageBytes(t testing.TB, path string) []byte {
 	}
 	return out
 }
+
+// SkipIfWritable skips the test when this process can create a file in dir anyway
+// (root writes in a read-only folder; /sys may be missing, or writable elsewhere).
+func SkipIfWritable(t testing.TB, dir string) {
+	t.Helper()
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		t.Skipf("no folder %s here", dir)
+	}
+	f, err := os.CreateTemp(dir, ".probe")
+	if err == nil {
+		f.Close()
+		os.Remove(f.Name())
+		t.Skipf("this process can write in %s", dir)
+	}
+}
