@@ -112,7 +112,20 @@ type Privacy struct {
 	Subset        *Subset
 	DeltaPresence *DeltaPresence
 	KMap          *KMap
+	// ReleasedColumns is what a release does when a column released as it is gives a
+	// protected sensitive value away (ReleasedWarn unless configured).
+	ReleasedColumns ReleasedCheck
 }
+
+// ReleasedCheck is what a release does when a column it releases as it is fails a
+// protected sensitive column's requirements on its own (privacy.released-columns.check).
+type ReleasedCheck string
+
+// The two answers to a column that gives a sensitive value away.
+const (
+	ReleasedWarn  ReleasedCheck = "warn"  // the report names it, the release is published
+	ReleasedError ReleasedCheck = "error" // exit 3, nothing is published
+)
 
 // Subset is the research subset of the input (ARX's data subset): the records whose
 // Column holds true, 1 or yes (false, 0 or no: not in it; case ignored).

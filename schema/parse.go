@@ -1057,6 +1057,9 @@ func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 	if err := p.populationModels(f, &pr); err != nil {
 		return pr, err
 	}
+	if pr.ReleasedColumns, err = p.releasedColumns(f); err != nil {
+		return pr, err
+	}
 	// l-diversity, t-closeness, β-likeness, a risk or population model without k: every
 	// class is a class of at least one record (ARX's default), and the report says k
 	// was not given.
@@ -1064,6 +1067,20 @@ func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 		pr.K, pr.KDefault = 1, true
 	}
 	return pr, nil
+}
+
+// releasedColumns decodes privacy.released-columns (ReleasedWarn when absent).
+func (p *parser) releasedColumns(f *fields) (ReleasedCheck, error) {
+	v, at := f.get("released-columns")
+	if v == nil {
+		return ReleasedWarn, nil
+	}
+	rf, err := p.mapping(v, at, "privacy.released-columns")
+	if err != nil {
+		return "", err
+	}
+	c, err := rf.enum("check", string(ReleasedWarn))
+	return ReleasedCheck(c), err
 }
 
 // riskModels decodes the risk-based models of the privacy section.
