@@ -45,6 +45,11 @@ type Spec struct {
 	// read are the subset's, and a class also fails when its population count breaks
 	// δ-presence or k-map.
 	Population *PopulationCheck
+	// Released names the columns the release holds as they are (insensitive columns,
+	// and sensitive ones), each measured against every sensitive column of Sensitive
+	// but itself (ReleasedMeasured). A group that fails is a measurement, not a
+	// Violation: what to do about it is the caller's.
+	Released []string
 }
 
 // Sensitive is what a release must satisfy on one sensitive column: every published
@@ -121,6 +126,9 @@ type Measured struct {
 	// Population is the published classes measured against a research subset's
 	// population (nil: no subset, or a check that does not measure it).
 	Population *PopulationMeasured
+	// Released is what each column released as it is reveals about each protected
+	// sensitive column (Spec.Released).
+	Released []ReleasedMeasured
 }
 
 // Violation reports a release that breaks its Spec.
@@ -179,8 +187,10 @@ type Counter struct {
 	hists [][]map[int32]int64
 	m     *Measured
 	util  *utilityCounter // nil: loss, NCP and entropy are not measured
-	p     *pending        // the records staged, counted by flush
-	loop  *countLoop      // the counting goroutine, if one runs
+	// released measures the columns released as they are (nil: none to measure)
+	released *releasedCounter
+	p        *pending   // the records staged, counted by flush
+	loop     *countLoop // the counting goroutine, if one runs
 	// the classes are keyed by their values (classTable.values): the staging
 	// need not number the values of a column whose utility does not need them
 	byValues atomic.Bool
@@ -240,6 +250,10 @@ func NewCounter(spec Spec, header []string) (*Counter, error) {
 			// aligned to one)
 			c.stride = 1 << bits.Len(uint(c.stride-1))
 		}
+	}
+	var err error
+	if c.released, err = newReleasedCounter(spec, header); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -301,6 +315,8 @@ type pending struct {
 	leaves []int32
 	masks  []uint32
 	sens   []int32
+	// per record and column released as it is measured, its value's group number
+	groups []int32
 	// the leaf numbers of the quasi-identifier values of input records left out,
 	// flat
 	left []int32
@@ -311,21 +327,21 @@ type pending struct {
 }
 
 // mark is where the staged values end, for undo.
-func (p *pending) mark() [5]int {
-	return [5]int{len(p.strs), len(p.rids), len(p.leaves), len(p.masks), len(p.sens)}
+func (p *pending) mark() [6]int {
+	return [6]int{len(p.strs), len(p.rids), len(p.leaves), len(p.masks), len(p.sens), len(p.groups)}
 }
 
 // undo takes back a record that failed to be staged: the values staged after mark m.
-func (c *Counter) undo(m [5]int) {
+func (c *Counter) undo(m [6]int) {
 	p := c.p
-	p.strs, p.rids, p.leaves, p.masks, p.sens = p.strs[:m[0]], p.rids[:m[1]], p.leaves[:m[2]], p.masks[:m[3]], p.sens[:m[4]]
+	p.strs, p.rids, p.leaves, p.masks, p.sens, p.groups = p.strs[:m[0]], p.rids[:m[1]], p.leaves[:m[2]], p.masks[:m[3]], p.sens[:m[4]], p.groups[:m[5]]
 	c.m.Rows--
 }
 
 // reset empties p, for the next records.
 func (p *pending) reset() {
 	clear(p.strs) // not to keep the values' memory
-	p.n, p.strs, p.rids, p.leaves, p.masks, p.sens, p.left = 0, p.strs[:0], p.rids[:0], p.leaves[:0], p.masks[:0], p.sens[:0], p.left[:0]
+	p.n, p.strs, p.rids, p.leaves, p.masks, p.sens, p.groups, p.left = 0, p.strs[:0], p.rids[:0], p.leaves[:0], p.masks[:0], p.sens[:0], p.groups[:0], p.left[:0]
 	p.vals = p.vals[:0]
 }
 
@@ -358,6 +374,9 @@ func (c *Counter) stage(rec, orig []string) error {
 	if err := c.stageSensitive(rec); err != nil {
 		c.undo(mark)
 		return err
+	}
+	if c.released != nil {
+		c.p.groups = c.released.stage(rec, c.p.groups)
 	}
 	c.stageValues(rec)
 	c.p.n++
@@ -426,6 +445,9 @@ func (c *Counter) stageMatched(rec []string, ids []pairIDs) error {
 	if err := c.stageSensitive(rec); err != nil {
 		c.undo(mark)
 		return err
+	}
+	if c.released != nil {
+		c.p.groups = c.released.stage(rec, c.p.groups)
 	}
 	c.stageValues(rec)
 	c.p.n++
@@ -565,6 +587,9 @@ func (c *Counter) count(p *pending) error {
 	}
 	if c.util != nil {
 		c.util.add(c.cls, c.stride, c.batch, p.leaves, p.masks)
+	}
+	if c.released != nil {
+		c.released.count(c.batch, p.groups, p.sens, ns)
 	}
 	return nil
 }
@@ -722,6 +747,11 @@ func (c *Counter) Finish() (*Measured, error) {
 		sm, err := checkSensitive(sc, c.hists[i])
 		m.Sensitive = append(m.Sensitive, sm)
 		if err != nil {
+			return m, err
+		}
+	}
+	if c.released != nil {
+		if m.Released, err = c.released.measure(spec); err != nil {
 			return m, err
 		}
 	}
