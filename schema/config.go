@@ -37,7 +37,8 @@ type Config struct {
 	Privacy  Privacy
 	Search   Search
 	Risk     Risk
-	DP       *DP // nil when the configuration has no dp section
+	DP       *DP            // nil when the configuration has no dp section
+	lines    map[string]int // the line of every key path the file gives (Where)
 }
 
 // IO describes an input or output table.

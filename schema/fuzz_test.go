@@ -3,12 +3,14 @@ package schema
 import (
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // FuzzParse checks that Parse never panics, that every error it returns is bad input
-// naming the file, and that every configuration it accepts keeps the basic invariants.
+// naming the file on each of its lines, in the order of their line numbers, and that
+// every configuration it accepts keeps the basic invariants.
 func FuzzParse(f *testing.F) {
 	example, err := os.ReadFile("testdata/ward.yaml")
 	if err != nil {
@@ -27,6 +29,8 @@ func FuzzParse(f *testing.F) {
 		"dp:\n  epsilon-total: 1e-6\n  outputs:\n    - {name: a, epsilon: 1, synthetic: {columns: [d], workload: &w [*w]}}\ncolumns: {d: {role: sensitive}}\n",
 		"input: {csv: {separator: \"\\t\"}}\ncolumns: {d: {role: sensitive}}\n---\n",
 		"dataset: \"w\\u200b \"\ncolumns: {d: {role: sensitive}}\n",
+		"privacy: {k: 0, l-diversity: [{column: d, variant: x}, {column: d, l: 0}]}\ncolumns: {d: {role: sensitve}, e: {role: quasi, hierarchy: {}}}\nsearch: {metric: ncp, gs-factor: 2, weights: {e: 0, f: 1}}\n",
+		"columns: {a: {role: quasi, hierarchy: {<<: {mask: {max: 1}}}}}\nrisk: {fraction: 1}\ndp: {outputs: [{}, {name: a, synthetic: {columns: [a]}, post: [round]}]}\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -36,9 +40,7 @@ func FuzzParse(f *testing.F) {
 			if !errors.Is(err, ErrBadInput) {
 				t.Fatalf("error %q does not match ErrBadInput", err)
 			}
-			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
-				t.Fatalf("error %q does not name the file", err)
-			}
+			checkErrorLines(t, err)
 			if cfg != nil {
 				t.Fatalf("configuration returned with error %q", err)
 			}
@@ -59,4 +61,27 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted the dataset name %q", cfg.Dataset)
 		}
 	})
+}
+
+// checkErrorLines checks that every line of err names the file fuzz.yaml, but a last
+// "and N more", and that the lines' numbers do not decrease.
+func checkErrorLines(t *testing.T, err error) {
+	lines := strings.Split(err.Error(), "\n")
+	if last := lines[len(lines)-1]; len(lines) > MaxListed && strings.HasPrefix(last, "and ") {
+		lines = lines[:len(lines)-1]
+	}
+	prev := 0
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "fuzz.yaml") {
+			t.Fatalf("error %q: line %q does not name the file", err, l)
+		}
+		rest := strings.TrimPrefix(l, "fuzz.yaml:")
+		n, _, _ := strings.Cut(rest, ":")
+		if line, convErr := strconv.Atoi(n); convErr == nil {
+			if line < prev {
+				t.Fatalf("error %q: line %d after line %d", err, line, prev)
+			}
+			prev = line
+		}
+	}
 }

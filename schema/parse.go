@@ -35,9 +35,34 @@ func Load(path string) (*Config, error) {
 
 // Parse decodes and validates configuration bytes, filling in defaults. name identifies
 // the configuration in error messages and is stored in Config.File; relative paths in
-// the configuration are resolved against dir. Every error matches ErrBadInput and reads
-// "name:line: key.path: message".
+// the configuration are resolved against dir. The error matches ErrBadInput and reads
+// "name:line: key.path: message"; when the configuration holds several independent
+// mistakes it is an *ErrorList of all of them, one a line, in the order of their lines.
 func Parse(data []byte, name, dir string) (*Config, error) {
+	cfg, err := ParseDraft(data, name, dir)
+	if err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// LoadDraft is Load that returns, with the configuration's errors, the configuration
+// as far as it decodes (see ParseDraft); nil when the file cannot be read or its YAML
+// does not decode.
+func LoadDraft(path string) (*Config, error) {
+	data, err := readfile.Read(path, MaxConfigBytes)
+	if err != nil {
+		return nil, BadInput("reading configuration: %w", err)
+	}
+	return ParseDraft(data, path, filepath.Dir(path))
+}
+
+// ParseDraft is Parse that returns, with the configuration's errors, the configuration
+// as far as it decodes: what validate checks further (its hierarchy files) when the
+// configuration has mistakes. A part in error is left out or zero, and a column's
+// hierarchy given with a mistake is an empty Hierarchy. It is nil only when the YAML
+// does not decode.
+func ParseDraft(data []byte, name, dir string) (*Config, error) {
 	label := name
 	if label == "" {
 		label = "configuration"
@@ -46,16 +71,14 @@ func Parse(data []byte, name, dir string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{file: label, dir: dir}
-	cfg, err := p.config(root)
-	if err != nil {
-		return nil, err
-	}
+	p := &parser{file: label, dir: dir, lines: map[string]int{}, broken: map[string]bool{}}
+	cfg := p.config(root)
 	sum := sha256.Sum256(data)
 	cfg.File = name
 	cfg.Dir = dir
 	cfg.Digest = hex.EncodeToString(sum[:])
-	return cfg, nil
+	cfg.lines = p.lines
+	return cfg, p.errs.Err()
 }
 
 // yamlLine matches the location prefix of the YAML decoder's syntax errors.
@@ -101,20 +124,39 @@ func syntaxError(label string, err error) error {
 	return BadInput("%s: syntax error: %s", label, strings.TrimPrefix(msg, "yaml: "))
 }
 
-// parser walks the YAML node tree of one configuration.
+// parser walks the YAML node tree of one configuration. It reports an error by
+// returning it, and an error after which the parsing goes on (the next key, column,
+// section) by noting it: the configuration's errors are all it noted.
 type parser struct {
 	file string             // file name for messages
 	dir  string             // folder that relative paths are resolved against
 	cols map[string]*Column // configured columns by name, once parsed
+	// broken holds the columns whose role or type is in error ("" for all of them when
+	// the columns section is): what refers to them is not checked further.
+	broken map[string]bool
+	errs   ErrorList      // the errors noted
+	lines  map[string]int // the line of every key path and list item, for Config.Where
+}
+
+// errSkip is returned, never noted, by a check that depends on a part of the
+// configuration already in error.
+var errSkip = errors.New("schema: depends on a part of the configuration in error")
+
+// note notes err (nil and errSkip: nothing) and reports whether it is nil.
+func (p *parser) note(err error) bool {
+	if err != nil && err != errSkip {
+		p.errs.Add(err)
+	}
+	return err == nil
 }
 
 // errorf returns a bad-input error located at n's line and naming the key path.
 func (p *parser) errorf(n *yaml.Node, path, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if path == "" {
-		return BadInput("%s:%d: %s", p.file, n.Line, msg)
+		return &positioned{n.Line, BadInput("%s:%d: %s", p.file, n.Line, msg)}
 	}
-	return BadInput("%s:%d: %s: %s", p.file, n.Line, path, msg)
+	return &positioned{n.Line, BadInput("%s:%d: %s: %s", p.file, n.Line, path, msg)}
 }
 
 // expected reports that the value at path is not of the wanted kind.
@@ -186,8 +228,8 @@ type entry struct {
 	val     *yaml.Node
 }
 
-// entries expects a mapping at path and returns its pairs in document order,
-// rejecting duplicate, merge and non-scalar keys.
+// entries expects a mapping at path and returns its pairs in document order; it notes
+// duplicate, merge and non-scalar keys and leaves them out.
 func (p *parser) entries(n *yaml.Node, path string) ([]entry, error) {
 	m := resolve(n)
 	if m.Kind != yaml.MappingNode {
@@ -196,24 +238,33 @@ func (p *parser) entries(n *yaml.Node, path string) ([]entry, error) {
 	first := make(map[string]int, len(m.Content)/2)
 	out := make([]entry, 0, len(m.Content)/2)
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		k := resolve(m.Content[i])
-		if k.Kind != yaml.ScalarNode {
-			return nil, p.errorf(m.Content[i], path, "keys must be names, got %s", describe(k))
+		if e, err := p.entry(m.Content[i], m.Content[i+1], path, first); p.note(err) {
+			out = append(out, e)
 		}
-		switch k.ShortTag() {
-		case "!!merge":
-			return nil, p.errorf(m.Content[i], path, "merge keys (<<) are not supported")
-		case "!!null":
-			return nil, p.errorf(m.Content[i], path, "keys must be names, got null")
-		}
-		at := join(path, k.Value)
-		if line, dup := first[k.Value]; dup {
-			return nil, p.errorf(m.Content[i], at, "duplicate key (first given at line %d)", line)
-		}
-		first[k.Value] = m.Content[i].Line
-		out = append(out, entry{key: k.Value, keyNode: m.Content[i], val: m.Content[i+1]})
 	}
 	return out, nil
+}
+
+// entry checks the key k of a mapping at path (first: the keys before it, with their
+// lines) and returns its pair.
+func (p *parser) entry(kn, val *yaml.Node, path string, first map[string]int) (entry, error) {
+	k := resolve(kn)
+	if k.Kind != yaml.ScalarNode {
+		return entry{}, p.errorf(kn, path, "keys must be names, got %s", describe(k))
+	}
+	switch k.ShortTag() {
+	case "!!merge":
+		return entry{}, p.errorf(kn, path, "merge keys (<<) are not supported")
+	case "!!null":
+		return entry{}, p.errorf(kn, path, "keys must be names, got null")
+	}
+	at := join(path, k.Value)
+	if line, dup := first[k.Value]; dup {
+		return entry{}, p.errorf(kn, at, "duplicate key (first given at line %d)", line)
+	}
+	first[k.Value] = kn.Line
+	p.lines[at] = kn.Line
+	return entry{key: k.Value, keyNode: kn, val: val}, nil
 }
 
 // fields is a decoded mapping whose keys have been checked against the known ones.
@@ -224,6 +275,9 @@ type fields struct {
 	section string   // the key of sectionKeys this mapping is checked against
 	keys    []string // present keys in document order
 	vals    map[string]*yaml.Node
+	// incomplete is set when a key of the mapping is in error (unknown, a merge key):
+	// a key it may have meant is then not reported missing.
+	incomplete bool
 }
 
 // mapping expects a mapping at path whose keys are all among the known keys of
@@ -238,9 +292,12 @@ func (p *parser) mapping(n *yaml.Node, path, section string) (*fields, error) {
 		return nil, err
 	}
 	f := &fields{p: p, node: n, path: path, section: section, vals: make(map[string]*yaml.Node, len(es))}
+	f.incomplete = len(es) < len(resolve(n).Content)/2
 	for _, e := range es {
 		if !slices.Contains(known, e.key) {
-			return nil, p.errorf(e.keyNode, join(path, e.key), "unknown key (expected one of %s)", strings.Join(known, ", "))
+			p.note(p.errorf(e.keyNode, join(path, e.key), "unknown key (expected one of %s)", strings.Join(known, ", ")))
+			f.incomplete = true
+			continue
 		}
 		f.keys = append(f.keys, e.key)
 		f.vals[e.key] = e.val
@@ -254,9 +311,13 @@ func (f *fields) at(key string) string { return join(f.path, key) }
 // get returns the value of key (nil when absent) and its key path.
 func (f *fields) get(key string) (*yaml.Node, string) { return f.vals[key], f.at(key) }
 
-// required returns the value of key, or an error when it is absent.
+// required returns the value of key, or an error when it is absent (errSkip when the
+// mapping is incomplete).
 func (f *fields) required(key string) (*yaml.Node, string, error) {
 	v, at := f.get(key)
+	if v == nil && f.incomplete {
+		return nil, at, errSkip
+	}
 	if v == nil {
 		return nil, at, f.p.errorf(f.node, at, "required")
 	}
@@ -381,6 +442,9 @@ func (p *parser) list(n *yaml.Node, path string) ([]*yaml.Node, error) {
 	if v.Kind != yaml.SequenceNode {
 		return nil, p.expected(n, path, "a list")
 	}
+	for i, it := range v.Content {
+		p.lines[index(path, i)] = it.Line
+	}
 	return v.Content, nil
 }
 
@@ -454,11 +518,15 @@ func (p *parser) path(n *yaml.Node, at string) (string, error) {
 	return filepath.Join(p.dir, s), nil
 }
 
-// column expects the name of a configured column.
+// column expects the name of a configured column; errSkip when the column (or the
+// columns section) is in error.
 func (p *parser) column(n *yaml.Node, path string) (*Column, error) {
 	name, err := p.name(n, path)
 	if err != nil {
 		return nil, err
+	}
+	if p.broken[name] || p.broken[""] {
+		return nil, errSkip
 	}
 	col := p.cols[name]
 	if col == nil {
@@ -519,83 +587,93 @@ func (p *parser) oneOrMany(n *yaml.Node, path string) ([]*yaml.Node, []string, e
 // isWhole reports whether x is an integer.
 func isWhole(x float64) bool { return x == math.Trunc(x) }
 
-// config decodes the top-level mapping.
-func (p *parser) config(root *yaml.Node) (*Config, error) {
-	f, err := p.mapping(root, "", "")
-	if err != nil {
-		return nil, err
-	}
+// config decodes the top-level mapping. It notes the errors of each section and goes
+// on with the next; a check across sections is made only when the sections it reads
+// are free of errors.
+func (p *parser) config(root *yaml.Node) *Config {
 	cfg := &Config{
 		Unlisted: "error",
 		Input:    defaultIO(),
 		Output:   defaultIO(),
 		Search:   Search{Algorithm: "optimal", Metric: "loss"},
 	}
-	if v, at := f.get("dataset"); v != nil {
-		if cfg.Dataset, err = p.name(v, at); err != nil {
-			return nil, err
-		}
-		if err := CheckDatasetName(cfg.Dataset); err != nil {
-			return nil, BadInput("%s:%d: %s: %w", p.file, v.Line, at, err)
-		}
+	f, err := p.mapping(root, "", "")
+	if !p.note(err) {
+		return cfg
 	}
-	if cfg.Unlisted, err = f.enum("unlisted", "error"); err != nil {
-		return nil, err
+	if v, at := f.get("dataset"); v != nil {
+		cfg.Dataset, err = p.dataset(v, at)
+		p.note(err)
+	}
+	if u, err := f.enum("unlisted", "error"); p.note(err) {
+		cfg.Unlisted = u
 	}
 	if v, at := f.get("input"); v != nil {
-		if cfg.Input, err = p.io(v, at); err != nil {
-			return nil, err
-		}
+		cfg.Input, err = p.io(v, at)
+		p.note(err)
 	}
 	if v, at := f.get("output"); v != nil {
-		if cfg.Output, err = p.io(v, at); err != nil {
-			return nil, err
-		}
+		cfg.Output, err = p.io(v, at)
+		p.note(err)
 	}
 	v, at, err := f.required("columns")
-	if err != nil {
-		return nil, err
+	if err == nil {
+		cfg.Columns, err = p.columns(v, at)
 	}
-	if cfg.Columns, err = p.columns(v, at); err != nil {
-		return nil, err
+	if !p.note(err) {
+		p.broken[""] = true
 	}
 	p.cols = make(map[string]*Column, len(cfg.Columns))
 	for i := range cfg.Columns {
 		p.cols[cfg.Columns[i].Name] = &cfg.Columns[i]
 	}
-	if v, at := f.get("privacy"); v != nil {
-		if cfg.Privacy, err = p.privacy(v, at); err != nil {
-			return nil, err
+	inError := map[string]bool{} // the sections given with an error
+	section := func(key string, decode func(v *yaml.Node, at string) error) {
+		if v, at := f.get(key); v != nil {
+			n := p.errs.Len()
+			p.note(decode(v, at))
+			inError[key] = p.errs.Len() > n
 		}
 	}
-	if v, at := f.get("search"); v != nil {
-		if cfg.Search, err = p.search(v, at); err != nil {
-			return nil, err
-		}
-	}
-	if v, at := f.get("risk"); v != nil {
-		if cfg.Risk, err = p.risk(v, at); err != nil {
-			return nil, err
-		}
-	}
-	if pu := cfg.Privacy.PopulationUniqueness; pu != nil && !cfg.Risk.Known() {
-		v, at := f.get("privacy")
-		return nil, p.errorf(v, at+".population-uniqueness", "needs the population: risk: {population: N} or risk: {sampling-fraction: f}")
+	section("privacy", func(v *yaml.Node, at string) (err error) { cfg.Privacy, err = p.privacy(v, at); return })
+	section("search", func(v *yaml.Node, at string) (err error) { cfg.Search, err = p.search(v, at); return })
+	section("risk", func(v *yaml.Node, at string) (err error) { cfg.Risk, err = p.risk(v, at); return })
+	section("dp", func(v *yaml.Node, at string) (err error) { cfg.DP, err = p.dp(v, at); return })
+	if !inError["risk"] {
+		p.needsPopulation(f, cfg)
 	}
 	if cfg.Privacy.Subset != nil && cfg.Search.Algorithm == "mondrian" {
 		v, at := f.get("search")
-		return nil, p.errorf(v, at+".algorithm", "mondrian cannot decide privacy.subset's models (δ-presence, k-map against the population), which are decided on full-domain classes: use optimal")
+		p.note(p.errorf(v, at+".algorithm", "mondrian cannot decide privacy.subset's models (δ-presence, k-map against the population), which are decided on full-domain classes: use optimal"))
 	}
-	if km := cfg.Privacy.KMap; km != nil && km.Estimator != "" && !cfg.Risk.Known() {
-		v, at := f.get("privacy")
-		return nil, p.errorf(v, at+".k-map", "an estimator needs the population: risk: {population: N} or risk: {sampling-fraction: f}")
+	return cfg
+}
+
+// needsPopulation notes the privacy models that need the population described when
+// the risk section does not describe it.
+func (p *parser) needsPopulation(f *fields, cfg *Config) {
+	if cfg.Risk.Known() {
+		return
 	}
-	if v, at := f.get("dp"); v != nil {
-		if cfg.DP, err = p.dp(v, at); err != nil {
-			return nil, err
-		}
+	v, at := f.get("privacy")
+	if cfg.Privacy.PopulationUniqueness != nil {
+		p.note(p.errorf(v, at+".population-uniqueness", "needs the population: risk: {population: N} or risk: {sampling-fraction: f}"))
 	}
-	return cfg, nil
+	if km := cfg.Privacy.KMap; km != nil && km.Estimator != "" {
+		p.note(p.errorf(v, at+".k-map", "an estimator needs the population: risk: {population: N} or risk: {sampling-fraction: f}"))
+	}
+}
+
+// dataset decodes the dataset's name.
+func (p *parser) dataset(v *yaml.Node, at string) (string, error) {
+	name, err := p.name(v, at)
+	if err != nil {
+		return "", err
+	}
+	if err := CheckDatasetName(name); err != nil {
+		return "", &positioned{v.Line, BadInput("%s:%d: %s: %w", p.file, v.Line, at, err)}
+	}
+	return name, nil
 }
 
 // risk decodes what is known of the population the input was drawn from.
@@ -605,10 +683,12 @@ func (p *parser) risk(n *yaml.Node, path string) (Risk, error) {
 	if err != nil {
 		return r, err
 	}
-	switch keys := f.present("population", "sampling-fraction"); len(keys) {
-	case 0:
+	switch keys := f.present("population", "sampling-fraction"); {
+	case len(keys) == 0 && f.incomplete:
+		return r, errSkip
+	case len(keys) == 0:
 		return r, p.errorf(n, path, "needs population or sampling-fraction")
-	case 2:
+	case len(keys) == 2:
 		v, at := f.get(keys[1])
 		return r, p.errorf(v, at, "give population or sampling-fraction, not both")
 	}
@@ -660,17 +740,14 @@ func (p *parser) io(n *yaml.Node, path string) (IO, error) {
 		return t, err
 	}
 	if v, at := f.get("path"); v != nil {
-		if t.Path, err = p.path(v, at); err != nil {
-			return t, err
-		}
+		t.Path, err = p.path(v, at)
+		p.note(err)
 	}
-	if t.Format, err = f.enum("format", ""); err != nil {
-		return t, err
-	}
+	t.Format, err = f.enum("format", "")
+	p.note(err)
 	if v, at := f.get("csv"); v != nil {
-		if t.CSV, err = p.csv(v, at, keyPath(f.section, "csv")); err != nil {
-			return t, err
-		}
+		t.CSV, err = p.csv(v, at, keyPath(f.section, "csv"))
+		p.note(err)
 	}
 	return t, nil
 }
@@ -683,38 +760,50 @@ func (p *parser) csv(n *yaml.Node, path, section string) (CSV, error) {
 		return c, err
 	}
 	if v, at := f.get("separator"); v != nil {
-		s, err := p.str(v, at)
-		if err != nil {
-			return c, err
+		r, err := p.separator(v, at)
+		if p.note(err) {
+			c.Separator = r
 		}
-		r, size := utf8.DecodeRuneInString(s)
-		switch {
-		case s == "":
-			return c, p.errorf(v, at, "must not be empty")
-		case size != len(s):
-			return c, p.errorf(v, at, "must be a single character, got %q", s)
-		case r == '"':
-			return c, p.errorf(v, at, "must not be the quote character")
-		case r == '\r' || r == '\n':
-			return c, p.errorf(v, at, "must not be a line break")
-		case r == 0 || r == utf8.RuneError:
-			return c, p.errorf(v, at, "must be a printable character or a tab, got %q", s)
-		}
-		c.Separator = r
 	}
 	if v, at := f.get("header"); v != nil {
-		if c.Header, err = p.bool(v, at); err != nil {
-			return c, err
-		}
+		c.Header, err = p.bool(v, at)
+		p.note(err)
 	}
 	return c, nil
 }
 
-// columns decodes the columns mapping, keeping its order.
+// separator decodes a CSV separator: one character, neither the quote nor a line
+// break.
+func (p *parser) separator(v *yaml.Node, at string) (rune, error) {
+	s, err := p.str(v, at)
+	if err != nil {
+		return 0, err
+	}
+	r, size := utf8.DecodeRuneInString(s)
+	switch {
+	case s == "":
+		return 0, p.errorf(v, at, "must not be empty")
+	case size != len(s):
+		return 0, p.errorf(v, at, "must be a single character, got %q", s)
+	case r == '"':
+		return 0, p.errorf(v, at, "must not be the quote character")
+	case r == '\r' || r == '\n':
+		return 0, p.errorf(v, at, "must not be a line break")
+	case r == 0 || r == utf8.RuneError:
+		return 0, p.errorf(v, at, "must be a printable character or a tab, got %q", s)
+	}
+	return r, nil
+}
+
+// columns decodes the columns mapping, keeping its order; a column whose role or type
+// is in error is noted as broken.
 func (p *parser) columns(n *yaml.Node, path string) ([]Column, error) {
 	es, err := p.entries(n, path)
 	if err != nil {
 		return nil, err
+	}
+	if len(es) == 0 && len(resolve(n).Content) > 0 {
+		return nil, errSkip // its keys are in error
 	}
 	if len(es) == 0 {
 		return nil, p.errorf(n, path, "must name at least one column")
@@ -722,18 +811,20 @@ func (p *parser) columns(n *yaml.Node, path string) ([]Column, error) {
 	cols := make([]Column, 0, len(es))
 	for _, e := range es {
 		if e.key == "" {
-			return nil, p.errorf(e.keyNode, path, "column names must not be empty")
+			p.note(p.errorf(e.keyNode, path, "column names must not be empty"))
+			continue
 		}
 		col, err := p.columnConfig(e.key, e.val, join(path, e.key))
-		if err != nil {
-			return nil, err
+		if !p.note(err) {
+			p.broken[e.key] = true
 		}
 		cols = append(cols, col)
 	}
 	return cols, nil
 }
 
-// columnConfig decodes the configuration of one column.
+// columnConfig decodes the configuration of one column. Its error is one of the role
+// or the type, which the other keys are checked against; theirs are noted.
 func (p *parser) columnConfig(name string, n *yaml.Node, path string) (Column, error) {
 	col := Column{Name: name, Type: String}
 	f, err := p.mapping(n, path, "columns.<name>")
@@ -756,31 +847,35 @@ func (p *parser) columnConfig(name string, n *yaml.Node, path string) (Column, e
 	col.Type = Type(typ)
 	col.TypeDeclared = f.vals["type"] != nil
 	if v, at := f.get("null-as"); v != nil {
-		if col.Role != Quasi && col.Role != Sensitive {
-			return col, p.errorf(v, at, "not allowed for an %s column (only quasi-identifiers and sensitive columns replace nulls)", col.Role)
-		}
-		s, err := p.scalar(v, at, "the value a null is read as (a string, number or boolean)", "!!str", "!!int", "!!float", "!!bool")
-		if err != nil {
-			return col, err
-		}
-		col.Null = &s.Value
+		col.Null, err = p.nullAs(v, at, col.Role)
+		p.note(err)
 	}
 	if v, at := f.get("hierarchy"); v != nil {
 		if col.Role == Identifier || col.Role == Insensitive {
-			return col, p.errorf(v, at, "not allowed for an %s column", col.Role)
+			p.note(p.errorf(v, at, "not allowed for an %s column", col.Role))
+		} else if col.Hierarchy, err = p.hierarchy(v, at, col.Type); !p.note(err) {
+			col.Hierarchy = &Hierarchy{} // given, in error: not reported missing too
 		}
-		if col.Hierarchy, err = p.hierarchy(v, at, col.Type); err != nil {
-			return col, err
-		}
-	} else if col.Role == Quasi {
-		return col, p.errorf(n, at, "required for a quasi-identifier")
+	} else if col.Role == Quasi && !f.incomplete {
+		p.note(p.errorf(n, at, "required for a quasi-identifier"))
 	}
 	if v, at := f.get("domain"); v != nil {
-		if col.Domain, err = p.domain(v, at, col.Hierarchy != nil); err != nil {
-			return col, err
-		}
+		col.Domain, err = p.domain(v, at, col.Hierarchy != nil)
+		p.note(err)
 	}
 	return col, nil
+}
+
+// nullAs decodes the value a null of a column of role role is read as.
+func (p *parser) nullAs(v *yaml.Node, at string, role Role) (*string, error) {
+	if role != Quasi && role != Sensitive {
+		return nil, p.errorf(v, at, "not allowed for an %s column (only quasi-identifiers and sensitive columns replace nulls)", role)
+	}
+	s, err := p.scalar(v, at, "the value a null is read as (a string, number or boolean)", "!!str", "!!int", "!!float", "!!bool")
+	if err != nil {
+		return nil, err
+	}
+	return &s.Value, nil
 }
 
 // hierarchy decodes a column's hierarchy for a column of type typ.
@@ -791,6 +886,9 @@ func (p *parser) hierarchy(n *yaml.Node, path string, typ Type) (*Hierarchy, err
 	}
 	switch given := f.present(hierarchyKinds...); len(given) {
 	case 0:
+		if f.incomplete {
+			return nil, errSkip
+		}
 		return nil, p.errorf(n, path, "needs one of %s", strings.Join(hierarchyKinds, ", "))
 	case 1:
 	default:
@@ -929,6 +1027,9 @@ func (p *parser) domain(n *yaml.Node, path string, hasHierarchy bool) (*Domain, 
 		return d, nil
 	}
 	if len(f.keys) == 0 {
+		if f.incomplete {
+			return nil, errSkip
+		}
 		return nil, p.errorf(n, path, "needs range and width, or hierarchy-level")
 	}
 	v, at, err := f.required("range")
@@ -974,7 +1075,7 @@ func (p *parser) domainValues(n *yaml.Node, path string) (*Domain, error) {
 	return d, nil
 }
 
-// privacy decodes the privacy models.
+// privacy decodes the privacy models, noting the errors of each.
 func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 	var pr Privacy
 	f, err := p.mapping(n, path, "privacy")
@@ -982,84 +1083,24 @@ func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 		return pr, err
 	}
 	if v, at := f.get("k"); v != nil {
-		if pr.K, err = p.int(v, at); err != nil {
-			return pr, err
+		if pr.K, err = p.int(v, at); err == nil && pr.K < 1 {
+			err = p.errorf(v, at, "must be at least 1, got %d", pr.K)
 		}
-		if pr.K < 1 {
-			return pr, p.errorf(v, at, "must be at least 1, got %d", pr.K)
-		}
+		p.note(err)
 	}
 	if v, at := f.get("suppression"); v != nil {
-		if pr.Suppression, err = p.float(v, at); err != nil {
-			return pr, err
+		if pr.Suppression, err = p.float(v, at); err == nil && (pr.Suppression < 0 || pr.Suppression > 1) {
+			err = p.errorf(v, at, "must be between 0 and 1, got %g", pr.Suppression)
 		}
-		if pr.Suppression < 0 || pr.Suppression > 1 {
-			return pr, p.errorf(v, at, "must be between 0 and 1, got %g", pr.Suppression)
-		}
+		p.note(err)
 	}
-	if v, at := f.get("l-diversity"); v != nil {
-		items, paths, err := p.oneOrMany(v, at)
-		if err != nil {
-			return pr, err
-		}
-		for i, it := range items {
-			l, err := p.lDiversity(it, paths[i])
-			if err != nil {
-				return pr, err
-			}
-			for _, prev := range pr.LDiversity {
-				if prev.Column == l.Column {
-					return pr, p.errorf(it, paths[i], "column %q already has an l-diversity requirement", l.Column)
-				}
-			}
-			pr.LDiversity = append(pr.LDiversity, l)
-		}
-	}
-	if v, at := f.get("t-closeness"); v != nil {
-		items, paths, err := p.oneOrMany(v, at)
-		if err != nil {
-			return pr, err
-		}
-		for i, it := range items {
-			t, err := p.tCloseness(it, paths[i])
-			if err != nil {
-				return pr, err
-			}
-			for _, prev := range pr.TCloseness {
-				if prev.Column == t.Column {
-					return pr, p.errorf(it, paths[i], "column %q already has a t-closeness requirement", t.Column)
-				}
-			}
-			pr.TCloseness = append(pr.TCloseness, t)
-		}
-	}
-	if v, at := f.get("beta-likeness"); v != nil {
-		items, paths, err := p.oneOrMany(v, at)
-		if err != nil {
-			return pr, err
-		}
-		for i, it := range items {
-			b, err := p.betaLikeness(it, paths[i])
-			if err != nil {
-				return pr, err
-			}
-			for _, prev := range pr.BetaLikeness {
-				if prev.Column == b.Column {
-					return pr, p.errorf(it, paths[i], "column %q already has a β-likeness requirement", b.Column)
-				}
-			}
-			pr.BetaLikeness = append(pr.BetaLikeness, b)
-		}
-	}
-	if err := p.riskModels(f, &pr); err != nil {
-		return pr, err
-	}
-	if err := p.populationModels(f, &pr); err != nil {
-		return pr, err
-	}
-	if pr.ReleasedColumns, err = p.releasedColumns(f); err != nil {
-		return pr, err
-	}
+	pr.LDiversity = requirements(p, f, "l-diversity", "an l-diversity", p.lDiversity, func(l LDiversity) string { return l.Column })
+	pr.TCloseness = requirements(p, f, "t-closeness", "a t-closeness", p.tCloseness, func(t TCloseness) string { return t.Column })
+	pr.BetaLikeness = requirements(p, f, "beta-likeness", "a β-likeness", p.betaLikeness, func(b BetaLikeness) string { return b.Column })
+	p.riskModels(f, &pr)
+	p.populationModels(f, &pr)
+	pr.ReleasedColumns, err = p.releasedColumns(f)
+	p.note(err)
 	// l-diversity, t-closeness, β-likeness, a risk or population model without k: every
 	// class is a class of at least one record (ARX's default), and the report says k
 	// was not given.
@@ -1067,6 +1108,32 @@ func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 		pr.K, pr.KDefault = 1, true
 	}
 	return pr, nil
+}
+
+// requirements decodes with decode the l-diversity, t-closeness or β-likeness
+// requirements at key of f (one mapping or a list of them), at most one per column
+// (column says which); what names the model in the message of a second one. It notes
+// the errors of each requirement and leaves those in error out.
+func requirements[R any](p *parser, f *fields, key, what string, decode func(*yaml.Node, string) (R, error), column func(R) string) []R {
+	v, at := f.get(key)
+	if v == nil {
+		return nil
+	}
+	items, paths, err := p.oneOrMany(v, at)
+	p.note(err)
+	var out []R
+	for i, it := range items {
+		r, err := decode(it, paths[i])
+		if !p.note(err) {
+			continue
+		}
+		if slices.ContainsFunc(out, func(prev R) bool { return column(prev) == column(r) }) {
+			p.note(p.errorf(it, paths[i], "column %q already has %s requirement", column(r), what))
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // releasedColumns decodes privacy.released-columns (ReleasedWarn when absent).
@@ -1083,328 +1150,361 @@ func (p *parser) releasedColumns(f *fields) (ReleasedCheck, error) {
 	return ReleasedCheck(c), err
 }
 
-// riskModels decodes the risk-based models of the privacy section.
-func (p *parser) riskModels(f *fields, pr *Privacy) (err error) {
+// riskModels decodes the risk-based models of the privacy section, noting the errors
+// of each.
+func (p *parser) riskModels(f *fields, pr *Privacy) {
+	var err error
 	if v, at := f.get("average-risk"); v != nil {
-		if pr.AverageRisk, err = p.share(v, at, false); err != nil {
-			return err
-		}
+		pr.AverageRisk, err = p.share(v, at, false)
+		p.note(err)
 	}
 	if v, at := f.get("highest-risk"); v != nil {
-		if pr.HighestRisk, err = p.share(v, at, false); err != nil {
-			return err
-		}
+		pr.HighestRisk, err = p.share(v, at, false)
+		p.note(err)
 	}
 	if v, at := f.get("records-at-risk"); v != nil {
-		rf, err := p.mapping(v, at, "privacy.records-at-risk")
-		if err != nil {
-			return err
-		}
-		r := &RecordsAtRisk{}
-		tv, tat, err := rf.required("threshold")
-		if err != nil {
-			return err
-		}
-		if r.Threshold, err = p.share(tv, tat, false); err != nil {
-			return err
-		}
-		mv, mat, err := rf.required("max")
-		if err != nil {
-			return err
-		}
-		if r.Max, err = p.share(mv, mat, true); err != nil {
-			return err
-		}
-		pr.RecordsAtRisk = r
+		pr.RecordsAtRisk, err = p.recordsAtRisk(v, at)
+		p.note(err)
 	}
 	if v, at := f.get("population-uniqueness"); v != nil {
-		uf, err := p.mapping(v, at, "privacy.population-uniqueness")
-		if err != nil {
-			return err
-		}
-		u := &PopulationUniqueness{}
-		mv, mat, err := uf.required("max")
-		if err != nil {
-			return err
-		}
-		if u.Max, err = p.share(mv, mat, true); err != nil {
-			return err
-		}
-		if u.Model, err = uf.enum("model", "dankar"); err != nil {
-			return err
-		}
-		pr.PopulationUniqueness = u
+		pr.PopulationUniqueness, err = p.populationUniqueness(v, at)
+		p.note(err)
 	}
-	return nil
 }
 
-// populationModels decodes the research subset, δ-presence and k-map.
-func (p *parser) populationModels(f *fields, pr *Privacy) error {
-	if v, at := f.get("subset"); v != nil {
-		sf, err := p.mapping(v, at, "privacy.subset")
-		if err != nil {
-			return err
-		}
-		cv, cat, err := sf.required("column")
-		if err != nil {
-			return err
-		}
-		col, err := p.column(cv, cat)
-		if err != nil {
-			return err
-		}
-		if col.Role != Identifier {
-			return p.errorf(cv, cat, "column %q must have role identifier, so that it is never released (its role is %s)", col.Name, col.Role)
-		}
-		pr.Subset = &Subset{Column: col.Name}
+// recordsAtRisk decodes privacy.records-at-risk.
+func (p *parser) recordsAtRisk(v *yaml.Node, at string) (*RecordsAtRisk, error) {
+	rf, err := p.mapping(v, at, "privacy.records-at-risk")
+	if err != nil {
+		return nil, err
+	}
+	r := &RecordsAtRisk{}
+	tv, tat, err := rf.required("threshold")
+	if err == nil {
+		r.Threshold, err = p.share(tv, tat, false)
+	}
+	ok := p.note(err)
+	mv, mat, err := rf.required("max")
+	if err == nil {
+		r.Max, err = p.share(mv, mat, true)
+	}
+	if !p.note(err) || !ok {
+		return nil, errSkip
+	}
+	return r, nil
+}
+
+// populationUniqueness decodes privacy.population-uniqueness.
+func (p *parser) populationUniqueness(v *yaml.Node, at string) (*PopulationUniqueness, error) {
+	uf, err := p.mapping(v, at, "privacy.population-uniqueness")
+	if err != nil {
+		return nil, err
+	}
+	u := &PopulationUniqueness{}
+	mv, mat, err := uf.required("max")
+	if err == nil {
+		u.Max, err = p.share(mv, mat, true)
+	}
+	ok := p.note(err)
+	if u.Model, err = uf.enum("model", "dankar"); !p.note(err) || !ok {
+		return nil, errSkip
+	}
+	return u, nil
+}
+
+// populationModels decodes the research subset, δ-presence and k-map, noting the
+// errors of each. What one says of another is checked against the other's key being
+// given, not its being free of errors.
+func (p *parser) populationModels(f *fields, pr *Privacy) {
+	var err error
+	sv, sat := f.get("subset")
+	if sv != nil {
+		pr.Subset, err = p.subset(sv, sat)
+		p.note(err)
 	}
 	if v, at := f.get("delta-presence"); v != nil {
-		df, err := p.mapping(v, at, "privacy.delta-presence")
-		if err != nil {
-			return err
+		pr.DeltaPresence, err = p.deltaPresence(v, at)
+		p.note(err)
+		if sv == nil {
+			p.note(p.errorf(v, at, "needs privacy.subset: δ-presence is measured against the population the subset is drawn from"))
 		}
-		d := &DeltaPresence{}
-		if mv, mat := df.get("min"); mv != nil {
-			if d.Min, err = p.share(mv, mat, true); err != nil {
-				return err
-			}
-		}
-		mv, mat, err := df.required("max")
-		if err != nil {
-			return err
-		}
-		if d.Max, err = p.share(mv, mat, false); err != nil {
-			return err
-		}
-		if d.Min > d.Max {
-			return p.errorf(mv, mat, "must be at least min (%g), got %g", d.Min, d.Max)
-		}
-		if pr.Subset == nil {
-			return p.errorf(v, at, "needs privacy.subset: δ-presence is measured against the population the subset is drawn from")
-		}
-		pr.DeltaPresence = d
 	}
-	if v, at := f.get("k-map"); v != nil {
-		kf, err := p.mapping(v, at, "privacy.k-map")
-		if err != nil {
-			return err
-		}
-		m := &KMap{}
-		kv, kat, err := kf.required("k")
-		if err != nil {
-			return err
-		}
-		if m.K, err = p.int(kv, kat); err != nil {
-			return err
-		}
-		if m.K < 1 {
-			return p.errorf(kv, kat, "must be at least 1, got %d", m.K)
-		}
-		ev, eat := kf.get("estimator")
-		sv, sat := kf.get("significance")
-		switch {
-		case pr.Subset != nil && ev != nil:
-			return p.errorf(ev, eat, "not with privacy.subset: the population is then the input itself")
-		case pr.Subset != nil && sv != nil:
-			return p.errorf(sv, sat, "only with an estimator (without privacy.subset)")
-		case pr.Subset == nil && ev == nil:
-			return p.errorf(v, at, "needs privacy.subset (the input is the population) or an estimator (poisson or zero-truncated-poisson, with risk's population)")
-		}
-		if ev != nil {
-			if m.Estimator, err = kf.enum("estimator", ""); err != nil {
-				return err
-			}
-			m.Significance = 0.01
-			if sv != nil {
-				if m.Significance, err = p.share(sv, sat, true); err != nil {
-					return err
-				}
-			}
-		}
-		pr.KMap = m
+	kv, kat := f.get("k-map")
+	if kv != nil {
+		pr.KMap, err = p.kMap(kv, kat, sv != nil)
+		p.note(err)
 	}
-	if pr.Subset != nil && !pr.PopulationModelled() {
-		v, at := f.get("subset")
-		return p.errorf(v, at, "a research subset needs delta-presence or k-map (without them, release the subset as its own input)")
+	if sv != nil && f.vals["delta-presence"] == nil && kv == nil && !f.incomplete {
+		p.note(p.errorf(sv, sat, "a research subset needs delta-presence or k-map (without them, release the subset as its own input)"))
 	}
-	return nil
 }
 
-// lDiversity decodes one l-diversity requirement.
+// subset decodes privacy.subset.
+func (p *parser) subset(v *yaml.Node, at string) (*Subset, error) {
+	sf, err := p.mapping(v, at, "privacy.subset")
+	if err != nil {
+		return nil, err
+	}
+	cv, cat, err := sf.required("column")
+	if err != nil {
+		return nil, err
+	}
+	col, err := p.column(cv, cat)
+	if err != nil {
+		return nil, err
+	}
+	if col.Role != Identifier {
+		return nil, p.errorf(cv, cat, "column %q must have role identifier, so that it is never released (its role is %s)", col.Name, col.Role)
+	}
+	return &Subset{Column: col.Name}, nil
+}
+
+// deltaPresence decodes privacy.delta-presence.
+func (p *parser) deltaPresence(v *yaml.Node, at string) (*DeltaPresence, error) {
+	df, err := p.mapping(v, at, "privacy.delta-presence")
+	if err != nil {
+		return nil, err
+	}
+	d := &DeltaPresence{}
+	if mv, mat := df.get("min"); mv != nil {
+		if d.Min, err = p.share(mv, mat, true); err != nil {
+			return nil, err
+		}
+	}
+	mv, mat, err := df.required("max")
+	if err != nil {
+		return nil, err
+	}
+	if d.Max, err = p.share(mv, mat, false); err != nil {
+		return nil, err
+	}
+	if d.Min > d.Max {
+		return nil, p.errorf(mv, mat, "must be at least min (%g), got %g", d.Min, d.Max)
+	}
+	return d, nil
+}
+
+// kMap decodes privacy.k-map; subset says whether privacy.subset is given.
+func (p *parser) kMap(v *yaml.Node, at string, subset bool) (*KMap, error) {
+	kf, err := p.mapping(v, at, "privacy.k-map")
+	if err != nil {
+		return nil, err
+	}
+	m := &KMap{}
+	kv, kat, err := kf.required("k")
+	if err == nil {
+		m.K, err = p.int(kv, kat)
+	}
+	if err == nil && m.K < 1 {
+		err = p.errorf(kv, kat, "must be at least 1, got %d", m.K)
+	}
+	p.note(err)
+	ev, eat := kf.get("estimator")
+	sv, sat := kf.get("significance")
+	switch {
+	case subset && ev != nil:
+		return nil, p.errorf(ev, eat, "not with privacy.subset: the population is then the input itself")
+	case subset && sv != nil:
+		return nil, p.errorf(sv, sat, "only with an estimator (without privacy.subset)")
+	case !subset && ev == nil && !kf.incomplete:
+		return nil, p.errorf(v, at, "needs privacy.subset (the input is the population) or an estimator (poisson or zero-truncated-poisson, with risk's population)")
+	}
+	if ev != nil {
+		if m.Estimator, err = kf.enum("estimator", ""); err != nil {
+			return nil, err
+		}
+		m.Significance = 0.01
+		if sv != nil {
+			if m.Significance, err = p.share(sv, sat, true); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return m, nil
+}
+
+// requirementColumn decodes the column of an l-diversity, t-closeness or β-likeness
+// requirement: a sensitive column; nil (the error noted) when it is not one.
+func (p *parser) requirementColumn(f *fields) *Column {
+	v, at, err := f.required("column")
+	if err != nil {
+		p.note(err)
+		return nil
+	}
+	col, err := p.sensitiveColumn(v, at)
+	if !p.note(err) {
+		return nil
+	}
+	return col
+}
+
+// lDiversity decodes one l-diversity requirement; errSkip when only its column is in
+// error.
 func (p *parser) lDiversity(n *yaml.Node, path string) (LDiversity, error) {
 	var l LDiversity
 	f, err := p.mapping(n, path, "privacy.l-diversity")
 	if err != nil {
 		return l, err
 	}
-	v, at, err := f.required("column")
-	if err != nil {
-		return l, err
+	col := p.requirementColumn(f)
+	v, at, err := f.required("variant")
+	if err == nil {
+		l.Variant, err = p.enum(v, at, f.allowed("variant")...)
 	}
-	col, err := p.sensitiveColumn(v, at)
 	if err != nil {
-		return l, err
+		return l, err // l, c and the estimator are checked against the variant
+	}
+	if v, at, err = f.required("l"); err == nil {
+		l.L, err = p.float(v, at)
+	}
+	switch {
+	case err != nil:
+		p.note(err)
+	case l.L < 1:
+		p.note(p.errorf(v, at, "must be at least 1, got %g", l.L))
+	case l.Variant != "entropy" && !isWhole(l.L):
+		p.note(p.errorf(v, at, "must be a whole number for the %s variant, got %g", l.Variant, l.L))
+	}
+	p.note(p.recursiveC(f, &l))
+	if v, at = f.get("estimator"); v != nil && l.Variant != "entropy" {
+		p.note(p.errorf(v, at, "only allowed for the entropy variant"))
+	} else if l.Variant == "entropy" {
+		l.Estimator, err = f.enum("estimator", "shannon")
+		p.note(err)
+	}
+	if col == nil {
+		return l, errSkip
 	}
 	l.Column = col.Name
-	if v, at, err = f.required("variant"); err != nil {
-		return l, err
-	}
-	if l.Variant, err = p.enum(v, at, f.allowed("variant")...); err != nil {
-		return l, err
-	}
-	if v, at, err = f.required("l"); err != nil {
-		return l, err
-	}
-	if l.L, err = p.float(v, at); err != nil {
-		return l, err
-	}
-	if l.L < 1 {
-		return l, p.errorf(v, at, "must be at least 1, got %g", l.L)
-	}
-	if l.Variant != "entropy" && !isWhole(l.L) {
-		return l, p.errorf(v, at, "must be a whole number for the %s variant, got %g", l.Variant, l.L)
-	}
-	v, at = f.get("c")
-	switch {
-	case l.Variant != "recursive" && v != nil:
-		return l, p.errorf(v, at, "only allowed for the recursive variant")
-	case l.Variant == "recursive" && v == nil:
-		return l, p.errorf(f.node, at, "required for the recursive variant")
-	case v != nil:
-		if l.C, err = p.float(v, at); err != nil {
-			return l, err
-		}
-		if l.C <= 0 {
-			return l, p.errorf(v, at, "must be positive, got %g", l.C)
-		}
-	}
-	if v, at = f.get("estimator"); v != nil && l.Variant != "entropy" {
-		return l, p.errorf(v, at, "only allowed for the entropy variant")
-	}
-	if l.Variant == "entropy" {
-		l.Estimator, err = f.enum("estimator", "shannon")
-	}
-	return l, err
+	return l, nil
 }
 
-// betaLikeness decodes one β-likeness requirement.
+// recursiveC decodes the c of recursive (c,l)-diversity into l.
+func (p *parser) recursiveC(f *fields, l *LDiversity) error {
+	v, at := f.get("c")
+	switch {
+	case l.Variant != "recursive" && v != nil:
+		return p.errorf(v, at, "only allowed for the recursive variant")
+	case l.Variant == "recursive" && v == nil && !f.incomplete:
+		return p.errorf(f.node, at, "required for the recursive variant")
+	case v == nil:
+		return nil
+	}
+	var err error
+	if l.C, err = p.float(v, at); err == nil && l.C <= 0 {
+		err = p.errorf(v, at, "must be positive, got %g", l.C)
+	}
+	return err
+}
+
+// betaLikeness decodes one β-likeness requirement; errSkip when only its column is in
+// error.
 func (p *parser) betaLikeness(n *yaml.Node, path string) (BetaLikeness, error) {
 	var b BetaLikeness
 	f, err := p.mapping(n, path, "privacy.beta-likeness")
 	if err != nil {
 		return b, err
 	}
-	v, at, err := f.required("column")
-	if err != nil {
-		return b, err
+	col := p.requirementColumn(f)
+	v, at, err := f.required("beta")
+	if err == nil {
+		b.Beta, err = p.float(v, at)
 	}
-	col, err := p.sensitiveColumn(v, at)
-	if err != nil {
-		return b, err
+	if err == nil && b.Beta <= 0 {
+		err = p.errorf(v, at, "must be above 0, got %g", b.Beta)
+	}
+	p.note(err)
+	b.Variant, err = f.enum("variant", "basic")
+	p.note(err)
+	if col == nil {
+		return b, errSkip
 	}
 	b.Column = col.Name
-	if v, at, err = f.required("beta"); err != nil {
-		return b, err
-	}
-	if b.Beta, err = p.float(v, at); err != nil {
-		return b, err
-	}
-	if b.Beta <= 0 {
-		return b, p.errorf(v, at, "must be above 0, got %g", b.Beta)
-	}
-	b.Variant, err = f.enum("variant", "basic")
-	return b, err
+	return b, nil
 }
 
-// tCloseness decodes one t-closeness requirement.
+// tCloseness decodes one t-closeness requirement; errSkip when only its column is in
+// error.
 func (p *parser) tCloseness(n *yaml.Node, path string) (TCloseness, error) {
 	var t TCloseness
 	f, err := p.mapping(n, path, "privacy.t-closeness")
 	if err != nil {
 		return t, err
 	}
-	v, at, err := f.required("column")
-	if err != nil {
-		return t, err
+	col := p.requirementColumn(f)
+	v, at, err := f.required("t")
+	if err == nil {
+		t.T, err = p.float(v, at)
 	}
-	col, err := p.sensitiveColumn(v, at)
-	if err != nil {
-		return t, err
+	if err == nil && t.T < 0 {
+		err = p.errorf(v, at, "must be at least 0, got %g", t.T)
+	}
+	p.note(err)
+	if t.Distance, err = f.enum("distance", "equal"); err != nil {
+		return t, err // the order is checked against the distance
+	}
+	p.note(p.distanceOrder(f, col, &t))
+	if col == nil {
+		return t, errSkip
 	}
 	t.Column = col.Name
-	if v, at, err = f.required("t"); err != nil {
-		return t, err
-	}
-	if t.T, err = p.float(v, at); err != nil {
-		return t, err
-	}
-	if t.T < 0 {
-		return t, p.errorf(v, at, "must be at least 0, got %g", t.T)
-	}
-	if t.Distance, err = f.enum("distance", "equal"); err != nil {
-		return t, err
-	}
-	if t.Distance == "hierarchical" && col.Hierarchy == nil {
-		v, at = f.get("distance")
-		return t, p.errorf(v, at, "hierarchical needs a hierarchy on column %q", col.Name)
-	}
-	v, at = f.get("order")
-	switch {
-	case v != nil && t.Distance != "ordered":
-		return t, p.errorf(v, at, "only allowed with distance: ordered")
-	case v != nil:
-		d, err := p.domainValues(v, at)
-		if err != nil {
-			return t, err
-		}
-		t.Order = d.Values
-	case t.Distance == "ordered" && col.Type != Integer && col.Type != Float && col.Type != Date && col.Type != Timestamp:
-		v, at = f.get("distance")
-		return t, p.errorf(v, at, "ordered on the %s column %q needs order: [its values, smallest first]", col.Type, col.Name)
-	}
 	return t, nil
 }
 
-// search decodes the search section.
+// distanceOrder checks t's distance against its column col (nil: in error, not
+// checked) and decodes its order.
+func (p *parser) distanceOrder(f *fields, col *Column, t *TCloseness) error {
+	if t.Distance == "hierarchical" && col != nil && col.Hierarchy == nil {
+		v, at := f.get("distance")
+		return p.errorf(v, at, "hierarchical needs a hierarchy on column %q", col.Name)
+	}
+	v, at := f.get("order")
+	switch {
+	case v != nil && t.Distance != "ordered":
+		return p.errorf(v, at, "only allowed with distance: ordered")
+	case v != nil:
+		d, err := p.domainValues(v, at)
+		if err != nil {
+			return err
+		}
+		t.Order = d.Values
+	case t.Distance == "ordered" && col != nil && col.Type != Integer && col.Type != Float && col.Type != Date && col.Type != Timestamp:
+		v, at = f.get("distance")
+		return p.errorf(v, at, "ordered on the %s column %q needs order: [its values, smallest first]", col.Type, col.Name)
+	}
+	return nil
+}
+
+// search decodes the search section, noting the errors of each key. The keys allowed
+// only with some metrics are not checked against a metric in error.
 func (p *parser) search(n *yaml.Node, path string) (Search, error) {
 	var s Search
 	f, err := p.mapping(n, path, "search")
 	if err != nil {
 		return s, err
 	}
-	if s.Algorithm, err = f.enum("algorithm", "optimal"); err != nil {
-		return s, err
-	}
-	if s.Metric, err = f.enum("metric", "loss"); err != nil {
-		return s, err
-	}
-	if v, at := f.get("aggregate"); v != nil {
+	s.Algorithm, err = f.enum("algorithm", "optimal")
+	p.note(err)
+	s.Metric, err = f.enum("metric", "loss")
+	metric := p.note(err)
+	if v, at := f.get("aggregate"); v != nil && metric {
 		if s.Metric != "loss" {
-			return s, p.errorf(v, at, "only allowed with metric: loss")
-		}
-		if s.Aggregate, err = f.enum("aggregate", "arithmetic"); err != nil {
-			return s, err
+			p.note(p.errorf(v, at, "only allowed with metric: loss"))
+		} else {
+			s.Aggregate, err = f.enum("aggregate", "arithmetic")
+			p.note(err)
 		}
 	}
-	if v, at := f.get("weights"); v != nil {
+	if v, at := f.get("weights"); v != nil && metric {
 		if s.Metric != "loss" {
-			return s, p.errorf(v, at, "only allowed with metric: loss")
-		}
-		if s.Weights, err = p.weights(v, at); err != nil {
-			return s, err
+			p.note(p.errorf(v, at, "only allowed with metric: loss"))
+		} else {
+			s.Weights, err = p.weights(v, at)
+			p.note(err)
 		}
 	}
-	if v, at := f.get("gs-factor"); v != nil {
-		switch s.Metric {
-		case "loss", "entropy", "entropy-monotone", "entropy-loss":
-		default:
-			return s, p.errorf(v, at, "only allowed with metric: loss, entropy, entropy-monotone or entropy-loss")
-		}
-		x, err := p.share(v, at, true)
-		if err != nil {
-			return s, err
-		}
-		s.GSFactor = &x
+	if v, at := f.get("gs-factor"); v != nil && metric {
+		p.note(p.gsFactor(v, at, &s))
 	}
 	for _, key := range []string{"min-levels", "max-levels"} {
 		v, at := f.get(key)
@@ -1412,9 +1512,7 @@ func (p *parser) search(n *yaml.Node, path string) (Search, error) {
 			continue
 		}
 		m, err := p.levels(v, at)
-		if err != nil {
-			return s, err
-		}
+		p.note(err)
 		if key == "min-levels" {
 			s.MinLevels = m
 		} else {
@@ -1424,17 +1522,34 @@ func (p *parser) search(n *yaml.Node, path string) (Search, error) {
 	for name, lo := range s.MinLevels {
 		if hi, ok := s.MaxLevels[name]; ok && hi < lo {
 			v, at := f.get("max-levels")
-			return s, p.errorf(v, join(at, name), "%d is below min-levels' %d for %q", hi, lo, name)
+			p.note(p.errorf(v, join(at, name), "%d is below min-levels' %d for %q", hi, lo, name))
 		}
 	}
 	return s, nil
 }
 
+// gsFactor decodes search.gs-factor into s, whose metric is decoded.
+func (p *parser) gsFactor(v *yaml.Node, at string, s *Search) error {
+	switch s.Metric {
+	case "loss", "entropy", "entropy-monotone", "entropy-loss":
+	default:
+		return p.errorf(v, at, "only allowed with metric: loss, entropy, entropy-monotone or entropy-loss")
+	}
+	x, err := p.share(v, at, true)
+	if err != nil {
+		return err
+	}
+	s.GSFactor = &x
+	return nil
+}
+
 // quasiKey checks that entry e of the mapping at path is keyed by a quasi-identifier's
-// name, and returns the entry's path.
+// name, and returns the entry's path; errSkip when the column is in error.
 func (p *parser) quasiKey(e entry, path string) (string, error) {
 	at := join(path, e.key)
 	switch c := p.cols[e.key]; {
+	case p.broken[e.key] || p.broken[""]:
+		return at, errSkip
 	case c == nil:
 		return at, p.errorf(e.keyNode, at, "unknown column %q", e.key)
 	case c.Role != Quasi:
@@ -1443,7 +1558,8 @@ func (p *parser) quasiKey(e entry, path string) (string, error) {
 	return at, nil
 }
 
-// levels decodes min-levels or max-levels: quasi-identifier name → level ≥ 0.
+// levels decodes min-levels or max-levels: quasi-identifier name → level ≥ 0. It
+// notes the error of each entry and leaves the entry out.
 func (p *parser) levels(n *yaml.Node, path string) (map[string]int, error) {
 	es, err := p.entries(n, path)
 	if err != nil {
@@ -1452,22 +1568,22 @@ func (p *parser) levels(n *yaml.Node, path string) (map[string]int, error) {
 	out := make(map[string]int, len(es))
 	for _, e := range es {
 		at, err := p.quasiKey(e, path)
-		if err != nil {
-			return nil, err
+		if !p.note(err) {
+			continue
 		}
 		l, err := p.int(e.val, at)
-		if err != nil {
-			return nil, err
+		if err == nil && l < 0 {
+			err = p.errorf(e.val, at, "must be at least 0 (0 is the original values), got %d", l)
 		}
-		if l < 0 {
-			return nil, p.errorf(e.val, at, "must be at least 0 (0 is the original values), got %d", l)
+		if p.note(err) {
+			out[e.key] = l
 		}
-		out[e.key] = l
 	}
 	return out, nil
 }
 
-// weights decodes the loss's weights: quasi-identifier name → number above 0.
+// weights decodes the loss's weights: quasi-identifier name → number above 0. It
+// notes the error of each entry.
 func (p *parser) weights(n *yaml.Node, path string) (map[string]float64, error) {
 	es, err := p.entries(n, path)
 	if err != nil {
@@ -1476,22 +1592,22 @@ func (p *parser) weights(n *yaml.Node, path string) (map[string]float64, error) 
 	out := make(map[string]float64, len(es))
 	for _, e := range es {
 		at, err := p.quasiKey(e, path)
-		if err != nil {
-			return nil, err
+		if !p.note(err) {
+			continue
 		}
 		w, err := p.float(e.val, at)
-		if err != nil {
-			return nil, err
+		if err == nil && w <= 0 {
+			err = p.errorf(e.val, at, "must be above 0, got %g", w)
 		}
-		if w <= 0 {
-			return nil, p.errorf(e.val, at, "must be above 0, got %g", w)
+		if p.note(err) {
+			out[e.key] = w
 		}
-		out[e.key] = w
 	}
 	return out, nil
 }
 
-// dp decodes the differential-privacy section.
+// dp decodes the differential-privacy section, noting the errors of each key and
+// output.
 func (p *parser) dp(n *yaml.Node, path string) (*DP, error) {
 	f, err := p.mapping(n, path, "dp")
 	if err != nil {
@@ -1499,42 +1615,35 @@ func (p *parser) dp(n *yaml.Node, path string) (*DP, error) {
 	}
 	d := &DP{}
 	v, at, err := f.required("epsilon-total")
-	if err != nil {
-		return nil, err
+	if err == nil {
+		d.EpsilonTotal, err = p.float(v, at)
 	}
-	if d.EpsilonTotal, err = p.float(v, at); err != nil {
-		return nil, err
+	if err == nil && d.EpsilonTotal <= 0 {
+		err = p.errorf(v, at, "must be positive, got %g", d.EpsilonTotal)
 	}
-	if d.EpsilonTotal <= 0 {
-		return nil, p.errorf(v, at, "must be positive, got %g", d.EpsilonTotal)
-	}
+	p.note(err)
 	if v, at := f.get("delta-total"); v != nil {
-		if d.DeltaTotal, err = p.delta(v, at); err != nil {
-			return nil, err
-		}
+		d.DeltaTotal, err = p.delta(v, at)
+		p.note(err)
 	}
-	if d.Neighbours, err = f.enum("neighbours", "add-remove"); err != nil {
-		return nil, err
-	}
+	d.Neighbours, err = f.enum("neighbours", "add-remove")
+	p.note(err)
 	if v, at := f.get("privacy-unit"); v != nil {
-		if d.PrivacyUnit, err = p.privacyUnit(v, at); err != nil {
-			return nil, err
-		}
+		d.PrivacyUnit, err = p.privacyUnit(v, at)
+		p.note(err)
 	}
-	if v, at, err = f.required("outputs"); err != nil {
-		return nil, err
+	v, at, err = f.required("outputs")
+	var items []*yaml.Node
+	if err == nil {
+		items, err = p.nonEmptyList(v, at)
 	}
-	items, err := p.nonEmptyList(v, at)
-	if err != nil {
-		return nil, err
-	}
+	p.note(err)
 	names := make(map[string]bool, len(items))
 	for i, it := range items {
 		o, err := p.dpOutput(it, index(at, i), names)
-		if err != nil {
-			return nil, err
+		if p.note(err) {
+			d.Outputs = append(d.Outputs, o)
 		}
-		d.Outputs = append(d.Outputs, o)
 	}
 	return d, nil
 }
@@ -1570,74 +1679,65 @@ func (p *parser) cap(n *yaml.Node, path string) (int, error) {
 	return x, err
 }
 
-// privacyUnit decodes the contribution bounds of a privacy unit.
+// privacyUnit decodes the contribution bounds of a privacy unit, noting the errors of
+// each key.
 func (p *parser) privacyUnit(n *yaml.Node, path string) (*PrivacyUnit, error) {
 	f, err := p.mapping(n, path, "dp.privacy-unit")
 	if err != nil {
 		return nil, err
 	}
-	u := &PrivacyUnit{}
+	u := &PrivacyUnit{Seed: 1}
 	v, at, err := f.required("column")
-	if err != nil {
-		return nil, err
+	var col *Column
+	if err == nil {
+		col, err = p.column(v, at)
 	}
-	col, err := p.column(v, at)
-	if err != nil {
-		return nil, err
+	if p.note(err) {
+		u.Column = col.Name
 	}
-	u.Column = col.Name
 	if v, at := f.get("max-rows-per-unit"); v != nil {
-		if u.MaxRowsPerUnit, err = p.cap(v, at); err != nil {
-			return nil, err
-		}
+		u.MaxRowsPerUnit, err = p.cap(v, at)
+		p.note(err)
 	}
 	if v, at := f.get("max-cells-per-unit"); v != nil {
-		if u.MaxCellsPerUnit, err = p.cap(v, at); err != nil {
-			return nil, err
-		}
+		u.MaxCellsPerUnit, err = p.cap(v, at)
+		p.note(err)
 	}
-	if u.MaxRowsPerUnit == 0 && u.MaxCellsPerUnit == 0 {
-		return nil, p.errorf(n, path, "needs max-rows-per-unit or max-cells-per-unit (a unit's contribution must be bounded)")
+	if f.vals["max-rows-per-unit"] == nil && f.vals["max-cells-per-unit"] == nil && !f.incomplete {
+		p.note(p.errorf(n, path, "needs max-rows-per-unit or max-cells-per-unit (a unit's contribution must be bounded)"))
 	}
-	u.Seed = 1
 	if v, at := f.get("seed"); v != nil {
 		seed, err := p.int(v, at)
-		if err != nil {
-			return nil, err
+		if err == nil && seed < 0 {
+			err = p.errorf(v, at, "must be at least 0, got %d", seed)
 		}
-		if seed < 0 {
-			return nil, p.errorf(v, at, "must be at least 0, got %d", seed)
+		if p.note(err) {
+			u.Seed = uint64(seed)
 		}
-		u.Seed = uint64(seed)
 	}
 	return u, nil
 }
 
-// dpOutput decodes one DP output; names holds the names of the outputs before it.
+// dpOutput decodes one DP output; names holds the names of the outputs before it. It
+// notes the errors of its name, budget, post-processing, format and kind.
 func (p *parser) dpOutput(n *yaml.Node, path string, names map[string]bool) (DPOutput, error) {
 	o := DPOutput{Mechanism: "laplace"}
 	f, err := p.mapping(n, path, "dp.outputs[]")
 	if err != nil {
 		return o, err
 	}
-	if o.Name, err = p.outputName(f, names); err != nil {
-		return o, err
-	}
-	if err := p.outputBudget(f, &o); err != nil {
-		return o, err
-	}
+	o.Name, err = p.outputName(f, names)
+	p.note(err)
+	p.note(p.outputBudget(f, &o))
 	if v, at := f.get("post"); v != nil {
-		if o.Post, err = p.enumList(v, at, f.allowed("post")...); err != nil {
-			return o, err
-		}
+		o.Post, err = p.enumList(v, at, f.allowed("post")...)
+		p.note(err)
 	}
-	if o.Format, err = f.enum("format", ""); err != nil {
-		return o, err
-	}
+	o.Format, err = f.enum("format", "")
+	p.note(err)
 	if v, at := f.get("other"); v != nil {
-		if o.Other, err = p.bool(v, at); err != nil {
-			return o, err
-		}
+		o.Other, err = p.bool(v, at)
+		p.note(err)
 	}
 	return o, p.outputKind(f, n, path, &o)
 }
@@ -1706,6 +1806,9 @@ func (p *parser) outputBudget(f *fields, o *DPOutput) error {
 func (p *parser) outputKind(f *fields, n *yaml.Node, path string, o *DPOutput) error {
 	switch given := f.present(outputKinds...); len(given) {
 	case 0:
+		if f.incomplete {
+			return errSkip
+		}
 		return p.errorf(n, path, "needs one of %s", strings.Join(outputKinds, ", "))
 	case 1:
 	default:
@@ -1815,7 +1918,7 @@ func (p *parser) aggregate(n *yaml.Node, path string) (*Aggregate, error) {
 		if a.Bounds, err = p.bounds(v, at); err != nil {
 			return nil, err
 		}
-	case slices.ContainsFunc(a.Stats, func(s string) bool { return s != "count" }):
+	case slices.ContainsFunc(a.Stats, func(s string) bool { return s != "count" }) && !f.incomplete:
 		return nil, p.errorf(n, at, "required for sum, mean and quantiles")
 	}
 	v, at = f.get("quantiles")

@@ -74,6 +74,7 @@ func TestParseExample(t *testing.T) {
 			},
 		},
 	}
+	cfg.lines = nil // TestWhere
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("Parse(ward.yaml):\n got %s\nwant %s", dump(cfg), dump(want))
 	}
@@ -514,17 +515,17 @@ func TestParseErrors(t *testing.T) {
 
 		// dp
 		{"dp type", "dp: [1]\n" + cols, 1, "dp", "expected a mapping"},
-		{"epsilon-total missing", "dp: {outputs: []}\n" + cols, 1, "dp.epsilon-total", "required"},
-		{"epsilon-total zero", "dp: {epsilon-total: 0}\n" + cols, 1, "dp.epsilon-total", "must be positive"},
-		{"epsilon-total type", "dp: {epsilon-total: one}\n" + cols, 1, "dp.epsilon-total", "expected a number"},
-		{"epsilon-total overflow", "dp: {epsilon-total: 1e400}\n" + cols, 1, "dp.epsilon-total", "expected a number"},
-		{"delta-total one", "dp: {epsilon-total: 1, delta-total: 1}\n" + cols, 1, "dp.delta-total", "less than 1"},
-		{"delta-total negative", "dp: {epsilon-total: 1, delta-total: -1e-6}\n" + cols, 1, "dp.delta-total", "at least 0"},
-		{"neighbours", "dp: {epsilon-total: 1, neighbours: swap}\n" + cols, 1, "dp.neighbours", "must be one of add-remove, replace-one"},
-		{"privacy-unit column", "dp: {epsilon-total: 1, privacy-unit: {column: pid}}\n" + cols, 1, "dp.privacy-unit.column", `unknown column "pid"`},
-		{"privacy-unit column missing", "dp: {epsilon-total: 1, privacy-unit: {max-rows-per-unit: 1}}\n" + cols, 1, "dp.privacy-unit.column", "required"},
-		{"max-rows-per-unit", "dp: {epsilon-total: 1, privacy-unit: {column: id, max-rows-per-unit: 0}}\n" + cols, 1, "dp.privacy-unit.max-rows-per-unit", "at least 1"},
-		{"max-cells-per-unit", "dp: {epsilon-total: 1, privacy-unit: {column: id, max-cells-per-unit: 1.5}}\n" + cols, 1, "dp.privacy-unit.max-cells-per-unit", "expected an integer"},
+		{"epsilon-total missing", "dp: {outputs: [{name: o, epsilon: 1, histogram: [age]}]}\n" + cols, 1, "dp.epsilon-total", "required"},
+		{"epsilon-total zero", "dp: {epsilon-total: 0, outputs: [{name: o, epsilon: 1, histogram: [age]}]}\n" + cols, 1, "dp.epsilon-total", "must be positive"},
+		{"epsilon-total type", "dp: {epsilon-total: one, outputs: [{name: o, epsilon: 1, histogram: [age]}]}\n" + cols, 1, "dp.epsilon-total", "expected a number"},
+		{"epsilon-total overflow", "dp: {epsilon-total: 1e400, outputs: [{name: o, epsilon: 1, histogram: [age]}]}\n" + cols, 1, "dp.epsilon-total", "expected a number"},
+		{"delta-total one", "dp: {epsilon-total: 1, delta-total: 1, outputs: [{name: o, epsilon: 1, histogram: [age]}]}\n" + cols, 1, "dp.delta-total", "less than 1"},
+		{"delta-total negative", "dp: {epsilon-total: 1, delta-total: -1e-6, outputs: [{name: o, epsilon: 1, histogram: [age]}]}\n" + cols, 1, "dp.delta-total", "at least 0"},
+		{"neighbours", "dp: {epsilon-total: 1, neighbours: swap, outputs: [{name: o, epsilon: 1, histogram: [age]}]}\n" + cols, 1, "dp.neighbours", "must be one of add-remove, replace-one"},
+		{"privacy-unit column", "dp: {epsilon-total: 1, privacy-unit: {column: pid, max-rows-per-unit: 1}, outputs: [{name: o, epsilon: 1, histogram: [age]}]}\n" + cols, 1, "dp.privacy-unit.column", `unknown column "pid"`},
+		{"privacy-unit column missing", "dp: {epsilon-total: 1, privacy-unit: {max-rows-per-unit: 1}, outputs: [{name: o, epsilon: 1, histogram: [age]}]}\n" + cols, 1, "dp.privacy-unit.column", "required"},
+		{"max-rows-per-unit", "dp: {epsilon-total: 1, privacy-unit: {column: id, max-rows-per-unit: 0}, outputs: [{name: o, epsilon: 1, histogram: [age]}]}\n" + cols, 1, "dp.privacy-unit.max-rows-per-unit", "at least 1"},
+		{"max-cells-per-unit", "dp: {epsilon-total: 1, privacy-unit: {column: id, max-cells-per-unit: 1.5}, outputs: [{name: o, epsilon: 1, histogram: [age]}]}\n" + cols, 1, "dp.privacy-unit.max-cells-per-unit", "expected an integer"},
 		{"outputs missing", "dp: {epsilon-total: 1}\n" + cols, 1, "dp.outputs", "required"},
 		{"outputs empty", "dp: {epsilon-total: 1, outputs: []}\n" + cols, 1, "dp.outputs", "must not be empty"},
 		{"outputs mapping", "dp: {epsilon-total: 1, outputs: {name: a}}\n" + cols, 1, "dp.outputs", "expected a list"},
@@ -560,9 +561,9 @@ func TestParseErrors(t *testing.T) {
 		{"aggregate stats", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [median], bounds: [0, 1]}}"), 4, "dp.outputs[0].aggregate.stats[0]", "must be one of count, sum, mean, quantiles"},
 		{"aggregate bounds", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [sum], bounds: [5, 1]}}"), 4, "dp.outputs[0].aggregate.bounds", "lo must be less than hi"},
 		{"aggregate bounds missing", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [count, mean]}}"), 4, "dp.outputs[0].aggregate.bounds", "required"},
-		{"max-rows-per-unit huge", "dp: {epsilon-total: 1, privacy-unit: {column: id, max-rows-per-unit: 6148914691236517206}}\n" + cols, 1, "dp.privacy-unit.max-rows-per-unit", "at most 1000000"},
-		{"privacy-unit no cap", "dp: {epsilon-total: 1, privacy-unit: {column: id}}\n" + cols, 1, "dp.privacy-unit", "needs max-rows-per-unit or max-cells-per-unit"},
-		{"privacy-unit seed", "dp: {epsilon-total: 1, privacy-unit: {column: id, max-rows-per-unit: 2, seed: -1}}\n" + cols, 1, "dp.privacy-unit.seed", "at least 0"},
+		{"max-rows-per-unit huge", "dp: {epsilon-total: 1, privacy-unit: {column: id, max-rows-per-unit: 6148914691236517206}, outputs: [{name: o, epsilon: 1, histogram: [age]}]}\n" + cols, 1, "dp.privacy-unit.max-rows-per-unit", "at most 1000000"},
+		{"privacy-unit no cap", "dp: {epsilon-total: 1, privacy-unit: {column: id}, outputs: [{name: o, epsilon: 1, histogram: [age]}]}\n" + cols, 1, "dp.privacy-unit", "needs max-rows-per-unit or max-cells-per-unit"},
+		{"privacy-unit seed", "dp: {epsilon-total: 1, privacy-unit: {column: id, max-rows-per-unit: 2, seed: -1}, outputs: [{name: o, epsilon: 1, histogram: [age]}]}\n" + cols, 1, "dp.privacy-unit.seed", "at least 0"},
 		{"output other", output("{name: a, epsilon: 1, other: yes please, histogram: [age]}"), 4, "dp.outputs[0].other", "expected a boolean"},
 		{"aggregate quantiles without stat", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [mean], bounds: [0, 9], quantiles: [0.5]}}"), 4, "dp.outputs[0].aggregate.quantiles", "needs quantiles among the stats"},
 		{"aggregate quantile rank", output("{name: a, epsilon: 1, aggregate: {column: stay, stats: [quantiles], bounds: [0, 9], quantiles: [0.5, 1.5]}}"), 4, "dp.outputs[0].aggregate.quantiles[1]", "between 0 and 1"},
@@ -600,6 +601,11 @@ func TestParseErrors(t *testing.T) {
 			}
 			if msg := err.Error(); !strings.HasPrefix(msg, prefix) || !strings.Contains(msg, tt.msg) {
 				t.Errorf("error %q, want prefix %q and %q", msg, prefix, tt.msg)
+			}
+			// One mistake is one error: what depends on the part in error is not
+			// reported as a mistake of its own.
+			if list := (*ErrorList)(nil); errors.As(err, &list) {
+				t.Errorf("one mistake gave %d errors:\n%v", list.Len(), err)
 			}
 		})
 	}
