@@ -35,7 +35,7 @@ var (
 
 // releaseCases are the Parquet releases every check runs on.
 var releaseCases = []releaseCase{
-	{name: "hospital csv", config: repo + "/testdata/hospital.yaml", input: hospitalCSV, suppresses: true},
+	{name: "hospital csv", config: repo + "/testdata/hospital-tests.yaml", input: hospitalCSV, suppresses: true},
 	{name: "hospital-8qi parquet", config: repo + "/testdata/hospital-8qi.yaml", input: generated, suppresses: true},
 	{name: "hospital mondrian", config: repo + "/testdata/hospital-mondrian.yaml", input: hospitalCSV},
 	{name: "hospital-8qi mondrian parquet", config: repo + "/testdata/hospital-8qi-mondrian.yaml", input: generated},

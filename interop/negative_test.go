@@ -50,7 +50,7 @@ var rewrites = []rewrite{
 // function every release of the suite goes through: a faithful copy passes, and each
 // change is reported as exactly the failures it causes.
 func TestCheckerDetectsRewrites(t *testing.T) {
-	hospital := releaseParquet(t, repo+"/testdata/hospital.yaml", hospitalCSV(t))
+	hospital := releaseParquet(t, repo+"/testdata/hospital-tests.yaml", hospitalCSV(t))
 	ctx := context.Background()
 	for _, rw := range rewrites {
 		t.Run(rw.name, func(t *testing.T) {

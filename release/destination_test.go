@@ -36,7 +36,7 @@ func destFixture(t *testing.T) (root string, cfg *schema.Config) {
 		}
 		writeTestFile(t, filepath.Join(root, "conf", "h", h), data)
 	}
-	raw, err := os.ReadFile(filepath.Join("..", "testdata", "hospital.yaml"))
+	raw, err := os.ReadFile(filepath.Join("..", "testdata", "hospital-tests.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func editField(text string, row, col int, v string) string {
 	return strings.Join(lines, "")
 }
 
-// Fields of the hospital sample (testdata/hospital.yaml).
+// Fields of the hospital sample (testdata/hospital-tests.yaml).
 const (
 	fAge      = 2
 	fSex      = 3

@@ -38,7 +38,7 @@ func formatsFixture(t *testing.T, n int) (cfg *schema.Config, dir string) {
 			t.Fatal(err)
 		}
 	}
-	raw, err := os.ReadFile("../testdata/hospital.yaml")
+	raw, err := os.ReadFile("../testdata/hospital-tests.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -545,6 +545,7 @@ func (r *run) verifyStage(ctx context.Context) error {
 	for _, sc := range r.prot {
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
 	}
+	spec.Released = releasedAsIs(r.p)
 	if err := utilitySpec(r.cfg, r.p, &spec); err != nil {
 		return err
 	}
@@ -564,6 +565,9 @@ func (r *run) verifyStage(ctx context.Context) error {
 		return fmt.Errorf("internal error: the written release failed verification, nothing published: %w", err)
 	}
 	if err := r.agrees(skipped); err != nil {
+		return err
+	}
+	if err := releasedDisclosure(r.cfg, r.m, r.log); err != nil {
 		return err
 	}
 	if r.popMeasured, err = r.verifyPopulation(ctx, spec); err != nil {
@@ -873,6 +877,9 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	if err != nil {
 		return m, violation(rel, err)
 	}
+	if err := releasedDisclosure(cfg, m, nil); err != nil {
+		return m, fmt.Errorf("%s: %w", rel, err)
+	}
 	if metaErr != nil { // parts that record different parameters, with the measurements
 		return m, metaErr
 	}
@@ -934,6 +941,7 @@ func checkSpec(ctx context.Context, cfg *schema.Config, p *plan, src table.Sourc
 	for _, sc := range prot {
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
 	}
+	spec.Released = releasedAsIs(p)
 	return spec, nil
 }
 
@@ -943,7 +951,7 @@ func checkSpec(ctx context.Context, cfg *schema.Config, p *plan, src table.Sourc
 func checkTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, rel, relFmt string, spec verify.Spec, m *Measured) error {
 	p.maxSupp = spec.MaxSuppressed
 	uspec := spec
-	uspec.Sensitive = nil
+	uspec.Sensitive, uspec.Released = nil, nil
 	if err := utilitySpec(cfg, p, &uspec); err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func releasedSizes(t *testing.T, path string, sep rune, quasi []string) []int64 
 	return sizes
 }
 
-// hospitalQuasi are the hospital sample's quasi-identifiers (testdata/hospital.yaml).
+// hospitalQuasi are the hospital sample's quasi-identifiers (testdata/hospital-tests.yaml).
 var hospitalQuasi = []string{"age", "sex", "zip", "admitted"}
 
 // releasedHistograms counts, per class of a written CSV release (keyed by its

@@ -35,7 +35,7 @@ func hospitalFixture(t *testing.T, n int) (cfg *schema.Config, in, dir string) {
 	if err := os.WriteFile(in, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile("../testdata/hospital.yaml")
+	raw, err := os.ReadFile("../testdata/hospital-tests.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func TestVerifiedUtility(t *testing.T) {
 	td, _ := filepath.Abs("../testdata")
 	hospital := filepath.Join(td, "hospital.csv")
 	for _, c := range []struct{ config, algorithm string }{
-		{"hospital.yaml", "optimal"},
+		{"hospital-tests.yaml", "optimal"},
 		{"hospital-mondrian.yaml", "mondrian"},
 		{"hospital-8qi.yaml", "optimal"},
 		{"hospital-8qi-mondrian.yaml", "mondrian"},

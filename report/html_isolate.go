@@ -95,6 +95,10 @@ func isolateReport(r *Report) *Report {
 	}
 	c.Metric.Weights = isolateKeys(r.Metric.Weights)
 	c.Verified.Sensitive = isolateEach(r.Verified.Sensitive, func(s SensitiveSummary) SensitiveSummary { s.Column = isolate(s.Column); return s })
+	c.Verified.Released = isolateEach(r.Verified.Released, func(x ReleasedColumn) ReleasedColumn {
+		x.Column, x.Sensitive = isolate(x.Column), isolate(x.Sensitive)
+		return x
+	})
 	if r.Risk != nil {
 		rr := isolateRisk(*r.Risk)
 		c.Risk = &rr

@@ -406,6 +406,7 @@ func modelChecks(r *Report) []checkRow {
 		out = append(out, row)
 	}
 	out = append(out, populationChecks(r)...)
+	out = append(out, releasedChecks(v.Released)...)
 	if r.Risk != nil {
 		out = append(out, riskChecks(r.Risk.Models)...)
 	}

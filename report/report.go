@@ -184,6 +184,9 @@ type Verification struct {
 	// Population is what the verifier measured against the research subset's
 	// population (with privacy.subset).
 	Population *PopulationSummary `json:"population,omitempty"`
+	// Released is what each column released as it is reveals about each protected
+	// sensitive column.
+	Released []ReleasedColumn `json:"released_columns,omitempty"`
 }
 
 // PopulationSummary is the released classes measured against the population: the
@@ -253,6 +256,7 @@ func (r *Report) Summary(w io.Writer) {
 	for _, s := range r.Verified.Sensitive {
 		fmt.Fprintf(w, "%s: weakest class holds %d distinct values (entropy l %.2f); largest %s EMD %.4f\n", s.Column, s.MinDistinct, s.MinEntropyL, s.Distance, s.MaxEMD)
 	}
+	releasedSummary(w, r.Verified.Released)
 }
 
 // EmptyRelease is the warning for a release that holds no record.

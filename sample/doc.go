@@ -4,5 +4,6 @@
 // Hospital writes a seeded table of hospital admissions whose columns resemble those of
 // a real release candidate (direct identifiers, quasi-identifiers with skewed
 // distributions and rare combinations, a sensitive diagnosis, an insensitive number),
-// so that testdata/hospital.yaml can be run end to end on it.
+// so that testdata/hospital.yaml (the example) and testdata/hospital-tests.yaml (the
+// tests' fixture) can be run end to end on it.
 package sample

@@ -77,7 +77,7 @@ func beamDestFixture(t *testing.T) (string, *schema.Config) {
 		}
 		write("conf/h/"+h, data)
 	}
-	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "hospital.yaml"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "hospital-tests.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -403,7 +403,7 @@ func TestReleaseOnPrismUnlistedSensitive(t *testing.T) {
 }
 
 // hospitalParts writes the hospital sample of 6000 records in four CSV parts of a
-// folder, the whole file beside it, and testdata/hospital.yaml with its output section
+// folder, the whole file beside it, and testdata/hospital-tests.yaml with its output section
 // replaced by output (none: as it is).
 func hospitalParts(t *testing.T, output string) (cfgPath, whole, parts string) {
 	t.Helper()
@@ -425,7 +425,7 @@ func hospitalParts(t *testing.T, output string) (cfgPath, whole, parts string) {
 			t.Fatal(err)
 		}
 	}
-	raw, err := os.ReadFile("../../testdata/hospital.yaml")
+	raw, err := os.ReadFile("../../testdata/hospital-tests.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -606,7 +606,7 @@ func TestReleaseOnPrismParquetParts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	raw, err := os.ReadFile("../../testdata/hospital.yaml")
+	raw, err := os.ReadFile("../../testdata/hospital-tests.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -634,7 +634,7 @@ func TestReleaseOnPrismArrowStreamParts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	raw, err := os.ReadFile("../../testdata/hospital.yaml")
+	raw, err := os.ReadFile("../../testdata/hospital-tests.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

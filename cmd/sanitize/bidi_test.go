@@ -76,7 +76,7 @@ func TestNoRawBidiOnTerminal(t *testing.T) {
 		{"validate", []string{"validate", "-c", cfgPath, "--in", in}, 0},
 		{"unknown key", []string{"release", "-c", bad, "--in", in, "--out", out("x") + ".csv"}, 2},
 		{"dataset", []string{"release", "-c", badDataset, "--in", in, "--out", out("x") + ".csv"}, 2},
-		{"unlisted column", []string{"release", "-c", filepath.Join(td, "hospital.yaml"), "--in", in, "--out", out("y") + ".csv"}, 2},
+		{"unlisted column", []string{"release", "-c", filepath.Join(td, "hospital-tests.yaml"), "--in", in, "--out", out("y") + ".csv"}, 2},
 		{"dp", []string{"dp", "-c", dpCfg, "--in", in, "--out", out("dp")}, 0},
 		{"dp output", []string{"dp", "-c", dpBad, "--in", in, "--out", out("dp2")}, 2},
 	}

@@ -18,7 +18,7 @@ func TestForceNeverReplacesWhatTheRunReads(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(conf, "hierarchies"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"hospital.yaml", "hierarchies/sex.csv", "hierarchies/diagnosis.csv"} {
+	for _, f := range []string{"hospital-tests.yaml", "hierarchies/sex.csv", "hierarchies/diagnosis.csv"} {
 		writeFile(t, filepath.Join(conf, f), string(readFile(t, filepath.Join(td, f))))
 	}
 	parts := filepath.Join(dir, "parts")
@@ -35,13 +35,13 @@ func TestForceNeverReplacesWhatTheRunReads(t *testing.T) {
 	if err := os.Link(filepath.Join(conf, "hierarchies", "sex.csv"), filepath.Join(dir, "sex.csv")); err != nil {
 		t.Skip(err)
 	}
-	cfg := filepath.Join(conf, "hospital.yaml")
+	cfg := filepath.Join(conf, "hospital-tests.yaml")
 	in := filepath.Join(dir, "parts")
 	out := filepath.Join(dir, "r.csv")
 	cases := []struct{ name, dest string }{
 		{"hard link of a hierarchy file", filepath.Join(dir, "sex.csv")},
 		{"hierarchy file through a linked folder", filepath.Join(dir, "clink", "hierarchies", "diagnosis.csv")},
-		{"configuration through a linked folder", filepath.Join(dir, "clink", "hospital.yaml")},
+		{"configuration through a linked folder", filepath.Join(dir, "clink", "hospital-tests.yaml")},
 		{"new part through a linked folder", filepath.Join(dir, "plink", "part-3.csv")},
 	}
 	for _, c := range cases {

@@ -41,12 +41,12 @@ func repoTestdata(t *testing.T) string {
 	return dir
 }
 
-// baseConfig is testdata/hospital.yaml with its hierarchy paths made absolute, so the
+// baseConfig is testdata/hospital-tests.yaml with its hierarchy paths made absolute, so the
 // configuration can be written to any folder.
 func baseConfig(t *testing.T) string {
 	t.Helper()
 	td := repoTestdata(t)
-	data, err := os.ReadFile(filepath.Join(td, "hospital.yaml"))
+	data, err := os.ReadFile(filepath.Join(td, "hospital-tests.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func mustReplace(t *testing.T, s, old, new string) string {
 	return strings.ReplaceAll(s, old, new)
 }
 
-// Lines of testdata/hospital.yaml that the cases edit.
+// Lines of testdata/hospital-tests.yaml that the cases edit.
 const (
 	privacyLine = "privacy: {k: 5, suppression: 0.05}"
 	searchLine  = "search: {algorithm: optimal, metric: loss}"
@@ -1130,7 +1130,7 @@ var measuredUtility = regexp.MustCompile(`measured utility: loss (\S+), NCP (\S+
 func TestCheckPrintsUtility(t *testing.T) {
 	td := repoTestdata(t)
 	in := filepath.Join(td, "hospital.csv")
-	for _, config := range []string{"hospital.yaml", "hospital-mondrian.yaml"} {
+	for _, config := range []string{"hospital-tests.yaml", "hospital-mondrian.yaml"} {
 		t.Run(config, func(t *testing.T) {
 			dir := t.TempDir()
 			cfg, out, rep := filepath.Join(td, config), filepath.Join(dir, "release.csv"), filepath.Join(dir, "report.json")
@@ -1171,7 +1171,7 @@ func TestCheckPrintsUtility(t *testing.T) {
 
 	// A release below k: the class-based metrics only.
 	dir := t.TempDir()
-	cfg, out := filepath.Join(td, "hospital.yaml"), filepath.Join(dir, "release.csv")
+	cfg, out := filepath.Join(td, "hospital-tests.yaml"), filepath.Join(dir, "release.csv")
 	if code, stdout, stderr := runCLI(t, "release", "-c", cfg, "--in", in, "--out", out); code != 0 {
 		t.Fatalf("release: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
@@ -1192,7 +1192,7 @@ func TestJSONProgress(t *testing.T) {
 	td := repoTestdata(t)
 	out := filepath.Join(t.TempDir(), "r.csv")
 	code, _, stderr := runCLI(t, "--log-format", "json", "--progress-interval", "1ms", "release",
-		"-c", filepath.Join(td, "hospital.yaml"), "--in", filepath.Join(td, "hospital.csv"), "--out", out)
+		"-c", filepath.Join(td, "hospital-tests.yaml"), "--in", filepath.Join(td, "hospital.csv"), "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -1281,7 +1281,7 @@ func TestValidate(t *testing.T) {
 
 	// The lattice validate counts is the one the release searches.
 	report := filepath.Join(t.TempDir(), "r.json")
-	if code, _, stderr := runCLI(t, "release", "-c", filepath.Join(td, "hospital.yaml"), "--in", filepath.Join(td, "hospital.csv"),
+	if code, _, stderr := runCLI(t, "release", "-c", filepath.Join(td, "hospital-tests.yaml"), "--in", filepath.Join(td, "hospital.csv"),
 		"--out", filepath.Join(filepath.Dir(report), "r.csv"), "--report", report); code != 0 {
 		t.Fatalf("release: exit %d: %s", code, stderr)
 	}
@@ -1289,7 +1289,7 @@ func TestValidate(t *testing.T) {
 	if err := json.Unmarshal(readFile(t, report), &rep); err != nil || rep.Lattice.Size == 0 {
 		t.Fatalf("report: %v %+v", err, rep)
 	}
-	code, stdout, stderr := runCLI(t, "validate", "-c", filepath.Join(td, "hospital.yaml"), "--in", filepath.Join(td, "hospital.csv"))
+	code, stdout, stderr := runCLI(t, "validate", "-c", filepath.Join(td, "hospital-tests.yaml"), "--in", filepath.Join(td, "hospital.csv"))
 	if want := fmt.Sprintf("lattice %d nodes", rep.Lattice.Size); code != 0 || !strings.Contains(stdout, want) || !strings.Contains(stdout, "5000 records") {
 		t.Errorf("validate with the input: exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, want)
 	}
@@ -1391,7 +1391,7 @@ func TestDPFilesShareOnePermission(t *testing.T) {
 		t.Fatalf("dp: exit %d: %s", code, stderr)
 	}
 	rel, rep := filepath.Join(dir, "r.csv"), filepath.Join(dir, "r.json")
-	if code, _, stderr := runCLI(t, "release", "-c", filepath.Join(td, "hospital.yaml"), "--in", filepath.Join(td, "hospital.csv"), "--out", rel, "--report", rep); code != 0 {
+	if code, _, stderr := runCLI(t, "release", "-c", filepath.Join(td, "hospital-tests.yaml"), "--in", filepath.Join(td, "hospital.csv"), "--out", rel, "--report", rep); code != 0 {
 		t.Fatalf("release: exit %d: %s", code, stderr)
 	}
 	modes := map[string]os.FileMode{}

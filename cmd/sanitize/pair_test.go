@@ -57,7 +57,7 @@ func TestReleaseAndReportPair(t *testing.T) {
 		t.Skip("runs child processes")
 	}
 	td := repoTestdata(t)
-	cfg := filepath.Join(td, "hospital.yaml")
+	cfg := filepath.Join(td, "hospital-tests.yaml")
 	inputs := t.TempDir()
 	inA, inB := filepath.Join(td, "hospital.csv"), filepath.Join(inputs, "shifted.csv")
 	shiftedInput(t, inA, inB)
@@ -130,7 +130,7 @@ func checkPair(t *testing.T, dir string, inputs map[string]string) {
 	if want := sha256Of(t, rel); r.Output.Digest != want {
 		t.Errorf("the report records output.digest %q; the release beside it is %s (of %s)", r.Output.Digest, want, filepath.Base(in))
 	}
-	cfg := filepath.Join(repoTestdata(t), "hospital.yaml")
+	cfg := filepath.Join(repoTestdata(t), "hospital-tests.yaml")
 	if code, stdout, stderr := runCLI(t, "check", "-c", cfg, "--in", in, "--release", rel, "--report", rep); code != 0 {
 		t.Errorf("check --report of the pair left: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}

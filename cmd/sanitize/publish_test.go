@@ -159,7 +159,7 @@ func TestKillLeavesNothing(t *testing.T) {
 		keep   []string // what a run leaves in dir besides out
 	}{
 		{"release", []string{"read", "search", "write", "verify", "publish"}, func(dir string) []string {
-			return []string{"release", "-c", filepath.Join(td, "hospital.yaml"), "--in", in,
+			return []string{"release", "-c", filepath.Join(td, "hospital-tests.yaml"), "--in", in,
 				"--out", filepath.Join(dir, "r.csv"), "--report", filepath.Join(dir, "report.json")}
 		}, "r.csv", []string{"report.json"}},
 		{"release-parquet", []string{"write", "verify", "publish"}, func(dir string) []string {
@@ -201,7 +201,7 @@ func TestLiveTemporaryKept(t *testing.T) {
 	td := repoTestdata(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.csv")
-	args := []string{"release", "-c", filepath.Join(td, "hospital.yaml"), "--in", filepath.Join(td, "hospital.csv"), "--out", out}
+	args := []string{"release", "-c", filepath.Join(td, "hospital-tests.yaml"), "--in", filepath.Join(td, "hospital.csv"), "--out", out}
 	child := startAt(t, "verify", args...)
 	held := temporaries(t, dir)
 	if len(held) == 0 {
@@ -230,7 +230,7 @@ func TestLiveTemporaryKept(t *testing.T) {
 func TestDestinations(t *testing.T) {
 	td := repoTestdata(t)
 	in := filepath.Join(td, "hospital.csv")
-	good := filepath.Join(td, "hospital.yaml")
+	good := filepath.Join(td, "hospital-tests.yaml")
 	const old = "old\n"
 	type setup func(t *testing.T, dir string)
 	file := func(name string) setup {

@@ -39,7 +39,7 @@ func TestSignalStops(t *testing.T) {
 			return []string{"gen", "--rows", "20000", "--out", filepath.Join(dir, "g.csv")}
 		}, "g.csv", nil},
 		{"release", []string{"write", "publish"}, term, func(dir string) []string {
-			return []string{"release", "-c", filepath.Join(td, "hospital.yaml"), "--in", filepath.Join(td, "hospital.csv"),
+			return []string{"release", "-c", filepath.Join(td, "hospital-tests.yaml"), "--in", filepath.Join(td, "hospital.csv"),
 				"--out", filepath.Join(dir, "r.csv")}
 		}, "r.csv", nil},
 		{"dp", []string{"noise", "recorded", "publish"}, term, func(dir string) []string {

@@ -28,11 +28,11 @@ func TestSupervisedStatus(t *testing.T) {
 		code int
 		want string // in stdout (0) or stderr
 	}{
-		{"done", []string{"release", "-c", filepath.Join(td, "hospital.yaml"), "--in", filepath.Join(td, "hospital.csv"), "--out", filepath.Join(dir, "r.csv")}, 0, "verified from the written file"},
+		{"done", []string{"release", "-c", filepath.Join(td, "hospital-tests.yaml"), "--in", filepath.Join(td, "hospital.csv"), "--out", filepath.Join(dir, "r.csv")}, 0, "verified from the written file"},
 		{"bad input", []string{"release", "-c", "/dev/zero", "--in", filepath.Join(td, "hospital.csv"), "--out", filepath.Join(dir, "r2.csv")}, 2, "not a regular file"},
 		{"unattainable", []string{"release", "-c", unattainable, "--in", filepath.Join(td, "hospital.csv"), "--out", filepath.Join(dir, "r3.csv")}, 3, "k=100000"},
 		{"command-line mistake", []string{"release", "--no-such-flag"}, 2, "unknown flag"},
-		{"crash", []string{"release", "-c", filepath.Join(td, "hospital.yaml")}, 1, "internal error: the run's process ended with status 2"},
+		{"crash", []string{"release", "-c", filepath.Join(td, "hospital-tests.yaml")}, 1, "internal error: the run's process ended with status 2"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], c.args...)

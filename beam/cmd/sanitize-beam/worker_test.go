@@ -63,7 +63,7 @@ func TestReleaseOnWorkerPool(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "parts", "part-"+strconv.Itoa(n)+".csv"), []byte(body), 0o600)
 	}
 	os.WriteFile(filepath.Join(dir, "all.csv"), raw, 0o600)
-	for _, c := range []struct{ from, to string }{{"hospital.yaml", "c.yaml"}, {"hospital-dp.yaml", "dp.yaml"}} {
+	for _, c := range []struct{ from, to string }{{"hospital-tests.yaml", "c.yaml"}, {"hospital-dp.yaml", "dp.yaml"}} {
 		text, err := os.ReadFile(filepath.Join("../../../testdata", c.from))
 		if err != nil {
 			t.Fatal(err)
