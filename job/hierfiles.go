@@ -27,25 +27,31 @@ type HierFile struct {
 }
 
 // ReadHierFiles reads every hierarchy file the configuration names: regular files of
-// at most schema.MaxHierarchyBytes.
+// at most schema.MaxHierarchyBytes. Its error lists every file that cannot be read,
+// each at the line of its columns.<name>.hierarchy.file key; with it, it returns the
+// files it could read (what validate checks further).
 func ReadHierFiles(cfg *schema.Config) (*HierFiles, error) {
 	h := &HierFiles{files: map[string]*HierFile{}}
+	var errs schema.ErrorList
+	tried := map[string]bool{}
 	for _, c := range cfg.Columns {
-		if c.Hierarchy == nil || c.Hierarchy.File == "" {
+		if c.Hierarchy == nil || c.Hierarchy.File == "" || tried[c.Hierarchy.File] {
 			continue
 		}
 		path := c.Hierarchy.File
-		if _, ok := h.files[path]; ok {
-			continue
-		}
+		tried[path] = true
 		data, err := readfile.Read(path, schema.MaxHierarchyBytes)
 		if err != nil {
-			return nil, schema.BadInput("columns.%s.hierarchy.file: %w", c.Name, err)
+			errs.Add(cfg.Wrap(HierFileKey(c.Name), schema.BadInput("%w", err)))
+			continue
 		}
 		h.files[path] = newHierFile(data)
 	}
-	return h, nil
+	return h, errs.Err()
 }
+
+// HierFileKey is the configuration's key path of the named column's hierarchy file.
+func HierFileKey(column string) string { return "columns." + column + ".hierarchy.file" }
 
 // HierFilesOf holds the bytes of hierarchy files read elsewhere (Bytes of another
 // process's HierFiles), by the paths the configuration names them by: what a worker

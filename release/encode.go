@@ -345,7 +345,7 @@ func (e errUnlisted) Error() string { return "value not listed" }
 // unlistedError names the file, row, column and hierarchy of a value the hierarchy
 // file does not list, never the value.
 func unlistedError(p *plan, row int, name string, h *generalize.Hierarchy) error {
-	return schema.BadInput("%s: column %q: value not listed in hierarchy %s", p.At(row), name, h.Source())
+	return p.Config.Errorf(hierarchyKey(p.Config, name), "%s: column %q: value not listed in hierarchy %s", p.At(row), name, h.Source())
 }
 
 // nullError names the file, row and column of a null the configuration gives no value for.

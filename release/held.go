@@ -106,7 +106,7 @@ func (h *heldColumn) check(p *plan, v string, row int) error {
 	}
 	if h.listed != nil {
 		if _, ok := h.listed.Leaf(v); !ok {
-			return schema.BadInput("%s: column %q: value not listed in hierarchy %s", p.At(row), h.conf.Name, h.listed.Source())
+			return p.Config.Errorf(hierarchyKey(p.Config, h.conf.Name), "%s: column %q: value not listed in hierarchy %s", p.At(row), h.conf.Name, h.listed.Source())
 		}
 	}
 	return nil

@@ -721,7 +721,7 @@ func loadTable(ctx context.Context, p *plan, src table.Source, hold bool) (*pass
 	for i, c := range p.QuasiCfg {
 		if c.Hierarchy.File != "" {
 			if fileHier[i], err = p.Hier.Hierarchy(c.Hierarchy.File); err != nil {
-				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+				return nil, p.Config.Wrap(job.HierFileKey(c.Name), err)
 			}
 		}
 	}
@@ -730,7 +730,7 @@ func loadTable(ctx context.Context, p *plan, src table.Source, hold bool) (*pass
 	for i, c := range p.Conf {
 		if c != nil && c.Role == schema.Sensitive && c.Hierarchy != nil && c.Hierarchy.File != "" {
 			if out.listed[i], err = p.Hier.Hierarchy(c.Hierarchy.File); err != nil {
-				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+				return nil, p.Config.Wrap(job.HierFileKey(c.Name), err)
 			}
 		}
 	}
@@ -781,7 +781,7 @@ func readProtected(ctx context.Context, p *plan, src table.Source, prot []*prote
 		if sc.conf.Hierarchy != nil && sc.conf.Hierarchy.File != "" {
 			h, err := p.Hier.Hierarchy(sc.conf.Hierarchy.File)
 			if err != nil {
-				return 0, fmt.Errorf("columns.%s.hierarchy.file: %w", sc.conf.Name, err)
+				return 0, p.Config.Wrap(job.HierFileKey(sc.conf.Name), err)
 			}
 			sc.hier = h
 		}

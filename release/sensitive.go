@@ -17,6 +17,7 @@ import (
 
 // protected is a sensitive column that l-diversity or t-closeness protects.
 type protected struct {
+	cfg       *schema.Config // for messages: where its keys are
 	conf      *schema.Column
 	pos       int // input position
 	diversity []diversity.Model
@@ -41,7 +42,7 @@ func (p *plan) protectedColumns() []*protected {
 				return s
 			}
 		}
-		s := &protected{conf: p.Config.Column(name), pos: slices.Index(p.Header, name)}
+		s := &protected{cfg: p.Config, conf: p.Config.Column(name), pos: slices.Index(p.Header, name)}
 		out = append(out, s)
 		return s
 	}
@@ -134,19 +135,20 @@ func (s *protected) number(at func(i int) string, present []string) error {
 	}
 	for i, v := range present {
 		if _, ok := s.index[v]; !ok {
-			where := "privacy.t-closeness.order"
+			key, where := s.cfg.RequirementKey("t-closeness", name)+".order", "privacy.t-closeness.order"
 			if s.distance() == closeness.Hierarchical {
-				where = "hierarchy " + s.hier.Source()
+				key, where = hierarchyKey(s.cfg, name), "hierarchy "+s.hier.Source()
 			}
-			return schema.BadInput("%s: column %q: value not listed in %s", at(i), name, where)
+			return s.cfg.Errorf(key, "%s: column %q: value not listed in %s", at(i), name, where)
 		}
 	}
 	for _, d := range s.diversity {
+		key := s.cfg.RequirementKey("l-diversity", name) + ".l"
 		if d.Variant != diversity.Entropy && int(d.L) > len(present) {
-			return schema.BadInput("privacy.l-diversity: column %q: l = %g but the input holds only %d distinct values", name, d.L, len(present))
+			return s.cfg.Errorf(key, "column %q: l = %g but the input holds only %d distinct values", name, d.L, len(present))
 		}
 		if d.Variant == diversity.Entropy && d.L > float64(len(present)) {
-			return schema.BadInput("privacy.l-diversity: column %q: l = %g but the input holds only %d distinct values (entropy cannot exceed ln %d)", name, d.L, len(present), len(present))
+			return s.cfg.Errorf(key, "column %q: l = %g but the input holds only %d distinct values (entropy cannot exceed ln %d)", name, d.L, len(present), len(present))
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/table"
 	"sanitizer/verify"
@@ -27,7 +28,7 @@ func truthCovers(cfg *schema.Config, p *plan) (map[string]verify.Cover, error) {
 		case c.Role == schema.Quasi && c.Hierarchy.File != "":
 			h, err := p.Hier.Cover(c.Hierarchy.File)
 			if err != nil {
-				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+				return nil, cfg.Wrap(job.HierFileKey(c.Name), err)
 			}
 			cv = h
 		case c.Role == schema.Quasi && c.Hierarchy.Mask != nil:
@@ -78,7 +79,7 @@ func utilityQuasi(cfg *schema.Config, p *plan) ([]verify.Quasi, error) {
 			return nil, schema.BadInput("columns.%s.hierarchy: a quasi-identifier needs a hierarchy", c.Name)
 		case h.File != "":
 			if q.Domain, err = p.Hier.Domain(h.File); err != nil {
-				return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+				return nil, cfg.Wrap(job.HierFileKey(c.Name), err)
 			}
 		case h.Intervals != nil:
 			q.Domain = verify.IntervalLevels(c.Type, h.Intervals)

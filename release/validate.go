@@ -3,7 +3,6 @@ package release
 import (
 	"bytes"
 	"context"
-	"fmt"
 
 	"sanitizer/dprun"
 	"sanitizer/generalize"
@@ -17,25 +16,30 @@ import (
 // hierarchy files and, when opt.Input (or input.path) names an input, the input's
 // columns and types, that every quasi-identifier and listed sensitive value is covered
 // by its hierarchy, and that every dp column value lies in its declared domain. It
-// writes nothing. Errors match schema.ErrBadInput as the runs' own do.
-func Validate(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Validation, error) {
+// writes nothing. cfgErr is the error of a configuration parsed as a draft
+// (schema.ParseDraft): with it, the draft's hierarchy files are checked and nothing
+// else. The error lists every error found before the input is read (cfgErr's, the
+// hierarchy files', the release's and dp run's checks of the configuration), each
+// at its configuration line; the input's checks stop at the first. Errors match
+// schema.ErrBadInput as the runs' own do.
+func Validate(ctx context.Context, cfg *schema.Config, cfgErr error, opt job.Options) (*report.Validation, error) {
+	var errs schema.ErrorList
+	errs.Add(cfgErr)
+	hier, err := job.ReadHierFiles(cfg)
+	errs.Add(err)
+	parseHierFiles(cfg, hier, &errs)
+	if cfgErr != nil {
+		return nil, errs.Err()
+	}
 	v := &report.Validation{Release: cfg.Privacy.K > 0, Quasi: len(cfg.Quasi()), Rows: -1}
 	if v.Release || cfg.DP == nil {
-		if err := checkReleaseConfig(cfg); err != nil {
-			return nil, err
-		}
+		errs.Add(checkReleaseConfig(cfg))
 	}
 	if cfg.DP != nil {
-		if err := dprun.CheckConfig(cfg, opt); err != nil {
-			return nil, err
-		}
+		errs.Add(dprun.CheckConfig(cfg, opt))
 		v.DP = len(cfg.DP.Outputs)
 	}
-	hier, err := job.ReadHierFiles(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if err := parseHierFiles(cfg, hier); err != nil {
+	if err := errs.Err(); err != nil {
 		return nil, err
 	}
 	in := cfg.Input.Path
@@ -52,7 +56,7 @@ func Validate(ctx context.Context, cfg *schema.Config, opt job.Options) (*report
 	}
 	setLattice(v)
 	if v.Release && v.LatticeTooLarge && cfg.Search.Algorithm != "mondrian" {
-		return nil, schema.BadInput("columns: the generalization lattice of the quasi-identifiers has more nodes than the search considers: use fewer quasi-identifiers or shallower hierarchies")
+		return nil, cfg.Errorf("columns", "the generalization lattice of the quasi-identifiers has more nodes than the search considers: use fewer quasi-identifiers or shallower hierarchies")
 	}
 	return v, nil
 }
@@ -115,22 +119,33 @@ func validateModels(cfg *schema.Config, one *pass1) error {
 	return err
 }
 
-// parseHierFiles parses every hierarchy file the configuration names, so that a
-// malformed one is found without an input.
-func parseHierFiles(cfg *schema.Config, hier *job.HierFiles) error {
+// parseHierFiles parses every hierarchy file of hier (those that could be read), so
+// that a malformed one is found without an input; errs gets each one's error at the
+// line of its columns.<name>.hierarchy.file key.
+func parseHierFiles(cfg *schema.Config, hier *job.HierFiles, errs *schema.ErrorList) {
+	parsed := map[string]bool{}
 	for _, c := range cfg.Columns {
-		if c.Hierarchy == nil || c.Hierarchy.File == "" {
+		if c.Hierarchy == nil || c.Hierarchy.File == "" || parsed[c.Hierarchy.File] {
 			continue
 		}
+		parsed[c.Hierarchy.File] = true
 		f, err := hier.File(c.Hierarchy.File)
 		if err != nil {
-			return err
+			continue // ReadHierFiles has reported it
 		}
 		if _, err := generalize.ReadHierarchy(bytes.NewReader(f.Data), c.Hierarchy.File); err != nil {
-			return fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+			errs.Add(cfg.Wrap(job.HierFileKey(c.Name), err))
 		}
 	}
-	return nil
+}
+
+// hierarchyKey is the configuration's key path of the named column's hierarchy: its
+// file's key when it has one.
+func hierarchyKey(cfg *schema.Config, name string) string {
+	if c := cfg.Column(name); c != nil && c.Hierarchy != nil && c.Hierarchy.File != "" {
+		return job.HierFileKey(name)
+	}
+	return "columns." + name + ".hierarchy"
 }
 
 // fileHeights is every quasi-identifier's number of levels when all of them have a

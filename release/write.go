@@ -478,7 +478,7 @@ func (r *recoder) textColumn(out *table.Rows, j int, b *table.Batch, kept []int)
 		}
 		if h := r.listed[pos]; h != nil {
 			if _, ok := h.Leaf(v); !ok {
-				return schema.BadInput("%s: column %q: value not listed in hierarchy %s", r.p.At(row), name, h.Source())
+				return r.p.Config.Errorf(hierarchyKey(r.p.Config, name), "%s: column %q: value not listed in hierarchy %s", r.p.At(row), name, h.Source())
 			}
 		}
 		out.Fields[k*w+j] = v

@@ -325,11 +325,16 @@ func newValidate(stdout io.Writer) *cobra.Command {
 			"Exit status: 0 valid; 2 the configuration, a hierarchy or the input is not (the message names it).",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cfgPath)
-			if err != nil {
+			if err := required("config", cfgPath); err != nil {
 				return err
 			}
-			v, err := release.Validate(cmd.Context(), cfg, opt)
+			// A configuration in error is checked as far as it decodes: every
+			// mistake is reported in one run.
+			cfg, cfgErr := schema.LoadDraft(cfgPath)
+			if cfg == nil {
+				return cfgErr
+			}
+			v, err := release.Validate(cmd.Context(), cfg, cfgErr, opt)
 			if err != nil {
 				return err
 			}
