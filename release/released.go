@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"strings"
 
-	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/verify"
 )
@@ -56,16 +55,3 @@ func sharePercent(n, total int) string {
 	return fmt.Sprintf("%.3g%%", 100*float64(n)/float64(total))
 }
 
-// releasedReport is the report's account of the columns released as they are.
-func releasedReport(cfg *schema.Config, m *verify.Measured) []report.ReleasedColumn {
-	var out []report.ReleasedColumn
-	for _, r := range m.Released {
-		c := report.ReleasedColumn{Column: r.Column, Sensitive: r.Sensitive, Values: r.Groups, FailingValues: r.FailingGroups, Records: r.Records,
-			Refused: r.Fails() && cfg.Privacy.ReleasedColumns == schema.ReleasedError}
-		if m.Rows > 0 {
-			c.Share, c.WithClasses = float64(r.Records)/float64(m.Rows), float64(r.WithClasses)/float64(m.Rows)
-		}
-		out = append(out, c)
-	}
-	return out
-}

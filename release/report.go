@@ -182,7 +182,7 @@ func NewReport(cfg *schema.Config, f Facts) (*report.Report, error) {
 	for _, s := range m.Sensitive {
 		rep.Verified.Sensitive = append(rep.Verified.Sensitive, report.SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance, MaxGain: s.MaxGain})
 	}
-	rep.Verified.Released = releasedReport(cfg, m)
+	rep.Verified.Released = report.ReleasedColumns(cfg, m)
 	if res.Levels != nil {
 		for i, c := range f.Columns {
 			rep.Node = append(rep.Node, report.NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()})

@@ -24,4 +24,5 @@ func CheckSummary(w io.Writer, cfg *schema.Config, m *verify.Measured) {
 	for _, s := range m.Sensitive {
 		fmt.Fprintf(w, "measured on %s: distinct l=%d, entropy l=%.2f, largest %s EMD %.4f, largest β-likeness gain %.4g\n", s.Column, s.MinDistinct, s.MinEntropyL, s.Distance, s.MaxEMD, s.MaxGain)
 	}
+	releasedSummary(w, ReleasedColumns(cfg, m))
 }

@@ -3,6 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+
+	"sanitizer/schema"
+	"sanitizer/verify"
 )
 
 // ReleasedColumn is what a column released as it is reveals about one protected
@@ -67,6 +70,21 @@ func releasedChecks(cols []ReleasedColumn) []checkRow {
 		}
 		row.Measured += fmt.Sprintf("; with the quasi-identifiers known too, %s of the records would fail", fmtPct(c.WithClasses))
 		out = append(out, row)
+	}
+	return out
+}
+
+// ReleasedColumns is the report's account of what the verifier measured of the columns
+// released as they are (m.Released), under the configuration's check.
+func ReleasedColumns(cfg *schema.Config, m *verify.Measured) []ReleasedColumn {
+	var out []ReleasedColumn
+	for _, r := range m.Released {
+		c := ReleasedColumn{Column: r.Column, Sensitive: r.Sensitive, Values: r.Groups, FailingValues: r.FailingGroups, Records: r.Records,
+			Refused: r.Fails() && cfg.Privacy.ReleasedColumns == schema.ReleasedError}
+		if m.Rows > 0 {
+			c.Share, c.WithClasses = float64(r.Records)/float64(m.Rows), float64(r.WithClasses)/float64(m.Rows)
+		}
+		out = append(out, c)
 	}
 	return out
 }
