@@ -349,40 +349,39 @@ func checkOutDir(dir string, others ...string) error {
 
 // CheckConfig rejects dp settings this version cannot honour, before any reading.
 func CheckConfig(cfg *schema.Config, opt job.Options) error {
-	where := cfg.Name()
 	d := cfg.DP
 	if d == nil {
-		return schema.BadInput("%s: dp: the configuration has no dp section", where)
+		return cfg.Errorf("dp", "the configuration has no dp section")
 	}
 	if u := d.PrivacyUnit; u != nil && cfg.Column(u.Column).Null != nil {
-		return schema.BadInput("%s: columns.%s.null-as: the privacy unit may not stand for nulls (it would make one unit of unrelated rows)", where, u.Column)
+		return cfg.Errorf("columns."+u.Column+".null-as", "the privacy unit may not stand for nulls (it would make one unit of unrelated rows)")
 	}
 	if opt.Ledger != "" && cfg.Dataset == "" {
-		return schema.BadInput("%s: dataset: required with --ledger (the ledger keeps one account per dataset)", where)
+		return cfg.Errorf("dataset", "required with --ledger (the ledger keeps one account per dataset)")
 	}
 	for i, o := range d.Outputs {
-		key := fmt.Sprintf("%s: dp.outputs[%d]", where, i)
+		key := fmt.Sprintf("dp.outputs[%d]", i)
 		if o.Mechanism == dphist.Laplace && o.Delta != 0 {
-			return schema.BadInput("%s.delta: the laplace mechanism takes no delta (use mechanism: gaussian)", key)
+			return cfg.Errorf(key+".delta", "the laplace mechanism takes no delta (use mechanism: gaussian)")
 		}
 		if slices.Contains(o.Post, "consistent") && o.Marginals == nil {
-			return schema.BadInput("%s.post: consistent applies to marginals only", key)
+			return cfg.Errorf(key+".post", "consistent applies to marginals only")
 		}
 		if o.Aggregate != nil && slices.Contains(o.Post, "round") {
-			return schema.BadInput("%s.post: round does not apply to an aggregate (its counts are whole already)", key)
+			return cfg.Errorf(key+".post", "round does not apply to an aggregate (its counts are whole already)")
 		}
 		for _, c := range outputColumns(o) {
 			if u := d.PrivacyUnit; u != nil && c == u.Column {
-				return schema.BadInput("%s: the privacy unit %q may not appear in an output", key, c)
+				return cfg.Errorf(key, "the privacy unit %q may not appear in an output", c)
 			}
 		}
 		if a := o.Aggregate; a != nil {
 			if u := d.PrivacyUnit; u != nil && a.Column == u.Column {
-				return schema.BadInput("%s.aggregate.column: the privacy unit %q may not appear in an output", key, a.Column)
+				return cfg.Errorf(key+".aggregate.column", "the privacy unit %q may not appear in an output", a.Column)
 			}
 			c := cfg.Column(a.Column)
 			if c.Type != schema.Integer && c.Type != schema.Float {
-				return schema.BadInput("%s.aggregate.column: %q needs type integer or float, not %s", key, a.Column, c.Type)
+				return cfg.Errorf(key+".aggregate.column", "%q needs type integer or float, not %s", a.Column, c.Type)
 			}
 		}
 	}

@@ -13,15 +13,11 @@ import (
 // checkReleaseConfig rejects settings a release cannot honour (yet): failing closed is
 // better than publishing without a requested protection.
 func checkReleaseConfig(cfg *schema.Config) error {
-	where := cfg.File
-	if where == "" {
-		where = "configuration"
-	}
 	switch {
 	case cfg.Privacy.K < 1:
-		return schema.BadInput("%s: privacy.k: required for a release, unless the configuration names l-diversity, t-closeness, β-likeness or a risk-based model (then k is 1)", where)
+		return cfg.Errorf("privacy.k", "required for a release, unless the configuration names l-diversity, t-closeness, β-likeness or a risk-based model (then k is 1)")
 	case cfg.Search.Algorithm != "" && cfg.Search.Algorithm != "optimal" && cfg.Search.Algorithm != "mondrian":
-		return schema.BadInput("%s: search.algorithm: %q is not supported by this version (use optimal or mondrian)", where, cfg.Search.Algorithm)
+		return cfg.Errorf("search.algorithm", "%q is not supported by this version (use optimal or mondrian)", cfg.Search.Algorithm)
 	}
 	mondrian := cfg.Search.Algorithm == "mondrian"
 	switch cfg.Search.Metric {
@@ -38,36 +34,36 @@ func checkReleaseConfig(cfg *schema.Config) error {
 		// Defined by one level per quasi-identifier, which Mondrian's partitions do
 		// not have.
 		if mondrian {
-			return schema.BadInput("%s: search.metric: %q is defined by a hierarchy level per quasi-identifier, which search.algorithm mondrian does not choose: use loss, discernibility, discernibility-star, aecs, entropy, entropy-monotone or ncp", where, cfg.Search.Metric)
+			return cfg.Errorf("search.metric", "%q is defined by a hierarchy level per quasi-identifier, which search.algorithm mondrian does not choose: use loss, discernibility, discernibility-star, aecs, entropy, entropy-monotone or ncp", cfg.Search.Metric)
 		}
 	case generalize.MetricEntropyLoss:
 		// Measured per record from the leaves its released values cover, which a
 		// Mondrian release's utility measures do not report.
 		if mondrian {
-			return schema.BadInput("%s: search.metric: entropy-loss is for search.algorithm optimal: use loss, discernibility, discernibility-star, aecs, entropy, entropy-monotone or ncp with mondrian", where)
+			return cfg.Errorf("search.metric", "entropy-loss is for search.algorithm optimal: use loss, discernibility, discernibility-star, aecs, entropy, entropy-monotone or ncp with mondrian")
 		}
 	default:
-		return schema.BadInput("%s: search.metric: %q is not supported by this version (use loss, discernibility, discernibility-star, height, precision, aecs, entropy, entropy-monotone, entropy-loss or ncp)", where, cfg.Search.Metric)
+		return cfg.Errorf("search.metric", "%q is not supported by this version (use loss, discernibility, discernibility-star, height, precision, aecs, entropy, entropy-monotone, entropy-loss or ncp)", cfg.Search.Metric)
 	}
 	if gs := cfg.Search.GSFactor; gs != nil {
 		switch {
 		case mondrian:
-			return schema.BadInput("%s: search.gs-factor: the generalization/suppression factor is for search.algorithm optimal: a Mondrian release suppresses nothing and reports its metric at the default (0.5)", where)
+			return cfg.Errorf("search.gs-factor", "the generalization/suppression factor is for search.algorithm optimal: a Mondrian release suppresses nothing and reports its metric at the default (0.5)")
 		case cfg.Search.Metric == generalize.MetricEntropyLoss && *gs < 0.5:
-			return schema.BadInput("%s: search.gs-factor: %g is below 0.5, where entropy-loss would charge a suppressed record less than a published one may cost, so that suppressing more could lower it and the search could not bound it: use a gs-factor from 0.5 to 1 with entropy-loss", where, *gs)
+			return cfg.Errorf("search.gs-factor", "%g is below 0.5, where entropy-loss would charge a suppressed record less than a published one may cost, so that suppressing more could lower it and the search could not bound it: use a gs-factor from 0.5 to 1 with entropy-loss", *gs)
 		}
 	}
 	if a := cfg.Search.Aggregate; cfg.Search.Algorithm == "mondrian" && a != "" && a != generalize.AggregateArithmetic {
-		return schema.BadInput("%s: search.aggregate: %s is an aggregate of search.algorithm optimal's loss: a Mondrian release reports the arithmetic mean", where, a)
+		return cfg.Errorf("search.aggregate", "%s is an aggregate of search.algorithm optimal's loss: a Mondrian release reports the arithmetic mean", a)
 	}
 	if cfg.Search.Algorithm == "mondrian" && cfg.Search.Weights != nil {
-		return schema.BadInput("%s: search.weights: weights are for search.algorithm optimal's loss: a Mondrian release reports the unweighted mean", where)
+		return cfg.Errorf("search.weights", "weights are for search.algorithm optimal's loss: a Mondrian release reports the unweighted mean")
 	}
 	if pr := cfg.Privacy; cfg.Search.Algorithm == "mondrian" && (pr.AverageRisk > 0 || pr.RecordsAtRisk != nil || pr.PopulationUniqueness != nil) {
-		return schema.BadInput("%s: privacy: average-risk, records-at-risk and population-uniqueness are decided on a whole release, which search.algorithm mondrian cannot do partition by partition: use optimal (highest-risk works with both)", where)
+		return cfg.Errorf("privacy", "average-risk, records-at-risk and population-uniqueness are decided on a whole release, which search.algorithm mondrian cannot do partition by partition: use optimal (highest-risk works with both)")
 	}
 	if len(cfg.Quasi()) == 0 {
-		return schema.BadInput("%s: columns: a release needs at least one quasi-identifier", where)
+		return cfg.Errorf("columns", "a release needs at least one quasi-identifier")
 	}
 	return nil
 }

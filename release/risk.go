@@ -33,11 +33,11 @@ func kmapK(cfg *schema.Config, rows int) (int, float64, error) {
 	}
 	est, err := risk.ParseCellSizeEstimator(km.Estimator)
 	if err != nil {
-		return 0, 0, schema.BadInput("%s: privacy.k-map.estimator: %w", cfg.Name(), err)
+		return 0, 0, cfg.Errorf("privacy.k-map.estimator", "%w", err)
 	}
 	k, typeI, err := risk.KMapK(km.K, min(1, float64(rows)/n), km.Significance, est, rows)
 	if err != nil {
-		return 0, 0, schema.BadInput("%s: privacy.k-map: %w", cfg.Name(), err)
+		return 0, 0, cfg.Errorf("privacy.k-map", "%w", err)
 	}
 	return k, typeI, nil
 }
@@ -49,13 +49,13 @@ func population(cfg *schema.Config, rows int) (float64, error) {
 	switch {
 	case cfg.Risk.Population > 0:
 		if cfg.Risk.Population < int64(rows) {
-			return 0, schema.BadInput("%s: risk.population: %d is fewer than the input's %d records", cfg.Name(), cfg.Risk.Population, rows)
+			return 0, cfg.Errorf("risk.population", "%d is fewer than the input's %d records", cfg.Risk.Population, rows)
 		}
 		return float64(cfg.Risk.Population), nil
 	case cfg.Risk.SamplingFraction > 0:
 		n := float64(rows) / cfg.Risk.SamplingFraction
 		if n > schema.MaxPopulation {
-			return 0, schema.BadInput("%s: risk.sampling-fraction: %g of the input's %d records is a population of %.4g records, more than the %d the risk models compute with", cfg.Name(), cfg.Risk.SamplingFraction, rows, n, int64(schema.MaxPopulation))
+			return 0, cfg.Errorf("risk.sampling-fraction", "%g of the input's %d records is a population of %.4g records, more than the %d the risk models compute with", cfg.Risk.SamplingFraction, rows, n, int64(schema.MaxPopulation))
 		}
 		return n, nil
 	}
@@ -77,7 +77,7 @@ func searchRisks(cfg *schema.Config, rows int) (generalize.Risks, error) {
 		}
 		m, err := risk.ParseUniquenessModel(u.Model)
 		if err != nil {
-			return r, schema.BadInput("%s: privacy.population-uniqueness.model: %w", cfg.Name(), err)
+			return r, cfg.Errorf("privacy.population-uniqueness.model", "%w", err)
 		}
 		r.Uniqueness = &generalize.Uniqueness{Max: u.Max, Population: n, Model: m}
 	}
