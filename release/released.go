@@ -54,4 +54,3 @@ func sharePercent(n, total int) string {
 	}
 	return fmt.Sprintf("%.3g%%", 100*float64(n)/float64(total))
 }
-
