@@ -1,0 +1,170 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// validateConfig is a valid configuration of the small input (smallRows), its
+// hierarchy files absolute; the cases below edit its lines, numbered on the right.
+func validateConfig(t *testing.T) string {
+	hier := filepath.Join(repoTestdata(t), "hierarchies")
+	return `input: {format: csv}
+output: {format: csv}
+columns:
+  patient_id: {role: identifier}
+  name:       {role: identifier}
+  age:        {role: quasi, type: integer, hierarchy: {intervals: [5, 10, 20]}}
+  sex:        {role: quasi, hierarchy: {file: ` + filepath.Join(hier, "sex.csv") + `}}
+  zip:        {role: quasi, hierarchy: {mask: {from: right, max: 4}}}
+  admitted:   {role: quasi, type: date, hierarchy: {date: [month, year, decade]}}
+  diagnosis:  {role: sensitive, hierarchy: {file: ` + filepath.Join(hier, "diagnosis.csv") + `}}
+  stay_days:  {role: insensitive, type: integer}
+  ward:       {role: insensitive}
+  insurance:  {role: insensitive}
+privacy:
+  k: 2
+  l-diversity: {column: diagnosis, variant: distinct, l: 2}
+search: {algorithm: optimal, metric: loss}
+`
+}
+
+// setLine replaces line n (1-based) of text by line.
+func setLine(t *testing.T, text string, n int, line string) string {
+	t.Helper()
+	lines := strings.Split(text, "\n")
+	if n < 1 || n > len(lines) {
+		t.Fatalf("no line %d", n)
+	}
+	lines[n-1] = line
+	return strings.Join(lines, "\n")
+}
+
+// TestValidateReportsEveryError: validate prints every error it can find in one run,
+// one a line as c.yaml:LINE: key: message in the order of the lines, exits 2 and
+// writes nothing; and the other commands, which stop at the first error, place the
+// missing hierarchy file and the data-dependent errors at their configuration line
+// too. No data value is printed.
+func TestValidateReportsEveryError(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	writeFile(t, in, csvText(smallRows(), ','))
+	unlisted := filepath.Join(dir, "unlisted.csv")
+	writeFile(t, unlisted, withCell(3, "sex", secret))
+	badHier := filepath.Join(dir, "bad.csv")
+	writeFile(t, badHier, "F;*\nM;X;*\n")
+	base := validateConfig(t)
+	type edit struct {
+		line int
+		text string
+	}
+	tests := []struct {
+		name  string
+		edits []edit
+		in    string   // --in, if any
+		want  []string // the lines of the error, each "LINE: key: part of the message"
+		other string   // another command that meets the first error
+	}{
+		{"mistakes in every part", []edit{
+			{6, "  age:        {role: quasi, type: integer, hierarchy: {intervals: [5, 10, 20]}, colour: red}"},
+			{7, "  sex:        {role: quasi, hierarchy: {file: " + filepath.Join(dir, "nosuch.csv") + "}}"},
+			{10, "  diagnosis:  {role: sensitive, hierarchy: {file: " + badHier + "}}"},
+			{15, "  k: 0"},
+			{16, "  l-diversity: {column: ward, variant: distinct, l: 2}"},
+			{17, "search: {algorithm: optimal, metric: precise}"},
+		}, "", []string{
+			"6: columns.age.colour: unknown key",
+			"7: columns.sex.hierarchy.file: ", // and the system's message
+			"10: columns.diagnosis.hierarchy.file: " + badHier + ":2: ",
+			"15: privacy.k: must be at least 1, got 0",
+			`16: privacy.l-diversity.column: column "ward" is not sensitive`,
+			"17: search.metric: must be one of",
+		}, ""},
+		{"the release's checks and the hierarchy files", []edit{
+			{7, "  sex:        {role: quasi, hierarchy: {file: " + filepath.Join(dir, "nosuch.csv") + "}}"},
+			{17, "search: {algorithm: mondrian, metric: height}"},
+		}, "", []string{
+			"7: columns.sex.hierarchy.file: ",
+			"17: search.metric: \"height\" is defined by a hierarchy level",
+		}, ""},
+		{"missing hierarchy file", []edit{
+			{7, "  sex:        {role: quasi, hierarchy: {file: " + filepath.Join(dir, "nosuch.csv") + "}}"},
+		}, in, []string{"7: columns.sex.hierarchy.file: "}, "release"},
+		{"l above the distinct values", []edit{
+			{16, "  l-diversity: {column: diagnosis, variant: distinct, l: 11}"},
+		}, in, []string{`16: privacy.l-diversity.l: column "diagnosis": l = 11 but the input holds only 10 distinct values`}, "risk"},
+		{"a value its hierarchy does not list", nil, unlisted, []string{
+			"7: columns.sex.hierarchy.file: " + unlisted + ": row 3: column \"sex\": value not listed in hierarchy",
+		}, "release"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := base
+			for _, e := range tc.edits {
+				cfg = setLine(t, cfg, e.line, e.text)
+			}
+			cdir := t.TempDir()
+			path := filepath.Join(cdir, "c.yaml")
+			writeFile(t, path, cfg)
+			args := []string{"validate", "-c", path}
+			if tc.in != "" {
+				args = append(args, "--in", tc.in)
+			}
+			before := listDir(t, dir)
+			code, stdout, stderr := runCLI(t, args...)
+			if code != 2 || stdout != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and nothing on stdout", code, stdout, stderr)
+			}
+			got := strings.Split(strings.TrimSuffix(strings.TrimPrefix(stderr, "sanitize: "), "\n"), "\n")
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d errors, want %d:\n%s", len(got), len(tc.want), stderr)
+			}
+			for i, w := range tc.want {
+				if want := path + ":" + w; !strings.HasPrefix(got[i], want) {
+					t.Errorf("error %d:\n got %q\nwant %q…", i, got[i], want)
+				}
+			}
+			if strings.Contains(stderr, secret) {
+				t.Errorf("a data value in the output: %q", stderr)
+			}
+			if after := listDir(t, dir); !slices.Equal(before, after) || !slices.Equal(listDir(t, cdir), []string{"c.yaml"}) {
+				t.Errorf("validate wrote files: %v → %v, %v", before, after, listDir(t, cdir))
+			}
+			if tc.other != "" {
+				checkOtherCommand(t, tc.other, path, tc.in, path+":"+tc.want[0])
+			}
+		})
+	}
+}
+
+// checkOtherCommand runs command (release or risk) on the configuration and
+// input, and checks that it exits 2 with want as its error, writing nothing.
+func checkOtherCommand(t *testing.T, command, cfg, in, want string) {
+	t.Helper()
+	out := t.TempDir()
+	args := []string{command, "-c", cfg, "--in", in}
+	if command == "release" {
+		args = append(args, "--out", filepath.Join(out, "r.csv"))
+	}
+	code, stdout, stderr := runCLI(t, args...)
+	if code != 2 || !strings.HasPrefix(stderr, "sanitize: "+want) || strings.Contains(stdout+stderr, secret) {
+		t.Errorf("%s: exit %d, stderr %q; want 2 and %q…", command, code, stderr, want)
+	}
+	if names := listDir(t, out); len(names) > 0 {
+		t.Errorf("%s wrote %v", command, names)
+	}
+}
+
+// TestValidateConfigurationNotDecoded: a configuration whose YAML does not decode is
+// one error (nothing else can be checked), exit 2.
+func TestValidateConfigurationNotDecoded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	writeFile(t, path, "columns: {a: {role: x}\nprivacy: {k: 0}\n")
+	code, _, stderr := runCLI(t, "validate", "-c", path)
+	if want := fmt.Sprintf("sanitize: %s:1: syntax error", path); code != 2 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want 2 and one line %q…", code, stderr, want)
+	}
+}
