@@ -1,6 +1,7 @@
 package release
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -40,8 +41,14 @@ func releasedDisclosure(cfg *schema.Config, m *verify.Measured, log *slog.Logger
 	if len(failing) == 0 || cfg.Privacy.ReleasedColumns != schema.ReleasedError {
 		return nil
 	}
-	return schema.Unattainable("privacy.released-columns: a column released as it is gives a protected sensitive value away (its records of one value fail the sensitive column's requirements): %s; give it role quasi (with a hierarchy) or identifier; nothing published", strings.Join(failing, "; "))
+	return schema.Unattainable("privacy.released-columns: %w: %s; give it role quasi (with a hierarchy) or identifier; nothing published", ErrReleasedColumn, strings.Join(failing, "; "))
 }
+
+// ErrReleasedColumn is matched by the error of a release or check refused because a
+// column released as it is gives a protected sensitive value away
+// (privacy.released-columns.check: error); the error matches schema.ErrUnattainable
+// too. A caller that treats a failed check as its own fault tells it apart by it.
+var ErrReleasedColumn = errors.New("a column released as it is gives a protected sensitive value away (its records of one value fail the sensitive column's requirements)")
 
 // ReleasedColumnWarning is the warning logged for a column released as it is that
 // gives a protected sensitive value away.

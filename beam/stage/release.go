@@ -298,7 +298,9 @@ func writeRelease(ctx context.Context, cfg *schema.Config, searched *Searched, p
 // (release.Check) against the input in (a local path), and that it measured what the
 // search's recoding rec at the node says the release holds: its records, classes,
 // smallest class, suppressed records and discernibility. A release that fails either
-// is an internal error: nothing is published. Parts in a store are checked from local
+// is an internal error, but for a column released as it is that gives a sensitive
+// value away (release.ErrReleasedColumn: the search does not look at it, the check
+// decides): nothing is published. Parts in a store are checked from local
 // copies.
 func check(ctx context.Context, cfg *schema.Config, in string, dest *folder, rec *generalize.Recoding) (*release.Measured, error) {
 	parts, err := dest.localParts(ctx)
@@ -306,7 +308,7 @@ func check(ctx context.Context, cfg *schema.Config, in string, dest *folder, rec
 		return nil, err
 	}
 	m, err := release.Check(ctx, cfg, job.Options{Input: in, Output: parts})
-	if errors.Is(err, schema.ErrUnattainable) {
+	if errors.Is(err, schema.ErrUnattainable) && !errors.Is(err, release.ErrReleasedColumn) {
 		return nil, fmt.Errorf("%w: the written parts failed the check, nothing published: %s", safe.ErrInternal, err.Error()) // internal, not the models' failing
 	}
 	if err != nil {
