@@ -52,10 +52,11 @@ func TestParseExample(t *testing.T) {
 			{Name: "stay_days", Role: Insensitive, Type: Integer, TypeDeclared: true},
 		},
 		Privacy: Privacy{
-			K:           5,
-			Suppression: 0.05,
-			LDiversity:  []LDiversity{{Column: "diagnosis", Variant: "recursive", L: 3, C: 4}},
-			TCloseness:  []TCloseness{{Column: "diagnosis", T: 0.2, Distance: "hierarchical"}},
+			K:               5,
+			Suppression:     0.05,
+			LDiversity:      []LDiversity{{Column: "diagnosis", Variant: "recursive", L: 3, C: 4}},
+			TCloseness:      []TCloseness{{Column: "diagnosis", T: 0.2, Distance: "hierarchical"}},
+			ReleasedColumns: ReleasedWarn,
 		},
 		Search: Search{Algorithm: "optimal", Metric: "loss"},
 		DP: &DP{
