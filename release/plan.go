@@ -59,6 +59,13 @@ func checkReleaseConfig(cfg *schema.Config) error {
 	if cfg.Search.Algorithm == "mondrian" && cfg.Search.Weights != nil {
 		return cfg.Errorf("search.weights", "weights are for search.algorithm optimal's loss: a Mondrian release reports the unweighted mean")
 	}
+	if cfg.Search.Algorithm == "mondrian" && (len(cfg.Search.MinLevels) > 0 || len(cfg.Search.MaxLevels) > 0) {
+		key := "search.min-levels"
+		if len(cfg.Search.MinLevels) == 0 {
+			key = "search.max-levels"
+		}
+		return cfg.Errorf(key, "levels bound search.algorithm optimal's lattice: Mondrian's partitions have no level per quasi-identifier, so it would ignore them")
+	}
 	if pr := cfg.Privacy; cfg.Search.Algorithm == "mondrian" && (pr.AverageRisk > 0 || pr.RecordsAtRisk != nil || pr.PopulationUniqueness != nil) {
 		return cfg.Errorf("privacy", "average-risk, records-at-risk and population-uniqueness are decided on a whole release, which search.algorithm mondrian cannot do partition by partition: use optimal (highest-risk works with both)")
 	}
