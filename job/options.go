@@ -13,7 +13,8 @@ import (
 type Options struct {
 	Input    string           // overrides the configuration's input.path
 	Output   string           // overrides output.path (release) ; the release file for Check
-	Report   string           // where to write the JSON report ("" = none); Check: the release's report to check against
+	Report   string           // release, risk: a report to write ("" = none), before those of Reports; Check: the release's JSON report to check against
+	Reports  []string         // release, risk: every other report to write, each in the format its name's extension says (ReportPaths)
 	Ledger   string           // dp: the budget ledger ("" = none)
 	Force    bool             // release, gen: replace an existing output (and report) with the new, verified one
 	Workers  int              // ≤ 0: GOMAXPROCS
@@ -34,6 +35,15 @@ func (o Options) At(stage string) {
 	if o.AtStage != nil {
 		o.AtStage(stage)
 	}
+}
+
+// ReportPaths is every report a release or risk run writes: Report (when set), then
+// Reports.
+func (o Options) ReportPaths() []string {
+	if o.Report == "" {
+		return o.Reports
+	}
+	return append([]string{o.Report}, o.Reports...)
 }
 
 // Parallel is the number of workers: o.Workers, or GOMAXPROCS when it is not positive.

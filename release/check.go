@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 
-	"sanitizer/internal/readfile"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -70,13 +69,9 @@ const maxReportBytes = 256 << 20
 
 // reportRecorded reads the release parameters from a release's JSON report.
 func reportRecorded(path string) (*recorded, error) {
-	data, err := readfile.Read(path, maxReportBytes)
+	rep, err := readReleaseReport(path)
 	if err != nil {
-		return nil, schema.BadInput("--report: %w", err)
-	}
-	var rep report.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, schema.BadInput("--report: %s: not a release report: %w", path, err)
+		return nil, err
 	}
 	r := &recorded{where: path, name: map[string]string{}, values: map[string]string{
 		"sanitize.k":                 strconv.Itoa(rep.Model.K),

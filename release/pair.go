@@ -1,15 +1,12 @@
 package release
 
 import (
-	"encoding/json"
 	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"sanitizer/internal/readfile"
 	"sanitizer/publish"
-	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/table"
 )
@@ -20,13 +17,9 @@ import (
 // rel's (a report left beside a newer release, or the reverse, whose parameters may
 // all agree). rel is a file, or a folder or pattern of parts.
 func checkPair(reportPath, rel string) error {
-	data, err := readfile.Read(reportPath, maxReportBytes)
+	rep, err := readReleaseReport(reportPath)
 	if err != nil {
-		return schema.BadInput("--report: %w", err)
-	}
-	var rep report.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return schema.BadInput("--report: %s: not a release report: %w", reportPath, err)
+		return err
 	}
 	out := rep.Output
 	switch {

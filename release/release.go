@@ -151,20 +151,12 @@ func checkPaths(cfg *schema.Config, opt job.Options, in, out string) error {
 	return CheckReport(cfg, opt, in, out)
 }
 
-// CheckReport refuses, before anything is read, a report (opt.Report; "": none) the
-// run could not publish (it exists, without opt.Force) or that would overwrite what
-// the run reads (CheckDestination) or its output out (a file, or a folder of parts).
+// CheckReport refuses, before anything is read, any report (opt.ReportPaths) the run
+// could not publish (checkReports: it exists, without opt.Force; its name says no
+// format; another names the same file) or that would overwrite what the run reads
+// (CheckDestination) or its output out (a file, or a folder of parts).
 func CheckReport(cfg *schema.Config, opt job.Options, in, out string) error {
-	if opt.Report == "" {
-		return nil
-	}
-	if err := CheckDestination(cfg, in, "--report", opt.Report, false); err != nil {
-		return err
-	}
-	if err := checkNotIn("--report", opt.Report, "the output", out); err != nil {
-		return err
-	}
-	return publish.CheckFile("--report", opt.Report, opt.Force)
+	return checkReports(cfg, opt.ReportPaths(), opt.Force, in, "the output", out)
 }
 
 // encodeStage is pass 1: the quasi-identifiers encoded, the protected sensitive
@@ -624,45 +616,45 @@ func (r *run) report() (*report.Report, error) {
 	return rep, nil
 }
 
-// publishStage writes the report (if any), with the release's digests, to a temporary
-// file, then puts the release and the report in place; a cancelled run publishes
-// nothing. A report it replaces (--force) is removed before the release is put in
+// publishStage writes the reports (if any), with the release's digests, to temporary
+// files, then puts the release and the reports in place; a cancelled run publishes
+// nothing. Reports it replaces (--force) are removed before the release is put in
 // place: a kill between the steps leaves the old release with no report, or the new
 // release with none, never a release beside a report of another.
 func (r *run) publishStage(ctx context.Context, rep *report.Report) error {
-	var reportTmp *publish.File
-	if r.opt.Report != "" {
+	var reports *Reports
+	if paths := r.opt.ReportPaths(); len(paths) > 0 {
 		rep.StagesMS.Total = job.Millis(r.start, time.Now())
 		if err := r.digests(&rep.Output); err != nil {
 			return err
 		}
 		var err error
-		if reportTmp, err = writeReportTemp(r.opt.Report, rep); err != nil {
+		if reports, err = PrepareReports(paths, rep); err != nil {
 			return err
 		}
-		defer reportTmp.Discard() // nothing, once published
+		defer reports.Discard() // nothing, once published
 	}
 	r.opt.At(job.StagePublish)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	replaced := reportTmp != nil && r.opt.Force
+	replaced := reports.Len() > 0 && r.opt.Force
 	if replaced {
-		if err := publish.Remove(r.opt.Report); err != nil {
-			return fmt.Errorf("--report: removing the report it replaces: %w (nothing published)", err)
+		if err := reports.RemoveReplaced(); err != nil {
+			return fmt.Errorf("%w (nothing published)", err)
 		}
 		r.opt.At(job.StageReportRemoved)
 	}
 	if err := r.dest.publish(r.opt.Force); err != nil {
 		if replaced {
-			return fmt.Errorf("output: %w (not published; the report %s it would have replaced is removed)", err, r.opt.Report)
+			return fmt.Errorf("output: %w (not published; the reports it would have replaced are removed: %s)", err, reports.Paths())
 		}
 		return fmt.Errorf("output: %w", err)
 	}
-	if reportTmp != nil {
+	if reports.Len() > 0 {
 		r.opt.At(job.StageReleasePublished)
-		if err := reportTmp.Publish(r.opt.Force); err != nil {
-			return fmt.Errorf("--report: %w (the release %s was published)", err, r.out)
+		if err := reports.Publish(r.opt.Force); err != nil {
+			return fmt.Errorf("%w (the release %s was published)", err, r.out)
 		}
 	}
 	rep.StagesMS.Total = job.Millis(r.start, time.Now())

@@ -3,42 +3,16 @@ package release
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"sanitizer/generalize"
 	"sanitizer/internal/build"
-	"sanitizer/publish"
 	"sanitizer/report"
 	"sanitizer/risk"
 	"sanitizer/schema"
 	"sanitizer/verify"
 )
-
-// writeReportTemp writes the release's report to a new temporary file beside path,
-// held until the caller publishes or discards it: a self-contained HTML page when
-// path ends in .html or .htm, indented JSON otherwise.
-func writeReportTemp(path string, rep *report.Report) (*publish.File, error) {
-	f, err := publish.Prepare(path, nil, func(f *os.File) error {
-		if isHTML(path) {
-			return report.WriteReleaseHTML(f, rep)
-		}
-		return report.WriteJSON(f, rep)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return f, nil
-}
-
-// isHTML reports whether a report's path asks for HTML.
-func isHTML(path string) bool {
-	ext := strings.ToLower(filepath.Ext(path))
-	return ext == ".html" || ext == ".htm"
-}
 
 // ReleaseMetadata is the key-value metadata of a Parquet or Arrow release of rows
 // input records (those of the research subset, when there is one) whose
@@ -239,11 +213,4 @@ func riskReport(cfg *schema.Config, rows int, in, out risk.Distribution) (*repor
 	rr.Release = &rel
 	rr.Models = riskChecks(cfg, out, n)
 	return rr, nil
-}
-
-// PrepareReport writes a release's report to a new temporary file beside path (HTML
-// when path ends in .html or .htm, JSON otherwise), held until the caller publishes it
-// at path (publish.File.Publish) or discards it.
-func PrepareReport(path string, rep *report.Report) (*publish.File, error) {
-	return writeReportTemp(path, rep)
 }

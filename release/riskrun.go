@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"sanitizer/generalize"
 	"sanitizer/internal/build"
 	"sanitizer/job"
-	"sanitizer/publish"
 	"sanitizer/report"
 	"sanitizer/risk"
 	"sanitizer/schema"
@@ -73,43 +70,34 @@ func Risk(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Ris
 			return nil, err
 		}
 	}
-	if opt.Report != "" {
-		if werr := publishRiskReport(opt, a); werr != nil {
+	if paths := opt.ReportPaths(); len(paths) > 0 {
+		if werr := publishRiskReports(paths, opt.Force, a); werr != nil {
 			return nil, werr
 		}
 	}
 	return a, err
 }
 
-// checkRiskReport refuses, before anything is read, a report the run could not
-// publish or that would overwrite one of its inputs.
+// checkRiskReport refuses, before anything is read, any report the run could not
+// publish or that would overwrite one of its inputs (checkReports).
 func checkRiskReport(cfg *schema.Config, opt job.Options, in string) error {
-	if opt.Report == "" {
-		return nil
-	}
-	if err := CheckDestination(cfg, in, "--report", opt.Report, false); err != nil {
-		return err
-	}
-	if err := checkNotIn("--report", opt.Report, "the release", opt.Output); err != nil {
-		return err
-	}
-	return publish.CheckFile("--report", opt.Report, opt.Force)
+	return checkReports(cfg, opt.ReportPaths(), opt.Force, in, "the release", opt.Output)
 }
 
-// publishRiskReport writes the analysis to opt.Report: JSON when its name ends in
-// .json, else HTML.
-func publishRiskReport(opt job.Options, a *report.RiskAnalysis) error {
-	f, err := publish.Prepare(opt.Report, nil, func(f *os.File) error {
-		if strings.EqualFold(filepath.Ext(opt.Report), ".json") {
+// publishRiskReports writes the analysis to every path of paths, each in the format
+// its name says, to temporary files first, then puts them in place.
+func publishRiskReports(paths []string, force bool, a *report.RiskAnalysis) error {
+	reports, err := prepareReports(paths, func(f *os.File, format ReportFormat) error {
+		if format == ReportJSON {
 			return report.WriteJSON(f, a)
 		}
 		return report.WriteRiskHTML(f, a)
 	})
 	if err != nil {
-		return fmt.Errorf("%s: %w", opt.Report, err)
+		return err
 	}
-	defer f.Discard()
-	return f.Publish(opt.Force)
+	defer reports.Discard()
+	return reports.Publish(force)
 }
 
 // inputPath is the input of a run that writes no release, and its format.

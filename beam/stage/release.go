@@ -42,12 +42,12 @@ type Released struct {
 }
 
 // Release releases the input's parts on the runner as opt says: the input opt.Input
-// and the folder opt.Output (else the configuration's input.path and output.path), a
-// report at opt.Report when given, opt.Force to replace them, the stages logged to
-// opt.Log. It searches (Search), then recodes every part and writes it on the workers
-// into the run's temporary folder (newRunTemp: in Job.Temp, never beside the output;
-// part-00000.csv, .parquet or .arrow…: output.format,
-// else the input's format, as the CLI's release in parts; a Parquet or Arrow part
+// and the folder opt.Output (else the configuration's input.path and output.path), the
+// reports at opt.ReportPaths (each in the format its name says), opt.Force to replace
+// them, the stages logged to opt.Log. It searches (Search), then recodes every part
+// and writes it on the workers into the run's temporary folder (newRunTemp: in
+// Job.Temp, never beside the output; part-00000.csv, .parquet or .arrow…:
+// output.format, else the input's format, as the CLI's release in parts; a Parquet or Arrow part
 // carries the CLI's release metadata, release.ReleaseMetadata, the same in every part),
 // then checks the written parts with the CLI's independent check (release.Check:
 // truthfulness against the input's parts, k, the suppression, the records left out
@@ -103,7 +103,7 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 		return nil, fmt.Errorf("%w: the recoding at the node: %w", safe.ErrInternal, err)
 	}
 	var sizes risk.Distribution // the input's class sizes, for the report
-	if opt.Report != "" {
+	if len(opt.ReportPaths()) > 0 {
 		if sizes, err = inputSizes(ctx, searched, inParts, dest.work, run); err != nil {
 			return nil, err
 		}
@@ -120,7 +120,7 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	}
 	r.Check = time.Since(checked)
 	log.Info("stage done", "stage", job.StageVerify, "records", r.Measured.Rows, "classes", r.Measured.Classes, "min_class", r.Measured.MinClass, "ms", r.Check.Milliseconds())
-	if opt.Report != "" {
+	if len(opt.ReportPaths()) > 0 {
 		if r.Report, err = newReport(cfg, r, src, sizes, format, created, start); err != nil {
 			return nil, err
 		}
@@ -128,7 +128,7 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	if err := ctx.Err(); err != nil { // stopped before publishing: nothing is
 		return nil, err
 	}
-	if err := dest.publish(context.WithoutCancel(ctx), opt.Report, r.Report, opt.Force); err != nil {
+	if err := dest.publish(context.WithoutCancel(ctx), opt.ReportPaths(), r.Report, opt.Force); err != nil {
 		return nil, err
 	}
 	if r.Report != nil {
@@ -148,8 +148,10 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 	if cfg.Search.Algorithm == "mondrian" {
 		return "", "", nil, schema.BadInput("%s: search.algorithm: mondrian does not run on Beam (its recursion is not a combine): use optimal", cfg.File)
 	}
-	if isObject(opt.Report) {
-		return "", "", nil, schema.BadInput("--report: %s: a report is written on this machine, not in a store", opt.Report)
+	for _, p := range opt.ReportPaths() {
+		if isObject(p) {
+			return "", "", nil, schema.BadInput("--report: %s: a report is written on this machine, not in a store", p)
+		}
 	}
 	if err := checkStorePath("output", out); err != nil {
 		return "", "", nil, err
@@ -168,7 +170,7 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 	if err := release.CheckDestination(cfg, in, "output", out, true); err != nil {
 		return "", "", nil, err
 	}
-	mine := []string{in, cfg.File, opt.Report}
+	mine := append([]string{in, cfg.File}, opt.ReportPaths()...)
 	for _, c := range cfg.Columns {
 		if c.Hierarchy != nil && c.Hierarchy.File != "" {
 			mine = append(mine, c.Hierarchy.File)
@@ -443,24 +445,25 @@ func (f *folder) localParts(ctx context.Context) (string, error) {
 const successMarker = "_SUCCESS"
 
 // publish puts the checked parts at the output, in place of the release there (old),
-// and the report rep at path ("": none), with the parts' digests, beside it, written
-// first to a temporary file of its own. A report it replaces (force) is removed before
-// the release is put in place, as the CLI's release does: a kill between the steps
-// leaves a release with no report, never a release beside a report of another.
-func (f *folder) publish(ctx context.Context, path string, rep *report.Report, force bool) error {
-	var tmpReport *publish.File
-	if path != "" {
+// and the report rep at each of paths (none: no report), with the parts' digests,
+// beside it, each written first to a temporary file of its own in the format its name
+// says. Reports it replaces (force) are removed before the release is put in place, as
+// the CLI's release does: a kill between the steps leaves a release with no report,
+// never a release beside a report of another.
+func (f *folder) publish(ctx context.Context, paths []string, rep *report.Report, force bool) error {
+	var reports *release.Reports
+	if len(paths) > 0 {
 		var err error
 		if rep.Output.PartDigests, err = f.partDigests(); err != nil {
 			return err
 		}
-		if tmpReport, err = release.PrepareReport(path, rep); err != nil {
+		if reports, err = release.PrepareReports(paths, rep); err != nil {
 			return err
 		}
-		defer tmpReport.Discard() // nothing, once published
+		defer reports.Discard() // nothing, once published
 		if force {
-			if err := publish.Remove(path); err != nil {
-				return fmt.Errorf("--report: removing the report it replaces: %w (nothing published)", err)
+			if err := reports.RemoveReplaced(); err != nil {
+				return fmt.Errorf("%w (nothing published)", err)
 			}
 		}
 	}
@@ -469,14 +472,14 @@ func (f *folder) publish(ctx context.Context, path string, rep *report.Report, f
 		move = f.copy
 	}
 	if err := move(ctx); err != nil {
-		if tmpReport != nil && force {
-			return fmt.Errorf("%w (the report %s it would have replaced is removed)", err, path)
+		if reports.Len() > 0 && force {
+			return fmt.Errorf("%w (the reports it would have replaced are removed: %s)", err, reports.Paths())
 		}
 		return err
 	}
-	if tmpReport != nil {
-		if err := tmpReport.Publish(force); err != nil {
-			return fmt.Errorf("--report: %w (the release %s was published)", err, f.out)
+	if reports.Len() > 0 {
+		if err := reports.Publish(force); err != nil {
+			return fmt.Errorf("%w (the release %s was published)", err, f.out)
 		}
 	}
 	return nil

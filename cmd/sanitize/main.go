@@ -234,14 +234,15 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 	var cfgPath string
 	var opt job.Options
 	cmd := &cobra.Command{
-		Use:   "release -c CONFIG --in INPUT --out RELEASE [--report REPORT.json] [--force]",
+		Use:   "release -c CONFIG --in INPUT --out RELEASE [--report R.json] [--report R.html] [--force] [--workers N]",
 		Short: "Write a k-anonymous, verified release of INPUT",
 		Long: "Generalize the quasi-identifiers of INPUT to the node of least information loss (search.algorithm: optimal)\n" +
-			"or partition them (mondrian) until every published class meets the configuration's models:\n" +
-			"  k-anonymity (privacy.k), l-diversity (distinct, entropy, recursive (c,l)) and\n" +
-			"  t-closeness (equal, ordered, hierarchical EMD) on sensitive columns,\n" +
+			"or partition them (mondrian) until every published class meets the configuration's models:\n" + modelsHelp +
 			"suppressing at most privacy.suppression of the records. The written release is re-read and\n" +
-			"verified by independent code before it is put at RELEASE; an existing RELEASE is refused unless --force.\n\n" +
+			"verified by independent code before it is put at RELEASE; an existing RELEASE is refused unless --force.\n" +
+			"INPUT and RELEASE: " + formatsHelp + ".\n" +
+			"--report, which may be given more than once, writes the release's report in the format its name says:\n" +
+			"R.json (JSON, what check --report reads) or R.html (a self-contained page, for the custodian).\n\n" +
 			"Exit status: 0 released; 2 bad input or configuration (the message names the file, column, row or key);\n" +
 			"3 the models cannot be met within the suppression limit (nothing written); 1 any other failure.",
 		Args: noArgs,
@@ -264,8 +265,8 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 				return err
 			}
 			rep.Summary(stdout)
-			if opt.Report != "" {
-				fmt.Fprintf(stdout, "report: %s\n", opt.Report)
+			for _, p := range opt.ReportPaths() {
+				fmt.Fprintf(stdout, "report: %s\n", p)
 			}
 			return nil
 		},
@@ -273,7 +274,7 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "release configuration (YAML, required)")
 	cmd.Flags().StringVar(&opt.Input, "in", "", "input table: a file, or a folder or glob pattern of parts read as one (overrides input.path)")
 	cmd.Flags().StringVar(&opt.Output, "out", "", "release file to write, or a folder (ending in /) for one release part per input part (overrides output.path)")
-	cmd.Flags().StringVar(&opt.Report, "report", "", "write a JSON report here")
+	cmd.Flags().StringArrayVar(&opt.Reports, "report", nil, "write the release's report here: JSON when the name ends in .json, HTML when in .html (may be given more than once)")
 	cmd.Flags().BoolVar(&opt.Force, "force", false, "replace an existing release (and report), once the new one is verified")
 	cmd.Flags().IntVar(&opt.Workers, "workers", 0, "parallel workers (default: number of CPUs)")
 	return cmd
@@ -351,8 +352,14 @@ func newCheck(stdout io.Writer) *cobra.Command {
 	var cfgPath string
 	var opt job.Options
 	cmd := &cobra.Command{
-		Use:   "check -c CONFIG --in INPUT --release RELEASE [--report REPORT.json]",
+		Use:   "check -c CONFIG --in INPUT --release RELEASE [--report R.json]",
 		Short: "Re-check an existing release against its input and configuration",
+		Long: "Re-check RELEASE against INPUT and the configuration's models, counted from the files by independent code:\n" + modelsHelp +
+			"the records it leaves out, the truthfulness of every record, and the parameters it records.\n" +
+			"INPUT and RELEASE: " + formatsHelp + ".\n" +
+			"--report takes the JSON report the release wrote (release --report R.json): its digest and node are checked too;\n" +
+			"an HTML report (R.html) or any other file is exit 2.\n\n" +
+			"Exit status: 0 the release satisfies the configuration; 2 bad input or configuration; 3 a violation; 1 any other failure.",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cfgPath)
@@ -373,7 +380,7 @@ func newCheck(stdout io.Writer) *cobra.Command {
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "release configuration (YAML, required)")
 	cmd.Flags().StringVar(&opt.Input, "in", "", "input table: a file, or a folder or glob pattern of parts read as one (overrides input.path)")
 	cmd.Flags().StringVar(&opt.Output, "release", "", "release file to check (overrides output.path)")
-	cmd.Flags().StringVar(&opt.Report, "report", "", "the release's JSON report: its recorded node and parameters are checked too (a CSV release has no metadata)")
+	cmd.Flags().StringVar(&opt.Report, "report", "", "the JSON report the release wrote (release --report R.json): its recorded node and parameters are checked too (a CSV release has no metadata)")
 	return cmd
 }
 
@@ -381,15 +388,16 @@ func newRisk(stdout io.Writer) *cobra.Command {
 	var cfgPath string
 	var opt job.Options
 	cmd := &cobra.Command{
-		Use:   "risk -c CONFIG --in INPUT [--release RELEASE] [--report FILE.html] [--force]",
+		Use:   "risk -c CONFIG --in INPUT [--release RELEASE] [--report R.html] [--report R.json] [--force]",
 		Short: "Measure the re-identification risk of INPUT (and of a release of it); writes no release",
 		Long: "Measure the re-identification risk of INPUT at its original quasi-identifier values: the prosecutor model\n" +
 			"(highest and average risk, records above 20%, 10% and 5%, sample uniqueness), and with the configuration's\n" +
 			"risk section (population or sampling-fraction) the journalist and marketer models and the population\n" +
 			"uniqueness (Zayatz, Pitman, SNB, Dankar's rule); how much each quasi-identifier and each pair of them\n" +
 			"sets records apart (distinction, separation); and with --release the same measures of the release,\n" +
-			"counted from its file, against the configuration's risk-based models. --report writes the analysis as a\n" +
-			"self-contained HTML page (or JSON when FILE ends in .json).\n\n" +
+			"counted from its file, against the configuration's risk-based models. --report, which may be given more\n" +
+			"than once, writes the analysis in the format its name says: R.html (a self-contained page) or R.json.\n" +
+			"INPUT and RELEASE: " + formatsHelp + ".\n\n" +
 			"Exit status: 0 measured; 2 bad input or configuration; 3 the release misses the configuration's risk\n" +
 			"models (the report is still written); 1 any other failure.",
 		Args: noArgs,
@@ -401,8 +409,8 @@ func newRisk(stdout io.Writer) *cobra.Command {
 			a, err := release.Risk(cmd.Context(), cfg, opt)
 			if a != nil {
 				a.Summary(stdout)
-				if opt.Report != "" {
-					fmt.Fprintf(stdout, "report: %s\n", opt.Report)
+				for _, p := range opt.ReportPaths() {
+					fmt.Fprintf(stdout, "report: %s\n", p)
 				}
 			}
 			return err
@@ -411,7 +419,7 @@ func newRisk(stdout io.Writer) *cobra.Command {
 	cmd.Flags().StringVarP(&cfgPath, "config", "c", "", "configuration (YAML, required): its quasi-identifiers, hierarchies, risk and privacy sections")
 	cmd.Flags().StringVar(&opt.Input, "in", "", "input table: a file, or a folder or glob pattern of parts read as one (overrides input.path)")
 	cmd.Flags().StringVar(&opt.Output, "release", "", "a release of INPUT to measure too, against the configuration's risk models")
-	cmd.Flags().StringVar(&opt.Report, "report", "", "write the analysis here: HTML, or JSON when the name ends in .json")
+	cmd.Flags().StringArrayVar(&opt.Reports, "report", nil, "write the analysis here: HTML when the name ends in .html, JSON when in .json (may be given more than once)")
 	cmd.Flags().BoolVar(&opt.Force, "force", false, "replace an existing report")
 	return cmd
 }
@@ -444,6 +452,15 @@ func newGen(stdout io.Writer, g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "", "csv, parquet, arrow (IPC file) or arrows (IPC stream); default: from the extension of --out")
 	return cmd
 }
+
+// modelsHelp lists the models a release enforces, as README.md's synopsis does.
+const modelsHelp = "  k-anonymity (privacy.k); on sensitive columns l-diversity (distinct, entropy, recursive (c,l)),\n" +
+	"  t-closeness (equal, ordered, hierarchical EMD) and β-likeness (basic, enhanced); the risk-based models\n" +
+	"  (highest-risk, average-risk, records-at-risk, population-uniqueness); for a research subset (privacy.subset)\n" +
+	"  δ-presence and k-map;\n"
+
+// formatsHelp lists the table formats a run reads and writes, as README.md's synopsis does.
+const formatsHelp = "csv, parquet, arrow (IPC file) or arrows (IPC stream), by input.format/output.format or the extension"
 
 // maxWorkers bounds --workers.
 const maxWorkers = 256

@@ -1,7 +1,7 @@
 // Command sanitize-beam runs a release, or the dp outputs, on Apache Beam: the same
 // configuration as sanitize, the input's parts read on the workers.
 //
-//	sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--report REPORT.json|.html] [--force] [--max-class-table MiB] [--runner=…] [runner flags]
+//	sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--report R.json] [--report R.html] [--force] [--max-class-table MiB] [--runner=…] [runner flags]
 //	sanitize-beam dp      -c CONFIG --in INPUT --out DIR [--ledger LEDGER.json] [--runner=…] [runner flags]
 //
 // Both take sanitize's --quiet (-q), --debug and --log-format text|json, which Beam's
@@ -58,7 +58,6 @@ var (
 	config    = flag.String("config", "", "the configuration file")
 	in        = flag.String("in", "", "the input: a file, a folder of parts or a glob (overrides input.path)")
 	out       = flag.String("out", "", "the folder the release's parts, or the dp outputs, are published to (overrides output.path)")
-	reportTo  = flag.String("report", "", "release: write the release's report here (HTML when it ends in .html, JSON otherwise)")
 	force     = flag.Bool("force", false, "release: replace an existing release (and report), once the new one is verified")
 	maxMiB    = flag.Int64("max-class-table", 4096, "release: the most MiB the merged class table may take, which the search holds on one machine (0: no bound)")
 	ledger    = flag.String("ledger", "", "dp: the privacy ledger the run's spend is recorded in before anything is published")
@@ -67,12 +66,17 @@ var (
 	logFormat = flag.String("log-format", "text", "text (warnings and errors) or json (a record per stage, Beam's and the runner's records among them, for unattended jobs)")
 )
 
+// reportTo is every --report: the release's report is written to each, in the format
+// its name says.
+var reportTo reports
+
 func init() {
+	flag.Var(&reportTo, "report", "release: write the release's report here: JSON when the name ends in .json, HTML when in .html (may be given more than once)")
 	flag.StringVar(config, "c", "", "the configuration file (--config)")
 	flag.BoolVar(quiet, "q", false, "print errors only (--quiet)")
 }
 
-const usage = `usage: sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--report REPORT.json|.html] [--force] [--max-class-table MiB] [--runner=…]
+const usage = `usage: sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--report R.json] [--report R.html] [--force] [--max-class-table MiB] [--runner=…]
        sanitize-beam dp -c CONFIG --in INPUT --out DIR [--ledger LEDGER.json] [--runner=…]
        every command also: [--quiet] [--debug] [--log-format text|json]`
 
@@ -117,7 +121,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	*config, *in, *out, *reportTo, *force, *maxMiB, *ledger = "", "", "", "", false, 4096, ""
+	*config, *in, *out, reportTo, *force, *maxMiB, *ledger = "", "", "", nil, false, 4096, ""
 	*quiet, *debug, *logFormat = false, false, "text"
 	flag.CommandLine.SetOutput(stderr)
 	if err := flag.CommandLine.Parse(args[1:]); err != nil {
@@ -194,7 +198,7 @@ func command(ctx context.Context, name string, log *slog.Logger, stdout io.Write
 		return err
 	}
 	runner := func(ctx context.Context, p *beam.Pipeline) error { return beamx.Run(ctx, p) }
-	opt := job.Options{Input: *in, Output: *out, Report: *reportTo, Force: *force, Ledger: *ledger, Log: log}
+	opt := job.Options{Input: *in, Output: *out, Reports: reportTo, Force: *force, Ledger: *ledger, Log: log}
 	j.Temp = tempLocation()
 	if name == "dp" {
 		return dp(ctx, j, opt, runner, stdout)
@@ -233,9 +237,19 @@ func release(ctx context.Context, j stage.Job, opt job.Options, runner stage.Exe
 	fmt.Fprintf(stdout, "class table searched: %d classes, %.1f MiB, at levels %v\n", r.Classes.Len(), float64(r.Classes.Bytes())/(1<<20), r.Cut.Levels())
 	fmt.Fprintf(stdout, "stages: count %d ms, search %d ms, write %d ms, check %d ms\n",
 		r.Count.Milliseconds(), r.Search.Milliseconds(), r.Write.Milliseconds(), r.Check.Milliseconds())
-	if opt.Report != "" {
-		fmt.Fprintf(stdout, "report: %s\n", opt.Report)
+	for _, p := range opt.ReportPaths() {
+		fmt.Fprintf(stdout, "report: %s\n", p)
 	}
+	return nil
+}
+
+// reports is a flag that may be given more than once, each value one more path.
+type reports []string
+
+func (r *reports) String() string { return strings.Join(*r, ", ") }
+
+func (r *reports) Set(path string) error {
+	*r = append(*r, path)
 	return nil
 }
 

@@ -17,8 +17,10 @@ import (
 // TestReleaseCommand: sanitize-beam release on Prism publishes the parts and says so,
 // with nothing on stderr under --quiet; run again it refuses to replace them without
 // --force (exit 2) and replaces them with it, its temporary folder in --temp_location
-// (left empty), logging its stages as JSON records and writing the HTML report; a
-// report that exists, a missing flag or input, and an unknown log format are exit 2.
+// (left empty), logging its stages as JSON records and writing the HTML and the JSON
+// report (--report twice, the JSON one recording every part's digest); a report that
+// exists, two --report naming one file or one whose name says no format, a missing
+// flag or input, and an unknown log format are exit 2.
 func TestReleaseCommand(t *testing.T) {
 	abs, _ := filepath.Abs("../../../../shared/data/adult")
 	raw, err := os.ReadFile(filepath.Join(abs, "adult.csv"))
@@ -40,7 +42,7 @@ func TestReleaseCommand(t *testing.T) {
 	cfg.WriteString("  occupation: {role: insensitive}\nprivacy: {k: 5, suppression: 0.05}\n")
 	c := filepath.Join(dir, "c.yaml")
 	os.WriteFile(c, []byte(cfg.String()), 0o600)
-	out, rep := filepath.Join(dir, "rel"), filepath.Join(dir, "report.html")
+	out, rep, repJSON := filepath.Join(dir, "rel"), filepath.Join(dir, "report.html"), filepath.Join(dir, "report.json")
 	temp := t.TempDir()
 	defer flag.Set("temp_location", "")
 	args := []string{"release", "-c", c, "--in", parts, "--out", out, "--runner=prism"}
@@ -58,7 +60,9 @@ func TestReleaseCommand(t *testing.T) {
 	}{
 		{with("--quiet"), 0, "released 28816 of 30162 records", quietStderr},
 		{args, 2, "exists (use --force", nil},
-		{with("--force", "--log-format", "json", "--report", rep, "--temp_location", temp), 0, "report: " + rep, jsonStages},
+		{with("--force", "--log-format", "json", "--report", rep, "--report", repJSON, "--temp_location", temp), 0, "report: " + rep + "\nreport: " + repJSON, jsonStages},
+		{with("--force", "--report", filepath.Join(dir, "x.json"), "--report", filepath.Join(dir, "x.json")), 2, "same file", nil},
+		{with("--force", "--report", filepath.Join(dir, "x.txt")), 2, "x.txt", nil},
 		{[]string{"release", "-c", c, "--in", parts, "--out", filepath.Join(dir, "rel2"), "--report", rep, "--runner=prism"}, 2, "--report: " + rep + " exists", nil},
 		{[]string{"release", "--in", parts, "--out", out}, 2, "required", nil},
 		{with("--force", "--log-format", "yaml"), 2, "--log-format", nil},
@@ -79,8 +83,16 @@ func TestReleaseCommand(t *testing.T) {
 	if html, err := os.ReadFile(rep); err != nil || !bytes.HasPrefix(html, []byte("<!DOCTYPE html>")) || !bytes.Contains(html, []byte("sanitize-beam")) {
 		t.Errorf("the HTML report: %v, %.100q", err, html)
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 4 { // parts, c.yaml, rel, report.html: no temporary left
-		t.Errorf("the folder holds %d entries, want 4", len(entries))
+	var recorded struct {
+		Output struct {
+			PartDigests map[string]string `json:"part_digests"`
+		}
+	}
+	if data, err := os.ReadFile(repJSON); err != nil || json.Unmarshal(data, &recorded) != nil || len(recorded.Output.PartDigests) != 4 {
+		t.Errorf("the JSON report: %v, %d part digests, want 4", err, len(recorded.Output.PartDigests))
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 5 { // parts, c.yaml, rel, report.html, report.json: no temporary left
+		t.Errorf("the folder holds %d entries, want 5", len(entries))
 	}
 	if entries, _ := os.ReadDir(temp); len(entries) != 0 {
 		t.Errorf("--temp_location holds %v after the run", entries)
