@@ -360,7 +360,7 @@ func newCheck(stdout io.Writer) *cobra.Command {
 			"--report takes the JSON report the release wrote (release --report R.json): its digest and node are checked too;\n" +
 			"an HTML report (R.html) or any other file is exit 2.\n\n" +
 			"Exit status: 0 the release satisfies the configuration; 2 bad input or configuration; 3 a violation; 1 any other failure.",
-		Args:  noArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cfgPath)
 			if err != nil {
