@@ -22,11 +22,6 @@ type ReleasedColumn struct {
 	FailingValues int     `json:"failing_values"`
 	Records       int     `json:"records"`
 	Share         float64 `json:"share"`
-	// WithClasses is the share of the released records whose group of one class and
-	// one value of the column fails: what the column would reveal to an attacker who
-	// knew it besides the quasi-identifiers (a column an attacker may know so is a
-	// quasi-identifier). Not a finding of its own.
-	WithClasses float64 `json:"with_classes_share"`
 	// Refused says the configuration makes such a column an error
 	// (privacy.released-columns.check: error).
 	Refused bool `json:"refused,omitempty"`
@@ -68,7 +63,6 @@ func releasedChecks(cols []ReleasedColumn) []checkRow {
 		} else {
 			row.Measured = fmt.Sprintf("all %s values meet them", fmtCount(int64(c.Values)))
 		}
-		row.Measured += fmt.Sprintf("; with the quasi-identifiers known too, %s of the records would fail", fmtPct(c.WithClasses))
 		out = append(out, row)
 	}
 	return out
@@ -82,7 +76,7 @@ func ReleasedColumns(cfg *schema.Config, m *verify.Measured) []ReleasedColumn {
 		c := ReleasedColumn{Column: r.Column, Sensitive: r.Sensitive, Values: r.Groups, FailingValues: r.FailingGroups, Records: r.Records,
 			Refused: r.Fails() && cfg.Privacy.ReleasedColumns == schema.ReleasedError}
 		if m.Rows > 0 {
-			c.Share, c.WithClasses = float64(r.Records)/float64(m.Rows), float64(r.WithClasses)/float64(m.Rows)
+			c.Share = float64(r.Records) / float64(m.Rows)
 		}
 		out = append(out, c)
 	}

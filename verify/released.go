@@ -8,13 +8,12 @@ import (
 )
 
 // ReleasedMeasured is what a column released as it is reveals about one protected
-// sensitive column. The released records are grouped by the column's value alone (an
-// attacker who knows only that value of a person), and by its value within each
-// published class (one who knows it besides the quasi-identifiers); each group is
-// checked against the sensitive column's requirements as a published class is. A
-// group that fails them tells its records' sensitive values apart where a class may
-// not: a ward whose patients all have one diagnosis gives the diagnosis away. Counts
-// only: never a value.
+// sensitive column. The released records are grouped by the column's value alone (what
+// an attacker who knows only that value of a person learns), and each group is checked
+// against the sensitive column's requirements as a published class is. A group that
+// fails them tells its records' sensitive values apart where a class may not: a ward
+// whose patients all have one diagnosis gives the diagnosis away. Counts only: never a
+// value.
 type ReleasedMeasured struct {
 	Column    string // the column released as it is
 	Sensitive string // the protected sensitive column
@@ -22,10 +21,6 @@ type ReleasedMeasured struct {
 	// field is a value of its own), FailingGroups how many of them fail, and Records
 	// the released records that hold one of those.
 	Groups, FailingGroups, Records int
-	// WithClasses is the released records whose class-and-value group fails: what the
-	// column would reveal to an attacker who knew it besides the quasi-identifiers
-	// (such a column is a quasi-identifier).
-	WithClasses int
 }
 
 // Fails reports whether the column's values alone tell a group's sensitive values
@@ -33,22 +28,27 @@ type ReleasedMeasured struct {
 func (r ReleasedMeasured) Fails() bool { return r.FailingGroups > 0 }
 
 // releasedCounter counts, for every column released as it is and every protected
-// sensitive column but itself, the sensitive values of each value group and of each
-// class-and-value group.
+// sensitive column but itself, the sensitive values of each value group.
 type releasedCounter struct {
 	pos   []int              // the released columns' fields
 	ids   []map[string]int32 // per released column: value → group number (staging side)
-	pairs []releasedPair     // (released column, sensitive column) measured
+	memo  []*strMemo         // in front of ids
+	pairs []*releasedPair    // (released column, sensitive column) measured
 }
 
-// releasedPair is one released column measured against one sensitive column.
+// releasedPair is one released column measured against one sensitive column: the
+// records of each (group, sensitive value).
 type releasedPair struct {
-	col, sens int // index in releasedCounter.pos, and in Spec.Sensitive
-	// alone and within count records by (group, sensitive value) and by (class,
-	// group, sensitive value)
-	alone  map[[2]int32]int64
-	within map[[3]int32]int64
+	col, sens int   // index in releasedCounter.pos, and in Spec.Sensitive
+	nv        int64 // the sensitive column's values
+	// alone is dense, by group × nv + value, while it is at most denseMax long;
+	// then aloneMap
+	alone    []int64
+	aloneMap map[uint64]int64
 }
+
+// denseMax bounds a pair's dense counts (8 bytes each); a variable for the tests.
+var denseMax int64 = 1 << 20
 
 // newReleasedCounter sets up the measure of spec.Released against the protected
 // sensitive columns, or returns nil when there is nothing to measure.
@@ -62,11 +62,12 @@ func newReleasedCounter(spec Spec, header []string) (*releasedCounter, error) {
 		j := len(rc.pos)
 		for i, sc := range spec.Sensitive {
 			if sc.Column != name && sc.requires() {
-				rc.pairs = append(rc.pairs, releasedPair{col: j, sens: i, alone: map[[2]int32]int64{}, within: map[[3]int32]int64{}})
+				rc.pairs = append(rc.pairs, &releasedPair{col: j, sens: i, nv: int64(max(len(sc.Values), 1))})
 			}
 		}
 		rc.pos = append(rc.pos, at)
 		rc.ids = append(rc.ids, map[string]int32{})
+		rc.memo = append(rc.memo, newStrMemo())
 	}
 	if len(rc.pairs) == 0 {
 		return nil, nil
@@ -83,27 +84,69 @@ func (sc Sensitive) requires() bool {
 func (rc *releasedCounter) stage(rec []string, groups []int32) []int32 {
 	for j, at := range rc.pos {
 		v := rec[at]
-		g, ok := rc.ids[j][v]
+		g, ok := rc.memo[j].get(v)
 		if !ok {
-			g = int32(len(rc.ids[j]))
-			rc.ids[j][strings.Clone(v)] = g // not the record's: its memory may be a batch's
+			if g, ok = rc.ids[j][v]; !ok {
+				g = int32(len(rc.ids[j]))
+				rc.ids[j][strings.Clone(v)] = g // not the record's: its memory may be a batch's
+			}
+			rc.memo[j].put(v, g)
 		}
 		groups = append(groups, g)
 	}
 	return groups
 }
 
-// count counts the staged records whose classes are classes, group numbers groups
-// (len(pos) per record) and sensitive value numbers sens (ns per record).
-func (rc *releasedCounter) count(classes, groups, sens []int32, ns int) {
+// count counts n staged records whose group numbers are groups (len(pos) per record)
+// and sensitive value numbers sens (ns per record).
+func (rc *releasedCounter) count(n int, groups, sens []int32, ns int) {
 	nr := len(rc.pos)
 	for _, p := range rc.pairs {
-		for r, k := range classes {
-			g, s := groups[r*nr+p.col], sens[r*ns+p.sens]
-			p.alone[[2]int32{g, s}]++
-			p.within[[3]int32{k, g, s}]++
+		for r := range n {
+			p.add(groups[r*nr+p.col], sens[r*ns+p.sens])
 		}
 	}
+}
+
+// add counts a record of group g and sensitive value s.
+func (p *releasedPair) add(g, s int32) {
+	at := int64(g)*p.nv + int64(s)
+	switch {
+	case p.aloneMap != nil:
+		p.aloneMap[uint64(at)]++
+	case at < int64(len(p.alone)):
+		p.alone[at]++
+	case at < denseMax:
+		p.alone = append(p.alone, make([]int64, int(at)+1-len(p.alone))...)
+		p.alone = p.alone[:cap(p.alone)]
+		p.alone[at]++
+	default:
+		p.aloneMap = make(map[uint64]int64, len(p.alone))
+		for i, n := range p.alone {
+			if n > 0 {
+				p.aloneMap[uint64(i)] = n
+			}
+		}
+		p.alone = nil
+		p.aloneMap[uint64(at)]++
+	}
+}
+
+// counts returns the pair's counts by group, unsorted.
+func (p *releasedPair) counts() []groupCount {
+	var out []groupCount
+	add := func(at uint64, n int64) {
+		out = append(out, groupCount{group: int32(int64(at) / p.nv), value: int32(int64(at) % p.nv), n: n})
+	}
+	for at, n := range p.alone {
+		if n > 0 {
+			add(uint64(at), n)
+		}
+	}
+	for at, n := range p.aloneMap {
+		add(at, n)
+	}
+	return out
 }
 
 // measure checks every group of every pair against its sensitive column's
@@ -113,19 +156,8 @@ func (rc *releasedCounter) measure(spec Spec) ([]ReleasedMeasured, error) {
 	for _, p := range rc.pairs {
 		sc := spec.Sensitive[p.sens]
 		rm := ReleasedMeasured{Column: spec.Released[p.col], Sensitive: sc.Column}
-		alone := make([]groupCount, 0, len(p.alone))
-		for k, n := range p.alone {
-			alone = append(alone, groupCount{class: -1, group: k[0], value: k[1], n: n})
-		}
-		within := make([]groupCount, 0, len(p.within))
-		for k, n := range p.within {
-			within = append(within, groupCount{class: k[0], group: k[1], value: k[2], n: n})
-		}
 		var err error
-		if rm.Groups, rm.FailingGroups, rm.Records, err = failingGroups(sc, alone); err != nil {
-			return nil, err
-		}
-		if _, _, rm.WithClasses, err = failingGroups(sc, within); err != nil {
+		if rm.Groups, rm.FailingGroups, rm.Records, err = failingGroups(sc, p.counts()); err != nil {
 			return nil, err
 		}
 		out = append(out, rm)
@@ -133,11 +165,10 @@ func (rc *releasedCounter) measure(spec Spec) ([]ReleasedMeasured, error) {
 	return out, nil
 }
 
-// groupCount is the records of a group (class −1: a value group) holding one
-// sensitive value.
+// groupCount is the records of a group holding one sensitive value.
 type groupCount struct {
-	class, group, value int32
-	n                   int64
+	group, value int32
+	n            int64
 }
 
 // failingGroups sorts counts into their groups and checks each group's histogram
@@ -145,14 +176,14 @@ type groupCount struct {
 // of those.
 func failingGroups(sc Sensitive, counts []groupCount) (groups, failing, records int, err error) {
 	slices.SortFunc(counts, func(a, b groupCount) int {
-		return cmp.Or(cmp.Compare(a.class, b.class), cmp.Compare(a.group, b.group), cmp.Compare(a.value, b.value))
+		return cmp.Or(cmp.Compare(a.group, b.group), cmp.Compare(a.value, b.value))
 	})
 	dense := make([]int64, len(sc.Values))
 	var hist []int64
 	for lo := 0; lo < len(counts); {
 		hi, size := lo, int64(0)
 		hist = hist[:0]
-		for ; hi < len(counts) && counts[hi].class == counts[lo].class && counts[hi].group == counts[lo].group; hi++ {
+		for ; hi < len(counts) && counts[hi].group == counts[lo].group; hi++ {
 			dense[counts[hi].value] = counts[hi].n
 			hist = append(hist, counts[hi].n)
 			size += counts[hi].n

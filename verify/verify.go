@@ -589,7 +589,7 @@ func (c *Counter) count(p *pending) error {
 		c.util.add(c.cls, c.stride, c.batch, p.leaves, p.masks)
 	}
 	if c.released != nil {
-		c.released.count(c.batch, p.groups, p.sens, ns)
+		c.released.count(n, p.groups, p.sens, ns)
 	}
 	return nil
 }
