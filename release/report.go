@@ -154,7 +154,8 @@ func NewReport(cfg *schema.Config, f Facts) (*report.Report, error) {
 		return nil, err
 	}
 	for _, s := range m.Sensitive {
-		rep.Verified.Sensitive = append(rep.Verified.Sensitive, report.SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance, MaxGain: s.MaxGain})
+		rep.Verified.Sensitive = append(rep.Verified.Sensitive, report.SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance, MaxGain: s.MaxGain,
+			Measures: report.ConfiguredMeasures(cfg, s.Column)})
 	}
 	rep.Verified.Released = report.ReleasedColumns(cfg, m)
 	if res.Levels != nil {

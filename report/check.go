@@ -10,7 +10,8 @@ import (
 
 // CheckSummary is check's summary of what it measured on a release (m) against the
 // configuration's requirements: k, the suppression, the utility and, per protected
-// sensitive column, its weakest class.
+// sensitive column, its weakest class (the measures its models require:
+// ConfiguredMeasures).
 func CheckSummary(w io.Writer, cfg *schema.Config, m *verify.Measured) {
 	fmt.Fprintf(w, "measured k=%d (required %d): %d classes, %d records released, %d of %d suppressed (limit %g)\n",
 		m.MinClass, cfg.Privacy.K, m.Classes, m.Rows, m.Suppressed, m.Rows+m.Suppressed, cfg.Privacy.Suppression)
@@ -22,7 +23,8 @@ func CheckSummary(w io.Writer, cfg *schema.Config, m *verify.Measured) {
 			m.Discernibility, m.CAvg)
 	}
 	for _, s := range m.Sensitive {
-		fmt.Fprintf(w, "measured on %s: distinct l=%d, entropy l=%.2f, largest %s EMD %.4f, largest β-likeness gain %.4g\n", s.Column, s.MinDistinct, s.MinEntropyL, s.Distance, s.MaxEMD, s.MaxGain)
+		fmt.Fprint(w, sensitiveLine("measured on "+s.Column+": ", SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL,
+			MaxEMD: s.MaxEMD, Distance: s.Distance, MaxGain: s.MaxGain, Measures: ConfiguredMeasures(cfg, s.Column)}))
 	}
 	releasedSummary(w, ReleasedColumns(cfg, m))
 }

@@ -198,17 +198,21 @@ type PopulationSummary struct {
 	SmallestPopulation int64   `json:"smallest_population_class"`
 }
 
-// SensitiveSummary is the weakest published class of a protected sensitive column.
+// SensitiveSummary is the weakest published class of a protected sensitive column:
+// the measures of the models configured for it (Measures), the others left out (in
+// JSON too: MarshalJSON).
 type SensitiveSummary struct {
 	Column      string  `json:"column"`
-	MinDistinct int     `json:"min_distinct_l"`
-	MinEntropyL float64 `json:"min_entropy_l"` // exp of the smallest class entropy
-	MaxEMD      float64 `json:"max_emd"`
+	MinDistinct int     `json:"min_distinct_l"` // l-diversity, distinct or recursive
+	MinEntropyL float64 `json:"min_entropy_l"`  // l-diversity, entropy: exp of the smallest class entropy
+	MaxEMD      float64 `json:"max_emd"`        // t-closeness
 	Distance    string  `json:"emd_distance"`
 	// MaxGain is the largest relative gain of a value's share in a class over the
-	// input's (β-likeness's measure), measured when a β-likeness requirement names the
-	// column.
-	MaxGain float64 `json:"max_gain,omitempty"`
+	// input's (β-likeness's measure).
+	MaxGain float64 `json:"max_gain"`
+	// Measures is which of the figures above the column's models require: the only
+	// ones printed or written.
+	Measures Measures `json:"-"`
 }
 
 // Stages is the wall time of each stage in milliseconds.
@@ -254,7 +258,7 @@ func (r *Report) Summary(w io.Writer) {
 	u := r.Utility
 	fmt.Fprintf(w, "utility: loss %.4f, NCP %.4f, discernibility %.4g, C_AVG %.2f, non-uniform entropy %.4g bits\n", u.Loss, u.NCP, u.Discernibility, u.CAvg, u.NonUniformEntropy)
 	for _, s := range r.Verified.Sensitive {
-		fmt.Fprintf(w, "%s: weakest class holds %d distinct values (entropy l %.2f); largest %s EMD %.4f\n", s.Column, s.MinDistinct, s.MinEntropyL, s.Distance, s.MaxEMD)
+		fmt.Fprint(w, sensitiveLine(s.Column+": ", s))
 	}
 	releasedSummary(w, r.Verified.Released)
 }
