@@ -251,7 +251,7 @@ func htmlCases() []htmlCase {
 			"Population uniqueness: at most 0.1% of the population is estimated (by Dankar&#39;s rule)",
 			"0.0033% (Pitman&#39;s model)", "≤ 100%<", "0.21% (1 in 476)", "0.031%",
 			"20% (1 in 5)", "3.2% (1 in 32)", "62.1% (1 in 1.6)", "49.4%", "30,162", "18,745", "912",
-			"level 2, on a scale from 0 (original values) to 4 (*)", "<code class=\"ex\">[20,29]</code>", "41.3%", "39.8%", "123,456,780", "6.32", "412,345.68 bits",
+			"level 2 of 0–4", "<code class=\"ex\">[20,29]</code>", "41.3%", "39.8%", "123,456,780", "6.32", "412,345.68 bits",
 			"largest EMD 0.187", "smallest group 5 records", "4,320 combinations", "211 were counted", "1,490 were settled", "2,610 were skipped",
 			"sha256:39ba18d4a2679cbb68a5c1c62d21addac272be9e808f9c2c3c8e92474030d2c6", "hierarchies/age.csv", "v1.4.0", "247 ms",
 			"sample of 0.94% of a population of 3,200,000 people", "50%–100% (groups of 1)", "20%–33.3% (groups of 3–4)", "0.1%–1% (groups of 100–999)",
@@ -278,10 +278,10 @@ func htmlCases() []htmlCase {
 			"ward &lt;admissions&gt; &amp; co", "0 (0%) were withheld", "none was withheld, and the configuration allowed none to be",
 		}, releaseCharts - 1, []string{"Mondrian generalizes each partition on its own"}},
 		{"release-empty", rel(emptyReport()), []string{
-			"0 records of adult.csv were released", "4 (100%) were withheld", "The release holds no record", "no record", "level 4 of 4: every value is *",
+			"0 records of adult.csv were released", "4 (100%) were withheld", "The release holds no record", "no record", "level 4 of 0–4: every value is *",
 		}, 2 + 3 + 1 + 2 + 1 + 1, nil},
 		{"release-no-risk", rel(noRiskReport()), []string{
-			"This report holds no risk figures", "level 2, on a scale from 0 (original values) to 4 (*)", "It chose: age at level 2 of 4",
+			"This report holds no risk figures", "level 2 of 0–4", "It chose: age at level 2 of 0–4",
 		}, 2, nil},
 		{"risk-with-release", ana(adultAnalysis(true)), []string{
 			"adult.csv holds 30,162 records", "Its release release.csv (csv) holds 28,816 records",

@@ -268,19 +268,19 @@ func newGeneralizeView(r *Report) generalizeView {
 	return v
 }
 
-// levelShort is a quasi-identifier's level in a chart.
+// levelShort is a quasi-identifier's level in a chart (LevelOf, as everywhere).
 func levelShort(q QuasiRelease) string {
 	switch top := q.Levels - 1; {
 	case q.Level == 0:
-		return fmt.Sprintf("0 of %d: original", top)
+		return LevelOf(q.Level, q.Levels) + ": original"
 	case q.Level >= top:
-		return fmt.Sprintf("%d of %d: *", q.Level, top)
+		return LevelOf(q.Level, q.Levels) + ": *"
 	default:
-		return fmt.Sprintf("%d of %d", q.Level, top)
+		return LevelOf(q.Level, q.Levels)
 	}
 }
 
-// levelText says a quasi-identifier's level in words.
+// levelText says a quasi-identifier's level in words (LevelOf, as everywhere).
 func levelText(q QuasiRelease) string {
 	switch top := q.Levels - 1; {
 	case q.Level < 0:
@@ -288,11 +288,11 @@ func levelText(q QuasiRelease) string {
 	case q.Levels < 1:
 		return fmt.Sprintf("level %d", q.Level)
 	case q.Level == 0:
-		return fmt.Sprintf("level 0 of %d: original values", top)
+		return LevelOf(q.Level, q.Levels) + ": original values"
 	case q.Level >= top:
-		return fmt.Sprintf("level %d of %d: every value is *", q.Level, top)
+		return LevelOf(q.Level, q.Levels) + ": every value is *"
 	default:
-		return fmt.Sprintf("level %d, on a scale from 0 (original values) to %d (*)", q.Level, top)
+		return LevelOf(q.Level, q.Levels)
 	}
 }
 
@@ -458,7 +458,7 @@ func searchSentences(r *Report) []string {
 	l := r.Lattice
 	var node []string
 	for _, n := range r.Node {
-		node = append(node, fmt.Sprintf("%s at level %d of %d", n.Column, n.Level, n.Levels-1))
+		node = append(node, n.Column+" at "+LevelOf(n.Level, n.Levels))
 	}
 	s := fmt.Sprintf("Optimal full-domain generalization: the search looked over a lattice of %s combinations of levels, one level per quasi-identifier. %s were counted and checked against every model",
 		fmtCount(int64(l.Size)), fmtCount(int64(l.Evaluated)))

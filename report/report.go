@@ -38,9 +38,9 @@ type Report struct {
 }
 
 // QuasiRelease is what a release publishes of one quasi-identifier: its level (−1
-// under Mondrian, whose partitions each have their own), the number of distinct values
-// the release holds, and a few of them, in order. The values are the release's own,
-// never an input value it does not publish.
+// under Mondrian, whose partitions each have their own; else counted as NodeLevel
+// counts it), the number of distinct values the release holds, and a few of them, in
+// order. The values are the release's own, never an input value it does not publish.
 type QuasiRelease struct {
 	Column   string   `json:"column"`
 	Level    int      `json:"level"`
@@ -131,11 +131,13 @@ type BetaLikenessIn struct {
 	Variant string  `json:"variant"` // basic | enhanced
 }
 
-// NodeLevel is the chosen generalization level of one quasi-identifier.
+// NodeLevel is the chosen generalization level of one quasi-identifier: Level from 0
+// (the original values) to Levels − 1 (the top, every value *), said "level 2 of 0–4"
+// (LevelOf) for Level 2 of a hierarchy of Levels 5.
 type NodeLevel struct {
 	Column string `json:"column"`
-	Level  int    `json:"level"`  // 0 = original values
-	Levels int    `json:"levels"` // levels of the hierarchy, original and "*" included
+	Level  int    `json:"level"`  // 0 = original values … Levels − 1 = *
+	Levels int    `json:"levels"` // how many levels the hierarchy has, original and "*" included
 }
 
 // PartitionStats is what a Mondrian partitioning did.
@@ -239,15 +241,15 @@ func (r *Report) Summary(w io.Writer) {
 	if r.Partitions != nil {
 		fmt.Fprintf(w, "mondrian: %d partitions after %d splits; %s %.4f; %.0f ms\n", r.Partitions.Partitions, r.Partitions.Splits, r.Metric.Name, r.Metric.Value, r.StagesMS.Total)
 	} else {
-		// As in the report: level 0 is the original value, and a hierarchy of n levels
-		// has levels 0 to n−1.
-		fmt.Fprintf(w, "node (level, 0 = original, of the hierarchy's levels):")
+		// As everywhere (LevelOf): level 0 is the original values, and a hierarchy of
+		// n levels has levels 0 to n−1, the top n−1 every value as *.
+		fmt.Fprintf(w, "node (level 0 = original values, the top = *):")
 		for i, n := range r.Node {
 			sep := ","
 			if i == 0 {
 				sep = ""
 			}
-			fmt.Fprintf(w, "%s %s %d of %d", sep, n.Column, n.Level, n.Levels)
+			fmt.Fprintf(w, "%s %s %s", sep, n.Column, LevelOf(n.Level, n.Levels))
 		}
 		monotone := ""
 		if r.Lattice.MonotoneOnly > 0 {

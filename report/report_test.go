@@ -21,7 +21,7 @@ func TestSummaries(t *testing.T) {
 				Model: ModelSummary{K: 2, MaxSuppressed: 3}, Node: []NodeLevel{{Column: "age", Level: 1, Levels: 4}, {Column: "sex", Level: 0, Levels: 2}},
 				Metric: MetricSummary{Name: "loss", Value: 0.25}, Verified: Verification{Classes: 3, MinClass: 2}}
 			r.Summary(b)
-		}, []string{"released 8 of 10 records to r.csv (2 suppressed, limit 3)", "node (level, 0 = original, of the hierarchy's levels): age 1 of 4, sex 0 of 2", "k=2 holds: 3 classes, smallest 2"},
+		}, []string{"released 8 of 10 records to r.csv (2 suppressed, limit 3)", "node (level 0 = original values, the top = *): age level 1 of 0–3, sex level 0 of 0–1", "k=2 holds: 3 classes, smallest 2"},
 			[]string{"warning", "mondrian"}},
 		{"empty release", func(b *bytes.Buffer) {
 			(&Report{Input: FileSummary{Rows: 4}, Suppressed: 4}).Summary(b)

@@ -1223,7 +1223,7 @@ func TestJSONProgress(t *testing.T) {
 }
 
 // TestSummaryAgreesWithReport: the summary's node line counts levels as the report
-// does (level 0 is the original; "of n" is the hierarchy's number of levels), and a
+// does ("level 2 of 0–4": level 0 is the original, the report's levels − 1 the top), and a
 // release that suppresses every record says so on stdout and as a logged warning.
 func TestSummaryAgreesWithReport(t *testing.T) {
 	td := repoTestdata(t)
@@ -1254,7 +1254,7 @@ func TestSummaryAgreesWithReport(t *testing.T) {
 				t.Fatalf("report: %v, node %v", err, rep.Node)
 			}
 			for _, n := range rep.Node {
-				if want := fmt.Sprintf(" %s %d of %d", n.Column, n.Level, n.Levels); !strings.Contains(stdout, want) {
+				if want := fmt.Sprintf(" %s level %d of 0–%d", n.Column, n.Level, n.Levels-1); !strings.Contains(stdout, want) {
 					t.Errorf("summary lacks %q (the report's level and levels):\n%s", want, stdout)
 				}
 			}
