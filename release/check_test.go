@@ -178,6 +178,43 @@ func TestCheckMissingRecords(t *testing.T) {
 			return rows, m
 		}
 	}
+	// release writes the release of a format and models once: the cases that tamper
+	// with it read it and write their copy elsewhere.
+	type released struct {
+		cfg *schema.Config
+		out string
+		rep *report.Report
+	}
+	releases, dir := map[[2]string]released{}, t.TempDir()
+	release := func(t *testing.T, format, config string) (*schema.Config, string, *report.Report) {
+		t.Helper()
+		if r, ok := releases[[2]string{format, config}]; ok {
+			return r.cfg, r.out, r.rep
+		}
+		text := strings.Replace(string(raw), "output: {format: csv}", "output: {format: "+format+"}", 1)
+		switch config {
+		case "":
+		case "mondrian":
+			text = strings.Replace(text, "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: loss}", 1)
+		default:
+			text = strings.Replace(text, "privacy: {k: 5, suppression: 0.05}", config, 1)
+		}
+		name := filepath.Join(dir, strconv.Itoa(len(releases)))
+		if err := os.WriteFile(name+".yaml", []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := schema.Load(name + ".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := name + "." + format
+		rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		releases[[2]string{format, config}] = released{cfg, out, rep}
+		return cfg, out, rep
+	}
 	// With these models the node suppresses classes that meet k but fail l (10 records
 	// more than k alone) or t (every class suppressed has at least 17 records).
 	lModel := "privacy:\n  k: 5\n  suppression: 0.05\n  l-diversity: {column: diagnosis, variant: distinct, l: 4}"
@@ -208,20 +245,7 @@ func TestCheckMissingRecords(t *testing.T) {
 		{"sanitize.node edited", "parquet", "", setMeta("sanitize.node", `[{"column":"age","level":0,"levels":5},{"column":"sex","level":0,"levels":2},{"column":"zip","level":0,"levels":6},{"column":"admitted","level":0,"levels":5}]`)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			text := strings.Replace(string(raw), "output: {format: csv}", "output: {format: "+tc.format+"}", 1)
-			switch tc.config {
-			case "":
-			case "mondrian":
-				text = strings.Replace(text, "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: loss}", 1)
-			default:
-				text = strings.Replace(text, "privacy: {k: 5, suppression: 0.05}", tc.config, 1)
-			}
-			cfg := loadConfigText(t, text)
-			out := filepath.Join(t.TempDir(), "release."+tc.format)
-			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg, out, rep := release(t, tc.format, tc.config)
 			if tc.tamper == nil {
 				if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 					t.Fatalf("check of the untampered release (%d suppressed): %v", rep.Suppressed, err)
