@@ -447,8 +447,12 @@ func TestSearchClassesBeyondBottomRows(t *testing.T) {
 	defer func(n int) { bottomMaxRows = n }(bottomMaxRows)
 	bottomMaxRows = 4096 // tables of 20,000 records stand for the larger ones
 	rng := rand.New(rand.NewPCG(51, 52))
+	n := 20000
+	if testing.Short() {
+		n = 10000 // the race detector's run: still more than bottomMaxRows
+	}
 	for _, q := range []int{8, 2} { // nearly every record a class of its own; a few dozen classes
-		tab, _, _ := randomTable(rng, 20000, q)
+		tab, _, _ := randomTable(rng, n, q)
 		searchClassesAsRecords(t, tab)
 		// Told that the bottom has more classes than the search would keep (true with
 		// 8 quasi-identifiers, not with 2), Search does not count them and rolls up
@@ -813,14 +817,15 @@ func countMerged(t *testing.T, tables []*Table) *ClassTable {
 // TestCountRecordClasses: every record's class in the table holds the record's codes,
 // the counts are the records assigned, no two classes hold the same codes, and a limit
 // below the number of classes stops the count. The last trials are large enough to be
-// counted in parts on two goroutines (countInParts; TestCountInPartsMatchesOneCount
-// tests it alone), the first of them under -short too.
+// counted in parts on two goroutines (countInParts); not under -short, the race
+// detector's run, where TestCountInPartsMatchesOneCount runs countInParts's goroutines
+// on small tables.
 func TestCountRecordClasses(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
 	rng := rand.New(rand.NewPCG(61, 62))
 	trials := 34
 	if testing.Short() {
-		trials = 31 // one large table
+		trials = 30
 	}
 	for trial := range trials {
 		n := 1 + rng.IntN(3000)
@@ -828,7 +833,7 @@ func TestCountRecordClasses(t *testing.T) {
 		if trial >= 30 {
 			n = partsMinRecords + rng.IntN(partsMinRecords)
 			// Six columns of 20 or more leaves: too many combinations to count in an
-			// array, so the count is a table's, in parts (the one trial under -short).
+			// array, so the count is a table's, in parts.
 			tab, _, _ = randomTableOf(rng, n, 6-trial%3*2, 20, 40, func(u float64) float64 { return u * u })
 		}
 		distinct := map[string]bool{}

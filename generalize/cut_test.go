@@ -271,6 +271,9 @@ func nodeExact(t *testing.T, ct *ClassTable, tal tallier, levels []int, opt Opti
 func TestCutSearchMatchesFull(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	trials := 20 * len(cutObjectives)
+	if testing.Short() {
+		trials = 5 * len(cutObjectives) // the race detector's run: every objective, fewer tables
+	}
 	found, unattainable, fewer, nodes, noLeaves := 0, 0, 0, 0, 0
 	for trial := range trials {
 		n := 20 + rng.IntN(1000)

@@ -380,9 +380,13 @@ func TestScratchEntries(t *testing.T) {
 // included).
 func TestSearchCancelStopsEvaluating(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	tab, _, _ := randomTable(rng, 20000, 9)
+	n := 20000
+	if testing.Short() {
+		n = 4000 // the race detector's run: as many nodes, on fewer records
+	}
+	tab, _, _ := randomTable(rng, n, 9)
 	for _, workers := range []int{1, 4} {
-		for _, supp := range []int{0, 700} {
+		for _, supp := range []int{0, n * 7 / 200} { // 700 of 20,000
 			opt := Options{K: 8, MaxSuppressed: supp, Workers: workers}
 			all := 0
 			opt.OnEvaluate = func(n int) { all += n }
