@@ -534,7 +534,7 @@ func TestGSFactorRandomMatchExhaustive(t *testing.T) {
 func randomObjectiveTrials(t *testing.T, rng *rand.Rand, objectives []objective, supp bool) {
 	trials := 200
 	if testing.Short() {
-		trials = 80
+		trials = 40
 	}
 	withSupp, withDiv, withValues, differs, nearTies := 0, 0, 0, map[string]int{}, 0
 	for trial := range trials {
