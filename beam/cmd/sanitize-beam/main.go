@@ -46,6 +46,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"sanitizer/beam/stage"
+	"sanitizer/generalize"
 	"sanitizer/internal/safe"
 	"sanitizer/internal/supervise"
 	"sanitizer/job"
@@ -226,15 +227,31 @@ func tempLocation() string {
 	return ""
 }
 
+// levelsText names each quasi-identifier's level as the CLI's summary does
+// (report.LevelOf): "age level 2 of 0–4, sex level 0 of 0–1".
+func levelsText(cols []generalize.Column, levels []int) string {
+	parts := make([]string, len(levels))
+	for i, l := range levels {
+		if i < len(cols) && cols[i].Hierarchy != nil {
+			parts[i] = cols[i].Name + " " + report.LevelOf(l, cols[i].Hierarchy.Height())
+		} else {
+			parts[i] = fmt.Sprintf("level %d", l)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // release runs the release and prints its summary.
 func release(ctx context.Context, j stage.Job, opt job.Options, runner stage.Execute, stdout io.Writer) error {
 	r, err := stage.Release(ctx, j, opt, runner)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "released %d of %d records to %s (%d parts; %d suppressed); node %v, %s %.4g; checked from the written parts\n",
-		r.Measured.Rows, r.Classes.Records(), r.Out, r.Parts, r.Measured.Suppressed, r.Result.Levels, r.Result.Metric, r.Result.Value)
-	fmt.Fprintf(stdout, "class table searched: %d classes, %.1f MiB, at levels %v\n", r.Classes.Len(), float64(r.Classes.Bytes())/(1<<20), r.Cut.Levels())
+	cols := r.Classes.Columns()
+	fmt.Fprintf(stdout, "released %d of %d records to %s (%d parts; %d suppressed); %s %.4g; checked from the written parts\n",
+		r.Measured.Rows, r.Classes.Records(), r.Out, r.Parts, r.Measured.Suppressed, r.Result.Metric, r.Result.Value)
+	fmt.Fprintf(stdout, "node (level 0 = original values, the top = *): %s\n", levelsText(cols, r.Result.Levels))
+	fmt.Fprintf(stdout, "class table searched: %d classes, %.1f MiB, counted at %s\n", r.Classes.Len(), float64(r.Classes.Bytes())/(1<<20), levelsText(cols, r.Cut.Levels()))
 	fmt.Fprintf(stdout, "stages: count %d ms, search %d ms, write %d ms, check %d ms\n",
 		r.Count.Milliseconds(), r.Search.Milliseconds(), r.Write.Milliseconds(), r.Check.Milliseconds())
 	for _, p := range opt.ReportPaths() {

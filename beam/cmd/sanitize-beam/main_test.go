@@ -59,6 +59,8 @@ func TestReleaseCommand(t *testing.T) {
 		stderr func(t *testing.T, stderr string) // nil: not checked
 	}{
 		{with("--quiet"), 0, "released 28816 of 30162 records", quietStderr},
+		// the node in the CLI's words (report.LevelOf), never a bare vector
+		{with("--force", "--quiet"), 0, "node (level 0 = original values, the top = *): age level 3 of 0–4, education level 2 of 0–3", quietStderr},
 		{args, 2, "exists (use --force", nil},
 		{with("--force", "--log-format", "json", "--report", rep, "--report", repJSON, "--temp_location", temp), 0, "report: " + rep + "\nreport: " + repJSON, jsonStages},
 		{with("--force", "--report", filepath.Join(dir, "x.json"), "--report", filepath.Join(dir, "x.json")), 2, "same file", nil},
