@@ -22,10 +22,14 @@ demo: build
 	@rm -rf $(OUT)/hospital-dp $(OUT)/hospital-ledger.json
 	./bin/sanitize dp -c testdata/hospital-dp.yaml --in testdata/hospital.csv --out $(OUT)/hospital-dp --ledger $(OUT)/hospital-ledger.json
 
-# vet, formatting, all tests, and the race detector on the concurrent packages.
+# The packages whose code or tests start goroutines: the race detector's.
+RACE_PKGS = ./generalize ./table ./release ./dprun ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./internal/supervise
+
+# vet, formatting, all tests, and the race detector on the concurrent packages (-short:
+# there the tests leave out what has no concurrency to check; see BENCHMARKS.md).
 test: vet fmt
 	$(GO) test ./...
-	$(GO) test -race -short ./generalize ./table ./release ./dprun ./job ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./internal/supervise ./publish
+	$(GO) test -race -short $(RACE_PKGS)
 
 # The interop module (interop/, a module of its own so that the sanitize binary does not
 # carry DuckDB): every Parquet release of its suite read back and recounted with DuckDB.
@@ -47,7 +51,7 @@ browser-test:
 	SANITIZE_BROWSER_REQUIRED=1 $(GO) test -run Browser -v ./report
 
 race:
-	$(GO) test -race ./generalize ./table ./release ./dprun ./job ./verify ./dphist/... ./cmd/sanitize ./internal/safe ./internal/supervise ./publish
+	$(GO) test -race $(RACE_PKGS)
 
 vet:
 	$(GO) vet ./...
