@@ -11,14 +11,82 @@ import (
 	"unsafe"
 )
 
-// The memos are open-addressing tables (linear probing) of 1<<memoMinBits to
-// 1<<memoMaxBits slots, at most half of them used: a table doubles as it fills, and a
-// full table of the largest size takes no more (what it does not hold is worked out
-// every time).
+// memoTable remembers a value of type V per key of type K: an open-addressing table
+// (linear probing) of 1<<memoMinBits to 1<<memoMaxBits slots, at most half of them
+// used. A table doubles as it fills, and a full table of the largest size takes no
+// more (what it does not hold is worked out every time). Its zero value is an empty
+// table.
+//
+// Two keys are one when they are ==. Each comes with its hash, which its user
+// computes (the table is generic, so calling a key's method from it would be an
+// indirect call on the verifier's hot path): the hash's high bits pick the key's
+// first slot, and the table keeps it to place the key again as it grows.
+type memoTable[K comparable, V any] struct {
+	slots []memoSlot[K, V]
+	bits  uint
+	n     int
+}
+
+type memoSlot[K comparable, V any] struct {
+	key  K
+	val  V
+	hash uint64
+	used bool
+}
+
 const (
 	memoMinBits = 6
 	memoMaxBits = 14
 )
+
+// get returns the value remembered for k, whose hash is h.
+func (t *memoTable[K, V]) get(k K, h uint64) (V, bool) {
+	if t.slots != nil {
+		mask := uint(len(t.slots) - 1)
+		for i := uint(h >> (64 - t.bits)); t.slots[i].used; i = (i + 1) & mask {
+			if s := &t.slots[i]; s.hash == h && s.key == k {
+				return s.val, true
+			}
+		}
+	}
+	var zero V
+	return zero, false
+}
+
+// put remembers v for k, whose hash is h (a key get did not find).
+func (t *memoTable[K, V]) put(k K, h uint64, v V) {
+	switch grow, full := grows(t.n, t.bits); {
+	case full:
+		return
+	case grow:
+		t.grow()
+	}
+	mask := uint(len(t.slots) - 1)
+	i := uint(h >> (64 - t.bits))
+	for t.slots[i].used {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = memoSlot[K, V]{key: k, val: v, hash: h, used: true}
+	t.n++
+}
+
+// grow doubles the table (makes its first slots, when it has none).
+func (t *memoTable[K, V]) grow() {
+	old := t.slots
+	t.bits = max(t.bits+1, memoMinBits)
+	t.slots, t.n = make([]memoSlot[K, V], 1<<t.bits), 0
+	for _, s := range old {
+		if s.used {
+			t.put(s.key, s.hash, s.val)
+		}
+	}
+}
+
+// reset lets go of every key and value.
+func (t *memoTable[K, V]) reset() {
+	clear(t.slots)
+	t.n = 0
+}
 
 // grows reports whether a table of 1<<bits slots, n of them used, must grow to take
 // one more; full that it cannot.
@@ -40,22 +108,15 @@ func grows(n int, bits uint) (grow, full bool) {
 // shares its batch's memory), it lets go of every string each strMemoPeriod lookups:
 // it only ever holds strings of the recent records.
 type strMemo struct {
-	slots []strEntry
-	bits  uint
-	n     int
-	left  int // lookups until it lets go
-}
-
-type strEntry struct {
-	s  string
-	id int32 // the value's number + 1; 0: an empty slot
+	table memoTable[string, int32] // hashed by addrHash
+	left  int                      // lookups until it lets go
 }
 
 // strMemoPeriod is how many lookups a strMemo or a coverMemo holds its strings for.
 const strMemoPeriod = 1 << 16
 
 func newStrMemo() *strMemo {
-	return &strMemo{slots: make([]strEntry, 1<<memoMinBits), bits: memoMinBits, left: strMemoPeriod}
+	return &strMemo{left: strMemoPeriod}
 }
 
 // addrHash is a hash of where a string's bytes lie and of its length.
@@ -63,51 +124,18 @@ func addrHash(v string) uint64 {
 	return (uint64(uintptr(unsafe.Pointer(unsafe.StringData(v)))) ^ uint64(len(v))<<48) * 0x9e3779b97f4a7c15
 }
 
-// sameString reports whether a and b are equal, comparing their addresses first.
-func sameString(a, b string) bool {
-	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
-}
-
 // get returns the number remembered for v.
 func (m *strMemo) get(v string) (int32, bool) {
 	if m.left--; m.left < 0 {
-		clear(m.slots)
-		m.n, m.left = 0, strMemoPeriod
+		m.table.reset()
+		m.left = strMemoPeriod
 	}
-	mask := uint(len(m.slots) - 1)
-	for i := uint(addrHash(v) >> (64 - m.bits)); ; i = (i + 1) & mask {
-		e := &m.slots[i]
-		if e.id == 0 {
-			return 0, false
-		}
-		if sameString(e.s, v) {
-			return e.id - 1, true
-		}
-	}
+	return m.table.get(v, addrHash(v))
 }
 
 // put remembers that v, which get did not find, is number id.
 func (m *strMemo) put(v string, id int32) {
-	switch grow, full := grows(m.n, m.bits); {
-	case full:
-		return
-	case grow:
-		old := m.slots
-		m.bits++
-		m.slots, m.n = make([]strEntry, 1<<m.bits), 0
-		for _, e := range old {
-			if e.id != 0 {
-				m.put(e.s, e.id-1)
-			}
-		}
-	}
-	mask := uint(len(m.slots) - 1)
-	i := uint(addrHash(v) >> (64 - m.bits))
-	for m.slots[i].id != 0 {
-		i = (i + 1) & mask
-	}
-	m.slots[i] = strEntry{s: v, id: id + 1}
-	m.n++
+	m.table.put(v, addrHash(v), id)
 }
 
 // coverMemo remembers pairs of a released and an input value of a column that were
@@ -117,9 +145,7 @@ func (m *strMemo) put(v string, id int32) {
 // other strings is decided again, and remembered too). It remembers matches only: a
 // pair it does not hold is decided again.
 type coverMemo struct {
-	slots []coverEntry
-	bits  uint
-	n     int
+	table memoTable[stringPair, pairIDs]
 	left  int
 	// The pairs found this period, and looked for. A memo that finds fewer than half
 	// of those it looks for (a column of as many pairs as records: Mondrian's ranges
@@ -128,10 +154,23 @@ type coverMemo struct {
 	off          bool
 }
 
-type coverEntry struct {
-	r, o string
-	ids  pairIDs
-	used bool
+// stringPair is a pair of strings as a memo's key: where their bytes lie and their
+// lengths (whose pointers keep the bytes from being reused while the memo holds
+// them), so that two pairs are one when they are the same strings, not merely equal
+// ones.
+type stringPair struct {
+	r, o       *byte
+	rlen, olen int
+}
+
+func pairOf(r, o string) stringPair {
+	return stringPair{r: unsafe.StringData(r), o: unsafe.StringData(o), rlen: len(r), olen: len(o)}
+}
+
+func (p stringPair) hash() uint64 {
+	x := (uint64(uintptr(unsafe.Pointer(p.r))) ^ uint64(p.rlen)<<48) * 0x9e3779b97f4a7c15
+	x ^= uint64(uintptr(unsafe.Pointer(p.o))) ^ uint64(p.olen)<<48
+	return x * 0xff51afd7ed558ccd
 }
 
 // pairIDs is what a Counter makes of a pair of a released value and the input value
@@ -143,151 +182,56 @@ type pairIDs struct {
 }
 
 func newCoverMemo() *coverMemo {
-	return &coverMemo{slots: make([]coverEntry, 1<<memoMinBits), bits: memoMinBits, left: strMemoPeriod}
+	return &coverMemo{left: strMemoPeriod}
 }
 
-func coverSlotOf(r, o string, bits uint) uint {
-	x := addrHash(r) ^ uint64(uintptr(unsafe.Pointer(unsafe.StringData(o)))) ^ uint64(len(o))<<48
-	return uint((x * 0xff51afd7ed558ccd) >> (64 - bits))
-}
-
-// find returns the memo's entry of the pair (r, o), nil if it holds none.
-func (m *coverMemo) find(r, o string) *coverEntry {
+// find returns what the memo remembers of the pair (r, o); ok false if it holds none.
+func (m *coverMemo) find(r, o string) (ids pairIDs, ok bool) {
 	if m.left--; m.left < 0 {
-		m.reset()
+		m.table.reset()
+		m.off = !m.off && 2*m.found < m.finds
+		m.left, m.found, m.finds = strMemoPeriod, 0, 0
 	}
 	if m.off {
-		return nil
+		return pairIDs{}, false
 	}
 	m.finds++
-	e := &m.slots[coverSlotOf(r, o, m.bits)]
-	if e.used && sameAddr(e.r, r) && sameAddr(e.o, o) {
-		m.found++
-		return e
-	}
-	if !e.used {
-		return nil
-	}
-	if e = m.probe(r, o); e != nil {
+	p := pairOf(r, o)
+	if ids, ok = m.table.get(p, p.hash()); ok {
 		m.found++
 	}
-	return e
-}
-
-// probe is find past the pair's first slot.
-func (m *coverMemo) probe(r, o string) *coverEntry {
-	mask := uint(len(m.slots) - 1)
-	for i := (coverSlotOf(r, o, m.bits) + 1) & mask; ; i = (i + 1) & mask {
-		e := &m.slots[i]
-		if !e.used {
-			return nil
-		}
-		if sameAddr(e.r, r) && sameAddr(e.o, o) {
-			return e
-		}
-	}
-}
-
-// reset lets go of every pair, and starts a period.
-func (m *coverMemo) reset() {
-	clear(m.slots)
-	m.off = !m.off && 2*m.found < m.finds
-	m.n, m.left, m.found, m.finds = 0, strMemoPeriod, 0, 0
-}
-
-// sameAddr reports whether a and b are one string: the same bytes at the same
-// address (which a string the memo holds keeps from being reused).
-func sameAddr(a, b string) bool {
-	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+	return ids, ok
 }
 
 // put remembers that r matches o (a pair find did not find), and the pair's numbers.
 func (m *coverMemo) put(r, o string, ids pairIDs) {
-	if m.off {
-		return
+	if !m.off {
+		p := pairOf(r, o)
+		m.table.put(p, p.hash(), ids)
 	}
-	switch grow, full := grows(m.n, m.bits); {
-	case full:
-		return
-	case grow:
-		old := m.slots
-		m.bits++
-		m.slots, m.n = make([]coverEntry, 1<<m.bits), 0
-		for _, e := range old {
-			if e.used {
-				m.put(e.r, e.o, e.ids)
-			}
-		}
-	}
-	mask := uint(len(m.slots) - 1)
-	i := coverSlotOf(r, o, m.bits)
-	for m.slots[i].used {
-		i = (i + 1) & mask
-	}
-	m.slots[i] = coverEntry{r: r, o: o, ids: ids, used: true}
-	m.n++
 }
 
 // pairMemo remembers a value per pair of numbers (a released value's and an input
 // value's).
 type pairMemo struct {
-	slots []pairSlot
-	bits  uint
-	n     int
+	table memoTable[[2]int32, uint32]
 }
 
-type pairSlot struct {
-	a, b int32
-	v    uint32
-	used bool
-}
-
-func newPairMemo() *pairMemo {
-	return &pairMemo{slots: make([]pairSlot, 1<<memoMinBits), bits: memoMinBits}
-}
-
-func pairSlotOf(a, b int32, bits uint) uint {
+// pairHash is a hash of a pair of numbers.
+func pairHash(a, b int32) uint64 {
 	x := (uint64(uint32(a))<<32 | uint64(uint32(b))) * 0x9e3779b97f4a7c15
 	x ^= x >> 32
-	return uint((x * 0xff51afd7ed558ccd) >> (64 - bits))
+	return x * 0xff51afd7ed558ccd
 }
 
 // get returns the value remembered for the pair (a, b).
 func (m *pairMemo) get(a, b int32) (uint32, bool) {
-	mask := uint(len(m.slots) - 1)
-	for i := pairSlotOf(a, b, m.bits); ; i = (i + 1) & mask {
-		e := &m.slots[i]
-		if !e.used {
-			return 0, false
-		}
-		if e.a == a && e.b == b {
-			return e.v, true
-		}
-	}
+	return m.table.get([2]int32{a, b}, pairHash(a, b))
 }
 
 // put remembers v for the pair (a, b), which get did not find.
 func (m *pairMemo) put(a, b int32, v uint32) {
-	switch grow, full := grows(m.n, m.bits); {
-	case full:
-		return
-	case grow:
-		old := m.slots
-		m.bits++
-		m.slots, m.n = make([]pairSlot, 1<<m.bits), 0
-		for _, e := range old {
-			if e.used {
-				m.put(e.a, e.b, e.v)
-			}
-		}
-	}
-	mask := uint(len(m.slots) - 1)
-	i := pairSlotOf(a, b, m.bits)
-	for m.slots[i].used {
-		i = (i + 1) & mask
-	}
-	m.slots[i] = pairSlot{a: a, b: b, v: v, used: true}
-	m.n++
+	m.table.put([2]int32{a, b}, pairHash(a, b), v)
 }
 
 // valueNumbers numbers the distinct values of a column in the order they are met,

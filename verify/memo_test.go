@@ -53,15 +53,15 @@ func TestValueNumbers(t *testing.T) {
 			t.Fatalf("%q: number %d, want %d", v, id, w)
 		}
 	}
-	if vn.memo.bits != memoMaxBits || len(want) < numberedMax {
-		t.Fatalf("the memo has %d slots for %d values: the test does not fill it", len(vn.memo.slots), len(want))
+	if vn.memo.table.bits != memoMaxBits || len(want) < numberedMax {
+		t.Fatalf("the memo has %d slots for %d values: the test does not fill it", len(vn.memo.table.slots), len(want))
 	}
 }
 
 // TestPairMemo: the memo of pairs gives what a map gives, through its growth.
 func TestPairMemo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	m := newPairMemo()
+	var m pairMemo
 	want := map[[2]int32]uint32{}
 	for range 200000 {
 		a, b := int32(rng.IntN(200)), int32(rng.IntN(200))-1

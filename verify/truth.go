@@ -251,9 +251,9 @@ func (w *walker) mismatch(r, x []string) (int, error) {
 			continue
 		}
 		j := w.qcol[i]
-		if e := m.find(r[i], x[p]); e != nil {
+		if ids, ok := m.find(r[i], x[p]); ok {
 			if j >= 0 {
-				w.ids[j] = e.ids
+				w.ids[j] = ids
 			}
 			continue
 		}
