@@ -1,0 +1,310 @@
+package generalize
+
+import (
+	"context"
+	"math/big"
+)
+
+// check is how much of the requirements an evaluation decides.
+type check uint8
+
+const (
+	checkAll      check = iota // every requirement
+	checkMonotone              // k-anonymity and the monotone part (models.go) only
+)
+
+// evaluation is the outcome of counting one node.
+type evaluation struct {
+	node int
+	cls  *classes
+	// failing marks, per class of at least k records, those found failing a
+	// requirement other than k (nil: there is none); every class is decided when the
+	// node is anonymous.
+	failing []bool
+	// suppressed is the records of the classes found failing: all of them when the
+	// node is anonymous, otherwise more than the limit (or -1: not counted).
+	suppressed int
+	monotone   bool // k-anonymity and the monotone part hold within the suppression limit
+	anonymous  bool // every requirement holds within the limit (checkAll only)
+	// bounded: the monotone part holds, but the node's value with the classes failing
+	// it suppressed, a lower bound of its value, cannot beat the incumbent (checkAll
+	// with an incumbent only): the other requirements were not checked.
+	bounded bool
+	// lower is that lower bound when the monotone part holds (checkMonotone only).
+	lower *big.Int
+	work  int // source classes read
+}
+
+// incumbent is the best node found so far, for the bounds of evaluations (node < 0:
+// none).
+type incumbent struct {
+	node, height int
+	exact        *big.Int
+}
+
+// beats reports whether the incumbent is better than a node of the given height whose
+// exact value is exact, by the search's order: smaller value, then smaller sum of
+// levels, then smaller index. Given a lower bound of a node's value instead, it reports
+// that no value of the node at or above the bound beats the incumbent.
+func (b incumbent) beats(node, height int, exact *big.Int) bool {
+	if b.node < 0 {
+		return false
+	}
+	c := exact.Cmp(b.exact)
+	return c > 0 || (c == 0 && (height > b.height || (height == b.height && node > b.node)))
+}
+
+// fails reports whether class j of cls violates a model (and is suppressed); failing
+// marks the classes that fail a model other than k (nil: none).
+func (s *searcher) fails(cls *classes, failing []bool) func(j int) bool {
+	k := int32(s.opt.K)
+	if failing == nil {
+		return func(j int) bool { return cls.count(j) < k }
+	}
+	return func(j int) bool { return cls.count(j) < k || failing[j] }
+}
+
+// withHist reports whether class tables carry histograms: when a requirement is
+// decided on them (see evaluate).
+func (s *searcher) withHist() bool { return len(s.mod.histCols) > 0 }
+
+// evaluate counts the classes of node and checks chk's requirements on them; par
+// goroutines compute the keys of large tables. A checkAll evaluation given an
+// incumbent (inc.node ≥ 0) stops, before it reads the histograms, when the node's value
+// cannot beat it (bounded). Once ctx is cancelled it counts nothing and returns ctx's
+// error.
+//
+// When the requirements read histograms, every evaluation rolls them up, a checkMonotone
+// one too: its table is then a source for the full evaluations of the nodes above it,
+// which would otherwise roll up from the farther tables that have them, and cost more
+// than the histograms cost here (Adult, t=0.2 with 5% suppression: twice the time). A
+// node whose own table is cached is not counted again.
+//
+// The classes are checked in order until the records of the failing ones exceed the
+// suppression limit: the node is then not anonymous, whatever the others' verdicts (an
+// anonymous node's value needs every class's verdict, and it gets them). A class is
+// checked against k, then its value sets (the monotone part, cheap), then the models
+// read on its histograms, each stopping at the first requirement that fails.
+func (s *searcher) evaluate(ctx context.Context, node, par int, chk check, inc incumbent) (evaluation, error) {
+	if err := ctx.Err(); err != nil {
+		return evaluation{}, err
+	}
+	g := <-s.pool
+	g.par = par
+	defer func() { s.pool <- g }()
+	c, work := s.countNode(node, g)
+	ev := evaluation{node: node, cls: c.cls, suppressed: -1, work: work}
+	if c.cls == nil {
+		return ev, nil // more classes than an anonymous node can have
+	}
+	if s.mod.any() || s.pop != nil {
+		c.failing = make([]bool, c.cls.n)
+	}
+	if chk == checkMonotone || inc.node < 0 {
+		s.rollHists(&c, g) // now, since no bound may spare them
+	}
+	ok := s.checkSets(&c)
+	ev.suppressed = c.supp
+	if !ok {
+		return ev, nil
+	}
+	ev.monotone = true
+	if chk == checkMonotone {
+		ev.lower = s.lowerBound(&c)
+		return ev, nil
+	}
+	return s.checkRest(ev, &c, g, inc)
+}
+
+// nodeCount is an evaluation's node, its classes and the verdicts found so far.
+type nodeCount struct {
+	node   int
+	levels []int
+	cls    *classes
+	src    *classes // the table cls was rolled up from (nil: cls was cached)
+	assign []int32  // the class of each of src's classes (when a model reads its classes)
+	// failing marks the classes of at least k records found failing another
+	// requirement (nil: there is none).
+	failing []bool
+	supp    int // the records of the classes found failing
+}
+
+// suppress marks class j of c failing and counts its records suppressed.
+func (c *nodeCount) suppress(j int) {
+	c.failing[j] = true
+	c.supp += int(c.cls.count(j))
+}
+
+// countNode returns node's classes: its cached table when that has what the
+// requirements read, otherwise a roll-up of its source (the cached specialization of
+// fewest classes) on g, with the number of source classes read. The classes are nil
+// when the roll-up of a large source stopped at more classes than an anonymous node can
+// have.
+func (s *searcher) countNode(node int, g *grouper) (nodeCount, int) {
+	hist := s.withHist()
+	c := nodeCount{node: node, levels: s.lat.Levels(node, make([]int, 0, s.q))}
+	if t := s.cache[node]; t != nil && (!hist || t.hist != nil) {
+		c.cls = t
+		return c, 0
+	}
+	c.src = s.source(node, hist)
+	srcLevels := s.lat.Levels(c.src.node, make([]int, 0, s.q))
+	maps := make([][]int32, s.q)
+	sizes := make([]int, s.q)
+	for i := range s.q {
+		maps[i] = s.maps[i][srcLevels[i]][c.levels[i]]
+		sizes[i] = s.t.Columns[i].Hierarchy.Size(c.levels[i])
+	}
+	// A node with more classes than limit is not anonymous: every class of k records
+	// or more takes k of the rows, every smaller class at least one of the records
+	// that may be suppressed. On a large source, counting stops there: the table is
+	// not kept for later roll-ups, which on a small source costs more than it saves.
+	limit := 0
+	if c.src.n >= abortMinSource {
+		limit = s.t.Rows/s.opt.K + s.opt.MaxSuppressed
+	}
+	if s.radix(c.src) {
+		// Room for the count's scratch within the cache's bound: cached tables go
+		// (never the source). Only the search's goroutine gets here: a batch with a
+		// source this large is counted one node at a time (evaluateBatch), so no
+		// other evaluation reads the cache meanwhile.
+		s.evict(s.opt.CacheEntries-scratchEntries(c.src, sizes), c.src)
+	}
+	if s.mod.any() {
+		if cap(g.assign) < c.src.n {
+			g.assign = make([]int32, c.src.n)
+		}
+		c.assign = g.assign[:c.src.n]
+	}
+	var work int
+	c.cls, work = g.rollUp(c.src, node, maps, sizes, c.assign, limit)
+	if c.cls != nil && s.mod.any() {
+		c.cls.sets = s.mod.rollSets(c.src, c.assign, c.cls.n)
+	}
+	return c, work
+}
+
+// rollHists gives c's classes their histograms, when the requirements read them and
+// they have none yet.
+func (s *searcher) rollHists(c *nodeCount, g *grouper) {
+	if s.withHist() && c.cls.hist == nil {
+		c.cls.hist = s.mod.rollHists(c.src, c.assign, c.cls.n, s.mod.histCols, &g.hist)
+	}
+}
+
+// checkSets decides the monotone part, k and the value sets, class by class, and
+// reports whether it holds within the suppression limit (it stops past the limit).
+func (s *searcher) checkSets(c *nodeCount) bool {
+	k, most := int32(s.opt.K), s.opt.MaxSuppressed
+	sets := len(s.mod.setCols) > 0
+	for j := 0; j < c.cls.n && c.supp <= most; j++ {
+		n := c.cls.count(j)
+		switch {
+		case n < k:
+			c.supp += int(n)
+		case sets && s.mod.setFails(c.cls, j):
+			c.suppress(j)
+		}
+	}
+	return c.supp <= most
+}
+
+// lowerBound is the node's value with the classes found failing suppressed: once the
+// monotone part is decided, a lower bound of its value. The requirements suppress
+// those classes and perhaps more, and suppressing a class never lowers a metric's
+// value (a suppressed record's loss is the largest; discernibility charges it the
+// table's size, at least its class's).
+func (s *searcher) lowerBound(c *nodeCount) *big.Int {
+	lower, _ := s.met.exact(c.levels, c.cls, s.fails(c.cls, c.failing))
+	return lower
+}
+
+// checkRest decides, on a node where the monotone part holds (ev), the requirements
+// read on the histograms, the population and the released classes as a whole, in
+// that order, each class stopping at the first that fails; before the first of them
+// that needs more than the classes, it stops (bounded) when the node's lower bound
+// cannot beat inc.
+func (s *searcher) checkRest(ev evaluation, c *nodeCount, g *grouper, inc incumbent) (evaluation, error) {
+	hist := s.withHist()
+	if hist {
+		if s.boundedBy(c, inc) {
+			ev.bounded = true
+			return ev, nil
+		}
+		s.rollHists(c, g)
+		ok := s.checkHists(c, g)
+		ev.suppressed = c.supp
+		if !ok {
+			return ev, nil
+		}
+	}
+	if s.pop != nil {
+		if !hist && s.boundedBy(c, inc) {
+			ev.bounded = true
+			return ev, nil
+		}
+		ok := s.checkPopulation(c)
+		ev.suppressed = c.supp
+		if !ok {
+			return ev, nil
+		}
+	}
+	if s.opt.Risks.any() {
+		fails := s.fails(c.cls, c.failing)
+		ok, err := s.opt.Risks.hold(c.cls.n, func(j int) int32 {
+			if fails(j) {
+				return 0
+			}
+			return c.cls.count(j)
+		})
+		if err != nil || !ok {
+			return ev, err
+		}
+	}
+	ev.failing, ev.anonymous = c.failing, true
+	return ev, nil
+}
+
+// boundedBy reports whether the incumbent (inc.node ≥ 0) beats c's node at its lower
+// bound, and so at its value.
+func (s *searcher) boundedBy(c *nodeCount, inc incumbent) bool {
+	return inc.node >= 0 && inc.beats(c.node, s.height(c.levels), s.lowerBound(c))
+}
+
+// checkHists decides the models read on the classes' histograms, class by class, and
+// reports whether they hold within the suppression limit (it stops past the limit).
+func (s *searcher) checkHists(c *nodeCount, g *grouper) bool {
+	if g.check == nil {
+		g.check = s.mod.checker()
+	}
+	k, most := int32(s.opt.K), s.opt.MaxSuppressed
+	for j := 0; j < c.cls.n && c.supp <= most; j++ {
+		if !c.failing[j] && c.cls.count(j) >= k && g.check.histFails(c.cls, j) {
+			c.suppress(j)
+		}
+	}
+	return c.supp <= most
+}
+
+// checkPopulation decides the models measured against the population, class by
+// class, and reports whether they hold within the suppression limit (it stops past
+// the limit).
+func (s *searcher) checkPopulation(c *nodeCount) bool {
+	pop := s.pop.countsOf(c.node, c.levels, c.cls)
+	k, most := int32(s.opt.K), s.opt.MaxSuppressed
+	for j := 0; j < c.cls.n && c.supp <= most; j++ {
+		if !c.failing[j] && c.cls.count(j) >= k && s.pop.model.fails(c.cls.count(j), pop[j]) {
+			c.suppress(j)
+		}
+	}
+	return c.supp <= most
+}
+
+// height is the sum of levels.
+func (s *searcher) height(levels []int) int {
+	h := 0
+	for _, l := range levels {
+		h += l
+	}
+	return h
+}
