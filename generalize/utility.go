@@ -126,92 +126,28 @@ func UtilityClasses(ct *ClassTable, class []int32, covers ClassCovers, values []
 // utility is Utility on the rows of t, row r standing for weight[r] records (nil: one
 // each).
 func utility(t *Table, weight []int32, class []int32, covers ClassCovers, values [][]float64, k int) (Metrics, error) {
-	if len(t.Columns) == 0 {
-		return Metrics{}, errors.New("utility: no quasi-identifiers")
+	if err := checkUtilityTable(t, k); err != nil {
+		return Metrics{}, err
 	}
-	if t.Rows < 0 || t.Rows > math.MaxInt32 {
-		return Metrics{}, fmt.Errorf("utility: %d records: at most %d can be counted", t.Rows, math.MaxInt32)
-	}
-	for _, col := range t.Columns {
-		if col.Hierarchy == nil {
-			return Metrics{}, fmt.Errorf("utility: column %q has no hierarchy", col.Name)
-		}
-		if col.Codes.Len() != t.Rows {
-			return Metrics{}, fmt.Errorf("utility: column %q: %d codes for %d rows", col.Name, col.Codes.Len(), t.Rows)
-		}
-	}
-	if k < 1 {
-		return Metrics{}, fmt.Errorf("utility: k must be at least 1, got %d", k)
-	}
-	q := len(t.Columns)
 	if len(class) != t.Rows {
 		return Metrics{}, fmt.Errorf("utility: %d class indexes for %d records", len(class), t.Rows)
 	}
-	if values != nil && len(values) != q {
-		return Metrics{}, fmt.Errorf("utility: values for %d columns, the table has %d quasi-identifiers", len(values), q)
+	vals, err := utilityValues(t, values)
+	if err != nil {
+		return Metrics{}, err
 	}
-	vals := make([][]float64, q)
-	for j, col := range t.Columns {
-		if values == nil || values[j] == nil {
-			continue
-		}
-		v := values[j]
-		if len(v) != col.Hierarchy.Leaves() {
-			return Metrics{}, fmt.Errorf("utility: column %q: %d values for %d leaves", col.Name, len(v), col.Hierarchy.Leaves())
-		}
-		for x, f := range v {
-			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return Metrics{}, fmt.Errorf("utility: column %q: the value of leaf %d is not finite", col.Name, x)
-			}
-		}
-		vals[j] = v
+	if err := checkUtilityCovers(t, covers, vals); err != nil {
+		return Metrics{}, err
 	}
-	if len(covers.Dict) != q && (len(covers.Dict) != 0 || len(covers.Index) != 0) {
-		return Metrics{}, fmt.Errorf("utility: released values of %d quasi-identifiers, the table has %d", len(covers.Dict), q)
+	sizes, supp, n, err := classSizes(class, weight, covers.Classes())
+	if err != nil {
+		return Metrics{}, err
 	}
-	if len(covers.Index)%q != 0 {
-		return Metrics{}, fmt.Errorf("utility: %d cover indexes, not a multiple of the %d quasi-identifiers", len(covers.Index), q)
-	}
-	for j, dict := range covers.Dict {
-		for i, cv := range dict {
-			if err := cv.check(t.Columns[j].Hierarchy, vals[j]); err != nil {
-				return Metrics{}, fmt.Errorf("utility: column %q, released value %d: %w", t.Columns[j].Name, i, err)
-			}
-		}
-	}
-	classes := covers.Classes()
-	for i, x := range covers.Index {
-		if x < 0 || int(x) >= len(covers.Dict[i%q]) {
-			return Metrics{}, fmt.Errorf("utility: class %d, column %q: released value %d outside 0..%d", i/q, t.Columns[i%q].Name, x, len(covers.Dict[i%q])-1)
-		}
-	}
-
-	sizes := make([]int32, classes)
-	var supp, n int64
-	for r, c := range class {
-		w := int32(1)
-		if weight != nil {
-			w = weight[r]
-		}
-		n += int64(w)
-		switch {
-		case c == -1:
-			supp += int64(w)
-		case c < -1 || int(c) >= classes:
-			return Metrics{}, fmt.Errorf("utility: record %d: class %d outside -1..%d", r, c, classes-1)
-		default:
-			sizes[c] += w
-		}
-	}
-	if n > math.MaxInt32 {
-		return Metrics{}, fmt.Errorf("utility: %d records: at most %d can be counted", n, math.MaxInt32)
-	}
-
-	per := make([]columnUtility, q)
-	errs := make([]error, q)
-	sem := make(chan struct{}, max(1, min(q, runtime.GOMAXPROCS(0))))
+	per := make([]columnUtility, len(t.Columns))
+	errs := make([]error, len(t.Columns))
+	sem := make(chan struct{}, max(1, min(len(t.Columns), runtime.GOMAXPROCS(0))))
 	var wg sync.WaitGroup
-	for j := range q {
+	for j := range t.Columns {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
@@ -228,14 +164,117 @@ func utility(t *Table, weight []int32, class []int32, covers ClassCovers, values
 			return Metrics{}, err
 		}
 	}
+	return utilityMetrics(per, sizes, supp, n, k), nil
+}
 
+// checkUtilityTable rejects a table Utility cannot measure, and a k below 1.
+func checkUtilityTable(t *Table, k int) error {
+	if len(t.Columns) == 0 {
+		return errors.New("utility: no quasi-identifiers")
+	}
+	if t.Rows < 0 || t.Rows > math.MaxInt32 {
+		return fmt.Errorf("utility: %d records: at most %d can be counted", t.Rows, math.MaxInt32)
+	}
+	for _, col := range t.Columns {
+		if col.Hierarchy == nil {
+			return fmt.Errorf("utility: column %q has no hierarchy", col.Name)
+		}
+		if col.Codes.Len() != t.Rows {
+			return fmt.Errorf("utility: column %q: %d codes for %d rows", col.Name, col.Codes.Len(), t.Rows)
+		}
+	}
+	if k < 1 {
+		return fmt.Errorf("utility: k must be at least 1, got %d", k)
+	}
+	return nil
+}
+
+// utilityValues returns Utility's values, checked against t, one entry per column
+// (nil: the column has no numeric values).
+func utilityValues(t *Table, values [][]float64) ([][]float64, error) {
+	q := len(t.Columns)
+	if values != nil && len(values) != q {
+		return nil, fmt.Errorf("utility: values for %d columns, the table has %d quasi-identifiers", len(values), q)
+	}
+	vals := make([][]float64, q)
+	for j, col := range t.Columns {
+		if values == nil || values[j] == nil {
+			continue
+		}
+		v := values[j]
+		if len(v) != col.Hierarchy.Leaves() {
+			return nil, fmt.Errorf("utility: column %q: %d values for %d leaves", col.Name, len(v), col.Hierarchy.Leaves())
+		}
+		for x, f := range v {
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("utility: column %q: the value of leaf %d is not finite", col.Name, x)
+			}
+		}
+		vals[j] = v
+	}
+	return vals, nil
+}
+
+// checkUtilityCovers rejects covers that do not fit t's columns and their values vals.
+func checkUtilityCovers(t *Table, covers ClassCovers, vals [][]float64) error {
+	q := len(t.Columns)
+	if len(covers.Dict) != q && (len(covers.Dict) != 0 || len(covers.Index) != 0) {
+		return fmt.Errorf("utility: released values of %d quasi-identifiers, the table has %d", len(covers.Dict), q)
+	}
+	if len(covers.Index)%q != 0 {
+		return fmt.Errorf("utility: %d cover indexes, not a multiple of the %d quasi-identifiers", len(covers.Index), q)
+	}
+	for j, dict := range covers.Dict {
+		for i, cv := range dict {
+			if err := cv.check(t.Columns[j].Hierarchy, vals[j]); err != nil {
+				return fmt.Errorf("utility: column %q, released value %d: %w", t.Columns[j].Name, i, err)
+			}
+		}
+	}
+	for i, x := range covers.Index {
+		if x < 0 || int(x) >= len(covers.Dict[i%q]) {
+			return fmt.Errorf("utility: class %d, column %q: released value %d outside 0..%d", i/q, t.Columns[i%q].Name, x, len(covers.Dict[i%q])-1)
+		}
+	}
+	return nil
+}
+
+// classSizes returns the records of each of the given number of classes, the records
+// suppressed (class −1) and all records, row r standing for weight[r] records (nil:
+// one each).
+func classSizes(class, weight []int32, classes int) (sizes []int32, supp, n int64, err error) {
+	sizes = make([]int32, classes)
+	for r, c := range class {
+		w := int32(1)
+		if weight != nil {
+			w = weight[r]
+		}
+		n += int64(w)
+		switch {
+		case c == -1:
+			supp += int64(w)
+		case c < -1 || int(c) >= classes:
+			return nil, 0, 0, fmt.Errorf("utility: record %d: class %d outside -1..%d", r, c, classes-1)
+		default:
+			sizes[c] += w
+		}
+	}
+	if n > math.MaxInt32 {
+		return nil, 0, 0, fmt.Errorf("utility: %d records: at most %d can be counted", n, math.MaxInt32)
+	}
+	return sizes, supp, n, nil
+}
+
+// utilityMetrics combines the columns' shares per of the metrics of a release of n
+// records, supp of them suppressed, in classes of the given sizes, at the given k.
+func utilityMetrics(per []columnUtility, sizes []int32, supp, n int64, k int) Metrics {
 	var m Metrics
 	for _, u := range per {
 		m.Loss += u.loss
 		m.NCP += u.ncp
 		m.NonUniformEntropy += u.nue
 	}
-	if n > 0 {
+	if q := len(per); n > 0 {
 		m.Loss /= float64(n) * float64(q)
 		m.NCP /= float64(n) * float64(q)
 	}
@@ -251,7 +290,7 @@ func utility(t *Table, weight []int32, class []int32, covers ClassCovers, values
 	if released > 0 {
 		m.CAvg = float64(n-supp) / float64(released) / float64(k)
 	}
-	return m, nil
+	return m
 }
 
 // check reports whether the cover is a node of h, or a range of leaves of a column with
@@ -370,57 +409,20 @@ func scanCodes[T uint8 | uint16 | int32](codes []T, class, weight []int32, freq 
 	return -1, scanOK
 }
 
+// measure returns the column's share of the metrics, after checking that every
+// record's code is a leaf of the hierarchy that its class's released value covers.
 func (u *utilityColumn) measure() (columnUtility, error) {
-	h := u.col.Hierarchy
-	leaves := h.Leaves()
-	cc := &coverCheck{cover: make([]compactCover, len(u.sizes)), up: h.up, values: u.vals}
-	hasRange := false
-	for c := range cc.cover {
-		cover := u.covers.At(c, u.j)
-		if cover.Level >= 0 {
-			cc.cover[c] = compactCover{level: cover.Level, a: cover.Code}
-		} else {
-			cc.cover[c] = compactCover{level: -1, a: cover.Lo, b: cover.Hi}
-			hasRange = true
-		}
+	cc, hasRange := u.coverCheck()
+	if err := u.scan(cc); err != nil {
+		return columnUtility{}, err
 	}
-	u.freq = make([]int64, leaves)
-	codes := u.col.Codes
-	var bad, why int
-	switch {
-	case codes.u8 != nil:
-		bad, why = scanCodes(codes.u8, u.class, u.weight, u.freq, cc)
-	case codes.u16 != nil:
-		bad, why = scanCodes(codes.u16, u.class, u.weight, u.freq, cc)
-	default:
-		bad, why = scanCodes(codes.i32, u.class, u.weight, u.freq, cc)
-	}
-	switch why {
-	case scanBadCode:
-		return columnUtility{}, fmt.Errorf("utility: record %d, column %q: leaf code outside the hierarchy's 0..%d", bad, u.col.Name, leaves-1)
-	case scanNotCovered:
-		return columnUtility{}, fmt.Errorf("utility: record %d, column %q: the value released by class %d does not cover the record's value", bad, u.col.Name, u.class[bad])
-	}
-
 	u.nodeStats()
 	if hasRange {
 		u.rangeIndex()
 	}
-
-	// The spread of the values present in the table, NCP's denominator.
-	var spread float64
-	if u.vals != nil {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for x, f := range u.freq {
-			if f > 0 {
-				lo, hi = min(lo, u.vals[x]), max(hi, u.vals[x])
-			}
-		}
-		if hi > lo {
-			spread = hi - lo
-		}
-	}
-
+	h := u.col.Hierarchy
+	leaves := h.Leaves()
+	spread := u.spread()
 	// Non-uniform entropy: a record of leaf x in a class whose cover has frequency F
 	// costs log2 F − log2 f(x). Summed per class, Σ |c| log2 F(c) over the classes minus
 	// Σ f(x) log2 f(x) over the leaves. A cover with a single present leaf x costs its
@@ -461,7 +463,6 @@ func (u *utilityColumn) measure() (columnUtility, error) {
 			entropy -= float64(f-single[x]) * math.Log2(float64(f))
 		}
 	}
-
 	var out columnUtility
 	out.loss = float64(u.supp)
 	if leaves > 1 {
@@ -470,6 +471,65 @@ func (u *utilityColumn) measure() (columnUtility, error) {
 	out.ncp = float64(u.supp) + ncpSum + float64(ncpCount)/float64(leaves)
 	out.nue = max(0, entropy)
 	return out, nil
+}
+
+// coverCheck returns every class's released value of the column in compact form,
+// and whether one of them is a range.
+func (u *utilityColumn) coverCheck() (*coverCheck, bool) {
+	cc := &coverCheck{cover: make([]compactCover, len(u.sizes)), up: u.col.Hierarchy.up, values: u.vals}
+	hasRange := false
+	for c := range cc.cover {
+		cover := u.covers.At(c, u.j)
+		if cover.Level >= 0 {
+			cc.cover[c] = compactCover{level: cover.Level, a: cover.Code}
+		} else {
+			cc.cover[c] = compactCover{level: -1, a: cover.Lo, b: cover.Hi}
+			hasRange = true
+		}
+	}
+	return cc, hasRange
+}
+
+// scan counts the records of every leaf into u.freq, and rejects the first record
+// whose code is not a leaf or whose class's released value (cc) does not cover it.
+func (u *utilityColumn) scan(cc *coverCheck) error {
+	leaves := u.col.Hierarchy.Leaves()
+	u.freq = make([]int64, leaves)
+	codes := u.col.Codes
+	var bad, why int
+	switch {
+	case codes.u8 != nil:
+		bad, why = scanCodes(codes.u8, u.class, u.weight, u.freq, cc)
+	case codes.u16 != nil:
+		bad, why = scanCodes(codes.u16, u.class, u.weight, u.freq, cc)
+	default:
+		bad, why = scanCodes(codes.i32, u.class, u.weight, u.freq, cc)
+	}
+	switch why {
+	case scanBadCode:
+		return fmt.Errorf("utility: record %d, column %q: leaf code outside the hierarchy's 0..%d", bad, u.col.Name, leaves-1)
+	case scanNotCovered:
+		return fmt.Errorf("utility: record %d, column %q: the value released by class %d does not cover the record's value", bad, u.col.Name, u.class[bad])
+	}
+	return nil
+}
+
+// spread is the spread of the column's values present in the table, NCP's
+// denominator (0: no values, or a single one).
+func (u *utilityColumn) spread() float64 {
+	if u.vals == nil {
+		return 0
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for x, f := range u.freq {
+		if f > 0 {
+			lo, hi = min(lo, u.vals[x]), max(hi, u.vals[x])
+		}
+	}
+	if hi > lo {
+		return hi - lo
+	}
+	return 0
 }
 
 // nodeStats fills u.nodes from the hierarchy and the leaves' frequencies.
