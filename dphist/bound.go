@@ -105,47 +105,74 @@ func (b Bound) Keep(unit, cell []uint64, keep []bool) (int, error) {
 	// bucket in order. Large inputs are cut into parts done in parallel: part p of the
 	// input (rows n·p/parts to n·(p+1)/parts) fills each bucket after the parts before
 	// it, and the buckets are shared out among the parts; the result is the same.
-	topBits := min(boundBits, max(bits.Len(uint(n))-10, 0))
-	shift := 64 - topBits // a shift by 64 gives 0: one bucket
-	parts := 1
+	l := newBoundLayout(unit)
+	keys, cells := l.scatter(unit, cell, b.Cells > 0)
+	flags, kept := l.decide(b, keys, cells)
+	l.gather(unit, flags, keep)
+	return kept, nil
+}
+
+// boundLayout is where Keep's rows go: the buckets (by the top bits of their mixed unit
+// hash) and, per part of the input, where its rows of each bucket start.
+type boundLayout struct {
+	n, parts  int
+	topBits   int
+	shift     int     // a row's bucket is its mixed hash >> shift (64: one bucket)
+	off       [][]int // off[p][d]: where part p's rows of bucket d go
+	starts    []int   // starts[d]: bucket d's first row; starts[1<<topBits] = n
+	maxBucket int     // the most rows in a bucket
+}
+
+// newBoundLayout counts the rows of each bucket per part (in parallel) and lays the
+// buckets out one after another, each part's rows of a bucket after the parts before.
+func newBoundLayout(unit []uint64) *boundLayout {
+	n := len(unit)
+	l := &boundLayout{n: n, parts: 1, topBits: min(boundBits, max(bits.Len(uint(n))-10, 0))}
+	l.shift = 64 - l.topBits // a shift by 64 gives 0: one bucket
 	if n >= boundParallel {
-		parts = min(max(runtime.GOMAXPROCS(0), 2), boundMaxParts)
+		l.parts = min(max(runtime.GOMAXPROCS(0), 2), boundMaxParts)
 	}
-	rowsOf := func(p int) (lo, hi int) {
-		return int(int64(n) * int64(p) / int64(parts)), int(int64(n) * int64(p+1) / int64(parts))
-	}
-	// off[p][d]: where part p's rows of bucket d go, once counted.
-	off := make([][]int, parts)
-	boundEach(parts, func(p int) {
-		c := make([]int, 1<<topBits)
-		lo, hi := rowsOf(p)
+	buckets := 1 << l.topBits
+	l.off = make([][]int, l.parts)
+	boundEach(l.parts, func(p int) {
+		c := make([]int, buckets)
+		lo, hi := l.rows(p)
 		for _, u := range unit[lo:hi] {
-			c[boundMix(u)>>shift]++
+			c[boundMix(u)>>l.shift]++
 		}
-		off[p] = c
+		l.off[p] = c
 	})
-	starts := make([]int, 1<<topBits+1)
-	maxBucket := 0
-	for d := range 1 << topBits {
-		at := starts[d]
-		for _, o := range off {
+	l.starts = make([]int, buckets+1)
+	for d := range buckets {
+		at := l.starts[d]
+		for _, o := range l.off {
 			o[d], at = at, at+o[d]
 		}
-		starts[d+1] = at
-		maxBucket = max(maxBucket, at-starts[d])
+		l.starts[d+1] = at
+		l.maxBucket = max(l.maxBucket, at-l.starts[d])
 	}
-	keys := make([]uint64, n)
-	var cells []uint64
-	if b.Cells > 0 {
-		cells = make([]uint64, n)
+	return l
+}
+
+// rows returns part p's rows: n·p/parts to n·(p+1)/parts.
+func (l *boundLayout) rows(p int) (lo, hi int) {
+	return int(int64(l.n) * int64(p) / int64(l.parts)), int(int64(l.n) * int64(p+1) / int64(l.parts))
+}
+
+// scatter returns the rows' mixed unit hashes, and their cells when withCells, in
+// bucket order (input order within a bucket).
+func (l *boundLayout) scatter(unit, cell []uint64, withCells bool) (keys, cells []uint64) {
+	keys = make([]uint64, l.n)
+	if withCells {
+		cells = make([]uint64, l.n)
 	}
-	boundEach(parts, func(p int) {
-		next := slices.Clone(off[p])
-		lo, hi := rowsOf(p)
+	boundEach(l.parts, func(p int) {
+		next := slices.Clone(l.off[p])
+		lo, hi := l.rows(p)
 		if cells == nil {
 			for _, u := range unit[lo:hi] {
 				g := boundMix(u)
-				j := &next[g>>shift]
+				j := &next[g>>l.shift]
 				keys[*j] = g
 				*j++
 			}
@@ -153,37 +180,48 @@ func (b Bound) Keep(unit, cell []uint64, keep []bool) (int, error) {
 		}
 		for r := lo; r < hi; r++ {
 			g := boundMix(unit[r])
-			j := &next[g>>shift]
+			j := &next[g>>l.shift]
 			keys[*j], cells[*j] = g, cell[r]
 			*j++
 		}
 	})
-	flags := make([]bool, n)
-	kept := make([]int, parts)
-	boundEach(parts, func(p int) {
-		// Part p's buckets: those starting in its share of the rows.
-		lo, hi := rowsOf(p)
-		d0, _ := slices.BinarySearch(starts[:1<<topBits], lo)
-		d1, _ := slices.BinarySearch(starts[:1<<topBits], hi)
-		if p == parts-1 {
-			d1 = 1 << topBits
+	return keys, cells
+}
+
+// decide decides the rows bucket by bucket, each part the buckets starting in its share
+// of the rows: it returns their flags in bucket order and the number kept.
+func (l *boundLayout) decide(b Bound, keys, cells []uint64) ([]bool, int) {
+	flags := make([]bool, l.n)
+	kept := make([]int, l.parts)
+	buckets := 1 << l.topBits
+	boundEach(l.parts, func(p int) {
+		lo, hi := l.rows(p)
+		d0, _ := slices.BinarySearch(l.starts[:buckets], lo)
+		d1, _ := slices.BinarySearch(l.starts[:buckets], hi)
+		if p == l.parts-1 {
+			d1 = buckets
 		}
-		kept[p] = b.keepBuckets(keys, cells, flags, starts[d0:d1+1], shift, maxBucket)
-	})
-	boundEach(parts, func(p int) {
-		next := off[p]
-		lo, hi := rowsOf(p)
-		for r := lo; r < hi; r++ {
-			j := &next[boundMix(unit[r])>>shift]
-			keep[r] = flags[*j]
-			*j++
-		}
+		kept[p] = b.keepBuckets(keys, cells, flags, l.starts[d0:d1+1], l.shift, l.maxBucket)
 	})
 	total := 0
 	for _, k := range kept {
 		total += k
 	}
-	return total, nil
+	return flags, total
+}
+
+// gather sets keep, in input order, to the flags in bucket order, walking the input
+// again (which reads each bucket in order). It uses up l.off.
+func (l *boundLayout) gather(unit []uint64, flags, keep []bool) {
+	boundEach(l.parts, func(p int) {
+		next := l.off[p]
+		lo, hi := l.rows(p)
+		for r := lo; r < hi; r++ {
+			j := &next[boundMix(unit[r])>>l.shift]
+			keep[r] = flags[*j]
+			*j++
+		}
+	})
 }
 
 // Parallelism: inputs of boundParallel rows or more are cut into up to boundMaxParts
