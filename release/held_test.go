@@ -87,6 +87,9 @@ func TestHeldColumns(t *testing.T) {
 
 	for _, format := range []string{"csv", "parquet", "arrow"} {
 		t.Run(format, func(t *testing.T) {
+			if testing.Short() && format != "csv" {
+				t.Skip("the race run: one release of held columns (the other formats' writers race in TestFormatsAgree)")
+			}
 			out := filepath.Join(dir, "r."+format)
 			if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 				t.Fatal(err)
