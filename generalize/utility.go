@@ -420,6 +420,12 @@ func (u *utilityColumn) measure() (columnUtility, error) {
 	if hasRange {
 		u.rangeIndex()
 	}
+	return u.share(), nil
+}
+
+// share is the column's share of the metrics, once scan and nodeStats (and, when a
+// class releases a range, rangeIndex) have indexed it.
+func (u *utilityColumn) share() columnUtility {
 	h := u.col.Hierarchy
 	leaves := h.Leaves()
 	spread := u.spread()
@@ -470,7 +476,7 @@ func (u *utilityColumn) measure() (columnUtility, error) {
 	}
 	out.ncp = float64(u.supp) + ncpSum + float64(ncpCount)/float64(leaves)
 	out.nue = max(0, entropy)
-	return out, nil
+	return out
 }
 
 // coverCheck returns every class's released value of the column in compact form,
