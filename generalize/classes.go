@@ -571,87 +571,111 @@ func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K,
 	width := radixWidth(n, bucket)
 	buckets, shift := 1<<width, uint(64-width)
 	parts := max(par, 1)
-	// segs[p] are the chunks of the source classes n·p/parts … n·(p+1)/parts−1 that
-	// goroutine p moved, each sorted by bucket (a counting sort): bucket b of a chunk
-	// is keys[start[b]:start[b+1]].
-	type segment struct {
-		keys   []K
-		counts []int32
-		start  []int32
-	}
-	segs := make([][]segment, parts)
-	scatter := func(p int) {
-		lo, end := n*p/parts, n*(p+1)/parts
-		size := min(chunkRows, end-lo)
-		chunk, bucket := make([]K, size), make([]uint16, size)
-		hist := make([]int32, buckets+1)
-		for ; lo < end; lo += size {
-			hi := min(lo+size, end)
-			keys, bk := chunk[:hi-lo], bucket[:hi-lo]
-			keysOf(keys, lo, hi)
-			clear(hist)
-			for j, k := range keys {
-				b := uint16(mix(uint64(k), true) >> shift)
-				bk[j] = b
-				hist[b+1]++
-			}
-			for b := 1; b <= buckets; b++ {
-				hist[b] += hist[b-1]
-			}
-			seg := segment{keys: make([]K, len(keys)), start: slices.Clone(hist)}
-			next := hist[:buckets] // where the next key of every bucket goes
-			out := seg.keys
-			for j, k := range keys {
-				b := bk[j]
-				out[next[b]] = k
-				next[b]++
-			}
-			if src.counts != nil {
-				seg.counts = make([]int32, len(keys))
-				copy(next, seg.start[:buckets])
-				for j, c := range src.counts[lo:hi] {
-					b := bk[j]
-					seg.counts[next[b]] = c
-					next[b]++
-				}
-			}
-			segs[p] = append(segs[p], seg)
-		}
-	}
-	type result struct {
-		keys   []K
-		counts []int32
-		over   bool
-	}
-	results := make([]result, parts)
+	segs := make([][]radixSegment[K], parts)
+	fanOut(parts, func(p int) {
+		segs[p] = radixScatter(src, keysOf, n*p/parts, n*(p+1)/parts, buckets, shift)
+	})
+	results := make([]radixPart[K], parts)
 	// counted is the keys found so far by all goroutines: buckets hold different keys,
 	// so once it exceeds limit, so does the count, and every goroutine stops.
 	var counted atomic.Int64
-	count := func(p int) {
-		t := &radixTable[K]{}
-		res := &results[p]
-		for b := buckets * p / parts; b < buckets*(p+1)/parts; b++ {
-			t.reset()
-			for q := range parts {
-				for _, sg := range segs[q] {
-					from, to := sg.start[b], sg.start[b+1]
-					var c []int32
-					if sg.counts != nil {
-						c = sg.counts[from:to]
-					}
-					t.addAll(sg.keys[from:to], c)
-				}
-			}
-			found := len(res.keys)
-			res.keys, res.counts = t.appendTo(res.keys, res.counts)
-			if counted.Add(int64(len(res.keys)-found)) > int64(limit) {
-				res.over = true
-				return
+	fanOut(parts, func(p int) {
+		results[p] = radixGather(segs, buckets*p/parts, buckets*(p+1)/parts, &counted, limit)
+	})
+	return radixJoin(results, limit)
+}
+
+// radixSegment is a chunk of source classes that radixScatter moved, sorted by bucket
+// (a counting sort): bucket b of the chunk is keys[start[b]:start[b+1]], with their
+// classes' counts (nil: the source has none).
+type radixSegment[K radixKey] struct {
+	keys   []K
+	counts []int32
+	start  []int32
+}
+
+// radixScatter computes the keys of the source classes lo … end−1 of src (keysOf) and
+// sorts every chunk of them by bucket, of the given number of buckets, each key's the
+// top bits of its hash from bit shift.
+func radixScatter[K radixKey](src *classes, keysOf func(keys []K, lo, hi int), lo, end, buckets int, shift uint) []radixSegment[K] {
+	var segs []radixSegment[K]
+	size := min(chunkRows, end-lo)
+	chunk, bucket := make([]K, size), make([]uint16, size)
+	hist := make([]int32, buckets+1)
+	for ; lo < end; lo += size {
+		hi := min(lo+size, end)
+		keys, bk := chunk[:hi-lo], bucket[:hi-lo]
+		keysOf(keys, lo, hi)
+		clear(hist)
+		for j, k := range keys {
+			b := uint16(mix(uint64(k), true) >> shift)
+			bk[j] = b
+			hist[b+1]++
+		}
+		for b := 1; b <= buckets; b++ {
+			hist[b] += hist[b-1]
+		}
+		seg := radixSegment[K]{keys: make([]K, len(keys)), start: slices.Clone(hist)}
+		next := hist[:buckets] // where the next key of every bucket goes
+		out := seg.keys
+		for j, k := range keys {
+			b := bk[j]
+			out[next[b]] = k
+			next[b]++
+		}
+		if src.counts != nil {
+			seg.counts = make([]int32, len(keys))
+			copy(next, seg.start[:buckets])
+			for j, c := range src.counts[lo:hi] {
+				b := bk[j]
+				seg.counts[next[b]] = c
+				next[b]++
 			}
 		}
+		segs = append(segs, seg)
 	}
-	fanOut(parts, scatter)
-	fanOut(parts, count)
+	return segs
+}
+
+// radixPart is what one goroutine of radixCount counted: the distinct keys of its
+// buckets, in bucket order, and their counts; over: the count stopped past its limit.
+type radixPart[K radixKey] struct {
+	keys   []K
+	counts []int32
+	over   bool
+}
+
+// radixGather counts the keys of buckets from … to−1 of every goroutine's segments,
+// a bucket at a time, adding the distinct keys it finds to counted; it stops once
+// counted exceeds limit.
+func radixGather[K radixKey](segs [][]radixSegment[K], from, to int, counted *atomic.Int64, limit int) radixPart[K] {
+	t := &radixTable[K]{}
+	var res radixPart[K]
+	for b := from; b < to; b++ {
+		t.reset()
+		for _, part := range segs {
+			for _, sg := range part {
+				from, to := sg.start[b], sg.start[b+1]
+				var c []int32
+				if sg.counts != nil {
+					c = sg.counts[from:to]
+				}
+				t.addAll(sg.keys[from:to], c)
+			}
+		}
+		found := len(res.keys)
+		res.keys, res.counts = t.appendTo(res.keys, res.counts)
+		if counted.Add(int64(len(res.keys)-found)) > int64(limit) {
+			res.over = true
+			return res
+		}
+	}
+	return res
+}
+
+// radixJoin returns radixCount's keys, one part per goroutine, and their counts in one
+// slice, or ok false when a part stopped, or all together exceed limit.
+func radixJoin[K radixKey](results []radixPart[K], limit int) (keys [][]K, counts []int32, ok bool) {
 	total := 0
 	for _, r := range results {
 		total += len(r.keys)
@@ -659,11 +683,11 @@ func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K,
 			return nil, nil, false
 		}
 	}
-	keys = make([][]K, parts)
+	keys = make([][]K, len(results))
 	for p, r := range results {
 		keys[p] = r.keys
 	}
-	if parts == 1 {
+	if len(results) == 1 {
 		return keys, results[0].counts, true
 	}
 	counts = make([]int32, 0, total)
