@@ -126,7 +126,15 @@ type fitter struct {
 	theta  [][]float64 // current θ
 	grad   [][]float64 // gradient of the loss w.r.t. μ at the current θ
 	mu     [][]float64 // current marginals (counts)
+	prev   [][]float64 // the θ before the current one, for momentum
 	loss   float64
+
+	// The descent's state.
+	eta, etaMin float64 // step size, and the floor of the line search
+	good        float64 // step size of the last accepted step
+	stall       int     // iterations in a row with negligible progress
+	tk          float64 // Nesterov's sequence; momentum is off while tk == 1
+	fresh       bool    // the engine's tables belong to the accepted θ
 }
 
 // lossOf returns the loss of the marginals in e.pm.
@@ -176,16 +184,8 @@ func estimate(ctx context.Context, dom Domain, ms []Measurement, opt EstimateOpt
 	if err != nil {
 		return nil, err
 	}
-	if opt.Warm != nil {
-		if opt.Warm.e == nil {
-			return nil, errors.New("pgm: warm model is empty")
-		}
-		if !slices.Equal(opt.Warm.e.dom, dom) {
-			return nil, errors.New("pgm: warm model has a different domain")
-		}
-	}
-	if math.IsNaN(opt.Total) || math.IsInf(opt.Total, 0) {
-		return nil, fmt.Errorf("pgm: Total %v is not finite", opt.Total)
+	if err := checkEstimateOptions(dom, opt); err != nil {
+		return nil, err
 	}
 	iters := opt.Iters
 	if iters <= 0 {
@@ -194,6 +194,57 @@ func estimate(ctx context.Context, dom Domain, ms []Measurement, opt EstimateOpt
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	f, err := newFitter(dom, ms, meas, groups, opt)
+	if err != nil {
+		return nil, err
+	}
+	f.e.bp()
+	f.take(f.lossOf())
+	if trace != nil {
+		trace(0, f.loss, f.eta)
+	}
+	for it := 1; it <= iters && len(meas) > 0; it++ {
+		accepted, err := f.iterate(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if trace != nil {
+			trace(it, f.loss, f.eta)
+		}
+		if !accepted || f.stall >= 3 {
+			break // no step decreases the loss measurably: converged
+		}
+	}
+	if !f.fresh {
+		// the last pass was a rejected trial: redo the accepted θ
+		for m := range f.theta {
+			copy(f.e.theta[m], f.theta[m])
+		}
+		f.e.bp()
+	}
+	return &Model{Total: f.total, e: f.e, eta: f.good}, nil
+}
+
+// checkEstimateOptions reports a warm model that is empty or over another domain, and
+// a Total that is not finite.
+func checkEstimateOptions(dom Domain, opt EstimateOptions) error {
+	if opt.Warm != nil {
+		if opt.Warm.e == nil {
+			return errors.New("pgm: warm model is empty")
+		}
+		if !slices.Equal(opt.Warm.e.dom, dom) {
+			return errors.New("pgm: warm model has a different domain")
+		}
+	}
+	if math.IsNaN(opt.Total) || math.IsInf(opt.Total, 0) {
+		return fmt.Errorf("pgm: Total %v is not finite", opt.Total)
+	}
+	return nil
+}
+
+// newFitter makes the engine of the measured cliques meas and the fitter's tables,
+// and sets the first step (startStep).
+func newFitter(dom Domain, ms []Measurement, meas [][]int, groups []group, opt EstimateOptions) (*fitter, error) {
 	e, err := newEngine(slices.Clone(dom), meas)
 	if err != nil {
 		return nil, err
@@ -203,141 +254,145 @@ func estimate(ctx context.Context, dom Domain, ms []Measurement, opt EstimateOpt
 	if f.total <= 0 {
 		f.total = estimateTotal(ms)
 	}
-	// The descent lemma for the entropic mirror map holds with constant
-	// T·Σ1/σ² (Pinsker), so half its inverse always passes the Armijo test:
-	// it is the floor of the line search.
-	w := 0.0
-	for _, g := range groups {
-		w += g.w
-	}
-	etaMin := 1.0
-	if w > 0 {
-		etaMin = 1 / (2 * f.total * w)
-	}
-	eta := 4 * etaMin
-	if opt.Warm != nil {
-		we := opt.Warm.e
-		for wm, c := range we.meas {
-			for m, mc := range meas {
-				if slices.Equal(c, mc) {
-					copy(e.theta[m], we.theta[wm])
-				}
-			}
-		}
-		if opt.Warm.eta > 0 {
-			eta = opt.Warm.eta
-		}
-	}
-	eta = max(eta, etaMin)
+	f.startStep(meas, opt.Warm)
 	f.theta = make([][]float64, len(meas))
 	f.grad = make([][]float64, len(meas))
 	f.mu = make([][]float64, len(meas))
-	prev := make([][]float64, len(meas)) // previous θ, for momentum
+	f.prev = make([][]float64, len(meas))
 	for m := range meas {
 		f.theta[m] = make([]float64, e.mcells[m])
 		f.grad[m] = make([]float64, e.mcells[m])
 		f.mu[m] = make([]float64, e.mcells[m])
-		prev[m] = make([]float64, e.mcells[m])
+		f.prev[m] = make([]float64, e.mcells[m])
+	}
+	return f, nil
+}
+
+// startStep sets the descent's first step size and its floor, and starts the engine's
+// θ of the cliques the warm model shares with meas (when there is one) at the warm
+// model's.
+func (f *fitter) startStep(meas [][]int, warm *Model) {
+	// The descent lemma for the entropic mirror map holds with constant
+	// T·Σ1/σ² (Pinsker), so half its inverse always passes the Armijo test:
+	// it is the floor of the line search.
+	w := 0.0
+	for _, g := range f.groups {
+		w += g.w
+	}
+	f.etaMin = 1.0
+	if w > 0 {
+		f.etaMin = 1 / (2 * f.total * w)
+	}
+	eta := 4 * f.etaMin
+	if warm != nil {
+		we := warm.e
+		for wm, c := range we.meas {
+			for m, mc := range meas {
+				if slices.Equal(c, mc) {
+					copy(f.e.theta[m], we.theta[wm])
+				}
+			}
+		}
+		if warm.eta > 0 {
+			eta = warm.eta
+		}
+	}
+	f.eta = max(eta, f.etaMin)
+	f.good, f.tk, f.fresh = f.eta, 1, true
+}
+
+// iterate takes one step of the descent: a momentum step while momentum is on, else
+// (or when it fails) a plain step found by backtracking. accepted is false when no step
+// lowers the loss.
+func (f *fitter) iterate(ctx context.Context) (accepted bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if f.tk > 1 && f.momentumStep() {
+		return true, nil
+	}
+	return f.plainStep(ctx)
+}
+
+// momentumStep tries a step with momentum; on failure it turns momentum off (a
+// restart) and returns false.
+func (f *fitter) momentumStep() bool {
+	tn := (1 + math.Sqrt(1+4*f.tk*f.tk)) / 2
+	loss, dec := f.trial(f.eta, (f.tk-1)/tn)
+	if loss < f.loss && loss <= f.loss-armijoC*max(dec, 0) {
+		f.accept(loss)
+		f.tk = tn
+		f.good = f.eta
+		f.eta *= momentumGrow
+		return true
+	}
+	f.tk = 1
+	return false
+}
+
+// plainStep halves the step size from f.eta until a plain step passes the Armijo test
+// (doubling it after a first-try acceptance); false when none does by the floor or
+// maxBacktrack halvings.
+func (f *fitter) plainStep(ctx context.Context) (bool, error) {
+	for back := 0; ; back++ {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		loss, dec := f.trial(f.eta, 0)
+		if dec > 0 && loss <= f.loss-armijoC*dec {
+			f.accept(loss)
+			f.good = f.eta
+			if back == 0 {
+				f.eta *= 2
+			}
+			f.tk = (1 + math.Sqrt(1+4*f.tk*f.tk)) / 2
+			return true, nil
+		}
+		if f.eta <= f.etaMin || back == maxBacktrack {
+			return false, nil
+		}
+		f.eta = max(f.eta/2, f.etaMin)
+	}
+}
+
+// trial evaluates θ − η·g + β·(θ − θ_prev): its loss and ⟨g, μ − μ'⟩,
+// the first-order decrease (positive for a small mirror step).
+func (f *fitter) trial(eta, beta float64) (loss, dec float64) {
+	e := f.e
+	for m := range f.theta {
+		t, th, g, pv := e.theta[m], f.theta[m], f.grad[m], f.prev[m]
+		if beta == 0 {
+			for x := range t {
+				t[x] = th[x] - eta*g[x]
+			}
+		} else {
+			for x := range t {
+				t[x] = th[x] - eta*g[x] + beta*(th[x]-pv[x])
+			}
+		}
 	}
 	e.bp()
-	f.take(f.lossOf())
-	if trace != nil {
-		trace(0, f.loss, eta)
-	}
-	good := eta   // step size of the last accepted step
-	stall := 0    // iterations in a row with negligible progress
-	tk := 1.0     // Nesterov's sequence; momentum is off while tk == 1
-	fresh := true // the engine's tables belong to the accepted θ
-	// trial evaluates θ − η·g + β·(θ − θ_prev): its loss and ⟨g, μ − μ'⟩,
-	// the first-order decrease (positive for a small mirror step).
-	trial := func(eta, beta float64) (loss, dec float64) {
-		for m := range meas {
-			t, th, g, pv := e.theta[m], f.theta[m], f.grad[m], prev[m]
-			if beta == 0 {
-				for x := range t {
-					t[x] = th[x] - eta*g[x]
-				}
-			} else {
-				for x := range t {
-					t[x] = th[x] - eta*g[x] + beta*(th[x]-pv[x])
-				}
-			}
-		}
-		e.bp()
-		fresh = false
-		loss = f.lossOf()
-		for m := range meas {
-			g, mu, p := f.grad[m], f.mu[m], e.pm[m]
-			for x := range g {
-				dec += g[x] * (mu[x] - f.total*p[x])
-			}
-		}
-		return loss, dec
-	}
-	accept := func(loss float64) {
-		if f.loss-loss <= 1e-13*f.loss {
-			stall++
-		} else {
-			stall = 0
-		}
-		for m := range meas {
-			copy(prev[m], f.theta[m])
-		}
-		f.take(loss)
-		fresh = true
-	}
-	for it := 1; it <= iters && len(meas) > 0; it++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		accepted := false
-		if tk > 1 {
-			// momentum step; on failure restart with a plain step
-			tn := (1 + math.Sqrt(1+4*tk*tk)) / 2
-			loss, dec := trial(eta, (tk-1)/tn)
-			if loss < f.loss && loss <= f.loss-armijoC*max(dec, 0) {
-				accept(loss)
-				accepted = true
-				tk = tn
-				good = eta
-				eta *= momentumGrow
-			} else {
-				tk = 1
-			}
-		}
-		for back := 0; !accepted; back++ {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			loss, dec := trial(eta, 0)
-			if dec > 0 && loss <= f.loss-armijoC*dec {
-				accept(loss)
-				accepted = true
-				good = eta
-				if back == 0 {
-					eta *= 2
-				}
-				tk = (1 + math.Sqrt(1+4*tk*tk)) / 2
-				break
-			}
-			if eta <= etaMin || back == maxBacktrack {
-				break
-			}
-			eta = max(eta/2, etaMin)
-		}
-		if trace != nil {
-			trace(it, f.loss, eta)
-		}
-		if !accepted || stall >= 3 {
-			break // no step decreases the loss measurably: converged
+	f.fresh = false
+	loss = f.lossOf()
+	for m := range f.theta {
+		g, mu, p := f.grad[m], f.mu[m], e.pm[m]
+		for x := range g {
+			dec += g[x] * (mu[x] - f.total*p[x])
 		}
 	}
-	if !fresh {
-		// the last pass was a rejected trial: redo the accepted θ
-		for m := range meas {
-			copy(e.theta[m], f.theta[m])
-		}
-		e.bp()
+	return loss, dec
+}
+
+// accept makes the engine's θ, whose loss is loss, the current point.
+func (f *fitter) accept(loss float64) {
+	if f.loss-loss <= 1e-13*f.loss {
+		f.stall++
+	} else {
+		f.stall = 0
 	}
-	return &Model{Total: f.total, e: e, eta: good}, nil
+	for m := range f.theta {
+		copy(f.prev[m], f.theta[m])
+	}
+	f.take(loss)
+	f.fresh = true
 }
