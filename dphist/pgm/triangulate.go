@@ -53,6 +53,33 @@ func checkCliques(dom Domain, cliques [][]int) error {
 // Inputs must have been validated.
 func triangulate(dom Domain, cliques [][]int) *triangulation {
 	n := len(dom)
+	t := &triangulation{
+		order:      make([]int, 0, n),
+		elimClique: make([][]int, n),
+		cliqueOf:   make([]int, n),
+	}
+	t.eliminate(dom, interactionGraph(n, cliques))
+	t.findMaximal()
+	// cliqueOf: the smallest maximal clique holding the elimination clique.
+	for v := 0; v < n; v++ {
+		best := -1
+		var bestSize int64
+		for i, mc := range t.maximal {
+			if isSubset(t.elimClique[v], mc) {
+				s := dom.cells(mc)
+				if best < 0 || s < bestSize {
+					best, bestSize = i, s
+				}
+			}
+		}
+		t.cliqueOf[v] = best
+	}
+	return t
+}
+
+// interactionGraph returns the adjacency of n attributes, two of them adjacent when a
+// clique holds both.
+func interactionGraph(n int, cliques [][]int) []bitset {
 	adj := make([]bitset, n)
 	for i := range adj {
 		adj[i] = newBitset(n)
@@ -66,42 +93,20 @@ func triangulate(dom Domain, cliques [][]int) *triangulation {
 			}
 		}
 	}
+	return adj
+}
+
+// eliminate eliminates every attribute, the one of least fill first (minFill), adding
+// the fill to adj: it sets t.order and t.elimClique.
+func (t *triangulation) eliminate(dom Domain, adj []bitset) {
+	n := len(dom)
 	alive := newBitset(n)
 	for i := 0; i < n; i++ {
 		alive.set(i)
 	}
-	t := &triangulation{
-		order:      make([]int, 0, n),
-		elimClique: make([][]int, n),
-		cliqueOf:   make([]int, n),
-	}
 	nb := newBitset(n)
 	for step := 0; step < n; step++ {
-		best, bestFill := -1, 0
-		bestW := 0.0
-		for v := 0; v < n; v++ {
-			if !alive.has(v) {
-				continue
-			}
-			fill := 0
-			w := 1.0
-			for k := range nb {
-				nb[k] = adj[v][k] & alive[k]
-			}
-			nb.forEach(func(u int) {
-				w *= float64(dom[u])
-				for k := range nb {
-					m := nb[k] &^ adj[u][k]
-					fill += bits.OnesCount64(m)
-				}
-				fill-- // u itself is in nb but not in adj[u]
-			})
-			fill /= 2
-			if best < 0 || fill < bestFill || (fill == bestFill && w < bestW) {
-				best, bestFill, bestW = v, fill, w
-			}
-		}
-		v := best
+		v := minFill(dom, adj, alive, nb)
 		for k := range nb {
 			nb[k] = adj[v][k] & alive[k]
 		}
@@ -119,8 +124,43 @@ func triangulate(dom Domain, cliques [][]int) *triangulation {
 		t.order = append(t.order, v)
 		t.elimClique[v] = cl
 	}
-	// Maximal cliques: elimination cliques not strictly inside another
-	// (two elimination cliques are never equal), in elimination order.
+}
+
+// minFill returns the alive attribute whose elimination adds the fewest edges among
+// its alive neighbours (ties: the smaller product of their sizes, then the lower
+// index). nb is scratch of the graph's size.
+func minFill(dom Domain, adj []bitset, alive, nb bitset) int {
+	best, bestFill := -1, 0
+	bestW := 0.0
+	for v := range dom {
+		if !alive.has(v) {
+			continue
+		}
+		fill := 0
+		w := 1.0
+		for k := range nb {
+			nb[k] = adj[v][k] & alive[k]
+		}
+		nb.forEach(func(u int) {
+			w *= float64(dom[u])
+			for k := range nb {
+				m := nb[k] &^ adj[u][k]
+				fill += bits.OnesCount64(m)
+			}
+			fill-- // u itself is in nb but not in adj[u]
+		})
+		fill /= 2
+		if best < 0 || fill < bestFill || (fill == bestFill && w < bestW) {
+			best, bestFill, bestW = v, fill, w
+		}
+	}
+	return best
+}
+
+// findMaximal sets t.maximal to the elimination cliques not strictly inside another
+// (two elimination cliques are never equal), in elimination order.
+func (t *triangulation) findMaximal() {
+	n := len(t.elimClique)
 	sets := make([]bitset, n)
 	for v := 0; v < n; v++ {
 		sets[v] = newBitset(n)
@@ -128,9 +168,8 @@ func triangulate(dom Domain, cliques [][]int) *triangulation {
 			sets[v].set(a)
 		}
 	}
-	isMax := make([]bool, n)
 	for _, v := range t.order {
-		isMax[v] = true
+		isMax := true
 		for u := 0; u < n; u++ {
 			if u == v || len(t.elimClique[u]) <= len(t.elimClique[v]) {
 				continue
@@ -143,29 +182,14 @@ func triangulate(dom Domain, cliques [][]int) *triangulation {
 				}
 			}
 			if sub {
-				isMax[v] = false
+				isMax = false
 				break
 			}
 		}
-		if isMax[v] {
+		if isMax {
 			t.maximal = append(t.maximal, t.elimClique[v])
 		}
 	}
-	// cliqueOf: the smallest maximal clique holding the elimination clique.
-	for v := 0; v < n; v++ {
-		best := -1
-		var bestSize int64
-		for i, mc := range t.maximal {
-			if isSubset(t.elimClique[v], mc) {
-				s := dom.cells(mc)
-				if best < 0 || s < bestSize {
-					best, bestSize = i, s
-				}
-			}
-		}
-		t.cliqueOf[v] = best
-	}
-	return t
 }
 
 // size returns the number of cells of the maximal clique tables,
