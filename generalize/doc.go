@@ -7,8 +7,9 @@
 //
 // It imports, of this module, only schema (the configuration's column types and
 // limits, the error kinds), the models' arithmetic (diversity, closeness, risk),
-// internal/readfile and internal/safe: it reads no input file but a hierarchy file, writes nothing, and
-// knows nothing of formats, flags or reports (docs/design.md's package table).
+// internal/readfile and internal/safe: it reads no file but a hierarchy file, writes
+// nothing, and knows nothing of formats, flags or reports (docs/design.md's package
+// table).
 //
 // Its files:
 //
