@@ -92,7 +92,16 @@ func (m *Model) plan(attrs []int) margPlan {
 		pl.maxTab = dom.cells(attrs)
 		return pl
 	}
-	// Prune leaves whose query attributes all lie in their neighbour.
+	pl.in = pruneLeaves(jt, attrs)
+	pl.factor(jt, dom, attrs)
+	pl.chooseOrder(jt, dom, attrs)
+	return pl
+}
+
+// pruneLeaves returns the subtree of the junction tree left after pruning, again and
+// again, the leaves whose query attributes all lie in their neighbour: whether each
+// clique is in it.
+func pruneLeaves(jt *jtree, attrs []int) []bool {
 	k := len(jt.cliques)
 	in := make([]bool, k)
 	deg := make([]int, k)
@@ -138,9 +147,15 @@ func (m *Model) plan(attrs []int) margPlan {
 			queue = append(queue, n)
 		}
 	}
-	pl.in = in
-	var scopes [][]int
-	for c := 0; c < k; c++ {
+	return in
+}
+
+// factor sets the plan's subtree (from pl.in), its edges, the attributes each of its
+// cliques keeps (the query's and its separators), the factor scopes and the cost of
+// making the factors.
+func (pl *margPlan) factor(jt *jtree, dom Domain, attrs []int) {
+	in := pl.in
+	for c := range jt.cliques {
 		if !in[c] {
 			continue
 		}
@@ -149,6 +164,7 @@ func (m *Model) plan(attrs []int) margPlan {
 			pl.edges = append(pl.edges, c)
 		}
 	}
+	var scopes [][]int
 	for _, c := range pl.sub {
 		keepSet := intersect(jt.cliques[c], attrs)
 		if p := jt.parent[c]; p >= 0 && in[p] {
@@ -169,21 +185,23 @@ func (m *Model) plan(attrs []int) margPlan {
 		pl.cost = satAdd(pl.cost, dom.cells(jt.sep[ch]))
 		scopes = append(scopes, jt.sep[ch])
 	}
-	// Candidate elimination orders: greedy (smallest joint table first),
-	// and message passing towards each subtree clique in turn (each
-	// clique's private variables leave when its message is sent).
 	pl.scopes = scopes
+}
+
+// chooseOrder sets the plan's elimination order to the cheapest of the candidates:
+// greedy (smallest joint table first), and message passing towards each subtree
+// clique in turn (each clique's private variables leave when its message is sent).
+func (pl *margPlan) chooseOrder(jt *jtree, dom Domain, attrs []int) {
 	base := pl.cost
-	order := greedyOrder(dom, scopes, attrs)
-	pl.cost, pl.maxTab = simulateElim(dom, scopes, attrs, order, base)
+	order := greedyOrder(dom, pl.scopes, attrs)
+	pl.cost, pl.maxTab = simulateElim(dom, pl.scopes, attrs, order, base)
 	pl.steps = order
 	for _, r := range pl.sub {
-		o := treeOrder(jt, in, r, attrs)
-		if c, mt := simulateElim(dom, scopes, attrs, o, base); c < pl.cost {
+		o := treeOrder(jt, pl.in, r, attrs)
+		if c, mt := simulateElim(dom, pl.scopes, attrs, o, base); c < pl.cost {
 			pl.steps, pl.cost, pl.maxTab = o, c, mt
 		}
 	}
-	return pl
 }
 
 // greedyOrder chooses an elimination order for the variables of the
