@@ -19,6 +19,7 @@ type ValueError struct {
 	Msg   string
 }
 
+// Error names the value by its index and says what is wrong with it.
 func (e *ValueError) Error() string { return fmt.Sprintf("value at index %d: %s", e.Index, e.Msg) }
 
 // valueError returns a *ValueError for values[i], wrapped so that it also matches

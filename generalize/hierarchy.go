@@ -28,6 +28,7 @@ type RowError struct {
 	Msg string
 }
 
+// Error names the row, counted from 1, and says what is wrong with it.
 func (e *RowError) Error() string { return fmt.Sprintf("row %d: %s", e.Row+1, e.Msg) }
 
 // NewHierarchy builds a validated hierarchy from rows of the form
