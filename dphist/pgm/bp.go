@@ -137,9 +137,20 @@ func newEngine(dom Domain, meas [][]int) (*engine, error) {
 		thetaMax: make([]float64, len(meas)),
 		pm:       make([][]float64, len(meas)),
 	}
-	for c := 0; c < k; c++ {
+	e.allocSeparators()
+	e.assignMeasured()
+	maxF, maxPriv, large := e.layoutNodes()
+	e.allocWorkers(maxF, maxPriv, large)
+	return e, nil
+}
+
+// allocSeparators allocates the tables over each non-root clique's separator with
+// its parent.
+func (e *engine) allocSeparators() {
+	jt := e.jt
+	for c := range jt.cliques {
 		if jt.parent[c] >= 0 {
-			n := int(dom.cells(jt.sep[c]))
+			n := int(e.dom.cells(jt.sep[c]))
 			e.upLog[c] = make([]float64, n)
 			e.upLin[c] = make([]float64, n)
 			e.upSum[c] = make([]float64, n)
@@ -148,14 +159,20 @@ func newEngine(dom Domain, meas [][]int) (*engine, error) {
 			e.fscale[c] = make([]float64, n)
 		}
 	}
-	for m, c := range meas {
+}
+
+// assignMeasured allocates each measured clique's tables and assigns it, as an item,
+// to the smallest junction-tree clique that holds it.
+func (e *engine) assignMeasured() {
+	jt := e.jt
+	for m, c := range e.meas {
 		best := -1
 		for i, mc := range jt.cliques {
 			if isSubset(c, mc) && (best < 0 || jt.size[i] < jt.size[best]) {
 				best = i
 			}
 		}
-		n := int(dom.cells(c))
+		n := int(e.dom.cells(c))
 		e.mcells[m] = n
 		e.theta[m] = make([]float64, n)
 		e.lin[m] = make([]float64, n)
@@ -163,8 +180,16 @@ func newEngine(dom Domain, meas [][]int) (*engine, error) {
 		nd := &e.nodes[best]
 		nd.items = append(nd.items, item{scope: c, log: e.theta[m], lin: e.lin[m], marg: e.pm[m], maxp: &e.thetaMax[m]})
 	}
-	maxF, maxPriv, large := 1, 0, false
-	for c := 0; c < k; c++ {
+}
+
+// layoutNodes adds to each clique's items its children's up messages, groups the
+// items into blocks and chooses the clique's table layout and projections. It returns
+// the most factors of a clique (+2), the most private reduction space a worker needs,
+// and whether a clique is large enough to be done in parallel.
+func (e *engine) layoutNodes() (maxF, maxPriv int, large bool) {
+	jt, dom := e.jt, e.dom
+	maxF = 1
+	for c := range jt.cliques {
 		nd := &e.nodes[c]
 		for _, ch := range jt.children[c] {
 			nd.items = append(nd.items, item{scope: jt.sep[ch], log: e.upLog[ch], lin: e.upLin[ch], marg: e.sepP[ch], maxp: &e.upMax[ch]})
@@ -198,6 +223,12 @@ func newEngine(dom Domain, meas [][]int) (*engine, error) {
 			maxPriv = max(maxPriv, priv)
 		}
 	}
+	return maxF, maxPriv, large
+}
+
+// allocWorkers allocates the workers' scratch: two workers when a clique is large,
+// else one.
+func (e *engine) allocWorkers(maxF, maxPriv int, large bool) {
 	e.workers = min(runtime.GOMAXPROCS(0), 2)
 	if !large {
 		e.workers = 1
@@ -213,7 +244,6 @@ func newEngine(dom Domain, meas [][]int) (*engine, error) {
 			e.privT[w] = make([][]float64, maxF)
 		}
 	}
-	return e, nil
 }
 
 // buildBlocks groups the items of clique c: larger scopes first, each item
