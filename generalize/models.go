@@ -119,61 +119,11 @@ func newModels(t *Table, opt Options) (*models, error) { return newModelsOf(t, t
 // codes are not read.
 func newModelsOf(t *Table, tal tallier, opt Options) (*models, error) {
 	m := &models{t: t, diversity: opt.Diversity, closeness: opt.Closeness, likeness: opt.Likeness}
-	for _, d := range opt.Diversity {
-		if d.Column < 0 || d.Column >= len(t.Sensitive) {
-			return nil, fmt.Errorf("l-diversity on sensitive column %d of %d", d.Column, len(t.Sensitive))
-		}
-		if err := d.Model.Check(); err != nil {
-			return nil, fmt.Errorf("l-diversity on %q: %w", t.Sensitive[d.Column].Name, err)
-		}
-		m.use(d.Column)
+	if err := m.checkRequirements(opt); err != nil {
+		return nil, err
 	}
-	for _, c := range opt.Closeness {
-		if c.Column < 0 || c.Column >= len(t.Sensitive) {
-			return nil, fmt.Errorf("t-closeness on sensitive column %d of %d", c.Column, len(t.Sensitive))
-		}
-		switch c.Distance {
-		case closeness.Equal, closeness.Ordered:
-		case closeness.Hierarchical:
-			if t.Sensitive[c.Column].Tree == nil {
-				return nil, fmt.Errorf("t-closeness on %q: the hierarchical distance needs the column's hierarchy", t.Sensitive[c.Column].Name)
-			}
-		default:
-			return nil, fmt.Errorf("t-closeness on %q: unknown distance %q", t.Sensitive[c.Column].Name, c.Distance)
-		}
-		if !(c.T >= 0) {
-			return nil, fmt.Errorf("t-closeness on %q: t must be at least 0, got %g", t.Sensitive[c.Column].Name, c.T)
-		}
-		m.use(c.Column)
-	}
-	for _, l := range opt.Likeness {
-		if l.Column < 0 || l.Column >= len(t.Sensitive) {
-			return nil, fmt.Errorf("β-likeness on sensitive column %d of %d", l.Column, len(t.Sensitive))
-		}
-		if !(l.Beta > 0) || math.IsInf(l.Beta, 1) {
-			return nil, fmt.Errorf("β-likeness on %q: β must be above 0, got %g", t.Sensitive[l.Column].Name, l.Beta)
-		}
-		m.use(l.Column)
-		m.useHist(l.Column)
-	}
-	m.ref = make([]*closeness.Reference, len(t.Sensitive))
-	refCols := make([]int, 0, len(opt.Closeness)+len(opt.Likeness))
-	for _, c := range opt.Closeness {
-		refCols = append(refCols, c.Column)
-	}
-	for _, l := range opt.Likeness {
-		refCols = append(refCols, l.Column)
-	}
-	for _, col := range refCols {
-		if m.ref[col] != nil {
-			continue
-		}
-		s := t.Sensitive[col]
-		ref, err := closeness.NewReference(tal.valueCounts(col), s.Tree)
-		if err != nil {
-			return nil, fmt.Errorf("the distribution of %q: %w", s.Name, err)
-		}
-		m.ref[col] = ref
+	if err := m.references(tal, opt); err != nil {
+		return nil, err
 	}
 	m.words = make([]int, len(t.Sensitive))
 	m.minValues = make([]int, len(t.Sensitive))
@@ -207,6 +157,75 @@ func newModelsOf(t *Table, tal tallier, opt Options) (*models, error) {
 		}
 	}
 	return m, nil
+}
+
+// checkRequirements rejects a requirement of opt on a column m's table does not have,
+// or with a parameter out of range, and notes the columns the requirements read.
+func (m *models) checkRequirements(opt Options) error {
+	t := m.t
+	for _, d := range opt.Diversity {
+		if d.Column < 0 || d.Column >= len(t.Sensitive) {
+			return fmt.Errorf("l-diversity on sensitive column %d of %d", d.Column, len(t.Sensitive))
+		}
+		if err := d.Model.Check(); err != nil {
+			return fmt.Errorf("l-diversity on %q: %w", t.Sensitive[d.Column].Name, err)
+		}
+		m.use(d.Column)
+	}
+	for _, c := range opt.Closeness {
+		if c.Column < 0 || c.Column >= len(t.Sensitive) {
+			return fmt.Errorf("t-closeness on sensitive column %d of %d", c.Column, len(t.Sensitive))
+		}
+		switch c.Distance {
+		case closeness.Equal, closeness.Ordered:
+		case closeness.Hierarchical:
+			if t.Sensitive[c.Column].Tree == nil {
+				return fmt.Errorf("t-closeness on %q: the hierarchical distance needs the column's hierarchy", t.Sensitive[c.Column].Name)
+			}
+		default:
+			return fmt.Errorf("t-closeness on %q: unknown distance %q", t.Sensitive[c.Column].Name, c.Distance)
+		}
+		if !(c.T >= 0) {
+			return fmt.Errorf("t-closeness on %q: t must be at least 0, got %g", t.Sensitive[c.Column].Name, c.T)
+		}
+		m.use(c.Column)
+	}
+	for _, l := range opt.Likeness {
+		if l.Column < 0 || l.Column >= len(t.Sensitive) {
+			return fmt.Errorf("β-likeness on sensitive column %d of %d", l.Column, len(t.Sensitive))
+		}
+		if !(l.Beta > 0) || math.IsInf(l.Beta, 1) {
+			return fmt.Errorf("β-likeness on %q: β must be above 0, got %g", t.Sensitive[l.Column].Name, l.Beta)
+		}
+		m.use(l.Column)
+		m.useHist(l.Column)
+	}
+	return nil
+}
+
+// references sets m.ref: the whole table's distribution (tal's counts) of every
+// column a t-closeness or β-likeness requirement of opt reads.
+func (m *models) references(tal tallier, opt Options) error {
+	m.ref = make([]*closeness.Reference, len(m.t.Sensitive))
+	refCols := make([]int, 0, len(opt.Closeness)+len(opt.Likeness))
+	for _, c := range opt.Closeness {
+		refCols = append(refCols, c.Column)
+	}
+	for _, l := range opt.Likeness {
+		refCols = append(refCols, l.Column)
+	}
+	for _, col := range refCols {
+		if m.ref[col] != nil {
+			continue
+		}
+		s := m.t.Sensitive[col]
+		ref, err := closeness.NewReference(tal.valueCounts(col), s.Tree)
+		if err != nil {
+			return fmt.Errorf("the distribution of %q: %w", s.Name, err)
+		}
+		m.ref[col] = ref
+	}
+	return nil
 }
 
 func (m *models) useHist(col int) {
@@ -288,17 +307,39 @@ func newCover(s Sensitive, counts []int64, c Closeness) *cover {
 	if s.Values > maxTreeSetValues {
 		return nil
 	}
-	// Pairwise ground distances: the distance between one-value classes.
+	d, levels := groundDistances(s)
+	if d == nil {
+		return nil
+	}
+	prev := 0.0
+	for i, theta := range levels {
+		cv.steps = append(cv.steps, theta-prev)
+		prev = theta
+		if i == len(levels)-1 {
+			break
+		}
+		bs := ultrametricBlocks(d, theta, cv.mass)
+		if bs == nil {
+			return nil // not ultrametric
+		}
+		cv.blocks = append(cv.blocks, bs)
+	}
+	return cv
+}
+
+// groundDistances returns the hierarchical distance between every two values of s
+// (the distance between one-value classes) and the distinct positive ones, in
+// increasing order (nil: the column's hierarchy gives none).
+func groundDistances(s Sensitive) (d [][]float64, levels []float64) {
 	m := s.Values
-	d := make([][]float64, m)
+	d = make([][]float64, m)
 	one := []int32{1}
-	var levels []float64
 	for u := range m {
 		point := make([]int64, m)
 		point[u] = 1
 		ref, err := closeness.NewReference(point, s.Tree)
 		if err != nil {
-			return nil
+			return nil, nil
 		}
 		sc := ref.NewScratch()
 		d[u] = make([]float64, m)
@@ -310,46 +351,44 @@ func newCover(s Sensitive, counts []int64, c Closeness) *cover {
 		}
 	}
 	slices.Sort(levels)
-	prev := 0.0
+	return d, levels
+}
+
+// ultrametricBlocks returns the blocks at θ of the values of distances d, of shares
+// mass: with an ultrametric, the values within θ of any member. It returns nil when d
+// is not an ultrametric at θ.
+func ultrametricBlocks(d [][]float64, theta float64, mass []float64) []block {
+	m := len(d)
 	words := (m + 63) / 64
-	for i, theta := range levels {
-		cv.steps = append(cv.steps, theta-prev)
-		prev = theta
-		if i == len(levels)-1 {
-			break
+	var bs []block
+	in := make([]bool, m)
+	for v := range m {
+		if in[v] {
+			continue
 		}
-		// The blocks at θ: with an ultrametric, the values within θ of any member.
-		var bs []block
-		in := make([]bool, m)
-		for v := range m {
-			if in[v] {
-				continue
-			}
-			b := block{set: make([]uint64, words)}
-			for u := range m {
-				if d[v][u] <= theta {
-					if in[u] {
-						return nil // not ultrametric
-					}
-					in[u] = true
-					b.set[u>>6] |= 1 << (u & 63)
-					b.mass += cv.mass[u]
+		b := block{set: make([]uint64, words)}
+		for u := range m {
+			if d[v][u] <= theta {
+				if in[u] {
+					return nil
 				}
-			}
-			bs = append(bs, b)
-		}
-		for _, b := range bs { // every pair within a block within θ
-			for u := range m {
-				for v := range m {
-					if b.set[u>>6]>>(u&63)&1 == 1 && b.set[v>>6]>>(v&63)&1 == 1 && d[u][v] > theta {
-						return nil
-					}
-				}
+				in[u] = true
+				b.set[u>>6] |= 1 << (u & 63)
+				b.mass += mass[u]
 			}
 		}
-		cv.blocks = append(cv.blocks, bs)
+		bs = append(bs, b)
 	}
-	return cv
+	for _, b := range bs { // every pair within a block within θ
+		for u := range m {
+			for v := range m {
+				if b.set[u>>6]>>(u&63)&1 == 1 && b.set[v>>6]>>(v&63)&1 == 1 && d[u][v] > theta {
+					return nil
+				}
+			}
+		}
+	}
+	return bs
 }
 
 // fails reports whether a class holding the value set set fails the requirement for
