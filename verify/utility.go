@@ -414,17 +414,48 @@ func (u *utilityCounter) measure(classes int, fields func(int32, []string) bool,
 	for _, c := range u.cols { // leaves no record was counted of
 		c.freq = append(c.freq, make([]int64, len(c.leaves)-len(c.freq))...)
 	}
-	// A labeled column's released value names the node at the lowest level consistent
-	// with all of its class's records (with all of the column's records, for a
-	// full-domain release: one level per column). The file alone cannot tell two levels
-	// apart that write every released record alike but cover different leaves (a
-	// hierarchy file whose leaf "Other" also names a larger node above it, say): the
-	// lower is taken. For Mondrian that is exactly the released node (the lowest
-	// covering the partition); for a full-domain release it is the node the search
-	// picks when it minimizes loss, the lower node having the smaller loss and the
-	// same classes; a search that picked the higher one anyway (a tie under another
-	// metric) would measure differently here, and the release's cross-check fail.
-	colCand := make([]uint64, q)
+	mc := &measuredClasses{n: classes, fields: fields, cls: cls, stride: stride, colCand: u.columnLevels(cls, stride)}
+	sums, err := u.sumColumns(mc)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	for _, s := range sums {
+		cl, cn, ce := s.finish(u.suppressed)
+		loss += cl
+		ncp += cn
+		entropy += ce
+	}
+	den := float64(n) * float64(q)
+	return loss / den, ncp / den, entropy, nil
+}
+
+// measuredClasses is what measure reads of the classes: n of them, fields giving a
+// class's released quasi-identifier values, and per class stride values in cls (its
+// size and its candidate level sets); colCand, per column, the levels every class of a
+// full-domain release admits (all levels otherwise).
+type measuredClasses struct {
+	n       int
+	fields  func(int32, []string) bool
+	cls     []uint64
+	stride  int
+	colCand []uint64
+}
+
+// columnLevels returns, per column, the candidate levels of every class of a
+// full-domain release (one level per column); every level otherwise.
+//
+// A labeled column's released value names the node at the lowest level consistent
+// with all of its class's records (with all of the column's records, for a
+// full-domain release: one level per column). The file alone cannot tell two levels
+// apart that write every released record alike but cover different leaves (a
+// hierarchy file whose leaf "Other" also names a larger node above it, say): the
+// lower is taken. For Mondrian that is exactly the released node (the lowest
+// covering the partition); for a full-domain release it is the node the search
+// picks when it minimizes loss, the lower node having the smaller loss and the
+// same classes; a search that picked the higher one anyway (a tie under another
+// metric) would measure differently here, and the release's cross-check fail.
+func (u *utilityCounter) columnLevels(cls []uint64, stride int) []uint64 {
+	colCand := make([]uint64, len(u.cols))
 	for j := range colCand {
 		colCand[j] = math.MaxUint64
 	}
@@ -437,83 +468,86 @@ func (u *utilityCounter) measure(classes int, fields func(int32, []string) bool,
 			}
 		}
 	}
-	// level returns the level a labeled column's released value stands at.
-	level := func(j, at int) (int, error) {
-		c := u.cols[j]
-		m := cls[at+1+c.cand] & colCand[j]
-		if m == 0 {
-			what := "the class's records"
-			if u.fullDomain {
-				what = "the column's records (one level for the whole column)"
-			}
-			return 0, &Violation{Msg: fmt.Sprintf("column %q: a released value that no single level of its %s gives %s", c.Column, c.Domain.source, what)}
+	return colCand
+}
+
+// level returns the level at which labeled column j's released value of the class
+// whose values start at cls[at] stands.
+func (u *utilityCounter) level(mc *measuredClasses, j, at int) (int, error) {
+	c := u.cols[j]
+	m := mc.cls[at+1+c.cand] & mc.colCand[j]
+	if m == 0 {
+		what := "the class's records"
+		if u.fullDomain {
+			what = "the column's records (one level for the whole column)"
 		}
-		return bits.TrailingZeros64(m), nil
+		return 0, &Violation{Msg: fmt.Sprintf("column %q: a released value that no single level of its %s gives %s", c.Column, c.Domain.source, what)}
 	}
-	// measure sums up the columns j ≡ part (mod parts).
+	return bits.TrailingZeros64(m), nil
+}
+
+// sumColumns sums up every column over the classes, the columns in parallel, a share
+// each per processor; the first error by share.
+func (u *utilityCounter) sumColumns(mc *measuredClasses) ([]*columnSum, error) {
+	q := len(u.cols)
 	sums := make([]*columnSum, q)
-	measure := func(part, parts int) error {
-		var mine []int
-		for j := part; j < q; j += parts {
-			s, err := newColumnSum(u.cols[j])
-			if err != nil {
-				return err
-			}
-			sums[j], mine = s, append(mine, j)
-		}
-		vals := make([]string, q)
-		for i := range int32(classes) {
-			at := int(i) * stride
-			size := int64(cls[at])
-			if size == 0 {
-				continue
-			}
-			if !fields(i, vals) {
-				return errors.New("utility: a malformed class key")
-			}
-			for _, j := range mine {
-				s := sums[j]
-				var (
-					st  *coverStat
-					err error
-				)
-				if s.c.labeled {
-					var l int
-					if l, err = level(j, at); err != nil {
-						return err
-					}
-					st = s.node(l, vals[j])
-				} else if st, err = s.valueStat(vals[j]); err != nil {
-					return err
-				}
-				if err := s.add(st, size); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	// The columns in parallel, a share each per processor.
 	parts := max(1, min(q, runtime.GOMAXPROCS(0)))
 	errs := make([]error, parts)
 	var wg sync.WaitGroup
 	for part := range parts {
-		wg.Go(func() { errs[part] = safe.Call(func() error { return measure(part, parts) }) })
+		wg.Go(func() { errs[part] = safe.Call(func() error { return u.sumShare(mc, sums, part, parts) }) })
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return 0, 0, 0, err
+			return nil, err
 		}
 	}
-	for _, s := range sums {
-		cl, cn, ce := s.finish(u.suppressed)
-		loss += cl
-		ncp += cn
-		entropy += ce
+	return sums, nil
+}
+
+// sumShare sums up the columns j ≡ part (mod parts) over the classes, into sums[j].
+func (u *utilityCounter) sumShare(mc *measuredClasses, sums []*columnSum, part, parts int) error {
+	q := len(u.cols)
+	var mine []int
+	for j := part; j < q; j += parts {
+		s, err := newColumnSum(u.cols[j])
+		if err != nil {
+			return err
+		}
+		sums[j], mine = s, append(mine, j)
 	}
-	den := float64(n) * float64(q)
-	return loss / den, ncp / den, entropy, nil
+	vals := make([]string, q)
+	for i := range int32(mc.n) {
+		at := int(i) * mc.stride
+		size := int64(mc.cls[at])
+		if size == 0 {
+			continue
+		}
+		if !mc.fields(i, vals) {
+			return errors.New("utility: a malformed class key")
+		}
+		for _, j := range mine {
+			s := sums[j]
+			var (
+				st  *coverStat
+				err error
+			)
+			if s.c.labeled {
+				var l int
+				if l, err = u.level(mc, j, at); err != nil {
+					return err
+				}
+				st = s.node(l, vals[j])
+			} else if st, err = s.valueStat(vals[j]); err != nil {
+				return err
+			}
+			if err := s.add(st, size); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // numericValues is the value of every leaf when the column is measured by value, else
