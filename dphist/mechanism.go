@@ -1,7 +1,3 @@
-// Package dphist holds the differentially private outputs: the noise mechanisms (Google's
-// differential-privacy library, never a hand-written sampler), histograms counted from
-// encoded columns, and the budget ledger. It knows nothing of files besides the
-// ledger's own.
 package dphist
 
 import (

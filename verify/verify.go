@@ -5,6 +5,11 @@
 // the configuration's hierarchy files (truth.go, utility.go). It decides l-diversity
 // and t-closeness with the same pure functions as the search (packages diversity and
 // closeness) on histograms it counts itself.
+//
+// It imports, of this module, only schema (column types, the error kinds), the
+// models' arithmetic (diversity, closeness, risk) and internal/safe: never generalize
+// or table, whose code it checks, nor anything above them (docs/design.md's package
+// table). It reads files with its own decoders (CSV, Parquet, Arrow IPC).
 package verify
 
 import (

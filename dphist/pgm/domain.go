@@ -1,4 +1,11 @@
-// Package pgm holds discrete graphical models over a fixed domain: junction trees, marginal inference, estimation from noisy marginal measurements (Private-PGM's mirror descent), and sampling records.
+// Package pgm holds discrete graphical models over a fixed domain: junction trees,
+// marginal inference, estimation from noisy marginal measurements (Private-PGM's
+// mirror descent), sampling records, and moving sampled records towards the model's
+// marginals (Refine). It is numeric code over attribute indexes and cell counts: it
+// knows nothing of columns, values, privacy budgets or files.
+//
+// It imports, of this module, only internal/safe (docs/design.md's package table);
+// dphist builds its synthetic records on it.
 package pgm
 
 import (
