@@ -220,10 +220,10 @@ func plannedSpend(cfg *schema.Config, opt job.Options, ledger string) (dphist.Sp
 	}
 	var err error
 	if spend.Epsilon, spend.Delta, err = dphist.Compose(parts); err != nil {
-		return spend, schema.BadInput("%s: dp.outputs: the outputs' budgets: %w", cfg.Name(), err)
+		return spend, cfg.Errorf("dp.outputs", "the outputs' budgets: %w", err)
 	}
 	if err := (&dphist.Ledger{Datasets: map[string]*dphist.Account{}}).Charge(cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
-		return spend, fmt.Errorf("dp: the outputs need ε=%g, δ=%g: %w", spend.Epsilon, spend.Delta, err)
+		return spend, cfg.Wrap("dp", fmt.Errorf("the outputs need ε=%g, δ=%g: %w", spend.Epsilon, spend.Delta, err))
 	}
 	if ledger != "" {
 		if err := dphist.Check(ledger, cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
@@ -415,14 +415,14 @@ func checkSizes(cfg *schema.Config, doms map[string]*dpDomain) error {
 			sizes[j] = len(labels)
 			if o.Other {
 				if slices.Contains(labels, "other") {
-					return schema.BadInput("%s.other: columns.%s.domain already has a value \"other\"", key, n)
+					return cfg.Errorf(key+".other", "columns.%s.domain already has a value \"other\"", n)
 				}
 				sizes[j]++
 			}
 		}
 		if o.Marginals != nil {
 			if c := binomial(len(names), o.Marginals.Way); c > maxMarginals {
-				return schema.BadInput("%s.marginals: more than %d marginals", key, maxMarginals)
+				return cfg.Errorf(key+".marginals", "more than %d marginals", maxMarginals)
 			}
 			subsets := dphist.Subsets(len(names), o.Marginals.Way)
 			total := 0
@@ -433,10 +433,10 @@ func checkSizes(cfg *schema.Config, doms map[string]*dpDomain) error {
 				}
 				n, err := dphist.Cells(ss, maxDPCells)
 				if err != nil {
-					return schema.BadInput("%s.marginals: %v", key, err)
+					return cfg.Errorf(key+".marginals", "%w", err)
 				}
 				if total += n; total > maxDPCells {
-					return schema.BadInput("%s.marginals: more than %d cells in all", key, maxDPCells)
+					return cfg.Errorf(key+".marginals", "more than %d cells in all", maxDPCells)
 				}
 			}
 		} else if s := o.Synthetic; s != nil {
@@ -447,15 +447,15 @@ func checkSizes(cfg *schema.Config, doms map[string]*dpDomain) error {
 			}
 			for j, n := range sizes {
 				if n > limit {
-					return schema.BadInput("%s.synthetic.max-model-size: column %q has %d values in its domain, more than the model may hold (%d cells)", key, names[j], n, limit)
+					return cfg.Errorf(key+".synthetic.max-model-size", "column %q has %d values in its domain, more than the model may hold (%d cells)", names[j], n, limit)
 				}
 			}
 		} else if _, err := dphist.Cells(sizes, maxDPCells); err != nil {
-			return schema.BadInput("%s: %v", key, err)
+			return cfg.Errorf(key, "%w", err)
 		}
 		if u := cfg.DP.PrivacyUnit; u != nil && u.MaxCellsPerUnit > 0 {
 			if _, err := dphist.Cells(sizes, math.MaxInt64/2); err != nil {
-				return schema.BadInput("%s: the cells of a privacy unit cannot be told apart: %v", key, err)
+				return cfg.Errorf(key, "the cells of a privacy unit cannot be told apart: %w", err)
 			}
 		}
 	}
@@ -475,6 +475,16 @@ func outputColumns(o schema.DPOutput) []string {
 		return o.Synthetic.Columns
 	}
 	return nil
+}
+
+// OutputColumns is every column output o reads: the columns of its cells and an
+// aggregate's column.
+func OutputColumns(o schema.DPOutput) []string {
+	cols := outputColumns(o)
+	if o.Aggregate != nil {
+		cols = append(slices.Clip(cols), o.Aggregate.Column)
+	}
+	return cols
 }
 
 // ReadInput reads the columns the outputs use in one streamed pass.
@@ -618,7 +628,7 @@ func (d *dpInput) addUnits(p *job.Plan, b *table.Batch, f, pos int, name string)
 	for i := range b.N {
 		v, null := field(p, b, i, f, pos)
 		if null || v == "" {
-			return schema.BadInput("%s: column %q: no privacy unit (null or empty: every row must name its unit)", p.At(b.First+i), name)
+			return p.Config.Errorf("dp.privacy-unit.column", "%s: column %q: no privacy unit (null or empty: every row must name its unit)", p.At(b.First+i), name)
 		}
 		// One id, one unit, whatever its spelling ("07" and "7" in an integer column).
 		v, ok := table.Canonical(p.Types[pos], v)
@@ -637,7 +647,7 @@ func (d *dpInput) addValues(p *job.Plan, b *table.Batch, f, pos int, name string
 	for i := range b.N {
 		v, null := field(p, b, i, f, pos)
 		if null {
-			return schema.BadInput("%s: column %q: null value in an aggregated column (set columns.%s.null-as, or drop the rows before the run)", p.At(b.First+i), name, name)
+			return aggregatedNullError(p, b.First+i, name)
 		}
 		x, err := numberOf(p.Types[pos], p.Ints[pos], v)
 		if err != nil || math.IsNaN(x) {
@@ -677,6 +687,24 @@ func (t *dpTable) add(rec ...string) {
 	t.n++
 }
 
+// CheckDomains is nil when every value of the outputs' columns lies in its declared
+// domain or an output maps it to its other cell; else it lists, for each column, the
+// first record a run would refuse, as the run names it (validate: the run stops at the
+// first output it computes).
+func (d *dpInput) CheckDomains(p *job.Plan) error {
+	var errs schema.ErrorList
+	seen := map[string]bool{}
+	for _, out := range d.outs {
+		for _, n := range out.Manifest.Columns {
+			if c := d.col[n]; c.outside >= 0 && !out.Spec.Other && !seen[n] {
+				seen[n] = true
+				errs.Add(outsideError(p, c.outside, c.null >= 0, n, out.Spec.Name))
+			}
+		}
+	}
+	return errs.Err()
+}
+
 // outputCells returns the cells of out's columns per row, with values outside the
 // domain mapped to the "other" cell when the output declares one, and an error naming
 // the column and first row otherwise.
@@ -689,11 +717,7 @@ func outputCells(p *job.Plan, out *Output, data *dpInput) ([][]int32, error) {
 			continue
 		}
 		if !out.Spec.Other {
-			what := "a value outside the declared domain"
-			if c.null >= 0 {
-				what = "a null, which is outside the declared domain"
-			}
-			return nil, schema.BadInput("%s: column %q: %s (declare it in columns.%s.domain, or set other: true on output %q)", p.At(c.outside), n, what, n, out.Spec.Name)
+			return nil, outsideError(p, c.outside, c.null >= 0, n, out.Spec.Name)
 		}
 		other := int32(out.Sizes[i] - 1)
 		mapped := make([]int32, len(cols[i]))

@@ -292,7 +292,7 @@ func TestDPBudgetOverflow(t *testing.T) {
 		want        []string
 	}{
 		{"two outputs past the largest number", "1e308", []string{"1e308", "1e308"}, "", schema.ErrBadInput,
-			[]string{"dp.yaml: dp.outputs", "ε adds up to 2e+308", "largest number"}},
+			[]string{"dp.yaml:11: dp.outputs", "ε adds up to 2e+308", "largest number"}}, // line 11: outputs
 		{"the largest number twice", "1.7976931348623157e308", []string{"1.7976931348623157e308", "1.7976931348623157e308"}, "", schema.ErrBadInput,
 			[]string{"dp.outputs"}},
 		{"three outputs past it with a ledger", "1e308", []string{"1e308", "5e307", "5e307"}, `{"datasets":{}}`, schema.ErrBadInput,

@@ -19,12 +19,13 @@ type dpDomain struct {
 }
 
 // newDPDomain builds the domain of column c of type typ (the type its values have).
-// A hierarchy file is parsed from the bytes hier read at the start of the run.
-func newDPDomain(c *schema.Column, typ schema.Type, hier *job.HierFiles) (*dpDomain, error) {
+// A hierarchy file is parsed from the bytes hier read at the start of the run. Errors
+// are at the FILE:LINE of cfg's key.
+func newDPDomain(cfg *schema.Config, c *schema.Column, typ schema.Type, hier *job.HierFiles) (*dpDomain, error) {
 	key := "columns." + c.Name + ".domain"
 	d := c.Domain
 	if d == nil {
-		return nil, schema.BadInput("%s: a DP output uses column %q, which needs a declared domain (a list, a range with width, or a hierarchy level)", key, c.Name)
+		return nil, cfg.Errorf(key, "a DP output uses column %q, which needs a declared domain (a list, a range with width, or a hierarchy level)", c.Name)
 	}
 	dom := &dpDomain{}
 	switch {
@@ -33,10 +34,10 @@ func newDPDomain(c *schema.Column, typ schema.Type, hier *job.HierFiles) (*dpDom
 		for i, v := range d.Values {
 			canon, ok := table.Canonical(typ, v)
 			if !ok {
-				return nil, schema.BadInput("%s[%d]: %q is not a %s value", key, i, v, typ)
+				return nil, cfg.Errorf(fmt.Sprintf("%s[%d]", key, i), "%q is not a %s value", v, typ)
 			}
 			if _, dup := index[canon]; dup {
-				return nil, schema.BadInput("%s[%d]: %q is the same %s as an earlier value", key, i, v, typ)
+				return nil, cfg.Errorf(fmt.Sprintf("%s[%d]", key, i), "%q is the same %s as an earlier value", v, typ)
 			}
 			index[canon] = int32(i)
 			dom.labels = append(dom.labels, canon)
@@ -54,18 +55,18 @@ func newDPDomain(c *schema.Column, typ schema.Type, hier *job.HierFiles) (*dpDom
 			return i, ok
 		}
 	case d.Range != nil:
-		return rangeDomain(dom, key, typ, d.Range[0], d.Range[1], d.Width)
+		return rangeDomain(cfg, dom, key, typ, d.Range[0], d.Range[1], d.Width)
 	case d.HierarchyLevel != nil:
 		if c.Hierarchy == nil || c.Hierarchy.File == "" {
-			return nil, schema.BadInput("%s.hierarchy-level: needs a hierarchy file on column %q (a built hierarchy has no finite list of values)", key, c.Name)
+			return nil, cfg.Errorf(key+".hierarchy-level", "needs a hierarchy file on column %q (a built hierarchy has no finite list of values)", c.Name)
 		}
 		h, err := hier.Hierarchy(c.Hierarchy.File)
 		if err != nil {
-			return nil, fmt.Errorf("columns.%s.hierarchy.file: %w", c.Name, err)
+			return nil, cfg.Wrap(job.HierFileKey(c.Name), err)
 		}
 		level := *d.HierarchyLevel
 		if level >= h.Height() {
-			return nil, schema.BadInput("%s.hierarchy-level: %d is above the hierarchy's top level %d", key, level, h.Height()-1)
+			return nil, cfg.Errorf(key+".hierarchy-level", "%d is above the hierarchy's top level %d", level, h.Height()-1)
 		}
 		for code := 0; code < h.Size(level); code++ {
 			dom.labels = append(dom.labels, h.Value(level, int32(code)))
@@ -78,7 +79,7 @@ func newDPDomain(c *schema.Column, typ schema.Type, hier *job.HierFiles) (*dpDom
 			return h.Code(level, leaf), true
 		}
 	default:
-		return nil, schema.BadInput("%s: empty", key)
+		return nil, cfg.Errorf(key, "empty")
 	}
 	return dom, nil
 }
@@ -89,15 +90,15 @@ const maxRangeCells = 1 << 20
 // rangeDomain fills dom with the bins of [lo, hi] of the given width: for integers the
 // closed bins [lo, lo+w−1], [lo+w, lo+2w−1], … (the last one ends at hi); for floats the
 // half-open bins [lo, lo+w), … with the last closed at hi.
-func rangeDomain(dom *dpDomain, key string, typ schema.Type, lo, hi, w float64) (*dpDomain, error) {
+func rangeDomain(cfg *schema.Config, dom *dpDomain, key string, typ schema.Type, lo, hi, w float64) (*dpDomain, error) {
 	switch typ {
 	case schema.Integer:
 		if lo != math.Trunc(lo) || hi != math.Trunc(hi) || w != math.Trunc(w) {
-			return nil, schema.BadInput("%s: an integer column needs a whole range and width, got [%g, %g] width %g", key, lo, hi, w)
+			return nil, cfg.Errorf(key, "an integer column needs a whole range and width, got [%g, %g] width %g", lo, hi, w)
 		}
 	case schema.Float:
 	default:
-		return nil, schema.BadInput("%s: a range needs a column of type integer or float (declare its type), not %s", key, typ)
+		return nil, cfg.Errorf(key, "a range needs a column of type integer or float (declare its type), not %s", typ)
 	}
 	var n float64
 	if typ == schema.Integer {
@@ -106,7 +107,7 @@ func rangeDomain(dom *dpDomain, key string, typ schema.Type, lo, hi, w float64) 
 		n = math.Max(1, math.Ceil((hi-lo)/w))
 	}
 	if n > maxRangeCells {
-		return nil, schema.BadInput("%s: %g bins, more than %d", key, n, maxRangeCells)
+		return nil, cfg.Errorf(key, "%g bins, more than %d", n, maxRangeCells)
 	}
 	bins := int(n)
 	for i := 0; i < bins; i++ {

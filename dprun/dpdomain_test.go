@@ -61,7 +61,7 @@ func TestDPDomains(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := newDPDomain(c, tt.typ, hf)
+			d, err := newDPDomain(&schema.Config{}, c, tt.typ, hf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,7 +98,7 @@ func TestDPDomainErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := newDPDomain(&tt.col, tt.col.Type, &job.HierFiles{})
+			_, err := newDPDomain(&schema.Config{}, &tt.col, tt.col.Type, &job.HierFiles{})
 			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "columns.x.domain") {
 				t.Errorf("err = %v, want bad input naming columns.x.domain and %q", err, tt.want)
 			}

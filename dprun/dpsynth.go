@@ -20,7 +20,7 @@ func syntheticOutput(ctx context.Context, cfg *schema.Config, o schema.DPOutput,
 	s := o.Synthetic
 	workload, err := syntheticWorkload(s)
 	if err != nil {
-		return nil, schema.BadInput("dp.outputs %s.synthetic.workload: %v", o.Name, err)
+		return nil, cfg.Errorf(outputKey(cfg, o.Name)+".synthetic.workload", "%w", err)
 	}
 	l1, l2 := syntheticSensitivity(cfg)
 	var seed [8]byte

@@ -86,7 +86,7 @@ func (m *Mapper) Map(b *table.Batch, i int, emit func(out int, unit string, key 
 		v, null := field(m.p, b, i, m.unit, pos)
 		name := m.p.Header[pos]
 		if null || v == "" {
-			return schema.BadInput("%s: column %q: no privacy unit (null or empty: every row must name its unit)", m.p.At(row), name)
+			return m.p.Config.Errorf("dp.privacy-unit.column", "%s: column %q: no privacy unit (null or empty: every row must name its unit)", m.p.At(row), name)
 		}
 		var ok bool
 		if unit, ok = table.Canonical(m.p.Types[pos], v); !ok {
@@ -100,11 +100,7 @@ func (m *Mapper) Map(b *table.Batch, i int, emit func(out int, unit string, key 
 			x, ok := o.Cell(c, v, null)
 			if !ok {
 				name := o.Manifest.Columns[c]
-				what := "a value outside the declared domain"
-				if null {
-					what = "a null, which is outside the declared domain"
-				}
-				return schema.BadInput("%s: column %q: %s (declare it in columns.%s.domain, or set other: true on output %q)", m.p.At(row), name, what, name, o.Spec.Name)
+				return outsideError(m.p, row, null, name, o.Spec.Name)
 			}
 			cells[c] = x
 		}
@@ -127,7 +123,7 @@ func (m *Mapper) number(b *table.Batch, i, f int) (float64, error) {
 	name := m.p.Header[pos]
 	v, null := field(m.p, b, i, f, pos)
 	if null {
-		return 0, schema.BadInput("%s: column %q: null value in an aggregated column (set columns.%s.null-as, or drop the rows before the run)", m.p.At(b.First+i), name, name)
+		return 0, aggregatedNullError(m.p, b.First+i, name)
 	}
 	x, err := numberOf(m.p.Types[pos], m.p.Ints[pos], v)
 	if err != nil || math.IsNaN(x) {

@@ -52,7 +52,7 @@ func Describe(cfg *schema.Config, p *job.Plan) ([]*Output, error) {
 			if !ok {
 				return nil, schema.BadInput("%s: column %q: not in the input", p.Input, name)
 			}
-			dom, err := newDPDomain(cfg.Column(name), p.Types[at], p.Hier)
+			dom, err := newDPDomain(cfg, cfg.Column(name), p.Types[at], p.Hier)
 			if err != nil {
 				return nil, err
 			}
@@ -119,7 +119,7 @@ func describe(cfg *schema.Config, o schema.DPOutput, doms map[string]*dpDomain) 
 func (out *Output) describeHistogram(cfg *schema.Config) error {
 	n, err := dphist.Cells(out.Sizes, maxDPCells)
 	if err != nil {
-		return schema.BadInput("dp.outputs %s: %v", out.Spec.Name, err)
+		return cfg.Errorf(outputKey(cfg, out.Spec.Name), "%w", err)
 	}
 	out.Manifest.Cells = n
 	out.Mechanism, err = mechanismFor(cfg, out.Spec, &out.Manifest, 1)
@@ -130,7 +130,7 @@ func (out *Output) describeMarginals(cfg *schema.Config) error {
 	o, mo := out.Spec, &out.Manifest
 	for i, l := range out.Labels {
 		if slices.Contains(l, "*") {
-			return schema.BadInput("columns.%s.domain: the value \"*\" stands for a column outside a marginal in output %q", mo.Columns[i], o.Name)
+			return cfg.Errorf("columns."+mo.Columns[i]+".domain", "the value \"*\" stands for a column outside a marginal in output %q", o.Name)
 		}
 	}
 	out.Subsets = dphist.Subsets(len(out.Sizes), o.Marginals.Way)
@@ -145,7 +145,7 @@ func (out *Output) describeMarginals(cfg *schema.Config) error {
 		}
 		n, err := dphist.Cells(subSizes, maxDPCells)
 		if err != nil {
-			return schema.BadInput("dp.outputs %s: marginal %v: %v", o.Name, names, err)
+			return cfg.Errorf(outputKey(cfg, o.Name)+".marginals", "marginal %v: %w", names, err)
 		}
 		out.offsets = append(out.offsets, int64(mo.Cells))
 		mo.Cells += n
@@ -159,7 +159,7 @@ func (out *Output) describeAggregate(cfg *schema.Config) error {
 	a := o.Aggregate
 	groups, err := dphist.Cells(out.Sizes, maxDPCells)
 	if err != nil {
-		return schema.BadInput("dp.outputs %s: %v", o.Name, err)
+		return cfg.Errorf(outputKey(cfg, o.Name), "%w", err)
 	}
 	mo.Cells, mo.Value, mo.Bounds, mo.Ranks = groups, a.Column, a.Bounds[:], a.Quantiles
 	// The library's sensitivity arguments are per group; a unit capped to L0 groups
@@ -171,7 +171,7 @@ func (out *Output) describeAggregate(cfg *schema.Config) error {
 	out.Aggregate = dphist.Aggregate{Kind: o.Mechanism, Epsilon: o.Epsilon, Delta: o.Delta, L0: l0, LInf: linf,
 		ReplaceOne: cfg.DP.Neighbours == "replace-one", Stats: a.Stats, Lower: a.Bounds[0], Upper: a.Bounds[1], Ranks: a.Quantiles}
 	if mo.Stats, err = out.Aggregate.Budgets(); err != nil {
-		return schema.BadInput("dp.outputs %s: %v", o.Name, err)
+		return cfg.Errorf(outputKey(cfg, o.Name), "%w", err)
 	}
 	return nil
 }
@@ -358,7 +358,7 @@ func mechanismFor(cfg *schema.Config, o schema.DPOutput, mo *report.ManifestOutp
 	l0, linf := dphist.CountSensitivity(cfg.DP, parts)
 	m := dphist.Mechanism{Kind: o.Mechanism, Epsilon: o.Epsilon, Delta: o.Delta, L0: l0, LInf: linf}
 	if err := m.Check(); err != nil {
-		return m, schema.BadInput("dp.outputs %s: %v", o.Name, err)
+		return m, cfg.Errorf(outputKey(cfg, o.Name), "%w", err)
 	}
 	hw, err := m.HalfWidth95()
 	if err != nil {
@@ -368,4 +368,32 @@ func mechanismFor(cfg *schema.Config, o schema.DPOutput, mo *report.ManifestOutp
 	mo.L1, mo.L2 = float64(l0*linf), math.Sqrt(float64(l0))*float64(linf)
 	mo.NoiseScale, mo.HalfWidth95 = m.Scale(), hw
 	return m, nil
+}
+
+// outputKey is the configuration's key path of the dp output named name:
+// "dp.outputs[i]" ("dp.outputs" when no output has the name).
+func outputKey(cfg *schema.Config, name string) string {
+	for i, o := range cfg.DP.Outputs {
+		if o.Name == name {
+			return fmt.Sprintf("dp.outputs[%d]", i)
+		}
+	}
+	return "dp.outputs"
+}
+
+// outsideError names the first record (row) of column name whose value lies outside
+// its declared domain (a null when null), never the value, at the configuration's
+// FILE:LINE of the column's domain.
+func outsideError(p *job.Plan, row int, null bool, name, output string) error {
+	what := "a value outside the declared domain"
+	if null {
+		what = "a null, which is outside the declared domain"
+	}
+	return p.Config.Errorf("columns."+name+".domain", "%s: column %q: %s (declare it in columns.%s.domain, or set other: true on output %q)", p.At(row), name, what, name, output)
+}
+
+// aggregatedNullError names the record (row) of aggregated column name that holds a
+// null, at the configuration's FILE:LINE of the column.
+func aggregatedNullError(p *job.Plan, row int, name string) error {
+	return p.Config.Errorf("columns."+name+".null-as", "%s: column %q: null value in an aggregated column (set columns.%s.null-as, or drop the rows before the run)", p.At(row), name, name)
 }

@@ -63,45 +63,31 @@ func (p *Plan) OutColumns() []table.OutColumn {
 	return out
 }
 
-// NewPlan matches the configuration's columns with the input's columns and types.
+// NewPlan matches the configuration's columns with the input's columns and types. Its
+// error is CheckColumns's.
 func NewPlan(cfg *schema.Config, input string, cols []table.Column) (*Plan, error) {
+	if _, err := CheckColumns(cfg, input, cols); err != nil {
+		return nil, err
+	}
 	header := make([]string, len(cols))
+	pos := map[string]int{}
 	for i, c := range cols {
 		header[i] = c.Name
+		pos[c.Name] = i
 	}
 	p := &Plan{Config: cfg, Input: input, Header: header}
 	p.Conf = make([]*schema.Column, len(header))
-	// A "header" that names none of the configured columns is probably a record (a
-	// file without a header row): say so without quoting it.
-	named := false
-	for _, name := range header {
-		named = named || cfg.Column(name) != nil
-	}
-	if !named {
-		return nil, schema.BadInput("%s: the header names none of the configured columns (if the file has no header row, set input.csv.header: false)", input)
-	}
-	pos := map[string]int{}
 	for i, name := range header {
-		pos[name] = i
-		c := cfg.Column(name)
-		if c == nil {
-			if cfg.Unlisted == "drop" {
-				continue
+		if c := cfg.Column(name); c != nil {
+			p.Conf[i] = c
+			if c.Role != schema.Identifier {
+				p.Kept = append(p.Kept, i)
 			}
-			return nil, schema.BadInput("%s: column %q is not in the configuration (name it, or set unlisted: drop)", input, name)
-		}
-		p.Conf[i] = c
-		if c.Role != schema.Identifier {
-			p.Kept = append(p.Kept, i)
 		}
 	}
 	for _, c := range cfg.Columns {
-		i, ok := pos[c.Name]
-		if !ok {
-			return nil, schema.BadInput("%s: configured column %q is missing from the input", input, c.Name)
-		}
 		if c.Role == schema.Quasi {
-			p.Quasi = append(p.Quasi, i)
+			p.Quasi = append(p.Quasi, pos[c.Name])
 			p.QuasiCfg = append(p.QuasiCfg, c)
 		}
 	}
@@ -114,27 +100,85 @@ func NewPlan(cfg *schema.Config, input string, cols []table.Column) (*Plan, erro
 		p.Ints[i], p.ArrowTypes[i] = col.Ints, col.Arrow
 		switch {
 		case col.PassOnly && c != nil && c.Role == schema.Insensitive:
-			if c.TypeDeclared {
-				return nil, schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Unsupported)
-			}
 			p.PassOnly = append(p.PassOnly, i) // no text form: its values pass through as they are
-		case col.PassOnly && c != nil && c.Role != schema.Identifier:
-			return nil, schema.BadInput("%s: column %q: values of type %s can only be passed through as they are (role insensitive) or dropped (role identifier)", input, col.Name, col.Unsupported)
-		case col.Unsupported != "" && c != nil && c.Role != schema.Identifier:
-			return nil, schema.BadInput("%s: column %q: values of type %s cannot be read (drop the column: role identifier)", input, col.Name, col.Unsupported)
 		case c == nil:
 			p.Types[i] = col.Type
 		case col.Type == "": // text: the declared type, checked value by value
 			p.TextIn = true
 			p.Types[i] = c.Type
 			p.EmptyNull[i] = c.Type != schema.String
-		case c.TypeDeclared && c.Type != col.Type:
-			return nil, schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Type)
 		default:
 			p.Types[i] = col.Type
 		}
 	}
 	return p, nil
+}
+
+// CheckColumns checks the input's columns cols against the configuration: every
+// configured column is in the input with a type it may have, and every input column is
+// configured (or unlisted: drop). Each error names the input file and column at the
+// configuration's FILE:LINE of the key at fault; err lists them all. faulty is the
+// configured columns at fault (all of them when the header names none): what depends
+// on them cannot be checked against this input.
+func CheckColumns(cfg *schema.Config, input string, cols []table.Column) (faulty []string, err error) {
+	// A "header" that names none of the configured columns is probably a record (a
+	// file without a header row): say so without quoting it.
+	named := false
+	for _, c := range cols {
+		named = named || cfg.Column(c.Name) != nil
+	}
+	if !named {
+		for _, c := range cfg.Columns {
+			faulty = append(faulty, c.Name)
+		}
+		return faulty, cfg.Errorf("columns", "%s: the header names none of the configured columns (if the file has no header row, set input.csv.header: false)", input)
+	}
+	var errs schema.ErrorList
+	fault := func(name, key string, err error) {
+		faulty = append(faulty, name)
+		errs.Add(cfg.Wrap(key, err))
+	}
+	in := map[string]bool{}
+	for _, col := range cols {
+		in[col.Name] = true
+		c := cfg.Column(col.Name)
+		if c == nil {
+			if cfg.Unlisted != "drop" {
+				errs.Add(cfg.Errorf("columns", "%s: column %q is not in the configuration (name it, or set unlisted: drop)", input, col.Name))
+			}
+			continue
+		}
+		if err := columnType(c, col, input); err != nil {
+			key := "columns." + c.Name + ".role"
+			if c.TypeDeclared {
+				key = "columns." + c.Name + ".type"
+			}
+			fault(c.Name, key, err)
+		}
+	}
+	for _, c := range cfg.Columns {
+		if !in[c.Name] {
+			fault(c.Name, "columns."+c.Name, schema.BadInput("%s: configured column %q is missing from the input", input, c.Name))
+		}
+	}
+	return faulty, errs.Err()
+}
+
+// columnType is nil when input column col may be read as c configures it.
+func columnType(c *schema.Column, col table.Column, input string) error {
+	switch {
+	case col.PassOnly && c.Role == schema.Insensitive && c.TypeDeclared:
+		return schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Unsupported)
+	case col.PassOnly && c.Role == schema.Insensitive:
+		return nil
+	case col.PassOnly && c.Role != schema.Identifier:
+		return schema.BadInput("%s: column %q: values of type %s can only be passed through as they are (role insensitive) or dropped (role identifier)", input, col.Name, col.Unsupported)
+	case col.Unsupported != "" && c.Role != schema.Identifier:
+		return schema.BadInput("%s: column %q: values of type %s cannot be read (drop the column: role identifier)", input, col.Name, col.Unsupported)
+	case col.Type != "" && c.TypeDeclared && c.Type != col.Type:
+		return schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Type)
+	}
+	return nil
 }
 
 // ReleaseHeader is the release's columns, in input order.

@@ -348,9 +348,10 @@ func unlistedError(p *plan, row int, name string, h *generalize.Hierarchy) error
 	return p.Config.Errorf(hierarchyKey(p.Config, name), "%s: column %q: value not listed in hierarchy %s", p.At(row), name, h.Source())
 }
 
-// nullError names the file, row and column of a null the configuration gives no value for.
+// nullError names the file, row and column of a null the configuration gives no value
+// for, at the column's key.
 func nullError(p *plan, row int, name string) error {
-	return schema.BadInput("%s: column %q: null value (set columns.%s.null-as to the value a null stands for)", p.At(row), name, name)
+	return p.Config.Errorf("columns."+name+".null-as", "%s: column %q: null value (set columns.%s.null-as to the value a null stands for)", p.At(row), name, name)
 }
 
 // encode is pass 1: it streams the quasi-identifier columns of the input, numbers their
@@ -376,6 +377,7 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 		cols = append(cols, sub.pos)
 	}
 	dicts := make([]*dictionary, q)
+	colErr := make([]error, q) // p.collect: each column's first error
 	chans := make([]chan *table.Batch, len(cols))
 	g, ctx := errgroup.WithContext(ctx)
 	in := make(chan *table.Batch, 4)
@@ -395,6 +397,9 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 		col := confs[i]
 		g.Go(safe.Go(func() error {
 			for b := range chans[i] {
+				if colErr[i] != nil {
+					continue // p.collect: the column is at fault, the others read on
+				}
 				if err := dicts[i].add(b, i, col.Null, p.EmptyNull[cols[i]]); err != nil {
 					var (
 						en errNull
@@ -406,7 +411,11 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 					case errors.As(err, &eu):
 						err = unlistedError(p, int(eu), col.Name, dicts[i].listed)
 					}
-					return err
+					if !p.collect {
+						return err
+					}
+					colErr[i] = err
+					continue
 				}
 				if i == 0 {
 					p.progress.AddRead(b.N)
@@ -469,36 +478,64 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 		return nil, schema.BadInput("%s: no records", p.Input)
 	}
 	t := &generalize.Table{Rows: src.Rows()}
+	var errs schema.ErrorList
 	for i, col := range p.QuasiCfg {
-		d := dicts[i]
-		h, leafOf, err := hierarchyFor(p, col, d, fileHier[i])
-		if err != nil {
+		err := colErr[i]
+		if err == nil {
+			err = addQuasi(t, p, col, dicts[i], fileHier[i])
+		}
+		if err != nil && !p.collect {
 			return nil, err
 		}
-		codes := d.leafCodes(h.Leaves(), leafOf)
-		t.Columns = append(t.Columns, generalize.Column{Name: col.Name, Hierarchy: h, Codes: codes})
+		errs.Add(err)
 		dicts[i] = nil
 	}
 	for i, s := range prot {
-		d := dicts[len(p.Quasi)+i]
-		if err := s.buildHierarchy(p, d); err != nil {
+		err := colErr[len(p.Quasi)+i]
+		if err == nil {
+			err = addSensitive(t, p, s, dicts[len(p.Quasi)+i])
+		}
+		if err != nil && !p.collect {
 			return nil, err
 		}
-		if err := s.number(func(i int) string { return p.At(d.first[i]) }, d.values); err != nil {
-			return nil, err
-		}
-		num := make([]int32, len(d.values))
-		for c, v := range d.values {
-			num[c] = s.index[v]
-		}
-		codes := d.leafCodes(len(s.values), num)
-		s.counts = make([]int64, len(s.values))
-		for r := range t.Rows {
-			s.counts[codes.At(r)]++
-		}
-		t.Sensitive = append(t.Sensitive, generalize.Sensitive{Name: s.conf.Name, Values: len(s.values), Codes: codes, Tree: s.tree})
+		errs.Add(err)
 	}
-	return t, nil
+	// p.collect: the columns read without error, and every column's error.
+	return t, errs.Err()
+}
+
+// addQuasi adds quasi-identifier col, whose values d numbers, to t: fromFile is its
+// hierarchy file's (nil: built from the values).
+func addQuasi(t *generalize.Table, p *plan, col schema.Column, d *dictionary, fromFile *generalize.Hierarchy) error {
+	h, leafOf, err := hierarchyFor(p, col, d, fromFile)
+	if err != nil {
+		return err
+	}
+	codes := d.leafCodes(h.Leaves(), leafOf)
+	t.Columns = append(t.Columns, generalize.Column{Name: col.Name, Hierarchy: h, Codes: codes})
+	return nil
+}
+
+// addSensitive adds protected column s, whose values d numbers, to t, with the input's
+// count of each value.
+func addSensitive(t *generalize.Table, p *plan, s *protected, d *dictionary) error {
+	if err := s.buildHierarchy(p, d); err != nil {
+		return err
+	}
+	if err := s.number(func(i int) string { return p.At(d.first[i]) }, d.values); err != nil {
+		return err
+	}
+	num := make([]int32, len(d.values))
+	for c, v := range d.values {
+		num[c] = s.index[v]
+	}
+	codes := d.leafCodes(len(s.values), num)
+	s.counts = make([]int64, len(s.values))
+	for r := range t.Rows {
+		s.counts[codes.At(r)]++
+	}
+	t.Sensitive = append(t.Sensitive, generalize.Sensitive{Name: s.conf.Name, Values: len(s.values), Codes: codes, Tree: s.tree})
+	return nil
 }
 
 // hierarchyFor returns the hierarchy of a quasi-identifier and, for a file hierarchy,
@@ -521,7 +558,7 @@ func hierarchyFor(p *plan, col schema.Column, d *dictionary, fromFile *generaliz
 	if err != nil {
 		var ve *generalize.ValueError
 		if errors.As(err, &ve) {
-			return nil, nil, schema.BadInput("%s: column %q: %s (hierarchy %s)", p.At(d.first[ve.Index]), col.Name, ve.Msg, "columns."+col.Name+".hierarchy")
+			return nil, nil, p.Config.Errorf("columns."+col.Name+".hierarchy", "%s: column %q: %s", p.At(d.first[ve.Index]), col.Name, ve.Msg)
 		}
 		return nil, nil, err
 	}

@@ -15,7 +15,7 @@ func mondrianValues(p *plan, t *generalize.Table) ([][]float64, error) {
 	values, bad := leafValues(p.Config, t.Columns, false)
 	if bad >= 0 {
 		c := t.Columns[bad]
-		return nil, schema.BadInput("columns.%s: a value of its hierarchy (%s) is not a %s: Mondrian splits it as a number", c.Name, c.Hierarchy.Source(), p.Config.Column(c.Name).Type)
+		return nil, p.Config.Errorf(hierarchyKey(p.Config, c.Name), "a value of its hierarchy (%s) is not a %s: Mondrian splits it as a number", c.Hierarchy.Source(), p.Config.Column(c.Name).Type)
 	}
 	return values, nil
 }

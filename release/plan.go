@@ -96,6 +96,9 @@ type plan struct {
 	maxSupp   int
 	metric    string
 	progress  *job.Progress
+	// collect (validate only): pass 1 keeps each column's first error and reads the
+	// other columns on, instead of stopping at the first error.
+	collect bool
 }
 
 // newPlan matches the configuration's columns with the input's columns and types for

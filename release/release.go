@@ -235,12 +235,14 @@ func ModelOptions(cfg *schema.Config, cols []generalize.Column, rows int) (gener
 // LevelBounds is search.min-levels and search.max-levels (ARX's minimum and maximum
 // generalization) in the order of the quasi-identifiers cols: a level per column, 0
 // and −1 (the top) where a column has no bound; nil, nil when the configuration sets
-// neither. A bound above a column's hierarchy's top level is bad input naming its key.
+// neither. A bound above a column's hierarchy's top level is bad input at its key's
+// FILE:LINE; the error lists every such bound.
 func LevelBounds(cfg *schema.Config, cols []generalize.Column) (lo, hi []int, err error) {
 	atLeast, atMost := cfg.Search.MinLevels, cfg.Search.MaxLevels
 	if atLeast == nil && atMost == nil {
 		return nil, nil, nil
 	}
+	var errs schema.ErrorList
 	lo, hi = make([]int, len(cols)), make([]int, len(cols))
 	for i, c := range cols {
 		hi[i] = -1
@@ -255,10 +257,13 @@ func LevelBounds(cfg *schema.Config, cols []generalize.Column) (lo, hi []int, er
 				continue
 			}
 			if l > top {
-				return nil, nil, schema.BadInput("%s: search.%s.%s: %d is above the hierarchy's top level, %d", cfg.Name(), b.key, c.Name, l, top)
+				errs.Add(cfg.Errorf("search."+b.key+"."+c.Name, "%d is above the hierarchy's top level, %d", l, top))
 			}
 			*b.level = l
 		}
+	}
+	if err := errs.Err(); err != nil {
+		return nil, nil, err
 	}
 	return lo, hi, nil
 }
@@ -738,6 +743,9 @@ func loadTable(ctx context.Context, p *plan, src table.Source, hold bool) (*pass
 	}
 	p.progress.Enter(job.StageRead)
 	if out.t, err = encode(ctx, p, src, fileHier, out.prot, out.held, out.sub); err != nil {
+		if p.collect && out.t != nil {
+			return out, err // validate: the columns read without error, and each one's error
+		}
 		return nil, err
 	}
 	return out, nil

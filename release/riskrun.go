@@ -25,7 +25,7 @@ import (
 // the analysis and an error matching schema.ErrUnattainable.
 func Risk(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.RiskAnalysis, error) {
 	if len(cfg.Quasi()) == 0 {
-		return nil, schema.BadInput("%s: columns: a risk analysis needs at least one quasi-identifier", cfg.Name())
+		return nil, cfg.Errorf("columns", "a risk analysis needs at least one quasi-identifier")
 	}
 	in, inFmt, err := inputPath(cfg, opt)
 	if err != nil {

@@ -42,21 +42,34 @@ func (p *plan) protectedColumns() []*protected {
 				return s
 			}
 		}
-		s := &protected{cfg: p.Config, conf: p.Config.Column(name), pos: slices.Index(p.Header, name)}
+		conf := p.Config.Column(name)
+		if conf == nil {
+			return nil // validate's configuration without the columns the input lacks
+		}
+		s := &protected{cfg: p.Config, conf: conf, pos: slices.Index(p.Header, name)}
 		out = append(out, s)
 		return s
 	}
 	for _, l := range p.Config.Privacy.LDiversity {
 		s := get(l.Column)
+		if s == nil {
+			continue
+		}
 		s.diversity = append(s.diversity, diversity.Model{Variant: l.Variant, L: l.L, C: l.C, Estimator: l.Estimator})
 	}
 	for _, t := range p.Config.Privacy.TCloseness {
 		s := get(t.Column)
+		if s == nil {
+			continue
+		}
 		s.closeness = append(s.closeness, verify.Closeness{T: t.T, Distance: t.Distance})
 		s.order = t.Order
 	}
 	for _, b := range p.Config.Privacy.BetaLikeness {
 		s := get(b.Column)
+		if s == nil {
+			continue
+		}
 		s.likeness = append(s.likeness, verify.Likeness{Beta: b.Beta, Enhanced: b.Variant == "enhanced"})
 	}
 	return out
@@ -97,7 +110,7 @@ func (s *protected) number(at func(i int) string, present []string) error {
 		}
 		tree, err := closeness.NewTree(h.Leaves(), up, size)
 		if err != nil {
-			return schema.BadInput("columns.%s.hierarchy: %v", name, err)
+			return s.cfg.Errorf(hierarchyKey(s.cfg, name), "%w", err)
 		}
 		s.tree = tree
 	case s.distance() == closeness.Ordered && s.order != nil:
@@ -111,7 +124,7 @@ func (s *protected) number(at func(i int) string, present []string) error {
 		for i, v := range present {
 			k, ok := orderKey(s.conf.Type, v)
 			if !ok {
-				return schema.BadInput("%s: column %q: not a valid %s for the ordered distance", at(i), name, s.conf.Type)
+				return s.cfg.Errorf(s.cfg.RequirementKey("t-closeness", name)+".distance", "%s: column %q: not a valid %s for the ordered distance", at(i), name, s.conf.Type)
 			}
 			ks[i] = keyed{v, k}
 		}
@@ -179,7 +192,7 @@ func (s *protected) buildHierarchy(p *plan, d *dictionary) error {
 		return nil
 	}
 	if s.conf.Hierarchy == nil {
-		return schema.BadInput("columns.%s.hierarchy: the hierarchical distance needs a hierarchy", s.conf.Name)
+		return s.cfg.Errorf("columns."+s.conf.Name+".hierarchy", "the hierarchical distance needs a hierarchy")
 	}
 	h, _, err := hierarchyFor(p, *s.conf, d, nil)
 	if err != nil {

@@ -168,3 +168,178 @@ func TestValidateConfigurationNotDecoded(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and one line %q…", code, stderr, want)
 	}
 }
+
+// dpSection is a dp section to append to validateConfig (its lines 18 to 21).
+const dpSection = `dp:
+  epsilon-total: 1.0
+  outputs:
+    - {name: a, histogram: [sex], epsilon: 0.5}
+`
+
+// TestValidateEveryDataError: with --in, validate reports every configuration key the
+// input shows wrong in one run, each at its line (the first row per column for values
+// a column does not allow), exits 2, writes nothing and prints no data value.
+func TestValidateEveryDataError(t *testing.T) {
+	dir := t.TempDir()
+	rows := smallRows()
+	rows[2][2] = secret // age, row 2: not an integer
+	rows[3][3] = secret // sex, row 3: not in its hierarchy…
+	rows[5][3] = secret // …nor row 5: the first row is named
+	in := filepath.Join(dir, "in.csv")
+	writeFile(t, in, csvText(dropColumn(rows, "ward"), ','))
+	hier := filepath.Join(repoTestdata(t), "hierarchies")
+	tests := []struct {
+		name  string
+		edits map[int]string
+		dp    bool
+		want  []string
+	}{
+		{"release", map[int]string{
+			16: "  l-diversity: {column: diagnosis, variant: distinct, l: 11}",
+			17: "search: {algorithm: optimal, metric: loss, max-levels: {admitted: 9}, min-levels: {zip: 6}}",
+		}, false, []string{
+			`6: columns.age.hierarchy: ` + in + `: row 2: column "age": `,
+			`7: columns.sex.hierarchy.file: ` + in + `: row 3: column "sex": value not listed in hierarchy`,
+			`12: columns.ward: ` + in + `: configured column "ward" is missing from the input`,
+			`16: privacy.l-diversity.l: column "diagnosis": l = 11 but the input holds only 10 distinct values`,
+			`17: search.min-levels.zip: 6 is above the hierarchy's top level, 5`, // one line: in the columns' order
+			`17: search.max-levels.admitted: 9 is above the hierarchy's top level, 4`,
+		}},
+		{"release and dp", map[int]string{
+			6:  "  age:        {role: quasi, type: integer, hierarchy: {intervals: [5, 10, 20]}}",
+			7:  "  sex:        {role: quasi, hierarchy: {file: " + filepath.Join(hier, "sex.csv") + "}, domain: [F]}",
+			10: "  diagnosis:  {role: sensitive, hierarchy: {file: " + filepath.Join(hier, "diagnosis.csv") + "}, domain: {hierarchy-level: 0}}",
+			16: "  l-diversity: {column: diagnosis, variant: distinct, l: 12}",
+			21: "    - {name: a, histogram: [sex, diagnosis], epsilon: 0.5}",
+		}, true, []string{
+			`6: columns.age.hierarchy: ` + in + `: row 2: column "age": `,
+			`7: columns.sex.hierarchy.file: ` + in + `: row 3: column "sex": value not listed in hierarchy`,
+			`7: columns.sex.domain: ` + in + `: row 2: column "sex": a value outside the declared domain`,
+			`12: columns.ward: ` + in + `: configured column "ward" is missing from the input`,
+			`16: privacy.l-diversity.l: column "diagnosis": l = 12 but the input holds only 10 distinct values`,
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := validateConfig(t)
+			if tc.dp {
+				cfg += dpSection
+			}
+			for n, line := range tc.edits {
+				cfg = setLine(t, cfg, n, line)
+			}
+			cdir := t.TempDir()
+			path := filepath.Join(cdir, "c.yaml")
+			writeFile(t, path, cfg)
+			code, stdout, stderr := runCLI(t, "validate", "-c", path, "--in", in)
+			if code != 2 || stdout != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and nothing on stdout", code, stdout, stderr)
+			}
+			got := strings.Split(strings.TrimSuffix(strings.TrimPrefix(stderr, "sanitize: "), "\n"), "\n")
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d errors, want %d:\n%s", len(got), len(tc.want), stderr)
+			}
+			for i, w := range tc.want {
+				if want := path + ":" + w; !strings.HasPrefix(got[i], want) {
+					t.Errorf("error %d:\n got %q\nwant %q…", i, got[i], want)
+				}
+			}
+			if strings.Contains(stderr, secret) {
+				t.Errorf("a data value in the output: %q", stderr)
+			}
+			if names := listDir(t, cdir); !slices.Equal(names, []string{"c.yaml"}) {
+				t.Errorf("validate wrote %v", names)
+			}
+			if names := listDir(t, dir); !slices.Equal(names, []string{"in.csv"}) {
+				t.Errorf("validate wrote %v", names)
+			}
+		})
+	}
+}
+
+// TestKeyMessagesPlaced: every message about a configuration key that a command finds
+// after parsing, the input's included, says FILE:LINE: key (the line of the key or of
+// the section that holds it); one about the input keeps its file, row and column and
+// prints no data value. Each exits 2 and writes nothing.
+func TestKeyMessagesPlaced(t *testing.T) {
+	dir := t.TempDir()
+	in := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		writeFile(t, path, text)
+		return path
+	}
+	good := in("in.csv", csvText(smallRows(), ','))
+	extra := smallRows()
+	for i := range extra {
+		extra[i] = append(extra[i], "x")
+	}
+	extra[0][len(header)] = "extra"
+	withExtra := in("extra.csv", csvText(extra, ','))
+	nullAge := in("null-age.csv", withCell(2, "age", ""))
+	nullStay := in("null-stay.csv", withCell(4, "stay_days", ""))
+	noWard := in("no-ward.csv", csvText(dropColumn(smallRows(), "ward"), ','))
+	tests := []struct {
+		name    string
+		command string
+		edits   map[int]string
+		dp      bool
+		in      string
+		want    string // "LINE: key: message…"
+	}{
+		{"level bound above the top", "release", map[int]string{17: "search: {algorithm: optimal, metric: loss, max-levels: {admitted: 9}}"}, false, good,
+			"17: search.max-levels.admitted: 9 is above the hierarchy's top level, 4"},
+		{"risk without quasi-identifiers", "risk", map[int]string{6: "  age: {role: insensitive}", 7: "  sex: {role: insensitive}", 8: "  zip: {role: insensitive}", 9: "  admitted: {role: insensitive}"}, false, good,
+			"3: columns: a risk analysis needs at least one quasi-identifier"},
+		{"configured column missing", "validate", nil, false, noWard,
+			"12: columns.ward: " + noWard + `: configured column "ward" is missing from the input`},
+		{"input column not configured", "release", nil, false, withExtra,
+			"3: columns: " + withExtra + `: column "extra" is not in the configuration`},
+		{"null without null-as", "release", nil, false, nullAge,
+			"6: columns.age.null-as: " + nullAge + `: row 2: column "age": null value`},
+		{"a value its built hierarchy cannot read", "release", nil, false, in("bad-age.csv", withCell(2, "age", secret)),
+			"6: columns.age.hierarchy: " + dir + `/bad-age.csv: row 2: column "age": `},
+		{"dp value outside its domain", "validate", map[int]string{7: "  sex: {role: quasi, hierarchy: {file: SEX}, domain: [F]}"}, true, good,
+			"7: columns.sex.domain: " + good + `: row 2: column "sex": a value outside the declared domain`},
+		{"dp domain above the hierarchy", "dp", map[int]string{7: "  sex: {role: quasi, hierarchy: {file: SEX}, domain: {hierarchy-level: 2}}"}, true, good,
+			"7: columns.sex.domain.hierarchy-level: 2 is above the hierarchy's top level 1"},
+		{"dp domain missing", "validate", map[int]string{21: "    - {name: a, histogram: [zip], epsilon: 0.5}"}, true, good,
+			`8: columns.zip.domain: a DP output uses column "zip", which needs a declared domain`},
+		{"dp budgets past the largest number", "dp", map[int]string{19: "  epsilon-total: 1e308", 21: "    - {name: a, histogram: [sex], epsilon: 1e308}\n    - {name: b, histogram: [sex], epsilon: 1e308}"}, true, good,
+			"20: dp.outputs: the outputs' budgets: "},
+		{"dp aggregated null", "validate", map[int]string{21: "    - {name: a, aggregate: {column: stay_days, stats: [count]}, epsilon: 0.5}"}, true, nullStay,
+			"11: columns.stay_days.null-as: " + nullStay + `: row 4: column "stay_days": null value in an aggregated column`},
+	}
+	sex := filepath.Join(repoTestdata(t), "hierarchies", "sex.csv")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := validateConfig(t)
+			if tc.dp {
+				cfg += dpSection
+			}
+			for n, line := range tc.edits {
+				cfg = setLine(t, cfg, n, strings.ReplaceAll(line, "SEX", sex))
+			}
+			cdir := t.TempDir()
+			path := filepath.Join(cdir, "c.yaml")
+			writeFile(t, path, cfg)
+			args := []string{tc.command, "-c", path, "--in", tc.in}
+			switch tc.command {
+			case "release":
+				args = append(args, "--out", filepath.Join(cdir, "r.csv"))
+			case "dp":
+				args = append(args, "--out", filepath.Join(cdir, "dp"))
+			}
+			before := listDir(t, dir)
+			code, stdout, stderr := runCLI(t, args...)
+			if want := "sanitize: " + path + ":" + tc.want; code != 2 || !strings.HasPrefix(stderr, want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q…", code, stderr, want)
+			}
+			if strings.Contains(stdout+stderr, secret) {
+				t.Errorf("a data value in the output: %q", stderr)
+			}
+			if after := listDir(t, dir); !slices.Equal(before, after) || !slices.Equal(listDir(t, cdir), []string{"c.yaml"}) {
+				t.Errorf("%s wrote files: %v → %v, %v", tc.command, before, after, listDir(t, cdir))
+			}
+		})
+	}
+}
