@@ -148,12 +148,8 @@ func CheckColumns(cfg *schema.Config, input string, cols []table.Column) (faulty
 			}
 			continue
 		}
-		if err := columnType(c, col, input); err != nil {
-			key := "columns." + c.Name + ".role"
-			if c.TypeDeclared {
-				key = "columns." + c.Name + ".type"
-			}
-			fault(c.Name, key, err)
+		if key, err := columnType(c, col, input); err != nil {
+			fault(c.Name, "columns."+c.Name+"."+key, err)
 		}
 	}
 	for _, c := range cfg.Columns {
@@ -164,21 +160,22 @@ func CheckColumns(cfg *schema.Config, input string, cols []table.Column) (faulty
 	return faulty, errs.Err()
 }
 
-// columnType is nil when input column col may be read as c configures it.
-func columnType(c *schema.Column, col table.Column, input string) error {
+// columnType is nil when input column col may be read as c configures it, else the
+// error and the key of c at fault ("type" or "role").
+func columnType(c *schema.Column, col table.Column, input string) (string, error) {
 	switch {
 	case col.PassOnly && c.Role == schema.Insensitive && c.TypeDeclared:
-		return schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Unsupported)
+		return "type", schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Unsupported)
 	case col.PassOnly && c.Role == schema.Insensitive:
-		return nil
+		return "", nil
 	case col.PassOnly && c.Role != schema.Identifier:
-		return schema.BadInput("%s: column %q: values of type %s can only be passed through as they are (role insensitive) or dropped (role identifier)", input, col.Name, col.Unsupported)
+		return "role", schema.BadInput("%s: column %q: values of type %s can only be passed through as they are (role insensitive) or dropped (role identifier)", input, col.Name, col.Unsupported)
 	case col.Unsupported != "" && c.Role != schema.Identifier:
-		return schema.BadInput("%s: column %q: values of type %s cannot be read (drop the column: role identifier)", input, col.Name, col.Unsupported)
+		return "role", schema.BadInput("%s: column %q: values of type %s cannot be read (drop the column: role identifier)", input, col.Name, col.Unsupported)
 	case col.Type != "" && c.TypeDeclared && c.Type != col.Type:
-		return schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Type)
+		return "type", schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Type)
 	}
-	return nil
+	return "", nil
 }
 
 // ReleaseHeader is the release's columns, in input order.

@@ -64,20 +64,20 @@ func TestNewPlan(t *testing.T) {
 				t.Errorf("out columns %+v", out)
 			}
 		}},
-		{"no header", cfgText, text("a", "b", "c", "d"), []string{"in.csv", "names none of the configured columns"}, nil},
-		{"unlisted column", cfgText, text("name", "zip", "age", "stay", "extra"), []string{"in.csv", `"extra"`, "unlisted: drop"}, nil},
+		{"no header", cfgText, text("a", "b", "c", "d"), []string{"c.yaml:1: columns: in.csv", "names none of the configured columns"}, nil},
+		{"unlisted column", cfgText, text("name", "zip", "age", "stay", "extra"), []string{"c.yaml:1: columns: in.csv", `"extra"`, "unlisted: drop"}, nil},
 		{"unlisted dropped", "unlisted: drop\n" + cfgText, text("name", "zip", "age", "stay", "extra"), nil, func(t *testing.T, p *Plan) {
 			if p.Conf[4] != nil || slices.Contains(p.Kept, 4) {
 				t.Errorf("extra is kept: conf %v kept %v", p.Conf[4], p.Kept)
 			}
 		}},
-		{"missing column", cfgText, text("name", "zip", "age"), []string{"in.csv", `"stay"`, "missing"}, nil},
+		{"missing column", cfgText, text("name", "zip", "age"), []string{"c.yaml:5: columns.stay: in.csv", `"stay"`, "missing"}, nil},
 		{"type differs", cfgText, []table.Column{{Name: "name", Type: schema.String}, {Name: "zip", Type: schema.String}, {Name: "age", Type: schema.String}, {Name: "stay", Type: schema.Integer}},
-			[]string{"in.csv", `"age"`, "declares type integer", "string"}, nil},
+			[]string{"c.yaml:3: columns.age.type: in.csv", `"age"`, "declares type integer", "string"}, nil},
 		{"decimal passed through", cfgText, []table.Column{{Name: "name", Type: schema.String}, {Name: "zip", Type: schema.String}, {Name: "age", Type: schema.Integer},
-			{Name: "stay", Unsupported: "decimal(9, 2)", PassOnly: true, Arrow: &arrow.Decimal128Type{Precision: 9, Scale: 2}}}, []string{"in.csv", `"stay"`, "declares type integer"}, nil},
+			{Name: "stay", Unsupported: "decimal(9, 2)", PassOnly: true, Arrow: &arrow.Decimal128Type{Precision: 9, Scale: 2}}}, []string{"c.yaml:5: columns.stay.type: in.csv", `"stay"`, "declares type integer"}, nil},
 		{"decimal quasi-identifier", cfgText, []table.Column{{Name: "name", Type: schema.String}, {Name: "zip", Unsupported: "binary", PassOnly: true, Arrow: arrow.BinaryTypes.Binary},
-			{Name: "age", Type: schema.Integer}, {Name: "stay", Type: schema.Integer}}, []string{"in.csv", `"zip"`, "binary", "only be passed through", "role insensitive"}, nil},
+			{Name: "age", Type: schema.Integer}, {Name: "stay", Type: schema.Integer}}, []string{"c.yaml:2: columns.zip.role: in.csv", `"zip"`, "binary", "only be passed through", "role insensitive"}, nil},
 		{"binary insensitive", strings.Replace(cfgText, "stay: {role: insensitive, type: integer}", "stay: {role: insensitive}", 1),
 			[]table.Column{{Name: "name", Type: schema.String}, {Name: "zip", Type: schema.String}, {Name: "age", Type: schema.Integer},
 				{Name: "stay", Unsupported: "binary", PassOnly: true, Arrow: arrow.BinaryTypes.Binary}}, nil, func(t *testing.T, p *Plan) {
@@ -86,7 +86,7 @@ func TestNewPlan(t *testing.T) {
 				}
 			}},
 		{"unreadable kept", cfgText, []table.Column{{Name: "name", Unsupported: "binary"}, {Name: "zip", Type: schema.String}, {Name: "age", Type: schema.Integer}, {Name: "stay", Unsupported: "binary"}},
-			[]string{"in.csv", `"stay"`, "binary", "cannot be read"}, nil},
+			[]string{"c.yaml:5: columns.stay.role: in.csv", `"stay"`, "binary", "cannot be read"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,6 +110,34 @@ func TestNewPlan(t *testing.T) {
 				t.Errorf("At(4) = %q", got)
 			}
 		})
+	}
+}
+
+// TestCheckColumns: every column the input does not match is reported at once, in the
+// order of the configuration's lines, and the configured columns at fault are named.
+func TestCheckColumns(t *testing.T) {
+	cfg := parse(t, "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n  age: {role: quasi, type: integer, hierarchy: {intervals: [10, 20]}}\n  name: {role: identifier}\n  stay: {role: insensitive, type: integer}\nprivacy: {k: 2}\n")
+	cols := []table.Column{{Name: "name", Type: schema.String}, {Name: "zip", Unsupported: "binary", PassOnly: true}, {Name: "age", Type: schema.String}, {Name: "extra", Type: schema.String}}
+	faulty, err := CheckColumns(cfg, "in.csv", cols)
+	if !errors.Is(err, schema.ErrBadInput) {
+		t.Fatalf("got %v, want bad input", err)
+	}
+	want := []string{`c.yaml:1: columns: in.csv: column "extra" is not in the configuration`, `c.yaml:2: columns.zip.role: in.csv: column "zip"`,
+		`c.yaml:3: columns.age.type: in.csv: column "age"`, `c.yaml:5: columns.stay: in.csv: configured column "stay" is missing`}
+	got := strings.Split(err.Error(), "\n")
+	if len(got) != len(want) {
+		t.Fatalf("errors:\n%s\nwant %d", err, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w) {
+			t.Errorf("error %d: %q, want %q…", i, got[i], w)
+		}
+	}
+	if slices.Sort(faulty); !slices.Equal(faulty, []string{"age", "stay", "zip"}) {
+		t.Errorf("faulty %v, want age, stay, zip", faulty)
+	}
+	if _, err := NewPlan(cfg, "in.csv", cols); err == nil || err.Error() != strings.Join(got, "\n") {
+		t.Errorf("NewPlan: %v, want CheckColumns's error", err)
 	}
 }
 
