@@ -382,7 +382,7 @@ func TestSearchCancelStopsEvaluating(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	n, q := 20000, 9
 	if testing.Short() {
-		n, q = 4000, 7 // the race detector's run: a smaller table, hundreds of nodes still
+		n, q = 4000, 7 // the race detector's run: a smaller table, about 150 nodes
 	}
 	tab, _, _ := randomTable(rng, n, q)
 	for _, workers := range []int{1, 4} {
