@@ -424,6 +424,7 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 			return nil
 		}))
 	}
+	heldErr := make([]error, len(held)) // p.collect: each held column's first error
 	for k, h := range held {
 		f := q + k
 		chans[f] = make(chan *table.Batch, 4)
@@ -435,7 +436,11 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 				if err := h.add(p, b, f); errors.Is(err, errLetGo) {
 					h.letGo()
 				} else if err != nil {
-					return err
+					if !p.collect {
+						return err
+					}
+					heldErr[k] = err
+					h.letGo()
 				}
 			}
 			h.finish()
@@ -498,6 +503,9 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 		if err != nil && !p.collect {
 			return nil, err
 		}
+		errs.Add(err)
+	}
+	for _, err := range heldErr {
 		errs.Add(err)
 	}
 	// p.collect: the columns read without error, and every column's error.

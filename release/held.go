@@ -102,7 +102,7 @@ func (h *heldColumn) newValue(v string, row int) int32 {
 // check checks a value of the column (not a null) as pass 2 does.
 func (h *heldColumn) check(p *plan, v string, row int) error {
 	if err := table.CheckType(h.conf, v); err != nil {
-		return schema.BadInput("%s: column %q: %w", p.At(row), h.conf.Name, err)
+		return p.Config.Wrap("columns."+h.conf.Name+".type", schema.BadInput("%s: column %q: %w", p.At(row), h.conf.Name, err))
 	}
 	if h.listed != nil {
 		if _, ok := h.listed.Leaf(v); !ok {

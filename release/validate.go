@@ -109,12 +109,13 @@ func validateInput(ctx context.Context, cfg *schema.Config, in string, v *report
 }
 
 // validateRelease reads the input as pass 1 of a release does, each column to its
-// first error, and checks the release's models against it.
+// first error (a CSV's other kept columns too, as far as pass 1 holds them), and checks
+// the release's models against it.
 func validateRelease(ctx context.Context, p *plan, src table.Source, v *report.Validation) error {
 	if len(p.Quasi) == 0 {
 		return nil // every quasi-identifier is at fault: reported by usableConfig
 	}
-	one, err := loadTable(ctx, p, src, false)
+	one, err := loadTable(ctx, p, src, true) // held: a CSV's other kept columns checked as pass 2 would
 	if one == nil {
 		return err
 	}

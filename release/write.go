@@ -473,7 +473,7 @@ func (r *recoder) textColumn(out *table.Rows, j int, b *table.Batch, kept []int)
 		}
 		if r.p.TextIn {
 			if err := table.CheckType(conf, v); err != nil {
-				return schema.BadInput("%s: column %q: %w", r.p.At(row), name, err)
+				return r.p.Config.Wrap("columns."+name+".type", schema.BadInput("%s: column %q: %w", r.p.At(row), name, err))
 			}
 		}
 		if h := r.listed[pos]; h != nil {

@@ -187,17 +187,29 @@ func TestValidateEveryDataError(t *testing.T) {
 	rows[5][3] = secret // …nor row 5: the first row is named
 	in := filepath.Join(dir, "in.csv")
 	writeFile(t, in, csvText(dropColumn(rows, "ward"), ','))
+	rows = smallRows()
+	rows[3][6] = secret // diagnosis, row 3: not in its hierarchy
+	rows[2][7] = secret // stay_days, row 2: not an integer
+	rows[4][2] = ""     // age, row 4: a null
+	kept := filepath.Join(dir, "kept.csv")
+	writeFile(t, kept, csvText(rows, ','))
 	hier := filepath.Join(repoTestdata(t), "hierarchies")
 	tests := []struct {
 		name  string
 		edits map[int]string
 		dp    bool
+		in    string // "": in
 		want  []string
 	}{
+		{"columns released as they are", map[int]string{16: "  suppression: 0"}, false, kept, []string{
+			`6: columns.age.null-as: ` + kept + `: row 4: column "age": null value`,
+			`10: columns.diagnosis.hierarchy.file: ` + kept + `: row 3: column "diagnosis": value not listed in hierarchy`,
+			`11: columns.stay_days.type: ` + kept + `: row 2: column "stay_days": `,
+		}},
 		{"release", map[int]string{
 			16: "  l-diversity: {column: diagnosis, variant: distinct, l: 11}",
 			17: "search: {algorithm: optimal, metric: loss, max-levels: {admitted: 9}, min-levels: {zip: 6}}",
-		}, false, []string{
+		}, false, "", []string{
 			`6: columns.age.hierarchy: ` + in + `: row 2: column "age": `,
 			`7: columns.sex.hierarchy.file: ` + in + `: row 3: column "sex": value not listed in hierarchy`,
 			`12: columns.ward: ` + in + `: configured column "ward" is missing from the input`,
@@ -211,7 +223,7 @@ func TestValidateEveryDataError(t *testing.T) {
 			10: "  diagnosis:  {role: sensitive, hierarchy: {file: " + filepath.Join(hier, "diagnosis.csv") + "}, domain: {hierarchy-level: 0}}",
 			16: "  l-diversity: {column: diagnosis, variant: distinct, l: 12}",
 			21: "    - {name: a, histogram: [sex, diagnosis], epsilon: 0.5}",
-		}, true, []string{
+		}, true, "", []string{
 			`6: columns.age.hierarchy: ` + in + `: row 2: column "age": `,
 			`7: columns.sex.hierarchy.file: ` + in + `: row 3: column "sex": value not listed in hierarchy`,
 			`7: columns.sex.domain: ` + in + `: row 2: column "sex": a value outside the declared domain`,
@@ -231,7 +243,11 @@ func TestValidateEveryDataError(t *testing.T) {
 			cdir := t.TempDir()
 			path := filepath.Join(cdir, "c.yaml")
 			writeFile(t, path, cfg)
-			code, stdout, stderr := runCLI(t, "validate", "-c", path, "--in", in)
+			input := in
+			if tc.in != "" {
+				input = tc.in
+			}
+			code, stdout, stderr := runCLI(t, "validate", "-c", path, "--in", input)
 			if code != 2 || stdout != "" {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and nothing on stdout", code, stdout, stderr)
 			}
@@ -250,7 +266,7 @@ func TestValidateEveryDataError(t *testing.T) {
 			if names := listDir(t, cdir); !slices.Equal(names, []string{"c.yaml"}) {
 				t.Errorf("validate wrote %v", names)
 			}
-			if names := listDir(t, dir); !slices.Equal(names, []string{"in.csv"}) {
+			if names := listDir(t, dir); !slices.Equal(names, []string{"in.csv", "kept.csv"}) {
 				t.Errorf("validate wrote %v", names)
 			}
 		})
