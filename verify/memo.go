@@ -14,13 +14,14 @@ import (
 // memoTable remembers a value of type V per key of type K: an open-addressing table
 // (linear probing) of 1<<memoMinBits to 1<<memoMaxBits slots, at most half of them
 // used. A table doubles as it fills, and a full table of the largest size takes no
-// more (what it does not hold is worked out every time). Its zero value is an empty
-// table.
+// more (what it does not hold is worked out every time). A table is ready once init
+// has made its first slots.
 //
-// Two keys are one when they are ==. Each comes with its hash, which its user
+// Two keys are one when they are ==. Each comes with its 64-bit hash, which its user
 // computes (the table is generic, so calling a key's method from it would be an
 // indirect call on the verifier's hot path): the hash's high bits pick the key's
-// first slot, and the table keeps it to place the key again as it grows.
+// first slot, and the slot keeps them (its tag) to place the key again as the table
+// grows and to pass over most other keys without comparing them.
 type memoTable[K comparable, V any] struct {
 	slots []memoSlot[K, V]
 	bits  uint
@@ -28,10 +29,9 @@ type memoTable[K comparable, V any] struct {
 }
 
 type memoSlot[K comparable, V any] struct {
-	key  K
-	val  V
-	hash uint64
-	used bool
+	key K
+	val V
+	tag uint32 // memoTag of the key's hash; 0: an empty slot
 }
 
 const (
@@ -39,22 +39,33 @@ const (
 	memoMaxBits = 14
 )
 
+// memoTag is the high 32 bits of a hash, the lowest of them set so that no tag is 0:
+// a slot's tag; its high bits are the hash's, which pick the first slot.
+func memoTag(h uint64) uint32 { return uint32(h>>32) | 1 }
+
+// init makes the table's first slots, none of them used.
+func (t *memoTable[K, V]) init() {
+	t.slots, t.bits, t.n = make([]memoSlot[K, V], 1<<memoMinBits), memoMinBits, 0
+}
+
 // get returns the value remembered for k, whose hash is h.
-func (t *memoTable[K, V]) get(k K, h uint64) (V, bool) {
-	if t.slots != nil {
-		mask := uint(len(t.slots) - 1)
-		for i := uint(h >> (64 - t.bits)); t.slots[i].used; i = (i + 1) & mask {
-			if s := &t.slots[i]; s.hash == h && s.key == k {
-				return s.val, true
-			}
+func (t *memoTable[K, V]) get(k K, h uint64) (v V, ok bool) {
+	tag, mask := memoTag(h), uint(len(t.slots)-1)
+	for i := uint(tag >> (32 - t.bits)); t.slots[i].tag != 0; i = (i + 1) & mask {
+		if s := &t.slots[i]; s.tag == tag && s.key == k {
+			return s.val, true
 		}
 	}
-	var zero V
-	return zero, false
+	return v, false
 }
 
 // put remembers v for k, whose hash is h (a key get did not find).
 func (t *memoTable[K, V]) put(k K, h uint64, v V) {
+	t.place(memoSlot[K, V]{key: k, val: v, tag: memoTag(h)})
+}
+
+// place puts a slot's key and value in the table, unless it is full.
+func (t *memoTable[K, V]) place(s memoSlot[K, V]) {
 	switch grow, full := grows(t.n, t.bits); {
 	case full:
 		return
@@ -62,22 +73,22 @@ func (t *memoTable[K, V]) put(k K, h uint64, v V) {
 		t.grow()
 	}
 	mask := uint(len(t.slots) - 1)
-	i := uint(h >> (64 - t.bits))
-	for t.slots[i].used {
+	i := uint(s.tag >> (32 - t.bits))
+	for t.slots[i].tag != 0 {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = memoSlot[K, V]{key: k, val: v, hash: h, used: true}
+	t.slots[i] = s
 	t.n++
 }
 
-// grow doubles the table (makes its first slots, when it has none).
+// grow doubles the table.
 func (t *memoTable[K, V]) grow() {
 	old := t.slots
-	t.bits = max(t.bits+1, memoMinBits)
+	t.bits++
 	t.slots, t.n = make([]memoSlot[K, V], 1<<t.bits), 0
 	for _, s := range old {
-		if s.used {
-			t.put(s.key, s.hash, s.val)
+		if s.tag != 0 {
+			t.place(s)
 		}
 	}
 }
@@ -99,29 +110,47 @@ func grows(n int, bits uint) (grow, full bool) {
 
 // strMemo remembers the numbers of the strings a column met. The verifier's decoders
 // hand out each distinct value of a column as one string (a dictionary's entries,
-// interned values), so a value is looked for where its bytes lie (its slot is a hash
-// of its address and length) and found in the common case by comparing two addresses:
-// the memo holds the strings it remembers, whose memory therefore is not reused while
-// it does, and two strings at one address of one length are one value. A value met in
-// another string is found by comparing the bytes, or not found. So that it does not
-// keep the memory of many strings alive (a CSV reader's value that it did not intern
-// shares its batch's memory), it lets go of every string each strMemoPeriod lookups:
-// it only ever holds strings of the recent records.
+// interned values), so a value is looked for where its bytes lie (addrKey) and found
+// in the common case by comparing two addresses: the memo holds the strings it
+// remembers, whose memory therefore is not reused while it does, and two strings at
+// one address of one length are one value. A value met in another string is not found
+// (and is numbered again by its bytes). So that it does not keep the memory of many
+// strings alive (a CSV reader's value that it did not intern shares its batch's
+// memory), it lets go of every string each strMemoPeriod lookups: it only ever holds
+// strings of the recent records.
 type strMemo struct {
-	table memoTable[string, int32] // hashed by addrHash
-	left  int                      // lookups until it lets go
+	table memoTable[addrKey, int32]
+	left  int // lookups until it lets go
+}
+
+// addrKey is a string as a memo's key: where its bytes lie and its length (the pointer
+// keeps the bytes from being reused while the memo holds the key). Two keys are one
+// when they are the same bytes in memory, so a lookup compares two words, never the
+// bytes; every empty string is one key.
+type addrKey struct {
+	p *byte
+	n int
+}
+
+func addrKeyOf(v string) addrKey {
+	if len(v) == 0 {
+		return addrKey{}
+	}
+	return addrKey{p: unsafe.StringData(v), n: len(v)}
+}
+
+// hash is a hash of the key's address and length.
+func (k addrKey) hash() uint64 {
+	return (uint64(uintptr(unsafe.Pointer(k.p))) ^ uint64(k.n)<<48) * 0x9e3779b97f4a7c15
 }
 
 // strMemoPeriod is how many lookups a strMemo or a coverMemo holds its strings for.
 const strMemoPeriod = 1 << 16
 
 func newStrMemo() *strMemo {
-	return &strMemo{left: strMemoPeriod}
-}
-
-// addrHash is a hash of where a string's bytes lie and of its length.
-func addrHash(v string) uint64 {
-	return (uint64(uintptr(unsafe.Pointer(unsafe.StringData(v)))) ^ uint64(len(v))<<48) * 0x9e3779b97f4a7c15
+	m := &strMemo{left: strMemoPeriod}
+	m.table.init()
+	return m
 }
 
 // get returns the number remembered for v.
@@ -130,12 +159,14 @@ func (m *strMemo) get(v string) (int32, bool) {
 		m.table.reset()
 		m.left = strMemoPeriod
 	}
-	return m.table.get(v, addrHash(v))
+	k := addrKeyOf(v)
+	return m.table.get(k, k.hash())
 }
 
 // put remembers that v, which get did not find, is number id.
 func (m *strMemo) put(v string, id int32) {
-	m.table.put(v, addrHash(v), id)
+	k := addrKeyOf(v)
+	m.table.put(k, k.hash(), id)
 }
 
 // coverMemo remembers pairs of a released and an input value of a column that were
@@ -154,22 +185,15 @@ type coverMemo struct {
 	off          bool
 }
 
-// stringPair is a pair of strings as a memo's key: where their bytes lie and their
-// lengths (whose pointers keep the bytes from being reused while the memo holds
-// them), so that two pairs are one when they are the same strings, not merely equal
-// ones.
-type stringPair struct {
-	r, o       *byte
-	rlen, olen int
-}
+// stringPair is a pair of strings as a memo's key: one when both are the same strings
+// (addrKey), not merely equal ones.
+type stringPair struct{ r, o addrKey }
 
-func pairOf(r, o string) stringPair {
-	return stringPair{r: unsafe.StringData(r), o: unsafe.StringData(o), rlen: len(r), olen: len(o)}
-}
+func pairOf(r, o string) stringPair { return stringPair{addrKeyOf(r), addrKeyOf(o)} }
 
+// hash is a hash of where the pair's bytes lie and of their lengths.
 func (p stringPair) hash() uint64 {
-	x := (uint64(uintptr(unsafe.Pointer(p.r))) ^ uint64(p.rlen)<<48) * 0x9e3779b97f4a7c15
-	x ^= uint64(uintptr(unsafe.Pointer(p.o))) ^ uint64(p.olen)<<48
+	x := p.r.hash() ^ uint64(uintptr(unsafe.Pointer(p.o.p))) ^ uint64(p.o.n)<<48
 	return x * 0xff51afd7ed558ccd
 }
 
@@ -182,7 +206,9 @@ type pairIDs struct {
 }
 
 func newCoverMemo() *coverMemo {
-	return &coverMemo{left: strMemoPeriod}
+	m := &coverMemo{left: strMemoPeriod}
+	m.table.init()
+	return m
 }
 
 // find returns what the memo remembers of the pair (r, o); ok false if it holds none.
@@ -215,6 +241,12 @@ func (m *coverMemo) put(r, o string, ids pairIDs) {
 // value's).
 type pairMemo struct {
 	table memoTable[[2]int32, uint32]
+}
+
+func newPairMemo() *pairMemo {
+	m := &pairMemo{}
+	m.table.init()
+	return m
 }
 
 // pairHash is a hash of a pair of numbers.

@@ -61,7 +61,7 @@ func TestValueNumbers(t *testing.T) {
 // TestPairMemo: the memo of pairs gives what a map gives, through its growth.
 func TestPairMemo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	var m pairMemo
+	m := newPairMemo()
 	want := map[[2]int32]uint32{}
 	for range 200000 {
 		a, b := int32(rng.IntN(200)), int32(rng.IntN(200))-1

@@ -226,7 +226,7 @@ type utilityColumn struct {
 	file   bool       // the leaves are a file's rows (all known up front)
 	// labeled: the levels at which a leaf's value is a released value, per pair of
 	// the released value's number (Counter.rel) and the leaf's
-	names pairMemo
+	names *pairMemo
 }
 
 func newUtilityCounter(qs []Quasi, fullDomain bool) (*utilityCounter, error) {
@@ -235,7 +235,7 @@ func newUtilityCounter(qs []Quasi, fullDomain bool) (*utilityCounter, error) {
 		if q.Domain == nil {
 			return nil, fmt.Errorf("utility: quasi-identifier %q has no hierarchy", q.Column)
 		}
-		c := &utilityColumn{Quasi: q, index: map[string]int32{}, memo: newStrMemo()}
+		c := &utilityColumn{Quasi: q, index: map[string]int32{}, memo: newStrMemo(), names: newPairMemo()}
 		c.labeled = !q.Ranges && q.Domain.kind != domainIntervals
 		if c.labeled {
 			c.cand = u.labeled
