@@ -51,76 +51,96 @@ func Consistent(sizes []int, ms []Marginal) ([]Marginal, error) {
 			return nil, fmt.Errorf("marginal %d: %w", i, err)
 		}
 	}
-
-	// Components are identified by their attribute lists; comps[id] holds the
-	// running numerator (then h_B) and den[id] the summed weights.
-	type compKey struct {
-		n     int
-		attrs [maxMarginalAttrs]int
-	}
-	ids := make(map[compKey]int)
-	var comps [][]float64
-	var den []float64
-
-	// Per marginal: transformed table, and the component id of each subset mask.
-	tabs := make([][]float64, len(ms))
-	compIDs := make([][]int, len(ms))
+	cs := components{ids: map[componentKey]int{}}
+	tabs := make([][]float64, len(ms)) // per marginal: its transformed table
+	compIDs := make([][]int, len(ms))  // per marginal: the component id of each subset mask
 	var lay marginalLayout
 	for i, m := range ms {
 		lay.init(sizes, m.Attrs)
-		t := append([]float64(nil), m.Cells...)
-		lay.forward(t)
-		tabs[i] = t
-		k := len(m.Attrs)
-		compIDs[i] = make([]int, 1<<k)
-		for mask := 0; mask < 1<<k; mask++ {
-			var key compKey
-			for j, a := range m.Attrs {
-				if mask&(1<<j) != 0 {
-					key.attrs[key.n] = a
-					key.n++
-				}
-			}
-			id, ok := ids[key]
-			if !ok {
-				id = len(comps)
-				ids[key] = id
-				comps = append(comps, make([]float64, lay.blockSize(mask)))
-				den = append(den, 0)
-			}
-			compIDs[i][mask] = id
-			c := comps[id]
-			lay.blockRuns(mask, func(b, o, n, st int) {
-				for v, cb := range c[b : b+n] {
-					c[b+v] = cb + t[o+v*st]
-				}
-			})
-			den[id] += 1 / lay.restSize(mask)
-		}
+		tabs[i], compIDs[i] = cs.add(&lay, m)
 	}
-	for id, c := range comps {
-		for b := range c {
-			c[b] /= den[id]
-		}
-	}
-
+	cs.average()
 	out := make([]Marginal, len(ms))
 	for i, m := range ms {
 		lay.init(sizes, m.Attrs)
-		t := tabs[i]
-		for mask, id := range compIDs[i] {
-			c := comps[id]
-			w := 1 / lay.restSize(mask)
-			lay.blockRuns(mask, func(b, o, n, st int) {
-				for v, cb := range c[b : b+n] {
-					t[o+v*st] = cb * w
-				}
-			})
-		}
-		lay.inverse(t)
-		out[i] = Marginal{Attrs: append([]int(nil), m.Attrs...), Cells: t}
+		out[i] = Marginal{Attrs: append([]int(nil), m.Attrs...), Cells: cs.rebuild(&lay, tabs[i], compIDs[i])}
 	}
 	return out, nil
+}
+
+// componentKey identifies a component by its attribute list.
+type componentKey struct {
+	n     int
+	attrs [maxMarginalAttrs]int
+}
+
+// components are Consistent's components h_B, one per attribute set B of a marginal:
+// comps[id] holds the running numerator (then h_B) and den[id] the summed weights.
+type components struct {
+	ids   map[componentKey]int
+	comps [][]float64
+	den   []float64
+}
+
+// add transforms a copy of m's table (lay laid out for m's attributes) and adds each
+// of its components to the running sums: it returns the transformed table and the
+// component id of each subset mask of m's attributes.
+func (cs *components) add(lay *marginalLayout, m Marginal) ([]float64, []int) {
+	t := append([]float64(nil), m.Cells...)
+	lay.forward(t)
+	k := len(m.Attrs)
+	compIDs := make([]int, 1<<k)
+	for mask := 0; mask < 1<<k; mask++ {
+		var key componentKey
+		for j, a := range m.Attrs {
+			if mask&(1<<j) != 0 {
+				key.attrs[key.n] = a
+				key.n++
+			}
+		}
+		id, ok := cs.ids[key]
+		if !ok {
+			id = len(cs.comps)
+			cs.ids[key] = id
+			cs.comps = append(cs.comps, make([]float64, lay.blockSize(mask)))
+			cs.den = append(cs.den, 0)
+		}
+		compIDs[mask] = id
+		c := cs.comps[id]
+		lay.blockRuns(mask, func(b, o, n, st int) {
+			for v, cb := range c[b : b+n] {
+				c[b+v] = cb + t[o+v*st]
+			}
+		})
+		cs.den[id] += 1 / lay.restSize(mask)
+	}
+	return t, compIDs
+}
+
+// average divides each component's sum by its summed weights: h_B.
+func (cs *components) average() {
+	for id, c := range cs.comps {
+		for b := range c {
+			c[b] /= cs.den[id]
+		}
+	}
+}
+
+// rebuild writes into t (a marginal's transformed table, lay laid out for its
+// attributes) its components h_B/|A\B| and transforms it back: the consistent
+// marginal m̂_A.
+func (cs *components) rebuild(lay *marginalLayout, t []float64, compIDs []int) []float64 {
+	for mask, id := range compIDs {
+		c := cs.comps[id]
+		w := 1 / lay.restSize(mask)
+		lay.blockRuns(mask, func(b, o, n, st int) {
+			for v, cb := range c[b : b+n] {
+				t[o+v*st] = cb * w
+			}
+		})
+	}
+	lay.inverse(t)
+	return t
 }
 
 // checkMarginal reports whether m is a well-formed table over attributes of the given
