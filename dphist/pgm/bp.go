@@ -532,94 +532,100 @@ func (e *engine) normExpPar(dst, src []float64) float64 {
 func (e *engine) bp() {
 	e.nbp++
 	jt := e.jt
-	sc := e.sc[0]
 	for m, t := range e.theta {
 		e.thetaMax[m] = e.normExpPar(e.lin[m], t)
 	}
 	for i := len(jt.order) - 1; i >= 0; i-- {
-		c := jt.order[i]
-		nd := &e.nodes[c]
-		shift := 0.0
-		for _, it := range nd.items {
-			shift += *it.maxp
-		}
-		for bi := range nd.blocks {
-			b := &nd.blocks[bi]
-			if !b.alias {
-				clear(b.t)
-				b.prod.prodKernel(b.srcs, b.t, sc)
-			}
-		}
-		dst := e.clique(c)
-		nd.exact = false
-		if jt.parent[c] >= 0 {
-			s := e.upSum[c]
-			clear(s)
-			e.runUp(c, dst, s)
-			ok := true
-			for _, x := range s {
-				if !(x >= tinySum && x <= math.MaxFloat64) {
-					ok = false
-					break
-				}
-			}
-			if ok {
-				// upLin = exp(upLog − upMax) = S/max S; upLog itself is
-				// only needed by a log-space fallback of the parent.
-				sh := e.upShift[c]
-				mx := 0.0
-				for i, x := range s {
-					sh[i] = shift
-					mx = max(mx, x)
-				}
-				inv := 1 / mx
-				for i, x := range s {
-					e.upLin[c][i] = x * inv
-				}
-				e.upMax[c] = shift + math.Log(mx)
-				e.upLogOK[c] = false
-			} else {
-				e.exactUp(c, dst)
-				nd.exact = true
-				e.upLogOK[c] = false
-				e.fillUpLog(c)
-				e.upMax[c] = normExp(e.upLin[c], e.upLog[c])
-			}
-		} else {
-			total := e.runUp(c, dst, nil)
-			if !(total >= tinySum && total <= math.MaxFloat64) {
-				total, shift = e.exactRoot(c, dst)
-				nd.exact = true
-			}
-			e.rootSum = total
-			e.logZ = shift + math.Log(total)
-		}
+		e.up(jt.order[i])
 	}
 	for _, c := range jt.order {
-		nd := &e.nodes[c]
-		for _, t := range nd.p {
-			clear(t)
+		e.down(c)
+	}
+}
+
+// up is clique c's step of the upward pass, its children's done: it makes its table
+// e_C and sends its up message (or, at the root, sets logZ), in linear space, or in
+// log space when a sum is tiny.
+func (e *engine) up(c int) {
+	nd := &e.nodes[c]
+	shift := 0.0
+	for _, it := range nd.items {
+		shift += *it.maxp
+	}
+	for bi := range nd.blocks {
+		b := &nd.blocks[bi]
+		if !b.alias {
+			clear(b.t)
+			b.prod.prodKernel(b.srcs, b.t, e.sc[0])
 		}
-		dst := e.clique(c)
-		if jt.parent[c] < 0 {
-			e.runDown(c, dst, nil, 1/e.rootSum)
-		} else {
-			f := e.fscale[c]
-			for i, s := range e.upSum[c] {
-				f[i] = e.sepP[c][i] / s
-			}
-			e.runDown(c, dst, f, 0)
+	}
+	dst := e.clique(c)
+	nd.exact = false
+	if e.jt.parent[c] < 0 {
+		total := e.runUp(c, dst, nil)
+		if !(total >= tinySum && total <= math.MaxFloat64) {
+			total, shift = e.exactRoot(c, dst)
+			nd.exact = true
 		}
-		for bi := range nd.blocks {
-			b := &nd.blocks[bi]
-			if b.alias {
-				continue
-			}
-			for k, i := range b.items {
-				mg := nd.items[i].marg
-				clear(mg)
-				b.red[k].sumKernel(b.p, mg, sc)
-			}
+		e.rootSum = total
+		e.logZ = shift + math.Log(total)
+		return
+	}
+	s := e.upSum[c]
+	clear(s)
+	e.runUp(c, dst, s)
+	for _, x := range s {
+		if !(x >= tinySum && x <= math.MaxFloat64) {
+			e.exactUp(c, dst)
+			nd.exact = true
+			e.upLogOK[c] = false
+			e.fillUpLog(c)
+			e.upMax[c] = normExp(e.upLin[c], e.upLog[c])
+			return
+		}
+	}
+	// upLin = exp(upLog − upMax) = S/max S; upLog itself is
+	// only needed by a log-space fallback of the parent.
+	sh := e.upShift[c]
+	mx := 0.0
+	for i, x := range s {
+		sh[i] = shift
+		mx = max(mx, x)
+	}
+	inv := 1 / mx
+	for i, x := range s {
+		e.upLin[c][i] = x * inv
+	}
+	e.upMax[c] = shift + math.Log(mx)
+	e.upLogOK[c] = false
+}
+
+// down is clique c's step of the downward pass, its parent's done: it writes the
+// clique's marginal in place and sums the marginals of its items out of it.
+func (e *engine) down(c int) {
+	nd := &e.nodes[c]
+	for _, t := range nd.p {
+		clear(t)
+	}
+	dst := e.clique(c)
+	if e.jt.parent[c] < 0 {
+		e.runDown(c, dst, nil, 1/e.rootSum)
+	} else {
+		f := e.fscale[c]
+		for i, s := range e.upSum[c] {
+			f[i] = e.sepP[c][i] / s
+		}
+		e.runDown(c, dst, f, 0)
+	}
+	for bi := range nd.blocks {
+		b := &nd.blocks[bi]
+		if b.alias {
+			continue
+		}
+		for k, i := range b.items {
+			mg := nd.items[i].marg
+			clear(mg)
+			b.red[k].sumKernel(b.p, mg, e.sc[0])
 		}
 	}
 }
