@@ -272,6 +272,8 @@ type refineTables struct {
 // and its other members' (attribute, stride) pairs, oth[a][lo:hi].
 type refineEnt struct{ off, stride, lo, hi int }
 
+// newRefineTables makes Refine's tables: the model's cumulative 1-way marginals, the
+// sets' layout, and their residuals for the records recs, workers sets at a time.
 func (m *Model) newRefineTables(ctx context.Context, recs [][]int32, sets [][]int, workers int) (*refineTables, error) {
 	dom := m.e.dom
 	ones := make([][]int, len(dom))
@@ -290,8 +292,40 @@ func (m *Model) newRefineTables(ctx context.Context, recs [][]int32, sets [][]in
 			c[v] = acc
 		}
 	}
-	offs := make([]int, len(sets))
-	strides := make([][]int, len(sets))
+	offs, strides := t.layOut(dom, sets)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	// Each set's marginal is inferred, scaled into its table and dropped, so that no
+	// more than workers float64 marginals (and their inference's tables, each within
+	// MaxCells cells) are held at once.
+	for k, s := range sets {
+		g.Go(safe.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			est, err := m.Marginal(s)
+			if err != nil {
+				return fmt.Errorf("pgm: marginal %v: %w", s, err)
+			}
+			residuals(t.res[offs[k]:offs[k]+len(est)], est, recs, s, strides[k])
+			return nil
+		}))
+	}
+	if err := g.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	return t, nil
+}
+
+// layOut places the sets' tables one after another in t.res (which it makes) and
+// lists, per attribute, the sets that hold it: it returns where each set's table
+// starts and its members' strides.
+func (t *refineTables) layOut(dom Domain, sets [][]int) (offs []int, strides [][]int) {
+	offs = make([]int, len(sets))
+	strides = make([][]int, len(sets))
 	total := 0
 	for k, s := range sets {
 		offs[k] = total
@@ -316,53 +350,33 @@ func (m *Model) newRefineTables(ctx context.Context, recs [][]int32, sets [][]in
 		}
 	}
 	t.res = make([]float32, total)
+	return offs, strides
+}
+
+// residuals sets res, the table of set s (its members' strides st), to the model's
+// marginal est scaled to the records' number, less the records' counts.
+func residuals(res []float32, est []float64, recs [][]int32, s, st []int) {
 	n := float64(len(recs[0]))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
-	// Each set's marginal is inferred, scaled into its table and dropped, so that no
-	// more than workers float64 marginals (and their inference's tables, each within
-	// MaxCells cells) are held at once.
-	for k, s := range sets {
-		g.Go(safe.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
-			}
-			est, err := m.Marginal(s)
-			if err != nil {
-				return fmt.Errorf("pgm: marginal %v: %w", s, err)
-			}
-			tot := 0.0
-			for _, v := range est {
-				tot += math.Max(v, 0)
-			}
-			// The records are counted exactly first: float32 cannot count past 2^24.
-			counts := make([]int32, len(est))
-			st := strides[k]
-			for r := range recs[0] {
-				c := 0
-				for j, a := range s {
-					c += int(recs[a][r]) * st[j]
-				}
-				counts[c]++
-			}
-			res := t.res[offs[k] : offs[k]+len(est)]
-			for i, v := range est {
-				target := 0.0
-				if tot > 0 {
-					target = math.Max(v, 0) * n / tot
-				}
-				res[i] = float32(target - float64(counts[i]))
-			}
-			return nil
-		}))
+	tot := 0.0
+	for _, v := range est {
+		tot += math.Max(v, 0)
 	}
-	if err := g.Wait(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	// The records are counted exactly first: float32 cannot count past 2^24.
+	counts := make([]int32, len(est))
+	for r := range recs[0] {
+		c := 0
+		for j, a := range s {
+			c += int(recs[a][r]) * st[j]
 		}
-		return nil, err
+		counts[c]++
 	}
-	return t, nil
+	for i, v := range est {
+		target := 0.0
+		if tot > 0 {
+			target = math.Max(v, 0) * n / tot
+		}
+		res[i] = float32(target - float64(counts[i]))
+	}
 }
 
 // cellsOf appends, for every set holding attribute a, the flat indexes of the cell of
