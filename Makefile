@@ -3,7 +3,7 @@ export GOTOOLCHAIN := local
 GO ?= go
 OUT ?= out
 
-.PHONY: demo test interop race vet fmt bench bench-beam build build-beam fuzz clean browser-test beam-test
+.PHONY: demo test test-exhaustive interop race vet fmt bench bench-beam build build-beam fuzz clean browser-test beam-test
 
 build:
 	$(GO) build -buildvcs=auto -o bin/sanitize ./cmd/sanitize
@@ -30,6 +30,11 @@ RACE_PKGS = ./generalize ./table ./release ./dprun ./verify ./dphist/... ./cmd/s
 test: vet fmt
 	$(GO) test ./...
 	$(GO) test -race -short $(RACE_PKGS)
+
+# The corruption sweeps with every byte changed (make test samples them: every fifth
+# byte, 80 places of a large chunk): CI runs this after make test.
+test-exhaustive:
+	SANITIZE_EXHAUSTIVE=1 $(GO) test -count=1 -run 'Corrupt' ./verify ./table
 
 # The interop module (interop/, a module of its own so that the sanitize binary does not
 # carry DuckDB): every Parquet release of its suite read back and recounted with DuckDB.

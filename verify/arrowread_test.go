@@ -825,8 +825,12 @@ func TestArrowEveryByteCorrupt(t *testing.T) {
 			t.Run(format.name+"/"+codec.name, func(t *testing.T) {
 				mem := memory.NewGoAllocator()
 				good := smallArrow(t, mem, format.stream, codec.opts...)
+				flips := []byte{0xff, 0x01, 0x80}
 				for i := range good {
-					for _, flip := range []byte{0xff, 0x01, 0x80} {
+					for k, flip := range flips {
+						if !exhaustive && k != i%len(flips) {
+							continue // make test: one flip a byte, in turn
+						}
 						bad := slices.Clone(good)
 						bad[i] ^= flip
 						_, err := readArrowMem(bad, format.stream, mem)
