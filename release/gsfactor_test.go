@@ -18,6 +18,7 @@ import (
 // chooses a node at least as general as at 0.5 and reports a different value than
 // the arithmetic loss it measures.
 func TestReleaseObjectiveOptions(t *testing.T) {
+	modelsOnly(t)
 	base, in, dir := hospitalFixture(t, 3000)
 	raw, err := os.ReadFile(base.File)
 	if err != nil {

@@ -160,6 +160,7 @@ func numberColumns(t *testing.T, src table.Source, cols []int, nullAs []string) 
 // all columns at once (pqarrow's path for Parquet) and each alone (the direct reading
 // where the column has one), over pages and row groups smaller than a batch.
 func TestKeysNumberAsText(t *testing.T) {
+	modelsOnly(t)
 	const n = 3 * table.BatchRows / 2 // a batch and a half
 	rec := keyedRecord(t, n)
 	defer rec.Release()

@@ -16,6 +16,7 @@ import (
 // which differs from the unbounded one, and check passes it; a bound above a
 // hierarchy's top is exit 2 naming the key; bounds no node within meets are exit 3.
 func TestReleaseLevelBounds(t *testing.T) {
+	modelsOnly(t)
 	base, in, dir := hospitalFixture(t, 3000)
 	raw, err := os.ReadFile(base.File)
 	if err != nil {

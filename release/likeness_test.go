@@ -20,6 +20,7 @@ import (
 // meet it, counted by the test from the input's and the written file's strings; check
 // agrees, and finds the release without the model in breach of it.
 func TestReleaseBetaLikeness(t *testing.T) {
+	modelsOnly(t)
 	base, in, dir := hospitalFixture(t, 6000)
 	raw, err := os.ReadFile(base.File)
 	if err != nil {
@@ -93,6 +94,7 @@ func TestReleaseBetaLikeness(t *testing.T) {
 // classes that meet it, counted by the test (G by Grassberger's recursion); check
 // agrees; it is more lenient than Shannon's on the same l (a node no more general).
 func TestReleaseGrassberger(t *testing.T) {
+	modelsOnly(t)
 	base, in, dir := hospitalFixture(t, 4000)
 	raw, err := os.ReadFile(base.File)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 // shows no gain (check printed "largest β-likeness gain 0"), one without t-closeness no
 // EMD, one without l-diversity no l; a configured measure is shown even when it is 0.
 func TestUnconfiguredMeasuresLeftOut(t *testing.T) {
+	modelsOnly(t)
 	cfg0, in, dir := hospitalFixture(t, 600)
 	raw, err := os.ReadFile(cfg0.File)
 	if err != nil {

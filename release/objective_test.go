@@ -100,6 +100,7 @@ func nodeClassSizes(t *testing.T, cfg *schema.Config, in string, levels []int) [
 // test recomputes it from the input, the node and the definition; a Mondrian release
 // with one of them is bad input naming search.metric.
 func TestReleaseObjectives(t *testing.T) {
+	modelsOnly(t)
 	cfg, in, _ := hospitalFixture(t, 2000)
 	raw, err := os.ReadFile(cfg.File)
 	if err != nil {
@@ -215,6 +216,7 @@ func TestReleaseObjectives(t *testing.T) {
 // loss (the search's optimum under each aggregate is TestSearchRandomAggregates's);
 // Mondrian refuses all but the mean.
 func TestReleaseLossAggregates(t *testing.T) {
+	modelsOnly(t)
 	base, in, dir := hospitalFixture(t, 3000)
 	raw, err := os.ReadFile(base.File)
 	if err != nil {

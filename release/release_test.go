@@ -315,6 +315,7 @@ func TestReleaseAdultModels(t *testing.T) {
 // recursive l-diversity, insurance by t-closeness) release and pass Check, which
 // recounts both from the written file.
 func TestReleaseTwoProtectedColumns(t *testing.T) {
+	modelsOnly(t)
 	cfg, in, dir := hospitalFixture(t, 20000)
 	raw, err := os.ReadFile(cfg.File)
 	if err != nil {
@@ -379,3 +380,16 @@ func TestReleaseHierarchicalBuiltHierarchy(t *testing.T) {
 		t.Fatalf("measured %+v", s)
 	}
 }
+
+// modelsOnly skips, under -short (make test's race run), a test whose releases check
+// the models' arithmetic, the metrics or the configuration rather than the stages'
+// concurrency, which the race run's other releases (formats, parts, canaries,
+// failures and cancellation in every stage) exercise alike; make test's full run
+// runs it.
+func modelsOnly(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("the models' arithmetic, not the stages' concurrency: make test's full run has it")
+	}
+}
+

@@ -79,6 +79,7 @@ func releasedHistograms(t *testing.T, path string, sep rune, quasi []string, col
 // meet it, counted from the written file by the test itself; Check agrees; and a model
 // that no node meets is exit 3 with nothing written.
 func TestReleaseRiskModels(t *testing.T) {
+	modelsOnly(t)
 	rows := 20000
 	if testing.Short() {
 		rows = 6000 // the race run
@@ -265,6 +266,7 @@ func TestReportRisk(t *testing.T) {
 // the report says k was not configured; the release meets its model, counted from the
 // written file, and passes check.
 func TestReleaseWithoutK(t *testing.T) {
+	modelsOnly(t)
 	base, in, dir := hospitalFixture(t, 3000)
 	raw, err := os.ReadFile(base.File)
 	if err != nil {

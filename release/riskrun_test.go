@@ -20,6 +20,7 @@ import (
 // from the input's strings, for all the quasi-identifiers, each alone and each pair;
 // with a release, its measures equal the count of the written file.
 func TestRiskAnalysis(t *testing.T) {
+	modelsOnly(t)
 	rows := 6000
 	if testing.Short() {
 		rows = 3000 // the race run
@@ -79,6 +80,7 @@ func checkMeasures(t *testing.T, what string, m report.RiskMeasures, sizes []int
 // is exit 3, and the report (JSON here) is still written with the verdicts; an
 // existing report is refused without force before anything is read.
 func TestRiskReleaseMissesModels(t *testing.T) {
+	modelsOnly(t)
 	cfg, in, dir := hospitalFixture(t, 4000)
 	out := filepath.Join(dir, "r.csv")
 	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {

@@ -199,6 +199,7 @@ func TestReleaseResearchSubset(t *testing.T) {
 // TestReleaseEstimatedKMap: k-map without a subset is k-anonymity with ARX's derived
 // k, which the release meets and the report gives.
 func TestReleaseEstimatedKMap(t *testing.T) {
+	modelsOnly(t)
 	dir := t.TempDir()
 	cfg := adultConfig(t, dir, 2, 0.05)
 	cfg.Privacy.KMap = &schema.KMap{K: 20, Estimator: "poisson", Significance: 0.01}
@@ -225,6 +226,7 @@ func TestReleaseEstimatedKMap(t *testing.T) {
 // TestReleaseSubsetBadFlags: a flag that is not one, an empty flag and a subset of no
 // record are bad input naming the file, row and column, and nothing is written.
 func TestReleaseSubsetBadFlags(t *testing.T) {
+	modelsOnly(t)
 	privacy := "privacy: {k: 2, subset: {column: in_study}, k-map: {k: 3}}"
 	for _, tt := range []struct {
 		name string

@@ -64,6 +64,7 @@ func releaseAndCheck(t *testing.T, cfg *schema.Config, in, dir string) (*report.
 // entropy, discernibility and C_AVG that Check measures from the written file equal
 // those the search computed (generalize.Utility, in the report).
 func TestVerifiedUtility(t *testing.T) {
+	modelsOnly(t)
 	td, _ := filepath.Abs("../testdata")
 	hospital := filepath.Join(td, "hospital.csv")
 	for _, c := range []struct{ config, algorithm string }{
