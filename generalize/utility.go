@@ -413,7 +413,7 @@ func scanCodes[T uint8 | uint16 | int32](codes []T, class, weight []int32, freq 
 // record's code is a leaf of the hierarchy that its class's released value covers.
 func (u *utilityColumn) measure() (columnUtility, error) {
 	cc, hasRange := u.coverCheck()
-	if err := u.scan(cc); err != nil {
+	if err := u.scan(&cc); err != nil {
 		return columnUtility{}, err
 	}
 	u.nodeStats()
@@ -481,8 +481,8 @@ func (u *utilityColumn) share() columnUtility {
 
 // coverCheck returns every class's released value of the column in compact form,
 // and whether one of them is a range.
-func (u *utilityColumn) coverCheck() (*coverCheck, bool) {
-	cc := &coverCheck{cover: make([]compactCover, len(u.sizes)), up: u.col.Hierarchy.up, values: u.vals}
+func (u *utilityColumn) coverCheck() (coverCheck, bool) {
+	cc := coverCheck{cover: make([]compactCover, len(u.sizes)), up: u.col.Hierarchy.up, values: u.vals}
 	hasRange := false
 	for c := range cc.cover {
 		cover := u.covers.At(c, u.j)
