@@ -392,4 +392,3 @@ func modelsOnly(t *testing.T) {
 		t.Skip("the models' arithmetic, not the stages' concurrency: make test's full run has it")
 	}
 }
-
