@@ -31,10 +31,13 @@ test: vet fmt
 	$(GO) test ./...
 	$(GO) test -race -short $(RACE_PKGS)
 
-# The corruption sweeps with every byte changed (make test samples them: every fifth
-# byte, 80 places of a large chunk): CI runs this after make test.
+# What make test leaves out to stay within its time, which CI runs after it
+# (SANITIZE_EXHAUSTIVE): the corruption sweeps with every byte changed (make test samples
+# them: every fifth byte, 80 places of a large chunk), the searches of the whole Adult
+# lattice against the exhaustive oracle and ARX's cases, the roll-ups of several chunks.
 test-exhaustive:
 	SANITIZE_EXHAUSTIVE=1 $(GO) test -count=1 -run 'Corrupt' ./verify ./table
+	SANITIZE_EXHAUSTIVE=1 $(GO) test -count=1 -run 'ARX|AdultModels|RollUp' ./generalize
 
 # The interop module (interop/, a module of its own so that the sanitize binary does not
 # carry DuckDB): every Parquet release of its suite read back and recounted with DuckDB.

@@ -44,6 +44,7 @@ func TestARXCasesAdult(t *testing.T) {
 	if testing.Short() {
 		t.Skip("searches Adult for twelve cases")
 	}
+	exhaustiveOnly(t, "ARX's cases on Adult")
 	t.Parallel() // the long Adult tests run beside one another, on both cores
 	tab, _, _ := loadAdult(t)
 	adultOccupation(t, tab)
@@ -154,6 +155,7 @@ func TestARXEntropyCasesAdult(t *testing.T) {
 	if testing.Short() {
 		t.Skip("searches Adult for fifteen cases")
 	}
+	exhaustiveOnly(t, "ARX's entropy cases on Adult")
 	t.Parallel() // the long Adult tests run beside one another, on both cores
 	nineOrder := []string{"sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation", "salary-class"}
 	tab8, raw8, hier8 := loadAdult(t)
@@ -263,6 +265,7 @@ func TestARXLossGSCasesAdult(t *testing.T) {
 	if testing.Short() {
 		t.Skip("searches Adult for fifteen cases")
 	}
+	exhaustiveOnly(t, "ARX's loss and gs-factor cases on Adult")
 	t.Parallel() // the long Adult tests run beside one another, on both cores
 	tab, rawQI, hier := loadAdult(t)
 	sens := adultOccupation(t, tab)

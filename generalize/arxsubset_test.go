@@ -97,6 +97,7 @@ func TestARXCasesSubset(t *testing.T) {
 	if testing.Short() {
 		t.Skip("searches Adult's subset for twenty cases")
 	}
+	exhaustiveOnly(t, "ARX's subset cases on Adult")
 	t.Parallel()
 	sub, pop := arxSubset(t)
 	delta := func(lo, hi float64) *Population { return &Population{Table: pop, DeltaMin: lo, DeltaMax: hi} }

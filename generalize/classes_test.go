@@ -99,6 +99,9 @@ func TestRollUpPaths(t *testing.T) {
 			if testing.Short() && c.n > chunkRows {
 				t.Skip("several chunks of records: not in -short (the race detector's run)")
 			}
+			if c.n > chunkRows && !c.fromTable {
+				exhaustiveOnly(t, "several chunks of records (the class table's several chunks stay)")
+			}
 			rng := rand.New(rand.NewPCG(uint64(c.n), 7))
 			rows := &classes{rows: make([]Codes, len(c.sizes)), n: c.n}
 			maps := make([][]int32, len(c.sizes))
@@ -278,6 +281,9 @@ func TestRollUpRadix(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			if testing.Short() && c.n > chunkRows {
 				t.Skip("several chunks of records: not in -short")
+			}
+			if c.n > chunkRows {
+				exhaustiveOnly(t, "several chunks of records (TestRollUpPaths's class table of several chunks stays)")
 			}
 			n := c.n
 			if testing.Short() { // still more than parallelKeys: the keys on every core

@@ -145,6 +145,7 @@ func TestSearchAdultModelsMatchExhaustive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("evaluates the whole Adult lattice for sixteen settings")
 	}
+	exhaustiveOnly(t, "the whole Adult lattice for sixteen settings (TestSearchAdultMatchesExhaustive and the random tables' tests stay)")
 	t.Parallel() // the long Adult tests run beside one another, on both cores
 	tab, rawQI, hier := loadAdult(t)
 	raw := adultOccupation(t, tab)

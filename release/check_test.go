@@ -132,6 +132,7 @@ func suppressedMeta(meta map[string]string, n int) map[string]string {
 // Every deletion keeps the smallest class at k or above and stays within the
 // suppression limit, so that only the missing-records check can catch it.
 func TestCheckMissingRecords(t *testing.T) {
+	modelsOnly(t)
 	cfg0, in, _ := hospitalFixture(t, 5000)
 	raw, err := os.ReadFile(cfg0.File)
 	if err != nil {

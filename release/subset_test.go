@@ -94,6 +94,7 @@ func adultLabels(t *testing.T) map[string]map[string][]string {
 // exactly the subset classes that fail a model are suppressed, the report's measures
 // are the counted ones, and check agrees.
 func TestReleaseResearchSubset(t *testing.T) {
+	modelsOnly(t)
 	const dmin, dmax, kmap = 0.02, 0.5, 6
 	cfg, in, dir, subset := subsetFixture(t, fmt.Sprintf("privacy: {k: 2, suppression: 0.05, subset: {column: in_study}, delta-presence: {min: %g, max: %g}, k-map: {k: %d}}", dmin, dmax, kmap), studyFlag)
 	out := filepath.Join(dir, "out.csv")

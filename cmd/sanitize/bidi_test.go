@@ -33,6 +33,7 @@ func rawHidden(s string) rune {
 // JSON logs: each is shown as an escape (\u202e), and a JSON log record still decodes
 // to the name.
 func TestNoRawBidiOnTerminal(t *testing.T) {
+	notInRaceRun(t)
 	td := repoTestdata(t)
 	dir := t.TempDir()
 	sex, diag, ward := hiding("sex"), hiding("diagnosis"), hiding("ward")

@@ -13,6 +13,7 @@ import (
 // demo writes the release's report in both formats and checks the release against the
 // JSON one.
 func TestDemoPrintsNoWarning(t *testing.T) {
+	notInRaceRun(t)
 	repo := filepath.Dir(repoTestdata(t))
 	raw, err := os.ReadFile(filepath.Join(repo, "Makefile"))
 	if err != nil {
@@ -54,5 +55,16 @@ func TestDemoPrintsNoWarning(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(cmds[1], " "), "--report") {
 		t.Errorf("the demo's check does not read the report: %q", cmds[1])
+	}
+}
+
+// notInRaceRun skips, under -short (make test's race run), a test of what the CLI
+// prints or writes rather than of its concurrency (the supervisor, signals,
+// publication and locks, which the race run's other tests exercise); make test's full
+// run runs it.
+func notInRaceRun(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("what the CLI prints or writes, not its concurrency: make test's full run has it")
 	}
 }

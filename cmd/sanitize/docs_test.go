@@ -273,6 +273,7 @@ func validateIn(t *testing.T, dir, name, cfg string) (int, string) {
 // reference's first example and validated without reading the input (a fragment may
 // name columns the sample lacks).
 func TestDocExamples(t *testing.T) {
+	notInRaceRun(t)
 	dir := docFixture(t)
 	ref := yamlFences(readDoc(t, configPage))
 	if len(ref) < 2 || !isComplete(t, ref[0].body) {
@@ -350,6 +351,7 @@ func TestDocErrors(t *testing.T) {
 // fixture folder), dp into a new folder unless the row gives --out; a flag's relative
 // path is in the fixture folder.
 func TestDocRunChecks(t *testing.T) {
+	notInRaceRun(t)
 	dir := docFixture(t)
 	page := readDoc(t, configPage)
 	base := yamlFences(page)[0].body

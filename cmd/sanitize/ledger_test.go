@@ -71,6 +71,7 @@ func TestDPLedgerRefused(t *testing.T) {
 // through a symbolic link, "..", or the file itself, the second run of 2.5 fills the
 // budget of 5 and the third is exit 3, the link still a link.
 func TestDPLedgerNames(t *testing.T) {
+	notInRaceRun(t)
 	td := repoTestdata(t)
 	dp := func(out, ledger string) (int, string) {
 		code, _, stderr := runCLI(t, "dp", "-c", filepath.Join(td, "hospital-dp.yaml"), "--in", filepath.Join(td, "hospital.csv"),

@@ -1129,6 +1129,7 @@ var measuredUtility = regexp.MustCompile(`measured utility: loss (\S+), NCP (\S+
 // from the written file, and they are the release report's (the search's), for both
 // algorithms; a release that fails the check says the three it could not measure.
 func TestCheckPrintsUtility(t *testing.T) {
+	notInRaceRun(t)
 	td := repoTestdata(t)
 	in := filepath.Join(td, "hospital.csv")
 	for _, config := range []string{"hospital-tests.yaml", "hospital-mondrian.yaml"} {
@@ -1227,6 +1228,7 @@ func TestJSONProgress(t *testing.T) {
 // does ("level 2 of 0–4": level 0 is the original, the report's levels − 1 the top), and a
 // release that suppresses every record says so on stdout and as a logged warning.
 func TestSummaryAgreesWithReport(t *testing.T) {
+	notInRaceRun(t)
 	td := repoTestdata(t)
 	for _, tc := range []struct {
 		name, privacy string
@@ -1385,6 +1387,7 @@ func TestVersionFlag(t *testing.T) {
 // TestDPFilesShareOnePermission: the manifest is readable as the outputs are (the
 // same mode for every file of the dp folder), and so are a release and its report.
 func TestDPFilesShareOnePermission(t *testing.T) {
+	notInRaceRun(t)
 	td := repoTestdata(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "dp")
