@@ -393,7 +393,7 @@ func withoutSeed(cfg *schema.Config) *schema.Config {
 func noiseOutput(s beam.Scope, cfg *schema.Config, i int, out *dprun.Output, elems beam.PCollection, work string) error {
 	spec, err := pbeam.NewPrivacySpec(pbeam.PrivacySpecParams{AggregationEpsilon: out.Spec.Epsilon, AggregationDelta: out.Spec.Delta})
 	if err != nil {
-		return schema.BadInput("dp.outputs %s: %v", out.Spec.Name, err)
+		return cfg.Wrap(fmt.Sprintf("dp.outputs[%d]", i), schema.BadInput("%w", err))
 	}
 	public := beam.ParDo(s, partitionsFn{}, beam.Create(s, out.Partitions()))
 	keys := beam.ParDo(s, &dpKeysFn{Out: int32(i)}, elems)
