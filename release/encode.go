@@ -363,152 +363,200 @@ func nullError(p *plan, row int, name string) error {
 // same pass, numbered as their distance needs and added to the table. So are the held
 // columns (see heldColumn), for pass 2.
 func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generalize.Hierarchy, prot []*protected, held []*heldColumn, sub *subsetFlags) (*generalize.Table, error) {
-	cols := slices.Clone(p.Quasi)
-	confs := slices.Clone(p.QuasiCfg)
-	for _, s := range prot {
-		cols = append(cols, s.pos)
-		confs = append(confs, *s.conf)
-	}
-	q := len(cols)
-	for _, h := range held {
-		cols = append(cols, h.pos)
-	}
-	if sub != nil {
-		cols = append(cols, sub.pos)
-	}
-	dicts := make([]*dictionary, q)
-	colErr := make([]error, q) // p.collect: each column's first error
-	chans := make([]chan *table.Batch, len(cols))
+	r := newPass1Reader(p, src, fileHier, prot, held, sub)
 	g, ctx := errgroup.WithContext(ctx)
 	in := make(chan *table.Batch, 4)
-	forms := make([]table.Form, len(cols)) // the quasi-identifiers and the protected columns as keys where the source has them
-	for i := range q {
-		forms[i] = table.AsKey
+	g.Go(safe.Go(func() error { return table.StreamAs(ctx, src, r.cols, r.forms(), in) }))
+	for i := range r.q {
+		g.Go(safe.Go(func() error { return r.readKey(i) }))
 	}
-	g.Go(safe.Go(func() error { return table.StreamAs(ctx, src, cols, forms, in) }))
-	srcCols := src.Columns()
-	for i := range q {
-		dicts[i] = newDictionary()
-		dicts[i].keyText = srcCols[cols[i]].KeyText
-		if i < len(fileHier) {
-			dicts[i].listed = fileHier[i] // pass 1 stops at the first value not listed
-		}
-		chans[i] = make(chan *table.Batch, 4)
-		col := confs[i]
-		g.Go(safe.Go(func() error {
-			for b := range chans[i] {
-				if colErr[i] != nil {
-					continue // p.collect: the column is at fault, the others read on
-				}
-				if err := dicts[i].add(b, i, col.Null, p.EmptyNull[cols[i]]); err != nil {
-					var (
-						en errNull
-						eu errUnlisted
-					)
-					switch {
-					case errors.As(err, &en):
-						err = nullError(p, int(en), col.Name)
-					case errors.As(err, &eu):
-						err = unlistedError(p, int(eu), col.Name, dicts[i].listed)
-					}
-					if !p.collect {
-						return err
-					}
-					colErr[i] = err
-					continue
-				}
-				if i == 0 {
-					p.progress.AddRead(b.N)
-				}
-			}
-			return nil
-		}))
-	}
-	heldErr := make([]error, len(held)) // p.collect: each held column's first error
 	for k, h := range held {
-		f := q + k
-		chans[f] = make(chan *table.Batch, 4)
-		g.Go(safe.Go(func() error {
-			for b := range chans[f] {
-				if h.d == nil {
-					continue // let go: pass 2 reads it
-				}
-				if err := h.add(p, b, f); errors.Is(err, errLetGo) {
-					h.letGo()
-				} else if err != nil {
-					if !p.collect {
-						return err
-					}
-					heldErr[k] = err
-					h.letGo()
-				}
-			}
-			h.finish()
-			return nil
-		}))
+		g.Go(safe.Go(func() error { return r.readHeld(k, h) }))
 	}
 	if sub != nil {
-		f := len(cols) - 1
-		chans[f] = make(chan *table.Batch, 4)
-		g.Go(safe.Go(func() error {
-			for b := range chans[f] {
-				if err := sub.add(p, b, f); err != nil {
-					return err
-				}
-			}
-			return nil
-		}))
+		g.Go(safe.Go(func() error { return r.readSubset(sub) }))
 	}
-	g.Go(safe.Go(func() error {
-		defer func() {
-			for _, c := range chans {
-				close(c)
-			}
-		}()
-		for b := range in {
-			for _, c := range chans {
-				select {
-				case c <- b:
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-			}
-		}
-		return nil
-	}))
+	g.Go(safe.Go(func() error { return r.fanOut(ctx, in) }))
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	if src.Rows() == 0 {
 		return nil, schema.BadInput("%s: no records", p.Input)
 	}
-	t := &generalize.Table{Rows: src.Rows()}
+	return r.table(src.Rows(), prot, fileHier)
+}
+
+// pass1Reader is pass 1's reading of the input: the columns it reads (the
+// quasi-identifiers, the protected sensitive columns, the held columns, a research
+// subset's flags, in that order), a channel of batches for each, and what each
+// column's reader found.
+type pass1Reader struct {
+	p       *plan
+	cols    []int           // input positions
+	confs   []schema.Column // of the first q (the keyed columns)
+	q       int             // quasi-identifiers and protected columns: read as keys
+	dicts   []*dictionary   // per keyed column, its values numbered
+	colErr  []error         // p.collect: each keyed column's first error
+	heldErr []error         // p.collect: each held column's first error
+	chans   []chan *table.Batch
+}
+
+// newPass1Reader lays out pass 1's columns and their dictionaries and channels.
+func newPass1Reader(p *plan, src table.Source, fileHier []*generalize.Hierarchy, prot []*protected, held []*heldColumn, sub *subsetFlags) *pass1Reader {
+	r := &pass1Reader{p: p, cols: slices.Clone(p.Quasi), confs: slices.Clone(p.QuasiCfg)}
+	for _, s := range prot {
+		r.cols, r.confs = append(r.cols, s.pos), append(r.confs, *s.conf)
+	}
+	r.q = len(r.cols)
+	for _, h := range held {
+		r.cols = append(r.cols, h.pos)
+	}
+	if sub != nil {
+		r.cols = append(r.cols, sub.pos)
+	}
+	r.dicts, r.colErr, r.heldErr = make([]*dictionary, r.q), make([]error, r.q), make([]error, len(held))
+	srcCols := src.Columns()
+	for i := range r.q {
+		r.dicts[i] = newDictionary()
+		r.dicts[i].keyText = srcCols[r.cols[i]].KeyText
+		if i < len(fileHier) {
+			r.dicts[i].listed = fileHier[i] // pass 1 stops at the first value not listed
+		}
+	}
+	r.chans = make([]chan *table.Batch, len(r.cols))
+	for i := range r.chans {
+		r.chans[i] = make(chan *table.Batch, 4)
+	}
+	return r
+}
+
+// forms are the forms the source streams the columns in: the keyed columns as keys
+// where the source has them.
+func (r *pass1Reader) forms() []table.Form {
+	forms := make([]table.Form, len(r.cols))
+	for i := range r.q {
+		forms[i] = table.AsKey
+	}
+	return forms
+}
+
+// readKey numbers the values of keyed column i as its batches come. Its first error
+// ends the run, or (p.collect) is kept while the other columns read on.
+func (r *pass1Reader) readKey(i int) error {
+	col := r.confs[i]
+	for b := range r.chans[i] {
+		if r.colErr[i] != nil {
+			continue // p.collect: the column is at fault, the others read on
+		}
+		if err := r.dicts[i].add(b, i, col.Null, r.p.EmptyNull[r.cols[i]]); err != nil {
+			var (
+				en errNull
+				eu errUnlisted
+			)
+			switch {
+			case errors.As(err, &en):
+				err = nullError(r.p, int(en), col.Name)
+			case errors.As(err, &eu):
+				err = unlistedError(r.p, int(eu), col.Name, r.dicts[i].listed)
+			}
+			if !r.p.collect {
+				return err
+			}
+			r.colErr[i] = err
+			continue
+		}
+		if i == 0 {
+			r.p.progress.AddRead(b.N)
+		}
+	}
+	return nil
+}
+
+// readHeld holds held column k's values as its batches come, until it lets them go
+// (pass 2 then reads them).
+func (r *pass1Reader) readHeld(k int, h *heldColumn) error {
+	f := r.q + k
+	for b := range r.chans[f] {
+		if h.d == nil {
+			continue // let go: pass 2 reads it
+		}
+		if err := h.add(r.p, b, f); errors.Is(err, errLetGo) {
+			h.letGo()
+		} else if err != nil {
+			if !r.p.collect {
+				return err
+			}
+			r.heldErr[k] = err
+			h.letGo()
+		}
+	}
+	h.finish()
+	return nil
+}
+
+// readSubset reads the research subset's flags as their batches come.
+func (r *pass1Reader) readSubset(sub *subsetFlags) error {
+	f := len(r.cols) - 1
+	for b := range r.chans[f] {
+		if err := sub.add(r.p, b, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fanOut hands every batch the source streams to every column's reader, and closes
+// their channels at the end.
+func (r *pass1Reader) fanOut(ctx context.Context, in <-chan *table.Batch) error {
+	defer func() {
+		for _, c := range r.chans {
+			close(c)
+		}
+	}()
+	for b := range in {
+		for _, c := range r.chans {
+			select {
+			case c <- b:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	return nil
+}
+
+// table is the encoded table of rows records from the columns read: each
+// quasi-identifier's codes at its hierarchy's leaves and each protected column's
+// numbers. With p.collect, it holds the columns read without error, and the error
+// lists every column's.
+func (r *pass1Reader) table(rows int, prot []*protected, fileHier []*generalize.Hierarchy) (*generalize.Table, error) {
+	p := r.p
+	t := &generalize.Table{Rows: rows}
 	var errs schema.ErrorList
 	for i, col := range p.QuasiCfg {
-		err := colErr[i]
+		err := r.colErr[i]
 		if err == nil {
-			err = addQuasi(t, p, col, dicts[i], fileHier[i])
+			err = addQuasi(t, p, col, r.dicts[i], fileHier[i])
 		}
 		if err != nil && !p.collect {
 			return nil, err
 		}
 		errs.Add(err)
-		dicts[i] = nil
+		r.dicts[i] = nil
 	}
 	for i, s := range prot {
-		err := colErr[len(p.Quasi)+i]
+		err := r.colErr[len(p.Quasi)+i]
 		if err == nil {
-			err = addSensitive(t, p, s, dicts[len(p.Quasi)+i])
+			err = addSensitive(t, p, s, r.dicts[len(p.Quasi)+i])
 		}
 		if err != nil && !p.collect {
 			return nil, err
 		}
 		errs.Add(err)
 	}
-	for _, err := range heldErr {
+	for _, err := range r.heldErr {
 		errs.Add(err)
 	}
-	// p.collect: the columns read without error, and every column's error.
 	return t, errs.Err()
 }
 
