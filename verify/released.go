@@ -30,7 +30,8 @@ func (r ReleasedMeasured) Fails() bool { return r.FailingGroups > 0 }
 // releasedCounter counts, for every column released as it is and every protected
 // sensitive column but itself, the sensitive values of each value group.
 type releasedCounter struct {
-	pos   []int              // the released columns' fields
+	names []string           // the released columns measured against some column
+	pos   []int              // their fields
 	ids   []map[string]int32 // per released column: value → group number (staging side)
 	memo  []*strMemo         // in front of ids
 	pairs []*releasedPair    // (released column, sensitive column) measured
@@ -59,13 +60,16 @@ func newReleasedCounter(spec Spec, header []string) (*releasedCounter, error) {
 		if at < 0 {
 			return nil, &Violation{Msg: fmt.Sprintf("column %q, released as it is, is missing from the release", name)}
 		}
-		j := len(rc.pos)
+		j, before := len(rc.pos), len(rc.pairs)
 		for i, sc := range spec.Sensitive {
 			if sc.Column != name && sc.requires() {
 				rc.pairs = append(rc.pairs, &releasedPair{col: j, sens: i, nv: int64(max(len(sc.Values), 1))})
 			}
 		}
-		rc.pos = append(rc.pos, at)
+		if len(rc.pairs) == before {
+			continue // the only protected column: nothing to measure it against
+		}
+		rc.names, rc.pos = append(rc.names, name), append(rc.pos, at)
 		rc.ids = append(rc.ids, map[string]int32{})
 		rc.memo = append(rc.memo, newStrMemo())
 	}
@@ -155,7 +159,7 @@ func (rc *releasedCounter) measure(spec Spec) ([]ReleasedMeasured, error) {
 	var out []ReleasedMeasured
 	for _, p := range rc.pairs {
 		sc := spec.Sensitive[p.sens]
-		rm := ReleasedMeasured{Column: spec.Released[p.col], Sensitive: sc.Column}
+		rm := ReleasedMeasured{Column: rc.names[p.col], Sensitive: sc.Column}
 		var err error
 		if rm.Groups, rm.FailingGroups, rm.Records, err = failingGroups(sc, p.counts()); err != nil {
 			return nil, err
