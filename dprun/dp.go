@@ -25,13 +25,6 @@ import (
 	"sanitizer/table"
 )
 
-// The dp path: read the columns the outputs use, map every value to a cell of its
-// column's declared domain, bound each privacy unit's contribution, count, add noise
-// from Google's library, post-process, write every output and the manifest into a
-// temporary folder, record the spend in the ledger, and only then move the folder into
-// place (record, then release: a failure after the record leaves the budget spent and
-// nothing published, never the reverse).
-
 // dpColumn is one column the outputs read: when an output counts it (dom set), its
 // cell per row (−1: outside the declared domain); when an aggregate measures it, its
 // values; or both.
