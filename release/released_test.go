@@ -2,7 +2,6 @@ package release
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/verify"
@@ -81,18 +81,13 @@ func TestReleasedColumnGivesAway(t *testing.T) {
 // fewer than l distinct diagnoses.
 func recountFailingWards(t *testing.T, path string, l int) int {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
+	header, recs := testfiles.ReadCSV(t, path)
+	if len(recs) == 0 {
+		t.Fatalf("%s: no record", path)
 	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) < 2 {
-		t.Fatalf("%s: %v", path, err)
-	}
-	ward, dx := slices.Index(recs[0], "ward"), slices.Index(recs[0], "diagnosis")
+	ward, dx := slices.Index(header, "ward"), slices.Index(header, "diagnosis")
 	held := map[string]map[string]bool{}
-	for _, r := range recs[1:] {
+	for _, r := range recs {
 		if held[r[ward]] == nil {
 			held[r[ward]] = map[string]bool{}
 		}
@@ -110,18 +105,10 @@ func recountFailingWards(t *testing.T, path string, l int) int {
 // noValueIn fails when msg holds any value of the named columns of the CSV input.
 func noValueIn(t *testing.T, msg, input string, cols ...string) {
 	t.Helper()
-	f, err := os.Open(input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	header, recs := testfiles.ReadCSV(t, input)
 	for _, c := range cols {
-		at := slices.Index(recs[0], c)
-		for _, r := range recs[1:] {
+		at := slices.Index(header, c)
+		for _, r := range recs {
 			if r[at] != "" && strings.Contains(msg, r[at]) {
 				t.Fatalf("the message quotes a value of %s: %s", c, msg)
 			}
