@@ -115,21 +115,7 @@ func TestValidateReportsEveryError(t *testing.T) {
 			}
 			before := listDir(t, dir)
 			code, stdout, stderr := runCLI(t, args...)
-			if code != 2 || stdout != "" {
-				t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and nothing on stdout", code, stdout, stderr)
-			}
-			got := strings.Split(strings.TrimSuffix(strings.TrimPrefix(stderr, "sanitize: "), "\n"), "\n")
-			if len(got) != len(tc.want) {
-				t.Fatalf("%d errors, want %d:\n%s", len(got), len(tc.want), stderr)
-			}
-			for i, w := range tc.want {
-				if want := path + ":" + w; !strings.HasPrefix(got[i], want) {
-					t.Errorf("error %d:\n got %q\nwant %q…", i, got[i], want)
-				}
-			}
-			if strings.Contains(stderr, secret) {
-				t.Errorf("a data value in the output: %q", stderr)
-			}
+			wantEveryError(t, path, code, stdout, stderr, tc.want, secret)
 			if after := listDir(t, dir); !slices.Equal(before, after) || !slices.Equal(listDir(t, cdir), []string{"c.yaml"}) {
 				t.Errorf("validate wrote files: %v → %v, %v", before, after, listDir(t, cdir))
 			}
@@ -248,21 +234,7 @@ func TestValidateEveryDataError(t *testing.T) {
 				input = tc.in
 			}
 			code, stdout, stderr := runCLI(t, "validate", "-c", path, "--in", input)
-			if code != 2 || stdout != "" {
-				t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and nothing on stdout", code, stdout, stderr)
-			}
-			got := strings.Split(strings.TrimSuffix(strings.TrimPrefix(stderr, "sanitize: "), "\n"), "\n")
-			if len(got) != len(tc.want) {
-				t.Fatalf("%d errors, want %d:\n%s", len(got), len(tc.want), stderr)
-			}
-			for i, w := range tc.want {
-				if want := path + ":" + w; !strings.HasPrefix(got[i], want) {
-					t.Errorf("error %d:\n got %q\nwant %q…", i, got[i], want)
-				}
-			}
-			if strings.Contains(stderr, secret) {
-				t.Errorf("a data value in the output: %q", stderr)
-			}
+			wantEveryError(t, path, code, stdout, stderr, tc.want, secret)
 			if names := listDir(t, cdir); !slices.Equal(names, []string{"c.yaml"}) {
 				t.Errorf("validate wrote %v", names)
 			}
@@ -357,5 +329,27 @@ func TestKeyMessagesPlaced(t *testing.T) {
 				t.Errorf("%s wrote files: %v → %v, %v", tc.command, before, after, listDir(t, cdir))
 			}
 		})
+	}
+}
+
+// wantEveryError fails unless validate exited 2 with nothing on stdout and one error
+// line per entry of want, in order, each the configuration path, a colon and the entry
+// (a prefix of the line), and none quoting secret.
+func wantEveryError(t *testing.T, path string, code int, stdout, stderr string, want []string, secret string) {
+	t.Helper()
+	if code != 2 || stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and nothing on stdout", code, stdout, stderr)
+	}
+	got := strings.Split(strings.TrimSuffix(strings.TrimPrefix(stderr, "sanitize: "), "\n"), "\n")
+	if len(got) != len(want) {
+		t.Fatalf("%d errors, want %d:\n%s", len(got), len(want), stderr)
+	}
+	for i, w := range want {
+		if w := path + ":" + w; !strings.HasPrefix(got[i], w) {
+			t.Errorf("error %d:\n got %q\nwant %q…", i, got[i], w)
+		}
+	}
+	if strings.Contains(stderr, secret) {
+		t.Errorf("a data value in the output: %q", stderr)
 	}
 }
