@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/internal/safe"
 )
 
@@ -554,7 +555,7 @@ func TestBoundEachPanicIsAnError(t *testing.T) {
 			})
 			return nil
 		})
-		if !errors.Is(err, safe.ErrInternal) || int(ended.Load()) != parts {
+		if !errors.Is(err, fault.ErrInternal) || int(ended.Load()) != parts {
 			t.Fatalf("%d parts: got %v with %d workers ended, want an internal error after all", parts, err, ended.Load())
 		}
 	}

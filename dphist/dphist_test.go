@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // The library draws from a cryptographic source and takes no seed, so the statistical
@@ -217,7 +217,7 @@ func TestLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = l.Charge("ward", 1, 1e-6, Spend{Time: at, Epsilon: 0.01, Outputs: []string{"h"}})
-	if !errors.Is(err, schema.ErrUnattainable) {
+	if !errors.Is(err, fault.ErrUnattainable) {
 		t.Fatalf("overspend: %v", err)
 	}
 	if len(l.Datasets["ward"].Spends) != 10 {
@@ -227,20 +227,20 @@ func TestLedger(t *testing.T) {
 		t.Fatal("the ledger file changed")
 	}
 	// δ is accounted too; other datasets have their own budget.
-	if err := l.Charge("ward", 1, 1e-6, Spend{Time: at, Delta: 2e-6}); !errors.Is(err, schema.ErrUnattainable) {
+	if err := l.Charge("ward", 1, 1e-6, Spend{Time: at, Delta: 2e-6}); !errors.Is(err, fault.ErrUnattainable) {
 		t.Fatalf("delta overspend: %v", err)
 	}
 	if err := l.Charge("other", 0.5, 0, Spend{Time: at, Epsilon: 0.5}); err != nil {
 		t.Fatal(err)
 	}
 	// Raising a dataset's total is refused.
-	if err := l.Charge("ward", 2, 1e-6, Spend{Time: at, Epsilon: 0.01}); !errors.Is(err, schema.ErrBadInput) {
+	if err := l.Charge("ward", 2, 1e-6, Spend{Time: at, Epsilon: 0.01}); !errors.Is(err, fault.ErrBadInput) {
 		t.Fatalf("raised total: %v", err)
 	}
 	// A file that is not a ledger.
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	os.WriteFile(bad, []byte("[1,2"), 0o600)
-	if _, err := LoadLedger(bad); !errors.Is(err, schema.ErrBadInput) {
+	if _, err := LoadLedger(bad); !errors.Is(err, fault.ErrBadInput) {
 		t.Fatalf("bad ledger: %v", err)
 	}
 	// A negative spend would hand budget back; bad totals are no budget.
@@ -251,7 +251,7 @@ func TestLedger(t *testing.T) {
 		`{"datasets":{"w":{"epsilon_total":1,"delta_total":1,"spends":[]}}}`,
 	} {
 		os.WriteFile(bad, []byte(text), 0o600)
-		if _, err := LoadLedger(bad); !errors.Is(err, schema.ErrBadInput) {
+		if _, err := LoadLedger(bad); !errors.Is(err, fault.ErrBadInput) {
 			t.Errorf("%s: %v, want bad input", text, err)
 		}
 	}
@@ -274,7 +274,7 @@ func TestRecordConcurrent(t *testing.T) {
 		switch err := <-errs; {
 		case err == nil:
 			ok++
-		case errors.Is(err, schema.ErrUnattainable):
+		case errors.Is(err, fault.ErrUnattainable):
 			refused++
 		default:
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"sanitizer/fault"
 	"sanitizer/publish"
 	"sanitizer/schema"
 )
@@ -55,18 +56,18 @@ func LoadLedger(path string) (*Ledger, error) {
 	// encoding/json alone would keep the last of two equal keys and match keys in any
 	// case: a spend could be dropped unseen.
 	if err := checkStrict(data, ledgerShape); err != nil {
-		return nil, schema.BadInput("ledger %s: %w", path, err)
+		return nil, fault.BadInput("ledger %s: %w", path, err)
 	}
 	var l Ledger
 	if err := json.Unmarshal(data, &l); err != nil {
-		return nil, schema.BadInput("ledger %s: not a ledger: %w", path, err)
+		return nil, fault.BadInput("ledger %s: not a ledger: %w", path, err)
 	}
 	if l.Datasets == nil {
 		l.Datasets = map[string]*Account{}
 	}
 	for name, a := range l.Datasets {
 		if err := checkAccount(name, a); err != nil {
-			return nil, schema.BadInput("ledger %s: %w", path, err)
+			return nil, fault.BadInput("ledger %s: %w", path, err)
 		}
 	}
 	return &l, nil
@@ -81,22 +82,22 @@ func readLedger(path string) ([]byte, error) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, schema.BadInput("ledger: %w", err)
+		return nil, fault.BadInput("ledger: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, schema.BadInput("ledger: %w", err)
+		return nil, fault.BadInput("ledger: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, schema.BadInput("ledger %s: not a regular file", path)
+		return nil, fault.BadInput("ledger %s: not a regular file", path)
 	}
 	if n := links(st); n > 1 {
-		return nil, schema.BadInput("ledger %s: the file has %d names (hard links); every charge replaces it by a rename, which would leave the other names holding the old spends, a second budget: remove the other names", path, n)
+		return nil, fault.BadInput("ledger %s: the file has %d names (hard links); every charge replaces it by a rename, which would leave the other names holding the old spends, a second budget: remove the other names", path, n)
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
-		return nil, schema.BadInput("ledger %s: %w", path, err)
+		return nil, fault.BadInput("ledger %s: %w", path, err)
 	}
 	return data, nil
 }
@@ -202,25 +203,25 @@ func ceiling(r *big.Rat) (float64, error) {
 
 // Charge records spend on dataset, whose totals are epsTotal and deltaTotal. A spend
 // that would take the dataset past either total is refused with an error matching
-// schema.ErrUnattainable, and the ledger is left as it was. A dataset's totals may be
+// fault.ErrUnattainable, and the ledger is left as it was. A dataset's totals may be
 // changed between runs only downwards: raising them would silently re-authorize
 // spending, so it is refused (bad input). So are totals that are no budget, a spend
 // that is negative or not finite, and a dataset name the configuration would refuse.
 func (l *Ledger) Charge(dataset string, epsTotal, deltaTotal float64, spend Spend) error {
 	if err := schema.CheckDatasetName(dataset); err != nil {
-		return schema.BadInput("dataset: %w", err)
+		return fault.BadInput("dataset: %w", err)
 	}
 	if !isBudget(epsTotal, deltaTotal) {
-		return schema.BadInput("dp.epsilon-total/delta-total: ε=%g, δ=%g are not a budget", epsTotal, deltaTotal)
+		return fault.BadInput("dp.epsilon-total/delta-total: ε=%g, δ=%g are not a budget", epsTotal, deltaTotal)
 	}
 	if !isSpend(spend.Epsilon, spend.Delta) {
-		return schema.BadInput("dataset %q: the run's spend ε=%g, δ=%g is not a finite spend", dataset, spend.Epsilon, spend.Delta)
+		return fault.BadInput("dataset %q: the run's spend ε=%g, δ=%g is not a finite spend", dataset, spend.Epsilon, spend.Delta)
 	}
 	a := l.Datasets[dataset]
 	if a == nil {
 		a = &Account{EpsilonTotal: epsTotal, DeltaTotal: deltaTotal}
 	} else if epsTotal > a.EpsilonTotal || deltaTotal > a.DeltaTotal {
-		return schema.BadInput("dp.epsilon-total/delta-total: the ledger holds totals ε=%g, δ=%g for dataset %q; they may not be raised", a.EpsilonTotal, a.DeltaTotal, dataset)
+		return fault.BadInput("dp.epsilon-total/delta-total: the ledger holds totals ε=%g, δ=%g for dataset %q; they may not be raised", a.EpsilonTotal, a.DeltaTotal, dataset)
 	} else {
 		a.EpsilonTotal, a.DeltaTotal = epsTotal, deltaTotal
 	}
@@ -230,7 +231,7 @@ func (l *Ledger) Charge(dataset string, epsTotal, deltaTotal float64, spend Spen
 	if eps.Cmp(decimal(a.EpsilonTotal)) > 0 || delta.Cmp(decimal(a.DeltaTotal)) > 0 {
 		e, _ := eps.Float64()
 		d, _ := delta.Float64()
-		return schema.Unattainable("dataset %q: this run would bring the spent budget to ε=%g, δ=%g, over the totals ε=%g, δ=%g", dataset, e, d, a.EpsilonTotal, a.DeltaTotal)
+		return fault.Unattainable("dataset %q: this run would bring the spent budget to ε=%g, δ=%g, over the totals ε=%g, δ=%g", dataset, e, d, a.EpsilonTotal, a.DeltaTotal)
 	}
 	a.Spends = append(a.Spends, spend)
 	l.Datasets[dataset] = a

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/publish"
-	"sanitizer/schema"
 )
 
 // spendA is a spend of ε 0.5 in the ledger's JSON form.
@@ -72,10 +72,10 @@ func TestLoadLedgerStrict(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := LoadLedger(path)
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), path) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), path) {
 				t.Fatalf("err = %v, want bad input naming %s and %s", err, path, tt.want)
 			}
-			if _, err := Record(path, "ward", 1, 0, Spend{Epsilon: 0.1}); !errors.Is(err, schema.ErrBadInput) {
+			if _, err := Record(path, "ward", 1, 0, Spend{Epsilon: 0.1}); !errors.Is(err, fault.ErrBadInput) {
 				t.Errorf("Record: err = %v, want bad input", err)
 			}
 			if got, _ := os.ReadFile(path); string(got) != tt.text {
@@ -93,7 +93,7 @@ func TestLoadLedgerDeep(t *testing.T) {
 	if err := os.WriteFile(path, []byte(deep), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadLedger(path); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `"datasets"."w"."spends"[0]."outputs"`) {
+	if _, err := LoadLedger(path); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), `"datasets"."w"."spends"[0]."outputs"`) {
 		t.Fatalf("err = %v, want bad input naming the nested key", err)
 	}
 }
@@ -229,10 +229,10 @@ func TestLoadLedgerDatasetNames(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := LoadLedger(path)
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), strconv.QuoteToASCII(name)) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), strconv.QuoteToASCII(name)) {
 				t.Fatalf("err = %v, want bad input naming %s and %s", err, path, strconv.QuoteToASCII(name))
 			}
-			if _, err := Record(path, "ward", 1, 0, Spend{Epsilon: 0.6}); !errors.Is(err, schema.ErrBadInput) {
+			if _, err := Record(path, "ward", 1, 0, Spend{Epsilon: 0.6}); !errors.Is(err, fault.ErrBadInput) {
 				t.Errorf("Record: err = %v, want bad input", err)
 			}
 			if got, _ := os.ReadFile(path); string(got) != text {
@@ -265,14 +265,14 @@ func TestChargeNotFinite(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			l := &Ledger{Datasets: map[string]*Account{"ward": {EpsilonTotal: 5, DeltaTotal: 1e-6, Spends: []Spend{{Epsilon: 1}}}}}
 			err := l.Charge("ward", tt.epsTotal, tt.deltaTotal, tt.spend)
-			if !errors.Is(err, schema.ErrBadInput) {
+			if !errors.Is(err, fault.ErrBadInput) {
 				t.Fatalf("err = %v, want bad input", err)
 			}
 			if a := l.Datasets["ward"]; len(a.Spends) != 1 || a.EpsilonTotal != 5 {
 				t.Errorf("the account is now %+v", a)
 			}
 			fresh := &Ledger{Datasets: map[string]*Account{}}
-			if err := fresh.Charge("new", tt.epsTotal, tt.deltaTotal, tt.spend); !errors.Is(err, schema.ErrBadInput) || len(fresh.Datasets) != 0 {
+			if err := fresh.Charge("new", tt.epsTotal, tt.deltaTotal, tt.spend); !errors.Is(err, fault.ErrBadInput) || len(fresh.Datasets) != 0 {
 				t.Errorf("a fresh ledger: err = %v, datasets %v", err, fresh.Datasets)
 			}
 		})

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/publish"
-	"sanitizer/schema"
 )
 
 // killedSave names the ledger that TestKilledSave's child writes.
@@ -136,7 +136,7 @@ func TestRecordNamesOfOneLedger(t *testing.T) {
 	}
 	// 7 × 0.125 + 0.25 > 1, whichever name charges it.
 	for _, name := range ledgerNames {
-		if _, err := Record(name, "ward", 1, 0, Spend{Epsilon: 0.25}); !errors.Is(err, schema.ErrUnattainable) {
+		if _, err := Record(name, "ward", 1, 0, Spend{Epsilon: 0.25}); !errors.Is(err, fault.ErrUnattainable) {
 			t.Errorf("%s: err = %v, want unattainable", name, err)
 		}
 	}
@@ -171,7 +171,7 @@ func TestRecordConcurrentNames(t *testing.T) {
 		switch err := <-errs; {
 		case err == nil:
 			ok++
-		case !errors.Is(err, schema.ErrUnattainable):
+		case !errors.Is(err, fault.ErrUnattainable):
 			t.Fatal(err)
 		}
 	}
@@ -200,13 +200,13 @@ func TestLedgerHardLinks(t *testing.T) {
 		t.Skipf("no hard links here: %v", err)
 	}
 	for _, name := range []string{path, other} {
-		if _, err := LoadLedger(name); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "2 names") {
+		if _, err := LoadLedger(name); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "2 names") {
 			t.Errorf("LoadLedger(%s): err = %v, want bad input naming it and its 2 names", name, err)
 		}
-		if err := Check(name, "ward", 5, 0, Spend{Epsilon: 2.5}); !errors.Is(err, schema.ErrBadInput) {
+		if err := Check(name, "ward", 5, 0, Spend{Epsilon: 2.5}); !errors.Is(err, fault.ErrBadInput) {
 			t.Errorf("Check(%s): err = %v, want bad input", name, err)
 		}
-		if _, err := Record(name, "ward", 5, 0, Spend{Epsilon: 2.5}); !errors.Is(err, schema.ErrBadInput) {
+		if _, err := Record(name, "ward", 5, 0, Spend{Epsilon: 2.5}); !errors.Is(err, fault.ErrBadInput) {
 			t.Errorf("Record(%s): err = %v, want bad input", name, err)
 		}
 		if got, _ := os.ReadFile(name); string(got) != text {
@@ -286,7 +286,7 @@ func TestCheckLedgerPlace(t *testing.T) {
 			if tt.ok && err != nil {
 				t.Fatal(err)
 			}
-			if !tt.ok && (!errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), path)) {
+			if !tt.ok && (!errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), path)) {
 				t.Fatalf("err = %v, want bad input naming %s", err, path)
 			}
 			if after := names(t, filepath.Dir(path)); !slices.Equal(after, before) {

@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"sanitizer/fault"
 	"sanitizer/publish"
-	"sanitizer/schema"
 )
 
 // File is the ledger file that path names, as the system finds it: absolute, with
@@ -29,11 +29,11 @@ func File(path string) (string, error) {
 	}
 	dir, base := filepath.Split(abs)
 	if base == "" || base == "." || base == ".." {
-		return "", schema.BadInput("ledger %s: not a file's name", path)
+		return "", fault.BadInput("ledger %s: not a file's name", path)
 	}
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return "", schema.BadInput("ledger %s: its folder %s: %w", path, dir, err)
+		return "", fault.BadInput("ledger %s: its folder %s: %w", path, dir, err)
 	}
 	file := filepath.Join(real, base)
 	st, err := os.Lstat(file)
@@ -41,17 +41,17 @@ func File(path string) (string, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return file, nil
 	case err != nil:
-		return "", schema.BadInput("ledger %s: %w", path, err)
+		return "", fault.BadInput("ledger %s: %w", path, err)
 	case st.Mode()&fs.ModeSymlink != 0:
 		if file, err = filepath.EvalSymlinks(file); err != nil {
-			return "", schema.BadInput("ledger %s: a symbolic link to nothing (a ledger on a missing volume would read as a fresh budget): %w", path, err)
+			return "", fault.BadInput("ledger %s: a symbolic link to nothing (a ledger on a missing volume would read as a fresh budget): %w", path, err)
 		}
 		if st, err = os.Stat(file); err != nil {
-			return "", schema.BadInput("ledger %s: %w", path, err)
+			return "", fault.BadInput("ledger %s: %w", path, err)
 		}
 	}
 	if !st.Mode().IsRegular() {
-		return "", schema.BadInput("ledger %s: not a regular file", path)
+		return "", fault.BadInput("ledger %s: not a regular file", path)
 	}
 	return file, nil
 }
@@ -78,13 +78,13 @@ func Check(path, dataset string, epsTotal, deltaTotal float64, spend Spend) erro
 	tmp, err := publish.Create(file)
 	if err != nil {
 		if notWritable(err) {
-			return schema.BadInput("ledger %s: cannot write in its folder %s: %w", path, filepath.Dir(file), err)
+			return fault.BadInput("ledger %s: cannot write in its folder %s: %w", path, filepath.Dir(file), err)
 		}
 		return fmt.Errorf("ledger %s: %w", path, err)
 	}
 	tmp.Discard()
 	if err := probeLock(file + ".lock"); err != nil {
-		return schema.BadInput("ledger %s: cannot take its lock: %w", path, err)
+		return fault.BadInput("ledger %s: cannot take its lock: %w", path, err)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sanitizer/dphist"
+	"sanitizer/fault"
 	"sanitizer/internal/build"
 	"sanitizer/internal/safe"
 	"sanitizer/job"
@@ -62,9 +63,9 @@ type dpInput struct {
 // file of opt.Output (a folder that must not exist or be empty) with manifest.json and
 // manifest.html (the same for a person to read).
 // With opt.Ledger set, the run's spend is recorded there first. Errors match
-// schema.ErrBadInput for bad input or configuration and schema.ErrUnattainable when the
+// fault.ErrBadInput for bad input or configuration and fault.ErrUnattainable when the
 // budget does not allow the run; either way nothing is written. A defect of this
-// program (a panic, on any of the run's goroutines) matches safe.ErrInternal.
+// program (a panic, on any of the run's goroutines) matches fault.ErrInternal.
 func Run(ctx context.Context, cfg *schema.Config, opt job.Options) (man *report.Manifest, err error) {
 	err = safe.Call(func() error {
 		man, err = dp(ctx, cfg, opt)
@@ -143,7 +144,7 @@ func prepare(cfg *schema.Config, opt job.Options) (*Prepared, error) {
 func Publish(ctx context.Context, cfg *schema.Config, opt job.Options, prep *Prepared, outs []*Output, noisy []Noisy) (man *report.Manifest, err error) {
 	err = safe.Call(func() error {
 		if len(noisy) != len(outs) || len(outs) != len(cfg.DP.Outputs) {
-			return fmt.Errorf("internal error: %d noisy results for %d outputs", len(noisy), len(outs))
+			return fault.Internalf("%d noisy results for %d outputs", len(noisy), len(outs))
 		}
 		man = newManifest(cfg, prep.Spend)
 		tables := make([]*dpTable, len(outs))
@@ -179,13 +180,13 @@ func dpPaths(cfg *schema.Config, opt job.Options) (in, inFmt, ledger string, err
 		in = opt.Input
 	}
 	if in == "" {
-		return "", "", "", schema.BadInput("input: no input file (--in or input.path)")
+		return "", "", "", fault.BadInput("input: no input file (--in or input.path)")
 	}
 	if inFmt, err = table.InputFormat(in, cfg.Input); err != nil {
 		return "", "", "", err
 	}
 	if opt.Output == "" {
-		return "", "", "", schema.BadInput("--out: no output folder")
+		return "", "", "", fault.BadInput("--out: no output folder")
 	}
 	if err := checkOutDir(opt.Output, in, cfg.File, opt.Ledger); err != nil {
 		return "", "", "", err
@@ -334,7 +335,7 @@ func writeStage(ctx context.Context, cfg *schema.Config, opt job.Options, man *r
 func checkOutDir(dir string, others ...string) error {
 	for _, o := range others {
 		if o != "" && job.Abs(o) == job.Abs(dir) {
-			return schema.BadInput("--out: %s is also the input, the configuration or the ledger", dir)
+			return fault.BadInput("--out: %s is also the input, the configuration or the ledger", dir)
 		}
 	}
 	return publish.CheckFolder("--out", dir)
@@ -556,7 +557,7 @@ func ReadInput(ctx context.Context, cfg *schema.Config, p *job.Plan, src table.S
 	}
 	data.rows = src.Rows()
 	if unitCol != "" && !dphist.SameUnits(data.unit, data.unitCheck) {
-		return nil, schema.BadInput("%s: column %q: two different privacy-unit ids share the first 64 bits of their SHA-256; their contributions cannot be bounded apart", p.Input, unitCol)
+		return nil, fault.BadInput("%s: column %q: two different privacy-unit ids share the first 64 bits of their SHA-256; their contributions cannot be bounded apart", p.Input, unitCol)
 	}
 	data.unitCheck = nil
 	return data, nil
@@ -626,7 +627,7 @@ func (d *dpInput) addUnits(p *job.Plan, b *table.Batch, f, pos int, name string)
 		// One id, one unit, whatever its spelling ("07" and "7" in an integer column).
 		v, ok := table.Canonical(p.Types[pos], v)
 		if !ok {
-			return schema.BadInput("%s: column %q: not a valid %s", p.At(b.First+i), name, p.Types[pos])
+			return fault.BadInput("%s: column %q: not a valid %s", p.At(b.First+i), name, p.Types[pos])
 		}
 		sum := sha256.Sum256([]byte(v))
 		d.unit = append(d.unit, binary.LittleEndian.Uint64(sum[:8]))
@@ -644,7 +645,7 @@ func (d *dpInput) addValues(p *job.Plan, b *table.Batch, f, pos int, name string
 		}
 		x, err := numberOf(p.Types[pos], p.Ints[pos], v)
 		if err != nil || math.IsNaN(x) {
-			return schema.BadInput("%s: column %q: not a valid %s", p.At(b.First+i), name, p.Types[pos])
+			return fault.BadInput("%s: column %q: not a valid %s", p.At(b.First+i), name, p.Types[pos])
 		}
 		c.values = append(c.values, x)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/schema"
@@ -110,7 +111,7 @@ func TestDPLedgerPath(t *testing.T) {
 				return
 			}
 			want := strings.ReplaceAll(tt.want, "{{DIR}}", dir)
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), want) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), want) {
 				t.Fatalf("err = %v, want bad input naming %q", err, want)
 			}
 			if strings.Contains(logs.String(), "stage done") {
@@ -172,7 +173,7 @@ func TestDPLedgerThroughSymlink(t *testing.T) {
 		t.Fatalf("the link was replaced: %v", err)
 	}
 	// 0.6 + 0.6 > 1: the run naming the real file sees the first spend.
-	if _, err := Run(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "b"), Ledger: real}); !errors.Is(err, schema.ErrUnattainable) {
+	if _, err := Run(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "b"), Ledger: real}); !errors.Is(err, fault.ErrUnattainable) {
 		t.Fatalf("second run through the real path: err = %v, want unattainable", err)
 	}
 }
@@ -291,14 +292,14 @@ func TestDPBudgetOverflow(t *testing.T) {
 		kind        error
 		want        []string
 	}{
-		{"two outputs past the largest number", "1e308", []string{"1e308", "1e308"}, "", schema.ErrBadInput,
+		{"two outputs past the largest number", "1e308", []string{"1e308", "1e308"}, "", fault.ErrBadInput,
 			[]string{"dp.yaml:11: dp.outputs", "ε adds up to 2e+308", "largest number"}}, // line 11: outputs
-		{"the largest number twice", "1.7976931348623157e308", []string{"1.7976931348623157e308", "1.7976931348623157e308"}, "", schema.ErrBadInput,
+		{"the largest number twice", "1.7976931348623157e308", []string{"1.7976931348623157e308", "1.7976931348623157e308"}, "", fault.ErrBadInput,
 			[]string{"dp.outputs"}},
-		{"three outputs past it with a ledger", "1e308", []string{"1e308", "5e307", "5e307"}, `{"datasets":{}}`, schema.ErrBadInput,
+		{"three outputs past it with a ledger", "1e308", []string{"1e308", "5e307", "5e307"}, `{"datasets":{}}`, fault.ErrBadInput,
 			[]string{"dp.outputs"}},
-		{"finite but over the total", "1e308", []string{"9e307", "2e307"}, "", schema.ErrUnattainable, nil},
-		{"the ledger's spending past the total", "1.5e308", []string{"1e308"}, ledgerText, schema.ErrUnattainable,
+		{"finite but over the total", "1e308", []string{"9e307", "2e307"}, "", fault.ErrUnattainable, nil},
+		{"the ledger's spending past the total", "1.5e308", []string{"1e308"}, ledgerText, fault.ErrUnattainable,
 			[]string{"ledger.json"}},
 	}
 	for _, tt := range tests {
@@ -369,7 +370,7 @@ func TestDPLedgerUnwritable(t *testing.T) {
 				t.Fatal(err)
 			}
 			ledger := tt.setup(t, books)
-			refusedBeforeReading(t, dir, conf, ledger, schema.ErrBadInput, ledger)
+			refusedBeforeReading(t, dir, conf, ledger, fault.ErrBadInput, ledger)
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"sanitizer/dphist"
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/report"
@@ -155,7 +156,7 @@ func TestDPDomainViolation(t *testing.T) {
 `
 	// Row 72 (1-based, after the header) has a diagnosis outside the domain.
 	dir, out, _, err := dpRun(t, conf, wardInput("q9,50,M,measles,3"), "ledger.json")
-	if !errors.Is(err, schema.ErrBadInput) {
+	if !errors.Is(err, fault.ErrBadInput) {
 		t.Fatalf("err = %v, want bad input", err)
 	}
 	msg := err.Error()
@@ -232,7 +233,7 @@ func TestDPLedgerRefusesOverspend(t *testing.T) {
 	}
 	// Anything more is refused: exit 3, nothing written, ledger unchanged.
 	rdir, out, _, err := dpRun(t, conf, wardInput(), ledger)
-	if !errors.Is(err, schema.ErrUnattainable) {
+	if !errors.Is(err, fault.ErrUnattainable) {
 		t.Fatalf("err = %v, want unattainable", err)
 	}
 	assertNothingWritten(t, rdir, out)
@@ -241,7 +242,7 @@ func TestDPLedgerRefusesOverspend(t *testing.T) {
 	}
 	// The configuration alone over its total is refused before reading.
 	over := strings.Replace(conf, "epsilon: 0.4", "epsilon: 1.5", 1)
-	if _, _, _, err := dpRun(t, over, wardInput(), ""); !errors.Is(err, schema.ErrUnattainable) {
+	if _, _, _, err := dpRun(t, over, wardInput(), ""); !errors.Is(err, fault.ErrUnattainable) {
 		t.Errorf("outputs over epsilon-total: err = %v, want unattainable", err)
 	}
 }
@@ -287,7 +288,7 @@ func TestDPBadSettings(t *testing.T) {
 				input = strings.Join(lines, "\n") + "\n"
 			}
 			dir, out, _, err := dpRun(t, tt.conf, input, "")
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), tt.want) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want bad input mentioning %q", err, tt.want)
 			}
 			assertNothingWritten(t, dir, out)
@@ -303,7 +304,7 @@ func TestDPBadSettings(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "in.csv"), []byte(wardInput()), 0o644)
 		out := filepath.Join(dir, "out")
 		ledger := filepath.Join(out, "ledger.json")
-		if _, err := Run(context.Background(), cfg, job.Options{Input: filepath.Join(dir, "in.csv"), Output: out, Ledger: ledger}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "inside the output folder") {
+		if _, err := Run(context.Background(), cfg, job.Options{Input: filepath.Join(dir, "in.csv"), Output: out, Ledger: ledger}); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "inside the output folder") {
 			t.Errorf("ledger inside --out: %v", err)
 		}
 		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
@@ -320,7 +321,7 @@ func TestDPBadSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "in.csv"), []byte(wardInput()), 0o644)
-	if _, err := Run(context.Background(), cfg, job.Options{Input: filepath.Join(dir, "in.csv"), Output: out}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "not empty") {
+	if _, err := Run(context.Background(), cfg, job.Options{Input: filepath.Join(dir, "in.csv"), Output: out}); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "not empty") {
 		t.Errorf("non-empty output folder: %v", err)
 	}
 }
@@ -441,7 +442,7 @@ dp:
 		t.Errorf("counts %v, want F 1 (one unit, capped at one row) and M 1", recs)
 	}
 	dir, out, _, err := dpRun(t, conf, "pid,sex\n7,F\n,F\n", "")
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row 2") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "row 2") {
 		t.Errorf("empty id: %v", err)
 	}
 	assertNothingWritten(t, dir, out)

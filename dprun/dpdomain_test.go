@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/schema"
 )
@@ -99,7 +100,7 @@ func TestDPDomainErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := newDPDomain(&schema.Config{}, &tt.col, tt.col.Type, &job.HierFiles{})
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "columns.x.domain") {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "columns.x.domain") {
 				t.Errorf("err = %v, want bad input naming columns.x.domain and %q", err, tt.want)
 			}
 		})

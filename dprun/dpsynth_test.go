@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
-	"sanitizer/schema"
 )
 
 // TestDPSynthetic: a synthetic output has exactly its columns, the rows asked for,
@@ -117,7 +117,7 @@ dp:
 	}
 
 	dir, out, _, err := dpRun(t, conf, input+"9,1\n", "")
-	if !errors.Is(err, schema.ErrBadInput) {
+	if !errors.Is(err, fault.ErrBadInput) {
 		t.Fatalf("a value outside the domain: %v", err)
 	}
 	assertNothingWritten(t, dir, out)
@@ -155,7 +155,7 @@ func TestDPSyntheticWideUnit(t *testing.T) {
 		t.Fatalf("%d records", len(recs))
 	}
 	dir, out, _, err := dpRun(t, dp("max-cells-per-unit: 1"), input, "")
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "cannot be told apart") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "cannot be told apart") {
 		t.Fatalf("cells bound over 10 columns of 100 values: %v", err)
 	}
 	assertNothingWritten(t, dir, out)

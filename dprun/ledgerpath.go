@@ -7,26 +7,26 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"sanitizer/fault"
 	"sanitizer/job"
-	"sanitizer/schema"
 )
 
 // ledgerPath checks the ledger path given with --ledger against the output folder out
 // and returns it resolved (absolute, symlinks followed), the path to read and charge.
 // The ledger may not lie inside out (it outlives the outputs), its folder must exist,
 // and it may not be a symbolic link to nothing (a ledger on a missing volume would
-// read as empty, a fresh budget). Errors match schema.ErrBadInput.
+// read as empty, a fresh budget). Errors match fault.ErrBadInput.
 func ledgerPath(ledger, out string) (string, error) {
 	resolved := resolve(ledger)
 	if within(resolve(out), resolved) {
-		return "", schema.BadInput("--ledger: %s lies inside the output folder %s (the ledger outlives the outputs)", ledger, out)
+		return "", fault.BadInput("--ledger: %s lies inside the output folder %s (the ledger outlives the outputs)", ledger, out)
 	}
 	dir := folderOf(ledger)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return "", schema.BadInput("--ledger: the folder %s does not exist", dir)
+		return "", fault.BadInput("--ledger: the folder %s does not exist", dir)
 	}
 	if st, err := os.Lstat(resolved); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-		return "", schema.BadInput("--ledger: %s is a symbolic link to nothing", ledger)
+		return "", fault.BadInput("--ledger: %s is a symbolic link to nothing", ledger)
 	}
 	return resolved, nil
 }

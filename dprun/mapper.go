@@ -3,6 +3,7 @@ package dprun
 import (
 	"math"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -37,7 +38,7 @@ func NewMapper(cfg *schema.Config, p *job.Plan, outs []*Output) (*Mapper, error)
 				return field[name], nil
 			}
 		}
-		return 0, schema.BadInput("%s: column %q: not in the input", p.Input, name)
+		return 0, fault.BadInput("%s: column %q: not in the input", p.Input, name)
 	}
 	for _, o := range outs {
 		var fs []int
@@ -90,7 +91,7 @@ func (m *Mapper) Map(b *table.Batch, i int, emit func(out int, unit string, key 
 		}
 		var ok bool
 		if unit, ok = table.Canonical(m.p.Types[pos], v); !ok {
-			return schema.BadInput("%s: column %q: not a valid %s", m.p.At(row), name, m.p.Types[pos])
+			return fault.BadInput("%s: column %q: not a valid %s", m.p.At(row), name, m.p.Types[pos])
 		}
 	}
 	for k, o := range m.outs {
@@ -127,7 +128,7 @@ func (m *Mapper) number(b *table.Batch, i, f int) (float64, error) {
 	}
 	x, err := numberOf(m.p.Types[pos], m.p.Ints[pos], v)
 	if err != nil || math.IsNaN(x) {
-		return 0, schema.BadInput("%s: column %q: not a valid %s", m.p.At(b.First+i), name, m.p.Types[pos])
+		return 0, fault.BadInput("%s: column %q: not a valid %s", m.p.At(b.First+i), name, m.p.Types[pos])
 	}
 	return x, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"sanitizer/dphist"
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -152,7 +153,7 @@ func TestMapperMatchesColumns(t *testing.T) {
 	}
 	_, _, _, mapErr := mapped(t, cfg, in)
 	_, runErr := Run(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "out")})
-	if !errors.Is(mapErr, schema.ErrBadInput) || runErr == nil || mapErr.Error() != runErr.Error() || !strings.Contains(mapErr.Error(), "row 71") {
+	if !errors.Is(mapErr, fault.ErrBadInput) || runErr == nil || mapErr.Error() != runErr.Error() || !strings.Contains(mapErr.Error(), "row 71") {
 		t.Errorf("outside the domain: the mapper says %v; the CLI %v", mapErr, runErr)
 	}
 }

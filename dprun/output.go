@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"sanitizer/dphist"
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -50,7 +51,7 @@ func Describe(cfg *schema.Config, p *job.Plan) ([]*Output, error) {
 			}
 			at, ok := pos[name]
 			if !ok {
-				return nil, schema.BadInput("%s: column %q: not in the input", p.Input, name)
+				return nil, fault.BadInput("%s: column %q: not in the input", p.Input, name)
 			}
 			dom, err := newDPDomain(cfg, cfg.Column(name), p.Types[at], p.Hier)
 			if err != nil {
@@ -228,7 +229,7 @@ type Noisy struct {
 // table is the output's table of noisy values, post-processed as the output asks.
 func (out *Output) table(n Noisy) (*dpTable, error) {
 	if want := out.Partitions(); int64(len(n.Counts)+len(n.Groups)) != want {
-		return nil, fmt.Errorf("internal error: output %s: %d noisy values for %d partitions", out.Spec.Name, len(n.Counts)+len(n.Groups), want)
+		return nil, fault.Internalf("output %s: %d noisy values for %d partitions", out.Spec.Name, len(n.Counts)+len(n.Groups), want)
 	}
 	switch out.Manifest.Kind {
 	case "histogram":
@@ -238,7 +239,7 @@ func (out *Output) table(n Noisy) (*dpTable, error) {
 	case "aggregate":
 		return out.aggregateTable(n.Groups), nil
 	}
-	return nil, fmt.Errorf("internal error: output %s: no table for a %s output", out.Spec.Name, out.Manifest.Kind)
+	return nil, fault.Internalf("output %s: no table for a %s output", out.Spec.Name, out.Manifest.Kind)
 }
 
 // histogramTable is a histogram's table: a row per cell, its labels and count.

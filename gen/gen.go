@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"sanitizer/fault"
 	"sanitizer/internal/build"
 	"sanitizer/job"
 	"sanitizer/publish"
@@ -47,12 +48,12 @@ func Hospital(path, format string, rows int, seed uint64, opt job.Options) error
 // only Force and AtStage are used.
 func HospitalContext(ctx context.Context, path, format string, rows int, seed uint64, opt job.Options) (err error) {
 	if rows < 1 || rows > MaxRows {
-		return schema.BadInput("--rows: %d is not between 1 and %d", rows, MaxRows)
+		return fault.BadInput("--rows: %d is not between 1 and %d", rows, MaxRows)
 	}
 	switch format {
 	case "", "csv", "parquet", "arrow", "arrows":
 	default:
-		return schema.BadInput("--format: %q is not one of csv, parquet, arrow, arrows", format)
+		return fault.BadInput("--format: %q is not one of csv, parquet, arrow, arrows", format)
 	}
 	if format, err = table.CheckFormat("--format", path, schema.IO{Format: format}); err != nil {
 		return err

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/sample"
-	"sanitizer/schema"
 )
 
 // TestHospital: the same seed writes the same table; an existing file is replaced only
@@ -35,7 +35,7 @@ func TestHospital(t *testing.T) {
 	if strings.Join(header, ",") != strings.Join(sample.HospitalColumns, ",") || len(recs) != 50 {
 		t.Errorf("header %v, %d records", header, len(recs))
 	}
-	if err := Hospital(a, "", 10, 8, job.Options{}); !errors.Is(err, schema.ErrBadInput) {
+	if err := Hospital(a, "", 10, 8, job.Options{}); !errors.Is(err, fault.ErrBadInput) {
 		t.Errorf("an existing file without force: %v", err)
 	}
 	if err := Hospital(a, "", 10, 8, job.Options{Force: true}); err != nil {
@@ -65,7 +65,7 @@ func TestHospital(t *testing.T) {
 		{filepath.Join(dir, "x.csv"), "xlsx", "--rows", math.MaxInt},
 	} {
 		err := Hospital(tc.path, tc.format, tc.rows, 1, job.Options{})
-		if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), tc.flag) {
+		if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), tc.flag) {
 			t.Errorf("%s %q %d: %v, want bad input naming %s", tc.path, tc.format, tc.rows, err, tc.flag)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 
 	"sanitizer/closeness"
 	"sanitizer/diversity"
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // arxOrder is the column order of ARX's Adult file, in which its test cases write
@@ -80,7 +80,7 @@ func TestARXCasesAdult(t *testing.T) {
 			opt.MaxSuppressed = int(math.Floor(c.supp * float64(tab.Rows)))
 			res, err := Search(context.Background(), tab, opt)
 			if c.arx == nil {
-				if !errors.Is(err, schema.ErrUnattainable) {
+				if !errors.Is(err, fault.ErrUnattainable) {
 					t.Fatalf("ARX finds no solution; the search: %v, %v", res, err)
 				}
 				return
@@ -208,7 +208,7 @@ func TestARXEntropyCasesAdult(t *testing.T) {
 			res, err := Search(context.Background(), tab, opt)
 			ported++
 			if c.arx == nil {
-				if !errors.Is(err, schema.ErrUnattainable) {
+				if !errors.Is(err, fault.ErrUnattainable) {
 					t.Fatalf("ARX finds no solution; the search: %v, %v", res, err)
 				}
 				same++

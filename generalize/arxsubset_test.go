@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/risk"
-	"sanitizer/schema"
 )
 
 // arxSubset returns ARX's research subset of Adult (testdata/arx_adult_subset_rows.txt)
@@ -138,7 +138,7 @@ func TestARXCasesSubset(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			opt := Options{K: 1, MaxSuppressed: int(math.Floor(c.supp * float64(sub.Rows))), Metric: c.metric, Population: c.pop}
 			res, err := Search(context.Background(), sub, opt)
-			if errors.Is(err, schema.ErrUnattainable) {
+			if errors.Is(err, fault.ErrUnattainable) {
 				t.Fatalf("ARX has a solution, the search finds none")
 			}
 			if err != nil {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // TestLevelBoundsMatchExhaustive: with minimum and maximum levels, the search returns
@@ -53,7 +53,7 @@ func TestLevelBoundsMatchExhaustive(t *testing.T) {
 		t.Run(fmt.Sprintf("trial%d/%s/k=%d/supp=%d/min=%v/max=%v", trial, metric, k, maxSupp, lo, hi), func(t *testing.T) {
 			got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Metric: metric, MinLevels: lo, MaxLevels: hi, Workers: 1 + rng.IntN(2)})
 			if want == nil {
-				if !errors.Is(err, schema.ErrUnattainable) {
+				if !errors.Is(err, fault.ErrUnattainable) {
 					t.Fatalf("want unattainable, got %v, %v", got, err)
 				}
 				return

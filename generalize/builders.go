@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"sanitizer/fault"
 	"sanitizer/schema"
 )
 
@@ -23,16 +24,16 @@ type ValueError struct {
 func (e *ValueError) Error() string { return fmt.Sprintf("value at index %d: %s", e.Index, e.Msg) }
 
 // valueError returns a *ValueError for values[i], wrapped so that it also matches
-// schema.ErrBadInput.
+// fault.ErrBadInput.
 func valueError(source string, i int, format string, a ...any) error {
-	return schema.BadInput("%s: %w", source, &ValueError{Index: i, Msg: fmt.Sprintf(format, a...)})
+	return fault.BadInput("%s: %w", source, &ValueError{Index: i, Msg: fmt.Sprintf(format, a...)})
 }
 
 // build makes a hierarchy of the given height (leaf and "*" included) whose row i is
 // values[i] followed by the levels that fill writes into row[1:height-1].
 func build(source string, values []string, height int, fill func(i int, v string, row []string) error) (*Hierarchy, error) {
 	if len(values) == 0 {
-		return nil, schema.BadInput("%s: no values to build a hierarchy from", source)
+		return nil, fault.BadInput("%s: no values to build a hierarchy from", source)
 	}
 	seen := make(map[string]int, len(values))
 	rows := make([][]string, len(values))
@@ -53,9 +54,9 @@ func build(source string, values []string, height int, fill func(i int, v string
 	if err != nil {
 		var re *RowError
 		if errors.As(err, &re) {
-			return nil, schema.BadInput("%s: cannot build a consistent hierarchy (value at index %d: %s); are the levels nested?", source, re.Row, re.Msg)
+			return nil, fault.BadInput("%s: cannot build a consistent hierarchy (value at index %d: %s); are the levels nested?", source, re.Row, re.Msg)
 		}
-		return nil, schema.BadInput("%s: %w", source, err)
+		return nil, fault.BadInput("%s: %w", source, err)
 	}
 	return h, nil
 }
@@ -78,7 +79,7 @@ func BuildIntervals(source string, values []string, typ schema.Type, widths []fl
 	case schema.Float:
 		return buildFloatIntervals(source, values, widths)
 	default:
-		return nil, schema.BadInput("%s: interval hierarchies need a column of type %s or %s, not %q", source, schema.Integer, schema.Float, typ)
+		return nil, fault.BadInput("%s: interval hierarchies need a column of type %s or %s, not %q", source, schema.Integer, schema.Float, typ)
 	}
 }
 
@@ -86,11 +87,11 @@ func buildIntIntervals(source string, values []string, widths []float64) (*Hiera
 	iw := make([]int64, len(widths))
 	for j, w := range widths {
 		if math.IsNaN(w) || w < 1 || w >= 1<<62 || w != math.Trunc(w) {
-			return nil, schema.BadInput("%s: interval width %d (%v) must be a whole number ≥ 1 for an integer column", source, j+1, w)
+			return nil, fault.BadInput("%s: interval width %d (%v) must be a whole number ≥ 1 for an integer column", source, j+1, w)
 		}
 		iw[j] = int64(w)
 		if j > 0 && iw[j]%iw[j-1] != 0 {
-			return nil, schema.BadInput("%s: interval widths must nest: width %d (%d) is not a multiple of width %d (%d)", source, j+1, iw[j], j, iw[j-1])
+			return nil, fault.BadInput("%s: interval widths must nest: width %d (%d) is not a multiple of width %d (%d)", source, j+1, iw[j], j, iw[j-1])
 		}
 	}
 	return build(source, values, len(widths)+2, func(i int, s string, row []string) error {
@@ -156,7 +157,7 @@ func buildFloatIntervals(source string, values []string, widths []float64) (*Hie
 	)
 	for j, w := range widths {
 		if math.IsNaN(w) || math.IsInf(w, 0) || w <= 0 {
-			return nil, schema.BadInput("%s: interval width %d (%v) must be a positive number", source, j+1, w)
+			return nil, fault.BadInput("%s: interval width %d (%v) must be a positive number", source, j+1, w)
 		}
 		r, d := decimalWidth(w)
 		if j == 0 {
@@ -166,7 +167,7 @@ func buildFloatIntervals(source string, values []string, widths []float64) (*Hie
 		}
 		prev, _ := decimalWidth(widths[j-1])
 		if q := new(big.Rat).Quo(r, prev); !q.IsInt() {
-			return nil, schema.BadInput("%s: interval widths must nest: width %d (%v) is not a multiple of width %d (%v)", source, j+1, w, j, widths[j-1])
+			return nil, fault.BadInput("%s: interval widths must nest: width %d (%v) is not a multiple of width %d (%v)", source, j+1, w, j, widths[j-1])
 		}
 		ratio = append(ratio, new(big.Rat).Quo(r, w0).Num())
 	}
@@ -239,7 +240,7 @@ func decimal(n *big.Int, w *big.Rat, digits int) string {
 // count as one character each.
 func BuildMask(source string, values []string, m schema.Mask) (*Hierarchy, error) {
 	if m.Max < 0 {
-		return nil, schema.BadInput("%s: mask max must not be negative (%d)", source, m.Max)
+		return nil, fault.BadInput("%s: mask max must not be negative (%d)", source, m.Max)
 	}
 	return build(source, values, m.Max+2, func(_ int, v string, row []string) error {
 		for j := 1; j <= m.Max; j++ {
@@ -278,10 +279,10 @@ func BuildDate(source string, values []string, levels []string) (*Hierarchy, err
 	for j, l := range levels {
 		rank, ok := dateLevels[l]
 		if !ok {
-			return nil, schema.BadInput("%s: unknown date level %q (want month, quarter, year or decade)", source, l)
+			return nil, fault.BadInput("%s: unknown date level %q (want month, quarter, year or decade)", source, l)
 		}
 		if rank <= prev {
-			return nil, schema.BadInput("%s: date levels must go from finest to coarsest without repeats: %q cannot follow %q", source, l, levels[j-1])
+			return nil, fault.BadInput("%s: date levels must go from finest to coarsest without repeats: %q cannot follow %q", source, l, levels[j-1])
 		}
 		prev = rank
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/schema"
 )
 
@@ -182,8 +183,8 @@ func wantValueError(t *testing.T, err error, i int, value string) {
 	if ve.Index != i {
 		t.Errorf("Index = %d, want %d", ve.Index, i)
 	}
-	if !errors.Is(err, schema.ErrBadInput) {
-		t.Errorf("%v does not match schema.ErrBadInput", err)
+	if !errors.Is(err, fault.ErrBadInput) {
+		t.Errorf("%v does not match fault.ErrBadInput", err)
 	}
 	if value != "" && strings.Contains(err.Error(), value) {
 		t.Errorf("error %q repeats the value %q", err, value)
@@ -245,7 +246,7 @@ func TestBuildIntervalsConfigErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := BuildIntervals("age", []string{"1", "2"}, tc.typ, tc.widths)
-			if err == nil || !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), tc.msg) || !strings.HasPrefix(err.Error(), "age: ") {
+			if err == nil || !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), tc.msg) || !strings.HasPrefix(err.Error(), "age: ") {
 				t.Errorf("err = %v; want bad input about %q", err, tc.msg)
 			}
 			var ve *ValueError
@@ -259,7 +260,7 @@ func TestBuildIntervalsConfigErrors(t *testing.T) {
 		func(v []string) error { _, err := BuildMask("c", v, schema.Mask{Max: 1}); return err },
 		func(v []string) error { _, err := BuildDate("c", v, []string{"year"}); return err },
 	} {
-		if err := b(nil); err == nil || !errors.Is(err, schema.ErrBadInput) {
+		if err := b(nil); err == nil || !errors.Is(err, fault.ErrBadInput) {
 			t.Errorf("no values: err = %v", err)
 		}
 	}
@@ -323,7 +324,7 @@ func TestBuildMask(t *testing.T) {
 			}
 		})
 	}
-	if _, err := BuildMask("zip", []string{"1"}, schema.Mask{Max: -1}); err == nil || !errors.Is(err, schema.ErrBadInput) {
+	if _, err := BuildMask("zip", []string{"1"}, schema.Mask{Max: -1}); err == nil || !errors.Is(err, fault.ErrBadInput) {
 		t.Errorf("negative max: err = %v", err)
 	}
 	_, err := BuildMask("zip", []string{"02139", "02138", "02139"}, schema.Mask{Max: 2})
@@ -395,7 +396,7 @@ func TestBuildDateErrors(t *testing.T) {
 	wantValueError(t, err, 1, "2023-01-01")
 	for _, lv := range [][]string{{"year", "month"}, {"month", "month"}, {"week"}, {"Month"}, {"decade", "year"}} {
 		_, err := BuildDate("d", []string{"2023-01-01"}, lv)
-		if err == nil || !errors.Is(err, schema.ErrBadInput) {
+		if err == nil || !errors.Is(err, fault.ErrBadInput) {
 			t.Errorf("levels %q: err = %v", lv, err)
 		}
 		var ve *ValueError

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/internal/safe"
 )
 
@@ -487,7 +488,7 @@ func TestFanOutPanicIsAnError(t *testing.T) {
 			return nil
 		})
 		var pe *safe.PanicError
-		if !errors.As(err, &pe) || !errors.Is(err, safe.ErrInternal) || !strings.Contains(string(pe.Stack), "TestFanOutPanicIsAnError") {
+		if !errors.As(err, &pe) || !errors.Is(err, fault.ErrInternal) || !strings.Contains(string(pe.Stack), "TestFanOutPanicIsAnError") {
 			t.Fatalf("%d parts: got %v, want an internal error with the worker's stack", parts, err)
 		}
 		if slices.Contains(ran, false) {

@@ -15,7 +15,7 @@ import (
 
 	"sanitizer/closeness"
 	"sanitizer/diversity"
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // withSensitive adds sensitive columns of 2 to 9 values, skewed, to tab: the second
@@ -284,11 +284,11 @@ func TestSearchClassesMatchesSearch(t *testing.T) {
 			want, wantErr := Search(context.Background(), sc.tab, sc.opt)
 			got, err := SearchClasses(context.Background(), merged, sc.opt)
 			if wantErr != nil {
-				if !errors.Is(wantErr, schema.ErrUnattainable) {
+				if !errors.Is(wantErr, fault.ErrUnattainable) {
 					t.Fatal(wantErr)
 				}
 				unattainable++
-				if !errors.Is(err, schema.ErrUnattainable) || err.Error() != wantErr.Error() {
+				if !errors.Is(err, fault.ErrUnattainable) || err.Error() != wantErr.Error() {
 					t.Fatalf("Search: %v; SearchClasses: %v, %v", wantErr, got, err)
 				}
 				return
@@ -895,7 +895,7 @@ func TestUtilityClassesMatchesRecords(t *testing.T) {
 		values := randomValues(rng, tab)
 		opt := Options{K: 1 + rng.IntN(6), MaxSuppressed: rng.IntN(n/10 + 1)}
 		res, err := Search(context.Background(), tab, opt)
-		if errors.Is(err, schema.ErrUnattainable) {
+		if errors.Is(err, fault.ErrUnattainable) {
 			continue
 		}
 		if err != nil {

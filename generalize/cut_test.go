@@ -14,7 +14,7 @@ import (
 
 	"sanitizer/closeness"
 	"sanitizer/diversity"
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // cutObjectives are every metric of the search, at the default gs-factor and some
@@ -329,7 +329,7 @@ func TestCutSearchMatchesFull(t *testing.T) {
 			want, wantErr := SearchClasses(context.Background(), full, fullOpt)
 			got, err := cut.Search(context.Background(), cutCT, leaves, cutOpt)
 			if wantErr != nil {
-				if !errors.Is(wantErr, schema.ErrUnattainable) {
+				if !errors.Is(wantErr, fault.ErrUnattainable) {
 					t.Fatal(wantErr)
 				}
 				if err == nil || err.Error() != wantErr.Error() {

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // oracle finds the optimal node by evaluating every node of the lattice from the raw
@@ -705,7 +705,7 @@ func matchOracle(t *testing.T, o *oracle, tab *Table, q oracleQuery, opt Options
 	got, err := Search(context.Background(), tab, opt)
 	binding = want[1] != nil && (want[0] == nil || !slices.Equal(want[0].node, want[1].node))
 	if want[0] == nil {
-		if !errors.Is(err, schema.ErrUnattainable) {
+		if !errors.Is(err, fault.ErrUnattainable) {
 			t.Fatalf("want unattainable, got %v, %v", got, err)
 		}
 		return binding, 0

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/schema"
 )
 
@@ -97,8 +98,8 @@ func FuzzReadHierarchy(f *testing.F) {
 			if h != nil {
 				t.Fatal("hierarchy and error both returned")
 			}
-			if !errors.Is(err, schema.ErrBadInput) {
-				t.Fatalf("error %v does not match schema.ErrBadInput", err)
+			if !errors.Is(err, fault.ErrBadInput) {
+				t.Fatalf("error %v does not match fault.ErrBadInput", err)
 			}
 			if !strings.HasPrefix(err.Error(), "f.csv:") {
 				t.Fatalf("error %q does not name the file", err)
@@ -126,8 +127,8 @@ func FuzzBuildIntervals(f *testing.F) {
 		widths := []float64{w, w * float64(r1), w * float64(r1) * float64(r2)}
 		h, err := BuildIntervals("x", []string{a, b}, schema.Float, widths)
 		if err != nil {
-			if !errors.Is(err, schema.ErrBadInput) {
-				t.Fatalf("error %v does not match schema.ErrBadInput", err)
+			if !errors.Is(err, fault.ErrBadInput) {
+				t.Fatalf("error %v does not match fault.ErrBadInput", err)
 			}
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 
+	"sanitizer/fault"
 	"sanitizer/internal/readfile"
 	"sanitizer/schema"
 )
@@ -21,14 +22,14 @@ const utf8BOM = "\ufeff"
 //
 // Fields may be quoted as in RFC 4180 (so a value may contain ';' or '"'); lines may
 // end in LF or CRLF; empty lines are skipped; a UTF-8 byte order mark at the start is
-// ignored. Every error matches schema.ErrBadInput and reads "<name>:<line>: <message>",
+// ignored. Every error matches fault.ErrBadInput and reads "<name>:<line>: <message>",
 // line being the file line where the offending row starts. Messages never quote values
 // (a hierarchy may list the values of a sensitive column).
 func ReadHierarchy(r io.Reader, name string) (*Hierarchy, error) {
 	br := bufio.NewReader(r)
 	if b, err := br.Peek(len(utf8BOM)); err == nil && string(b) == utf8BOM {
 		if _, err := br.Discard(len(utf8BOM)); err != nil {
-			return nil, schema.BadInput("%s: %w", name, err)
+			return nil, fault.BadInput("%s: %w", name, err)
 		}
 	}
 	cr := csv.NewReader(br)
@@ -51,25 +52,25 @@ func ReadHierarchy(r io.Reader, name string) (*Hierarchy, error) {
 			if errors.As(err, &pe) {
 				return nil, parseError(name, pe)
 			}
-			return nil, schema.BadInput("%s: reading hierarchy: %w", name, err)
+			return nil, fault.BadInput("%s: reading hierarchy: %w", name, err)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) > schema.MaxHierarchyLevels {
-			return nil, schema.BadInput("%s:%d: a row of %d levels: a hierarchy has at most %d, the value and the top included", name, line, len(rec), schema.MaxHierarchyLevels)
+			return nil, fault.BadInput("%s:%d: a row of %d levels: a hierarchy has at most %d, the value and the top included", name, line, len(rec), schema.MaxHierarchyLevels)
 		}
 		rows = append(rows, rec)
 		lines = append(lines, line)
 	}
 	if len(rows) == 0 {
-		return nil, schema.BadInput("%s:1: empty hierarchy file: it needs one row per value, \"value;…;*\"", name)
+		return nil, fault.BadInput("%s:1: empty hierarchy file: it needs one row per value, \"value;…;*\"", name)
 	}
 	h, err := NewHierarchy(name, rows)
 	if err != nil {
 		var re *RowError
 		if errors.As(err, &re) && re.Row >= 0 && re.Row < len(lines) {
-			return nil, schema.BadInput("%s:%d: %s", name, lines[re.Row], re.Msg)
+			return nil, fault.BadInput("%s:%d: %s", name, lines[re.Row], re.Msg)
 		}
-		return nil, schema.BadInput("%s: %w", name, err)
+		return nil, fault.BadInput("%s: %w", name, err)
 	}
 	return h, nil
 }
@@ -80,7 +81,7 @@ func parseError(name string, pe *csv.ParseError) error {
 	if pe.Line != pe.StartLine {
 		where = fmt.Sprintf("line %d, column %d", pe.Line, pe.Column)
 	}
-	return schema.BadInput("%s:%d: malformed row (%s): %v", name, pe.StartLine, where, pe.Err)
+	return fault.BadInput("%s:%d: malformed row (%s): %v", name, pe.StartLine, where, pe.Err)
 }
 
 // LoadHierarchy reads the hierarchy file at path, a regular file of at most
@@ -88,7 +89,7 @@ func parseError(name string, pe *csv.ParseError) error {
 func LoadHierarchy(path string) (*Hierarchy, error) {
 	data, err := readfile.Read(path, schema.MaxHierarchyBytes)
 	if err != nil {
-		return nil, schema.BadInput("hierarchy file: %w", err)
+		return nil, fault.BadInput("hierarchy file: %w", err)
 	}
 	return ReadHierarchy(bytes.NewReader(data), path)
 }

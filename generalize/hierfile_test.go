@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 func TestReadHierarchyOK(t *testing.T) {
@@ -133,8 +133,8 @@ func TestReadHierarchyErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ReadHierarchy succeeded with height %d", h.Height())
 			}
-			if !errors.Is(err, schema.ErrBadInput) {
-				t.Errorf("error %v does not match schema.ErrBadInput", err)
+			if !errors.Is(err, fault.ErrBadInput) {
+				t.Errorf("error %v does not match fault.ErrBadInput", err)
 			}
 			prefix := fmt.Sprintf("h.csv:%d: ", tc.line)
 			if !strings.HasPrefix(err.Error(), prefix) {
@@ -174,7 +174,7 @@ func (failingReader) Read([]byte) (int, error) { return 0, errors.New("disk on f
 
 func TestReadHierarchyReadError(t *testing.T) {
 	_, err := ReadHierarchy(failingReader{}, "h.csv")
-	if err == nil || !errors.Is(err, schema.ErrBadInput) || !strings.HasPrefix(err.Error(), "h.csv:") {
+	if err == nil || !errors.Is(err, fault.ErrBadInput) || !strings.HasPrefix(err.Error(), "h.csv:") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -196,12 +196,12 @@ func TestLoadHierarchy(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("F;*\nM;x\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadHierarchy(bad); err == nil || !errors.Is(err, schema.ErrBadInput) || !strings.HasPrefix(err.Error(), bad+":2: ") {
+	if _, err := LoadHierarchy(bad); err == nil || !errors.Is(err, fault.ErrBadInput) || !strings.HasPrefix(err.Error(), bad+":2: ") {
 		t.Errorf("bad file: err = %v", err)
 	}
 	missing := filepath.Join(dir, "missing.csv")
 	_, err = LoadHierarchy(missing)
-	if err == nil || !errors.Is(err, schema.ErrBadInput) || !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), missing) {
+	if err == nil || !errors.Is(err, fault.ErrBadInput) || !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), missing) {
 		t.Errorf("missing file: err = %v", err)
 	}
 }

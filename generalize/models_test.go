@@ -12,7 +12,7 @@ import (
 
 	"sanitizer/closeness"
 	"sanitizer/diversity"
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // adultOccupation adds the sensitive column occupation to the Adult table, numbered in
@@ -351,7 +351,7 @@ func TestSearchRandomModelsMatchExhaustive(t *testing.T) {
 				Diversity: []Diversity{{Column: 0, Model: dm}}, Closeness: []Closeness{{Column: 1, T: tt, Distance: dist}}})
 			if want == nil {
 				unattainable++
-				if !errors.Is(err, schema.ErrUnattainable) {
+				if !errors.Is(err, fault.ErrUnattainable) {
 					t.Fatalf("want unattainable, got %v, %v", got, err)
 				}
 				return

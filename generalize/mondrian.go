@@ -2,7 +2,6 @@ package generalize
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -10,7 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 
 	"sanitizer/internal/safe"
 )
@@ -38,7 +37,7 @@ type Mondrian struct {
 // the range of their values, categorical ones as the lowest hierarchy node covering
 // them. Nothing is suppressed. Partitions are numbered by their first record, so the
 // result does not depend on opt.Workers. If the whole table does not meet the models,
-// the error matches schema.ErrUnattainable. A panic, on any of its goroutines, is
+// the error matches fault.ErrUnattainable. A panic, on any of its goroutines, is
 // returned as a safe.PanicError.
 func MondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Options) (res *Mondrian, err error) {
 	err = safe.Call(func() error {
@@ -86,7 +85,7 @@ func mondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Optio
 	}
 	ms.checkers.New = func() any { return &partChecker{c: m.checker()} }
 	if !ms.holds(rows) {
-		return nil, schema.Unattainable("the whole table of %d records does not meet k=%d%s: no partition can", t.Rows, opt.K, ms.modelsText())
+		return nil, fault.Unattainable("the whole table of %d records does not meet k=%d%s: no partition can", t.Rows, opt.K, ms.modelsText())
 	}
 	workers := opt.Workers
 	if workers <= 0 {
@@ -569,7 +568,7 @@ func (ms *mondrian) splitChildren(rows []int32, d *dim, lo, hi int32) [][]int32 
 func (ms *mondrian) release(rows []int32, lo, hi []int32) error {
 	off := cap(ms.rows) - cap(rows)
 	if off < 0 || off+len(rows) > len(ms.rows) || &ms.rows[off] != &rows[0] {
-		return errors.New("internal error: a partition's records are not a run of the row order")
+		return fault.Internalf("a partition's records are not a run of the row order")
 	}
 	ms.mu.Lock()
 	defer ms.mu.Unlock()

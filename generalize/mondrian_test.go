@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"sanitizer/diversity"
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // mondrianCase is a random table with some columns numeric: the value of a numeric
@@ -235,7 +235,7 @@ func TestMondrianUnattainable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	tab, _, values := mondrianCase(rng, 30, 2)
 	_, err := MondrianSearch(context.Background(), tab, values, Options{K: 31})
-	if !errors.Is(err, schema.ErrUnattainable) {
+	if !errors.Is(err, fault.ErrUnattainable) {
 		t.Fatalf("k > records: %v", err)
 	}
 	if _, err := MondrianSearch(context.Background(), tab, values[:1], Options{K: 2}); err == nil {

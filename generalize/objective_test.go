@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"sanitizer/diversity"
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // newObjectives are the objectives of objective.go and entropy.go.
@@ -439,7 +439,7 @@ func TestObjectiveValuesMatchUtility(t *testing.T) {
 				vals = nil
 			}
 			res, err := searchWith(context.Background(), tab, opt, vals)
-			if errors.Is(err, schema.ErrUnattainable) {
+			if errors.Is(err, fault.ErrUnattainable) {
 				continue
 			}
 			if err != nil {
@@ -631,7 +631,7 @@ func randomObjectiveTrials(t *testing.T, rng *rand.Rand, objectives []objective,
 				for _, radixMin := range []int{radixMinSource, 1} {
 					got, err := searchWith(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Metric: ob.metric, GSFactor: ob.gs, Workers: workers, Diversity: div, radix: radixTuning{minSource: radixMin}}, vals)
 					if want == nil {
-						if !errors.Is(err, schema.ErrUnattainable) {
+						if !errors.Is(err, fault.ErrUnattainable) {
 							t.Fatalf("want unattainable, got %v, %v", got, err)
 						}
 						continue

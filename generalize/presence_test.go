@@ -12,7 +12,7 @@ import (
 
 	"sanitizer/closeness"
 	"sanitizer/diversity"
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // popOracle is an exhaustive evaluation of every node for a research subset of a
@@ -284,7 +284,7 @@ func TestPopulationModelsMatchExhaustive(t *testing.T) {
 			got, err := Search(context.Background(), sub, opt)
 			if want == nil {
 				unattainable++
-				if !errors.Is(err, schema.ErrUnattainable) {
+				if !errors.Is(err, fault.ErrUnattainable) {
 					t.Fatalf("want unattainable, got %v, %v", got, err)
 				}
 				return

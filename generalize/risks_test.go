@@ -10,8 +10,8 @@ import (
 
 	"sanitizer/closeness"
 	"sanitizer/diversity"
+	"sanitizer/fault"
 	"sanitizer/risk"
-	"sanitizer/schema"
 )
 
 // The oracle's own risk-based models, written from their definitions over the sizes of
@@ -171,7 +171,7 @@ func TestSearchRandomRisksMatchExhaustive(t *testing.T) {
 				monotone++
 			}
 			if want[0] == nil {
-				if !errors.Is(err, schema.ErrUnattainable) {
+				if !errors.Is(err, fault.ErrUnattainable) {
 					t.Fatalf("want unattainable, got %v, %v", got, err)
 				}
 				return
@@ -349,7 +349,7 @@ func TestSearchRiskRegressions(t *testing.T) {
 			want := newOracle(raw, hier).bestMany(t, []oracleQuery{{k: c.k, maxSupp: c.supp, metric: MetricLoss, release: c.release}})[0]
 			got, err := Search(context.Background(), tab, Options{K: c.k, MaxSuppressed: c.supp, Risks: c.r})
 			switch {
-			case want == nil && !errors.Is(err, schema.ErrUnattainable):
+			case want == nil && !errors.Is(err, fault.ErrUnattainable):
 				t.Fatalf("n=%d %+v: want unattainable, got %v", n, c.r, err)
 			case want != nil && err != nil:
 				t.Fatalf("n=%d %+v: %v", n, c.r, err)

@@ -6,8 +6,8 @@ import (
 	"math/bits"
 	"runtime"
 
+	"sanitizer/fault"
 	"sanitizer/internal/safe"
-	"sanitizer/schema"
 )
 
 // Options configures the optimal full-domain search.
@@ -101,7 +101,7 @@ type Result struct {
 // monotone part of the requirements (models.go), and only the nodes that pass it are
 // checked against the rest. A node is counted by rolling up the classes of the least
 // populated cached specialization, not the records. If no node meets the model, the
-// error matches schema.ErrUnattainable. A cancelled ctx stops
+// error matches fault.ErrUnattainable. A cancelled ctx stops
 // the counting of nodes (the error matches ctx's); a panic, on any of its goroutines,
 // is returned as a safe.PanicError.
 func Search(ctx context.Context, t *Table, opt Options) (res *Result, err error) {
@@ -160,7 +160,7 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 		heights[i] = c.Hierarchy.Height()
 	}
 	if NewLattice(heights).Size() > maxLatticeSize {
-		return nil, schema.BadInput("the generalization lattice has more than %d nodes: use fewer quasi-identifiers or shallower hierarchies", maxLatticeSize)
+		return nil, fault.BadInput("the generalization lattice has more than %d nodes: use fewer quasi-identifiers or shallower hierarchies", maxLatticeSize)
 	}
 	s := newSearcher(t, opt, met, sourceClasses)
 	s.mod = mod
@@ -483,10 +483,10 @@ func checkLevelBounds(t *Table, opt Options) error {
 				continue // no bound
 			}
 			if l < 0 || l >= t.Columns[i].Hierarchy.Height() {
-				return schema.BadInput("column %q: %s level %d outside its hierarchy's 0..%d", t.Columns[i].Name, name, l, t.Columns[i].Hierarchy.Height()-1)
+				return fault.BadInput("column %q: %s level %d outside its hierarchy's 0..%d", t.Columns[i].Name, name, l, t.Columns[i].Hierarchy.Height()-1)
 			}
 			if opt.MinLevels != nil && opt.MaxLevels != nil && opt.MaxLevels[i] >= 0 && opt.MinLevels[i] > opt.MaxLevels[i] {
-				return schema.BadInput("column %q: minimum level %d above the maximum %d", t.Columns[i].Name, opt.MinLevels[i], opt.MaxLevels[i])
+				return fault.BadInput("column %q: minimum level %d above the maximum %d", t.Columns[i].Name, opt.MinLevels[i], opt.MaxLevels[i])
 			}
 		}
 	}

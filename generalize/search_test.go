@@ -11,7 +11,7 @@ import (
 	"slices"
 	"testing"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 func TestSearchAdultMatchesExhaustive(t *testing.T) {
@@ -128,7 +128,7 @@ func TestSearchRandomMatchesExhaustive(t *testing.T) {
 				radixMin := v.radixMin
 				got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: workers, CacheEntries: v.cache, radix: radixTuning{minSource: radixMin}})
 				if want == nil {
-					if !errors.Is(err, schema.ErrUnattainable) {
+					if !errors.Is(err, fault.ErrUnattainable) {
 						t.Fatalf("radix from %d: want unattainable, got %v, %v", radixMin, got, err)
 					}
 					continue
@@ -192,7 +192,7 @@ func TestSearchWideNodesMatchExhaustive(t *testing.T) {
 			got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Metric: metric, CacheEntries: cache, radix: radixTuning{minSource: 1}})
 			switch {
 			case want == nil:
-				if !errors.Is(err, schema.ErrUnattainable) {
+				if !errors.Is(err, fault.ErrUnattainable) {
 					t.Fatalf("trial %d: want unattainable, got %v, %v", trial, got, err)
 				}
 				continue
@@ -209,7 +209,7 @@ func TestSearchUnattainable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	tab, _, _ := randomTable(rng, 10, 2)
 	_, err := Search(context.Background(), tab, Options{K: 11})
-	if !errors.Is(err, schema.ErrUnattainable) {
+	if !errors.Is(err, fault.ErrUnattainable) {
 		t.Fatalf("k above the row count: got %v, want ErrUnattainable", err)
 	}
 }
@@ -390,7 +390,7 @@ func TestSearchCancelStopsEvaluating(t *testing.T) {
 			opt := Options{K: 8, MaxSuppressed: supp, Workers: workers}
 			all := 0
 			opt.OnEvaluate = func(n int) { all += n }
-			if _, err := Search(context.Background(), tab, opt); err != nil && !errors.Is(err, schema.ErrUnattainable) {
+			if _, err := Search(context.Background(), tab, opt); err != nil && !errors.Is(err, fault.ErrUnattainable) {
 				t.Fatal(err)
 			}
 			if all < 40 {

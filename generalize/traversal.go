@@ -2,14 +2,13 @@ package generalize
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/big"
 
 	"golang.org/x/sync/errgroup"
 
+	"sanitizer/fault"
 	"sanitizer/internal/safe"
-	"sanitizer/schema"
 )
 
 // traversal is one run of the search over the lattice: the nodes' states, the nodes
@@ -353,7 +352,7 @@ func (r *traversal) uses(uses []rank) {
 
 // finish counts the chosen node once more and returns the search's result: its
 // levels, value, classes and suppressed records, with the lattice statistics. With no
-// node chosen, the error matches schema.ErrUnattainable.
+// node chosen, the error matches fault.ErrUnattainable.
 func (r *traversal) finish() (*Result, error) {
 	s, res, best := r.s, r.res, r.inc.node
 	if best < 0 {
@@ -366,7 +365,7 @@ func (r *traversal) finish() (*Result, error) {
 	res.Levels = s.lat.Levels(best, nil)
 	res.Value = r.bestValue
 	if final.cls == nil || !final.anonymous {
-		return nil, fmt.Errorf("internal error: the chosen node is not anonymous on recount")
+		return nil, fault.Internalf("the chosen node is not anonymous on recount")
 	}
 	res.Suppressed = final.suppressed
 	fails := s.fails(final.cls, final.failing)
@@ -394,7 +393,7 @@ func (s *searcher) unattainable() error {
 	case s.opt.Risks.any():
 		models = " with the risk requirements"
 	}
-	return schema.Unattainable("no generalization reaches k=%d%s while suppressing at most %d of %d records", s.opt.K, models, s.opt.MaxSuppressed, s.t.Rows)
+	return fault.Unattainable("no generalization reaches k=%d%s while suppressing at most %d of %d records", s.opt.K, models, s.opt.MaxSuppressed, s.t.Rows)
 }
 
 // pivotMemory is how many recent nodes counted from the bottom pivot() considers, and

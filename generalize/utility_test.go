@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/schema"
 )
 
@@ -744,7 +745,7 @@ func TestUtilityMatchesSearchMetrics(t *testing.T) {
 		for _, metric := range []string{MetricLoss, MetricDiscernibility} {
 			opt := Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: 2}
 			res, err := Search(context.Background(), tab, opt)
-			if errors.Is(err, schema.ErrUnattainable) {
+			if errors.Is(err, fault.ErrUnattainable) {
 				continue
 			}
 			if err != nil {

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/internal/readfile"
 	"sanitizer/schema"
@@ -42,7 +42,7 @@ func ReadHierFiles(cfg *schema.Config) (*HierFiles, error) {
 		tried[path] = true
 		data, err := readfile.Read(path, schema.MaxHierarchyBytes)
 		if err != nil {
-			errs.Add(cfg.Wrap(HierFileKey(c.Name), schema.BadInput("%w", err)))
+			errs.Add(cfg.Wrap(HierFileKey(c.Name), fault.BadInput("%w", err)))
 			continue
 		}
 		h.files[path] = newHierFile(data)
@@ -85,7 +85,7 @@ func (h *HierFiles) Bytes() map[string][]byte {
 func (h *HierFiles) File(path string) (*HierFile, error) {
 	f, ok := h.files[path]
 	if !ok {
-		return nil, fmt.Errorf("internal error: hierarchy file %s was not read at the start of the run", path)
+		return nil, fault.Internalf("hierarchy file %s was not read at the start of the run", path)
 	}
 	return f, nil
 }

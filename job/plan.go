@@ -2,6 +2,7 @@ package job
 
 import (
 	"fmt"
+	"sanitizer/fault"
 	"sanitizer/schema"
 	"sanitizer/table"
 
@@ -134,7 +135,7 @@ func CheckColumns(cfg *schema.Config, input string, cols []table.Column) (faulty
 		return faulty, cfg.Errorf("columns", "%s: the header names none of the configured columns (if the file has no header row, set input.csv.header: false)", input)
 	}
 	var errs schema.ErrorList
-	fault := func(name, key string, err error) {
+	atFault := func(name, key string, err error) {
 		faulty = append(faulty, name)
 		errs.Add(cfg.Wrap(key, err))
 	}
@@ -149,12 +150,12 @@ func CheckColumns(cfg *schema.Config, input string, cols []table.Column) (faulty
 			continue
 		}
 		if key, err := columnType(c, col, input); err != nil {
-			fault(c.Name, "columns."+c.Name+"."+key, err)
+			atFault(c.Name, "columns."+c.Name+"."+key, err)
 		}
 	}
 	for _, c := range cfg.Columns {
 		if !in[c.Name] {
-			fault(c.Name, "columns."+c.Name, schema.BadInput("%s: configured column %q is missing from the input", input, c.Name))
+			atFault(c.Name, "columns."+c.Name, fault.BadInput("%s: configured column %q is missing from the input", input, c.Name))
 		}
 	}
 	return faulty, errs.Err()
@@ -165,15 +166,15 @@ func CheckColumns(cfg *schema.Config, input string, cols []table.Column) (faulty
 func columnType(c *schema.Column, col table.Column, input string) (string, error) {
 	switch {
 	case col.PassOnly && c.Role == schema.Insensitive && c.TypeDeclared:
-		return "type", schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Unsupported)
+		return "type", fault.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Unsupported)
 	case col.PassOnly && c.Role == schema.Insensitive:
 		return "", nil
 	case col.PassOnly && c.Role != schema.Identifier:
-		return "role", schema.BadInput("%s: column %q: values of type %s can only be passed through as they are (role insensitive) or dropped (role identifier)", input, col.Name, col.Unsupported)
+		return "role", fault.BadInput("%s: column %q: values of type %s can only be passed through as they are (role insensitive) or dropped (role identifier)", input, col.Name, col.Unsupported)
 	case col.Unsupported != "" && c.Role != schema.Identifier:
-		return "role", schema.BadInput("%s: column %q: values of type %s cannot be read (drop the column: role identifier)", input, col.Name, col.Unsupported)
+		return "role", fault.BadInput("%s: column %q: values of type %s cannot be read (drop the column: role identifier)", input, col.Name, col.Unsupported)
 	case col.Type != "" && c.TypeDeclared && c.Type != col.Type:
-		return "type", schema.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Type)
+		return "type", fault.BadInput("%s: column %q: the configuration declares type %s but the file's column holds %s values", input, c.Name, c.Type, col.Type)
 	}
 	return "", nil
 }

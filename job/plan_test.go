@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"sanitizer/fault"
 	"sanitizer/schema"
 	"sanitizer/table"
 )
@@ -92,7 +93,7 @@ func TestNewPlan(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := NewPlan(parse(t, tc.cfg), "in.csv", tc.cols)
 			if tc.wantErr != nil {
-				if !errors.Is(err, schema.ErrBadInput) {
+				if !errors.Is(err, fault.ErrBadInput) {
 					t.Fatalf("got %v, want bad input", err)
 				}
 				for _, w := range tc.wantErr {
@@ -119,7 +120,7 @@ func TestCheckColumns(t *testing.T) {
 	cfg := parse(t, "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n  age: {role: quasi, type: integer, hierarchy: {intervals: [10, 20]}}\n  name: {role: identifier}\n  stay: {role: insensitive, type: integer}\nprivacy: {k: 2}\n")
 	cols := []table.Column{{Name: "name", Type: schema.String}, {Name: "zip", Unsupported: "binary", PassOnly: true}, {Name: "age", Type: schema.String}, {Name: "extra", Type: schema.String}}
 	faulty, err := CheckColumns(cfg, "in.csv", cols)
-	if !errors.Is(err, schema.ErrBadInput) {
+	if !errors.Is(err, fault.ErrBadInput) {
 		t.Fatalf("got %v, want bad input", err)
 	}
 	want := []string{`c.yaml:1: columns: in.csv: column "extra" is not in the configuration`, `c.yaml:2: columns.zip.role: in.csv: column "zip"`,

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // errHeld says that another open file holds the lock.
@@ -47,7 +47,7 @@ func isTemp(name, dest string) bool {
 }
 
 // CheckFile refuses a file destination the run could not publish to, before the run
-// reads anything, with an error matching schema.ErrBadInput that names key and path:
+// reads anything, with an error matching fault.ErrBadInput that names key and path:
 // a folder; an existing file unless force; anything else that exists and is not a
 // regular file (a symbolic link included); a parent folder that is missing or that the
 // process cannot write in. It then sweeps
@@ -57,17 +57,17 @@ func CheckFile(key, path string, force bool) error {
 		return err
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return schema.BadInput("%s: %s is a folder", key, path)
+		return fault.BadInput("%s: %s is a folder", key, path)
 	}
 	if st, err := os.Lstat(path); err == nil {
 		if !force {
-			return schema.BadInput("%s: %s %w", key, path, ErrExists)
+			return fault.BadInput("%s: %s %w", key, path, ErrExists)
 		}
 		if !st.Mode().IsRegular() {
-			return schema.BadInput("%s: %s is not a regular file", key, path)
+			return fault.BadInput("%s: %s is not a regular file", key, path)
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return schema.BadInput("%s: %w", key, err)
+		return fault.BadInput("%s: %w", key, err)
 	}
 	f, err := Create(path)
 	if err != nil {
@@ -78,7 +78,7 @@ func CheckFile(key, path string, force bool) error {
 }
 
 // CheckFolder refuses a folder destination the run could not publish to, before the
-// run reads anything, with an error matching schema.ErrBadInput that names key and
+// run reads anything, with an error matching fault.ErrBadInput that names key and
 // path: anything but a missing or empty folder; a parent folder that is missing or
 // that the process cannot write in. It then sweeps the temporaries that dead runs left
 // for path.
@@ -91,16 +91,16 @@ func CheckFolder(key, path string) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return schema.BadInput("%s: %w", key, err)
+		return fault.BadInput("%s: %w", key, err)
 	case !st.IsDir():
-		return schema.BadInput("%s: %s exists and is not a folder", key, path)
+		return fault.BadInput("%s: %s exists and is not a folder", key, path)
 	default:
 		entries, err := os.ReadDir(path)
 		if err != nil {
-			return schema.BadInput("%s: %w", key, err)
+			return fault.BadInput("%s: %w", key, err)
 		}
 		if len(entries) > 0 {
-			return schema.BadInput("%s: the folder %s is not empty (a run never overwrites published outputs)", key, path)
+			return fault.BadInput("%s: the folder %s is not empty (a run never overwrites published outputs)", key, path)
 		}
 	}
 	d, err := CreateFolder(path)
@@ -115,7 +115,7 @@ func CheckFolder(key, path string) error {
 func checkParent(key, path string) error {
 	parent := filepath.Dir(path)
 	if st, err := os.Stat(parent); err != nil || !st.IsDir() {
-		return schema.BadInput("%s: the folder %s does not exist", key, parent)
+		return fault.BadInput("%s: the folder %s does not exist", key, parent)
 	}
 	return nil
 }
@@ -123,7 +123,7 @@ func checkParent(key, path string) error {
 // probeError is the error of a temporary that could not be made beside path.
 func probeError(key, path string, err error) error {
 	if notWritable(err) {
-		return schema.BadInput("%s: cannot write in the folder %s: %w", key, filepath.Dir(path), err)
+		return fault.BadInput("%s: cannot write in the folder %s: %w", key, filepath.Dir(path), err)
 	}
 	return fmt.Errorf("%s: %w", key, err)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 func names(t *testing.T, dir string) []string {
@@ -171,7 +171,7 @@ func TestFilePublish(t *testing.T) {
 				}
 			}
 			err = f.Publish(c.force)
-			if c.bad != errors.Is(err, schema.ErrBadInput) || !c.bad && err != nil {
+			if c.bad != errors.Is(err, fault.ErrBadInput) || !c.bad && err != nil {
 				t.Fatalf("Publish: %v", err)
 			}
 			got, err := os.ReadFile(dest)
@@ -300,7 +300,7 @@ func TestCheck(t *testing.T) {
 				return
 			}
 			want := strings.ReplaceAll(c.want, "{{DIR}}", dir)
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), want) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), want) {
 				t.Errorf("error %v, want bad input saying %q", err, want)
 			}
 			if got := names(t, dir); !slices.Equal(got, before) {
@@ -323,7 +323,7 @@ func TestCheckReadOnly(t *testing.T) {
 	}
 	defer os.Chmod(ro, 0o755)
 	for _, err := range []error{CheckFile("k", filepath.Join(ro, "r"), false), CheckFolder("k", filepath.Join(ro, "r"))} {
-		if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "k: cannot write in the folder "+ro) {
+		if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "k: cannot write in the folder "+ro) {
 			t.Errorf("error %v", err)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // tries bounds the attempts at a fresh temporary name.
@@ -49,7 +49,7 @@ func Create(dest string) (*File, error) {
 // Publish makes the temporary readable by others (0644), renames it to its
 // destination and syncs the destination's folder. Without force an existing
 // destination is left alone and the temporary removed, with an error matching
-// schema.ErrBadInput; with force it is replaced in one rename. The temporary's file
+// fault.ErrBadInput; with force it is replaced in one rename. The temporary's file
 // must have been written, synced and closed.
 func (f *File) Publish(force bool) error {
 	if f.lock == nil {
@@ -84,12 +84,12 @@ func linkNew(name, dest string) error {
 	err := os.Link(name, dest)
 	switch {
 	case errors.Is(err, fs.ErrExist):
-		return schema.BadInput("%s appeared while the run wrote it: left alone (it %w)", dest, ErrExists)
+		return fault.BadInput("%s appeared while the run wrote it: left alone (it %w)", dest, ErrExists)
 	case err != nil:
 		// No hard links here: check, then rename (the one window in which a file made
 		// at dest meanwhile would be replaced).
 		if _, err := os.Lstat(dest); !errors.Is(err, fs.ErrNotExist) {
-			return schema.BadInput("%s appeared while the run wrote it: left alone (it %w)", dest, ErrExists)
+			return fault.BadInput("%s appeared while the run wrote it: left alone (it %w)", dest, ErrExists)
 		}
 		return os.Rename(name, dest)
 	}

@@ -3,7 +3,7 @@ package publish
 import (
 	"os"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // Options says how WriteFile puts its file in place.
@@ -16,13 +16,13 @@ type Options struct {
 // held temporary beside dest (f, which it must leave open), which is synced, closed,
 // checked by opt.Verify and renamed to dest; dest's folder is then synced. Temporaries
 // that dead runs left for dest are swept first. Without opt.Force an existing dest is
-// an error matching schema.ErrBadInput and is left alone; with it, dest is replaced in
+// an error matching fault.ErrBadInput and is left alone; with it, dest is replaced in
 // one rename. On any error, and on a panic in write or Verify, the temporary is
 // removed and dest left as it was.
 func WriteFile(dest string, opt Options, write func(f *os.File) error) error {
 	if !opt.Force {
 		if _, err := os.Lstat(dest); err == nil {
-			return schema.BadInput("%s %w", dest, ErrExists)
+			return fault.BadInput("%s %w", dest, ErrExists)
 		}
 	}
 	f, err := Prepare(dest, opt.Verify, write)

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 var errBoom = errors.New("boom")
@@ -34,7 +34,7 @@ func TestWriteFile(t *testing.T) {
 	}{
 		{name: "new"},
 		{name: "new, force", force: true},
-		{name: "exists", old: "old\n", wantErr: schema.ErrBadInput},
+		{name: "exists", old: "old\n", wantErr: fault.ErrBadInput},
 		{name: "force", old: "old\n", force: true},
 		{name: "verified", old: "old\n", force: true, verify: func(string) error { return nil }},
 		{name: "write error", write: func(f *os.File) error { f.WriteString("part"); return errBoom }, wantErr: errBoom},
@@ -116,7 +116,7 @@ func TestWriteFileAppeared(t *testing.T) {
 		f.WriteString("new\n")
 		return os.WriteFile(dest, []byte("theirs\n"), 0o644)
 	})
-	if !errors.Is(err, schema.ErrBadInput) {
+	if !errors.Is(err, fault.ErrBadInput) {
 		t.Errorf("error %v, want bad input", err)
 	}
 	if got, err := os.ReadFile(dest); err != nil || string(got) != "theirs\n" {

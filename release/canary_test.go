@@ -16,9 +16,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
-	"sanitizer/schema"
 )
 
 // writeCanary writes the canary table as an input of the given kind into dir: a
@@ -144,7 +144,7 @@ func TestCheckRefusesUnusedDictionaryValue(t *testing.T) {
 		return withDictionaryValue(t, tbl, "ward", secret)
 	})
 	_, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out})
-	if !errors.Is(err, schema.ErrUnattainable) || !strings.Contains(err.Error(), `"ward"`) || strings.Contains(err.Error(), secret) {
+	if !errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), `"ward"`) || strings.Contains(err.Error(), secret) {
 		t.Fatalf("check of a release whose dictionary holds a suppressed value: %v, want a violation naming the column, not the value", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -43,7 +44,7 @@ type recorded struct {
 // releaseRecorded is the release parameters in a Parquet or Arrow release's key-value
 // metadata; nil when it carries none (a CSV release). Every part of a release in parts
 // must record the same (checkedParts.sameRelease), else it is a violation
-// (schema.ErrUnattainable).
+// (fault.ErrUnattainable).
 func releaseRecorded(rel checkedTable) (*recorded, error) {
 	if parts, ok := rel.(*checkedParts); ok {
 		if err := parts.sameRelease(); err != nil {
@@ -111,7 +112,7 @@ func reportRecorded(path string) (*recorded, error) {
 	return r, nil
 }
 
-// compare reports (schema.ErrUnattainable) the first recorded parameter that
+// compare reports (fault.ErrUnattainable) the first recorded parameter that
 // disagrees with want, or that want has and r lacks.
 func (r *recorded) compare(release string, want map[string]string) error {
 	for _, k := range recordedKeys {
@@ -121,21 +122,21 @@ func (r *recorded) compare(release string, want map[string]string) error {
 		}
 		got, has := r.values[k.meta]
 		if !has {
-			return schema.Unattainable("%s: %s lacks %s (the check measures or configures %q)", release, r.where, r.name[k.meta], w)
+			return fault.Unattainable("%s: %s lacks %s (the check measures or configures %q)", release, r.where, r.name[k.meta], w)
 		}
 		if got != w {
-			return schema.Unattainable("%s: %s %s records %q, the check measures or configures %q", release, r.where, r.name[k.meta], got, w)
+			return fault.Unattainable("%s: %s %s records %q, the check measures or configures %q", release, r.where, r.name[k.meta], got, w)
 		}
 	}
 	if _, ok := want["sanitize.l_diversity"]; !ok && r.values["sanitize.l_diversity"] != "" {
-		return schema.Unattainable("%s: %s %s records l-diversity the configuration does not ask for", release, r.where, r.name["sanitize.l_diversity"])
+		return fault.Unattainable("%s: %s %s records l-diversity the configuration does not ask for", release, r.where, r.name["sanitize.l_diversity"])
 	}
 	if _, ok := want["sanitize.t_closeness"]; !ok && r.values["sanitize.t_closeness"] != "" {
-		return schema.Unattainable("%s: %s %s records t-closeness the configuration does not ask for", release, r.where, r.name["sanitize.t_closeness"])
+		return fault.Unattainable("%s: %s %s records t-closeness the configuration does not ask for", release, r.where, r.name["sanitize.t_closeness"])
 	}
 	for _, k := range []string{"sanitize.subset", "sanitize.delta_presence", "sanitize.k_map"} {
 		if _, ok := want[k]; !ok && r.values[k] != "" {
-			return schema.Unattainable("%s: %s %s records a model the configuration does not ask for", release, r.where, r.name[k])
+			return fault.Unattainable("%s: %s %s records a model the configuration does not ask for", release, r.where, r.name[k])
 		}
 	}
 	return nil
@@ -150,12 +151,12 @@ func (r *recorded) levels(release string, quasi []string) ([]int, error) {
 	}
 	var node []report.NodeLevel
 	if err := json.Unmarshal([]byte(v), &node); err != nil || len(node) != len(quasi) {
-		return nil, schema.Unattainable("%s: %s %s is not one level per quasi-identifier of the configuration", release, r.where, r.name["sanitize.node"])
+		return nil, fault.Unattainable("%s: %s %s is not one level per quasi-identifier of the configuration", release, r.where, r.name["sanitize.node"])
 	}
 	out := make([]int, len(node))
 	for j, n := range node {
 		if n.Column != quasi[j] {
-			return nil, schema.Unattainable("%s: %s %s names column %q where the configuration's quasi-identifier %d is %q", release, r.where, r.name["sanitize.node"], n.Column, j+1, quasi[j])
+			return nil, fault.Unattainable("%s: %s %s names column %q where the configuration's quasi-identifier %d is %q", release, r.where, r.name["sanitize.node"], n.Column, j+1, quasi[j])
 		}
 		out[j] = n.Level
 	}
@@ -191,7 +192,7 @@ func checkMissing(ctx context.Context, cfg *schema.Config, p *plan, opt job.Opti
 	}
 	if cfg.Search.Algorithm == "mondrian" {
 		if m.Suppressed != 0 {
-			return schema.Unattainable("%s: %d input records are missing from a Mondrian release, which suppresses none", rel, m.Suppressed)
+			return fault.Unattainable("%s: %d input records are missing from a Mondrian release, which suppresses none", rel, m.Suppressed)
 		}
 		return nil
 	}
@@ -218,7 +219,7 @@ func checkFullDomain(ctx context.Context, cfg *schema.Config, p *plan, rel, relF
 			return err
 		}
 		if l != nil && levels != nil && !slices.Equal(l, levels) {
-			return schema.Unattainable("%s: %s %s and %s %s record different nodes", rel, from.where, from.name["sanitize.node"], r.where, r.name["sanitize.node"])
+			return fault.Unattainable("%s: %s %s and %s %s record different nodes", rel, from.where, from.name["sanitize.node"], r.where, r.name["sanitize.node"])
 		}
 		if l != nil {
 			levels, from = l, r
@@ -238,13 +239,13 @@ func checkFullDomain(ctx context.Context, cfg *schema.Config, p *plan, rel, relF
 	if levels == nil {
 		levels, required, err = verify.InferNode(spec, classes, open)
 		if errors.Is(err, verify.ErrAmbiguousLevels) {
-			return schema.BadInput("%s: %w; the check needs the release's node: give its report with --report", rel, err)
+			return fault.BadInput("%s: %w; the check needs the release's node: give its report with --report", rel, err)
 		}
 	} else {
 		err = readInput(open, func(in verify.Reader) error { return verify.FitsLevels(spec, levels, classes, in) })
 		var v *verify.Violation
 		if errors.As(err, &v) {
-			return schema.Unattainable("%s: %s %s: %w", rel, from.where, from.name["sanitize.node"], v)
+			return fault.Unattainable("%s: %s %s: %w", rel, from.where, from.name["sanitize.node"], v)
 		}
 		if err == nil {
 			err = readInput(open, func(in verify.Reader) error {
@@ -257,7 +258,7 @@ func checkFullDomain(ctx context.Context, cfg *schema.Config, p *plan, rel, relF
 		return err
 	}
 	if required != m.Suppressed {
-		return schema.Unattainable("%s: %d input records are missing, the models require %d suppressed", rel, m.Suppressed, required)
+		return fault.Unattainable("%s: %d input records are missing, the models require %d suppressed", rel, m.Suppressed, required)
 	}
 	if spec.Population == nil {
 		return nil
@@ -276,12 +277,12 @@ func checkFullDomain(ctx context.Context, cfg *schema.Config, p *plan, rel, relF
 	return nil
 }
 
-// violation turns a *verify.Violation into an error matching schema.ErrUnattainable
+// violation turns a *verify.Violation into an error matching fault.ErrUnattainable
 // that names the release; other errors pass as they are.
 func violation(rel string, err error) error {
 	var v *verify.Violation
 	if errors.As(err, &v) {
-		return schema.Unattainable("%s: %w", rel, v)
+		return fault.Unattainable("%s: %w", rel, v)
 	}
 	return err
 }

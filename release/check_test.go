@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
@@ -128,7 +129,7 @@ func suppressedMeta(meta map[string]string, n int) map[string]string {
 // TestCheckMissingRecords: a release is tampered with by deleting records that its
 // models do not require suppressed (one record of a published class, a whole published
 // class, a record of a Mondrian release) or by editing its recorded parameters; Check
-// must find each one (schema.ErrUnattainable), while the untampered release passes.
+// must find each one (fault.ErrUnattainable), while the untampered release passes.
 // Every deletion keeps the smallest class at k or above and stays within the
 // suppression limit, so that only the missing-records check can catch it.
 func TestCheckMissingRecords(t *testing.T) {
@@ -269,7 +270,7 @@ func TestCheckMissingRecords(t *testing.T) {
 			tampered := filepath.Join(t.TempDir(), "tampered."+tc.format)
 			writeReleaseRows(t, cfg, in, tampered, tc.format, header, rows, meta)
 			m, err := Check(context.Background(), cfg, job.Options{Input: in, Output: tampered})
-			if !errors.Is(err, schema.ErrUnattainable) {
+			if !errors.Is(err, fault.ErrUnattainable) {
 				t.Fatalf("check of the tampered release (%d of %d records, measured %+v): %v, want a violation", len(rows), 5000, m, err)
 			}
 			t.Logf("%v", err)
@@ -312,7 +313,7 @@ func TestIntervalLabelsAgree(t *testing.T) {
 // release's values ("a" alone, b's class suppressed) fit two levels of g's hierarchy
 // (level 1 writes "a" for a and b), which the record left out tells apart: Check
 // passes. A release that leaves out every record (k above the input's size) is
-// explained by every level alike: Check says it needs the node (schema.ErrBadInput,
+// explained by every level alike: Check says it needs the node (fault.ErrBadInput,
 // naming --report), and passes with a report that records it.
 func TestCheckInferredNode(t *testing.T) {
 	dir := t.TempDir()
@@ -345,7 +346,7 @@ func TestCheckInferredNode(t *testing.T) {
 	}
 	cfg = loadConfigText(t, strings.Replace(config, "privacy: {k: 2, suppression: 0.1}", "privacy: {k: 25, suppression: 1}", 1))
 	_, err = Check(context.Background(), cfg, job.Options{Input: in, Output: empty})
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--report") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "--report") {
 		t.Fatalf("check without the node: %v, want a bad input naming --report", err)
 	}
 	reportPath := filepath.Join(dir, "report.json")
@@ -385,7 +386,7 @@ func TestCheckMalformedCSVRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Check(context.Background(), cfg, job.Options{Input: in, Output: out})
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), out) {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), out) {
 		t.Fatalf("check of a malformed release: %v, want bad input naming %s", err, out)
 	}
 }

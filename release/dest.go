@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"sanitizer/fault"
 	"sanitizer/publish"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -39,16 +40,16 @@ func CheckDestination(cfg *schema.Config, in, key, dest string, folder bool) err
 			reads = append(reads, readPath{"the input's part", p})
 		}
 		if folder && table.PartsFolder(in, dest) || !folder && table.InsideParts(in, dest) {
-			return schema.BadInput("%s: %s is also the input, or one of its parts: it would be read as one of %s", key, dest, in)
+			return fault.BadInput("%s: %s is also the input, or one of its parts: it would be read as one of %s", key, dest, in)
 		}
 	}
 	for _, r := range append(reads, configFiles(cfg)...) {
 		switch {
 		case schema.StoreURL(r.path):
 		case !folder && table.SameFile(dest, r.path):
-			return schema.BadInput("%s: %s is %s %s, which the run reads", key, dest, r.what, r.path)
+			return fault.BadInput("%s: %s is %s %s, which the run reads", key, dest, r.what, r.path)
 		case folder && table.Within(r.path, dest):
-			return schema.BadInput("%s: the folder %s holds %s %s, which the run reads", key, dest, r.what, r.path)
+			return fault.BadInput("%s: the folder %s holds %s %s, which the run reads", key, dest, r.what, r.path)
 		}
 	}
 	return nil
@@ -61,7 +62,7 @@ func checkNotIn(key, dest, what, other string) error {
 		return nil
 	}
 	if table.SameFile(dest, other) || table.Within(dest, other) {
-		return schema.BadInput("%s: %s is %s %s, or inside it", key, dest, what, other)
+		return fault.BadInput("%s: %s is %s %s, or inside it", key, dest, what, other)
 	}
 	return nil
 }

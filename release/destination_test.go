@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/sample"
 	"sanitizer/schema"
@@ -161,7 +162,7 @@ func TestDestinationNotRead(t *testing.T) {
 					}
 					return
 				}
-				if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), dest) {
+				if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), dest) {
 					t.Fatalf("err = %v, want bad input naming %s and %q", err, dest, c.want)
 				}
 				if after := snapshot(t, root); !maps.Equal(after, before) {
@@ -205,7 +206,7 @@ func TestReportNotOutput(t *testing.T) {
 				} else {
 					_, err = Risk(context.Background(), cfg, opt)
 				}
-				if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), opt.Report) || !strings.Contains(err.Error(), out) {
+				if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), opt.Report) || !strings.Contains(err.Error(), out) {
 					t.Fatalf("err = %v, want bad input naming %s and %s", err, opt.Report, out)
 				}
 				if after := snapshot(t, root); !maps.Equal(after, before) {
@@ -244,7 +245,7 @@ func TestReportBesideParts(t *testing.T) {
 		t.Errorf("risk with --report beside the parts: %v", err)
 	}
 	_, err = Release(context.Background(), cfg, job.Options{Input: parts, Output: filepath.Join(parts, "r.csv")})
-	if !errors.Is(err, schema.ErrBadInput) {
+	if !errors.Is(err, fault.ErrBadInput) {
 		t.Errorf("a release among the parts: %v, want bad input", err)
 	}
 }

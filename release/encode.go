@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/internal/safe"
 	"sanitizer/schema"
@@ -381,7 +382,7 @@ func encode(ctx context.Context, p *plan, src table.Source, fileHier []*generali
 		return nil, err
 	}
 	if src.Rows() == 0 {
-		return nil, schema.BadInput("%s: no records", p.Input)
+		return nil, fault.BadInput("%s: no records", p.Input)
 	}
 	return r.table(src.Rows(), prot, fileHier)
 }
@@ -637,5 +638,5 @@ func BuildHierarchy(col schema.Column, values []string) (*generalize.Hierarchy, 
 	case spec.Date != nil:
 		return generalize.BuildDate(source+".date", values, spec.Date)
 	}
-	return nil, schema.BadInput("%s: no hierarchy", source)
+	return nil, fault.BadInput("%s: no hierarchy", source)
 }

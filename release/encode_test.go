@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -98,7 +99,7 @@ privacy: {k: 2}
 			}
 			_, err = encode(context.Background(), p, src, fileHier, nil, nil, nil)
 			row := strconv.Itoa(badAt*table.BatchRows + 8)
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row "+row) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "Zq9SECRET") {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "row "+row) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "Zq9SECRET") {
 				t.Fatalf("got %v, want bad input naming row %s", err, row)
 			}
 			// What is read after the bad batch is at most what the stages' channels

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/gen"
 	"sanitizer/internal/safe"
 	"sanitizer/job"
@@ -35,7 +36,7 @@ const (
 
 // TestBadInputKeepsItsKind walks every class of bad input through every stage that
 // meets it (the plan, pass 1's read and encoding, pass 2's write, the hierarchy files):
-// Release fails with an error that matches schema.ErrBadInput (exit 2), never quotes
+// Release fails with an error that matches fault.ErrBadInput (exit 2), never quotes
 // the value, and leaves nothing in the output folder.
 func TestBadInputKeepsItsKind(t *testing.T) {
 	const secret = "Zq9SECRET"
@@ -107,7 +108,7 @@ func TestBadInputKeepsItsKind(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(out, "r.csv"), Report: filepath.Join(out, "r.json")})
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), tc.message) || strings.Contains(err.Error(), secret) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), tc.message) || strings.Contains(err.Error(), secret) {
 				t.Fatalf("got %v, want bad input naming %q without the value", err, tc.message)
 			}
 			if entries, _ := os.ReadDir(out); len(entries) != 0 {
@@ -119,7 +120,7 @@ func TestBadInputKeepsItsKind(t *testing.T) {
 
 // TestVerificationReadKeepsKind: the verification reads the input again by its path;
 // an input that became bad after pass 2 (a malformed row, a truncated file) fails with
-// an error that still matches schema.ErrBadInput, and a cancelled context with one
+// an error that still matches fault.ErrBadInput, and a cancelled context with one
 // that matches context.Canceled.
 func TestVerificationReadKeepsKind(t *testing.T) {
 	for _, tc := range []struct {
@@ -128,11 +129,11 @@ func TestVerificationReadKeepsKind(t *testing.T) {
 		cancel bool
 		want   error
 	}{
-		{name: "malformed row", want: schema.ErrBadInput, change: func(t *testing.T, in string) {
+		{name: "malformed row", want: fault.ErrBadInput, change: func(t *testing.T, in string) {
 			raw, _ := os.ReadFile(in)
 			os.WriteFile(in, []byte(editField(string(raw), 40, fStay, "1,2")), 0o600)
 		}},
-		{name: "input gone", want: schema.ErrBadInput, change: func(t *testing.T, in string) { os.Remove(in) }},
+		{name: "input gone", want: fault.ErrBadInput, change: func(t *testing.T, in string) { os.Remove(in) }},
 		{name: "cancelled", want: context.Canceled, cancel: true, change: func(*testing.T, string) {}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,7 +183,7 @@ func TestWorkerPanicWritesNothing(t *testing.T) {
 			}
 			_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(out, "r.csv"), Report: filepath.Join(out, "r.json"), Progress: prog})
 			var pe *safe.PanicError
-			if !errors.Is(err, safe.ErrInternal) || errors.Is(err, schema.ErrBadInput) || !errors.As(err, &pe) || !strings.Contains(string(pe.Stack), "TestWorkerPanicWritesNothing") {
+			if !errors.Is(err, fault.ErrInternal) || errors.Is(err, fault.ErrBadInput) || !errors.As(err, &pe) || !strings.Contains(string(pe.Stack), "TestWorkerPanicWritesNothing") {
 				t.Fatalf("got %v, want an internal error with the worker's stack", err)
 			}
 			settled(t, base)

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"sanitizer/fault"
 	"sanitizer/gen"
 	"sanitizer/internal/build"
 	"sanitizer/internal/testfiles"
@@ -321,7 +322,7 @@ func TestBinaryInputErrors(t *testing.T) {
 					}
 					return
 				}
-				if !errors.Is(err, schema.ErrBadInput) {
+				if !errors.Is(err, fault.ErrBadInput) {
 					t.Fatalf("got %v, want bad input", err)
 				}
 				for _, w := range c.want {
@@ -373,7 +374,7 @@ func TestNulls(t *testing.T) {
 	}
 	out := filepath.Join(dir, "r.parquet")
 	_, err := Release(context.Background(), conf("", ", null-as: unknown"), job.Options{Input: in, Output: out})
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row 18") || !strings.Contains(err.Error(), `"zip"`) || !strings.Contains(err.Error(), "null-as") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "row 18") || !strings.Contains(err.Error(), `"zip"`) || !strings.Contains(err.Error(), "null-as") {
 		t.Fatalf("null quasi-identifier: %v", err)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -381,7 +382,7 @@ func TestNulls(t *testing.T) {
 	}
 	// A null in a sensitive column without null-as: bad input naming row 6.
 	_, err = Release(context.Background(), conf("null-as: \"02100\", ", ""), job.Options{Input: in, Output: out})
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row 6") || !strings.Contains(err.Error(), `"diag"`) {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "row 6") || !strings.Contains(err.Error(), `"diag"`) {
 		t.Fatalf("null sensitive value: %v", err)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -435,7 +436,7 @@ func TestPass2FailureBinary(t *testing.T) {
 	for _, workers := range []int{1, 2, 8} {
 		for _, ext := range []string{"parquet", "arrow", "csv"} {
 			_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(out, "r."+ext), Report: filepath.Join(out, "r.json"), Workers: workers})
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row 30001") || !strings.Contains(err.Error(), `"diag"`) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "row 30001") || !strings.Contains(err.Error(), `"diag"`) {
 				t.Fatalf("workers=%d, %s: got %v, want bad input naming row 30001 and diag", workers, ext, err)
 			}
 			settled(t, base)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -102,7 +103,7 @@ func (h *heldColumn) newValue(v string, row int) int32 {
 // check checks a value of the column (not a null) as pass 2 does.
 func (h *heldColumn) check(p *plan, v string, row int) error {
 	if err := table.CheckType(h.conf, v); err != nil {
-		return p.Config.Wrap("columns."+h.conf.Name+".type", schema.BadInput("%s: column %q: %w", p.At(row), h.conf.Name, err))
+		return p.Config.Wrap("columns."+h.conf.Name+".type", fault.BadInput("%s: column %q: %w", p.At(row), h.conf.Name, err))
 	}
 	if h.listed != nil {
 		if _, ok := h.listed.Leaf(v); !ok {

@@ -12,9 +12,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
-	"sanitizer/schema"
 )
 
 // heldInput writes a CSV input of n records: zip (quasi-identifier), diag (sensitive,
@@ -158,7 +158,7 @@ func TestHeldColumnErrors(t *testing.T) {
 			column := map[bool]string{true: `"stay"`, false: `"big"`}[c.heldText != ""]
 			out := filepath.Join(dir, "r.csv")
 			_, err := Release(context.Background(), loadConfigText(t, heldConfig), job.Options{Input: in, Output: out})
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), fmt.Sprintf("row %d", row)) || !strings.Contains(err.Error(), column) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), fmt.Sprintf("row %d", row)) || !strings.Contains(err.Error(), column) {
 				t.Fatalf("got %v, want bad input naming row %d and column %s", err, row, column)
 			}
 			if strings.Contains(err.Error(), "many") {

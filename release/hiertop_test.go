@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/schema"
@@ -113,7 +114,7 @@ func TestHierarchyFileTwoTops(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(outDir, "r.csv")})
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), diag+":3:") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), diag+":3:") {
 		t.Fatalf("got %v, want bad input naming %s:3", err, diag)
 	}
 	if entries, _ := os.ReadDir(outDir); len(entries) != 0 {

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"sanitizer/dprun"
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/schema"
@@ -182,7 +183,7 @@ func TestUnsignedQuasiIntervals(t *testing.T) {
 					}
 					return
 				}
-				if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `"u"`) || !strings.Contains(err.Error(), fmt.Sprintf("row %d", tc.bad)) {
+				if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), `"u"`) || !strings.Contains(err.Error(), fmt.Sprintf("row %d", tc.bad)) {
 					t.Fatalf("got %v, want bad input naming column u and row %d", err, tc.bad)
 				}
 				if !strings.Contains(err.Error(), "interval hierarchies") {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/job"
-	"sanitizer/schema"
 )
 
 // TestReleaseLevelBounds: search.min-levels and max-levels bound the release's node,
@@ -50,10 +50,10 @@ func TestReleaseLevelBounds(t *testing.T) {
 	if bounded["age"] < lo || bounded["zip"] > hi {
 		t.Errorf("bounded node %v, unbounded %v: age at least %d, zip at most %d", bounded, free, lo, hi)
 	}
-	if _, err := run("search: {max-levels: {sex: 9}}"); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "search.max-levels.sex: 9 is above the hierarchy's top level") {
+	if _, err := run("search: {max-levels: {sex: 9}}"); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "search.max-levels.sex: 9 is above the hierarchy's top level") {
 		t.Errorf("a bound above the top: %v", err)
 	}
-	if _, err := run("search: {max-levels: {age: 0, zip: 0, admitted: 0, sex: 0}}"); !errors.Is(err, schema.ErrUnattainable) {
+	if _, err := run("search: {max-levels: {age: 0, zip: 0, admitted: 0, sex: 0}}"); !errors.Is(err, fault.ErrUnattainable) {
 		t.Errorf("bounds no node meets: %v", err)
 	}
 	t.Logf("unbounded %v, bounded %v", free, bounded)

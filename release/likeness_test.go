@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/report"
-	"sanitizer/schema"
 )
 
 // TestReleaseBetaLikeness: releases under basic and enhanced β-likeness on diagnosis
@@ -83,7 +83,7 @@ func TestReleaseBetaLikeness(t *testing.T) {
 		if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 			t.Errorf("%s: check: %v", tt.privacy, err)
 		}
-		if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: plainOut}); !errors.Is(err, schema.ErrUnattainable) {
+		if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: plainOut}); !errors.Is(err, fault.ErrUnattainable) {
 			t.Errorf("%s: check of the release without the model: %v, want it in breach", tt.privacy, err)
 		}
 		t.Logf("%s: node %v, %d suppressed, largest gain %.3f", tt.privacy, nodeOf(rep), rep.Suppressed, worst)

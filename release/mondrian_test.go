@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -170,7 +171,7 @@ func TestCheckDetectsUntruthful(t *testing.T) {
 	}
 	os.WriteFile(out, []byte(strings.Join(lines, "")), 0o644)
 	_, err = Check(context.Background(), cfg, job.Options{Input: in, Output: out})
-	if !errors.Is(err, schema.ErrUnattainable) || !strings.Contains(err.Error(), "release record 2") {
+	if !errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), "release record 2") {
 		t.Fatalf("reordered release: %v, want a truthfulness violation", err)
 	}
 }

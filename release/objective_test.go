@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/job"
 	"sanitizer/report"
@@ -176,7 +177,7 @@ func TestReleaseObjectives(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "release.csv")
 			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 			if metric == generalize.MetricHeight || metric == generalize.MetricPrecision {
-				if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "search.metric") {
+				if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "search.metric") {
 					t.Fatalf("got %v, want bad input naming search.metric", err)
 				}
 				if _, serr := os.Stat(out); !os.IsNotExist(serr) {
@@ -245,7 +246,7 @@ func TestReleaseLossAggregates(t *testing.T) {
 	}
 	text := strings.Replace(string(raw), "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: loss, aggregate: max}", 1)
 	_, err = Release(context.Background(), loadConfigText(t, text), job.Options{Input: in, Output: filepath.Join(dir, "m.csv")})
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "search.aggregate") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "search.aggregate") {
 		t.Errorf("mondrian with max: %v, want bad input naming search.aggregate", err)
 	}
 }
@@ -289,7 +290,7 @@ func TestReleaseLossWeights(t *testing.T) {
 	}
 	t.Logf("unweighted %v, admitted weighted 50: %v", nodeOf(reps[0]), nodeOf(reps[1]))
 	text := strings.Replace(string(raw), "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: loss, weights: {age: 2}}", 1)
-	if _, err := Release(context.Background(), loadConfigText(t, text), job.Options{Input: in, Output: filepath.Join(dir, "m.csv")}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "search.weights") {
+	if _, err := Release(context.Background(), loadConfigText(t, text), job.Options{Input: in, Output: filepath.Join(dir, "m.csv")}); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "search.weights") {
 		t.Errorf("mondrian with weights: %v", err)
 	}
 }

@@ -6,12 +6,12 @@ import (
 	"slices"
 	"strings"
 
+	"sanitizer/fault"
 	"sanitizer/publish"
-	"sanitizer/schema"
 	"sanitizer/table"
 )
 
-// checkPair refuses, with an error matching schema.ErrUnattainable, a report
+// checkPair refuses, with an error matching fault.ErrUnattainable, a report
 // (reportPath) that is not the report of the release at rel: one that records no
 // digest of its release (output.digest, output.part_digests), or a digest that is not
 // rel's (a report left beside a newer release, or the reverse, whose parameters may
@@ -24,18 +24,18 @@ func checkPair(reportPath, rel string) error {
 	out := rep.Output
 	switch {
 	case out.Digest == "" && len(out.PartDigests) == 0:
-		return schema.Unattainable("%s: the report %s records no digest of its release (output.digest): it cannot be told from another release's report (write it again: sanitize release --report)", rel, reportPath)
+		return fault.Unattainable("%s: the report %s records no digest of its release (output.digest): it cannot be told from another release's report (write it again: sanitize release --report)", rel, reportPath)
 	case len(out.PartDigests) > 0 && !table.IsParts(rel):
-		return schema.Unattainable("%s: the report %s records output.part_digests, of a release in parts: the report is of another release", rel, reportPath)
+		return fault.Unattainable("%s: the report %s records output.part_digests, of a release in parts: the report is of another release", rel, reportPath)
 	case out.Digest != "" && table.IsParts(rel):
-		return schema.Unattainable("%s: the report %s records output.digest, of a release in one file: the report is of another release", rel, reportPath)
+		return fault.Unattainable("%s: the report %s records output.digest, of a release in one file: the report is of another release", rel, reportPath)
 	case out.Digest != "":
 		got, err := publish.Digest(rel)
 		if err != nil {
-			return schema.BadInput("release: %w", err)
+			return fault.BadInput("release: %w", err)
 		}
 		if got != out.Digest {
-			return schema.Unattainable("%s: its digest is %s, the report %s records output.digest %s: the report is of another release", rel, got, reportPath, out.Digest)
+			return fault.Unattainable("%s: its digest is %s, the report %s records output.digest %s: the report is of another release", rel, got, reportPath, out.Digest)
 		}
 		return nil
 	}
@@ -52,15 +52,15 @@ func checkPartDigests(reportPath, rel string, want map[string]string) error {
 	got := make(map[string]string, len(paths))
 	for _, p := range paths {
 		if got[filepath.Base(p)], err = publish.Digest(p); err != nil {
-			return schema.BadInput("release: %w", err)
+			return fault.BadInput("release: %w", err)
 		}
 	}
 	if names, recorded := slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)); !slices.Equal(names, recorded) {
-		return schema.Unattainable("%s: its parts are %s, the report %s records output.part_digests of %s: the report is of another release", rel, strings.Join(names, ", "), reportPath, strings.Join(recorded, ", "))
+		return fault.Unattainable("%s: its parts are %s, the report %s records output.part_digests of %s: the report is of another release", rel, strings.Join(names, ", "), reportPath, strings.Join(recorded, ", "))
 	}
 	for _, name := range slices.Sorted(maps.Keys(got)) {
 		if got[name] != want[name] {
-			return schema.Unattainable("%s: part %s's digest is %s, the report %s records output.part_digests %s: the report is of another release", rel, name, got[name], reportPath, want[name])
+			return fault.Unattainable("%s: part %s's digest is %s, the report %s records output.part_digests %s: the report is of another release", rel, name, got[name], reportPath, want[name])
 		}
 	}
 	return nil

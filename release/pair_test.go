@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/job"
-	"sanitizer/schema"
 )
 
 // TestCheckReportOfAnotherRelease: a report records the digest of its release (a
@@ -87,7 +87,7 @@ func TestCheckReportOfAnotherRelease(t *testing.T) {
 				c.change(t)
 			}
 			_, err := Check(context.Background(), cfg, job.Options{Input: c.input, Output: c.rel, Report: c.report})
-			if !errors.Is(err, schema.ErrUnattainable) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want a violation naming %s", err, c.want)
 			}
 		})

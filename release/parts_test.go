@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/gen"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
@@ -218,7 +219,7 @@ func TestPartsBadInput(t *testing.T) {
 			cfg.Input.Format = c.format
 			out := filepath.Join(dir, c.out)
 			_, err := Release(context.Background(), cfg, job.Options{Input: c.input, Output: out})
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want bad input with %q", err, c.want)
 			}
 			if _, err := os.Stat(out); err == nil {
@@ -319,7 +320,7 @@ func TestPartsReleaseFolder(t *testing.T) {
 			t.Fatalf("edit %d changed the metadata: %v", i, changed)
 		case !changed && err != nil:
 			t.Fatalf("check of a part written again with the same metadata: %v", err)
-		case changed && (!errors.Is(err, schema.ErrUnattainable) || !strings.Contains(err.Error(), "part-00002.parquet") || m == nil):
+		case changed && (!errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), "part-00002.parquet") || m == nil):
 			t.Fatalf("edit %d: check of a part with other metadata: %v (measured %v)", i, err, m)
 		}
 		testfiles.RewriteParquetMetadata(t, third, func(m map[string]string) {
@@ -346,12 +347,12 @@ func TestPartsReleaseFolder(t *testing.T) {
 	full := filepath.Join(dir, "full")
 	os.Mkdir(full, 0o700)
 	os.WriteFile(filepath.Join(full, "x"), nil, 0o600)
-	if _, err := Release(context.Background(), cfg, job.Options{Input: parts, Output: full + "/"}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "not empty") {
+	if _, err := Release(context.Background(), cfg, job.Options{Input: parts, Output: full + "/"}); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("a full output folder: %v, want bad input", err)
 	}
 	// Named without the separator, a folder is not an output (a script that meant a
 	// file must not get a folder).
-	if _, err := Release(context.Background(), cfg, job.Options{Input: parts, Output: full}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "is a folder") {
+	if _, err := Release(context.Background(), cfg, job.Options{Input: parts, Output: full}); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "is a folder") {
 		t.Fatalf("a folder named without the separator: %v, want bad input", err)
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
-	"sanitizer/schema"
 	"sanitizer/table"
 	"slices"
 	"strings"
@@ -179,7 +179,7 @@ func TestSensitiveListedNotPassed(t *testing.T) {
 	cfg := loadConfigText(t, "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n  diag: {role: sensitive, hierarchy: {file: \""+hier+"\"}}\nprivacy: {k: 2}\n")
 	out := filepath.Join(dir, "r.parquet")
 	_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), fmt.Sprintf("row %d", bad+1)) || !strings.Contains(err.Error(), `"diag"`) || !strings.Contains(err.Error(), "not listed") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), fmt.Sprintf("row %d", bad+1)) || !strings.Contains(err.Error(), `"diag"`) || !strings.Contains(err.Error(), "not listed") {
 		t.Fatalf("an unlisted sensitive value: %v", err)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {

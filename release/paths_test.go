@@ -3,8 +3,8 @@ package release
 import (
 	"errors"
 	"path/filepath"
+	"sanitizer/fault"
 	"sanitizer/job"
-	"sanitizer/schema"
 	"strings"
 	"testing"
 )
@@ -22,13 +22,13 @@ func TestPaths(t *testing.T) {
 		t.Errorf("from the options, a folder output: %q %q %q %q %v", in, out, inFmt, outFmt, err)
 	}
 	empty := loadConfigText(t, "columns:\n  x: {role: insensitive}\n")
-	if _, _, _, _, err := paths(empty, job.Options{}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--in") {
+	if _, _, _, _, err := paths(empty, job.Options{}); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "--in") {
 		t.Errorf("no input: %v", err)
 	}
-	if _, _, _, _, err := paths(empty, job.Options{Input: "a.csv"}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--out") {
+	if _, _, _, _, err := paths(empty, job.Options{Input: "a.csv"}); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "--out") {
 		t.Errorf("no output: %v", err)
 	}
-	if _, _, _, _, err := paths(empty, job.Options{Input: "a.csv", Output: "b.xlsx"}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "output.format") {
+	if _, _, _, _, err := paths(empty, job.Options{Input: "a.csv", Output: "b.xlsx"}); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "output.format") {
 		t.Errorf("unknown output extension: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"strconv"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/job"
 	"sanitizer/schema"
@@ -157,10 +158,10 @@ func InputOutput(cfg *schema.Config, opt job.Options) (in, out string, err error
 		out = opt.Output
 	}
 	if in == "" {
-		return "", "", schema.BadInput("input: no input file (--in or input.path)")
+		return "", "", fault.BadInput("input: no input file (--in or input.path)")
 	}
 	if out == "" {
-		return "", "", schema.BadInput("output: no output file (--out or output.path)")
+		return "", "", fault.BadInput("output: no output file (--out or output.path)")
 	}
 	return in, out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/internal/safe"
 	"sanitizer/job"
@@ -24,8 +25,8 @@ import (
 // it (pass 1), search, write the release to a temporary destination (pass 2), verify
 // the written release independently, then publish the release and the report. Nothing
 // is left at the output path (or the report path) unless the written release passed
-// the verification. Errors match schema.ErrBadInput for bad input or configuration and
-// schema.ErrUnattainable when k cannot be met within the suppression limit.
+// the verification. Errors match fault.ErrBadInput for bad input or configuration and
+// fault.ErrUnattainable when k cannot be met within the suppression limit.
 func Release(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Report, error) {
 	r, err := openRun(cfg, opt)
 	if err != nil {
@@ -136,7 +137,7 @@ func (r *run) checkPassOnly() error {
 		return nil
 	}
 	pos := r.p.PassOnly[0]
-	return schema.BadInput("%s: column %q: values of type %s can only be passed through into a Parquet or Arrow release (or dropped: role identifier)", r.in, r.p.Header[pos], r.p.ArrowTypes[pos])
+	return fault.BadInput("%s: column %q: values of type %s can only be passed through into a Parquet or Arrow release (or dropped: role identifier)", r.in, r.p.Header[pos], r.p.ArrowTypes[pos])
 }
 
 // checkPaths refuses, before anything is read, an output or report the run could not
@@ -298,7 +299,7 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 		values = utilityValues(r.cfg, r.t.Columns)
 	}
 	if r.inputSizes, err = inputSizes(r.t, r.classes); err != nil {
-		return fmt.Errorf("internal error: the input's classes: %w", err)
+		return fault.Internalf("the input's classes: %w", err)
 	}
 	// The utility metrics of the release, the same for both algorithms.
 	if r.classes != nil {
@@ -308,7 +309,7 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 		r.util, err = generalize.Utility(r.t, r.class, covers, values, r.cfg.Privacy.K)
 	}
 	if err != nil {
-		return fmt.Errorf("internal error: utility metrics: %w", err)
+		return fault.Internalf("utility metrics: %w", err)
 	}
 	if r.mres != nil {
 		r.mres.Covers = generalize.ClassCovers{} // the labels hold what the release writes
@@ -322,10 +323,10 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 // explainK says, of a search that found no node, where its k came from when
 // privacy.highest-risk raised it above privacy.k.
 func (r *run) explainK(err error) error {
-	if !errors.Is(err, schema.ErrUnattainable) || r.sopt.K == r.cfg.Privacy.K {
+	if !errors.Is(err, fault.ErrUnattainable) || r.sopt.K == r.cfg.Privacy.K {
 		return err
 	}
-	return schema.Unattainable("%v (k=%d: the smallest class whose records' risk is within privacy.highest-risk %g)", err, r.sopt.K, r.cfg.Privacy.HighestRisk)
+	return fault.Unattainable("%v (k=%d: the smallest class whose records' risk is within privacy.highest-risk %g)", err, r.sopt.K, r.cfg.Privacy.HighestRisk)
 }
 
 // optimalSearch finds the optimal node and every record's class there.
@@ -359,7 +360,7 @@ func (r *run) wholeSearch(ctx context.Context) (covers generalize.ClassCovers, e
 	limit := maxPartClasses(r.t.Rows)
 	if limit > 0 {
 		if ct, assign, err = generalize.CountRecordClasses(r.t, limit); err != nil {
-			return covers, fmt.Errorf("internal error: %w", err)
+			return covers, fault.Internalf("%w", err)
 		}
 	}
 	if ct == nil {
@@ -425,7 +426,7 @@ func (r *run) partsSearch(ctx context.Context, parts []table.Source) (covers gen
 		}
 		// The count stops once the parts' tables would hold more than limit classes.
 		if tables[i], err = generalize.CountClassesUpTo(r.t.Records(lo, hi), limit-classes); err != nil {
-			return covers, fmt.Errorf("internal error: part %d: %w", i, err)
+			return covers, fault.Internalf("part %d: %w", i, err)
 		}
 		if tables[i] == nil {
 			return r.wholeSearch(ctx)
@@ -434,11 +435,11 @@ func (r *run) partsSearch(ctx context.Context, parts []table.Source) (covers gen
 		lo = hi
 	}
 	if lo != r.t.Rows {
-		return covers, fmt.Errorf("internal error: the parts hold %d records, pass 1 read %d", lo, r.t.Rows)
+		return covers, fault.Internalf("the parts hold %d records, pass 1 read %d", lo, r.t.Rows)
 	}
 	merged, err := generalize.MergeClasses(tables...)
 	if err != nil {
-		return covers, fmt.Errorf("internal error: %w", err)
+		return covers, fault.Internalf("%w", err)
 	}
 	if r.res, err = generalize.SearchClasses(ctx, merged, r.sopt); err != nil {
 		return covers, err
@@ -548,18 +549,18 @@ func (r *run) verifyStage(ctx context.Context) error {
 	}
 	counter, err := verify.NewCounter(spec, header)
 	if err != nil {
-		return fmt.Errorf("internal error: %w", err)
+		return fault.Internalf("%w", err)
 	}
 	skipped, err := verifyTruth(ctx, r.cfg, r.p, r.inFmt, r.dest.path(), r.outFmt, header, counter, table.Checksums(r.src))
 	if err != nil {
 		var v *verify.Violation
 		if errors.As(err, &v) {
-			return fmt.Errorf("internal error: the written release failed verification, nothing published: %w", err)
+			return fault.Internalf("the written release failed verification, nothing published: %w", err)
 		}
 		return err
 	}
 	if r.m, err = counter.Finish(); err != nil {
-		return fmt.Errorf("internal error: the written release failed verification, nothing published: %w", err)
+		return fault.Internalf("the written release failed verification, nothing published: %w", err)
 	}
 	if err := r.agrees(skipped); err != nil {
 		return err
@@ -570,7 +571,7 @@ func (r *run) verifyStage(ctx context.Context) error {
 	if r.popMeasured, err = r.verifyPopulation(ctx, spec); err != nil {
 		var v *verify.Violation
 		if errors.As(err, &v) {
-			return fmt.Errorf("internal error: the written release failed verification, nothing published: %w", err)
+			return fault.Internalf("the written release failed verification, nothing published: %w", err)
 		}
 		return err
 	}
@@ -588,14 +589,14 @@ func (r *run) verifyStage(ctx context.Context) error {
 func (r *run) agrees(skipped int) error {
 	m, res, util := r.m, r.res, r.util
 	if m.Rows != r.written || m.Suppressed != res.Suppressed || m.Classes != res.Classes || m.MinClass != res.MinClass || m.Discernibility != util.Discernibility {
-		return fmt.Errorf("internal error: verification counted %d records, %d suppressed, %d classes, smallest %d, discernibility %g; the search %d, %d, %d, %d, %g; nothing published",
+		return fault.Internalf("verification counted %d records, %d suppressed, %d classes, smallest %d, discernibility %g; the search %d, %d, %d, %d, %g; nothing published",
 			m.Rows, m.Suppressed, m.Classes, m.MinClass, m.Discernibility, r.written, res.Suppressed, res.Classes, res.MinClass, util.Discernibility)
 	}
 	if skipped != res.Suppressed {
-		return fmt.Errorf("internal error: the truthfulness check found %d records left out, the search suppressed %d; nothing published", skipped, res.Suppressed)
+		return fault.Internalf("the truthfulness check found %d records left out, the search suppressed %d; nothing published", skipped, res.Suppressed)
 	}
 	if !m.Utility || !sameUtility(m, util, r.t.Rows) {
-		return fmt.Errorf("internal error: verification measured loss %g, NCP %g, non-uniform entropy %g; the search %g, %g, %g; nothing published",
+		return fault.Internalf("verification measured loss %g, NCP %g, non-uniform entropy %g; the search %g, %g, %g; nothing published",
 			m.Loss, m.NCP, m.NonUniformEntropy, util.Loss, util.NCP, util.NonUniformEntropy)
 	}
 	return nil
@@ -757,7 +758,7 @@ func verifyTable(ctx context.Context, t checkedTable, spec verify.Spec) (*verify
 	names := make([]string, len(cols))
 	for i, c := range cols {
 		if c.unsupported != "" {
-			return nil, schema.BadInput("column %q: unsupported type %s", c.name, c.unsupported)
+			return nil, fault.BadInput("column %q: unsupported type %s", c.name, c.unsupported)
 		}
 		names[i] = c.name
 	}
@@ -833,7 +834,7 @@ func readProtected(ctx context.Context, p *plan, src table.Source, prot []*prote
 	if sub != nil {
 		n := len(sub.rows())
 		if n == 0 {
-			return 0, schema.BadInput("%s: column %q: no record is in the research subset (privacy.subset)", p.Input, sub.name)
+			return 0, fault.BadInput("%s: column %q: no record is in the research subset (privacy.subset)", p.Input, sub.name)
 		}
 		return n, nil
 	}
@@ -852,7 +853,7 @@ type Measured = verify.Measured
 // release's node) and that the parameters it records (Parquet or Arrow metadata, the
 // report opt.Report when given) agree with the configuration and the measurements. A
 // release that violates the configuration yields the measurements and an error
-// matching schema.ErrUnattainable.
+// matching fault.ErrUnattainable.
 func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured, error) {
 	in, rel, inFmt, relFmt, err := checkedPaths(cfg, opt)
 	if err != nil {
@@ -957,7 +958,7 @@ func checkTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, rel, re
 	}
 	counter, err := verify.NewCounter(uspec, spec.Columns)
 	if err != nil {
-		return fmt.Errorf("internal error: %w", err)
+		return fault.Internalf("%w", err)
 	}
 	if _, err := verifyTruth(ctx, cfg, p, inFmt, rel, relFmt, spec.Columns, counter, nil); err != nil {
 		return violation(rel, err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/report"
@@ -209,7 +210,7 @@ func TestReleaseUnattainableWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Release(context.Background(), cfg, job.Options{Input: filepath.Join(abs, "adult.csv"), Output: out, Report: filepath.Join(dir, "out", "r.json")})
-	if !errors.Is(err, schema.ErrUnattainable) {
+	if !errors.Is(err, fault.ErrUnattainable) {
 		t.Fatalf("got %v, want ErrUnattainable", err)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(out))

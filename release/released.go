@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"sanitizer/fault"
 	"sanitizer/schema"
 	"sanitizer/verify"
 )
@@ -25,7 +26,7 @@ func releasedAsIs(p *plan) []string {
 
 // releasedDisclosure answers the columns released as they are that give a protected
 // sensitive value away on their own (m.Released): with privacy.released-columns.check
-// error, an error matching schema.ErrUnattainable that names them (nothing is then
+// error, an error matching fault.ErrUnattainable that names them (nothing is then
 // published); otherwise a warning per column in log, and nil.
 func releasedDisclosure(cfg *schema.Config, m *verify.Measured, log *slog.Logger) error {
 	var failing []string
@@ -41,12 +42,12 @@ func releasedDisclosure(cfg *schema.Config, m *verify.Measured, log *slog.Logger
 	if len(failing) == 0 || cfg.Privacy.ReleasedColumns != schema.ReleasedError {
 		return nil
 	}
-	return schema.Unattainable("privacy.released-columns: %w: %s; give it role quasi (with a hierarchy) or identifier; nothing published", ErrReleasedColumn, strings.Join(failing, "; "))
+	return fault.Unattainable("privacy.released-columns: %w: %s; give it role quasi (with a hierarchy) or identifier; nothing published", ErrReleasedColumn, strings.Join(failing, "; "))
 }
 
 // ErrReleasedColumn is matched by the error of a release or check refused because a
 // column released as it is gives a protected sensitive value away
-// (privacy.released-columns.check: error); the error matches schema.ErrUnattainable
+// (privacy.released-columns.check: error); the error matches fault.ErrUnattainable
 // too. A caller that treats a failed check as its own fault tells it apart by it.
 var ErrReleasedColumn = errors.New("a column released as it is gives a protected sensitive value away (its records of one value fail the sensitive column's requirements)")
 

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
-	"sanitizer/schema"
 	"sanitizer/verify"
 )
 
@@ -63,14 +63,14 @@ func TestReleasedColumnGivesAway(t *testing.T) {
 			refuse := loadConfigText(t, mustReplace(t, text, "l: 3}}", "l: 3}, released-columns: {check: error}}"))
 			refused := filepath.Join(dir, algorithm+"-refused.csv")
 			_, err = Release(context.Background(), refuse, job.Options{Input: in, Output: refused, Report: refused + ".json"})
-			if !errors.Is(err, schema.ErrUnattainable) || !strings.Contains(err.Error(), `"ward"`) || strings.Contains(err.Error(), `"insurance"`) {
+			if !errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), `"ward"`) || strings.Contains(err.Error(), `"insurance"`) {
 				t.Fatalf("release with check error: %v", err)
 			}
 			noValueIn(t, err.Error(), in, "ward", "diagnosis")
 			if left, _ := filepath.Glob(refused + "*"); len(left) > 0 {
 				t.Errorf("a refused release left %v", left)
 			}
-			if _, err := Check(context.Background(), refuse, job.Options{Input: in, Output: out}); !errors.Is(err, schema.ErrUnattainable) || !strings.Contains(err.Error(), `"ward"`) {
+			if _, err := Check(context.Background(), refuse, job.Options{Input: in, Output: out}); !errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), `"ward"`) {
 				t.Fatalf("check with check error: %v", err)
 			}
 		})

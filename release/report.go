@@ -2,10 +2,10 @@ package release
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"time"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/internal/build"
 	"sanitizer/report"
@@ -205,11 +205,11 @@ func riskReport(cfg *schema.Config, rows int, in, out risk.Distribution) (*repor
 	}
 	rr := &report.RiskReport{Population: populationFigures(n, rows), Thresholds: reportThresholds(cfg)}
 	if rr.Input, err = riskMeasures(in, n, rr.Thresholds); err != nil {
-		return nil, fmt.Errorf("internal error: the input's risk: %w", err)
+		return nil, fault.Internalf("the input's risk: %w", err)
 	}
 	rel, err := riskMeasures(out, n, rr.Thresholds)
 	if err != nil {
-		return nil, fmt.Errorf("internal error: the release's risk: %w", err)
+		return nil, fault.Internalf("the release's risk: %w", err)
 	}
 	rr.Release = &rel
 	rr.Models = riskChecks(cfg, out, n)

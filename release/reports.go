@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"sanitizer/fault"
 	"sanitizer/internal/readfile"
 	"sanitizer/publish"
 	"sanitizer/report"
@@ -35,7 +36,7 @@ func ReportFormatOf(path string) (ReportFormat, error) {
 	case ".html", ".htm":
 		return ReportHTML, nil
 	}
-	return 0, schema.BadInput("--report: %s: a report's name ends in .json (JSON, which check --report reads) or .html (a page for people), which says its format", path)
+	return 0, fault.BadInput("--report: %s: a report's name ends in .json (JSON, which check --report reads) or .html (a page for people), which says its format", path)
 }
 
 // checkReports refuses, before anything is read, any report of paths the run could
@@ -53,7 +54,7 @@ func checkReports(cfg *schema.Config, paths []string, force bool, in, what, othe
 		}
 		for _, q := range paths[:i] {
 			if p == q || table.SameFile(p, q) {
-				return schema.BadInput("--report: %s and %s name the same file: give each report a name of its own", q, p)
+				return fault.BadInput("--report: %s and %s name the same file: give each report a name of its own", q, p)
 			}
 		}
 		if _, err := ReportFormatOf(p); err != nil {
@@ -157,10 +158,10 @@ func (r *Reports) Discard() {
 func readReleaseReport(path string) (*report.Report, error) {
 	data, err := readfile.Read(path, maxReportBytes)
 	if err != nil {
-		return nil, schema.BadInput("--report: %w", err)
+		return nil, fault.BadInput("--report: %w", err)
 	}
 	notOne := func(what string) error {
-		return schema.BadInput("--report: %s is %s, not the JSON report of a release: check needs the JSON report the release wrote (sanitize release --report R.json)", path, what)
+		return fault.BadInput("--report: %s is %s, not the JSON report of a release: check needs the JSON report the release wrote (sanitize release --report R.json)", path, what)
 	}
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\ufeff")), " \t\r\n")
 	if bytes.HasPrefix(trimmed, []byte("<")) {

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/publish"
 	"sanitizer/report"
-	"sanitizer/schema"
 )
 
 // TestReportFormatOf: a report's format is its name's extension, .json or .html (.htm),
@@ -30,7 +30,7 @@ func TestReportFormatOf(t *testing.T) {
 	for _, c := range cases {
 		got, err := ReportFormatOf(c.path)
 		if c.want == 0 {
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), c.path) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), c.path) {
 				t.Errorf("%s: err = %v, want bad input naming it", c.path, err)
 			}
 			continue
@@ -85,7 +85,7 @@ func TestSeveralReports(t *testing.T) {
 		appendTo(t, in, "") // the same records, another input file: a new release, with new reports
 	}
 	opt.Force = false
-	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "new.csv"), Reports: reps[1:2]}); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), reps[1]) {
+	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "new.csv"), Reports: reps[1:2]}); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), reps[1]) {
 		t.Errorf("an existing report without --force: err = %v, want bad input naming it", err)
 	}
 	risk := []string{filepath.Join(dir, "risk.html"), filepath.Join(dir, "risk.json")}
@@ -145,7 +145,7 @@ func TestSeveralReportsRefused(t *testing.T) {
 					}
 					_, err = Risk(context.Background(), cfg, opt)
 				}
-				if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--report") || !strings.Contains(err.Error(), c.want) {
+				if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "--report") || !strings.Contains(err.Error(), c.want) {
 					t.Fatalf("err = %v, want bad input naming --report and %q", err, c.want)
 				}
 				if after := snapshot(t, root); !maps.Equal(after, before) {
@@ -194,7 +194,7 @@ func TestCheckReportNotAReleaseReport(t *testing.T) {
 		if err != nil {
 			msg = err.Error()
 		}
-		if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(msg, p) || !strings.Contains(msg, "--report R.json") || strings.Contains(msg, "invalid character") || strings.Contains(msg, "unexpected end") || strings.Contains(msg, "cannot unmarshal") {
+		if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(msg, p) || !strings.Contains(msg, "--report R.json") || strings.Contains(msg, "invalid character") || strings.Contains(msg, "unexpected end") || strings.Contains(msg, "cannot unmarshal") {
 			t.Errorf("check --report %s: err = %v, want bad input naming it and the JSON report check needs", filepath.Base(p), err)
 		}
 	}
@@ -232,7 +232,7 @@ func FuzzReadReleaseReport(f *testing.F) {
 		}
 		rep, err := readReleaseReport(path)
 		switch {
-		case err != nil && (!errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), path)):
+		case err != nil && (!errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), path)):
 			t.Fatalf("err = %v, want bad input naming %s", err, path)
 		case err == nil && (rep == nil || rep.Algorithm != "optimal" && rep.Algorithm != "mondrian"):
 			t.Fatalf("accepted %q as a release's report", data)

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/risk"
-	"sanitizer/schema"
 )
 
 // releasedSizes counts the classes of a written CSV release by its quasi-identifiers'
@@ -150,7 +150,7 @@ func TestReleaseRiskModels(t *testing.T) {
 				t.Fatalf("check: %v", err)
 			}
 			// The release without the model fails it on Check.
-			if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out + ".plain.csv"}); !errors.Is(err, schema.ErrUnattainable) {
+			if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out + ".plain.csv"}); !errors.Is(err, fault.ErrUnattainable) {
 				t.Fatalf("check of the release without %s: %v, want the models unmet", tt.privacy, err)
 			}
 			t.Logf("node %v (without the model %v), %d classes, %d suppressed", nodeOf(rep), nodeOf(prep), rep.Classes, rep.Suppressed)
@@ -160,7 +160,7 @@ func TestReleaseRiskModels(t *testing.T) {
 		cfg := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", "privacy: {k: 2, average-risk: 0.00001}", 1))
 		out := filepath.Join(dir, "none.csv")
 		_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
-		if !errors.Is(err, schema.ErrUnattainable) || !strings.Contains(err.Error(), "risk") {
+		if !errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), "risk") {
 			t.Fatalf("got %v, want unattainable naming the risk requirements", err)
 		}
 		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
@@ -171,7 +171,7 @@ func TestReleaseRiskModels(t *testing.T) {
 		text := strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", "privacy: {k: 2, average-risk: 0.1}", 1)
 		cfg := loadConfigText(t, strings.Replace(text, "algorithm: optimal", "algorithm: mondrian", 1))
 		_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "m.csv")})
-		if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "mondrian") {
+		if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "mondrian") {
 			t.Fatalf("got %v, want bad input naming mondrian", err)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/internal/build"
 	"sanitizer/job"
@@ -22,7 +23,7 @@ import (
 // its original quasi-identifier values, how much each quasi-identifier and each pair
 // of them sets records apart, and the release's measures counted by the verifier from
 // its file. A release that misses one of the configuration's risk-based models yields
-// the analysis and an error matching schema.ErrUnattainable.
+// the analysis and an error matching fault.ErrUnattainable.
 func Risk(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.RiskAnalysis, error) {
 	if len(cfg.Quasi()) == 0 {
 		return nil, cfg.Errorf("columns", "a risk analysis needs at least one quasi-identifier")
@@ -47,10 +48,10 @@ func Risk(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Ris
 	if one.sub != nil { // the records a release would publish: the research subset's
 		rows := one.sub.rows()
 		if len(rows) == 0 {
-			return nil, schema.BadInput("%s: column %q: no record is in the research subset (privacy.subset)", p.Input, one.sub.name)
+			return nil, fault.BadInput("%s: column %q: no record is in the research subset (privacy.subset)", p.Input, one.sub.name)
 		}
 		if t, err = t.Select(rows); err != nil {
-			return nil, fmt.Errorf("internal error: %w", err)
+			return nil, fault.Internalf("%w", err)
 		}
 	}
 	n, err := population(cfg, t.Rows)
@@ -66,7 +67,7 @@ func Risk(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Ris
 	}
 	if opt.Output != "" {
 		err = releaseRisk(ctx, cfg, p, opt.Output, t.Rows, n, a)
-		if err != nil && !errors.Is(err, schema.ErrUnattainable) {
+		if err != nil && !errors.Is(err, fault.ErrUnattainable) {
 			return nil, err
 		}
 	}
@@ -107,7 +108,7 @@ func inputPath(cfg *schema.Config, opt job.Options) (string, string, error) {
 		in = opt.Input
 	}
 	if in == "" {
-		return "", "", schema.BadInput("input: no input file (--in or input.path)")
+		return "", "", fault.BadInput("input: no input file (--in or input.path)")
 	}
 	f, err := table.InputFormat(in, cfg.Input)
 	return in, f, err
@@ -122,10 +123,10 @@ func inputRisk(t *generalize.Table, n float64, rr *report.RiskReport) error {
 	}
 	d, err := generalize.ClassSizes(t, all)
 	if err != nil {
-		return fmt.Errorf("internal error: %w", err)
+		return fault.Internalf("%w", err)
 	}
 	if rr.Input, err = riskMeasures(d, n, rr.Thresholds); err != nil {
-		return fmt.Errorf("internal error: the input's risk: %w", err)
+		return fault.Internalf("the input's risk: %w", err)
 	}
 	rr.QuasiIdentifiers, err = attributeRisks(t)
 	return err
@@ -147,7 +148,7 @@ func attributeRisks(t *generalize.Table) ([]report.AttributeRisk, error) {
 	for k, cols := range sets {
 		d, err := generalize.ClassSizes(t, cols)
 		if err != nil {
-			return nil, fmt.Errorf("internal error: %w", err)
+			return nil, fault.Internalf("%w", err)
 		}
 		out[k] = report.AttributeRisk{Distinction: risk.Distinction(d), Separation: risk.Separation(d)}
 		for _, c := range cols {
@@ -161,7 +162,7 @@ func attributeRisks(t *generalize.Table) ([]report.AttributeRisk, error) {
 // decoders and adds its risk, and the configuration's risk models measured on it, to a.
 // A file that is not a release of this input and configuration (another header, more
 // records than the input) is bad input; a release that misses a risk model matches
-// schema.ErrUnattainable.
+// fault.ErrUnattainable.
 func releaseRisk(ctx context.Context, cfg *schema.Config, p *plan, rel string, rows int, n float64, a *report.RiskAnalysis) error {
 	relFmt, err := table.CheckFormat("release", rel, cfg.Output)
 	if err != nil {
@@ -182,20 +183,20 @@ func releaseRisk(ctx context.Context, cfg *schema.Config, p *plan, rel string, r
 	var v *verify.Violation
 	switch {
 	case errors.As(err, &v):
-		return schema.BadInput("%s: not a release of %s under this configuration: %v", rel, a.Input.Path, v)
+		return fault.BadInput("%s: not a release of %s under this configuration: %v", rel, a.Input.Path, v)
 	case err != nil:
 		return err
 	}
 	a.Release = &report.FileSummary{Path: rel, Format: relFmt, Rows: m.Rows}
 	measured, err := riskMeasures(m.Sizes, n, a.Risk.Thresholds)
 	if err != nil {
-		return fmt.Errorf("internal error: the release's risk: %w", err)
+		return fault.Internalf("the release's risk: %w", err)
 	}
 	a.Risk.Release = &measured
 	a.Risk.Models = riskChecks(cfg, m.Sizes, n)
 	err = verify.CheckRisk(models, m.Sizes)
 	if errors.As(err, &v) {
-		return schema.Unattainable("%s: %v", rel, v)
+		return fault.Unattainable("%s: %v", rel, v)
 	}
 	return err
 }

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/report"
-	"sanitizer/schema"
 )
 
 // TestRiskAnalysis: sanitize risk's measures of an input equal what the test counts
@@ -94,7 +94,7 @@ func TestRiskReleaseMissesModels(t *testing.T) {
 		"privacy: {k: 5, suppression: 0.05, average-risk: 0.001, highest-risk: 0.5}\nrisk: {population: 100000}", 1))
 	rep := filepath.Join(dir, "risk.json")
 	a, err := Risk(context.Background(), strict, job.Options{Input: in, Output: out, Report: rep})
-	if !errors.Is(err, schema.ErrUnattainable) || a == nil {
+	if !errors.Is(err, fault.ErrUnattainable) || a == nil {
 		t.Fatalf("got %v, want the models unmet", err)
 	}
 	var back report.RiskAnalysis
@@ -109,7 +109,7 @@ func TestRiskReleaseMissesModels(t *testing.T) {
 		back.Risk.Models[1].Model != "average-risk" || back.Risk.Models[1].Holds || back.Risk.Population == nil {
 		t.Errorf("models %+v, population %+v", back.Risk.Models, back.Risk.Population)
 	}
-	if _, err := Risk(context.Background(), strict, job.Options{Input: in, Report: rep}); !errors.Is(err, schema.ErrBadInput) {
+	if _, err := Risk(context.Background(), strict, job.Options{Input: in, Report: rep}); !errors.Is(err, fault.ErrBadInput) {
 		t.Errorf("an existing report: %v, want bad input", err)
 	}
 	if _, err := Risk(context.Background(), strict, job.Options{Input: in, Report: rep, Force: true}); err != nil {
@@ -136,7 +136,7 @@ func TestRiskNotThisRelease(t *testing.T) {
 	}
 	rep := filepath.Join(dir, "risk.html")
 	_, err = Risk(context.Background(), cfg, job.Options{Input: small, Output: out, Report: rep})
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "not a release of") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "not a release of") {
 		t.Fatalf("got %v, want bad input: not a release of the input", err)
 	}
 	if _, err := os.Stat(rep); !errors.Is(err, os.ErrNotExist) {
@@ -157,11 +157,11 @@ func TestReleaseRiskLimits(t *testing.T) {
 		kind    error
 		want    string
 	}{
-		{"privacy: {k: 2, highest-risk: 1e-20}", schema.ErrUnattainable, "privacy.highest-risk 1e-20"},
-		{"privacy: {k: 2, highest-risk: 0.0004}", schema.ErrUnattainable, "k=2500: the smallest class"},
-		{"privacy: {k: 2}\nrisk: {population: 1500}", schema.ErrBadInput, "risk.population: 1500 is fewer than the input's 2000 records"},
-		{"privacy: {k: 2}\nrisk: {sampling-fraction: 1e-9}", schema.ErrBadInput, "risk.sampling-fraction: 1e-09 of the input's 2000 records is a population of 2e+12 records, more than the 1000000000000"},
-		{"privacy: {k: 2, population-uniqueness: {max: 0.5, model: pitman}}\nrisk: {sampling-fraction: 1e-9}", schema.ErrBadInput, "risk.sampling-fraction"},
+		{"privacy: {k: 2, highest-risk: 1e-20}", fault.ErrUnattainable, "privacy.highest-risk 1e-20"},
+		{"privacy: {k: 2, highest-risk: 0.0004}", fault.ErrUnattainable, "k=2500: the smallest class"},
+		{"privacy: {k: 2}\nrisk: {population: 1500}", fault.ErrBadInput, "risk.population: 1500 is fewer than the input's 2000 records"},
+		{"privacy: {k: 2}\nrisk: {sampling-fraction: 1e-9}", fault.ErrBadInput, "risk.sampling-fraction: 1e-09 of the input's 2000 records is a population of 2e+12 records, more than the 1000000000000"},
+		{"privacy: {k: 2, population-uniqueness: {max: 0.5, model: pitman}}\nrisk: {sampling-fraction: 1e-9}", fault.ErrBadInput, "risk.sampling-fraction"},
 	} {
 		cfg := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", tt.privacy, 1))
 		out := filepath.Join(dir, fmt.Sprintf("r%d.csv", i))

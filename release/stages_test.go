@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"sanitizer/dprun"
+	"sanitizer/fault"
 	"sanitizer/gen"
 	"sanitizer/generalize"
 	"sanitizer/job"
@@ -84,7 +85,7 @@ func TestStageFailureStopsEveryStage(t *testing.T) {
 	base := runtime.NumGoroutine()
 	for _, workers := range []int{1, 2, 8} {
 		_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(out, "r.csv"), Report: filepath.Join(out, "r.json"), Workers: workers})
-		if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "row 40000") || strings.Contains(err.Error(), "Zq9SECRET") {
+		if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "row 40000") || strings.Contains(err.Error(), "Zq9SECRET") {
 			t.Fatalf("workers=%d: got %v, want bad input naming row 40000 without the value", workers, err)
 		}
 		settled(t, base)
@@ -178,7 +179,7 @@ func TestInputChangedBetweenPasses(t *testing.T) {
 	if _, err = writeRelease(context.Background(), src, rc, sink, 2); err == nil {
 		err = src.Unchanged()
 	}
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "changed") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "changed") {
 		t.Fatalf("got %v, want an error saying the input changed", err)
 	}
 }
@@ -367,7 +368,7 @@ privacy: {k: 40, suppression: 0}
 				}
 			}}
 			_, err := Release(context.Background(), cfg, opt)
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "changed") {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "changed") {
 				t.Errorf("got %v, want bad input saying the input changed", err)
 			}
 			if _, serr := os.Stat(out); !errors.Is(serr, os.ErrNotExist) {

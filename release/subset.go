@@ -3,11 +3,11 @@ package release
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -30,7 +30,7 @@ func newSubsetFlags(cfg *schema.Config, p *plan) (*subsetFlags, error) {
 	}
 	pos := slices.Index(p.Header, s.Column)
 	if pos < 0 {
-		return nil, schema.BadInput("%s: privacy.subset.column: the input has no column %q", p.Input, s.Column)
+		return nil, fault.BadInput("%s: privacy.subset.column: the input has no column %q", p.Input, s.Column)
 	}
 	return &subsetFlags{pos: pos, name: s.Column}, nil
 }
@@ -43,11 +43,11 @@ func (s *subsetFlags) add(p *plan, b *table.Batch, f int) error {
 	for i := range b.N {
 		row := b.First + i
 		if p.IsNull(b, i, f, s.pos) {
-			return schema.BadInput("%s: column %q: null: the research subset (privacy.subset) needs true or false on every record", p.At(row), s.name)
+			return fault.BadInput("%s: column %q: null: the research subset (privacy.subset) needs true or false on every record", p.At(row), s.name)
 		}
 		in, ok := SubsetFlag(b.Fields[i*b.Width+f])
 		if !ok {
-			return schema.BadInput("%s: column %q: not a research subset flag (privacy.subset reads true, 1 or yes; false, 0 or no)", p.At(row), s.name)
+			return fault.BadInput("%s: column %q: not a research subset flag (privacy.subset reads true, 1 or yes; false, 0 or no)", p.At(row), s.name)
 		}
 		s.in[row] = in
 	}
@@ -91,15 +91,15 @@ func (r *run) selectSubset(flags *subsetFlags) error {
 		return nil
 	}
 	if len(flags.in) != r.t.Rows {
-		return fmt.Errorf("internal error: %d research subset flags for %d records", len(flags.in), r.t.Rows)
+		return fault.Internalf("%d research subset flags for %d records", len(flags.in), r.t.Rows)
 	}
 	rows := flags.rows()
 	if len(rows) == 0 {
-		return schema.BadInput("%s: column %q: no record is in the research subset (privacy.subset): nothing to release", r.p.Input, flags.name)
+		return fault.BadInput("%s: column %q: no record is in the research subset (privacy.subset): nothing to release", r.p.Input, flags.name)
 	}
 	sub, err := r.t.Select(rows)
 	if err != nil {
-		return fmt.Errorf("internal error: %w", err)
+		return fault.Internalf("%w", err)
 	}
 	r.pop, r.subsetRows, r.t = r.t, rows, sub
 	for i, sc := range r.prot {
@@ -148,8 +148,8 @@ type subsetInput struct{ verify.Reader }
 
 func (s subsetInput) Read() ([]string, error) {
 	rec, err := s.Reader.Read()
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) && !errors.Is(err, schema.ErrBadInput) {
-		err = schema.BadInput("%w", err)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) && !errors.Is(err, fault.ErrBadInput) {
+		err = fault.BadInput("%w", err)
 	}
 	return rec, err
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/risk"
 	"sanitizer/schema"
@@ -192,7 +193,7 @@ func TestReleaseResearchSubset(t *testing.T) {
 	if _, err := Release(context.Background(), plainCfg, job.Options{Input: only, Output: plainOut}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: plainOut}); !errors.Is(err, schema.ErrUnattainable) {
+	if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: plainOut}); !errors.Is(err, fault.ErrUnattainable) {
 		t.Errorf("check of the subset released without δ-presence and k-map: %v, want it in breach", err)
 	}
 }
@@ -252,7 +253,7 @@ func TestReleaseSubsetBadFlags(t *testing.T) {
 			cfg, in, dir, _ := subsetFixture(t, privacy, tt.flag)
 			out := filepath.Join(dir, "out.csv")
 			_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), tt.want) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, want bad input with %q", err, tt.want)
 			}
 			if strings.Contains(err.Error(), "maybe") {

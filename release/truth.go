@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -76,7 +77,7 @@ func utilityQuasi(cfg *schema.Config, p *plan) ([]verify.Quasi, error) {
 		var err error
 		switch h := c.Hierarchy; {
 		case h == nil:
-			return nil, schema.BadInput("columns.%s.hierarchy: a quasi-identifier needs a hierarchy", c.Name)
+			return nil, fault.BadInput("columns.%s.hierarchy: a quasi-identifier needs a hierarchy", c.Name)
 		case h.File != "":
 			if q.Domain, err = p.Hier.Domain(h.File); err != nil {
 				return nil, cfg.Wrap(job.HierFileKey(c.Name), err)
@@ -92,7 +93,7 @@ func utilityQuasi(cfg *schema.Config, p *plan) ([]verify.Quasi, error) {
 				return nil, fmt.Errorf("columns.%s.hierarchy.date: %w", c.Name, err)
 			}
 		default:
-			return nil, schema.BadInput("columns.%s.hierarchy: no hierarchy", c.Name)
+			return nil, fault.BadInput("columns.%s.hierarchy: no hierarchy", c.Name)
 		}
 		out[j] = q
 	}
@@ -179,7 +180,7 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 	if sub := cfg.Privacy.Subset; sub != nil { // its flag last: the walk reads the subset only
 		pos := slices.IndexFunc(in.columns(), func(c checkedColumn) bool { return c.name == sub.Column })
 		if pos < 0 {
-			return 0, schema.BadInput("%s: privacy.subset.column: the input has no column %q", p.Input, sub.Column)
+			return 0, fault.BadInput("%s: privacy.subset.column: the input has no column %q", p.Input, sub.Column)
 		}
 		cols = append(cols, pos)
 	}

@@ -6,9 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
-	"sanitizer/schema"
 	"sanitizer/table"
 	"strings"
 	"testing"
@@ -225,7 +225,7 @@ func TestPassOnlyNeedsBinaryRelease(t *testing.T) {
 	cfg := loadConfigText(t, text+"privacy: {k: 2}\n")
 	out := filepath.Join(dir, "r.csv")
 	_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `"dec"`) || !strings.Contains(err.Error(), "Parquet or Arrow") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), `"dec"`) || !strings.Contains(err.Error(), "Parquet or Arrow") {
 		t.Errorf("a decimal into CSV: %v, want bad input naming the column", err)
 	}
 	if _, serr := os.Stat(out); !errors.Is(serr, os.ErrNotExist) {
@@ -233,7 +233,7 @@ func TestPassOnlyNeedsBinaryRelease(t *testing.T) {
 	}
 	cfg = loadConfigText(t, strings.Replace(text, "bin: {role: insensitive}", "bin: {role: quasi, hierarchy: {mask: {max: 2}}}", 1)+"privacy: {k: 2}\n")
 	_, err = Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "r.parquet")})
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `"bin"`) || !strings.Contains(err.Error(), "only be passed through") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), `"bin"`) || !strings.Contains(err.Error(), "only be passed through") {
 		t.Errorf("a binary quasi-identifier: %v, want bad input naming the column", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/job"
 	"sanitizer/report"
@@ -197,7 +198,7 @@ search: {algorithm: mondrian}
 	// A Mondrian release suppresses nothing, so Check rejects this one for the record
 	// it leaves out; it has measured the release by then.
 	m, err := Check(context.Background(), cfg, job.Options{Input: filepath.Join(dir, "in.csv"), Output: filepath.Join(dir, "release.csv")})
-	if !errors.Is(err, schema.ErrUnattainable) || !strings.Contains(err.Error(), "missing from a Mondrian release") || m == nil {
+	if !errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), "missing from a Mondrian release") || m == nil {
 		t.Fatalf("check: %v, want the record missing from a Mondrian release", err)
 	}
 	want := generalize.Metrics{Loss: 0.4, NCP: 0.45, NonUniformEntropy: 4*math.Log2(3) + 2*math.Log2(5) - 2, Discernibility: 13, CAvg: 1}

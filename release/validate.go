@@ -24,7 +24,7 @@ import (
 // hierarchy files', the release's and dp run's checks of the configuration), each
 // at its configuration line; when those pass, every error the input shows that
 // validateInput can collect, each at the line of the key it is about. Errors match
-// schema.ErrBadInput as the runs' own do.
+// fault.ErrBadInput as the runs' own do.
 func Validate(ctx context.Context, cfg *schema.Config, cfgErr error, opt job.Options) (*report.Validation, error) {
 	var errs schema.ErrorList
 	errs.Add(cfgErr)

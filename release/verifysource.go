@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"sanitizer/fault"
 	"sanitizer/internal/readfile"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -98,7 +99,7 @@ func openCheckedFile(path, format string, dialect schema.CSV, names []string, us
 	if format == "csv" {
 		f, err := verify.OpenCSV(path, dialect.Separator, dialect.Header, names)
 		if err != nil {
-			return nil, schema.BadInput("%w", err)
+			return nil, fault.BadInput("%w", err)
 		}
 		return checkedCSV{f}, nil
 	}
@@ -112,7 +113,7 @@ func openCheckedFile(path, format string, dialect schema.CSV, names []string, us
 		}
 		return checkedArrow{f, use}, nil
 	}
-	return nil, schema.BadInput("%s: unknown format %q", path, format)
+	return nil, fault.BadInput("%s: unknown format %q", path, format)
 }
 
 // regularFile refuses, as bad input naming it, a table file that is not a regular file
@@ -124,7 +125,7 @@ func regularFile(path string) error {
 		return nil
 	}
 	if err := readfile.Regular(path, st.Mode()); err != nil {
-		return schema.BadInput("%w", err)
+		return fault.BadInput("%w", err)
 	}
 	return nil
 }
@@ -163,7 +164,7 @@ type badCSV struct{ *verify.CSVRecords }
 func (r badCSV) Read() ([]string, error) {
 	rec, err := r.CSVRecords.Read()
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
-		err = schema.BadInput("%w", err)
+		err = fault.BadInput("%w", err)
 	}
 	return rec, err
 }
@@ -290,7 +291,7 @@ func (t *checkedParts) metadata() map[string]string { return t.parts[0].metadata
 // (its sanitize.* keys, all of them: the parameters Check compares and the others,
 // such as the configuration's digest and the time of writing), so that a part written
 // by another run, or with other parameters, cannot pass for one of the release's. A
-// part that differs is a violation (schema.ErrUnattainable) naming both parts and the
+// part that differs is a violation (fault.ErrUnattainable) naming both parts and the
 // key; the values are release parameters, never data.
 func (t *checkedParts) sameRelease() error {
 	first := releaseKeys(t.parts[0].metadata())
@@ -308,11 +309,11 @@ func (t *checkedParts) sameRelease() error {
 			b, inPart := meta[k]
 			switch {
 			case !inPart:
-				return schema.Unattainable("%s lacks the metadata key %s that %s records (%q): every part of a release records the same parameters", t.paths[i+1], k, t.paths[0], a)
+				return fault.Unattainable("%s lacks the metadata key %s that %s records (%q): every part of a release records the same parameters", t.paths[i+1], k, t.paths[0], a)
 			case !inFirst:
-				return schema.Unattainable("%s records the metadata key %s (%q) that %s lacks: every part of a release records the same parameters", t.paths[i+1], k, b, t.paths[0])
+				return fault.Unattainable("%s records the metadata key %s (%q) that %s lacks: every part of a release records the same parameters", t.paths[i+1], k, b, t.paths[0])
 			case a != b:
-				return schema.Unattainable("%s records %s %q, %s records %q: every part of a release records the same parameters", t.paths[i+1], k, b, t.paths[0], a)
+				return fault.Unattainable("%s records %s %q, %s records %q: every part of a release records the same parameters", t.paths[i+1], k, b, t.paths[0], a)
 			}
 		}
 	}

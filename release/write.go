@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"golang.org/x/sync/errgroup"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/internal/safe"
 	"sanitizer/schema"
@@ -203,7 +204,7 @@ func (r *recoder) passThrough(src table.Source, outFmt string) {
 func (r *recoder) passing() error {
 	for _, pos := range r.p.PassOnly {
 		if f := slices.Index(r.stream, pos); f < 0 || r.arrays == nil || !r.arrays[f] {
-			return fmt.Errorf("internal error: column %q of type %s is not passed through", r.p.Header[pos], r.p.ArrowTypes[pos])
+			return fault.Internalf("column %q of type %s is not passed through", r.p.Header[pos], r.p.ArrowTypes[pos])
 		}
 	}
 	return nil
@@ -255,7 +256,7 @@ func (r *recoder) passed(b *table.Batch, kept []int, asText []bool) ([]arrow.Arr
 			continue
 		}
 		if b.Arrays == nil || b.Arrays[f] == nil || b.Arrays[f].Len() != b.N {
-			return nil, fmt.Errorf("internal error: column %q: pass 2 gave no array", r.p.Header[r.p.Kept[j]])
+			return nil, fault.Internalf("column %q: pass 2 gave no array", r.p.Header[r.p.Kept[j]])
 		}
 		var a arrow.Array
 		var err error
@@ -407,7 +408,7 @@ func (r *recoder) quasiColumn(out *table.Rows, j int, b *table.Batch, kept []int
 	xs = pick(xs, kept)
 	if r.keyed {
 		if slices.ContainsFunc(xs, func(x int32) bool { return x < 0 }) {
-			return fmt.Errorf("internal error: column %q: a published record's label is not in the dictionary", r.p.Header[r.p.Kept[j]])
+			return fault.Internalf("column %q: a published record's label is not in the dictionary", r.p.Header[r.p.Kept[j]])
 		}
 		out.Keys[j] = xs
 		return nil
@@ -473,7 +474,7 @@ func (r *recoder) textColumn(out *table.Rows, j int, b *table.Batch, kept []int)
 		}
 		if r.p.TextIn {
 			if err := table.CheckType(conf, v); err != nil {
-				return r.p.Config.Wrap("columns."+name+".type", schema.BadInput("%s: column %q: %w", r.p.At(row), name, err))
+				return r.p.Config.Wrap("columns."+name+".type", fault.BadInput("%s: column %q: %w", r.p.At(row), name, err))
 			}
 		}
 		if h := r.listed[pos]; h != nil {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"sanitizer/fault"
 )
 
 // TestDatasetName: a dataset name that another name could look the same as (spaces at
@@ -41,7 +43,7 @@ func TestDatasetName(t *testing.T) {
 			}
 			conf := "dataset: " + strconv.QuoteToASCII(tt.name) + "\ncolumns:\n  a: {role: insensitive}\n"
 			_, err = Parse([]byte(conf), "c.yaml", "/cfg")
-			if !errors.Is(err, ErrBadInput) || !strings.HasPrefix(err.Error(), "c.yaml:1: dataset: ") || !strings.Contains(err.Error(), tt.want) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.HasPrefix(err.Error(), "c.yaml:1: dataset: ") || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Parse: %v, want bad input naming c.yaml:1: dataset", err)
 			}
 		})

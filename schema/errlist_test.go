@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"sanitizer/fault"
 )
 
 // TestParseReportsEveryMistake: a configuration with several independent mistakes
@@ -93,7 +95,7 @@ privacy: {k: 2, l-diversity: {column: a, variant: distinct, l: 2}, suppression: 
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, err := Parse([]byte(tt.src), "m.yaml", "")
-			if cfg != nil || !errors.Is(err, ErrBadInput) {
+			if cfg != nil || !errors.Is(err, fault.ErrBadInput) {
 				t.Fatalf("Parse = %v, %v; want bad input", cfg, err)
 			}
 			got := strings.Split(err.Error(), "\n")
@@ -132,7 +134,7 @@ func TestErrorListCap(t *testing.T) {
 		}
 	}
 	var list *ErrorList
-	if !errors.As(err, &list) || list.Len() != n || !errors.Is(err, ErrBadInput) {
+	if !errors.As(err, &list) || list.Len() != n || !errors.Is(err, fault.ErrBadInput) {
 		t.Errorf("%T holds %v errors, want an ErrorList of %d bad inputs", err, list, n)
 	}
 }
@@ -144,12 +146,12 @@ func TestErrorListOrder(t *testing.T) {
 	if l.Err() != nil {
 		t.Fatal("an empty list is an error")
 	}
-	l.Add(BadInput("no line 1"))
-	l.Add(&positioned{9, BadInput("f:9: b")})
+	l.Add(fault.BadInput("no line 1"))
+	l.Add(&positioned{9, fault.BadInput("f:9: b")})
 	var inner ErrorList
-	inner.Add(&positioned{3, BadInput("f:3: a")})
-	inner.Add(BadInput("no line 2"))
-	inner.Add(&positioned{9, BadInput("f:9: c")})
+	inner.Add(&positioned{3, fault.BadInput("f:3: a")})
+	inner.Add(fault.BadInput("no line 2"))
+	inner.Add(&positioned{9, fault.BadInput("f:9: c")})
 	l.Add(inner.Err())
 	l.Add(nil)
 	want := "f:3: a\nf:9: b\nf:9: c\nno line 1\nno line 2"
@@ -197,11 +199,11 @@ privacy:
 		}
 	}
 	err = cfg.Errorf("columns.age.type", "holds %s", "text")
-	if !errors.Is(err, ErrBadInput) || err.Error() != "w.yaml:4: columns.age.type: holds text" {
+	if !errors.Is(err, fault.ErrBadInput) || err.Error() != "w.yaml:4: columns.age.type: holds text" {
 		t.Errorf("Errorf = %v", err)
 	}
 	internal := errors.New("internal")
-	if err := cfg.Wrap("columns.sex.hierarchy.file", internal); !errors.Is(err, internal) || errors.Is(err, ErrBadInput) {
+	if err := cfg.Wrap("columns.sex.hierarchy.file", internal); !errors.Is(err, internal) || errors.Is(err, fault.ErrBadInput) {
 		t.Errorf("Wrap changed the kind of %v", err)
 	}
 	var none Config

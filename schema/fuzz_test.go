@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"sanitizer/fault"
 )
 
 // FuzzParse checks that Parse never panics, that every error it returns is bad input
@@ -37,8 +39,8 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse(data, "fuzz.yaml", "/cfg")
 		if err != nil {
-			if !errors.Is(err, ErrBadInput) {
-				t.Fatalf("error %q does not match ErrBadInput", err)
+			if !errors.Is(err, fault.ErrBadInput) {
+				t.Fatalf("error %q does not match fault.ErrBadInput", err)
 			}
 			checkErrorLines(t, err)
 			if cfg != nil {

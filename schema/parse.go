@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"sanitizer/fault"
 	"sanitizer/internal/readfile"
 )
 
@@ -28,14 +29,14 @@ import (
 func Load(path string) (*Config, error) {
 	data, err := readfile.Read(path, MaxConfigBytes)
 	if err != nil {
-		return nil, BadInput("reading configuration: %w", err)
+		return nil, fault.BadInput("reading configuration: %w", err)
 	}
 	return Parse(data, path, filepath.Dir(path))
 }
 
 // Parse decodes and validates configuration bytes, filling in defaults. name identifies
 // the configuration in error messages and is stored in Config.File; relative paths in
-// the configuration are resolved against dir. The error matches ErrBadInput and reads
+// the configuration are resolved against dir. The error matches fault.ErrBadInput and reads
 // "name:line: key.path: message"; when the configuration holds several independent
 // mistakes it is an *ErrorList of all of them, one a line, in the order of their lines.
 func Parse(data []byte, name, dir string) (*Config, error) {
@@ -52,7 +53,7 @@ func Parse(data []byte, name, dir string) (*Config, error) {
 func LoadDraft(path string) (*Config, error) {
 	data, err := readfile.Read(path, MaxConfigBytes)
 	if err != nil {
-		return nil, BadInput("reading configuration: %w", err)
+		return nil, fault.BadInput("reading configuration: %w", err)
 	}
 	return ParseDraft(data, path, filepath.Dir(path))
 }
@@ -90,19 +91,19 @@ func decodeYAML(data []byte, label string) (root *yaml.Node, err error) {
 		// The decoder is third-party code run on user input: a panic in it is
 		// reported as bad input rather than crashing the run.
 		if r := recover(); r != nil {
-			root, err = nil, BadInput("%s: cannot decode YAML: %v", label, r)
+			root, err = nil, fault.BadInput("%s: cannot decode YAML: %v", label, r)
 		}
 	}()
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	switch err := dec.Decode(&doc); {
 	case errors.Is(err, io.EOF):
-		return nil, BadInput("%s:1: the configuration is empty", label)
+		return nil, fault.BadInput("%s:1: the configuration is empty", label)
 	case err != nil:
 		return nil, syntaxError(label, err)
 	}
 	if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
-		return nil, BadInput("%s:%d: the configuration is empty", label, max(doc.Line, 1))
+		return nil, fault.BadInput("%s:%d: the configuration is empty", label, max(doc.Line, 1))
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
@@ -110,7 +111,7 @@ func decodeYAML(data []byte, label string) (root *yaml.Node, err error) {
 	case err != nil:
 		return nil, syntaxError(label, err)
 	default:
-		return nil, BadInput("%s:%d: only one YAML document is allowed", label, next.Line)
+		return nil, fault.BadInput("%s:%d: only one YAML document is allowed", label, next.Line)
 	}
 	return doc.Content[0], nil
 }
@@ -119,9 +120,9 @@ func decodeYAML(data []byte, label string) (root *yaml.Node, err error) {
 func syntaxError(label string, err error) error {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		return BadInput("%s:%s: syntax error: %s", label, m[1], msg[len(m[0]):])
+		return fault.BadInput("%s:%s: syntax error: %s", label, m[1], msg[len(m[0]):])
 	}
-	return BadInput("%s: syntax error: %s", label, strings.TrimPrefix(msg, "yaml: "))
+	return fault.BadInput("%s: syntax error: %s", label, strings.TrimPrefix(msg, "yaml: "))
 }
 
 // parser walks the YAML node tree of one configuration. It reports an error by
@@ -154,9 +155,9 @@ func (p *parser) note(err error) bool {
 func (p *parser) errorf(n *yaml.Node, path, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if path == "" {
-		return &positioned{n.Line, BadInput("%s:%d: %s", p.file, n.Line, msg)}
+		return &positioned{n.Line, fault.BadInput("%s:%d: %s", p.file, n.Line, msg)}
 	}
-	return &positioned{n.Line, BadInput("%s:%d: %s: %s", p.file, n.Line, path, msg)}
+	return &positioned{n.Line, fault.BadInput("%s:%d: %s: %s", p.file, n.Line, path, msg)}
 }
 
 // expected reports that the value at path is not of the wanted kind.
@@ -671,7 +672,7 @@ func (p *parser) dataset(v *yaml.Node, at string) (string, error) {
 		return "", err
 	}
 	if err := CheckDatasetName(name); err != nil {
-		return "", &positioned{v.Line, BadInput("%s:%d: %s: %w", p.file, v.Line, at, err)}
+		return "", &positioned{v.Line, fault.BadInput("%s:%d: %s: %w", p.file, v.Line, at, err)}
 	}
 	return name, nil
 }

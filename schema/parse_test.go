@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"sanitizer/fault"
 )
 
 func TestParseExample(t *testing.T) {
@@ -303,7 +305,7 @@ func TestLoad(t *testing.T) {
 	}
 
 	_, err = Load(filepath.Join(dir, "missing.yaml"))
-	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "missing.yaml") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("Load(missing) = %v, want a bad-input error naming the file", err)
 	}
 }
@@ -593,8 +595,8 @@ func TestParseErrors(t *testing.T) {
 			if cfg != nil {
 				t.Errorf("Parse returned a configuration with the error %v", err)
 			}
-			if !errors.Is(err, ErrBadInput) {
-				t.Errorf("error %q does not match ErrBadInput", err)
+			if !errors.Is(err, fault.ErrBadInput) {
+				t.Errorf("error %q does not match fault.ErrBadInput", err)
 			}
 			prefix := fmt.Sprintf("test.yaml:%d: ", tt.line)
 			if tt.path != "" {
@@ -615,7 +617,7 @@ func TestParseErrors(t *testing.T) {
 // TestParseNoName checks the messages of a configuration parsed without a name.
 func TestParseNoName(t *testing.T) {
 	_, err := Parse([]byte("columns: {}\n"), "", "")
-	if !errors.Is(err, ErrBadInput) || !strings.HasPrefix(err.Error(), "configuration:1: columns: ") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.HasPrefix(err.Error(), "configuration:1: columns: ") {
 		t.Errorf("error %v", err)
 	}
 }
@@ -624,7 +626,7 @@ func TestParseNoName(t *testing.T) {
 func TestParseSyntaxWithoutLine(t *testing.T) {
 	for _, src := range []string{"columns: *nope\n", "\t columns: 1\n"} {
 		_, err := Parse([]byte(src), "test.yaml", "")
-		if !errors.Is(err, ErrBadInput) || !strings.HasPrefix(err.Error(), "test.yaml") || !strings.Contains(err.Error(), "syntax error") {
+		if !errors.Is(err, fault.ErrBadInput) || !strings.HasPrefix(err.Error(), "test.yaml") || !strings.Contains(err.Error(), "syntax error") {
 			t.Errorf("Parse(%q) = %v, want a bad-input syntax error naming the file", src, err)
 		}
 	}

@@ -3,6 +3,8 @@ package schema
 import (
 	"fmt"
 	"strings"
+
+	"sanitizer/fault"
 )
 
 // Where is the place of the configuration key at path, for messages: "FILE:LINE: path",
@@ -32,7 +34,7 @@ func (c *Config) line(path string) int {
 
 // Errorf returns bad input "FILE:LINE: path: message" about the key at path.
 func (c *Config) Errorf(path, format string, a ...any) error {
-	return c.Wrap(path, BadInput(format, a...))
+	return c.Wrap(path, fault.BadInput(format, a...))
 }
 
 // Wrap returns err placed at the configuration key path ("FILE:LINE: path: " and err's

@@ -22,6 +22,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"sanitizer/fault"
 	"sanitizer/schema"
 )
 
@@ -73,7 +74,7 @@ func openArrow(path string, stream bool) (*arrowSource, error) {
 func openArrowMem(path string, stream bool, mem memory.Allocator, slack int64) (src *arrowSource, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, schema.BadInput("input: %w", err)
+		return nil, fault.BadInput("input: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -85,7 +86,7 @@ func openArrowMem(path string, stream bool, mem memory.Allocator, slack int64) (
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if s.id.size == 0 {
-		return nil, schema.BadInput("%s: empty file: not an %s", path, s.kind())
+		return nil, fault.BadInput("%s: empty file: not an %s", path, s.kind())
 	}
 	if err := s.checkMagic(); err != nil {
 		return nil, err
@@ -110,7 +111,7 @@ func openArrowMem(path string, stream bool, mem memory.Allocator, slack int64) (
 	seen := map[string]int{}
 	for i, f := range s.schema.Fields() {
 		if j, dup := seen[f.Name]; dup {
-			return nil, schema.BadInput("%s: columns %d and %d have the same name %q", path, j+1, i+1, f.Name)
+			return nil, fault.BadInput("%s: columns %d and %d have the same name %q", path, j+1, i+1, f.Name)
 		}
 		seen[f.Name] = i
 		s.cols = append(s.cols, arrowColumn(f))
@@ -134,12 +135,12 @@ func (s *arrowSource) checkMagic() error {
 	isFile := n == len(head) && bytes.Equal(head, arrowMagic)
 	switch {
 	case s.isStream && isFile:
-		return schema.BadInput("%s: this is an Arrow IPC file, not an Arrow IPC stream (set the format to arrow)", s.path)
+		return fault.BadInput("%s: this is an Arrow IPC file, not an Arrow IPC stream (set the format to arrow)", s.path)
 	case !s.isStream && !isFile:
 		if n >= 4 && binary.LittleEndian.Uint32(head) == 0xFFFFFFFF {
-			return schema.BadInput("%s: this looks like an Arrow IPC stream, not an Arrow IPC file (set the format to arrows)", s.path)
+			return fault.BadInput("%s: this looks like an Arrow IPC stream, not an Arrow IPC file (set the format to arrows)", s.path)
 		}
-		return schema.BadInput("%s: not an Arrow IPC file (it does not start with the Arrow magic)", s.path)
+		return fault.BadInput("%s: not an Arrow IPC file (it does not start with the Arrow magic)", s.path)
 	}
 	return nil
 }
@@ -148,9 +149,9 @@ func (s *arrowSource) checkMagic() error {
 // one is at fault. Library messages give positions and lengths, never values.
 func (s *arrowSource) corrupt(col string, err error) error {
 	if col != "" {
-		return schema.BadInput("%s: column %q: not a readable %s (truncated or corrupt): %v", s.path, col, s.kind(), err)
+		return fault.BadInput("%s: column %q: not a readable %s (truncated or corrupt): %v", s.path, col, s.kind(), err)
 	}
-	return schema.BadInput("%s: not a readable %s (truncated or corrupt): %v", s.path, s.kind(), err)
+	return fault.BadInput("%s: not a readable %s (truncated or corrupt): %v", s.path, s.kind(), err)
 }
 
 // start opens a reader at the first record batch: the file format's reader once (it is
@@ -275,7 +276,7 @@ func passOnly(t arrow.DataType) bool {
 // readable checks that column c can be read: as text, or as an array when asArray.
 func readable(path string, c Column, asArray bool) error {
 	if c.Unsupported != "" && !(c.PassOnly && asArray) {
-		return schema.BadInput("%s: column %q: values of type %s cannot be read", path, c.Name, c.Unsupported)
+		return fault.BadInput("%s: column %q: values of type %s cannot be read", path, c.Name, c.Unsupported)
 	}
 	return nil
 }
@@ -931,7 +932,7 @@ func arrowAppend(b array.Builder, c OutColumn, v string) error {
 	case *array.Date64Builder:
 		b.Append(arrow.Date64(x.I * 86400000))
 	default:
-		return fmt.Errorf("internal error: %s values written as %s", c.Type, b.Type())
+		return fault.Internalf("%s values written as %s", c.Type, b.Type())
 	}
 	return nil
 }

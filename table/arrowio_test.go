@@ -19,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/schema"
 )
@@ -398,7 +399,7 @@ func TestArrowReadTypes(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = arrowCollect(src, []int{0, 7})
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `"list"`) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), `"list"`) {
 				t.Errorf("projecting a list: %v", err)
 			}
 			// Close releases everything, the file reader's dictionary memo included
@@ -545,7 +546,7 @@ func wantArrowBadInput(t testing.TB, err error, path string) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), path) {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("error %q: want a bad-input error naming %s", err, path)
 	}
 }
@@ -639,7 +640,7 @@ func TestArrowCorruptBytes(t *testing.T) {
 				}
 				if err := readArrowFile(path, format.stream); err != nil {
 					failed++
-					if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), path) {
+					if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), path) {
 						t.Fatalf("byte %d: error %q", i, err)
 					}
 				}

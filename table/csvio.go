@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"golang.org/x/sync/errgroup"
 
+	"sanitizer/fault"
 	"sanitizer/internal/safe"
 	"sanitizer/schema"
 )
@@ -68,7 +69,7 @@ func OpenCSV(path string, dialect schema.CSV, names []string) (*csvSource, error
 func openCSVBlocks(path string, dialect schema.CSV, names []string, block int) (*csvSource, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, schema.BadInput("input: %w", err)
+		return nil, fault.BadInput("input: %w", err)
 	}
 	s := &csvSource{path: path, dialect: dialect, names: names, file: f, block: block}
 	if err := s.start(); err != nil {
@@ -100,10 +101,10 @@ func (s *csvSource) start() error {
 	for i, name := range s.header {
 		// Positions only: a file without a header row would put data here.
 		if j, dup := seen[name]; dup {
-			return schema.BadInput("%s: header: columns %d and %d have the same name", s.path, j+1, i+1)
+			return fault.BadInput("%s: header: columns %d and %d have the same name", s.path, j+1, i+1)
 		}
 		if name == "" {
-			return schema.BadInput("%s: header: column %d has no name", s.path, i+1)
+			return fault.BadInput("%s: header: column %d has no name", s.path, i+1)
 		}
 		seen[name] = i
 	}
@@ -117,7 +118,7 @@ func (s *csvSource) readHeader() ([]string, error) {
 	for {
 		block, err := s.split.next()
 		if errors.Is(err, io.EOF) {
-			return nil, schema.BadInput("%s: empty file: no header row", s.path)
+			return nil, fault.BadInput("%s: empty file: no header row", s.path)
 		}
 		if err != nil {
 			return nil, s.wrap(err, 0)
@@ -211,7 +212,7 @@ func Checksums(src Source) []uint32 {
 
 // ChangedError is the error for an input that changed between the two passes.
 func ChangedError(path string) error {
-	return schema.BadInput("%s: the input changed while it was being released", path)
+	return fault.BadInput("%s: the input changed while it was being released", path)
 }
 
 func (s *csvSource) Close() error { return s.file.Close() }
@@ -220,9 +221,9 @@ func (s *csvSource) Close() error { return s.file.Close() }
 // known) into a bad-input error naming the file and the record.
 func (s *csvSource) wrap(err error, line int) error {
 	if errors.Is(err, csv.ErrQuote) || errors.Is(err, csv.ErrBareQuote) || errors.Is(err, csv.ErrFieldCount) {
-		return schema.BadInput("%s: row %d (line %d): malformed CSV: %v", s.path, s.read+1, line, err)
+		return fault.BadInput("%s: row %d (line %d): malformed CSV: %v", s.path, s.read+1, line, err)
 	}
-	return schema.BadInput("%s: row %d: %w", s.path, s.read+1, err)
+	return fault.BadInput("%s: row %d: %w", s.path, s.read+1, err)
 }
 
 // csvJob is one block of records, parsed by a worker.
@@ -351,7 +352,7 @@ func (s *csvSink) Write(fields []string, nulls []bool, n int) error {
 // Prepare at once.
 func (s *csvSink) Prepare(r *Rows) (any, error) {
 	if slices.ContainsFunc(r.Arrays, func(a arrow.Array) bool { return a != nil }) {
-		return nil, errors.New("internal error: the CSV sink takes text, not arrays")
+		return nil, fault.Internalf("the CSV sink takes text, not arrays")
 	}
 	w := len(s.cols)
 	out := make([]byte, 0, r.N*16*w)

@@ -1,11 +1,11 @@
 package table
 
 import (
-	"fmt"
-
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"sanitizer/fault"
 )
 
 // ReleasedType is the type a Parquet or Arrow release writes a kept column of input
@@ -26,7 +26,7 @@ func ReleasedType(t arrow.DataType) arrow.DataType {
 func Undictionary(a arrow.Array, rows []int) (arrow.Array, error) {
 	d, ok := a.(*array.Dictionary)
 	if !ok {
-		return nil, fmt.Errorf("internal error: a %s array where a dictionary array was expected", a.DataType())
+		return nil, fault.Internalf("a %s array where a dictionary array was expected", a.DataType())
 	}
 	switch dict := d.Dictionary().(type) {
 	case *array.String:
@@ -40,7 +40,7 @@ func Undictionary(a arrow.Array, rows []int) (arrow.Array, error) {
 		appendDictionaryValues(b, d, dict, rows)
 		return b.NewArray(), nil
 	}
-	return nil, fmt.Errorf("internal error: a dictionary of %s values", d.Dictionary().DataType())
+	return nil, fault.Internalf("a dictionary of %s values", d.Dictionary().DataType())
 }
 
 // appendDictionaryValues appends to b the values of d at rows (nil: every row), whose

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/schema"
 )
 
@@ -31,7 +32,7 @@ func FuzzReadCSV(f *testing.F) {
 		}
 		src, err := OpenCSV(path, schema.CSV{Separator: ',', Header: header}, []string{"a", "b"})
 		if err != nil {
-			if !errors.Is(err, schema.ErrBadInput) {
+			if !errors.Is(err, fault.ErrBadInput) {
 				t.Fatalf("open: %v does not match ErrBadInput", err)
 			}
 			return
@@ -51,7 +52,7 @@ func FuzzReadCSV(f *testing.F) {
 			}
 			rows += b.N
 		}
-		if err := <-done; err != nil && !errors.Is(err, schema.ErrBadInput) {
+		if err := <-done; err != nil && !errors.Is(err, fault.ErrBadInput) {
 			t.Fatalf("stream: %v does not match ErrBadInput", err)
 		}
 	})

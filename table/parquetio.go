@@ -16,7 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // parquetSource reads a Parquet file with the Arrow project's Parquet reader
@@ -47,7 +47,7 @@ type parquetSource struct {
 func openParquet(path string) (src *parquetSource, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, schema.BadInput("input: %w", err)
+		return nil, fault.BadInput("input: %w", err)
 	}
 	s := &parquetSource{fileSource: fileSource{path: path, file: f}}
 	defer func() {
@@ -81,7 +81,7 @@ func openParquet(path string) (src *parquetSource, err error) {
 	seen := map[string]int{}
 	for i, fld := range sch.Fields() {
 		if j, dup := seen[fld.Name]; dup {
-			return nil, schema.BadInput("%s: columns %d and %d have the same name %q", path, j+1, i+1, fld.Name)
+			return nil, fault.BadInput("%s: columns %d and %d have the same name %q", path, j+1, i+1, fld.Name)
 		}
 		seen[fld.Name] = i
 		c := arrowColumn(fld)
@@ -188,9 +188,9 @@ func (s *parquetSource) corrupt(col string, err error) error {
 		err = tooLarge
 	}
 	if col != "" {
-		return schema.BadInput("%s: column %q: not a readable Parquet file (truncated or corrupt): %v", s.path, col, err)
+		return fault.BadInput("%s: column %q: not a readable Parquet file (truncated or corrupt): %v", s.path, col, err)
 	}
-	return schema.BadInput("%s: not a readable Parquet file (truncated or corrupt): %v", s.path, err)
+	return fault.BadInput("%s: not a readable Parquet file (truncated or corrupt): %v", s.path, err)
 }
 
 func (s *parquetSource) Columns() []Column { return s.cols }

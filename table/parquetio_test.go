@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/schema"
 )
@@ -242,7 +243,7 @@ func TestParquetForeignTypes(t *testing.T) {
 	if err := src.Rewind(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readAll(t, src, []int{7}); err == nil || !strings.Contains(err.Error(), `"list"`) || !errors.Is(err, schema.ErrBadInput) {
+	if _, err := readAll(t, src, []int{7}); err == nil || !strings.Contains(err.Error(), `"list"`) || !errors.Is(err, fault.ErrBadInput) {
 		t.Errorf("reading the list column: %v", err)
 	}
 }
@@ -317,7 +318,7 @@ func TestParquetBadFiles(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), path) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), path) {
 				t.Errorf("error %q does not name %s or is not bad input", err, path)
 			}
 		})
@@ -373,7 +374,7 @@ func FuzzReadParquet(f *testing.F) {
 		}
 		src, err := openParquet(path)
 		if err != nil {
-			if !errors.Is(err, schema.ErrBadInput) {
+			if !errors.Is(err, fault.ErrBadInput) {
 				t.Fatalf("error is not bad input: %v", err)
 			}
 			return
@@ -389,7 +390,7 @@ func FuzzReadParquet(f *testing.F) {
 			}
 		}
 		text, err := readAll(t, src, cols)
-		if err != nil && !errors.Is(err, schema.ErrBadInput) {
+		if err != nil && !errors.Is(err, fault.ErrBadInput) {
 			t.Fatalf("error is not bad input: %v", err)
 		}
 		// The same columns as keys where they have them: the same values, or bad input.
@@ -398,14 +399,14 @@ func FuzzReadParquet(f *testing.F) {
 			keyed[j] = AsKey
 		}
 		if err := src.Rewind(); err != nil {
-			if !errors.Is(err, schema.ErrBadInput) {
+			if !errors.Is(err, fault.ErrBadInput) {
 				t.Fatalf("error is not bad input: %v", err)
 			}
 			return
 		}
 		keys, kerr := readAllAs(t, src, cols, keyed)
 		switch {
-		case kerr != nil && !errors.Is(kerr, schema.ErrBadInput):
+		case kerr != nil && !errors.Is(kerr, fault.ErrBadInput):
 			t.Fatalf("error is not bad input: %v", kerr)
 		case (err == nil) != (kerr == nil):
 			t.Fatalf("read as text: %v; as keys: %v", err, kerr)
@@ -423,12 +424,12 @@ func FuzzReadParquet(f *testing.F) {
 			return
 		}
 		if err := src.Rewind(); err != nil {
-			if !errors.Is(err, schema.ErrBadInput) {
+			if !errors.Is(err, fault.ErrBadInput) {
 				t.Fatalf("error is not bad input: %v", err)
 			}
 			return
 		}
-		if _, err := readAll(t, src, direct); err != nil && !errors.Is(err, schema.ErrBadInput) {
+		if _, err := readAll(t, src, direct); err != nil && !errors.Is(err, fault.ErrBadInput) {
 			t.Fatalf("error is not bad input: %v", err)
 		}
 	})

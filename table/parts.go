@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"sanitizer/fault"
 	"sanitizer/schema"
 )
 
@@ -56,23 +57,23 @@ func PartPaths(path string) ([]string, error) {
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return nil, schema.BadInput("input: %s: %w", name, err)
+			return nil, fault.BadInput("input: %s: %w", name, err)
 		case st.IsDir():
 			continue // a sub-folder is not read
 		case !st.Mode().IsRegular():
-			return nil, schema.BadInput("input: %s is not a regular file (%s): a part must be one", name, st.Mode().Type())
+			return nil, fault.BadInput("input: %s is not a regular file (%s): a part must be one", name, st.Mode().Type())
 		}
 		k := fileKey{st.Size(), st.ModTime().UnixNano()}
 		for _, other := range seen[k] {
 			if ot, err := os.Stat(other); err == nil && os.SameFile(st, ot) {
-				return nil, schema.BadInput("input: %s and %s are the same file: a part is read once", other, name)
+				return nil, fault.BadInput("input: %s and %s are the same file: a part is read once", other, name)
 			}
 		}
 		seen[k] = append(seen[k], name)
 		parts = append(parts, name)
 	}
 	if len(parts) == 0 {
-		return nil, schema.BadInput("input: %s names no table files", path)
+		return nil, fault.BadInput("input: %s names no table files", path)
 	}
 	sort.Strings(parts)
 	return parts, nil
@@ -88,13 +89,13 @@ func partNames(path string) ([]string, error) {
 	if isPattern(path) {
 		matches, err := filepath.Glob(path)
 		if err != nil {
-			return nil, schema.BadInput("input: %s: %w", path, err)
+			return nil, fault.BadInput("input: %s: %w", path, err)
 		}
 		return matches, nil
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		return nil, schema.BadInput("input: %w", err)
+		return nil, fault.BadInput("input: %w", err)
 	}
 	var names []string
 	for _, e := range entries {
@@ -180,7 +181,7 @@ func InputFormat(path string, io schema.IO) (string, error) {
 			return "", err
 		}
 		if format != "" && f != format {
-			return "", schema.BadInput("input: %s is %s, %s is %s: the parts of a table share one format", parts[0], format, part, f)
+			return "", fault.BadInput("input: %s is %s, %s is %s: the parts of a table share one format", parts[0], format, part, f)
 		}
 		format = f
 	}
@@ -216,7 +217,7 @@ func openParts(path, format string, dialect schema.CSV, names []string) (_ *part
 		}
 		s.parts = append(s.parts, src)
 		if !sameColumns(s.parts[0].Columns(), src.Columns()) {
-			return nil, schema.BadInput("input: %s: its columns or their types differ from those of %s", p, paths[0])
+			return nil, fault.BadInput("input: %s: its columns or their types differ from those of %s", p, paths[0])
 		}
 	}
 	return s, nil
@@ -327,7 +328,7 @@ func (s offsetSource) StreamAs(ctx context.Context, cols []int, as []Form, out c
 // their records numbered from base, and leaves out open.
 func relay(ctx context.Context, src Source, cols []int, as []Form, base int, out chan<- *Batch) error {
 	if _, ok := src.(FormSource); !ok && slices.Contains(as, AsArray) {
-		return fmt.Errorf("internal error: %T gives no arrays", src)
+		return fault.Internalf("%T gives no arrays", src)
 	}
 	in := make(chan *Batch, 2)
 	errc := make(chan error, 1)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/schema"
 )
 
@@ -65,7 +66,7 @@ func TestPartsFolderAndPatternAgree(t *testing.T) {
 				src, openErr := Open(in, "csv", schema.CSV{Separator: ',', Header: true}, nil)
 				if c.rows == 0 {
 					for _, err := range []error{err, openErr} {
-						if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), third) {
+						if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), third) {
 							t.Errorf("%s: %v, want bad input naming %s", in, err, third)
 						}
 					}

@@ -8,6 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"sanitizer/fault"
 )
 
 // recordBuilder makes Arrow record batches of a table's columns for the Parquet and
@@ -102,9 +104,9 @@ func (rb *recordBuilder) build(r *Rows) (arrow.RecordBatch, error) {
 func passedColumn(c OutColumn, a arrow.Array, n int) (arrow.Array, error) {
 	switch {
 	case a.Len() != n:
-		return nil, fmt.Errorf("internal error: an array of %d values for %d records", a.Len(), n)
+		return nil, fault.Internalf("an array of %d values for %d records", a.Len(), n)
 	case !arrow.TypeEqual(a.DataType(), c.arrowType()):
-		return nil, fmt.Errorf("internal error: an array of %s for a column of %s", a.DataType(), c.arrowType())
+		return nil, fault.Internalf("an array of %s for a column of %s", a.DataType(), c.arrowType())
 	case a.NullN() > 0 && !c.Nullable:
 		return nil, errors.New("a null in a column that is not nullable")
 	}
@@ -115,12 +117,12 @@ func passedColumn(c OutColumn, a arrow.Array, n int) (arrow.Array, error) {
 // dictColumn is column j of r as a dictionary array over the column's labels.
 func (rb *recordBuilder) dictColumn(j int, r *Rows) (arrow.Array, error) {
 	if r.Keys == nil || r.Keys[j] == nil || len(r.Keys[j]) != r.N {
-		return nil, errors.New("internal error: a dictionary column given without its keys")
+		return nil, fault.Internalf("a dictionary column given without its keys")
 	}
 	size := int32(rb.dicts[j].Len())
 	for _, x := range r.Keys[j] {
 		if x < 0 || x >= size {
-			return nil, fmt.Errorf("internal error: dictionary index %d of %d", x, size)
+			return nil, fault.Internalf("dictionary index %d of %d", x, size)
 		}
 	}
 	data := array.NewData(arrow.PrimitiveTypes.Int32, r.N, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(r.Keys[j]))}, nil, 0, 0)
@@ -143,14 +145,14 @@ func (c OutColumn) arrowType() arrow.DataType {
 func (rb *recordBuilder) labelColumn(j int, r *Rows) (arrow.Array, error) {
 	labels := rb.cols[j].Dict
 	if r.Keys == nil || r.Keys[j] == nil || len(r.Keys[j]) != r.N {
-		return nil, errors.New("internal error: a dictionary column given without its keys")
+		return nil, fault.Internalf("a dictionary column given without its keys")
 	}
 	b := array.NewStringBuilder(rb.mem)
 	defer b.Release()
 	b.Reserve(r.N)
 	for _, x := range r.Keys[j] {
 		if x < 0 || int(x) >= len(labels) {
-			return nil, fmt.Errorf("internal error: dictionary index %d of %d", x, len(labels))
+			return nil, fault.Internalf("dictionary index %d of %d", x, len(labels))
 		}
 		b.Append(labels[x])
 	}

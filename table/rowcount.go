@@ -7,7 +7,7 @@ import (
 	"math"
 	"os"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // RecordsAtMost bounds the records of one table file without reading them: a Parquet
@@ -22,7 +22,7 @@ func RecordsAtMost(path, format string, minRecord int64) (n int64, known bool, e
 	case "csv":
 		st, err := os.Stat(path)
 		if err != nil {
-			return 0, false, schema.BadInput("input: %w", err)
+			return 0, false, fault.BadInput("input: %w", err)
 		}
 		// n records of at least minRecord bytes, all but the last one's line end
 		// given: n·minRecord − 1 ≤ size.
@@ -48,7 +48,7 @@ func RecordsAtMost(path, format string, minRecord int64) (n int64, known bool, e
 	case "arrows":
 		return 0, false, nil
 	}
-	return 0, false, schema.BadInput("%s: unknown format %q", path, format)
+	return 0, false, fault.BadInput("%s: unknown format %q", path, format)
 }
 
 // batchRows is the records of an Arrow IPC file: the lengths of its record batches,

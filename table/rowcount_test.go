@@ -13,8 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
-	"sanitizer/schema"
 )
 
 // TestRecordsAtMost: a Parquet file's and an Arrow IPC file's records are counted
@@ -105,7 +105,7 @@ func TestRecordsAtMost(t *testing.T) {
 	binary.LittleEndian.PutUint64(footer[start:], uint64(len(raw)))
 	bad := filepath.Join(dir, "bad.arrow")
 	os.WriteFile(bad, raw, 0o600)
-	if _, _, err := RecordsAtMost(bad, "arrow", 1); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "record batch 0") {
+	if _, _, err := RecordsAtMost(bad, "arrow", 1); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "record batch 0") {
 		t.Errorf("a corrupt Arrow IPC file: %v", err)
 	}
 }

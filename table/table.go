@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"sanitizer/fault"
 	"sanitizer/internal/readfile"
 	"sanitizer/schema"
 )
@@ -151,7 +152,7 @@ func StreamAs(ctx context.Context, src Source, cols []int, as []Form, out chan<-
 	}
 	if slices.Contains(as, AsArray) {
 		close(out)
-		return fmt.Errorf("internal error: %T gives no arrays", src)
+		return fault.Internalf("%T gives no arrays", src)
 	}
 	return src.Stream(ctx, cols, out)
 }
@@ -437,7 +438,7 @@ func openFile(path, format string, dialect schema.CSV, names []string) (Source, 
 	case "arrows":
 		return openArrow(path, true)
 	}
-	return nil, schema.BadInput("%s: unknown format %q", path, format)
+	return nil, fault.BadInput("%s: unknown format %q", path, format)
 }
 
 // checkInputFile refuses an input that is not a regular file (symbolic links
@@ -451,7 +452,7 @@ func checkInputFile(path string) error {
 		return nil
 	}
 	if err := readfile.Regular(path, st.Mode()); err != nil {
-		return schema.BadInput("input: %w: an input is read more than once, and must be a regular file", err)
+		return fault.BadInput("input: %w: an input is read more than once, and must be a regular file", err)
 	}
 	return nil
 }
@@ -564,11 +565,11 @@ func Format(io schema.IO, path string) string {
 // file's extension contradicts.
 func CheckFormat(key, path string, io schema.IO) (string, error) {
 	if ext := Format(schema.IO{}, path); io.Format != "" && ext != "" && ext != io.Format {
-		return "", schema.BadInput("%s: %s has the extension of %s but %s.format is %s", key, path, ext, key, io.Format)
+		return "", fault.BadInput("%s: %s has the extension of %s but %s.format is %s", key, path, ext, key, io.Format)
 	}
 	f := Format(io, path)
 	if f == "" {
-		return "", schema.BadInput("%s: cannot tell the format of %q: set %s.format", key, path, key)
+		return "", fault.BadInput("%s: cannot tell the format of %q: set %s.format", key, path, key)
 	}
 	return f, nil
 }

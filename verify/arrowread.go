@@ -41,6 +41,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"sanitizer/fault"
 	"sanitizer/schema"
 )
 
@@ -196,16 +197,16 @@ func columnOf(f arrow.Field) arrowColumn {
 
 // OpenArrow opens an Arrow IPC file (stream false) or stream (stream true) and reads its
 // schema. A file that is not a readable one of the format is an error matching
-// schema.ErrBadInput that names it.
+// fault.ErrBadInput that names it.
 func OpenArrow(path string, stream bool) (*ArrowFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, schema.BadInput("%w", err)
+		return nil, fault.BadInput("%w", err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, schema.BadInput("%s: %w", path, err)
+		return nil, fault.BadInput("%s: %w", path, err)
 	}
 	return openArrow(path, f, st.Size(), f, stream, memory.DefaultAllocator)
 }
@@ -250,7 +251,7 @@ func openArrow(path string, r io.ReaderAt, size int64, closer io.Closer, stream 
 	seen := map[string]int{}
 	for i, f := range a.schema.Fields() {
 		if j, dup := seen[f.Name]; dup {
-			return nil, schema.BadInput("%s: columns %d and %d have the same name %q", path, j+1, i+1, f.Name)
+			return nil, fault.BadInput("%s: columns %d and %d have the same name %q", path, j+1, i+1, f.Name)
 		}
 		seen[f.Name] = i
 		a.cols = append(a.cols, columnOf(f))
@@ -278,7 +279,7 @@ func (a *ArrowFile) corrupt(col string, err error) error {
 	if errors.As(err, &v) {
 		return &Violation{Msg: where + ": " + v.Msg}
 	}
-	return schema.BadInput("%s: not a readable %s (truncated or corrupt): %w", where, a.format(), err)
+	return fault.BadInput("%s: not a readable %s (truncated or corrupt): %w", where, a.format(), err)
 }
 
 // arrowMagic starts and ends an IPC file (a stream has none).
@@ -288,18 +289,18 @@ var arrowMagic = []byte("ARROW1")
 // given as the other format gets a message that says so rather than a decoding error.
 func (a *ArrowFile) checkMagic() error {
 	if a.size == 0 {
-		return schema.BadInput("%s: an empty file, not an %s", a.path, a.format())
+		return fault.BadInput("%s: an empty file, not an %s", a.path, a.format())
 	}
 	head := make([]byte, len(arrowMagic))
 	n, _ := a.r.ReadAt(head, 0)
 	isFile := n == len(head) && bytes.Equal(head, arrowMagic)
 	switch {
 	case a.stream && isFile:
-		return schema.BadInput("%s: an Arrow IPC file, not an Arrow IPC stream (its format is arrow, not arrows)", a.path)
+		return fault.BadInput("%s: an Arrow IPC file, not an Arrow IPC stream (its format is arrow, not arrows)", a.path)
 	case !a.stream && !isFile && n >= 4 && binary.LittleEndian.Uint32(head) == 0xFFFFFFFF:
-		return schema.BadInput("%s: an Arrow IPC stream, not an Arrow IPC file (its format is arrows, not arrow)", a.path)
+		return fault.BadInput("%s: an Arrow IPC stream, not an Arrow IPC file (its format is arrows, not arrow)", a.path)
 	case !a.stream && !isFile:
-		return schema.BadInput("%s: not an Arrow IPC file (it does not start with the Arrow magic)", a.path)
+		return fault.BadInput("%s: not an Arrow IPC file (it does not start with the Arrow magic)", a.path)
 	}
 	return nil
 }
@@ -363,7 +364,7 @@ func (a *ArrowFile) Records(ctx context.Context, cols []int) (*ArrowRecords, err
 			return nil, fmt.Errorf("%s: no column %d", a.path, c)
 		}
 		if col := a.cols[c]; col.kind == arNone {
-			return nil, schema.BadInput("%s: column %q: values of type %s cannot be read", a.path, col.Name, col.Unsupported)
+			return nil, fault.BadInput("%s: column %q: values of type %s cannot be read", a.path, col.Name, col.Unsupported)
 		}
 	}
 	r := &ArrowRecords{}

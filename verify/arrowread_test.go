@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -627,7 +628,7 @@ func TestArrowUnsupported(t *testing.T) {
 		}
 		for j := range len(specs) - 3 {
 			_, err := f.Records(context.Background(), []int{len(specs) - 1, j})
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), specs[j].name) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), specs[j].name) {
 				t.Errorf("reading column %s: %v", specs[j].name, err)
 			}
 		}
@@ -747,7 +748,7 @@ func TestArrowCancel(t *testing.T) {
 // checkArrowError fails unless err is nil or a bad-input error that names path.
 func checkArrowError(t testing.TB, path string, err error) {
 	t.Helper()
-	if err != nil && (!errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), path)) {
+	if err != nil && (!errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), path)) {
 		t.Fatalf("error %q is not bad input naming %s", err, path)
 	}
 }
@@ -803,7 +804,7 @@ func TestArrowBadFiles(t *testing.T) {
 		}
 	}
 	_, err := OpenArrow(filepath.Join(t.TempDir(), "gone.arrow"), false)
-	if !errors.Is(err, schema.ErrBadInput) || !errors.Is(err, os.ErrNotExist) {
+	if !errors.Is(err, fault.ErrBadInput) || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
@@ -902,7 +903,7 @@ func TestArrowBoundedMemory(t *testing.T) {
 	off := int(ne.Uint64(msgs[1].meta[start+16:])) // the values' buffer
 	bomb := patch(t, lz4, msgs[1].body+off, 1<<40, 8)
 	_, err = readArrowMem(bomb, true, mem)
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "a buffer of 1099511627776 bytes") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "a buffer of 1099511627776 bytes") {
 		t.Errorf("a terabyte buffer: %v", err)
 	}
 
@@ -925,7 +926,7 @@ func TestArrowBoundedMemory(t *testing.T) {
 	cases["body"] = patch(t, plain, msgs[1].metaAt+int(bodyAt), 1<<50, 8)
 	for name, content := range cases {
 		_, err := readArrowMem(content, true, mem)
-		if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "mem.arrow") {
+		if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "mem.arrow") {
 			t.Errorf("%s: %v", name, err)
 		}
 		t.Logf("%s: %v", name, err)
@@ -944,7 +945,7 @@ func TestArrowNesting(t *testing.T) {
 	for _, format := range arrowFormats {
 		content := writeArrowIPC(t, mem, format.stream, sc, nil)
 		_, err := readArrowMem(content, format.stream, mem)
-		if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "nested more than") {
+		if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "nested more than") {
 			t.Errorf("%s: %v", format.name, err)
 		}
 	}
@@ -1038,7 +1039,7 @@ func TestArrowCyclicFields(t *testing.T) {
 		t.Fatalf("the child at %d, not %d", child, parent)
 	}
 	_, err = readArrowMem(bad, true, mem)
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "refer to their tables more often") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "refer to their tables more often") {
 		t.Errorf("%v", err)
 	}
 	t.Log(err)
@@ -1118,7 +1119,7 @@ func TestArrowDuplicateNames(t *testing.T) {
 	defer recs[0].Release()
 	for _, format := range arrowFormats {
 		_, err := readArrowMem(writeArrowIPC(t, mem, format.stream, sc, recs), format.stream, mem)
-		if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `columns 1 and 3 have the same name "a"`) {
+		if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), `columns 1 and 3 have the same name "a"`) {
 			t.Errorf("%s: %v", format.name, err)
 		}
 	}

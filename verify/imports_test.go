@@ -12,13 +12,13 @@ import (
 
 // TestImports keeps the verifier independent of what it checks: besides the standard
 // library it may use only the configuration, the pure l-diversity, t-closeness and
-// risk functions, the panic guard, its own Parquet library and, of the Arrow project's code,
+// risk functions, the error kinds, the panic guard, its own Parquet library and, of the Arrow project's code,
 // the IPC reader alone (with the types, buffers and allocator interface it hands
 // arrays over in), never the pipeline, the table package's sources, the search
 // (generalize) or the rest of the Arrow library (its arrays' accessors, pqarrow, its
 // Parquet code): the verifier turns the arrays' buffers into text itself.
 func TestImports(t *testing.T) {
-	allowed := []string{"sanitizer/schema", "sanitizer/diversity", "sanitizer/closeness", "sanitizer/risk", "sanitizer/internal/safe",
+	allowed := []string{"sanitizer/schema", "sanitizer/fault", "sanitizer/diversity", "sanitizer/closeness", "sanitizer/risk", "sanitizer/internal/safe",
 		"github.com/parquet-go/parquet-go"}
 	// Exactly these, not the packages below them.
 	exact := []string{"github.com/apache/arrow-go/v18/arrow/ipc", "github.com/apache/arrow-go/v18/arrow",

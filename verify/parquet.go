@@ -33,6 +33,7 @@ import (
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
 
+	"sanitizer/fault"
 	"sanitizer/schema"
 )
 
@@ -110,16 +111,16 @@ const (
 )
 
 // OpenParquet opens a Parquet file and reads its footer and schema. A file that is
-// not a readable Parquet file is an error matching schema.ErrBadInput that names it.
+// not a readable Parquet file is an error matching fault.ErrBadInput that names it.
 func OpenParquet(path string) (*ParquetFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, schema.BadInput("%w", err)
+		return nil, fault.BadInput("%w", err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, schema.BadInput("%s: %w", path, err)
+		return nil, fault.BadInput("%s: %w", path, err)
 	}
 	return openParquet(path, f, st.Size(), f)
 }
@@ -171,7 +172,7 @@ func (p *ParquetFile) corrupt(col string, group int, err error) error {
 	if errors.As(err, &v) {
 		return &Violation{Msg: where + ": " + v.Msg}
 	}
-	return schema.BadInput("%s: not a readable Parquet file (truncated or corrupt): %w", where, err)
+	return fault.BadInput("%s: not a readable Parquet file (truncated or corrupt): %w", where, err)
 }
 
 // Columns returns the file's top-level columns, in file order.
@@ -211,7 +212,7 @@ func (p *ParquetFile) readSchema() error {
 		}
 		e := &elems[at]
 		if j, dup := seen[e.Name]; dup {
-			return schema.BadInput("%s: columns %d and %d have the same name %q", p.path, j+1, i+1, e.Name)
+			return fault.BadInput("%s: columns %d and %d have the same name %q", p.path, j+1, i+1, e.Name)
 		}
 		seen[e.Name] = i
 		col := pqColumn{ParquetColumn: ParquetColumn{Name: e.Name}, leaf: -1}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // pqRow is a record of the test files written with parquet-go itself.
@@ -289,7 +289,7 @@ func TestParquetUnsupported(t *testing.T) {
 			continue
 		}
 		_, err := pf.Records(context.Background(), []int{0, i})
-		if err == nil || !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `"`+c.Name+`"`) {
+		if err == nil || !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), `"`+c.Name+`"`) {
 			t.Errorf("reading column %s: %v", c.Name, err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // readParquetFile opens path with the verifier's decoder and reads every column it can
@@ -62,7 +62,7 @@ func checkBadFileError(t *testing.T, path string, err error) {
 	if err == nil {
 		return
 	}
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), path) {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("error %q is not bad input naming %s", err, path)
 	}
 }

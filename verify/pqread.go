@@ -10,7 +10,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // ParquetRecords reads the projected columns of a ParquetFile record by record, as
@@ -28,7 +28,7 @@ func (p *ParquetFile) Records(ctx context.Context, cols []int) (*ParquetRecords,
 			return nil, fmt.Errorf("%s: no column %d", p.path, c)
 		}
 		if col := p.cols[c]; col.kind == pqNone {
-			return nil, schema.BadInput("%s: column %q: values of type %s cannot be read", p.path, col.Name, col.Unsupported)
+			return nil, fault.BadInput("%s: column %q: values of type %s cannot be read", p.path, col.Name, col.Unsupported)
 		}
 	}
 	r := &ParquetRecords{}

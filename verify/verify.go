@@ -23,6 +23,7 @@ import (
 
 	"sanitizer/closeness"
 	"sanitizer/diversity"
+	"sanitizer/fault"
 	"sanitizer/internal/safe"
 	"sanitizer/risk"
 )
@@ -743,7 +744,7 @@ func (c *Counter) Finish() (*Measured, error) {
 	}
 	var err error
 	if m.Sizes, err = c.classSizes(); err != nil {
-		return m, fmt.Errorf("internal error: %w", err)
+		return m, fault.Internalf("%w", err)
 	}
 	if err := CheckRisk(spec.Risk, m.Sizes); err != nil {
 		return m, err

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/internal/readfile"
 	"sanitizer/job"
@@ -71,7 +72,7 @@ type Job struct {
 func NewJob(path string) (Job, error) {
 	data, err := readfile.Read(path, schema.MaxConfigBytes)
 	if err != nil {
-		return Job{}, schema.BadInput("reading configuration: %w", err)
+		return Job{}, fault.BadInput("reading configuration: %w", err)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -117,12 +118,12 @@ func (j Job) table() (*schema.Config, *generalize.Table, *input, error) {
 		if c.Hierarchy != nil && c.Hierarchy.File == "" {
 			values, ok := j.Values[c.Name]
 			if !ok {
-				return nil, nil, nil, fmt.Errorf("internal error: column %q's values were not gathered", c.Name)
+				return nil, nil, nil, fault.Internalf("column %q's values were not gathered", c.Name)
 			}
 			h, err := release.BuildHierarchy(c, values)
 			var ve *generalize.ValueError
 			if errors.As(err, &ve) {
-				return nil, nil, nil, schema.BadInput("%s: column %q: %s (hierarchy columns.%s.hierarchy)", j.Name, c.Name, ve.Msg, c.Name)
+				return nil, nil, nil, fault.BadInput("%s: column %q: %s (hierarchy columns.%s.hierarchy)", j.Name, c.Name, ve.Msg, c.Name)
 			}
 			if err != nil {
 				return nil, nil, nil, err
@@ -131,7 +132,7 @@ func (j Job) table() (*schema.Config, *generalize.Table, *input, error) {
 			continue
 		}
 		if c.Hierarchy == nil {
-			return nil, nil, nil, schema.BadInput("%s: columns.%s.hierarchy: a quasi-identifier needs a hierarchy", j.Name, c.Name)
+			return nil, nil, nil, fault.BadInput("%s: columns.%s.hierarchy: a quasi-identifier needs a hierarchy", j.Name, c.Name)
 		}
 		h, err := hier.Hierarchy(c.Hierarchy.File)
 		if err != nil {
@@ -258,7 +259,7 @@ func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table,
 				if i >= q { // a protected sensitive column: its value's number
 					x, ok := in.index[i-q][v]
 					if !ok {
-						return fmt.Errorf("internal error: %s: column %q: a value the gathering did not see", at(), like.Sensitive[i-q].Name)
+						return fault.Internalf("%s: column %q: a value the gathering did not see", at(), like.Sensitive[i-q].Name)
 					}
 					codes[i] = append(codes[i], x)
 					continue
@@ -316,7 +317,7 @@ func sensitiveNames(t *generalize.Table) []string {
 func leafOf(c generalize.Column, v string, at func() string) (int32, error) {
 	leaf, ok := c.Hierarchy.Leaf(v)
 	if !ok {
-		return 0, schema.BadInput("%s: column %q: value not listed in hierarchy %s", at(), c.Name, c.Hierarchy.Source())
+		return 0, fault.BadInput("%s: column %q: value not listed in hierarchy %s", at(), c.Name, c.Hierarchy.Source())
 	}
 	return leaf, nil
 }
@@ -347,7 +348,7 @@ func (f *mergeFn) process(_ context.Context, _ []byte, parts func(*[]byte) bool,
 	for parts(&data) {
 		ct, err := in.cut.UnmarshalClasses(data, like)
 		if err != nil {
-			return fmt.Errorf("internal error: a part's class table: %w", err)
+			return fault.Internalf("a part's class table: %w", err)
 		}
 		if merged == nil {
 			merged = ct
@@ -355,7 +356,7 @@ func (f *mergeFn) process(_ context.Context, _ []byte, parts func(*[]byte) bool,
 			return err
 		}
 		if b := merged.Bytes(); f.Job.MaxClassTable > 0 && b > f.Job.MaxClassTable {
-			return schema.BadInput("%s: the input's class table holds %d classes or more (%.1f MiB), past the bound of %.1f MiB (--max-class-table) on what the search holds on one machine: use fewer or coarser quasi-identifiers, raise their minimum levels (search.min-levels), or raise the bound", f.Job.Name, merged.Len(), float64(b)/(1<<20), float64(f.Job.MaxClassTable)/(1<<20))
+			return fault.BadInput("%s: the input's class table holds %d classes or more (%.1f MiB), past the bound of %.1f MiB (--max-class-table) on what the search holds on one machine: use fewer or coarser quasi-identifiers, raise their minimum levels (search.min-levels), or raise the bound", f.Job.Name, merged.Len(), float64(b)/(1<<20), float64(f.Job.MaxClassTable)/(1<<20))
 		}
 	}
 	out, err := in.cut.MarshalClasses(merged)
@@ -386,12 +387,12 @@ func (f *mergeLeavesFn) process(parts func(*[]byte) bool, emit func([]byte)) err
 	for parts(&data) {
 		lc, err := generalize.UnmarshalLeafCounts(data, like)
 		if err != nil {
-			return fmt.Errorf("internal error: a part's leaf counts: %w", err)
+			return fault.Internalf("a part's leaf counts: %w", err)
 		}
 		if merged == nil {
 			merged = lc
 		} else if merged, err = generalize.MergeLeafCounts(merged, lc); err != nil {
-			return fmt.Errorf("internal error: %w", err)
+			return fault.Internalf("%w", err)
 		}
 	}
 	out, err := merged.MarshalBinary()
@@ -436,7 +437,7 @@ func Parts(ctx context.Context, in string) ([]string, error) {
 		return table.PartPaths(in)
 	}
 	if _, err := os.Stat(in); err != nil {
-		return nil, schema.BadInput("input: %w", err)
+		return nil, fault.BadInput("input: %w", err)
 	}
 	return []string{in}, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"sanitizer/dphist"
 	"sanitizer/dprun"
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -79,7 +80,7 @@ func (f *dpReadFn) process(ctx context.Context, part string, emit func(string, d
 	}
 	index := slices.Index(f.Parts, part)
 	if index < 0 {
-		return fmt.Errorf("internal error: %s is not a part of the input", part)
+		return fault.Internalf("%s is not a part of the input", part)
 	}
 	hier, err := f.Job.hierFiles(cfg)
 	if err != nil {
@@ -111,7 +112,7 @@ func (f *dpReadFn) read(ctx context.Context, cfg *schema.Config, hier *job.HierF
 	}
 	for i, o := range outs {
 		if i >= len(f.Cells) || !reflect.DeepEqual(o.Labels, f.Cells[i]) {
-			return schema.BadInput("%s: output %q: the part's column types give other cells than %s's", f.Parts[index], o.Spec.Name, f.Parts[0])
+			return fault.BadInput("%s: output %q: the part's column types give other cells than %s's", f.Parts[index], o.Spec.Name, f.Parts[0])
 		}
 	}
 	m, err := dprun.NewMapper(cfg, p, outs)
@@ -218,25 +219,25 @@ func gather(s beam.Scope, col beam.PCollection, encode any, path string) {
 func readGathered(ctx context.Context, path string, n int64) ([][]float64, error) {
 	data, err := readFile(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("internal error: the noisy results: %w", err)
+		return nil, fault.Internalf("the noisy results: %w", err)
 	}
 	out := make([][]float64, n)
 	seen := int64(0)
 	for len(data) > 0 {
 		size, k := binary.Uvarint(data)
 		if k <= 0 || uint64(len(data)-k) < size {
-			return nil, fmt.Errorf("internal error: %s: a truncated result", path)
+			return nil, fault.Internalf("%s: a truncated result", path)
 		}
 		r := data[k : k+int(size)]
 		data = data[k+int(size):]
 		key, k := binary.Varint(r)
 		if k <= 0 || key < 0 || key >= n || out[key] != nil {
-			return nil, fmt.Errorf("internal error: %s: partition %d is not one of the output's %d or comes twice", path, key, n)
+			return nil, fault.Internalf("%s: partition %d is not one of the output's %d or comes twice", path, key, n)
 		}
 		m, j := binary.Uvarint(r[k:])
 		r = r[k+max(j, 0):]
 		if j <= 0 || uint64(len(r)) != 8*m {
-			return nil, fmt.Errorf("internal error: %s: a malformed result", path)
+			return nil, fault.Internalf("%s: a malformed result", path)
 		}
 		vs := make([]float64, m)
 		for i := range vs {
@@ -246,7 +247,7 @@ func readGathered(ctx context.Context, path string, n int64) ([][]float64, error
 		seen++
 	}
 	if seen != n {
-		return nil, fmt.Errorf("internal error: %s: %d of the output's %d partitions came back", path, seen, n)
+		return nil, fault.Internalf("%s: %d of the output's %d partitions came back", path, seen, n)
 	}
 	return out, nil
 }
@@ -277,11 +278,11 @@ func DP(ctx context.Context, j Job, opt job.Options, run Execute) (*DPRun, error
 		in = opt.Input
 	}
 	if in == "" {
-		return nil, schema.BadInput("input: no input file (--in or input.path)")
+		return nil, fault.BadInput("input: no input file (--in or input.path)")
 	}
 	for key, p := range map[string]string{"--out": opt.Output, "--ledger": opt.Ledger} {
 		if isObject(p) {
-			return nil, schema.BadInput("%s: %s: dp's outputs and ledger are written on this machine, not in a store", key, p)
+			return nil, fault.BadInput("%s: %s: dp's outputs and ledger are written on this machine, not in a store", key, p)
 		}
 	}
 	rt, err := newRunTemp(ctx, j.Temp)
@@ -346,14 +347,14 @@ func DP(ctx context.Context, j Job, opt job.Options, run Execute) (*DPRun, error
 // beamDP refuses what the dp outputs on Beam cannot do as the CLI does.
 func beamDP(cfg *schema.Config, where string) error {
 	if cfg.DP == nil {
-		return schema.BadInput("%s: dp: the configuration has no dp section", where)
+		return fault.BadInput("%s: dp: the configuration has no dp section", where)
 	}
 	if cfg.DP.Neighbours == "replace-one" {
-		return schema.BadInput("%s: dp.neighbours: replace-one does not run on Beam (Privacy on Beam bounds and calibrates for add-remove neighbours): use add-remove, or the CLI", where)
+		return fault.BadInput("%s: dp.neighbours: replace-one does not run on Beam (Privacy on Beam bounds and calibrates for add-remove neighbours): use add-remove, or the CLI", where)
 	}
 	for i, o := range cfg.DP.Outputs {
 		if o.Synthetic != nil {
-			return schema.BadInput("%s: dp.outputs[%d].synthetic: synthetic records do not run on Beam: use the CLI's sanitize dp", where, i)
+			return fault.BadInput("%s: dp.outputs[%d].synthetic: synthetic records do not run on Beam: use the CLI's sanitize dp", where, i)
 		}
 	}
 	return nil
@@ -393,7 +394,7 @@ func withoutSeed(cfg *schema.Config) *schema.Config {
 func noiseOutput(s beam.Scope, cfg *schema.Config, i int, out *dprun.Output, elems beam.PCollection, work string) error {
 	spec, err := pbeam.NewPrivacySpec(pbeam.PrivacySpecParams{AggregationEpsilon: out.Spec.Epsilon, AggregationDelta: out.Spec.Delta})
 	if err != nil {
-		return cfg.Wrap(fmt.Sprintf("dp.outputs[%d]", i), schema.BadInput("%w", err))
+		return cfg.Wrap(fmt.Sprintf("dp.outputs[%d]", i), fault.BadInput("%w", err))
 	}
 	public := beam.ParDo(s, partitionsFn{}, beam.Create(s, out.Partitions()))
 	keys := beam.ParDo(s, &dpKeysFn{Out: int32(i)}, elems)
@@ -437,7 +438,7 @@ func noiseOutput(s beam.Scope, cfg *schema.Config, i int, out *dprun.Output, ele
 				MinValue: a.Lower, MaxValue: a.Upper, Ranks: a.Ranks})
 			encode = encodeValues
 		default:
-			return fmt.Errorf("internal error: output %s: statistic %q", out.Spec.Name, b.Stat)
+			return fault.Internalf("output %s: statistic %q", out.Spec.Name, b.Stat)
 		}
 		gather(s, res, encode, noisyPath(work, i, j))
 	}

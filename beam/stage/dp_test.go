@@ -24,6 +24,7 @@ import (
 
 	"sanitizer/dphist"
 	"sanitizer/dprun"
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/report"
@@ -382,7 +383,7 @@ func TestDPOnPrismPublishesNothing(t *testing.T) {
 	dir := t.TempDir()
 	out, ledger := filepath.Join(dir, "out"), filepath.Join(dir, "ledger.json")
 	_, err = dpOnPrism(t, cfgPath, job.Options{Input: parts, Output: out, Ledger: ledger})
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `part-2.csv: row 5: column "insurance": a value outside the declared domain`) || strings.Contains(err.Error(), "SECRET") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), `part-2.csv: row 5: column "insurance": a value outside the declared domain`) || strings.Contains(err.Error(), "SECRET") {
 		t.Errorf("a value outside the domain: %v", err)
 	}
 	nothing := func(what string) {
@@ -416,7 +417,7 @@ func TestDPOnPrismPublishesNothing(t *testing.T) {
 	} {
 		cfgPath, _, parts := hospitalDP(t, 100, edit)
 		_, err := dpOnPrism(t, cfgPath, job.Options{Input: parts, Output: out, Ledger: ledger})
-		if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "Beam") {
+		if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "Beam") {
 			t.Errorf("%s: %v", name, err)
 		}
 		nothing(name)
@@ -431,7 +432,7 @@ func TestDPOnPrismPublishesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		if run == 3 {
-			if !errors.Is(err, schema.ErrUnattainable) {
+			if !errors.Is(err, fault.ErrUnattainable) {
 				t.Errorf("a run past the budget: %v", err)
 			}
 			if _, err := os.Stat(out); err == nil {
@@ -479,7 +480,7 @@ func TestDPOnPrismPartTypes(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	_, err := dpOnPrism(t, cfgPath, job.Options{Input: parts, Output: out})
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `part-1.parquet: output "xs": the part's column types give other cells than`) {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), `part-1.parquet: output "xs": the part's column types give other cells than`) {
 		t.Errorf("got %v", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 { // parts, dp.yaml

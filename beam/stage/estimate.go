@@ -6,6 +6,7 @@ import (
 	"math"
 	"unicode/utf8"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -202,7 +203,7 @@ func (est Estimate) check(j Job) error {
 			case est.Widest != "":
 				why = fmt.Sprintf(" (column %q alone holds %d distinct values)", est.Widest, est.Values)
 			}
-			return schema.BadInput("%s: %s would take at least %s%s, past the bound of %s (--max-class-table) on what the search holds on one machine; refused before counting: use fewer or coarser quasi-identifiers, raise their minimum levels (search.min-levels), or raise the bound", j.Name, t.name, size(t.b.AtLeast), why, size(bound))
+			return fault.BadInput("%s: %s would take at least %s%s, past the bound of %s (--max-class-table) on what the search holds on one machine; refused before counting: use fewer or coarser quasi-identifiers, raise their minimum levels (search.min-levels), or raise the bound", j.Name, t.name, size(t.b.AtLeast), why, size(bound))
 		}
 	}
 	if hi := max(est.Classes.AtMost, est.Population.AtMost); hi > bound {

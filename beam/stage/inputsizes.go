@@ -3,12 +3,12 @@ package stage
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/risk"
 )
@@ -90,7 +90,7 @@ func (f *leafClassesFn) process(ctx context.Context, part string, emit func(int,
 	}
 	leaves := *in
 	if leaves.cut, err = generalize.NewCut(like.Columns, make([]int, len(like.Columns))); err != nil {
-		return fmt.Errorf("internal error: %w", err)
+		return fault.Internalf("%w", err)
 	}
 	t, _, err := encodePart(ctx, cfg, like, &leaves, part, false)
 	if err != nil {
@@ -147,13 +147,13 @@ func (shardSizesFn) ProcessElement(_ int, parts func(*[]byte) bool, emit func([]
 		for len(data) > 0 {
 			n, k := binary.Uvarint(data)
 			if k <= 0 || uint64(len(data)-k) < n {
-				return errors.New("internal error: a part's classes are cut short")
+				return fault.Internalf("a part's classes are cut short")
 			}
 			key := data[k : k+int(n)]
 			data = data[k+int(n):]
 			c, k := binary.Uvarint(data)
 			if k <= 0 {
-				return errors.New("internal error: a part's classes are cut short")
+				return fault.Internalf("a part's classes are cut short")
 			}
 			data = data[k:]
 			records[string(key)] += int64(c)

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/schema"
 )
 
@@ -31,7 +32,7 @@ func TestNewJobRefusesNonRegular(t *testing.T) {
 	f.Close()
 	for path, want := range map[string]string{"/dev/zero": "not a regular file", pipe: "not a regular file (a named pipe)", big: "more than 16 MiB"} {
 		_, err := NewJob(path)
-		if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), want) {
+		if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want bad input naming it and saying %q", path, err, want)
 		}
 	}

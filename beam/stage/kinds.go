@@ -11,7 +11,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // A worker's error reaches the driver as text (the runner reports it inside its own),
@@ -31,9 +31,9 @@ func mark(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, schema.ErrBadInput):
+	case errors.Is(err, fault.ErrBadInput):
 		return errors.New(badInputMark + err.Error())
-	case errors.Is(err, schema.ErrUnattainable):
+	case errors.Is(err, fault.ErrUnattainable):
 		return errors.New(unattainableMark + err.Error())
 	}
 	return err
@@ -75,7 +75,7 @@ func runMarked(ctx context.Context, run Execute, p *beam.Pipeline, j Job) error 
 // unmark is the error of the first marked message in text, of its kind; nil when
 // text holds none.
 func unmark(text string) error {
-	for mark, kind := range map[string]func(string, ...any) error{badInputMark: schema.BadInput, unattainableMark: schema.Unattainable} {
+	for mark, kind := range map[string]func(string, ...any) error{badInputMark: fault.BadInput, unattainableMark: fault.Unattainable} {
 		if i := strings.Index(text, mark); i >= 0 {
 			msg := text[i+len(mark):]
 			if j := strings.IndexByte(msg, '\n'); j >= 0 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/sample"
 	"sanitizer/schema"
@@ -46,7 +47,7 @@ func TestReleasePathsResolved(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want bad input with %q", err, c.want)
 			}
 		})
@@ -116,7 +117,7 @@ func TestPartsFollowLinks(t *testing.T) {
 		t.Skip(err)
 	}
 	for _, in := range []string{folder, pattern} {
-		if _, err := Parts(context.Background(), in); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), second) {
+		if _, err := Parts(context.Background(), in); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), second) {
 			t.Errorf("%s with a hard link of a part: %v, want bad input naming %s", in, err, second)
 		}
 	}

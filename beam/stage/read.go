@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/release"
 	"sanitizer/schema"
@@ -71,7 +72,7 @@ func eachLocalRecord(ctx context.Context, cfg *schema.Config, hier *job.HierFile
 							continue
 						}
 						if conf == nil || conf.Null == nil {
-							return schema.BadInput("%s: column %q: null value (set columns.%s.null-as to the value a null stands for)", p.At(row), p.Header[c], p.Header[c])
+							return fault.BadInput("%s: column %q: null value (set columns.%s.null-as to the value a null stands for)", p.At(row), p.Header[c], p.Header[c])
 						}
 						fields[k] = *conf.Null
 					}
@@ -98,7 +99,7 @@ func positions(p *job.Plan, part string, names []string) ([]int, error) {
 			}
 		}
 		if out[i] < 0 {
-			return nil, schema.BadInput("%s: no column %q", part, name)
+			return nil, fault.BadInput("%s: no column %q", part, name)
 		}
 	}
 	return out, nil
@@ -110,7 +111,7 @@ func positions(p *job.Plan, part string, names []string) ([]int, error) {
 func inSubset(cfg *schema.Config, flag string, at func() string) (bool, error) {
 	in, ok := release.SubsetFlag(flag)
 	if !ok {
-		return false, schema.BadInput("%s: column %q: not a research subset flag (privacy.subset reads true, 1 or yes; false, 0 or no)", at(), cfg.Privacy.Subset.Column)
+		return false, fault.BadInput("%s: column %q: not a research subset flag (privacy.subset reads true, 1 or yes; false, 0 or no)", at(), cfg.Privacy.Subset.Column)
 	}
 	return in, nil
 }

@@ -15,8 +15,8 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
-	"sanitizer/internal/safe"
 	"sanitizer/job"
 	"sanitizer/publish"
 	"sanitizer/release"
@@ -100,7 +100,7 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	log.Info("stage done", "stage", job.StageSearch, "lattice", searched.Result.LatticeSize, "evaluated", searched.Result.Evaluated, "suppressed", searched.Result.Suppressed, "ms", searched.Search.Milliseconds())
 	r := &Released{Searched: *searched, Out: out, Parts: len(inParts)}
 	if r.Recoding, err = searched.Cut.Recoding(searched.Classes, searched.Result.Levels, searched.Options); err != nil {
-		return nil, fmt.Errorf("%w: the recoding at the node: %w", safe.ErrInternal, err)
+		return nil, fault.Internalf("the recoding at the node: %w", err)
 	}
 	var sizes risk.Distribution // the input's class sizes, for the report
 	if len(opt.ReportPaths()) > 0 {
@@ -146,11 +146,11 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 		return "", "", nil, err
 	}
 	if cfg.Search.Algorithm == "mondrian" {
-		return "", "", nil, schema.BadInput("%s: search.algorithm: mondrian does not run on Beam (its recursion is not a combine): use optimal", cfg.File)
+		return "", "", nil, fault.BadInput("%s: search.algorithm: mondrian does not run on Beam (its recursion is not a combine): use optimal", cfg.File)
 	}
 	for _, p := range opt.ReportPaths() {
 		if isObject(p) {
-			return "", "", nil, schema.BadInput("--report: %s: a report is written on this machine, not in a store", p)
+			return "", "", nil, fault.BadInput("--report: %s: a report is written on this machine, not in a store", p)
 		}
 	}
 	if err := checkStorePath("output", out); err != nil {
@@ -163,7 +163,7 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 	}
 	glob := strings.ContainsAny(in, "*?[")
 	if (!glob && within(out, in)) || (glob && matches(in, out)) {
-		return "", "", nil, schema.BadInput("output: %s is the input %s, or inside it", out, in)
+		return "", "", nil, fault.BadInput("output: %s is the input %s, or inside it", out, in)
 	}
 	// What the run reads or writes beside the release: locally, compared by what the
 	// paths name (release.CheckDestination); in a store, by name.
@@ -178,14 +178,14 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 	}
 	for _, p := range mine {
 		if p != "" && within(p, out) {
-			return "", "", nil, schema.BadInput("output: %s holds %s, which the run reads or writes", out, p)
+			return "", "", nil, fault.BadInput("output: %s holds %s, which the run reads or writes", out, p)
 		}
 	}
 	if old, err = oldRelease(ctx, out); err != nil {
 		return "", "", nil, err
 	}
 	if old != nil && !opt.Force {
-		return "", "", nil, schema.BadInput("%s exists (use --force to replace it)", out)
+		return "", "", nil, fault.BadInput("%s exists (use --force to replace it)", out)
 	}
 	return in, out, old, release.CheckReport(cfg, opt, in, out)
 }
@@ -243,11 +243,11 @@ func oldRelease(ctx context.Context, out string) ([]string, error) {
 	if isObject(out) {
 		objs, err := listObjects(ctx, out)
 		if err != nil {
-			return nil, schema.BadInput("output: %s: %w", out, err)
+			return nil, fault.BadInput("output: %s: %w", out, err)
 		}
 		if len(objs) == 0 {
 			if exists, _ := objectExists(ctx, out); exists {
-				return nil, schema.BadInput("output: %s is an object, not a release folder", out)
+				return nil, fault.BadInput("output: %s is an object, not a release folder", out)
 			}
 			return nil, nil
 		}
@@ -260,21 +260,21 @@ func oldRelease(ctx context.Context, out string) ([]string, error) {
 			return nil, nil
 		}
 		if err != nil {
-			return nil, schema.BadInput("output: %w", err)
+			return nil, fault.BadInput("output: %w", err)
 		}
 		if !st.IsDir() {
-			return nil, schema.BadInput("output: %s exists and is not a folder", out)
+			return nil, fault.BadInput("output: %s exists and is not a folder", out)
 		}
 		entries, err := os.ReadDir(out)
 		if err != nil {
-			return nil, schema.BadInput("output: %w", err)
+			return nil, fault.BadInput("output: %w", err)
 		}
 		for _, e := range entries {
 			names = append(names, e.Name())
 		}
 	}
 	if !isRelease(names) {
-		return nil, schema.BadInput("output: %s is not a release folder (it holds more than release parts): it is never replaced", out)
+		return nil, fault.BadInput("output: %s is not a release folder (it holds more than release parts): it is never replaced", out)
 	}
 	if names == nil {
 		names = []string{} // an empty folder: replaced, with nothing to remove
@@ -310,8 +310,8 @@ func check(ctx context.Context, cfg *schema.Config, in string, dest *folder, rec
 		return nil, err
 	}
 	m, err := release.Check(ctx, cfg, job.Options{Input: in, Output: parts})
-	if errors.Is(err, schema.ErrUnattainable) && !errors.Is(err, release.ErrReleasedColumn) {
-		return nil, fmt.Errorf("%w: the written parts failed the check, nothing published: %s", safe.ErrInternal, err.Error()) // internal, not the models' failing
+	if errors.Is(err, fault.ErrUnattainable) && !errors.Is(err, release.ErrReleasedColumn) {
+		return nil, fault.Internalf("the written parts failed the check, nothing published: %s", err.Error()) // internal, not the models' failing
 	}
 	if err != nil {
 		return nil, err
@@ -324,8 +324,8 @@ func check(ctx context.Context, cfg *schema.Config, in string, dest *folder, rec
 		disc += float64(n) * float64(n)
 	}
 	if m.Rows != rec.Records-rec.Suppressed || m.Suppressed != rec.Suppressed || m.Classes != len(rec.Sizes) || m.MinClass != minClass || m.Discernibility != disc || !m.Utility {
-		return nil, fmt.Errorf("%w: the check counted %d records, %d suppressed, %d classes, smallest %d, discernibility %g; the search %d, %d, %d, %d, %g; nothing published",
-			safe.ErrInternal, m.Rows, m.Suppressed, m.Classes, m.MinClass, m.Discernibility, rec.Records-rec.Suppressed, rec.Suppressed, len(rec.Sizes), minClass, disc)
+		return nil, fault.Internalf("the check counted %d records, %d suppressed, %d classes, smallest %d, discernibility %g; the search %d, %d, %d, %d, %g; nothing published",
+			m.Rows, m.Suppressed, m.Classes, m.MinClass, m.Discernibility, rec.Records-rec.Suppressed, rec.Suppressed, len(rec.Sizes), minClass, disc)
 	}
 	return m, nil
 }
@@ -603,7 +603,7 @@ func outputFormat(cfg *schema.Config, in, first string) (string, error) {
 	src.Close()
 	if len(p.PassOnly) > 0 {
 		pos := p.PassOnly[0]
-		return "", schema.BadInput("%s: column %q: values of type %s have no text form, and sanitize-beam writes a release from its values' text: drop the column (role identifier), or release it with sanitize release, which passes it through", first, p.Header[pos], p.ArrowTypes[pos])
+		return "", fault.BadInput("%s: column %q: values of type %s have no text form, and sanitize-beam writes a release from its values' text: drop the column (role identifier), or release it with sanitize release, which passes it through", first, p.Header[pos], p.ArrowTypes[pos])
 	}
 	if f := cfg.Output.Format; f != "" {
 		return f, nil

@@ -24,6 +24,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"golang.org/x/sync/errgroup"
 
+	"sanitizer/fault"
 	"sanitizer/gen"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
@@ -291,7 +292,7 @@ func TestReleaseOnPrismPublishesNothing(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(strings.Replace(string(raw), "United-States", "Atlantis", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	releaseFails(t, cfgPath, parts, schema.ErrBadInput, "part-002.csv: row", "Atlantis")
+	releaseFails(t, cfgPath, parts, fault.ErrBadInput, "part-002.csv: row", "Atlantis")
 }
 
 // TestReleaseOnPrismErrorsWithoutText: a runner that reports a failed job without
@@ -320,7 +321,7 @@ func TestReleaseOnPrismErrorsWithoutText(t *testing.T) {
 	}
 	dir := t.TempDir()
 	_, err = Release(context.Background(), j, job.Options{Input: parts, Output: filepath.Join(dir, "release")}, mute)
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `part-001.csv: row`) || strings.Contains(err.Error(), "Atlantis") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), `part-001.csv: row`) || strings.Contains(err.Error(), "Atlantis") {
 		t.Errorf("got %v", err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -370,7 +371,7 @@ func TestReleaseOnPrismForce(t *testing.T) {
 	}
 	for _, o := range []string{out, filepath.Dir(parts), filepath.Dir(cfgPath), adultDir} {
 		_, err := Release(context.Background(), j, job.Options{Input: parts, Output: o, Force: true}, onPrism)
-		if !errors.Is(err, schema.ErrBadInput) {
+		if !errors.Is(err, fault.ErrBadInput) {
 			t.Errorf("--force into %s: %v", o, err)
 		}
 	}
@@ -401,13 +402,13 @@ func TestReleaseOnPrismUnlistedSensitive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	releaseFails(t, cfgPath, parts, schema.ErrBadInput, `part-c.csv: row 10: column "diagnosis": value not listed in hierarchy`, "SECRET")
+	releaseFails(t, cfgPath, parts, fault.ErrBadInput, `part-c.csv: row 10: column "diagnosis": value not listed in hierarchy`, "SECRET")
 	cfg, err := schema.Load(cfgPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, cliErr := release.Release(context.Background(), cfg, job.Options{Input: whole, Output: filepath.Join(t.TempDir(), "r.csv")})
-	if !errors.Is(cliErr, schema.ErrBadInput) || !strings.Contains(cliErr.Error(), `column "diagnosis": value not listed in hierarchy`) {
+	if !errors.Is(cliErr, fault.ErrBadInput) || !strings.Contains(cliErr.Error(), `column "diagnosis": value not listed in hierarchy`) {
 		t.Errorf("the CLI's release of the whole file: %v", cliErr)
 	}
 }
@@ -697,7 +698,7 @@ func TestReleaseOnPrismClassTableBound(t *testing.T) {
 	runs := 0
 	j.MaxClassTable = 100 << 10 // Adult's table takes about 0.7 MiB
 	_, err = Release(context.Background(), j, job.Options{Input: parts, Output: filepath.Join(dir, "release")}, counting(&runs))
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--max-class-table") || !strings.Contains(err.Error(), "classes or more") || runs != 1 {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "--max-class-table") || !strings.Contains(err.Error(), "classes or more") || runs != 1 {
 		t.Fatalf("got %v after %d pipelines", err, runs)
 	}
 	if !strings.Contains(log.String(), "--max-class-table") {
@@ -743,7 +744,7 @@ func TestReleaseOnPrismClassTableEstimate(t *testing.T) {
 	runs := 0
 	j.MaxClassTable = 32 << 10 // 2045 dates: at least 40 KB
 	_, err = Release(context.Background(), j, job.Options{Input: parts, Output: filepath.Join(dir, "release")}, counting(&runs))
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "--max-class-table") || !strings.Contains(err.Error(), "refused before counting") || !strings.Contains(err.Error(), `column "admitted"`) || runs != 1 {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "--max-class-table") || !strings.Contains(err.Error(), "refused before counting") || !strings.Contains(err.Error(), `column "admitted"`) || runs != 1 {
 		t.Fatalf("got %v after %d pipelines", err, runs)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -752,7 +753,7 @@ func TestReleaseOnPrismClassTableEstimate(t *testing.T) {
 	runs = 0
 	j.MaxClassTable = 64 << 10 // above the lower bound, below the table's 120 KB
 	_, err = Release(context.Background(), j, job.Options{Input: parts, Output: filepath.Join(dir, "release")}, counting(&runs))
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "classes or more") || runs != 2 {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "classes or more") || runs != 2 {
 		t.Fatalf("got %v after %d pipelines", err, runs)
 	}
 }
@@ -847,8 +848,8 @@ func TestReleaseOnPrismLevelBoundsRefused(t *testing.T) {
 		kind    error
 		says    string
 	}{
-		{"privacy: {k: 5}\nsearch: {min-levels: {age: 9}}", schema.ErrBadInput, "search.min-levels.age: 9 is above the hierarchy's top level"},
-		{"privacy: {k: 50, suppression: 0}\nsearch: {max-levels: {age: 0, education: 0, native-country: 0, marital-status: 0}}", schema.ErrUnattainable, ""},
+		{"privacy: {k: 5}\nsearch: {min-levels: {age: 9}}", fault.ErrBadInput, "search.min-levels.age: 9 is above the hierarchy's top level"},
+		{"privacy: {k: 50, suppression: 0}\nsearch: {max-levels: {age: 0, education: 0, native-country: 0, marital-status: 0}}", fault.ErrUnattainable, ""},
 	} {
 		t.Run(c.privacy, func(t *testing.T) {
 			cfgPath, _, parts := adultParts(t, 5000, c.privacy)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"sanitizer/schema"
+	"sanitizer/fault"
 )
 
 // TestReleaseOnPrismReleasedColumns: on Beam as in the CLI, ward, released as it is
@@ -43,5 +43,5 @@ func TestReleaseOnPrismReleasedColumns(t *testing.T) {
 		t.Fatalf("ward not named: %+v", got.Measured.Released)
 	}
 	write(ldiv + ", released-columns: {check: error}}")
-	releaseFails(t, cfgPath, parts, schema.ErrUnattainable, `"ward"`, "Blood 1")
+	releaseFails(t, cfgPath, parts, fault.ErrUnattainable, `"ward"`, "Blood 1")
 }

@@ -2,12 +2,12 @@ package stage
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/release"
 	"sanitizer/schema"
@@ -146,11 +146,11 @@ func readMerged[T any](ctx context.Context, path, what string, decode func([]byt
 	var zero T
 	data, err := readFile(ctx, path)
 	if err != nil {
-		return zero, fmt.Errorf("internal error: the merged %s: %w", what, err)
+		return zero, fault.Internalf("the merged %s: %w", what, err)
 	}
 	v, err := decode(data)
 	if err != nil {
-		return zero, fmt.Errorf("internal error: the merged %s: %w", what, err)
+		return zero, fault.Internalf("the merged %s: %w", what, err)
 	}
 	return v, nil
 }

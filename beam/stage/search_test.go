@@ -14,6 +14,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/release"
 	"sanitizer/schema"
@@ -134,7 +135,7 @@ func TestSearchOnPrismBadPart(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Search(context.Background(), j, parts, t.TempDir(), onPrism)
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), `part-001.csv: row 7: column "age": value not listed`) || strings.Contains(err.Error(), "SECRET") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), `part-001.csv: row 7: column "age": value not listed`) || strings.Contains(err.Error(), "SECRET") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
+	"sanitizer/fault"
 	"sanitizer/publish"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -36,7 +37,7 @@ func scheme(p string) string { return p[:strings.Index(p, "://")] }
 func store(ctx context.Context, path string) (filesystem.Interface, error) {
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
-		return nil, schema.BadInput("%s: %w", path, err)
+		return nil, fault.BadInput("%s: %w", path, err)
 	}
 	return fs, nil
 }
@@ -199,13 +200,13 @@ func objectParts(ctx context.Context, in string) ([]string, error) {
 	var parts []string
 	if strings.ContainsAny(in, "*?[") {
 		if parts, err = fs.List(ctx, in); err != nil {
-			return nil, schema.BadInput("input: %s: %w", in, err)
+			return nil, fault.BadInput("input: %s: %w", in, err)
 		}
 	} else {
 		dir := strings.TrimSuffix(in, "/") + "/"
 		all, err := fs.List(ctx, dir+"*")
 		if err != nil {
-			return nil, schema.BadInput("input: %s: %w", in, err)
+			return nil, fault.BadInput("input: %s: %w", in, err)
 		}
 		for _, p := range all {
 			name := strings.TrimPrefix(p, dir)
@@ -220,7 +221,7 @@ func objectParts(ctx context.Context, in string) ([]string, error) {
 		}
 	}
 	if len(parts) == 0 {
-		return nil, schema.BadInput("input: %s names no table files", in)
+		return nil, fault.BadInput("input: %s names no table files", in)
 	}
 	slices.Sort(parts)
 	return parts, nil
@@ -282,10 +283,10 @@ func checkStorePath(key, p string) error {
 	}
 	rest := p[strings.Index(p, "://")+3:]
 	if i := strings.IndexByte(rest, '/'); i < 0 || strings.Trim(rest[i:], "/") == "" {
-		return schema.BadInput("%s: %s is a bucket: name a folder in it", key, p)
+		return fault.BadInput("%s: %s is a bucket: name a folder in it", key, p)
 	}
 	if strings.ContainsAny(p, "*?[") {
-		return schema.BadInput("%s: %s: a folder in a store is named without *, ? or [", key, p)
+		return fault.BadInput("%s: %s: a folder in a store is named without *, ? or [", key, p)
 	}
 	return nil
 }
@@ -348,10 +349,10 @@ func (f *fetched) rename(err error) error {
 	}
 	msg := strings.ReplaceAll(err.Error(), f.path, f.name)
 	switch {
-	case errors.Is(err, schema.ErrBadInput):
-		return schema.BadInput("%s", msg)
-	case errors.Is(err, schema.ErrUnattainable):
-		return schema.Unattainable("%s", msg)
+	case errors.Is(err, fault.ErrBadInput):
+		return fault.BadInput("%s", msg)
+	case errors.Is(err, fault.ErrUnattainable):
+		return fault.Unattainable("%s", msg)
 	}
 	return errors.New(msg)
 }

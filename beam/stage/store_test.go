@@ -14,6 +14,7 @@ import (
 	// which run in the test's process, share with the driver.
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/release"
 	"sanitizer/schema"
@@ -154,7 +155,7 @@ func TestReleaseOnPrismInStore(t *testing.T) {
 	}
 	storeHolds(t, root, "in", "rel")
 	opt.Report = ""
-	if _, err := Release(context.Background(), j, opt, onPrism); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "exists") {
+	if _, err := Release(context.Background(), j, opt, onPrism); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "exists") {
 		t.Errorf("a second run: %v", err)
 	}
 	opt.Force = true
@@ -181,7 +182,7 @@ func TestReleaseOnPrismInStore(t *testing.T) {
 	// Refused: the store's bucket itself, and a folder holding the input.
 	for _, o := range []string{"memfs://bucket", root + "/in"} {
 		opt.Output = o
-		if _, err := Release(context.Background(), j, opt, onPrism); !errors.Is(err, schema.ErrBadInput) {
+		if _, err := Release(context.Background(), j, opt, onPrism); !errors.Is(err, fault.ErrBadInput) {
 			t.Errorf("a release into %s: %v", o, err)
 		}
 	}
@@ -213,7 +214,7 @@ func TestReleaseOnPrismInStoreFails(t *testing.T) {
 	}
 	_, err = Release(context.Background(), j, job.Options{Input: in, Output: root + "/rel"}, onPrism)
 	says := root + `/in/part-003.csv: row 7: column "sex": value not listed in hierarchy`
-	if !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), says) || strings.Contains(err.Error(), "SECRET") {
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), says) || strings.Contains(err.Error(), "SECRET") {
 		t.Errorf("got %v, want an error saying %q", err, says)
 	}
 	storeHolds(t, root, "in")
@@ -238,7 +239,7 @@ func TestDPOnPrismInStore(t *testing.T) {
 	storeHolds(t, root, "in")
 	// dp's outputs and ledger are files on the driver: a store is refused up front.
 	for _, opt := range []job.Options{{Input: in, Output: root + "/out"}, {Input: in, Output: filepath.Join(t.TempDir(), "out"), Ledger: root + "/ledger.json"}} {
-		if _, err := DP(context.Background(), j, opt, onPrism); !errors.Is(err, schema.ErrBadInput) || !strings.Contains(err.Error(), "not in a store") {
+		if _, err := DP(context.Background(), j, opt, onPrism); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "not in a store") {
 			t.Errorf("dp %+v: %v", opt, err)
 		}
 	}

@@ -3,13 +3,13 @@ package stage
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/schema"
 )
@@ -114,7 +114,7 @@ func (unionFn) ProcessElement(column string, lists func(*[]byte) bool, emit func
 	for lists(&data) {
 		var vs []string
 		if err := json.Unmarshal(data, &vs); err != nil {
-			return fmt.Errorf("internal error: a part's values of %q: %w", column, err)
+			return fault.Internalf("a part's values of %q: %w", column, err)
 		}
 		for _, v := range vs {
 			set[v] = true
@@ -162,11 +162,11 @@ func Values(ctx context.Context, job Job, parts []string, tmp string, run Execut
 	for _, name := range names {
 		data, err := readFile(ctx, joinPath(tmp, "values-"+name+".json"))
 		if err != nil {
-			return job, fmt.Errorf("internal error: the values of %q: %w", name, err)
+			return job, fault.Internalf("the values of %q: %w", name, err)
 		}
 		var vs []string
 		if err := json.Unmarshal(data, &vs); err != nil {
-			return job, fmt.Errorf("internal error: the values of %q: %w", name, err)
+			return job, fault.Internalf("the values of %q: %w", name, err)
 		}
 		job.Values[name] = vs
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/job"
 	"sanitizer/release"
@@ -54,7 +55,7 @@ func (f *writePartFn) process(ctx context.Context, part string) error {
 	}
 	node, err := generalize.NewCut(like.Columns, f.Levels)
 	if err != nil {
-		return fmt.Errorf("internal error: %w", err)
+		return fault.Internalf("%w", err)
 	}
 	merged, err := readMerged(ctx, f.Classes, "class table at the node", func(b []byte) (*generalize.ClassTable, error) { return node.UnmarshalClasses(b, like) })
 	if err != nil {
@@ -77,7 +78,7 @@ func (f *writePartFn) process(ctx context.Context, part string) error {
 	}
 	index := slices.Index(f.Parts, part)
 	if index < 0 {
-		return fmt.Errorf("internal error: %s is not a part of the input", part)
+		return fault.Internalf("%s is not a part of the input", part)
 	}
 	w := partWriter{hier: in.hier, cfg: cfg, like: like, rec: rec, levels: f.Levels, format: f.Format, meta: f.Meta}
 	name := release.PartName(index, len(f.Parts), f.Format)
@@ -221,7 +222,7 @@ func (pw *partWrite) start(p *job.Plan) ([]int, error) {
 	}
 	var ok bool
 	if pw.prep, ok = pw.sink.(table.Preparer); !ok {
-		return nil, fmt.Errorf("internal error: the %s sink does not take keys", w.format)
+		return nil, fault.Internalf("the %s sink does not take keys", w.format)
 	}
 	read := append(slices.Clone(p.Kept), p.Quasi...)
 	if sub := cfg.Privacy.Subset; sub != nil { // its flag last
@@ -285,12 +286,12 @@ func (pw *partWrite) field(p *job.Plan, j int, at func() string, v string, null 
 	pos := p.Kept[j]
 	if !null && p.TextIn {
 		if err := table.CheckType(p.Conf[pos], v); err != nil {
-			return schema.BadInput("%s: column %q: %w", at(), p.Header[pos], err)
+			return fault.BadInput("%s: column %q: %w", at(), p.Header[pos], err)
 		}
 	}
 	if h := pw.listed[j]; h != nil {
 		if _, ok := h.Leaf(v); !ok {
-			return schema.BadInput("%s: column %q: value not listed in hierarchy %s", at(), p.Header[pos], h.Source())
+			return fault.BadInput("%s: column %q: value not listed in hierarchy %s", at(), p.Header[pos], h.Source())
 		}
 	}
 	rows.Fields = append(rows.Fields, strings.Clone(v)) // not the batch's block
@@ -327,16 +328,16 @@ func (pw *partWrite) flush() error {
 func nodeTables(ctx context.Context, searched *Searched, work string) (classes, population string, err error) {
 	node, err := generalize.NewCut(searched.Classes.Columns(), searched.Result.Levels)
 	if err != nil {
-		return "", "", fmt.Errorf("internal error: %w", err)
+		return "", "", fault.Internalf("%w", err)
 	}
 	write := func(ct *generalize.ClassTable, name string) (string, error) {
 		at, err := node.Classes(ct)
 		if err != nil {
-			return "", fmt.Errorf("internal error: %w", err)
+			return "", fault.Internalf("%w", err)
 		}
 		data, err := node.MarshalClasses(at)
 		if err != nil {
-			return "", fmt.Errorf("internal error: %w", err)
+			return "", fault.Internalf("%w", err)
 		}
 		path := joinPath(work, name)
 		return path, writeFile(ctx, path, data)

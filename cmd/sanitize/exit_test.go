@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"sanitizer/fault"
 	"sanitizer/internal/safe"
-	"sanitizer/schema"
 )
 
 // TestExitCodeInternal: a defect of the program (a recovered panic) exits 1 even when a
@@ -21,12 +21,12 @@ func TestExitCodeInternal(t *testing.T) {
 		err  error
 		want int
 	}{
-		{schema.BadInput("in.csv: row 3: bad"), 2},
-		{schema.Unattainable("no node"), 3},
+		{fault.BadInput("in.csv: row 3: bad"), 2},
+		{fault.Unattainable("no node"), 3},
 		{errors.New("disk full"), 1},
 		{fmt.Errorf("pass 2: %w", panicked), 1},
-		{schema.BadInput("in.csv: %w", panicked), 1},
-		{schema.Unattainable("search: %w", panicked), 1},
+		{fault.BadInput("in.csv: %w", panicked), 1},
+		{fault.Unattainable("search: %w", panicked), 1},
 	} {
 		if got := exitCode(tc.err); got != tc.want {
 			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)

@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"sanitizer/dprun"
+	"sanitizer/fault"
 	"sanitizer/gen"
 	"sanitizer/internal/build"
 	"sanitizer/internal/safe"
@@ -88,7 +89,7 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, atSta
 		return 0
 	}
 	code := 2
-	if started || errors.Is(err, safe.ErrInternal) {
+	if started || errors.Is(err, fault.ErrInternal) {
 		code = exitCode(err)
 	}
 	logStack(g.log, err)
@@ -198,15 +199,15 @@ func every(interval time.Duration, tick, done func()) (stop func()) {
 // usageError marks a command-line mistake (exit 2).
 type usageError struct{ error }
 
-func (e usageError) Is(target error) bool { return target == schema.ErrBadInput }
+func (e usageError) Is(target error) bool { return target == fault.ErrBadInput }
 
 func exitCode(err error) int {
 	switch {
-	case errors.Is(err, safe.ErrInternal):
+	case errors.Is(err, fault.ErrInternal):
 		return 1
-	case errors.Is(err, schema.ErrBadInput):
+	case errors.Is(err, fault.ErrBadInput):
 		return 2
-	case errors.Is(err, schema.ErrUnattainable):
+	case errors.Is(err, fault.ErrUnattainable):
 		return 3
 	}
 	return 1

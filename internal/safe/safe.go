@@ -4,15 +4,12 @@
 package safe
 
 import (
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync"
-)
 
-// ErrInternal is matched (errors.Is) by every error that reports a defect of this
-// program rather than of its input: a recovered panic.
-var ErrInternal = errors.New("internal error")
+	"sanitizer/fault"
+)
 
 // PanicError is a panic recovered from a function: the value it panicked with and the
 // stack of the goroutine where it did (for the debug log, never for the message).
@@ -24,8 +21,8 @@ type PanicError struct {
 // Error reports the panic's value without the stack.
 func (e *PanicError) Error() string { return fmt.Sprintf("internal error: %v", e.Value) }
 
-// Is matches ErrInternal.
-func (e *PanicError) Is(target error) bool { return target == ErrInternal }
+// Is matches fault.ErrInternal.
+func (e *PanicError) Is(target error) bool { return target == fault.ErrInternal }
 
 // Call runs f and returns its error, or a *PanicError if f panics. A panic with a
 // *PanicError (a worker's, raised again on its caller's goroutine) is returned as it is,

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"sanitizer/fault"
 )
 
 func TestCall(t *testing.T) {
@@ -24,8 +26,8 @@ func TestCall(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Call(tc.f)
-			if got := errors.Is(err, ErrInternal); got != tc.internal {
-				t.Fatalf("errors.Is(%v, ErrInternal) = %v, want %v", err, got, tc.internal)
+			if got := errors.Is(err, fault.ErrInternal); got != tc.internal {
+				t.Fatalf("errors.Is(%v, fault.ErrInternal) = %v, want %v", err, got, tc.internal)
 			}
 			if got := errors.Is(err, cause); got != tc.wantCause {
 				t.Fatalf("errors.Is(%v, cause) = %v, want %v", err, got, tc.wantCause)
@@ -60,7 +62,7 @@ func TestParallel(t *testing.T) {
 			if int(ran.Load()) != parts {
 				t.Errorf("parts %d: %d ran", parts, ran.Load())
 			}
-			if got := errors.Is(err, ErrInternal); got != (bad >= 0) {
+			if got := errors.Is(err, fault.ErrInternal); got != (bad >= 0) {
 				t.Errorf("parts %d, panic in %d: err %v", parts, bad, err)
 			}
 		}

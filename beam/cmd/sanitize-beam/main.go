@@ -46,12 +46,11 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"sanitizer/beam/stage"
+	"sanitizer/fault"
 	"sanitizer/generalize"
-	"sanitizer/internal/safe"
 	"sanitizer/internal/supervise"
 	"sanitizer/job"
 	"sanitizer/report"
-	"sanitizer/schema"
 )
 
 // The command's flags, sanitize's beside Beam's pipeline options on the same flag set.
@@ -155,10 +154,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	code := 1
 	switch {
-	case errors.Is(err, safe.ErrInternal):
-	case errors.Is(err, schema.ErrBadInput):
+	case errors.Is(err, fault.ErrInternal):
+	case errors.Is(err, fault.ErrBadInput):
 		code = 2
-	case errors.Is(err, schema.ErrUnattainable):
+	case errors.Is(err, fault.ErrUnattainable):
 		code = 3
 	}
 	if *logFormat == "json" {
