@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"sanitizer/internal/testfiles"
 )
 
 // reference is the configuration reference that must document every key.
@@ -17,28 +19,6 @@ const reference = "../docs/configuration.md"
 // keyCell matches the first cell of a key row: one or more backquoted key paths,
 // separated by commas.
 var keyCell = regexp.MustCompile("^`[^`]+`(, `[^`]+`)*$")
-
-// splitRow splits a Markdown table row into its cells; "\|" does not split.
-func splitRow(line string) []string {
-	line = strings.TrimSpace(line)
-	line = strings.TrimPrefix(line, "|")
-	line = strings.TrimSuffix(line, "|")
-	var cells []string
-	var b strings.Builder
-	for i := 0; i < len(line); i++ {
-		switch {
-		case line[i] == '\\' && i+1 < len(line) && line[i+1] == '|':
-			b.WriteByte('|')
-			i++
-		case line[i] == '|':
-			cells = append(cells, strings.TrimSpace(b.String()))
-			b.Reset()
-		default:
-			b.WriteByte(line[i])
-		}
-	}
-	return append(cells, strings.TrimSpace(b.String()))
-}
 
 // keyRows returns the rows of the page's key tables (tables whose header's first cell
 // is "Key" and second "Type"), as their type cells by the key paths their first cell
@@ -57,7 +37,7 @@ func keyRows(page string) (map[string]string, []error) {
 			inTable = false
 			continue
 		}
-		cells := splitRow(line)
+		cells := testfiles.TableCells(line)
 		if !inTable { // the header row
 			inTable, keyTable = true, len(cells) > 1 && cells[0] == "Key" && cells[1] == "Type"
 			continue
