@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
 	"sanitizer/schema"
 	"sanitizer/table"
 )
@@ -79,7 +80,7 @@ func TestNewPlan(t *testing.T) {
 			{Name: "stay", Unsupported: "decimal(9, 2)", PassOnly: true, Arrow: &arrow.Decimal128Type{Precision: 9, Scale: 2}}}, []string{"c.yaml:5: columns.stay.type: in.csv", `"stay"`, "declares type integer"}, nil},
 		{"decimal quasi-identifier", cfgText, []table.Column{{Name: "name", Type: schema.String}, {Name: "zip", Unsupported: "binary", PassOnly: true, Arrow: arrow.BinaryTypes.Binary},
 			{Name: "age", Type: schema.Integer}, {Name: "stay", Type: schema.Integer}}, []string{"c.yaml:2: columns.zip.role: in.csv", `"zip"`, "binary", "only be passed through", "role insensitive"}, nil},
-		{"binary insensitive", strings.Replace(cfgText, "stay: {role: insensitive, type: integer}", "stay: {role: insensitive}", 1),
+		{"binary insensitive", testfiles.Replace(t, cfgText, "stay: {role: insensitive, type: integer}", "stay: {role: insensitive}"),
 			[]table.Column{{Name: "name", Type: schema.String}, {Name: "zip", Type: schema.String}, {Name: "age", Type: schema.Integer},
 				{Name: "stay", Unsupported: "binary", PassOnly: true, Arrow: arrow.BinaryTypes.Binary}}, nil, func(t *testing.T, p *Plan) {
 				if !slices.Equal(p.PassOnly, []int{3}) || !slices.Contains(p.Kept, 3) || !arrow.TypeEqual(p.OutColumns()[2].Arrow, arrow.BinaryTypes.Binary) {
