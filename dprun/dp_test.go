@@ -166,7 +166,7 @@ func TestDPDomainViolation(t *testing.T) {
 	assertNothingWritten(t, dir, out)
 
 	// With other: true, the value is counted in the other cell and never named.
-	conf = strings.Replace(conf, "epsilon: 1}", "epsilon: 1, other: true}", 1)
+	conf = testfiles.Replace(t, conf, "epsilon: 1}", "epsilon: 1, other: true}")
 	_, out, _, err = dpRun(t, conf, wardInput("q9,50,M,measles,3"), "")
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +241,7 @@ func TestDPLedgerRefusesOverspend(t *testing.T) {
 		t.Error("a refused run changed the ledger")
 	}
 	// The configuration alone over its total is refused before reading.
-	over := strings.Replace(conf, "epsilon: 0.4", "epsilon: 1.5", 1)
+	over := testfiles.Replace(t, conf, "epsilon: 0.4", "epsilon: 1.5")
 	if _, _, _, err := dpRun(t, over, wardInput(), ""); !errors.Is(err, fault.ErrUnattainable) {
 		t.Errorf("outputs over epsilon-total: err = %v, want unattainable", err)
 	}
@@ -250,21 +250,21 @@ func TestDPLedgerRefusesOverspend(t *testing.T) {
 func TestDPBadSettings(t *testing.T) {
 	base := "dataset: ward\n" + wardColumns + "dp:\n  epsilon-total: 1\n  outputs:\n"
 	tests := []struct{ name, conf, want string }{
-		{"no domain", strings.Replace(base, ", domain: [F, M]", "", 1) + "    - {name: h, histogram: [sex], epsilon: 1}\n", "columns.sex.domain"},
+		{"no domain", testfiles.Replace(t, base, ", domain: [F, M]", "") + "    - {name: h, histogram: [sex], epsilon: 1}\n", "columns.sex.domain"},
 		{"laplace with delta", base + "    - {name: h, histogram: [sex], epsilon: 1, delta: 1e-6}\n", "takes no delta"},
 		{"consistent on a histogram", base + "    - {name: h, histogram: [sex], epsilon: 1, post: [consistent]}\n", "consistent applies to marginals only"},
-		{"unit in an output", strings.Replace(base, "epsilon-total: 1\n", "epsilon-total: 1\n  privacy-unit: {column: pid, max-rows-per-unit: 2}\n", 1) +
+		{"unit in an output", testfiles.Replace(t, base, "epsilon-total: 1\n", "epsilon-total: 1\n  privacy-unit: {column: pid, max-rows-per-unit: 2}\n") +
 			"    - {name: h, histogram: [pid], epsilon: 1}\n", "privacy unit"},
 		{"string aggregate", base + "    - {name: a, aggregate: {column: dx, stats: [count]}, epsilon: 1}\n", "needs type integer or float"},
-		{"synthetic model too small", strings.Replace(base, "epsilon-total: 1\n", "epsilon-total: 1\n  delta-total: 1e-6\n", 1) +
+		{"synthetic model too small", testfiles.Replace(t, base, "epsilon-total: 1\n", "epsilon-total: 1\n  delta-total: 1e-6\n") +
 			"    - {name: s, synthetic: {columns: [age, dx], max-model-size: 3}, epsilon: 1, delta: 1e-9}\n", "more than the model may hold"},
-		{"other clashes, data in domain", strings.Replace(base, "domain: [F, M]", "domain: [F, M, other]", 1) + "    - {name: h, histogram: [sex], epsilon: 1, other: true}\n", `already has a value "other"`},
-		{"too many marginals", strings.Replace(base, "  pid:  {role: identifier}\n", "  pid:  {role: identifier}\n"+manyColumns(16), 1) +
+		{"other clashes, data in domain", testfiles.Replace(t, base, "domain: [F, M]", "domain: [F, M, other]") + "    - {name: h, histogram: [sex], epsilon: 1, other: true}\n", `already has a value "other"`},
+		{"too many marginals", testfiles.Replace(t, base, "  pid:  {role: identifier}\n", "  pid:  {role: identifier}\n"+manyColumns(16)) +
 			"    - {name: m, marginals: {columns: [" + manyNames(16) + "], way: 8}, epsilon: 1}\n", "more than 4096 marginals"},
-		{"unit with null-as", strings.Replace(strings.Replace(base, "pid:  {role: identifier}", "pid:  {role: quasi, hierarchy: {mask: {max: 1}}, null-as: x}", 1),
-			"epsilon-total: 1\n", "epsilon-total: 1\n  privacy-unit: {column: pid, max-rows-per-unit: 2}\n", 1) +
+		{"unit with null-as", testfiles.Replace(t, testfiles.Replace(t, base, "pid:  {role: identifier}", "pid:  {role: quasi, hierarchy: {mask: {max: 1}}, null-as: x}"),
+			"epsilon-total: 1\n", "epsilon-total: 1\n  privacy-unit: {column: pid, max-rows-per-unit: 2}\n") +
 			"    - {name: h, histogram: [sex], epsilon: 1}\n", "may not stand for nulls"},
-		{"range on a string", strings.Replace(base, "domain: [F, M]", "domain: {range: [0, 1], width: 1}", 1) + "    - {name: h, histogram: [sex], epsilon: 1}\n", "type integer or float"},
+		{"range on a string", testfiles.Replace(t, base, "domain: [F, M]", "domain: {range: [0, 1], width: 1}") + "    - {name: h, histogram: [sex], epsilon: 1}\n", "type integer or float"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -451,7 +451,7 @@ dp:
 // TestDPCountedAndAggregated: one column both counted (a histogram) and measured (an
 // aggregate) in the same run.
 func TestDPCountedAndAggregated(t *testing.T) {
-	conf := strings.Replace("dataset: ward\n"+wardColumns, "stay: {role: insensitive, type: integer}", "stay: {role: insensitive, type: integer, domain: {range: [0, 9], width: 5}}", 1) + `dp:
+	conf := testfiles.Replace(t, "dataset: ward\n"+wardColumns, "stay: {role: insensitive, type: integer}", "stay: {role: insensitive, type: integer, domain: {range: [0, 9], width: 5}}") + `dp:
   epsilon-total: 20000
   outputs:
     - {name: h, histogram: [stay], epsilon: 10000}

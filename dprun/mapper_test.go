@@ -11,6 +11,7 @@ import (
 
 	"sanitizer/dphist"
 	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -88,8 +89,8 @@ func TestMapperMatchesColumns(t *testing.T) {
 	if err := os.WriteFile(in, []byte(wardInput("z1,99,M,cold,3", "z2,7,F,flu,40")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	conf := strings.Replace(mapperConf, "range: [20, 59]", "range: [0, 59]", 1) // the marginals have no other cell
-	conf = strings.Replace(conf, "way: 2}", "way: 2}, other: true", 1)
+	conf := testfiles.Replace(t, mapperConf, "range: [20, 59]", "range: [0, 59]") // the marginals have no other cell
+	conf = testfiles.Replace(t, conf, "way: 2}", "way: 2}, other: true")
 	if err := os.WriteFile(cfgPath, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
