@@ -5,7 +5,6 @@ package safe
 
 import (
 	"fmt"
-	"runtime/debug"
 	"sync"
 
 	"sanitizer/fault"
@@ -30,11 +29,7 @@ func (e *PanicError) Is(target error) bool { return target == fault.ErrInternal 
 func Call(f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			if pe, ok := r.(*PanicError); ok {
-				err = pe
-				return
-			}
-			err = &PanicError{Value: r, Stack: debug.Stack()}
+			err = Recovered(r)
 		}
 	}()
 	return f()
