@@ -17,6 +17,7 @@ import (
 	"sanitizer/dphist"
 	"sanitizer/dprun"
 	"sanitizer/fault"
+	"sanitizer/internal/safe"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -122,8 +123,7 @@ func (f *dpReadFn) read(ctx context.Context, cfg *schema.Config, hier *job.HierF
 	batches := make(chan *table.Batch, 2)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	streamed := make(chan error, 1)
-	go func() { streamed <- src.Stream(ctx, m.Columns(), batches) }()
+	streamed := safe.Start(func() error { return src.Stream(ctx, m.Columns(), batches) })
 	prefix := strconv.Itoa(index) + ":"
 	var mapErr error
 	for b := range batches {
