@@ -537,8 +537,7 @@ func ReadInput(ctx context.Context, cfg *schema.Config, p *job.Plan, src table.S
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	out := make(chan *table.Batch, 2)
-	errc := make(chan error, 1)
-	go func() { errc <- safe.Go(func() error { return src.Stream(ctx, cols, out) })() }()
+	errc := safe.Start(func() error { return src.Stream(ctx, cols, out) })
 	var readErr error
 	for b := range out {
 		if readErr != nil {

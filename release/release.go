@@ -788,11 +788,10 @@ func readProtected(ctx context.Context, p *plan, src table.Source, prot []*prote
 		}
 	}
 	out := make(chan *table.Batch, 2)
-	errc := make(chan error, 1)
 	if sub != nil {
 		cols = append(cols, sub.pos)
 	}
-	go func() { errc <- safe.Go(func() error { return src.Stream(ctx, cols, out) })() }()
+	errc := safe.Start(func() error { return src.Stream(ctx, cols, out) })
 	var addErr error
 	for b := range out {
 		if sub != nil && addErr == nil {
