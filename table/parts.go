@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"sanitizer/fault"
+	"sanitizer/internal/safe"
 	"sanitizer/schema"
 )
 
@@ -331,8 +332,7 @@ func relay(ctx context.Context, src Source, cols []int, as []Form, base int, out
 		return fault.Internalf("%T gives no arrays", src)
 	}
 	in := make(chan *Batch, 2)
-	errc := make(chan error, 1)
-	go func() { errc <- guard(func() error { return StreamAs(ctx, src, cols, as, in) })() }()
+	errc := safe.Start(func() error { return StreamAs(ctx, src, cols, as, in) })
 	for b := range in {
 		b.First += base
 		select {

@@ -16,6 +16,7 @@ import (
 
 	"sanitizer/fault"
 	"sanitizer/internal/readfile"
+	"sanitizer/internal/safe"
 	"sanitizer/schema"
 )
 
@@ -476,18 +477,19 @@ func NewSink(f io.Writer, format string, dialect schema.CSV, cols []OutColumn, m
 // RecordReader reads the records of a source one by one, as text (a null reads as "").
 // It streams in a goroutine that Close stops.
 type RecordReader struct {
-	cancel context.CancelFunc
-	in     chan *Batch
-	errc   chan error
-	cur    *Batch
-	i      int
+	cancel   context.CancelFunc
+	in       chan *Batch
+	streamed <-chan error // the stream's result
+	end      error        // what Read returns after the last record, once streamed gave it
+	cur      *Batch
+	i        int
 }
 
 // ReadColumns reads the records of src projected to cols (indexes into src.Columns()).
 func ReadColumns(ctx context.Context, src Source, cols []int) *RecordReader {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &RecordReader{cancel: cancel, in: make(chan *Batch, 2), errc: make(chan error, 1)}
-	go func() { r.errc <- guard(func() error { return src.Stream(ctx, cols, r.in) })() }()
+	r := &RecordReader{cancel: cancel, in: make(chan *Batch, 2)}
+	r.streamed = safe.Start(func() error { return src.Stream(ctx, cols, r.in) })
 	return r
 }
 
@@ -496,12 +498,12 @@ func (r *RecordReader) Read() ([]string, error) {
 	for r.cur == nil || r.i >= r.cur.N {
 		b, ok := <-r.in
 		if !ok {
-			if err := <-r.errc; err != nil {
-				r.errc <- err
-				return nil, err
+			if r.end == nil {
+				if r.end = <-r.streamed; r.end == nil {
+					r.end = io.EOF
+				}
 			}
-			r.errc <- nil
-			return nil, io.EOF
+			return nil, r.end
 		}
 		r.cur, r.i = b, 0
 	}
