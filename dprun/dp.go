@@ -235,7 +235,7 @@ func readStage(ctx context.Context, cfg *schema.Config, opt job.Options, in, inF
 	}
 	defer src.Close()
 	opt.At(job.StageRead)
-	data, err := ReadInput(ctx, cfg, p, src)
+	data, err := readInput(ctx, cfg, p, src)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -481,8 +481,20 @@ func OutputColumns(o schema.DPOutput) []string {
 	return cols
 }
 
-// ReadInput reads the columns the outputs use in one streamed pass.
-func ReadInput(ctx context.Context, cfg *schema.Config, p *job.Plan, src table.Source) (*dpInput, error) {
+// CheckInput is what validate checks of a dp run once its input is open: it reads src
+// (planned as p by job.OpenInput) as the run does and lists, for each column the
+// outputs count, the first record outside its declared domain that the run would
+// refuse, as the run names it. Errors match fault.ErrBadInput as the run's do.
+func CheckInput(ctx context.Context, cfg *schema.Config, p *job.Plan, src table.Source) error {
+	data, err := readInput(ctx, cfg, p, src)
+	if err != nil {
+		return err
+	}
+	return data.checkDomains(p)
+}
+
+// readInput reads the columns the outputs use in one streamed pass.
+func readInput(ctx context.Context, cfg *schema.Config, p *job.Plan, src table.Source) (*dpInput, error) {
 	pos := make(map[string]int, len(p.Header))
 	for i, h := range p.Header {
 		pos[h] = i
@@ -680,11 +692,11 @@ func (t *dpTable) add(rec ...string) {
 	t.n++
 }
 
-// CheckDomains is nil when every value of the outputs' columns lies in its declared
+// checkDomains is nil when every value of the outputs' columns lies in its declared
 // domain or an output maps it to its other cell; else it lists, for each column, the
 // first record a run would refuse, as the run names it (validate: the run stops at the
 // first output it computes).
-func (d *dpInput) CheckDomains(p *job.Plan) error {
+func (d *dpInput) checkDomains(p *job.Plan) error {
 	var errs schema.ErrorList
 	seen := map[string]bool{}
 	for _, out := range d.outs {

@@ -2,5 +2,7 @@
 // table in batches, encodes the quasi-identifiers, runs the search, streams the input
 // again to recode and suppress, writes the release to a temporary file, verifies it
 // independently, renames it into place and writes the report. It also re-checks a
-// written release against its input (Check) and validates a configuration (Validate).
+// written release against its input (Check) and analyses an input's risk (Risk);
+// package validate runs its checks of a configuration and an input (CheckConfig,
+// CheckInput). It imports neither dprun nor validate.
 package release

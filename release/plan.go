@@ -11,9 +11,10 @@ import (
 	"sanitizer/table"
 )
 
-// checkReleaseConfig rejects settings a release cannot honour (yet): failing closed is
-// better than publishing without a requested protection.
-func checkReleaseConfig(cfg *schema.Config) error {
+// CheckConfig rejects settings a release cannot honour (yet), before anything is read:
+// failing closed is better than publishing without a requested protection. Release,
+// Check and validate run it.
+func CheckConfig(cfg *schema.Config) error {
 	switch {
 	case cfg.Privacy.K < 1:
 		return cfg.Errorf("privacy.k", "required for a release, unless the configuration names l-diversity, t-closeness, β-likeness or a risk-based model (then k is 1)")

@@ -101,7 +101,7 @@ type run struct {
 // the input.
 func openRun(cfg *schema.Config, opt job.Options) (*run, error) {
 	r := &run{cfg: cfg, opt: opt, log: opt.Logger(), start: time.Now()}
-	if err := checkReleaseConfig(cfg); err != nil {
+	if err := CheckConfig(cfg); err != nil {
 		return nil, err
 	}
 	var err error
@@ -895,11 +895,11 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 }
 
 // checkedPaths is Check's input and release, and their formats, once it has checked
-// what it can before reading them: the configuration (checkReleaseConfig), that the
+// what it can before reading them: the configuration (CheckConfig), that the
 // release is a regular file or parts, and, with a report, that the report is the
 // release's (checkPair).
 func checkedPaths(cfg *schema.Config, opt job.Options) (in, rel, inFmt, relFmt string, err error) {
-	if err := checkReleaseConfig(cfg); err != nil {
+	if err := CheckConfig(cfg); err != nil {
 		return "", "", "", "", err
 	}
 	if in, rel, inFmt, relFmt, err = paths(cfg, opt); err != nil {

@@ -32,6 +32,7 @@ import (
 	"sanitizer/release"
 	"sanitizer/report"
 	"sanitizer/schema"
+	"sanitizer/validate"
 )
 
 func main() {
@@ -336,7 +337,7 @@ func newValidate(stdout io.Writer) *cobra.Command {
 			if cfg == nil {
 				return cfgErr
 			}
-			v, err := release.Validate(cmd.Context(), cfg, cfgErr, opt)
+			v, err := validate.Validate(cmd.Context(), cfg, cfgErr, opt)
 			if err != nil {
 				return err
 			}
