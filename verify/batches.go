@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"sync"
+
+	"sanitizer/internal/safe"
 )
 
 // The verifier's decoders (Parquet, Arrow IPC) turn a file's records into text on a
@@ -60,7 +62,7 @@ type batchReader struct {
 	cancel context.CancelFunc
 	out    chan *textBatch
 	free   chan *textBatch
-	done   chan error
+	done   <-chan error
 	close  sync.Once
 	err    error // what Read returns once the batches are over
 	ended  bool  // the producer's result has been taken
@@ -76,12 +78,11 @@ type producer func(ctx context.Context, out chan<- *textBatch, free chan *textBa
 func (r *batchReader) start(ctx context.Context, width int, produce producer) {
 	ctx, cancel := context.WithCancel(ctx)
 	r.width, r.cancel = width, cancel
-	r.out, r.free, r.done = make(chan *textBatch, 2), make(chan *textBatch, 4), make(chan error, 1)
-	go func() {
-		err := produce(ctx, r.out, r.free)
-		close(r.out)
-		r.done <- err
-	}()
+	r.out, r.free = make(chan *textBatch, 2), make(chan *textBatch, 4)
+	r.done = safe.Start(func() error {
+		defer close(r.out)
+		return produce(ctx, r.out, r.free)
+	})
 }
 
 // Read returns the next record (valid until the next call), or io.EOF after the last.

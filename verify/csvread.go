@@ -131,7 +131,7 @@ type CSVRecords struct {
 	width  int
 	in     chan []string // batches of records, flat
 	free   chan []string // batches read, for the reading to fill again
-	errc   chan error
+	errc   <-chan error
 	cur    []string
 	last   []string // the batch cur is the rest of
 	err    error
@@ -141,10 +141,8 @@ type CSVRecords struct {
 // cols (indexes into Header, in the order given). Close stops it.
 func (c *CSVFile) Records(ctx context.Context, cols []int) *CSVRecords {
 	ctx, cancel := context.WithCancel(ctx)
-	rr := &CSVRecords{cancel: cancel, width: len(cols), in: make(chan []string, 2), free: make(chan []string, 4), errc: make(chan error, 1)}
-	go func() {
-		rr.errc <- safe.Call(func() error { return c.readAhead(ctx, cols, rr.in, rr.free) })
-	}()
+	rr := &CSVRecords{cancel: cancel, width: len(cols), in: make(chan []string, 2), free: make(chan []string, 4)}
+	rr.errc = safe.Start(func() error { return c.readAhead(ctx, cols, rr.in, rr.free) })
 	return rr
 }
 

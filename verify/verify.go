@@ -508,7 +508,7 @@ func (c *Counter) flush() error {
 type countLoop struct {
 	out  chan *pending // staged records, to count
 	free chan *pending // counted, to stage again
-	done chan error
+	done <-chan error
 }
 
 // countBuffers is how many pendings a Counter stages and counts in turn.
@@ -517,22 +517,22 @@ const countBuffers = 4
 // counting starts counting the staged records on a goroutine of their own, until
 // drain.
 func (c *Counter) counting() {
-	l := &countLoop{out: make(chan *pending, countBuffers), free: make(chan *pending, countBuffers), done: make(chan error, 1)}
+	l := &countLoop{out: make(chan *pending, countBuffers), free: make(chan *pending, countBuffers)}
 	for range countBuffers - 1 {
 		l.free <- &pending{}
 	}
 	c.loop = l
-	go func() {
+	l.done = safe.Start(func() error {
 		var err error
 		for p := range l.out {
-			if err == nil {
+			if err == nil { // after a failure (a panic too), the pendings still go back to the staging
 				err = safe.Call(func() error { return c.count(p) })
 			}
 			p.reset()
 			l.free <- p // never blocks: there are countBuffers
 		}
-		l.done <- err
-	}()
+		return err
+	})
 }
 
 // drain counts what is staged, stops the counting goroutine, if one runs, and returns
