@@ -193,13 +193,13 @@ func TestCheckMissingRecords(t *testing.T) {
 		if r, ok := releases[[2]string{format, config}]; ok {
 			return r.cfg, r.out, r.rep
 		}
-		text := strings.Replace(string(raw), "output: {format: csv}", "output: {format: "+format+"}", 1)
+		text := testfiles.Replace(t, string(raw), "output: {format: csv}", "output: {format: "+format+"}")
 		switch config {
 		case "":
 		case "mondrian":
-			text = strings.Replace(text, "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: loss}", 1)
+			text = testfiles.Replace(t, text, "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: loss}")
 		default:
-			text = strings.Replace(text, "privacy: {k: 5, suppression: 0.05}", config, 1)
+			text = testfiles.Replace(t, text, "privacy: {k: 5, suppression: 0.05}", config)
 		}
 		name := filepath.Join(dir, strconv.Itoa(len(releases)))
 		if err := os.WriteFile(name+".yaml", []byte(text), 0o600); err != nil {
@@ -344,7 +344,7 @@ func TestCheckInferredNode(t *testing.T) {
 	if err := os.WriteFile(empty, []byte("g,v\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg = loadConfigText(t, strings.Replace(config, "privacy: {k: 2, suppression: 0.1}", "privacy: {k: 25, suppression: 1}", 1))
+	cfg = loadConfigText(t, testfiles.Replace(t, config, "privacy: {k: 2, suppression: 0.1}", "privacy: {k: 25, suppression: 1}"))
 	_, err = Check(context.Background(), cfg, job.Options{Input: in, Output: empty})
 	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "--report") {
 		t.Fatalf("check without the node: %v, want a bad input naming --report", err)

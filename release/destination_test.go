@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/sample"
 	"sanitizer/schema"
@@ -41,7 +42,7 @@ func destFixture(t *testing.T) (root string, cfg *schema.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeTestFile(t, filepath.Join(root, "conf", "c.yaml"), bytes.ReplaceAll(raw, []byte("hierarchies/"), []byte("h/")))
+	writeTestFile(t, filepath.Join(root, "conf", "c.yaml"), []byte(testfiles.ReplaceAll(t, string(raw), "hierarchies/", "h/")))
 	var buf bytes.Buffer
 	if err := sample.Hospital(&buf, 300, 3); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"sanitizer/fault"
 	"sanitizer/gen"
 	"sanitizer/internal/safe"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/schema"
 )
@@ -43,11 +44,11 @@ func TestBadInputKeepsItsKind(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		stage   string
-		input   func(text string) string // the CSV input, changed
-		config  func(text string) string // the configuration's text, changed
-		hier    func(dir string) string  // writes a hierarchy file, for the config
-		format  string                   // the input converted to parquet or arrow, then truncated
-		message string                   // the error names this
+		input   func(text string) string               // the CSV input, changed
+		config  func(t *testing.T, text string) string // the configuration's text, changed
+		hier    func(dir string) string                // writes a hierarchy file, for the config
+		format  string                                 // the input converted to parquet or arrow, then truncated
+		message string                                 // the error names this
 	}{
 		{name: "value not in its hierarchy", stage: "pass 1", input: func(s string) string { return editField(s, 40, fSex, secret) }, message: "row 40"},
 		{name: "null without null-as", stage: "pass 1", input: func(s string) string { return editField(s, 40, fAge, "") }, message: "row 40"},
@@ -55,8 +56,8 @@ func TestBadInputKeepsItsKind(t *testing.T) {
 		{name: "malformed CSV row", stage: "pass 1", input: func(s string) string { return editField(s, 40, fStay, "1,"+secret) }, message: "row 40"},
 		{name: "insensitive column of the wrong type", stage: "pass 2", input: func(s string) string { return editField(s, 40, fStay, secret) }, message: "row 40"},
 		{name: "sensitive value not in its hierarchy", stage: "pass 2", input: func(s string) string { return editField(s, 40, fDiagnose, secret) }, message: "row 40"},
-		{name: "missing column", stage: "plan", config: func(s string) string {
-			return strings.Replace(s, "  ward:", "  bed: {role: insensitive}\n  ward:", 1)
+		{name: "missing column", stage: "plan", config: func(t *testing.T, s string) string {
+			return testfiles.Replace(t, s, "  ward:", "  bed: {role: insensitive}\n  ward:")
 		}, message: "bed"},
 		{name: "bad hierarchy file", stage: "hierarchy", hier: func(dir string) string {
 			path := filepath.Join(dir, "sex.csv")
@@ -78,11 +79,11 @@ func TestBadInputKeepsItsKind(t *testing.T) {
 				raw, _ := os.ReadFile(cfg.File)
 				text := string(raw)
 				if tc.config != nil {
-					text = tc.config(text)
+					text = tc.config(t, text)
 				}
 				if tc.hier != nil {
 					abs, _ := filepath.Abs("../testdata/hierarchies/sex.csv")
-					text = strings.Replace(text, abs, tc.hier(t.TempDir()), 1)
+					text = testfiles.Replace(t, text, abs, tc.hier(t.TempDir()))
 				}
 				if err := os.WriteFile(cfg.File, []byte(text), 0o600); err != nil {
 					t.Fatal(err)

@@ -50,7 +50,7 @@ func formatsFixture(t *testing.T, n int) (cfg *schema.Config, dir string) {
 			kept = append(kept, line)
 		}
 	}
-	text := strings.ReplaceAll(strings.Join(kept, "\n"), "hierarchies/", hier+"/")
+	text := testfiles.ReplaceAll(t, strings.Join(kept, "\n"), "hierarchies/", hier+"/")
 	path := filepath.Join(dir, "c.yaml")
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
@@ -280,11 +280,7 @@ func TestBinaryInputErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		text := strings.Replace(string(raw), from, to, 1)
-		if text == string(raw) {
-			t.Fatalf("%q not in the configuration", from)
-		}
-		return loadConfigText(t, text)
+		return loadConfigText(t, testfiles.Replace(t, string(raw), from, to))
 	}
 	for _, ext := range []string{"parquet", "arrow", "arrows"} {
 		in := filepath.Join(dir, "in."+ext)

@@ -5,9 +5,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 )
 
@@ -26,7 +26,7 @@ func TestReleaseObjectiveOptions(t *testing.T) {
 	}
 	run := func(search string) (value, ncp, loss float64, node []int) {
 		t.Helper()
-		cfg := loadConfigText(t, strings.Replace(string(raw), "search: {algorithm: optimal, metric: loss}", search, 1))
+		cfg := loadConfigText(t, testfiles.Replace(t, string(raw), "search: {algorithm: optimal, metric: loss}", search))
 		rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "r.csv"), Force: true})
 		if err != nil {
 			t.Fatalf("%s: %v", search, err)

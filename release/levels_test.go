@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 )
 
@@ -23,7 +24,7 @@ func TestReleaseLevelBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(search string) (map[string]int, error) {
-		cfg := loadConfigText(t, strings.Replace(string(raw), "search: {algorithm: optimal, metric: loss}", search, 1))
+		cfg := loadConfigText(t, testfiles.Replace(t, string(raw), "search: {algorithm: optimal, metric: loss}", search))
 		out := filepath.Join(dir, "r.csv")
 		rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out, Force: true})
 		if err != nil {

@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/report"
 )
@@ -48,7 +48,7 @@ func TestReleaseBetaLikeness(t *testing.T) {
 		{"privacy: {k: 5, suppression: 0.05, beta-likeness: {column: diagnosis, beta: 1}}", 1, false},
 		{"privacy: {suppression: 0.05, beta-likeness: {column: diagnosis, beta: 2, variant: enhanced}}", 2, true},
 	} {
-		cfg := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", tt.privacy, 1))
+		cfg := loadConfigText(t, testfiles.Replace(t, string(raw), "privacy: {k: 5, suppression: 0.05}", tt.privacy))
 		out := filepath.Join(dir, fmt.Sprintf("r%d.csv", i))
 		rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 		if err != nil {
@@ -109,8 +109,8 @@ func TestReleaseGrassberger(t *testing.T) {
 	}
 	var nodes [][]report.NodeLevel
 	for i, est := range []string{"grassberger", "shannon"} {
-		cfg := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}",
-			"privacy: {suppression: 0.05, l-diversity: {column: diagnosis, variant: entropy, l: 4, estimator: "+est+"}}", 1))
+		cfg := loadConfigText(t, testfiles.Replace(t, string(raw), "privacy: {k: 5, suppression: 0.05}",
+			"privacy: {suppression: 0.05, l-diversity: {column: diagnosis, variant: entropy, l: 4, estimator: "+est+"}}"))
 		out := filepath.Join(dir, fmt.Sprintf("g%d.csv", i))
 		rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 		if err != nil {

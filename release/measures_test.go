@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -42,7 +43,7 @@ func TestUnconfiguredMeasuresLeftOut(t *testing.T) {
 		{beta, "β-likeness gain", "β-likeness gain", "max_gain", "largest gain"},
 	}
 	for i, models := range [][]string{{distinct}, {entropy}, {closer}, {beta}, {distinct, closer}, {entropy, beta}, {distinct, closer, beta}} {
-		text := strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", "privacy:\n  k: 5\n  suppression: 0.05\n  "+strings.Join(models, "\n  "), 1)
+		text := testfiles.Replace(t, string(raw), "privacy: {k: 5, suppression: 0.05}", "privacy:\n  k: 5\n  suppression: 0.05\n  "+strings.Join(models, "\n  "))
 		path := filepath.Join(dir, "c.yaml")
 		writeTestFile(t, path, []byte(text))
 		cfg, err := schema.Load(path)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -26,7 +27,7 @@ func adultTyped(t testing.TB, dir string, k int, supp float64, algorithm string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Replace(string(data), "  age: {role: quasi,", "  age: {role: quasi, type: integer,", 1)
+	text := testfiles.Replace(t, string(data), "  age: {role: quasi,", "  age: {role: quasi, type: integer,")
 	text += "search: {algorithm: " + algorithm + "}\n"
 	if err := os.WriteFile(cfg.File, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -93,9 +94,9 @@ func TestReleaseMondrianModels(t *testing.T) {
 	}
 	dir := t.TempDir()
 	td, _ := filepath.Abs("../testdata")
-	text := strings.ReplaceAll(string(data), "hierarchies/", td+"/hierarchies/")
-	text = strings.Replace(text, "privacy: {k: 5, suppression: 0.05}",
-		"privacy: {k: 5, suppression: 0.05, l-diversity: {column: diagnosis, variant: distinct, l: 3}, t-closeness: {column: diagnosis, t: 0.3, distance: equal}}", 1)
+	text := testfiles.ReplaceAll(t, string(data), "hierarchies/", td+"/hierarchies/")
+	text = testfiles.Replace(t, text, "privacy: {k: 5, suppression: 0.05}",
+		"privacy: {k: 5, suppression: 0.05, l-diversity: {column: diagnosis, variant: distinct, l: 3}, t-closeness: {column: diagnosis, t: 0.3, distance: equal}}")
 	path := filepath.Join(dir, "m.yaml")
 	os.WriteFile(path, []byte(text), 0o644)
 	cfg, err := schema.Load(path)
@@ -150,7 +151,7 @@ func TestCheckDetectsUntruthful(t *testing.T) {
 	dir := t.TempDir()
 	td, _ := filepath.Abs("../testdata")
 	path := filepath.Join(dir, "m.yaml")
-	os.WriteFile(path, []byte(strings.ReplaceAll(string(data), "hierarchies/", td+"/hierarchies/")), 0o644)
+	os.WriteFile(path, []byte(testfiles.ReplaceAll(t, string(data), "hierarchies/", td+"/hierarchies/")), 0o644)
 	cfg, err := schema.Load(path)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"sanitizer/fault"
 	"sanitizer/generalize"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
@@ -110,7 +111,7 @@ func TestReleaseObjectives(t *testing.T) {
 	base := string(raw)
 	for _, metric := range []string{generalize.MetricHeight, generalize.MetricPrecision, generalize.MetricAECS, generalize.MetricDiscernibilityStar} {
 		t.Run(metric, func(t *testing.T) {
-			text := strings.Replace(base, "search: {algorithm: optimal, metric: loss}", "search: {algorithm: optimal, metric: "+metric+"}", 1)
+			text := testfiles.Replace(t, base, "search: {algorithm: optimal, metric: loss}", "search: {algorithm: optimal, metric: "+metric+"}")
 			if text == base {
 				t.Fatal("the fixture's search line changed")
 			}
@@ -172,7 +173,7 @@ func TestReleaseObjectives(t *testing.T) {
 			t.Logf("node %v: %s = %s, %d suppressed, %d classes", levels, metric, want.RatString(), supp, published)
 		})
 		t.Run("mondrian/"+metric, func(t *testing.T) {
-			text := strings.Replace(base, "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: "+metric+"}", 1)
+			text := testfiles.Replace(t, base, "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: "+metric+"}")
 			cfg := loadConfigText(t, text)
 			out := filepath.Join(t.TempDir(), "release.csv")
 			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
@@ -224,7 +225,7 @@ func TestReleaseLossAggregates(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, agg := range []string{generalize.AggregateArithmetic, generalize.AggregateGeometric, generalize.AggregateSum, generalize.AggregateMax} {
-		cfg := loadConfigText(t, strings.Replace(string(raw), "search: {algorithm: optimal, metric: loss}", "search: {algorithm: optimal, metric: loss, aggregate: "+agg+"}", 1))
+		cfg := loadConfigText(t, testfiles.Replace(t, string(raw), "search: {algorithm: optimal, metric: loss}", "search: {algorithm: optimal, metric: loss, aggregate: "+agg+"}"))
 		out := filepath.Join(dir, agg+".csv")
 		rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 		if err != nil {
@@ -244,7 +245,7 @@ func TestReleaseLossAggregates(t *testing.T) {
 		}
 		t.Logf("%s: node %v, value %.4f", agg, nodeOf(rep), rep.Metric.Value)
 	}
-	text := strings.Replace(string(raw), "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: loss, aggregate: max}", 1)
+	text := testfiles.Replace(t, string(raw), "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: loss, aggregate: max}")
 	_, err = Release(context.Background(), loadConfigText(t, text), job.Options{Input: in, Output: filepath.Join(dir, "m.csv")})
 	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "search.aggregate") {
 		t.Errorf("mondrian with max: %v, want bad input naming search.aggregate", err)
@@ -271,7 +272,7 @@ func TestReleaseLossWeights(t *testing.T) {
 	}
 	var reps []*report.Report
 	for i, search := range []string{"search: {algorithm: optimal, metric: loss}", "search: {algorithm: optimal, metric: loss, weights: {admitted: 50}}"} {
-		cfg := loadConfigText(t, strings.Replace(string(raw), "search: {algorithm: optimal, metric: loss}", search, 1))
+		cfg := loadConfigText(t, testfiles.Replace(t, string(raw), "search: {algorithm: optimal, metric: loss}", search))
 		out := filepath.Join(dir, fmt.Sprintf("w%d.csv", i))
 		rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 		if err != nil {
@@ -289,7 +290,7 @@ func TestReleaseLossWeights(t *testing.T) {
 		t.Errorf("the weight changed nothing (node %v): the test checks too little", nodeOf(reps[0]))
 	}
 	t.Logf("unweighted %v, admitted weighted 50: %v", nodeOf(reps[0]), nodeOf(reps[1]))
-	text := strings.Replace(string(raw), "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: loss, weights: {age: 2}}", 1)
+	text := testfiles.Replace(t, string(raw), "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: loss, weights: {age: 2}}")
 	if _, err := Release(context.Background(), loadConfigText(t, text), job.Options{Input: in, Output: filepath.Join(dir, "m.csv")}); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "search.weights") {
 		t.Errorf("mondrian with weights: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 )
 
@@ -68,7 +69,7 @@ func TestCheckReportOfAnotherRelease(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writeTestFile(t, fileRep, []byte(strings.Replace(string(b), `"digest"`, `"digest_was"`, 1)))
+			writeTestFile(t, fileRep, []byte(testfiles.Replace(t, string(b), `"digest"`, `"digest_was"`)))
 		}, in, file, fileRep, "records no digest"},
 	}
 	for _, c := range cases {

@@ -64,7 +64,7 @@ func hospitalWith(t *testing.T, n int, privacy string) (cfg *schema.Config, in, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", privacy, 1)), in, dir
+	return loadConfigText(t, testfiles.Replace(t, string(raw), "privacy: {k: 5, suppression: 0.05}", privacy)), in, dir
 }
 
 // TestPartsReleaseEqualsWhole: a CSV table split into parts in a folder (beside a
@@ -195,7 +195,7 @@ func TestPartsBadInput(t *testing.T) {
 	columns := mk("columns")
 	paths = splitCSV(t, data, columns, 2)
 	b, _ = os.ReadFile(paths[1])
-	os.WriteFile(paths[1], bytes.Replace(b, []byte("stay_days"), []byte("stay"), 1), 0o600)
+	os.WriteFile(paths[1], []byte(testfiles.Replace(t, string(b), "stay_days", "stay")), 0o600)
 
 	mixed := mk("mixed")
 	splitCSV(t, data, mixed, 2)
@@ -306,7 +306,7 @@ func TestPartsReleaseFolder(t *testing.T) {
 	for i, edit := range []func(map[string]string){
 		func(map[string]string) {},
 		func(m map[string]string) {
-			m["sanitize.node"] = strings.Replace(m["sanitize.node"], `"level":`, `"level":1`, 1)
+			m["sanitize.node"] = testfiles.Replace(t, m["sanitize.node"], `"level":`, `"level":1`)
 		},
 		func(m map[string]string) { m["sanitize.config_digest"] = "sha256:0" },
 		func(m map[string]string) { delete(m, "sanitize.created_utc") },

@@ -277,9 +277,9 @@ func TestReleaseAdultModels(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				text := strings.Replace(string(raw), "  occupation: {role: sensitive}",
-					fmt.Sprintf("  occupation: {role: sensitive, hierarchy: {file: %q}}", filepath.Join(abs, "adult_hierarchy_occupation.csv")), 1)
-				text = strings.Replace(text, fmt.Sprintf("privacy: {k: 5, suppression: %g}", supp), fmt.Sprintf("privacy: {k: 5, suppression: %g, %s}", supp, model), 1)
+				text := testfiles.Replace(t, string(raw), "  occupation: {role: sensitive}",
+					fmt.Sprintf("  occupation: {role: sensitive, hierarchy: {file: %q}}", filepath.Join(abs, "adult_hierarchy_occupation.csv")))
+				text = testfiles.Replace(t, text, fmt.Sprintf("privacy: {k: 5, suppression: %g}", supp), fmt.Sprintf("privacy: {k: 5, suppression: %g, %s}", supp, model))
 				if err := os.WriteFile(base.File, []byte(text), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -322,10 +322,10 @@ func TestReleaseTwoProtectedColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Replace(string(raw), "  insurance:  {role: insensitive}", "  insurance:  {role: sensitive}", 1)
-	text = strings.Replace(text, "privacy: {k: 5, suppression: 0.05}",
-		"privacy:\n  k: 5\n  suppression: 0.05\n  l-diversity: {column: diagnosis, variant: recursive, l: 3, c: 3}\n  t-closeness: {column: insurance, t: 0.15}", 1)
-	cfg = loadConfigText(t, strings.ReplaceAll(text, "output: {format: csv}", "output: {format: parquet}"))
+	text := testfiles.Replace(t, string(raw), "  insurance:  {role: insensitive}", "  insurance:  {role: sensitive}")
+	text = testfiles.Replace(t, text, "privacy: {k: 5, suppression: 0.05}",
+		"privacy:\n  k: 5\n  suppression: 0.05\n  l-diversity: {column: diagnosis, variant: recursive, l: 3, c: 3}\n  t-closeness: {column: insurance, t: 0.15}")
+	cfg = loadConfigText(t, testfiles.ReplaceAll(t, text, "output: {format: csv}", "output: {format: parquet}"))
 	out := filepath.Join(dir, "r.parquet")
 	rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 	if err != nil {
@@ -364,10 +364,10 @@ func TestReleaseHierarchicalBuiltHierarchy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Replace(string(raw), "  stay_days:  {role: insensitive, type: integer}",
-		"  stay_days:  {role: sensitive, type: integer, hierarchy: {intervals: [7, 28, 364]}}", 1)
-	text = strings.Replace(text, "privacy: {k: 5, suppression: 0.05}",
-		"privacy: {k: 5, suppression: 0.05, t-closeness: {column: stay_days, t: 0.1, distance: hierarchical}}", 1)
+	text := testfiles.Replace(t, string(raw), "  stay_days:  {role: insensitive, type: integer}",
+		"  stay_days:  {role: sensitive, type: integer, hierarchy: {intervals: [7, 28, 364]}}")
+	text = testfiles.Replace(t, text, "privacy: {k: 5, suppression: 0.05}",
+		"privacy: {k: 5, suppression: 0.05, t-closeness: {column: stay_days, t: 0.1, distance: hierarchical}}")
 	cfg = loadConfigText(t, text)
 	out := filepath.Join(dir, "r.csv")
 	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {

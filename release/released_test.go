@@ -30,8 +30,8 @@ func TestReleasedColumnGivesAway(t *testing.T) {
 	}
 	for _, algorithm := range []string{"optimal", "mondrian"} {
 		t.Run(algorithm, func(t *testing.T) {
-			text := mustReplace(t, string(raw), "privacy: {k: 5, suppression: 0.05}", "privacy: {k: 5, suppression: 0.05, l-diversity: {column: diagnosis, variant: distinct, l: 3}}")
-			text = mustReplace(t, text, "algorithm: optimal", "algorithm: "+algorithm)
+			text := testfiles.Replace(t, string(raw), "privacy: {k: 5, suppression: 0.05}", "privacy: {k: 5, suppression: 0.05, l-diversity: {column: diagnosis, variant: distinct, l: 3}}")
+			text = testfiles.Replace(t, text, "algorithm: optimal", "algorithm: "+algorithm)
 			warn := loadConfigText(t, text)
 			out := filepath.Join(dir, algorithm+".csv")
 			rep, err := Release(context.Background(), warn, job.Options{Input: in, Output: out})
@@ -60,7 +60,7 @@ func TestReleasedColumnGivesAway(t *testing.T) {
 				t.Fatalf("check measured %+v", m.Released)
 			}
 
-			refuse := loadConfigText(t, mustReplace(t, text, "l: 3}}", "l: 3}, released-columns: {check: error}}"))
+			refuse := loadConfigText(t, testfiles.Replace(t, text, "l: 3}}", "l: 3}, released-columns: {check: error}}"))
 			refused := filepath.Join(dir, algorithm+"-refused.csv")
 			_, err = Release(context.Background(), refuse, job.Options{Input: in, Output: refused, Report: refused + ".json"})
 			if !errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), `"ward"`) || strings.Contains(err.Error(), `"insurance"`) {
@@ -114,13 +114,4 @@ func noValueIn(t *testing.T, msg, input string, cols ...string) {
 			}
 		}
 	}
-}
-
-// mustReplace replaces old by new in s once, failing when s lacks old.
-func mustReplace(t *testing.T, s, old, new string) string {
-	t.Helper()
-	if !strings.Contains(s, old) {
-		t.Fatalf("%q not in the configuration", old)
-	}
-	return strings.Replace(s, old, new, 1)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/risk"
 )
@@ -127,7 +128,7 @@ func TestReleaseRiskModels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", tt.privacy, 1))
+			cfg := loadConfigText(t, testfiles.Replace(t, string(raw), "privacy: {k: 5, suppression: 0.05}", tt.privacy))
 			out := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".csv")
 			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 			if err != nil {
@@ -138,7 +139,7 @@ func TestReleaseRiskModels(t *testing.T) {
 				t.Fatalf("the release's %d classes do not meet %s", len(sizes), tt.privacy)
 			}
 			// Without the model the optimum is another node: the model decided.
-			plain := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", tt.plain, 1))
+			plain := loadConfigText(t, testfiles.Replace(t, string(raw), "privacy: {k: 5, suppression: 0.05}", tt.plain))
 			prep, err := Release(context.Background(), plain, job.Options{Input: in, Output: out + ".plain.csv"})
 			if err != nil {
 				t.Fatal(err)
@@ -157,7 +158,7 @@ func TestReleaseRiskModels(t *testing.T) {
 		})
 	}
 	t.Run("unattainable", func(t *testing.T) {
-		cfg := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", "privacy: {k: 2, average-risk: 0.00001}", 1))
+		cfg := loadConfigText(t, testfiles.Replace(t, string(raw), "privacy: {k: 5, suppression: 0.05}", "privacy: {k: 2, average-risk: 0.00001}"))
 		out := filepath.Join(dir, "none.csv")
 		_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 		if !errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), "risk") {
@@ -168,8 +169,8 @@ func TestReleaseRiskModels(t *testing.T) {
 		}
 	})
 	t.Run("mondrian", func(t *testing.T) {
-		text := strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", "privacy: {k: 2, average-risk: 0.1}", 1)
-		cfg := loadConfigText(t, strings.Replace(text, "algorithm: optimal", "algorithm: mondrian", 1))
+		text := testfiles.Replace(t, string(raw), "privacy: {k: 5, suppression: 0.05}", "privacy: {k: 2, average-risk: 0.1}")
+		cfg := loadConfigText(t, testfiles.Replace(t, text, "algorithm: optimal", "algorithm: mondrian"))
 		_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "m.csv")})
 		if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "mondrian") {
 			t.Fatalf("got %v, want bad input naming mondrian", err)
@@ -190,8 +191,8 @@ func TestReportRisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}",
-		"privacy: {k: 3, suppression: 0.05, records-at-risk: {threshold: 0.15, max: 0.5}}\nrisk: {sampling-fraction: 0.1}", 1))
+	cfg := loadConfigText(t, testfiles.Replace(t, string(raw), "privacy: {k: 5, suppression: 0.05}",
+		"privacy: {k: 3, suppression: 0.05, records-at-risk: {threshold: 0.15, max: 0.5}}\nrisk: {sampling-fraction: 0.1}"))
 	out := filepath.Join(dir, "r.csv")
 	rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 	if err != nil {
@@ -276,7 +277,7 @@ func TestReleaseWithoutK(t *testing.T) {
 		"privacy: {suppression: 0.05, l-diversity: {column: diagnosis, variant: distinct, l: 2}}",
 		"privacy: {suppression: 0.05, average-risk: 0.05}",
 	} {
-		cfg := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", privacy, 1))
+		cfg := loadConfigText(t, testfiles.Replace(t, string(raw), "privacy: {k: 5, suppression: 0.05}", privacy))
 		out := filepath.Join(dir, fmt.Sprintf("r%d.csv", i))
 		rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/report"
 )
@@ -90,8 +91,8 @@ func TestRiskReleaseMissesModels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	strict := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}",
-		"privacy: {k: 5, suppression: 0.05, average-risk: 0.001, highest-risk: 0.5}\nrisk: {population: 100000}", 1))
+	strict := loadConfigText(t, testfiles.Replace(t, string(raw), "privacy: {k: 5, suppression: 0.05}",
+		"privacy: {k: 5, suppression: 0.05, average-risk: 0.001, highest-risk: 0.5}\nrisk: {population: 100000}"))
 	rep := filepath.Join(dir, "risk.json")
 	a, err := Risk(context.Background(), strict, job.Options{Input: in, Output: out, Report: rep})
 	if !errors.Is(err, fault.ErrUnattainable) || a == nil {
@@ -163,7 +164,7 @@ func TestReleaseRiskLimits(t *testing.T) {
 		{"privacy: {k: 2}\nrisk: {sampling-fraction: 1e-9}", fault.ErrBadInput, "risk.sampling-fraction: 1e-09 of the input's 2000 records is a population of 2e+12 records, more than the 1000000000000"},
 		{"privacy: {k: 2, population-uniqueness: {max: 0.5, model: pitman}}\nrisk: {sampling-fraction: 1e-9}", fault.ErrBadInput, "risk.sampling-fraction"},
 	} {
-		cfg := loadConfigText(t, strings.Replace(string(raw), "privacy: {k: 5, suppression: 0.05}", tt.privacy, 1))
+		cfg := loadConfigText(t, testfiles.Replace(t, string(raw), "privacy: {k: 5, suppression: 0.05}", tt.privacy))
 		out := filepath.Join(dir, fmt.Sprintf("r%d.csv", i))
 		var stages []string
 		_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out, AtStage: func(s string) { stages = append(stages, s) }})

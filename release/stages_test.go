@@ -17,6 +17,7 @@ import (
 	"sanitizer/fault"
 	"sanitizer/gen"
 	"sanitizer/generalize"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/sample"
 	"sanitizer/schema"
@@ -41,7 +42,7 @@ func hospitalFixture(t *testing.T, n int) (cfg *schema.Config, in, dir string) {
 		t.Fatal(err)
 	}
 	hier, _ := filepath.Abs("../testdata/hierarchies")
-	text := strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")
+	text := testfiles.ReplaceAll(t, string(raw), "hierarchies/", hier+"/")
 	path := filepath.Join(dir, "c.yaml")
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
@@ -162,7 +163,7 @@ func TestInputChangedBetweenPasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Between the passes, swap two records' sexes in place (same length, same fd).
-	changed := strings.Replace(string(raw), ",F,", ",M,", 1)
+	changed := testfiles.Replace(t, string(raw), ",F,", ",M,")
 	if err := os.WriteFile(in, []byte(changed), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestReleaseInputChangedDuringPass2(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cfg = loadConfigText(t, strings.Replace(string(raw), "input: {format: csv, csv: {separator: \",\", header: true}}", "", 1))
+				cfg = loadConfigText(t, testfiles.Replace(t, string(raw), "input: {format: csv, csv: {separator: \",\", header: true}}", ""))
 			}
 			raw, err := os.ReadFile(in)
 			if err != nil {
@@ -295,7 +296,7 @@ func TestDPCancelAtPublishWritesNothing(t *testing.T) {
 	}
 	hier, _ := filepath.Abs("../testdata/hierarchies")
 	path := filepath.Join(dir, "dp.yaml")
-	if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(testfiles.ReplaceAll(t, string(raw), "hierarchies/", hier+"/")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := schema.Load(path)

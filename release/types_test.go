@@ -231,7 +231,7 @@ func TestPassOnlyNeedsBinaryRelease(t *testing.T) {
 	if _, serr := os.Stat(out); !errors.Is(serr, os.ErrNotExist) {
 		t.Errorf("%s was written", out)
 	}
-	cfg = loadConfigText(t, strings.Replace(text, "bin: {role: insensitive}", "bin: {role: quasi, hierarchy: {mask: {max: 2}}}", 1)+"privacy: {k: 2}\n")
+	cfg = loadConfigText(t, testfiles.Replace(t, text, "bin: {role: insensitive}", "bin: {role: quasi, hierarchy: {mask: {max: 2}}}")+"privacy: {k: 2}\n")
 	_, err = Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "r.parquet")})
 	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), `"bin"`) || !strings.Contains(err.Error(), "only be passed through") {
 		t.Errorf("a binary quasi-identifier: %v, want bad input naming the column", err)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"sanitizer/internal/testfiles"
 )
 
 // hidden are the characters that reorder or hide what a terminal shows around them,
@@ -44,17 +46,17 @@ func TestNoRawBidiOnTerminal(t *testing.T) {
 	cfg := baseConfig(t)
 	// A dataset name with controls is refused (it names a budget in the ledger); one
 	// in Hebrew is not.
-	cfg = mustReplace(t, cfg, "dataset: hospital-sample", "dataset: "+q("מחלקה-admissions"))
+	cfg = testfiles.Replace(t, cfg, "dataset: hospital-sample", "dataset: "+q("מחלקה-admissions"))
 	cfg = setSexHierarchy(t, cfg, q(hier))
-	cfg = mustReplace(t, cfg, "  sex: ", "  "+q(sex)+": ")
-	cfg = mustReplace(t, cfg, "  diagnosis: ", "  "+q(diag)+": ")
-	cfg = mustReplace(t, cfg, "  ward: ", "  "+q(ward)+": ")
+	cfg = testfiles.Replace(t, cfg, "  sex: ", "  "+q(sex)+": ")
+	cfg = testfiles.Replace(t, cfg, "  diagnosis: ", "  "+q(diag)+": ")
+	cfg = testfiles.Replace(t, cfg, "  ward: ", "  "+q(ward)+": ")
 	cfgPath := filepath.Join(dir, hiding("c")+".yaml")
 	writeFile(t, cfgPath, cfg)
 	bad := filepath.Join(dir, "bad.yaml")
-	writeFile(t, bad, mustReplace(t, cfg, "unlisted: error", "unlisted: error\n"+q(hiding("unknown-key"))+": 1"))
+	writeFile(t, bad, testfiles.Replace(t, cfg, "unlisted: error", "unlisted: error\n"+q(hiding("unknown-key"))+": 1"))
 	badDataset := filepath.Join(dir, "dataset.yaml")
-	writeFile(t, badDataset, mustReplace(t, cfg, q("מחלקה-admissions"), q(hiding("ward-admissions"))))
+	writeFile(t, badDataset, testfiles.Replace(t, cfg, q("מחלקה-admissions"), q(hiding("ward-admissions"))))
 	dpConfig := func(output string) string {
 		p := filepath.Join(dir, output+".yaml")
 		writeFile(t, p, strings.Join([]string{

@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"sanitizer/internal/testfiles"
 )
 
 // The pages whose configuration examples and quoted messages these tests hold to the
@@ -94,7 +96,7 @@ func tableRows(t *testing.T, text string, header ...string) [][]string {
 			}
 			continue
 		}
-		cells := cellsOf(line)
+		cells := testfiles.TableCells(line)
 		switch {
 		case !in && strings.Join(cells, "|") == strings.Join(header, "|"):
 			in = true
@@ -109,26 +111,6 @@ func tableRows(t *testing.T, text string, header ...string) [][]string {
 		t.Fatalf("no table with the header %q", header)
 	}
 	return rows
-}
-
-// cellsOf splits a Markdown table row into its trimmed cells.
-func cellsOf(line string) []string {
-	line = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(line), "|"), "|")
-	var cells []string
-	var b strings.Builder
-	for i := 0; i < len(line); i++ {
-		switch {
-		case line[i] == '\\' && i+1 < len(line) && line[i+1] == '|':
-			b.WriteByte('|')
-			i++
-		case line[i] == '|':
-			cells = append(cells, strings.TrimSpace(b.String()))
-			b.Reset()
-		default:
-			b.WriteByte(line[i])
-		}
-	}
-	return append(cells, strings.TrimSpace(b.String()))
 }
 
 // codeSpans returns the text of a cell's backquoted spans.

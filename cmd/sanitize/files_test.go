@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/internal/testfiles"
 	"sanitizer/schema"
 )
 
@@ -50,8 +51,8 @@ func TestNonRegularFilesRefused(t *testing.T) {
 	}
 	good := config("")
 	dpConfig := filepath.Join(t.TempDir(), "dp.yaml")
-	dp := mustReplace(t, readConfig(t, td, "hospital-dp.yaml"), "file: hierarchies/", "file: "+filepath.Join(td, "hierarchies")+"/")
-	writeFile(t, dpConfig, mustReplace(t, dp, "unlisted: drop\n", "unlisted: drop\ninput: {format: csv}\n"))
+	dp := testfiles.ReplaceAll(t, readConfig(t, td, "hospital-dp.yaml"), "file: hierarchies/", "file: "+filepath.Join(td, "hierarchies")+"/")
+	writeFile(t, dpConfig, testfiles.Replace(t, dp, "unlisted: drop\n", "unlisted: drop\ninput: {format: csv}\n"))
 	in := filepath.Join(td, "hospital.csv")
 	report := filepath.Join(t.TempDir(), "r.json") // a report check never gets to read
 	writeFile(t, report, "{}")

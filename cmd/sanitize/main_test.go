@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sanitizer/internal/build"
+	"sanitizer/internal/testfiles"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,17 +51,7 @@ func baseConfig(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return mustReplace(t, string(data), "file: hierarchies/", "file: "+filepath.Join(td, "hierarchies")+"/")
-}
-
-// mustReplace replaces every old in s by new and fails when s holds no old (the
-// template drifted from what the test expects).
-func mustReplace(t *testing.T, s, old, new string) string {
-	t.Helper()
-	if !strings.Contains(s, old) {
-		t.Fatalf("configuration template lacks %q:\n%s", old, s)
-	}
-	return strings.ReplaceAll(s, old, new)
+	return testfiles.ReplaceAll(t, string(data), "file: hierarchies/", "file: "+filepath.Join(td, "hierarchies")+"/")
 }
 
 // Lines of testdata/hospital-tests.yaml that the cases edit.
@@ -192,7 +183,7 @@ func releaseArgs(p paths) []string {
 }
 
 func edit(old, new string) func(t *testing.T, cfg, dir string) string {
-	return func(t *testing.T, cfg, _ string) string { return mustReplace(t, cfg, old, new) }
+	return func(t *testing.T, cfg, _ string) string { return testfiles.Replace(t, cfg, old, new) }
 }
 
 func TestBadInput(t *testing.T) {
@@ -257,7 +248,7 @@ func TestBadInput(t *testing.T) {
 			code: 2, stderr: []string{"in.csv", `"secret_col"`, "unlisted"}},
 		{name: "columns/configured column missing from the input", input: dropStay,
 			code: 2, stderr: []string{"in.csv", `"stay_days"`, "missing"}},
-		{name: "columns/duplicate header", input: strings.Replace(small, "stay_days", "age", 1),
+		{name: "columns/duplicate header", input: testfiles.Replace(t, small, "stay_days", "age"),
 			code: 2, stderr: []string{"in.csv", "columns 3 and 8 have the same name"}},
 
 		// hierarchy files
@@ -799,11 +790,8 @@ func TestReleaseHospital(t *testing.T) {
 	} {
 		t.Run("check with a report that disagrees: "+tc.name, func(t *testing.T) {
 			text := string(readFile(t, rep))
-			if !strings.Contains(text, tc.old) {
-				t.Fatalf("report lacks %q:\n%s", tc.old, text)
-			}
 			bad := filepath.Join(t.TempDir(), "report.json")
-			writeFile(t, bad, strings.Replace(text, tc.old, tc.new, 1))
+			writeFile(t, bad, testfiles.Replace(t, text, tc.old, tc.new))
 			code, stdout, stderr := runCLI(t, "check", "-c", cfgPath, "--in", in, "--release", out, "--report", bad)
 			if code != 3 {
 				t.Fatalf("check --report: exit %d, want 3\nstdout: %s\nstderr: %s", code, stdout, stderr)
@@ -831,7 +819,7 @@ func TestReleaseHospital(t *testing.T) {
 func TestUnlistedDrop(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath, in, out := filepath.Join(dir, "config.yaml"), filepath.Join(dir, "in.csv"), filepath.Join(dir, "release.csv")
-	writeFile(t, cfgPath, mustReplace(t, baseConfig(t), "unlisted: error", "unlisted: drop"))
+	writeFile(t, cfgPath, testfiles.Replace(t, baseConfig(t), "unlisted: error", "unlisted: drop"))
 	rows := smallRows()
 	for i := range rows {
 		v := secret + strconv.Itoa(i)
@@ -865,8 +853,8 @@ func TestUnlistedDrop(t *testing.T) {
 func TestSeparatorNoHeader(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath, in, out := filepath.Join(dir, "config.yaml"), filepath.Join(dir, "in.csv"), filepath.Join(dir, "release.csv")
-	cfg := mustReplace(t, baseConfig(t), inputLine, `input: {format: csv, csv: {separator: ";", header: false}}`)
-	cfg = mustReplace(t, cfg, outputLine, `output: {format: csv, csv: {separator: ";"}}`)
+	cfg := testfiles.Replace(t, baseConfig(t), inputLine, `input: {format: csv, csv: {separator: ";", header: false}}`)
+	cfg = testfiles.Replace(t, cfg, outputLine, `output: {format: csv, csv: {separator: ";"}}`)
 	writeFile(t, cfgPath, cfg)
 	rows := smallRows()
 	rows[3][1] = "Smith, Jo" // a comma is plain data with ';' as separator
@@ -898,7 +886,7 @@ func TestSeparatorNoHeader(t *testing.T) {
 func TestQuotedCRLF(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath, in, out := filepath.Join(dir, "config.yaml"), filepath.Join(dir, "in.csv"), filepath.Join(dir, "release.csv")
-	writeFile(t, cfgPath, mustReplace(t, baseConfig(t), stayLine, stayLine+"\n  note:       {role: insensitive}"))
+	writeFile(t, cfgPath, testfiles.Replace(t, baseConfig(t), stayLine, stayLine+"\n  note:       {role: insensitive}"))
 	rows := smallRows()
 	notes := make([]string, len(rows))
 	notes[0] = "note"
@@ -918,7 +906,7 @@ func TestQuotedCRLF(t *testing.T) {
 	if err := w.WriteAll(rows); err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Replace(b.String(), "Heart failure", `"Heart failure"`, 1)
+	text := testfiles.Replace(t, b.String(), "Heart failure", `"Heart failure"`)
 	if !strings.Contains(text, "\r\n") || !strings.Contains(text, "comma\r\nsecond") {
 		t.Fatalf("test input is not what it should be:\n%q", text)
 	}
@@ -955,7 +943,7 @@ func TestQuotedCRLF(t *testing.T) {
 func TestOutputOverwrite(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath, in, out := filepath.Join(dir, "config.yaml"), filepath.Join(dir, "in.csv"), filepath.Join(dir, "release.csv")
-	writeFile(t, cfgPath, mustReplace(t, baseConfig(t), privacyLine, "privacy: {k: 11, suppression: 0}"))
+	writeFile(t, cfgPath, testfiles.Replace(t, baseConfig(t), privacyLine, "privacy: {k: 11, suppression: 0}"))
 	writeFile(t, in, csvText(smallRows(), ','))
 	writeFile(t, out, "old release\n")
 	// Without --force: refused before anything is read, with how to ask.
@@ -1018,7 +1006,7 @@ func TestGenDeterministic(t *testing.T) {
 func TestLogs(t *testing.T) {
 	dir := t.TempDir()
 	cfgPath, in := filepath.Join(dir, "config.yaml"), filepath.Join(dir, "in.csv")
-	writeFile(t, cfgPath, mustReplace(t, baseConfig(t), "unlisted: error", "unlisted: drop"))
+	writeFile(t, cfgPath, testfiles.Replace(t, baseConfig(t), "unlisted: error", "unlisted: drop"))
 	rows := smallRows()
 	for i := range rows {
 		v := secret
@@ -1112,7 +1100,7 @@ func TestDPCommand(t *testing.T) {
 	in := filepath.Join(dir, "bad.csv")
 	data := string(readFile(t, filepath.Join(td, "hospital.csv")))
 	lines := strings.SplitAfterN(data, "\n", 4)
-	lines[2] = strings.Replace(lines[2], ",F,", ",X,", 1)
+	lines[2] = testfiles.Replace(t, lines[2], ",F,", ",X,")
 	writeFile(t, in, strings.Join(lines, ""))
 	code, _, stderr = runCLI(t, "dp", "-c", filepath.Join(td, "hospital-dp.yaml"), "--in", in, "--out", filepath.Join(dir, "d"))
 	if code != 2 || !strings.Contains(stderr, "row 2") || !strings.Contains(stderr, `column "sex"`) {
@@ -1240,7 +1228,7 @@ func TestSummaryAgreesWithReport(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			cfgPath := filepath.Join(dir, "c.yaml")
-			writeFile(t, cfgPath, mustReplace(t, baseConfig(t), "privacy: {k: 5, suppression: 0.05}", tc.privacy))
+			writeFile(t, cfgPath, testfiles.Replace(t, baseConfig(t), "privacy: {k: 5, suppression: 0.05}", tc.privacy))
 			report := filepath.Join(dir, "r.json")
 			code, stdout, stderr := runCLI(t, "release", "-c", cfgPath, "--in", filepath.Join(td, "hospital.csv"),
 				"--out", filepath.Join(dir, "r.csv"), "--report", report)
@@ -1306,18 +1294,18 @@ func TestValidate(t *testing.T) {
 	}{
 		{"valid, no input", baseConfig(t), "", 0, []string{"is valid", "depends on the data"}},
 		{"valid with input", baseConfig(t), in, 0, []string{"is valid", "10 records"}},
-		{"dp configuration", mustReplace(t, readConfig(t, td, "hospital-dp.yaml"), "file: hierarchies/", "file: "+filepath.Join(td, "hierarchies")+"/"), filepath.Join(td, "hospital.csv"), 0, []string{"dp: 4 outputs", "domains agree"}},
-		{"unknown key", mustReplace(t, baseConfig(t), privacyLine, "privacy: {k: 5, suppresion: 0.05}"), "", 2, []string{"privacy.suppresion"}},
-		{"k missing", mustReplace(t, baseConfig(t), privacyLine, "privacy: {suppression: 0.05}"), "", 2, []string{"privacy.k"}},
+		{"dp configuration", testfiles.ReplaceAll(t, readConfig(t, td, "hospital-dp.yaml"), "file: hierarchies/", "file: "+filepath.Join(td, "hierarchies")+"/"), filepath.Join(td, "hospital.csv"), 0, []string{"dp: 4 outputs", "domains agree"}},
+		{"unknown key", testfiles.Replace(t, baseConfig(t), privacyLine, "privacy: {k: 5, suppresion: 0.05}"), "", 2, []string{"privacy.suppresion"}},
+		{"k missing", testfiles.Replace(t, baseConfig(t), privacyLine, "privacy: {suppression: 0.05}"), "", 2, []string{"privacy.k"}},
 		{"missing hierarchy file", setSexHierarchy(t, baseConfig(t), filepath.Join(dir, "nosuch.csv")), "", 2, []string{"columns.sex.hierarchy.file", "nosuch.csv"}},
 		{"malformed hierarchy file", setSexHierarchy(t, baseConfig(t), badHier), "", 2, []string{"bad.csv"}},
 		{"value not in its hierarchy", baseConfig(t), writeInput(t, dir, "x.csv", withCell(3, "sex", secret)), 2, []string{"sex", "row"}},
 		{"missing column", baseConfig(t), writeInput(t, dir, "y.csv", csvText(dropColumn(smallRows(), "ward"), ',')), 2, []string{"ward"}},
 		{"wrong type", baseConfig(t), writeInput(t, dir, "z.csv", withCell(2, "age", "old")), 2, []string{"age", "row"}},
-		{"population beyond the bound", mustReplace(t, baseConfig(t), searchLine, searchLine+"\nrisk: {population: 9223372036854775807}"), "", 2, []string{"c.yaml:", "risk.population", "at most 1000000000000"}},
-		{"sampling fraction too small", mustReplace(t, baseConfig(t), searchLine, searchLine+"\nrisk: {sampling-fraction: 1e-16}"), "", 2, []string{"c.yaml:", "risk.sampling-fraction", "at least 1e-09"}},
-		{"sampling fraction beyond the population bound", mustReplace(t, baseConfig(t), searchLine, searchLine+"\nrisk: {sampling-fraction: 1e-9}"), filepath.Join(td, "hospital.csv"), 2, []string{"risk.sampling-fraction", "population of 5e+12 records"}},
-		{"min level above the top", mustReplace(t, baseConfig(t), searchLine, "search: {algorithm: optimal, metric: loss, min-levels: {zip: 7}}"), in, 2, []string{"search.min-levels.zip"}},
+		{"population beyond the bound", testfiles.Replace(t, baseConfig(t), searchLine, searchLine+"\nrisk: {population: 9223372036854775807}"), "", 2, []string{"c.yaml:", "risk.population", "at most 1000000000000"}},
+		{"sampling fraction too small", testfiles.Replace(t, baseConfig(t), searchLine, searchLine+"\nrisk: {sampling-fraction: 1e-16}"), "", 2, []string{"c.yaml:", "risk.sampling-fraction", "at least 1e-09"}},
+		{"sampling fraction beyond the population bound", testfiles.Replace(t, baseConfig(t), searchLine, searchLine+"\nrisk: {sampling-fraction: 1e-9}"), filepath.Join(td, "hospital.csv"), 2, []string{"risk.sampling-fraction", "population of 5e+12 records"}},
+		{"min level above the top", testfiles.Replace(t, baseConfig(t), searchLine, "search: {algorithm: optimal, metric: loss, min-levels: {zip: 7}}"), in, 2, []string{"search.min-levels.zip"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"sanitizer/internal/supervise"
+	"sanitizer/internal/testfiles"
 )
 
 // The kill tests run this test binary again as the command line: with childEnv set,
@@ -150,7 +151,7 @@ func TestKillLeavesNothing(t *testing.T) {
 	td := repoTestdata(t)
 	in := filepath.Join(td, "hospital.csv")
 	parquet := filepath.Join(t.TempDir(), "parquet.yaml")
-	writeFile(t, parquet, mustReplace(t, baseConfig(t), outputLine, "output: {format: parquet}"))
+	writeFile(t, parquet, testfiles.Replace(t, baseConfig(t), outputLine, "output: {format: parquet}"))
 	cases := []struct {
 		cmd    string
 		stages []string
@@ -264,7 +265,7 @@ func TestDestinations(t *testing.T) {
 	// run that got to the search would exit 3.
 	unattainable := func(t *testing.T, dir string) string {
 		p := filepath.Join(dir, "k.yaml")
-		writeFile(t, p, mustReplace(t, baseConfig(t), privacyLine, "privacy: {k: 100000, suppression: 0}"))
+		writeFile(t, p, testfiles.Replace(t, baseConfig(t), privacyLine, "privacy: {k: 100000, suppression: 0}"))
 		return p
 	}
 	release := func(cfg string, out string, more ...string) func(t *testing.T, dir string) []string {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sanitizer/internal/testfiles"
 )
 
 // TestRiskCommand: sanitize risk measures the bundled sample (exit 0, a summary, an
@@ -15,7 +17,7 @@ func TestRiskCommand(t *testing.T) {
 	td := repoTestdata(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "c.yaml")
-	writeFile(t, cfg, mustReplace(t, baseConfig(t), "privacy: {k: 5, suppression: 0.05}",
+	writeFile(t, cfg, testfiles.Replace(t, baseConfig(t), "privacy: {k: 5, suppression: 0.05}",
 		"privacy: {k: 5, suppression: 0.05, highest-risk: 0.2}\nrisk: {sampling-fraction: 0.01}"))
 	in := filepath.Join(td, "hospital.csv")
 	html := filepath.Join(dir, "risk.html")
@@ -41,7 +43,7 @@ func TestRiskCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s\n%s", code, stdout, stderr)
 	}
 	strict := filepath.Join(dir, "strict.yaml")
-	writeFile(t, strict, mustReplace(t, string(readFile(t, cfg)), "highest-risk: 0.2", "highest-risk: 0.1"))
+	writeFile(t, strict, testfiles.Replace(t, string(readFile(t, cfg)), "highest-risk: 0.2", "highest-risk: 0.1"))
 	json := filepath.Join(dir, "risk.json")
 	code, stdout, stderr = runCLI(t, "risk", "-c", strict, "--in", in, "--release", out, "--report", json)
 	if code != 3 || !strings.Contains(stdout, "model highest-risk: limit 0.1, measured 0.2: MISSED") || !strings.Contains(stderr, "highest re-identification risk") {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sanitizer/internal/testfiles"
 )
 
 // TestSupervisedStatus runs the command's main (this test binary, told by mainEnv),
@@ -21,7 +23,7 @@ func TestSupervisedStatus(t *testing.T) {
 	td := repoTestdata(t)
 	dir := t.TempDir()
 	unattainable := filepath.Join(dir, "k.yaml")
-	writeFile(t, unattainable, mustReplace(t, baseConfig(t), privacyLine, "privacy: {k: 100000, suppression: 0}"))
+	writeFile(t, unattainable, testfiles.Replace(t, baseConfig(t), privacyLine, "privacy: {k: 100000, suppression: 0}"))
 	for _, c := range []struct {
 		name string
 		args []string
