@@ -7,6 +7,9 @@
 // Distributions are given as histograms over the same numbered values (p[i] and q[i]
 // count the records holding value i); they are normalized here. The package does no
 // I/O and knows nothing of the search: the search and the verifier both call it.
+//
+// It imports nothing of this module (docs/design.md's package table), so that the
+// search and the verifier share only this arithmetic.
 package closeness
 
 import (

@@ -4,6 +4,9 @@
 // attribute: how many of the class's records hold each sensitive value. The order of
 // the histogram does not matter and zero counts are ignored. The package does no I/O
 // and knows nothing of the search: the search and the verifier both call it.
+//
+// It imports nothing of this module (docs/design.md's package table), so that the
+// search and the verifier share only this arithmetic.
 package diversity
 
 import (

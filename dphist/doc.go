@@ -6,8 +6,8 @@
 // budget ledger. It knows nothing of files besides the ledger's own.
 //
 // It imports, of this module, only dphist/pgm (the graphical models behind the
-// synthetic records), schema (the DP configuration, the error kinds, dataset names),
-// publish (to replace the ledger) and internal/safe: it reads no input, knows nothing
+// synthetic records), schema (the DP configuration, dataset names), fault (the error
+// kinds), publish (to replace the ledger) and internal/safe: it reads no input, knows nothing
 // of formats, flags or reports, and never imports the k/l/t release's packages
 // (docs/design.md's package table).
 //

@@ -6,6 +6,6 @@
 // the folder into place. Record, then release: a failure after the record leaves the
 // budget spent and nothing published, never the reverse.
 //
-// It may import schema, dphist, job, table, report, publish, internal/build and
+// It may import schema, fault, dphist, job, table, report, publish, internal/build and
 // internal/safe (docs/design.md's package table); nothing of the k/l/t release.
 package dprun

@@ -1,5 +1,8 @@
 // Package gen writes the synthetic tables the gen command makes (the seeded hospital
 // sample of package sample) as CSV, Parquet or Arrow files, atomically.
+//
+// It may import schema, fault, sample, table, publish, job and internal/build
+// (docs/design.md's package table); nothing of the search, the verifier or the DP run.
 package gen
 
 import (

@@ -6,7 +6,7 @@
 // utility measures of a release.
 //
 // It imports, of this module, only schema (the configuration's column types and
-// limits, the error kinds), the models' arithmetic (diversity, closeness, risk),
+// limits), fault (the error kinds), the models' arithmetic (diversity, closeness, risk),
 // internal/readfile and internal/safe: it reads no file but a hierarchy file, writes
 // nothing, and knows nothing of formats, flags or reports (docs/design.md's package
 // table).

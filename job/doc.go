@@ -3,6 +3,6 @@
 // the run's options (Options), its progress, and the configuration's hierarchy files,
 // read once.
 //
-// It may import schema, generalize, table, verify and internal/readfile
+// It may import schema, fault, generalize, table, verify and internal/readfile
 // (docs/design.md's package table); nothing that writes a release.
 package job

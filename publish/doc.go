@@ -8,6 +8,9 @@
 // A temporary is named .NAME.sanitize-PID-RAND.tmp beside its destination NAME and is
 // held by an exclusive advisory lock (flock) for as long as its run lives: a
 // temporary whose lock can be taken belongs to a run that died, and is removed.
+//
+// It imports, of this module, only fault (docs/design.md's package table): it knows
+// nothing of what the files hold.
 package publish
 
 import "errors"

@@ -2,4 +2,7 @@
 // the manifest of a DP run, what validate found, and the short summaries printed on
 // stdout for each. It holds counts and parameters only, never a data value, and knows
 // nothing of flags or of how the results were computed.
+//
+// It may import schema, generalize, verify and dphist, for the figures they hand over
+// (docs/design.md's package table); nothing that runs a stage or touches a file.
 package report

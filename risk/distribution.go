@@ -6,6 +6,9 @@
 // The measures follow ARX's risk analysis (Prasser et al., "Lightning: utility-driven
 // anonymization of high-dimensional data", and the ARX documentation's "Risk analysis"
 // pages) and the papers each one cites.
+//
+// It imports nothing of this module (docs/design.md's package table): the search, the
+// verifier and the risk analysis share it.
 package risk
 
 import (

@@ -5,7 +5,7 @@
 // projected columns as text in one canonical form per type (table.go says which), or
 // as keys or Arrow arrays where the file has them.
 //
-// It may import schema, internal/build, internal/readfile and internal/safe
+// It may import schema, fault, internal/build, internal/readfile and internal/safe
 // (docs/design.md's package table); nothing of the search or the verifier, which reads
 // files with decoders of its own.
 package table

@@ -6,7 +6,7 @@
 // and t-closeness with the same pure functions as the search (packages diversity and
 // closeness) on histograms it counts itself.
 //
-// It imports, of this module, only schema (column types, the error kinds), the
+// It imports, of this module, only schema (column types), fault (the error kinds), the
 // models' arithmetic (diversity, closeness, risk) and internal/safe: never generalize
 // or table, whose code it checks, nor anything above them (docs/design.md's package
 // table). It reads files with its own decoders (CSV, Parquet, Arrow IPC).

@@ -4,6 +4,11 @@
 // node the search may choose (search.min-levels: generalize.Cut) counted part by part
 // on the workers and merged into one (ClassTable), the search on it (Search), and
 // every part recoded and written, then checked (Release).
+//
+// It imports the main module's stages (release, dprun, generalize, job, table, report)
+// and runs them on the workers and the driver; the main module never imports it. The
+// search, the recoding and the check are the CLI's, so that both publish the same
+// release.
 package stage
 
 import (

@@ -4,6 +4,10 @@
 //
 // Exit status: 0 done; 2 bad input or configuration; 3 the privacy model cannot be
 // met within the suppression limit (nothing written); 1 any other failure.
+//
+// It turns flags into calls of the runs' packages (release, dprun, validate, gen) and
+// their errors into exit statuses; it knows nothing of algorithms, and nothing imports
+// it.
 package main
 
 import (

@@ -2,6 +2,9 @@
 // configuration, hierarchy files, a report): regular files only, up to a size, so that
 // a path naming a device (/dev/zero, /dev/urandom), a pipe or a file grown without
 // bound cannot make a run read until memory runs out.
+//
+// It imports nothing of this module; schema, generalize, table, job and release read
+// their small files through it.
 package readfile
 
 import (

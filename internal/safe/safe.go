@@ -1,6 +1,9 @@
 // Package safe turns a panic in a worker goroutine into an error value, so that the
 // failure reaches the stage that started the worker (and cancels the others) instead of
 // crashing the process with temporary files left behind.
+//
+// It imports, of this module, only fault (a recovered panic matches
+// fault.ErrInternal); every package that starts goroutines may import it.
 package safe
 
 import (

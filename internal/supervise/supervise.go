@@ -7,6 +7,9 @@
 // a crash as "the input was bad" would not page anyone. The supervising process passes
 // the child's status on when the child reported it, and exits 1 (an internal error)
 // when the child ended any other way.
+//
+// It imports nothing of this module: only cmd/sanitize uses it, around everything
+// else.
 package supervise
 
 import (

@@ -23,6 +23,9 @@
 // --runner, Beam's default. Exit status as sanitize's: 0 done; 2 bad input or
 // configuration; 3 the models cannot be met or the budget does not allow the run
 // (nothing published); 1 anything else.
+//
+// It turns flags into calls of beam/stage and the main module's runs; nothing imports
+// it.
 package main
 
 import (
