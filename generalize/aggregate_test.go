@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"sanitizer/diversity"
+	"sanitizer/schema"
 )
 
 // TestSearchRandomAggregatesMatchExhaustive: the loss metric with each aggregate, and
@@ -21,7 +22,7 @@ func TestSearchRandomAggregatesMatchExhaustive(t *testing.T) {
 	if testing.Short() {
 		trials = 30 // the race run: the search's agreement, not the coverage guard
 	}
-	for _, agg := range []string{AggregateGeometric, AggregateSum, AggregateMax, "weighted " + AggregateArithmetic, "weighted " + AggregateMax} {
+	for _, agg := range []string{string(AggregateGeometric), string(AggregateSum), string(AggregateMax), "weighted " + string(AggregateArithmetic), "weighted " + string(AggregateMax)} {
 		differs := 0
 		for trial := range trials {
 			n := 20 + rng.IntN(200)
@@ -49,8 +50,8 @@ func TestSearchRandomAggregatesMatchExhaustive(t *testing.T) {
 				}
 			}
 			t.Run(fmt.Sprintf("%s/trial%d/n=%d/k=%d/supp=%d/w=%v", agg, trial, n, k, maxSupp, weights), func(t *testing.T) {
-				q := oracleQuery{k: k, maxSupp: maxSupp, metric: MetricLoss, aggregate: name, weights: weights, holds: holds}
-				matchOracle(t, o, tab, q, Options{K: k, MaxSuppressed: maxSupp, Diversity: div, Aggregate: name, Weights: weights})
+				q := oracleQuery{k: k, maxSupp: maxSupp, metric: MetricLoss, aggregate: schema.LossAggregate(name), weights: weights, holds: holds}
+				matchOracle(t, o, tab, q, Options{K: k, MaxSuppressed: maxSupp, Diversity: div, Aggregate: schema.LossAggregate(name), Weights: weights})
 				mean := o.bestMany(t, []oracleQuery{{k: k, maxSupp: maxSupp, metric: MetricLoss, holds: holds}, q})
 				if mean[0] != nil && mean[1] != nil && fmt.Sprint(mean[0].node) != fmt.Sprint(mean[1].node) {
 					differs++
@@ -58,10 +59,10 @@ func TestSearchRandomAggregatesMatchExhaustive(t *testing.T) {
 			})
 		}
 		t.Logf("%s: the optimum differs from the arithmetic mean's in %d of %d trials", agg, differs, trials)
-		if !testing.Short() && agg != AggregateSum && differs < 5 {
+		if !testing.Short() && agg != string(AggregateSum) && differs < 5 {
 			t.Errorf("%s: the optimum differs from the mean's in only %d trials: the test checks too little", agg, differs)
 		}
-		if agg == AggregateSum && differs != 0 {
+		if agg == string(AggregateSum) && differs != 0 {
 			t.Errorf("the sum ordered nodes differently from the mean in %d trials", differs)
 		}
 	}
@@ -71,8 +72,8 @@ func TestSearchRandomAggregatesMatchExhaustive(t *testing.T) {
 // aggregate (BENCHMARKS.md compares them with the mean).
 func BenchmarkSearchAdultAggregates(b *testing.B) {
 	tab, _, _ := loadAdult(b)
-	for _, agg := range []string{AggregateArithmetic, AggregateGeometric, AggregateSum, AggregateMax} {
-		b.Run(agg, func(b *testing.B) {
+	for _, agg := range []schema.LossAggregate{AggregateArithmetic, AggregateGeometric, AggregateSum, AggregateMax} {
+		b.Run(string(agg), func(b *testing.B) {
 			var res *Result
 			for b.Loop() {
 				var err error

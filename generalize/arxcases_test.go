@@ -11,6 +11,7 @@ import (
 	"sanitizer/closeness"
 	"sanitizer/diversity"
 	"sanitizer/fault"
+	"sanitizer/schema"
 )
 
 // arxOrder is the column order of ARX's Adult file, in which its test cases write
@@ -125,7 +126,7 @@ type arxEntropyCase struct {
 	supp    float64
 	div     []Diversity
 	close   []Closeness
-	metric  string
+	metric  schema.Metric
 	arx     []int
 	arxLoss float64
 }

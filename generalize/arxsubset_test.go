@@ -12,6 +12,7 @@ import (
 
 	"sanitizer/fault"
 	"sanitizer/risk"
+	"sanitizer/schema"
 )
 
 // arxSubset returns ARX's research subset of Adult (testdata/arx_adult_subset_rows.txt)
@@ -105,7 +106,7 @@ func TestARXCasesSubset(t *testing.T) {
 	cases := []struct {
 		name   string
 		supp   float64
-		metric string
+		metric schema.Metric
 		pop    *Population
 		arxV   float64
 		arx    []int

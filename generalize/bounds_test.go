@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/schema"
 )
 
 // TestLevelBoundsMatchExhaustive: with minimum and maximum levels, the search returns
@@ -32,7 +33,7 @@ func TestLevelBoundsMatchExhaustive(t *testing.T) {
 			lo[i] = rng.IntN(top + 1)
 			hi[i] = lo[i] + rng.IntN(top-lo[i]+1)
 		}
-		metric := []string{MetricLoss, MetricDiscernibility}[rng.IntN(2)]
+		metric := []schema.Metric{MetricLoss, MetricDiscernibility}[rng.IntN(2)]
 		o := newOracle(raw, hier)
 		all := o.bestMany(t, []oracleQuery{{k: k, maxSupp: maxSupp, metric: metric, all: true}})[0]
 		var want *oracleResult

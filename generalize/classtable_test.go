@@ -16,6 +16,7 @@ import (
 	"sanitizer/closeness"
 	"sanitizer/diversity"
 	"sanitizer/fault"
+	"sanitizer/schema"
 )
 
 // withSensitive adds sensitive columns of 2 to 9 values, skewed, to tab: the second
@@ -233,7 +234,7 @@ func randomSearchCases(rng *rand.Rand, trials int) []searchCase {
 		kind := "k"
 		switch rng.IntN(3) {
 		case 0:
-			opt.Metric = []string{MetricLoss, MetricDiscernibility}[rng.IntN(2)]
+			opt.Metric = []schema.Metric{MetricLoss, MetricDiscernibility}[rng.IntN(2)]
 		default:
 			kind = "models"
 			dm := []diversity.Model{

@@ -112,12 +112,12 @@ func cutOptions(rng *rand.Rand, tab *Table, ob Options) (Options, string) {
 		opt.Likeness = []Likeness{{Column: 0, Beta: 0.5 + 2*rng.Float64(), Enhanced: rng.IntN(2) == 0}}
 		kind = fmt.Sprintf("beta-%.2f", opt.Likeness[0].Beta)
 	}
-	name := opt.Metric
+	name := string(opt.Metric)
 	if opt.GSFactor != nil {
 		name += fmt.Sprintf("@%g", *opt.GSFactor)
 	}
 	if opt.Aggregate != "" {
-		name += "/" + opt.Aggregate
+		name += "/" + string(opt.Aggregate)
 	}
 	if opt.Values != nil {
 		name += "/values"
@@ -451,12 +451,12 @@ func TestCutAdult(t *testing.T) {
 			opt.Diversity = []Diversity{{Column: 0, Model: diversity.Model{Variant: diversity.Distinct, L: 2}}}
 			opt.Closeness = []Closeness{{Column: 0, T: 0.5, Distance: closeness.Hierarchical}}
 		}
-		name := opt.Metric
+		name := string(opt.Metric)
 		if opt.GSFactor != nil {
 			name += fmt.Sprintf("@%g", *opt.GSFactor)
 		}
 		if opt.Aggregate != "" {
-			name += "/" + opt.Aggregate
+			name += "/" + string(opt.Aggregate)
 		}
 		t.Run(fmt.Sprintf("%s/k=%d/supp=%d/models=%v/cut=%v", name, opt.K, opt.MaxSuppressed, opt.Diversity != nil, levels), func(t *testing.T) {
 			cut, err := NewCut(tab.Columns, levels)

@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+
+	"sanitizer/schema"
 )
 
 // The entropy objectives, ARX's entropy-based information loss and the certainty
@@ -39,12 +41,12 @@ const (
 	// under generalization without suppression (merging values only raises F(x));
 	// not with suppression (a generalization may suppress fewer records or other
 	// values), as ARX says (non-monotone: "NM").
-	MetricEntropy = "entropy"
+	MetricEntropy = schema.MetricEntropy
 	// MetricEntropyMonotone is ARX's monotonic non-uniform entropy
 	// (MetricMDNUEntropyPrecomputed): the base of MetricEntropy only, times gFactor;
 	// suppression is not counted. Bound: the value itself (it needs no class counts).
 	// Monotone under generalization with and without suppression.
-	MetricEntropyMonotone = "entropy-monotone"
+	MetricEntropyMonotone = schema.MetricEntropyMonotone
 	// MetricEntropyLoss is ARX's entropy-based information loss
 	// (MetricSDNMEntropyBasedInformationLoss; Wan et al. 2015, "A Game Theoretic
 	// Framework for Analyzing Re-Identification Risk", PLOS ONE): a published record
@@ -60,7 +62,7 @@ const (
 	// suppression (a record's leaves under its value only grow); not with it, as ARX
 	// says (a generalization may publish records that a specialization suppressed
 	// at 1 each).
-	MetricEntropyLoss = "entropy-loss"
+	MetricEntropyLoss = schema.MetricEntropyLoss
 	// MetricNCP is the global certainty penalty (Ghinita et al. 2007), exactly as
 	// Metrics.NCP measures a full-domain release: per record and quasi-identifier, the
 	// NCP of its released hierarchy node (a column with numeric values: the range of
@@ -72,7 +74,7 @@ const (
 	// when nothing is suppressed; a suppressed record's 1 is at least its published
 	// NCP, so suppressing more never lowers the value. Monotone under generalization
 	// without suppression; not with it.
-	MetricNCP = "ncp"
+	MetricNCP = schema.MetricNCP
 )
 
 // gsFactor is ARX's generalization/suppression factor gs ∈ [0, 1] (ARX's Metric

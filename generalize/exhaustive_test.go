@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/schema"
 )
 
 // oracle finds the optimal node by evaluating every node of the lattice from the raw
@@ -65,10 +66,10 @@ type oracleResult struct {
 // oracleQuery is one privacy setting to optimise for.
 type oracleQuery struct {
 	k, maxSupp int
-	metric     string    // "loss", "discernibility", "discernibility-star", "height", "precision", "aecs", "entropy", "entropy-monotone", "entropy-loss" or "ncp"
-	aggregate  string    // loss's aggregate: "" (arithmetic), "sum", "max" or "geometric"
-	weights    []float64 // loss's weight per column (nil: all 1), taken as the decimals they print as
-	gs         *float64  // ARX's gs-factor of loss and the entropies (nil: 0.5), taken as the decimal it prints as
+	metric     schema.Metric        // "loss", "discernibility", "discernibility-star", "height", "precision", "aecs", "entropy", "entropy-monotone", "entropy-loss" or "ncp"
+	aggregate  schema.LossAggregate // loss's aggregate: "" (arithmetic), "sum", "max" or "geometric"
+	weights    []float64            // loss's weight per column (nil: all 1), taken as the decimals they print as
+	gs         *float64             // ARX's gs-factor of loss and the entropies (nil: 0.5), taken as the decimal it prints as
 	// all asks for every qualifying node's result (oracleResult.nodes): the float
 	// objectives' search is checked against the optimum up to rounding.
 	all bool
@@ -81,7 +82,7 @@ type oracleQuery struct {
 }
 
 // best evaluates every node for one query; nil when no node qualifies.
-func (o *oracle) best(t *testing.T, k, maxSupp int, metric string) *oracleResult {
+func (o *oracle) best(t *testing.T, k, maxSupp int, metric schema.Metric) *oracleResult {
 	t.Helper()
 	return o.bestMany(t, []oracleQuery{{k: k, maxSupp: maxSupp, metric: metric}})[0]
 }

@@ -5,9 +5,13 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+
+	"sanitizer/fault"
+	"sanitizer/schema"
 )
 
-// Metric names accepted by Search.
+// The metrics Search computes: the values of search.metric (schema.Metric), named
+// here where their arithmetic is documented.
 const (
 	// MetricLoss is ARX's loss (MetricMDNMLoss): per record and quasi-identifier,
 	// (leaves under the released value − 1) / (leaves of the domain − 1), a suppressed
@@ -17,11 +21,11 @@ const (
 	// record published, exact when nothing is suppressed; suppressing a record never
 	// lowers its column's loss, at every gs-factor. Monotone under generalization
 	// without suppression; not with it.
-	MetricLoss = "loss"
+	MetricLoss = schema.MetricLoss
 	// MetricDiscernibility is the discernibility metric (Bayardo & Agrawal 2005):
 	// the sum of the squared sizes of the published classes plus, for every suppressed
 	// record, the number of input records.
-	MetricDiscernibility = "discernibility"
+	MetricDiscernibility = schema.MetricDiscernibility
 )
 
 // metric scores a node. exact values are integers that order nodes as their values do
@@ -45,7 +49,7 @@ type metric interface {
 // newMetric returns the named metric for table t, whose records per leaf tal counts
 // (the table itself, or its class table), at ARX's default gs-factor (0.5) and with no
 // numeric values for ncp.
-func newMetric(name string, t *Table, tal tallier) (metric, error) {
+func newMetric(name schema.Metric, t *Table, tal tallier) (metric, error) {
 	return newMetricOf(Options{Metric: name}, nil, t, tal)
 }
 
@@ -96,27 +100,28 @@ func newMetricOf(opt Options, values [][]float64, t *Table, tal tallier) (metric
 	case MetricNCP:
 		return newNCP(t, tal, values)
 	}
-	return nil, fmt.Errorf("unknown metric %q", name)
+	return nil, fault.Internalf("unknown metric %q", name)
 }
 
 // Aggregates of the loss metric over the quasi-identifiers (ARX's aggregate
 // functions): each quasi-identifier's loss vᵢ is (Σ records (leaves under the released
-// value − 1) / (leaves − 1), a suppressed record counting 1) / records.
+// value − 1) / (leaves − 1), a suppressed record counting 1) / records. They are the
+// values of search.aggregate (schema.LossAggregate).
 const (
 	// AggregateArithmetic is the mean Σ vᵢ / q (the default; ARX's ARITHMETIC_MEAN).
-	AggregateArithmetic = "arithmetic"
+	AggregateArithmetic = schema.AggregateArithmetic
 	// AggregateGeometric is Π (vᵢ + 1)^(1/q) − 1 (ARX's GEOMETRIC_MEAN, its default):
 	// a node that loses much on one quasi-identifier and little on the others scores
 	// better than under the mean.
-	AggregateGeometric = "geometric"
+	AggregateGeometric = schema.AggregateGeometric
 	// AggregateSum is Σ vᵢ (ARX's SUM): the mean times q, the same order of nodes.
-	AggregateSum = "sum"
+	AggregateSum = schema.AggregateSum
 	// AggregateMax is max vᵢ (ARX's MAXIMUM): the quasi-identifier that loses most.
-	AggregateMax = "max"
+	AggregateMax = schema.AggregateMax
 )
 
 type loss struct {
-	agg string // an Aggregate; "" is AggregateArithmetic
+	agg schema.LossAggregate // "" is AggregateArithmetic
 	// weight is each quasi-identifier's weight (nil: all 1), as ARX's weights: the
 	// mean Σ wᵢ·vᵢ / q, the sum Σ wᵢ·vᵢ, the max max wᵢ·vᵢ, the geometric mean
 	// Π((vᵢ + 1)·wᵢ)^(1/q) − 1 (whose order of nodes they do not change); wint is
@@ -233,13 +238,13 @@ func (m *loss) plain() bool { return (m.agg == "" || m.agg == AggregateArithmeti
 
 // setAggregate sets how the quasi-identifiers' losses combine (AggregateArithmetic
 // when agg is "").
-func (m *loss) setAggregate(agg string) error {
+func (m *loss) setAggregate(agg schema.LossAggregate) error {
 	switch agg {
 	case "", AggregateArithmetic, AggregateGeometric, AggregateSum, AggregateMax:
 		m.agg = agg
 		return nil
 	}
-	return fmt.Errorf("unknown loss aggregate %q (arithmetic, geometric, sum or max)", agg)
+	return fault.Internalf("unknown loss aggregate %q (arithmetic, geometric, sum or max)", agg)
 }
 
 func (m *loss) bound(levels []int) float64 {

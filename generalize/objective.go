@@ -3,6 +3,8 @@ package generalize
 import (
 	"math"
 	"math/big"
+
+	"sanitizer/schema"
 )
 
 // The objectives below follow ARX's metrics of the same meaning at ARX's default
@@ -19,7 +21,7 @@ const (
 	// (ARX's MetricMDHeight, with its default aggregate, the sum). Suppression does not
 	// count. Bound: the value itself (it needs no counting). Monotone under
 	// generalization with and without suppression (strictly increasing).
-	MetricHeight = "height"
+	MetricHeight = schema.MetricHeight
 	// MetricPrecision is the loss form of Sweeney's precision (Sweeney 2002, "Achieving
 	// k-anonymity privacy protection using generalization and suppression": Prec =
 	// 1 − Σ level/height over records and attributes / (N·q)), as ARX's
@@ -33,7 +35,7 @@ const (
 	// share, so suppressing more never lowers the value. Monotone under generalization
 	// without suppression; not with suppression (a generalization may suppress fewer
 	// records, each of which counted 1), as ARX says (non-monotone: "NM").
-	MetricPrecision = "precision"
+	MetricPrecision = schema.MetricPrecision
 	// MetricAECS is the average equivalence class size (LeFevre, DeWitt, Ramakrishnan
 	// 2006, "Mondrian multidimensional k-anonymity": C_AVG = N / (classes · k), here
 	// without the division by k, as ARX's MetricSDAECS, since k is not the only model):
@@ -48,7 +50,7 @@ const (
 	// classes leaves fewer); not with suppression (classes 3,1,1,1,1 at k=2 give
 	// 7/(1+1), their generalization 3,2,2 gives 7/3), as ARX says (its configuration:
 	// not monotone).
-	MetricAECS = "aecs"
+	MetricAECS = schema.MetricAECS
 	// MetricDiscernibilityStar is DM*, the discernibility metric that counts every
 	// record in its own class of the node, suppressed or not: Σ |C|² over all the
 	// node's classes (ARX's MetricSDDiscernability, "Monotonic discernability (DM*)";
@@ -57,7 +59,7 @@ const (
 	// not change it. Bound: Σ|C|² ≥ N²/c for c classes (Cauchy–Schwarz), and c ≤
 	// min(N, Π_i d_i) as for MetricAECS. Monotone under generalization with and
 	// without suppression (merging classes a and b adds 2ab).
-	MetricDiscernibilityStar = "discernibility-star"
+	MetricDiscernibilityStar = schema.MetricDiscernibilityStar
 )
 
 // present returns, per quasi-identifier of t and level, the number of the level's

@@ -13,14 +13,15 @@ import (
 
 	"sanitizer/diversity"
 	"sanitizer/fault"
+	"sanitizer/schema"
 )
 
 // newObjectives are the objectives of objective.go and entropy.go.
-var newObjectives = []string{MetricHeight, MetricPrecision, MetricAECS, MetricDiscernibilityStar, MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss, MetricNCP}
+var newObjectives = []schema.Metric{MetricHeight, MetricPrecision, MetricAECS, MetricDiscernibilityStar, MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss, MetricNCP}
 
 // floatObjective reports whether a metric's values are real numbers the oracle computes
 // in floats (entropy.go): its search is checked against the optimum up to rounding.
-func floatObjective(metric string) bool {
+func floatObjective(metric schema.Metric) bool {
 	switch metric {
 	case MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss, MetricNCP:
 		return true
@@ -30,13 +31,13 @@ func floatObjective(metric string) bool {
 
 // objective is a metric at a gs-factor (nil: the default).
 type objective struct {
-	metric string
+	metric schema.Metric
 	gs     *float64
 }
 
 func (o objective) String() string {
 	if o.gs == nil {
-		return o.metric
+		return string(o.metric)
 	}
 	return fmt.Sprintf("%s@%g", o.metric, *o.gs)
 }
@@ -221,7 +222,7 @@ func TestObjectivesHandTables(t *testing.T) {
 		hier     [][][]string
 		records  []string
 		k, supp  int
-		metric   string
+		metric   schema.Metric
 		want     []int
 		value    *big.Rat
 		lossWant []int
@@ -270,12 +271,12 @@ func TestObjectivesHandTables(t *testing.T) {
 			if slices.Equal(c.want, c.lossWant) {
 				t.Fatal("the case does not tell the objective from loss")
 			}
-			for _, metric := range []string{c.metric, MetricLoss} {
+			for _, metric := range []schema.Metric{c.metric, MetricLoss} {
 				got, err := Search(context.Background(), tab, Options{K: c.k, MaxSuppressed: c.supp, Metric: metric, Workers: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := map[string][]int{c.metric: c.want, MetricLoss: c.lossWant}[metric]
+				want := map[schema.Metric][]int{c.metric: c.want, MetricLoss: c.lossWant}[metric]
 				if !slices.Equal(got.Levels, want) {
 					t.Errorf("%s: search chose %v (%g), want %v", metric, got.Levels, got.Value, want)
 				}
@@ -422,7 +423,7 @@ func TestObjectivesHandTablesGS(t *testing.T) {
 // the entropies, when nothing is suppressed, their non-uniform entropy (at gs 0.5).
 func TestObjectiveValuesMatchUtility(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 67))
-	checked := map[string]int{}
+	checked := map[schema.Metric]int{}
 	for trial := range 40 {
 		n := 20 + rng.IntN(300)
 		tab, _, hier := randomTableOf(rng, n, 1+rng.IntN(3), 3, 16, func(u float64) float64 { return u * u })
@@ -432,7 +433,7 @@ func TestObjectiveValuesMatchUtility(t *testing.T) {
 		if trial%2 == 0 {
 			maxSupp = rng.IntN(n/4 + 1)
 		}
-		for _, metric := range []string{MetricNCP, MetricEntropy, MetricEntropyMonotone} {
+		for _, metric := range []schema.Metric{MetricNCP, MetricEntropy, MetricEntropyMonotone} {
 			opt := Options{K: k, MaxSuppressed: maxSupp, Metric: metric}
 			vals := values
 			if metric != MetricNCP {
@@ -467,7 +468,7 @@ func TestObjectiveValuesMatchUtility(t *testing.T) {
 		}
 	}
 	t.Logf("releases checked: %v", checked)
-	for _, m := range []string{MetricNCP, MetricEntropy, MetricEntropyMonotone} {
+	for _, m := range []schema.Metric{MetricNCP, MetricEntropy, MetricEntropyMonotone} {
 		if checked[m] < 10 {
 			t.Errorf("%s: %d releases checked only", m, checked[m])
 		}
@@ -587,7 +588,7 @@ func randomObjectiveTrials(t *testing.T, rng *rand.Rand, objectives []objective,
 		// The reference optimum of each objective: loss's, or at a gs-factor the same
 		// metric's at the default.
 		var queries []oracleQuery
-		ref := map[string]int{}
+		ref := map[schema.Metric]int{}
 		for _, ob := range objectives {
 			m := MetricLoss
 			if ob.gs != nil {
@@ -783,7 +784,7 @@ func TestObjectiveBounds(t *testing.T) {
 func BenchmarkSearchAdultObjectives(b *testing.B) {
 	tab, _, _ := loadAdult(b)
 	var objectives []objective
-	for _, m := range append([]string{MetricLoss, MetricDiscernibility}, newObjectives...) {
+	for _, m := range append([]schema.Metric{MetricLoss, MetricDiscernibility}, newObjectives...) {
 		objectives = append(objectives, objective{metric: m})
 	}
 	objectives = append(objectives, objective{MetricLoss, gsOf(0.3)}, objective{MetricLoss, gsOf(0.8)}, objective{MetricEntropy, gsOf(0.3)}, objective{MetricEntropy, gsOf(0.8)})

@@ -8,15 +8,16 @@ import (
 
 	"sanitizer/fault"
 	"sanitizer/internal/safe"
+	"sanitizer/schema"
 )
 
 // Options configures the optimal full-domain search.
 type Options struct {
-	K             int       // every published class has at least K records
-	MaxSuppressed int       // at most this many records may be suppressed
-	Metric        string    // MetricLoss (default), MetricDiscernibility or an objective of objective.go
-	Aggregate     string    // MetricLoss's aggregate over the quasi-identifiers (AggregateArithmetic when "")
-	Weights       []float64 // MetricLoss's weight of each quasi-identifier, in table order (nil: all 1)
+	K             int                  // every published class has at least K records
+	MaxSuppressed int                  // at most this many records may be suppressed
+	Metric        schema.Metric        // MetricLoss (default), MetricDiscernibility or an objective of objective.go
+	Aggregate     schema.LossAggregate // MetricLoss's aggregate over the quasi-identifiers (AggregateArithmetic when "")
+	Weights       []float64            // MetricLoss's weight of each quasi-identifier, in table order (nil: all 1)
 	// GSFactor is ARX's generalization/suppression factor in [0, 1] of MetricLoss and
 	// the entropy objectives (nil: 0.5, ARX's default, under which generalized and
 	// suppressed values weigh alike).
@@ -59,12 +60,12 @@ type Options struct {
 
 // Result is the node the search chose and what it took to find it.
 type Result struct {
-	Levels     []int   // chosen level per quasi-identifier, in table order
-	Metric     string  // metric name
-	Value      float64 // metric value of the chosen node
-	Classes    int     // published classes
-	MinClass   int     // size of the smallest published class (0 if none)
-	Suppressed int     // records suppressed
+	Levels     []int         // chosen level per quasi-identifier, in table order
+	Metric     schema.Metric // metric name
+	Value      float64       // metric value of the chosen node
+	Classes    int           // published classes
+	MinClass   int           // size of the smallest published class (0 if none)
+	Suppressed int           // records suppressed
 
 	LatticeSize int // nodes in the lattice
 	Evaluated   int // nodes whose classes were counted and checked against every requirement

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/schema"
 )
 
 func TestSearchAdultMatchesExhaustive(t *testing.T) {
@@ -116,7 +117,7 @@ func TestSearchRandomMatchesExhaustive(t *testing.T) {
 		if rng.IntN(2) == 1 {
 			maxSupp = rng.IntN(n/5 + 1)
 		}
-		metric := []string{MetricLoss, MetricDiscernibility, MetricHeight, MetricPrecision, MetricAECS, MetricDiscernibilityStar}[rng.IntN(6)]
+		metric := []schema.Metric{MetricLoss, MetricDiscernibility, MetricHeight, MetricPrecision, MetricAECS, MetricDiscernibilityStar}[rng.IntN(6)]
 		workers := 1 + rng.IntN(4)
 		name := fmt.Sprintf("trial%d/n=%d/q=%d/k=%d/supp=%d/%s/w=%d", trial, n, q, k, maxSupp, metric, workers)
 		t.Run(name, func(t *testing.T) {
@@ -186,7 +187,7 @@ func TestSearchWideNodesMatchExhaustive(t *testing.T) {
 		}
 		k := 2 + rng.IntN(4)
 		maxSupp := rng.IntN(n/2 + 1)
-		metric := []string{MetricLoss, MetricDiscernibility}[rng.IntN(2)]
+		metric := []schema.Metric{MetricLoss, MetricDiscernibility}[rng.IntN(2)]
 		want := newOracle(raw, hier).best(t, k, maxSupp, metric)
 		for _, cache := range []int{0, 3 * n} {
 			got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Metric: metric, CacheEntries: cache, radix: radixTuning{minSource: 1}})

@@ -742,7 +742,7 @@ func TestUtilityMatchesSearchMetrics(t *testing.T) {
 		tab, _, _ := randomTable(rng, n, q)
 		k := 1 + rng.IntN(8)
 		maxSupp := rng.IntN(n/5 + 1)
-		for _, metric := range []string{MetricLoss, MetricDiscernibility} {
+		for _, metric := range []schema.Metric{MetricLoss, MetricDiscernibility} {
 			opt := Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: 2}
 			res, err := Search(context.Background(), tab, opt)
 			if errors.Is(err, fault.ErrUnattainable) {
@@ -780,7 +780,7 @@ func TestUtilityMatchesSearchMetrics(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := map[string]float64{MetricLoss: m.Loss, MetricDiscernibility: m.Discernibility}[metric]
+			got := map[schema.Metric]float64{MetricLoss: m.Loss, MetricDiscernibility: m.Discernibility}[metric]
 			if math.Abs(got-res.Value) > 1e-12*max(1, res.Value) {
 				t.Errorf("trial %d %s: Utility %g, search %g", trial, metric, got, res.Value)
 			}

@@ -80,13 +80,13 @@ func reportRecorded(path string) (*recorded, error) {
 		"sanitize.max_suppressed":    strconv.Itoa(rep.Model.MaxSuppressed),
 		"sanitize.suppressed":        strconv.Itoa(rep.Suppressed),
 		"sanitize.input_rows":        strconv.Itoa(rep.Input.Rows),
-		"sanitize.algorithm":         rep.Algorithm,
-		"sanitize.node":              `"mondrian"`,
+		"sanitize.algorithm":         rep.Algorithm.String(),
+		"sanitize.node":              mondrianNode,
 	}}
 	for _, k := range recordedKeys {
 		r.name[k.meta] = k.report
 	}
-	if rep.Algorithm != "mondrian" {
+	if rep.Algorithm != schema.Mondrian {
 		b, _ := json.Marshal(rep.Node)
 		r.values["sanitize.node"] = string(b)
 	}
@@ -182,15 +182,15 @@ func checkMissing(ctx context.Context, cfg *schema.Config, p *plan, opt job.Opti
 		recs = append(recs, r)
 	}
 	want := recordedParams(cfg, spec.InputRows, spec.MaxSuppressed, m.Suppressed)
-	if cfg.Search.Algorithm == "mondrian" {
-		want["sanitize.node"] = `"mondrian"`
+	if cfg.Search.Algorithm == schema.Mondrian {
+		want["sanitize.node"] = mondrianNode
 	}
 	for _, r := range recs {
 		if err := r.compare(rel, want); err != nil {
 			return err
 		}
 	}
-	if cfg.Search.Algorithm == "mondrian" {
+	if cfg.Search.Algorithm == schema.Mondrian {
 		if m.Suppressed != 0 {
 			return fault.Unattainable("%s: %d input records are missing from a Mondrian release, which suppresses none", rel, m.Suppressed)
 		}

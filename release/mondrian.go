@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"sanitizer/fault"
 	"sanitizer/generalize"
 	"sanitizer/schema"
 )
@@ -54,7 +55,7 @@ func leafValues(cfg *schema.Config, cols []generalize.Column, finite bool) (valu
 // mondrianRelease partitions the table (values: see mondrianValues) and returns what the rest of the release path
 // needs: a Result for the report and metadata (no node: Levels nil), every record's
 // partition, and each partition's released quasi-identifier values.
-func mondrianRelease(ctx context.Context, t *generalize.Table, values [][]float64, metric string, opt generalize.Options) (*generalize.Result, *generalize.Mondrian, *partLabels, error) {
+func mondrianRelease(ctx context.Context, t *generalize.Table, values [][]float64, metric schema.Metric, opt generalize.Options) (*generalize.Result, *generalize.Mondrian, *partLabels, error) {
 	mres, err := generalize.MondrianSearch(ctx, t, values, opt)
 	if err != nil {
 		return nil, nil, nil, err
@@ -94,20 +95,23 @@ type partLabels struct {
 // entropies (ARX's non-monotonic entropy adds only the suppressed records' entropy,
 // and the base both share is the utility measures' NonUniformEntropy with nothing
 // suppressed: Σ f(x)·log2(F/f(x)) over the records, F the records of the leaves their
-// released value covers; plan.go refuses a gs-factor with Mondrian).
-func mondrianValue(metric string, u generalize.Metrics, rows, partitions int) float64 {
+// released value covers; plan.go refuses a gs-factor with Mondrian). A metric Mondrian
+// does not report (plan.go refuses them) is an internal error.
+func mondrianValue(metric schema.Metric, u generalize.Metrics, rows, partitions int) (float64, error) {
 	switch metric {
-	case generalize.MetricDiscernibility, generalize.MetricDiscernibilityStar:
-		return u.Discernibility
-	case generalize.MetricEntropy, generalize.MetricEntropyMonotone:
-		return u.NonUniformEntropy
-	case generalize.MetricNCP:
-		return u.NCP
-	case generalize.MetricAECS:
+	case schema.MetricLoss:
+		return u.Loss, nil
+	case schema.MetricDiscernibility, schema.MetricDiscernibilityStar:
+		return u.Discernibility, nil
+	case schema.MetricEntropy, schema.MetricEntropyMonotone:
+		return u.NonUniformEntropy, nil
+	case schema.MetricNCP:
+		return u.NCP, nil
+	case schema.MetricAECS:
 		if partitions == 0 {
-			return 0
+			return 0, nil
 		}
-		return float64(rows) / float64(partitions)
+		return float64(rows) / float64(partitions), nil
 	}
-	return u.Loss
+	return 0, fault.Internalf("a Mondrian release has no value of metric %q", metric)
 }

@@ -109,9 +109,9 @@ func TestReleaseObjectives(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := string(raw)
-	for _, metric := range []string{generalize.MetricHeight, generalize.MetricPrecision, generalize.MetricAECS, generalize.MetricDiscernibilityStar} {
-		t.Run(metric, func(t *testing.T) {
-			text := testfiles.Replace(t, base, "search: {algorithm: optimal, metric: loss}", "search: {algorithm: optimal, metric: "+metric+"}")
+	for _, metric := range []schema.Metric{generalize.MetricHeight, generalize.MetricPrecision, generalize.MetricAECS, generalize.MetricDiscernibilityStar} {
+		t.Run(string(metric), func(t *testing.T) {
+			text := testfiles.Replace(t, base, "search: {algorithm: optimal, metric: loss}", "search: {algorithm: optimal, metric: "+string(metric)+"}")
 			if text == base {
 				t.Fatal("the fixture's search line changed")
 			}
@@ -172,8 +172,8 @@ func TestReleaseObjectives(t *testing.T) {
 			}
 			t.Logf("node %v: %s = %s, %d suppressed, %d classes", levels, metric, want.RatString(), supp, published)
 		})
-		t.Run("mondrian/"+metric, func(t *testing.T) {
-			text := testfiles.Replace(t, base, "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: "+metric+"}")
+		t.Run("mondrian/"+string(metric), func(t *testing.T) {
+			text := testfiles.Replace(t, base, "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: "+string(metric)+"}")
 			cfg := loadConfigText(t, text)
 			out := filepath.Join(t.TempDir(), "release.csv")
 			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
@@ -224,9 +224,9 @@ func TestReleaseLossAggregates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, agg := range []string{generalize.AggregateArithmetic, generalize.AggregateGeometric, generalize.AggregateSum, generalize.AggregateMax} {
-		cfg := loadConfigText(t, testfiles.Replace(t, string(raw), "search: {algorithm: optimal, metric: loss}", "search: {algorithm: optimal, metric: loss, aggregate: "+agg+"}"))
-		out := filepath.Join(dir, agg+".csv")
+	for _, agg := range []schema.LossAggregate{generalize.AggregateArithmetic, generalize.AggregateGeometric, generalize.AggregateSum, generalize.AggregateMax} {
+		cfg := loadConfigText(t, testfiles.Replace(t, string(raw), "search: {algorithm: optimal, metric: loss}", "search: {algorithm: optimal, metric: loss, aggregate: "+string(agg)+"}"))
+		out := filepath.Join(dir, string(agg)+".csv")
 		rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
 		if err != nil {
 			t.Fatalf("%s: %v", agg, err)

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"sanitizer/fault"
-	"sanitizer/generalize"
 	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -18,27 +17,27 @@ func CheckConfig(cfg *schema.Config) error {
 	switch {
 	case cfg.Privacy.K < 1:
 		return cfg.Errorf("privacy.k", "required for a release, unless the configuration names l-diversity, t-closeness, β-likeness or a risk-based model (then k is 1)")
-	case cfg.Search.Algorithm != "" && cfg.Search.Algorithm != "optimal" && cfg.Search.Algorithm != "mondrian":
+	case cfg.Search.Algorithm != "" && cfg.Search.Algorithm != schema.Optimal && cfg.Search.Algorithm != schema.Mondrian:
 		return cfg.Errorf("search.algorithm", "%q is not supported by this version (use optimal or mondrian)", cfg.Search.Algorithm)
 	}
-	mondrian := cfg.Search.Algorithm == "mondrian"
+	mondrian := cfg.Search.Algorithm == schema.Mondrian
 	switch cfg.Search.Metric {
-	case "", generalize.MetricLoss, generalize.MetricDiscernibility:
-	case generalize.MetricDiscernibilityStar, generalize.MetricAECS:
+	case "", schema.MetricLoss, schema.MetricDiscernibility:
+	case schema.MetricDiscernibilityStar, schema.MetricAECS:
 		// Measured on a Mondrian release's partitions as on the optimal search's classes.
-	case generalize.MetricEntropy, generalize.MetricEntropyMonotone:
+	case schema.MetricEntropy, schema.MetricEntropyMonotone:
 		// A Mondrian release suppresses nothing: both are the non-uniform entropy of
 		// its partitions.
-	case generalize.MetricNCP:
+	case schema.MetricNCP:
 		// The optimal search is given the numeric quasi-identifiers' leaf values
 		// (Options.Values), as the utility measures take them.
-	case generalize.MetricHeight, generalize.MetricPrecision:
+	case schema.MetricHeight, schema.MetricPrecision:
 		// Defined by one level per quasi-identifier, which Mondrian's partitions do
 		// not have.
 		if mondrian {
 			return cfg.Errorf("search.metric", "%q is defined by a hierarchy level per quasi-identifier, which search.algorithm mondrian does not choose: use loss, discernibility, discernibility-star, aecs, entropy, entropy-monotone or ncp", cfg.Search.Metric)
 		}
-	case generalize.MetricEntropyLoss:
+	case schema.MetricEntropyLoss:
 		// Measured per record from the leaves its released values cover, which a
 		// Mondrian release's utility measures do not report.
 		if mondrian {
@@ -51,24 +50,24 @@ func CheckConfig(cfg *schema.Config) error {
 		switch {
 		case mondrian:
 			return cfg.Errorf("search.gs-factor", "the generalization/suppression factor is for search.algorithm optimal: a Mondrian release suppresses nothing and reports its metric at the default (0.5)")
-		case cfg.Search.Metric == generalize.MetricEntropyLoss && *gs < 0.5:
+		case cfg.Search.Metric == schema.MetricEntropyLoss && *gs < 0.5:
 			return cfg.Errorf("search.gs-factor", "%g is below 0.5, where entropy-loss would charge a suppressed record less than a published one may cost, so that suppressing more could lower it and the search could not bound it: use a gs-factor from 0.5 to 1 with entropy-loss", *gs)
 		}
 	}
-	if a := cfg.Search.Aggregate; cfg.Search.Algorithm == "mondrian" && a != "" && a != generalize.AggregateArithmetic {
+	if a := cfg.Search.Aggregate; cfg.Search.Algorithm == schema.Mondrian && a != "" && a != schema.AggregateArithmetic {
 		return cfg.Errorf("search.aggregate", "%s is an aggregate of search.algorithm optimal's loss: a Mondrian release reports the arithmetic mean", a)
 	}
-	if cfg.Search.Algorithm == "mondrian" && cfg.Search.Weights != nil {
+	if cfg.Search.Algorithm == schema.Mondrian && cfg.Search.Weights != nil {
 		return cfg.Errorf("search.weights", "weights are for search.algorithm optimal's loss: a Mondrian release reports the unweighted mean")
 	}
-	if cfg.Search.Algorithm == "mondrian" && (len(cfg.Search.MinLevels) > 0 || len(cfg.Search.MaxLevels) > 0) {
+	if cfg.Search.Algorithm == schema.Mondrian && (len(cfg.Search.MinLevels) > 0 || len(cfg.Search.MaxLevels) > 0) {
 		key := "search.min-levels"
 		if len(cfg.Search.MinLevels) == 0 {
 			key = "search.max-levels"
 		}
 		return cfg.Errorf(key, "levels bound search.algorithm optimal's lattice: Mondrian's partitions have no level per quasi-identifier, so it would ignore them")
 	}
-	if pr := cfg.Privacy; cfg.Search.Algorithm == "mondrian" && (pr.AverageRisk > 0 || pr.RecordsAtRisk != nil || pr.PopulationUniqueness != nil) {
+	if pr := cfg.Privacy; cfg.Search.Algorithm == schema.Mondrian && (pr.AverageRisk > 0 || pr.RecordsAtRisk != nil || pr.PopulationUniqueness != nil) {
 		return cfg.Errorf("privacy", "average-risk, records-at-risk and population-uniqueness are decided on a whole release, which search.algorithm mondrian cannot do partition by partition: use optimal (highest-risk works with both)")
 	}
 	if len(cfg.Quasi()) == 0 {
@@ -96,7 +95,7 @@ type plan struct {
 	output    string
 	outFormat string
 	maxSupp   int
-	metric    string
+	metric    schema.Metric
 	progress  *job.Progress
 	// collect (validate only): pass 1 keeps each column's first error and reads the
 	// other columns on, instead of stopping at the first error.
@@ -117,7 +116,7 @@ func newPlan(cfg *schema.Config, input, output string, cols []table.Column) (*pl
 func releasePlan(p *job.Plan, output string) *plan {
 	rp := &plan{Plan: p, output: output, metric: p.Config.Search.Metric}
 	if rp.metric == "" {
-		rp.metric = generalize.MetricLoss
+		rp.metric = schema.MetricLoss
 	}
 	return rp
 }
@@ -133,7 +132,7 @@ func openInput(cfg *schema.Config, in, out, format string) (table.Source, *plan,
 
 // paths resolves the input and output paths of a run and their formats.
 func paths(cfg *schema.Config, opt job.Options) (in, out, inFmt, outFmt string, err error) {
-	if in, out, err = InputOutput(cfg, opt); err != nil {
+	if in, out, err = inputOutput(cfg, opt); err != nil {
 		return "", "", "", "", err
 	}
 	if inFmt, err = table.InputFormat(in, cfg.Input); err != nil {
@@ -147,10 +146,10 @@ func paths(cfg *schema.Config, opt job.Options) (in, out, inFmt, outFmt string, 
 	return in, out, inFmt, outFmt, nil
 }
 
-// InputOutput is a release's input and output: the command line's (opt.Input,
+// inputOutput is a release's input and output: the command line's (opt.Input,
 // opt.Output), else the configuration's input.path and output.path; either missing
 // is bad input.
-func InputOutput(cfg *schema.Config, opt job.Options) (in, out string, err error) {
+func inputOutput(cfg *schema.Config, opt job.Options) (in, out string, err error) {
 	in, out = cfg.Input.Path, cfg.Output.Path
 	if opt.Input != "" {
 		in = opt.Input

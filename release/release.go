@@ -282,7 +282,7 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 	// utility metrics measure ranges by them), when their hierarchy's leaves are
 	// numbers; an optimal release measures the others by their leaves.
 	values, valuesErr := mondrianValues(r.p, r.t)
-	if r.cfg.Search.Algorithm == "mondrian" {
+	if r.cfg.Search.Algorithm == schema.Mondrian {
 		if valuesErr != nil {
 			return valuesErr
 		}
@@ -313,7 +313,9 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 	}
 	if r.mres != nil {
 		r.mres.Covers = generalize.ClassCovers{} // the labels hold what the release writes
-		r.res.Value = mondrianValue(r.p.metric, r.util, r.t.Rows, len(r.mres.Sizes))
+		if r.res.Value, err = mondrianValue(r.p.metric, r.util, r.t.Rows, len(r.mres.Sizes)); err != nil {
+			return err
+		}
 	}
 	r.searched = time.Now()
 	r.log.Info("stage done", "stage", job.StageSearch, "lattice", r.res.LatticeSize, "evaluated", r.res.Evaluated, "monotone_only", r.res.MonotoneOnly, "tagged", r.res.Tagged, "bounded", r.res.Bounded, "rolled_up", r.res.RolledUp, "suppressed", r.res.Suppressed, "ms", job.Millis(r.encoded, r.searched))

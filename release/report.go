@@ -21,7 +21,7 @@ import (
 // part of a release in parts carries the same; a release on another engine (the beam
 // module) writes the same as the CLI's.
 func ReleaseMetadata(cfg *schema.Config, quasi []generalize.Column, rows int, res *generalize.Result, now time.Time) map[string]string {
-	nodeJSON := []byte(`"mondrian"`)
+	nodeJSON := []byte(mondrianNode)
 	if res.Levels != nil {
 		node := make([]report.NodeLevel, len(quasi))
 		for i, c := range quasi {
@@ -35,7 +35,7 @@ func ReleaseMetadata(cfg *schema.Config, quasi []generalize.Column, rows int, re
 	meta["sanitize.dataset"] = cfg.Dataset
 	meta["sanitize.config_digest"] = "sha256:" + cfg.Digest
 	meta["sanitize.node"] = string(nodeJSON)
-	meta["sanitize.metric"] = res.Metric
+	meta["sanitize.metric"] = res.Metric.String()
 	meta["sanitize.metric_value"] = strconv.FormatFloat(res.Value, 'g', -1, 64)
 	meta["sanitize.created_utc"] = now.UTC().Format(time.RFC3339)
 	return meta
@@ -51,7 +51,7 @@ func recordedParams(cfg *schema.Config, rows, maxSupp, suppressed int) map[strin
 		"sanitize.max_suppressed":    strconv.Itoa(maxSupp),
 		"sanitize.suppressed":        strconv.Itoa(suppressed),
 		"sanitize.input_rows":        strconv.Itoa(rows),
-		"sanitize.algorithm":         algorithm(cfg),
+		"sanitize.algorithm":         algorithm(cfg).String(),
 	}
 	var ls []report.LDiversityIn
 	for _, l := range cfg.Privacy.LDiversity {
@@ -84,10 +84,14 @@ func recordedParams(cfg *schema.Config, rows, maxSupp, suppressed int) map[strin
 	return meta
 }
 
-// algorithm is the configured search algorithm, "optimal" by default.
-func algorithm(cfg *schema.Config) string {
+// mondrianNode is a Mondrian release's sanitize.node: the algorithm's name in JSON, as
+// it has no node of the lattice.
+var mondrianNode = strconv.Quote(schema.Mondrian.String())
+
+// algorithm is the configured search algorithm, schema.Optimal by default.
+func algorithm(cfg *schema.Config) schema.Algorithm {
 	if cfg.Search.Algorithm == "" {
-		return "optimal"
+		return schema.Optimal
 	}
 	return cfg.Search.Algorithm
 }

@@ -175,7 +175,7 @@ func readReleaseReport(path string) (*report.Report, error) {
 		}
 		return nil, notOne("a JSON document of another shape")
 	}
-	if rep.Algorithm != "optimal" && rep.Algorithm != "mondrian" { // what every release's report records
+	if rep.Algorithm != schema.Optimal && rep.Algorithm != schema.Mondrian { // what every release's report records
 		return nil, notOne("a JSON document that records no release's algorithm (a risk analysis, or another file)")
 	}
 	return &rep, nil

@@ -19,7 +19,7 @@ import (
 // "07" is the integer written 7), a configured null by its value.
 func truthCovers(cfg *schema.Config, p *plan) (map[string]verify.Cover, error) {
 	covers := map[string]verify.Cover{}
-	mondrian := cfg.Search.Algorithm == "mondrian"
+	mondrian := cfg.Search.Algorithm == schema.Mondrian
 	for _, pos := range p.Kept {
 		c := p.Conf[pos]
 		var cv verify.Cover
@@ -65,7 +65,7 @@ func truthCovers(cfg *schema.Config, p *plan) (map[string]verify.Cover, error) {
 // ranges of values, and what an empty input field stands for. It uses package verify
 // only, never the search's hierarchies.
 func utilityQuasi(cfg *schema.Config, p *plan) ([]verify.Quasi, error) {
-	mondrian := cfg.Search.Algorithm == "mondrian"
+	mondrian := cfg.Search.Algorithm == schema.Mondrian
 	out := make([]verify.Quasi, len(p.QuasiCfg))
 	for j, c := range p.QuasiCfg {
 		pos := p.Quasi[j]
@@ -107,7 +107,7 @@ func utilitySpec(cfg *schema.Config, p *plan, spec *verify.Spec) error {
 	if err != nil {
 		return err
 	}
-	spec.Utility, spec.FullDomain = qs, cfg.Search.Algorithm != "mondrian"
+	spec.Utility, spec.FullDomain = qs, cfg.Search.Algorithm != schema.Mondrian
 	return nil
 }
 

@@ -68,7 +68,10 @@ func TestVerifiedUtility(t *testing.T) {
 	modelsOnly(t)
 	td, _ := filepath.Abs("../testdata")
 	hospital := filepath.Join(td, "hospital.csv")
-	for _, c := range []struct{ config, algorithm string }{
+	for _, c := range []struct {
+		config    string
+		algorithm schema.Algorithm
+	}{
 		{"hospital-tests.yaml", "optimal"},
 		{"hospital-mondrian.yaml", "mondrian"},
 		{"hospital-8qi.yaml", "optimal"},

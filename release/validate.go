@@ -49,7 +49,7 @@ func validateModels(cfg *schema.Config, one *pass1) error {
 	}
 	_, err := population(cfg, rows)
 	switch {
-	case cfg.Search.Algorithm == "mondrian":
+	case cfg.Search.Algorithm == schema.Mondrian:
 		return err
 	case err != nil:
 		var errs schema.ErrorList

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"sanitizer/generalize"
+	"sanitizer/schema"
 )
 
 // The release report's page: what was released under which models, the risk before
@@ -63,20 +64,20 @@ func releasePage(r *Report) releaseView {
 func metricSentence(m MetricSummary) string {
 	v := fmtNumber(m.Value)
 	switch m.Name {
-	case "loss", "ncp":
+	case schema.MetricLoss, schema.MetricNCP:
 		v = fmtPct(m.Value)
-	case "entropy", "entropy-monotone":
+	case schema.MetricEntropy, schema.MetricEntropyMonotone:
 		v += " bits"
 	}
 	out := fmt.Sprintf("The search chose, among the releases that meet every model, the one with the least %s: %s.", m.Name, v)
 	switch m.Name {
-	case "entropy":
+	case schema.MetricEntropy:
 		out += " The entropy measures, in bits summed over records and quasi-identifiers, how unsure a reader of the release is left about each record's original values (the non-uniform entropy, as ARX computes it): coarsening a value that many records share costs more than one that few share, and withheld records add the uncertainty among their own values."
-	case "entropy-monotone":
+	case schema.MetricEntropyMonotone:
 		out += " The entropy measures, in bits summed over records and quasi-identifiers, how unsure a reader of the release is left about each record's original values (the non-uniform entropy, as ARX's monotonic variant computes it): coarsening a value that many records share costs more than one that few share; withheld records are not counted."
-	case "entropy-loss":
+	case schema.MetricEntropyLoss:
 		out += " The entropy-based loss (Wan et al. 2015, as ARX computes it) charges each released record the share of its information that its coarsened values hide, from 0 (every value exact) to 1 (every value hidden), and each withheld record 1; the figure is the sum over the records, so it reads as a number of records' worth of information."
-	case "ncp":
+	case schema.MetricNCP:
 		out += " The NCP (normalized certainty penalty) charges each released value the share of its column's range, or of its categories, that it spans (0 for an exact value), and each withheld record 1 per column; the figure is the average over records and quasi-identifiers."
 	}
 	if m.GSFactor != nil {
@@ -448,7 +449,7 @@ func sensitiveOf(v Verification, column string) (SensitiveSummary, bool) {
 
 // searchSentences say what the search did.
 func searchSentences(r *Report) []string {
-	if p := r.Partitions; p != nil || r.Algorithm == "mondrian" {
+	if p := r.Partitions; p != nil || r.Algorithm == schema.Mondrian {
 		s := "Mondrian multidimensional partitioning: the records were split recursively"
 		if p != nil {
 			s = fmt.Sprintf("Mondrian multidimensional partitioning: the records were split %s times into %s partitions, each released as one group with its own ranges or hierarchy groups", fmtCount(int64(p.Splits)), fmtCount(int64(p.Partitions)))

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
 	"sanitizer/generalize"
+	"sanitizer/schema"
 )
 
 // Report describes a release. It holds counts and parameters only: never a data value.
@@ -19,7 +21,7 @@ type Report struct {
 	Input            FileSummary        `json:"input"`
 	Output           FileSummary        `json:"output"`
 	Model            ModelSummary       `json:"model"`
-	Algorithm        string             `json:"algorithm"`            // optimal | mondrian
+	Algorithm        schema.Algorithm   `json:"algorithm"`
 	Node             []NodeLevel        `json:"node,omitempty"`       // optimal: the chosen levels
 	Partitions       *PartitionStats    `json:"partitions,omitempty"` // mondrian
 	Classes          int                `json:"classes"`
@@ -148,10 +150,10 @@ type PartitionStats struct {
 
 // MetricSummary is the utility metric of the chosen node.
 type MetricSummary struct {
-	Name string `json:"name"`
+	Name schema.Metric `json:"name"`
 	// Aggregate is the loss metric's aggregate over the quasi-identifiers when the
 	// configuration names one (arithmetic, geometric, sum or max).
-	Aggregate string `json:"aggregate,omitempty"`
+	Aggregate schema.LossAggregate `json:"aggregate,omitempty"`
 	// Weights is the loss's weight of each quasi-identifier the configuration names.
 	Weights map[string]float64 `json:"weights,omitempty"`
 	// GSFactor is ARX's generalization/suppression factor when the configuration

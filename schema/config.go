@@ -219,10 +219,10 @@ type TCloseness struct {
 
 // Search selects the algorithm and the utility metric.
 type Search struct {
-	Aggregate string             // loss only: arithmetic (default) | geometric | sum | max; "" when not given
+	Aggregate LossAggregate      // loss only; "" when not given (the loss metric then takes AggregateArithmetic)
 	Weights   map[string]float64 // loss only: a quasi-identifier's weight (1 when not named); nil when not given
-	Algorithm string             // optimal (default) | mondrian
-	Metric    string             // loss (default) | discernibility | discernibility-star | height | precision | aecs | entropy | entropy-monotone | entropy-loss | ncp
+	Algorithm Algorithm          // Optimal by default
+	Metric    Metric             // MetricLoss by default
 	// GSFactor is ARX's generalization/suppression factor in [0, 1] for the loss and
 	// the entropy objectives; nil when not given (0.5, ARX's default: generalized and
 	// suppressed values weigh alike).

@@ -1,5 +1,7 @@
 package schema
 
+import "fmt"
+
 // The keys and the enumerated values the configuration accepts. The parser reads them
 // from the two tables below and nowhere else: a mapping's unknown-key check takes its
 // keys from sectionKeys (mapping panics on a section missing there) and an enumerated
@@ -69,33 +71,58 @@ var sectionKeys = map[string][]string{
 // ioFormats are the table formats of input.format and output.format.
 var ioFormats = []string{"csv", "parquet", "arrow", "arrows"}
 
-// enumValues holds, for every key whose value is one of a fixed set of strings (or a
-// list of them), the allowed values in the order the error message lists them.
-var enumValues = map[string][]string{
-	"unlisted":                            {"error", "drop"},
-	"input.format":                        ioFormats,
-	"output.format":                       ioFormats,
-	"columns.<name>.role":                 roles,
-	"columns.<name>.type":                 types,
-	"columns.<name>.hierarchy.mask.from":  {"right", "left"},
-	"columns.<name>.hierarchy.date":       dateUnits,
-	"privacy.l-diversity.variant":         {"distinct", "entropy", "recursive"},
-	"privacy.l-diversity.estimator":       {"shannon", "grassberger"},
-	"privacy.t-closeness.distance":        {"equal", "ordered", "hierarchical"},
-	"privacy.beta-likeness.variant":       {"basic", "enhanced"},
-	"privacy.population-uniqueness.model": {"dankar", "pitman", "zayatz", "snb"},
-	"privacy.k-map.estimator":             {"poisson", "zero-truncated-poisson"},
-	"privacy.released-columns.check":      {string(ReleasedWarn), string(ReleasedError)},
-	"search.algorithm":                    {"optimal", "mondrian"},
-	"search.aggregate":                    {"arithmetic", "geometric", "sum", "max"},
-	"search.metric":                       {"loss", "discernibility", "discernibility-star", "height", "precision", "aecs", "entropy", "entropy-monotone", "entropy-loss", "ncp"},
-	"dp.neighbours":                       {"add-remove", "replace-one"},
-	"dp.outputs[].mechanism":              {"laplace", "gaussian"},
-	"dp.outputs[].post":                   {"clamp", "round", "consistent"},
-	"dp.outputs[].format":                 {"csv", "parquet"},
-	"dp.outputs[].aggregate.stats":        {"count", "sum", "mean", "quantiles"},
-	"dp.outputs[].synthetic.method":       {"aim", "mst"},
+// enumSets holds, for every key whose value is one of a fixed set (or a list of
+// them), the enumeration's values in the order the error message lists them: the
+// parser reads the key as the value of that type (enumValue), and enumValues spells
+// them.
+var enumSets = map[string]enumSet{
+	"unlisted":                            strs{"error", "drop"},
+	"input.format":                        strs(ioFormats),
+	"output.format":                       strs(ioFormats),
+	"columns.<name>.role":                 strs(roles),
+	"columns.<name>.type":                 strs(types),
+	"columns.<name>.hierarchy.mask.from":  strs{"right", "left"},
+	"columns.<name>.hierarchy.date":       strs(dateUnits),
+	"privacy.l-diversity.variant":         strs{"distinct", "entropy", "recursive"},
+	"privacy.l-diversity.estimator":       strs{"shannon", "grassberger"},
+	"privacy.t-closeness.distance":        strs{"equal", "ordered", "hierarchical"},
+	"privacy.beta-likeness.variant":       strs{"basic", "enhanced"},
+	"privacy.population-uniqueness.model": strs{"dankar", "pitman", "zayatz", "snb"},
+	"privacy.k-map.estimator":             strs{"poisson", "zero-truncated-poisson"},
+	"privacy.released-columns.check":      strs{string(ReleasedWarn), string(ReleasedError)},
+	"search.algorithm":                    valuesOf[Algorithm](Algorithms),
+	"search.aggregate":                    valuesOf[LossAggregate](LossAggregates),
+	"search.metric":                       valuesOf[Metric](Metrics),
+	"dp.neighbours":                       strs{"add-remove", "replace-one"},
+	"dp.outputs[].mechanism":              strs{"laplace", "gaussian"},
+	"dp.outputs[].post":                   strs{"clamp", "round", "consistent"},
+	"dp.outputs[].format":                 strs{"csv", "parquet"},
+	"dp.outputs[].aggregate.stats":        strs{"count", "sum", "mean", "quantiles"},
+	"dp.outputs[].synthetic.method":       strs{"aim", "mst"},
 }
+
+// enumValues holds, for every key of enumSets, the configuration's spelling of its
+// values.
+var enumValues = func() map[string][]string {
+	m := make(map[string][]string, len(enumSets))
+	for k, set := range enumSets {
+		m[k] = set.spellings()
+	}
+	return m
+}()
+
+// enumSet is the values of an enumerated key.
+type enumSet interface{ spellings() []string }
+
+// valuesOf is the values of an enumeration E, as an enumSet.
+type valuesOf[E fmt.Stringer] []E
+
+func (v valuesOf[E]) spellings() []string { return spellings(v) }
+
+// strs is the values of a key read as plain strings.
+type strs []string
+
+func (v strs) spellings() []string { return v }
 
 // keyPath joins a section and one of its keys into the key path the tables use.
 func keyPath(section, key string) string {

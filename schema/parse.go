@@ -356,6 +356,55 @@ func (f *fields) enum(key, def string) (string, error) {
 	return f.p.enum(v, at, f.allowed(key)...)
 }
 
+// enumSetOf returns the values enumSets holds for the key path key, which must be an
+// enumeration of E.
+func enumSetOf[E fmt.Stringer](key string) []E {
+	set, ok := enumSets[key].(valuesOf[E])
+	if !ok {
+		panic("schema: key " + strconv.Quote(key) + " is not an enumeration of its type in enumSets")
+	}
+	return set
+}
+
+// enumField returns the value of the optional key of f, an enumeration of E (enumSets),
+// def when it is absent.
+func enumField[E fmt.Stringer](f *fields, key string, def E) (E, error) {
+	v, at := f.get(key)
+	if v == nil {
+		return def, nil
+	}
+	return enumValue[E](f.p, v, at, keyPath(f.section, key))
+}
+
+// enumValue expects at path the spelling of one of the values enumSets holds for the
+// key path key, and returns that value.
+func enumValue[E fmt.Stringer](p *parser, n *yaml.Node, path, key string) (E, error) {
+	values := enumSetOf[E](key)
+	names := spellings(values)
+	s, err := p.enum(n, path, names...)
+	if err != nil {
+		var zero E
+		return zero, err
+	}
+	return values[slices.Index(names, s)], nil
+}
+
+// enumValues expects at path a non-empty list of distinct spellings of the values
+// enumSets holds for the key path key, and returns those values.
+func enumValueList[E fmt.Stringer](p *parser, n *yaml.Node, path, key string) ([]E, error) {
+	values := enumSetOf[E](key)
+	names := spellings(values)
+	ss, err := p.enumList(n, path, names...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]E, len(ss))
+	for i, s := range ss {
+		out[i] = values[slices.Index(names, s)]
+	}
+	return out, nil
+}
+
 // scalar expects a scalar whose tag is one of tags.
 func (p *parser) scalar(n *yaml.Node, path, want string, tags ...string) (*yaml.Node, error) {
 	v := resolve(n)
@@ -596,7 +645,7 @@ func (p *parser) config(root *yaml.Node) *Config {
 		Unlisted: "error",
 		Input:    defaultIO(),
 		Output:   defaultIO(),
-		Search:   Search{Algorithm: "optimal", Metric: "loss"},
+		Search:   Search{Algorithm: Optimal, Metric: MetricLoss},
 	}
 	f, err := p.mapping(root, "", "")
 	if !p.note(err) {
@@ -643,7 +692,7 @@ func (p *parser) config(root *yaml.Node) *Config {
 	if !inError["risk"] {
 		p.needsPopulation(f, cfg)
 	}
-	if cfg.Privacy.Subset != nil && cfg.Search.Algorithm == "mondrian" {
+	if cfg.Privacy.Subset != nil && cfg.Search.Algorithm == Mondrian {
 		v, at := f.get("search")
 		p.note(p.errorf(v, at+".algorithm", "mondrian cannot decide privacy.subset's models (δ-presence, k-map against the population), which are decided on full-domain classes: use optimal"))
 	}
@@ -1484,20 +1533,20 @@ func (p *parser) search(n *yaml.Node, path string) (Search, error) {
 	if err != nil {
 		return s, err
 	}
-	s.Algorithm, err = f.enum("algorithm", "optimal")
+	s.Algorithm, err = enumField(f, "algorithm", Optimal)
 	p.note(err)
-	s.Metric, err = f.enum("metric", "loss")
+	s.Metric, err = enumField(f, "metric", MetricLoss)
 	metric := p.note(err)
 	if v, at := f.get("aggregate"); v != nil && metric {
-		if s.Metric != "loss" {
+		if s.Metric != MetricLoss {
 			p.note(p.errorf(v, at, "only allowed with metric: loss"))
 		} else {
-			s.Aggregate, err = f.enum("aggregate", "arithmetic")
+			s.Aggregate, err = enumField(f, "aggregate", AggregateArithmetic)
 			p.note(err)
 		}
 	}
 	if v, at := f.get("weights"); v != nil && metric {
-		if s.Metric != "loss" {
+		if s.Metric != MetricLoss {
 			p.note(p.errorf(v, at, "only allowed with metric: loss"))
 		} else {
 			s.Weights, err = p.weights(v, at)
@@ -1532,7 +1581,7 @@ func (p *parser) search(n *yaml.Node, path string) (Search, error) {
 // gsFactor decodes search.gs-factor into s, whose metric is decoded.
 func (p *parser) gsFactor(v *yaml.Node, at string, s *Search) error {
 	switch s.Metric {
-	case "loss", "entropy", "entropy-monotone", "entropy-loss":
+	case MetricLoss, MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss:
 	default:
 		return p.errorf(v, at, "only allowed with metric: loss, entropy, entropy-monotone or entropy-loss")
 	}

@@ -686,7 +686,7 @@ func TestParseSearchMetrics(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", m, err)
 		}
-		if cfg.Search.Metric != m {
+		if cfg.Search.Metric != Metric(m) {
 			t.Errorf("search.metric %s parsed as %q", m, cfg.Search.Metric)
 		}
 	}

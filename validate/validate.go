@@ -65,7 +65,7 @@ func Validate(ctx context.Context, cfg *schema.Config, cfgErr error, opt job.Opt
 		return nil, err
 	}
 	setLattice(v)
-	if v.Release && v.LatticeTooLarge && cfg.Search.Algorithm != "mondrian" {
+	if v.Release && v.LatticeTooLarge && cfg.Search.Algorithm != schema.Mondrian {
 		return nil, cfg.Errorf("columns", "the generalization lattice of the quasi-identifiers has more nodes than the search considers: use fewer quasi-identifiers or shallower hierarchies")
 	}
 	return v, nil

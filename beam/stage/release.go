@@ -145,7 +145,7 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 	if in, out, err = release.InputOutput(cfg, opt); err != nil {
 		return "", "", nil, err
 	}
-	if cfg.Search.Algorithm == "mondrian" {
+	if cfg.Search.Algorithm == schema.Mondrian {
 		return "", "", nil, fault.BadInput("%s: search.algorithm: mondrian does not run on Beam (its recursion is not a combine): use optimal", cfg.File)
 	}
 	for _, p := range opt.ReportPaths() {
