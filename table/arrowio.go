@@ -32,10 +32,10 @@ import (
 // the stream format from byte 0 with a new reader.
 //
 // The arrow library trusts the lengths a file states: a corrupt file can make it panic
-// or ask for any amount of memory. The source therefore recovers panics into bad-input
-// errors, gives the library an allocator that refuses implausibly large buffers, and
-// reads stream messages itself (arrowMessages) to check every length against the
-// file's size before allocating.
+// or ask for any amount of memory. The source therefore recovers the library's panics
+// into bad-input errors (readPanic), gives the library an allocator that refuses
+// implausibly large buffers, and reads stream messages itself (arrowMessages) to check
+// every length against the file's size before allocating.
 type arrowSource struct {
 	fileSource
 	isStream bool
@@ -159,7 +159,7 @@ func (s *arrowSource) corrupt(col string, err error) error {
 func (s *arrowSource) start() (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = s.corrupt("", fmt.Errorf("%v", r))
+			err = readPanic(r, func(cause error) error { return s.corrupt("", cause) })
 		}
 	}()
 	s.read = 0
@@ -379,7 +379,7 @@ func (s *arrowSource) StreamAs(ctx context.Context, cols []int, as []Form, out c
 	col := "" // the column being converted, for errors
 	defer func() {
 		if r := recover(); r != nil {
-			err = s.corrupt(col, fmt.Errorf("%v", r))
+			err = readPanic(r, func(cause error) error { return s.corrupt(col, cause) })
 		}
 	}()
 	for j, c := range cols {

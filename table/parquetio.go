@@ -52,7 +52,7 @@ func openParquet(path string) (src *parquetSource, err error) {
 	s := &parquetSource{fileSource: fileSource{path: path, file: f}}
 	defer func() {
 		if r := recover(); r != nil {
-			err = s.corrupt("", fmt.Errorf("%v", r))
+			err = readPanic(r, func(cause error) error { return s.corrupt("", cause) })
 		}
 		if err != nil {
 			s.Close()
@@ -231,7 +231,7 @@ func (s *parquetSource) StreamAs(ctx context.Context, cols []int, as []Form, out
 	col := ""
 	defer func() {
 		if r := recover(); r != nil {
-			err = s.corrupt(col, fmt.Errorf("%v", r))
+			err = readPanic(r, func(cause error) error { return s.corrupt(col, cause) })
 		}
 	}()
 	send := func(b *Batch) error {
