@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
 	"sanitizer/publish"
 )
 
@@ -149,24 +150,9 @@ func TestRecordRemovesStaleTemporaries(t *testing.T) {
 	}
 	want := append(slices.Clone(kept), "ledger.json", "ledger.json.lock")
 	slices.Sort(want)
-	if got := names(t, dir); !slices.Equal(got, want) {
+	if got := testfiles.Names(t, dir); !slices.Equal(got, want) {
 		t.Errorf("the folder holds %q, want %q", got, want)
 	}
-}
-
-// names is the sorted names in dir.
-func names(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range es {
-		out = append(out, e.Name())
-	}
-	slices.Sort(out)
-	return out
 }
 
 // TestSaveReplaces: Save replaces the ledger whole, readable by others, and leaves
@@ -192,7 +178,7 @@ func TestSaveReplaces(t *testing.T) {
 			if tt.ok != (err == nil) {
 				t.Fatalf("Save: %v", err)
 			}
-			if got := names(t, dir); !slices.Equal(got, []string{"ledger.json"}) {
+			if got := testfiles.Names(t, dir); !slices.Equal(got, []string{"ledger.json"}) {
 				t.Errorf("the folder holds %q", got)
 			}
 			if !tt.ok {

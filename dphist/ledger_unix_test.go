@@ -86,7 +86,7 @@ func TestRecordAfterKilledSave(t *testing.T) {
 	if _, err := os.Stat(tmp); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the killed run's temporary is still there (%v)", err)
 	}
-	if got := names(t, dir); !slices.Equal(got, []string{"ledger.json", "ledger.json.lock"}) {
+	if got := testfiles.Names(t, dir); !slices.Equal(got, []string{"ledger.json", "ledger.json.lock"}) {
 		t.Errorf("the folder holds %q", got)
 	}
 	if len(a.Spends) != 2 {
@@ -146,10 +146,10 @@ func TestRecordNamesOfOneLedger(t *testing.T) {
 			t.Errorf("%s is no longer a link (%v)", n, err)
 		}
 	}
-	if got := names(t, dir); !slices.Equal(got, []string{"books", "link.json", "link2.json", "shelf"}) {
+	if got := testfiles.Names(t, dir); !slices.Equal(got, []string{"books", "link.json", "link2.json", "shelf"}) {
 		t.Errorf("the links' folder holds %q", got)
 	}
-	if got := names(t, filepath.Dir(real)); !slices.Equal(got, []string{"ledger.json", "ledger.json.lock", "sub"}) {
+	if got := testfiles.Names(t, filepath.Dir(real)); !slices.Equal(got, []string{"ledger.json", "ledger.json.lock", "sub"}) {
 		t.Errorf("the ledger's folder holds %q", got)
 	}
 }
@@ -281,7 +281,7 @@ func TestCheckLedgerPlace(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := tt.setup(t, dir)
-			before := names(t, filepath.Dir(path))
+			before := testfiles.Names(t, filepath.Dir(path))
 			err := Check(path, "ward", 1, 0, Spend{Epsilon: 0.5})
 			if tt.ok && err != nil {
 				t.Fatal(err)
@@ -289,7 +289,7 @@ func TestCheckLedgerPlace(t *testing.T) {
 			if !tt.ok && (!errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), path)) {
 				t.Fatalf("err = %v, want bad input naming %s", err, path)
 			}
-			if after := names(t, filepath.Dir(path)); !slices.Equal(after, before) {
+			if after := testfiles.Names(t, filepath.Dir(path)); !slices.Equal(after, before) {
 				t.Errorf("Check changed the folder: %q, then %q", before, after)
 			}
 		})

@@ -9,21 +9,8 @@ import (
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
 )
-
-func names(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range es {
-		out = append(out, e.Name())
-	}
-	slices.Sort(out)
-	return out
-}
 
 func TestIsTemp(t *testing.T) {
 	dest := "/d/r.csv"
@@ -95,7 +82,7 @@ func TestSweep(t *testing.T) {
 	}
 	want := []string{filepath.Base(held.Name()), filepath.Base(heldDir.Path), other, ".r.csv.123.tmp", "r.csv"}
 	slices.Sort(want)
-	if got := names(t, dir); !slices.Equal(got, want) {
+	if got := testfiles.Names(t, dir); !slices.Equal(got, want) {
 		t.Errorf("after the sweep: %q, want %q", got, want)
 	}
 }
@@ -126,13 +113,13 @@ func TestSweepFunc(t *testing.T) {
 	if slices.Sort(cleaned); !slices.Equal(cleaned, dead) {
 		t.Errorf("cleaned %q, want the dead runs' %q", cleaned, dead)
 	}
-	if got := names(t, dir); !slices.Equal(got, []string{filepath.Base(held.Path)}) {
+	if got := testfiles.Names(t, dir); !slices.Equal(got, []string{filepath.Base(held.Path)}) {
 		t.Errorf("after the sweep: %q, want the held one alone", got)
 	}
 	left := stale(t, dest, true)
 	err = SweepFunc(dest, func(string) error { return errors.New("store unreachable") })
-	if err == nil || !strings.Contains(err.Error(), left) || !slices.Contains(names(t, dir), left) {
-		t.Errorf("a failed clean: %v; the folder holds %q", err, names(t, dir))
+	if err == nil || !strings.Contains(err.Error(), left) || !slices.Contains(testfiles.Names(t, dir), left) {
+		t.Errorf("a failed clean: %v; the folder holds %q", err, testfiles.Names(t, dir))
 	}
 }
 
@@ -181,7 +168,7 @@ func TestFilePublish(t *testing.T) {
 			if st, err := os.Stat(dest); !c.bad && (err != nil || st.Mode().Perm() != 0o644) {
 				t.Errorf("published with mode %v (%v), want 0644", st.Mode(), err)
 			}
-			if got := names(t, dir); !slices.Equal(got, []string{"r.csv"}) {
+			if got := testfiles.Names(t, dir); !slices.Equal(got, []string{"r.csv"}) {
 				t.Errorf("the folder holds %q", got)
 			}
 			f.Discard() // after Publish: nothing
@@ -213,10 +200,10 @@ func TestFolderPublish(t *testing.T) {
 		if err := d.Publish(); err != nil {
 			t.Fatal(err)
 		}
-		if got := names(t, dest); !slices.Equal(got, []string{"a.csv"}) {
+		if got := testfiles.Names(t, dest); !slices.Equal(got, []string{"a.csv"}) {
 			t.Errorf("published folder holds %q", got)
 		}
-		if got := names(t, dir); !slices.Equal(got, []string{"dp"}) {
+		if got := testfiles.Names(t, dir); !slices.Equal(got, []string{"dp"}) {
 			t.Errorf("the parent holds %q", got)
 		}
 		d2, err := CreateFolder(filepath.Join(dir, "other"))
@@ -224,7 +211,7 @@ func TestFolderPublish(t *testing.T) {
 			t.Fatal(err)
 		}
 		d2.Discard()
-		if got := names(t, dir); !slices.Equal(got, []string{"dp"}) {
+		if got := testfiles.Names(t, dir); !slices.Equal(got, []string{"dp"}) {
 			t.Errorf("after Discard the parent holds %q", got)
 		}
 	}
@@ -283,7 +270,7 @@ func TestCheck(t *testing.T) {
 			c.setup(t, dir)
 			path := filepath.Join(dir, c.path)
 			gone := stale(t, filepath.Join(dir, "r"), c.folder)
-			before := names(t, dir)
+			before := testfiles.Names(t, dir)
 			var err error
 			if c.folder {
 				err = CheckFolder("k", path)
@@ -294,7 +281,7 @@ func TestCheck(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := names(t, dir); slices.Contains(got, gone) || len(got) != len(before)-1 {
+				if got := testfiles.Names(t, dir); slices.Contains(got, gone) || len(got) != len(before)-1 {
 					t.Errorf("after the check: %q, before %q", got, before)
 				}
 				return
@@ -303,7 +290,7 @@ func TestCheck(t *testing.T) {
 			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), want) {
 				t.Errorf("error %v, want bad input saying %q", err, want)
 			}
-			if got := names(t, dir); !slices.Equal(got, before) {
+			if got := testfiles.Names(t, dir); !slices.Equal(got, before) {
 				t.Errorf("a refused check changed the folder: %q, before %q", got, before)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
 )
 
 var errBoom = errors.New("boom")
@@ -53,7 +54,7 @@ func TestWriteFile(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			before := names(t, dir)
+			before := testfiles.Names(t, dir)
 			write := c.write
 			if write == nil {
 				write = writeNew
@@ -89,7 +90,7 @@ func TestWriteFile(t *testing.T) {
 				if st, err := os.Stat(dest); err != nil || st.Mode().Perm() != 0o644 {
 					t.Errorf("published with mode %v (%v), want 0644", st.Mode(), err)
 				}
-				if got := names(t, dir); !slices.Equal(got, []string{"r.csv"}) {
+				if got := testfiles.Names(t, dir); !slices.Equal(got, []string{"r.csv"}) {
 					t.Errorf("the folder holds %q", got)
 				}
 				return
@@ -97,7 +98,7 @@ func TestWriteFile(t *testing.T) {
 			if c.wantErr != nil && !errors.Is(err, c.wantErr) {
 				t.Errorf("error %v, want %v", err, c.wantErr)
 			}
-			if got := names(t, dir); !slices.Equal(got, before) {
+			if got := testfiles.Names(t, dir); !slices.Equal(got, before) {
 				t.Errorf("the folder holds %q, before %q", got, before)
 			}
 			if got, err := os.ReadFile(dest); c.old == "" && !errors.Is(err, os.ErrNotExist) || c.old != "" && string(got) != c.old {
@@ -122,7 +123,7 @@ func TestWriteFileAppeared(t *testing.T) {
 	if got, err := os.ReadFile(dest); err != nil || string(got) != "theirs\n" {
 		t.Errorf("the destination holds %q (%v)", got, err)
 	}
-	if got := names(t, dir); !slices.Equal(got, []string{"r.csv"}) {
+	if got := testfiles.Names(t, dir); !slices.Equal(got, []string{"r.csv"}) {
 		t.Errorf("the folder holds %q", got)
 	}
 }
@@ -144,7 +145,7 @@ func TestWriteFileSweeps(t *testing.T) {
 	}
 	want := []string{filepath.Base(held.Name()), "r.csv"}
 	slices.Sort(want)
-	if got := names(t, dir); !slices.Equal(got, want) {
+	if got := testfiles.Names(t, dir); !slices.Equal(got, want) {
 		t.Errorf("the folder holds %q, want %q", got, want)
 	}
 }
@@ -191,7 +192,7 @@ func TestPrepare(t *testing.T) {
 					t.Fatalf("Prepare: %v, %v", fb, err)
 				}
 				fa.Discard()
-				if got := names(t, dir); len(got) != 0 {
+				if got := testfiles.Names(t, dir); len(got) != 0 {
 					t.Errorf("the folder holds %q", got)
 				}
 				return
@@ -199,7 +200,7 @@ func TestPrepare(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := names(t, dir); len(got) != 2 || slices.Contains(got, "a.csv") || slices.Contains(got, "b.json") {
+			if got := testfiles.Names(t, dir); len(got) != 2 || slices.Contains(got, "a.csv") || slices.Contains(got, "b.json") {
 				t.Errorf("before Publish the folder holds %q", got)
 			}
 			if err := fa.Publish(false); err != nil {
@@ -208,7 +209,7 @@ func TestPrepare(t *testing.T) {
 			if err := fb.Publish(false); err != nil {
 				t.Fatal(err)
 			}
-			if got := names(t, dir); !slices.Equal(got, []string{"a.csv", "b.json"}) {
+			if got := testfiles.Names(t, dir); !slices.Equal(got, []string{"a.csv", "b.json"}) {
 				t.Errorf("the folder holds %q", got)
 			}
 		})
@@ -240,7 +241,7 @@ func TestFolderWriteFile(t *testing.T) {
 	if err := d.WriteFile("a.csv", text("y\n")); err == nil {
 		t.Error("a name already taken was written over")
 	}
-	if got := names(t, d.Path); !slices.Equal(got, []string{"a.csv"}) {
+	if got := testfiles.Names(t, d.Path); !slices.Equal(got, []string{"a.csv"}) {
 		t.Errorf("the folder holds %q, want only a.csv", got)
 	}
 	if b, err := os.ReadFile(filepath.Join(d.Path, "a.csv")); err != nil || string(b) != "x\n" {
