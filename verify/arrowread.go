@@ -217,7 +217,7 @@ func openArrow(path string, r io.ReaderAt, size int64, closer io.Closer, stream 
 	a := &ArrowFile{path: path, r: r, closer: closer, size: size, stream: stream, mem: newArrowMem(mem, size)}
 	defer func() {
 		if p := recover(); p != nil {
-			err = a.corrupt("", fmt.Errorf("the Arrow library failed: %v", p))
+			err = readPanic(p, arrowLibrary, func(cause error) error { return a.corrupt("", cause) })
 		}
 		if err != nil {
 			a.Close()
@@ -435,7 +435,7 @@ func (a *ArrowFile) produce(ctx context.Context, cols []int, out chan<- *textBat
 	col := ""
 	defer func() {
 		if p := recover(); p != nil {
-			err = a.corrupt(col, fmt.Errorf("the Arrow library failed: %v", p))
+			err = readPanic(p, arrowLibrary, func(cause error) error { return a.corrupt(col, cause) })
 		}
 	}()
 	next, done, err := a.batches()

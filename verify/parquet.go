@@ -131,7 +131,7 @@ func openParquet(path string, r io.ReaderAt, size int64, closer io.Closer) (pf *
 	p := &ParquetFile{path: path, f: r, closer: closer, size: size}
 	defer func() {
 		if r := recover(); r != nil {
-			err = p.corrupt("", -1, fmt.Errorf("the Parquet library failed: %v", r))
+			err = readPanic(r, parquetLibrary, func(cause error) error { return p.corrupt("", -1, cause) })
 		}
 		if err != nil {
 			closer.Close()

@@ -45,7 +45,7 @@ func (p *ParquetFile) produce(ctx context.Context, cols []int, out chan<- *textB
 	col, group := "", -1
 	defer func() {
 		if r := recover(); r != nil {
-			err = p.corrupt(col, group, fmt.Errorf("the Parquet library failed: %v", r))
+			err = readPanic(r, parquetLibrary, func(cause error) error { return p.corrupt(col, group, cause) })
 		}
 	}()
 	width := len(cols)
