@@ -98,7 +98,7 @@ func TestNonRegularFilesRefused(t *testing.T) {
 						t.Errorf("stderr lacks %q: %q", w, stderr)
 					}
 				}
-				if got := listDir(t, out); len(got) != 0 {
+				if got := testfiles.Names(t, out); len(got) != 0 {
 					t.Errorf("written: %v", got)
 				}
 			})

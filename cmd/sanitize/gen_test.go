@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"sanitizer/gen"
+	"sanitizer/internal/testfiles"
 )
 
 // TestGenFlags: --rows outside 1..gen.MaxRows and a --seed that is not a decimal
@@ -42,7 +43,7 @@ func TestGenFlags(t *testing.T) {
 			if code != 2 || !strings.Contains(stderr, tc.flag) {
 				t.Errorf("exit %d, want 2 naming %s\nstdout: %s\nstderr: %s", code, tc.flag, stdout, stderr)
 			}
-			if left := listDir(t, dir); len(left) > 0 {
+			if left := testfiles.Names(t, dir); len(left) > 0 {
 				t.Errorf("a refused run left %q", left)
 			}
 		})

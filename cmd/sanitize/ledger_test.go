@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"sanitizer/internal/testfiles"
 )
 
 // TestDPLedgerRefused: `sanitize dp` with a ledger it may not trust exits 2 naming the
@@ -58,7 +60,7 @@ func TestDPLedgerRefused(t *testing.T) {
 					t.Errorf("the ledger changed:\n%s", got)
 				}
 			}
-			if got := listDir(t, dir); !slices.Equal(got, want) {
+			if got := testfiles.Names(t, dir); !slices.Equal(got, want) {
 				t.Errorf("the folder holds %v, want %v", got, want)
 			}
 		})
@@ -115,7 +117,7 @@ func TestDPLedgerNames(t *testing.T) {
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the link was replaced (%v)", err)
 	}
-	if got := listDir(t, books); !slices.Equal(got, []string{"ledger.json", "ledger.json.lock"}) {
+	if got := testfiles.Names(t, books); !slices.Equal(got, []string{"ledger.json", "ledger.json.lock"}) {
 		t.Errorf("the ledger's folder holds %v", got)
 	}
 }
@@ -143,7 +145,7 @@ func TestDPBudgetOverflowExit(t *testing.T) {
 		if code != tt.code || !strings.Contains(stderr, tt.want) {
 			t.Errorf("ε-total %s, outputs of %s: exit %d, want %d naming %q\n%s", tt.total, tt.eps, code, tt.code, tt.want, stderr)
 		}
-		if got := listDir(t, dir); !slices.Equal(got, []string{"dp.yaml"}) {
+		if got := testfiles.Names(t, dir); !slices.Equal(got, []string{"dp.yaml"}) {
 			t.Errorf("the folder holds %v", got)
 		}
 	}

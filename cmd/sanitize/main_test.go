@@ -118,21 +118,6 @@ func withCell(row int, col, v string) string {
 	return csvText(rows, ',')
 }
 
-// listDir returns the sorted names in dir.
-func listDir(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	slices.Sort(names)
-	return names
-}
-
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
@@ -447,7 +432,7 @@ func TestBadInput(t *testing.T) {
 			for name, content := range tc.files {
 				writeFile(t, filepath.Join(dir, name), content)
 			}
-			before := listDir(t, dir)
+			before := testfiles.Names(t, dir)
 
 			argv := releaseArgs(p)
 			if tc.args != nil {
@@ -482,7 +467,7 @@ func TestBadInput(t *testing.T) {
 					}
 				}
 			}
-			if after := listDir(t, dir); !slices.Equal(after, before) {
+			if after := testfiles.Names(t, dir); !slices.Equal(after, before) {
 				t.Errorf("the folder holds %q after the run, want only %q", after, before)
 			}
 			if got := string(readFile(t, p.in)); got != input {
@@ -564,7 +549,7 @@ func TestReleaseHospital(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
 	}
-	if got, want := listDir(t, dir), []string{"config.yaml", "hospital.csv", "release.csv", "report.json"}; !slices.Equal(got, want) {
+	if got, want := testfiles.Names(t, dir), []string{"config.yaml", "hospital.csv", "release.csv", "report.json"}; !slices.Equal(got, want) {
 		t.Errorf("folder holds %q, want %q", got, want)
 	}
 
@@ -958,7 +943,7 @@ func TestOutputOverwrite(t *testing.T) {
 	if got := string(readFile(t, out)); got != "old release\n" {
 		t.Errorf("a failed run changed the existing release: %q", got)
 	}
-	if got, want := listDir(t, dir), []string{"config.yaml", "in.csv", "release.csv"}; !slices.Equal(got, want) {
+	if got, want := testfiles.Names(t, dir), []string{"config.yaml", "in.csv", "release.csv"}; !slices.Equal(got, want) {
 		t.Errorf("folder holds %q, want %q", got, want)
 	}
 }
@@ -988,7 +973,7 @@ func TestGenDeterministic(t *testing.T) {
 	if len(rows) != 301 || !slices.Equal(rows[0], header) {
 		t.Errorf("gen wrote %d records with header %q", len(rows)-1, rows[0])
 	}
-	if got, want := listDir(t, dir), []string{"a.csv", "b.csv", "c.csv"}; !slices.Equal(got, want) {
+	if got, want := testfiles.Names(t, dir), []string{"a.csv", "b.csv", "c.csv"}; !slices.Equal(got, want) {
 		t.Errorf("folder holds %q, want %q", got, want)
 	}
 	// The generated sample releases with the bundled configuration.
@@ -1079,7 +1064,7 @@ func TestDPCommand(t *testing.T) {
 		!strings.Contains(stdout, "synthetic.csv: synthetic, ") {
 		t.Errorf("stdout: %s", stdout)
 	}
-	if got := listDir(t, filepath.Join(dir, "a")); !slices.Equal(got, []string{"age-by-diagnosis.csv", "manifest.html", "manifest.json", "pairs.csv", "stay.parquet", "synthetic.csv"}) {
+	if got := testfiles.Names(t, filepath.Join(dir, "a")); !slices.Equal(got, []string{"age-by-diagnosis.csv", "manifest.html", "manifest.json", "pairs.csv", "stay.parquet", "synthetic.csv"}) {
 		t.Errorf("files %v", got)
 	}
 	if code, _, stderr = runCLI(t, args("b")...); code != 0 { // 5.0 of 5.0
@@ -1316,7 +1301,7 @@ func TestValidate(t *testing.T) {
 			if tc.in != "" {
 				args = append(args, "--in", tc.in)
 			}
-			before := listDir(t, dir)
+			before := testfiles.Names(t, dir)
 			code, stdout, stderr := runCLI(t, args...)
 			out := stdout
 			if tc.code != 0 {
@@ -1333,8 +1318,8 @@ func TestValidate(t *testing.T) {
 			if strings.Contains(stdout+stderr, secret) {
 				t.Errorf("a data value in the output: %q %q", stdout, stderr)
 			}
-			if after := listDir(t, dir); !slices.Equal(before, after) || !slices.Equal(listDir(t, cdir), []string{"c.yaml"}) {
-				t.Errorf("validate wrote files: %v → %v, %v", before, after, listDir(t, cdir))
+			if after := testfiles.Names(t, dir); !slices.Equal(before, after) || !slices.Equal(testfiles.Names(t, cdir), []string{"c.yaml"}) {
+				t.Errorf("validate wrote files: %v → %v, %v", before, after, testfiles.Names(t, cdir))
 			}
 		})
 	}
@@ -1387,7 +1372,7 @@ func TestDPFilesShareOnePermission(t *testing.T) {
 		t.Fatalf("release: exit %d: %s", code, stderr)
 	}
 	modes := map[string]os.FileMode{}
-	for _, name := range listDir(t, out) {
+	for _, name := range testfiles.Names(t, out) {
 		st, err := os.Stat(filepath.Join(out, name))
 		if err != nil {
 			t.Fatal(err)

@@ -133,7 +133,7 @@ func startWith(t *testing.T, env, stage string, stderr *strings.Builder, args ..
 func temporaries(t *testing.T, dir string, keep ...string) []string {
 	t.Helper()
 	var extra []string
-	for _, n := range listDir(t, dir) {
+	for _, n := range testfiles.Names(t, dir) {
 		if !slices.Contains(keep, n) {
 			extra = append(extra, n)
 		}
@@ -318,7 +318,7 @@ func TestDestinations(t *testing.T) {
 			dir := t.TempDir()
 			c.setup(t, dir)
 			args := c.args(t, dir)
-			before := listDir(t, dir) // with the configuration the case wrote
+			before := testfiles.Names(t, dir) // with the configuration the case wrote
 			code, stdout, stderr := runCLI(t, args...)
 			if code != c.code {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, c.code, stdout, stderr)
@@ -332,7 +332,7 @@ func TestDestinations(t *testing.T) {
 					t.Errorf("%s holds %q", name, got)
 				}
 			}
-			after := listDir(t, dir)
+			after := testfiles.Names(t, dir)
 			if c.code != 0 && !slices.Equal(after, before) {
 				t.Errorf("a refused run changed the folder: %q, before %q", after, before)
 			}

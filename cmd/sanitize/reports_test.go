@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"sanitizer/internal/testfiles"
 )
 
 // TestReleaseSeveralReports: release --report r.json --report r.html writes both (and
@@ -39,7 +41,7 @@ func TestReleaseSeveralReports(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, html) || !strings.Contains(stderr, "--report R.json") || strings.Contains(stderr, "invalid character") {
 		t.Errorf("check --report %s: exit %d, want 2 naming it and the JSON report: %s", html, code, stderr)
 	}
-	before := listDir(t, dir)
+	before := testfiles.Names(t, dir)
 	for _, reports := range [][]string{
 		{filepath.Join(dir, "a.json"), filepath.Join(dir, "a.json")},
 		{filepath.Join(dir, "a.json"), filepath.Join(dir, "a.txt")},
@@ -51,7 +53,7 @@ func TestReleaseSeveralReports(t *testing.T) {
 		if code, _, stderr := runCLI(t, args...); code != 2 || !strings.Contains(stderr, reports[1]) {
 			t.Errorf("--report %v: exit %d, want 2 naming %s: %s", reports, code, reports[1], stderr)
 		}
-		if after := listDir(t, dir); !slices.Equal(after, before) {
+		if after := testfiles.Names(t, dir); !slices.Equal(after, before) {
 			t.Errorf("--report %v: the refused run wrote %v", reports, after)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"sanitizer/internal/testfiles"
 )
 
 // validateConfig is a valid configuration of the small input (smallRows), its
@@ -113,11 +115,11 @@ func TestValidateReportsEveryError(t *testing.T) {
 			if tc.in != "" {
 				args = append(args, "--in", tc.in)
 			}
-			before := listDir(t, dir)
+			before := testfiles.Names(t, dir)
 			code, stdout, stderr := runCLI(t, args...)
 			wantEveryError(t, path, code, stdout, stderr, tc.want, secret)
-			if after := listDir(t, dir); !slices.Equal(before, after) || !slices.Equal(listDir(t, cdir), []string{"c.yaml"}) {
-				t.Errorf("validate wrote files: %v → %v, %v", before, after, listDir(t, cdir))
+			if after := testfiles.Names(t, dir); !slices.Equal(before, after) || !slices.Equal(testfiles.Names(t, cdir), []string{"c.yaml"}) {
+				t.Errorf("validate wrote files: %v → %v, %v", before, after, testfiles.Names(t, cdir))
 			}
 			if tc.other != "" {
 				checkOtherCommand(t, tc.other, path, tc.in, path+":"+tc.want[0])
@@ -139,7 +141,7 @@ func checkOtherCommand(t *testing.T, command, cfg, in, want string) {
 	if code != 2 || !strings.HasPrefix(stderr, "sanitize: "+want) || strings.Contains(stdout+stderr, secret) {
 		t.Errorf("%s: exit %d, stderr %q; want 2 and %q…", command, code, stderr, want)
 	}
-	if names := listDir(t, out); len(names) > 0 {
+	if names := testfiles.Names(t, out); len(names) > 0 {
 		t.Errorf("%s wrote %v", command, names)
 	}
 }
@@ -235,10 +237,10 @@ func TestValidateEveryDataError(t *testing.T) {
 			}
 			code, stdout, stderr := runCLI(t, "validate", "-c", path, "--in", input)
 			wantEveryError(t, path, code, stdout, stderr, tc.want, secret)
-			if names := listDir(t, cdir); !slices.Equal(names, []string{"c.yaml"}) {
+			if names := testfiles.Names(t, cdir); !slices.Equal(names, []string{"c.yaml"}) {
 				t.Errorf("validate wrote %v", names)
 			}
-			if names := listDir(t, dir); !slices.Equal(names, []string{"in.csv", "kept.csv"}) {
+			if names := testfiles.Names(t, dir); !slices.Equal(names, []string{"in.csv", "kept.csv"}) {
 				t.Errorf("validate wrote %v", names)
 			}
 		})
@@ -317,7 +319,7 @@ func TestKeyMessagesPlaced(t *testing.T) {
 			case "dp":
 				args = append(args, "--out", filepath.Join(cdir, "dp"))
 			}
-			before := listDir(t, dir)
+			before := testfiles.Names(t, dir)
 			code, stdout, stderr := runCLI(t, args...)
 			if want := "sanitize: " + path + ":" + tc.want; code != 2 || !strings.HasPrefix(stderr, want) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q…", code, stderr, want)
@@ -325,8 +327,8 @@ func TestKeyMessagesPlaced(t *testing.T) {
 			if strings.Contains(stdout+stderr, secret) {
 				t.Errorf("a data value in the output: %q", stderr)
 			}
-			if after := listDir(t, dir); !slices.Equal(before, after) || !slices.Equal(listDir(t, cdir), []string{"c.yaml"}) {
-				t.Errorf("%s wrote files: %v → %v, %v", tc.command, before, after, listDir(t, cdir))
+			if after := testfiles.Names(t, dir); !slices.Equal(before, after) || !slices.Equal(testfiles.Names(t, cdir), []string{"c.yaml"}) {
+				t.Errorf("%s wrote files: %v → %v, %v", tc.command, before, after, testfiles.Names(t, cdir))
 			}
 		})
 	}
