@@ -20,6 +20,7 @@ import (
 
 	"sanitizer/fault"
 	"sanitizer/internal/readfile"
+	"sanitizer/internal/safe"
 )
 
 // Load reads and parses the configuration file at path, a regular file of at most
@@ -88,10 +89,14 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 // decodeYAML returns the root node of the single YAML document in data.
 func decodeYAML(data []byte, label string) (root *yaml.Node, err error) {
 	defer func() {
-		// The decoder is third-party code run on user input: a panic in it is
-		// reported as bad input rather than crashing the run.
+		// The decoder is third-party code run on user input: a panic it raises is
+		// reported as bad input rather than crashing the run; one of this program's
+		// code is an internal error.
 		if r := recover(); r != nil {
 			root, err = nil, fault.BadInput("%s: cannot decode YAML: %v", label, r)
+			if !safe.RaisedIn("go.yaml.in/yaml/") {
+				err = safe.Recovered(r)
+			}
 		}
 	}()
 	dec := yaml.NewDecoder(bytes.NewReader(data))
