@@ -17,21 +17,31 @@ import (
 	"fmt"
 )
 
+// Distance is a ground distance between sensitive values, spelled as the
+// configuration's privacy.t-closeness.distance (its String).
+type Distance string
+
 // Distances between sensitive values.
 const (
 	// Equal: every two different values are at distance 1. The EMD is then the
 	// variational distance ½ Σ |pᵢ − qᵢ|.
-	Equal = "equal"
+	Equal Distance = "equal"
 	// Ordered: the m values are ordered and values i and j are at distance
 	// |i − j| / (m − 1). The EMD is Σᵢ |r₁ + … + rᵢ| / (m − 1) with r = p − q.
-	Ordered = "ordered"
+	Ordered Distance = "ordered"
 	// Hierarchical: the values are the leaves of a hierarchy of height H, and two
 	// values are at distance level(lowest common ancestor) / H. The EMD is
 	// Σ over inner nodes N of height(N)/H · min(pos(N), neg(N)), where pos(N) and
 	// neg(N) sum the positive and the negative surpluses (of p over q) of N's
 	// children.
-	Hierarchical = "hierarchical"
+	Hierarchical Distance = "hierarchical"
 )
+
+// Distances are the ground distances, in the order messages list them.
+var Distances = []Distance{Equal, Ordered, Hierarchical}
+
+// String is the distance's name.
+func (d Distance) String() string { return string(d) }
 
 // fractions returns p/Σp − q/Σq per value.
 func fractions(p, q []int64) ([]float64, error) {

@@ -16,13 +16,23 @@ import (
 // rare diagnosis much likelier while staying close on average. Values that are less
 // frequent in the class than in the table are not bounded.
 
+// LikenessVariant is a variant of β-likeness, spelled as the configuration's
+// privacy.beta-likeness.variant (its String).
+type LikenessVariant string
+
 // Likeness variants.
 const (
 	// Basic: every gain at most β.
-	Basic = "basic"
+	Basic LikenessVariant = "basic"
 	// Enhanced: the gain of a value of table share q at most min(β, −ln q).
-	Enhanced = "enhanced"
+	Enhanced LikenessVariant = "enhanced"
 )
+
+// LikenessVariants are the variants of β-likeness, in the order messages list them.
+var LikenessVariants = []LikenessVariant{Basic, Enhanced}
+
+// String is the variant's name.
+func (v LikenessVariant) String() string { return string(v) }
 
 // gainLimit is the most a value of table share q may gain: β, or for the enhanced
 // variant min(β, −ln q).

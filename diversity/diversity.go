@@ -16,26 +16,36 @@ import (
 	"slices"
 )
 
+// Variant is a variant of l-diversity, spelled as the configuration's
+// privacy.l-diversity.variant (its String).
+type Variant string
+
 // Variants of l-diversity.
 const (
 	// Distinct: the class holds at least l distinct sensitive values.
-	Distinct = "distinct"
+	Distinct Variant = "distinct"
 	// Entropy: the entropy of the class's sensitive values, −Σ p·ln p, is at least ln l.
-	Entropy = "entropy"
+	Entropy Variant = "entropy"
 	// Recursive (c,l): with the counts sorted in decreasing order r₁ ≥ r₂ ≥ … ≥ rₘ,
 	// r₁ < c·(r_l + r_{l+1} + … + rₘ): the most frequent value is not too frequent
 	// even after an adversary rules out l−2 other values. A class with fewer than l
 	// values fails.
-	Recursive = "recursive"
+	Recursive Variant = "recursive"
 )
+
+// Variants are the variants of l-diversity, in the order messages list them.
+var Variants = []Variant{Distinct, Entropy, Recursive}
+
+// String is the variant's name.
+func (v Variant) String() string { return string(v) }
 
 // Model is one l-diversity requirement.
 type Model struct {
-	Variant string
+	Variant Variant
 	L       float64 // Distinct and Recursive: a whole number; Entropy: any value ≥ 1
 	C       float64 // Recursive only
 	// Estimator is Entropy's estimator: Shannon ("" is Shannon) or Grassberger.
-	Estimator string
+	Estimator Estimator
 }
 
 // Check reports an impossible setting: l < 1, a fractional l where the variant counts

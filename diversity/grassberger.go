@@ -2,10 +2,14 @@ package diversity
 
 import "math"
 
+// Estimator is an estimator of the entropy of entropy l-diversity, spelled as the
+// configuration's privacy.l-diversity.estimator (its String).
+type Estimator string
+
 // Entropy estimators of entropy l-diversity.
 const (
 	// Shannon is the plug-in entropy −Σ p·ln p of the class's shares (the default).
-	Shannon = "shannon"
+	Shannon Estimator = "shannon"
 	// Grassberger is Grassberger's estimator of the entropy of the distribution the
 	// class was drawn from (P. Grassberger, "Entropy estimates from insufficient
 	// samplings", arXiv:physics/0307138, 2003; ARX's EntropyEstimator.GRASSBERGER):
@@ -13,8 +17,14 @@ const (
 	// digamma function. It corrects the plug-in estimate's downward bias on small
 	// classes and is not bounded by ln of the values present: a class of two records
 	// with two values has an estimate of 1.96 (an l of 7.1), one record twice −0.04.
-	Grassberger = "grassberger"
+	Grassberger Estimator = "grassberger"
 )
+
+// Estimators are the entropy estimators, in the order messages list them.
+var Estimators = []Estimator{Shannon, Grassberger}
+
+// String is the estimator's name.
+func (e Estimator) String() string { return string(e) }
 
 // GrassbergerOf is Grassberger's entropy estimate of a class's sensitive values (0 for
 // an empty class).

@@ -52,7 +52,7 @@ func TestARXCasesAdult(t *testing.T) {
 	likeness := func(beta float64, enhanced bool) Options {
 		return Options{Likeness: []Likeness{{Column: 0, Beta: beta, Enhanced: enhanced}}}
 	}
-	entropy := func(l float64, est string) Options {
+	entropy := func(l float64, est diversity.Estimator) Options {
 		return Options{Diversity: []Diversity{{0, diversity.Model{Variant: diversity.Entropy, L: l, Estimator: est}}}}
 	}
 	cases := []struct {

@@ -242,7 +242,7 @@ func randomSearchCases(rng *rand.Rand, trials int) []searchCase {
 				{Variant: diversity.Entropy, L: 1.5},
 				{Variant: diversity.Recursive, L: 2, C: 2},
 			}[rng.IntN(3)]
-			dist := []string{closeness.Equal, closeness.Ordered, closeness.Hierarchical}[rng.IntN(3)]
+			dist := []closeness.Distance{closeness.Equal, closeness.Ordered, closeness.Hierarchical}[rng.IntN(3)]
 			opt.Diversity = []Diversity{{Column: 0, Model: dm}}
 			opt.Closeness = []Closeness{{Column: 1, T: 0.1 + 0.4*rng.Float64(), Distance: dist}}
 			kind = fmt.Sprintf("%s-%g/%s-%.2f", dm.Variant, dm.L, dist, opt.Closeness[0].T)

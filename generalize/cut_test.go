@@ -105,7 +105,7 @@ func cutOptions(rng *rand.Rand, tab *Table, ob Options) (Options, string) {
 		opt.Diversity = []Diversity{{Column: 0, Model: dm}}
 		kind = fmt.Sprintf("%s-%g", dm.Variant, dm.L)
 	case 1:
-		dist := []string{closeness.Equal, closeness.Ordered, closeness.Hierarchical}[rng.IntN(3)]
+		dist := []closeness.Distance{closeness.Equal, closeness.Ordered, closeness.Hierarchical}[rng.IntN(3)]
 		opt.Closeness = []Closeness{{Column: 1, T: 0.1 + 0.4*rng.Float64(), Distance: dist}}
 		kind = fmt.Sprintf("t-%s-%.2f", dist, opt.Closeness[0].T)
 	case 2:

@@ -70,7 +70,7 @@ func TestSearchRandomGrassbergerMatchesExhaustive(t *testing.T) {
 func TestGrassbergerNotMonotone(t *testing.T) {
 	tab, _, _ := randomTable(rand.New(rand.NewPCG(2, 2)), 40, 2)
 	tab.Sensitive = []Sensitive{{Name: "s", Values: 2, Codes: NewCodes(40, 2)}}
-	for _, est := range []string{diversity.Shannon, diversity.Grassberger} {
+	for _, est := range []diversity.Estimator{diversity.Shannon, diversity.Grassberger} {
 		s, err := prepareSearch(tab, tab, tab.Rows, Options{K: 2, Diversity: []Diversity{{0, diversity.Model{Variant: diversity.Entropy, L: 1.5, Estimator: est}}}})
 		if err != nil {
 			t.Fatal(err)

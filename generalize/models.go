@@ -22,7 +22,7 @@ type Diversity struct {
 type Closeness struct {
 	Column   int
 	T        float64
-	Distance string
+	Distance closeness.Distance
 }
 
 // Likeness is a β-likeness requirement on Table.Sensitive[Column] (Cao & Karras

@@ -112,7 +112,7 @@ func oracleRecursive(c float64, l int) func(map[string]int) bool {
 
 // oracleClose checks t-closeness on a histogram of raw values, with the closeness
 // package's distances over the hierarchy file's order of values.
-func oracleClose(tab *Table, raw []string, tt float64, distance string) func(map[string]int) bool {
+func oracleClose(tab *Table, raw []string, tt float64, distance closeness.Distance) func(map[string]int) bool {
 	s := tab.Sensitive[0]
 	order := map[string]int{}
 	q := make([]int64, s.Values)
@@ -305,7 +305,7 @@ func TestSearchRandomModelsMatchExhaustive(t *testing.T) {
 		}
 		dm := variants[rng.IntN(len(variants))]
 		tt := 0.1 + 0.3*rng.Float64()
-		dist := []string{closeness.Equal, closeness.Ordered, closeness.Hierarchical}[rng.IntN(3)]
+		dist := []closeness.Distance{closeness.Equal, closeness.Ordered, closeness.Hierarchical}[rng.IntN(3)]
 		var divHolds func(map[string]int) bool
 		switch dm.Variant {
 		case diversity.Distinct:
@@ -471,7 +471,7 @@ func TestMonotonePartImpliesModels(t *testing.T) {
 		case 2:
 			opt.Diversity = []Diversity{{0, diversity.Model{Variant: diversity.Recursive, L: l, C: 0.5 + 3*rng.Float64()}}}
 		default:
-			dist := []string{closeness.Equal, closeness.Ordered, closeness.Hierarchical}[trial%6-3]
+			dist := []closeness.Distance{closeness.Equal, closeness.Ordered, closeness.Hierarchical}[trial%6-3]
 			opt.Closeness = []Closeness{{0, rng.Float64() * 0.8, dist}}
 		}
 		m, err := newModels(tab, opt)

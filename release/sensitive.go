@@ -70,13 +70,13 @@ func (p *plan) protectedColumns() []*protected {
 		if s == nil {
 			continue
 		}
-		s.likeness = append(s.likeness, verify.Likeness{Beta: b.Beta, Enhanced: b.Variant == "enhanced"})
+		s.likeness = append(s.likeness, verify.Likeness{Beta: b.Beta, Enhanced: b.Variant == closeness.Enhanced})
 	}
 	return out
 }
 
 // distance is the column's t-closeness distance ("" without t-closeness).
-func (s *protected) distance() string {
+func (s *protected) distance() closeness.Distance {
 	if len(s.closeness) == 0 {
 		return ""
 	}

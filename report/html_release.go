@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"sanitizer/closeness"
+	"sanitizer/diversity"
 	"sanitizer/generalize"
 	"sanitizer/schema"
 )
@@ -147,7 +149,7 @@ func modelSentences(r *Report) []string {
 	}
 	for _, b := range r.Model.BetaLikeness {
 		limit := "by more than β"
-		if b.Variant == "enhanced" {
+		if b.Variant == closeness.Enhanced {
 			limit = "by more than the smaller of β and −ln of its share (enhanced: a common value may gain less)"
 		}
 		out = append(out, fmt.Sprintf("β-likeness on %s (β = %s, %s): in every group, no value of %s is more frequent than in the whole input %s relatively (a value held by 10%% of the input may be held by at most %s of a group), so a group cannot make any one value much likelier.",
@@ -196,17 +198,17 @@ func populationSentences(r *Report) []string {
 // lSentence says what an l-diversity requirement guarantees.
 func lSentence(l LDiversityIn) string {
 	switch l.Variant {
-	case "distinct":
+	case diversity.Distinct:
 		return fmt.Sprintf("Distinct l-diversity on %s (l = %s): in every group, %s takes at least %s different values, so knowing someone's group does not tell their %s.",
 			l.Column, fmtG(l.L), l.Column, fmtG(l.L), l.Column)
-	case "entropy":
-		if l.Estimator == "grassberger" {
+	case diversity.Entropy:
+		if l.Estimator == diversity.Grassberger {
 			return fmt.Sprintf("Entropy l-diversity on %s (l = %s, Grassberger's estimator): in every group, the values of %s are estimated to be drawn from a distribution at least as evenly spread as %s equally frequent values. The estimate corrects for small groups, so it is more lenient than the plain entropy on them.",
 				l.Column, fmtG(l.L), l.Column, fmtG(l.L))
 		}
 		return fmt.Sprintf("Entropy l-diversity on %s (l = %s): in every group, the values of %s are at least as evenly spread as %s equally frequent values, so no value dominates a group.",
 			l.Column, fmtG(l.L), l.Column, fmtG(l.L))
-	case "recursive":
+	case diversity.Recursive:
 		return fmt.Sprintf("Recursive (c,l)-diversity on %s (c = %s, l = %s): in every group, the most frequent value of %s occurs less than %s times as often as all the values but the %s most frequent together, so no value dominates a group.",
 			l.Column, fmtG(l.C), fmtG(l.L), l.Column, fmtG(l.C), fmtG(l.L-1))
 	}
@@ -363,16 +365,16 @@ func modelChecks(r *Report) []checkRow {
 		s, ok := sensitiveOf(v, l.Column)
 		row := checkRow{Model: fmt.Sprintf("%s l-diversity on %s", l.Variant, l.Column), Holds: ok}
 		switch l.Variant {
-		case "entropy":
+		case diversity.Entropy:
 			row.Required = "entropy l at least " + fmtG(l.L)
 			row.Measured = fmt.Sprintf("weakest group: entropy l %s", fmtNumber(s.MinEntropyL))
 			row.Holds = ok && s.MinEntropyL >= l.L-1e-9
-			if l.Estimator == "grassberger" { // the measured figure is the plain entropy's
+			if l.Estimator == diversity.Grassberger { // the measured figure is the plain entropy's
 				row.Required = "Grassberger's entropy l at least " + fmtG(l.L)
 				row.Measured = fmt.Sprintf("the verifier checked Grassberger's estimate on every group (plain entropy l of the weakest: %s)", fmtNumber(s.MinEntropyL))
 				row.Holds = ok
 			}
-		case "recursive":
+		case diversity.Recursive:
 			row.Required = fmt.Sprintf("c = %s, l = %s", fmtG(l.C), fmtG(l.L))
 			row.Measured = fmt.Sprintf("weakest group: %d distinct values (the verifier checked (c,l) on every group)", s.MinDistinct)
 		default:
@@ -398,7 +400,7 @@ func modelChecks(r *Report) []checkRow {
 		s, ok := sensitiveOf(v, b.Column)
 		row := checkRow{Model: fmt.Sprintf("%s β-likeness on %s", b.Variant, b.Column), Required: fmt.Sprintf("no value's share gains more than %s relatively", fmtG(b.Beta)),
 			Measured: fmt.Sprintf("largest gain %s (the verifier checked every group)", fmtNumber(s.MaxGain)), Holds: ok}
-		if b.Variant == "basic" {
+		if b.Variant == closeness.Basic {
 			row.Holds = ok && s.MaxGain <= b.Beta+1e-9
 		}
 		if !ok {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"sanitizer/closeness"
+	"sanitizer/diversity"
 	"sanitizer/schema"
 )
 
@@ -49,8 +51,8 @@ func ConfiguredMeasures(cfg *schema.Config, column string) Measures {
 }
 
 // diversityMeasure is the measure an l-diversity variant is checked by.
-func diversityMeasure(variant string) Measures {
-	if variant == "entropy" {
+func diversityMeasure(variant diversity.Variant) Measures {
+	if variant == diversity.Entropy {
 		return MeasureEntropy
 	}
 	return MeasureDistinct
@@ -84,12 +86,12 @@ func sensitiveLine(prefix string, s SensitiveSummary) string {
 // sensitiveJSON is SensitiveSummary as the JSON report holds it: a measure of a model
 // the configuration does not require of the column is absent.
 type sensitiveJSON struct {
-	Column      string   `json:"column"`
-	MinDistinct *int     `json:"min_distinct_l,omitempty"`
-	MinEntropyL *float64 `json:"min_entropy_l,omitempty"`
-	MaxEMD      *float64 `json:"max_emd,omitempty"`
-	Distance    string   `json:"emd_distance,omitempty"`
-	MaxGain     *float64 `json:"max_gain,omitempty"`
+	Column      string             `json:"column"`
+	MinDistinct *int               `json:"min_distinct_l,omitempty"`
+	MinEntropyL *float64           `json:"min_entropy_l,omitempty"`
+	MaxEMD      *float64           `json:"max_emd,omitempty"`
+	Distance    closeness.Distance `json:"emd_distance,omitempty"`
+	MaxGain     *float64           `json:"max_gain,omitempty"`
 }
 
 // MarshalJSON writes the measures of s.Measures only.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"sanitizer/closeness"
+	"sanitizer/diversity"
 	"sanitizer/generalize"
 	"sanitizer/schema"
 )
@@ -111,26 +113,26 @@ type KMapIn struct {
 
 // LDiversityIn is an l-diversity requirement the release meets.
 type LDiversityIn struct {
-	Column  string  `json:"column"`
-	Variant string  `json:"variant"`
-	L       float64 `json:"l"`
-	C       float64 `json:"c,omitempty"`
-	// Estimator is the entropy variant's estimator: shannon or grassberger.
-	Estimator string `json:"estimator,omitempty"`
+	Column  string            `json:"column"`
+	Variant diversity.Variant `json:"variant"`
+	L       float64           `json:"l"`
+	C       float64           `json:"c,omitempty"`
+	// Estimator is the entropy variant's estimator ("" for the other variants).
+	Estimator diversity.Estimator `json:"estimator,omitempty"`
 }
 
 // TClosenessIn is a t-closeness requirement the release meets.
 type TClosenessIn struct {
-	Column   string  `json:"column"`
-	T        float64 `json:"t"`
-	Distance string  `json:"distance"`
+	Column   string             `json:"column"`
+	T        float64            `json:"t"`
+	Distance closeness.Distance `json:"distance"`
 }
 
 // BetaLikenessIn is a β-likeness requirement the release meets.
 type BetaLikenessIn struct {
-	Column  string  `json:"column"`
-	Beta    float64 `json:"beta"`
-	Variant string  `json:"variant"` // basic | enhanced
+	Column  string                    `json:"column"`
+	Beta    float64                   `json:"beta"`
+	Variant closeness.LikenessVariant `json:"variant"`
 }
 
 // NodeLevel is the chosen generalization level of one quasi-identifier: Level from 0
@@ -206,11 +208,11 @@ type PopulationSummary struct {
 // the measures of the models configured for it (Measures), the others left out (in
 // JSON too: MarshalJSON).
 type SensitiveSummary struct {
-	Column      string  `json:"column"`
-	MinDistinct int     `json:"min_distinct_l"` // l-diversity, distinct or recursive
-	MinEntropyL float64 `json:"min_entropy_l"`  // l-diversity, entropy: exp of the smallest class entropy
-	MaxEMD      float64 `json:"max_emd"`        // t-closeness
-	Distance    string  `json:"emd_distance"`
+	Column      string             `json:"column"`
+	MinDistinct int                `json:"min_distinct_l"` // l-diversity, distinct or recursive
+	MinEntropyL float64            `json:"min_entropy_l"`  // l-diversity, entropy: exp of the smallest class entropy
+	MaxEMD      float64            `json:"max_emd"`        // t-closeness
+	Distance    closeness.Distance `json:"emd_distance"`
 	// MaxGain is the largest relative gain of a value's share in a class over the
 	// input's (β-likeness's measure).
 	MaxGain float64 `json:"max_gain"`

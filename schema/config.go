@@ -1,5 +1,10 @@
 package schema
 
+import (
+	"sanitizer/closeness"
+	"sanitizer/diversity"
+)
+
 // Role is what a column is to the release.
 type Role string
 
@@ -194,10 +199,10 @@ func (r Risk) Known() bool { return r.Population > 0 || r.SamplingFraction > 0 }
 // LDiversity is one l-diversity requirement on a sensitive column.
 type LDiversity struct {
 	Column    string
-	Variant   string // distinct | entropy | recursive
+	Variant   diversity.Variant
 	L         float64
-	C         float64 // recursive only
-	Estimator string  // entropy only: shannon (default) | grassberger
+	C         float64             // recursive only
+	Estimator diversity.Estimator // entropy only: diversity.Shannon by default
 }
 
 // BetaLikeness is one β-likeness requirement on a sensitive column (Cao & Karras
@@ -206,14 +211,14 @@ type LDiversity struct {
 type BetaLikeness struct {
 	Column  string
 	Beta    float64
-	Variant string // basic | enhanced
+	Variant closeness.LikenessVariant
 }
 
 // TCloseness is one t-closeness requirement on a sensitive column.
 type TCloseness struct {
 	Column   string
 	T        float64
-	Distance string   // equal | ordered | hierarchical
+	Distance closeness.Distance
 	Order    []string // ordered distance on a string column: its values, smallest first
 }
 

@@ -1,6 +1,11 @@
 package schema
 
-import "fmt"
+import (
+	"fmt"
+
+	"sanitizer/closeness"
+	"sanitizer/diversity"
+)
 
 // The keys and the enumerated values the configuration accepts. The parser reads them
 // from the two tables below and nowhere else: a mapping's unknown-key check takes its
@@ -83,10 +88,10 @@ var enumSets = map[string]enumSet{
 	"columns.<name>.type":                 strs(types),
 	"columns.<name>.hierarchy.mask.from":  strs{"right", "left"},
 	"columns.<name>.hierarchy.date":       strs(dateUnits),
-	"privacy.l-diversity.variant":         strs{"distinct", "entropy", "recursive"},
-	"privacy.l-diversity.estimator":       strs{"shannon", "grassberger"},
-	"privacy.t-closeness.distance":        strs{"equal", "ordered", "hierarchical"},
-	"privacy.beta-likeness.variant":       strs{"basic", "enhanced"},
+	"privacy.l-diversity.variant":         valuesOf[diversity.Variant](diversity.Variants),
+	"privacy.l-diversity.estimator":       valuesOf[diversity.Estimator](diversity.Estimators),
+	"privacy.t-closeness.distance":        valuesOf[closeness.Distance](closeness.Distances),
+	"privacy.beta-likeness.variant":       valuesOf[closeness.LikenessVariant](closeness.LikenessVariants),
 	"privacy.population-uniqueness.model": strs{"dankar", "pitman", "zayatz", "snb"},
 	"privacy.k-map.estimator":             strs{"poisson", "zero-truncated-poisson"},
 	"privacy.released-columns.check":      strs{string(ReleasedWarn), string(ReleasedError)},

@@ -18,6 +18,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"sanitizer/closeness"
+	"sanitizer/diversity"
 	"sanitizer/fault"
 	"sanitizer/internal/readfile"
 	"sanitizer/internal/safe"
@@ -1404,7 +1406,7 @@ func (p *parser) lDiversity(n *yaml.Node, path string) (LDiversity, error) {
 	col := p.requirementColumn(f)
 	v, at, err := f.required("variant")
 	if err == nil {
-		l.Variant, err = p.enum(v, at, f.allowed("variant")...)
+		l.Variant, err = enumValue[diversity.Variant](p, v, at, keyPath(f.section, "variant"))
 	}
 	if err != nil {
 		return l, err // l, c and the estimator are checked against the variant
@@ -1417,14 +1419,14 @@ func (p *parser) lDiversity(n *yaml.Node, path string) (LDiversity, error) {
 		p.note(err)
 	case l.L < 1:
 		p.note(p.errorf(v, at, "must be at least 1, got %g", l.L))
-	case l.Variant != "entropy" && !isWhole(l.L):
+	case l.Variant != diversity.Entropy && !isWhole(l.L):
 		p.note(p.errorf(v, at, "must be a whole number for the %s variant, got %g", l.Variant, l.L))
 	}
 	p.note(p.recursiveC(f, &l))
-	if v, at = f.get("estimator"); v != nil && l.Variant != "entropy" {
+	if v, at = f.get("estimator"); v != nil && l.Variant != diversity.Entropy {
 		p.note(p.errorf(v, at, "only allowed for the entropy variant"))
-	} else if l.Variant == "entropy" {
-		l.Estimator, err = f.enum("estimator", "shannon")
+	} else if l.Variant == diversity.Entropy {
+		l.Estimator, err = enumField(f, "estimator", diversity.Shannon)
 		p.note(err)
 	}
 	if col == nil {
@@ -1438,9 +1440,9 @@ func (p *parser) lDiversity(n *yaml.Node, path string) (LDiversity, error) {
 func (p *parser) recursiveC(f *fields, l *LDiversity) error {
 	v, at := f.get("c")
 	switch {
-	case l.Variant != "recursive" && v != nil:
+	case l.Variant != diversity.Recursive && v != nil:
 		return p.errorf(v, at, "only allowed for the recursive variant")
-	case l.Variant == "recursive" && v == nil && !f.incomplete:
+	case l.Variant == diversity.Recursive && v == nil && !f.incomplete:
 		return p.errorf(f.node, at, "required for the recursive variant")
 	case v == nil:
 		return nil
@@ -1469,7 +1471,7 @@ func (p *parser) betaLikeness(n *yaml.Node, path string) (BetaLikeness, error) {
 		err = p.errorf(v, at, "must be above 0, got %g", b.Beta)
 	}
 	p.note(err)
-	b.Variant, err = f.enum("variant", "basic")
+	b.Variant, err = enumField(f, "variant", closeness.Basic)
 	p.note(err)
 	if col == nil {
 		return b, errSkip
@@ -1495,7 +1497,7 @@ func (p *parser) tCloseness(n *yaml.Node, path string) (TCloseness, error) {
 		err = p.errorf(v, at, "must be at least 0, got %g", t.T)
 	}
 	p.note(err)
-	if t.Distance, err = f.enum("distance", "equal"); err != nil {
+	if t.Distance, err = enumField(f, "distance", closeness.Equal); err != nil {
 		return t, err // the order is checked against the distance
 	}
 	p.note(p.distanceOrder(f, col, &t))
@@ -1509,13 +1511,13 @@ func (p *parser) tCloseness(n *yaml.Node, path string) (TCloseness, error) {
 // distanceOrder checks t's distance against its column col (nil: in error, not
 // checked) and decodes its order.
 func (p *parser) distanceOrder(f *fields, col *Column, t *TCloseness) error {
-	if t.Distance == "hierarchical" && col != nil && col.Hierarchy == nil {
+	if t.Distance == closeness.Hierarchical && col != nil && col.Hierarchy == nil {
 		v, at := f.get("distance")
 		return p.errorf(v, at, "hierarchical needs a hierarchy on column %q", col.Name)
 	}
 	v, at := f.get("order")
 	switch {
-	case v != nil && t.Distance != "ordered":
+	case v != nil && t.Distance != closeness.Ordered:
 		return p.errorf(v, at, "only allowed with distance: ordered")
 	case v != nil:
 		d, err := p.domainValues(v, at)
@@ -1523,7 +1525,7 @@ func (p *parser) distanceOrder(f *fields, col *Column, t *TCloseness) error {
 			return err
 		}
 		t.Order = d.Values
-	case t.Distance == "ordered" && col != nil && col.Type != Integer && col.Type != Float && col.Type != Date && col.Type != Timestamp:
+	case t.Distance == closeness.Ordered && col != nil && col.Type != Integer && col.Type != Float && col.Type != Date && col.Type != Timestamp:
 		v, at = f.get("distance")
 		return p.errorf(v, at, "ordered on the %s column %q needs order: [its values, smallest first]", col.Type, col.Name)
 	}

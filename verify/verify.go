@@ -84,16 +84,16 @@ type Likeness struct {
 // Closeness is one t-closeness requirement.
 type Closeness struct {
 	T        float64
-	Distance string // closeness.Equal, Ordered or Hierarchical
+	Distance closeness.Distance
 }
 
 // SensitiveMeasured is what the published classes hold on one sensitive column.
 type SensitiveMeasured struct {
 	Column      string
-	MinDistinct int     // fewest distinct values in a class (the measured distinct l)
-	MinEntropyL float64 // exp of the smallest class entropy (the measured entropy l)
-	MaxEMD      float64 // largest distance to the input's distribution
-	Distance    string  // the distance MaxEMD uses (the requirement's, else equal)
+	MinDistinct int                // fewest distinct values in a class (the measured distinct l)
+	MinEntropyL float64            // exp of the smallest class entropy (the measured entropy l)
+	MaxEMD      float64            // largest distance to the input's distribution
+	Distance    closeness.Distance // the distance MaxEMD uses (the requirement's, else equal)
 	// MaxGain is the largest relative gain of a value's share in a class over its
 	// share in the input (β-likeness's measure; +Inf for a value the input lacks).
 	MaxGain float64
@@ -826,8 +826,10 @@ func checkSensitive(sc Sensitive, hists []map[int32]int64) (SensitiveMeasured, e
 }
 
 // distance is a class's EMD to the input's distribution.
-func distance(kind string, p []int64, sc Sensitive) (float64, error) {
+func distance(kind closeness.Distance, p []int64, sc Sensitive) (float64, error) {
 	switch kind {
+	case closeness.Equal:
+		return closeness.EqualEMD(p, sc.Reference)
 	case closeness.Ordered:
 		return closeness.OrderedEMD(p, sc.Reference)
 	case closeness.Hierarchical:
@@ -836,7 +838,7 @@ func distance(kind string, p []int64, sc Sensitive) (float64, error) {
 		}
 		return closeness.HierarchicalEMD(p, sc.Reference, sc.Tree)
 	}
-	return closeness.EqualEMD(p, sc.Reference)
+	return 0, fault.Internalf("column %q: unknown t-closeness distance %q", sc.Column, kind)
 }
 
 // checkLikeness measures the largest gain of the class's dense histogram p over the
@@ -852,9 +854,9 @@ func checkLikeness(sc Sensitive, p []int64, sm *SensitiveMeasured) error {
 		}
 		sm.MaxGain = max(sm.MaxGain, gain)
 		if !holds {
-			variant := "basic"
+			variant := closeness.Basic
 			if l.Enhanced {
-				variant = "enhanced"
+				variant = closeness.Enhanced
 			}
 			return &Violation{Msg: fmt.Sprintf("a class fails %s β-likeness (β=%g) on %q: a value's share gains %.4g over the input's", variant, l.Beta, sc.Column, gain)}
 		}
