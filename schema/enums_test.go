@@ -1,0 +1,114 @@
+package schema
+
+import (
+	"go/ast"
+	goparser "go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"sanitizer/closeness"
+	"sanitizer/diversity"
+)
+
+// enumSpellings are the configuration spellings of the enumerations that are types,
+// with the type that defines each.
+func enumSpellings() map[string]string {
+	out := map[string]string{}
+	add := func(typ string, names []string) {
+		for _, n := range names {
+			out[n] = typ
+		}
+	}
+	add("schema.Algorithm", spellings(Algorithms))
+	add("schema.Metric", spellings(Metrics))
+	add("schema.LossAggregate", spellings(LossAggregates))
+	add("diversity.Variant", spellings(diversity.Variants))
+	add("diversity.Estimator", spellings(diversity.Estimators))
+	add("closeness.Distance", spellings(closeness.Distances))
+	add("closeness.LikenessVariant", spellings(closeness.LikenessVariants))
+	return out
+}
+
+// TestNoBareEnumLiterals: no code of either module (tests excepted) compares with ==,
+// != or a switch case against a bare string literal that spells a value of an
+// enumeration: it compares against the enumeration's constant, so that a value is
+// written once, where its type defines it.
+func TestNoBareEnumLiterals(t *testing.T) {
+	values := enumSpellings()
+	var found []string
+	for _, root := range []string{"..", "../beam"} {
+		found = append(found, bareEnumLiterals(t, root, values)...)
+	}
+	for _, f := range found {
+		t.Error(f)
+	}
+}
+
+// bareEnumLiterals returns the places below root (a module; another module's folder
+// and testdata are skipped) where a string literal among values is compared.
+func bareEnumLiterals(t *testing.T, root string, values map[string]string) []string {
+	t.Helper()
+	var out []string
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || fileExists(filepath.Join(path, "go.mod"))) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := goparser.ParseFile(fset, path, nil, goparser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		report := func(lit ast.Expr) {
+			b, ok := lit.(*ast.BasicLit)
+			if !ok || b.Kind != token.STRING {
+				return
+			}
+			s, err := strconv.Unquote(b.Value)
+			if err != nil {
+				return
+			}
+			if typ, ok := values[s]; ok {
+				out = append(out, fset.Position(b.Pos()).String()+": "+b.Value+" is compared bare: use the constant of "+typ)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.BinaryExpr:
+				if n.Op == token.EQL || n.Op == token.NEQ {
+					report(n.X)
+					report(n.Y)
+				}
+			case *ast.CaseClause:
+				for _, e := range n.List {
+					report(e)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// fileExists reports whether path names a file.
+func fileExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
