@@ -1151,9 +1151,9 @@ func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 		}
 		p.note(err)
 	}
-	pr.LDiversity = requirements(p, f, "l-diversity", "an l-diversity", p.lDiversity, func(l LDiversity) string { return l.Column })
-	pr.TCloseness = requirements(p, f, "t-closeness", "a t-closeness", p.tCloseness, func(t TCloseness) string { return t.Column })
-	pr.BetaLikeness = requirements(p, f, "beta-likeness", "a β-likeness", p.betaLikeness, func(b BetaLikeness) string { return b.Column })
+	pr.LDiversity = requirements(p, f, "l-diversity", "an l-diversity", p.lDiversity, func(l *LDiversity) *string { return &l.Column })
+	pr.TCloseness = requirements(p, f, "t-closeness", "a t-closeness", p.tCloseness, func(t *TCloseness) *string { return &t.Column })
+	pr.BetaLikeness = requirements(p, f, "beta-likeness", "a β-likeness", p.betaLikeness, func(b *BetaLikeness) *string { return &b.Column })
 	p.riskModels(f, &pr)
 	p.populationModels(f, &pr)
 	pr.ReleasedColumns, err = p.releasedColumns(f)
@@ -1167,11 +1167,12 @@ func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 	return pr, nil
 }
 
-// requirements decodes with decode the l-diversity, t-closeness or β-likeness
-// requirements at key of f (one mapping or a list of them), at most one per column
-// (column says which); what names the model in the message of a second one. It notes
-// the errors of each requirement and leaves those in error out.
-func requirements[R any](p *parser, f *fields, key, what string, decode func(*yaml.Node, string) (R, error), column func(R) string) []R {
+// requirements decodes the l-diversity, t-closeness or β-likeness requirements at key
+// of f (one mapping or a list of them), each by requirement with decode, at most one
+// per column (column points at a requirement's); what names the model in the message
+// of a second one. It notes the errors of each requirement and leaves those in error
+// out.
+func requirements[R any](p *parser, f *fields, key, what string, decode func(*fields, *Column) (R, error), column func(*R) *string) []R {
 	v, at := f.get(key)
 	if v == nil {
 		return nil
@@ -1180,17 +1181,38 @@ func requirements[R any](p *parser, f *fields, key, what string, decode func(*ya
 	p.note(err)
 	var out []R
 	for i, it := range items {
-		r, err := decode(it, paths[i])
+		r, err := requirement(p, it, paths[i], keyPath(f.section, key), decode, column)
 		if !p.note(err) {
 			continue
 		}
-		if slices.ContainsFunc(out, func(prev R) bool { return column(prev) == column(r) }) {
-			p.note(p.errorf(it, paths[i], "column %q already has %s requirement", column(r), what))
+		if slices.ContainsFunc(out, func(prev R) bool { return *column(&prev) == *column(&r) }) {
+			p.note(p.errorf(it, paths[i], "column %q already has %s requirement", *column(&r), what))
 			continue
 		}
 		out = append(out, r)
 	}
 	return out
+}
+
+// requirement decodes one requirement at path: a mapping of section whose column is a
+// sensitive column (requirementColumn), its other keys decoded by decode, which is
+// given the column (nil when it is in error) and notes the errors it goes on after.
+// Its error is decode's, else errSkip when only the column is in error.
+func requirement[R any](p *parser, n *yaml.Node, path, section string, decode func(*fields, *Column) (R, error), column func(*R) *string) (R, error) {
+	var r R
+	f, err := p.mapping(n, path, section)
+	if err != nil {
+		return r, err
+	}
+	col := p.requirementColumn(f)
+	if r, err = decode(f, col); err != nil {
+		return r, err
+	}
+	if col == nil {
+		return r, errSkip
+	}
+	*column(&r) = col.Name
+	return r, nil
 }
 
 // releasedColumns decodes privacy.released-columns (ReleasedWarn when absent).
@@ -1395,15 +1417,9 @@ func (p *parser) requirementColumn(f *fields) *Column {
 	return col
 }
 
-// lDiversity decodes one l-diversity requirement; errSkip when only its column is in
-// error.
-func (p *parser) lDiversity(n *yaml.Node, path string) (LDiversity, error) {
+// lDiversity decodes the keys of one l-diversity requirement but its column.
+func (p *parser) lDiversity(f *fields, _ *Column) (LDiversity, error) {
 	var l LDiversity
-	f, err := p.mapping(n, path, "privacy.l-diversity")
-	if err != nil {
-		return l, err
-	}
-	col := p.requirementColumn(f)
 	v, at, err := f.required("variant")
 	if err == nil {
 		l.Variant, err = enumValue[diversity.Variant](p, v, at, keyPath(f.section, "variant"))
@@ -1429,10 +1445,6 @@ func (p *parser) lDiversity(n *yaml.Node, path string) (LDiversity, error) {
 		l.Estimator, err = enumField(f, "estimator", diversity.Shannon)
 		p.note(err)
 	}
-	if col == nil {
-		return l, errSkip
-	}
-	l.Column = col.Name
 	return l, nil
 }
 
@@ -1454,15 +1466,9 @@ func (p *parser) recursiveC(f *fields, l *LDiversity) error {
 	return err
 }
 
-// betaLikeness decodes one β-likeness requirement; errSkip when only its column is in
-// error.
-func (p *parser) betaLikeness(n *yaml.Node, path string) (BetaLikeness, error) {
+// betaLikeness decodes the keys of one β-likeness requirement but its column.
+func (p *parser) betaLikeness(f *fields, _ *Column) (BetaLikeness, error) {
 	var b BetaLikeness
-	f, err := p.mapping(n, path, "privacy.beta-likeness")
-	if err != nil {
-		return b, err
-	}
-	col := p.requirementColumn(f)
 	v, at, err := f.required("beta")
 	if err == nil {
 		b.Beta, err = p.float(v, at)
@@ -1473,22 +1479,13 @@ func (p *parser) betaLikeness(n *yaml.Node, path string) (BetaLikeness, error) {
 	p.note(err)
 	b.Variant, err = enumField(f, "variant", closeness.Basic)
 	p.note(err)
-	if col == nil {
-		return b, errSkip
-	}
-	b.Column = col.Name
 	return b, nil
 }
 
-// tCloseness decodes one t-closeness requirement; errSkip when only its column is in
-// error.
-func (p *parser) tCloseness(n *yaml.Node, path string) (TCloseness, error) {
+// tCloseness decodes the keys of one t-closeness requirement but its column, col (nil
+// when in error), which its distance is checked against.
+func (p *parser) tCloseness(f *fields, col *Column) (TCloseness, error) {
 	var t TCloseness
-	f, err := p.mapping(n, path, "privacy.t-closeness")
-	if err != nil {
-		return t, err
-	}
-	col := p.requirementColumn(f)
 	v, at, err := f.required("t")
 	if err == nil {
 		t.T, err = p.float(v, at)
@@ -1501,10 +1498,6 @@ func (p *parser) tCloseness(n *yaml.Node, path string) (TCloseness, error) {
 		return t, err // the order is checked against the distance
 	}
 	p.note(p.distanceOrder(f, col, &t))
-	if col == nil {
-		return t, errSkip
-	}
-	t.Column = col.Name
 	return t, nil
 }
 
