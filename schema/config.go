@@ -16,6 +16,12 @@ const (
 	Insensitive Role = "insensitive" // kept as is
 )
 
+// Roles are the roles, in the order messages list them.
+var Roles = []Role{Identifier, Quasi, Sensitive, Insensitive}
+
+// String is the role's configuration spelling.
+func (r Role) String() string { return string(r) }
+
 // Type is the declared value type of a column.
 type Type string
 
@@ -28,6 +34,12 @@ const (
 	Timestamp Type = "timestamp"
 	Boolean   Type = "boolean"
 )
+
+// Types are the value types, in the order messages list them.
+var Types = []Type{String, Integer, Float, Date, Timestamp, Boolean}
+
+// String is the type's configuration spelling.
+func (t Type) String() string { return string(t) }
 
 // Config is a decoded and validated release configuration.
 type Config struct {
@@ -132,6 +144,12 @@ const (
 	ReleasedWarn  ReleasedCheck = "warn"  // the report names it, the release is published
 	ReleasedError ReleasedCheck = "error" // exit 3, nothing is published
 )
+
+// ReleasedChecks are the values of privacy.released-columns.check.
+var ReleasedChecks = []ReleasedCheck{ReleasedWarn, ReleasedError}
+
+// String is the check's configuration spelling.
+func (c ReleasedCheck) String() string { return string(c) }
 
 // Subset is the research subset of the input (ARX's data subset): the records whose
 // Column holds true, 1 or yes (false, 0 or no: not in it; case ignored).

@@ -19,12 +19,6 @@ import (
 // t-closeness requirement is "privacy.l-diversity" or "privacy.t-closeness" whether it
 // is given alone or in a list.
 
-// The four roles and the value types of a column.
-var (
-	roles = []string{string(Identifier), string(Quasi), string(Sensitive), string(Insensitive)}
-	types = []string{string(String), string(Integer), string(Float), string(Date), string(Timestamp), string(Boolean)}
-)
-
 // hierarchyKinds are the keys of a hierarchy of which exactly one is given.
 var hierarchyKinds = []string{"file", "intervals", "mask", "date"}
 
@@ -84,8 +78,8 @@ var enumSets = map[string]enumSet{
 	"unlisted":                            strs{"error", "drop"},
 	"input.format":                        strs(ioFormats),
 	"output.format":                       strs(ioFormats),
-	"columns.<name>.role":                 strs(roles),
-	"columns.<name>.type":                 strs(types),
+	"columns.<name>.role":                 valuesOf[Role](Roles),
+	"columns.<name>.type":                 valuesOf[Type](Types),
 	"columns.<name>.hierarchy.mask.from":  strs{"right", "left"},
 	"columns.<name>.hierarchy.date":       strs(dateUnits),
 	"privacy.l-diversity.variant":         valuesOf[diversity.Variant](diversity.Variants),
@@ -94,7 +88,7 @@ var enumSets = map[string]enumSet{
 	"privacy.beta-likeness.variant":       valuesOf[closeness.LikenessVariant](closeness.LikenessVariants),
 	"privacy.population-uniqueness.model": strs{"dankar", "pitman", "zayatz", "snb"},
 	"privacy.k-map.estimator":             strs{"poisson", "zero-truncated-poisson"},
-	"privacy.released-columns.check":      strs{string(ReleasedWarn), string(ReleasedError)},
+	"privacy.released-columns.check":      valuesOf[ReleasedCheck](ReleasedChecks),
 	"search.algorithm":                    valuesOf[Algorithm](Algorithms),
 	"search.aggregate":                    valuesOf[LossAggregate](LossAggregates),
 	"search.metric":                       valuesOf[Metric](Metrics),

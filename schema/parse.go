@@ -892,16 +892,12 @@ func (p *parser) columnConfig(name string, n *yaml.Node, path string) (Column, e
 	if err != nil {
 		return col, err
 	}
-	role, err := p.enum(v, at, f.allowed("role")...)
-	if err != nil {
+	if col.Role, err = enumValue[Role](p, v, at, keyPath(f.section, "role")); err != nil {
 		return col, err
 	}
-	col.Role = Role(role)
-	typ, err := f.enum("type", string(String))
-	if err != nil {
+	if col.Type, err = enumField(f, "type", String); err != nil {
 		return col, err
 	}
-	col.Type = Type(typ)
 	col.TypeDeclared = f.vals["type"] != nil
 	if v, at := f.get("null-as"); v != nil {
 		col.Null, err = p.nullAs(v, at, col.Role)
@@ -1225,8 +1221,7 @@ func (p *parser) releasedColumns(f *fields) (ReleasedCheck, error) {
 	if err != nil {
 		return "", err
 	}
-	c, err := rf.enum("check", string(ReleasedWarn))
-	return ReleasedCheck(c), err
+	return enumField(rf, "check", ReleasedWarn)
 }
 
 // riskModels decodes the risk-based models of the privacy section, noting the errors
