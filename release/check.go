@@ -15,7 +15,7 @@ import (
 	"sanitizer/verify"
 )
 
-// The release parameters a release records (ReleaseMetadata's keys) that Check
+// The release parameters a release records (releaseMetadata's keys) that Check
 // compares with what it measures or is configured with, and what a JSON report calls
 // each.
 var recordedKeys = []struct{ meta, report string }{

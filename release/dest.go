@@ -20,7 +20,7 @@ import (
 // folder once every part is verified. (An existing folder named without the separator
 // is refused, as it always was: a script that meant a file must not get a folder.)
 
-// CheckDestination refuses, as bad input naming key, a destination dest (a folder of
+// checkDestination refuses, as bad input naming key, a destination dest (a folder of
 // parts when folder is set) that would overwrite what a run of cfg over the input in
 // reads: the input (a file, or one of its parts), a file the configuration names (the
 // configuration, a hierarchy file), a file that would be read as one of the input's
@@ -28,7 +28,7 @@ import (
 // them. Paths are compared by what they name (table.SameFile, table.Within,
 // table.InsideParts: symbolic links, "..", hard links), not as written; a path in a
 // store (scheme://…) is left to the store's own checks.
-func CheckDestination(cfg *schema.Config, in, key, dest string, folder bool) error {
+func checkDestination(cfg *schema.Config, in, key, dest string, folder bool) error {
 	if schema.StoreURL(dest) {
 		return nil
 	}
@@ -147,7 +147,7 @@ func (w releaseWriter) write(ctx context.Context, src table.Source, rc *recoder)
 	}
 	parts := table.Split(src)
 	for i, part := range parts {
-		err := tmp.WriteFile(PartName(i, len(parts), w.format), func(f *os.File) error {
+		err := tmp.WriteFile(partName(i, len(parts), w.format), func(f *os.File) error {
 			n, err := w.writeRecords(ctx, f, part, rc)
 			written += n
 			return err
@@ -176,9 +176,9 @@ func (w releaseWriter) writeRecords(ctx context.Context, f *os.File, src table.S
 	return written, nil
 }
 
-// PartName is the file name of release part i of n in the given format:
+// partName is the file name of release part i of n in the given format:
 // part-00000.parquet, … (more digits past 100000 parts).
-func PartName(i, n int, format string) string {
+func partName(i, n int, format string) string {
 	digits := max(5, len(fmt.Sprint(n-1)))
 	ext := map[string]string{"csv": ".csv", "parquet": ".parquet", "arrow": ".arrow", "arrows": ".arrows"}[format]
 	return fmt.Sprintf("part-%0*d%s", digits, i, ext)

@@ -4,5 +4,6 @@
 // independently, renames it into place and writes the report. It also re-checks a
 // written release against its input (Check) and analyses an input's risk (Risk);
 // package validate runs its checks of a configuration and an input (CheckConfig,
-// CheckInput). It imports neither dprun nor validate.
+// CheckInput); the beam module runs a release's stages on Apache Beam through Engine,
+// the one seam for another engine. It imports neither dprun nor validate.
 package release

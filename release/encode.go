@@ -611,7 +611,7 @@ func hierarchyFor(p *plan, col schema.Column, d *dictionary, fromFile *generaliz
 		}
 		return fromFile, leafOf, nil
 	}
-	h, err := BuildHierarchy(col, d.values)
+	h, err := buildColumnHierarchy(col, d.values)
 	if err != nil {
 		var ve *generalize.ValueError
 		if errors.As(err, &ve) {
@@ -622,11 +622,11 @@ func hierarchyFor(p *plan, col schema.Column, d *dictionary, fromFile *generaliz
 	return h, nil, nil
 }
 
-// BuildHierarchy builds the hierarchy col's configuration describes (intervals, a
+// buildColumnHierarchy builds the hierarchy col's configuration describes (intervals, a
 // mask or dates) over values, the column's distinct values: value i is leaf i. A value
 // the builder cannot read is a *generalize.ValueError naming its index, never the
 // value. A release on another engine builds it from every part's values alike.
-func BuildHierarchy(col schema.Column, values []string) (*generalize.Hierarchy, error) {
+func buildColumnHierarchy(col schema.Column, values []string) (*generalize.Hierarchy, error) {
 	spec := col.Hierarchy
 	source := "columns." + col.Name + ".hierarchy"
 	switch {

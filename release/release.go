@@ -143,20 +143,20 @@ func (r *run) checkPassOnly() error {
 // checkPaths refuses, before anything is read, an output or report the run could not
 // publish or that would overwrite one of its own inputs.
 func checkPaths(cfg *schema.Config, opt job.Options, in, out string) error {
-	if err := CheckDestination(cfg, in, "output", out, folderOutput(out)); err != nil {
+	if err := checkDestination(cfg, in, "output", out, folderOutput(out)); err != nil {
 		return err
 	}
 	if err := checkOutput(out, opt.Force); err != nil {
 		return err
 	}
-	return CheckReport(cfg, opt, in, out)
+	return checkReport(cfg, opt, in, out)
 }
 
-// CheckReport refuses, before anything is read, any report (opt.ReportPaths) the run
+// checkReport refuses, before anything is read, any report (opt.ReportPaths) the run
 // could not publish (checkReports: it exists, without opt.Force; its name says no
 // format; another names the same file) or that would overwrite what the run reads
-// (CheckDestination) or its output out (a file, or a folder of parts).
-func CheckReport(cfg *schema.Config, opt job.Options, in, out string) error {
+// (checkDestination) or its output out (a file, or a folder of parts).
+func checkReport(cfg *schema.Config, opt job.Options, in, out string) error {
 	return checkReports(cfg, opt.ReportPaths(), opt.Force, in, "the output", out)
 }
 
@@ -181,7 +181,7 @@ func (r *run) encodeStage(ctx context.Context) (err error) {
 // searchOptions is the search's model: k, the suppression limit, the metric and the
 // protected columns' l-diversity and t-closeness.
 func (r *run) searchOptions() (generalize.Options, error) {
-	sopt, err := ModelOptions(r.cfg, r.t.Columns, r.t.Rows)
+	sopt, err := modelOptions(r.cfg, r.t.Columns, r.t.Rows)
 	if err != nil {
 		return sopt, err
 	}
@@ -190,15 +190,15 @@ func (r *run) searchOptions() (generalize.Options, error) {
 	return sopt, nil
 }
 
-// ModelOptions is the part of the search's options that the configuration decides for
+// modelOptions is the part of the search's options that the configuration decides for
 // a table of rows records whose quasi-identifiers are cols (in the table's order; their
 // codes are not read): k (raised by highest-risk and an estimated k-map), the
 // suppression limit, the metric with its aggregate, weights, gs-factor and, for ncp,
-// the numeric columns' leaf values, the bounds on each column's level (LevelBounds),
+// the numeric columns' leaf values, the bounds on each column's level (levelBounds),
 // and the risk-based models. The caller adds the protected columns' models and the
 // population, which need the records; a release on another engine (the beam module)
 // takes the same options.
-func ModelOptions(cfg *schema.Config, cols []generalize.Column, rows int) (generalize.Options, error) {
+func modelOptions(cfg *schema.Config, cols []generalize.Column, rows int) (generalize.Options, error) {
 	if _, err := population(cfg, rows); err != nil { // before the search, not at the report
 		return generalize.Options{}, err
 	}
@@ -215,7 +215,7 @@ func ModelOptions(cfg *schema.Config, cols []generalize.Column, rows int) (gener
 		metric = generalize.MetricLoss
 	}
 	sopt := generalize.Options{K: k, MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), Metric: metric, Aggregate: cfg.Search.Aggregate, GSFactor: cfg.Search.GSFactor, Risks: risks}
-	if sopt.MinLevels, sopt.MaxLevels, err = LevelBounds(cfg, cols); err != nil {
+	if sopt.MinLevels, sopt.MaxLevels, err = levelBounds(cfg, cols); err != nil {
 		return generalize.Options{}, err
 	}
 	if w := cfg.Search.Weights; w != nil { // in table order, 1 for a quasi-identifier not named
@@ -233,12 +233,12 @@ func ModelOptions(cfg *schema.Config, cols []generalize.Column, rows int) (gener
 	return sopt, nil
 }
 
-// LevelBounds is search.min-levels and search.max-levels (ARX's minimum and maximum
+// levelBounds is search.min-levels and search.max-levels (ARX's minimum and maximum
 // generalization) in the order of the quasi-identifiers cols: a level per column, 0
 // and −1 (the top) where a column has no bound; nil, nil when the configuration sets
 // neither. A bound above a column's hierarchy's top level is bad input at its key's
 // FILE:LINE; the error lists every such bound.
-func LevelBounds(cfg *schema.Config, cols []generalize.Column) (lo, hi []int, err error) {
+func levelBounds(cfg *schema.Config, cols []generalize.Column) (lo, hi []int, err error) {
 	atLeast, atMost := cfg.Search.MinLevels, cfg.Search.MaxLevels
 	if atLeast == nil && atMost == nil {
 		return nil, nil, nil
@@ -341,7 +341,7 @@ func (r *run) optimalSearch(ctx context.Context) (covers generalize.ClassCovers,
 	if err != nil {
 		return covers, err
 	}
-	r.released = ReleasedCodes(r.t.Columns, r.res.Levels, covers)
+	r.released = releasedCodes(r.t.Columns, r.res.Levels, covers)
 	r.suppressed = make([]bool, r.t.Rows)
 	err = inHalves(r.t.Rows, func(lo, hi int) {
 		for i, c := range r.class[lo:hi] {
@@ -495,7 +495,7 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 		return err
 	}
 	r.created = r.opt.Time()
-	meta := ReleaseMetadata(r.cfg, r.t.Columns, r.t.Rows, r.res, r.created) // r.p.maxSupp is the limit on r.t.Rows
+	meta := releaseMetadata(r.cfg, r.t.Columns, r.t.Rows, r.res, r.created) // r.p.maxSupp is the limit on r.t.Rows
 	w := releaseWriter{out: r.out, format: r.outFmt, dialect: r.cfg.Output.CSV, cols: cols, meta: meta, workers: r.opt.Parallel()}
 	if r.dest, r.written, err = w.write(ctx, r.src, rc); err != nil {
 		return err
@@ -606,7 +606,7 @@ func (r *run) agrees(skipped int) error {
 
 // report is the release's report, from what the stages found.
 func (r *run) report() (*report.Report, error) {
-	rep, err := NewReport(r.cfg, Facts{
+	rep, err := newReport(r.cfg, Facts{
 		Tool: "sanitize", Created: r.created, HierarchyDigests: r.p.Hier.Digests(),
 		Input:   report.FileSummary{Path: r.in, Format: r.inFmt, Rows: r.t.Rows},
 		Output:  report.FileSummary{Path: r.out, Format: r.outFmt, Rows: r.written},
@@ -637,7 +637,7 @@ func (r *run) publishStage(ctx context.Context, rep *report.Report) error {
 			return err
 		}
 		var err error
-		if reports, err = PrepareReports(paths, rep); err != nil {
+		if reports, err = prepareReleaseReports(paths, rep); err != nil {
 			return err
 		}
 		defer reports.Discard() // nothing, once published

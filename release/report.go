@@ -14,13 +14,13 @@ import (
 	"sanitizer/verify"
 )
 
-// ReleaseMetadata is the key-value metadata of a Parquet or Arrow release of rows
+// releaseMetadata is the key-value metadata of a Parquet or Arrow release of rows
 // input records (those of the research subset, when there is one) whose
 // quasi-identifiers are quasi (in the table's order), at the search's result res,
 // written at now: the release parameters (sanitize.* keys), never a data value. Every
 // part of a release in parts carries the same; a release on another engine (the beam
 // module) writes the same as the CLI's.
-func ReleaseMetadata(cfg *schema.Config, quasi []generalize.Column, rows int, res *generalize.Result, now time.Time) map[string]string {
+func releaseMetadata(cfg *schema.Config, quasi []generalize.Column, rows int, res *generalize.Result, now time.Time) map[string]string {
 	nodeJSON := []byte(mondrianNode)
 	if res.Levels != nil {
 		node := make([]report.NodeLevel, len(quasi))
@@ -97,7 +97,7 @@ func algorithm(cfg *schema.Config) schema.Algorithm {
 }
 
 // Facts is what a release found, whichever engine ran it (Release here, or the beam
-// module's): what NewReport makes its report of. It holds counts, parameters and the
+// module's): what newReport makes its report of. It holds counts, parameters and the
 // release's own values: never an input value the release does not publish.
 type Facts struct {
 	Tool    string    // the command that ran the release
@@ -122,9 +122,9 @@ type Facts struct {
 	Stages             report.Stages
 }
 
-// NewReport is the report of a release of cfg that found f: the same document,
+// newReport is the report of a release of cfg that found f: the same document,
 // whichever engine ran it.
-func NewReport(cfg *schema.Config, f Facts) (*report.Report, error) {
+func newReport(cfg *schema.Config, f Facts) (*report.Report, error) {
 	res, m, rows := f.Result, f.Measured, f.Input.Rows
 	rep := &report.Report{
 		Tool: f.Tool, Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,

@@ -40,13 +40,13 @@ func ReportFormatOf(path string) (ReportFormat, error) {
 }
 
 // checkReports refuses, before anything is read, any report of paths the run could
-// not publish: one that would overwrite what the run reads (CheckDestination) or its
+// not publish: one that would overwrite what the run reads (checkDestination) or its
 // other destination other (what: "the output", "the release"; "": none), one whose
 // name says no format (ReportFormatOf), two that name the same file, and one that
 // exists without force.
 func checkReports(cfg *schema.Config, paths []string, force bool, in, what, other string) error {
 	for i, p := range paths {
-		if err := CheckDestination(cfg, in, "--report", p, false); err != nil {
+		if err := checkDestination(cfg, in, "--report", p, false); err != nil {
 			return err
 		}
 		if err := checkNotIn("--report", p, what, other); err != nil {
@@ -94,10 +94,10 @@ func prepareReports(paths []string, write func(f *os.File, format ReportFormat) 
 	return r, nil
 }
 
-// PrepareReports writes a release's report rep to a temporary file beside each of
+// prepareReleaseReports writes a release's report rep to a temporary file beside each of
 // paths (HTML when the name ends in .html or .htm, JSON when it ends in .json), held
 // until the caller publishes them (Reports.Publish) or discards them.
-func PrepareReports(paths []string, rep *report.Report) (*Reports, error) {
+func prepareReleaseReports(paths []string, rep *report.Report) (*Reports, error) {
 	return prepareReports(paths, func(f *os.File, format ReportFormat) error {
 		if format == ReportHTML {
 			return report.WriteReleaseHTML(f, rep)

@@ -167,7 +167,7 @@ const examplesShown = 5
 // Mondrian the partitions' values.
 func (r *run) generalized() []report.QuasiRelease {
 	if r.labels == nil {
-		return Generalized(r.t.Columns, r.res.Levels, r.released)
+		return generalizedColumns(r.t.Columns, r.res.Levels, r.released)
 	}
 	out := make([]report.QuasiRelease, len(r.t.Columns))
 	for i, c := range r.t.Columns {
@@ -178,13 +178,13 @@ func (r *run) generalized() []report.QuasiRelease {
 	return out
 }
 
-// Generalized is, per quasi-identifier (cols, in the search's order), what a
+// generalizedColumns is, per quasi-identifier (cols, in the search's order), what a
 // full-domain release at levels publishes of it: its level, and the values of it that
-// released holds (ReleasedCodes: those of published classes only), the first few in
+// released holds (releasedCodes: those of published classes only), the first few in
 // natural order (numbers within the labels compared as numbers: [5,9] before [10,14])
 // as examples, whatever order the hierarchy numbers them in; with no levels (a
 // Mondrian release), level −1 and no values.
-func Generalized(cols []generalize.Column, levels []int, released [][]bool) []report.QuasiRelease {
+func generalizedColumns(cols []generalize.Column, levels []int, released [][]bool) []report.QuasiRelease {
 	out := make([]report.QuasiRelease, len(cols))
 	for i, c := range cols {
 		q := report.QuasiRelease{Column: c.Name, Level: -1, Levels: c.Hierarchy.Height()}

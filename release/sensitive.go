@@ -230,14 +230,14 @@ type SensitiveColumn struct {
 	Index map[string]int32
 }
 
-// SensitiveModels numbers the sensitive columns that cfg's l-diversity, t-closeness
+// sensitiveModels numbers the sensitive columns that cfg's l-diversity, t-closeness
 // and β-likeness protect, in order of their first requirement, over present[name]
 // (every value the input holds of the column, in an order fixed for the run) as a
 // release numbers them, and adds their requirements to opt (the returned column i is
 // the table's sensitive column i). hier holds the hierarchy files' bytes. A release on
 // another engine, which sees the input only in parts, takes them alike; its errors
 // name the column, and "the input's parts" where a value is at fault.
-func SensitiveModels(cfg *schema.Config, hier *job.HierFiles, present map[string][]string, opt *generalize.Options) ([]SensitiveColumn, error) {
+func sensitiveModels(cfg *schema.Config, hier *job.HierFiles, present map[string][]string, opt *generalize.Options) ([]SensitiveColumn, error) {
 	p := &plan{Plan: &job.Plan{Config: cfg}}
 	prot := p.protectedColumns()
 	out := make([]SensitiveColumn, len(prot))
@@ -250,7 +250,7 @@ func SensitiveModels(cfg *schema.Config, hier *job.HierFiles, present map[string
 			case h != nil && h.File != "":
 				sc.hier, err = hier.Hierarchy(h.File)
 			default:
-				sc.hier, err = BuildHierarchy(*sc.conf, values)
+				sc.hier, err = buildColumnHierarchy(*sc.conf, values)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("columns.%s.hierarchy: %w", sc.conf.Name, err)

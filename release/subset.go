@@ -45,7 +45,7 @@ func (s *subsetFlags) add(p *plan, b *table.Batch, f int) error {
 		if p.IsNull(b, i, f, s.pos) {
 			return fault.BadInput("%s: column %q: null: the research subset (privacy.subset) needs true or false on every record", p.At(row), s.name)
 		}
-		in, ok := SubsetFlag(b.Fields[i*b.Width+f])
+		in, ok := subsetFlag(b.Fields[i*b.Width+f])
 		if !ok {
 			return fault.BadInput("%s: column %q: not a research subset flag (privacy.subset reads true, 1 or yes; false, 0 or no)", p.At(row), s.name)
 		}
@@ -54,10 +54,10 @@ func (s *subsetFlags) add(p *plan, b *table.Batch, f int) error {
 	return nil
 }
 
-// SubsetFlag reads a research subset's flag: true, 1 or yes, or false, 0 or no, case
+// subsetFlag reads a research subset's flag: true, 1 or yes, or false, 0 or no, case
 // and surrounding space ignored. (The verifier reads the flags with its own function,
 // verify.InSubset: the check of a release shares no code with what wrote it.)
-func SubsetFlag(v string) (in, ok bool) {
+func subsetFlag(v string) (in, ok bool) {
 	v = strings.TrimSpace(v)
 	for _, w := range []string{"true", "1", "yes"} {
 		if strings.EqualFold(v, w) {

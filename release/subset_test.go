@@ -297,7 +297,7 @@ func TestRiskResearchSubset(t *testing.T) {
 // own agree on every spelling, and on what is not a flag.
 func TestSubsetFlagAgreesWithVerifier(t *testing.T) {
 	for _, v := range []string{"1", "0", "true", "FALSE", " Yes ", "no", "", "maybe", "2", "truee", "t", "nO"} {
-		in, ok := SubsetFlag(v)
+		in, ok := subsetFlag(v)
 		vin, vok := verify.InSubset(v)
 		if in != vin || ok != vok {
 			t.Errorf("%q: release reads (%v, %v), the verifier (%v, %v)", v, in, ok, vin, vok)

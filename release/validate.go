@@ -54,11 +54,11 @@ func validateModels(cfg *schema.Config, one *pass1) error {
 	case err != nil:
 		var errs schema.ErrorList
 		errs.Add(err)
-		_, _, err = LevelBounds(cfg, one.t.Columns)
+		_, _, err = levelBounds(cfg, one.t.Columns)
 		errs.Add(err)
 		return errs.Err()
 	}
-	_, err = ModelOptions(cfg, one.t.Columns, rows)
+	_, err = modelOptions(cfg, one.t.Columns, rows)
 	return err
 }
 

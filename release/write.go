@@ -101,12 +101,12 @@ func (r *recoder) dictionaries(cols []table.OutColumn, released [][]bool) {
 	r.keyed = true
 }
 
-// ReleasedCodes is, per quasi-identifier (cols, in the search's order), which codes at
+// releasedCodes is, per quasi-identifier (cols, in the search's order), which codes at
 // its level the published classes of covers (generalize.NodeClasses or a
 // generalize.Recoding's: a full-domain release) hold: a release's dictionary of a
 // column holds those labels only, so that a label only suppressed records have is
 // never written.
-func ReleasedCodes(cols []generalize.Column, levels []int, covers generalize.ClassCovers) [][]bool {
+func releasedCodes(cols []generalize.Column, levels []int, covers generalize.ClassCovers) [][]bool {
 	out := make([][]bool, len(cols))
 	for j, c := range cols {
 		out[j] = make([]bool, c.Hierarchy.Size(levels[j]))

@@ -107,7 +107,7 @@ func (j Job) hierFiles(cfg *schema.Config) (*job.HierFiles, error) {
 
 // table is the configuration with the table its parts are read into: the
 // quasi-identifiers with their hierarchies, the protected sensitive columns numbered
-// over the job's values (release.SensitiveModels), options holding their models, and
+// over the job's values (release.Engine.SensitiveModels), options holding their models, and
 // the cut at search.min-levels that the parts' classes are counted at.
 func (j Job) table() (*schema.Config, *generalize.Table, *input, error) {
 	cfg, err := schema.Parse(j.Config, j.Name, j.Dir)
@@ -125,7 +125,7 @@ func (j Job) table() (*schema.Config, *generalize.Table, *input, error) {
 			if !ok {
 				return nil, nil, nil, fault.Internalf("column %q's values were not gathered", c.Name)
 			}
-			h, err := release.BuildHierarchy(c, values)
+			h, err := release.Engine{}.BuildHierarchy(c, values)
 			var ve *generalize.ValueError
 			if errors.As(err, &ve) {
 				return nil, nil, nil, fault.BadInput("%s: column %q: %s (hierarchy columns.%s.hierarchy)", j.Name, c.Name, ve.Msg, c.Name)
@@ -146,7 +146,7 @@ func (j Job) table() (*schema.Config, *generalize.Table, *input, error) {
 		t.Columns = append(t.Columns, generalize.Column{Name: c.Name, Hierarchy: h})
 	}
 	in := &input{hier: hier}
-	sens, err := release.SensitiveModels(cfg, hier, j.Values, &in.models)
+	sens, err := release.Engine{Config: cfg}.SensitiveModels(hier, j.Values, &in.models)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -154,7 +154,7 @@ func (j Job) table() (*schema.Config, *generalize.Table, *input, error) {
 		t.Sensitive = append(t.Sensitive, s.Meta)
 		in.index = append(in.index, s.Index)
 	}
-	lo, _, err := release.LevelBounds(cfg, t.Columns)
+	lo, _, err := release.Engine{Config: cfg}.LevelBounds(t.Columns)
 	if err != nil {
 		return nil, nil, nil, err
 	}

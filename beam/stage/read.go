@@ -105,11 +105,11 @@ func positions(p *job.Plan, part string, names []string) ([]int, error) {
 	return out, nil
 }
 
-// inSubset reads a research subset's flag as the CLI's pass 1 does (release.SubsetFlag);
+// inSubset reads a research subset's flag as the CLI's pass 1 does (release.Engine.SubsetFlag);
 // a field that is not one is bad input naming where it is and the column, never the
 // value.
 func inSubset(cfg *schema.Config, flag string, at func() string) (bool, error) {
-	in, ok := release.SubsetFlag(flag)
+	in, ok := release.Engine{}.SubsetFlag(flag)
 	if !ok {
 		return false, fault.BadInput("%s: column %q: not a research subset flag (privacy.subset reads true, 1 or yes; false, 0 or no)", at(), cfg.Privacy.Subset.Column)
 	}

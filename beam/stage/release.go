@@ -33,7 +33,7 @@ type Released struct {
 	Parts    int                  // release parts written, one per input part
 	Recoding *generalize.Recoding // the node's published and suppressed classes
 	Measured *release.Measured    // the check of the written parts
-	// Report is the release's report, the CLI's document (release.NewReport; nil
+	// Report is the release's report, the CLI's document (release.Engine.NewReport; nil
 	// unless one was asked for).
 	Report *report.Report
 	// Write and Check are the wall time of the pipeline that wrote the parts and of
@@ -48,7 +48,7 @@ type Released struct {
 // and writes it on the workers into the run's temporary folder (newRunTemp: in
 // Job.Temp, never beside the output; part-00000.csv, .parquet or .arrow…:
 // output.format, else the input's format, as the CLI's release in parts; a Parquet or Arrow part
-// carries the CLI's release metadata, release.ReleaseMetadata, the same in every part),
+// carries the CLI's release metadata, release.Engine.ReleaseMetadata, the same in every part),
 // then checks the written parts with the CLI's independent check (release.Check:
 // truthfulness against the input's parts, k, the suppression, the records left out
 // exactly those of the failing classes) and that it measured what the search found,
@@ -142,7 +142,8 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 // path with them. old is the parts of the release at out that the run replaces
 // (opt.Force; nil: none).
 func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in, out string, old []string, err error) {
-	if in, out, err = release.InputOutput(cfg, opt); err != nil {
+	eng := release.Engine{Config: cfg}
+	if in, out, err = eng.InputOutput(opt); err != nil {
 		return "", "", nil, err
 	}
 	if cfg.Search.Algorithm == schema.Mondrian {
@@ -166,8 +167,8 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 		return "", "", nil, fault.BadInput("output: %s is the input %s, or inside it", out, in)
 	}
 	// What the run reads or writes beside the release: locally, compared by what the
-	// paths name (release.CheckDestination); in a store, by name.
-	if err := release.CheckDestination(cfg, in, "output", out, true); err != nil {
+	// paths name (release.Engine.CheckDestination); in a store, by name.
+	if err := eng.CheckDestination(in, "output", out, true); err != nil {
 		return "", "", nil, err
 	}
 	mine := append([]string{in, cfg.File}, opt.ReportPaths()...)
@@ -187,7 +188,7 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 	if old != nil && !opt.Force {
 		return "", "", nil, fault.BadInput("%s exists (use --force to replace it)", out)
 	}
-	return in, out, old, release.CheckReport(cfg, opt, in, out)
+	return in, out, old, eng.CheckReport(opt, in, out)
 }
 
 // within reports whether path p is dir or inside it: both local, resolved
@@ -216,7 +217,7 @@ func matches(in, out string) bool {
 }
 
 // isRelease reports whether names are what a release on Beam writes into its folder:
-// its parts (release.PartName, one format, numbered from 0 with no gap) and, in a
+// its parts (release.Engine.PartName, one format, numbered from 0 with no gap) and, in a
 // store, its marker.
 func isRelease(names []string) bool {
 	var parts []string
@@ -226,9 +227,10 @@ func isRelease(names []string) bool {
 		}
 	}
 	slices.Sort(parts)
+	var eng release.Engine
 	for i, n := range parts {
 		ext := filepath.Ext(n)
-		if ext == "" || table.Format(schema.IO{}, n) == "" || n != release.PartName(i, len(parts), ext[1:]) {
+		if ext == "" || table.Format(schema.IO{}, n) == "" || n != eng.PartName(i, len(parts), ext[1:]) {
 			return false
 		}
 	}
@@ -291,7 +293,7 @@ func writeRelease(ctx context.Context, cfg *schema.Config, searched *Searched, p
 	p, s := beam.NewPipelineWithRoot()
 	// The release's metadata, made here once: every part carries the same, as every
 	// part of the CLI's release in parts does.
-	meta := release.ReleaseMetadata(cfg, searched.Classes.Columns(), searched.Classes.Records(), searched.Result, created)
+	meta := release.Engine{Config: cfg}.ReleaseMetadata(searched.Classes.Columns(), searched.Classes.Records(), searched.Result, created)
 	WriteParts(s, searched.Job, searched.Result.Levels, classes, population, parts, dest.parts, format, meta)
 	return runMarked(ctx, run, p, searched.Job)
 }
@@ -330,7 +332,7 @@ func check(ctx context.Context, cfg *schema.Config, in string, dest *folder, rec
 	return m, nil
 }
 
-// newReport is the release's report (release.NewReport): the search's node and
+// newReport is the release's report (release.Engine.NewReport): the search's node and
 // result, the input's class sizes, and what the check measured of the written parts,
 // the utility metrics among it.
 func newReport(cfg *schema.Config, r *Released, src *source, sizes risk.Distribution, format string, created, start time.Time) (*report.Report, error) {
@@ -343,6 +345,7 @@ func newReport(cfg *schema.Config, r *Released, src *source, sizes risk.Distribu
 	if err != nil {
 		return nil, err
 	}
+	eng := release.Engine{Config: cfg}
 	cols, levels, m := r.Classes.Columns(), r.Result.Levels, r.Measured
 	cavg := 0.0 // as the CLI's: over privacy.k, whatever k-map derives
 	if m.Classes > 0 {
@@ -354,13 +357,13 @@ func newReport(cfg *schema.Config, r *Released, src *source, sizes risk.Distribu
 		Output:  report.FileSummary{Path: out, Format: format, Rows: m.Rows},
 		Columns: cols, Result: r.Result, Measured: m, InputSizes: sizes, PopulationMeasured: m.Population,
 		Utility:     generalize.Metrics{Loss: m.Loss, NCP: m.NCP, Discernibility: m.Discernibility, CAvg: cavg, NonUniformEntropy: m.NonUniformEntropy},
-		Generalized: release.Generalized(cols, levels, release.ReleasedCodes(cols, levels, r.Recoding.Covers)),
+		Generalized: eng.Generalized(cols, levels, eng.ReleasedCodes(cols, levels, r.Recoding.Covers)),
 		Stages:      report.Stages{Encode: ms(r.Count), Search: ms(r.Search), Write: ms(r.Write), Verify: ms(r.Check), Total: job.Millis(start, time.Now())},
 	}
 	if r.Population != nil {
 		f.Population = r.Population.Records()
 	}
-	return release.NewReport(cfg, f)
+	return eng.NewReport(f)
 }
 
 // ms is d in milliseconds.
@@ -457,7 +460,7 @@ func (f *folder) publish(ctx context.Context, paths []string, rep *report.Report
 		if rep.Output.PartDigests, err = f.partDigests(); err != nil {
 			return err
 		}
-		if reports, err = release.PrepareReports(paths, rep); err != nil {
+		if reports, err = (release.Engine{}).PrepareReports(paths, rep); err != nil {
 			return err
 		}
 		defer reports.Discard() // nothing, once published

@@ -173,7 +173,7 @@ func againstCLI(t *testing.T, cfgPath, beamIn, cliIn string) (*Released, *report
 		t.Fatal(err)
 	}
 	for i, e := range entries {
-		if want := release.PartName(i, len(entries), format); e.Name() != want {
+		if want := (release.Engine{}).PartName(i, len(entries), format); e.Name() != want {
 			t.Errorf("release part %d is %s, want %s", i, e.Name(), want)
 		}
 	}
@@ -502,7 +502,7 @@ func TestReleaseOnPrismParquetOutput(t *testing.T) {
 	got, rep, out, cliOut := againstCLI(t, cfgPath, parts, whole)
 	want := testfiles.ParquetMetadata(t, cliOut)
 	for i := range 7 {
-		part := filepath.Join(out, release.PartName(i, 7, "parquet"))
+		part := filepath.Join(out, release.Engine{}.PartName(i, 7, "parquet"))
 		sameRelease(t, part, testfiles.ParquetMetadata(t, part), want)
 	}
 	if got.Measured.Suppressed != rep.Suppressed || rep.Suppressed == 0 {
@@ -534,7 +534,7 @@ func TestReleaseOnPrismArrowOutput(t *testing.T) {
 	}
 	want := meta(cliOut)
 	for i := range 4 {
-		part := filepath.Join(out, release.PartName(i, 4, "arrow"))
+		part := filepath.Join(out, release.Engine{}.PartName(i, 4, "arrow"))
 		sameRelease(t, part, meta(part), want)
 	}
 }

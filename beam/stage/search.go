@@ -57,7 +57,7 @@ type Searched struct {
 // per combination of their values there), merges them into one table on one worker
 // (refused up front when its estimate is certain to be past Job.MaxClassTable:
 // Estimate), and searches it here, with the options the CLI's release takes
-// (release.ModelOptions): the same node as the CLI's for the same input and
+// (release.Engine.ModelOptions): the same node as the CLI's for the same input and
 // configuration. temp is where the run's temporary folder is made, which the workers
 // and this process share (Job.Temp).
 func Search(ctx context.Context, job Job, in, temp string, run Execute) (*Searched, error) {
@@ -155,12 +155,12 @@ func readMerged[T any](ctx context.Context, path, what string, decode func([]byt
 	return v, nil
 }
 
-// options is the search's options, the CLI's (release.ModelOptions) with the
+// options is the search's options, the CLI's (release.Engine.ModelOptions) with the
 // sensitive columns' models and, for a research subset, its population's class table
 // at the cut (pop; nil: none) under δ-presence and k-map. The search and the recoding
 // of every part take the same.
 func options(cfg *schema.Config, like *generalize.Table, sens *input, classes, pop *generalize.ClassTable) (generalize.Options, error) {
-	opt, err := release.ModelOptions(cfg, like.Columns, classes.Records())
+	opt, err := release.Engine{Config: cfg}.ModelOptions(like.Columns, classes.Records())
 	if err != nil {
 		return opt, err
 	}

@@ -139,7 +139,7 @@ func TestReleaseOnPrismInStore(t *testing.T) {
 	local, names := fromStore(t, root+"/rel")
 	want := []string{"_SUCCESS"}
 	for i := range 7 {
-		want = append(want, release.PartName(i, 7, "csv"))
+		want = append(want, release.Engine{}.PartName(i, 7, "csv"))
 	}
 	if !slices.Equal(names, want) {
 		t.Fatalf("the release in the store holds %v, want %v", names, want)
@@ -173,7 +173,7 @@ func TestReleaseOnPrismInStore(t *testing.T) {
 	}
 	want = []string{"_SUCCESS"}
 	for i := range 4 {
-		want = append(want, release.PartName(i, 4, "csv"))
+		want = append(want, release.Engine{}.PartName(i, 4, "csv"))
 	}
 	if _, again := fromStore(t, root+"/rel"); !slices.Equal(again, want) {
 		t.Errorf("after a release of 4 parts the release holds %v, want %v", again, want)

@@ -139,7 +139,7 @@ func (f *writeValuesFn) ProcessElement(ctx context.Context, column string, data 
 
 // Values runs a pipeline that gathers the distinct values of every built
 // quasi-identifier from all parts, and returns job with them (Job.Values), sorted: the
-// hierarchies every worker then builds alike (release.BuildHierarchy). A job without
+// hierarchies every worker then builds alike (release.Engine.BuildHierarchy). A job without
 // built hierarchies is returned as it is.
 func Values(ctx context.Context, job Job, parts []string, tmp string, run Execute) (Job, error) {
 	cfg, err := schema.Parse(job.Config, job.Name, job.Dir)

@@ -38,7 +38,7 @@ type writePartFn struct {
 	Parts               []string // every part, in order: a part's release is named by its index
 	Out                 string   // the folder the release's parts are written to
 	Format              string   // the release's format: csv, parquet, arrow or arrows
-	// Meta is the release's key-value metadata (release.ReleaseMetadata), written into
+	// Meta is the release's key-value metadata (release.Engine.ReleaseMetadata), written into
 	// every Parquet or Arrow part alike.
 	Meta map[string]string
 }
@@ -81,7 +81,7 @@ func (f *writePartFn) process(ctx context.Context, part string) error {
 		return fault.Internalf("%s is not a part of the input", part)
 	}
 	w := partWriter{hier: in.hier, cfg: cfg, like: like, rec: rec, levels: f.Levels, format: f.Format, meta: f.Meta}
-	name := release.PartName(index, len(f.Parts), f.Format)
+	name := release.Engine{}.PartName(index, len(f.Parts), f.Format)
 	if !isObject(f.Out) {
 		return w.write(ctx, part, filepath.Join(f.Out, name))
 	}
@@ -121,11 +121,11 @@ type partWriter struct {
 // dictionaries gives every quasi-identifier column of cols (the release's columns, in
 // kept order; quasiAt[j] the quasi-identifier of column j, or −1) the CLI's dictionary
 // of its labels at the node's level: those some published class holds
-// (release.ReleasedCodes), in code order, so that no label only suppressed records
+// (release.Engine.ReleasedCodes), in code order, so that no label only suppressed records
 // have is written. It returns, per quasi-identifier, every leaf's place in its
 // column's dictionary (−1: not released).
 func (w *partWriter) dictionaries(cols []table.OutColumn, quasiAt []int) [][]int32 {
-	released := release.ReleasedCodes(w.like.Columns, w.levels, w.rec.Covers)
+	released := release.Engine{}.ReleasedCodes(w.like.Columns, w.levels, w.rec.Covers)
 	keyOf := make([][]int32, len(w.like.Columns))
 	for j, qi := range quasiAt {
 		if qi < 0 {
@@ -352,7 +352,7 @@ func nodeTables(ctx context.Context, searched *Searched, work string) (classes, 
 // WriteParts adds to the pipeline the recoding of every part into its release part in
 // folder out, at levels with the suppression of the class tables at the node in the
 // files classes and population (nodeTables), in format (csv, parquet, arrow or arrows)
-// with the release's metadata meta (release.ReleaseMetadata) in every Parquet or Arrow
+// with the release's metadata meta (release.Engine.ReleaseMetadata) in every Parquet or Arrow
 // part.
 func WriteParts(s beam.Scope, job Job, levels []int, classes, population string, parts []string, out, format string, meta map[string]string) {
 	s = s.Scope("WriteParts")
