@@ -7,7 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"sanitizer/internal/safe"
 )
@@ -144,21 +145,22 @@ func utility(t *Table, weight []int32, class []int32, covers ClassCovers, values
 		return Metrics{}, err
 	}
 	per := make([]columnUtility, len(t.Columns))
+	// Each column's error (a panic too) is kept, and the first column's reported: the
+	// same error whichever worker fails first.
 	errs := make([]error, len(t.Columns))
-	sem := make(chan struct{}, max(1, min(len(t.Columns), runtime.GOMAXPROCS(0))))
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for j := range t.Columns {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
+		g.Go(func() error {
 			u := &utilityColumn{col: t.Columns[j], j: j, vals: vals[j], class: class, weight: weight, covers: covers, sizes: sizes, supp: supp, n: n}
 			errs[j] = safe.Call(func() (err error) {
 				per[j], err = u.measure()
 				return err
 			})
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait() // the workers return nil: their errors are in errs
 	for _, err := range errs {
 		if err != nil {
 			return Metrics{}, err

@@ -324,6 +324,10 @@ func TestUtilityErrors(t *testing.T) {
 		{"node does not cover", 2, func(_ **Table, _ *[]int32, covers [][]Cover, _ *[][]float64) { covers[0][1].Code = 1 }, "record 0, column \"age\": the value released by class 0 does not cover"},
 		{"leaf does not cover", 2, func(_ **Table, _ *[]int32, covers [][]Cover, _ *[][]float64) { covers[1][0].Code = 0 }, "record 3, column \"sex\""},
 		{"range does not cover", 2, func(_ **Table, _ *[]int32, covers [][]Cover, _ *[][]float64) { covers[1][1].Hi = 3 }, "record 4, column \"age\""},
+		// Both columns fail: the first column's error, whichever worker fails first.
+		{"two columns do not cover", 2, func(_ **Table, _ *[]int32, covers [][]Cover, _ *[][]float64) {
+			covers[1][0].Code, covers[1][1].Hi = 0, 3
+		}, "record 3, column \"sex\""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tab, class, covers, values := good()
