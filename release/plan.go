@@ -130,6 +130,47 @@ func openInput(cfg *schema.Config, in, out, format string) (table.Source, *plan,
 	return src, releasePlan(p, out), nil
 }
 
+// runPlan is a run's configuration and the command's flags, checked before any data
+// is read: the first of a run's two planning steps (planRelease, planCheck,
+// planRisk). The second, which needs the input's header and types, is openInput
+// (job.NewPlan) and, for a release, openRun.
+type runPlan struct {
+	cfg                    *schema.Config
+	opt                    job.Options
+	in, out, inFmt, outFmt string // out: the release to write, or (check, risk) to read
+}
+
+// planRelease checks everything a release of cfg with the command's options opt can be
+// checked for before any data is read, in this order: the configuration (CheckConfig,
+// the same checks validate runs), the input and output paths and their formats
+// (paths), and that the run could publish its output and reports without overwriting
+// what it reads (checkPaths).
+func planRelease(cfg *schema.Config, opt job.Options) (runPlan, error) {
+	if err := CheckConfig(cfg); err != nil {
+		return runPlan{}, err
+	}
+	in, out, inFmt, outFmt, err := paths(cfg, opt)
+	if err != nil {
+		return runPlan{}, err
+	}
+	if err := checkPaths(cfg, opt, in, out); err != nil {
+		return runPlan{}, err
+	}
+	return runPlan{cfg: cfg, opt: opt, in: in, out: out, inFmt: inFmt, outFmt: outFmt}, nil
+}
+
+// checkPaths refuses, before anything is read, an output or report the run could not
+// publish or that would overwrite one of its own inputs.
+func checkPaths(cfg *schema.Config, opt job.Options, in, out string) error {
+	if err := checkDestination(cfg, in, "output", out, folderOutput(out)); err != nil {
+		return err
+	}
+	if err := checkOutput(out, opt.Force); err != nil {
+		return err
+	}
+	return checkReport(cfg, opt, in, out)
+}
+
 // paths resolves the input and output paths of a run and their formats.
 func paths(cfg *schema.Config, opt job.Options) (in, out, inFmt, outFmt string, err error) {
 	if in, out, err = inputOutput(cfg, opt); err != nil {

@@ -28,7 +28,12 @@ import (
 // the verification. Errors match fault.ErrBadInput for bad input or configuration and
 // fault.ErrUnattainable when k cannot be met within the suppression limit.
 func Release(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Report, error) {
-	r, err := openRun(cfg, opt)
+	start := time.Now()
+	rp, err := planRelease(cfg, opt)
+	if err != nil {
+		return nil, err
+	}
+	r, err := openRun(rp, start)
 	if err != nil {
 		return nil, err
 	}
@@ -58,12 +63,10 @@ func Release(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.
 
 // run is one release in progress: what each stage hands the next.
 type run struct {
-	cfg                    *schema.Config
-	opt                    job.Options
-	log                    *slog.Logger
-	in, out, inFmt, outFmt string
-	src                    table.Source
-	p                      *plan
+	runPlan // the configuration and the flags, checked (planRelease)
+	log     *slog.Logger
+	src     table.Source
+	p       *plan // the input's columns planned against the configuration (openRun)
 
 	// pass 1
 	t *generalize.Table // the records to release (with privacy.subset, the subset's)
@@ -97,24 +100,17 @@ type run struct {
 	start, encoded, searched, wrote, verified time.Time
 }
 
-// openRun checks the run's paths and configuration before anything is read and opens
-// the input.
-func openRun(cfg *schema.Config, opt job.Options) (*run, error) {
-	r := &run{cfg: cfg, opt: opt, log: opt.Logger(), start: time.Now()}
-	if err := CheckConfig(cfg); err != nil {
-		return nil, err
-	}
+// openRun is the data-dependent step of a release planned as rp (started at start):
+// it opens the input and plans its columns against the configuration (openInput:
+// job.NewPlan's checks of the header and types, the hierarchy files), and refuses the
+// columns only a Parquet or Arrow release can hold (checkPassOnly).
+func openRun(rp runPlan, start time.Time) (*run, error) {
+	r := &run{runPlan: rp, log: rp.opt.Logger(), start: start}
 	var err error
-	if r.in, r.out, r.inFmt, r.outFmt, err = paths(cfg, opt); err != nil {
+	if r.src, r.p, err = openInput(r.cfg, r.in, r.out, r.inFmt); err != nil {
 		return nil, err
 	}
-	if err := checkPaths(cfg, opt, r.in, r.out); err != nil {
-		return nil, err
-	}
-	if r.src, r.p, err = openInput(cfg, r.in, r.out, r.inFmt); err != nil {
-		return nil, err
-	}
-	r.p.outFormat, r.p.progress = r.outFmt, opt.Progress
+	r.p.outFormat, r.p.progress = r.outFmt, r.opt.Progress
 	if err := r.checkPassOnly(); err != nil {
 		r.src.Close()
 		return nil, err
@@ -124,7 +120,7 @@ func openRun(cfg *schema.Config, opt job.Options) (*run, error) {
 			r.log.Warn("input column dropped: not in the configuration (unlisted: drop)", "file", r.in, "column", r.p.Header[i])
 		}
 	}
-	for _, name := range unprotected(cfg) {
+	for _, name := range unprotected(r.cfg) {
 		r.log.Warn("sensitive column released as it is: no l-diversity, t-closeness or β-likeness requirement protects it", "column", name)
 	}
 	return r, nil
@@ -138,18 +134,6 @@ func (r *run) checkPassOnly() error {
 	}
 	pos := r.p.PassOnly[0]
 	return fault.BadInput("%s: column %q: values of type %s can only be passed through into a Parquet or Arrow release (or dropped: role identifier)", r.in, r.p.Header[pos], r.p.ArrowTypes[pos])
-}
-
-// checkPaths refuses, before anything is read, an output or report the run could not
-// publish or that would overwrite one of its own inputs.
-func checkPaths(cfg *schema.Config, opt job.Options, in, out string) error {
-	if err := checkDestination(cfg, in, "output", out, folderOutput(out)); err != nil {
-		return err
-	}
-	if err := checkOutput(out, opt.Force); err != nil {
-		return err
-	}
-	return checkReport(cfg, opt, in, out)
 }
 
 // checkReport refuses, before anything is read, any report (opt.ReportPaths) the run
@@ -856,10 +840,11 @@ type Measured = verify.Measured
 // release that violates the configuration yields the measurements and an error
 // matching fault.ErrUnattainable.
 func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured, error) {
-	in, rel, inFmt, relFmt, err := checkedPaths(cfg, opt)
+	rp, err := planCheck(cfg, opt)
 	if err != nil {
 		return nil, err
 	}
+	in, rel, inFmt, relFmt := rp.in, rp.out, rp.inFmt, rp.outFmt
 	src, p, err := openInput(cfg, in, rel, inFmt)
 	if err != nil {
 		return nil, err
@@ -896,28 +881,29 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	return m, nil
 }
 
-// checkedPaths is Check's input and release, and their formats, once it has checked
-// what it can before reading them: the configuration (CheckConfig), that the
+// planCheck is Check's plan: its input and release, and their formats, once it has
+// checked what it can before reading them: the configuration (CheckConfig), that the
 // release is a regular file or parts, and, with a report, that the report is the
 // release's (checkPair).
-func checkedPaths(cfg *schema.Config, opt job.Options) (in, rel, inFmt, relFmt string, err error) {
+func planCheck(cfg *schema.Config, opt job.Options) (runPlan, error) {
 	if err := CheckConfig(cfg); err != nil {
-		return "", "", "", "", err
+		return runPlan{}, err
 	}
-	if in, rel, inFmt, relFmt, err = paths(cfg, opt); err != nil {
-		return "", "", "", "", err
+	in, rel, inFmt, relFmt, err := paths(cfg, opt)
+	if err != nil {
+		return runPlan{}, err
 	}
 	if !table.IsParts(rel) {
 		if err := regularFile(rel); err != nil {
-			return "", "", "", "", fmt.Errorf("release: %w", err)
+			return runPlan{}, fmt.Errorf("release: %w", err)
 		}
 	}
 	if opt.Report != "" {
 		if err := checkPair(opt.Report, rel); err != nil {
-			return "", "", "", "", err
+			return runPlan{}, err
 		}
 	}
-	return in, rel, inFmt, relFmt, nil
+	return runPlan{cfg: cfg, opt: opt, in: in, out: rel, inFmt: inFmt, outFmt: relFmt}, nil
 }
 
 // checkSpec reads the input src's protected columns (and a research subset's flags)

@@ -25,16 +25,11 @@ import (
 // its file. A release that misses one of the configuration's risk-based models yields
 // the analysis and an error matching fault.ErrUnattainable.
 func Risk(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.RiskAnalysis, error) {
-	if len(cfg.Quasi()) == 0 {
-		return nil, cfg.Errorf("columns", "a risk analysis needs at least one quasi-identifier")
-	}
-	in, inFmt, err := inputPath(cfg, opt)
+	rp, err := planRisk(cfg, opt)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRiskReport(cfg, opt, in); err != nil {
-		return nil, err
-	}
+	in, inFmt := rp.in, rp.inFmt
 	src, p, err := openInput(cfg, in, opt.Output, inFmt)
 	if err != nil {
 		return nil, err
@@ -77,6 +72,23 @@ func Risk(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Ris
 		}
 	}
 	return a, err
+}
+
+// planRisk is a risk analysis's plan, checked before anything is read: the
+// configuration names a quasi-identifier, the input and its format (inputPath), and
+// the reports (checkRiskReport); out is the release to analyse (opt.Output, "": none).
+func planRisk(cfg *schema.Config, opt job.Options) (runPlan, error) {
+	if len(cfg.Quasi()) == 0 {
+		return runPlan{}, cfg.Errorf("columns", "a risk analysis needs at least one quasi-identifier")
+	}
+	in, inFmt, err := inputPath(cfg, opt)
+	if err != nil {
+		return runPlan{}, err
+	}
+	if err := checkRiskReport(cfg, opt, in); err != nil {
+		return runPlan{}, err
+	}
+	return runPlan{cfg: cfg, opt: opt, in: in, out: opt.Output, inFmt: inFmt}, nil
 }
 
 // checkRiskReport refuses, before anything is read, any report the run could not
