@@ -90,9 +90,9 @@ func hospitalDP(t *testing.T, rows int, edit func(string) string) (cfgPath, whol
 		t.Fatal(err)
 	}
 	hier, _ := filepath.Abs("../../testdata/hierarchies")
-	text := strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")
+	text := testfiles.ReplaceAll(t, string(raw), "hierarchies/", hier+"/")
 	text = text[:strings.Index(text, "    - {name: synthetic")]
-	text = strings.Replace(text, ", format: parquet}", "}", 1)
+	text = testfiles.Replace(t, text, ", format: parquet}", "}")
 	if edit != nil {
 		text = edit(text)
 	}
@@ -412,7 +412,7 @@ func TestDPOnPrismPublishesNothing(t *testing.T) {
 			return s + "    - {name: synth, synthetic: {columns: [age, sex], rows: same, method: aim, workload: {way: 2}}, epsilon: 1, delta: 1e-9}\n"
 		},
 		"replace-one": func(s string) string {
-			return strings.Replace(s, "neighbours: add-remove", "neighbours: replace-one", 1)
+			return testfiles.Replace(t, s, "neighbours: add-remove", "neighbours: replace-one")
 		},
 	} {
 		cfgPath, _, parts := hospitalDP(t, 100, edit)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/sample"
 	"sanitizer/schema"
@@ -82,7 +83,7 @@ func beamDestFixture(t *testing.T) (string, *schema.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write("conf/c.yaml", bytes.ReplaceAll(raw, []byte("hierarchies/"), []byte("h/")))
+	write("conf/c.yaml", []byte(testfiles.ReplaceAll(t, string(raw), "hierarchies/", "h/")))
 	var buf bytes.Buffer
 	if err := sample.Hospital(&buf, 100, 3); err != nil {
 		t.Fatal(err)

@@ -289,7 +289,7 @@ func TestReleaseOnPrismPublishesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(bad, []byte(strings.Replace(string(raw), "United-States", "Atlantis", 1)), 0o600); err != nil {
+	if err := os.WriteFile(bad, []byte(testfiles.Replace(t, string(raw), "United-States", "Atlantis")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	releaseFails(t, cfgPath, parts, fault.ErrBadInput, "part-002.csv: row", "Atlantis")
@@ -306,7 +306,7 @@ func TestReleaseOnPrismErrorsWithoutText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(bad, []byte(strings.Replace(string(raw), "United-States", "Atlantis", 1)), 0o600); err != nil {
+	if err := os.WriteFile(bad, []byte(testfiles.Replace(t, string(raw), "United-States", "Atlantis")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	j, err := NewJob(cfgPath)
@@ -441,9 +441,9 @@ func hospitalParts(t *testing.T, output string) (cfgPath, whole, parts string) {
 		t.Fatal(err)
 	}
 	hier, _ := filepath.Abs("../../testdata/hierarchies")
-	text := strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")
+	text := testfiles.ReplaceAll(t, string(raw), "hierarchies/", hier+"/")
 	if output != "" {
-		text = strings.Replace(text, "output: {format: csv}", output, 1)
+		text = testfiles.Replace(t, text, "output: {format: csv}", output)
 	}
 	cfgPath = filepath.Join(dir, "c.yaml")
 	if err := os.WriteFile(cfgPath, []byte(text), 0o600); err != nil {
@@ -464,7 +464,7 @@ func TestReleaseOnPrismBuiltHierarchies(t *testing.T) {
 			cfgPath, whole, parts := hospitalParts(t, "")
 			if search != "" {
 				raw, _ := os.ReadFile(cfgPath)
-				os.WriteFile(cfgPath, []byte(strings.Replace(string(raw), "search: {algorithm: optimal, metric: loss}", search, 1)), 0o600)
+				os.WriteFile(cfgPath, []byte(testfiles.Replace(t, string(raw), "search: {algorithm: optimal, metric: loss}", search)), 0o600)
 			}
 			got, _, _, _ := againstCLI(t, cfgPath, parts, whole)
 			t.Logf("%d classes counted; node %v, %s %g", got.Classes.Len(), got.Result.Levels, got.Result.Metric, got.Result.Value)
@@ -498,7 +498,7 @@ func sameRelease(t *testing.T, part string, got, want map[string]string) {
 func TestReleaseOnPrismParquetOutput(t *testing.T) {
 	cfgPath, whole, parts := adultParts(t, 5000, "privacy: {k: 5, suppression: 0.04, l-diversity: {column: occupation, variant: distinct, l: 2}}")
 	raw, _ := os.ReadFile(cfgPath)
-	os.WriteFile(cfgPath, []byte(strings.Replace(string(raw), "output: {csv: {separator: \";\"}}", "output: {format: parquet}", 1)), 0o600)
+	os.WriteFile(cfgPath, []byte(testfiles.Replace(t, string(raw), "output: {csv: {separator: \";\"}}", "output: {format: parquet}")), 0o600)
 	got, rep, out, cliOut := againstCLI(t, cfgPath, parts, whole)
 	want := testfiles.ParquetMetadata(t, cliOut)
 	for i := range 7 {
@@ -622,8 +622,8 @@ func TestReleaseOnPrismParquetParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	hier, _ := filepath.Abs("../../testdata/hierarchies")
-	text := strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")
-	text = strings.Replace(text, "input: {format: csv, csv: {separator: \",\", header: true}}", "input: {format: parquet}", 1)
+	text := testfiles.ReplaceAll(t, string(raw), "hierarchies/", hier+"/")
+	text = testfiles.Replace(t, text, "input: {format: csv, csv: {separator: \",\", header: true}}", "input: {format: parquet}")
 	cfgPath := filepath.Join(dir, "c.yaml")
 	if err := os.WriteFile(cfgPath, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
@@ -650,9 +650,9 @@ func TestReleaseOnPrismArrowStreamParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	hier, _ := filepath.Abs("../../testdata/hierarchies")
-	text := strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")
-	text = strings.Replace(text, "input: {format: csv, csv: {separator: \",\", header: true}}", "input: {format: arrows}", 1)
-	text = strings.Replace(text, "output: {format: csv}\n", "", 1)
+	text := testfiles.ReplaceAll(t, string(raw), "hierarchies/", hier+"/")
+	text = testfiles.Replace(t, text, "input: {format: csv, csv: {separator: \",\", header: true}}", "input: {format: arrows}")
+	text = testfiles.Replace(t, text, "output: {format: csv}\n", "")
 	cfgPath := filepath.Join(dir, "c.yaml")
 	if err := os.WriteFile(cfgPath, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
@@ -891,7 +891,7 @@ func TestReleaseOnPrismResearchSubset(t *testing.T) {
 		first += flag(filepath.Join(parts, e.Name()), first)
 	}
 	raw, _ := os.ReadFile(cfgPath)
-	os.WriteFile(cfgPath, []byte(strings.Replace(string(raw), "  occupation: {role: insensitive}\n", "  occupation: {role: insensitive}\n  in_study: {role: identifier}\n", 1)), 0o600)
+	os.WriteFile(cfgPath, []byte(testfiles.Replace(t, string(raw), "  occupation: {role: insensitive}\n", "  occupation: {role: insensitive}\n  in_study: {role: identifier}\n")), 0o600)
 	got, rep, _, _ := againstCLI(t, cfgPath, parts, whole)
 	if got.Population == nil || got.Population.Records() != 30162 || got.Classes.Records() != rep.Input.Rows {
 		t.Errorf("Beam counted a subset of %d and a population of %v; the CLI's subset is %d", got.Classes.Records(), got.Population, rep.Input.Rows)

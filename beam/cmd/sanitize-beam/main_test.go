@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"sanitizer/internal/testfiles"
 )
 
 // TestReleaseCommand: sanitize-beam release on Prism publishes the parts and says so,
@@ -133,12 +135,12 @@ func TestDPCommand(t *testing.T) {
 	}
 	hier, _ := filepath.Abs("../../../testdata/hierarchies")
 	in, _ := filepath.Abs("../../../testdata/hospital.csv")
-	text := strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")
+	text := testfiles.ReplaceAll(t, string(raw), "hierarchies/", hier+"/")
 	text = text[:strings.Index(text, "    - {name: pairs")]
 	dir := t.TempDir()
 	c, synth := filepath.Join(dir, "c.yaml"), filepath.Join(dir, "s.yaml")
 	os.WriteFile(c, []byte(text), 0o600)
-	os.WriteFile(synth, []byte(strings.ReplaceAll(string(raw), "hierarchies/", hier+"/")), 0o600)
+	os.WriteFile(synth, []byte(testfiles.ReplaceAll(t, string(raw), "hierarchies/", hier+"/")), 0o600)
 	out, ledger := filepath.Join(dir, "out"), filepath.Join(dir, "ledger.json")
 	args := func(cfg, out string) []string {
 		return []string{"dp", "-c", cfg, "--in", in, "--out", out, "--ledger", ledger, "--runner=prism"}

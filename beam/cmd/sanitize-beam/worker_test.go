@@ -17,6 +17,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/container/pool"
 
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	clirelease "sanitizer/release"
 	"sanitizer/schema"
@@ -68,7 +69,7 @@ func TestReleaseOnWorkerPool(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := strings.ReplaceAll(string(text), "hierarchies/", hier+"/")
+		s := testfiles.ReplaceAll(t, string(text), "hierarchies/", hier+"/")
 		if i := strings.Index(s, "    - {name: synthetic"); i >= 0 { // not on Beam
 			s = s[:i]
 		}
