@@ -2,8 +2,8 @@
 // libraries alone, for tests that must not trust this tool's own readers and
 // writers; holds a column of every integer width for type round-trip tests; edits
 // configuration and fixture templates with a check that the edit took place (Replace);
-// and splits Markdown table rows for the tests of the documentation. Tests alone import
-// it (the beam and interop modules' too).
+// lists a folder's names; and splits Markdown table rows for the tests of the
+// documentation. Tests alone import it (the beam and interop modules' too).
 package testfiles
 
 import (
