@@ -118,10 +118,10 @@ func setupOf(cfg *schema.Config) setup {
 		s.Columns = append(s.Columns, col)
 	}
 	for _, l := range cfg.Privacy.LDiversity {
-		s.LDiversity = append(s.LDiversity, lRequirement{Column: l.Column, Variant: l.Variant, L: l.L})
+		s.LDiversity = append(s.LDiversity, lRequirement{Column: l.Column, Variant: string(l.Variant), L: l.L})
 	}
 	for _, tc := range cfg.Privacy.TCloseness {
-		s.TCloseness = append(s.TCloseness, tRequirement{Column: tc.Column, Distance: tc.Distance, T: tc.T})
+		s.TCloseness = append(s.TCloseness, tRequirement{Column: tc.Column, Distance: string(tc.Distance), T: tc.T})
 	}
 	return s
 }
