@@ -79,14 +79,14 @@ func TestHospital(t *testing.T) {
 // the context's error, and leaves nothing in the folder: cancelled before the first
 // batch, after it, and at the publishing point.
 func TestHospitalCancelled(t *testing.T) {
-	for _, stage := range []string{"", job.StageWrite, job.StagePublish} {
+	for _, stage := range []job.Stage{"", job.StageWrite, job.StagePublish} {
 		for _, format := range []string{"csv", "parquet", "arrow", "arrows"} {
 			dir := t.TempDir()
 			ctx, cancel := context.WithCancel(t.Context())
 			if stage == "" {
 				cancel()
 			}
-			opt := job.Options{AtStage: func(s string) {
+			opt := job.Options{AtStage: func(s job.Stage) {
 				if s == stage {
 					cancel()
 				}

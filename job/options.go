@@ -27,11 +27,11 @@ type Options struct {
 	// distinct data: the encoded table from StageRead on, the search's tables in
 	// StageSearch only, the write's batches in StageWrite only; what a stage no longer
 	// needs is garbage when the next one begins.
-	AtStage func(stage string)
+	AtStage func(stage Stage)
 }
 
 // At tells opt.AtStage that the run reached stage.
-func (o Options) At(stage string) {
+func (o Options) At(stage Stage) {
 	if o.AtStage != nil {
 		o.AtStage(stage)
 	}

@@ -1,25 +1,41 @@
 package job
 
-import "sync/atomic"
+import (
+	"log/slog"
+	"sync/atomic"
+)
+
+// Stage is a stage of a run, or a point of it that Options.AtStage is told of, named
+// as the logs name it.
+type Stage string
 
 // Stages of a run, as Progress reports them.
 const (
-	StageRead   = "read"   // pass 1: reading and encoding
-	StageSearch = "search" // the search over the lattice
-	StageWrite  = "write"  // pass 2: recoding and writing
-	StageVerify = "verify" // re-reading the written file
+	StageRead   Stage = "read"   // pass 1: reading and encoding
+	StageSearch Stage = "search" // the search over the lattice
+	StageWrite  Stage = "write"  // pass 2: recoding and writing
+	StageVerify Stage = "verify" // re-reading the written file
 )
 
 // Points of a run that Options.AtStage is told of besides the stages above.
 const (
-	StageNoise    = "noise"    // dp: the noisy outputs are computed, nothing written
-	StageRecorded = "recorded" // dp: the spend is in the ledger, nothing published
-	StagePublish  = "publish"  // everything is written (and verified): about to move into place
+	StageNoise    Stage = "noise"    // dp: the noisy outputs are computed, nothing written
+	StageRecorded Stage = "recorded" // dp: the spend is in the ledger, nothing published
+	StagePublish  Stage = "publish"  // everything is written (and verified): about to move into place
 	// A release with --force and --report: the old report is removed (the old release
 	// is still in place), then the release is in place (the new report not yet).
-	StageReportRemoved    = "report-removed"
-	StageReleasePublished = "release-published"
+	StageReportRemoved    Stage = "report-removed"
+	StageReleasePublished Stage = "release-published"
 )
+
+// Stages are the stages and points of a run, in the order a run reaches them.
+var Stages = []Stage{StageRead, StageSearch, StageWrite, StageVerify, StageNoise, StageRecorded, StagePublish, StageReportRemoved, StageReleasePublished}
+
+// String is the stage's name.
+func (s Stage) String() string { return string(s) }
+
+// LogValue logs the stage as its name, a string.
+func (s Stage) LogValue() slog.Value { return slog.StringValue(string(s)) }
 
 // Progress counts a run's work while it happens, for a progress display: another
 // goroutine may read it at any time. A nil *Progress counts nothing.
@@ -27,23 +43,23 @@ type Progress struct {
 	Read      atomic.Int64 // records read by pass 1
 	Evaluated atomic.Int64 // lattice nodes counted by the search
 	Written   atomic.Int64 // records released by pass 2 (suppressed records are not counted)
-	stage     atomic.Value // string
+	stage     atomic.Value // Stage
 	// OnBatch, when not nil, is called with the stage by the worker goroutine that
 	// counts a batch read (StageRead) or written (StageWrite): a test's way into them.
-	OnBatch func(stage string)
+	OnBatch func(stage Stage)
 }
 
 // Stage returns the stage the run is in ("" before the first).
-func (p *Progress) Stage() string {
+func (p *Progress) Stage() Stage {
 	if p == nil {
 		return ""
 	}
-	s, _ := p.stage.Load().(string)
+	s, _ := p.stage.Load().(Stage)
 	return s
 }
 
 // Enter records that the run entered stage.
-func (p *Progress) Enter(stage string) {
+func (p *Progress) Enter(stage Stage) {
 	if p != nil {
 		p.stage.Store(stage)
 	}
@@ -66,7 +82,7 @@ func (p *Progress) AddWritten(n int) {
 }
 
 // batch tells OnBatch, when set, that a batch of stage was counted.
-func (p *Progress) batch(stage string) {
+func (p *Progress) batch(stage Stage) {
 	if p.OnBatch != nil {
 		p.OnBatch(stage)
 	}

@@ -167,8 +167,8 @@ func TestVerificationReadKeepsKind(t *testing.T) {
 // worker) or pass 2 (the writer) ends the release with an internal error carrying the
 // worker's stack, not a crash; every goroutine ends and the output folder stays empty.
 func TestWorkerPanicWritesNothing(t *testing.T) {
-	for _, stage := range []string{job.StageRead, job.StageWrite} {
-		t.Run(stage, func(t *testing.T) {
+	for _, stage := range []job.Stage{job.StageRead, job.StageWrite} {
+		t.Run(stage.String(), func(t *testing.T) {
 			cfg, in, dir := hospitalFixture(t, 20000)
 			out := filepath.Join(dir, "out")
 			if err := os.Mkdir(out, 0o755); err != nil {
@@ -176,7 +176,7 @@ func TestWorkerPanicWritesNothing(t *testing.T) {
 			}
 			base := runtime.NumGoroutine()
 			prog := &job.Progress{}
-			prog.OnBatch = func(s string) {
+			prog.OnBatch = func(s job.Stage) {
 				if s == stage {
 					var codes []int32
 					_ = codes[len(s)] // a worker's defect

@@ -332,7 +332,7 @@ func TestPartsReleaseFolder(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cancelled := filepath.Join(dir, "cancelled") + string(filepath.Separator)
-	_, err = Release(ctx, cfg, job.Options{Input: parts, Output: cancelled, AtStage: func(stage string) {
+	_, err = Release(ctx, cfg, job.Options{Input: parts, Output: cancelled, AtStage: func(stage job.Stage) {
 		if stage == job.StagePublish {
 			cancel()
 		}

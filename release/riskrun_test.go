@@ -166,8 +166,8 @@ func TestReleaseRiskLimits(t *testing.T) {
 	} {
 		cfg := loadConfigText(t, testfiles.Replace(t, string(raw), "privacy: {k: 5, suppression: 0.05}", tt.privacy))
 		out := filepath.Join(dir, fmt.Sprintf("r%d.csv", i))
-		var stages []string
-		_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out, AtStage: func(s string) { stages = append(stages, s) }})
+		var stages []job.Stage
+		_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out, AtStage: func(s job.Stage) { stages = append(stages, s) }})
 		if slices.Contains(stages, job.StageWrite) {
 			t.Errorf("%s: the run reached the write stage (%v) before failing", tt.privacy, stages)
 		}

@@ -209,7 +209,7 @@ func TestReleaseInputChangedDuringPass2(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := filepath.Join(dir, "out.csv")
-			opt := job.Options{Input: in, Output: out, AtStage: func(stage string) {
+			opt := job.Options{Input: in, Output: out, AtStage: func(stage job.Stage) {
 				if stage != job.StageWrite {
 					return
 				}
@@ -270,7 +270,7 @@ func TestCancelAtPublishWritesNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out := filepath.Join(dir, "out.csv")
-	_, err := Release(ctx, cfg, job.Options{Input: in, Output: out, Report: filepath.Join(dir, "r.json"), AtStage: func(stage string) {
+	_, err := Release(ctx, cfg, job.Options{Input: in, Output: out, Report: filepath.Join(dir, "r.json"), AtStage: func(stage job.Stage) {
 		if stage == job.StagePublish {
 			cancel()
 		}
@@ -306,7 +306,7 @@ func TestDPCancelAtPublishWritesNothing(t *testing.T) {
 	in, _ := filepath.Abs("../testdata/hospital.csv")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err = dprun.Run(ctx, cfg, job.Options{Input: in, Output: filepath.Join(dir, "out"), AtStage: func(stage string) {
+	_, err = dprun.Run(ctx, cfg, job.Options{Input: in, Output: filepath.Join(dir, "out"), AtStage: func(stage job.Stage) {
 		if stage == job.StagePublish {
 			cancel()
 		}
@@ -327,8 +327,8 @@ func TestDPCancelAtPublishWritesNothing(t *testing.T) {
 // nothing is published: pass 2 writes from what pass 1 held, so the check is the
 // verification's reading of the input, byte for byte against pass 1's.
 func TestReleaseInputChangedUnseen(t *testing.T) {
-	for _, stage := range []string{job.StageWrite, job.StageVerify} {
-		t.Run(stage, func(t *testing.T) {
+	for _, stage := range []job.Stage{job.StageWrite, job.StageVerify} {
+		t.Run(stage.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			hier := filepath.Join(dir, "sex.csv")
 			if err := os.WriteFile(hier, []byte("M;*\nF;*\n"), 0o600); err != nil {
@@ -351,7 +351,7 @@ columns:
 privacy: {k: 40, suppression: 0}
 `)
 			out := filepath.Join(dir, "out.csv")
-			opt := job.Options{Input: in, Output: out, AtStage: func(s string) {
+			opt := job.Options{Input: in, Output: out, AtStage: func(s job.Stage) {
 				if s != stage {
 					return
 				}

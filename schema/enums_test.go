@@ -1,6 +1,7 @@
-package schema
+package schema_test
 
 import (
+	"fmt"
 	"go/ast"
 	goparser "go/parser"
 	"go/token"
@@ -13,24 +14,40 @@ import (
 
 	"sanitizer/closeness"
 	"sanitizer/diversity"
+	"sanitizer/job"
+	"sanitizer/schema"
 )
 
 // enumSpellings are the configuration spellings of the enumerations that are types,
-// with the type that defines each.
+// with the types that define each (a spelling may be a value of more than one).
 func enumSpellings() map[string]string {
 	out := map[string]string{}
 	add := func(typ string, names []string) {
 		for _, n := range names {
-			out[n] = typ
+			if out[n] != "" {
+				out[n] += " or " + typ
+			} else {
+				out[n] = typ
+			}
 		}
 	}
-	add("schema.Algorithm", spellings(Algorithms))
-	add("schema.Metric", spellings(Metrics))
-	add("schema.LossAggregate", spellings(LossAggregates))
+	add("schema.Algorithm", spellings(schema.Algorithms))
+	add("schema.Metric", spellings(schema.Metrics))
+	add("schema.LossAggregate", spellings(schema.LossAggregates))
 	add("diversity.Variant", spellings(diversity.Variants))
 	add("diversity.Estimator", spellings(diversity.Estimators))
 	add("closeness.Distance", spellings(closeness.Distances))
 	add("closeness.LikenessVariant", spellings(closeness.LikenessVariants))
+	add("job.Stage", spellings(job.Stages))
+	return out
+}
+
+// spellings returns the String of each of values.
+func spellings[E fmt.Stringer](values []E) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = v.String()
+	}
 	return out
 }
 

@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // runWith is run with a function told of each stage a release, dp or gen run begins
 // (job.Options.AtStage; nil: none), where the tests stop a run.
-func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, atStage func(stage string)) int {
+func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, atStage func(stage job.Stage)) int {
 	// What is printed quotes names, paths and labels from the configuration and the
 	// data: their bidi and terminal controls are shown as escapes (report.Visible).
 	// Only the progress line, which quotes none, writes to stderr as it is.
@@ -121,7 +121,7 @@ type globals struct {
 	logFormat     string
 	progressEvery time.Duration
 	log           *slog.Logger
-	atStage       func(stage string) // given to every run as job.Options.AtStage
+	atStage       func(stage job.Stage) // given to every run as job.Options.AtStage
 }
 
 // setup makes the logger: text on stderr with warnings and errors only (none with

@@ -29,7 +29,7 @@ type collector struct {
 var readPercent = 200
 
 // at adjusts the collector as stage begins.
-func (c *collector) at(stage string) {
+func (c *collector) at(stage job.Stage) {
 	switch stage {
 	case job.StageRead:
 		if c.reading {
@@ -78,9 +78,9 @@ func (c *collector) restore() {
 }
 
 // both is a stage hook that calls f, then g when it is set.
-func both(f, g func(stage string)) func(stage string) {
+func both(f, g func(stage job.Stage)) func(stage job.Stage) {
 	if g == nil {
 		return f
 	}
-	return func(stage string) { f(stage); g(stage) }
+	return func(stage job.Stage) { f(stage); g(stage) }
 }

@@ -21,7 +21,7 @@ func TestCollectorStages(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(60))
 	c := &collector{}
 	for _, step := range []struct {
-		stage string
+		stage job.Stage
 		want  int
 	}{{job.StageRead, readPercent}, {job.StageSearch, 30}, {job.StageWrite, 60}, {job.StageVerify, 60}} {
 		c.at(step.stage)
@@ -39,7 +39,7 @@ func TestCollectorStages(t *testing.T) {
 		c.restore()
 	}
 	debug.SetGCPercent(60)
-	for _, last := range []string{job.StageRead, job.StageSearch} {
+	for _, last := range []job.Stage{job.StageRead, job.StageSearch} {
 		c := &collector{}
 		c.at(job.StageRead)
 		c.at(last)

@@ -14,6 +14,7 @@ import (
 
 	"sanitizer/internal/supervise"
 	"sanitizer/internal/testfiles"
+	"sanitizer/job"
 )
 
 // The kill tests run this test binary again as the command line: with childEnv set,
@@ -41,11 +42,11 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	}
 	ctx, stopSignals := signalContext()
-	var atStage func(string)
+	var atStage func(job.Stage)
 	if stop := os.Getenv(stopEnv); stop != "" {
 		signal := os.NewFile(3, "stage")
-		atStage = func(stage string) {
-			if stage == stop {
+		atStage = func(stage job.Stage) {
+			if stage == job.Stage(stop) {
 				fmt.Fprintln(signal, stage)
 				select {} // until killed
 			}
@@ -53,8 +54,8 @@ func TestMain(m *testing.M) {
 	}
 	if pause := os.Getenv(pauseEnv); pause != "" {
 		signal := os.NewFile(3, "stage")
-		atStage = func(stage string) {
-			if stage == pause {
+		atStage = func(stage job.Stage) {
+			if stage == job.Stage(pause) {
 				fmt.Fprintln(signal, stage)
 				<-ctx.Done()
 			}
