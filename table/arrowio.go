@@ -374,120 +374,62 @@ func (s *arrowSource) Stream(ctx context.Context, cols []int, out chan<- *Batch)
 
 // StreamAs is Stream, the columns cols[j] given in the form as[j]: an array as slices
 // of the file's arrays (concatenated where a batch spans two record batches).
-func (s *arrowSource) StreamAs(ctx context.Context, cols []int, as []Form, out chan<- *Batch) (err error) {
-	defer close(out)
-	col := "" // the column being converted, for errors
-	defer func() {
-		if r := recover(); r != nil {
-			err = readPanic(r, func(cause error) error { return s.corrupt(col, cause) })
-		}
-	}()
-	for j, c := range cols {
-		if c < 0 || c >= len(s.cols) {
-			return fmt.Errorf("%s: column index %d out of range", s.path, c)
-		}
-		if err := readable(s.path, s.cols[c], formOf(as, j) == AsArray); err != nil {
-			return err
-		}
-	}
-	width := len(cols)
-	keyed := make([]bool, width)
-	for j, c := range cols {
-		keyed[j] = formOf(as, j) == AsKey && s.cols[c].KeyText != nil
-	}
-	pend := make([][]arrow.Array, width) // per array column: the batch's slices so far
-	send := func(b *Batch) error {
-		if err := joinSlices(b, pend); err != nil {
-			return err
-		}
-		select {
-		case out <- b:
-			return nil
-		case <-ctx.Done():
-			b.Release()
-			return ctx.Err()
-		}
-	}
-	b := NewBatch(s.read, width)
-	conv := make([]func(int) (string, bool), width)
-	caches := make([]*textCache, width)
-	for j := range caches {
-		caches[j] = newTextCache()
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rec, release, err := s.nextRecord()
+func (s *arrowSource) StreamAs(ctx context.Context, cols []int, as []Form, out chan<- *Batch) error {
+	return guardStream(out, s.corrupt, func(col *string) error {
+		bt, err := newRecordBatcher(ctx, out, s.path, s.cols, cols, as, col, s.corrupt)
 		if err != nil {
 			return err
 		}
-		if rec == nil {
-			break
+		b := NewBatch(s.read, len(cols))
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			rec, release, err := s.nextRecord()
+			if err != nil {
+				return err
+			}
+			if rec == nil {
+				break
+			}
+			if b, err = s.putRecord(bt, cols, rec, release, b); err != nil {
+				return err
+			}
 		}
-		err = func() error {
-			defer release()
-			n := rec.NumRows()
-			if n < 0 || n > arrowMaxBatchRows {
-				return s.corrupt("", fmt.Errorf("a record batch of %d records", n))
+		if b.N > 0 {
+			return bt.send(b)
+		}
+		return nil
+	})
+}
+
+// putRecord puts the records of record batch rec (released by release once read) into
+// batches, b the one being filled: it sends every batch it fills and returns the one to
+// fill next.
+func (s *arrowSource) putRecord(bt *recordBatcher, cols []int, rec arrow.Record, release func(), b *Batch) (*Batch, error) {
+	defer release()
+	n := rec.NumRows()
+	if n < 0 || n > arrowMaxBatchRows {
+		return b, s.corrupt("", fmt.Errorf("a record batch of %d records", n))
+	}
+	if err := bt.take(rec, cols, int(n)); err != nil {
+		return b, err
+	}
+	for off := 0; off < int(n); {
+		m := min(int(n)-off, BatchRows-b.N)
+		if err := bt.put(b, off, m); err != nil {
+			return b, err
+		}
+		s.read += m
+		off += m
+		if b.N == BatchRows {
+			if err := bt.send(b); err != nil {
+				return b, err
 			}
-			for j, c := range cols {
-				col = s.cols[c].Name
-				arr := rec.Column(c)
-				if int64(arr.Len()) < n {
-					return s.corrupt(col, fmt.Errorf("%d values in a record batch of %d records", arr.Len(), n))
-				}
-				conv[j] = nil
-				if formOf(as, j) != AsArray && !keyed[j] {
-					conv[j] = arrowText(arr, caches[j])
-				}
-			}
-			col = ""
-			for off := 0; off < int(n); {
-				m := min(int(n)-off, BatchRows-b.N)
-				base := len(b.Fields)
-				b.Fields = b.Fields[:base+m*width]
-				for j := range cols {
-					col = s.cols[cols[j]].Name
-					text := conv[j]
-					if keyed[j] {
-						arrowKeys(rec.Column(cols[j]), off, b.moreKeys(j, m), func(i int) { b.SetNull((base/width+i)*width + j) })
-						continue
-					}
-					if text == nil {
-						pend[j] = append(pend[j], array.NewSlice(rec.Column(cols[j]), int64(off), int64(off+m)))
-						continue
-					}
-					for i := range m {
-						k := base + i*width + j
-						if v, null := text(off + i); null {
-							b.SetNull(k)
-						} else {
-							b.Fields[k] = v
-						}
-					}
-				}
-				col = ""
-				b.N += m
-				s.read += m
-				off += m
-				if b.N == BatchRows {
-					if err := send(b); err != nil {
-						return err
-					}
-					b = NewBatch(s.read, width)
-				}
-			}
-			return nil
-		}()
-		if err != nil {
-			return err
+			b = NewBatch(s.read, len(cols))
 		}
 	}
-	if b.N > 0 {
-		return send(b)
-	}
-	return nil
+	return b, nil
 }
 
 // arrowValues is an arrow array of values of type T.

@@ -1,7 +1,6 @@
 package table
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -78,6 +77,10 @@ type directReader struct {
 	f32    []float32
 	f64    []float64
 	bools  []bool
+	// text and key give the text and the key (nil: the column has none) of value v of
+	// the values read last
+	text func(v int) string
+	key  func(v int) int64
 }
 
 func newDirectReader(kind directKind, maxDef int16) *directReader {
@@ -89,16 +92,36 @@ func newDirectReader(kind directKind, maxDef int16) *directReader {
 	case directString:
 		d.bytes = make([]parquet.ByteArray, BatchRows)
 		d.strs = make([]string, BatchRows)
+		d.text = func(v int) string { return d.strs[v] }
 	case directInt32, directDate32:
 		d.i32 = make([]int32, BatchRows)
+		format := FormatInt
+		if kind == directDate32 {
+			format = FormatDate
+		}
+		d.text = func(v int) string { return d.cache.num(int64(d.i32[v]), format) }
+		d.key = func(v int) int64 { return int64(d.i32[v]) }
 	case directInt64:
 		d.i64 = make([]int64, BatchRows)
+		d.text = func(v int) string { return d.cache.num(d.i64[v], FormatInt) }
+		d.key = func(v int) int64 { return d.i64[v] }
 	case directFloat32:
 		d.f32 = make([]float32, BatchRows)
+		d.text = func(v int) string { return FormatFloat32(d.f32[v]) }
+		d.key = func(v int) int64 { return int64(math.Float32bits(d.f32[v])) }
 	case directFloat64:
 		d.f64 = make([]float64, BatchRows)
+		d.text = func(v int) string { return FormatFloat(d.f64[v]) }
+		d.key = func(v int) int64 { return int64(math.Float64bits(d.f64[v])) }
 	case directBool:
 		d.bools = make([]bool, BatchRows)
+		d.text = func(v int) string { return FormatBool(d.bools[v]) }
+		d.key = func(v int) int64 {
+			if d.bools[v] {
+				return 1
+			}
+			return 0
+		}
 	}
 	return d
 }
@@ -112,82 +135,17 @@ func (d *directReader) read(cr file.ColumnChunkReader, n int, b *Batch, j, width
 	if d.maxDef > 0 {
 		defs = d.defs[:n]
 	}
-	var (
-		total int64
-		vals  int
-		err   error
-		text  func(v int) string
-		key   func(v int) int64 // when keyed
-	)
-	switch d.kind {
-	case directString:
-		r, ok := cr.(*file.ByteArrayColumnChunkReader)
-		if !ok {
-			return errors.New("not a byte array column")
-		}
-		total, vals, err = d.readStrings(r, n, defs)
-		text = func(v int) string { return d.strs[v] }
-	case directInt32, directDate32:
-		r, ok := cr.(*file.Int32ColumnChunkReader)
-		if !ok {
-			return errors.New("not an int32 column")
-		}
-		total, vals, err = r.ReadBatch(int64(n), d.i32[:n], defs, nil)
-		format := FormatInt
-		if d.kind == directDate32 {
-			format = FormatDate
-		}
-		text = func(v int) string { return d.cache.num(int64(d.i32[v]), format) }
-		key = func(v int) int64 { return int64(d.i32[v]) }
-	case directInt64:
-		r, ok := cr.(*file.Int64ColumnChunkReader)
-		if !ok {
-			return errors.New("not an int64 column")
-		}
-		total, vals, err = r.ReadBatch(int64(n), d.i64[:n], defs, nil)
-		text = func(v int) string { return d.cache.num(d.i64[v], FormatInt) }
-		key = func(v int) int64 { return d.i64[v] }
-	case directFloat32:
-		r, ok := cr.(*file.Float32ColumnChunkReader)
-		if !ok {
-			return errors.New("not a float column")
-		}
-		total, vals, err = r.ReadBatch(int64(n), d.f32[:n], defs, nil)
-		text = func(v int) string { return FormatFloat32(d.f32[v]) }
-		key = func(v int) int64 { return int64(math.Float32bits(d.f32[v])) }
-	case directFloat64:
-		r, ok := cr.(*file.Float64ColumnChunkReader)
-		if !ok {
-			return errors.New("not a double column")
-		}
-		total, vals, err = r.ReadBatch(int64(n), d.f64[:n], defs, nil)
-		text = func(v int) string { return FormatFloat(d.f64[v]) }
-		key = func(v int) int64 { return int64(math.Float64bits(d.f64[v])) }
-	case directBool:
-		r, ok := cr.(*file.BooleanColumnChunkReader)
-		if !ok {
-			return errors.New("not a boolean column")
-		}
-		total, vals, err = r.ReadBatch(int64(n), d.bools[:n], defs, nil)
-		text = func(v int) string { return FormatBool(d.bools[v]) }
-		key = func(v int) int64 {
-			if d.bools[v] {
-				return 1
-			}
-			return 0
-		}
-	default:
-		return errors.New("no direct reading")
-	}
+	total, vals, err := d.values(cr, n, defs)
 	if err != nil {
 		return err
 	}
 	if total != int64(n) {
 		return fmt.Errorf("%d values where the row group has %d more records", total, n)
 	}
-	if keyed && key == nil {
+	if keyed && d.key == nil {
 		return errors.New("no keys for this column")
 	}
+	text, key := d.text, d.key
 	put := func(i, v int) { b.Fields[i*width+j] = text(v) }
 	if keyed {
 		keys := b.moreKeys(j, n)
@@ -218,6 +176,45 @@ func (d *directReader) read(cr file.ColumnChunkReader, n int, b *Batch, j, width
 		return fmt.Errorf("%d values for %d present records", vals, v)
 	}
 	return nil
+}
+
+// directPhysical names the physical type each direct reading reads, for errors.
+var directPhysical = [...]string{directString: "a byte array", directInt32: "an int32", directDate32: "an int32",
+	directInt64: "an int64", directFloat32: "a float", directFloat64: "a double", directBool: "a boolean"}
+
+// values reads the next n records of the column chunk: their definition levels into
+// defs (nil for a required column) and their values into the reader's buffer (text
+// and key give them). It returns how many levels and values it read.
+func (d *directReader) values(cr file.ColumnChunkReader, n int, defs []int16) (int64, int, error) {
+	switch d.kind {
+	case directString:
+		if r, is := cr.(*file.ByteArrayColumnChunkReader); is {
+			return d.readStrings(r, n, defs)
+		}
+	case directInt32, directDate32:
+		if r, is := cr.(*file.Int32ColumnChunkReader); is {
+			return r.ReadBatch(int64(n), d.i32[:n], defs, nil)
+		}
+	case directInt64:
+		if r, is := cr.(*file.Int64ColumnChunkReader); is {
+			return r.ReadBatch(int64(n), d.i64[:n], defs, nil)
+		}
+	case directFloat32:
+		if r, is := cr.(*file.Float32ColumnChunkReader); is {
+			return r.ReadBatch(int64(n), d.f32[:n], defs, nil)
+		}
+	case directFloat64:
+		if r, is := cr.(*file.Float64ColumnChunkReader); is {
+			return r.ReadBatch(int64(n), d.f64[:n], defs, nil)
+		}
+	case directBool:
+		if r, is := cr.(*file.BooleanColumnChunkReader); is {
+			return r.ReadBatch(int64(n), d.bools[:n], defs, nil)
+		}
+	default:
+		return 0, 0, errors.New("no direct reading")
+	}
+	return 0, 0, fmt.Errorf("not %s column", directPhysical[d.kind])
 }
 
 // readStrings reads the next n records of a string column chunk as ReadBatch would,
@@ -254,11 +251,10 @@ func (s *parquetSource) directKinds(cols []int) []directKind {
 	return kinds
 }
 
-// streamDirect is stream for columns that all have a direct reading: row group by row
-// group, batchRows records at a time from each column chunk reader; the keyed columns
-// as keys. col names the
-// column being read, for the caller's messages.
-func (s *parquetSource) streamDirect(ctx context.Context, cols []int, kinds []directKind, keyed []bool, col *string, send func(*Batch) error) error {
+// streamDirect is StreamAs for columns that all have a direct reading: row group by row
+// group, batchRows records at a time from each column chunk reader, the columns bt
+// puts as keys as keys (the others as text), each batch sent by bt.
+func (s *parquetSource) streamDirect(cols []int, kinds []directKind, bt *recordBatcher) error {
 	width := len(cols)
 	readers := make([]*directReader, width)
 	for j, c := range cols {
@@ -268,16 +264,16 @@ func (s *parquetSource) streamDirect(ctx context.Context, cols []int, kinds []di
 	for g := 0; g < s.pf.NumRowGroups(); g++ {
 		rg := s.pf.RowGroup(g)
 		for j, c := range cols {
-			*col = s.cols[c].Name
+			*bt.col = s.cols[c].Name
 			cr, err := rg.Column(s.leaves[c][0])
 			if err != nil {
-				return s.corrupt(*col, err)
+				return s.corrupt(*bt.col, err)
 			}
 			chunks[j] = cr
 		}
 		rows := rg.NumRows()
 		for done := int64(0); done < rows; {
-			if err := ctx.Err(); err != nil {
+			if err := bt.ctx.Err(); err != nil {
 				return err
 			}
 			n := int(min(int64(BatchRows), rows-done))
@@ -287,16 +283,16 @@ func (s *parquetSource) streamDirect(ctx context.Context, cols []int, kinds []di
 			b := NewBatch(s.read, width)
 			b.Fields = b.Fields[:n*width]
 			for j, c := range cols {
-				*col = s.cols[c].Name
-				if err := readers[j].read(chunks[j], n, b, j, width, keyed[j]); err != nil {
-					return s.corrupt(*col, err)
+				*bt.col = s.cols[c].Name
+				if err := readers[j].read(chunks[j], n, b, j, width, bt.forms[j] == formKeys); err != nil {
+					return s.corrupt(*bt.col, err)
 				}
 			}
-			*col = ""
+			*bt.col = ""
 			b.N = n
 			s.read += n
 			done += int64(n)
-			if err := send(b); err != nil {
+			if err := bt.send(b); err != nil {
 				return err
 			}
 		}

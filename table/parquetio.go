@@ -226,129 +226,78 @@ func (s *parquetSource) Stream(ctx context.Context, cols []int, out chan<- *Batc
 // StreamAs is Stream, the columns cols[j] given in the form as[j]: arrays of the file's
 // type as the Arrow project's reader decodes them (the other columns are then read
 // through it too).
-func (s *parquetSource) StreamAs(ctx context.Context, cols []int, as []Form, out chan<- *Batch) (err error) {
-	defer close(out)
-	col := ""
-	defer func() {
-		if r := recover(); r != nil {
-			err = readPanic(r, func(cause error) error { return s.corrupt(col, cause) })
+func (s *parquetSource) StreamAs(ctx context.Context, cols []int, as []Form, out chan<- *Batch) error {
+	return guardStream(out, s.corrupt, func(col *string) error {
+		if len(cols) == 0 {
+			return s.streamCount(ctx, out)
 		}
-	}()
-	send := func(b *Batch) error {
-		select {
-		case out <- b:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	if len(cols) == 0 { // only the count: no column chunk is read
-		for int64(s.read) < s.total {
-			n := int(min(int64(BatchRows), s.total-int64(s.read)))
-			b := NewBatch(s.read, 0)
-			b.N = n
-			s.read += n
-			if err := send(b); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	leaves := make([]int, len(cols))
-	keyed := make([]bool, len(cols))
-	indexed := make([]bool, len(cols)) // string columns asked for as keys, read as dictionary indexes
-	for j, c := range cols {
-		if err := readable(s.path, s.cols[c], formOf(as, j) == AsArray); err != nil {
+		bt, err := newRecordBatcher(ctx, out, s.path, s.cols, cols, as, col, s.corrupt)
+		if err != nil {
 			return err
 		}
-		leaves[j] = s.leaves[c][0]
-		keyed[j] = formOf(as, j) == AsKey && s.cols[c].KeyText != nil
-		indexed[j] = formOf(as, j) == AsKey && s.dictionaryEncoded(c)
+		bt.exact = true
+		for j, c := range cols {
+			if formOf(as, j) == AsKey && bt.forms[j] == formText && s.dictionaryEncoded(c) {
+				bt.forms[j] = formIndexes // string columns asked for as keys
+			}
+		}
+		if kinds := s.directKinds(cols); kinds != nil && !s.viaArrow && !bt.has(formArray) && !bt.has(formIndexes) {
+			return s.streamDirect(cols, kinds, bt)
+		}
+		return s.streamRecords(ctx, cols, bt)
+	})
+}
+
+// streamCount sends the records left as batches of no columns: only the count, no
+// column chunk is read.
+func (s *parquetSource) streamCount(ctx context.Context, out chan<- *Batch) error {
+	for int64(s.read) < s.total {
+		n := int(min(int64(BatchRows), s.total-int64(s.read)))
+		b := NewBatch(s.read, 0)
+		b.N = n
+		s.read += n
+		if err := sendBatch(ctx, out, b); err != nil {
+			return err
+		}
 	}
-	if kinds := s.directKinds(cols); kinds != nil && !s.viaArrow && !slices.Contains(as, AsArray) && !slices.Contains(indexed, true) {
-		return s.streamDirect(ctx, cols, kinds, keyed, &col, send)
+	return nil
+}
+
+// streamRecords is StreamAs through the Arrow project's record reader (pqarrow): a
+// batch of each record it decodes.
+func (s *parquetSource) streamRecords(ctx context.Context, cols []int, bt *recordBatcher) error {
+	leaves := make([]int, len(cols))
+	for j, c := range cols {
+		leaves[j] = s.leaves[c][0]
 	}
 	// The record reader returns columns in schema order: find each projected one.
 	order := slices.Clone(leaves)
 	slices.Sort(order)
 	order = slices.Compact(order)
-	fr := s.fr
-	if slices.Contains(indexed, true) {
-		props := pqarrow.ArrowReadProperties{BatchSize: BatchRows}
-		for j, ix := range indexed {
-			if ix {
-				props.SetReadDict(leaves[j], true)
-			}
-		}
-		if fr, err = pqarrow.NewFileReader(s.pf, props, s.mem); err != nil {
-			return s.corrupt("", err)
-		}
+	at := make([]int, len(cols))
+	for j := range cols {
+		at[j] = slices.Index(order, leaves[j])
 	}
-	rr, err := fr.GetRecordReader(ctx, order, nil)
+	rr, err := s.recordReader(ctx, order, leaves, bt.forms)
 	if err != nil {
-		return s.corrupt("", err)
+		return err
 	}
 	defer rr.Release()
-	width := len(cols)
-	conv := make([]func(int) (string, bool), width)
-	caches := make([]*textCache, width)
-	for j := range caches {
-		caches[j] = newTextCache()
-	}
 	for rr.Next() {
 		rec := rr.Record()
 		n := int(rec.NumRows())
 		if int64(s.read+n) > s.total {
 			return s.corrupt("", errors.New("more records than the footer says"))
 		}
-		for j := range cols {
-			at := slices.Index(order, leaves[j])
-			col = s.cols[cols[j]].Name
-			arr := rec.Column(at)
-			if arr.Len() != n {
-				return s.corrupt(col, fmt.Errorf("%d values in a batch of %d records", arr.Len(), n))
-			}
-			conv[j] = nil
-			if formOf(as, j) != AsArray && !keyed[j] && !indexed[j] {
-				conv[j] = arrowText(arr, caches[j])
-			}
+		if err := bt.take(rec, at, n); err != nil {
+			return err
 		}
-		b := NewBatch(s.read, width)
-		b.Fields = b.Fields[:n*width]
-		for j := range cols {
-			if keyed[j] {
-				arrowKeys(rec.Column(slices.Index(order, leaves[j])), 0, b.moreKeys(j, n), func(i int) { b.SetNull(i*width + j) })
-				continue
-			}
-			if indexed[j] {
-				col = s.cols[cols[j]].Name
-				if err := dictionaryIndexes(rec.Column(slices.Index(order, leaves[j])), b, j, n); err != nil {
-					return s.corrupt(col, err)
-				}
-				continue
-			}
-			if conv[j] == nil {
-				if b.Arrays == nil {
-					b.Arrays = make([]arrow.Array, width)
-				}
-				b.Arrays[j] = rec.Column(slices.Index(order, leaves[j]))
-				b.Arrays[j].Retain()
-				continue
-			}
-			col = s.cols[cols[j]].Name
-			text := conv[j]
-			for i := range n {
-				if v, null := text(i); null {
-					b.SetNull(i*width + j)
-				} else {
-					b.Fields[i*width+j] = v
-				}
-			}
+		b := NewBatch(s.read, len(cols))
+		if err := bt.put(b, 0, n); err != nil {
+			return err
 		}
-		col = ""
-		b.N = n
 		s.read += n
-		if err := send(b); err != nil {
+		if err := bt.send(b); err != nil {
 			return err
 		}
 	}
@@ -356,12 +305,36 @@ func (s *parquetSource) StreamAs(ctx context.Context, cols []int, as []Form, out
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return s.corrupt(col, err)
+		return s.corrupt("", err)
 	}
 	if int64(s.read) != s.total {
 		return s.corrupt("", fmt.Errorf("%d records where the footer says %d", s.read, s.total))
 	}
 	return nil
+}
+
+// recordReader opens the Arrow project's record reader over the leaf columns order;
+// the leaves of the columns asked for as dictionary indexes (forms, of the projected
+// columns whose leaves are leaves) are read as dictionary arrays.
+func (s *parquetSource) recordReader(ctx context.Context, order, leaves []int, forms []columnForm) (pqarrow.RecordReader, error) {
+	fr := s.fr
+	if slices.Contains(forms, formIndexes) {
+		props := pqarrow.ArrowReadProperties{BatchSize: BatchRows}
+		for j, f := range forms {
+			if f == formIndexes {
+				props.SetReadDict(leaves[j], true)
+			}
+		}
+		var err error
+		if fr, err = pqarrow.NewFileReader(s.pf, props, s.mem); err != nil {
+			return nil, s.corrupt("", err)
+		}
+	}
+	rr, err := fr.GetRecordReader(ctx, order, nil)
+	if err != nil {
+		return nil, s.corrupt("", err)
+	}
+	return rr, nil
 }
 
 // dictionaryEncoded reports whether column c is a string column whose every column
