@@ -11,29 +11,23 @@ import (
 	"github.com/google/differential-privacy/go/v3/dpagg"
 	"github.com/google/differential-privacy/go/v3/noise"
 
+	"sanitizer/fault"
 	"sanitizer/internal/safe"
-)
-
-// Aggregate statistics.
-const (
-	StatCount     = "count"
-	StatSum       = "sum"
-	StatMean      = "mean"
-	StatQuantiles = "quantiles"
+	"sanitizer/schema"
 )
 
 // Aggregate asks for per-group statistics of a numeric column, each group a cell of a
 // declared domain (every group is released, empty ones too).
 type Aggregate struct {
-	Kind           string  // Laplace or Gaussian
+	Kind           schema.Mechanism
 	Epsilon, Delta float64 // the output's budget, split equally among Stats
 	// L0 is the number of groups one privacy unit may contribute to, LInf the number of
 	// rows it may contribute to one group (both 1 without a privacy unit).
 	L0, LInf     int64
 	ReplaceOne   bool // neighbours differ by one replaced unit, not one added or removed
-	Stats        []string
+	Stats        []schema.Stat
 	Lower, Upper float64   // every value is clamped to [Lower, Upper]
-	Ranks        []float64 // for StatQuantiles
+	Ranks        []float64 // for schema.StatQuantiles
 }
 
 // StatBudget is what one statistic of an aggregate spends and how its noise is
@@ -45,16 +39,16 @@ type Aggregate struct {
 // L0 and LInf are the sensitivities the library is given; LInf is in rows for counts,
 // mean and quantiles, and in value units for sums.
 type StatBudget struct {
-	Stat                   string  `json:"stat"`
-	Epsilon                float64 `json:"epsilon"`
-	Delta                  float64 `json:"delta"`
-	LibEpsilon             float64 `json:"library_epsilon"`
-	LibDelta               float64 `json:"library_delta"`
-	L0                     int64   `json:"l0"`
-	LInf                   float64 `json:"linf"`
-	HalfWidth95            float64 `json:"ci95_half_width,omitempty"` // counts and sums: data-independent
-	SumLower, SumUpper     float64 `json:"-"`
-	MaxContribPerPartition int64   `json:"-"`
+	Stat                   schema.Stat `json:"stat"`
+	Epsilon                float64     `json:"epsilon"`
+	Delta                  float64     `json:"delta"`
+	LibEpsilon             float64     `json:"library_epsilon"`
+	LibDelta               float64     `json:"library_delta"`
+	L0                     int64       `json:"l0"`
+	LInf                   float64     `json:"linf"`
+	HalfWidth95            float64     `json:"ci95_half_width,omitempty"` // counts and sums: data-independent
+	SumLower, SumUpper     float64     `json:"-"`
+	MaxContribPerPartition int64       `json:"-"`
 }
 
 // Check reports settings the library would refuse.
@@ -67,8 +61,8 @@ func (a Aggregate) Check() error {
 	}
 	for _, s := range a.Stats {
 		switch s {
-		case StatCount:
-		case StatSum, StatMean, StatQuantiles:
+		case schema.StatCount:
+		case schema.StatSum, schema.StatMean, schema.StatQuantiles:
 			if !(a.Lower < a.Upper) || math.IsInf(a.Lower, 0) || math.IsInf(a.Upper, 0) {
 				return fmt.Errorf("%s needs finite bounds lower < upper, got [%g, %g]", s, a.Lower, a.Upper)
 			}
@@ -95,20 +89,20 @@ func (a Aggregate) Budgets() ([]StatBudget, error) {
 		b := StatBudget{Stat: s, Epsilon: a.Epsilon / n, Delta: a.Delta / n, L0: a.L0, LInf: float64(a.LInf)}
 		b.LibEpsilon, b.LibDelta = b.Epsilon, b.Delta
 		switch {
-		case s == StatCount && a.ReplaceOne:
+		case s == schema.StatCount && a.ReplaceOne:
 			b.L0 = 2 * a.L0
 		case a.ReplaceOne:
 			b.LibEpsilon = b.Epsilon / 2
 			b.LibDelta = b.Delta / (1 + math.Exp(b.Epsilon/2))
 		}
 		switch s {
-		case StatCount:
+		case schema.StatCount:
 			hw, err := (Mechanism{Kind: a.Kind, Epsilon: b.LibEpsilon, Delta: b.LibDelta, L0: b.L0, LInf: a.LInf}).HalfWidth95()
 			if err != nil {
 				return nil, err
 			}
 			b.HalfWidth95 = hw
-		case StatSum:
+		case schema.StatSum:
 			// A unit adds at most LInf rows, each clamped to [Lower, Upper], to a
 			// group: its total there lies in [SumLower, SumUpper].
 			m := float64(a.LInf)
@@ -128,7 +122,7 @@ func (a Aggregate) Budgets() ([]StatBudget, error) {
 }
 
 func (a Aggregate) noise() noise.Noise {
-	if a.Kind == Gaussian {
+	if a.Kind == schema.Gaussian {
 		return noise.Gaussian()
 	}
 	return noise.Laplace()
@@ -202,12 +196,12 @@ func (a Aggregate) Compute(group []int32, value []float64, groups int) ([]GroupR
 func (a Aggregate) stat(b StatBudget, res *GroupResult, count int64, vals []float64) error {
 	nz := a.noise()
 	switch b.Stat {
-	case StatCount:
+	case schema.StatCount:
 		m := Mechanism{Kind: a.Kind, Epsilon: b.LibEpsilon, Delta: b.LibDelta, L0: b.L0, LInf: a.LInf}
 		c, err := m.Count(count)
 		res.Count = c
 		return err
-	case StatSum:
+	case schema.StatSum:
 		s, err := dpagg.NewBoundedSumFloat64(&dpagg.BoundedSumFloat64Options{
 			Epsilon: b.LibEpsilon, Delta: b.LibDelta, MaxPartitionsContributed: b.L0,
 			Lower: b.SumLower, Upper: b.SumUpper, Noise: nz})
@@ -216,7 +210,7 @@ func (a Aggregate) stat(b StatBudget, res *GroupResult, count int64, vals []floa
 		}
 		res.Sum, err = s.Result()
 		return err
-	case StatMean:
+	case schema.StatMean:
 		s, err := dpagg.NewBoundedMean(&dpagg.BoundedMeanOptions{
 			Epsilon: b.LibEpsilon, Delta: b.LibDelta, MaxPartitionsContributed: b.L0,
 			MaxContributionsPerPartition: b.MaxContribPerPartition, Lower: a.Lower, Upper: a.Upper, Noise: nz})
@@ -225,7 +219,7 @@ func (a Aggregate) stat(b StatBudget, res *GroupResult, count int64, vals []floa
 		}
 		res.Mean, err = s.Result()
 		return err
-	case StatQuantiles:
+	case schema.StatQuantiles:
 		s, err := dpagg.NewBoundedQuantiles(&dpagg.BoundedQuantilesOptions{
 			Epsilon: b.LibEpsilon, Delta: b.LibDelta, MaxPartitionsContributed: b.L0,
 			MaxContributionsPerPartition: b.MaxContribPerPartition, Lower: a.Lower, Upper: a.Upper, Noise: nz})
@@ -238,6 +232,8 @@ func (a Aggregate) stat(b StatBudget, res *GroupResult, count int64, vals []floa
 				return err
 			}
 		}
+	default:
+		return fault.Internalf("unknown statistic %q", b.Stat)
 	}
 	return nil
 }

@@ -3,10 +3,12 @@ package dphist
 import (
 	"math"
 	"testing"
+
+	"sanitizer/schema"
 )
 
 func TestAggregateBudgets(t *testing.T) {
-	a := Aggregate{Kind: Laplace, Epsilon: 1, L0: 2, LInf: 3, Stats: []string{StatCount, StatSum, StatMean, StatQuantiles},
+	a := Aggregate{Kind: schema.Laplace, Epsilon: 1, L0: 2, LInf: 3, Stats: []schema.Stat{schema.StatCount, schema.StatSum, schema.StatMean, schema.StatQuantiles},
 		Lower: -1, Upper: 4, Ranks: []float64{0.5}}
 	b, err := a.Budgets()
 	if err != nil {
@@ -27,7 +29,7 @@ func TestAggregateBudgets(t *testing.T) {
 		t.Errorf("count half-width %g, want about %g", hw, 24*math.Log(20))
 	}
 
-	a.ReplaceOne, a.Kind, a.Delta = true, Gaussian, 4e-6
+	a.ReplaceOne, a.Kind, a.Delta = true, schema.Gaussian, 4e-6
 	if b, err = a.Budgets(); err != nil {
 		t.Fatal(err)
 	}
@@ -42,11 +44,11 @@ func TestAggregateBudgets(t *testing.T) {
 	}
 
 	for _, bad := range []Aggregate{
-		{Kind: Laplace, Epsilon: 1, L0: 1, LInf: 1},
-		{Kind: Laplace, Epsilon: 1, L0: 1, LInf: 1, Stats: []string{StatSum}, Lower: 2, Upper: 2},
-		{Kind: Laplace, Epsilon: 1, L0: 1, LInf: 1, Stats: []string{"median"}},
-		{Kind: Laplace, Epsilon: 1, L0: 1, LInf: 1, Stats: []string{StatQuantiles}, Lower: 0, Upper: 1, Ranks: []float64{2}},
-		{Kind: Gaussian, Epsilon: 1, L0: 1, LInf: 1, Stats: []string{StatCount}},
+		{Kind: schema.Laplace, Epsilon: 1, L0: 1, LInf: 1},
+		{Kind: schema.Laplace, Epsilon: 1, L0: 1, LInf: 1, Stats: []schema.Stat{schema.StatSum}, Lower: 2, Upper: 2},
+		{Kind: schema.Laplace, Epsilon: 1, L0: 1, LInf: 1, Stats: []schema.Stat{"median"}},
+		{Kind: schema.Laplace, Epsilon: 1, L0: 1, LInf: 1, Stats: []schema.Stat{schema.StatQuantiles}, Lower: 0, Upper: 1, Ranks: []float64{2}},
+		{Kind: schema.Gaussian, Epsilon: 1, L0: 1, LInf: 1, Stats: []schema.Stat{schema.StatCount}},
 	} {
 		if _, err := bad.Budgets(); err == nil {
 			t.Errorf("%+v: no error", bad)
@@ -57,7 +59,7 @@ func TestAggregateBudgets(t *testing.T) {
 // TestAggregateCompute: with a budget so large that the noise is negligible, every
 // statistic is the true one of the clamped values.
 func TestAggregateCompute(t *testing.T) {
-	a := Aggregate{Kind: Laplace, Epsilon: 1e5, L0: 1, LInf: 1, Stats: []string{StatCount, StatSum, StatMean, StatQuantiles},
+	a := Aggregate{Kind: schema.Laplace, Epsilon: 1e5, L0: 1, LInf: 1, Stats: []schema.Stat{schema.StatCount, schema.StatSum, schema.StatMean, schema.StatQuantiles},
 		Lower: 0, Upper: 100, Ranks: []float64{0.1, 0.5, 0.9}}
 	var group []int32
 	var value []float64
@@ -102,7 +104,7 @@ func TestAggregateCountVariance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("statistical: many library draws (runs in the full test run, not the -short race run)")
 	}
-	a := Aggregate{Kind: Laplace, Epsilon: 1, L0: 1, LInf: 1, Stats: []string{StatCount}}
+	a := Aggregate{Kind: schema.Laplace, Epsilon: 1, L0: 1, LInf: 1, Stats: []schema.Stat{schema.StatCount}}
 	group := make([]int32, 100)
 	value := make([]float64, 100)
 	const n = 4000

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"sanitizer/fault"
+	"sanitizer/schema"
 )
 
 // The library draws from a cryptographic source and takes no seed, so the statistical
@@ -25,9 +26,9 @@ func TestLaplaceVariance(t *testing.T) {
 		t.Skip("statistical: many library draws (runs in the full test run, not the -short race run)")
 	}
 	for _, m := range []Mechanism{
-		{Kind: Laplace, Epsilon: 0.5, L0: 1, LInf: 5}, // Δ/ε = 10
-		{Kind: Laplace, Epsilon: 0.2, L0: 2, LInf: 1}, // Δ/ε = 10
-		{Kind: Laplace, Epsilon: 1, L0: 1, LInf: 20},  // Δ/ε = 20
+		{Kind: schema.Laplace, Epsilon: 0.5, L0: 1, LInf: 5}, // Δ/ε = 10
+		{Kind: schema.Laplace, Epsilon: 0.2, L0: 2, LInf: 1}, // Δ/ε = 10
+		{Kind: schema.Laplace, Epsilon: 1, L0: 1, LInf: 20},  // Δ/ε = 20
 	} {
 		want := 2 * math.Pow(float64(m.L0*m.LInf)/m.Epsilon, 2)
 		got := sampleVariance(t, m, 40000)
@@ -49,8 +50,8 @@ func TestGaussianVariance(t *testing.T) {
 		t.Skip("statistical: many library draws (runs in the full test run, not the -short race run)")
 	}
 	for _, m := range []Mechanism{
-		{Kind: Gaussian, Epsilon: 1, Delta: 1e-6, L0: 1, LInf: 1},
-		{Kind: Gaussian, Epsilon: 0.5, Delta: 1e-9, L0: 3, LInf: 2},
+		{Kind: schema.Gaussian, Epsilon: 1, Delta: 1e-6, L0: 1, LInf: 1},
+		{Kind: schema.Gaussian, Epsilon: 0.5, Delta: 1e-9, L0: 3, LInf: 2},
 	} {
 		sigma := m.Scale()
 		if !(sigma > 3) {
@@ -89,7 +90,7 @@ func TestLaplaceRatio(t *testing.T) {
 	if testing.Short() {
 		t.Skip("statistical: many library draws (runs in the full test run, not the -short race run)")
 	}
-	m := Mechanism{Kind: Laplace, Epsilon: 0.5, L0: 1, LInf: 1}
+	m := Mechanism{Kind: schema.Laplace, Epsilon: 0.5, L0: 1, LInf: 1}
 	const n = 400000
 	draw := func(x int64) map[int64]int {
 		h := map[int64]int{}
@@ -128,11 +129,11 @@ func TestLaplaceRatio(t *testing.T) {
 func TestHalfWidth(t *testing.T) {
 	// Laplace with b = 10: the 95% interval is ±b·ln(1/0.05) ≈ ±29.96, rounded by the
 	// library's integer interval.
-	hw, err := Mechanism{Kind: Laplace, Epsilon: 0.1, L0: 1, LInf: 1}.HalfWidth95()
+	hw, err := Mechanism{Kind: schema.Laplace, Epsilon: 0.1, L0: 1, LInf: 1}.HalfWidth95()
 	if err != nil || math.Abs(hw-10*math.Log(20)) > 1 {
 		t.Errorf("Laplace half-width %v, %v; want about %.2f", hw, err, 10*math.Log(20))
 	}
-	m := Mechanism{Kind: Gaussian, Epsilon: 1, Delta: 1e-6, L0: 1, LInf: 1}
+	m := Mechanism{Kind: schema.Gaussian, Epsilon: 1, Delta: 1e-6, L0: 1, LInf: 1}
 	hw, err = m.HalfWidth95()
 	if want := 1.96 * m.Scale(); err != nil || math.Abs(hw-want) > 1 {
 		t.Errorf("Gaussian half-width %v, %v; want about %.2f", hw, err, want)
@@ -144,16 +145,16 @@ func TestCheck(t *testing.T) {
 		m  Mechanism
 		ok bool
 	}{
-		{Mechanism{Kind: Laplace, Epsilon: 1, L0: 1, LInf: 1}, true},
-		{Mechanism{Kind: Laplace, Epsilon: 0, L0: 1, LInf: 1}, false},
-		{Mechanism{Kind: Laplace, Epsilon: 1, Delta: 1e-6, L0: 1, LInf: 1}, false},
-		{Mechanism{Kind: Gaussian, Epsilon: 1, L0: 1, LInf: 1}, false},
-		{Mechanism{Kind: Gaussian, Epsilon: 1, Delta: 1e-6, L0: 1, LInf: 1}, true},
-		{Mechanism{Kind: Laplace, Epsilon: 1, L0: 0, LInf: 1}, false},
+		{Mechanism{Kind: schema.Laplace, Epsilon: 1, L0: 1, LInf: 1}, true},
+		{Mechanism{Kind: schema.Laplace, Epsilon: 0, L0: 1, LInf: 1}, false},
+		{Mechanism{Kind: schema.Laplace, Epsilon: 1, Delta: 1e-6, L0: 1, LInf: 1}, false},
+		{Mechanism{Kind: schema.Gaussian, Epsilon: 1, L0: 1, LInf: 1}, false},
+		{Mechanism{Kind: schema.Gaussian, Epsilon: 1, Delta: 1e-6, L0: 1, LInf: 1}, true},
+		{Mechanism{Kind: schema.Laplace, Epsilon: 1, L0: 0, LInf: 1}, false},
 		{Mechanism{Kind: "exponential", Epsilon: 1, L0: 1, LInf: 1}, false},
-		{Mechanism{Kind: Laplace, Epsilon: 1, L0: 1 << 26, LInf: 1 << 27}, true},
-		{Mechanism{Kind: Laplace, Epsilon: 1, L0: 3, LInf: 6148914691236517206}, false}, // the product wraps in int64
-		{Mechanism{Kind: Laplace, Epsilon: 1, L0: 1 << 27, LInf: 1<<26 + 1}, false},
+		{Mechanism{Kind: schema.Laplace, Epsilon: 1, L0: 1 << 26, LInf: 1 << 27}, true},
+		{Mechanism{Kind: schema.Laplace, Epsilon: 1, L0: 3, LInf: 6148914691236517206}, false}, // the product wraps in int64
+		{Mechanism{Kind: schema.Laplace, Epsilon: 1, L0: 1 << 27, LInf: 1<<26 + 1}, false},
 	} {
 		if err := c.m.Check(); (err == nil) != c.ok {
 			t.Errorf("Check(%+v) = %v", c.m, err)
@@ -180,7 +181,7 @@ func TestCount(t *testing.T) {
 	if _, err := Cells([]int{1000, 1000, 1000}, 1<<20); err == nil {
 		t.Error("a cross product of 10⁹ cells accepted")
 	}
-	noisy, err := Noisy(make([]int64, 50), Mechanism{Kind: Laplace, Epsilon: 1, L0: 1, LInf: 1})
+	noisy, err := Noisy(make([]int64, 50), Mechanism{Kind: schema.Laplace, Epsilon: 1, L0: 1, LInf: 1})
 	if err != nil || len(noisy) != 50 {
 		t.Fatalf("noisy %v, %v", noisy, err)
 	}

@@ -5,18 +5,14 @@ import (
 	"math"
 
 	"github.com/google/differential-privacy/go/v3/noise"
-)
 
-// Mechanism kinds.
-const (
-	Laplace  = "laplace"
-	Gaussian = "gaussian"
+	"sanitizer/schema"
 )
 
 // Mechanism adds noise to counts so that their release is (ε, δ)-differentially private
 // when one privacy unit changes at most L0 counts, each by at most LInf.
 type Mechanism struct {
-	Kind    string
+	Kind    schema.Mechanism
 	Epsilon float64
 	Delta   float64 // 0 for Laplace; in (0, 1) for Gaussian
 	L0      int64
@@ -29,7 +25,7 @@ const maxSensitivity = 1 << 53
 // Check reports parameters the library would refuse, with the reason.
 func (m Mechanism) Check() error {
 	switch {
-	case m.Kind != Laplace && m.Kind != Gaussian:
+	case m.Kind != schema.Laplace && m.Kind != schema.Gaussian:
 		return fmt.Errorf("unknown mechanism %q (laplace or gaussian)", m.Kind)
 	case !(m.Epsilon > 0) || math.IsInf(m.Epsilon, 1):
 		return fmt.Errorf("epsilon must be positive and finite, got %g", m.Epsilon)
@@ -38,16 +34,16 @@ func (m Mechanism) Check() error {
 	case m.L0 > maxSensitivity/m.LInf:
 		// The library multiplies them in int64, unchecked: refuse before it wraps.
 		return fmt.Errorf("sensitivities L0=%d, L∞=%d: their product exceeds 2^53", m.L0, m.LInf)
-	case m.Kind == Laplace && m.Delta != 0:
+	case m.Kind == schema.Laplace && m.Delta != 0:
 		return fmt.Errorf("the Laplace mechanism takes no delta, got %g", m.Delta)
-	case m.Kind == Gaussian && !(m.Delta > 0 && m.Delta < 1):
+	case m.Kind == schema.Gaussian && !(m.Delta > 0 && m.Delta < 1):
 		return fmt.Errorf("the Gaussian mechanism needs delta in (0, 1), got %g", m.Delta)
 	}
 	return nil
 }
 
 func (m Mechanism) noise() noise.Noise {
-	if m.Kind == Gaussian {
+	if m.Kind == schema.Gaussian {
 		return noise.Gaussian()
 	}
 	return noise.Laplace()
@@ -56,7 +52,7 @@ func (m Mechanism) noise() noise.Noise {
 // Scale is the noise's scale: the Laplace parameter b = L0·L∞/ε, or the Gaussian σ the
 // library calibrates for (ε, δ).
 func (m Mechanism) Scale() float64 {
-	if m.Kind == Gaussian {
+	if m.Kind == schema.Gaussian {
 		return noise.SigmaForGaussian(m.L0, float64(m.LInf), m.Epsilon, m.Delta)
 	}
 	return float64(m.L0*m.LInf) / m.Epsilon

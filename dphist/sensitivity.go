@@ -13,7 +13,7 @@ func CountSensitivity(dp *schema.DP, parts int) (l0, linf int64) {
 		// up to L0·L∞. Each marginal changes by at most L0·L∞ in L1 (and so in L2).
 		l0, linf = int64(parts), l0*linf
 	}
-	if dp.Neighbours == "replace-one" {
+	if dp.Neighbours == schema.ReplaceOne {
 		// Replacing a unit removes its contribution and adds another's: twice the
 		// cells, each still changed by at most L∞ (counts only grow by contributions).
 		l0 *= 2

@@ -13,12 +13,7 @@ import (
 
 	"sanitizer/dphist/pgm"
 	"sanitizer/internal/safe"
-)
-
-// Synthetic-record methods.
-const (
-	AIM = "aim"
-	MST = "mst"
+	"sanitizer/schema"
 )
 
 // DefaultMaxModelSize is the default cap on the cells of the fitted model.
@@ -28,8 +23,8 @@ const DefaultMaxModelSize = 1 << 22
 // the records should answer well, the budget, and how much one privacy unit can change
 // one marginal.
 type Synth struct {
-	Method string // AIM or MST
-	Sizes  []int  // domain size of every column
+	Method schema.SynthesisMethod
+	Sizes  []int // domain size of every column
 	// Workload is the marginals the records should answer well, as cliques of column
 	// indices (each ascending): AIM's target queries, and the marginals the sampled
 	// records are moved towards (the model's) under either method.
@@ -52,13 +47,13 @@ type Synth struct {
 
 // SynthReport says what a synthetic output measured and spent, never a data value.
 type SynthReport struct {
-	Method    string         `json:"method"`
-	Rho       float64        `json:"zcdp_rho"` // the budget: the largest ρ that gives (ε, δ)
-	RhoSpent  float64        `json:"zcdp_rho_spent"`
-	Rounds    int            `json:"rounds"`
-	Measured  []SynthMeasure `json:"measured"`
-	ModelSize int64          `json:"model_cells"`
-	Rows      int            `json:"rows"`
+	Method    schema.SynthesisMethod `json:"method"`
+	Rho       float64                `json:"zcdp_rho"` // the budget: the largest ρ that gives (ε, δ)
+	RhoSpent  float64                `json:"zcdp_rho_spent"`
+	Rounds    int                    `json:"rounds"`
+	Measured  []SynthMeasure         `json:"measured"`
+	ModelSize int64                  `json:"model_cells"`
+	Rows      int                    `json:"rows"`
 	// RefinedSets is the number of workload marginals the sampled records were moved
 	// towards (the model's, see pgm.Model.Refine) and RefineMoves the changes kept.
 	RefinedSets int `json:"refined_sets"`
@@ -123,7 +118,7 @@ func Synthesize(ctx context.Context, s Synth, cols [][]int32, keep []bool) ([][]
 	}
 	var model *pgm.Model
 	var expand func([][]int32)
-	if s.Method == MST {
+	if s.Method == schema.MST {
 		model, expand, err = r.mst(ctx)
 	} else {
 		model, err = r.aim(ctx)
@@ -158,7 +153,7 @@ func Synthesize(ctx context.Context, s Synth, cols [][]int32, keep []bool) ([][]
 
 func (s Synth) check(cols [][]int32) error {
 	switch {
-	case s.Method != AIM && s.Method != MST:
+	case s.Method != schema.AIM && s.Method != schema.MST:
 		return fmt.Errorf("synthetic: unknown method %q (aim or mst)", s.Method)
 	case len(s.Sizes) == 0 || len(cols) != len(s.Sizes):
 		return fmt.Errorf("synthetic: %d columns for %d domains", len(cols), len(s.Sizes))

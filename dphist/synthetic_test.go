@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"sanitizer/schema"
 )
 
 // synthTable is a table of n rows over domains sizes where column 1 copies column 0
@@ -74,18 +76,18 @@ func TestSynthesizeBudgetAndDomains(t *testing.T) {
 		t.Skip("many library draws (runs in the full test run, not the -short race run)")
 	}
 	for _, c := range []struct {
-		method string
+		method schema.SynthesisMethod
 		sizes  []int
 		way    int
 		eps    float64
 		l1, l2 float64
 		rows   int
 	}{
-		{AIM, []int{4, 3, 5, 2}, 2, 0.5, 1, 1, 700},
-		{AIM, []int{6, 6, 3, 2, 2}, 3, 2, 2, math.Sqrt2, 0},
-		{AIM, []int{3}, 1, 1, 1, 1, 50},
-		{MST, []int{4, 3, 5, 2}, 2, 0.3, 1, 1, 300},
-		{MST, []int{8, 4, 3}, 2, 5, 3, 3, 0},
+		{schema.AIM, []int{4, 3, 5, 2}, 2, 0.5, 1, 1, 700},
+		{schema.AIM, []int{6, 6, 3, 2, 2}, 3, 2, 2, math.Sqrt2, 0},
+		{schema.AIM, []int{3}, 1, 1, 1, 1, 50},
+		{schema.MST, []int{4, 3, 5, 2}, 2, 0.3, 1, 1, 300},
+		{schema.MST, []int{8, 4, 3}, 2, 5, 3, 3, 0},
 	} {
 		cols := synthTable(2000, c.sizes, 7)
 		s := Synth{Method: c.method, Sizes: c.sizes, Workload: Subsets(len(c.sizes), c.way), Epsilon: c.eps, Delta: 1e-9,
@@ -143,7 +145,7 @@ func TestSynthesizeBudgetAndDomains(t *testing.T) {
 func TestSynthesizeHugeEpsilon(t *testing.T) {
 	sizes := []int{5, 4, 3, 2}
 	cols := synthTable(5000, sizes, 11)
-	for _, method := range []string{AIM, MST} {
+	for _, method := range []schema.SynthesisMethod{schema.AIM, schema.MST} {
 		s := Synth{Method: method, Sizes: sizes, Workload: Subsets(4, 2), Epsilon: 1e5, Delta: 1e-9, L1: 1, L2: 1,
 			Seed: 5, Iters: 100, FinalIters: 2000}
 		out, rep, err := Synthesize(context.Background(), s, cols, nil)
@@ -158,7 +160,7 @@ func TestSynthesizeHugeEpsilon(t *testing.T) {
 		if e := marginalL1(cols, out, sizes, []int{0, 1}); e > 0.03 {
 			t.Errorf("%s: marginal (0,1) L1 error %.4f", method, e)
 		}
-		if method == AIM {
+		if method == schema.AIM {
 			for _, p := range Subsets(4, 2) {
 				if e := marginalL1(cols, out, sizes, p); e > 0.03 {
 					t.Errorf("%s: marginal %v L1 error %.4f", method, p, e)
@@ -170,7 +172,7 @@ func TestSynthesizeHugeEpsilon(t *testing.T) {
 
 func TestSynthesizeBadInput(t *testing.T) {
 	cols := synthTable(10, []int{2, 2}, 1)
-	good := Synth{Method: AIM, Sizes: []int{2, 2}, Workload: [][]int{{0, 1}}, Epsilon: 1, Delta: 1e-9, L1: 1, L2: 1}
+	good := Synth{Method: schema.AIM, Sizes: []int{2, 2}, Workload: [][]int{{0, 1}}, Epsilon: 1, Delta: 1e-9, L1: 1, L2: 1}
 	for name, mod := range map[string]func(*Synth){
 		"method":    func(s *Synth) { s.Method = "gan" },
 		"delta":     func(s *Synth) { s.Delta = 0 },
@@ -204,7 +206,7 @@ func TestMSTCompression(t *testing.T) {
 		cols[0][r] = int32([]int{2, 5, 5, 9}[r%4]) // values 2, 5, 9 only
 		cols[1][r] = int32(r % 3)
 	}
-	s := Synth{Method: MST, Sizes: sizes, Workload: [][]int{{0, 1}}, Epsilon: 1e5, Delta: 1e-9, L1: 1, L2: 1, Seed: 9}
+	s := Synth{Method: schema.MST, Sizes: sizes, Workload: [][]int{{0, 1}}, Epsilon: 1e5, Delta: 1e-9, L1: 1, L2: 1, Seed: 9}
 	out, _, err := Synthesize(context.Background(), s, cols, nil)
 	if err != nil {
 		t.Fatal(err)

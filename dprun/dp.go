@@ -355,13 +355,13 @@ func CheckConfig(cfg *schema.Config, opt job.Options) error {
 	}
 	for i, o := range d.Outputs {
 		key := fmt.Sprintf("dp.outputs[%d]", i)
-		if o.Mechanism == dphist.Laplace && o.Delta != 0 {
+		if o.Mechanism == schema.Laplace && o.Delta != 0 {
 			return cfg.Errorf(key+".delta", "the laplace mechanism takes no delta (use mechanism: gaussian)")
 		}
-		if slices.Contains(o.Post, "consistent") && o.Marginals == nil {
+		if slices.Contains(o.Post, schema.PostConsistent) && o.Marginals == nil {
 			return cfg.Errorf(key+".post", "consistent applies to marginals only")
 		}
-		if o.Aggregate != nil && slices.Contains(o.Post, "round") {
+		if o.Aggregate != nil && slices.Contains(o.Post, schema.PostRound) {
 			return cfg.Errorf(key+".post", "round does not apply to an aggregate (its counts are whole already)")
 		}
 		for _, c := range outputColumns(o) {
@@ -888,47 +888,47 @@ func formatCount(v float64, whole bool) string {
 
 // postProcess applies the requested post-processing in the fixed order consistent,
 // clamp, round, and returns the names applied in that order.
-func postProcess(sizes []int, ms []dphist.Marginal, post []string) ([]dphist.Marginal, []string, error) {
+func postProcess(sizes []int, ms []dphist.Marginal, post []schema.PostProcess) ([]dphist.Marginal, []string, error) {
 	applied := []string{}
-	if slices.Contains(post, "consistent") {
+	if slices.Contains(post, schema.PostConsistent) {
 		var err error
 		if ms, err = dphist.Consistent(sizes, ms); err != nil {
 			return nil, nil, err
 		}
-		applied = append(applied, "consistent")
+		applied = append(applied, schema.PostConsistent.String())
 	}
-	if slices.Contains(post, "clamp") {
+	if slices.Contains(post, schema.PostClamp) {
 		for _, m := range ms {
 			for i, v := range m.Cells {
 				m.Cells[i] = math.Max(v, 0)
 			}
 		}
-		applied = append(applied, "clamp")
+		applied = append(applied, schema.PostClamp.String())
 	}
-	if slices.Contains(post, "round") {
+	if slices.Contains(post, schema.PostRound) {
 		for _, m := range ms {
 			for i, v := range m.Cells {
 				m.Cells[i] = math.Round(v)
 			}
 		}
-		applied = append(applied, "round")
+		applied = append(applied, schema.PostRound.String())
 	}
 	return ms, applied, nil
 }
 
 // dpFormat is an output's file format.
-func dpFormat(o schema.DPOutput) string {
+func dpFormat(o schema.DPOutput) schema.Format {
 	if o.Format == "" {
-		return "csv"
+		return schema.FormatCSV
 	}
 	return o.Format
 }
 
 // writeDPTable writes one output table to f.
-func writeDPTable(f io.Writer, format string, cfg *schema.Config, o schema.DPOutput, t *dpTable) error {
+func writeDPTable(f io.Writer, format schema.Format, cfg *schema.Config, o schema.DPOutput, t *dpTable) error {
 	meta := map[string]string{
 		"sanitize.version": build.Version, "sanitize.config_digest": "sha256:" + cfg.Digest, "sanitize.dp_output": o.Name,
-		"sanitize.mechanism": o.Mechanism, "sanitize.epsilon": table.FormatFloat(o.Epsilon), "sanitize.delta": table.FormatFloat(o.Delta),
+		"sanitize.mechanism": o.Mechanism.String(), "sanitize.epsilon": table.FormatFloat(o.Epsilon), "sanitize.delta": table.FormatFloat(o.Delta),
 	}
 	if cfg.Dataset != "" {
 		meta["sanitize.dataset"] = cfg.Dataset
@@ -937,7 +937,7 @@ func writeDPTable(f io.Writer, format string, cfg *schema.Config, o schema.DPOut
 	if dialect.Separator == 0 {
 		dialect = schema.CSV{Separator: ',', Header: true}
 	}
-	s, err := table.NewSink(f, format, dialect, t.cols, meta)
+	s, err := table.NewSink(f, format.String(), dialect, t.cols, meta)
 	if err != nil {
 		return err
 	}

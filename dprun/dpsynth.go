@@ -43,7 +43,7 @@ func syntheticOutput(ctx context.Context, cfg *schema.Config, o schema.DPOutput,
 		}
 	}
 	mo.Synthetic = rep
-	mo.Mechanism = "exponential selection + gaussian measurements (" + s.Method + ", zCDP)"
+	mo.Mechanism = "exponential selection + gaussian measurements (" + s.Method.String() + ", zCDP)"
 	mo.L1, mo.L2 = l1, l2
 	mo.Cells = rep.Rows
 	mo.Post = []string{"graphical-model estimation", "sampling", "refinement towards the model's workload marginals"}
@@ -93,7 +93,7 @@ func syntheticWorkload(s *schema.Synthetic) ([][]int, error) {
 func syntheticSensitivity(cfg *schema.Config) (l1, l2 float64) {
 	l0, linf := dphist.UnitSensitivity(cfg.DP)
 	c := float64(l0 * linf)
-	if cfg.DP.Neighbours == "replace-one" {
+	if cfg.DP.Neighbours == schema.ReplaceOne {
 		return 2 * c, math.Sqrt2 * c
 	}
 	return c, c

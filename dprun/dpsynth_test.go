@@ -12,6 +12,7 @@ import (
 
 	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
+	"sanitizer/schema"
 )
 
 // TestDPSynthetic: a synthetic output has exactly its columns, the rows asked for,
@@ -25,7 +26,7 @@ func TestDPSynthetic(t *testing.T) {
 		name, dp   string
 		l1, l2     float64
 		rows       int
-		method     string
+		method     schema.SynthesisMethod
 		unitCapped bool
 	}{
 		{"aim", "dp:\n  epsilon-total: 1\n  delta-total: 1e-6\n  outputs:\n    - {name: syn, epsilon: 1, delta: 1e-9, synthetic: {columns: [age, sex, dx], rows: 300}}\n",

@@ -76,7 +76,7 @@ func Describe(cfg *schema.Config, p *job.Plan) ([]*Output, error) {
 
 // describe is output o, its columns' domains in doms.
 func describe(cfg *schema.Config, o schema.DPOutput, doms map[string]*dpDomain) (*Output, error) {
-	out := &Output{Spec: o, Manifest: report.ManifestOutput{Name: o.Name, File: o.Name + "." + dpFormat(o), Mechanism: o.Mechanism,
+	out := &Output{Spec: o, Manifest: report.ManifestOutput{Name: o.Name, File: o.Name + "." + dpFormat(o).String(), Mechanism: o.Mechanism.String(),
 		Epsilon: o.Epsilon, Delta: o.Delta, Neighbours: cfg.DP.Neighbours, Other: o.Other, Columns: outputColumns(o), Post: []string{}}}
 	mo := &out.Manifest
 	for _, name := range mo.Columns {
@@ -170,7 +170,7 @@ func (out *Output) describeAggregate(cfg *schema.Config) error {
 	// the one-group bound (1, rows) already covers.
 	l0, linf := dphist.UnitSensitivity(cfg.DP)
 	out.Aggregate = dphist.Aggregate{Kind: o.Mechanism, Epsilon: o.Epsilon, Delta: o.Delta, L0: l0, LInf: linf,
-		ReplaceOne: cfg.DP.Neighbours == "replace-one", Stats: a.Stats, Lower: a.Bounds[0], Upper: a.Bounds[1], Ranks: a.Quantiles}
+		ReplaceOne: cfg.DP.Neighbours == schema.ReplaceOne, Stats: a.Stats, Lower: a.Bounds[0], Upper: a.Bounds[1], Ranks: a.Quantiles}
 	if mo.Stats, err = out.Aggregate.Budgets(); err != nil {
 		return cfg.Errorf(outputKey(cfg, o.Name), "%w", err)
 	}
@@ -237,7 +237,7 @@ func (out *Output) table(n Noisy) (*dpTable, error) {
 	case "marginals":
 		return out.marginalsTable(n.Counts)
 	case "aggregate":
-		return out.aggregateTable(n.Groups), nil
+		return out.aggregateTable(n.Groups)
 	}
 	return nil, fault.Internalf("output %s: no table for a %s output", out.Spec.Name, out.Manifest.Kind)
 }
@@ -250,7 +250,7 @@ func (out *Output) histogramTable(counts []float64) (*dpTable, error) {
 		return nil, err
 	}
 	out.Manifest.Post = applied
-	whole := !slices.Contains(applied, "consistent") || slices.Contains(applied, "round")
+	whole := !slices.Contains(applied, schema.PostConsistent.String()) || slices.Contains(applied, schema.PostRound.String())
 	t := &dpTable{}
 	for _, name := range out.Manifest.Columns {
 		t.cols = append(t.cols, table.OutColumn{Name: name, Type: schema.String})
@@ -283,7 +283,7 @@ func (out *Output) marginalsTable(counts []float64) (*dpTable, error) {
 		return nil, err
 	}
 	mo.Post = applied
-	whole := !slices.Contains(applied, "consistent") || slices.Contains(applied, "round")
+	whole := !slices.Contains(applied, schema.PostConsistent.String()) || slices.Contains(applied, schema.PostRound.String())
 	t := &dpTable{cols: []table.OutColumn{{Name: "marginal", Type: schema.String}}}
 	for _, name := range mo.Columns {
 		t.cols = append(t.cols, table.OutColumn{Name: name, Type: schema.String})
@@ -305,11 +305,11 @@ func (out *Output) marginalsTable(counts []float64) (*dpTable, error) {
 }
 
 // aggregateTable is an aggregate's table: a row per group, its labels and statistics.
-func (out *Output) aggregateTable(res []dphist.GroupResult) *dpTable {
+func (out *Output) aggregateTable(res []dphist.GroupResult) (*dpTable, error) {
 	a, sizes := out.Spec.Aggregate, out.Sizes
-	clamp := slices.Contains(out.Spec.Post, "clamp")
+	clamp := slices.Contains(out.Spec.Post, schema.PostClamp)
 	if clamp {
-		out.Manifest.Post = []string{"clamp"}
+		out.Manifest.Post = []string{schema.PostClamp.String()}
 	}
 	t := &dpTable{}
 	for _, name := range out.Manifest.Columns {
@@ -317,14 +317,16 @@ func (out *Output) aggregateTable(res []dphist.GroupResult) *dpTable {
 	}
 	for _, s := range a.Stats {
 		switch s {
-		case dphist.StatCount:
+		case schema.StatCount:
 			t.cols = append(t.cols, table.OutColumn{Name: "count", Type: schema.Integer})
-		case dphist.StatSum, dphist.StatMean:
-			t.cols = append(t.cols, table.OutColumn{Name: s, Type: schema.Float})
-		case dphist.StatQuantiles:
+		case schema.StatSum, schema.StatMean:
+			t.cols = append(t.cols, table.OutColumn{Name: s.String(), Type: schema.Float})
+		case schema.StatQuantiles:
 			for _, r := range a.Quantiles {
 				t.cols = append(t.cols, table.OutColumn{Name: "quantile_" + table.FormatFloat(r), Type: schema.Float})
 			}
+		default:
+			return nil, fault.Internalf("output %s: statistic %q", out.Spec.Name, s)
 		}
 	}
 	rec := make([]string, 0, len(t.cols))
@@ -333,17 +335,17 @@ func (out *Output) aggregateTable(res []dphist.GroupResult) *dpTable {
 		cellLabels(rec, g, seq(len(sizes)), sizes, out.Labels)
 		for _, s := range a.Stats {
 			switch s {
-			case dphist.StatCount:
+			case schema.StatCount:
 				c := gr.Count
 				if clamp && c < 0 {
 					c = 0
 				}
 				rec = append(rec, table.FormatInt(c))
-			case dphist.StatSum:
+			case schema.StatSum:
 				rec = append(rec, table.FormatFloat(gr.Sum))
-			case dphist.StatMean:
+			case schema.StatMean:
 				rec = append(rec, table.FormatFloat(gr.Mean))
-			case dphist.StatQuantiles:
+			case schema.StatQuantiles:
 				for _, q := range gr.Quantiles {
 					rec = append(rec, table.FormatFloat(q))
 				}
@@ -351,7 +353,7 @@ func (out *Output) aggregateTable(res []dphist.GroupResult) *dpTable {
 		}
 		t.add(rec...)
 	}
-	return t
+	return t, nil
 }
 
 // mechanismFor fills the manifest's sensitivity and noise fields for counts.

@@ -136,7 +136,7 @@ func workloadError(a, b [][]int32, sizes []int, way int) float64 {
 func BenchmarkSynthAdult(b *testing.B) {
 	method := os.Getenv("SYNTH_METHOD")
 	if method == "" {
-		method = dphist.AIM
+		method = schema.AIM.String()
 	}
 	epss := []float64{0.3, 1, 3}
 	if v, err := strconv.ParseFloat(os.Getenv("SYNTH_EPS"), 64); err == nil {

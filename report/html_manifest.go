@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"sanitizer/schema"
 )
 
 // The DP manifest's page: the run's budget, each output's budget, mechanism and noise,
@@ -62,7 +64,7 @@ func manifestPage(m *Manifest) manifestView {
 		}
 		if s := o.Synthetic; s != nil {
 			v.Synthetic = append(v.Synthetic, fmt.Sprintf("%s (%s): %s synthetic records made by %s from %s noisy marginals measured in %s rounds (zCDP ρ = %s). The records are drawn from a model fitted to the noisy marginals: none is a real person's record.",
-				o.Name, o.File, fmtCount(int64(s.Rows)), strings.ToUpper(s.Method), fmtCount(int64(len(s.Measured))), fmtCount(int64(s.Rounds)), fmtScale(s.Rho)))
+				o.Name, o.File, fmtCount(int64(s.Rows)), strings.ToUpper(s.Method.String()), fmtCount(int64(len(s.Measured))), fmtCount(int64(s.Rounds)), fmtScale(s.Rho)))
 		}
 	}
 	if m.Ledger != nil {
@@ -82,13 +84,13 @@ func manifestLead(m *Manifest) []string {
 		"ε bounds how much one person's records can change what is published: the smaller, the more private (at ε = 1, one person changes the odds of any published result by at most a factor of e ≈ 2.7). δ is the small chance that this bound fails; 0 is pure ε-differential privacy.",
 	}
 	switch m.Neighbours {
-	case "add-remove":
+	case schema.AddRemove:
 		out = append(out, "Neighbours: add-remove. The guarantee holds between any two datasets that differ by one person's records, added or removed.")
-	case "replace-one":
+	case schema.ReplaceOne:
 		out = append(out, "Neighbours: replace-one. The guarantee holds between any two datasets that differ by one person's records replaced by someone else's.")
 	case "":
 	default:
-		out = append(out, "Neighbours: "+m.Neighbours+".")
+		out = append(out, "Neighbours: "+m.Neighbours.String()+".")
 	}
 	if u := m.PrivacyUnit; u != nil {
 		s := fmt.Sprintf("The privacy unit is %s: the guarantee protects everything one %s contributes", u.Column, u.Column)
@@ -142,7 +144,7 @@ func aggregateHalfWidth(o ManifestOutput) string {
 	var parts []string
 	for _, s := range o.Stats {
 		if s.HalfWidth95 > 0 {
-			parts = append(parts, s.Stat+" ± "+fmtScale(s.HalfWidth95))
+			parts = append(parts, s.Stat.String()+" ± "+fmtScale(s.HalfWidth95))
 		}
 	}
 	if len(parts) == 0 {
@@ -173,7 +175,7 @@ func newAggregateView(o ManifestOutput) aggregateView {
 		if st.HalfWidth95 > 0 {
 			hw = "± " + fmtScale(st.HalfWidth95)
 		}
-		v.Stats = append(v.Stats, statRow{st.Stat, fmtG(st.Epsilon), fmtSci(st.Delta), hw})
+		v.Stats = append(v.Stats, statRow{st.Stat.String(), fmtG(st.Epsilon), fmtSci(st.Delta), hw})
 	}
 	return v
 }

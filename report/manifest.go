@@ -4,22 +4,23 @@ import (
 	"fmt"
 	"io"
 	"sanitizer/dphist"
+	"sanitizer/schema"
 	"strings"
 )
 
 // Manifest describes a DP run's outputs: how each was made private, never a data value.
 type Manifest struct {
-	Tool         string           `json:"tool"`
-	Version      string           `json:"version"`
-	Dataset      string           `json:"dataset,omitempty"`
-	ConfigDigest string           `json:"config_digest"`
-	CreatedUTC   string           `json:"created_utc"`
-	Neighbours   string           `json:"neighbours"`
-	PrivacyUnit  *ManifestUnit    `json:"privacy_unit,omitempty"`
-	Epsilon      float64          `json:"epsilon"` // this run, composed sequentially
-	Delta        float64          `json:"delta"`
-	Ledger       *ManifestLedger  `json:"ledger,omitempty"`
-	Outputs      []ManifestOutput `json:"outputs"`
+	Tool         string            `json:"tool"`
+	Version      string            `json:"version"`
+	Dataset      string            `json:"dataset,omitempty"`
+	ConfigDigest string            `json:"config_digest"`
+	CreatedUTC   string            `json:"created_utc"`
+	Neighbours   schema.Neighbours `json:"neighbours"`
+	PrivacyUnit  *ManifestUnit     `json:"privacy_unit,omitempty"`
+	Epsilon      float64           `json:"epsilon"` // this run, composed sequentially
+	Delta        float64           `json:"delta"`
+	Ledger       *ManifestLedger   `json:"ledger,omitempty"`
+	Outputs      []ManifestOutput  `json:"outputs"`
 }
 
 // ManifestUnit is the privacy unit's contribution bounds.
@@ -65,7 +66,7 @@ type ManifestOutput struct {
 	Mechanism     string               `json:"mechanism"`
 	Epsilon       float64              `json:"epsilon"`
 	Delta         float64              `json:"delta"`
-	Neighbours    string               `json:"neighbours"`
+	Neighbours    schema.Neighbours    `json:"neighbours"`
 	L0            int64                `json:"l0,omitempty"`
 	LInf          int64                `json:"linf,omitempty"`
 	L1            float64              `json:"l1,omitempty"`

@@ -261,7 +261,7 @@ type Search struct {
 type DP struct {
 	EpsilonTotal float64
 	DeltaTotal   float64
-	Neighbours   string // add-remove (default) | replace-one
+	Neighbours   Neighbours // AddRemove by default
 	PrivacyUnit  *PrivacyUnit
 	Outputs      []DPOutput
 }
@@ -284,9 +284,9 @@ type DPOutput struct {
 	Synthetic *Synthetic
 	Epsilon   float64
 	Delta     float64
-	Mechanism string   // laplace | gaussian
-	Post      []string // clamp | round | consistent
-	Format    string   // csv | parquet; "" = csv
+	Mechanism Mechanism     // Laplace by default; "" for a synthetic output
+	Post      []PostProcess // in the order given
+	Format    Format        // FormatCSV or FormatParquet; "" = FormatCSV
 	// Other adds a cell named "other" to every column's domain in this output: values
 	// outside the declared domain are counted there instead of failing the run.
 	Other bool
@@ -302,7 +302,7 @@ type Marginals struct {
 type Aggregate struct {
 	GroupBy   []string
 	Column    string
-	Stats     []string // count | sum | mean | quantiles
+	Stats     []Stat
 	Bounds    [2]float64
 	Quantiles []float64 // ranks in [0, 1] for the quantiles stat
 }
@@ -310,10 +310,10 @@ type Aggregate struct {
 // Synthetic asks for synthetic records.
 type Synthetic struct {
 	Columns  []string
-	Rows     int        // 0 = same as the input (its noisy estimate)
-	Method   string     // aim (default) | mst
-	Workload [][]string // explicit cliques; empty when Way is used
-	Way      int        // all Way-way marginals of Columns; min(3, columns) by default
+	Rows     int             // 0 = same as the input (its noisy estimate)
+	Method   SynthesisMethod // AIM by default
+	Workload [][]string      // explicit cliques; empty when Way is used
+	Way      int             // all Way-way marginals of Columns; min(3, columns) by default
 	// MaxModelSize caps the cells of the fitted graphical model (0: the default).
 	MaxModelSize int
 }

@@ -76,3 +76,105 @@ func (m Metric) String() string { return string(m) }
 
 // String is the aggregate's configuration spelling.
 func (a LossAggregate) String() string { return string(a) }
+
+// Format is a table's file format: input.format and output.format (any of Formats),
+// dp.outputs[].format (one of DPFormats).
+type Format string
+
+// The table formats.
+const (
+	FormatCSV     Format = "csv"
+	FormatParquet Format = "parquet"
+	FormatArrow   Format = "arrow"  // Arrow IPC, the file format
+	FormatArrows  Format = "arrows" // Arrow IPC, the stream format
+)
+
+// Formats are the values of input.format and output.format.
+var Formats = []Format{FormatCSV, FormatParquet, FormatArrow, FormatArrows}
+
+// DPFormats are the values of dp.outputs[].format.
+var DPFormats = []Format{FormatCSV, FormatParquet}
+
+// String is the format's configuration spelling.
+func (f Format) String() string { return string(f) }
+
+// Neighbours is dp.neighbours: which datasets the DP guarantee holds between.
+type Neighbours string
+
+// The neighbouring relations.
+const (
+	AddRemove  Neighbours = "add-remove"  // one unit's records added or removed (the default)
+	ReplaceOne Neighbours = "replace-one" // one unit's records replaced by another's
+)
+
+// NeighbourRelations are the values of dp.neighbours.
+var NeighbourRelations = []Neighbours{AddRemove, ReplaceOne}
+
+// String is the relation's configuration spelling.
+func (n Neighbours) String() string { return string(n) }
+
+// Mechanism is dp.outputs[].mechanism: the noise a DP output's counts get (package
+// dphist adds it).
+type Mechanism string
+
+// The noise mechanisms.
+const (
+	Laplace  Mechanism = "laplace" // the default
+	Gaussian Mechanism = "gaussian"
+)
+
+// Mechanisms are the values of dp.outputs[].mechanism.
+var Mechanisms = []Mechanism{Laplace, Gaussian}
+
+// String is the mechanism's configuration spelling.
+func (m Mechanism) String() string { return string(m) }
+
+// PostProcess is a step of dp.outputs[].post: post-processing of a DP output's noisy
+// counts, applied in the order consistent, clamp, round whatever the order given.
+type PostProcess string
+
+// The post-processing steps.
+const (
+	PostClamp      PostProcess = "clamp"      // negative counts become 0
+	PostRound      PostProcess = "round"      // counts are rounded to whole numbers
+	PostConsistent PostProcess = "consistent" // marginals agree where they overlap
+)
+
+// PostProcesses are the values of dp.outputs[].post.
+var PostProcesses = []PostProcess{PostClamp, PostRound, PostConsistent}
+
+// String is the step's configuration spelling.
+func (p PostProcess) String() string { return string(p) }
+
+// Stat is a statistic of dp.outputs[].aggregate.stats.
+type Stat string
+
+// The statistics of an aggregate output.
+const (
+	StatCount     Stat = "count"
+	StatSum       Stat = "sum"
+	StatMean      Stat = "mean"
+	StatQuantiles Stat = "quantiles"
+)
+
+// Stats are the values of dp.outputs[].aggregate.stats.
+var Stats = []Stat{StatCount, StatSum, StatMean, StatQuantiles}
+
+// String is the statistic's configuration spelling.
+func (s Stat) String() string { return string(s) }
+
+// SynthesisMethod is dp.outputs[].synthetic.method: how synthetic records are drawn
+// (package dphist defines each).
+type SynthesisMethod string
+
+// The synthesis methods.
+const (
+	AIM SynthesisMethod = "aim" // the default
+	MST SynthesisMethod = "mst"
+)
+
+// SynthesisMethods are the values of dp.outputs[].synthetic.method.
+var SynthesisMethods = []SynthesisMethod{AIM, MST}
+
+// String is the method's configuration spelling.
+func (m SynthesisMethod) String() string { return string(m) }

@@ -38,6 +38,11 @@ func enumSpellings() map[string]string {
 	add("diversity.Estimator", spellings(diversity.Estimators))
 	add("closeness.Distance", spellings(closeness.Distances))
 	add("closeness.LikenessVariant", spellings(closeness.LikenessVariants))
+	add("schema.Neighbours", spellings(schema.NeighbourRelations))
+	add("schema.Mechanism", spellings(schema.Mechanisms))
+	add("schema.PostProcess", spellings(schema.PostProcesses))
+	add("schema.Stat", spellings(schema.Stats))
+	add("schema.SynthesisMethod", spellings(schema.SynthesisMethods))
 	add("job.Stage", spellings(job.Stages))
 	return out
 }
@@ -52,9 +57,9 @@ func spellings[E fmt.Stringer](values []E) []string {
 }
 
 // TestNoBareEnumLiterals: no code of either module (tests excepted) compares with ==,
-// != or a switch case against a bare string literal that spells a value of an
-// enumeration: it compares against the enumeration's constant, so that a value is
-// written once, where its type defines it.
+// != or a switch case, or looks up with slices.Contains or slices.Index, a bare string
+// literal that spells a value of an enumeration: it compares against the enumeration's
+// constant, so that a value is written once, where its type defines it.
 func TestNoBareEnumLiterals(t *testing.T) {
 	values := enumSpellings()
 	var found []string
@@ -112,6 +117,12 @@ func bareEnumLiterals(t *testing.T, root string, values map[string]string) []str
 			case *ast.CaseClause:
 				for _, e := range n.List {
 					report(e)
+				}
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && len(n.Args) == 2 {
+					if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "slices" && (sel.Sel.Name == "Contains" || sel.Sel.Name == "Index") {
+						report(n.Args[1])
+					}
 				}
 			}
 			return true

@@ -92,12 +92,12 @@ var enumSets = map[string]enumSet{
 	"search.algorithm":                    valuesOf[Algorithm](Algorithms),
 	"search.aggregate":                    valuesOf[LossAggregate](LossAggregates),
 	"search.metric":                       valuesOf[Metric](Metrics),
-	"dp.neighbours":                       strs{"add-remove", "replace-one"},
-	"dp.outputs[].mechanism":              strs{"laplace", "gaussian"},
-	"dp.outputs[].post":                   strs{"clamp", "round", "consistent"},
-	"dp.outputs[].format":                 strs{"csv", "parquet"},
-	"dp.outputs[].aggregate.stats":        strs{"count", "sum", "mean", "quantiles"},
-	"dp.outputs[].synthetic.method":       strs{"aim", "mst"},
+	"dp.neighbours":                       valuesOf[Neighbours](NeighbourRelations),
+	"dp.outputs[].mechanism":              valuesOf[Mechanism](Mechanisms),
+	"dp.outputs[].post":                   valuesOf[PostProcess](PostProcesses),
+	"dp.outputs[].format":                 valuesOf[Format](DPFormats),
+	"dp.outputs[].aggregate.stats":        valuesOf[Stat](Stats),
+	"dp.outputs[].synthetic.method":       valuesOf[SynthesisMethod](SynthesisMethods),
 }
 
 // enumValues holds, for every key of enumSets, the configuration's spelling of its

@@ -1671,7 +1671,7 @@ func (p *parser) dp(n *yaml.Node, path string) (*DP, error) {
 		d.DeltaTotal, err = p.delta(v, at)
 		p.note(err)
 	}
-	d.Neighbours, err = f.enum("neighbours", "add-remove")
+	d.Neighbours, err = enumField(f, "neighbours", AddRemove)
 	p.note(err)
 	if v, at := f.get("privacy-unit"); v != nil {
 		d.PrivacyUnit, err = p.privacyUnit(v, at)
@@ -1775,10 +1775,10 @@ func (p *parser) dpOutput(n *yaml.Node, path string, names map[string]bool) (DPO
 	p.note(err)
 	p.note(p.outputBudget(f, &o))
 	if v, at := f.get("post"); v != nil {
-		o.Post, err = p.enumList(v, at, f.allowed("post")...)
+		o.Post, err = enumValueList[PostProcess](p, v, at, keyPath(f.section, "post"))
 		p.note(err)
 	}
-	o.Format, err = f.enum("format", "")
+	o.Format, err = enumField[Format](f, "format", "")
 	p.note(err)
 	if v, at := f.get("other"); v != nil {
 		o.Other, err = p.bool(v, at)
@@ -1827,10 +1827,10 @@ func (p *parser) outputBudget(f *fields, o *DPOutput) error {
 			return err
 		}
 	}
-	if o.Mechanism, err = f.enum("mechanism", "laplace"); err != nil {
+	if o.Mechanism, err = enumField(f, "mechanism", Laplace); err != nil {
 		return err
 	}
-	if o.Mechanism != "gaussian" {
+	if o.Mechanism != Gaussian {
 		return nil
 	}
 	if o.Delta <= 0 {
@@ -1954,7 +1954,7 @@ func (p *parser) aggregate(n *yaml.Node, path string) (*Aggregate, error) {
 	if v, at, err = f.required("stats"); err != nil {
 		return nil, err
 	}
-	if a.Stats, err = p.enumList(v, at, f.allowed("stats")...); err != nil {
+	if a.Stats, err = enumValueList[Stat](p, v, at, keyPath(f.section, "stats")); err != nil {
 		return nil, err
 	}
 	v, at = f.get("bounds")
@@ -1963,12 +1963,12 @@ func (p *parser) aggregate(n *yaml.Node, path string) (*Aggregate, error) {
 		if a.Bounds, err = p.bounds(v, at); err != nil {
 			return nil, err
 		}
-	case slices.ContainsFunc(a.Stats, func(s string) bool { return s != "count" }) && !f.incomplete:
+	case slices.ContainsFunc(a.Stats, func(s Stat) bool { return s != StatCount }) && !f.incomplete:
 		return nil, p.errorf(n, at, "required for sum, mean and quantiles")
 	}
 	v, at = f.get("quantiles")
 	switch {
-	case v != nil && !slices.Contains(a.Stats, "quantiles"):
+	case v != nil && !slices.Contains(a.Stats, StatQuantiles):
 		return nil, p.errorf(v, at, "needs quantiles among the stats")
 	case v != nil:
 		items, err := p.nonEmptyList(v, at)
@@ -1985,7 +1985,7 @@ func (p *parser) aggregate(n *yaml.Node, path string) (*Aggregate, error) {
 			}
 			a.Quantiles = append(a.Quantiles, q)
 		}
-	case slices.Contains(a.Stats, "quantiles"):
+	case slices.Contains(a.Stats, StatQuantiles):
 		a.Quantiles = []float64{0.25, 0.5, 0.75}
 	}
 	return a, nil
@@ -2016,7 +2016,7 @@ func (p *parser) synthetic(n *yaml.Node, path string) (*Synthetic, error) {
 			return nil, p.errorf(v, at, "must be at most %d, got %d", MaxSyntheticRows, s.Rows)
 		}
 	}
-	if s.Method, err = f.enum("method", "aim"); err != nil {
+	if s.Method, err = enumField(f, "method", AIM); err != nil {
 		return nil, err
 	}
 	if v, at := f.get("workload"); v != nil {

@@ -349,7 +349,7 @@ func beamDP(cfg *schema.Config, where string) error {
 	if cfg.DP == nil {
 		return fault.BadInput("%s: dp: the configuration has no dp section", where)
 	}
-	if cfg.DP.Neighbours == "replace-one" {
+	if cfg.DP.Neighbours == schema.ReplaceOne {
 		return fault.BadInput("%s: dp.neighbours: replace-one does not run on Beam (Privacy on Beam bounds and calibrates for add-remove neighbours): use add-remove, or the CLI", where)
 	}
 	for i, o := range cfg.DP.Outputs {
@@ -399,7 +399,7 @@ func noiseOutput(s beam.Scope, cfg *schema.Config, i int, out *dprun.Output, ele
 	public := beam.ParDo(s, partitionsFn{}, beam.Create(s, out.Partitions()))
 	keys := beam.ParDo(s, &dpKeysFn{Out: int32(i)}, elems)
 	var kind pbeam.NoiseKind = pbeam.LaplaceNoise{}
-	if out.Spec.Mechanism == dphist.Gaussian {
+	if out.Spec.Mechanism == schema.Gaussian {
 		kind = pbeam.GaussianNoise{}
 	}
 	if out.Spec.Aggregate == nil {
@@ -417,21 +417,21 @@ func noiseOutput(s beam.Scope, cfg *schema.Config, i int, out *dprun.Output, ele
 		var res beam.PCollection
 		encode := any(encodeValue)
 		switch b.Stat {
-		case dphist.StatCount:
+		case schema.StatCount:
 			res = pbeam.Count(s, pbeam.MakePrivate(s, keys, spec), pbeam.CountParams{NoiseKind: kind,
 				AggregationEpsilon: b.LibEpsilon, AggregationDelta: b.LibDelta, PublicPartitions: public,
 				MaxPartitionsContributed: b.L0, MaxValue: a.LInf, AllowNegativeOutputs: true})
 			encode = encodeCount
-		case dphist.StatSum:
+		case schema.StatSum:
 			res = pbeam.SumPerKey(s, values, pbeam.SumParams{NoiseKind: kind,
 				AggregationEpsilon: b.LibEpsilon, AggregationDelta: b.LibDelta, PublicPartitions: public,
 				MaxPartitionsContributed: b.L0, MinValue: b.SumLower, MaxValue: b.SumUpper})
-		case dphist.StatMean:
+		case schema.StatMean:
 			res = pbeam.MeanPerKey(s, values, pbeam.MeanParams{NoiseKind: kind,
 				AggregationEpsilon: b.LibEpsilon, AggregationDelta: b.LibDelta, PublicPartitions: public,
 				MaxPartitionsContributed: b.L0, MaxContributionsPerPartition: b.MaxContribPerPartition,
 				MinValue: a.Lower, MaxValue: a.Upper})
-		case dphist.StatQuantiles:
+		case schema.StatQuantiles:
 			res = pbeam.QuantilesPerKey(s, values, pbeam.QuantilesParams{NoiseKind: kind,
 				AggregationEpsilon: b.LibEpsilon, AggregationDelta: b.LibDelta, PublicPartitions: public,
 				MaxPartitionsContributed: b.L0, MaxContributionsPerPartition: b.MaxContribPerPartition,
@@ -482,14 +482,16 @@ func readNoisy(ctx context.Context, out *dprun.Output, i int, work string) (dpru
 		for k, v := range vs {
 			g := &groups[k]
 			switch b.Stat {
-			case dphist.StatCount:
+			case schema.StatCount:
 				g.Count = int64(v[0])
-			case dphist.StatSum:
+			case schema.StatSum:
 				g.Sum = v[0]
-			case dphist.StatMean:
+			case schema.StatMean:
 				g.Mean = v[0]
-			case dphist.StatQuantiles:
+			case schema.StatQuantiles:
 				g.Quantiles = v
+			default:
+				return dprun.Noisy{}, fault.Internalf("output %s: statistic %q", out.Spec.Name, b.Stat)
 			}
 		}
 	}
