@@ -327,7 +327,8 @@ func joinSlices(b *Batch, pend [][]arrow.Array) error {
 			}
 			b.Arrays[j] = a
 		}
-		pend[j] = nil
+		clear(parts)
+		pend[j] = parts[:0] // its room for the next batch's slices
 	}
 	return nil
 }

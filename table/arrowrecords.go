@@ -159,7 +159,13 @@ func (bt *recordBatcher) put(b *Batch, off, m int) error {
 				return bt.corrupt(*bt.col, err)
 			}
 		case formArray:
-			bt.pend[j] = append(bt.pend[j], array.NewSlice(bt.arrs[j], int64(off), int64(off+m)))
+			arr := bt.arrs[j]
+			if off == 0 && m == arr.Len() {
+				arr.Retain() // the whole array: no slice of it to make
+			} else {
+				arr = array.NewSlice(arr, int64(off), int64(off+m))
+			}
+			bt.pend[j] = append(bt.pend[j], arr)
 		default:
 			text := bt.conv[j]
 			for i := range m {
