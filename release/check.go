@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"sanitizer/fault"
-	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/verify"
@@ -163,19 +162,20 @@ func (r *recorded) levels(release string, quasi []string) ([]int, error) {
 	return out, nil
 }
 
-// checkMissing checks, for Check, the records a release leaves out and the parameters
-// it records (meta: its metadata, nil when none; opt.Report: its JSON report, if
-// given). A Mondrian release may leave out no record; a full-domain release exactly
+// checkMissing checks, for Check, the records the release p.output leaves out and the
+// parameters it records (meta: its metadata, nil when none; reportPath: its JSON
+// report, "" when not given). A Mondrian release may leave out no record; a full-domain release exactly
 // the records of the classes that fail the models at its node (recorded, else
 // inferred from its values). spec is the verifier's spec of the release, m what it
 // measured.
-func checkMissing(ctx context.Context, cfg *schema.Config, p *plan, opt job.Options, rel, relFmt, inFmt string, meta *recorded, spec verify.Spec, m *Measured) error {
+func checkMissing(ctx context.Context, p *plan, reportPath string, meta *recorded, spec verify.Spec, m *Measured) error {
+	cfg, rel := p.Config, p.output
 	var recs []*recorded
 	if meta != nil {
 		recs = append(recs, meta)
 	}
-	if opt.Report != "" {
-		r, err := reportRecorded(opt.Report)
+	if reportPath != "" {
+		r, err := reportRecorded(reportPath)
 		if err != nil {
 			return err
 		}
@@ -196,17 +196,18 @@ func checkMissing(ctx context.Context, cfg *schema.Config, p *plan, opt job.Opti
 		}
 		return nil
 	}
-	return checkFullDomain(ctx, cfg, p, rel, relFmt, inFmt, recs, spec, m)
+	return checkFullDomain(ctx, p, recs, spec, m)
 }
 
 // checkFullDomain is checkMissing for a full-domain release.
-func checkFullDomain(ctx context.Context, cfg *schema.Config, p *plan, rel, relFmt, inFmt string, recs []*recorded, spec verify.Spec, m *Measured) error {
-	qs, err := utilityQuasi(cfg, p)
+func checkFullDomain(ctx context.Context, p *plan, recs []*recorded, spec verify.Spec, m *Measured) error {
+	rel := p.output
+	qs, err := utilityQuasi(p)
 	if err != nil {
 		return err
 	}
 	spec.Utility = qs
-	classes, err := releasedClasses(ctx, cfg, rel, relFmt, spec)
+	classes, err := releasedClasses(ctx, p, rel, spec)
 	if err != nil {
 		return err
 	}
@@ -231,9 +232,9 @@ func checkFullDomain(ctx context.Context, cfg *schema.Config, p *plan, rel, relF
 		cols = append(cols, sc.pos)
 		spec.Sensitive[i].Null = inputNull(p, sc.pos)
 	}
-	open := func() (verify.Reader, func(), error) { return reopenInput(ctx, cfg, p, inFmt, cols) }
-	if cfg.Privacy.Subset != nil {
-		open, spec.Population = subsetCheck(ctx, cfg, p, inFmt, cols, spec)
+	open := func() (verify.Reader, func(), error) { return reopenInput(ctx, p, cols) }
+	if p.Config.Privacy.Subset != nil {
+		open, spec.Population = subsetCheck(ctx, p, cols, spec)
 	}
 	var required int
 	if levels == nil {
@@ -296,9 +297,9 @@ func inputNull(p *plan, pos int) *string {
 	return p.Conf[pos].Null
 }
 
-// releasedClasses counts the classes of the release.
-func releasedClasses(ctx context.Context, cfg *schema.Config, rel, relFmt string, spec verify.Spec) (*verify.Classes, error) {
-	f, err := openChecked(rel, relFmt, cfg.Output.CSV, spec.Columns, releaseTable)
+// releasedClasses counts the classes of the release rel (in p's output format).
+func releasedClasses(ctx context.Context, p *plan, rel string, spec verify.Spec) (*verify.Classes, error) {
+	f, err := openChecked(rel, p.outFormat, p.Config.Output.CSV, spec.Columns, releaseTable)
 	if err != nil {
 		return nil, fmt.Errorf("release: %w", err)
 	}
@@ -313,12 +314,12 @@ func releasedClasses(ctx context.Context, cfg *schema.Config, rel, relFmt string
 }
 
 // reopenInput opens the input again, its records projected to cols.
-func reopenInput(ctx context.Context, cfg *schema.Config, p *plan, inFmt string, cols []int) (verify.Reader, func(), error) {
-	names := make([]string, len(cfg.Columns))
-	for i, c := range cfg.Columns {
+func reopenInput(ctx context.Context, p *plan, cols []int) (verify.Reader, func(), error) {
+	names := make([]string, len(p.Config.Columns))
+	for i, c := range p.Config.Columns {
 		names[i] = c.Name
 	}
-	in, err := openChecked(p.Input, inFmt, cfg.Input.CSV, names, inputTable)
+	in, err := openChecked(p.Input, p.InFormat, p.Config.Input.CSV, names, inputTable)
 	if err != nil {
 		return nil, nil, err
 	}

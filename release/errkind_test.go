@@ -148,14 +148,14 @@ func TestVerificationReadKeepsKind(t *testing.T) {
 				t.Fatal(err)
 			}
 			src.Close()
-			p.maxSupp = 3000
+			p.maxSupp, p.outFormat = 3000, "csv"
 			tc.change(t, in)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if tc.cancel {
 				cancel()
 			}
-			_, err = verifyTruth(ctx, cfg, p, "csv", out, "csv", p.ReleaseHeader(), nil, nil)
+			_, err = verifyTruth(ctx, p, out, p.ReleaseHeader(), nil, nil)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want an error matching %v", err, tc.want)
 			}

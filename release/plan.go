@@ -89,7 +89,8 @@ func maxSuppressed(share float64, rows int) int {
 }
 
 // plan is a release's configuration checked against the input's columns, with what
-// the release adds: its output, its suppression limit and metric.
+// the release adds: its output (the release to write, or to check or analyse) and its
+// format, its suppression limit and metric.
 type plan struct {
 	*job.Plan
 	output    string
@@ -132,12 +133,26 @@ func openInput(cfg *schema.Config, in, out, format string) (table.Source, *plan,
 
 // runPlan is a run's configuration and the command's flags, checked before any data
 // is read: the first of a run's two planning steps (planRelease, planCheck,
-// planRisk). The second, which needs the input's header and types, is openInput
-// (job.NewPlan) and, for a release, openRun.
+// planRisk), and the only one that takes the configuration. The second, which needs
+// the input's header and types, is open (job.NewPlan) and, for a release, openRun;
+// the stages after it read the configuration through the plan it gives (the
+// embedded job.Plan's Config).
 type runPlan struct {
 	cfg                    *schema.Config
 	opt                    job.Options
-	in, out, inFmt, outFmt string // out: the release to write, or (check, risk) to read
+	in, out, inFmt, outFmt string // out: the release to write, or (check, risk) to read; outFmt "" for risk
+}
+
+// open is the second planning step of the run planned as rp: it opens the input and
+// plans its columns against the configuration (job.OpenInput: the header, the types,
+// the hierarchy files), for the release rp.out in the format rp.outFmt.
+func (rp runPlan) open() (table.Source, *plan, error) {
+	src, p, err := openInput(rp.cfg, rp.in, rp.out, rp.inFmt)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.outFormat = rp.outFmt
+	return src, p, nil
 }
 
 // planRelease checks everything a release of cfg with the command's options opt can be

@@ -101,16 +101,16 @@ type run struct {
 }
 
 // openRun is the data-dependent step of a release planned as rp (started at start):
-// it opens the input and plans its columns against the configuration (openInput:
+// it opens the input and plans its columns against the configuration (rp.open:
 // job.NewPlan's checks of the header and types, the hierarchy files), and refuses the
 // columns only a Parquet or Arrow release can hold (checkPassOnly).
 func openRun(rp runPlan, start time.Time) (*run, error) {
 	r := &run{runPlan: rp, log: rp.opt.Logger(), start: start}
 	var err error
-	if r.src, r.p, err = openInput(r.cfg, r.in, r.out, r.inFmt); err != nil {
+	if r.src, r.p, err = rp.open(); err != nil {
 		return nil, err
 	}
-	r.p.outFormat, r.p.progress = r.outFmt, r.opt.Progress
+	r.p.progress = r.opt.Progress
 	if err := r.checkPassOnly(); err != nil {
 		r.src.Close()
 		return nil, err
@@ -530,14 +530,14 @@ func (r *run) verifyStage(ctx context.Context) error {
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
 	}
 	spec.Released = releasedAsIs(r.p)
-	if err := utilitySpec(r.cfg, r.p, &spec); err != nil {
+	if err := utilitySpec(r.p, &spec); err != nil {
 		return err
 	}
 	counter, err := verify.NewCounter(spec, header)
 	if err != nil {
 		return fault.Internalf("%w", err)
 	}
-	skipped, err := verifyTruth(ctx, r.cfg, r.p, r.inFmt, r.dest.path(), r.outFmt, header, counter, table.Checksums(r.src))
+	skipped, err := verifyTruth(ctx, r.p, r.dest.path(), header, counter, table.Checksums(r.src))
 	if err != nil {
 		var v *verify.Violation
 		if errors.As(err, &v) {
@@ -725,7 +725,7 @@ func loadTable(ctx context.Context, p *plan, src table.Source, hold bool) (*pass
 	if hold {
 		out.held = heldColumns(p, out.listed)
 	}
-	if out.sub, err = newSubsetFlags(p.Config, p); err != nil {
+	if out.sub, err = newSubsetFlags(p); err != nil {
 		return nil, err
 	}
 	p.progress.Enter(job.StageRead)
@@ -844,17 +844,17 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	if err != nil {
 		return nil, err
 	}
-	in, rel, inFmt, relFmt := rp.in, rp.out, rp.inFmt, rp.outFmt
-	src, p, err := openInput(cfg, in, rel, inFmt)
+	src, p, err := rp.open()
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	spec, err := checkSpec(ctx, cfg, p, src)
+	spec, err := checkSpec(ctx, p, src)
 	if err != nil {
 		return nil, err
 	}
-	f, err := openChecked(rel, relFmt, cfg.Output.CSV, spec.Columns, releaseTable)
+	rel := p.output
+	f, err := openChecked(rel, p.outFormat, p.Config.Output.CSV, spec.Columns, releaseTable)
 	if err != nil {
 		return nil, fmt.Errorf("release: %w", err)
 	}
@@ -864,18 +864,18 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	if err != nil {
 		return m, violation(rel, err)
 	}
-	if err := releasedDisclosure(cfg, m, nil); err != nil {
+	if err := releasedDisclosure(p.Config, m, nil); err != nil {
 		return m, fmt.Errorf("%s: %w", rel, err)
 	}
 	if metaErr != nil { // parts that record different parameters, with the measurements
 		return m, metaErr
 	}
-	if err := checkTruth(ctx, cfg, p, inFmt, rel, relFmt, spec, m); err != nil {
+	if err := checkTruth(ctx, p, spec, m); err != nil {
 		return m, err
 	}
 	// The records left out: only those the models require, and the parameters the
 	// release records.
-	if err := checkMissing(ctx, cfg, p, opt, rel, relFmt, inFmt, meta, spec, m); err != nil {
+	if err := checkMissing(ctx, p, rp.opt.Report, meta, spec, m); err != nil {
 		return m, err
 	}
 	return m, nil
@@ -908,9 +908,10 @@ func planCheck(cfg *schema.Config, opt job.Options) (runPlan, error) {
 
 // checkSpec reads the input src's protected columns (and a research subset's flags)
 // and returns what its release must satisfy.
-func checkSpec(ctx context.Context, cfg *schema.Config, p *plan, src table.Source) (verify.Spec, error) {
+func checkSpec(ctx context.Context, p *plan, src table.Source) (verify.Spec, error) {
+	cfg := p.Config
 	prot := p.protectedColumns()
-	sub, err := newSubsetFlags(cfg, p)
+	sub, err := newSubsetFlags(p)
 	if err != nil {
 		return verify.Spec{}, err
 	}
@@ -933,21 +934,22 @@ func checkSpec(ctx context.Context, cfg *schema.Config, p *plan, src table.Sourc
 	return spec, nil
 }
 
-// checkTruth reads the release rel beside the input for truthfulness, every release
-// record counted with the input record it generalizes, and puts the utility metrics
-// it measures into m (the models were checked by verifyTable).
-func checkTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, rel, relFmt string, spec verify.Spec, m *Measured) error {
+// checkTruth reads the release p.output beside the input for truthfulness, every
+// release record counted with the input record it generalizes, and puts the utility
+// metrics it measures into m (the models were checked by verifyTable).
+func checkTruth(ctx context.Context, p *plan, spec verify.Spec, m *Measured) error {
+	rel := p.output
 	p.maxSupp = spec.MaxSuppressed
 	uspec := spec
 	uspec.Sensitive, uspec.Released = nil, nil
-	if err := utilitySpec(cfg, p, &uspec); err != nil {
+	if err := utilitySpec(p, &uspec); err != nil {
 		return err
 	}
 	counter, err := verify.NewCounter(uspec, spec.Columns)
 	if err != nil {
 		return fault.Internalf("%w", err)
 	}
-	if _, err := verifyTruth(ctx, cfg, p, inFmt, rel, relFmt, spec.Columns, counter, nil); err != nil {
+	if _, err := verifyTruth(ctx, p, rel, spec.Columns, counter, nil); err != nil {
 		return violation(rel, err)
 	}
 	um, err := counter.Finish()

@@ -29,8 +29,7 @@ func Risk(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Ris
 	if err != nil {
 		return nil, err
 	}
-	in, inFmt := rp.in, rp.inFmt
-	src, p, err := openInput(cfg, in, opt.Output, inFmt)
+	src, p, err := rp.open()
 	if err != nil {
 		return nil, err
 	}
@@ -49,25 +48,25 @@ func Risk(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Ris
 			return nil, fault.Internalf("%w", err)
 		}
 	}
-	n, err := population(cfg, t.Rows)
+	n, err := population(p.Config, t.Rows)
 	if err != nil {
 		return nil, err
 	}
-	a := &report.RiskAnalysis{Tool: "sanitize", Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
+	a := &report.RiskAnalysis{Tool: "sanitize", Version: build.Version, Dataset: p.Config.Dataset, ConfigDigest: "sha256:" + p.Config.Digest,
 		HierarchyDigests: p.Hier.Digests(), CreatedUTC: time.Now().UTC().Format(time.RFC3339),
-		Input: report.FileSummary{Path: in, Format: inFmt, Rows: t.Rows}, Quasi: p.QuasiNames(),
-		Risk: report.RiskReport{Population: populationFigures(n, t.Rows), Thresholds: reportThresholds(cfg)}}
+		Input: report.FileSummary{Path: p.Input, Format: p.InFormat, Rows: t.Rows}, Quasi: p.QuasiNames(),
+		Risk: report.RiskReport{Population: populationFigures(n, t.Rows), Thresholds: reportThresholds(p.Config)}}
 	if err := inputRisk(t, n, &a.Risk); err != nil {
 		return nil, err
 	}
-	if opt.Output != "" {
-		err = releaseRisk(ctx, cfg, p, opt.Output, t.Rows, n, a)
+	if p.output != "" {
+		err = releaseRisk(ctx, p, t.Rows, n, a)
 		if err != nil && !errors.Is(err, fault.ErrUnattainable) {
 			return nil, err
 		}
 	}
-	if paths := opt.ReportPaths(); len(paths) > 0 {
-		if werr := publishRiskReports(paths, opt.Force, a); werr != nil {
+	if paths := rp.opt.ReportPaths(); len(paths) > 0 {
+		if werr := publishRiskReports(paths, rp.opt.Force, a); werr != nil {
 			return nil, werr
 		}
 	}
@@ -170,12 +169,13 @@ func attributeRisks(t *generalize.Table) ([]report.AttributeRisk, error) {
 	return out, nil
 }
 
-// releaseRisk reads the release rel of an input of rows records with the verifier's
+// releaseRisk reads the release p.output of an input of rows records with the verifier's
 // decoders and adds its risk, and the configuration's risk models measured on it, to a.
 // A file that is not a release of this input and configuration (another header, more
 // records than the input) is bad input; a release that misses a risk model matches
 // fault.ErrUnattainable.
-func releaseRisk(ctx context.Context, cfg *schema.Config, p *plan, rel string, rows int, n float64, a *report.RiskAnalysis) error {
+func releaseRisk(ctx context.Context, p *plan, rows int, n float64, a *report.RiskAnalysis) error {
+	cfg, rel := p.Config, p.output
 	relFmt, err := table.CheckFormat("release", rel, cfg.Output)
 	if err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 
 	"sanitizer/fault"
 	"sanitizer/generalize"
-	"sanitizer/schema"
 	"sanitizer/table"
 	"sanitizer/verify"
 )
@@ -22,9 +21,10 @@ type subsetFlags struct {
 	in   []bool // per input record
 }
 
-// newSubsetFlags returns the reader of cfg's research subset column (nil: none).
-func newSubsetFlags(cfg *schema.Config, p *plan) (*subsetFlags, error) {
-	s := cfg.Privacy.Subset
+// newSubsetFlags returns the reader of the research subset column p's configuration
+// names (nil: none).
+func newSubsetFlags(p *plan) (*subsetFlags, error) {
+	s := p.Config.Privacy.Subset
 	if s == nil {
 		return nil, nil
 	}
@@ -161,13 +161,13 @@ func (r *run) verifyPopulation(ctx context.Context, spec verify.Spec) (*verify.P
 	if r.cfg.Privacy.Subset == nil {
 		return nil, nil
 	}
-	rel, err := releasedClasses(ctx, r.cfg, r.dest.path(), r.outFmt, spec)
+	rel, err := releasedClasses(ctx, r.p, r.dest.path(), spec)
 	if err != nil {
 		return nil, err
 	}
 	cols := make([]int, len(r.p.Quasi))
 	copy(cols, r.p.Quasi)
-	in, done, err := reopenInput(ctx, r.cfg, r.p, r.inFmt, cols)
+	in, done, err := reopenInput(ctx, r.p, cols)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +180,7 @@ func (r *run) verifyPopulation(ctx context.Context, spec verify.Spec) (*verify.P
 	if d := r.cfg.Privacy.DeltaPresence; d != nil {
 		vp.DeltaMin, vp.DeltaMax = d.Min, d.Max
 	}
-	if km := r.cfg.Privacy.KMap; km != nil && km.Estimator == "" {
+	if km := r.cfg.Privacy.KMap; km != nil && km.Estimator == nil {
 		vp.KMap = km.K
 	}
 	m, err := verify.CheckPopulation(vp, rel, pop)
@@ -201,10 +201,11 @@ func (r *run) populationRows() int {
 // subsetCheck is, for Check of a research subset's release, the opening of the
 // subset's records of the input (projected to cols) and the population's counts the
 // subset's classes are compared with.
-func subsetCheck(ctx context.Context, cfg *schema.Config, p *plan, inFmt string, cols []int, spec verify.Spec) (func() (verify.Reader, func(), error), *verify.PopulationCheck) {
+func subsetCheck(ctx context.Context, p *plan, cols []int, spec verify.Spec) (func() (verify.Reader, func(), error), *verify.PopulationCheck) {
+	cfg := p.Config
 	pos := slices.Index(p.Header, cfg.Privacy.Subset.Column)
 	open := func() (verify.Reader, func(), error) {
-		in, done, err := reopenInput(ctx, cfg, p, inFmt, append(slices.Clone(cols), pos))
+		in, done, err := reopenInput(ctx, p, append(slices.Clone(cols), pos))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -214,12 +215,12 @@ func subsetCheck(ctx context.Context, cfg *schema.Config, p *plan, inFmt string,
 	if d := cfg.Privacy.DeltaPresence; d != nil {
 		model.DeltaMin, model.DeltaMax = d.Min, d.Max
 	}
-	if km := cfg.Privacy.KMap; km != nil && km.Estimator == "" {
+	if km := cfg.Privacy.KMap; km != nil && km.Estimator == nil {
 		model.KMap = km.K
 	}
 	counts := func(levels []int) (map[string]int64, error) {
 		var pop map[string]int64
-		err := readInput(func() (verify.Reader, func(), error) { return reopenInput(ctx, cfg, p, inFmt, slices.Clone(p.Quasi)) }, func(in verify.Reader) (err error) {
+		err := readInput(func() (verify.Reader, func(), error) { return reopenInput(ctx, p, slices.Clone(p.Quasi)) }, func(in verify.Reader) (err error) {
 			pop, err = verify.PopulationCounts(spec, levels, in)
 			return err
 		})

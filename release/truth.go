@@ -17,9 +17,9 @@ import (
 // value to the input's: quasi-identifiers by the cover of their hierarchy (or, under
 // Mondrian, the numeric range), typed columns by their canonical text (a CSV field
 // "07" is the integer written 7), a configured null by its value.
-func truthCovers(cfg *schema.Config, p *plan) (map[string]verify.Cover, error) {
+func truthCovers(p *plan) (map[string]verify.Cover, error) {
 	covers := map[string]verify.Cover{}
-	mondrian := cfg.Search.Algorithm == schema.Mondrian
+	mondrian := p.Config.Search.Algorithm == schema.Mondrian
 	for _, pos := range p.Kept {
 		c := p.Conf[pos]
 		var cv verify.Cover
@@ -29,7 +29,7 @@ func truthCovers(cfg *schema.Config, p *plan) (map[string]verify.Cover, error) {
 		case c.Role == schema.Quasi && c.Hierarchy.File != "":
 			h, err := p.Hier.Cover(c.Hierarchy.File)
 			if err != nil {
-				return nil, cfg.Wrap(job.HierFileKey(c.Name), err)
+				return nil, p.Config.Wrap(job.HierFileKey(c.Name), err)
 			}
 			cv = h
 		case c.Role == schema.Quasi && c.Hierarchy.Mask != nil:
@@ -64,8 +64,8 @@ func truthCovers(cfg *schema.Config, p *plan) (map[string]verify.Cover, error) {
 // (the file, or the builder's description), its type, whether Mondrian released it as
 // ranges of values, and what an empty input field stands for. It uses package verify
 // only, never the search's hierarchies.
-func utilityQuasi(cfg *schema.Config, p *plan) ([]verify.Quasi, error) {
-	mondrian := cfg.Search.Algorithm == schema.Mondrian
+func utilityQuasi(p *plan) ([]verify.Quasi, error) {
+	mondrian := p.Config.Search.Algorithm == schema.Mondrian
 	out := make([]verify.Quasi, len(p.QuasiCfg))
 	for j, c := range p.QuasiCfg {
 		pos := p.Quasi[j]
@@ -80,7 +80,7 @@ func utilityQuasi(cfg *schema.Config, p *plan) ([]verify.Quasi, error) {
 			return nil, fault.BadInput("columns.%s.hierarchy: a quasi-identifier needs a hierarchy", c.Name)
 		case h.File != "":
 			if q.Domain, err = p.Hier.Domain(h.File); err != nil {
-				return nil, cfg.Wrap(job.HierFileKey(c.Name), err)
+				return nil, p.Config.Wrap(job.HierFileKey(c.Name), err)
 			}
 		case h.Intervals != nil:
 			q.Domain = verify.IntervalLevels(c.Type, h.Intervals)
@@ -102,12 +102,12 @@ func utilityQuasi(cfg *schema.Config, p *plan) ([]verify.Quasi, error) {
 
 // utilitySpec adds to spec what the verifier needs to measure loss, NCP and
 // non-uniform entropy.
-func utilitySpec(cfg *schema.Config, p *plan, spec *verify.Spec) error {
-	qs, err := utilityQuasi(cfg, p)
+func utilitySpec(p *plan, spec *verify.Spec) error {
+	qs, err := utilityQuasi(p)
 	if err != nil {
 		return err
 	}
-	spec.Utility, spec.FullDomain = qs, cfg.Search.Algorithm != schema.Mondrian
+	spec.Utility, spec.FullDomain = qs, p.Config.Search.Algorithm != schema.Mondrian
 	return nil
 }
 
@@ -133,19 +133,21 @@ func populationLeaves(p *plan, inHeader []string, count *verify.Counter) func([]
 	}
 }
 
-// verifyTruth reads the input again beside the written release and checks that every
-// released record generalizes one input record, in order, none invented or duplicated,
-// and that the records left out are at most the limit. It returns how many were left
-// out. With count set, every release record read is counted there too (the k, l and t
-// check, and the utility metrics when its spec asks for them: every release record is
-// then counted with the input record it generalizes, and the input records left out
-// too), so that the release is read once for both.
+// verifyTruth reads the input again beside the written release (the file release, in
+// p's output format) and checks that every released record generalizes one input
+// record, in order, none invented or duplicated, and that the records left out are at
+// most the limit. It returns how many were left out. With count set, every release
+// record read is counted there too (the k, l and t check, and the utility metrics when
+// its spec asks for them: every release record is then counted with the input record
+// it generalizes, and the input records left out too), so that the release is read
+// once for both.
 //
 // sums, when not nil, are the checksums of the input's files as pass 1 read them
 // (table.Checksums): an input the walk read otherwise changed since, which is bad input
 // whatever the walk found.
-func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, release, outFmt string, header []string, count *verify.Counter, sums []uint32) (int, error) {
-	covers, err := truthCovers(cfg, p)
+func verifyTruth(ctx context.Context, p *plan, release string, header []string, count *verify.Counter, sums []uint32) (int, error) {
+	cfg := p.Config
+	covers, err := truthCovers(p)
 	if err != nil {
 		return 0, err
 	}
@@ -153,12 +155,12 @@ func verifyTruth(ctx context.Context, cfg *schema.Config, p *plan, inFmt, releas
 	for i, c := range cfg.Columns {
 		names[i] = c.Name
 	}
-	in, err := openChecked(p.Input, inFmt, cfg.Input.CSV, names, inputTable)
+	in, err := openChecked(p.Input, p.InFormat, cfg.Input.CSV, names, inputTable)
 	if err != nil {
 		return 0, err
 	}
 	defer in.Close()
-	rel, err := openChecked(release, outFmt, cfg.Output.CSV, header, releaseTable)
+	rel, err := openChecked(release, p.outFormat, cfg.Output.CSV, header, releaseTable)
 	if err != nil {
 		return 0, fmt.Errorf("verifying the written release: %w", err)
 	}

@@ -32,7 +32,7 @@ func CheckInput(ctx context.Context, p *job.Plan, src table.Source, models bool)
 		heights[i] = c.Hierarchy.Height()
 	}
 	if models {
-		errs.Add(validateModels(p.Config, one))
+		errs.Add(validateModels(rp, one))
 	}
 	return t.Rows, heights, errs.Err()
 }
@@ -42,7 +42,8 @@ func CheckInput(ctx context.Context, p *job.Plan, src table.Source, models bool)
 // bounds against the hierarchies' heights, an estimated k-map's k): over the research
 // subset's records when there is one, as the release counts them. The level bounds
 // are checked when the population is wrong too.
-func validateModels(cfg *schema.Config, one *pass1) error {
+func validateModels(p *plan, one *pass1) error {
+	cfg := p.Config
 	rows := one.t.Rows
 	if one.sub != nil {
 		rows = len(one.sub.rows())
