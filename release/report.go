@@ -78,7 +78,7 @@ func recordedParams(cfg *schema.Config, rows, maxSupp, suppressed int) map[strin
 		meta["sanitize.delta_presence"] = string(b)
 	}
 	if k := pr.KMap; k != nil {
-		b, _ := json.Marshal(report.KMapIn{K: k.K, Estimator: k.Estimator, Significance: k.Significance})
+		b, _ := json.Marshal(report.KMapIn{K: k.K, Estimator: k.EstimatorName(), Significance: k.Significance})
 		meta["sanitize.k_map"] = string(b)
 	}
 	return meta
@@ -183,8 +183,8 @@ func populationReport(cfg *schema.Config, f Facts, rep *report.Report) error {
 		rep.Model.DeltaPresence = &report.DeltaPresenceIn{Min: d.Min, Max: d.Max}
 	}
 	if km := pr.KMap; km != nil {
-		in := &report.KMapIn{K: km.K, Estimator: km.Estimator}
-		if km.Estimator != "" {
+		in := &report.KMapIn{K: km.K, Estimator: km.EstimatorName()}
+		if km.Estimator != nil {
 			k, typeI, err := kmapK(cfg, f.Input.Rows)
 			if err != nil {
 				return err

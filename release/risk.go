@@ -24,18 +24,14 @@ func effectiveK(cfg *schema.Config, rows int) (int, error) {
 // stands for on an input of rows records, and its type I error (0, 0 without one).
 func kmapK(cfg *schema.Config, rows int) (int, float64, error) {
 	km := cfg.Privacy.KMap
-	if km == nil || km.Estimator == "" {
+	if km == nil || km.Estimator == nil {
 		return 0, 0, nil
 	}
 	n, err := population(cfg, rows)
 	if err != nil {
 		return 0, 0, err
 	}
-	est, err := risk.ParseCellSizeEstimator(km.Estimator)
-	if err != nil {
-		return 0, 0, cfg.Errorf("privacy.k-map.estimator", "%w", err)
-	}
-	k, typeI, err := risk.KMapK(km.K, min(1, float64(rows)/n), km.Significance, est, rows)
+	k, typeI, err := risk.KMapK(km.K, min(1, float64(rows)/n), km.Significance, *km.Estimator, rows)
 	if err != nil {
 		return 0, 0, cfg.Errorf("privacy.k-map", "%w", err)
 	}
@@ -75,11 +71,7 @@ func searchRisks(cfg *schema.Config, rows int) (generalize.Risks, error) {
 		if err != nil {
 			return r, err
 		}
-		m, err := risk.ParseUniquenessModel(u.Model)
-		if err != nil {
-			return r, cfg.Errorf("privacy.population-uniqueness.model", "%w", err)
-		}
-		r.Uniqueness = &generalize.Uniqueness{Max: u.Max, Population: n, Model: m}
+		r.Uniqueness = &generalize.Uniqueness{Max: u.Max, Population: n, Model: u.Model}
 	}
 	return r, nil
 }

@@ -128,9 +128,9 @@ func riskChecks(cfg *schema.Config, d risk.Distribution, n float64) []report.Ris
 		out = append(out, report.RiskModelCheck{Model: "records-at-risk", Limit: a.Max, Measured: at, Holds: at <= a.Max, Threshold: a.Threshold})
 	}
 	if u := pr.PopulationUniqueness; u != nil {
-		c := report.RiskModelCheck{Model: "population-uniqueness", Limit: u.Max, Estimator: u.Model}
-		if m, err := risk.ParseUniquenessModel(u.Model); err == nil && d.Records() > 0 && n > 0 {
-			if est, err := risk.PopulationUniqueness(d, min(1, float64(d.Records())/n), m); err == nil && est.Valid {
+		c := report.RiskModelCheck{Model: "population-uniqueness", Limit: u.Max, Estimator: u.Model.String()}
+		if d.Records() > 0 && n > 0 {
+			if est, err := risk.PopulationUniqueness(d, min(1, float64(d.Records())/n), u.Model); err == nil && est.Valid {
 				c.Measured, c.Holds = est.Share, est.Share <= u.Max
 			}
 		} else if d.Records() == 0 {

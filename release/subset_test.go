@@ -204,7 +204,8 @@ func TestReleaseEstimatedKMap(t *testing.T) {
 	modelsOnly(t)
 	dir := t.TempDir()
 	cfg := adultConfig(t, dir, 2, 0.05)
-	cfg.Privacy.KMap = &schema.KMap{K: 20, Estimator: "poisson", Significance: 0.01}
+	poisson := risk.Poisson
+	cfg.Privacy.KMap = &schema.KMap{K: 20, Estimator: &poisson, Significance: 0.01}
 	cfg.Risk.SamplingFraction = 0.05
 	abs := needAdult(t)
 	in := filepath.Join(abs, "adult.csv")

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"math"
+
+	"sanitizer/risk"
 )
 
 // The risk section, shared by the release report and the risk analysis: each risk
@@ -282,18 +284,24 @@ func uniquenessModels(rr *RiskReport) []string {
 }
 
 // uniquenessModelNames are the estimators' names in prose.
-var uniquenessModelNames = map[string]string{"dankar": "Dankar's rule", "zayatz": "Zayatz's model", "pitman": "Pitman's model", "snb": "the SNB model"}
+var uniquenessModelNames = map[risk.UniquenessModel]string{risk.Dankar: "Dankar's rule", risk.Zayatz: "Zayatz's model", risk.Pitman: "Pitman's model", risk.SNB: "the SNB model"}
 
 // uniquenessShort are the estimators' names in a chart.
-var uniquenessShort = map[string]string{"dankar": "Dankar's rule", "zayatz": "Zayatz", "pitman": "Pitman", "snb": "SNB"}
+var uniquenessShort = map[risk.UniquenessModel]string{risk.Dankar: "Dankar's rule", risk.Zayatz: "Zayatz", risk.Pitman: "Pitman", risk.SNB: "SNB"}
 
-// shortModel is a population-uniqueness model's name in a chart.
-func shortModel(model string) string {
-	if n := uniquenessShort[model]; n != "" {
-		return n
+// modelName is the name names gives the population-uniqueness model the report calls
+// model (its String), or model itself when it is none of them.
+func modelName(names map[risk.UniquenessModel]string, model string) string {
+	for _, m := range risk.UniquenessModels {
+		if m.String() == model && names[m] != "" {
+			return names[m]
+		}
 	}
 	return model
 }
+
+// shortModel is a population-uniqueness model's name in a chart.
+func shortModel(model string) string { return modelName(uniquenessShort, model) }
 
 // uniquenessBar is the estimate of model on side, in a chart, as series i.
 func uniquenessBar(side *RiskMeasures, model string, i int) bar {
@@ -312,12 +320,7 @@ func uniquenessBar(side *RiskMeasures, model string, i int) bar {
 }
 
 // uniquenessName is a population-uniqueness model's name in prose.
-func uniquenessName(model string) string {
-	if n := uniquenessModelNames[model]; n != "" {
-		return n
-	}
-	return model
-}
+func uniquenessName(model string) string { return modelName(uniquenessModelNames, model) }
 
 // uniquenessMeasure is the population uniqueness by model.
 func uniquenessMeasure(model string) measure {

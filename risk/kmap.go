@@ -20,6 +20,9 @@ const (
 
 var estimatorNames = [...]string{Poisson: "poisson", ZeroTruncatedPoisson: "zero-truncated-poisson"}
 
+// CellSizeEstimators are the estimators, in the order messages list them.
+var CellSizeEstimators = []CellSizeEstimator{Poisson, ZeroTruncatedPoisson}
+
 // String is the estimator's name as ParseCellSizeEstimator reads it.
 func (e CellSizeEstimator) String() string {
 	if e < 0 || int(e) >= len(estimatorNames) {

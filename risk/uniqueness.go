@@ -41,6 +41,9 @@ const (
 
 var uniquenessModelNames = [...]string{Dankar: "dankar", Zayatz: "zayatz", Pitman: "pitman", SNB: "snb"}
 
+// UniquenessModels are the models, in the order the configuration's messages list them.
+var UniquenessModels = []UniquenessModel{Dankar, Pitman, Zayatz, SNB}
+
 // String is the model's name as ParseUniquenessModel reads it.
 func (m UniquenessModel) String() string {
 	if m < 0 || int(m) >= len(uniquenessModelNames) {

@@ -3,6 +3,7 @@ package schema
 import (
 	"sanitizer/closeness"
 	"sanitizer/diversity"
+	"sanitizer/risk"
 )
 
 // Role is what a column is to the release.
@@ -166,12 +167,21 @@ type DeltaPresence struct {
 // KMap is k-map (El Emam & Dankar 2008): every released class's values are shared by
 // at least K records of the population. With a Subset, the population is the input;
 // without, it is estimated from risk's population size or sampling fraction by
-// Estimator (poisson | zero-truncated-poisson), at the significance level
-// Significance, as ARX derives a k for k-anonymity from it.
+// Estimator, at the significance level Significance, as ARX derives a k for
+// k-anonymity from it.
 type KMap struct {
 	K            int
-	Estimator    string  // "" with a subset
-	Significance float64 // the estimator's significance level (default 0.01)
+	Estimator    *risk.CellSizeEstimator // nil with a subset (it is not given then)
+	Significance float64                 // the estimator's significance level (default 0.01)
+}
+
+// EstimatorName is the estimator's configuration spelling, "" when none is given (with
+// a subset).
+func (k KMap) EstimatorName() string {
+	if k.Estimator == nil {
+		return ""
+	}
+	return k.Estimator.String()
 }
 
 // RisksModelled reports whether any risk-based model is given.
@@ -192,7 +202,7 @@ type RecordsAtRisk struct {
 // the released quasi-identifiers.
 type PopulationUniqueness struct {
 	Max   float64
-	Model string // dankar (default) | pitman | zayatz | snb
+	Model risk.UniquenessModel // risk.Dankar by default
 }
 
 // Risk is what is known of the population the input was drawn from; the zero Risk

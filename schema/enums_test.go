@@ -15,6 +15,7 @@ import (
 	"sanitizer/closeness"
 	"sanitizer/diversity"
 	"sanitizer/job"
+	"sanitizer/risk"
 	"sanitizer/schema"
 )
 
@@ -43,6 +44,8 @@ func enumSpellings() map[string]string {
 	add("schema.PostProcess", spellings(schema.PostProcesses))
 	add("schema.Stat", spellings(schema.Stats))
 	add("schema.SynthesisMethod", spellings(schema.SynthesisMethods))
+	add("risk.UniquenessModel", spellings(risk.UniquenessModels))
+	add("risk.CellSizeEstimator", spellings(risk.CellSizeEstimators))
 	add("job.Stage", spellings(job.Stages))
 	return out
 }

@@ -5,6 +5,7 @@ import (
 
 	"sanitizer/closeness"
 	"sanitizer/diversity"
+	"sanitizer/risk"
 )
 
 // The keys and the enumerated values the configuration accepts. The parser reads them
@@ -86,8 +87,8 @@ var enumSets = map[string]enumSet{
 	"privacy.l-diversity.estimator":       valuesOf[diversity.Estimator](diversity.Estimators),
 	"privacy.t-closeness.distance":        valuesOf[closeness.Distance](closeness.Distances),
 	"privacy.beta-likeness.variant":       valuesOf[closeness.LikenessVariant](closeness.LikenessVariants),
-	"privacy.population-uniqueness.model": strs{"dankar", "pitman", "zayatz", "snb"},
-	"privacy.k-map.estimator":             strs{"poisson", "zero-truncated-poisson"},
+	"privacy.population-uniqueness.model": valuesOf[risk.UniquenessModel](risk.UniquenessModels),
+	"privacy.k-map.estimator":             valuesOf[risk.CellSizeEstimator](risk.CellSizeEstimators),
 	"privacy.released-columns.check":      valuesOf[ReleasedCheck](ReleasedChecks),
 	"search.algorithm":                    valuesOf[Algorithm](Algorithms),
 	"search.aggregate":                    valuesOf[LossAggregate](LossAggregates),

@@ -23,6 +23,7 @@ import (
 	"sanitizer/fault"
 	"sanitizer/internal/readfile"
 	"sanitizer/internal/safe"
+	"sanitizer/risk"
 )
 
 // Load reads and parses the configuration file at path, a regular file of at most
@@ -716,7 +717,7 @@ func (p *parser) needsPopulation(f *fields, cfg *Config) {
 	if cfg.Privacy.PopulationUniqueness != nil {
 		p.note(p.errorf(v, at+".population-uniqueness", "needs the population: risk: {population: N} or risk: {sampling-fraction: f}"))
 	}
-	if km := cfg.Privacy.KMap; km != nil && km.Estimator != "" {
+	if km := cfg.Privacy.KMap; km != nil && km.Estimator != nil {
 		p.note(p.errorf(v, at+".k-map", "an estimator needs the population: risk: {population: N} or risk: {sampling-fraction: f}"))
 	}
 }
@@ -1280,7 +1281,7 @@ func (p *parser) populationUniqueness(v *yaml.Node, at string) (*PopulationUniqu
 		u.Max, err = p.share(mv, mat, true)
 	}
 	ok := p.note(err)
-	if u.Model, err = uf.enum("model", "dankar"); !p.note(err) || !ok {
+	if u.Model, err = enumField(uf, "model", risk.Dankar); !p.note(err) || !ok {
 		return nil, errSkip
 	}
 	return u, nil
@@ -1384,9 +1385,11 @@ func (p *parser) kMap(v *yaml.Node, at string, subset bool) (*KMap, error) {
 		return nil, p.errorf(v, at, "needs privacy.subset (the input is the population) or an estimator (poisson or zero-truncated-poisson, with risk's population)")
 	}
 	if ev != nil {
-		if m.Estimator, err = kf.enum("estimator", ""); err != nil {
+		e, err := enumValue[risk.CellSizeEstimator](p, ev, eat, keyPath(kf.section, "estimator"))
+		if err != nil {
 			return nil, err
 		}
+		m.Estimator = &e
 		m.Significance = 0.01
 		if sv != nil {
 			if m.Significance, err = p.share(sv, sat, true); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/risk"
 )
 
 func TestParseExample(t *testing.T) {
@@ -214,7 +215,7 @@ dp:
 		{"Search", cfg.Search, Search{Algorithm: "mondrian", Metric: "ncp"}},
 		{"risks", [2]float64{cfg.Privacy.AverageRisk, cfg.Privacy.HighestRisk}, [2]float64{0.05, 0.25}},
 		{"RecordsAtRisk", *cfg.Privacy.RecordsAtRisk, RecordsAtRisk{Threshold: 0.1, Max: 0.02}},
-		{"PopulationUniqueness", *cfg.Privacy.PopulationUniqueness, PopulationUniqueness{Max: 0.01, Model: "dankar"}},
+		{"PopulationUniqueness", *cfg.Privacy.PopulationUniqueness, PopulationUniqueness{Max: 0.01, Model: risk.Dankar}},
 		{"Risk", cfg.Risk, Risk{SamplingFraction: 0.3}},
 		{"Neighbours", cfg.DP.Neighbours, ReplaceOne},
 		{"aggregate", *cfg.DP.Outputs[0].Aggregate, Aggregate{Column: "stay", Stats: []Stat{"count"}}},
@@ -673,7 +674,7 @@ func TestParsePopulationModels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if km := cfg.Privacy.KMap; *km != (KMap{K: 5, Estimator: "zero-truncated-poisson", Significance: 0.01}) || cfg.Privacy.Subset != nil {
+	if km := cfg.Privacy.KMap; km.K != 5 || km.Estimator == nil || *km.Estimator != risk.ZeroTruncatedPoisson || km.Significance != 0.01 || cfg.Privacy.Subset != nil {
 		t.Errorf("parsed %+v", km)
 	}
 }

@@ -163,7 +163,7 @@ func withoutColumns(cfg *schema.Config, gone []string) *schema.Config {
 	}
 	if pr := &out.Privacy; pr.Subset != nil && isGone(pr.Subset.Column) {
 		pr.Subset, pr.DeltaPresence = nil, nil
-		if pr.KMap != nil && pr.KMap.Estimator == "" {
+		if pr.KMap != nil && pr.KMap.Estimator == nil {
 			pr.KMap = nil
 		}
 	}

@@ -170,7 +170,7 @@ func options(cfg *schema.Config, like *generalize.Table, sens *input, classes, p
 		if d := cfg.Privacy.DeltaPresence; d != nil {
 			opt.Population.DeltaMin, opt.Population.DeltaMax = d.Min, d.Max
 		}
-		if km := cfg.Privacy.KMap; km != nil && km.Estimator == "" {
+		if km := cfg.Privacy.KMap; km != nil && km.Estimator == nil {
 			opt.Population.KMap = km.K
 		}
 	}
