@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -268,17 +269,14 @@ func mask(v string, j int, fromRight bool) string {
 	return strings.Repeat("*", j) + v[offsets[j]:]
 }
 
-// Date hierarchy levels, finest first.
-var dateLevels = map[string]int{"month": 1, "quarter": 2, "year": 3, "decade": 4}
-
 // BuildDate builds a date hierarchy: values are ISO dates YYYY-MM-DD; the levels are
 // taken from month ("2023-04"), quarter ("2023-Q2"), year ("2023"),
 // decade ("[2020,2029]"), in the given order (finest first), then "*".
-func BuildDate(source string, values []string, levels []string) (*Hierarchy, error) {
+func BuildDate(source string, values []string, levels []schema.DateUnit) (*Hierarchy, error) {
 	prev := 0
 	for j, l := range levels {
-		rank, ok := dateLevels[l]
-		if !ok {
+		rank := slices.Index(schema.DateUnits, l) + 1 // finest first
+		if rank == 0 {
 			return nil, fault.BadInput("%s: unknown date level %q (want month, quarter, year or decade)", source, l)
 		}
 		if rank <= prev {
@@ -294,15 +292,17 @@ func BuildDate(source string, values []string, levels []string) (*Hierarchy, err
 		y, mo := t.Year(), int(t.Month())
 		for j, l := range levels {
 			switch l {
-			case "month":
+			case schema.DateMonth:
 				row[j+1] = fmt.Sprintf("%04d-%02d", y, mo)
-			case "quarter":
+			case schema.DateQuarter:
 				row[j+1] = fmt.Sprintf("%04d-Q%d", y, (mo-1)/3+1)
-			case "year":
+			case schema.DateYear:
 				row[j+1] = fmt.Sprintf("%04d", y)
-			case "decade":
+			case schema.DateDecade:
 				lo := y - y%10
 				row[j+1] = fmt.Sprintf("[%d,%d]", lo, lo+9)
+			default:
+				return fault.Internalf("%s: date level %q", source, l)
 			}
 		}
 		return nil

@@ -2,6 +2,7 @@ package generalize
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -258,7 +259,7 @@ func TestBuildIntervalsConfigErrors(t *testing.T) {
 	for _, b := range []func([]string) error{
 		func(v []string) error { _, err := BuildIntervals("c", v, schema.Integer, []float64{5}); return err },
 		func(v []string) error { _, err := BuildMask("c", v, schema.Mask{Max: 1}); return err },
-		func(v []string) error { _, err := BuildDate("c", v, []string{"year"}); return err },
+		func(v []string) error { _, err := BuildDate("c", v, []schema.DateUnit{"year"}); return err },
 	} {
 		if err := b(nil); err == nil || !errors.Is(err, fault.ErrBadInput) {
 			t.Errorf("no values: err = %v", err)
@@ -334,11 +335,11 @@ func TestBuildMask(t *testing.T) {
 func TestBuildDate(t *testing.T) {
 	values := []string{"2023-04-15", "2023-06-30", "2023-07-01", "2019-12-31", "2020-01-01", "2024-02-29", "0999-01-01"}
 	tests := []struct {
-		levels []string
+		levels []schema.DateUnit
 		want   map[string][]string
 	}{
 		{
-			levels: []string{"month", "quarter", "year", "decade"},
+			levels: []schema.DateUnit{"month", "quarter", "year", "decade"},
 			want: map[string][]string{
 				"2023-04-15": {"2023-04", "2023-Q2", "2023", "[2020,2029]", "*"},
 				"2023-06-30": {"2023-06", "2023-Q2", "2023", "[2020,2029]", "*"},
@@ -350,14 +351,14 @@ func TestBuildDate(t *testing.T) {
 			},
 		},
 		{
-			levels: []string{"month", "year", "decade"},
+			levels: []schema.DateUnit{"month", "year", "decade"},
 			want: map[string][]string{
 				"2023-04-15": {"2023-04", "2023", "[2020,2029]", "*"},
 				"2019-12-31": {"2019-12", "2019", "[2010,2019]", "*"},
 			},
 		},
 		{
-			levels: []string{"quarter", "decade"},
+			levels: []schema.DateUnit{"quarter", "decade"},
 			want: map[string][]string{
 				"2023-06-30": {"2023-Q2", "[2020,2029]", "*"},
 			},
@@ -368,7 +369,7 @@ func TestBuildDate(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		t.Run(strings.Join(tc.levels, ","), func(t *testing.T) {
+		t.Run(fmt.Sprint(tc.levels), func(t *testing.T) {
 			h, err := BuildDate("admitted", values, tc.levels)
 			if err != nil {
 				t.Fatal(err)
@@ -385,16 +386,16 @@ func TestBuildDate(t *testing.T) {
 
 func TestBuildDateErrors(t *testing.T) {
 	for _, bad := range []string{"2023-02-29", "2023-13-01", "2023-4-15", "20230415", "2023-04-15T00:00:00Z", "15/04/2023", "", "2023-04-15 ", "+2023-04-15"} {
-		_, err := BuildDate("d", []string{"2023-01-01", bad}, []string{"month"})
+		_, err := BuildDate("d", []string{"2023-01-01", bad}, []schema.DateUnit{"month"})
 		v := bad
 		if len(v) < 3 {
 			v = ""
 		}
 		wantValueError(t, err, 1, v)
 	}
-	_, err := BuildDate("d", []string{"2023-01-01", "2023-01-01"}, []string{"month"})
+	_, err := BuildDate("d", []string{"2023-01-01", "2023-01-01"}, []schema.DateUnit{"month"})
 	wantValueError(t, err, 1, "2023-01-01")
-	for _, lv := range [][]string{{"year", "month"}, {"month", "month"}, {"week"}, {"Month"}, {"decade", "year"}} {
+	for _, lv := range [][]schema.DateUnit{{"year", "month"}, {"month", "month"}, {"week"}, {"Month"}, {"decade", "year"}} {
 		_, err := BuildDate("d", []string{"2023-01-01"}, lv)
 		if err == nil || !errors.Is(err, fault.ErrBadInput) {
 			t.Errorf("levels %q: err = %v", lv, err)

@@ -144,7 +144,7 @@ func CheckColumns(cfg *schema.Config, input string, cols []table.Column) (faulty
 		in[col.Name] = true
 		c := cfg.Column(col.Name)
 		if c == nil {
-			if cfg.Unlisted != "drop" {
+			if cfg.Unlisted != schema.UnlistedDrop {
 				errs.Add(cfg.Errorf("columns", "%s: column %q is not in the configuration (name it, or set unlisted: drop)", input, col.Name))
 			}
 			continue

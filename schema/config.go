@@ -48,7 +48,7 @@ type Config struct {
 	Dir      string // folder of the configuration file; relative paths below are already resolved against it
 	Digest   string // hex SHA-256 of the configuration file's bytes
 	Dataset  string
-	Unlisted string // "error" (default) or "drop"
+	Unlisted Unlisted // UnlistedError by default
 	Input    IO
 	Output   IO
 	Columns  []Column // in the order the configuration lists them
@@ -93,12 +93,12 @@ type Hierarchy struct {
 	File      string    // ARX-format file, resolved against the configuration's folder
 	Intervals []float64 // interval widths, finest first; each a multiple of the one before
 	Mask      *Mask
-	Date      []string // subset of month, quarter, year, decade, finest first
+	Date      []DateUnit // some of DateUnits, finest first
 }
 
 // Mask is the masking hierarchy builder: level i replaces i characters by '*'.
 type Mask struct {
-	FromRight bool // "from: right" (default) or "from: left"
+	FromRight bool // from: right (MaskFromRight, the default), not left
 	Max       int  // number of masking levels before the top "*"
 }
 

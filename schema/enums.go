@@ -178,3 +178,52 @@ var SynthesisMethods = []SynthesisMethod{AIM, MST}
 
 // String is the method's configuration spelling.
 func (m SynthesisMethod) String() string { return string(m) }
+
+// Unlisted is unlisted: what a run does with an input column the configuration does
+// not list.
+type Unlisted string
+
+// The answers to an unlisted column.
+const (
+	UnlistedError Unlisted = "error" // the run fails, naming the column (the default)
+	UnlistedDrop  Unlisted = "drop"  // the column is read past and not released
+)
+
+// UnlistedAnswers are the values of unlisted.
+var UnlistedAnswers = []Unlisted{UnlistedError, UnlistedDrop}
+
+// String is the answer's configuration spelling.
+func (u Unlisted) String() string { return string(u) }
+
+// MaskFrom is columns.<name>.hierarchy.mask.from: the end a masking hierarchy masks
+// from (Mask.FromRight holds it).
+type MaskFrom string
+
+// The ends a mask starts from.
+const (
+	MaskFromRight MaskFrom = "right" // the default
+	MaskFromLeft  MaskFrom = "left"
+)
+
+// MaskEnds are the values of columns.<name>.hierarchy.mask.from.
+var MaskEnds = []MaskFrom{MaskFromRight, MaskFromLeft}
+
+// String is the end's configuration spelling.
+func (m MaskFrom) String() string { return string(m) }
+
+// DateUnit is a level of a date hierarchy (columns.<name>.hierarchy.date).
+type DateUnit string
+
+// The date hierarchy's levels, finest first.
+const (
+	DateMonth   DateUnit = "month"   // "2023-04"
+	DateQuarter DateUnit = "quarter" // "2023-Q2"
+	DateYear    DateUnit = "year"    // "2023"
+	DateDecade  DateUnit = "decade"  // "[2020,2029]"
+)
+
+// DateUnits are the values of columns.<name>.hierarchy.date, finest first.
+var DateUnits = []DateUnit{DateMonth, DateQuarter, DateYear, DateDecade}
+
+// String is the level's configuration spelling.
+func (d DateUnit) String() string { return string(d) }

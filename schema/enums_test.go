@@ -46,6 +46,9 @@ func enumSpellings() map[string]string {
 	add("schema.SynthesisMethod", spellings(schema.SynthesisMethods))
 	add("risk.UniquenessModel", spellings(risk.UniquenessModels))
 	add("risk.CellSizeEstimator", spellings(risk.CellSizeEstimators))
+	add("schema.Unlisted", spellings(schema.UnlistedAnswers))
+	add("schema.MaskFrom", spellings(schema.MaskEnds))
+	add("schema.DateUnit", spellings(schema.DateUnits))
 	add("job.Stage", spellings(job.Stages))
 	return out
 }

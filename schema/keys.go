@@ -23,9 +23,6 @@ import (
 // hierarchyKinds are the keys of a hierarchy of which exactly one is given.
 var hierarchyKinds = []string{"file", "intervals", "mask", "date"}
 
-// dateUnits are the levels of a date hierarchy, finest first.
-var dateUnits = []string{"month", "quarter", "year", "decade"}
-
 // outputKinds are the keys of a DP output of which exactly one is given.
 var outputKinds = []string{"histogram", "marginals", "aggregate", "synthetic"}
 
@@ -76,13 +73,13 @@ var ioFormats = []string{"csv", "parquet", "arrow", "arrows"}
 // parser reads the key as the value of that type (enumValue), and enumValues spells
 // them.
 var enumSets = map[string]enumSet{
-	"unlisted":                            strs{"error", "drop"},
+	"unlisted":                            valuesOf[Unlisted](UnlistedAnswers),
 	"input.format":                        strs(ioFormats),
 	"output.format":                       strs(ioFormats),
 	"columns.<name>.role":                 valuesOf[Role](Roles),
 	"columns.<name>.type":                 valuesOf[Type](Types),
-	"columns.<name>.hierarchy.mask.from":  strs{"right", "left"},
-	"columns.<name>.hierarchy.date":       strs(dateUnits),
+	"columns.<name>.hierarchy.mask.from":  valuesOf[MaskFrom](MaskEnds),
+	"columns.<name>.hierarchy.date":       valuesOf[DateUnit](DateUnits),
 	"privacy.l-diversity.variant":         valuesOf[diversity.Variant](diversity.Variants),
 	"privacy.l-diversity.estimator":       valuesOf[diversity.Estimator](diversity.Estimators),
 	"privacy.t-closeness.distance":        valuesOf[closeness.Distance](closeness.Distances),

@@ -663,7 +663,7 @@ func (p *parser) config(root *yaml.Node) *Config {
 		cfg.Dataset, err = p.dataset(v, at)
 		p.note(err)
 	}
-	if u, err := f.enum("unlisted", "error"); p.note(err) {
+	if u, err := enumField(f, "unlisted", UnlistedError); p.note(err) {
 		cfg.Unlisted = u
 	}
 	if v, at := f.get("input"); v != nil {
@@ -959,7 +959,7 @@ func (p *parser) hierarchy(n *yaml.Node, path string, typ Type) (*Hierarchy, err
 		h.Mask, err = p.mask(v, at)
 	}
 	if v, at := f.get("date"); v != nil {
-		h.Date, err = p.dateLevels(v, at, typ, f.allowed("date"))
+		h.Date, err = p.dateLevels(v, at, typ)
 	}
 	if err != nil {
 		return nil, err
@@ -1011,7 +1011,7 @@ func (p *parser) mask(n *yaml.Node, path string) (*Mask, error) {
 	if err != nil {
 		return nil, err
 	}
-	from, err := f.enum("from", "right")
+	from, err := enumField(f, "from", MaskFromRight)
 	if err != nil {
 		return nil, err
 	}
@@ -1019,7 +1019,7 @@ func (p *parser) mask(n *yaml.Node, path string) (*Mask, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Mask{FromRight: from == "right"}
+	m := &Mask{FromRight: from == MaskFromRight}
 	if m.Max, err = p.int(v, at); err != nil {
 		return nil, err
 	}
@@ -1029,20 +1029,19 @@ func (p *parser) mask(n *yaml.Node, path string) (*Mask, error) {
 	return m, nil
 }
 
-// dateLevels decodes the levels of a date hierarchy; units are the allowed levels,
-// finest first (dateUnits).
-func (p *parser) dateLevels(n *yaml.Node, path string, typ Type, units []string) ([]string, error) {
+// dateLevels decodes the levels of a date hierarchy: some of DateUnits, finest first.
+func (p *parser) dateLevels(n *yaml.Node, path string, typ Type) ([]DateUnit, error) {
 	if typ != Date {
 		return nil, p.errorf(n, path, "needs a column of type date, not %s", typ)
 	}
-	levels, err := p.enumList(n, path, units...)
+	levels, err := enumValueList[DateUnit](p, n, path, "columns.<name>.hierarchy.date")
 	if err != nil {
 		return nil, err
 	}
 	for i := 1; i < len(levels); i++ {
-		if slices.Index(units, levels[i]) < slices.Index(units, levels[i-1]) {
+		if slices.Index(DateUnits, levels[i]) < slices.Index(DateUnits, levels[i-1]) {
 			return nil, p.errorf(n, path, "must list the finest level first (%s), got %s after %s",
-				strings.Join(units, " < "), levels[i], levels[i-1])
+				strings.Join(spellings(DateUnits), " < "), levels[i], levels[i-1])
 		}
 	}
 	return levels, nil

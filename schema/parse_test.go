@@ -46,7 +46,7 @@ func TestParseExample(t *testing.T) {
 			{Name: "zip", Role: Quasi, Type: String,
 				Hierarchy: &Hierarchy{Mask: &Mask{FromRight: true, Max: 5}}},
 			{Name: "admitted", Role: Quasi, Type: Date, TypeDeclared: true,
-				Hierarchy: &Hierarchy{Date: []string{"month", "year", "decade"}}},
+				Hierarchy: &Hierarchy{Date: []DateUnit{"month", "year", "decade"}}},
 			{Name: "education", Role: Quasi, Type: String,
 				Hierarchy: &Hierarchy{File: "/cfg/hierarchies/education.csv"}},
 			{Name: "diagnosis", Role: Sensitive, Type: String,
@@ -129,7 +129,7 @@ search: {}
 	}{
 		{"File", cfg.File, ""},
 		{"Dir", cfg.Dir, ""},
-		{"Unlisted", cfg.Unlisted, "error"},
+		{"Unlisted", cfg.Unlisted, UnlistedError},
 		{"Input.Path", cfg.Input.Path, "in.csv"},
 		{"Input.Format", cfg.Input.Format, ""},
 		{"Input.CSV", cfg.Input.CSV, CSV{Separator: ',', Header: true}},
@@ -200,7 +200,7 @@ dp:
 		what      string
 		got, want any
 	}{
-		{"Unlisted", cfg.Unlisted, "drop"},
+		{"Unlisted", cfg.Unlisted, UnlistedDrop},
 		{"Output", cfg.Output, IO{Path: filepath.Join("conf", "out", "release.csv"), Format: "arrows", CSV: CSV{Separator: '\t'}}},
 		{"intervals", cfg.Columns[1].Hierarchy.Intervals, []float64{0.1, 0.3, 0.9, 1.8}},
 		{"mask", *cfg.Columns[2].Hierarchy.Mask, Mask{Max: 1}},

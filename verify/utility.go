@@ -59,7 +59,7 @@ type Domain struct {
 	// mask, date: how the builder writes the levels
 	fromRight bool
 	max       int
-	dates     []string
+	dates     []schema.DateUnit
 	// intervals (IntervalLevels): the column's type and the widths, finest first
 	typ    schema.Type
 	widths []float64
@@ -126,10 +126,10 @@ func MaskDomain(fromRight bool, max int) (*Domain, error) {
 // DateDomain is the date builder's hierarchy over ISO dates with the given levels
 // (month "2023-04", quarter "2023-Q2", year "2023", decade "[2020,2029]", finest
 // first), then "*". Its leaves are the input's values.
-func DateDomain(levels []string) (*Domain, error) {
+func DateDomain(levels []schema.DateUnit) (*Domain, error) {
 	for _, l := range levels {
 		switch l {
-		case "month", "quarter", "year", "decade":
+		case schema.DateMonth, schema.DateQuarter, schema.DateYear, schema.DateDecade:
 		default:
 			return nil, fmt.Errorf("date hierarchy: unknown level %q", l)
 		}
@@ -171,13 +171,13 @@ func (d *Domain) labelsOf(v string) ([]string, bool) {
 		out[0], out[d.height-1] = v, top
 		for j, l := range d.dates {
 			switch l {
-			case "month":
+			case schema.DateMonth:
 				out[j+1] = fmt.Sprintf("%04d-%02d", y, m)
-			case "quarter":
+			case schema.DateQuarter:
 				out[j+1] = fmt.Sprintf("%04d-Q%d", y, (m-1)/3+1)
-			case "year":
+			case schema.DateYear:
 				out[j+1] = fmt.Sprintf("%04d", y)
-			case "decade":
+			case schema.DateDecade:
 				out[j+1] = fmt.Sprintf("[%d,%d]", y-y%10, y-y%10+9)
 			}
 		}

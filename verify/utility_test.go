@@ -202,7 +202,7 @@ func TestUtilityLevels(t *testing.T) {
 // TestUtilityBuilders: the date builder's labels and the interval builder's closed
 // integer and half-open float intervals, with leaves the input's values.
 func TestUtilityBuilders(t *testing.T) {
-	date, err := DateDomain([]string{"month", "quarter", "year", "decade"})
+	date, err := DateDomain(schema.DateUnits)
 	if err != nil {
 		t.Fatal(err)
 	}
