@@ -79,27 +79,27 @@ func Run(ctx context.Context, cfg *schema.Config, opt job.Options) (man *report.
 
 // dp is DP, its panics not recovered.
 func dp(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Manifest, error) {
-	prep, err := prepare(cfg, opt)
+	r, err := prepare(cfg, opt)
 	if err != nil {
 		return nil, err
 	}
 	log := opt.Logger()
 	start := time.Now()
-	p, data, err := readStage(ctx, cfg, opt, prep.Input, prep.InputFormat)
+	p, data, err := r.readStage(ctx)
 	if err != nil {
 		return nil, err
 	}
 	read := time.Now()
 	log.Info("stage done", "stage", job.StageRead, "columns", len(data.col), "ms", job.Millis(start, read)) // the record count is not DP: never logged
-	man := newManifest(cfg, prep.Spend)
-	tables, err := noiseStage(ctx, cfg, opt, p, data, man)
+	man := r.newManifest()
+	tables, err := r.noiseStage(ctx, p, data, man)
 	if err != nil {
 		return nil, err
 	}
 	computed := time.Now()
 	log.Info("stage done", "stage", job.StageNoise, "outputs", len(tables), "ms", job.Millis(read, computed))
 	opt.At(job.StageNoise)
-	return man, finish(ctx, cfg, opt, prep, man, tables, computed)
+	return man, r.finish(ctx, man, tables, computed)
 }
 
 // Prepared is a dp run's input, ledger and spend, checked before anything is read.
@@ -109,19 +109,34 @@ type Prepared struct {
 	Spend              dphist.Spend
 }
 
+// run is a dp run once planned (prepare, or Publish for one noised elsewhere): the
+// configuration and the command's options, checked, and what they resolve to. The
+// stages are its methods: the configuration enters a run once, at its planning.
+type run struct {
+	cfg  *schema.Config
+	opt  job.Options
+	prep *Prepared
+}
+
 // Prepare checks what a dp run on opt's input can be checked for before any record is
 // read: the dp section against what this version honours, the input and output
 // paths, and the run's spend against the configured totals and the ledger. Errors as
 // Run's.
 func Prepare(cfg *schema.Config, opt job.Options) (prep *Prepared, err error) {
 	err = safe.Call(func() error {
-		prep, err = prepare(cfg, opt)
+		r, err := prepare(cfg, opt)
+		if r != nil {
+			prep = r.prep
+		}
 		return err
 	})
 	return prep, err
 }
 
-func prepare(cfg *schema.Config, opt job.Options) (*Prepared, error) {
+// prepare is a dp run's planning step: every check that needs no record, in this
+// order: the dp section (CheckConfig, the same checks validate runs), the paths
+// (dpPaths), the spend (plannedSpend).
+func prepare(cfg *schema.Config, opt job.Options) (*run, error) {
 	if err := CheckConfig(cfg, opt); err != nil {
 		return nil, err
 	}
@@ -133,7 +148,7 @@ func prepare(cfg *schema.Config, opt job.Options) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Prepared{Input: in, InputFormat: inFmt, Ledger: ledger, Spend: spend}, nil
+	return &run{cfg: cfg, opt: opt, prep: &Prepared{Input: in, InputFormat: inFmt, Ledger: ledger, Spend: spend}}, nil
 }
 
 // Publish finishes a dp run whose outputs were noised elsewhere (on Beam's workers):
@@ -146,7 +161,8 @@ func Publish(ctx context.Context, cfg *schema.Config, opt job.Options, prep *Pre
 		if len(noisy) != len(outs) || len(outs) != len(cfg.DP.Outputs) {
 			return fault.Internalf("%d noisy results for %d outputs", len(noisy), len(outs))
 		}
-		man = newManifest(cfg, prep.Spend)
+		r := &run{cfg: cfg, opt: opt, prep: prep}
+		man = r.newManifest()
 		tables := make([]*dpTable, len(outs))
 		for i, out := range outs {
 			if tables[i], err = out.table(noisy[i]); err != nil {
@@ -154,7 +170,7 @@ func Publish(ctx context.Context, cfg *schema.Config, opt job.Options, prep *Pre
 			}
 			man.Outputs = append(man.Outputs, out.Manifest)
 		}
-		return finish(ctx, cfg, opt, prep, man, tables, time.Now())
+		return r.finish(ctx, man, tables, time.Now())
 	})
 	if err != nil {
 		return nil, err
@@ -165,11 +181,11 @@ func Publish(ctx context.Context, cfg *schema.Config, opt job.Options, prep *Pre
 // finish records the run's spend and then writes its tables and manifest (record,
 // then release: the spend is in the ledger before any noisy value reaches a file; a
 // failure from here on leaves it spent and nothing published).
-func finish(ctx context.Context, cfg *schema.Config, opt job.Options, prep *Prepared, man *report.Manifest, tables []*dpTable, computed time.Time) error {
-	if err := recordStage(cfg, opt, prep.Ledger, prep.Spend, man); err != nil {
+func (r *run) finish(ctx context.Context, man *report.Manifest, tables []*dpTable, computed time.Time) error {
+	if err := r.recordStage(man); err != nil {
 		return err
 	}
-	return writeStage(ctx, cfg, opt, man, tables, computed)
+	return r.writeStage(ctx, man, tables, computed)
 }
 
 // dpPaths resolves the run's input, its format and the ledger's path, and checks the
@@ -228,22 +244,23 @@ func plannedSpend(cfg *schema.Config, opt job.Options, ledger string) (dphist.Sp
 }
 
 // readStage opens the input and reads the columns the outputs use.
-func readStage(ctx context.Context, cfg *schema.Config, opt job.Options, in, inFmt string) (*job.Plan, *dpInput, error) {
-	src, p, err := job.OpenInput(cfg, in, inFmt)
+func (r *run) readStage(ctx context.Context) (*job.Plan, *dpInput, error) {
+	src, p, err := job.OpenInput(r.cfg, r.prep.Input, r.prep.InputFormat)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer src.Close()
-	opt.At(job.StageRead)
-	data, err := readInput(ctx, cfg, p, src)
+	r.opt.At(job.StageRead)
+	data, err := readInput(ctx, p, src)
 	if err != nil {
 		return nil, nil, err
 	}
 	return p, data, nil
 }
 
-// newManifest is the manifest of a run that spends spend, before its outputs.
-func newManifest(cfg *schema.Config, spend dphist.Spend) *report.Manifest {
+// newManifest is the run's manifest, before its outputs.
+func (r *run) newManifest() *report.Manifest {
+	cfg, spend := r.cfg, r.prep.Spend
 	man := &report.Manifest{
 		Tool: "sanitize", Version: build.Version, Dataset: cfg.Dataset, ConfigDigest: "sha256:" + cfg.Digest,
 		CreatedUTC: spend.Time.Format(time.RFC3339), Neighbours: cfg.DP.Neighbours,
@@ -257,14 +274,14 @@ func newManifest(cfg *schema.Config, spend dphist.Spend) *report.Manifest {
 
 // noiseStage computes every output, with its noise, into a table in memory: the
 // outputs are independent, computed concurrently and reported in order.
-func noiseStage(ctx context.Context, cfg *schema.Config, opt job.Options, p *job.Plan, data *dpInput, man *report.Manifest) ([]*dpTable, error) {
-	tables := make([]*dpTable, len(cfg.DP.Outputs))
-	man.Outputs = make([]report.ManifestOutput, len(cfg.DP.Outputs))
+func (r *run) noiseStage(ctx context.Context, p *job.Plan, data *dpInput, man *report.Manifest) ([]*dpTable, error) {
+	tables := make([]*dpTable, len(r.cfg.DP.Outputs))
+	man.Outputs = make([]report.ManifestOutput, len(r.cfg.DP.Outputs))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opt.Parallel())
+	g.SetLimit(r.opt.Parallel())
 	for i, out := range data.outs {
 		g.Go(safe.Go(func() (err error) {
-			man.Outputs[i], tables[i], err = computeOutput(gctx, cfg, p, out, data)
+			man.Outputs[i], tables[i], err = computeOutput(gctx, p, out, data)
 			return err
 		}))
 	}
@@ -276,7 +293,8 @@ func noiseStage(ctx context.Context, cfg *schema.Config, opt job.Options, p *job
 
 // recordStage charges the run's spend to the ledger, if there is one, and notes the
 // dataset's account in the manifest.
-func recordStage(cfg *schema.Config, opt job.Options, ledger string, spend dphist.Spend, man *report.Manifest) error {
+func (r *run) recordStage(man *report.Manifest) error {
+	cfg, opt, ledger, spend := r.cfg, r.opt, r.prep.Ledger, r.prep.Spend
 	if ledger == "" {
 		opt.Logger().Warn("no --ledger: this run's spend is not recorded; repeated runs on the same data add up unchecked", "epsilon", spend.Epsilon, "delta", spend.Delta)
 		return nil
@@ -300,7 +318,8 @@ func recordStage(cfg *schema.Config, opt job.Options, ledger string, spend dphis
 
 // writeStage writes every output and the manifest into a temporary folder and moves
 // it into place; a cancelled run publishes nothing.
-func writeStage(ctx context.Context, cfg *schema.Config, opt job.Options, man *report.Manifest, tables []*dpTable, computed time.Time) error {
+func (r *run) writeStage(ctx context.Context, man *report.Manifest, tables []*dpTable, computed time.Time) error {
+	cfg, opt := r.cfg, r.opt
 	tmp, err := publish.CreateFolder(opt.Output)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
@@ -485,16 +504,18 @@ func OutputColumns(o schema.DPOutput) []string {
 // (planned as p by job.OpenInput) as the run does and lists, for each column the
 // outputs count, the first record outside its declared domain that the run would
 // refuse, as the run names it. Errors match fault.ErrBadInput as the run's do.
-func CheckInput(ctx context.Context, cfg *schema.Config, p *job.Plan, src table.Source) error {
-	data, err := readInput(ctx, cfg, p, src)
+func CheckInput(ctx context.Context, p *job.Plan, src table.Source) error {
+	data, err := readInput(ctx, p, src)
 	if err != nil {
 		return err
 	}
 	return data.checkDomains(p)
 }
 
-// readInput reads the columns the outputs use in one streamed pass.
-func readInput(ctx context.Context, cfg *schema.Config, p *job.Plan, src table.Source) (*dpInput, error) {
+// readInput reads the columns the outputs of p's configuration use in one streamed
+// pass.
+func readInput(ctx context.Context, p *job.Plan, src table.Source) (*dpInput, error) {
+	cfg := p.Config
 	pos := make(map[string]int, len(p.Header))
 	for i, h := range p.Header {
 		pos[h] = i
@@ -739,7 +760,8 @@ func outputCells(p *job.Plan, out *Output, data *dpInput) ([][]int32, error) {
 
 // computeOutput computes one output: its cells' counts (or groups' statistics) over
 // the rows its privacy unit's bound keeps, with noise, as its table.
-func computeOutput(ctx context.Context, cfg *schema.Config, p *job.Plan, out *Output, data *dpInput) (report.ManifestOutput, *dpTable, error) {
+func computeOutput(ctx context.Context, p *job.Plan, out *Output, data *dpInput) (report.ManifestOutput, *dpTable, error) {
+	cfg := p.Config
 	cols, err := outputCells(p, out, data)
 	if err != nil {
 		return out.Manifest, nil, err

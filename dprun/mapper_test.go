@@ -107,7 +107,7 @@ func TestMapperMatchesColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	data, err := readInput(context.Background(), cfg, p, src)
+	data, err := readInput(context.Background(), p, src)
 	if err != nil {
 		t.Fatal(err)
 	}

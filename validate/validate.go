@@ -104,7 +104,7 @@ func validateInput(ctx context.Context, cfg *schema.Config, in string, v *report
 		}
 	}
 	if work.DP != nil {
-		errs.Add(dprun.CheckInput(ctx, work, p, src))
+		errs.Add(dprun.CheckInput(ctx, p, src))
 	}
 	if err := errs.Err(); err != nil {
 		return err
@@ -145,7 +145,7 @@ func usableConfig(cfg *schema.Config, in, inFmt string) (*schema.Config, error) 
 // the keys): the release's checks skip them (protectedColumns).
 func withoutColumns(cfg *schema.Config, gone []string) *schema.Config {
 	out := *cfg
-	out.Unlisted = "drop"
+	out.Unlisted = schema.UnlistedDrop
 	isGone := func(name string) bool { return slices.Contains(gone, name) }
 	out.Columns = slices.DeleteFunc(slices.Clone(cfg.Columns), func(c schema.Column) bool { return isGone(c.Name) })
 	without := func(m map[string]int) map[string]int {
