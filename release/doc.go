@@ -9,9 +9,14 @@
 //
 // A run's configuration is checked, then planned, then staged: planRelease (planCheck,
 // planRisk) checks everything that needs no data — the configuration (CheckConfig, as
-// validate does), the command's paths and formats, its destinations — into a runPlan;
-// openRun (openInput, job.NewPlan) checks what needs the input's header and types and
-// plans its columns; the stages (encode, search, write, verify, publish) take the plan.
-// Checks that need the records (values against hierarchies, the population, the level
-// bounds against built hierarchies) are made by the stage that reads them.
+// validate does), the command's paths and formats, its destinations — into a runPlan,
+// the one step that takes the configuration; runPlan.open (job.NewPlan; for a release,
+// openRun) checks what needs the input's header and types and plans its columns; the
+// stages (encode, search, write, verify, publish; Check's and Risk's steps) take the
+// plan and read the configuration through it. Checks that need the records (values
+// against hierarchies, the population, the level bounds against built hierarchies) are
+// made by the stage that reads them. The helpers that turn one section of a
+// configuration into what a stage needs (modelOptions, levelBounds, the risk models,
+// the report's and the metadata's parameters) take the configuration, as Engine's
+// methods hand it to the beam module.
 package release
