@@ -222,6 +222,22 @@ func dpPaths(cfg *schema.Config, opt job.Options) (in, inFmt, ledger string, err
 // dphist.Check): checked now, before reading, and the charge again under the
 // ledger's lock when recording.
 func plannedSpend(cfg *schema.Config, opt job.Options, ledger string) (dphist.Spend, error) {
+	spend, err := CheckBudget(cfg, opt)
+	if err != nil {
+		return spend, err
+	}
+	if ledger != "" {
+		if err := dphist.Check(ledger, cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
+			return spend, err
+		}
+	}
+	return spend, nil
+}
+
+// CheckBudget is the spend of the dp run cfg describes (its outputs' budgets composed),
+// refused when dp's totals cannot hold it: the budget check that needs neither the
+// input nor the ledger, which validate makes too. cfg has passed CheckConfig.
+func CheckBudget(cfg *schema.Config, opt job.Options) (dphist.Spend, error) {
 	spend := dphist.Spend{Time: opt.Time().UTC()}
 	parts := make([]dphist.Spend, len(cfg.DP.Outputs))
 	for i, o := range cfg.DP.Outputs {
@@ -234,11 +250,6 @@ func plannedSpend(cfg *schema.Config, opt job.Options, ledger string) (dphist.Sp
 	}
 	if err := (&dphist.Ledger{Datasets: map[string]*dphist.Account{}}).Charge(cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
 		return spend, cfg.Wrap("dp", fmt.Errorf("the outputs need ε=%g, δ=%g: %w", spend.Epsilon, spend.Delta, err))
-	}
-	if ledger != "" {
-		if err := dphist.Check(ledger, cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, spend); err != nil {
-			return spend, err
-		}
 	}
 	return spend, nil
 }

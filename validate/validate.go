@@ -46,7 +46,12 @@ func Validate(ctx context.Context, cfg *schema.Config, cfgErr error, opt job.Opt
 		errs.Add(release.CheckConfig(cfg))
 	}
 	if cfg.DP != nil {
-		errs.Add(dprun.CheckConfig(cfg, opt))
+		if err := dprun.CheckConfig(cfg, opt); err != nil {
+			errs.Add(err)
+		} else {
+			_, err := dprun.CheckBudget(cfg, opt)
+			errs.Add(err)
+		}
 		v.DP = len(cfg.DP.Outputs)
 	}
 	if err := errs.Err(); err != nil {

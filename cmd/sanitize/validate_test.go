@@ -355,3 +355,29 @@ func wantEveryError(t *testing.T, path string, code int, stdout, stderr string, 
 		t.Errorf("a data value in the output: %q", stderr)
 	}
 }
+
+// TestValidateDPBudget: outputs that need more than dp's totals are refused by
+// validate as by dp, before anything is read: the same line, the same exit status (3,
+// the budget cannot be met), with the input given or not.
+func TestValidateDPBudget(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	writeFile(t, in, csvText(smallRows(), ','))
+	cfg := validateConfig(t) + testfiles.Replace(t, dpSection, "epsilon: 0.5}", "epsilon: 0.5}\n    - {name: b, histogram: [sex], epsilon: 0.75}")
+	path := filepath.Join(dir, "c.yaml")
+	writeFile(t, path, cfg)
+	want := "sanitize: " + path + ":18: dp: the outputs need ε=1.25, δ=0: "
+	for _, args := range [][]string{
+		{"dp", "-c", path, "--in", in, "--out", filepath.Join(dir, "dp")},
+		{"validate", "-c", path},
+		{"validate", "-c", path, "--in", in},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if code != 3 || !strings.HasPrefix(stderr, want) {
+			t.Errorf("%s: exit %d, stderr %q; want 3 and %q…", args[0], code, stderr, want)
+		}
+	}
+	if names := testfiles.Names(t, dir); !slices.Equal(names, []string{"c.yaml", "in.csv"}) {
+		t.Errorf("the folder holds %v", names)
+	}
+}
