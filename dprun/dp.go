@@ -104,9 +104,10 @@ func dp(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Manif
 
 // Prepared is a dp run's input, ledger and spend, checked before anything is read.
 type Prepared struct {
-	Input, InputFormat string
-	Ledger             string // the ledger's resolved path ("": none)
-	Spend              dphist.Spend
+	Input       string
+	InputFormat schema.Format
+	Ledger      string // the ledger's resolved path ("": none)
+	Spend       dphist.Spend
 }
 
 // run is a dp run once planned (prepare, or Publish for one noised elsewhere): the
@@ -190,7 +191,7 @@ func (r *run) finish(ctx context.Context, man *report.Manifest, tables []*dpTabl
 
 // dpPaths resolves the run's input, its format and the ledger's path, and checks the
 // output folder, before anything is read.
-func dpPaths(cfg *schema.Config, opt job.Options) (in, inFmt, ledger string, err error) {
+func dpPaths(cfg *schema.Config, opt job.Options) (in string, inFmt schema.Format, ledger string, err error) {
 	in = cfg.Input.Path
 	if opt.Input != "" {
 		in = opt.Input
@@ -970,7 +971,7 @@ func writeDPTable(f io.Writer, format schema.Format, cfg *schema.Config, o schem
 	if dialect.Separator == 0 {
 		dialect = schema.CSV{Separator: ',', Header: true}
 	}
-	s, err := table.NewSink(f, format.String(), dialect, t.cols, meta)
+	s, err := table.NewSink(f, format, dialect, t.cols, meta)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"sanitizer/fault"
 	"sanitizer/internal/build"
@@ -53,12 +54,12 @@ func HospitalContext(ctx context.Context, path, format string, rows int, seed ui
 	if rows < 1 || rows > MaxRows {
 		return fault.BadInput("--rows: %d is not between 1 and %d", rows, MaxRows)
 	}
-	switch format {
-	case "", "csv", "parquet", "arrow", "arrows":
-	default:
+	given, ok := formatNamed(format)
+	if !ok {
 		return fault.BadInput("--format: %q is not one of csv, parquet, arrow, arrows", format)
 	}
-	if format, err = table.CheckFormat("--format", path, schema.IO{Format: format}); err != nil {
+	chosen, err := table.CheckFormat("--format", path, schema.IO{Format: given})
+	if err != nil {
 		return err
 	}
 	cols := HospitalColumns()
@@ -67,7 +68,7 @@ func HospitalContext(ctx context.Context, path, format string, rows int, seed ui
 	}
 	meta := map[string]string{"sanitize.tool": "sanitize", "sanitize.version": build.Version, "sanitize.generator": "hospital", "sanitize.seed": fmt.Sprint(seed)}
 	tmp, err := publish.Prepare(path, nil, func(f *os.File) error {
-		return writeHospital(ctx, f, format, cols, meta, rows, seed, opt)
+		return writeHospital(ctx, f, chosen, cols, meta, rows, seed, opt)
 	})
 	if err != nil {
 		return fmt.Errorf("gen: %w", err)
@@ -83,9 +84,22 @@ func HospitalContext(ctx context.Context, path, format string, rows int, seed ui
 	return nil
 }
 
+// formatNamed is the format the --format flag names (one of schema.Formats, by its
+// spelling), "" for none; false when it names none of them.
+func formatNamed(flag string) (schema.Format, bool) {
+	if flag == "" {
+		return "", true
+	}
+	i := slices.IndexFunc(schema.Formats, func(f schema.Format) bool { return f.String() == flag })
+	if i < 0 {
+		return "", false
+	}
+	return schema.Formats[i], true
+}
+
 // writeHospital writes rows records of the hospital sample, seeded by seed, as a table
 // of the given format and columns to w.
-func writeHospital(ctx context.Context, w io.Writer, format string, cols []table.OutColumn, meta map[string]string, rows int, seed uint64, opt job.Options) error {
+func writeHospital(ctx context.Context, w io.Writer, format schema.Format, cols []table.OutColumn, meta map[string]string, rows int, seed uint64, opt job.Options) error {
 	out, err := table.NewSink(w, format, schema.CSV{Separator: ',', Header: true}, cols, meta)
 	if err != nil {
 		return err

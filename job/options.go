@@ -56,12 +56,12 @@ func (o Options) Parallel() int {
 
 // OpenInput opens the input table and matches its columns with the configuration,
 // whose hierarchy files it reads.
-func OpenInput(cfg *schema.Config, in, format string) (table.Source, *Plan, error) {
+func OpenInput(cfg *schema.Config, in string, format schema.Format) (table.Source, *Plan, error) {
 	return OpenInputWith(cfg, in, format, nil)
 }
 
 // OpenInputWith is OpenInput with the hierarchy files already read (nil: read them).
-func OpenInputWith(cfg *schema.Config, in, format string, hier *HierFiles) (table.Source, *Plan, error) {
+func OpenInputWith(cfg *schema.Config, in string, format schema.Format, hier *HierFiles) (table.Source, *Plan, error) {
 	names := make([]string, len(cfg.Columns))
 	for i, c := range cfg.Columns {
 		names[i] = c.Name

@@ -20,7 +20,7 @@ type Plan struct {
 	Kept     []int            // input positions written to the release, in file order
 	QuasiCfg []schema.Column
 
-	InFormat   string
+	InFormat   schema.Format
 	Types      []schema.Type    // per input column: the type its values have
 	Ints       []table.IntType  // per input column: an integer's width and signedness
 	ArrowTypes []arrow.DataType // per input column: the file's type (nil: CSV)

@@ -19,6 +19,7 @@ import (
 	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
+	"sanitizer/schema"
 )
 
 // writeCanary writes the canary table as an input of the given kind into dir: a
@@ -80,7 +81,7 @@ func TestNoCanaryInRelease(t *testing.T) {
 				for _, folder := range []bool{false, true} {
 					name := fmt.Sprintf("subset=%v/%s→%s/folder=%v", subset, inKind, outFmt, folder)
 					t.Run(name, func(t *testing.T) {
-						cfg.Output.Format = outFmt
+						cfg.Output.Format = schema.Format(outFmt)
 						out := filepath.Join(t.TempDir(), "r."+outFmt)
 						if folder {
 							out = filepath.Join(t.TempDir(), "r") + string(filepath.Separator)
@@ -215,7 +216,7 @@ func TestDictionaryLabelsOfOtherParts(t *testing.T) {
 	cfg := loadConfigText(t, "columns:\n  zip: {role: quasi, hierarchy: {mask: {max: 5}}}\n  v: {role: insensitive}\nprivacy: {k: 2}\n")
 	for _, format := range []string{"parquet", "arrow", "arrows"} {
 		t.Run(format, func(t *testing.T) {
-			cfg.Output.Format = format
+			cfg.Output.Format = schema.Format(format)
 			out := filepath.Join(t.TempDir(), "r") + string(filepath.Separator)
 			if _, err := Release(context.Background(), cfg, job.Options{Input: parts, Output: out}); err != nil {
 				t.Fatalf("release: %v", err)

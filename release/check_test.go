@@ -25,7 +25,7 @@ import (
 // releaseRows reads a written release (any format) as its header and records.
 func releaseRows(t *testing.T, cfg *schema.Config, path, format string) ([]string, [][]string) {
 	t.Helper()
-	src, err := table.Open(path, format, cfg.Output.CSV, nil)
+	src, err := table.Open(path, schema.Format(format), cfg.Output.CSV, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func writeReleaseRows(t *testing.T, cfg *schema.Config, in, path, format string,
 		t.Fatal(err)
 	}
 	defer f.Close()
-	s, err := table.NewSink(f, format, cfg.Output.CSV, p.OutColumns(), meta)
+	s, err := table.NewSink(f, schema.Format(format), cfg.Output.CSV, p.OutColumns(), meta)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"sanitizer/fault"
@@ -119,11 +120,12 @@ func (d folderDest) discard()           { d.d.Discard() }
 // releaseWriter writes a release's records: what writeRelease needs besides the
 // records, and where.
 type releaseWriter struct {
-	out, format string
-	dialect     schema.CSV
-	cols        []table.OutColumn
-	meta        map[string]string
-	workers     int
+	out     string
+	format  schema.Format
+	dialect schema.CSV
+	cols    []table.OutColumn
+	meta    map[string]string
+	workers int
 }
 
 // write is pass 2 into a new temporary destination: the records of src (rewound),
@@ -177,10 +179,14 @@ func (w releaseWriter) writeRecords(ctx context.Context, f *os.File, src table.S
 }
 
 // partName is the file name of release part i of n in the given format:
-// part-00000.parquet, … (more digits past 100000 parts).
-func partName(i, n int, format string) string {
+// part-00000.parquet, … (more digits past 100000 parts; no extension for a format not
+// among schema.Formats).
+func partName(i, n int, format schema.Format) string {
 	digits := max(5, len(fmt.Sprint(n-1)))
-	ext := map[string]string{"csv": ".csv", "parquet": ".parquet", "arrow": ".arrow", "arrows": ".arrows"}[format]
+	ext := ""
+	if slices.Contains(schema.Formats, format) {
+		ext = "." + format.String()
+	}
 	return fmt.Sprintf("part-%0*d%s", digits, i, ext)
 }
 

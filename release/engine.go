@@ -78,7 +78,7 @@ func (e Engine) LevelBounds(cols []generalize.Column) (lo, hi []int, err error) 
 
 // PartName is the file name of release part i of n in the given format, as Release
 // names a folder's parts: part-00000.parquet, ….
-func (Engine) PartName(i, n int, format string) string {
+func (Engine) PartName(i, n int, format schema.Format) string {
 	return partName(i, n, format)
 }
 

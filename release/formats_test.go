@@ -464,7 +464,7 @@ func TestDictionariesHoldReleasedLabelsOnly(t *testing.T) {
 	cfg, in, dir := hospitalFixture(t, 3000)
 	for _, format := range []string{"parquet", "arrow"} {
 		t.Run(format, func(t *testing.T) {
-			cfg.Output.Format = format
+			cfg.Output.Format = schema.Format(format)
 			out := filepath.Join(dir, "r."+format)
 			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out, Force: true})
 			if err != nil {

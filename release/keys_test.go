@@ -171,7 +171,7 @@ func TestKeysNumberAsText(t *testing.T) {
 	testfiles.WriteArrowRecord(t, arr, false, rec)
 	for _, in := range []struct{ path, format string }{{pq, "parquet"}, {arr, "arrow"}} {
 		path := in.path
-		src, err := table.Open(path, in.format, schema.CSV{}, nil)
+		src, err := table.Open(path, schema.Format(in.format), schema.CSV{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -216,7 +216,7 @@ func TestPartsBadInput(t *testing.T) {
 		{"release among the parts", unlisted, "csv", filepath.Join("unlisted", "release.csv"), "one of its parts"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg.Input.Format = c.format
+			cfg.Input.Format = schema.Format(c.format)
 			out := filepath.Join(dir, c.out)
 			_, err := Release(context.Background(), cfg, job.Options{Input: c.input, Output: out})
 			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), c.want) {

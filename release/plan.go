@@ -94,7 +94,7 @@ func maxSuppressed(share float64, rows int) int {
 type plan struct {
 	*job.Plan
 	output    string
-	outFormat string
+	outFormat schema.Format
 	maxSupp   int
 	metric    schema.Metric
 	progress  *job.Progress
@@ -123,7 +123,7 @@ func releasePlan(p *job.Plan, output string) *plan {
 }
 
 // openInput opens the input of a release and plans it.
-func openInput(cfg *schema.Config, in, out, format string) (table.Source, *plan, error) {
+func openInput(cfg *schema.Config, in, out string, format schema.Format) (table.Source, *plan, error) {
 	src, p, err := job.OpenInput(cfg, in, format)
 	if err != nil {
 		return nil, nil, err
@@ -138,9 +138,10 @@ func openInput(cfg *schema.Config, in, out, format string) (table.Source, *plan,
 // the stages after it read the configuration through the plan it gives (the
 // embedded job.Plan's Config).
 type runPlan struct {
-	cfg                    *schema.Config
-	opt                    job.Options
-	in, out, inFmt, outFmt string // out: the release to write, or (check, risk) to read; outFmt "" for risk
+	cfg           *schema.Config
+	opt           job.Options
+	in, out       string        // out: the release to write, or (check, risk) to read
+	inFmt, outFmt schema.Format // outFmt "" for risk
 }
 
 // open is the second planning step of the run planned as rp: it opens the input and
@@ -187,7 +188,7 @@ func checkPaths(cfg *schema.Config, opt job.Options, in, out string) error {
 }
 
 // paths resolves the input and output paths of a run and their formats.
-func paths(cfg *schema.Config, opt job.Options) (in, out, inFmt, outFmt string, err error) {
+func paths(cfg *schema.Config, opt job.Options) (in, out string, inFmt, outFmt schema.Format, err error) {
 	if in, out, err = inputOutput(cfg, opt); err != nil {
 		return "", "", "", "", err
 	}

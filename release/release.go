@@ -129,7 +129,7 @@ func openRun(rp runPlan, start time.Time) (*run, error) {
 // checkPassOnly refuses a release that would have to write a column whose values
 // have no text form (decimals, binary) into a format that holds only text.
 func (r *run) checkPassOnly() error {
-	if len(r.p.PassOnly) == 0 || (r.outFmt != "csv" && table.Arrays(r.src)) {
+	if len(r.p.PassOnly) == 0 || (r.outFmt != schema.FormatCSV && table.Arrays(r.src)) {
 		return nil
 	}
 	pos := r.p.PassOnly[0]
@@ -491,7 +491,7 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 		}
 	}
 	r.wrote = time.Now()
-	r.log.Info("stage done", "stage", job.StageWrite, "records", r.written, "format", r.outFmt, "ms", job.Millis(r.searched, r.wrote))
+	r.log.Info("stage done", "stage", job.StageWrite, "records", r.written, "format", r.outFmt.String(), "ms", job.Millis(r.searched, r.wrote))
 	// What the verification does not need is let go before it reads two files again:
 	// the codes, the partitions and their labels.
 	r.labels, r.suppressed = nil, nil
@@ -592,8 +592,8 @@ func (r *run) agrees(skipped int) error {
 func (r *run) report() (*report.Report, error) {
 	rep, err := newReport(r.cfg, Facts{
 		Tool: "sanitize", Created: r.created, HierarchyDigests: r.p.Hier.Digests(),
-		Input:   report.FileSummary{Path: r.in, Format: r.inFmt, Rows: r.t.Rows},
-		Output:  report.FileSummary{Path: r.out, Format: r.outFmt, Rows: r.written},
+		Input:   report.FileSummary{Path: r.in, Format: r.inFmt.String(), Rows: r.t.Rows},
+		Output:  report.FileSummary{Path: r.out, Format: r.outFmt.String(), Rows: r.written},
 		Columns: r.t.Columns, Result: r.res, Measured: r.m, Utility: r.util, InputSizes: r.inputSizes,
 		PopulationMeasured: r.popMeasured, Generalized: r.generalized(),
 		Population: r.populationRows(),

@@ -54,7 +54,7 @@ func Risk(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Ris
 	}
 	a := &report.RiskAnalysis{Tool: "sanitize", Version: build.Version, Dataset: p.Config.Dataset, ConfigDigest: "sha256:" + p.Config.Digest,
 		HierarchyDigests: p.Hier.Digests(), CreatedUTC: time.Now().UTC().Format(time.RFC3339),
-		Input: report.FileSummary{Path: p.Input, Format: p.InFormat, Rows: t.Rows}, Quasi: p.QuasiNames(),
+		Input: report.FileSummary{Path: p.Input, Format: p.InFormat.String(), Rows: t.Rows}, Quasi: p.QuasiNames(),
 		Risk: report.RiskReport{Population: populationFigures(n, t.Rows), Thresholds: reportThresholds(p.Config)}}
 	if err := inputRisk(t, n, &a.Risk); err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func publishRiskReports(paths []string, force bool, a *report.RiskAnalysis) erro
 }
 
 // inputPath is the input of a run that writes no release, and its format.
-func inputPath(cfg *schema.Config, opt job.Options) (string, string, error) {
+func inputPath(cfg *schema.Config, opt job.Options) (string, schema.Format, error) {
 	in := cfg.Input.Path
 	if opt.Input != "" {
 		in = opt.Input
@@ -199,7 +199,7 @@ func releaseRisk(ctx context.Context, p *plan, rows int, n float64, a *report.Ri
 	case err != nil:
 		return err
 	}
-	a.Release = &report.FileSummary{Path: rel, Format: relFmt, Rows: m.Rows}
+	a.Release = &report.FileSummary{Path: rel, Format: relFmt.String(), Rows: m.Rows}
 	measured, err := riskMeasures(m.Sizes, n, a.Risk.Thresholds)
 	if err != nil {
 		return fault.Internalf("the release's risk: %w", err)

@@ -69,7 +69,7 @@ const (
 // openChecked opens a table of the given format for the verification, as what role
 // says it is. names are the configuration's columns, in order: the header of a CSV file
 // without a header row.
-func openChecked(path, format string, dialect schema.CSV, names []string, role tableRole) (checkedTable, error) {
+func openChecked(path string, format schema.Format, dialect schema.CSV, names []string, role tableRole) (checkedTable, error) {
 	var use *verify.DictionaryUse // the release's, over all its parts
 	if role == releaseTable {
 		use = verify.NewDictionaryUse()
@@ -82,11 +82,11 @@ func openChecked(path, format string, dialect schema.CSV, names []string, role t
 
 // openCheckedFile opens one file of a table, a regular file (regularFile); use, when
 // not nil, is told of its dictionaries as its records are read.
-func openCheckedFile(path, format string, dialect schema.CSV, names []string, use *verify.DictionaryUse) (checkedTable, error) {
+func openCheckedFile(path string, format schema.Format, dialect schema.CSV, names []string, use *verify.DictionaryUse) (checkedTable, error) {
 	if err := regularFile(path); err != nil {
 		return nil, err
 	}
-	if format == "parquet" {
+	if format == schema.FormatParquet {
 		f, err := verify.OpenParquet(path)
 		if err != nil {
 			return nil, err
@@ -96,15 +96,15 @@ func openCheckedFile(path, format string, dialect schema.CSV, names []string, us
 		}
 		return checkedParquet{f, use}, nil
 	}
-	if format == "csv" {
+	if format == schema.FormatCSV {
 		f, err := verify.OpenCSV(path, dialect.Separator, dialect.Header, names)
 		if err != nil {
 			return nil, fault.BadInput("%w", err)
 		}
 		return checkedCSV{f}, nil
 	}
-	if format == "arrow" || format == "arrows" {
-		f, err := verify.OpenArrow(path, format == "arrows")
+	if format == schema.FormatArrow || format == schema.FormatArrows {
+		f, err := verify.OpenArrow(path, format == schema.FormatArrows)
 		if err != nil {
 			return nil, err
 		}
@@ -259,7 +259,7 @@ type checkedParts struct {
 
 // openCheckedParts opens every part of a table in parts for the verification; use,
 // when not nil, is told of every part's dictionaries.
-func openCheckedParts(path, format string, dialect schema.CSV, names []string, use *verify.DictionaryUse) (checkedTable, error) {
+func openCheckedParts(path string, format schema.Format, dialect schema.CSV, names []string, use *verify.DictionaryUse) (checkedTable, error) {
 	paths, err := table.PartPaths(path)
 	if err != nil {
 		return nil, err

@@ -94,7 +94,7 @@ func (r *recoder) dictionaries(cols []table.OutColumn, released [][]bool) {
 	for j, h := range r.held {
 		// A CSV release writes a held text column's values from its dictionary, each
 		// formatted once; the other formats keep the column's type (no dictionary).
-		if h != nil && h.null < 0 && r.p.outFormat == "csv" {
+		if h != nil && h.null < 0 && r.p.outFormat == schema.FormatCSV {
 			cols[j].Dict, r.heldKeyed[j] = h.values, true
 		}
 	}
@@ -180,8 +180,8 @@ func (r *recoder) reads() bool { return len(r.stream) > 0 }
 // Not passed: a sensitive column whose values its hierarchy file must list. A
 // sensitive column's batch whose kept records hold a null goes as text (nullsAsText),
 // where the null reads as the column's null-as value.
-func (r *recoder) passThrough(src table.Source, outFmt string) {
-	if !table.Arrays(src) || (outFmt != "parquet" && outFmt != "arrow" && outFmt != "arrows") {
+func (r *recoder) passThrough(src table.Source, outFmt schema.Format) {
+	if !table.Arrays(src) || (outFmt != schema.FormatParquet && outFmt != schema.FormatArrow && outFmt != schema.FormatArrows) {
 		return
 	}
 	for f, pos := range r.stream {

@@ -62,7 +62,7 @@ type Config struct {
 // IO describes an input or output table.
 type IO struct {
 	Path   string // resolved; "" when not given
-	Format string // "csv" | "parquet" | "arrow" | "arrows" | "" (infer from the path's extension)
+	Format Format // one of Formats, "" when not given (the path's extension says it)
 	CSV    CSV
 }
 

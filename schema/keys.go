@@ -11,7 +11,7 @@ import (
 // The keys and the enumerated values the configuration accepts. The parser reads them
 // from the two tables below and nowhere else: a mapping's unknown-key check takes its
 // keys from sectionKeys (mapping panics on a section missing there) and an enumerated
-// key's allowed values from enumValues (fields.allowed panics on a key missing there).
+// key's values from enumSets (enumSetOf panics on a key missing there).
 // docs/configuration.md documents every entry of both; TestReferenceDocumentsEveryKey
 // walks the tables and checks that it does.
 //
@@ -65,17 +65,14 @@ var sectionKeys = map[string][]string{
 	"dp.outputs[].synthetic.workload": {"way"},
 }
 
-// ioFormats are the table formats of input.format and output.format.
-var ioFormats = []string{"csv", "parquet", "arrow", "arrows"}
-
 // enumSets holds, for every key whose value is one of a fixed set (or a list of
 // them), the enumeration's values in the order the error message lists them: the
 // parser reads the key as the value of that type (enumValue), and enumValues spells
 // them.
 var enumSets = map[string]enumSet{
 	"unlisted":                            valuesOf[Unlisted](UnlistedAnswers),
-	"input.format":                        strs(ioFormats),
-	"output.format":                       strs(ioFormats),
+	"input.format":                        valuesOf[Format](Formats),
+	"output.format":                       valuesOf[Format](Formats),
 	"columns.<name>.role":                 valuesOf[Role](Roles),
 	"columns.<name>.type":                 valuesOf[Type](Types),
 	"columns.<name>.hierarchy.mask.from":  valuesOf[MaskFrom](MaskEnds),
@@ -115,11 +112,6 @@ type enumSet interface{ spellings() []string }
 type valuesOf[E fmt.Stringer] []E
 
 func (v valuesOf[E]) spellings() []string { return spellings(v) }
-
-// strs is the values of a key read as plain strings.
-type strs []string
-
-func (v strs) spellings() []string { return v }
 
 // keyPath joins a section and one of its keys into the key path the tables use.
 func keyPath(section, key string) string {

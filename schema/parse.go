@@ -344,26 +344,6 @@ func (f *fields) present(keys ...string) []string {
 	return out
 }
 
-// allowed returns the values enumValues allows for key in f's section.
-func (f *fields) allowed(key string) []string {
-	at := keyPath(f.section, key)
-	vals, ok := enumValues[at]
-	if !ok {
-		panic("schema: key " + strconv.Quote(at) + " is missing from enumValues")
-	}
-	return vals
-}
-
-// enum returns the value of the optional key, one of f.allowed(key), def when it is
-// absent.
-func (f *fields) enum(key, def string) (string, error) {
-	v, at := f.get(key)
-	if v == nil {
-		return def, nil
-	}
-	return f.p.enum(v, at, f.allowed(key)...)
-}
-
 // enumSetOf returns the values enumSets holds for the key path key, which must be an
 // enumeration of E.
 func enumSetOf[E fmt.Stringer](key string) []E {
@@ -801,7 +781,7 @@ func (p *parser) io(n *yaml.Node, path string) (IO, error) {
 		t.Path, err = p.path(v, at)
 		p.note(err)
 	}
-	t.Format, err = f.enum("format", "")
+	t.Format, err = enumField[Format](f, "format", "")
 	p.note(err)
 	if v, at := f.get("csv"); v != nil {
 		t.CSV, err = p.csv(v, at, keyPath(f.section, "csv"))

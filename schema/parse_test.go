@@ -131,7 +131,7 @@ search: {}
 		{"Dir", cfg.Dir, ""},
 		{"Unlisted", cfg.Unlisted, UnlistedError},
 		{"Input.Path", cfg.Input.Path, "in.csv"},
-		{"Input.Format", cfg.Input.Format, ""},
+		{"Input.Format", cfg.Input.Format, Format("")},
 		{"Input.CSV", cfg.Input.CSV, CSV{Separator: ',', Header: true}},
 		{"Output", cfg.Output, IO{CSV: CSV{Separator: ',', Header: true}}},
 		{"len(Columns)", len(cfg.Columns), 4},

@@ -167,7 +167,7 @@ func splitPath(path string) (dir, name string) {
 // InputFormat is the format of an input, a file or a table in parts: the
 // configuration's, which every file's extension must agree with, or else the
 // extension's, the same for every part.
-func InputFormat(path string, io schema.IO) (string, error) {
+func InputFormat(path string, io schema.IO) (schema.Format, error) {
 	if !IsParts(path) {
 		return CheckFormat("input", path, io)
 	}
@@ -175,7 +175,7 @@ func InputFormat(path string, io schema.IO) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	format := ""
+	var format schema.Format
 	for _, part := range parts {
 		f, err := CheckFormat("input", part, io)
 		if err != nil {
@@ -200,7 +200,7 @@ type partsSource struct {
 
 // openParts opens every part of an input in parts and checks that their columns
 // agree.
-func openParts(path, format string, dialect schema.CSV, names []string) (_ *partsSource, err error) {
+func openParts(path string, format schema.Format, dialect schema.CSV, names []string) (_ *partsSource, err error) {
 	paths, err := PartPaths(path)
 	if err != nil {
 		return nil, err

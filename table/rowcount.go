@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"sanitizer/fault"
+	"sanitizer/schema"
 )
 
 // RecordsAtMost bounds the records of one table file without reading them: a Parquet
@@ -17,9 +18,9 @@ import (
 // the bound looser). known is false where the format gives no bound so cheaply: an
 // Arrow IPC stream, which has no footer. A file that cannot be opened, or whose footer
 // is corrupt, is an error as when it is read.
-func RecordsAtMost(path, format string, minRecord int64) (n int64, known bool, err error) {
+func RecordsAtMost(path string, format schema.Format, minRecord int64) (n int64, known bool, err error) {
 	switch format {
-	case "csv":
+	case schema.FormatCSV:
 		st, err := os.Stat(path)
 		if err != nil {
 			return 0, false, fault.BadInput("input: %w", err)
@@ -27,14 +28,14 @@ func RecordsAtMost(path, format string, minRecord int64) (n int64, known bool, e
 		// n records of at least minRecord bytes, all but the last one's line end
 		// given: n·minRecord − 1 ≤ size.
 		return (st.Size() + 1) / max(minRecord, 1), true, nil
-	case "parquet":
+	case schema.FormatParquet:
 		s, err := openParquet(path)
 		if err != nil {
 			return 0, false, err
 		}
 		defer s.Close()
 		return s.total, true, nil
-	case "arrow":
+	case schema.FormatArrow:
 		s, err := openArrow(path, false)
 		if err != nil {
 			return 0, false, err
@@ -45,7 +46,7 @@ func RecordsAtMost(path, format string, minRecord int64) (n int64, known bool, e
 			return 0, false, s.corrupt("", err)
 		}
 		return n, true, nil
-	case "arrows":
+	case schema.FormatArrows:
 		return 0, false, nil
 	}
 	return 0, false, fault.BadInput("%s: unknown format %q", path, format)

@@ -15,6 +15,7 @@ import (
 
 	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
+	"sanitizer/schema"
 )
 
 // TestRecordsAtMost: a Parquet file's and an Arrow IPC file's records are counted
@@ -64,7 +65,7 @@ func TestRecordsAtMost(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.Close()
-		format := map[bool]string{false: "arrow", true: "arrows"}[stream]
+		format := map[bool]schema.Format{false: schema.FormatArrow, true: schema.FormatArrows}[stream]
 		n, known, err := RecordsAtMost(path, format, 1)
 		if err != nil || known == stream || (!stream && n != 5103) {
 			t.Errorf("%s: %d records, known %v, %v", format, n, known, err)

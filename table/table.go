@@ -417,7 +417,7 @@ func (e errNotType) Error() string { return "value is not a valid " + string(e) 
 
 // Open opens an input table of the given format. names are the configuration's
 // columns, in order: the header of a CSV file without a header row.
-func Open(path, format string, dialect schema.CSV, names []string) (Source, error) {
+func Open(path string, format schema.Format, dialect schema.CSV, names []string) (Source, error) {
 	if IsParts(path) {
 		return openParts(path, format, dialect, names)
 	}
@@ -425,18 +425,18 @@ func Open(path, format string, dialect schema.CSV, names []string) (Source, erro
 }
 
 // openFile opens one file of an input table: a regular file (checkInputFile).
-func openFile(path, format string, dialect schema.CSV, names []string) (Source, error) {
+func openFile(path string, format schema.Format, dialect schema.CSV, names []string) (Source, error) {
 	if err := checkInputFile(path); err != nil {
 		return nil, err
 	}
 	switch format {
-	case "csv":
+	case schema.FormatCSV:
 		return OpenCSV(path, dialect, names)
-	case "parquet":
+	case schema.FormatParquet:
 		return openParquet(path)
-	case "arrow":
+	case schema.FormatArrow:
 		return openArrow(path, false)
-	case "arrows":
+	case schema.FormatArrows:
 		return openArrow(path, true)
 	}
 	return nil, fault.BadInput("%s: unknown format %q", path, format)
@@ -460,15 +460,15 @@ func checkInputFile(path string) error {
 
 // NewSink starts a table of the given format in f. meta is written as the file's
 // key-value metadata where the format has them (Parquet, Arrow).
-func NewSink(f io.Writer, format string, dialect schema.CSV, cols []OutColumn, meta map[string]string) (Sink, error) {
+func NewSink(f io.Writer, format schema.Format, dialect schema.CSV, cols []OutColumn, meta map[string]string) (Sink, error) {
 	switch format {
-	case "csv":
+	case schema.FormatCSV:
 		return newCSVSink(f, dialect, cols)
-	case "parquet":
+	case schema.FormatParquet:
 		return newParquetSink(f, cols, meta)
-	case "arrow":
+	case schema.FormatArrow:
 		return newArrowSink(f, false, cols, meta)
-	case "arrows":
+	case schema.FormatArrows:
 		return newArrowSink(f, true, cols, meta)
 	}
 	return nil, fmt.Errorf("unknown output format %q", format)
@@ -546,26 +546,26 @@ func (r *Rows) Release() {
 }
 
 // Format returns the format of a table: the configured one, else the extension's.
-func Format(io schema.IO, path string) string {
+func Format(io schema.IO, path string) schema.Format {
 	if io.Format != "" {
 		return io.Format
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv", ".txt":
-		return "csv"
+		return schema.FormatCSV
 	case ".parquet":
-		return "parquet"
+		return schema.FormatParquet
 	case ".arrow", ".feather":
-		return "arrow"
+		return schema.FormatArrow
 	case ".arrows":
-		return "arrows"
+		return schema.FormatArrows
 	}
 	return ""
 }
 
 // CheckFormat returns the format of a table and rejects a configured format that the
 // file's extension contradicts.
-func CheckFormat(key, path string, io schema.IO) (string, error) {
+func CheckFormat(key, path string, io schema.IO) (schema.Format, error) {
 	if ext := Format(schema.IO{}, path); io.Format != "" && ext != "" && ext != io.Format {
 		return "", fault.BadInput("%s: %s has the extension of %s but %s.format is %s", key, path, ext, key, io.Format)
 	}

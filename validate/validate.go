@@ -121,7 +121,7 @@ func validateInput(ctx context.Context, cfg *schema.Config, in string, v *report
 // usableConfig checks the input's columns against cfg (job.CheckColumns) and returns
 // cfg, or, when some are at fault, cfg without them (withoutColumns) and their errors:
 // nil when no configured column is usable.
-func usableConfig(cfg *schema.Config, in, inFmt string) (*schema.Config, error) {
+func usableConfig(cfg *schema.Config, in string, inFmt schema.Format) (*schema.Config, error) {
 	names := make([]string, len(cfg.Columns))
 	for i, c := range cfg.Columns {
 		names[i] = c.Name

@@ -405,7 +405,7 @@ func readVerifyArrow(path string, stream bool, cols []int) ([][]string, error) {
 // columns.
 func readTableArrow(t *testing.T, path, format string, cols []int) ([]table.Column, [][]string) {
 	t.Helper()
-	src, err := table.Open(path, format, schema.CSV{}, nil)
+	src, err := table.Open(path, schema.Format(format), schema.CSV{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

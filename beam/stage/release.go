@@ -229,8 +229,8 @@ func isRelease(names []string) bool {
 	slices.Sort(parts)
 	var eng release.Engine
 	for i, n := range parts {
-		ext := filepath.Ext(n)
-		if ext == "" || table.Format(schema.IO{}, n) == "" || n != eng.PartName(i, len(parts), ext[1:]) {
+		f := table.Format(schema.IO{}, n)
+		if f == "" || n != eng.PartName(i, len(parts), f) {
 			return false
 		}
 	}
@@ -285,7 +285,7 @@ func oldRelease(ctx context.Context, out string) ([]string, error) {
 }
 
 // writeRelease writes every part's release into dest's parts folder on the workers.
-func writeRelease(ctx context.Context, cfg *schema.Config, searched *Searched, parts []string, dest *folder, format string, created time.Time, run Execute) error {
+func writeRelease(ctx context.Context, cfg *schema.Config, searched *Searched, parts []string, dest *folder, format schema.Format, created time.Time, run Execute) error {
 	classes, population, err := nodeTables(ctx, searched, dest.work)
 	if err != nil {
 		return err
@@ -335,7 +335,7 @@ func check(ctx context.Context, cfg *schema.Config, in string, dest *folder, rec
 // newReport is the release's report (release.Engine.NewReport): the search's node and
 // result, the input's class sizes, and what the check measured of the written parts,
 // the utility metrics among it.
-func newReport(cfg *schema.Config, r *Released, src *source, sizes risk.Distribution, format string, created, start time.Time) (*report.Report, error) {
+func newReport(cfg *schema.Config, r *Released, src *source, sizes risk.Distribution, format schema.Format, created, start time.Time) (*report.Report, error) {
 	in, out := src.in, r.Out
 	inFmt, err := table.InputFormat(src.localIn, cfg.Input)
 	if err != nil {
@@ -353,8 +353,8 @@ func newReport(cfg *schema.Config, r *Released, src *source, sizes risk.Distribu
 	}
 	f := release.Facts{
 		Tool: "sanitize-beam", Created: created, HierarchyDigests: hier.Digests(),
-		Input:   report.FileSummary{Path: in, Format: inFmt, Rows: r.Classes.Records()},
-		Output:  report.FileSummary{Path: out, Format: format, Rows: m.Rows},
+		Input:   report.FileSummary{Path: in, Format: inFmt.String(), Rows: r.Classes.Records()},
+		Output:  report.FileSummary{Path: out, Format: format.String(), Rows: m.Rows},
 		Columns: cols, Result: r.Result, Measured: m, InputSizes: sizes, PopulationMeasured: m.Population,
 		Utility:     generalize.Metrics{Loss: m.Loss, NCP: m.NCP, Discernibility: m.Discernibility, CAvg: cavg, NonUniformEntropy: m.NonUniformEntropy},
 		Generalized: eng.Generalized(cols, levels, eng.ReleasedCodes(cols, levels, r.Recoding.Covers)),
@@ -594,7 +594,7 @@ func (f *folder) discard(ctx context.Context, log *slog.Logger) {
 // (decimals, binary), which the CLI's release passes through as arrays, is refused
 // before anything runs: a release on Beam writes every value from its text. first is
 // the input's first part, whose columns every part shares.
-func outputFormat(cfg *schema.Config, in, first string) (string, error) {
+func outputFormat(cfg *schema.Config, in, first string) (schema.Format, error) {
 	inFmt, err := table.InputFormat(in, cfg.Input)
 	if err != nil {
 		return "", err

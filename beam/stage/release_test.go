@@ -66,7 +66,7 @@ func lines(t *testing.T, path string) []string {
 // tableRecords reads a table (a file, or a folder of parts) of a binary format with
 // the table package: its columns (name and Arrow type), and its records as text lines
 // (a null distinct from every value), sorted.
-func tableRecords(t *testing.T, path, format string) (cols, recs []string) {
+func tableRecords(t *testing.T, path string, format schema.Format) (cols, recs []string) {
 	t.Helper()
 	src, err := table.Open(path, format, schema.CSV{}, nil)
 	if err != nil {
@@ -129,7 +129,7 @@ func againstCLI(t *testing.T, cfgPath, beamIn, cliIn string) (*Released, *report
 			t.Fatal(err)
 		}
 	}
-	cliOut := filepath.Join(t.TempDir(), "r."+format)
+	cliOut := filepath.Join(t.TempDir(), "r."+format.String())
 	rep, err := release.Release(context.Background(), cfg, job.Options{Input: cliIn, Output: cliOut})
 	if err != nil {
 		t.Fatal(err)

@@ -35,9 +35,9 @@ type writePartFn struct {
 	// Classes is the file holding the merged class table rolled up to the node
 	// (nodeTables), Population the population's ("": no research subset).
 	Classes, Population string
-	Parts               []string // every part, in order: a part's release is named by its index
-	Out                 string   // the folder the release's parts are written to
-	Format              string   // the release's format: csv, parquet, arrow or arrows
+	Parts               []string      // every part, in order: a part's release is named by its index
+	Out                 string        // the folder the release's parts are written to
+	Format              schema.Format // the release's format: csv, parquet, arrow or arrows
 	// Meta is the release's key-value metadata (release.Engine.ReleaseMetadata), written into
 	// every Parquet or Arrow part alike.
 	Meta map[string]string
@@ -114,7 +114,7 @@ type partWriter struct {
 	like   *generalize.Table
 	rec    *generalize.Recoding
 	levels []int
-	format string
+	format schema.Format
 	meta   map[string]string
 }
 
@@ -354,7 +354,7 @@ func nodeTables(ctx context.Context, searched *Searched, work string) (classes, 
 // files classes and population (nodeTables), in format (csv, parquet, arrow or arrows)
 // with the release's metadata meta (release.Engine.ReleaseMetadata) in every Parquet or Arrow
 // part.
-func WriteParts(s beam.Scope, job Job, levels []int, classes, population string, parts []string, out, format string, meta map[string]string) {
+func WriteParts(s beam.Scope, job Job, levels []int, classes, population string, parts []string, out string, format schema.Format, meta map[string]string) {
 	s = s.Scope("WriteParts")
 	beam.ParDo0(s, &writePartFn{Job: job, Levels: levels, Classes: classes, Population: population, Parts: parts, Out: out, Format: format, Meta: meta}, beam.CreateList(s, parts))
 }
