@@ -44,6 +44,7 @@ func enumSpellings() map[string]string {
 	add("schema.PostProcess", spellings(schema.PostProcesses))
 	add("schema.Stat", spellings(schema.Stats))
 	add("schema.SynthesisMethod", spellings(schema.SynthesisMethods))
+	add("schema.Format", spellings(schema.Formats))
 	add("risk.UniquenessModel", spellings(risk.UniquenessModels))
 	add("risk.CellSizeEstimator", spellings(risk.CellSizeEstimators))
 	add("schema.Unlisted", spellings(schema.UnlistedAnswers))
