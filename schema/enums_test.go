@@ -20,7 +20,11 @@ import (
 )
 
 // enumSpellings are the configuration spellings of the enumerations that are types,
-// with the types that define each (a spelling may be a value of more than one).
+// with the types that define each (a spelling may be a value of more than one). Some
+// are common words ("string", "date", "timestamp", "error", "warn"): no code compares
+// one with anything but its enumeration today; should some (an Arrow type's name, a
+// log level) need to, narrow the rule for that type to a literal whose other operand
+// has the enumeration's type rather than leave the type out.
 func enumSpellings() map[string]string {
 	out := map[string]string{}
 	add := func(typ string, names []string) {
@@ -45,6 +49,9 @@ func enumSpellings() map[string]string {
 	add("schema.Stat", spellings(schema.Stats))
 	add("schema.SynthesisMethod", spellings(schema.SynthesisMethods))
 	add("schema.Format", spellings(schema.Formats))
+	add("schema.Role", spellings(schema.Roles))
+	add("schema.Type", spellings(schema.Types))
+	add("schema.ReleasedCheck", spellings(schema.ReleasedChecks))
 	add("risk.UniquenessModel", spellings(risk.UniquenessModels))
 	add("risk.CellSizeEstimator", spellings(risk.CellSizeEstimators))
 	add("schema.Unlisted", spellings(schema.UnlistedAnswers))
