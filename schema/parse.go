@@ -630,7 +630,7 @@ func isWhole(x float64) bool { return x == math.Trunc(x) }
 // are free of errors.
 func (p *parser) config(root *yaml.Node) *Config {
 	cfg := &Config{
-		Unlisted: "error",
+		Unlisted: UnlistedError,
 		Input:    defaultIO(),
 		Output:   defaultIO(),
 		Search:   Search{Algorithm: Optimal, Metric: MetricLoss},
@@ -1748,7 +1748,7 @@ func (p *parser) privacyUnit(n *yaml.Node, path string) (*PrivacyUnit, error) {
 // dpOutput decodes one DP output; names holds the names of the outputs before it. It
 // notes the errors of its name, budget, post-processing, format and kind.
 func (p *parser) dpOutput(n *yaml.Node, path string, names map[string]bool) (DPOutput, error) {
-	o := DPOutput{Mechanism: "laplace"}
+	o := DPOutput{Mechanism: Laplace}
 	f, err := p.mapping(n, path, "dp.outputs[]")
 	if err != nil {
 		return o, err
