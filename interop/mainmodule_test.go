@@ -107,7 +107,10 @@ func setupOf(cfg *schema.Config) setup {
 			col.Type = string(c.Type)
 		}
 		if h := c.Hierarchy; h != nil {
-			col.Hierarchy = hierarchy{Intervals: h.Intervals, Date: h.Date}
+			col.Hierarchy = hierarchy{Intervals: h.Intervals}
+			for _, u := range h.Date {
+				col.Hierarchy.Date = append(col.Hierarchy.Date, u.String())
+			}
 			if h.File != "" { // already resolved against the configuration's folder
 				col.Hierarchy.File, _ = filepath.Abs(h.File)
 			}
