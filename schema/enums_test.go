@@ -5,15 +5,13 @@ import (
 	"go/ast"
 	goparser "go/parser"
 	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"sanitizer/closeness"
 	"sanitizer/diversity"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/risk"
 	"sanitizer/schema"
@@ -91,22 +89,13 @@ func bareEnumLiterals(t *testing.T, root string, values map[string]string) []str
 	t.Helper()
 	var out []string
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || fileExists(filepath.Join(path, "go.mod"))) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
+	for _, path := range testfiles.GoFiles(t, root, true) {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
 		}
 		f, err := goparser.ParseFile(fset, path, nil, goparser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		report := func(lit ast.Expr) {
 			b, ok := lit.(*ast.BasicLit)
@@ -141,16 +130,6 @@ func bareEnumLiterals(t *testing.T, root string, values map[string]string) []str
 			}
 			return true
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return out
-}
-
-// fileExists reports whether path names a file.
-func fileExists(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular()
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -420,25 +419,15 @@ func modulePackages(t *testing.T, root, module string) map[string]map[string]boo
 	t.Helper()
 	pkgs := map[string]map[string]bool{}
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		if d.IsDir() {
-			name := d.Name()
-			if rel != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || isFile(filepath.Join(path, "go.mod"))) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
+	for _, path := range testfiles.GoFiles(t, root, true) {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
+		rel, _ := filepath.Rel(root, path)
 		pkg := filepath.ToSlash(filepath.Dir(rel))
 		if pkgs[pkg] == nil {
 			pkgs[pkg] = map[string]bool{}
@@ -449,10 +438,6 @@ func modulePackages(t *testing.T, root, module string) map[string]map[string]boo
 				pkgs[pkg][dep] = true
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return pkgs
 }

@@ -3,11 +3,12 @@ package main
 import (
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"sanitizer/internal/testfiles"
 )
 
 // TestPackageDocs holds every package of the main module and of the beam module to a
@@ -19,24 +20,14 @@ func TestPackageDocs(t *testing.T) {
 	docs := map[string][]string{} // package folder → the docs of its files
 	names := map[string]string{}
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
+	for _, path := range testfiles.GoFiles(t, root, false) {
 		rel, _ := filepath.Rel(root, path)
-		if d.IsDir() {
-			name := d.Name()
-			if rel != "." && (name == "testdata" || name == "interop" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
+		if strings.HasSuffix(path, "_test.go") || strings.HasPrefix(filepath.ToSlash(rel), "interop/") {
+			continue
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.PackageClauseOnly|parser.ParseComments)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		dir := filepath.ToSlash(filepath.Dir(rel))
 		names[dir] = f.Name.Name
@@ -45,10 +36,6 @@ func TestPackageDocs(t *testing.T) {
 		} else if _, ok := docs[dir]; !ok {
 			docs[dir] = nil
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(names) < 20 || names["beam/stage"] == "" {
 		t.Fatalf("found %d packages: not the two modules", len(names))

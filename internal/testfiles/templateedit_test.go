@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -73,27 +72,18 @@ type replaceCall struct {
 func replaceCalls(t *testing.T, root string) []replaceCall {
 	t.Helper()
 	var calls []replaceCall
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	for _, path := range GoFiles(t, root, false) {
 		if !strings.HasSuffix(path, "_test.go") {
-			return nil
+			continue
 		}
 		src, err := os.ReadFile(path)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, path, src, 0)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		rel, _ := filepath.Rel(root, path)
 		text := func(e ast.Expr) string {
@@ -117,10 +107,6 @@ func replaceCalls(t *testing.T, root string) []replaceCall {
 			}
 			return true
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(calls) == 0 {
 		t.Fatal("no replace call found: the walk missed the tests")
