@@ -34,6 +34,20 @@ search: {algorithm: optimal, metric: loss}
 `
 }
 
+// editedConfig is validateConfig, followed by dpSection when dp, with line n set to
+// edits[n] for each n of edits.
+func editedConfig(t *testing.T, dp bool, edits map[int]string) string {
+	t.Helper()
+	cfg := validateConfig(t)
+	if dp {
+		cfg += dpSection
+	}
+	for n, line := range edits {
+		cfg = setLine(t, cfg, n, line)
+	}
+	return cfg
+}
+
 // setLine replaces line n (1-based) of text by line.
 func setLine(t *testing.T, text string, n int, line string) string {
 	t.Helper()
@@ -221,13 +235,7 @@ func TestValidateEveryDataError(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := validateConfig(t)
-			if tc.dp {
-				cfg += dpSection
-			}
-			for n, line := range tc.edits {
-				cfg = setLine(t, cfg, n, line)
-			}
+			cfg := editedConfig(t, tc.dp, tc.edits)
 			cdir := t.TempDir()
 			path := filepath.Join(cdir, "c.yaml")
 			writeFile(t, path, cfg)
@@ -302,13 +310,11 @@ func TestKeyMessagesPlaced(t *testing.T) {
 	sex := filepath.Join(repoTestdata(t), "hierarchies", "sex.csv")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := validateConfig(t)
-			if tc.dp {
-				cfg += dpSection
-			}
+			edits := map[int]string{}
 			for n, line := range tc.edits {
-				cfg = setLine(t, cfg, n, strings.ReplaceAll(line, "SEX", sex))
+				edits[n] = strings.ReplaceAll(line, "SEX", sex)
 			}
+			cfg := editedConfig(t, tc.dp, edits)
 			cdir := t.TempDir()
 			path := filepath.Join(cdir, "c.yaml")
 			writeFile(t, path, cfg)
