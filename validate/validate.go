@@ -1,7 +1,8 @@
 // Package validate checks a configuration as a release and a dp run would check it,
 // and, when it names an input, the input against it, writing nothing (sanitize
-// validate). It runs the runs' own checks: release.CheckConfig and dprun.CheckConfig on
-// the configuration, release.CheckInput and dprun.CheckInput on the input. It imports
+// validate). It runs the runs' own checks: release.CheckConfig, dprun.CheckConfig and
+// dprun.CheckBudget on the configuration, release.CheckInput and dprun.CheckInput on the
+// input. It imports
 // the packages of the runs (release, dprun) and what they share (job, table,
 // generalize, report, schema); nothing imports it but cmd/sanitize.
 package validate
