@@ -7,5 +7,10 @@
 // so that testdata/hospital.yaml (the example) and testdata/hospital-tests.yaml (the
 // tests' fixture) can be run end to end on it.
 //
+// Admissions writes a seeded table of the same columns with several admissions per
+// patient (1 to MaxAdmissions, a truncated zeta distribution): the demographics are
+// constant per patient, the dates increase and the diagnoses vary per admission, as a
+// person-level release needs (testdata/admissions.yaml).
+//
 // It imports nothing of this module: gen writes its tables, tests read them.
 package sample

@@ -3,8 +3,10 @@ package sample
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -43,6 +45,23 @@ func TestHospitalDeterministic(t *testing.T) {
 				t.Errorf("bytes equal = %v, want %v", got, tt.wantSameAs)
 			}
 		})
+	}
+}
+
+// TestHospitalGolden: the hospital table of a seed stays the bytes it was when the
+// admissions table was added beside it (their generators share code).
+func TestHospitalGolden(t *testing.T) {
+	for _, tc := range []struct {
+		n      int
+		seed   uint64
+		sha256 string
+	}{
+		{5000, 7, "4484f56cb4e1b22c5e41b765be40aec1b1ad7fe1bce99a90b95f5f423cdf7ca1"},
+		{100000, 1, "32420d9df4f78e8e08f9171db7252dbde49303a8c37f5aaa2273041467961695"},
+	} {
+		if got := fmt.Sprintf("%x", sha256.Sum256(generate(t, tc.n, tc.seed))); got != tc.sha256 {
+			t.Errorf("%d rows, seed %d: SHA-256 %s, want %s", tc.n, tc.seed, got, tc.sha256)
+		}
 	}
 }
 
