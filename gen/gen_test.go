@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/sample"
+	"sanitizer/table"
 )
 
 // TestHospital: the same seed writes the same table; an existing file is replaced only
@@ -100,5 +102,86 @@ func TestHospitalCancelled(t *testing.T) {
 				t.Errorf("%s, cancelled at %q: the folder holds %d entries", format, stage, len(entries))
 			}
 		}
+	}
+}
+
+// TestTables: for each table, the CSV gen writes (batch by batch, a patient's
+// admissions across a batch's end) holds the bytes sample's generator writes in one go,
+// the same seed gives the same file in every format, and the metadata names the table.
+func TestTables(t *testing.T) {
+	rows := 2*table.BatchRows + 7
+	for _, tc := range []struct {
+		table  Table
+		sample func(io.Writer, int, uint64) error
+	}{
+		{TableHospital, sample.Hospital},
+		{TableAdmissions, sample.Admissions},
+	} {
+		t.Run(tc.table.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			var want bytes.Buffer
+			if err := tc.sample(&want, rows, 5); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(dir, "t.csv")
+			if err := TableContext(t.Context(), tc.table, p, "", rows, 5, job.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(p); !bytes.Equal(got, want.Bytes()) {
+				t.Errorf("gen wrote %d bytes, sample %d; they differ", len(got), want.Len())
+			}
+			for _, ext := range []string{"parquet", "arrow", "arrows"} {
+				a, b := filepath.Join(dir, "a."+ext), filepath.Join(dir, "b."+ext)
+				for _, p := range []string{a, b} {
+					if err := TableContext(t.Context(), tc.table, p, "", 300, 9, job.Options{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if da, db := readAll(t, a), readAll(t, b); !bytes.Equal(da, db) {
+					t.Errorf("%s: the same seed wrote two files", ext)
+				}
+			}
+			if md := testfiles.ParquetMetadata(t, filepath.Join(dir, "a.parquet")); md["sanitize.generator"] != tc.table.String() || md["sanitize.seed"] != "9" {
+				t.Errorf("metadata %v", md)
+			}
+		})
+	}
+}
+
+// readAll is the file's content.
+func readAll(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestParseTable: --table takes the spelling of each of Tables, nothing else (bad
+// input naming the flag).
+func TestParseTable(t *testing.T) {
+	for _, tc := range []struct {
+		flag string
+		want Table
+		ok   bool
+	}{
+		{"hospital", TableHospital, true},
+		{"admissions", TableAdmissions, true},
+		{"", "", false},
+		{"Admissions", "", false},
+		{"admission", "", false},
+		{" hospital", "", false},
+	} {
+		got, err := ParseTable(tc.flag)
+		if tc.ok && (err != nil || got != tc.want) {
+			t.Errorf("%q: %q, %v; want %q", tc.flag, got, err, tc.want)
+		}
+		if !tc.ok && (!errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "--table")) {
+			t.Errorf("%q: %q, %v; want bad input naming --table", tc.flag, got, err)
+		}
+	}
+	if err := TableContext(t.Context(), Table("x"), filepath.Join(t.TempDir(), "x.csv"), "", 1, 1, job.Options{}); !errors.Is(err, fault.ErrInternal) {
+		t.Errorf("an unknown Table: %v, want an internal error", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"sanitizer/closeness"
 	"sanitizer/diversity"
+	"sanitizer/gen"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/risk"
@@ -56,6 +57,7 @@ func enumSpellings() map[string]string {
 	add("schema.MaskFrom", spellings(schema.MaskEnds))
 	add("schema.DateUnit", spellings(schema.DateUnits))
 	add("job.Stage", spellings(job.Stages))
+	add("gen.Table", spellings(gen.Tables))
 	return out
 }
 
