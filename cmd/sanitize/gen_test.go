@@ -11,8 +11,8 @@ import (
 	"sanitizer/internal/testfiles"
 )
 
-// TestGenFlags: --rows outside 1..gen.MaxRows and a --seed that is not a decimal
-// uint64 are command-line mistakes (exit 2, naming the flag, nothing written); a
+// TestGenFlags: --rows outside 1..gen.MaxRows, a --seed that is not a decimal uint64
+// and a --table that is none of gen.Tables are command-line mistakes (exit 2, naming the flag, nothing written); a
 // --seed with leading zeros is the decimal number, not an octal one.
 func TestGenFlags(t *testing.T) {
 	for _, tc := range []struct {
@@ -33,6 +33,9 @@ func TestGenFlags(t *testing.T) {
 		{"--seed", "+3"},
 		{"--seed", "18446744073709551616"},
 		{"--seed", ""},
+		{"--table", "x"},
+		{"--table", ""},
+		{"--table", "Admissions"},
 	} {
 		t.Run(tc.flag+"="+tc.value, func(t *testing.T) {
 			dir := t.TempDir()
@@ -65,6 +68,43 @@ func TestGenFlags(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "gen", "--rows", strconv.Itoa(gen.MaxRows), "--seed", "1", "--out", filepath.Join(dir, "e.csv"), "--format", "xlsx"); code != 2 || strings.Contains(stderr, "--rows") {
 		t.Errorf("--rows %d is refused: exit %d\n%s", gen.MaxRows, code, stderr)
+	}
+}
+
+// TestGenAdmissions: gen --table admissions writes the admissions table (several rows
+// per patient; the same seed, the same file; not the hospital table), and release runs
+// testdata/admissions.yaml on it (a row-level release).
+func TestGenAdmissions(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, args ...string) []byte {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if code, _, stderr := runCLI(t, append([]string{"gen", "--rows", "6000", "--seed", "4", "--out", p}, args...)...); code != 0 {
+			t.Fatalf("gen %v: exit %d\n%s", args, code, stderr)
+		}
+		return readFile(t, p)
+	}
+	a, b := write("a.csv", "--table", "admissions"), write("b.csv", "--table=admissions")
+	if !bytes.Equal(a, b) {
+		t.Error("the same seed wrote two admissions tables")
+	}
+	if h, h2 := write("h.csv"), write("h2.csv", "--table", "hospital"); bytes.Equal(a, h) || !bytes.Equal(h, h2) {
+		t.Error("--table admissions wrote the hospital table, or --table hospital is not the default")
+	}
+	patients := map[string]bool{}
+	for _, rec := range readCSV(t, filepath.Join(dir, "a.csv"), ',')[1:] {
+		patients[rec[0]] = true
+	}
+	if n := len(patients); n < 6000/5 || n > 6000/2 {
+		t.Errorf("%d patients in 6000 admissions, want about 6000/3.5", n)
+	}
+	out := filepath.Join(dir, "release.csv")
+	code, _, stderr := runCLI(t, "release", "-c", filepath.Join(repoTestdata(t), "admissions.yaml"), "--in", filepath.Join(dir, "a.csv"), "--out", out)
+	if code != 0 {
+		t.Fatalf("release of the admissions table: exit %d\n%s", code, stderr)
+	}
+	if rows := readCSV(t, out, ','); len(rows) < 6000*95/100 {
+		t.Errorf("the release holds %d rows", len(rows))
 	}
 }
 

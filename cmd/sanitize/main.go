@@ -433,17 +433,26 @@ func newRisk(stdout io.Writer) *cobra.Command {
 func newGen(stdout io.Writer, g *globals) *cobra.Command {
 	var rows int
 	var seed uint64
-	var out, format string
+	var out, format, tableName string
 	var force bool
 	cmd := &cobra.Command{
-		Use:   "gen --rows N --seed S --out FILE [--format csv|parquet|arrow|arrows] [--force]",
-		Short: "Write the synthetic hospital sample (patient id, name, age, sex, zip, admission date, diagnosis, length of stay)",
-		Args:  noArgs,
+		Use:   "gen --rows N --seed S --out FILE [--table hospital|admissions] [--format csv|parquet|arrow|arrows] [--force]",
+		Short: "Write a synthetic hospital table (patient id, name, age, sex, zip, admission date, diagnosis, length of stay, ward, insurance)",
+		Long: "Write a synthetic hospital table (patient id, name, age, sex, zip, admission date, diagnosis, length of stay, ward, insurance).\n\n" +
+			"--table hospital (the default): one row per admission, about 15% of them readmissions of a recent patient.\n" +
+			"--table admissions: several rows per patient (1 to 20, a truncated zeta distribution: 46% one, mean 3.5),\n" +
+			"the patient's rows together in date order, age (at the first admission), sex, zip and insurance the same in all;\n" +
+			"--rows counts admissions, so 10,000,000 rows hold about 2.9 million patients.",
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			t, err := gen.ParseTable(tableName)
+			if err != nil {
+				return err
+			}
 			if err := required("out", out); err != nil {
 				return err
 			}
-			if err := gen.HospitalContext(cmd.Context(), out, format, rows, seed, job.Options{Force: force, AtStage: g.atStage}); err != nil {
+			if err := gen.TableContext(cmd.Context(), t, out, format, rows, seed, job.Options{Force: force, AtStage: g.atStage}); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %d records to %s\n", rows, out)
@@ -454,6 +463,7 @@ func newGen(stdout io.Writer, g *globals) *cobra.Command {
 	cmd.Flags().Var(decimal[int]{&rows}, "rows", fmt.Sprintf("number of records, 1 to %d", gen.MaxRows))
 	cmd.Flags().Var(decimal[uint64]{&seed}, "seed", "random seed, a decimal number below 2^64 (the same seed gives the same file)")
 	cmd.Flags().StringVar(&out, "out", "", "file to write (required)")
+	cmd.Flags().StringVar(&tableName, "table", gen.TableHospital.String(), "the table: hospital (one row per admission) or admissions (1 to 20 rows per patient; --rows counts admissions)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace an existing file at --out")
 	cmd.Flags().StringVar(&format, "format", "", "csv, parquet, arrow (IPC file) or arrows (IPC stream); default: from the extension of --out")
 	return cmd
