@@ -172,3 +172,49 @@ func BenchmarkAdmissions(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// TestAdmissionsFit: a plan inside the table's dates stays as it is; one past the last
+// day moves earlier, its gaps kept; one longer than the table's span is spread over it,
+// each stay ending before the next admission. The days then increase strictly within
+// the table's dates.
+func TestAdmissionsFit(t *testing.T) {
+	last := len(dayInfo) - 1
+	for _, tc := range []struct {
+		name string
+		days []int
+		stay int
+		want []int
+	}{
+		{"inside", []int{0, 10, last}, 3, []int{0, 10, last}},
+		{"one past the last day", []int{100, 200, last + 1}, 3, []int{99, 199, last}},
+		{"a single admission past it", []int{last + 50}, 3, []int{last}},
+		{"longer than the span", []int{0, 2000, last + 500}, 300, []int{0, last / 2, 2 * (last / 2)}},
+		{"twenty, longer than the span", func() []int {
+			d := make([]int, MaxAdmissions)
+			for i := range d {
+				d[i] = i * 300
+			}
+			return d
+		}(), 365, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := &AdmissionsGen{n: len(tc.days)}
+			for i, d := range tc.days {
+				g.plan[i] = admission{day: d, stay: tc.stay}
+			}
+			g.fit()
+			plan := g.plan[:g.n]
+			for i, a := range plan {
+				if a.day < 0 || a.day > last || (i > 0 && a.day <= plan[i-1].day) {
+					t.Fatalf("days %v", plan)
+				}
+				if i+1 < len(plan) && a.day+a.stay >= plan[i+1].day {
+					t.Errorf("admission %d (day %d, %d days) overlaps the next (day %d)", i, a.day, a.stay, plan[i+1].day)
+				}
+				if tc.want != nil && a.day != tc.want[i] {
+					t.Errorf("day %d is %d, want %d", i, a.day, tc.want[i])
+				}
+			}
+		})
+	}
+}
