@@ -135,29 +135,39 @@ func (g *AdmissionsGen) newPatient() {
 		g.plan[i] = admission{day: day, diag: diag, stay: h.stay(diag, age)}
 		day += g.plan[i].stay + 1 + int(-math.Log(1-h.u01())*admissionGapMeanDay)
 	}
+	// The day drawn for the patient is one of their admissions, chosen uniformly, so
+	// that the admissions lie around the days' distribution rather than after it.
+	g.shift(g.p.day - g.plan[h.intn(uint64(g.n))].day)
 	g.fit()
 	first := ageOn(g.p.birth, g.plan[0].day)
 	g.age = smallInts[first]
 	g.insurance = h.insurance(first)
 }
 
-// fit moves the planned admissions into the table's dates: when the last one falls
-// after the last admission day, all are moved earlier by as much; when they then start
-// before the first day (a span longer than the table's), they are spread evenly over
-// it, each stay cut to end before the next admission.
+// shift moves the planned admissions, and the patient's birth with them (so that their
+// age at each stays as planned), by days.
+func (g *AdmissionsGen) shift(days int) {
+	for i := range g.plan[:g.n] {
+		g.plan[i].day += days
+	}
+	g.p.birth += days
+}
+
+// fit moves the planned admissions into the table's dates when some lie outside them:
+// the whole plan, its gaps kept, to a start drawn uniformly among those that fit; a plan
+// longer than the table's span is spread evenly over it, each stay cut to end before
+// the next admission.
 func (g *AdmissionsGen) fit() {
-	plan := g.plan[:g.n]
-	over := plan[g.n-1].day - (len(dayInfo) - 1)
-	if over <= 0 {
+	plan, last := g.plan[:g.n], len(dayInfo)-1
+	if plan[0].day >= 0 && plan[g.n-1].day <= last {
 		return
 	}
-	if plan[0].day-over >= 0 {
-		for i := range plan {
-			plan[i].day -= over
-		}
+	if span := plan[g.n-1].day - plan[0].day; span <= last {
+		g.shift(int(g.h.intn(uint64(last-span+1))) - plan[0].day)
 		return
 	}
-	step := (len(dayInfo) - 1) / max(g.n-1, 1)
+	g.shift(-plan[0].day)
+	step := last / max(g.n-1, 1)
 	for i := range plan {
 		plan[i].day = i * step
 		if i+1 < len(plan) {

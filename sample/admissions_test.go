@@ -173,37 +173,45 @@ func BenchmarkAdmissions(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
 
-// TestAdmissionsFit: a plan inside the table's dates stays as it is; one past the last
-// day moves earlier, its gaps kept; one longer than the table's span is spread over it,
-// each stay ending before the next admission. The days then increase strictly within
-// the table's dates.
+// TestAdmissionsFit: a plan inside the table's dates stays as it is; one partly
+// outside moves inside, its gaps kept; one longer than the table's span is spread over
+// it, each stay ending before the next admission. The days then increase strictly
+// within the table's dates, and the patient's birth moves with the first admission.
 func TestAdmissionsFit(t *testing.T) {
 	last := len(dayInfo) - 1
 	for _, tc := range []struct {
 		name string
 		days []int
 		stay int
-		want []int
+		kept bool // the gaps are kept
 	}{
-		{"inside", []int{0, 10, last}, 3, []int{0, 10, last}},
-		{"one past the last day", []int{100, 200, last + 1}, 3, []int{99, 199, last}},
-		{"a single admission past it", []int{last + 50}, 3, []int{last}},
-		{"longer than the span", []int{0, 2000, last + 500}, 300, []int{0, last / 2, 2 * (last / 2)}},
+		{"inside", []int{0, 10, last}, 3, true},
+		{"one past the last day", []int{100, 200, last + 1}, 3, true},
+		{"a single admission past it", []int{last + 50}, 3, true},
+		{"before the first day", []int{-400, -10, 5}, 3, true},
+		{"longer than the span", []int{-1, 2000, last + 500}, 300, false},
 		{"twenty, longer than the span", func() []int {
 			d := make([]int, MaxAdmissions)
 			for i := range d {
 				d[i] = i * 300
 			}
 			return d
-		}(), 365, nil},
+		}(), 365, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := &AdmissionsGen{n: len(tc.days)}
+			g := NewAdmissionsGen(1)
+			g.n, g.p.birth = len(tc.days), tc.days[0]-1000
 			for i, d := range tc.days {
 				g.plan[i] = admission{day: d, stay: tc.stay}
 			}
 			g.fit()
 			plan := g.plan[:g.n]
+			if g.p.birth != plan[0].day-1000 {
+				t.Errorf("birth %d, first admission %d: want 1000 days apart", g.p.birth, plan[0].day)
+			}
+			if tc.name == "inside" && plan[0].day != 0 {
+				t.Errorf("a plan inside the dates moved: %v", plan)
+			}
 			for i, a := range plan {
 				if a.day < 0 || a.day > last || (i > 0 && a.day <= plan[i-1].day) {
 					t.Fatalf("days %v", plan)
@@ -211,8 +219,8 @@ func TestAdmissionsFit(t *testing.T) {
 				if i+1 < len(plan) && a.day+a.stay >= plan[i+1].day {
 					t.Errorf("admission %d (day %d, %d days) overlaps the next (day %d)", i, a.day, a.stay, plan[i+1].day)
 				}
-				if tc.want != nil && a.day != tc.want[i] {
-					t.Errorf("day %d is %d, want %d", i, a.day, tc.want[i])
+				if tc.kept && a.day-plan[0].day != tc.days[i]-tc.days[0] {
+					t.Errorf("admission %d: gap %d from the first, want %d", i, a.day-plan[0].day, tc.days[i]-tc.days[0])
 				}
 			}
 		})
