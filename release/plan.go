@@ -20,6 +20,9 @@ func CheckConfig(cfg *schema.Config) error {
 	case cfg.Search.Algorithm != "" && cfg.Search.Algorithm != schema.Optimal && cfg.Search.Algorithm != schema.Mondrian:
 		return cfg.Errorf("search.algorithm", "%q is not supported by this version (use optimal or mondrian)", cfg.Search.Algorithm)
 	}
+	if cfg.Privacy.Unit != nil {
+		return cfg.Errorf("privacy.privacy-unit", "person-level models are not in this version (issue 37): a release counts rows, so it would protect rows, not persons")
+	}
 	mondrian := cfg.Search.Algorithm == schema.Mondrian
 	switch cfg.Search.Metric {
 	case "", schema.MetricLoss, schema.MetricDiscernibility:

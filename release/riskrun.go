@@ -77,6 +77,9 @@ func Risk(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Ris
 // configuration names a quasi-identifier, the input and its format (inputPath), and
 // the reports (checkRiskReport); out is the release to analyse (opt.Output, "": none).
 func planRisk(cfg *schema.Config, opt job.Options) (runPlan, error) {
+	if cfg.Privacy.Unit != nil {
+		return runPlan{}, cfg.Errorf("privacy.privacy-unit", "person-level risk is not in this version (issue 37): the analysis counts rows, so it would measure rows, not persons")
+	}
 	if len(cfg.Quasi()) == 0 {
 		return runPlan{}, cfg.Errorf("columns", "a risk analysis needs at least one quasi-identifier")
 	}

@@ -134,6 +134,23 @@ type Privacy struct {
 	// ReleasedColumns is what a release does when a column released as it is gives a
 	// protected sensitive value away (ReleasedWarn unless configured).
 	ReleasedColumns ReleasedCheck
+	// Unit names the column whose value identifies the person a record is about, so
+	// that the models count persons, not rows (nil: one record is one person).
+	Unit *Unit
+}
+
+// Unit is privacy.privacy-unit: the column of role identifier whose value identifies
+// the person (the privacy unit) each record is about, and, when the person's records
+// are to be linkable, the pseudonym that stands for the id in the release.
+type Unit struct {
+	Column    string     // a column of role identifier, never released as it is
+	Pseudonym *Pseudonym // nil: the column is not released at all
+}
+
+// Pseudonym is privacy.privacy-unit.pseudonym: the unit column is released, under its
+// own name, as a keyed pseudonym of the id.
+type Pseudonym struct {
+	KeyFile string // resolved; "": a new random key each run
 }
 
 // ReleasedCheck is what a release does when a column it releases as it is fails a

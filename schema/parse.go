@@ -1134,6 +1134,10 @@ func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 	p.populationModels(f, &pr)
 	pr.ReleasedColumns, err = p.releasedColumns(f)
 	p.note(err)
+	if v, at := f.get("privacy-unit"); v != nil {
+		pr.Unit, err = p.unit(v, at)
+		p.note(err)
+	}
 	// l-diversity, t-closeness, β-likeness, a risk or population model without k: every
 	// class is a class of at least one record (ARX's default), and the report says k
 	// was not given.
@@ -1311,6 +1315,40 @@ func (p *parser) subset(v *yaml.Node, at string) (*Subset, error) {
 		return nil, p.errorf(cv, cat, "column %q must have role identifier, so that it is never released (its role is %s)", col.Name, col.Role)
 	}
 	return &Subset{Column: col.Name}, nil
+}
+
+// unit decodes privacy.privacy-unit: its column must be an identifier, so that the id
+// is never released as it is.
+func (p *parser) unit(v *yaml.Node, at string) (*Unit, error) {
+	uf, err := p.mapping(v, at, "privacy.privacy-unit")
+	if err != nil {
+		return nil, err
+	}
+	cv, cat, err := uf.required("column")
+	if err != nil {
+		return nil, err
+	}
+	col, err := p.column(cv, cat)
+	if err != nil {
+		return nil, err
+	}
+	if col.Role != Identifier {
+		return nil, p.errorf(cv, cat, "column %q must have role identifier, so that the id is never released as it is (its role is %s)", col.Name, col.Role)
+	}
+	u := &Unit{Column: col.Name}
+	if pv, pat := uf.get("pseudonym"); pv != nil {
+		pf, err := p.mapping(pv, pat, "privacy.privacy-unit.pseudonym")
+		if err != nil {
+			return nil, err
+		}
+		u.Pseudonym = &Pseudonym{}
+		if kv, kat := pf.get("key-file"); kv != nil {
+			if u.Pseudonym.KeyFile, err = p.path(kv, kat); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return u, nil
 }
 
 // deltaPresence decodes privacy.delta-presence.

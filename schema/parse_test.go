@@ -464,6 +464,11 @@ func TestParseErrors(t *testing.T) {
 		{"aggregate unknown", "search: {aggregate: median}\n" + cols, 1, "search.aggregate", "must be one of arithmetic, geometric, sum, max"},
 		{"subset not identifier", "privacy: {subset: {column: age}, k-map: {k: 3}}\n" + cols, 1, "privacy.subset.column", "must have role identifier"},
 		{"subset unknown column", "privacy: {subset: {column: nope}, k-map: {k: 3}}\n" + cols, 1, "privacy.subset.column", `unknown column "nope"`},
+		{"unit not identifier", "privacy: {k: 2, privacy-unit: {column: age}}\n" + cols, 1, "privacy.privacy-unit.column", "must have role identifier, so that the id is never released"},
+		{"unit unknown column", "privacy: {k: 2, privacy-unit: {column: nope}}\n" + cols, 1, "privacy.privacy-unit.column", `unknown column "nope"`},
+		{"unit without column", "privacy: {k: 2, privacy-unit: {pseudonym: {}}}\n" + cols, 1, "privacy.privacy-unit.column", "required"},
+		{"unit pseudonym unknown key", "privacy: {k: 2, privacy-unit: {column: id, pseudonym: {key: x}}}\n" + cols, 1, "privacy.privacy-unit.pseudonym.key", "unknown key"},
+		{"unit empty key file", "privacy: {k: 2, privacy-unit: {column: id, pseudonym: {key-file: \"\"}}}\n" + cols, 1, "privacy.privacy-unit.pseudonym.key-file", "must not be empty"},
 		{"subset without model", "privacy: {k: 2, subset: {column: id}}\n" + cols, 1, "privacy.subset", "needs delta-presence or k-map"},
 		{"delta without subset", "privacy: {delta-presence: {max: 0.5}}\n" + cols, 1, "privacy.delta-presence", "needs privacy.subset"},
 		{"delta max missing", "privacy: {subset: {column: id}, delta-presence: {min: 0.1}}\n" + cols, 1, "privacy.delta-presence.max", "required"},
@@ -676,6 +681,31 @@ func TestParsePopulationModels(t *testing.T) {
 	}
 	if km := cfg.Privacy.KMap; km.K != 5 || km.Estimator == nil || *km.Estimator != risk.ZeroTruncatedPoisson || km.Significance != 0.01 || cfg.Privacy.Subset != nil {
 		t.Errorf("parsed %+v", km)
+	}
+}
+
+// TestParseUnit: privacy.privacy-unit names its identifier column, and a pseudonym's key
+// file is resolved against the configuration's folder.
+func TestParseUnit(t *testing.T) {
+	cols := "columns:\n  pid: {role: identifier}\n  zip: {role: quasi, hierarchy: {mask: {max: 2}}}\n"
+	tests := []struct {
+		name, privacy string
+		want          Unit
+	}{
+		{"column", "privacy: {k: 2, privacy-unit: {column: pid}}\n", Unit{Column: "pid"}},
+		{"random key", "privacy: {k: 2, privacy-unit: {column: pid, pseudonym: {}}}\n", Unit{Column: "pid", Pseudonym: &Pseudonym{}}},
+		{"key file", "privacy: {k: 2, privacy-unit: {column: pid, pseudonym: {key-file: keys/p.key}}}\n", Unit{Column: "pid", Pseudonym: &Pseudonym{KeyFile: filepath.Join("/etc/cfg", "keys/p.key")}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Parse([]byte(cols+tt.privacy), "c.yaml", "/etc/cfg")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(cfg.Privacy.Unit, &tt.want) {
+				t.Errorf("parsed %+v, want %+v", cfg.Privacy.Unit, tt.want)
+			}
+		})
 	}
 }
 

@@ -149,6 +149,11 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 	if cfg.Search.Algorithm == schema.Mondrian {
 		return "", "", nil, fault.BadInput("%s: search.algorithm: mondrian does not run on Beam (its recursion is not a combine): use optimal", cfg.File)
 	}
+	// What a release on one machine refuses before reading, a release on Beam refuses
+	// too (privacy.privacy-unit among it: this version counts rows).
+	if err := release.CheckConfig(cfg); err != nil {
+		return "", "", nil, err
+	}
 	for _, p := range opt.ReportPaths() {
 		if isObject(p) {
 			return "", "", nil, fault.BadInput("--report: %s: a report is written on this machine, not in a store", p)

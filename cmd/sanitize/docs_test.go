@@ -252,7 +252,8 @@ func validateIn(t *testing.T, dir, name, cfg string) (int, string) {
 // validate, with paths resolved in the fixture folder (docFixture): a complete
 // configuration as it is (reading the input it names), a fragment merged into the
 // reference's first example and validated without reading the input (a fragment may
-// name columns the sample lacks).
+// name columns the sample lacks). A ```yaml refused block shows a key this version
+// refuses (a planned one): it must fail validate with exit 2, "not in this version".
 func TestDocExamples(t *testing.T) {
 	notInRaceRun(t)
 	dir := docFixture(t)
@@ -263,14 +264,21 @@ func TestDocExamples(t *testing.T) {
 	base := ref[0].body
 	n := 0
 	for _, page := range []string{configPage, readmePage, designPage} {
-		for _, ex := range yamlFences(readDoc(t, page)) {
+		for _, ex := range fences(readDoc(t, page)) {
+			if ex.lang != "yaml" && ex.lang != "yaml refused" {
+				continue
+			}
 			n++
 			cfg := ex.body
 			if !isComplete(t, cfg) {
 				cfg = withoutInputPath(t, mergeYAML(t, base, cfg))
 			}
-			if code, stderr := validateIn(t, dir, fmt.Sprintf("example-%d.yaml", n), cfg); code != 0 {
+			code, stderr := validateIn(t, dir, fmt.Sprintf("example-%d.yaml", n), cfg)
+			switch {
+			case ex.lang == "yaml" && code != 0:
 				t.Errorf("%s:%d: the example fails sanitize validate (exit %d):\n%s\n%s", page, ex.line, code, stderr, ex.body)
+			case ex.lang == "yaml refused" && (code != 2 || !strings.Contains(stderr, "not in this version")):
+				t.Errorf("%s:%d: the example of a key this version refuses is not refused (exit %d, want 2 and \"not in this version\"):\n%s\n%s", page, ex.line, code, stderr, ex.body)
 			}
 		}
 	}
