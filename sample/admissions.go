@@ -1,8 +1,6 @@
 package sample
 
 import (
-	"encoding/csv"
-	"errors"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -47,23 +45,7 @@ func AdmissionShare(n int) float64 {
 // the header (AdmissionsColumns) first, separator ',', LF line ends. The same seed
 // gives the same bytes, and memory use does not depend on n.
 func Admissions(w io.Writer, n int, seed uint64) error {
-	if n < 0 {
-		return errors.New("sample: negative row count")
-	}
-	cw := csv.NewWriter(w)
-	if err := cw.Write(AdmissionsColumns); err != nil {
-		return err
-	}
-	g := NewAdmissionsGen(seed)
-	row := make([]string, len(AdmissionsColumns))
-	for i := 0; i < n; i++ {
-		row = g.Next(row)
-		if err := cw.Write(row); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	return writeCSV(w, AdmissionsColumns, n, NewAdmissionsGen(seed).Next)
 }
 
 // AdmissionsGen generates the records of the admissions table one at a time, patient

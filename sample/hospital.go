@@ -18,17 +18,22 @@ var HospitalColumns = []string{"patient_id", "name", "age", "sex", "zip", "admit
 // (HospitalColumns) first, separator ',', LF line ends. The same seed gives the same
 // bytes, and memory use does not depend on n.
 func Hospital(w io.Writer, n int, seed uint64) error {
+	return writeCSV(w, HospitalColumns, n, NewHospitalGen(seed).Next)
+}
+
+// writeCSV writes header and n records, each filled by next, as CSV to w: separator
+// ',', LF line ends, one row buffer for all of them.
+func writeCSV(w io.Writer, header []string, n int, next func(row []string) []string) error {
 	if n < 0 {
 		return errors.New("sample: negative row count")
 	}
 	cw := csv.NewWriter(w)
-	if err := cw.Write(HospitalColumns); err != nil {
+	if err := cw.Write(header); err != nil {
 		return err
 	}
-	g := NewHospitalGen(seed)
-	row := make([]string, len(HospitalColumns))
+	row := make([]string, len(header))
 	for i := 0; i < n; i++ {
-		row = g.Next(row)
+		row = next(row)
 		if err := cw.Write(row); err != nil {
 			return err
 		}

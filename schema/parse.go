@@ -1303,18 +1303,28 @@ func (p *parser) subset(v *yaml.Node, at string) (*Subset, error) {
 	if err != nil {
 		return nil, err
 	}
-	cv, cat, err := sf.required("column")
+	col, err := p.identifierColumn(sf, "so that it is never released")
 	if err != nil {
 		return nil, err
+	}
+	return &Subset{Column: col}, nil
+}
+
+// identifierColumn decodes the column key of f, which must name a configured column of
+// role identifier; why says why in the error when it has another role.
+func (p *parser) identifierColumn(f *fields, why string) (string, error) {
+	cv, cat, err := f.required("column")
+	if err != nil {
+		return "", err
 	}
 	col, err := p.column(cv, cat)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if col.Role != Identifier {
-		return nil, p.errorf(cv, cat, "column %q must have role identifier, so that it is never released (its role is %s)", col.Name, col.Role)
+		return "", p.errorf(cv, cat, "column %q must have role identifier, %s (its role is %s)", col.Name, why, col.Role)
 	}
-	return &Subset{Column: col.Name}, nil
+	return col.Name, nil
 }
 
 // unit decodes privacy.privacy-unit: its column must be an identifier, so that the id
@@ -1324,18 +1334,11 @@ func (p *parser) unit(v *yaml.Node, at string) (*Unit, error) {
 	if err != nil {
 		return nil, err
 	}
-	cv, cat, err := uf.required("column")
+	col, err := p.identifierColumn(uf, "so that the id is never released as it is")
 	if err != nil {
 		return nil, err
 	}
-	col, err := p.column(cv, cat)
-	if err != nil {
-		return nil, err
-	}
-	if col.Role != Identifier {
-		return nil, p.errorf(cv, cat, "column %q must have role identifier, so that the id is never released as it is (its role is %s)", col.Name, col.Role)
-	}
-	u := &Unit{Column: col.Name}
+	u := &Unit{Column: col}
 	if pv, pat := uf.get("pseudonym"); pv != nil {
 		pf, err := p.mapping(pv, pat, "privacy.privacy-unit.pseudonym")
 		if err != nil {
