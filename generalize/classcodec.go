@@ -60,9 +60,10 @@ func UnmarshalClasses(data []byte, like *Table) (*ClassTable, error) {
 		return nil, fmt.Errorf("%w: no header", errClassTableData)
 	}
 	d := decoder{b: data[len(classTableMagic):]}
-	rows, q, s, n := d.int(math.MaxInt32), d.int(len(like.Columns)), d.int(len(like.Sensitive)), d.int(math.MaxInt32)
-	if d.err == nil && (q != len(like.Columns) || s != len(like.Sensitive)) {
-		d.fail("%d quasi-identifiers and %d sensitive columns, the table has %d and %d", q, s, len(like.Columns), len(like.Sensitive))
+	keys := like.keyLeaves() // the quasi-identifiers' leaves, and the persons with a unit
+	rows, q, s, n := d.int(math.MaxInt32), d.int(len(keys)), d.int(len(like.Sensitive)), d.int(math.MaxInt32)
+	if d.err == nil && (q != len(keys) || s != len(like.Sensitive)) {
+		d.fail("%d key columns and %d sensitive columns, the table has %d and %d", q, s, len(keys), len(like.Sensitive))
 	}
 	if d.err == nil && n > len(d.b) { // every class takes at least a byte a column
 		d.fail("%d classes in %d bytes", n, len(d.b))
@@ -71,8 +72,7 @@ func UnmarshalClasses(data []byte, like *Table) (*ClassTable, error) {
 		return nil, d.err
 	}
 	ct := &ClassTable{meta: metaOf(like, rows), cols: make([][]int32, q), counts: make([]int32, n), hist: make([]*hist, s)}
-	for i := range q {
-		leaves := like.Columns[i].Hierarchy.Leaves()
+	for i, leaves := range keys {
 		ct.cols[i] = make([]int32, n)
 		for j := range n {
 			ct.cols[i][j] = int32(d.int(leaves - 1))

@@ -24,8 +24,11 @@ type classes struct {
 	npack  *packing
 	rows   []Codes // the records: leaf codes (cols and packed are nil)
 	counts []int32 // nil: every class has one record (the rows themselves)
-	n      int
-	hist   []*hist // per sensitive column a model reads: the classes' histograms
+	// persons, of the classes of a table with a privacy unit (collapse), is the
+	// number of distinct persons among each class's records (nil: one per record).
+	persons []int32
+	n       int
+	hist    []*hist // per sensitive column a model reads: the classes' histograms
 	// sets, per sensitive column with value sets (models.words), the values class j
 	// holds: words w·j … w·j+w−1 (nil: not counted, nor for the records themselves).
 	sets [][]uint64
@@ -61,6 +64,14 @@ func (c *classes) count(j int) int32 {
 		return 1
 	}
 	return c.counts[j]
+}
+
+// personsOf is the number of persons among the records of class j: what k counts.
+func (c *classes) personsOf(j int) int32 {
+	if c.persons == nil {
+		return c.count(j)
+	}
+	return c.persons[j]
 }
 
 // code returns the code of column i of class j.

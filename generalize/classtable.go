@@ -35,6 +35,12 @@ var ErrIncompatible = errors.New("class tables of different columns")
 // order: the class tables of the same records are equal field by field (Equal,
 // reflect.DeepEqual) however they were counted and merged.
 //
+// With a privacy unit (Table.Unit), a class table holds entries, not classes: one per
+// class and person, the person's code a column after the quasi-identifiers (never
+// generalized), its count the person's records in the class. Parts that number the
+// persons alike merge exactly, however a person's records are spread among them; the
+// search collapses a node's entries into its classes and their persons.
+//
 // Memory: per class, 4 bytes per quasi-identifier and 4 for the count; per sensitive
 // column, 4 bytes per class and 8 per distinct value of the class. A class table is not
 // modified once made: the functions that take one only read it, and may share its
@@ -157,6 +163,9 @@ func metaOf(t *Table, rows int) *Table {
 	for i, s := range t.Sensitive {
 		m.Sensitive[i] = Sensitive{Name: s.Name, Values: s.Values, Tree: s.Tree}
 	}
+	if t.Unit != nil {
+		m.Unit = &Unit{Persons: t.Unit.Persons}
+	}
 	return m
 }
 
@@ -217,15 +226,13 @@ func countRecordClasses(t *Table, limit int, records bool) (*ClassTable, []int32
 	if err := t.validate(); err != nil {
 		return nil, nil, fmt.Errorf("counting classes: %w", err)
 	}
-	q := len(t.Columns)
-	rows := &classes{rows: make([]Codes, q), n: t.Rows}
-	identity := make([][]int32, q)
-	leaves := make([]int, q)
+	rows := &classes{rows: t.keyCodes(), n: t.Rows}
+	identity := make([][]int32, len(t.Columns))
 	for i, c := range t.Columns {
-		rows.rows[i] = c.Codes
-		leaves[i] = c.Hierarchy.Leaves()
 		identity[i] = c.Hierarchy.levelMap(0, 0)
 	}
+	leaves := t.keyLeaves()
+	identity, _ = t.withUnit(identity, nil)
 	g := &grouper{par: runtime.GOMAXPROCS(0), pack: newPacking(leaves)}
 	var assign []int32
 	if records || len(t.Sensitive) > 0 {
@@ -535,6 +542,12 @@ func compatible(a, b *Table) error {
 			return fmt.Errorf("%w: quasi-identifier %q has different hierarchies (%s against %s)", ErrIncompatible, c.Name, c.Hierarchy.Source(), d.Hierarchy.Source())
 		}
 	}
+	switch {
+	case (a.Unit == nil) != (b.Unit == nil):
+		return fmt.Errorf("%w: a privacy unit in one only", ErrIncompatible)
+	case a.Unit != nil && a.Unit.Persons != b.Unit.Persons:
+		return fmt.Errorf("%w: %d persons against %d", ErrIncompatible, a.Unit.Persons, b.Unit.Persons)
+	}
 	if len(a.Sensitive) != len(b.Sensitive) {
 		return fmt.Errorf("%w: %d sensitive columns against %d", ErrIncompatible, len(a.Sensitive), len(b.Sensitive))
 	}
@@ -670,6 +683,9 @@ func nodeRecoding(ct *ClassTable, levels []int, opt Options, packed bool) (*Reco
 	if len(levels) != q {
 		return nil, fmt.Errorf("recoding classes: node has %d levels for %d quasi-identifiers", len(levels), q)
 	}
+	if err := checkUnit(t, opt); err != nil {
+		return nil, fmt.Errorf("recoding classes: %w", err)
+	}
 	mod, err := newModelsOf(t, ct, opt)
 	if err != nil {
 		return nil, fmt.Errorf("recoding classes: %w", err)
@@ -686,11 +702,19 @@ func nodeRecoding(ct *ClassTable, levels []int, opt Options, packed bool) (*Reco
 	}
 	src := &classes{cols: ct.cols, counts: ct.counts, n: ct.Len(), hist: ct.hist}
 	var assign []int32
-	if mod.any() {
+	if mod.any() || t.Unit != nil {
 		assign = make([]int32, src.n)
 	}
 	g := &grouper{par: runtime.GOMAXPROCS(0)}
-	cls, _ := g.rollUp(src, 0, r.maps, sizes, assign, 0)
+	keyMaps, keySizes := t.withUnit(r.maps, sizes)
+	cls, _ := g.rollUp(src, 0, keyMaps, keySizes, assign, 0)
+	if t.Unit != nil { // cls are the entries: each of src's is in its entry's class
+		var of []int32
+		cls, of = collapseAt(g, cls, t, levels)
+		for j, e := range assign {
+			assign[j] = of[e]
+		}
+	}
 	cls.hist = mod.rollHist(src, assign, cls.n)
 	failing := mod.failing(cls, opt.K)
 	if err := failPopulation(t, opt, levels, cls, failing); err != nil {
@@ -718,7 +742,7 @@ func nodeRecoding(ct *ClassTable, levels []int, opt Options, packed bool) (*Reco
 			codes[i] = cls.code(i, int(j))
 		}
 		number := int32(-1)
-		if c := int(cls.count(int(j))); c < opt.K || failing[j] {
+		if c := int(cls.count(int(j))); int(cls.personsOf(int(j))) < opt.K || failing[j] {
 			r.Suppressed += c
 		} else {
 			number = published

@@ -76,6 +76,13 @@ func splitTable(rng *rand.Rand, t *Table, parts int) ([]*Table, [][]int) {
 			}
 			pt.Sensitive = append(pt.Sensitive, Sensitive{Name: s.Name, Values: s.Values, Tree: s.Tree, Codes: codes})
 		}
+		if u := t.Unit; u != nil {
+			codes := NewCodes(len(rows), u.Persons)
+			for k, r := range rows {
+				codes.Set(k, u.Codes.At(r))
+			}
+			pt.Unit = &Unit{Persons: u.Persons, Codes: codes}
+		}
 		out[p] = pt
 	}
 	return out, index

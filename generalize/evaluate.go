@@ -17,6 +17,9 @@ const (
 type evaluation struct {
 	node int
 	cls  *classes
+	// entries, with a privacy unit, is the node's classes keyed by person too (what
+	// later roll-ups read: see collapse); cls is nil.
+	entries *classes
 	// failing marks, per class of at least k records, those found failing a
 	// requirement other than k (nil: there is none); every class is decided when the
 	// node is anonymous.
@@ -59,9 +62,9 @@ func (b incumbent) beats(node, height int, exact *big.Int) bool {
 func (s *searcher) fails(cls *classes, failing []bool) func(j int) bool {
 	k := int32(s.opt.K)
 	if failing == nil {
-		return func(j int) bool { return cls.count(j) < k }
+		return func(j int) bool { return cls.personsOf(j) < k }
 	}
-	return func(j int) bool { return cls.count(j) < k || failing[j] }
+	return func(j int) bool { return cls.personsOf(j) < k || failing[j] }
 }
 
 // withHist reports whether class tables carry histograms: when a requirement is
@@ -93,7 +96,7 @@ func (s *searcher) evaluate(ctx context.Context, node, par int, chk check, inc i
 	g.par = par
 	defer func() { s.pool <- g }()
 	c, work := s.countNode(node, g)
-	ev := evaluation{node: node, cls: c.cls, suppressed: -1, work: work}
+	ev := evaluation{node: node, cls: c.cls, entries: c.entries, suppressed: -1, work: work}
 	if c.cls == nil {
 		return ev, nil // more classes than an anonymous node can have
 	}
@@ -121,8 +124,11 @@ type nodeCount struct {
 	node   int
 	levels []int
 	cls    *classes
-	src    *classes // the table cls was rolled up from (nil: cls was cached)
-	assign []int32  // the class of each of src's classes (when a model reads its classes)
+	// entries, with a privacy unit, is the node's classes keyed by person too, which
+	// cls collapses (nil: no unit, the classes are the entries)
+	entries *classes
+	src     *classes // the table the entries were rolled up from (nil: they were cached)
+	assign  []int32  // the class of each of src's classes (when a model reads its classes)
 	// failing marks the classes of at least k records found failing another
 	// requirement (nil: there is none).
 	failing []bool
@@ -145,22 +151,19 @@ func (s *searcher) countNode(node int, g *grouper) (nodeCount, int) {
 	c := nodeCount{node: node, levels: s.lat.Levels(node, make([]int, 0, s.q))}
 	if t := s.cache[node]; t != nil && (!hist || t.hist != nil) {
 		c.cls = t
+		s.collapse(&c, g)
 		return c, 0
 	}
 	c.src = s.source(node, hist)
 	srcLevels := s.lat.Levels(c.src.node, make([]int, 0, s.q))
-	maps := make([][]int32, s.q)
-	sizes := make([]int, s.q)
-	for i := range s.q {
-		maps[i] = s.maps[i][srcLevels[i]][c.levels[i]]
-		sizes[i] = s.t.Columns[i].Hierarchy.Size(c.levels[i])
-	}
+	maps, sizes := s.keyMaps(srcLevels, c.levels)
 	// A node with more classes than limit is not anonymous: every class of k records
 	// or more takes k of the rows, every smaller class at least one of the records
 	// that may be suppressed. On a large source, counting stops there: the table is
 	// not kept for later roll-ups, which on a small source costs more than it saves.
+	// (A node's entries, one per class and person, have no such bound.)
 	limit := 0
-	if c.src.n >= abortMinSource {
+	if c.src.n >= abortMinSource && s.t.Unit == nil {
 		limit = s.t.Rows/s.opt.K + s.opt.MaxSuppressed
 	}
 	if s.radix(c.src) {
@@ -181,6 +184,7 @@ func (s *searcher) countNode(node int, g *grouper) (nodeCount, int) {
 	if c.cls != nil && s.mod.any() {
 		c.cls.sets = s.mod.rollSets(c.src, c.assign, c.cls.n)
 	}
+	s.collapse(&c, g)
 	return c, work
 }
 
@@ -198,10 +202,9 @@ func (s *searcher) checkSets(c *nodeCount) bool {
 	k, most := int32(s.opt.K), s.opt.MaxSuppressed
 	sets := len(s.mod.setCols) > 0
 	for j := 0; j < c.cls.n && c.supp <= most; j++ {
-		n := c.cls.count(j)
 		switch {
-		case n < k:
-			c.supp += int(n)
+		case c.cls.personsOf(j) < k:
+			c.supp += int(c.cls.count(j))
 		case sets && s.mod.setFails(c.cls, j):
 			c.suppress(j)
 		}
@@ -279,7 +282,7 @@ func (s *searcher) checkHists(c *nodeCount, g *grouper) bool {
 	}
 	k, most := int32(s.opt.K), s.opt.MaxSuppressed
 	for j := 0; j < c.cls.n && c.supp <= most; j++ {
-		if !c.failing[j] && c.cls.count(j) >= k && g.check.histFails(c.cls, j) {
+		if !c.failing[j] && c.cls.personsOf(j) >= k && g.check.histFails(c.cls, j) {
 			c.suppress(j)
 		}
 	}
@@ -293,7 +296,7 @@ func (s *searcher) checkPopulation(c *nodeCount) bool {
 	pop := s.pop.countsOf(c.node, c.levels, c.cls)
 	k, most := int32(s.opt.K), s.opt.MaxSuppressed
 	for j := 0; j < c.cls.n && c.supp <= most; j++ {
-		if !c.failing[j] && c.cls.count(j) >= k && s.pop.model.fails(c.cls.count(j), pop[j]) {
+		if !c.failing[j] && c.cls.personsOf(j) >= k && s.pop.model.fails(c.cls.count(j), pop[j]) {
 			c.suppress(j)
 		}
 	}

@@ -32,6 +32,9 @@ type oracle struct {
 	// numeric, when not nil, gives ncp the numeric value of each leaf of a column
 	// (nil for a column measured by its leaves).
 	numeric []map[string]float64
+	// persons, when not nil, is every record's person (its privacy unit's id): k
+	// then counts a class's distinct persons.
+	persons []string
 }
 
 func newOracle(rows [][]string, hier [][][]string) *oracle {
@@ -123,8 +126,12 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 		}
 	}
 	var dsens [][][]int // per distinct record, per sensitive column: its count of each value
+	var dperson []string // per distinct record, its person (with persons)
 	for r, vals := range o.rows {
 		key := strings.Join(vals, "\x1f")
+		if o.persons != nil {
+			key += "\x1e" + o.persons[r]
+		}
 		i, ok := distinct[key]
 		if ok {
 			dcount[i]++
@@ -133,6 +140,9 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 			distinct[key] = i
 			dvals = append(dvals, vals)
 			dcount = append(dcount, 1)
+			if o.persons != nil {
+				dperson = append(dperson, o.persons[r])
+			}
 			h := make([][]int, len(o.sens))
 			for c := range h {
 				h[c] = make([]int, len(names[c]))
@@ -179,7 +189,8 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 		rep   int // a distinct record of the class
 		dense [][]int
 		hist  []map[string]int
-		idx   int // in the node's list of classes
+		idx   int             // in the node's list of classes
+		who   map[string]bool // its persons (with persons)
 	}
 	ev := o.newObjectiveEval(t, queries)
 	var walk func(i int)
@@ -212,6 +223,12 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 				}
 				groups[key] = cl
 			}
+			if o.persons != nil {
+				if cl.who == nil {
+					cl.who = map[string]bool{}
+				}
+				cl.who[dperson[d]] = true
+			}
 			if withModels {
 				for c, h := range dsens[d] {
 					for v, n := range h {
@@ -242,7 +259,11 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 		bad := make([]bool, len(list))
 		for qi, qu := range queries {
 			for i, cl := range list {
-				bad[i] = cl.n < qu.k || (qu.holds != nil && !qu.holds(cl.hist))
+				n := cl.n
+				if o.persons != nil {
+					n = len(cl.who)
+				}
+				bad[i] = n < qu.k || (qu.holds != nil && !qu.holds(cl.hist))
 			}
 			fails := func(cl *class) bool { return bad[cl.idx] }
 			supp := 0

@@ -58,6 +58,9 @@ func mondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Optio
 	if opt.K < 1 {
 		return nil, fmt.Errorf("k must be at least 1, got %d", opt.K)
 	}
+	if t.Unit != nil {
+		return nil, fmt.Errorf("mondrian does not count persons in this version")
+	}
 	if len(values) != len(t.Columns) {
 		return nil, fmt.Errorf("%d value lists for %d quasi-identifiers", len(values), len(t.Columns))
 	}

@@ -60,12 +60,15 @@ type Options struct {
 
 // Result is the node the search chose and what it took to find it.
 type Result struct {
-	Levels     []int         // chosen level per quasi-identifier, in table order
-	Metric     schema.Metric // metric name
-	Value      float64       // metric value of the chosen node
-	Classes    int           // published classes
-	MinClass   int           // size of the smallest published class (0 if none)
-	Suppressed int           // records suppressed
+	Levels   []int         // chosen level per quasi-identifier, in table order
+	Metric   schema.Metric // metric name
+	Value    float64       // metric value of the chosen node
+	Classes  int           // published classes
+	MinClass int           // size of the smallest published class (0 if none)
+	// MinPersons is the persons of the published class of fewest persons (with a
+	// privacy unit; without one, MinClass: every record is a person).
+	MinPersons int
+	Suppressed int // records suppressed
 
 	LatticeSize int // nodes in the lattice
 	Evaluated   int // nodes whose classes were counted and checked against every requirement
@@ -136,6 +139,9 @@ func search(ctx context.Context, t *Table, opt Options) (*Result, error) {
 func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*searcher, error) {
 	if opt.K < 1 {
 		return nil, fmt.Errorf("k must be at least 1, got %d", opt.K)
+	}
+	if err := checkUnit(t, opt); err != nil {
+		return nil, err
 	}
 	if err := checkLevelBounds(t, opt); err != nil {
 		return nil, err
@@ -211,7 +217,8 @@ type searcher struct {
 	// fromBottom are the last nodes the bisection counted from the bottom (see pivot).
 	fromBottom []int
 	mod        *models
-	monotone   bool // every model is monotone for the suppression limit (models.go)
+	unit       *unitMaps // the person column's maps (nil: no privacy unit)
+	monotone   bool      // every model is monotone for the suppression limit (models.go)
 	// resolveCheck is what the tags stand for and the bisection (resolve) checks: every
 	// requirement when they are monotone, their monotone part otherwise.
 	resolveCheck check
@@ -237,11 +244,10 @@ func newSearcher(t *Table, opt Options, met metric, sourceClasses int) *searcher
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
 	}
-	leaves := make([]int, q)
-	for i, c := range t.Columns {
-		leaves[i] = c.Hierarchy.Leaves()
+	if t.Unit != nil {
+		s.unit = newUnitMaps(t.Unit.Persons)
 	}
-	pack := newPacking(leaves)
+	pack := newPacking(t.keyLeaves())
 	s.packed, s.pack = pack != nil, pack
 	if s.opt.CacheEntries <= 0 {
 		s.opt.CacheEntries = 8 << 20
@@ -327,10 +333,7 @@ const abortMinSource = 1 << 17
 // records with more than one class per bottomShare records, the records themselves
 // (without counting when opt.BottomOver says so).
 func (s *searcher) countBottom(t *Table) *classes {
-	rows := &classes{node: 0, rows: make([]Codes, s.q), n: t.Rows}
-	for i, c := range t.Columns {
-		rows.rows[i] = c.Codes
-	}
+	rows := &classes{node: 0, rows: t.keyCodes(), n: t.Rows}
 	limit := 0 // no limit
 	if t.Rows > bottomMaxRows {
 		limit = t.Rows / bottomShare
@@ -341,25 +344,21 @@ func (s *searcher) countBottom(t *Table) *classes {
 	g := <-s.pool
 	defer func() { s.pool <- g }()
 	g.par = s.workers
-	identity := make([][]int32, s.q)
-	sizes := make([]int, s.q)
-	for i := range s.q {
-		identity[i] = s.maps[i][0][0]
-		sizes[i] = t.Columns[i].Hierarchy.Leaves()
-	}
+	bottom := make([]int, s.q)
+	identity, sizes := s.keyMaps(bottom, bottom)
 	var assign []int32
 	if s.mod.any() {
 		assign = make([]int32, rows.n)
 	}
-	bottom, _ := g.rollUp(rows, 0, identity, sizes, assign, limit)
-	if bottom == nil {
+	cls, _ := g.rollUp(rows, 0, identity, sizes, assign, limit)
+	if cls == nil {
 		return rows // more classes than limit
 	}
 	if s.mod.any() {
-		bottom.hist = s.mod.rollHists(rows, assign, bottom.n, s.mod.histCols, &g.hist)
-		bottom.sets = s.mod.rollSets(rows, assign, bottom.n)
+		cls.hist = s.mod.rollHists(rows, assign, cls.n, s.mod.histCols, &g.hist)
+		cls.sets = s.mod.rollSets(rows, assign, cls.n)
 	}
-	return bottom
+	return cls
 }
 
 // Suppressed returns, for every record of t, whether it lies in a class of the node
@@ -400,24 +399,34 @@ func nodeClasses(t *Table, levels []int, opt Options) ([]int32, ClassCovers, err
 	if len(levels) != len(t.Columns) {
 		return nil, ClassCovers{}, fmt.Errorf("node has %d levels for %d quasi-identifiers", len(levels), len(t.Columns))
 	}
+	if err := checkUnit(t, opt); err != nil {
+		return nil, ClassCovers{}, err
+	}
 	mod, err := newModels(t, opt)
 	if err != nil {
 		return nil, ClassCovers{}, err
 	}
-	rows := &classes{rows: make([]Codes, len(t.Columns)), n: t.Rows}
+	rows := &classes{rows: t.keyCodes(), n: t.Rows}
 	maps := make([][]int32, len(t.Columns))
 	sizes := make([]int, len(t.Columns))
 	for i, c := range t.Columns {
 		if levels[i] < 0 || levels[i] >= c.Hierarchy.Height() {
 			return nil, ClassCovers{}, fmt.Errorf("column %q: level %d outside 0..%d", c.Name, levels[i], c.Hierarchy.Height()-1)
 		}
-		rows.rows[i] = c.Codes
 		maps[i] = c.Hierarchy.levelMap(0, levels[i])
 		sizes[i] = c.Hierarchy.Size(levels[i])
 	}
+	keyMaps, keySizes := t.withUnit(maps, sizes)
 	assign := make([]int32, t.Rows)
 	g := &grouper{par: runtime.GOMAXPROCS(0)}
-	cls, _ := g.rollUp(rows, 0, maps, sizes, assign, 0)
+	cls, _ := g.rollUp(rows, 0, keyMaps, keySizes, assign, 0)
+	if t.Unit != nil { // cls are the entries: each record's class is its entry's
+		var of []int32
+		cls, of = collapseAt(g, cls, t, levels)
+		for r, e := range assign {
+			assign[r] = of[e]
+		}
+	}
 	cls.hist = mod.rollHist(rows, assign, cls.n)
 	failing := mod.failing(cls, opt.K)
 	if err := failPopulation(t, opt, levels, cls, failing); err != nil {
@@ -435,7 +444,7 @@ func nodeClasses(t *Table, levels []int, opt Options) ([]int32, ClassCovers, err
 	}
 	published := int32(0)
 	for j := range cls.n {
-		if int(cls.count(j)) < opt.K || failing[j] {
+		if int(cls.personsOf(j)) < opt.K || failing[j] {
 			number[j] = -1
 			continue
 		}

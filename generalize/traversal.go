@@ -277,7 +277,11 @@ func (r *traversal) apply(ev evaluation, chk check) {
 		ex, v := r.floorOf.floor(ev.cls)
 		ns.floors.raise(ev.node, ex, v)
 	}
-	s.remember(ev.cls)
+	if ev.entries != nil {
+		s.remember(ev.entries) // what roll-ups read: the classes' persons are lost in cls
+	} else {
+		s.remember(ev.cls)
+	}
 	pass := ev.monotone
 	if s.resolveCheck == checkAll {
 		pass = ev.anonymous
@@ -373,10 +377,13 @@ func (r *traversal) finish() (*Result, error) {
 		if fails(j) {
 			continue
 		}
-		c := int(final.cls.count(j))
+		c, p := int(final.cls.count(j)), int(final.cls.personsOf(j))
 		res.Classes++
 		if res.MinClass == 0 || c < res.MinClass {
 			res.MinClass = c
+		}
+		if res.MinPersons == 0 || p < res.MinPersons {
+			res.MinPersons = p
 		}
 	}
 	return res, nil

@@ -1,0 +1,182 @@
+package generalize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+
+	"sanitizer/fault"
+	"sanitizer/schema"
+)
+
+// withPersons gives the records of tab (raw, as the oracle reads them) persons: runs
+// of consecutive records, 1 to most long, and, in each column chosen constant (a
+// demographic), every record of a person takes the person's first record's value. It
+// returns every record's person id.
+func withPersons(rng *rand.Rand, tab *Table, raw [][]string, most int) []string {
+	constant := make([]bool, len(tab.Columns))
+	for c := range constant {
+		constant[c] = rng.IntN(2) == 0
+	}
+	ids := make([]string, tab.Rows)
+	codes := NewCodes(tab.Rows, tab.Rows)
+	person, first, left := -1, 0, 0
+	for r := range tab.Rows {
+		if left == 0 {
+			person, first, left = person+1, r, 1+rng.IntN(most)
+		}
+		left--
+		ids[r] = "p" + strconv.Itoa(person)
+		codes.Set(r, int32(person))
+		for c, col := range tab.Columns {
+			if constant[c] && r != first {
+				col.Codes.Set(r, col.Codes.At(first))
+				raw[r][c] = raw[first][c]
+			}
+		}
+	}
+	tab.Unit = &Unit{Persons: person + 1, Codes: codes}
+	return ids
+}
+
+// TestSearchPersonsMatchesExhaustive: on random tables of several records per person,
+// the search with a privacy unit finds the node the exhaustive oracle finds when k
+// counts each class's distinct persons (and the suppression limit records), under
+// every metric, with and without radix-partitioned roll-ups and a tight cache.
+func TestSearchPersonsMatchesExhaustive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 41))
+	trials := 300
+	if testing.Short() {
+		trials = 60
+	}
+	metrics := []schema.Metric{MetricLoss, MetricDiscernibility, MetricHeight, MetricPrecision, MetricAECS, MetricDiscernibilityStar}
+	differ := 0 // trials whose optimum counted in records is another node
+	for trial := range trials {
+		n := 20 + rng.IntN(400)
+		q := 1 + rng.IntN(4)
+		tab, raw, hier := randomTable(rng, n, q)
+		ids := withPersons(rng, tab, raw, 1+rng.IntN(6))
+		k := 1 + rng.IntN(8)
+		maxSupp := 0
+		if rng.IntN(2) == 1 {
+			maxSupp = rng.IntN(n/5 + 1)
+		}
+		metric := metrics[rng.IntN(len(metrics))]
+		workers := 1 + rng.IntN(3)
+		name := fmt.Sprintf("trial%d/n=%d/persons=%d/q=%d/k=%d/supp=%d/%s/w=%d", trial, n, tab.Unit.Persons, q, k, maxSupp, metric, workers)
+		t.Run(name, func(t *testing.T) {
+			o := newOracle(raw, hier)
+			rows := o.best(t, k, maxSupp, metric)
+			o.persons = ids
+			want := o.best(t, k, maxSupp, metric)
+			if (rows == nil) != (want == nil) || (want != nil && !slices.Equal(rows.node, want.node)) {
+				differ++
+			}
+			for _, v := range []struct{ radixMin, cache int }{{radixMinSource, 0}, {1, 0}, {1, 3 * n}} {
+				opt := Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: workers, CacheEntries: v.cache, radix: radixTuning{minSource: v.radixMin}}
+				got, err := Search(context.Background(), tab, opt)
+				if want == nil {
+					if !errors.Is(err, fault.ErrUnattainable) {
+						t.Fatalf("radix from %d: want unattainable, got %v, %v", v.radixMin, got, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got.Levels, want.node) || got.Suppressed != want.suppressed {
+					t.Fatalf("radix from %d: search chose %v, %d suppressed; exhaustive in persons %v, %d suppressed", v.radixMin, got.Levels, got.Suppressed, want.node, want.suppressed)
+				}
+				if got.MinPersons < k || got.MinPersons > got.MinClass {
+					t.Errorf("smallest class: %d persons, %d records, k=%d", got.MinPersons, got.MinClass, k)
+				}
+			}
+		})
+	}
+	// The tables must tell persons from records, or the test proves nothing.
+	if differ < trials/10 {
+		t.Errorf("only %d of %d trials have another optimum in persons than in records", differ, trials)
+	}
+}
+
+// TestClassTablesPersons: with a privacy unit, a table split at random into parts whose
+// persons' records lie in several of them, its parts' class tables (through the codec)
+// merged and searched choose the node Search chooses on the records, and the recoding
+// of that node suppresses exactly the records NodeClasses suppresses, each published
+// class holding at least k persons (counted here from the records).
+func TestClassTablesPersons(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 47))
+	for trial := range 60 {
+		n := 30 + rng.IntN(300)
+		tab, raw, _ := randomTable(rng, n, 1+rng.IntN(3))
+		withPersons(rng, tab, raw, 1+rng.IntN(6))
+		k, maxSupp := 1+rng.IntN(6), rng.IntN(n/5+1)
+		opt := Options{K: k, MaxSuppressed: maxSupp, Metric: MetricLoss}
+		t.Run(fmt.Sprintf("trial%d/n=%d/k=%d/supp=%d", trial, n, k, maxSupp), func(t *testing.T) {
+			want, err := Search(context.Background(), tab, opt)
+			if errors.Is(err, fault.ErrUnattainable) {
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts, _ := splitTable(rng, tab, 1+rng.IntN(4))
+			cts := make([]*ClassTable, len(parts))
+			for p, part := range parts {
+				ct, err := CountClasses(part)
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, err := ct.MarshalBinary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if cts[p], err = UnmarshalClasses(data, tab); err != nil {
+					t.Fatal(err)
+				}
+			}
+			merged, err := MergeClasses(cts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := SearchClasses(context.Background(), merged, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Levels, want.Levels) || got.Suppressed != want.Suppressed || got.MinPersons != want.MinPersons {
+				t.Fatalf("class tables: %v, %d suppressed, %d persons smallest; records: %v, %d, %d", got.Levels, got.Suppressed, got.MinPersons, want.Levels, want.Suppressed, want.MinPersons)
+			}
+			rec, err := NodeRecoding(merged, got.Levels, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			class, _, err := NodeClasses(tab, got.Levels, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			persons := map[int32]map[int32]bool{}
+			leaves := make([]int32, len(tab.Columns))
+			for r := range tab.Rows {
+				c, _ := rec.Class(leavesOf(tab, r, leaves))
+				if (c < 0) != (class[r] < 0) {
+					t.Fatalf("record %d: recoding says class %d, NodeClasses %d", r, c, class[r])
+				}
+				if c >= 0 {
+					if persons[c] == nil {
+						persons[c] = map[int32]bool{}
+					}
+					persons[c][tab.Unit.Codes.At(r)] = true
+				}
+			}
+			for c, who := range persons {
+				if len(who) < k {
+					t.Errorf("published class %d holds %d persons, k=%d", c, len(who), k)
+				}
+			}
+		})
+	}
+}
