@@ -395,7 +395,8 @@ type pass1Reader struct {
 	p       *plan
 	cols    []int           // input positions
 	confs   []schema.Column // of the first q (the keyed columns)
-	q       int             // quasi-identifiers and protected columns: read as keys
+	q       int             // quasi-identifiers, protected columns and the unit: read as keys
+	unit    int             // the privacy unit's keyed column (−1: none)
 	dicts   []*dictionary   // per keyed column, its values numbered
 	colErr  []error         // p.collect: each keyed column's first error
 	heldErr []error         // p.collect: each held column's first error
@@ -404,9 +405,14 @@ type pass1Reader struct {
 
 // newPass1Reader lays out pass 1's columns and their dictionaries and channels.
 func newPass1Reader(p *plan, src table.Source, fileHier []*generalize.Hierarchy, prot []*protected, held []*heldColumn, sub *subsetFlags) *pass1Reader {
-	r := &pass1Reader{p: p, cols: slices.Clone(p.Quasi), confs: slices.Clone(p.QuasiCfg)}
+	r := &pass1Reader{p: p, cols: slices.Clone(p.Quasi), confs: slices.Clone(p.QuasiCfg), unit: -1}
 	for _, s := range prot {
 		r.cols, r.confs = append(r.cols, s.pos), append(r.confs, *s.conf)
+	}
+	if u := p.Config.Privacy.Unit; u != nil {
+		// Its position was checked by loadTable; a null is an error (no null-as).
+		r.unit = len(r.cols)
+		r.cols, r.confs = append(r.cols, slices.Index(p.Header, u.Column)), append(r.confs, schema.Column{Name: u.Column, Role: schema.Identifier})
 	}
 	r.q = len(r.cols)
 	for _, h := range held {
@@ -449,12 +455,16 @@ func (r *pass1Reader) readKey(i int) error {
 		if r.colErr[i] != nil {
 			continue // p.collect: the column is at fault, the others read on
 		}
-		if err := r.dicts[i].add(b, i, col.Null, r.p.EmptyNull[r.cols[i]]); err != nil {
+		// A person's id must be there: an empty one reads as a null, which is an error.
+		emptyNull := r.p.EmptyNull[r.cols[i]] || i == r.unit
+		if err := r.dicts[i].add(b, i, col.Null, emptyNull); err != nil {
 			var (
 				en errNull
 				eu errUnlisted
 			)
 			switch {
+			case errors.As(err, &en) && i == r.unit:
+				err = unitMissing(r.p, int(en), col.Name)
 			case errors.As(err, &en):
 				err = nullError(r.p, int(en), col.Name)
 			case errors.As(err, &eu):
@@ -555,10 +565,38 @@ func (r *pass1Reader) table(rows int, prot []*protected, fileHier []*generalize.
 		}
 		errs.Add(err)
 	}
+	if r.unit >= 0 {
+		err := r.colErr[r.unit]
+		if err == nil {
+			err = addUnit(t, p, r.confs[r.unit].Name, r.dicts[r.unit])
+		}
+		if err != nil && !p.collect {
+			return nil, err
+		}
+		errs.Add(err)
+		r.dicts[r.unit] = nil
+	}
 	for _, err := range r.heldErr {
 		errs.Add(err)
 	}
 	return t, errs.Err()
+}
+
+// addUnit adds the privacy unit, whose ids d numbers, to t: every record's person. An
+// id that is empty (read as a value, as Parquet's and Arrow's strings are) is refused
+// as a missing one is.
+func addUnit(t *generalize.Table, p *plan, name string, d *dictionary) error {
+	if c, ok := d.index[""]; ok {
+		return unitMissing(p, d.first[c], name)
+	}
+	t.Unit = &generalize.Unit{Persons: len(d.values), Codes: d.leafCodes(len(d.values), nil)}
+	return nil
+}
+
+// unitMissing is the error of a record without its person's id, naming the file, the
+// record and the column.
+func unitMissing(p *plan, row int, name string) error {
+	return p.Config.Errorf("privacy.privacy-unit.column", "%s: column %q: no person id: with privacy.privacy-unit every record must name its person", p.At(row), name)
 }
 
 // addQuasi adds quasi-identifier col, whose values d numbers, to t: fromFile is its

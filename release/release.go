@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"runtime"
+	"slices"
 	"time"
 
 	"sanitizer/fault"
@@ -727,6 +728,9 @@ func loadTable(ctx context.Context, p *plan, src table.Source, hold bool) (*pass
 	}
 	if out.sub, err = newSubsetFlags(p); err != nil {
 		return nil, err
+	}
+	if u := p.Config.Privacy.Unit; u != nil && !slices.Contains(p.Header, u.Column) {
+		return nil, fault.BadInput("%s: privacy.privacy-unit.column: the input has no column %q", p.Input, u.Column)
 	}
 	p.progress.Enter(job.StageRead)
 	if out.t, err = encode(ctx, p, src, fileHier, out.prot, out.held, out.sub); err != nil {

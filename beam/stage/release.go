@@ -150,9 +150,12 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 		return "", "", nil, fault.BadInput("%s: search.algorithm: mondrian does not run on Beam (its recursion is not a combine): use optimal", cfg.File)
 	}
 	// What a release on one machine refuses before reading, a release on Beam refuses
-	// too (privacy.privacy-unit among it: this version counts rows).
+	// too.
 	if err := release.CheckConfig(cfg); err != nil {
 		return "", "", nil, err
+	}
+	if cfg.Privacy.Unit != nil {
+		return "", "", nil, cfg.Errorf("privacy.privacy-unit", "sanitize-beam does not count persons in this version (issue 37): a person's rows may lie in several parts; use sanitize release")
 	}
 	for _, p := range opt.ReportPaths() {
 		if isObject(p) {
