@@ -51,7 +51,8 @@ type Truth struct {
 	// Count, when set, counts the release as the walk reads it: every release record
 	// with the input record it generalizes (as Counter.AddMatched), and every input
 	// record the release leaves out (as AddSuppressed). Its header must be Columns,
-	// and inHeader must name its quasi-identifiers. The walk numbers a pair of a
+	// and inHeader must name its quasi-identifiers, and its privacy unit when its spec
+	// names one (Spec.Unit: the column need not be a release column). The walk numbers a pair of a
 	// released and an input value for the counter where it decides their match, once
 	// per distinct pair. After the counter's first error it counts no more; Truthful
 	// returns that error when the walk finds nothing else.
@@ -100,6 +101,8 @@ type walker struct {
 	ids   []pairIDs
 	orig  []string
 	cerr  error // the counter's first error: it counts no more
+	// unitAt is the input column of the counter's privacy unit (-1: none)
+	unitAt int
 }
 
 func newWalker(t Truth, inHeader []string) (*walker, error) {
@@ -107,7 +110,7 @@ func newWalker(t Truth, inHeader []string) (*walker, error) {
 		return nil, fmt.Errorf("truthfulness: negative suppression limit %d", t.MaxSuppressed)
 	}
 	n := len(t.Columns)
-	w := &walker{inPos: make([]int, n), covers: make([]Cover, n), memos: make([]*coverMemo, n), qcol: make([]int, n)}
+	w := &walker{inPos: make([]int, n), covers: make([]Cover, n), memos: make([]*coverMemo, n), qcol: make([]int, n), unitAt: -1}
 	seen := make(map[string]bool, n)
 	for i, c := range t.Columns {
 		if seen[c] {
@@ -143,7 +146,12 @@ func newWalker(t Truth, inHeader []string) (*walker, error) {
 		if !slices.Equal(c.header, t.Columns) {
 			return nil, errors.New("truthfulness: the counter's header is not the release's")
 		}
-		w.count, w.ids, w.orig = c, make([]pairIDs, len(c.pos)), make([]string, len(c.pos))
+		w.count, w.ids, w.orig = c, make([]pairIDs, len(c.pos)), make([]string, c.origWidth())
+		if u := c.spec.Unit; u != "" {
+			if w.unitAt = slices.Index(inHeader, u); w.unitAt < 0 {
+				return nil, fmt.Errorf("truthfulness: the input read has no column %q, the privacy unit the counter counts persons by", u)
+			}
+		}
 		for j, i := range c.pos {
 			w.qcol[i] = j
 			if w.memos[i] == nil {
@@ -189,7 +197,7 @@ func (w *walker) walk(t Truth, inHeader []string, in, rel Reader) (suppressed in
 				t.Input(x, col < 0)
 			}
 			if col < 0 {
-				w.matched(r)
+				w.matched(r, x)
 				break
 			}
 			w.suppressed(x)
@@ -276,13 +284,17 @@ func (w *walker) mismatch(r, x []string) (int, error) {
 	return -1, nil
 }
 
-// matched counts the release record r, which the walk matched with the numbers in
-// w.ids.
-func (w *walker) matched(r []string) {
+// matched counts the release record r, which the walk matched to the input record x
+// with the numbers in w.ids.
+func (w *walker) matched(r, x []string) {
 	if w.count == nil || w.cerr != nil {
 		return
 	}
-	w.cerr = w.count.stageMatched(r, w.ids)
+	unit := ""
+	if w.unitAt >= 0 {
+		unit = x[w.unitAt]
+	}
+	w.cerr = w.count.stageMatched(r, w.ids, unit)
 }
 
 // suppressed counts the input record x, which the release leaves out.
@@ -292,6 +304,9 @@ func (w *walker) suppressed(x []string) {
 	}
 	for j, i := range w.count.pos {
 		w.orig[j] = x[w.inPos[i]]
+	}
+	if w.unitAt >= 0 {
+		w.orig[len(w.count.pos)] = x[w.unitAt]
 	}
 	w.cerr = w.count.AddSuppressed(w.orig)
 }

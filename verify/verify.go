@@ -56,6 +56,14 @@ type Spec struct {
 	// but itself (ReleasedMeasured). A group that fails is a measurement, not a
 	// Violation: what to do about it is the caller's.
 	Released []string
+	// Unit, when set, is the input column whose value identifies the person a record
+	// is about (the privacy unit; "": one record is one person): K, distinct
+	// l-diversity and Risk.HighestRisk are then counted in persons (persons.go), and a
+	// Counter needs, with every release record, the input record it generalizes
+	// (AddMatched, its unit value after the quasi-identifiers) and every input record
+	// the release leaves out (AddSuppressed), as it does for Utility. Models without a
+	// person-level meaning in this version are an error of NewCounter.
+	Unit string
 }
 
 // Sensitive is what a release must satisfy on one sensitive column: every published
@@ -135,6 +143,9 @@ type Measured struct {
 	// Released is what each column released as it is reveals about each protected
 	// sensitive column (Spec.Released).
 	Released []ReleasedMeasured
+	// Persons is the release counted in persons (nil unless the Spec names a
+	// privacy unit); the fields above count records.
+	Persons *PersonsMeasured
 }
 
 // Violation reports a release that breaks its Spec.
@@ -193,6 +204,8 @@ type Counter struct {
 	hists [][]map[int32]int64
 	m     *Measured
 	util  *utilityCounter // nil: loss, NCP and entropy are not measured
+	// persons counts the classes in persons (nil: the spec names no privacy unit)
+	persons *personCounter
 	// released measures the columns released as they are (nil: none to measure)
 	released *releasedCounter
 	p        *pending   // the records staged, counted by flush
@@ -261,7 +274,33 @@ func NewCounter(spec Spec, header []string) (*Counter, error) {
 	if c.released, err = newReleasedCounter(spec, header); err != nil {
 		return nil, err
 	}
+	if spec.Unit != "" {
+		if c.persons, err = newPersonCounter(spec); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// origWidth is how many input values AddMatched and AddSuppressed take: the
+// quasi-identifiers', then the privacy unit's when the spec names one.
+func (c *Counter) origWidth() int {
+	if c.persons != nil {
+		return len(c.pos) + 1
+	}
+	return len(c.pos)
+}
+
+// noOriginal is the error of a release record counted without the input record it
+// generalizes, by a Counter that needs it (nil when it does not).
+func (c *Counter) noOriginal() error {
+	switch {
+	case c.util != nil:
+		return errNoOriginal
+	case c.persons != nil:
+		return errNoPerson
+	}
+	return nil
 }
 
 // Add counts one release record (it is not kept). A Counter that measures utility
@@ -269,11 +308,12 @@ func NewCounter(spec Spec, header []string) (*Counter, error) {
 func (c *Counter) Add(rec []string) error { return c.AddMatched(rec, nil) }
 
 // AddMatched counts one release record as Add does, and, when the spec measures
-// utility, orig: the quasi-identifier values (in spec.Quasi order, as read from the
-// input) of the input record it generalizes. Neither is kept.
+// utility or names a privacy unit, orig: the quasi-identifier values (in spec.Quasi
+// order, as read from the input) of the input record it generalizes, then its value
+// of the unit column when the spec names one. Neither is kept.
 func (c *Counter) AddMatched(rec, orig []string) error {
-	if len(rec) == len(c.header) && c.util != nil && orig == nil {
-		return errNoOriginal
+	if err := c.noOriginal(); len(rec) == len(c.header) && err != nil && orig == nil {
+		return err
 	}
 	if err := c.stage(rec, orig); err != nil {
 		return err
@@ -282,20 +322,22 @@ func (c *Counter) AddMatched(rec, orig []string) error {
 }
 
 // AddMatchedBatch is AddMatched for several records at once: recs holds them flat,
-// each as wide as the header, and origs the quasi-identifier values of their input
-// records, flat (nil when the spec does not measure utility).
+// each as wide as the header, and origs the values AddMatched takes of their input
+// records, flat (nil when the spec neither measures utility nor names a privacy
+// unit).
 func (c *Counter) AddMatchedBatch(recs, origs []string) error {
-	w, q := len(c.header), len(c.pos)
+	w, q := len(c.header), c.origWidth()
 	if w == 0 || len(recs)%w != 0 {
 		return fmt.Errorf("a batch of %d fields for records of %d", len(recs), w)
 	}
 	n := len(recs) / w
-	if c.util != nil && len(origs) != n*q {
-		return errNoOriginal
+	need := c.noOriginal()
+	if need != nil && len(origs) != n*q {
+		return need
 	}
 	for i := range n {
 		var orig []string
-		if c.util != nil {
+		if need != nil {
 			orig = origs[i*q : (i+1)*q]
 		}
 		if err := c.stage(recs[i*w:(i+1)*w], orig); err != nil {
@@ -326,6 +368,9 @@ type pending struct {
 	// the leaf numbers of the quasi-identifier values of input records left out,
 	// flat
 	left []int32
+	// with a privacy unit: the person of every record staged, and of every input
+	// record left out
+	units, leftUnits []uint64
 	// when flushed: the records counted before these, and each quasi-identifier's
 	// numbered values (Counter.rel's, which only grow)
 	first int
@@ -333,14 +378,15 @@ type pending struct {
 }
 
 // mark is where the staged values end, for undo.
-func (p *pending) mark() [6]int {
-	return [6]int{len(p.strs), len(p.rids), len(p.leaves), len(p.masks), len(p.sens), len(p.groups)}
+func (p *pending) mark() [7]int {
+	return [7]int{len(p.strs), len(p.rids), len(p.leaves), len(p.masks), len(p.sens), len(p.groups), len(p.units)}
 }
 
 // undo takes back a record that failed to be staged: the values staged after mark m.
-func (c *Counter) undo(m [6]int) {
+func (c *Counter) undo(m [7]int) {
 	p := c.p
 	p.strs, p.rids, p.leaves, p.masks, p.sens, p.groups = p.strs[:m[0]], p.rids[:m[1]], p.leaves[:m[2]], p.masks[:m[3]], p.sens[:m[4]], p.groups[:m[5]]
+	p.units = p.units[:m[6]]
 	c.m.Rows--
 }
 
@@ -348,6 +394,7 @@ func (c *Counter) undo(m [6]int) {
 func (p *pending) reset() {
 	clear(p.strs) // not to keep the values' memory
 	p.n, p.strs, p.rids, p.leaves, p.masks, p.sens, p.groups, p.left = 0, p.strs[:0], p.rids[:0], p.leaves[:0], p.masks[:0], p.sens[:0], p.groups[:0], p.left[:0]
+	p.units, p.leftUnits = p.units[:0], p.leftUnits[:0]
 	p.vals = p.vals[:0]
 }
 
@@ -360,11 +407,17 @@ func (c *Counter) stage(rec, orig []string) error {
 	if len(rec) != len(c.header) {
 		return &Violation{Msg: fmt.Sprintf("release record %d has %d fields, the header %d", c.m.Rows+1, len(rec), len(c.header))}
 	}
-	if c.util != nil && len(orig) != len(c.pos) {
-		return fmt.Errorf("utility: an input record with %d quasi-identifier values, want %d", len(orig), len(c.pos))
+	if c.noOriginal() != nil && len(orig) != c.origWidth() {
+		return fmt.Errorf("an input record with %d values, want %d (the quasi-identifiers', then the privacy unit's)", len(orig), c.origWidth())
 	}
 	c.m.Rows++
 	mark := c.p.mark()
+	if c.persons != nil {
+		if err := c.stageUnit(orig[len(c.pos)]); err != nil {
+			c.undo(mark)
+			return err
+		}
+	}
 	for j, at := range c.pos {
 		o := ""
 		if c.util != nil {
@@ -439,12 +492,29 @@ func (c *Counter) stageValues(rec []string) {
 	}
 }
 
+// stageUnit stages the person of the record being staged, id its input record's value
+// of the privacy unit; the spec names one.
+func (c *Counter) stageUnit(id string) error {
+	if id == "" {
+		return fault.BadInput("release record %d: the input record it generalizes has no privacy unit (column %q is empty)", c.m.Rows, c.spec.Unit)
+	}
+	c.p.units = append(c.p.units, c.persons.tally.person(id))
+	return nil
+}
+
 // stageMatched stages a release record of the header's width whose quasi-identifiers
-// the truthfulness walk numbered (ids, by pairIDs), and counts the staged records when
-// they are many.
-func (c *Counter) stageMatched(rec []string, ids []pairIDs) error {
+// the truthfulness walk numbered (ids, by pairIDs), with unit, its input record's
+// value of the privacy unit (when the spec names one), and counts the staged records
+// when they are many.
+func (c *Counter) stageMatched(rec []string, ids []pairIDs, unit string) error {
 	c.m.Rows++
 	mark := c.p.mark()
+	if c.persons != nil {
+		if err := c.stageUnit(unit); err != nil {
+			c.undo(mark)
+			return err
+		}
+	}
 	for _, x := range ids {
 		c.stageIDs(x)
 	}
@@ -474,7 +544,7 @@ func (c *Counter) stageSensitive(rec []string) error {
 
 // flushFull counts the staged records when they are pendingMax.
 func (c *Counter) flushFull() error {
-	if c.p.n < pendingMax && len(c.p.left) < pendingMax*len(c.pos) {
+	if c.p.n < pendingMax && len(c.p.left) < pendingMax*len(c.pos) && len(c.p.leftUnits) < pendingMax {
 		return nil
 	}
 	return c.flush()
@@ -484,7 +554,7 @@ func (c *Counter) flushFull() error {
 // counting), else at once.
 func (c *Counter) flush() error {
 	p := c.p
-	if p.n == 0 && len(p.left) == 0 {
+	if p.n == 0 && len(p.left) == 0 && len(p.leftUnits) == 0 {
 		return nil
 	}
 	p.first = c.m.Rows - p.n
@@ -560,6 +630,9 @@ func (c *Counter) count(p *pending) error {
 	}
 	n := p.n
 	if n == 0 {
+		if c.persons != nil {
+			c.persons.count(p, nil, 0)
+		}
 		return nil
 	}
 	before := c.classes.len()
@@ -596,6 +669,9 @@ func (c *Counter) count(p *pending) error {
 	}
 	if c.released != nil {
 		c.released.count(n, p.groups, p.sens, ns)
+	}
+	if c.persons != nil {
+		c.persons.count(p, c.batch, ns)
 	}
 	return nil
 }
@@ -666,23 +742,37 @@ func (c *Counter) classFields(i int32, fields []string) bool {
 }
 
 // AddSuppressed counts an input record that the release leaves out, for the utility
-// measurement: orig holds its quasi-identifier values in spec.Quasi order. A Counter
-// that does not measure utility ignores it.
+// measurement and the persons who lost records: orig holds its quasi-identifier
+// values in spec.Quasi order, then its value of the privacy unit when the spec names
+// one. A Counter that neither measures utility nor names a privacy unit ignores it.
 func (c *Counter) AddSuppressed(orig []string) error {
-	if c.util == nil {
+	if c.noOriginal() == nil {
 		return nil
 	}
-	if len(orig) != len(c.pos) {
-		return fmt.Errorf("utility: an input record with %d quasi-identifier values, want %d", len(orig), len(c.pos))
+	if len(orig) != c.origWidth() {
+		return fmt.Errorf("an input record left out with %d values, want %d (the quasi-identifiers', then the privacy unit's)", len(orig), c.origWidth())
 	}
-	mark := len(c.p.left)
-	for j, u := range c.util.cols {
-		x, err := u.leafOf(orig[j])
-		if err != nil {
-			c.p.left = c.p.left[:mark]
-			return err
+	var person uint64
+	if c.persons != nil {
+		id := orig[len(c.pos)]
+		if id == "" {
+			return fault.BadInput("an input record left out of the release has no privacy unit (column %q is empty)", c.spec.Unit)
 		}
-		c.p.left = append(c.p.left, x)
+		person = c.persons.tally.person(id)
+	}
+	if c.util != nil {
+		mark := len(c.p.left)
+		for j, u := range c.util.cols {
+			x, err := u.leafOf(orig[j])
+			if err != nil {
+				c.p.left = c.p.left[:mark]
+				return err
+			}
+			c.p.left = append(c.p.left, x)
+		}
+	}
+	if c.persons != nil {
+		c.p.leftUnits = append(c.p.leftUnits, person)
 	}
 	return c.flushFull()
 }
@@ -739,17 +829,27 @@ func (c *Counter) Finish() (*Measured, error) {
 		return m, &Violation{Msg: fmt.Sprintf("release has %d records, more than the input's %d", m.Rows, spec.InputRows)}
 	case m.Suppressed > spec.MaxSuppressed:
 		return m, &Violation{Msg: fmt.Sprintf("%d records suppressed, the limit is %d", m.Suppressed, spec.MaxSuppressed)}
-	case m.Rows > 0 && m.MinClass < spec.K:
+	case c.persons == nil && m.Rows > 0 && m.MinClass < spec.K:
 		return m, &Violation{Msg: fmt.Sprintf("smallest class has %d records, k is %d", m.MinClass, spec.K)}
 	}
 	var err error
 	if m.Sizes, err = c.classSizes(); err != nil {
 		return m, fault.Internalf("%w", err)
 	}
-	if err := CheckRisk(spec.Risk, m.Sizes); err != nil {
+	sizes := m.Sizes
+	if c.persons != nil { // k and l counted in persons, the risk on the persons' classes
+		if err := c.persons.finish(spec, m, classes.len()); err != nil {
+			return m, err
+		}
+		sizes = m.Persons.Sizes
+	}
+	if err := CheckRisk(spec.Risk, sizes); err != nil {
 		return m, err
 	}
 	for i, sc := range spec.Sensitive {
+		if c.persons != nil {
+			sc.Diversity = nil // decided in persons: the records' histograms are measured only
+		}
 		sm, err := checkSensitive(sc, c.hists[i])
 		m.Sensitive = append(m.Sensitive, sm)
 		if err != nil {
