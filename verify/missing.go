@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"sanitizer/fault"
 	"sanitizer/risk"
 	"sanitizer/schema"
 )
@@ -423,19 +424,28 @@ func labelers(spec Spec, levels []int) ([]*labeler, error) {
 type inputClass struct {
 	n     int64
 	hists []map[int32]int64 // per sensitive column
+	// counted in persons (Spec.Unit): the class's number, its persons, and why it
+	// fails k or l-diversity in persons ("": it meets them)
+	id      int32
+	persons int64
+	why     string
 }
 
 // ExpectedSuppression generalizes every input record read from in (its
 // quasi-identifier values in spec.Quasi order, then the values of spec.Sensitive's
-// columns in order; a sensitive column's "" read as its Null when set) to levels,
-// groups them into classes, and checks the release's classes against them: a class
-// that meets the models (at least spec.K records, a prosecutor risk within
-// spec.Risk.HighestRisk, every l-diversity and t-closeness requirement, the latter
-// against the whole input's distribution) must be released
-// whole, one that fails them not at all, and the release may hold no other class. A
-// release that breaks this is a *Violation; it returns the number of input records
-// the models require suppressed.
+// columns in order, then, when spec names a privacy unit, the unit's value; a
+// sensitive column's "" read as its Null when set) to levels, groups them into
+// classes, and checks the release's classes against them: a class that meets the
+// models (at least spec.K records, a prosecutor risk within spec.Risk.HighestRisk,
+// every l-diversity and t-closeness requirement, the latter against the whole input's
+// distribution; k, the risk and distinct l-diversity counted in persons with a
+// privacy unit) must be released whole, one that fails them not at all, and the
+// release may hold no other class. A release that breaks this is a *Violation; it
+// returns the number of input records the models require suppressed.
 func ExpectedSuppression(spec Spec, levels []int, rel *Classes, in Reader) (int, error) {
+	if err := checkUnitModels(spec); err != nil {
+		return 0, err
+	}
 	labs, err := labelers(spec, levels)
 	if err != nil {
 		return 0, err
@@ -447,7 +457,13 @@ func ExpectedSuppression(spec Spec, levels []int, rel *Classes, in Reader) (int,
 			index[i][s] = int32(v)
 		}
 	}
-	q := len(labs)
+	q, width := len(labs), len(labs)+len(spec.Sensitive)
+	var persons *personTally
+	var sens []int32
+	if spec.Unit != "" {
+		width++
+		persons = newPersonTally(len(spec.Sensitive), spec.InputRows)
+	}
 	classes := map[string]*inputClass{}
 	var key []byte
 	for n := 1; ; n++ {
@@ -458,8 +474,8 @@ func ExpectedSuppression(spec Spec, levels []int, rel *Classes, in Reader) (int,
 		if err != nil {
 			return 0, err
 		}
-		if len(rec) != q+len(spec.Sensitive) {
-			return 0, fmt.Errorf("input record %d: %d fields for %d quasi-identifiers and %d sensitive columns", n, len(rec), q, len(spec.Sensitive))
+		if len(rec) != width {
+			return 0, fmt.Errorf("input record %d: %d fields for %d quasi-identifiers, %d sensitive columns and %d privacy unit", n, len(rec), q, len(spec.Sensitive), width-q-len(spec.Sensitive))
 		}
 		key = key[:0]
 		for j, lab := range labs {
@@ -471,7 +487,7 @@ func ExpectedSuppression(spec Spec, levels []int, rel *Classes, in Reader) (int,
 		}
 		c := classes[string(key)]
 		if c == nil {
-			c = &inputClass{hists: make([]map[int32]int64, len(spec.Sensitive))}
+			c = &inputClass{hists: make([]map[int32]int64, len(spec.Sensitive)), id: int32(len(classes))}
 			for i := range c.hists {
 				c.hists[i] = map[int32]int64{}
 			}
@@ -488,6 +504,19 @@ func ExpectedSuppression(spec Spec, levels []int, rel *Classes, in Reader) (int,
 				return 0, &Violation{Msg: fmt.Sprintf("input record %d: a value of sensitive column %q that the input's count does not hold (did the input change?)", n, sc.Column)}
 			}
 			c.hists[i][x]++
+			sens = append(sens, x)
+		}
+		if persons != nil {
+			if rec[q+len(spec.Sensitive)] == "" {
+				return 0, fault.BadInput("input record %d: column %q, the privacy unit, is empty", n, spec.Unit)
+			}
+			persons.add(c.id, persons.person(rec[q+len(spec.Sensitive)]), sens)
+		}
+		sens = sens[:0]
+	}
+	if persons != nil {
+		if err := judgeInputClasses(spec, classes, persons); err != nil {
+			return 0, err
 		}
 	}
 	var pop map[string]int64
@@ -531,8 +560,43 @@ func compareClasses(spec Spec, classes map[string]*inputClass, rel *Classes, pop
 	return required, nil
 }
 
+// judgeInputClasses counts the input's classes in persons (the tally of their
+// records) and decides them: each class's persons, and why it fails k or
+// l-diversity in persons.
+func judgeInputClasses(spec Spec, classes map[string]*inputClass, persons *personTally) error {
+	byID := make([]*inputClass, len(classes))
+	for _, c := range classes {
+		byID[c.id] = c
+	}
+	counts, _, err := persons.judge(spec, len(classes), func(f personFailure) bool {
+		c := byID[f.class]
+		if f.col < 0 {
+			c.why = fmt.Sprintf("has records of %d persons, k is %d", f.persons, spec.K)
+		} else {
+			c.why = fmt.Sprintf("has %d persons and fails l-diversity counted in persons (l=%g) on %q", f.persons, f.model.L, spec.Sensitive[f.col].Column)
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for _, c := range byID {
+		c.persons = counts[c.id]
+	}
+	return nil
+}
+
 // classFails decides whether an input class fails the models, and which.
 func classFails(spec Spec, c *inputClass) (bool, string, error) {
+	if spec.Unit != "" { // k, l-diversity and the risk counted in persons (judgeInputClasses)
+		if c.why != "" {
+			return true, c.why, nil
+		}
+		if h := spec.Risk.HighestRisk; h > 0 && risk.AtRisk(c.persons, h) {
+			return true, fmt.Sprintf("has records of %d persons, a re-identification risk above the highest allowed, %g", c.persons, h), nil
+		}
+		return false, "", nil
+	}
 	if c.n < int64(spec.K) {
 		return true, fmt.Sprintf("has %d records, k is %d", c.n, spec.K), nil
 	}

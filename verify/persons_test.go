@@ -427,3 +427,72 @@ func TestPersonsWalk(t *testing.T) {
 		t.Errorf("an input without the unit: %v, want an error naming it", err)
 	}
 }
+
+// TestExpectedSuppressionPersons: counted in persons, the input's class (X,[20,29])
+// of 3 records of 2 persons (p1 holding a and b, p2 a) fails k=3 and distinct l=2,
+// which it meets counted in records: a release that publishes it is a violation, one
+// that suppresses it is right. (Y,[30,39]) holds 3 persons of a, b, c.
+func TestExpectedSuppressionPersons(t *testing.T) {
+	ids := []string{"p1", "p1", "p2", "p3", "p4", "p5", "p6"}
+	var input [][]string
+	for i, r := range missingInput {
+		input = append(input, append(slices.Clone(r), ids[i]))
+	}
+	l2 := diversity.Model{Variant: diversity.Distinct, L: 2}
+	for _, tc := range []struct {
+		name     string
+		k        int
+		div      []diversity.Model
+		release  [][]string
+		required int
+		want     string // a part of the violation; "" for none
+	}{
+		{"k: the class of 2 persons suppressed", 3, nil, releaseOf(3, 4, 5), 4, ""},
+		{"k: the class of 2 persons published", 3, nil, releaseOf(0, 1, 2, 3, 4, 5), 0, "publishes 3 records of a class that has records of 2 persons, k is 3"},
+		{"l: the class of 2 persons suppressed", 2, []diversity.Model{l2}, releaseOf(3, 4, 5), 4, ""},
+		{"l: the class of 2 persons published", 2, []diversity.Model{l2}, releaseOf(0, 1, 2, 3, 4, 5), 0, "fails l-diversity counted in persons (l=2)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := missingSpec(t, tc.div...)
+			spec.K = tc.k
+			rel, err := ReleasedClasses(spec, &records{recs: tc.release})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := missingInput
+			if _, err := ExpectedSuppression(spec, []int{1, 1}, rel, &records{recs: rows}); tc.want == "" && err == nil {
+				t.Fatal("counted in records, the release that suppresses the class of 2 persons passes")
+			}
+			spec.Unit = "pid"
+			required, err := ExpectedSuppression(spec, []int{1, 1}, rel, &records{recs: input})
+			var v *Violation
+			switch {
+			case tc.want == "" && (err != nil || required != tc.required):
+				t.Fatalf("a right release: %d required, %v; want %d", required, err, tc.required)
+			case tc.want != "" && (!errors.As(err, &v) || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("got %v, want a violation saying %q", err, tc.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "p1") {
+				t.Errorf("%v quotes an id", err)
+			}
+		})
+	}
+	spec := missingSpec(t)
+	spec.Unit = "pid"
+	rel, err := ReleasedClasses(spec, &records{recs: releaseOf(3, 4, 5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := slices.Clone(input)
+	empty[4] = []string{"C", "33", "b", ""}
+	if _, err := ExpectedSuppression(spec, []int{1, 1}, rel, &records{recs: empty}); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "input record 5") {
+		t.Errorf("an empty unit: %v, want bad input naming record 5", err)
+	}
+	if _, err := ExpectedSuppression(spec, []int{1, 1}, rel, &records{recs: missingInput}); err == nil {
+		t.Error("an input without the unit: no error")
+	}
+	spec.Sensitive[0].Closeness = []Closeness{{T: 0.5}}
+	if _, err := ExpectedSuppression(spec, []int{1, 1}, rel, &records{recs: input}); err == nil || !strings.Contains(err.Error(), "not in this version") {
+		t.Errorf("t-closeness in persons: %v", err)
+	}
+}
