@@ -140,7 +140,8 @@ func populationLeaves(p *plan, inHeader []string, count *verify.Counter) func([]
 // record read is counted there too (the k, l and t check, and the utility metrics when
 // its spec asks for them: every release record is then counted with the input record
 // it generalizes, and the input records left out too), so that the release is read
-// once for both.
+// once for both. With a privacy unit (unitColumn), the walk also reads the input's
+// unit column, which a counter whose spec names it counts persons by.
 //
 // sums, when not nil, are the checksums of the input's files as pass 1 read them
 // (table.Checksums): an input the walk read otherwise changed since, which is bad input
@@ -178,6 +179,14 @@ func verifyTruth(ctx context.Context, p *plan, release string, header []string, 
 			// The expected names only: a release without a header would put data here.
 			return 0, &verify.Violation{Msg: fmt.Sprintf("the release's header is not the expected %q", header)}
 		}
+	}
+	if u := unitColumn(cfg); u != "" && !slices.Contains(inHeader, u) {
+		// the person of every record, for a count in persons (the release lacks it)
+		pos := slices.IndexFunc(in.columns(), func(c checkedColumn) bool { return c.name == u })
+		if pos < 0 {
+			return 0, fault.BadInput("%s: privacy.privacy-unit.column: the input has no column %q", p.Input, u)
+		}
+		cols, inHeader = append(cols, pos), append(inHeader, u)
 	}
 	if sub := cfg.Privacy.Subset; sub != nil { // its flag last: the walk reads the subset only
 		pos := slices.IndexFunc(in.columns(), func(c checkedColumn) bool { return c.name == sub.Column })
