@@ -708,14 +708,7 @@ func nodeRecoding(ct *ClassTable, levels []int, opt Options, packed bool) (*Reco
 	g := &grouper{par: runtime.GOMAXPROCS(0)}
 	keyMaps, keySizes := t.withUnit(r.maps, sizes)
 	cls, _ := g.rollUp(src, 0, keyMaps, keySizes, assign, 0)
-	if t.Unit != nil { // cls are the entries: each of src's is in its entry's class
-		var of []int32
-		cls, of = collapseAt(g, cls, t, levels)
-		for j, e := range assign {
-			assign[j] = of[e]
-		}
-	}
-	cls.hist = mod.rollHist(src, assign, cls.n)
+	cls = nodeClassesOf(g, mod, t, levels, src, cls, assign)
 	failing := mod.failing(cls, opt.K)
 	if err := failPopulation(t, opt, levels, cls, failing); err != nil {
 		return nil, fmt.Errorf("recoding classes: %w", err)

@@ -77,8 +77,11 @@ type oracleQuery struct {
 	// objectives' search is checked against the optimum up to rounding.
 	all bool
 	// holds, when not nil, decides the l-diversity / t-closeness model on a class's
-	// histogram of sensitive values.
+	// histogram of sensitive values (with persons, the class's persons holding each
+	// value) and its persons (with persons; else its records).
 	holds func(hist []map[string]int) bool
+	// personsHolds is holds for a table with persons: it is given the class's persons.
+	personsHolds func(hist []map[string]int, persons int) bool
 	// release, when not nil, decides the models of the whole release on the sizes of
 	// the released classes (the risk-based models).
 	release func(sizes []int) bool
@@ -125,7 +128,7 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 			}
 		}
 	}
-	var dsens [][][]int // per distinct record, per sensitive column: its count of each value
+	var dsens [][][]int  // per distinct record, per sensitive column: its count of each value
 	var dperson []string // per distinct record, its person (with persons)
 	for r, vals := range o.rows {
 		key := strings.Join(vals, "\x1f")
@@ -155,7 +158,7 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 	}
 	withModels := false
 	for _, qu := range queries {
-		withModels = withModels || qu.holds != nil
+		withModels = withModels || qu.holds != nil || qu.personsHolds != nil
 	}
 	// ids[c][l][d]: number of the value at level l of distinct record d's column c
 	ids := make([][][]uint64, q)
@@ -191,6 +194,8 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 		hist  []map[string]int
 		idx   int             // in the node's list of classes
 		who   map[string]bool // its persons (with persons)
+		// holders, with persons: per sensitive column and value, the persons holding it
+		holders []map[int]map[string]bool
 	}
 	ev := o.newObjectiveEval(t, queries)
 	var walk func(i int)
@@ -233,6 +238,18 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 				for c, h := range dsens[d] {
 					for v, n := range h {
 						cl.dense[c][v] += n
+						if o.persons != nil && n > 0 {
+							if cl.holders == nil {
+								cl.holders = make([]map[int]map[string]bool, len(o.sens))
+							}
+							if cl.holders[c] == nil {
+								cl.holders[c] = map[int]map[string]bool{}
+							}
+							if cl.holders[c][v] == nil {
+								cl.holders[c][v] = map[string]bool{}
+							}
+							cl.holders[c][v][dperson[d]] = true
+						}
 					}
 				}
 			}
@@ -243,6 +260,9 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 				for c, h := range cl.dense {
 					cl.hist[c] = map[string]int{}
 					for v, n := range h {
+						if o.persons != nil {
+							n = len(cl.holders[c][v])
+						}
 						if n > 0 {
 							cl.hist[c][names[c][v]] = n
 						}
@@ -263,7 +283,7 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 				if o.persons != nil {
 					n = len(cl.who)
 				}
-				bad[i] = n < qu.k || (qu.holds != nil && !qu.holds(cl.hist))
+				bad[i] = n < qu.k || (qu.holds != nil && !qu.holds(cl.hist)) || (qu.personsHolds != nil && !qu.personsHolds(cl.hist, n))
 			}
 			fails := func(cl *class) bool { return bad[cl.idx] }
 			supp := 0

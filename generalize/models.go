@@ -83,7 +83,11 @@ type Likeness struct {
 
 // models holds the l-diversity and t-closeness requirements prepared for a table.
 type models struct {
-	t         *Table
+	t *Table
+	// persons says that the table has a privacy unit: a class's histograms count, per
+	// value, the class's persons who hold it, and l-diversity is decided on them
+	// (diversity.PersonsHold), never on records.
+	persons   bool
 	diversity []Diversity
 	closeness []Closeness
 	likeness  []Likeness
@@ -118,7 +122,7 @@ func newModels(t *Table, opt Options) (*models, error) { return newModelsOf(t, t
 // sensitive value tal counts (the table itself, or its class table): t's per-record
 // codes are not read.
 func newModelsOf(t *Table, tal tallier, opt Options) (*models, error) {
-	m := &models{t: t, diversity: opt.Diversity, closeness: opt.Closeness, likeness: opt.Likeness}
+	m := &models{t: t, persons: t.Unit != nil, diversity: opt.Diversity, closeness: opt.Closeness, likeness: opt.Likeness}
 	if err := m.checkRequirements(opt); err != nil {
 		return nil, err
 	}
@@ -134,7 +138,10 @@ func newModelsOf(t *Table, tal tallier, opt Options) (*models, error) {
 		}
 	}
 	for _, d := range opt.Diversity {
-		if d.Model.Variant != diversity.Distinct || m.words[d.Column] == 0 {
+		// In persons, even distinct l-diversity reads how many persons hold each value;
+		// its value sets keep the necessary part (a class of v values has a value held
+		// by at least 1/v of its persons, so it needs l values).
+		if d.Model.Variant != diversity.Distinct || m.words[d.Column] == 0 || m.persons {
 			m.byHist = append(m.byHist, d)
 			m.useHist(d.Column)
 		}
@@ -470,6 +477,12 @@ func (m *models) any() bool { return len(m.cols) > 0 }
 // monotone reports whether every model is monotone under generalization with the
 // given suppression limit (see above).
 func (m *models) monotone(maxSuppressed int) bool {
+	if m.persons && len(m.diversity) > 0 {
+		// Two classes that share a person may each be l-diverse in persons while
+		// their union is not: {A: x, B: y} and {A: x, C: y} are 2-diverse, their
+		// union of 3 persons has y held by 2.
+		return false
+	}
 	for _, d := range m.diversity {
 		if d.Model.Estimator == diversity.Grassberger {
 			return false // no union property is known for the estimate, with or without suppression
@@ -505,13 +518,13 @@ func (m *models) checker() *checker {
 
 // holds reports whether a class meets every model, given its histogram (vals, cnts)
 // per sensitive column.
-func (c *checker) holds(vals, cnts [][]int32) bool {
+func (c *checker) holds(vals, cnts [][]int32) bool { return c.holdsIn(vals, cnts, 0) }
+
+// holdsIn is holds for a class of the given persons when the models count persons
+// (then cnts counts the persons holding each value; persons is ignored otherwise).
+func (c *checker) holdsIn(vals, cnts [][]int32, persons int32) bool {
 	for _, d := range c.m.diversity {
-		c.counts = c.counts[:0]
-		for _, n := range cnts[d.Column] {
-			c.counts = append(c.counts, int64(n))
-		}
-		if !d.Model.Holds(c.counts) {
+		if !c.diverse(d, cnts[d.Column], persons) {
 			return false
 		}
 	}
@@ -792,11 +805,7 @@ func (m *models) setFails(cls *classes, j int) bool {
 func (c *checker) histFails(cls *classes, j int) bool {
 	for _, d := range c.m.byHist {
 		h := cls.hist[d.Column]
-		c.counts = c.counts[:0]
-		for _, n := range h.cnt[h.off[j]:h.off[j+1]] {
-			c.counts = append(c.counts, int64(n))
-		}
-		if !d.Model.Holds(c.counts) {
+		if !c.diverse(d, h.cnt[h.off[j]:h.off[j+1]], cls.personsOf(j)) {
 			return true
 		}
 	}
@@ -817,6 +826,20 @@ func (c *checker) histFails(cls *classes, j int) bool {
 	return false
 }
 
+// diverse decides l-diversity requirement d on a class whose histogram of the column
+// has counts cnts: of records, or, when the models count persons, of the class's
+// persons holding each value, the class having persons persons.
+func (c *checker) diverse(d Diversity, cnts []int32, persons int32) bool {
+	c.counts = c.counts[:0]
+	for _, n := range cnts {
+		c.counts = append(c.counts, int64(n))
+	}
+	if c.m.persons {
+		return diversity.PersonsHold(d.Model.L, int64(persons), c.counts)
+	}
+	return d.Model.Holds(c.counts)
+}
+
 // failing returns, for every class of cls with at least k records, whether it fails a
 // model other than k-anonymity (smaller classes are suppressed anyway and not checked).
 func (m *models) failing(cls *classes, k int) []bool {
@@ -830,7 +853,7 @@ func (m *models) failing(cls *classes, k int) []bool {
 	one := []int32{1}
 	own := make([]int32, len(m.t.Sensitive))
 	for j := range cls.n {
-		if int(cls.count(j)) < k {
+		if int(cls.personsOf(j)) < k {
 			continue
 		}
 		for _, col := range m.cols {
@@ -842,7 +865,7 @@ func (m *models) failing(cls *classes, k int) []bool {
 			}
 			vals[col], cnts[col] = h.val[h.off[j]:h.off[j+1]], h.cnt[h.off[j]:h.off[j+1]]
 		}
-		out[j] = !c.holds(vals, cnts)
+		out[j] = !c.holdsIn(vals, cnts, cls.personsOf(j))
 	}
 	return out
 }

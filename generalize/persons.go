@@ -3,6 +3,8 @@ package generalize
 import (
 	"fmt"
 	"slices"
+
+	"sanitizer/diversity"
 )
 
 // A table with a privacy unit (Table.Unit) is searched on entries: its class tables
@@ -44,15 +46,28 @@ func (t *Table) withUnit(maps [][]int32, sizes []int) ([][]int32, []int) {
 	return append(maps, identityMap(t.Unit.Persons)), append(sizes, t.Unit.Persons)
 }
 
-// collapseAt is collapseEntries for the node of the given levels of t, whose entries
-// are e.
-func collapseAt(g *grouper, e *classes, t *Table, levels []int) (*classes, []int32) {
+// nodeClassesOf returns the classes of the node of the given levels of t from cls, a
+// roll-up of src (the records or a class table) onto it whose source class j went to
+// cls's class assign[j], with their histograms of mod's columns: cls itself, or, with a
+// unit, its entries collapsed, their histograms in persons, and assign rewritten to
+// the classes.
+func nodeClassesOf(g *grouper, mod *models, t *Table, levels []int, src, cls *classes, assign []int32) *classes {
+	if t.Unit == nil {
+		cls.hist = mod.rollHist(src, assign, cls.n)
+		return cls
+	}
 	q := len(t.Columns)
 	maps, sizes := make([][]int32, q+1), make([]int, q+1)
 	for i, c := range t.Columns {
 		maps[i], sizes[i] = c.Hierarchy.levelMap(levels[i], levels[i]), c.Hierarchy.Size(levels[i])
 	}
-	return collapseEntries(g, e, maps, sizes, make([]int32, t.Unit.Persons))
+	cls.hist = mod.rollHist(src, assign, cls.n)
+	out, of := collapseEntries(g, cls, maps, sizes, make([]int32, t.Unit.Persons))
+	out.hist = mod.personHists(cls, of, out.n, mod.cols, &histScratch{})
+	for j, e := range assign {
+		assign[j] = of[e]
+	}
+	return out
 }
 
 // keyMaps returns the maps and the sizes of a roll-up from a node of levels from to
@@ -74,23 +89,41 @@ func (s *searcher) keyMaps(from, to []int) ([][]int32, []int) {
 
 // collapse turns c's classes, when the table has a unit, into the node's entries
 // (c.entries) and their collapse (c.cls): the classes of the node, each with its
-// records and its persons. Without a unit, or when the count stopped (c.cls nil), it
-// does nothing.
+// records and its persons, and, when the models read them, their value sets and their
+// histograms in persons. The entries get their histograms first (they are the source
+// of later roll-ups, which read them). Without a unit, or when the count stopped
+// (c.cls nil), it does nothing.
 func (s *searcher) collapse(c *nodeCount, g *grouper) {
 	if s.unit == nil || c.cls == nil {
 		return
 	}
-	c.entries = c.cls
-	c.cls = s.collapseEntries(c.entries, c.levels, g)
+	e := c.cls
+	if s.withHist() && e.hist == nil {
+		e.hist = s.mod.rollHists(c.src, c.assign, e.n, s.mod.histCols, &g.hist)
+	}
+	maps, sizes := s.keyMaps(c.levels, c.levels)
+	cls, of := collapseEntries(g, e, maps, sizes, s.unit.zero)
+	if s.mod.any() {
+		cls.sets = s.mod.rollSets(e, of, cls.n)
+		cls.hist = s.mod.personHists(e, of, cls.n, s.mod.histCols, &g.hist)
+	}
+	c.entries, c.cls = e, cls
 }
 
-// collapseEntries returns the classes of the node of the given levels whose entries
-// are e: the person column zeroed, the entries of a class merged, their records
-// summed and their number its persons.
-func (s *searcher) collapseEntries(e *classes, levels []int, g *grouper) *classes {
-	maps, sizes := s.keyMaps(levels, levels)
-	cls, _ := collapseEntries(g, e, maps, sizes, s.unit.zero)
-	return cls
+// personHists returns the histograms in persons of the classes (n of them) whose
+// entries are e, entry j in class of[j]: a value's count is the class's entries, one
+// per person, that hold it.
+func (m *models) personHists(e *classes, of []int32, n int, cols []int, sc *histScratch) []*hist {
+	held := &classes{n: e.n, hist: make([]*hist, len(e.hist))}
+	for _, col := range cols {
+		h := e.hist[col]
+		ones := make([]int32, len(h.val))
+		for i := range ones {
+			ones[i] = 1
+		}
+		held.hist[col] = &hist{off: h.off, val: h.val, cnt: ones}
+	}
+	return m.rollHists(held, of, n, cols, sc)
 }
 
 // collapseEntries returns the classes whose entries are e (a node's classes keyed by
@@ -117,9 +150,14 @@ func checkUnit(t *Table, opt Options) error {
 	if t.Unit == nil {
 		return nil
 	}
+	for _, d := range opt.Diversity {
+		if d.Model.Variant != diversity.Distinct {
+			return fmt.Errorf("%s l-diversity has no meaning in persons: use distinct, decided in persons as (k,l)-diversity", d.Model.Variant)
+		}
+	}
 	switch {
-	case len(opt.Diversity)+len(opt.Closeness)+len(opt.Likeness) > 0:
-		return fmt.Errorf("l-diversity, t-closeness and β-likeness are not decided in persons in this version")
+	case len(opt.Closeness)+len(opt.Likeness) > 0:
+		return fmt.Errorf("t-closeness and β-likeness are not decided in persons in this version")
 	case opt.Risks.any():
 		return fmt.Errorf("the risk-based models are not decided in persons in this version")
 	case opt.Population != nil:

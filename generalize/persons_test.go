@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"sanitizer/diversity"
 	"sanitizer/fault"
 	"sanitizer/schema"
 )
@@ -103,19 +104,31 @@ func TestSearchPersonsMatchesExhaustive(t *testing.T) {
 	}
 }
 
-// TestClassTablesPersons: with a privacy unit, a table split at random into parts whose
-// persons' records lie in several of them, its parts' class tables (through the codec)
-// merged and searched choose the node Search chooses on the records, and the recoding
-// of that node suppresses exactly the records NodeClasses suppresses, each published
-// class holding at least k persons (counted here from the records).
+// TestClassTablesPersons: with a privacy unit (and, in every other trial, l-diversity
+// in persons), a table split at random into parts whose persons' records lie in several
+// of them, its parts' class tables (through the codec) merged and searched choose the
+// node Search chooses on the records, and the recoding of that node suppresses exactly
+// the records NodeClasses suppresses, each published class holding at least k persons
+// (counted here from the records).
 func TestClassTablesPersons(t *testing.T) {
 	rng := rand.New(rand.NewPCG(43, 47))
+	searched := 0
+	defer func() {
+		if searched < 30 {
+			t.Errorf("only %d of 60 trials had a node to publish", searched)
+		}
+	}()
 	for trial := range 60 {
 		n := 30 + rng.IntN(300)
 		tab, raw, _ := randomTable(rng, n, 1+rng.IntN(3))
 		withPersons(rng, tab, raw, 1+rng.IntN(6))
 		k, maxSupp := 1+rng.IntN(6), rng.IntN(n/5+1)
 		opt := Options{K: k, MaxSuppressed: maxSupp, Metric: MetricLoss}
+		if trial%2 == 1 { // and l-diversity in persons, on the class tables' histograms
+			sens, _ := skewedSensitive(rng, n, 2+rng.IntN(5))
+			tab.Sensitive = []Sensitive{sens}
+			opt.Diversity = []Diversity{{Column: 0, Model: diversity.Model{Variant: diversity.Distinct, L: 2}}}
+		}
 		t.Run(fmt.Sprintf("trial%d/n=%d/k=%d/supp=%d", trial, n, k, maxSupp), func(t *testing.T) {
 			want, err := Search(context.Background(), tab, opt)
 			if errors.Is(err, fault.ErrUnattainable) {
@@ -124,6 +137,7 @@ func TestClassTablesPersons(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			searched++
 			parts, _ := splitTable(rng, tab, 1+rng.IntN(4))
 			cts := make([]*ClassTable, len(parts))
 			for p, part := range parts {
@@ -178,5 +192,122 @@ func TestClassTablesPersons(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// gongHolds decides (k,l)-diversity's l in persons (Gong et al. 2017) on a class's
+// histogram of persons per value, written for the oracle: the most persons holding one
+// value times l is at most the class's persons.
+func gongHolds(l int) func(hist []map[string]int, persons int) bool {
+	return func(hist []map[string]int, persons int) bool {
+		most := 0
+		for _, n := range hist[0] {
+			most = max(most, n)
+		}
+		return most > 0 && most*l <= persons
+	}
+}
+
+// TestSearchPersonsDiversityMatchesExhaustive: with a privacy unit and distinct
+// l-diversity, the search finds the node the oracle finds when a class's persons must
+// be k and every value be held by at most 1/l of them (counted by the oracle from the
+// records and their persons), with value sets (few values) and without (more than
+// maxSetValues).
+func TestSearchPersonsDiversityMatchesExhaustive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 59))
+	trials := 240
+	if testing.Short() {
+		trials = 50
+	}
+	metrics := []schema.Metric{MetricLoss, MetricDiscernibility, MetricHeight, MetricAECS}
+	differ := 0
+	for trial := range trials {
+		n := 30 + rng.IntN(300)
+		q := 1 + rng.IntN(3)
+		tab, raw, hier := randomTable(rng, n, q)
+		ids := withPersons(rng, tab, raw, 1+rng.IntN(5))
+		values := 2 + rng.IntN(6)
+		if trial%8 == 7 {
+			values = maxSetValues + 1 + rng.IntN(20)
+		}
+		sens, sraw := skewedSensitive(rng, n, values)
+		tab.Sensitive = []Sensitive{sens}
+		k, l := 1+rng.IntN(4), 2+rng.IntN(2)
+		maxSupp := 0
+		if rng.IntN(3) > 0 {
+			maxSupp = rng.IntN(n/4 + 1)
+		}
+		metric := metrics[rng.IntN(len(metrics))]
+		name := fmt.Sprintf("trial%d/n=%d/persons=%d/q=%d/values=%d/k=%d/l=%d/supp=%d/%s", trial, n, tab.Unit.Persons, q, values, k, l, maxSupp, metric)
+		t.Run(name, func(t *testing.T) {
+			o := newOracle(raw, hier)
+			o.sens = [][]string{sraw}
+			o.persons = ids
+			want := o.bestMany(t, []oracleQuery{{k: k, maxSupp: maxSupp, metric: metric, personsHolds: gongHolds(l)}})[0]
+			rowsDistinct := o.bestMany(t, []oracleQuery{{k: k, maxSupp: maxSupp, metric: metric, personsHolds: func(hist []map[string]int, _ int) bool { return len(hist[0]) >= l }}})[0]
+			if (rowsDistinct == nil) != (want == nil) || (want != nil && !slices.Equal(rowsDistinct.node, want.node)) {
+				differ++
+			}
+			opt := Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: 1 + rng.IntN(2),
+				Diversity: []Diversity{{Column: 0, Model: diversity.Model{Variant: diversity.Distinct, L: float64(l)}}}}
+			got, err := Search(context.Background(), tab, opt)
+			if want == nil {
+				if !errors.Is(err, fault.ErrUnattainable) {
+					t.Fatalf("want unattainable, got %v, %v", got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Levels, want.node) || got.Suppressed != want.suppressed {
+				t.Fatalf("search chose %v, %d suppressed; exhaustive in persons %v, %d suppressed", got.Levels, got.Suppressed, want.node, want.suppressed)
+			}
+			class, _, err := NodeClasses(tab, got.Levels, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			suppressed := 0
+			for _, c := range class {
+				if c < 0 {
+					suppressed++
+				}
+			}
+			if suppressed != got.Suppressed {
+				t.Errorf("NodeClasses suppresses %d records, the search %d", suppressed, got.Suppressed)
+			}
+		})
+	}
+	if differ < trials/10 {
+		t.Errorf("only %d of %d trials have another optimum in persons than with distinct values", differ, trials)
+	}
+}
+
+// TestPersonsHomogeneity: the counterexample as a table: five persons of one
+// class who all share a diagnosis, one of whom also has four others, hold five
+// distinct values in rows but tell every person's diagnosis: the class is not
+// 2-diverse in persons, and with no suppression allowed no node publishes it.
+func TestPersonsHomogeneity(t *testing.T) {
+	h, err := NewHierarchy("test", [][]string{{"a", "*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// rows: person, diagnosis
+	rows := [][2]int32{{0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 0}, {4, 1}, {4, 2}, {4, 3}, {4, 4}}
+	n := len(rows)
+	tab := &Table{Rows: n, Columns: []Column{{Name: "q", Hierarchy: h, Codes: NewCodes(n, 1)}}}
+	unit, diag := NewCodes(n, 5), NewCodes(n, 5)
+	for r, x := range rows {
+		unit.Set(r, x[0])
+		diag.Set(r, x[1])
+	}
+	tab.Sensitive = []Sensitive{{Name: "diagnosis", Values: 5, Codes: diag}}
+	opt := Options{K: 2, Diversity: []Diversity{{Column: 0, Model: diversity.Model{Variant: diversity.Distinct, L: 2}}}}
+	if _, err := Search(context.Background(), tab, opt); err != nil {
+		t.Fatalf("in rows, the class holds 5 distinct values and is 2-diverse: %v", err)
+	}
+	tab.Unit = &Unit{Persons: 5, Codes: unit}
+	if res, err := Search(context.Background(), tab, opt); !errors.Is(err, fault.ErrUnattainable) {
+		t.Fatalf("in persons, every person holds the first diagnosis: want unattainable, got %v, %v", res, err)
 	}
 }

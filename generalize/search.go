@@ -420,14 +420,7 @@ func nodeClasses(t *Table, levels []int, opt Options) ([]int32, ClassCovers, err
 	assign := make([]int32, t.Rows)
 	g := &grouper{par: runtime.GOMAXPROCS(0)}
 	cls, _ := g.rollUp(rows, 0, keyMaps, keySizes, assign, 0)
-	if t.Unit != nil { // cls are the entries: each record's class is its entry's
-		var of []int32
-		cls, of = collapseAt(g, cls, t, levels)
-		for r, e := range assign {
-			assign[r] = of[e]
-		}
-	}
-	cls.hist = mod.rollHist(rows, assign, cls.n)
+	cls = nodeClassesOf(g, mod, t, levels, rows, cls, assign)
 	failing := mod.failing(cls, opt.K)
 	if err := failPopulation(t, opt, levels, cls, failing); err != nil {
 		return nil, ClassCovers{}, err

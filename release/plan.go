@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"strconv"
 
+	"sanitizer/diversity"
 	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/schema"
@@ -259,16 +260,20 @@ func checkUnit(cfg *schema.Config) error {
 	if u == nil {
 		return nil
 	}
+	if u.Pseudonym != nil {
+		return cfg.Errorf("privacy.privacy-unit.pseudonym", "linkable pseudonyms are not in this version (issue 37)")
+	}
+	for _, d := range pr.LDiversity {
+		if d.Variant != diversity.Distinct {
+			return cfg.Errorf("privacy.l-diversity.variant", "%s l-diversity has no meaning in persons: with privacy.privacy-unit use distinct, decided in persons as (k,l)-diversity (every value held by at most 1/l of a class's persons)", d.Variant)
+		}
+	}
 	notYet := func(key, what string) error {
 		return cfg.Errorf(key, "%s is not counted in persons in this version, and with privacy.privacy-unit every model must count persons", what)
 	}
 	switch {
-	case u.Pseudonym != nil:
-		return cfg.Errorf("privacy.privacy-unit.pseudonym", "linkable pseudonyms are not in this version (issue 37)")
 	case cfg.Search.Algorithm == schema.Mondrian:
 		return notYet("search.algorithm", "mondrian")
-	case len(pr.LDiversity) > 0:
-		return notYet("privacy.l-diversity", "l-diversity")
 	case len(pr.TCloseness) > 0:
 		return notYet("privacy.t-closeness", "t-closeness")
 	case len(pr.BetaLikeness) > 0:
