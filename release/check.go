@@ -232,6 +232,14 @@ func checkFullDomain(ctx context.Context, p *plan, recs []*recorded, spec verify
 		cols = append(cols, sc.pos)
 		spec.Sensitive[i].Null = inputNull(p, sc.pos)
 	}
+	if spec.Unit = unitColumn(p.Config); spec.Unit != "" {
+		// the classes' persons, which the models count (verify.ExpectedSuppression)
+		pos := slices.Index(p.Header, spec.Unit)
+		if pos < 0 {
+			return fault.BadInput("%s: privacy.privacy-unit.column: the input has no column %q", p.Input, spec.Unit)
+		}
+		cols = append(cols, pos)
+	}
 	open := func() (verify.Reader, func(), error) { return reopenInput(ctx, p, cols) }
 	if p.Config.Privacy.Subset != nil {
 		open, spec.Population = subsetCheck(ctx, p, cols, spec)
@@ -276,6 +284,40 @@ func checkFullDomain(ctx context.Context, p *plan, recs []*recorded, spec verify
 	}
 	m.Population = &pm
 	return nil
+}
+
+// checkPersons is Check's count of a release whose configuration names a privacy
+// unit (spec.Unit), in place of verifyTable and checkTruth: the models count persons,
+// which the release alone does not tell, so the release t (at p.output) is read
+// beside the input, every record counted with the person of the input record it
+// generalizes and the records left out with theirs (the truthfulness walk), and the
+// utility metrics measured in the same walk. Its errors are the walk's and the
+// count's, a *verify.Violation as it is (for violation).
+func checkPersons(ctx context.Context, p *plan, t checkedTable, spec verify.Spec) (*Measured, error) {
+	for _, c := range t.columns() {
+		if c.unsupported != "" {
+			return nil, fault.BadInput("column %q: unsupported type %s", c.name, c.unsupported)
+		}
+	}
+	if spec.Unit == "" {
+		return nil, fault.Internalf("a count in persons without a privacy unit")
+	}
+	p.maxSupp = spec.MaxSuppressed
+	if err := utilitySpec(p, &spec); err != nil {
+		return nil, err
+	}
+	counter, err := verify.NewCounter(spec, spec.Columns)
+	if err != nil {
+		var v *verify.Violation
+		if errors.As(err, &v) {
+			return nil, err
+		}
+		return nil, fault.Internalf("%w", err)
+	}
+	if _, err := verifyTruth(ctx, p, p.output, spec.Columns, counter, nil); err != nil {
+		return nil, err
+	}
+	return counter.Finish()
 }
 
 // violation turns a *verify.Violation into an error matching fault.ErrUnattainable

@@ -1,0 +1,153 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sanitizer/fault"
+	"sanitizer/job"
+	"sanitizer/schema"
+	"sanitizer/verify"
+)
+
+// personsCheck runs check's count in persons (checkPersons) of the release out of
+// input in, configured by cfg (which names the privacy unit).
+func personsCheck(t *testing.T, cfg *schema.Config, in, out string) (*Measured, error) {
+	t.Helper()
+	ctx := context.Background()
+	rp, err := planCheck(cfg, job.Options{Input: in, Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, p, err := rp.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	spec, err := checkSpec(ctx, p, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Unit = unitColumn(cfg)
+	f, err := openChecked(p.output, p.outFormat, cfg.Output.CSV, spec.Columns, releaseTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := checkPersons(ctx, p, f, spec)
+	return m, violation(p.output, err)
+}
+
+// personsOf counts, from the files' strings, what a release of the admissions
+// fixture holds in persons: the input's patients, those released, those with rows in
+// several classes, those who lost some and all of their rows, and the smallest class
+// in patients.
+func personsOf(t *testing.T, in, out string) verify.PersonsMeasured {
+	t.Helper()
+	header, rows := readTable(t, in, ',')
+	pid, rid := indexOf(header, "patient_id"), indexOf(header, "rid")
+	all, released := map[string]int{}, map[string]int{}
+	patient := map[string]string{}
+	for _, rec := range rows {
+		all[rec[pid]]++
+		patient[rec[rid]] = rec[pid]
+	}
+	rheader, rel := readTable(t, out, ',')
+	at := indexOf(rheader, "rid")
+	for _, rec := range rel {
+		released[patient[rec[at]]]++
+	}
+	pm := verify.PersonsMeasured{InputPersons: len(all), Released: len(released)}
+	for p, n := range all {
+		switch {
+		case released[p] == 0:
+			pm.LostAll++
+			pm.LostSome++
+		case released[p] < n:
+			pm.LostSome++
+		}
+	}
+	classes := map[string]int{}
+	for _, who := range personsPerClass(t, in, out) {
+		if pm.MinClass == 0 || len(who) < pm.MinClass {
+			pm.MinClass = len(who)
+		}
+		for p := range who {
+			classes[p]++
+		}
+	}
+	for _, n := range classes {
+		if n > 1 {
+			pm.InSeveralClasses++
+		}
+	}
+	return pm
+}
+
+// TestCheckPersons: check with privacy.privacy-unit counts persons. A release made in
+// persons passes, with every person count equal to the one counted from the files'
+// strings; the same input released in rows (k=5 records, classes of fewer patients)
+// fails the check with the unit set, both the count in persons through the input
+// (checkPersons, naming the class, never an id) and Check's test of the records left
+// out (the classes it publishes fail k in persons).
+func TestCheckPersons(t *testing.T) {
+	modelsOnly(t)
+	ctx := context.Background()
+	unit := "privacy: {k: 5, suppression: 0.05, privacy-unit: {column: patient_id}}"
+	cfg, in, dir := admissionsFixture(t, 6000, unit, nil)
+	persons := filepath.Join(dir, "persons.csv")
+	if _, err := Release(ctx, cfg, job.Options{Input: in, Output: persons}); err != nil {
+		t.Fatal(err)
+	}
+	rowsCfg, rowsIn, rowsDir := admissionsFixture(t, 6000, "privacy: {k: 5, suppression: 0.05}", nil)
+	rows := filepath.Join(rowsDir, "rows.csv")
+	if _, err := Release(ctx, rowsCfg, job.Options{Input: rowsIn, Output: rows}); err != nil {
+		t.Fatal(err)
+	}
+
+	m, err := personsCheck(t, cfg, in, persons)
+	if err != nil {
+		t.Fatalf("check in persons of the release made in persons: %v", err)
+	}
+	want := personsOf(t, in, persons)
+	got := *m.Persons
+	if got.Sizes.Smallest() != int64(got.MinClass) || got.Sizes.Classes() != int64(m.Classes) {
+		t.Errorf("class sizes in persons %+v: smallest %d, %d classes; want %d, %d", got.Sizes, got.Sizes.Smallest(), got.Sizes.Classes(), got.MinClass, m.Classes)
+	}
+	got.Sizes, got.Sensitive = want.Sizes, want.Sensitive
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("counted in persons\n%+v, from the files' strings\n%+v", got, want)
+	}
+	t.Logf("%+v", got)
+	if got.MinClass < 5 || got.LostSome == 0 || got.InSeveralClasses == 0 || !m.Utility {
+		t.Errorf("persons %+v, utility %v: the release tests little", got, m.Utility)
+	}
+	if _, err := Check(ctx, cfg, job.Options{Input: in, Output: persons}); err != nil {
+		t.Errorf("Check of the release made in persons: %v", err)
+	}
+
+	// the release made in rows, checked with the unit (its input is the same table)
+	_, err = personsCheck(t, cfg, rowsIn, rows)
+	if !errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), "persons, k is 5") || !strings.Contains(err.Error(), "class ") {
+		t.Fatalf("check in persons of the release made in rows: %v, want a class below k=5 persons", err)
+	}
+	header, input := readTable(t, rowsIn, ',')
+	for _, rec := range input {
+		if id := rec[indexOf(header, "patient_id")]; strings.Contains(err.Error(), id) {
+			t.Fatalf("%v quotes the id of a patient", err)
+		}
+	}
+	t.Log(err)
+	_, err = Check(ctx, cfg, job.Options{Input: rowsIn, Output: rows})
+	t.Log(err)
+	if !errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), "persons") {
+		t.Errorf("Check with the unit of the release made in rows: %v, want a class that fails k in persons", err)
+	}
+	if _, err := Check(ctx, rowsCfg, job.Options{Input: rowsIn, Output: rows}); err != nil {
+		t.Errorf("Check without the unit of the release made in rows: %v", err)
+	}
+}
