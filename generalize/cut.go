@@ -374,6 +374,8 @@ func (t cutTally) leafCounts(i int) []int64 {
 
 func (t cutTally) valueCounts(col int) []int64 { return t.ct.valueCounts(col) }
 
+func (t cutTally) personHolders(col int) ([]int64, int64) { return t.ct.personHolders(col) }
+
 // Recoding is NodeRecoding of the cut class table ct at levels at or above the cut: it
 // suppresses, numbers and publishes the classes NodeRecoding of the table's own class
 // table does there. Its Class takes a record's original leaf codes (or their

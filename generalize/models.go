@@ -92,7 +92,10 @@ type models struct {
 	closeness []Closeness
 	likeness  []Likeness
 	ref       []*closeness.Reference // per sensitive column with a t-closeness or β-likeness requirement
-	cols      []int                  // sensitive columns some model reads
+	// pref replaces ref when the models count persons: the table's share of persons
+	// holding each value
+	pref []*closeness.PersonsReference
+	cols []int // sensitive columns some model reads
 
 	// The monotone part (see above) and what is left to the histograms.
 	words     []int       // per sensitive column: 64-bit words of a class's value set (0: not kept)
@@ -156,8 +159,8 @@ func newModelsOf(t *Table, tal tallier, opt Options) (*models, error) {
 	}
 	for _, c := range opt.Closeness {
 		m.useHist(c.Column)
-		if m.words[c.Column] == 0 {
-			continue
+		if m.words[c.Column] == 0 || m.persons {
+			continue // no bound of a distance in persons on the values present
 		}
 		if cv := newCover(t.Sensitive[c.Column], tal.valueCounts(c.Column), c); cv != nil {
 			m.covers = append(m.covers, *cv)
@@ -184,8 +187,15 @@ func (m *models) checkRequirements(opt Options) error {
 			return fmt.Errorf("t-closeness on sensitive column %d of %d", c.Column, len(t.Sensitive))
 		}
 		switch c.Distance {
-		case closeness.Equal, closeness.Ordered:
+		case closeness.Equal:
+		case closeness.Ordered:
+			if t.Unit != nil {
+				return fmt.Errorf("t-closeness on %q: the ordered distance has no meaning in persons", t.Sensitive[c.Column].Name)
+			}
 		case closeness.Hierarchical:
+			if t.Unit != nil {
+				return fmt.Errorf("t-closeness on %q: the hierarchical distance has no meaning in persons", t.Sensitive[c.Column].Name)
+			}
 			if t.Sensitive[c.Column].Tree == nil {
 				return fmt.Errorf("t-closeness on %q: the hierarchical distance needs the column's hierarchy", t.Sensitive[c.Column].Name)
 			}
@@ -221,11 +231,22 @@ func (m *models) references(tal tallier, opt Options) error {
 	for _, l := range opt.Likeness {
 		refCols = append(refCols, l.Column)
 	}
+	if m.persons {
+		m.pref = make([]*closeness.PersonsReference, len(m.t.Sensitive))
+	}
 	for _, col := range refCols {
-		if m.ref[col] != nil {
+		if m.ref[col] != nil || (m.persons && m.pref[col] != nil) {
 			continue
 		}
 		s := m.t.Sensitive[col]
+		if m.persons {
+			ref, err := closeness.NewPersonsReference(tal.personHolders(col))
+			if err != nil {
+				return fmt.Errorf("the persons holding each value of %q: %w", s.Name, err)
+			}
+			m.pref[col] = ref
+			continue
+		}
 		ref, err := closeness.NewReference(tal.valueCounts(col), s.Tree)
 		if err != nil {
 			return fmt.Errorf("the distribution of %q: %w", s.Name, err)
@@ -477,7 +498,7 @@ func (m *models) any() bool { return len(m.cols) > 0 }
 // monotone reports whether every model is monotone under generalization with the
 // given suppression limit (see above).
 func (m *models) monotone(maxSuppressed int) bool {
-	if m.persons && len(m.diversity) > 0 {
+	if m.persons && m.any() {
 		// Two classes that share a person may each be l-diverse in persons while
 		// their union is not: {A: x, B: y} and {A: x, C: y} are 2-diverse, their
 		// union of 3 persons has y held by 2.
@@ -504,6 +525,8 @@ type checker struct {
 	m       *models
 	scratch []*closeness.Scratch // per sensitive column with a t-closeness requirement
 	counts  []int64
+	// vals and cnts hold, per sensitive column, a class's histogram (histFails)
+	vals, cnts [][]int32
 }
 
 func (m *models) checker() *checker {
@@ -528,13 +551,32 @@ func (c *checker) holdsIn(vals, cnts [][]int32, persons int32) bool {
 			return false
 		}
 	}
+	return c.close(vals, cnts, persons)
+}
+
+// close decides the t-closeness and β-likeness requirements on a class whose histogram
+// of each sensitive column is vals, cnts: of records, or, when the models count persons,
+// of the class's persons holding each value, the class having persons persons.
+func (c *checker) close(vals, cnts [][]int32, persons int32) bool {
 	for _, t := range c.m.closeness {
-		if c.distance(t, vals[t.Column], cnts[t.Column]) > t.T {
+		d := 0.0
+		if c.m.persons {
+			d = c.m.pref[t.Column].Equal(vals[t.Column], cnts[t.Column], int64(persons))
+		} else {
+			d = c.distance(t, vals[t.Column], cnts[t.Column])
+		}
+		if d > t.T {
 			return false
 		}
 	}
 	for _, l := range c.m.likeness {
-		if !c.m.ref[l.Column].Likeness(vals[l.Column], cnts[l.Column], l.Beta, l.Enhanced) {
+		var ok bool
+		if c.m.persons {
+			ok = c.m.pref[l.Column].Likeness(vals[l.Column], cnts[l.Column], int64(persons), l.Beta, l.Enhanced)
+		} else {
+			ok = c.m.ref[l.Column].Likeness(vals[l.Column], cnts[l.Column], l.Beta, l.Enhanced)
+		}
+		if !ok {
 			return false
 		}
 	}
@@ -809,21 +851,20 @@ func (c *checker) histFails(cls *classes, j int) bool {
 			return true
 		}
 	}
-	for _, t := range c.m.closeness {
-		h := cls.hist[t.Column]
-		lo, hi := h.off[j], h.off[j+1]
-		if c.distance(t, h.val[lo:hi], h.cnt[lo:hi]) > t.T {
-			return true
-		}
+	if len(c.m.closeness)+len(c.m.likeness) == 0 {
+		return false
 	}
-	for _, l := range c.m.likeness {
-		h := cls.hist[l.Column]
-		lo, hi := h.off[j], h.off[j+1]
-		if !c.m.ref[l.Column].Likeness(h.val[lo:hi], h.cnt[lo:hi], l.Beta, l.Enhanced) {
-			return true
+	vals, cnts := c.vals[:0], c.cnts[:0]
+	for _, h := range cls.hist {
+		if h == nil {
+			vals, cnts = append(vals, nil), append(cnts, nil)
+			continue
 		}
+		lo, hi := h.off[j], h.off[j+1]
+		vals, cnts = append(vals, h.val[lo:hi]), append(cnts, h.cnt[lo:hi])
 	}
-	return false
+	c.vals, c.cnts = vals, cnts
+	return !c.close(vals, cnts, cls.personsOf(j))
 }
 
 // diverse decides l-diversity requirement d on a class whose histogram of the column

@@ -156,8 +156,6 @@ func checkUnit(t *Table, opt Options) error {
 		}
 	}
 	switch {
-	case len(opt.Closeness)+len(opt.Likeness) > 0:
-		return fmt.Errorf("t-closeness and β-likeness are not decided in persons in this version")
 	case opt.Risks.any():
 		return fmt.Errorf("the risk-based models are not decided in persons in this version")
 	case opt.Population != nil:

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"testing"
 
+	"sanitizer/closeness"
 	"sanitizer/diversity"
 	"sanitizer/fault"
 	"sanitizer/schema"
@@ -309,5 +312,116 @@ func TestPersonsHomogeneity(t *testing.T) {
 	tab.Unit = &Unit{Persons: 5, Codes: unit}
 	if res, err := Search(context.Background(), tab, opt); !errors.Is(err, fault.ErrUnattainable) {
 		t.Fatalf("in persons, every person holds the first diagnosis: want unattainable, got %v, %v", res, err)
+	}
+}
+
+// personShares is, for the oracle, every value's share of the persons of raw records
+// (value per record sens, person per record ids) who hold it, in rationals.
+func personShares(sens, ids []string) map[string]*big.Rat {
+	who := map[string]map[string]bool{}
+	all := map[string]bool{}
+	for r, v := range sens {
+		if who[v] == nil {
+			who[v] = map[string]bool{}
+		}
+		who[v][ids[r]] = true
+		all[ids[r]] = true
+	}
+	out := map[string]*big.Rat{}
+	for v, w := range who {
+		out[v] = big.NewRat(int64(len(w)), int64(len(all)))
+	}
+	return out
+}
+
+// closeInPersons decides, for the oracle in rationals, t-closeness under the equal
+// distance (½ Σ |b − B| ≤ t) or β-likeness ((b − B)/B ≤ β for b > B; enhanced: ≤
+// min(β, −ln B)) on a class's shares of persons b against the table's B.
+func closeInPersons(table map[string]*big.Rat, tc, beta float64, enhanced bool) func(hist []map[string]int, persons int) bool {
+	return func(hist []map[string]int, persons int) bool {
+		b := func(v string) *big.Rat { return big.NewRat(int64(hist[0][v]), int64(persons)) }
+		if tc >= 0 {
+			sum := new(big.Rat)
+			for v, q := range table {
+				d := new(big.Rat).Sub(b(v), q)
+				sum.Add(sum, d.Abs(d))
+			}
+			limit := new(big.Rat).SetFloat64(2 * tc)
+			return sum.Cmp(limit) <= 0
+		}
+		for v := range hist[0] {
+			p, q := b(v), table[v]
+			if p.Cmp(q) <= 0 {
+				continue
+			}
+			gain, _ := new(big.Rat).Quo(new(big.Rat).Sub(p, q), q).Float64()
+			bound := beta
+			if qf, _ := q.Float64(); enhanced {
+				bound = min(beta, -math.Log(qf))
+			}
+			if gain > bound+1e-9 {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// TestSearchPersonsClosenessMatchesExhaustive: with a privacy unit, t-closeness under
+// the equal distance and β-likeness (basic and enhanced) read on the shares of persons
+// holding each value: the search finds the oracle's node, the oracle deciding the
+// models in rationals from the raw records and their persons.
+func TestSearchPersonsClosenessMatchesExhaustive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 67))
+	trials := 200
+	if testing.Short() {
+		trials = 40
+	}
+	binding := 0 // trials whose models change the optimum over k alone
+	defer func() {
+		if binding < trials/10 {
+			t.Errorf("the models change the optimum in only %d of %d trials", binding, trials)
+		}
+	}()
+	for trial := range trials {
+		n := 30 + rng.IntN(250)
+		q := 1 + rng.IntN(3)
+		tab, raw, hier := randomTable(rng, n, q)
+		ids := withPersons(rng, tab, raw, 1+rng.IntN(5))
+		sens, sraw := skewedSensitive(rng, n, 2+rng.IntN(5))
+		tab.Sensitive = []Sensitive{sens}
+		k, maxSupp := 1+rng.IntN(4), rng.IntN(n/4+1)
+		opt := Options{K: k, MaxSuppressed: maxSupp, Metric: MetricLoss}
+		tc, beta, enhanced := -1.0, 0.0, false
+		if trial%2 == 0 {
+			tc = []float64{0.1734, 0.2561, 0.3917}[rng.IntN(3)]
+			opt.Closeness = []Closeness{{Column: 0, T: tc, Distance: closeness.Equal}}
+		} else {
+			beta, enhanced = []float64{0.731, 1.373, 2.917}[rng.IntN(3)], rng.IntN(2) == 0
+			opt.Likeness = []Likeness{{Column: 0, Beta: beta, Enhanced: enhanced}}
+		}
+		t.Run(fmt.Sprintf("trial%d/n=%d/k=%d/supp=%d/t=%g/beta=%g/enhanced=%v", trial, n, k, maxSupp, tc, beta, enhanced), func(t *testing.T) {
+			o := newOracle(raw, hier)
+			o.sens = [][]string{sraw}
+			o.persons = ids
+			all := o.bestMany(t, []oracleQuery{{k: k, maxSupp: maxSupp, metric: MetricLoss, personsHolds: closeInPersons(personShares(sraw, ids), tc, beta, enhanced)}, {k: k, maxSupp: maxSupp, metric: MetricLoss}})
+			want := all[0]
+			if all[1] != nil && (want == nil || !slices.Equal(want.node, all[1].node)) {
+				binding++
+			}
+			got, err := Search(context.Background(), tab, opt)
+			if want == nil {
+				if !errors.Is(err, fault.ErrUnattainable) {
+					t.Fatalf("want unattainable, got %v, %v", got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Levels, want.node) || got.Suppressed != want.suppressed {
+				t.Fatalf("search chose %v, %d suppressed; exhaustive in persons %v, %d suppressed", got.Levels, got.Suppressed, want.node, want.suppressed)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"strconv"
 
+	"sanitizer/closeness"
 	"sanitizer/diversity"
 	"sanitizer/fault"
 	"sanitizer/job"
@@ -268,16 +269,17 @@ func checkUnit(cfg *schema.Config) error {
 			return cfg.Errorf("privacy.l-diversity.variant", "%s l-diversity has no meaning in persons: with privacy.privacy-unit use distinct, decided in persons as (k,l)-diversity (every value held by at most 1/l of a class's persons)", d.Variant)
 		}
 	}
+	for _, t := range pr.TCloseness {
+		if t.Distance != "" && t.Distance != closeness.Equal {
+			return cfg.Errorf("privacy.t-closeness.distance", "the %s distance has no meaning in persons (it moves mass between the values of one distribution, and a person may hold several): with privacy.privacy-unit use equal", t.Distance)
+		}
+	}
 	notYet := func(key, what string) error {
 		return cfg.Errorf(key, "%s is not counted in persons in this version, and with privacy.privacy-unit every model must count persons", what)
 	}
 	switch {
 	case cfg.Search.Algorithm == schema.Mondrian:
 		return notYet("search.algorithm", "mondrian")
-	case len(pr.TCloseness) > 0:
-		return notYet("privacy.t-closeness", "t-closeness")
-	case len(pr.BetaLikeness) > 0:
-		return notYet("privacy.beta-likeness", "β-likeness")
 	case pr.AverageRisk > 0:
 		return notYet("privacy.average-risk", "average risk")
 	case pr.RecordsAtRisk != nil:
