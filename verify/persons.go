@@ -27,7 +27,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"runtime"
 	"slices"
 
 	"sanitizer/diversity"
@@ -166,58 +165,73 @@ func (t *personTally) add(c int32, h uint64, sens []int32) {
 	}
 }
 
-// parallelMin is the fewest records sorted on two goroutines.
+// parallelMin is the fewest records sorted in buckets, on two goroutines.
 const parallelMin = 1 << 16
 
-// sortSplit sorts rs by order, on two goroutines when they are many: the records for
-// which low holds, which must all order before the others, are moved to the front
-// and each part is sorted on its own.
-func sortSplit(rs []personRow, order func(a, b personRow) int, low func(personRow) bool) error {
-	if len(rs) < parallelMin || runtime.GOMAXPROCS(0) < 2 {
+// maxBuckets is the most buckets bucketSort places records in: their counts and
+// the records' places stay in the processor's caches.
+const maxBuckets = 1 << 11
+
+// bucketSort sorts rs by order, bucket(r) < n numbering every record's bucket in
+// order's order (a record of a lower bucket orders first). It moves every record
+// into its bucket in place (American flag sort: one pass to count them, then each
+// record moved once; buckets taken maxBuckets at most, neighbours merged), then
+// sorts each bucket, the buckets shared between two goroutines. Few records it sorts
+// as a whole.
+func bucketSort(rs []personRow, n int, bucket func(personRow) int, order func(a, b personRow) int) error {
+	if len(rs) < parallelMin {
 		slices.SortFunc(rs, order)
 		return nil
 	}
-	i, j := 0, len(rs)-1
-	for {
-		for i <= j && low(rs[i]) {
-			i++
-		}
-		for i <= j && !low(rs[j]) {
-			j--
-		}
-		if i >= j {
-			break
-		}
-		rs[i], rs[j] = rs[j], rs[i]
+	shift := 0
+	for (n-1)>>shift >= maxBuckets {
+		shift++
 	}
-	parts := [2][]personRow{rs[:i], rs[i:]}
-	return safe.Parallel(2, func(p int) { slices.SortFunc(parts[p], order) })
+	n = (n-1)>>shift + 1
+	var ends, next [maxBuckets]int
+	for _, r := range rs {
+		ends[bucket(r)>>shift]++
+	}
+	sum := 0
+	for b, c := range ends[:n] {
+		next[b] = sum
+		sum += c
+		ends[b] = sum
+	}
+	for b := range n {
+		for next[b] < ends[b] {
+			i := next[b]
+			d := bucket(rs[i]) >> shift
+			if d == b {
+				next[b]++
+				continue
+			}
+			rs[i], rs[next[d]] = rs[next[d]], rs[i]
+			next[d]++
+		}
+	}
+	mid, _ := slices.BinarySearch(ends[:n], len(rs)/2) // the bucket that holds the middle record
+	parts := [2][2]int{{0, mid}, {mid, n}}
+	return safe.Parallel(2, func(p int) {
+		for b := parts[p][0]; b < parts[p][1]; b++ {
+			lo := 0
+			if b > 0 {
+				lo = ends[b-1]
+			}
+			slices.SortFunc(rs[lo:ends[b]], order)
+		}
+	})
 }
 
 // sortByClass sorts rs by class, person and value; classes is the number of classes.
 func sortByClass(rs []personRow, classes int) error {
-	if len(rs) < parallelMin {
-		slices.SortFunc(rs, byClass)
-		return nil
-	}
-	// the class that splits the records in halves
-	counts := make([]int64, classes)
-	for _, r := range rs {
-		counts[r.c]++
-	}
-	var below int64
-	mid := int32(classes)
-	for c, n := range counts {
-		if below+n > int64(len(rs)/2) {
-			mid = int32(c)
-			if below == 0 { // the first class holds half the records: split after it
-				mid++
-			}
-			break
-		}
-		below += n
-	}
-	return sortSplit(rs, byClass, func(r personRow) bool { return r.c < mid })
+	return bucketSort(rs, classes, func(r personRow) int { return int(r.c) }, byClass)
+}
+
+// sortByPerson sorts rs by person, class: its buckets are the hashes' top bits.
+func sortByPerson(rs []personRow) error {
+	const b = 11 // maxBuckets
+	return bucketSort(rs, 1<<b, func(r personRow) int { return int(r.h >> (64 - b)) }, byPerson)
 }
 
 // classVisit is called by eachClass with a class's number, its persons and, per
@@ -319,7 +333,7 @@ func (t *personTally) judge(spec Spec, classes int, fail func(personFailure) boo
 func (t *personTally) spread(rs []personRow, pm *PersonsMeasured) error {
 	// one record per class and person, then ordered by person
 	rs = slices.CompactFunc(rs, func(a, b personRow) bool { return a.c == b.c && a.h == b.h })
-	if err := sortSplit(rs, byPerson, func(r personRow) bool { return r.h < 1<<63 }); err != nil {
+	if err := sortByPerson(rs); err != nil {
 		return err
 	}
 	slices.Sort(t.left)
