@@ -9,11 +9,13 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"sanitizer/closeness"
 	"sanitizer/diversity"
 	"sanitizer/fault"
+	"sanitizer/risk"
 	"sanitizer/schema"
 )
 
@@ -423,5 +425,45 @@ func TestSearchPersonsClosenessMatchesExhaustive(t *testing.T) {
 				t.Fatalf("search chose %v, %d suppressed; exhaustive in persons %v, %d suppressed", got.Levels, got.Suppressed, want.node, want.suppressed)
 			}
 		})
+	}
+}
+
+// TestPersonSizes: the distribution of the input's classes in persons is the one a
+// map of each class's distinct persons gives, with the sort partitioned or not.
+func TestPersonSizes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 73))
+	defer func(m int) { flagMin = m }(flagMin)
+	for trial := range 40 {
+		flagMin = []int{1 << 18, 16}[trial%2]
+		n := 50 + rng.IntN(2000)
+		tab, raw, _ := randomTable(rng, n, 1+rng.IntN(3))
+		ids := withPersons(rng, tab, raw, 1+rng.IntN(8))
+		cols := make([]int, len(tab.Columns))
+		for i := range cols {
+			cols[i] = i
+		}
+		got, err := PersonSizes(tab, cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		who := map[string]map[string]bool{}
+		for r := range tab.Rows {
+			key := strings.Join(raw[r], "\x1f")
+			if who[key] == nil {
+				who[key] = map[string]bool{}
+			}
+			who[key][ids[r]] = true
+		}
+		sizes := make([]int64, 0, len(who))
+		for _, w := range who {
+			sizes = append(sizes, int64(len(w)))
+		}
+		want, err := risk.FromSizes(sizes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Counts(), want.Counts()) {
+			t.Fatalf("trial %d: person sizes %v, counted %v", trial, got.Counts(), want.Counts())
+		}
 	}
 }

@@ -523,7 +523,7 @@ func (r *run) verifyStage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	spec := verify.Spec{K: max(r.cfg.Privacy.K, km), MaxSuppressed: r.p.maxSupp, InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames()}
+	spec := verify.Spec{K: max(r.cfg.Privacy.K, km), MaxSuppressed: r.p.maxSupp, InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames(), Unit: unitColumn(r.cfg)}
 	if spec.Risk, err = verifyRisk(r.cfg, r.t.Rows); err != nil {
 		return err
 	}
@@ -581,6 +581,9 @@ func (r *run) agrees(skipped int) error {
 	}
 	if skipped != res.Suppressed {
 		return fault.Internalf("the truthfulness check found %d records left out, the search suppressed %d; nothing published", skipped, res.Suppressed)
+	}
+	if p := m.Persons; r.t.Unit != nil && (p == nil || p.MinClass != res.MinPersons) {
+		return fault.Internalf("verification counted the smallest class in persons as %v, the search %d; nothing published", p, res.MinPersons)
 	}
 	if !m.Utility || !sameUtility(m, util, r.t.Rows) {
 		return fault.Internalf("verification measured loss %g, NCP %g, non-uniform entropy %g; the search %g, %g, %g; nothing published",

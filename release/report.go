@@ -158,18 +158,46 @@ func newReport(cfg *schema.Config, f Facts) (*report.Report, error) {
 		return nil, err
 	}
 	for _, s := range m.Sensitive {
-		rep.Verified.Sensitive = append(rep.Verified.Sensitive, report.SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance, MaxGain: s.MaxGain,
-			Measures: report.ConfiguredMeasures(cfg, s.Column)})
+		sum := report.SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL, MaxEMD: s.MaxEMD, Distance: s.Distance, MaxGain: s.MaxGain,
+			Measures: report.ConfiguredMeasures(cfg, s.Column)}
+		if m.Persons != nil {
+			for _, ps := range m.Persons.Sensitive {
+				if ps.Column == s.Column {
+					sum.MinPersonsL = ps.MinL
+				}
+			}
+		}
+		rep.Verified.Sensitive = append(rep.Verified.Sensitive, sum)
 	}
 	rep.Verified.Released = report.ReleasedColumns(cfg, m)
+	rep.Persons = personsSummary(cfg, m)
 	if res.Levels != nil {
 		for i, c := range f.Columns {
 			rep.Node = append(rep.Node, report.NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()})
 		}
 	}
+	out := m.Sizes
+	if m.Persons != nil {
+		out = m.Persons.Sizes // and the input's sizes are in persons too (inputSizes)
+	}
 	var err error
-	rep.Risk, err = riskReport(cfg, rows, f.InputSizes, m.Sizes)
+	rep.Risk, err = riskReport(cfg, rows, f.InputSizes, out)
 	return rep, err
+}
+
+// personsSummary is the release counted in persons, as the verifier measured it (nil
+// without privacy.privacy-unit).
+func personsSummary(cfg *schema.Config, m *verify.Measured) *report.PersonsSummary {
+	p := m.Persons
+	if p == nil {
+		return nil
+	}
+	s := &report.PersonsSummary{Column: unitColumn(cfg), Input: p.InputPersons, Released: p.Released, MinClass: p.MinClass,
+		Several: p.InSeveralClasses, LostSome: p.LostSome, LostAll: p.LostAll}
+	if c := p.Sizes.Classes(); c > 0 {
+		s.AvgClass = float64(p.Sizes.Records()) / float64(c)
+	}
+	return s
 }
 
 // populationReport adds the research subset, δ-presence and k-map to the report: the

@@ -143,18 +143,21 @@ func riskChecks(cfg *schema.Config, d risk.Distribution, n float64) []report.Ris
 
 // inputSizes is the class-size distribution of the input at its original
 // quasi-identifier values: from the class table the search counted when there is one
-// (ct), else counted from the records.
+// (ct), else counted from the records; with a privacy unit, the classes' persons.
 func inputSizes(t *generalize.Table, ct *generalize.ClassTable) (risk.Distribution, error) {
+	all := make([]int, len(t.Columns))
+	for i := range all {
+		all[i] = i
+	}
+	if t.Unit != nil { // in persons (a class table's entries are per class and person)
+		return generalize.PersonSizes(t, all)
+	}
 	if ct != nil {
 		sizes := make([]int64, ct.Len())
 		for j := range sizes {
 			sizes[j] = int64(ct.Count(j))
 		}
 		return risk.FromSizes(sizes)
-	}
-	all := make([]int, len(t.Columns))
-	for i := range all {
-		all[i] = i
 	}
 	return generalize.ClassSizes(t, all)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"sanitizer/fault"
 	"sanitizer/job"
+	"sanitizer/report"
 	"sanitizer/sample"
 	"sanitizer/schema"
 )
@@ -80,6 +82,13 @@ search: {algorithm: optimal, metric: loss}
 // through the released rid.
 func personsPerClass(t *testing.T, in, rel string) map[string]map[string]bool {
 	t.Helper()
+	classes, _ := releasedPersons(t, in, rel)
+	return classes
+}
+
+// releasedPersons is personsPerClass with, per patient, its released rows.
+func releasedPersons(t *testing.T, in, rel string) (map[string]map[string]bool, map[string]int) {
+	t.Helper()
 	header, rows := readTable(t, in, ',')
 	pid, rid := indexOf(header, "patient_id"), indexOf(header, "rid")
 	patient := map[string]string{}
@@ -88,7 +97,7 @@ func personsPerClass(t *testing.T, in, rel string) map[string]map[string]bool {
 	}
 	rheader, released := readTable(t, rel, ',')
 	quasi := []int{indexOf(rheader, "age"), indexOf(rheader, "sex"), indexOf(rheader, "zip"), indexOf(rheader, "admitted"), indexOf(rheader, "stay_days"), indexOf(rheader, "ward")}
-	out := map[string]map[string]bool{}
+	out, kept := map[string]map[string]bool{}, map[string]int{}
 	for _, rec := range released {
 		var key []string
 		for _, q := range quasi {
@@ -103,8 +112,9 @@ func personsPerClass(t *testing.T, in, rel string) map[string]map[string]bool {
 			t.Fatalf("a released rid is not an input row")
 		}
 		out[k][p] = true
+		kept[p]++
 	}
-	return out
+	return out, kept
 }
 
 func indexOf(header []string, name string) int {
@@ -134,11 +144,18 @@ func TestReleasePersons(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, in, dir := admissionsFixture(t, 6000, tt.privacy, nil)
 			out := filepath.Join(dir, "out.csv")
-			if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
+			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
+			if err != nil {
 				t.Fatal(err)
 			}
+			classes, kept := releasedPersons(t, in, out)
+			if tt.persons {
+				checkPersonsReport(t, rep.Persons, in, classes, kept)
+			} else if rep.Persons != nil {
+				t.Errorf("a release in rows reports persons: %+v", rep.Persons)
+			}
 			fewest, below := 0, 0
-			for _, who := range personsPerClass(t, in, out) {
+			for _, who := range classes {
 				if fewest == 0 || len(who) < fewest {
 					fewest = len(who)
 				}
@@ -224,5 +241,54 @@ func leftOnly(t *testing.T, dir string, names ...string) {
 		if !found {
 			t.Errorf("left %s behind", e.Name())
 		}
+	}
+}
+
+// checkPersonsReport compares a release's report in persons with the test's own count
+// from the input (in) and the release's classes' patients.
+func checkPersonsReport(t *testing.T, got *report.PersonsSummary, in string, classes map[string]map[string]bool, kept map[string]int) {
+	t.Helper()
+	header, rows := readTable(t, in, ',')
+	pid := indexOf(header, "patient_id")
+	records := map[string]int{} // per patient, the input's records
+	for _, rec := range rows {
+		records[rec[pid]]++
+	}
+	inClasses := map[string]int{} // per released patient, the classes it is in
+	fewest, sum := 0, 0
+	for _, who := range classes {
+		if fewest == 0 || len(who) < fewest {
+			fewest = len(who)
+		}
+		sum += len(who)
+		for p := range who {
+			inClasses[p]++
+		}
+	}
+	several, lostSome := 0, 0
+	for _, n := range inClasses {
+		if n > 1 {
+			several++
+		}
+	}
+	for p, n := range records {
+		if kept[p] < n {
+			lostSome++
+		}
+	}
+	want := report.PersonsSummary{Column: "patient_id", Input: len(records), Released: len(inClasses), MinClass: fewest, Several: several,
+		LostSome: lostSome, LostAll: len(records) - len(inClasses)}
+	if len(classes) > 0 {
+		want.AvgClass = float64(sum) / float64(len(classes))
+	}
+	if got == nil {
+		t.Fatal("no persons in the report")
+	}
+	g := *got
+	if math.Abs(g.AvgClass-want.AvgClass) < 1e-9 {
+		g.AvgClass = want.AvgClass
+	}
+	if g != want {
+		t.Errorf("report in persons %+v, counted %+v", g, want)
 	}
 }

@@ -24,6 +24,9 @@ const (
 	MeasureEntropy                       // entropy l-diversity: the smallest entropy l of a class
 	MeasureEMD                           // t-closeness: the largest EMD of a class
 	MeasureGain                          // β-likeness: the largest relative gain of a value's share
+	// MeasurePersonsL is distinct l-diversity counted in persons: the smallest, over
+	// the classes, of a class's persons over the most persons holding one value.
+	MeasurePersonsL
 )
 
 // Has reports whether the set holds m.
@@ -33,7 +36,11 @@ func (s Measures) Has(m Measures) bool { return s&m != 0 }
 func ConfiguredMeasures(cfg *schema.Config, column string) Measures {
 	var s Measures
 	for _, l := range cfg.Privacy.LDiversity {
-		if l.Column == column {
+		switch {
+		case l.Column != column:
+		case cfg.Privacy.Unit != nil:
+			s |= MeasurePersonsL
+		default:
 			s |= diversityMeasure(l.Variant)
 		}
 	}
@@ -74,6 +81,9 @@ func sensitiveParts(s SensitiveSummary) []string {
 	if s.Measures.Has(MeasureGain) {
 		out = append(out, fmt.Sprintf("largest β-likeness gain %.4g", s.MaxGain))
 	}
+	if s.Measures.Has(MeasurePersonsL) {
+		out = append(out, fmt.Sprintf("weakest class is %.2f-diverse in persons (its persons over the most holding one value)", s.MinPersonsL))
+	}
 	return out
 }
 
@@ -92,6 +102,7 @@ type sensitiveJSON struct {
 	MaxEMD      *float64           `json:"max_emd,omitempty"`
 	Distance    closeness.Distance `json:"emd_distance,omitempty"`
 	MaxGain     *float64           `json:"max_gain,omitempty"`
+	MinPersonsL *float64           `json:"min_persons_l,omitempty"`
 }
 
 // MarshalJSON writes the measures of s.Measures only.
@@ -108,6 +119,9 @@ func (s SensitiveSummary) MarshalJSON() ([]byte, error) {
 	}
 	if s.Measures.Has(MeasureGain) {
 		out.MaxGain = &s.MaxGain
+	}
+	if s.Measures.Has(MeasurePersonsL) {
+		out.MinPersonsL = &s.MinPersonsL
 	}
 	return json.Marshal(out)
 }

@@ -34,6 +34,9 @@ type Report struct {
 	Utility          generalize.Metrics `json:"utility"` // every metric, whatever the search optimized
 	Lattice          LatticeStats       `json:"lattice"`
 	Verified         Verification       `json:"verified"`
+	// Persons is the release counted in persons, beside its records (with
+	// privacy.privacy-unit; nil without).
+	Persons *PersonsSummary `json:"persons,omitempty"`
 	// Generalized is, per quasi-identifier, what the release publishes of it.
 	Generalized []QuasiRelease `json:"generalized,omitempty"`
 	// Risk is the re-identification risk of the input and of the written release.
@@ -195,6 +198,22 @@ type Verification struct {
 	Released []ReleasedColumn `json:"released_columns,omitempty"`
 }
 
+// PersonsSummary is a release whose models count persons (privacy.privacy-unit), as
+// the verifier counted them from the written file and the input: every model's k, l,
+// t and β are in persons, the suppression limit in records. A person with records in
+// several classes counts in each (and in the risk measures, whose classes' sizes are
+// then their persons).
+type PersonsSummary struct {
+	Column   string  `json:"column"`             // the unit's column: its name, never an id
+	Input    int     `json:"input_persons"`      // distinct persons of the input
+	Released int     `json:"released"`           // persons with at least one record released
+	MinClass int     `json:"min_class"`          // the published class of fewest persons
+	AvgClass float64 `json:"avg_class"`          // persons per published class, on average
+	Several  int     `json:"in_several_classes"` // released persons whose records lie in more than one class
+	LostSome int     `json:"lost_some"`          // persons with at least one record suppressed
+	LostAll  int     `json:"lost_all"`           // persons all of whose records were suppressed
+}
+
 // PopulationSummary is the released classes measured against the population: the
 // least and greatest share δ of a class's population records that the release holds,
 // and the smallest population count of a released class.
@@ -216,6 +235,10 @@ type SensitiveSummary struct {
 	// MaxGain is the largest relative gain of a value's share in a class over the
 	// input's (β-likeness's measure).
 	MaxGain float64 `json:"max_gain"`
+	// MinPersonsL is, in persons (privacy.privacy-unit), the smallest of a class's
+	// persons over the most persons holding one value: the largest l of distinct
+	// l-diversity in persons every class meets.
+	MinPersonsL float64 `json:"min_persons_l"`
 	// Measures is which of the figures above the column's models require: the only
 	// ones printed or written.
 	Measures Measures `json:"-"`
@@ -240,7 +263,13 @@ func (r *Report) Summary(w io.Writer) {
 	if r.Model.KDefault {
 		kd = " (no k configured: the default)"
 	}
-	fmt.Fprintf(w, "k=%d%s holds: %d classes, smallest %d, average %.1f (verified from the written file)\n", r.Model.K, kd, r.Verified.Classes, r.Verified.MinClass, r.AvgClass)
+	if p := r.Persons; p != nil {
+		fmt.Fprintf(w, "k=%d%s holds in persons (%s): %d classes, smallest %d persons (%d records), average %.1f persons (%.1f records) (verified from the written file)\n",
+			r.Model.K, kd, p.Column, r.Verified.Classes, p.MinClass, r.Verified.MinClass, p.AvgClass, r.AvgClass)
+		fmt.Fprintf(w, "persons: %d of %d released, %d with records in several classes; %d lost some of their records, %d all\n", p.Released, p.Input, p.Several, p.LostSome, p.LostAll)
+	} else {
+		fmt.Fprintf(w, "k=%d%s holds: %d classes, smallest %d, average %.1f (verified from the written file)\n", r.Model.K, kd, r.Verified.Classes, r.Verified.MinClass, r.AvgClass)
+	}
 	r.populationSummary(w)
 	if r.Partitions != nil {
 		fmt.Fprintf(w, "mondrian: %d partitions after %d splits; %s %.4f; %.0f ms\n", r.Partitions.Partitions, r.Partitions.Splits, r.Metric.Name, r.Metric.Value, r.StagesMS.Total)
