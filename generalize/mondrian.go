@@ -21,7 +21,10 @@ type Mondrian struct {
 	Class  []int32     // per record: its partition (0 … len(Sizes)−1)
 	Covers ClassCovers // what every partition releases, the dictionaries in order of first use
 	Sizes  []int       // records per partition
-	Splits int         // partitions that were split on the way
+	// Persons is the distinct persons of every partition when the table has a privacy
+	// unit (nil without one). A person's records may lie in several partitions.
+	Persons []int
+	Splits  int // partitions that were split on the way
 }
 
 // MondrianSearch partitions the table top-down. values[j] holds the numeric value of
@@ -33,6 +36,8 @@ type Mondrian struct {
 // if that leaves one side empty, < median and ≥ median), a categorical one into the
 // children of its covering node that hold records. A split is allowed only when every
 // resulting partition meets k and the l-diversity and t-closeness requirements of opt;
+// with a privacy unit (t.Unit), k counts a partition's distinct persons, and
+// l-diversity, t-closeness and β-likeness are refused (not decided in persons here);
 // partitions that no dimension can split are released: numeric quasi-identifiers as
 // the range of their values, categorical ones as the lowest hierarchy node covering
 // them. Nothing is suppressed. Partitions are numbered by their first record, so the
@@ -58,8 +63,8 @@ func mondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Optio
 	if opt.K < 1 {
 		return nil, fmt.Errorf("k must be at least 1, got %d", opt.K)
 	}
-	if t.Unit != nil {
-		return nil, fmt.Errorf("mondrian does not count persons in this version")
+	if t.Unit != nil && len(opt.Diversity)+len(opt.Closeness)+len(opt.Likeness) > 0 {
+		return nil, fmt.Errorf("mondrian does not decide l-diversity, t-closeness or β-likeness in persons in this version")
 	}
 	if len(values) != len(t.Columns) {
 		return nil, fmt.Errorf("%d value lists for %d quasi-identifiers", len(values), len(t.Columns))
@@ -88,6 +93,10 @@ func mondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Optio
 	}
 	ms.checkers.New = func() any { return &partChecker{c: m.checker()} }
 	if !ms.holds(rows) {
+		if t.Unit != nil {
+			persons := ms.checkers.Get().(*partChecker).distinctPersons(t.Unit, rows, 0)
+			return nil, fault.Unattainable("the whole table of %d records and %d persons does not meet k=%d%s: no partition can", t.Rows, persons, opt.K, ms.modelsText())
+		}
 		return nil, fault.Unattainable("the whole table of %d records does not meet k=%d%s: no partition can", t.Rows, opt.K, ms.modelsText())
 	}
 	workers := opt.Workers
@@ -116,6 +125,13 @@ func (ms *mondrian) result() *Mondrian {
 			res.Class[r] = int32(i)
 		}
 		res.Sizes[i] = int(p.n)
+	}
+	if u := ms.t.Unit; u != nil {
+		pc := &partChecker{}
+		res.Persons = make([]int, len(ms.parts))
+		for i, p := range ms.parts {
+			res.Persons[i] = pc.distinctPersons(u, ms.rows[p.off:p.off+p.n], 0)
+		}
 	}
 	ms.rows = nil
 	renumber := make([][]int32, q)
@@ -315,6 +331,45 @@ type partChecker struct {
 	vals, cnts [][]int32
 	keys       []int32
 	hist       []int32 // medianByCount's counts
+	// stamp[p] == gen when person p was seen in the current count (distinctPersons):
+	// a count needs no clearing, but for one in 2³²−1, when gen wraps around.
+	stamp []uint32
+	gen   uint32
+}
+
+// distinctPersons counts the distinct persons of u among rows, stopping as soon as
+// there are stop of them (stop ≤ 0: counting them all).
+func (pc *partChecker) distinctPersons(u *Unit, rows []int32, stop int) int {
+	if len(pc.stamp) != u.Persons {
+		pc.stamp, pc.gen = make([]uint32, u.Persons), 0
+	}
+	if pc.gen++; pc.gen == 0 {
+		clear(pc.stamp)
+		pc.gen = 1
+	}
+	switch c := u.Codes; {
+	case c.u8 != nil:
+		return distinctOf(c.u8, rows, pc.stamp, pc.gen, stop)
+	case c.u16 != nil:
+		return distinctOf(c.u16, rows, pc.stamp, pc.gen, stop)
+	default:
+		return distinctOf(c.i32, rows, pc.stamp, pc.gen, stop)
+	}
+}
+
+// distinctOf is distinctPersons for one code width: the codes whose stamp is not gen
+// yet are counted and stamped.
+func distinctOf[T uint8 | uint16 | int32](codes []T, rows []int32, stamp []uint32, gen uint32, stop int) int {
+	n := 0
+	for _, r := range rows {
+		if p := codes[r]; stamp[p] != gen {
+			stamp[p] = gen
+			if n++; n == stop {
+				return n
+			}
+		}
+	}
+	return n
 }
 
 func (ms *mondrian) modelsText() string {
@@ -324,16 +379,25 @@ func (ms *mondrian) modelsText() string {
 	return ""
 }
 
-// holds reports whether a set of records may form a partition.
+// holds reports whether a set of records may form a partition: at least k records or,
+// with a privacy unit, k distinct persons (fewer than k records cannot hold them), and
+// the models.
 func (ms *mondrian) holds(rows []int32) bool {
 	if len(rows) < ms.k {
+		return false
+	}
+	u := ms.t.Unit
+	if u == nil && !ms.m.any() {
+		return true
+	}
+	pc := ms.checkers.Get().(*partChecker)
+	defer ms.checkers.Put(pc)
+	if u != nil && pc.distinctPersons(u, rows, ms.k) < ms.k {
 		return false
 	}
 	if !ms.m.any() {
 		return true
 	}
-	pc := ms.checkers.Get().(*partChecker)
-	defer ms.checkers.Put(pc)
 	ns := len(ms.t.Sensitive)
 	if pc.count == nil {
 		pc.count = make([][]int32, ns)
@@ -425,7 +489,7 @@ func rankRangeOf[T uint8 | uint16 | int32](codes []T, rank []int32, rows []int32
 // and returns the groups of the first allowed split, rows reordered so that each group
 // is a contiguous run of rows; nil when none is allowed.
 func (ms *mondrian) bestSplit(rows []int32, lo, hi []int32) [][]int32 {
-	if len(rows) < 2*ms.k {
+	if len(rows) < 2*ms.k { // two partitions of k records (or persons, each of a record) at least
 		return nil
 	}
 	type cand struct {
