@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,7 +50,7 @@ func personsCheck(t *testing.T, cfg *schema.Config, in, out string) (*Measured, 
 func personsOf(t *testing.T, in, out string) verify.PersonsMeasured {
 	t.Helper()
 	header, rows := readTable(t, in, ',')
-	pid, rid := indexOf(header, "patient_id"), indexOf(header, "rid")
+	pid, rid := slices.Index(header, "patient_id"), slices.Index(header, "rid")
 	all, released := map[string]int{}, map[string]int{}
 	patient := map[string]string{}
 	for _, rec := range rows {
@@ -57,7 +58,7 @@ func personsOf(t *testing.T, in, out string) verify.PersonsMeasured {
 		patient[rec[rid]] = rec[pid]
 	}
 	rheader, rel := readTable(t, out, ',')
-	at := indexOf(rheader, "rid")
+	at := slices.Index(rheader, "rid")
 	for _, rec := range rel {
 		released[patient[rec[at]]]++
 	}
@@ -72,7 +73,7 @@ func personsOf(t *testing.T, in, out string) verify.PersonsMeasured {
 		}
 	}
 	classes := map[string]int{}
-	for _, who := range personsPerClass(t, in, out) {
+	for _, who := range patientsPerClass(rheader, rel, func(rec []string) string { return patient[rec[at]] }) {
 		if pm.MinClass == 0 || len(who) < pm.MinClass {
 			pm.MinClass = len(who)
 		}
@@ -86,6 +87,29 @@ func personsOf(t *testing.T, in, out string) verify.PersonsMeasured {
 		}
 	}
 	return pm
+}
+
+// patientsPerClass groups the release's records (header, rows) by their
+// quasi-identifiers' values: per class, the distinct patients of its records
+// (patientOf: a record's patient).
+func patientsPerClass(header []string, rows [][]string, patientOf func([]string) string) map[string]map[string]bool {
+	var quasi []int
+	for _, q := range []string{"age", "sex", "zip", "admitted", "stay_days", "ward"} {
+		quasi = append(quasi, slices.Index(header, q))
+	}
+	out := map[string]map[string]bool{}
+	for _, rec := range rows {
+		var key []string
+		for _, q := range quasi {
+			key = append(key, rec[q])
+		}
+		k := strings.Join(key, "\x1f")
+		if out[k] == nil {
+			out[k] = map[string]bool{}
+		}
+		out[k][patientOf(rec)] = true
+	}
+	return out
 }
 
 // TestCheckPersons: check with privacy.privacy-unit counts persons. A release made in
@@ -137,7 +161,7 @@ func TestCheckPersons(t *testing.T) {
 	}
 	header, input := readTable(t, rowsIn, ',')
 	for _, rec := range input {
-		if id := rec[indexOf(header, "patient_id")]; strings.Contains(err.Error(), id) {
+		if id := rec[slices.Index(header, "patient_id")]; strings.Contains(err.Error(), id) {
 			t.Fatalf("%v quotes the id of a patient", err)
 		}
 	}
