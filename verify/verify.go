@@ -4,7 +4,8 @@
 // could count; what a released value covers it re-derives from the value formats and
 // the configuration's hierarchy files (truth.go, utility.go). It decides l-diversity
 // and t-closeness with the same pure functions as the search (packages diversity and
-// closeness) on histograms it counts itself.
+// closeness) on histograms it counts itself. With a privacy unit (Spec.Unit) it counts
+// the models in persons, read from the input beside the release (persons.go).
 //
 // It imports, of this module, only schema (column types), fault (the error kinds), the
 // models' arithmetic (diversity, closeness, risk) and internal/safe: never generalize
