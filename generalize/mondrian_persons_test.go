@@ -329,22 +329,34 @@ func TestDistinctPersons(t *testing.T) {
 }
 
 // BenchmarkMondrianPersons partitions Adult (age numeric) with k=5, every record a
-// person of its own, or runs of 1 to 5 records a person's.
+// person of its own, or runs of 1 to 5 records a person's, who keeps the first one's
+// values but for age.
 func BenchmarkMondrianPersons(b *testing.B) {
 	tab, _, _ := loadAdult(b)
 	values := adultValues(b, tab)
 	for _, most := range []int{0, 1, 5} {
 		t := *tab
 		if most > 0 {
+			t.Columns = slices.Clone(tab.Columns)
+			for j, c := range t.Columns {
+				t.Columns[j].Codes = NewCodes(t.Rows, c.Hierarchy.Leaves())
+			}
 			rng := rand.New(rand.NewPCG(1, 1))
 			codes := NewCodes(t.Rows, t.Rows)
-			person, left := -1, 0
+			person, first, left := -1, 0, 0
 			for r := range t.Rows {
 				if left == 0 {
-					person, left = person+1, 1+rng.IntN(most)
+					person, first, left = person+1, r, 1+rng.IntN(most)
 				}
 				left--
 				codes.Set(r, int32(person))
+				for j, c := range t.Columns {
+					from := first
+					if c.Name == "age" {
+						from = r
+					}
+					c.Codes.Set(r, tab.Columns[j].Codes.At(from))
+				}
 			}
 			t.Unit = &Unit{Persons: person + 1, Codes: codes}
 		}
