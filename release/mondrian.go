@@ -3,6 +3,7 @@ package release
 import (
 	"context"
 	"math"
+	"slices"
 
 	"sanitizer/fault"
 	"sanitizer/generalize"
@@ -65,6 +66,10 @@ func mondrianRelease(ctx context.Context, t *generalize.Table, values [][]float6
 		if res.MinClass == 0 || n < res.MinClass {
 			res.MinClass = n
 		}
+	}
+	res.MinPersons = res.MinClass
+	if mres.Persons != nil {
+		res.MinPersons = slices.Min(mres.Persons)
 	}
 	labels := &partLabels{dict: make([][]string, len(t.Columns)), idx: mres.Covers.Index}
 	for j, dict := range mres.Covers.Dict {

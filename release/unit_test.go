@@ -64,8 +64,10 @@ columns:
   insurance:  {role: insensitive}
   rid:        {role: insensitive, type: integer}
 %[2]s
-search: {algorithm: optimal, metric: loss}
 `, hier, privacy)
+	if !strings.Contains(privacy, "search:") {
+		cfg += "search: {algorithm: optimal, metric: loss}\n"
+	}
 	path := filepath.Join(dir, "c.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -140,6 +142,7 @@ func TestReleasePersons(t *testing.T) {
 	}{
 		{"rows", "privacy: {k: 5, suppression: 0.05}", false},
 		{"persons", "privacy: {k: 5, suppression: 0.05, privacy-unit: {column: patient_id}}", true},
+		{"persons mondrian", "privacy: {k: 5, suppression: 0.05, privacy-unit: {column: patient_id}}\nsearch: {algorithm: mondrian}", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, in, dir := admissionsFixture(t, 6000, tt.privacy, nil)
