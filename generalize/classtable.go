@@ -651,6 +651,10 @@ type Recoding struct {
 	Records    int   // records of the class table
 	Suppressed int   // records in suppressed classes
 
+	// persons, with linkable records, marks the persons multirelational k-anonymity
+	// suppresses: all of their records (nil: none).
+	persons []bool
+
 	maps  [][]int32 // maps[i][leaf]: the node's code of a leaf of quasi-identifier i
 	sizes []uint64  // codes per quasi-identifier at the node: the radix of a key
 	byKey map[uint64]int32
@@ -707,11 +711,15 @@ func nodeRecoding(ct *ClassTable, levels []int, opt Options, packed bool) (*Reco
 	}
 	g := &grouper{par: runtime.GOMAXPROCS(0)}
 	keyMaps, keySizes := t.withUnit(r.maps, sizes)
-	cls, _ := g.rollUp(src, 0, keyMaps, keySizes, assign, 0)
-	cls = nodeClassesOf(g, mod, t, levels, src, cls, assign)
-	failing := mod.failing(cls, opt.K)
-	if err := failPopulation(t, opt, levels, cls, failing); err != nil {
+	counted, _ := g.rollUp(src, 0, keyMaps, keySizes, assign, 0)
+	u := nodeClassesOf(g, mod, t, levels, src, counted, assign)
+	cls := u.cls
+	failing, l, err := u.failing(mod, t, levels, opt)
+	if err != nil {
 		return nil, fmt.Errorf("recoding classes: %w", err)
+	}
+	if l != nil {
+		r.persons = l.persons
 	}
 
 	r.Covers.Dict = make([][]Cover, q)
@@ -740,6 +748,10 @@ func nodeRecoding(ct *ClassTable, levels []int, opt Options, packed bool) (*Reco
 		} else {
 			number = published
 			published++
+			if l != nil { // the records of persons suppressed are not published
+				c -= int(l.rows[j])
+				r.Suppressed += int(l.rows[j])
+			}
 			r.Covers.Index = append(r.Covers.Index, codes...)
 			r.Sizes = append(r.Sizes, c)
 		}
@@ -805,6 +817,13 @@ func (r *Recoding) Class(leaves []int32) (class int32, counted bool) {
 		return -1, false
 	}
 	return class, true
+}
+
+// PersonSuppressed reports whether the records of person p (a code of the table's
+// unit) are all suppressed, whatever their classes: with linkable records,
+// multirelational k-anonymity suppresses persons.
+func (r *Recoding) PersonSuppressed(p int32) bool {
+	return r != nil && r.persons != nil && p >= 0 && int(p) < len(r.persons) && r.persons[p]
 }
 
 // IsSuppressed reports whether the record whose leaf codes are leaves is suppressed at

@@ -127,6 +127,7 @@ type nodeCount struct {
 	// entries, with a privacy unit, is the node's classes keyed by person too, which
 	// cls collapses (nil: no unit, the classes are the entries)
 	entries *classes
+	of      []int32  // with a unit: the class of every entry
 	src     *classes // the table the entries were rolled up from (nil: they were cached)
 	assign  []int32  // the class of each of src's classes (when a model reads its classes)
 	// failing marks the classes of at least k records found failing another
@@ -252,6 +253,9 @@ func (s *searcher) checkRest(ev evaluation, c *nodeCount, g *grouper, inc incumb
 			return ev, nil
 		}
 	}
+	if s.opt.Linkable {
+		return s.checkLinked(ev, c, inc), nil
+	}
 	if s.opt.Risks.any() {
 		fails := s.fails(c.cls, c.failing)
 		ok, err := s.opt.Risks.hold(c.cls.n, func(j int) int32 {
@@ -266,6 +270,24 @@ func (s *searcher) checkRest(ev evaluation, c *nodeCount, g *grouper, inc incumb
 	}
 	ev.failing, ev.anonymous = c.failing, true
 	return ev, nil
+}
+
+// checkLinked decides multirelational k-anonymity (linked.go) on a node where the
+// other requirements hold (ev, c): unless its lower bound cannot beat inc, the persons
+// it suppresses, and the node's classes split into the records kept and suppressed.
+func (s *searcher) checkLinked(ev evaluation, c *nodeCount, inc incumbent) evaluation {
+	if s.boundedBy(c, inc) {
+		ev.bounded = true
+		return ev
+	}
+	l := linkPersons(c.entries, c.of, s.q, c.cls, c.failing, int32(s.opt.K), s.t.Unit.Persons)
+	ev.suppressed = l.suppressed
+	if l.suppressed > s.opt.MaxSuppressed {
+		return ev
+	}
+	ev.cls, ev.failing = l.split(c.cls, s.q)
+	ev.anonymous = true
+	return ev
 }
 
 // boundedBy reports whether the incumbent (inc.node ≥ 0) beats c's node at its lower

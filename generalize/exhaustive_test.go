@@ -82,6 +82,10 @@ type oracleQuery struct {
 	holds func(hist []map[string]int) bool
 	// personsHolds is holds for a table with persons: it is given the class's persons.
 	personsHolds func(hist []map[string]int, persons int) bool
+	// linkable asks, with persons, for multirelational k-anonymity too (persons
+	// grouped by their published classes; groups under k suppressed, with every class
+	// left under k persons, until nothing changes).
+	linkable bool
 	// release, when not nil, decides the models of the whole release on the sizes of
 	// the released classes (the risk-based models).
 	release func(sizes []int) bool
@@ -194,6 +198,8 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 		hist  []map[string]int
 		idx   int             // in the node's list of classes
 		who   map[string]bool // its persons (with persons)
+		// rowsOf, with persons: each person's records in the class
+		rowsOf map[string]int
 		// holders, with persons: per sensitive column and value, the persons holding it
 		holders []map[int]map[string]bool
 	}
@@ -230,9 +236,10 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 			}
 			if o.persons != nil {
 				if cl.who == nil {
-					cl.who = map[string]bool{}
+					cl.who, cl.rowsOf = map[string]bool{}, map[string]int{}
 				}
 				cl.who[dperson[d]] = true
+				cl.rowsOf[dperson[d]] += dcount[d]
 			}
 			if withModels {
 				for c, h := range dsens[d] {
@@ -286,6 +293,72 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 				bad[i] = n < qu.k || (qu.holds != nil && !qu.holds(cl.hist)) || (qu.personsHolds != nil && !qu.personsHolds(cl.hist, n))
 			}
 			fails := func(cl *class) bool { return bad[cl.idx] }
+			groups := groups
+			if qu.linkable {
+				// Multirelational k: every round suppresses the persons of the groups
+				// (by their published classes) of fewer than k, then fails the classes
+				// left with fewer than k persons; a class that lost persons but not
+				// all is two: its records kept and its records suppressed.
+				failing := slices.Clone(bad)
+				left, lost := make([]int, len(list)), make([]int, len(list))
+				for i, cl := range list {
+					left[i] = len(cl.who)
+				}
+				gone := map[string]bool{}
+				for {
+					sets := map[string][]int{}
+					for i, cl := range list {
+						for p := range cl.who {
+							if !failing[i] && !gone[p] {
+								sets[p] = append(sets[p], i)
+							}
+						}
+					}
+					byKey := map[string][]string{}
+					for p, set := range sets {
+						slices.Sort(set)
+						byKey[fmt.Sprint(set)] = append(byKey[fmt.Sprint(set)], p)
+					}
+					var small []string
+					for _, ps := range byKey {
+						if len(ps) < qu.k {
+							small = append(small, ps...)
+						}
+					}
+					if len(small) == 0 {
+						break
+					}
+					for _, p := range small {
+						gone[p] = true
+						for _, i := range sets[p] {
+							left[i]--
+							lost[i] += list[i].rowsOf[p]
+						}
+					}
+					for i := range list {
+						failing[i] = failing[i] || left[i] < qu.k
+					}
+				}
+				split, sbad := map[uint64]*class{}, []bool{}
+				add := func(cl *class, n int, f bool) {
+					c := *cl
+					c.n, c.idx = n, len(sbad)
+					sbad = append(sbad, f)
+					split[uint64(len(split))] = &c
+				}
+				for i, cl := range list {
+					switch {
+					case failing[i]:
+						add(cl, cl.n, true)
+					case lost[i] == 0:
+						add(cl, cl.n, false)
+					default:
+						add(cl, cl.n-lost[i], false)
+						add(cl, lost[i], true)
+					}
+				}
+				groups, fails = split, func(cl *class) bool { return sbad[cl.idx] }
+			}
 			supp := 0
 			for _, cl := range groups {
 				if fails(cl) {

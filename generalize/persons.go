@@ -50,11 +50,11 @@ func (t *Table) withUnit(maps [][]int32, sizes []int) ([][]int32, []int) {
 // roll-up of src (the records or a class table) onto it whose source class j went to
 // cls's class assign[j], with their histograms of mod's columns: cls itself, or, with a
 // unit, its entries collapsed, their histograms in persons, and assign rewritten to
-// the classes.
-func nodeClassesOf(g *grouper, mod *models, t *Table, levels []int, src, cls *classes, assign []int32) *classes {
+// the classes (the entries kept beside them).
+func nodeClassesOf(g *grouper, mod *models, t *Table, levels []int, src, cls *classes, assign []int32) *unitClasses {
 	if t.Unit == nil {
 		cls.hist = mod.rollHist(src, assign, cls.n)
-		return cls
+		return &unitClasses{cls: cls}
 	}
 	q := len(t.Columns)
 	maps, sizes := make([][]int32, q+1), make([]int, q+1)
@@ -67,7 +67,29 @@ func nodeClassesOf(g *grouper, mod *models, t *Table, levels []int, src, cls *cl
 	for j, e := range assign {
 		assign[j] = of[e]
 	}
-	return out
+	return &unitClasses{cls: out, entries: cls, of: of}
+}
+
+// unitClasses is a node's classes and, with a unit, its entries, entry j in class
+// of[j].
+type unitClasses struct {
+	cls, entries *classes
+	of           []int32
+}
+
+// failing returns the classes of u that fail the models of opt, and, with linkable
+// records, the persons multirelational k-anonymity suppresses (nil: none), for table t
+// at the node of the given levels.
+func (u *unitClasses) failing(mod *models, t *Table, levels []int, opt Options) ([]bool, *linked, error) {
+	failing := mod.failing(u.cls, opt.K)
+	if err := failPopulation(t, opt, levels, u.cls, failing); err != nil {
+		return nil, nil, err
+	}
+	if !opt.Linkable {
+		return failing, nil, nil
+	}
+	l := linkPersons(u.entries, u.of, len(t.Columns), u.cls, failing, int32(opt.K), t.Unit.Persons)
+	return l.failing, l, nil
 }
 
 // keyMaps returns the maps and the sizes of a roll-up from a node of levels from to
@@ -107,7 +129,7 @@ func (s *searcher) collapse(c *nodeCount, g *grouper) {
 		cls.sets = s.mod.rollSets(e, of, cls.n)
 		cls.hist = s.mod.personHists(e, of, cls.n, s.mod.histCols, &g.hist)
 	}
-	c.entries, c.cls = e, cls
+	c.entries, c.cls, c.of = e, cls, of
 }
 
 // personHists returns the histograms in persons of the classes (n of them) whose

@@ -467,3 +467,126 @@ func TestPersonSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchLinkableMatchesExhaustive: with linkable records (multirelational
+// k-anonymity), the search finds the oracle's node and suppresses what the oracle does,
+// the oracle grouping persons by their published classes itself; NodeClasses and the
+// recoding of the class table suppress the same records, and every group of released
+// persons by their classes (counted here from the records) holds k.
+func TestSearchLinkableMatchesExhaustive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(79, 83))
+	trials := 240
+	if testing.Short() {
+		trials = 50
+	}
+	metrics := []schema.Metric{MetricLoss, MetricHeight, MetricPrecision, schema.MetricNCP}
+	binding := 0
+	defer func() {
+		if binding < trials/10 {
+			t.Errorf("multirelational k changes the optimum in only %d of %d trials", binding, trials)
+		}
+	}()
+	for trial := range trials {
+		n := 30 + rng.IntN(300)
+		q := 1 + rng.IntN(3)
+		tab, raw, hier := randomTable(rng, n, q)
+		ids := withPersons(rng, tab, raw, 1+rng.IntN(6))
+		k, maxSupp := 2+rng.IntN(4), rng.IntN(n/3+1)
+		metric := metrics[rng.IntN(len(metrics))]
+		opt := Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Linkable: true, Workers: 1 + rng.IntN(2)}
+		t.Run(fmt.Sprintf("trial%d/n=%d/persons=%d/q=%d/k=%d/supp=%d/%s", trial, n, tab.Unit.Persons, q, k, maxSupp, metric), func(t *testing.T) {
+			o := newOracle(raw, hier)
+			o.persons = ids
+			all := o.bestMany(t, []oracleQuery{{k: k, maxSupp: maxSupp, metric: metric, linkable: true}, {k: k, maxSupp: maxSupp, metric: metric}})
+			want := all[0]
+			if all[1] != nil && (want == nil || !slices.Equal(want.node, all[1].node) || want.suppressed != all[1].suppressed) {
+				binding++
+			}
+			got, err := Search(context.Background(), tab, opt)
+			if want == nil {
+				if !errors.Is(err, fault.ErrUnattainable) {
+					t.Fatalf("want unattainable, got %v, %v", got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Levels, want.node) || got.Suppressed != want.suppressed {
+				t.Fatalf("search chose %v, %d suppressed; exhaustive %v, %d suppressed", got.Levels, got.Suppressed, want.node, want.suppressed)
+			}
+			class, _, err := NodeClasses(tab, got.Levels, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkLinked(t, tab, class, k, got.Suppressed)
+			ct, err := CountClasses(tab)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := NodeRecoding(ct, got.Levels, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			leaves := make([]int32, q)
+			for r := range tab.Rows {
+				c, _ := rec.Class(leavesOf(tab, r, leaves))
+				if rec.PersonSuppressed(tab.Unit.Codes.At(r)) {
+					c = -1
+				}
+				if (c < 0) != (class[r] < 0) {
+					t.Fatalf("record %d: the recoding says class %d, NodeClasses %d", r, c, class[r])
+				}
+			}
+			if rec.Suppressed != got.Suppressed {
+				t.Errorf("the recoding suppresses %d records, the search %d", rec.Suppressed, got.Suppressed)
+			}
+		})
+	}
+}
+
+// checkLinked checks a node's records' classes (class[r], −1: suppressed) for
+// multirelational k: every published class holds k persons and every group of
+// released persons by their set of classes holds k; suppressed records number supp.
+func checkLinked(t *testing.T, tab *Table, class []int32, k, supp int) {
+	t.Helper()
+	persons := map[int32]map[int32]bool{} // per class
+	sets := map[int32]map[int32]bool{}    // per person
+	suppressed := 0
+	for r, c := range class {
+		if c < 0 {
+			suppressed++
+			continue
+		}
+		p := tab.Unit.Codes.At(r)
+		if persons[c] == nil {
+			persons[c] = map[int32]bool{}
+		}
+		if sets[p] == nil {
+			sets[p] = map[int32]bool{}
+		}
+		persons[c][p], sets[p][c] = true, true
+	}
+	if suppressed != supp {
+		t.Errorf("%d records suppressed, the search says %d", suppressed, supp)
+	}
+	for c, who := range persons {
+		if len(who) < k {
+			t.Errorf("class %d holds %d persons, k=%d", c, len(who), k)
+		}
+	}
+	groups := map[string]int{}
+	for _, set := range sets {
+		var cs []int32
+		for c := range set {
+			cs = append(cs, c)
+		}
+		slices.Sort(cs)
+		groups[fmt.Sprint(cs)]++
+	}
+	for g, n := range groups {
+		if n < k {
+			t.Errorf("%d persons share the classes %s, k=%d", n, g, k)
+		}
+	}
+}

@@ -49,6 +49,10 @@ type Options struct {
 	// Population, when not nil, is the population the table was drawn from and the
 	// models measured against it (δ-presence, k-map), decided class by class.
 	Population *Population
+	// Linkable says that the release lets a person's records be linked (a pseudonym
+	// of the table's unit): it must then also meet multirelational k-anonymity, which
+	// suppresses persons (linked.go).
+	Linkable bool
 	// BottomOver, when positive, is a number of classes the table's most specific node
 	// is known to have more of (a count that stopped there, as CountRecordClasses's
 	// with that limit): Search does not count them again where it would keep them only
@@ -143,6 +147,9 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 	if err := checkUnit(t, opt); err != nil {
 		return nil, err
 	}
+	if err := checkLinkable(t, opt); err != nil {
+		return nil, err
+	}
 	if err := checkLevelBounds(t, opt); err != nil {
 		return nil, err
 	}
@@ -176,7 +183,7 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 			return nil, err
 		}
 	}
-	s.monotone = mod.monotone(opt.MaxSuppressed) && opt.Risks.monotone(opt.MaxSuppressed) && (opt.Population == nil || opt.Population.monotone(opt.MaxSuppressed))
+	s.monotone = mod.monotone(opt.MaxSuppressed) && opt.Risks.monotone(opt.MaxSuppressed) && (opt.Population == nil || opt.Population.monotone(opt.MaxSuppressed)) && !opt.Linkable
 	s.resolveCheck = checkAll
 	if !s.monotone {
 		s.resolveCheck = checkMonotone
@@ -419,10 +426,11 @@ func nodeClasses(t *Table, levels []int, opt Options) ([]int32, ClassCovers, err
 	keyMaps, keySizes := t.withUnit(maps, sizes)
 	assign := make([]int32, t.Rows)
 	g := &grouper{par: runtime.GOMAXPROCS(0)}
-	cls, _ := g.rollUp(rows, 0, keyMaps, keySizes, assign, 0)
-	cls = nodeClassesOf(g, mod, t, levels, rows, cls, assign)
-	failing := mod.failing(cls, opt.K)
-	if err := failPopulation(t, opt, levels, cls, failing); err != nil {
+	counted, _ := g.rollUp(rows, 0, keyMaps, keySizes, assign, 0)
+	u := nodeClassesOf(g, mod, t, levels, rows, counted, assign)
+	cls := u.cls
+	failing, l, err := u.failing(mod, t, levels, opt)
+	if err != nil {
 		return nil, ClassCovers{}, err
 	}
 	// Published classes numbered densely, in class order.
@@ -449,6 +457,9 @@ func nodeClasses(t *Table, levels []int, opt Options) ([]int32, ClassCovers, err
 	}
 	for r, a := range assign {
 		assign[r] = number[a]
+		if l != nil && l.persons[t.Unit.Codes.At(r)] {
+			assign[r] = -1 // a person suppressed (linkable records)
+		}
 	}
 	return assign, covers, nil
 }
