@@ -12,3 +12,9 @@ func unitColumn(cfg *schema.Config) string {
 	}
 	return cfg.Privacy.Unit.Column
 }
+
+// linkable reports whether the release lets a person's records be linked (a pseudonym
+// of the unit's id): the search must then meet multirelational k-anonymity too.
+func linkable(cfg *schema.Config) bool {
+	return cfg.Privacy.Unit != nil && cfg.Privacy.Unit.Pseudonym != nil
+}

@@ -172,6 +172,7 @@ func (r *run) searchOptions() (generalize.Options, error) {
 	}
 	sopt.MaxSuppressed, sopt.Workers, sopt.OnEvaluate, sopt.Population = r.p.maxSupp, r.opt.Workers, r.p.progress.AddEvaluated, r.populationModel()
 	addModels(&sopt, r.prot)
+	sopt.Linkable = linkable(r.cfg)
 	return sopt, nil
 }
 
@@ -373,6 +374,9 @@ func (r *run) wholeSearch(ctx context.Context) (covers generalize.ClassCovers, e
 			leaves[i] = ct.Code(i, j)
 		}
 		r.classOf[j], _ = rec.Class(leaves)
+		if r.t.Unit != nil && rec.PersonSuppressed(ct.Code(len(leaves), j)) { // an entry: its person's
+			r.classOf[j] = -1
+		}
 	}
 	err = inHalves(r.t.Rows, func(lo, hi int) { // in place: assign becomes r.class
 		for row, j := range assign[lo:hi] {
@@ -442,6 +446,9 @@ func (r *run) partsSearch(ctx context.Context, parts []table.Source) (covers gen
 			leaves[j] = c.Codes.At(row)
 		}
 		r.class[row], _ = rec.Class(leaves)
+		if r.t.Unit != nil && rec.PersonSuppressed(r.t.Unit.Codes.At(row)) {
+			r.class[row] = -1
+		}
 	}
 	return rec.Covers, nil
 }
