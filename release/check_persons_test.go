@@ -175,3 +175,36 @@ func TestCheckPersons(t *testing.T) {
 		t.Errorf("Check without the unit of the release made in rows: %v", err)
 	}
 }
+
+// TestCheckPersonsMondrian: a Mondrian release, which suppresses nothing, is counted
+// in persons through the input too: made in persons it passes, made in rows (k=5
+// records) it holds partitions of fewer than 5 patients and fails.
+func TestCheckPersonsMondrian(t *testing.T) {
+	modelsOnly(t)
+	ctx := context.Background()
+	release := func(privacy string) (*schema.Config, string, string) {
+		cfg, in, dir := admissionsFixture(t, 3000, privacy, nil)
+		cfg.Search.Algorithm = schema.Mondrian
+		out := filepath.Join(dir, "out.csv")
+		if _, err := Release(ctx, cfg, job.Options{Input: in, Output: out}); err != nil {
+			t.Fatal(err)
+		}
+		return cfg, in, out
+	}
+	cfg, in, persons := release("privacy: {k: 5, privacy-unit: {column: patient_id}}")
+	rowsCfg, rowsIn, rows := release("privacy: {k: 5}")
+	m, err := personsCheck(t, cfg, in, persons)
+	if err != nil {
+		t.Fatalf("Mondrian release made in persons: %v", err)
+	}
+	if want := personsOf(t, in, persons); m.Persons.MinClass != want.MinClass || m.Persons.MinClass < 5 || m.Suppressed != 0 {
+		t.Errorf("persons %+v, suppressed %d; from the files' strings the smallest partition has %d patients", *m.Persons, m.Suppressed, want.MinClass)
+	}
+	if _, err := Check(ctx, rowsCfg, job.Options{Input: rowsIn, Output: rows}); err != nil {
+		t.Fatalf("Mondrian release made in rows, checked in rows: %v", err)
+	}
+	_, err = personsCheck(t, cfg, rowsIn, rows)
+	if !errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), "persons, k is 5") {
+		t.Errorf("Mondrian release made in rows, checked in persons: %v, want a partition below k=5 persons", err)
+	}
+}
