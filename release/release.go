@@ -874,7 +874,12 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	}
 	defer f.Close()
 	meta, metaErr := releaseRecorded(f)
-	m, err := verifyTable(ctx, f, spec)
+	var m *Measured
+	if spec.Unit == "" {
+		m, err = verifyTable(ctx, f, spec)
+	} else { // the models in persons, which only the input tells: counted beside it
+		m, err = checkPersons(ctx, p, f, spec)
+	}
 	if err != nil {
 		return m, violation(rel, err)
 	}
@@ -884,8 +889,10 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	if metaErr != nil { // parts that record different parameters, with the measurements
 		return m, metaErr
 	}
-	if err := checkTruth(ctx, p, spec, m); err != nil {
-		return m, err
+	if spec.Unit == "" { // checkPersons measured the utility in its walk
+		if err := checkTruth(ctx, p, spec, m); err != nil {
+			return m, err
+		}
 	}
 	// The records left out: only those the models require, and the parameters the
 	// release records.
@@ -945,6 +952,7 @@ func checkSpec(ctx context.Context, p *plan, src table.Source) (verify.Spec, err
 		spec.Sensitive = append(spec.Sensitive, sc.spec())
 	}
 	spec.Released = releasedAsIs(p)
+	spec.Unit = unitColumn(cfg)
 	return spec, nil
 }
 

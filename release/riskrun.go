@@ -56,6 +56,12 @@ func Risk(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Ris
 		HierarchyDigests: p.Hier.Digests(), CreatedUTC: time.Now().UTC().Format(time.RFC3339),
 		Input: report.FileSummary{Path: p.Input, Format: p.InFormat.String(), Rows: t.Rows}, Quasi: p.QuasiNames(),
 		Risk: report.RiskReport{Population: populationFigures(n, t.Rows), Thresholds: reportThresholds(p.Config)}}
+	if t.Unit != nil {
+		// Counted in persons: the population figures are of records (exit 2 for the
+		// models that read them with the unit), so none is measured.
+		n, a.Risk.Population = 0, nil
+		a.Persons = &report.RiskPersons{Column: unitColumn(p.Config), Input: t.Unit.Persons}
+	}
 	if err := inputRisk(t, n, &a.Risk); err != nil {
 		return nil, err
 	}
@@ -77,8 +83,8 @@ func Risk(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Ris
 // configuration names a quasi-identifier, the input and its format (inputPath), and
 // the reports (checkRiskReport); out is the release to analyse (opt.Output, "": none).
 func planRisk(cfg *schema.Config, opt job.Options) (runPlan, error) {
-	if cfg.Privacy.Unit != nil {
-		return runPlan{}, cfg.Errorf("privacy.privacy-unit", "person-level risk is not in this version (issue 37): the analysis counts rows, so it would measure rows, not persons")
+	if err := checkUnit(cfg); err != nil { // what a release refuses with the unit
+		return runPlan{}, err
 	}
 	if len(cfg.Quasi()) == 0 {
 		return runPlan{}, cfg.Errorf("columns", "a risk analysis needs at least one quasi-identifier")
@@ -136,6 +142,9 @@ func inputRisk(t *generalize.Table, n float64, rr *report.RiskReport) error {
 		all[i] = i
 	}
 	d, err := generalize.ClassSizes(t, all)
+	if t.Unit != nil {
+		d, err = generalize.PersonSizes(t, all)
+	}
 	if err != nil {
 		return fault.Internalf("%w", err)
 	}
@@ -194,7 +203,13 @@ func releaseRisk(ctx context.Context, p *plan, rows int, n float64, a *report.Ri
 		return fmt.Errorf("release: %w", err)
 	}
 	defer f.Close()
-	m, err := verifyTable(ctx, f, spec) // counts the classes; the models below
+	var m *verify.Measured
+	if spec.Unit = unitColumn(cfg); spec.Unit != "" {
+		p.outFormat = relFmt
+		m, err = releasePersons(ctx, p, spec) // the persons need the input beside the release
+	} else {
+		m, err = verifyTable(ctx, f, spec) // counts the classes; the models below
+	}
 	var v *verify.Violation
 	switch {
 	case errors.As(err, &v):
@@ -203,15 +218,34 @@ func releaseRisk(ctx context.Context, p *plan, rows int, n float64, a *report.Ri
 		return err
 	}
 	a.Release = &report.FileSummary{Path: rel, Format: relFmt.String(), Rows: m.Rows}
-	measured, err := riskMeasures(m.Sizes, n, a.Risk.Thresholds)
+	sizes := m.Sizes
+	if m.Persons != nil {
+		sizes, a.Persons.Release = m.Persons.Sizes, personsSummary(cfg, m)
+	}
+	measured, err := riskMeasures(sizes, n, a.Risk.Thresholds)
 	if err != nil {
 		return fault.Internalf("the release's risk: %w", err)
 	}
 	a.Risk.Release = &measured
-	a.Risk.Models = riskChecks(cfg, m.Sizes, n)
-	err = verify.CheckRisk(models, m.Sizes)
+	a.Risk.Models = riskChecks(cfg, sizes, n)
+	err = verify.CheckRisk(models, sizes)
 	if errors.As(err, &v) {
 		return fault.Unattainable("%s: %v", rel, v)
 	}
 	return err
+}
+
+// releasePersons counts the release p.output in persons for the risk analysis: read
+// beside the input, every record with the person of the input record it generalizes
+// (the truthfulness walk), its classes measured in persons by the verifier.
+func releasePersons(ctx context.Context, p *plan, spec verify.Spec) (*verify.Measured, error) {
+	p.maxSupp = spec.MaxSuppressed
+	counter, err := verify.NewCounter(spec, spec.Columns)
+	if err != nil {
+		return nil, fault.Internalf("%w", err)
+	}
+	if _, err := verifyTruth(ctx, p, p.output, spec.Columns, counter, nil); err != nil {
+		return nil, err
+	}
+	return counter.Finish()
 }

@@ -295,3 +295,60 @@ func checkPersonsReport(t *testing.T, got *report.PersonsSummary, in string, cla
 		t.Errorf("report in persons %+v, counted %+v", g, want)
 	}
 }
+
+// TestRiskPersons: sanitize risk with privacy.privacy-unit measures in persons: the
+// input's and the release's highest prosecutor risk is 1 / the fewest persons of a
+// class, counted by the test from the files' strings, and the release's persons are
+// the report's; a release made counting rows shows its classes of one patient.
+func TestRiskPersons(t *testing.T) {
+	modelsOnly(t)
+	persons := "privacy: {k: 5, suppression: 0.05, privacy-unit: {column: patient_id}}"
+	for _, made := range []string{"privacy: {k: 5, suppression: 0.05}", persons} {
+		cfg, in, dir := admissionsFixture(t, 4000, made, nil)
+		out := filepath.Join(dir, "out.csv")
+		if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
+			t.Fatal(err)
+		}
+		cfg, _, _ = admissionsFixture(t, 4000, persons, nil) // the same input, analysed in persons
+		a, err := Risk(context.Background(), cfg, job.Options{Input: in, Output: out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		classes, kept := releasedPersons(t, in, out)
+		fewest := 0
+		for _, who := range classes {
+			if fewest == 0 || len(who) < fewest {
+				fewest = len(who)
+			}
+		}
+		if a.Persons == nil || a.Risk.Release == nil || math.Abs(a.Risk.Release.HighestRisk-1/float64(fewest)) > 1e-12 {
+			t.Fatalf("made with %q: release's highest risk %v, want 1/%d", made, a.Risk.Release, fewest)
+		}
+		checkPersonsReport(t, a.Persons.Release, in, classes, kept)
+		if made != persons && fewest >= 5 {
+			t.Errorf("a release counted in rows has no class under 5 patients: the test tells nothing")
+		}
+		header, rows := readTable(t, in, ',')
+		inClasses := map[string]map[string]bool{}
+		for _, rec := range rows {
+			var key []string
+			for _, q := range []string{"age", "sex", "zip", "admitted", "stay_days", "ward"} {
+				key = append(key, rec[indexOf(header, q)])
+			}
+			k := strings.Join(key, "\x1f")
+			if inClasses[k] == nil {
+				inClasses[k] = map[string]bool{}
+			}
+			inClasses[k][rec[indexOf(header, "patient_id")]] = true
+		}
+		fewestIn := 0
+		for _, who := range inClasses {
+			if fewestIn == 0 || len(who) < fewestIn {
+				fewestIn = len(who)
+			}
+		}
+		if math.Abs(a.Risk.Input.HighestRisk-1/float64(fewestIn)) > 1e-12 || a.Risk.Input.Classes != int64(len(inClasses)) {
+			t.Errorf("input: highest risk %g in %d classes, counted 1/%d in %d", a.Risk.Input.HighestRisk, a.Risk.Input.Classes, fewestIn, len(inClasses))
+		}
+	}
+}

@@ -138,6 +138,19 @@ type RiskAnalysis struct {
 	Release          *FileSummary      `json:"release,omitempty"`
 	Quasi            []string          `json:"quasi_identifiers"`
 	Risk             RiskReport        `json:"risk"`
+	// Persons, with privacy.privacy-unit, says that the risk measures count persons (a
+	// class's size is its persons, a person with records in several classes counted in
+	// each; the quasi-identifiers' distinction and separation stay in records) and
+	// gives the release counted in persons (nil without a unit).
+	Persons *RiskPersons `json:"persons,omitempty"`
+}
+
+// RiskPersons is a risk analysis counted in persons: the unit's column, the input's
+// persons, and the release's as the verifier counted them (nil: no release analysed).
+type RiskPersons struct {
+	Column  string          `json:"column"`
+	Input   int             `json:"input_persons"`
+	Release *PersonsSummary `json:"release,omitempty"`
 }
 
 // Summary is the short human summary of a risk analysis printed on stdout.
@@ -145,9 +158,18 @@ func (a *RiskAnalysis) Summary(w io.Writer) {
 	if p := a.Risk.Population; p != nil {
 		fmt.Fprintf(w, "population: %.0f records (sampling fraction %.4g)\n", p.Size, p.SamplingFraction)
 	}
-	a.Risk.Input.summary(w, "input "+a.Input.Path, a.Risk.Thresholds)
+	unit := "records"
+	if p := a.Persons; p != nil {
+		unit = "persons"
+		fmt.Fprintf(w, "counted in persons (%s): %d persons in the input; a class's size is its persons, a person in several classes counted in each\n", p.Column, p.Input)
+	}
+	a.Risk.Input.summary(w, "input "+a.Input.Path, unit, a.Risk.Thresholds)
 	if a.Release != nil && a.Risk.Release != nil {
-		a.Risk.Release.summary(w, "release "+a.Release.Path, a.Risk.Thresholds)
+		a.Risk.Release.summary(w, "release "+a.Release.Path, unit, a.Risk.Thresholds)
+	}
+	if p := a.Persons; p != nil && p.Release != nil {
+		r := p.Release
+		fmt.Fprintf(w, "release persons: %d released, %d with records in several classes; %d lost some of their records, %d all\n", r.Released, r.Several, r.LostSome, r.LostAll)
 	}
 	for _, m := range a.Risk.Models {
 		verdict := "holds"
@@ -168,9 +190,9 @@ func (a *RiskAnalysis) Summary(w io.Writer) {
 }
 
 // summary prints one table's measures.
-func (m *RiskMeasures) summary(w io.Writer, what string, thresholds []float64) {
-	fmt.Fprintf(w, "%s: %d records in %d classes; prosecutor risk highest %s, average %s; %s of the records unique\n",
-		what, m.Records, m.Classes, summaryPercent(m.HighestRisk), summaryPercent(m.AverageRisk), summaryPercent(m.SampleUniqueness))
+func (m *RiskMeasures) summary(w io.Writer, what, unit string, thresholds []float64) {
+	fmt.Fprintf(w, "%s: %d %s in %d classes; prosecutor risk highest %s, average %s; %s of the %s unique\n",
+		what, m.Records, unit, m.Classes, summaryPercent(m.HighestRisk), summaryPercent(m.AverageRisk), summaryPercent(m.SampleUniqueness), unit)
 	var parts []string
 	for i, th := range thresholds {
 		if i < len(m.RecordsAtRisk) {
@@ -178,7 +200,7 @@ func (m *RiskMeasures) summary(w io.Writer, what string, thresholds []float64) {
 		}
 	}
 	if len(parts) > 0 {
-		fmt.Fprintf(w, "  records at risk: %s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  %s at risk: %s\n", unit, strings.Join(parts, ", "))
 	}
 	if m.Journalist != nil && m.Marketer != nil {
 		bound := ""
