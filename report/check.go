@@ -13,8 +13,13 @@ import (
 // sensitive column, its weakest class (the measures its models require:
 // ConfiguredMeasures).
 func CheckSummary(w io.Writer, cfg *schema.Config, m *verify.Measured) {
-	fmt.Fprintf(w, "measured k=%d (required %d): %d classes, %d records released, %d of %d suppressed (limit %g)\n",
-		m.MinClass, cfg.Privacy.K, m.Classes, m.Rows, m.Suppressed, m.Rows+m.Suppressed, cfg.Privacy.Suppression)
+	if p := m.Persons; p != nil {
+		fmt.Fprintf(w, "measured k=%d in persons (required %d): %d classes, %d records of %d persons released, %d of %d records suppressed (limit %g); %d persons with records in several classes, %d lost some of their records, %d all\n",
+			p.MinClass, cfg.Privacy.K, m.Classes, m.Rows, p.Released, m.Suppressed, m.Rows+m.Suppressed, cfg.Privacy.Suppression, p.InSeveralClasses, p.LostSome, p.LostAll)
+	} else {
+		fmt.Fprintf(w, "measured k=%d (required %d): %d classes, %d records released, %d of %d suppressed (limit %g)\n",
+			m.MinClass, cfg.Privacy.K, m.Classes, m.Rows, m.Suppressed, m.Rows+m.Suppressed, cfg.Privacy.Suppression)
+	}
 	if m.Utility {
 		fmt.Fprintf(w, "measured utility: loss %.4f, NCP %.4f, non-uniform entropy %.6g bits, discernibility %.6g, C_AVG %.2f\n",
 			m.Loss, m.NCP, m.NonUniformEntropy, m.Discernibility, m.CAvg)
@@ -23,8 +28,16 @@ func CheckSummary(w io.Writer, cfg *schema.Config, m *verify.Measured) {
 			m.Discernibility, m.CAvg)
 	}
 	for _, s := range m.Sensitive {
-		fmt.Fprint(w, sensitiveLine("measured on "+s.Column+": ", SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL,
-			MaxEMD: s.MaxEMD, Distance: s.Distance, MaxGain: s.MaxGain, Measures: ConfiguredMeasures(cfg, s.Column)}))
+		sum := SensitiveSummary{Column: s.Column, MinDistinct: s.MinDistinct, MinEntropyL: s.MinEntropyL,
+			MaxEMD: s.MaxEMD, Distance: s.Distance, MaxGain: s.MaxGain, Measures: ConfiguredMeasures(cfg, s.Column)}
+		if m.Persons != nil {
+			for _, ps := range m.Persons.Sensitive {
+				if ps.Column == s.Column {
+					sum.MinPersonsL = ps.MinL
+				}
+			}
+		}
+		fmt.Fprint(w, sensitiveLine("measured on "+s.Column+": ", sum))
 	}
 	releasedSummary(w, ReleasedColumns(cfg, m))
 }
