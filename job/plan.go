@@ -2,6 +2,8 @@ package job
 
 import (
 	"fmt"
+	"slices"
+
 	"sanitizer/fault"
 	"sanitizer/schema"
 	"sanitizer/table"
@@ -17,7 +19,7 @@ type Plan struct {
 	Header   []string         // input columns, in file order
 	Conf     []*schema.Column // per input column; nil when dropped
 	Quasi    []int            // input positions of the quasi-identifiers, in configuration order
-	Kept     []int            // input positions written to the release, in file order
+	Kept     []int            // input positions written to the release, in file order (PseudonymAt's too)
 	QuasiCfg []schema.Column
 
 	InFormat   schema.Format
@@ -50,18 +52,32 @@ func (p *Plan) IsNull(b *table.Batch, i, f, pos int) bool {
 	return b.Null(i, f) || (p.EmptyNull[pos] && b.Fields[i*b.Width+f] == "")
 }
 
-// OutColumns is the release's columns: generalized quasi-identifiers are text, the
-// other kept columns keep their type; only insensitive columns may hold nulls.
+// OutColumns is the release's columns: generalized quasi-identifiers and the
+// pseudonym of the privacy unit are text, the other kept columns keep their type; only
+// insensitive columns may hold nulls.
 func (p *Plan) OutColumns() []table.OutColumn {
 	out := make([]table.OutColumn, len(p.Kept))
+	pseudonym := p.PseudonymAt()
 	for j, pos := range p.Kept {
 		c := p.Conf[pos]
 		out[j] = table.OutColumn{Name: p.Header[pos], Type: p.Types[pos], Ints: p.Ints[pos], Arrow: table.ReleasedType(p.ArrowTypes[pos]), Nullable: c.Role == schema.Insensitive}
-		if c.Role == schema.Quasi {
+		if c.Role == schema.Quasi || pos == pseudonym {
 			out[j].Type, out[j].Ints, out[j].Arrow = schema.String, table.IntType{}, nil
 		}
 	}
 	return out
+}
+
+// PseudonymAt is the input position of the privacy unit's column when the release
+// holds it as a keyed pseudonym of the id (privacy.privacy-unit.pseudonym), −1
+// otherwise. The column is then kept, under its own name and at its place among the
+// input's columns, but its values are never written as they are: the release writes
+// each record's pseudonym in their place.
+func (p *Plan) PseudonymAt() int {
+	if p.Config == nil || p.Config.Privacy.Unit == nil || p.Config.Privacy.Unit.Pseudonym == nil {
+		return -1
+	}
+	return slices.Index(p.Header, p.Config.Privacy.Unit.Column)
 }
 
 // NewPlan matches the configuration's columns with the input's columns and types. Its
@@ -78,10 +94,11 @@ func NewPlan(cfg *schema.Config, input string, cols []table.Column) (*Plan, erro
 	}
 	p := &Plan{Config: cfg, Input: input, Header: header}
 	p.Conf = make([]*schema.Column, len(header))
+	pseudonym := p.PseudonymAt()
 	for i, name := range header {
 		if c := cfg.Column(name); c != nil {
 			p.Conf[i] = c
-			if c.Role != schema.Identifier {
+			if c.Role != schema.Identifier || i == pseudonym {
 				p.Kept = append(p.Kept, i)
 			}
 		}

@@ -87,6 +87,22 @@ func TestNewPlan(t *testing.T) {
 					t.Errorf("pass-only %v kept %v out %+v", p.PassOnly, p.Kept, p.OutColumns()[2])
 				}
 			}},
+		{"unit not released", testfiles.Replace(t, cfgText, "privacy: {k: 2}", "privacy: {k: 2, privacy-unit: {column: name}}"), typed, nil, func(t *testing.T, p *Plan) {
+			if p.PseudonymAt() != -1 || slices.Contains(p.Kept, 0) || !slices.Equal(p.ReleaseHeader(), []string{"zip", "age", "stay"}) {
+				t.Errorf("pseudonym at %d, kept %v, header %v", p.PseudonymAt(), p.Kept, p.ReleaseHeader())
+			}
+		}},
+		{"unit as pseudonym", testfiles.Replace(t, cfgText, "privacy: {k: 2}", "privacy: {k: 2, privacy-unit: {column: name, pseudonym: {}}}"),
+			[]table.Column{{Name: "zip", Type: schema.String}, {Name: "name", Type: schema.Integer, Ints: table.IntType{Bits: 64}, Arrow: arrow.PrimitiveTypes.Int64},
+				{Name: "age", Type: schema.Integer}, {Name: "stay", Type: schema.Integer}}, nil, func(t *testing.T, p *Plan) {
+				// kept at its place among the input's columns, a string column that holds no null
+				if p.PseudonymAt() != 1 || !slices.Equal(p.Kept, []int{0, 1, 2, 3}) || !slices.Equal(p.ReleaseHeader(), []string{"zip", "name", "age", "stay"}) {
+					t.Errorf("pseudonym at %d, kept %v, header %v", p.PseudonymAt(), p.Kept, p.ReleaseHeader())
+				}
+				if out := p.OutColumns()[1]; out.Name != "name" || out.Type != schema.String || out.Arrow != nil || out.Ints != (table.IntType{}) || out.Nullable {
+					t.Errorf("the pseudonym's out column %+v", out)
+				}
+			}},
 		{"unreadable kept", cfgText, []table.Column{{Name: "name", Unsupported: "binary"}, {Name: "zip", Type: schema.String}, {Name: "age", Type: schema.Integer}, {Name: "stay", Unsupported: "binary"}},
 			[]string{"c.yaml:5: columns.stay.role: in.csv", `"stay"`, "binary", "cannot be read"}, nil},
 	}

@@ -42,8 +42,9 @@ func heldColumns(p *plan, listed []*generalize.Hierarchy) []*heldColumn {
 		return nil
 	}
 	var out []*heldColumn
+	pseudonym := p.PseudonymAt() // its ids are read by pass 2 and written as pseudonyms
 	for _, pos := range p.Kept {
-		if c := p.Conf[pos]; c.Role != schema.Quasi {
+		if c := p.Conf[pos]; c.Role != schema.Quasi && pos != pseudonym {
 			out = append(out, &heldColumn{pos: pos, conf: c, listed: listed[pos], d: newDictionary(), null: -1})
 		}
 	}

@@ -106,6 +106,10 @@ type plan struct {
 	// collect (validate only): pass 1 keeps each column's first error and reads the
 	// other columns on, instead of stopping at the first error.
 	collect bool
+	// key is the pseudonym's key when the release holds the privacy unit as a
+	// pseudonym (PseudonymAt); nil when there is none, or when it is not known (a
+	// check of a release made with a random key).
+	key secret
 }
 
 // newPlan matches the configuration's columns with the input's columns and types for
@@ -147,6 +151,7 @@ type runPlan struct {
 	opt           job.Options
 	in, out       string        // out: the release to write, or (check, risk) to read
 	inFmt, outFmt schema.Format // outFmt "" for risk
+	key           secret        // the pseudonym's key (pseudonymKey; nil: none or not known)
 }
 
 // open is the second planning step of the run planned as rp: it opens the input and
@@ -157,15 +162,16 @@ func (rp runPlan) open() (table.Source, *plan, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p.outFormat = rp.outFmt
+	p.outFormat, p.key = rp.outFmt, rp.key
 	return src, p, nil
 }
 
 // planRelease checks everything a release of cfg with the command's options opt can be
 // checked for before any data is read, in this order: the configuration (CheckConfig,
 // the same checks validate runs), the input and output paths and their formats
-// (paths), and that the run could publish its output and reports without overwriting
-// what it reads (checkPaths).
+// (paths), that the run could publish its output and reports without overwriting
+// what it reads (checkPaths), and the pseudonym's key (pseudonymKey: the key file's, or
+// a random one).
 func planRelease(cfg *schema.Config, opt job.Options) (runPlan, error) {
 	if err := CheckConfig(cfg); err != nil {
 		return runPlan{}, err
@@ -177,7 +183,11 @@ func planRelease(cfg *schema.Config, opt job.Options) (runPlan, error) {
 	if err := checkPaths(cfg, opt, in, out); err != nil {
 		return runPlan{}, err
 	}
-	return runPlan{cfg: cfg, opt: opt, in: in, out: out, inFmt: inFmt, outFmt: outFmt}, nil
+	key, err := pseudonymKey(cfg)
+	if err != nil {
+		return runPlan{}, err
+	}
+	return runPlan{cfg: cfg, opt: opt, in: in, out: out, inFmt: inFmt, outFmt: outFmt, key: key}, nil
 }
 
 // checkPaths refuses, before anything is read, an output or report the run could not
@@ -255,14 +265,15 @@ func unprotected(cfg *schema.Config) []string {
 
 // checkUnit rejects, with privacy.privacy-unit, what this version does not yet count in
 // persons (issue 37), naming the key: a model counted in records would protect records,
-// not persons, so it is refused rather than applied to them.
+// not persons, so it is refused rather than applied to them. With a pseudonym it
+// first refuses what linked records cannot be released with (checkLinkable).
 func checkUnit(cfg *schema.Config) error {
-	u, pr := cfg.Privacy.Unit, cfg.Privacy
-	if u == nil {
+	pr := cfg.Privacy
+	if pr.Unit == nil {
 		return nil
 	}
-	if u.Pseudonym != nil {
-		return cfg.Errorf("privacy.privacy-unit.pseudonym", "linkable pseudonyms are not in this version (issue 37)")
+	if err := checkLinkable(cfg); err != nil {
+		return err
 	}
 	for _, d := range pr.LDiversity {
 		if d.Variant != diversity.Distinct {

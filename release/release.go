@@ -924,7 +924,13 @@ func planCheck(cfg *schema.Config, opt job.Options) (runPlan, error) {
 			return runPlan{}, err
 		}
 	}
-	return runPlan{cfg: cfg, opt: opt, in: in, out: rel, inFmt: inFmt, outFmt: relFmt}, nil
+	var key secret
+	if linkable(cfg) && cfg.Privacy.Unit.Pseudonym.KeyFile != "" { // a random key is not known
+		if key, err = pseudonymKey(cfg); err != nil {
+			return runPlan{}, err
+		}
+	}
+	return runPlan{cfg: cfg, opt: opt, in: in, out: rel, inFmt: inFmt, outFmt: relFmt, key: key}, nil
 }
 
 // checkSpec reads the input src's protected columns (and a research subset's flags)

@@ -197,6 +197,13 @@ func personsSummary(cfg *schema.Config, m *verify.Measured) *report.PersonsSumma
 	if c := p.Sizes.Classes(); c > 0 {
 		s.AvgClass = float64(p.Sizes.Records()) / float64(c)
 	}
+	if linkable(cfg) {
+		key := report.PseudonymKeyRandom
+		if cfg.Privacy.Unit.Pseudonym.KeyFile != "" {
+			key = report.PseudonymKeyFile
+		}
+		s.Pseudonym = &report.PseudonymStatement{Column: s.Column, Key: key, Links: report.PseudonymLinks(key)}
+	}
 	return s
 }
 

@@ -16,12 +16,18 @@ import (
 // truthCovers is, per release column, how the truthfulness check relates a released
 // value to the input's: quasi-identifiers by the cover of their hierarchy (or, under
 // Mondrian, the numeric range), typed columns by their canonical text (a CSV field
-// "07" is the integer written 7), a configured null by its value.
+// "07" is the integer written 7), a configured null by its value, the privacy unit
+// released as a pseudonym by pseudonymCover.
 func truthCovers(p *plan) (map[string]verify.Cover, error) {
 	covers := map[string]verify.Cover{}
 	mondrian := p.Config.Search.Algorithm == schema.Mondrian
+	pseudonym := p.PseudonymAt()
 	for _, pos := range p.Kept {
 		c := p.Conf[pos]
+		if pos == pseudonym { // the privacy unit's id, released as its pseudonym
+			covers[c.Name] = pseudonymCover(p.key)
+			continue
+		}
 		var cv verify.Cover
 		switch {
 		case c.Role == schema.Quasi && mondrian && (c.Type == schema.Integer || c.Type == schema.Float || c.Type == schema.Date):

@@ -52,6 +52,11 @@ type recoder struct {
 	// at the column's level; leafKey, once dictionaries has run, to that code's place
 	// in the column's dictionary (−1: not released).
 	leafAt, leafKey [][]int32
+	// pseudonymAt is the kept column of the privacy unit released as a pseudonym (−1:
+	// none): pass 2 reads its ids as text and writes each one's pseudonym under key
+	// (pseudonymColumn), never the id; it is neither held nor passed through.
+	pseudonymAt int
+	key         secret
 }
 
 // dictionaries gives every quasi-identifier column of cols (the release's columns,
@@ -134,9 +139,15 @@ func (r *recoder) forms() []table.Form {
 // numbers, the others read by pass 2.
 func newRecoder(p *plan, t *generalize.Table, levels []int, suppressed []bool, held []*heldColumn) *recoder {
 	r := &recoder{p: p, t: t, levels: levels, suppressed: suppressed, quasiAt: make([]int, len(p.Kept)), fieldAt: make([]int, len(p.Kept)), listed: make([]*generalize.Hierarchy, len(p.Header)),
-		held: make([]*heldColumn, len(p.Kept)), heldKeyed: make([]bool, len(p.Kept))}
+		held: make([]*heldColumn, len(p.Kept)), heldKeyed: make([]bool, len(p.Kept)), pseudonymAt: -1, key: p.key}
+	pseudonym := p.PseudonymAt()
 	for j, i := range p.Kept {
 		r.quasiAt[j], r.fieldAt[j] = -1, -1
+		if i == pseudonym {
+			r.pseudonymAt, r.fieldAt[j] = j, len(r.stream)
+			r.stream = append(r.stream, i)
+			continue
+		}
 		for qi, pos := range p.Quasi {
 			if pos == i {
 				r.quasiAt[j] = qi
@@ -186,8 +197,8 @@ func (r *recoder) passThrough(src table.Source, outFmt schema.Format) {
 	}
 	for f, pos := range r.stream {
 		t, c := r.p.ArrowTypes[pos], r.p.Conf[pos]
-		if c == nil || t == nil {
-			continue
+		if c == nil || t == nil || (r.pseudonymAt >= 0 && pos == r.p.Kept[r.pseudonymAt]) {
+			continue // the ids are read as text: their pseudonyms are written
 		}
 		sensitive := c.Role == schema.Sensitive && r.listed[pos] == nil && !slices.Contains(r.p.PassOnly, pos)
 		if c.Role != schema.Insensitive && !sensitive {
@@ -343,6 +354,8 @@ func (r *recoder) recode(b *table.Batch) (*table.Rows, error) {
 	for j := range r.p.Kept {
 		var err error
 		switch {
+		case j == r.pseudonymAt:
+			err = r.pseudonymColumn(out, j, b, kept)
 		case r.quasiAt[j] >= 0:
 			err = r.quasiColumn(out, j, b, kept, labeled)
 		case r.held[j] != nil:
@@ -440,6 +453,35 @@ func (r *recoder) heldColumn(out *table.Rows, j int, b *table.Batch, kept []int)
 		}
 		out.Fields[k*w+j] = h.values[c]
 	}
+}
+
+// pseudonymColumn fills kept column j, the privacy unit released as a pseudonym, of
+// out: each kept record's pseudonym of the id pass 2 read, never the id. The batch's
+// pseudonyms are one string, each field a part of it.
+func (r *recoder) pseudonymColumn(out *table.Rows, j int, b *table.Batch, kept []int) error {
+	if len(r.key) < keyBytes {
+		return fault.Internalf("column %q: no pseudonym key", r.p.Header[r.p.Kept[j]])
+	}
+	w, f := len(r.p.Kept), r.fieldAt[j]
+	z := newPseudonymizer(r.key)
+	buf := make([]byte, 0, out.N*pseudonymLen)
+	for k := range out.N {
+		i := k
+		if kept != nil {
+			i = kept[k]
+		}
+		id := b.Fields[i*b.Width+f]
+		if b.Null(i, f) || id == "" {
+			// pass 1 found every record's id: the input changed since
+			return table.ChangedError(r.p.Input)
+		}
+		buf = z.append(buf, id)
+	}
+	all := string(buf)
+	for k := range out.N {
+		out.Fields[k*w+j] = all[k*pseudonymLen : (k+1)*pseudonymLen]
+	}
+	return nil
 }
 
 // setNull marks field f of out null.

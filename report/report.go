@@ -212,6 +212,35 @@ type PersonsSummary struct {
 	Several  int     `json:"in_several_classes"` // released persons whose records lie in more than one class
 	LostSome int     `json:"lost_some"`          // persons with at least one record suppressed
 	LostAll  int     `json:"lost_all"`           // persons all of whose records were suppressed
+	// Pseudonym, when the release holds the unit's column as a keyed pseudonym
+	// (privacy.privacy-unit.pseudonym), says what it lets a researcher link.
+	Pseudonym *PseudonymStatement `json:"pseudonym,omitempty"`
+}
+
+// PseudonymStatement says what the pseudonym a release holds in place of the privacy
+// unit's id lets a researcher link. It never holds the key or anything of its file.
+type PseudonymStatement struct {
+	Column string       `json:"column"` // the column of pseudonyms, the unit's
+	Key    PseudonymKey `json:"key"`
+	Links  string       `json:"links"` // what the pseudonym links (PseudonymLinks)
+}
+
+// PseudonymKey is where a pseudonym's key came from.
+type PseudonymKey string
+
+// The pseudonym keys.
+const (
+	PseudonymKeyFile   PseudonymKey = "file"           // the key file's content: releases made with it link
+	PseudonymKeyRandom PseudonymKey = "random per run" // drawn for the run and kept nowhere
+)
+
+// PseudonymLinks is what a pseudonym made with a key of the given kind links.
+func PseudonymLinks(key PseudonymKey) string {
+	within := "a person's records within this release, which share one pseudonym (multirelational k-anonymity: the persons with the same set of classes are at least k)"
+	if key == PseudonymKeyFile {
+		return within + "; releases made with the same key file link to each other, a person having the same pseudonym in each"
+	}
+	return within + "; the key was drawn for this run and kept nowhere, so the release links to no other"
 }
 
 // PopulationSummary is the released classes measured against the population: the
@@ -267,6 +296,9 @@ func (r *Report) Summary(w io.Writer) {
 		fmt.Fprintf(w, "k=%d%s holds in persons (%s): %d classes, smallest %d persons (%d records), average %.1f persons (%.1f records) (verified from the written file)\n",
 			r.Model.K, kd, p.Column, r.Verified.Classes, p.MinClass, r.Verified.MinClass, p.AvgClass, r.AvgClass)
 		fmt.Fprintf(w, "persons: %d of %d released, %d with records in several classes; %d lost some of their records, %d all\n", p.Released, p.Input, p.Several, p.LostSome, p.LostAll)
+		if ps := p.Pseudonym; ps != nil {
+			fmt.Fprintf(w, "pseudonym: %s holds a keyed pseudonym per person (key: %s); it links %s\n", ps.Column, ps.Key, ps.Links)
+		}
 	} else {
 		fmt.Fprintf(w, "k=%d%s holds: %d classes, smallest %d, average %.1f (verified from the written file)\n", r.Model.K, kd, r.Verified.Classes, r.Verified.MinClass, r.AvgClass)
 	}
