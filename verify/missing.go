@@ -14,6 +14,7 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -425,10 +426,13 @@ type inputClass struct {
 	n     int64
 	hists []map[int32]int64 // per sensitive column
 	// counted in persons (Spec.Unit): the class's number, its persons, and why it
-	// fails k or l-diversity in persons ("": it meets them)
+	// fails a model counted in persons ("": it meets them); with linkable records,
+	// the records of the persons multirelational k-anonymity suppresses from it
+	// when it does not fail
 	id      int32
 	persons int64
 	why     string
+	linked  int64
 }
 
 // ExpectedSuppression generalizes every input record read from in (its
@@ -437,11 +441,16 @@ type inputClass struct {
 // sensitive column's "" read as its Null when set) to levels, groups them into
 // classes, and checks the release's classes against them: a class that meets the
 // models (at least spec.K records, a prosecutor risk within spec.Risk.HighestRisk,
-// every l-diversity and t-closeness requirement, the latter against the whole input's
-// distribution; k, the risk and distinct l-diversity counted in persons with a
-// privacy unit) must be released whole, one that fails them not at all, and the
-// release may hold no other class. A release that breaks this is a *Violation; it
-// returns the number of input records the models require suppressed.
+// every l-diversity, t-closeness and β-likeness requirement, the latter two against
+// the whole input's distribution; with a privacy unit k, the risk, distinct
+// l-diversity, t-closeness and β-likeness counted in persons, against the whole
+// input's persons) must be released whole, one that fails them not at all, and the
+// release may hold no other class. With linkable records (spec.Linkable) the persons
+// that multirelational k-anonymity suppresses are left out too (linked.go's rounds,
+// which may fail more classes): a class that meets the models must then be released
+// but for exactly the number of records of its persons suppressed. A release that
+// breaks this is a *Violation; it returns the number of input records the models
+// require suppressed.
 func ExpectedSuppression(spec Spec, levels []int, rel *Classes, in Reader) (int, error) {
 	if err := checkUnitModels(spec); err != nil {
 		return 0, err
@@ -463,6 +472,7 @@ func ExpectedSuppression(spec Spec, levels []int, rel *Classes, in Reader) (int,
 	if spec.Unit != "" {
 		width++
 		persons = newPersonTally(len(spec.Sensitive), spec.InputRows)
+		persons.keepLefts(spec) // none left out: the reference is the records'
 	}
 	classes := map[string]*inputClass{}
 	var key []byte
@@ -541,15 +551,21 @@ func compareClasses(spec Spec, classes map[string]*inputClass, rel *Classes, pop
 		if !fails && spec.Population != nil {
 			fails, why = spec.Population.Model.classFails(c.n, pop[key])
 		}
+		kept := c.n - c.linked // the records of the persons kept
 		switch {
 		case fails && got > 0:
 			return 0, &Violation{Msg: fmt.Sprintf("the release publishes %d records of a class that %s", got, why)}
 		case fails:
 			required += int(c.n)
+		case c.linked > 0 && got != kept:
+			return 0, &Violation{Msg: fmt.Sprintf("the release holds %d of the %d input records of a class that meets the models, multirelational k-anonymity suppressing %d of them (whole persons): it must hold %d", got, c.n, c.linked, kept)}
 		case got < c.n:
 			return 0, &Violation{Msg: fmt.Sprintf("%d of the %d input records of a class that meets the models are missing from the release: only a class that fails them may be suppressed", c.n-got, c.n)}
 		case got > c.n:
 			return 0, &Violation{Msg: fmt.Sprintf("the release holds %d records of a class that has %d in the input", got, c.n)}
+		}
+		if !fails {
+			required += int(c.linked)
 		}
 	}
 	for key, n := range rel.count {
@@ -561,8 +577,9 @@ func compareClasses(spec Spec, classes map[string]*inputClass, rel *Classes, pop
 }
 
 // judgeInputClasses counts the input's classes in persons (the tally of their
-// records) and decides them: each class's persons, and why it fails k or
-// l-diversity in persons.
+// records) and decides them: each class's persons, why it fails a model counted in
+// persons (the highest risk too), and with linkable records the persons that
+// multirelational k-anonymity suppresses (linkRounds).
 func judgeInputClasses(spec Spec, classes map[string]*inputClass, persons *personTally) error {
 	byID := make([]*inputClass, len(classes))
 	for _, c := range classes {
@@ -570,32 +587,48 @@ func judgeInputClasses(spec Spec, classes map[string]*inputClass, persons *perso
 	}
 	counts, _, err := persons.judge(spec, len(classes), func(f personFailure) bool {
 		c := byID[f.class]
-		if f.col < 0 {
+		if f.kind == failK {
 			c.why = fmt.Sprintf("has records of %d persons, k is %d", f.persons, spec.K)
 		} else {
-			c.why = fmt.Sprintf("has %d persons and fails l-diversity counted in persons (l=%g) on %q", f.persons, f.model.L, spec.Sensitive[f.col].Column)
+			c.why = fmt.Sprintf("has %d persons and %s", f.persons, f.why(spec))
 		}
 		return true
 	})
 	if err != nil {
 		return err
 	}
+	failing := make([]bool, len(byID))
 	for _, c := range byID {
 		c.persons = counts[c.id]
+		if h := spec.Risk.HighestRisk; h > 0 && c.why == "" && risk.AtRisk(c.persons, h) {
+			c.why = fmt.Sprintf("has records of %d persons, a re-identification risk above the highest allowed, %g", c.persons, h)
+		}
+		failing[c.id] = c.why != ""
+	}
+	if !spec.Linkable || len(byID) == 0 {
+		return nil
+	}
+	k := linkedK(spec)
+	lost, left, err := linkRounds(persons.rows[0], slices.Clone(failing), counts, k)
+	if err != nil {
+		return err
+	}
+	for _, c := range byID {
+		switch {
+		case c.why != "":
+		case left[c.id] < int64(k):
+			c.why = fmt.Sprintf("has %d persons and %s", c.persons, personFailure{persons: left[c.id], kind: failGroup}.why(spec))
+		default:
+			c.linked = lost[c.id]
+		}
 	}
 	return nil
 }
 
 // classFails decides whether an input class fails the models, and which.
 func classFails(spec Spec, c *inputClass) (bool, string, error) {
-	if spec.Unit != "" { // k, l-diversity and the risk counted in persons (judgeInputClasses)
-		if c.why != "" {
-			return true, c.why, nil
-		}
-		if h := spec.Risk.HighestRisk; h > 0 && risk.AtRisk(c.persons, h) {
-			return true, fmt.Sprintf("has records of %d persons, a re-identification risk above the highest allowed, %g", c.persons, h), nil
-		}
-		return false, "", nil
+	if spec.Unit != "" { // the models and the risk counted in persons (judgeInputClasses)
+		return c.why != "", c.why, nil
 	}
 	if c.n < int64(spec.K) {
 		return true, fmt.Sprintf("has %d records, k is %d", c.n, spec.K), nil

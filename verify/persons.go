@@ -29,6 +29,7 @@ import (
 	"hash/maphash"
 	"slices"
 
+	"sanitizer/closeness"
 	"sanitizer/diversity"
 	"sanitizer/fault"
 	"sanitizer/internal/safe"
@@ -48,6 +49,11 @@ type PersonsMeasured struct {
 	// Sizes is the published classes' sizes in persons (as Measured.Sizes is in
 	// records).
 	Sizes risk.Distribution
+	// Groups is, with linkable records (Spec.Linkable), the groups of released
+	// persons with the same set of released classes, and MinGroup the persons of the
+	// smallest (multirelational k-anonymity's measured k); 0 when the records are not
+	// linkable or nothing is released.
+	Groups, MinGroup int
 	// Sensitive is, per sensitive column of the spec (in order), the weakest class
 	// counted in persons.
 	Sensitive []PersonsSensitive
@@ -61,14 +67,28 @@ type PersonsSensitive struct {
 	// the most persons holding one value (diversity.PersonsL): the largest l every
 	// class meets in persons.
 	MinL float64
+	// MaxEMD is the largest t-closeness distance in persons of a class (the equal
+	// distance: ½ Σ_v |b(v) − B(v)|, b(v) the share of the class's persons holding v,
+	// B(v) the share of the input's persons, all of them, released or not), and
+	// MaxGain the largest β-likeness gain (b(v) − B(v)) / B(v) of a value with
+	// b(v) > B(v) (closeness.PersonsReference); both 0 unless the column has a
+	// t-closeness or β-likeness requirement.
+	MaxEMD, MaxGain float64
 }
 
 // checkUnitModels reports the models of spec that have no person-level meaning in
-// this version, when spec names a privacy unit: only k, distinct l-diversity and the
-// highest re-identification risk (1 / the persons of the smallest class) are counted
-// in persons.
+// this version, when spec names a privacy unit: k, distinct l-diversity, t-closeness
+// under the equal distance, β-likeness, the highest re-identification risk (1 / the
+// persons of the smallest class) and multirelational k-anonymity (Linkable) are
+// counted in persons; linkable records and a pseudonym need a unit.
 func checkUnitModels(spec Spec) error {
 	if spec.Unit == "" {
+		switch {
+		case spec.Linkable:
+			return errors.New("linkable records (multirelational k-anonymity) without a privacy unit")
+		case spec.Pseudonym != nil:
+			return fmt.Errorf("pseudonym column %q without a privacy unit", spec.Pseudonym.Column)
+		}
 		return nil
 	}
 	for _, sc := range spec.Sensitive {
@@ -77,11 +97,10 @@ func checkUnitModels(spec Spec) error {
 				return fmt.Errorf("privacy unit %q: person-level %s l-diversity (on %q) is not in this version", spec.Unit, d.Variant, sc.Column)
 			}
 		}
-		if len(sc.Closeness) > 0 {
-			return fmt.Errorf("privacy unit %q: person-level t-closeness (on %q) is not in this version", spec.Unit, sc.Column)
-		}
-		if len(sc.Likeness) > 0 {
-			return fmt.Errorf("privacy unit %q: person-level β-likeness (on %q) is not in this version", spec.Unit, sc.Column)
+		for _, c := range sc.Closeness {
+			if c.Distance != closeness.Equal {
+				return fmt.Errorf("privacy unit %q: person-level t-closeness under the %q distance (on %q) has no meaning in persons: only the equal distance is counted in persons", spec.Unit, c.Distance, sc.Column)
+			}
 		}
 	}
 	r := spec.Risk
@@ -97,6 +116,11 @@ func checkUnitModels(spec Spec) error {
 	}
 	return nil
 }
+
+// closeInPersons reports whether a sensitive column has a t-closeness or β-likeness
+// requirement, which a count in persons measures against the input's persons
+// (personTally.reference).
+func closeInPersons(sc Sensitive) bool { return len(sc.Closeness)+len(sc.Likeness) > 0 }
 
 // errNoPerson reports a release record counted in persons without the input record
 // it generalizes.
@@ -136,6 +160,10 @@ type personTally struct {
 	// slice when there is no sensitive column)
 	rows [][]personRow
 	left []uint64 // the person of every input record left out
+	// lefts[i]: with a t-closeness or β-likeness requirement on sensitive column i,
+	// the person and value of every input record left out (class -1), for the
+	// input's persons holding each value (reference); nil otherwise
+	lefts [][]personRow
 }
 
 // newPersonTally is a tally for ns sensitive columns, room made for about n records
@@ -162,6 +190,17 @@ func (t *personTally) add(c int32, h uint64, sens []int32) {
 	}
 	for i, s := range sens {
 		t.rows[i] = append(t.rows[i], personRow{h: h, c: c, s: s})
+	}
+}
+
+// addLeft counts an input record left out, of person h, for the input's persons
+// holding each value: sens its value of each sensitive column, kept for the columns
+// of lefts.
+func (t *personTally) addLeft(h uint64, sens []int32) {
+	for i := range t.lefts {
+		if t.lefts[i] != nil {
+			t.lefts[i] = append(t.lefts[i], personRow{h: h, c: -1, s: sens[i]})
+		}
 	}
 }
 
@@ -234,10 +273,82 @@ func sortByPerson(rs []personRow) error {
 	return bucketSort(rs, 1<<b, func(r personRow) int { return int(r.h >> (64 - b)) }, byPerson)
 }
 
-// classVisit is called by eachClass with a class's number, its persons and, per
-// value its records hold, the persons holding it (nonzero, in no order); it returns
-// false to stop.
-type classVisit func(c int32, persons int64, holders []int64) bool
+// byPersonValue orders personRows by person, value, class.
+func byPersonValue(a, b personRow) int {
+	if a.h != b.h {
+		return cmp.Compare(a.h, b.h)
+	}
+	if a.s != b.s {
+		return cmp.Compare(a.s, b.s)
+	}
+	return cmp.Compare(a.c, b.c)
+}
+
+// sortByPersonValue sorts rs by person, value, class.
+func sortByPersonValue(rs []personRow) error {
+	const b = 11 // maxBuckets
+	return bucketSort(rs, 1<<b, func(r personRow) int { return int(r.h >> (64 - b)) }, byPersonValue)
+}
+
+// keepLefts makes the tally keep the values of the input records left out for
+// every sensitive column of spec that is measured against the input's persons.
+func (t *personTally) keepLefts(spec Spec) {
+	t.lefts = make([][]personRow, len(spec.Sensitive))
+	for i, sc := range spec.Sensitive {
+		if closeInPersons(sc) {
+			t.lefts[i] = []personRow{}
+		}
+	}
+}
+
+// needsLefts reports whether the tally keeps the values of the records left out.
+func (t *personTally) needsLefts() bool {
+	return slices.ContainsFunc(t.lefts, func(l []personRow) bool { return l != nil })
+}
+
+// reference is the input's persons holding each value of sensitive column i (values
+// numbered below values): the distinct persons among every record counted, released
+// (rows[i]) or left out (lefts[i]), which it reorders; nil when there are none.
+func (t *personTally) reference(i, values int) (*closeness.PersonsReference, error) {
+	rs, left := t.rows[i], t.lefts[i]
+	if err := sortByPersonValue(rs); err != nil {
+		return nil, err
+	}
+	if err := sortByPersonValue(left); err != nil {
+		return nil, err
+	}
+	holders := make([]int64, values)
+	var persons int64
+	var last personRow
+	for a, b, n := 0, 0, 0; a < len(rs) || b < len(left); n++ {
+		var r personRow
+		if b >= len(left) || (a < len(rs) && byPersonValue(rs[a], left[b]) <= 0) {
+			r, a = rs[a], a+1
+		} else {
+			r, b = left[b], b+1
+		}
+		if n == 0 || r.h != last.h {
+			persons++
+		}
+		if n == 0 || r.h != last.h || r.s != last.s {
+			holders[r.s]++
+		}
+		last = r
+	}
+	if persons == 0 {
+		return nil, nil
+	}
+	ref, err := closeness.NewPersonsReference(holders, persons)
+	if err != nil {
+		return nil, fault.Internalf("the input's persons holding each value: %w", err)
+	}
+	return ref, nil
+}
+
+// classVisit is called by eachClass with a class's number, its persons and the
+// values its records hold (in no order) with, per value, the persons holding it
+// (nonzero); it returns false to stop.
+type classVisit func(c int32, persons int64, vals []int32, holders []int64) bool
 
 // eachClass calls visit for every class of rs, sorted by class, person and value,
 // whose values are numbered below values.
@@ -266,75 +377,161 @@ func eachClass(rs []personRow, values int, visit classVisit) {
 			holders = append(holders, dense[s])
 			dense[s] = 0
 		}
-		held = held[:0]
-		if !visit(c, persons, holders) {
+		if !visit(c, persons, held, holders) {
 			return
 		}
+		held = held[:0]
 	}
 }
+
+// failKind is the model a class fails counted in persons.
+type failKind int8
+
+// The models counted in persons, class by class.
+const (
+	failK     failKind = iota // k: too few persons
+	failL                     // distinct l-diversity
+	failT                     // t-closeness, equal distance
+	failBeta                  // β-likeness
+	failGroup                 // multirelational k: its persons left too few (ExpectedSuppression)
+)
 
 // personFailure is a class that fails a model counted in persons.
 type personFailure struct {
 	class   int32
 	persons int64
-	col     int // the sensitive column whose l-diversity it fails; -1: k
-	model   diversity.Model
+	kind    failKind
+	col     int             // the sensitive column of failL, failT, failBeta
+	model   diversity.Model // failL's
+	bound   float64         // failT's t, failBeta's β
+	measure float64         // failT's distance, failBeta's gain
+}
+
+// why says what the class fails, after "a class of N persons that" or the like:
+// its counts and the model's bounds, never a value.
+func (f personFailure) why(spec Spec) string {
+	switch f.kind {
+	case failL:
+		return fmt.Sprintf("fails l-diversity counted in persons (l=%g) on %q: a value is held by more than %d/%g of its persons", f.model.L, spec.Sensitive[f.col].Column, f.persons, f.model.L)
+	case failT:
+		return fmt.Sprintf("lies at distance %.4g in persons (the shares of its persons and of the input's holding each value of %q), t is %g", f.measure, spec.Sensitive[f.col].Column, f.bound)
+	case failBeta:
+		return fmt.Sprintf("fails β-likeness counted in persons (β=%g) on %q: the share of its persons holding a value gains %.4g over the input's", f.bound, spec.Sensitive[f.col].Column, f.measure)
+	case failGroup:
+		return fmt.Sprintf("is left with %d persons once the persons of groups under k are suppressed (multirelational k-anonymity), k is %d", f.persons, linkedK(spec))
+	}
+	return fmt.Sprintf("holds records of %d persons, k is %d", f.persons, spec.K)
 }
 
 // judge sorts the tally's records and decides every class of it (classes: their
 // number) against spec: persons gets each class's persons (all of them, whatever
-// fails), minL per sensitive column the smallest diversity.PersonsL of a class, and
-// fail is called with each class that fails k or a column's l-diversity in persons
-// (once per class: the first model it fails, k first), until it returns false.
-func (t *personTally) judge(spec Spec, classes int, fail func(personFailure) bool) (persons []int64, minL []float64, err error) {
+// fails), sens per sensitive column what the weakest class holds, and fail is called
+// with each class that fails k, or a column's l-diversity, t-closeness or
+// β-likeness in persons (once per class: the first model it fails, k first), until it
+// returns false.
+func (t *personTally) judge(spec Spec, classes int, fail func(personFailure) bool) (persons []int64, sens []PersonsSensitive, err error) {
 	persons = make([]int64, classes)
-	minL = make([]float64, len(spec.Sensitive))
 	failed := make([]bool, classes)
 	more := true
 	for i, rs := range t.rows {
+		cj := classJudge{spec: spec, col: i, first: true}
+		values := 1
+		if i < len(spec.Sensitive) {
+			cj.sc = spec.Sensitive[i]
+			values = len(cj.sc.Values)
+			if t.lefts != nil && t.lefts[i] != nil {
+				if cj.ref, err = t.reference(i, values); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
 		if err := sortByClass(rs, classes); err != nil {
 			return nil, nil, err
 		}
-		values, first := 1, true
-		var sc Sensitive
-		if i < len(spec.Sensitive) {
-			sc = spec.Sensitive[i]
-			values = len(sc.Values)
-		}
-		eachClass(rs, values, func(c int32, n int64, holders []int64) bool {
+		eachClass(rs, values, func(c int32, n int64, vals []int32, holders []int64) bool {
 			if i == 0 {
 				persons[c] = n
 				if more && n < int64(spec.K) && !failed[c] {
-					failed[c], more = true, fail(personFailure{class: c, persons: n, col: -1})
+					failed[c], more = true, fail(personFailure{class: c, persons: n, kind: failK})
 				}
 			}
 			if i < len(spec.Sensitive) {
-				if l := diversity.PersonsL(n, holders); first || l < minL[i] {
-					minL[i], first = l, false
-				}
-				for _, d := range sc.Diversity {
-					if more && !failed[c] && !diversity.PersonsHold(d.L, n, holders) {
-						failed[c], more = true, fail(personFailure{class: c, persons: n, col: i, model: d})
-					}
+				if f := cj.class(n, vals, holders); f != nil && more && !failed[c] {
+					f.class = c
+					failed[c], more = true, fail(*f)
 				}
 			}
 			return more || i == 0 // the persons of every class, whatever fails
 		})
+		if i < len(spec.Sensitive) {
+			sens = append(sens, cj.m)
+		}
 		if !more {
 			break
 		}
 	}
-	return persons, minL, nil
+	for len(sens) < len(spec.Sensitive) { // the count stopped at a failing class
+		sens = append(sens, PersonsSensitive{Column: spec.Sensitive[len(sens)].Column})
+	}
+	return persons, sens, nil
+}
+
+// classJudge decides the classes of one sensitive column counted in persons, and
+// measures the weakest.
+type classJudge struct {
+	spec  Spec
+	col   int
+	sc    Sensitive
+	ref   *closeness.PersonsReference // nil: no t-closeness or β-likeness requirement
+	m     PersonsSensitive
+	first bool
+	hold  []int32 // holders, for the closeness functions
+}
+
+// class measures a class of n persons whose values vals are held by holders persons
+// each, and returns the first model of the column it fails (nil: none).
+func (cj *classJudge) class(n int64, vals []int32, holders []int64) *personFailure {
+	cj.m.Column = cj.sc.Column
+	if l := diversity.PersonsL(n, holders); cj.first || l < cj.m.MinL {
+		cj.m.MinL, cj.first = l, false
+	}
+	var bad *personFailure
+	for _, d := range cj.sc.Diversity {
+		if bad == nil && !diversity.PersonsHold(d.L, n, holders) {
+			bad = &personFailure{persons: n, kind: failL, col: cj.col, model: d}
+		}
+	}
+	if cj.ref == nil {
+		return bad
+	}
+	cj.hold = cj.hold[:0]
+	for _, h := range holders {
+		cj.hold = append(cj.hold, int32(h))
+	}
+	d, g := cj.ref.Equal(vals, cj.hold, n), cj.ref.MaxGain(vals, cj.hold, n)
+	cj.m.MaxEMD, cj.m.MaxGain = max(cj.m.MaxEMD, d), max(cj.m.MaxGain, g)
+	for _, t := range cj.sc.Closeness {
+		if bad == nil && d > t.T {
+			bad = &personFailure{persons: n, kind: failT, col: cj.col, bound: t.T, measure: d}
+		}
+	}
+	for _, l := range cj.sc.Likeness {
+		if bad == nil && !cj.ref.Likeness(vals, cj.hold, n, l.Beta, l.Enhanced) {
+			bad = &personFailure{persons: n, kind: failBeta, col: cj.col, bound: l.Beta, measure: g}
+		}
+	}
+	return bad
 }
 
 // spread measures how the persons of a finished count lie: rs is the records of the
 // published classes sorted by class and person (t.rows[0] once judged), which it
-// reorders. It sets every field of pm but MinClass, Sizes and Sensitive.
-func (t *personTally) spread(rs []personRow, pm *PersonsMeasured) error {
+// reorders. It sets every field of pm but MinClass, Sizes, Sensitive and the groups,
+// and returns rs's (class, person) pairs, one each, sorted by person and class.
+func (t *personTally) spread(rs []personRow, pm *PersonsMeasured) ([]personRow, error) {
 	// one record per class and person, then ordered by person
 	rs = slices.CompactFunc(rs, func(a, b personRow) bool { return a.c == b.c && a.h == b.h })
 	if err := sortByPerson(rs); err != nil {
-		return err
+		return nil, err
 	}
 	slices.Sort(t.left)
 	left := slices.Compact(t.left)
@@ -360,7 +557,7 @@ func (t *personTally) spread(rs []personRow, pm *PersonsMeasured) error {
 	}
 	pm.LostAll += len(left) - k
 	pm.InputPersons = pm.Released + pm.LostAll
-	return nil
+	return rs, nil
 }
 
 // personCounter counts a release's classes in persons, for a Counter whose spec names
@@ -376,11 +573,13 @@ func newPersonCounter(spec Spec) (*personCounter, error) {
 	if err := checkUnitModels(spec); err != nil {
 		return nil, err
 	}
-	return &personCounter{tally: newPersonTally(len(spec.Sensitive), spec.InputRows)}, nil
+	pc := &personCounter{tally: newPersonTally(len(spec.Sensitive), spec.InputRows)}
+	pc.tally.keepLefts(spec)
+	return pc, nil
 }
 
-// count counts the records p staged (their classes in batch) and the persons of the
-// records left out.
+// count counts the records p staged (their classes in batch) and the persons (and,
+// when kept, the values) of the records left out.
 func (pc *personCounter) count(p *pending, batch []int32, ns int) {
 	for r, k := range batch {
 		for int(k) >= len(pc.first) {
@@ -393,22 +592,26 @@ func (pc *personCounter) count(p *pending, batch []int32, ns int) {
 		pc.tally.add(k, p.units[r], pc.sens)
 	}
 	pc.tally.left = append(pc.tally.left, p.leftUnits...)
+	if len(p.leftSens) > 0 {
+		for r, h := range p.leftUnits {
+			pc.tally.addLeft(h, p.leftSens[r*ns:(r+1)*ns])
+		}
+	}
 }
 
-// finish measures the published classes in persons into m.Persons and checks k and
-// l-diversity counted in persons: a class that fails is a *Violation naming it by its
-// number and first record, never by a value or an id.
+// finish measures the published classes in persons into m.Persons and checks the
+// models counted in persons (k, distinct l-diversity, t-closeness, β-likeness, and
+// multirelational k-anonymity with linkable records): a class that fails is a
+// *Violation naming it by its number and first record, never by a value or an id.
 func (pc *personCounter) finish(spec Spec, m *Measured, classes int) error {
 	pm := &PersonsMeasured{}
 	m.Persons = pm
 	var bad *personFailure
-	persons, minL, err := pc.tally.judge(spec, classes, func(f personFailure) bool { bad = &f; return false })
+	persons, sens, err := pc.tally.judge(spec, classes, func(f personFailure) bool { bad = &f; return false })
 	if err != nil {
 		return err
 	}
-	for i, sc := range spec.Sensitive {
-		pm.Sensitive = append(pm.Sensitive, PersonsSensitive{Column: sc.Column, MinL: minL[i]})
-	}
+	pm.Sensitive = sens
 	for _, n := range persons {
 		if pm.MinClass == 0 || int(n) < pm.MinClass {
 			pm.MinClass = int(n)
@@ -417,17 +620,28 @@ func (pc *personCounter) finish(spec Spec, m *Measured, classes int) error {
 	if pm.Sizes, err = risk.FromSizes(persons); err != nil {
 		return fault.Internalf("%w", err)
 	}
-	if err := pc.tally.spread(pc.tally.rows[0], pm); err != nil {
+	pairs, err := pc.tally.spread(pc.tally.rows[0], pm)
+	if err != nil {
 		return err
 	}
-	pc.tally.rows = nil
-	if bad == nil {
-		return nil
+	pc.tally.rows, pc.tally.lefts = nil, nil
+	var small *groupFailure
+	if spec.Linkable {
+		if pm.Groups, pm.MinGroup, small, err = releasedGroups(pairs, linkedK(spec)); err != nil {
+			return err
+		}
 	}
-	where := fmt.Sprintf("class %d (its first record is release record %d)", bad.class+1, pc.first[bad.class])
-	if bad.col < 0 {
-		return &Violation{Msg: fmt.Sprintf("%s holds records of %d persons, k is %d", where, bad.persons, spec.K)}
+	where := func(c int32) string {
+		return fmt.Sprintf("class %d (its first record is release record %d)", c+1, pc.first[c])
 	}
-	return &Violation{Msg: fmt.Sprintf("%s of %d persons fails l-diversity counted in persons (l=%g) on %q: a value is held by more than %d/%g of its persons",
-		where, bad.persons, bad.model.L, spec.Sensitive[bad.col].Column, bad.persons, bad.model.L)}
+	switch {
+	case bad != nil && bad.kind == failK:
+		return &Violation{Msg: where(bad.class) + " " + bad.why(spec)}
+	case bad != nil:
+		return &Violation{Msg: fmt.Sprintf("%s of %d persons %s", where(bad.class), bad.persons, bad.why(spec))}
+	case small != nil:
+		return &Violation{Msg: fmt.Sprintf("%d released persons share one set of %d released classes (the first %s), k is %d: multirelational k-anonymity fails, their records being linkable",
+			small.persons, small.classes, where(small.first), linkedK(spec))}
+	}
+	return nil
 }

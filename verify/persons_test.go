@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/closeness"
 	"sanitizer/diversity"
 	"sanitizer/fault"
 	"sanitizer/risk"
@@ -32,8 +33,18 @@ func personsSpec(k int, ls ...float64) Spec {
 }
 
 // countPersons feeds a Counter of spec the released records, then the persons of
-// the input records left out.
+// the input records left out (each of value a).
 func countPersons(t *testing.T, spec Spec, released []personRec, left []string) (*Measured, error) {
+	t.Helper()
+	var recs []personRec
+	for _, id := range left {
+		recs = append(recs, personRec{"", "a", id})
+	}
+	return countPersonsLeft(t, spec, released, recs)
+}
+
+// countPersonsLeft is countPersons with the input records left out given whole.
+func countPersonsLeft(t *testing.T, spec Spec, released, left []personRec) (*Measured, error) {
 	t.Helper()
 	spec.InputRows = len(released) + len(left)
 	c, err := NewCounter(spec, spec.Columns)
@@ -49,8 +60,12 @@ func countPersons(t *testing.T, spec Spec, released []personRec, left []string) 
 			return nil, err
 		}
 	}
-	for _, id := range left {
-		if err := c.AddSuppressed([]string{"", id}); err != nil {
+	for _, r := range left {
+		orig := []string{r.q}
+		if spec.Unit != "" {
+			orig = append(orig, r.id, r.s)
+		}
+		if err := c.AddSuppressed(orig); err != nil {
 			return nil, err
 		}
 	}
@@ -182,8 +197,6 @@ func TestPersonsRefused(t *testing.T) {
 		{"recursive", "recursive l-diversity", func(s *Spec) {
 			s.Sensitive[0].Diversity = []diversity.Model{{Variant: diversity.Recursive, L: 2, C: 3}}
 		}},
-		{"t-closeness", "t-closeness", func(s *Spec) { s.Sensitive[0].Closeness = []Closeness{{T: 0.2}} }},
-		{"β-likeness", "β-likeness", func(s *Spec) { s.Sensitive[0].Likeness = []Likeness{{Beta: 1}} }},
 		{"average risk", "average re-identification risk", func(s *Spec) { s.Risk.AverageRisk = 0.1 }},
 		{"records at risk", "at risk", func(s *Spec) { s.Risk.AtRiskThreshold, s.Risk.AtRiskMax = 0.2, 0.1 }},
 		{"uniqueness", "population uniqueness", func(s *Spec) { s.Risk.Uniqueness = &Uniqueness{Max: 0.1, Population: 1e6} }},
@@ -199,10 +212,24 @@ func TestPersonsRefused(t *testing.T) {
 			t.Errorf("%s without a unit: %v", c.name, err)
 		}
 	}
+	for _, d := range []closeness.Distance{closeness.Ordered, closeness.Hierarchical, ""} {
+		spec := personsSpec(2)
+		spec.Sensitive[0].Closeness = []Closeness{{T: 0.2, Distance: d}}
+		if _, err := NewCounter(spec, spec.Columns); err == nil || !strings.Contains(err.Error(), "no meaning in persons") {
+			t.Errorf("t-closeness under the %q distance in persons: %v, want it refused", d, err)
+		}
+	}
 	spec := personsSpec(2, 3)
 	spec.Risk.HighestRisk = 0.5
+	spec.Sensitive[0].Closeness = []Closeness{{T: 0.2, Distance: closeness.Equal}}
+	spec.Sensitive[0].Likeness = []Likeness{{Beta: 1}}
+	spec.Linkable = true
 	if _, err := NewCounter(spec, spec.Columns); err != nil {
-		t.Errorf("k, distinct l and the highest risk are counted in persons: %v", err)
+		t.Errorf("k, distinct l, t (equal), β, the highest risk and multirelational k are counted in persons: %v", err)
+	}
+	spec.Unit = ""
+	if _, err := NewCounter(spec, spec.Columns); err == nil || !strings.Contains(err.Error(), "without a privacy unit") {
+		t.Errorf("linkable records without a unit: %v", err)
 	}
 }
 
@@ -240,11 +267,14 @@ func TestPersonsNeedInput(t *testing.T) {
 	if err := c.AddMatched([]string{"A", "a"}, []string{"A", ""}); !errors.Is(err, fault.ErrBadInput) {
 		t.Errorf("an empty unit: %v, want bad input", err)
 	}
-	if err := c.AddSuppressed([]string{"A", ""}); !errors.Is(err, fault.ErrBadInput) {
+	if err := c.AddSuppressed([]string{"A", "", "a"}); !errors.Is(err, fault.ErrBadInput) {
 		t.Errorf("an empty unit left out: %v, want bad input", err)
 	}
 	if err := c.AddSuppressed([]string{"A"}); err == nil {
 		t.Error("AddSuppressed without the unit: no error")
+	}
+	if err := c.AddSuppressed([]string{"A", "p1"}); err == nil {
+		t.Error("AddSuppressed without the sensitive values: no error")
 	}
 	if err := c.AddMatchedBatch([]string{"A", "a", "A", "b"}, []string{"A", "p1"}); !errors.Is(err, errNoPerson) {
 		t.Errorf("a batch without every unit: %v", err)
@@ -491,8 +521,8 @@ func TestExpectedSuppressionPersons(t *testing.T) {
 	if _, err := ExpectedSuppression(spec, []int{1, 1}, rel, &records{recs: missingInput}); err == nil {
 		t.Error("an input without the unit: no error")
 	}
-	spec.Sensitive[0].Closeness = []Closeness{{T: 0.5}}
-	if _, err := ExpectedSuppression(spec, []int{1, 1}, rel, &records{recs: input}); err == nil || !strings.Contains(err.Error(), "not in this version") {
-		t.Errorf("t-closeness in persons: %v", err)
+	spec.Sensitive[0].Closeness = []Closeness{{T: 0.5, Distance: closeness.Ordered}}
+	if _, err := ExpectedSuppression(spec, []int{1, 1}, rel, &records{recs: input}); err == nil || !strings.Contains(err.Error(), "no meaning in persons") {
+		t.Errorf("t-closeness in persons under the ordered distance: %v", err)
 	}
 }

@@ -103,6 +103,11 @@ type walker struct {
 	cerr  error // the counter's first error: it counts no more
 	// unitAt is the input column of the counter's privacy unit (-1: none)
 	unitAt int
+	// pseudo is the release column of the counter's pseudonym (Spec.Pseudonym; -1:
+	// none), which the walk matches itself: with the key (mac) by the pseudonym of
+	// the input record's id, without it not at all (the counter checks it)
+	pseudo int
+	mac    *macer
 }
 
 func newWalker(t Truth, inHeader []string) (*walker, error) {
@@ -110,7 +115,7 @@ func newWalker(t Truth, inHeader []string) (*walker, error) {
 		return nil, fmt.Errorf("truthfulness: negative suppression limit %d", t.MaxSuppressed)
 	}
 	n := len(t.Columns)
-	w := &walker{inPos: make([]int, n), covers: make([]Cover, n), memos: make([]*coverMemo, n), qcol: make([]int, n), unitAt: -1}
+	w := &walker{inPos: make([]int, n), covers: make([]Cover, n), memos: make([]*coverMemo, n), qcol: make([]int, n), unitAt: -1, pseudo: -1}
 	seen := make(map[string]bool, n)
 	for i, c := range t.Columns {
 		if seen[c] {
@@ -146,10 +151,18 @@ func newWalker(t Truth, inHeader []string) (*walker, error) {
 		if !slices.Equal(c.header, t.Columns) {
 			return nil, errors.New("truthfulness: the counter's header is not the release's")
 		}
-		w.count, w.ids, w.orig = c, make([]pairIDs, len(c.pos)), make([]string, c.origWidth())
+		w.count, w.ids, w.orig = c, make([]pairIDs, len(c.pos)), make([]string, c.leftWidth())
 		if u := c.spec.Unit; u != "" {
 			if w.unitAt = slices.Index(inHeader, u); w.unitAt < 0 {
 				return nil, fmt.Errorf("truthfulness: the input read has no column %q, the privacy unit the counter counts persons by", u)
+			}
+		}
+		if ps := c.spec.Pseudonym; ps != nil {
+			// matched by the verifier's own pseudonym, never by a Cover given for it
+			w.pseudo = slices.Index(t.Columns, ps.Column)
+			w.covers[w.pseudo], w.memos[w.pseudo] = nil, nil
+			if ps.Key != nil {
+				w.mac = newMacer(ps.Key)
 			}
 		}
 		for j, i := range c.pos {
@@ -201,7 +214,10 @@ func (w *walker) walk(t Truth, inHeader []string, in, rel Reader) (suppressed in
 				break
 			}
 			w.suppressed(x)
-			if tried == 0 {
+			switch {
+			case tried == 0 && col == w.pseudo:
+				hint = fmt.Sprintf("; the next unused input record, %d, it generalizes but for its pseudonym (column %q), which is not the keyed pseudonym of that record's person", inN, t.Columns[col])
+			case tried == 0:
 				hint = fmt.Sprintf("; the next unused input record, %d, differs in column %q", inN, t.Columns[col])
 				var ce *coverError
 				if errors.As(cerr, &ce) { // ours: never quotes a value
@@ -249,7 +265,7 @@ func (w *walker) walk(t Truth, inHeader []string, in, rel Reader) (suppressed in
 func (w *walker) mismatch(r, x []string) (int, error) {
 	// plain columns first: a string comparison is cheaper than a cover
 	for i, p := range w.inPos {
-		if w.covers[i] == nil && r[i] != x[p] {
+		if w.covers[i] == nil && r[i] != x[p] && i != w.pseudo {
 			return i, nil
 		}
 	}
@@ -281,6 +297,9 @@ func (w *walker) mismatch(r, x []string) (int, error) {
 		}
 		m.put(r[i], x[p], ids)
 	}
+	if w.mac != nil && !w.mac.is(r[w.pseudo], x[w.unitAt]) {
+		return w.pseudo, nil
+	}
 	return -1, nil
 }
 
@@ -307,6 +326,9 @@ func (w *walker) suppressed(x []string) {
 	}
 	if w.unitAt >= 0 {
 		w.orig[len(w.count.pos)] = x[w.unitAt]
+		for j, i := range w.count.spos {
+			w.orig[len(w.count.pos)+1+j] = x[w.inPos[i]]
+		}
 	}
 	w.cerr = w.count.AddSuppressed(w.orig)
 }

@@ -59,12 +59,23 @@ type Spec struct {
 	Released []string
 	// Unit, when set, is the input column whose value identifies the person a record
 	// is about (the privacy unit; "": one record is one person): K, distinct
-	// l-diversity and Risk.HighestRisk are then counted in persons (persons.go), and a
-	// Counter needs, with every release record, the input record it generalizes
-	// (AddMatched, its unit value after the quasi-identifiers) and every input record
-	// the release leaves out (AddSuppressed), as it does for Utility. Models without a
-	// person-level meaning in this version are an error of NewCounter.
+	// l-diversity, t-closeness (equal distance), β-likeness and Risk.HighestRisk are
+	// then counted in persons (persons.go), t-closeness and β-likeness against the
+	// input's persons holding each value, and a Counter needs, with every release
+	// record, the input record it generalizes (AddMatched, its unit value after the
+	// quasi-identifiers) and every input record the release leaves out
+	// (AddSuppressed, its unit value and sensitive values after the
+	// quasi-identifiers), as it does for Utility. Models without a person-level
+	// meaning in this version are an error of NewCounter.
 	Unit string
+	// Linkable says that the release lets a person's records be linked (a released
+	// pseudonym): the released persons grouped by the set of released classes their
+	// records lie in, every group must hold at least K persons (multirelational
+	// k-anonymity, linked.go). Only with Unit.
+	Linkable bool
+	// Pseudonym, when set, is the release's column that holds the privacy unit as a
+	// keyed pseudonym of the id (pseudonym.go); only with Unit and Linkable.
+	Pseudonym *PseudonymCheck
 }
 
 // Sensitive is what a release must satisfy on one sensitive column: every published
@@ -207,6 +218,8 @@ type Counter struct {
 	util  *utilityCounter // nil: loss, NCP and entropy are not measured
 	// persons counts the classes in persons (nil: the spec names no privacy unit)
 	persons *personCounter
+	// pseud checks the released pseudonyms (nil: the spec has none); the staging's
+	pseud *pseudonymCounter
 	// released measures the columns released as they are (nil: none to measure)
 	released *releasedCounter
 	p        *pending   // the records staged, counted by flush
@@ -275,12 +288,30 @@ func NewCounter(spec Spec, header []string) (*Counter, error) {
 	if c.released, err = newReleasedCounter(spec, header); err != nil {
 		return nil, err
 	}
+	if err := checkUnitModels(spec); err != nil {
+		return nil, err
+	}
+	if err := checkPseudonymSpec(spec, header); err != nil {
+		return nil, err
+	}
 	if spec.Unit != "" {
 		if c.persons, err = newPersonCounter(spec); err != nil {
 			return nil, err
 		}
 	}
+	if spec.Pseudonym != nil {
+		c.pseud = newPseudonymCounter(spec.Pseudonym, header, c.persons.tally.seed)
+	}
 	return c, nil
+}
+
+// leftWidth is how many input values AddSuppressed takes: the quasi-identifiers',
+// then, when the spec names a privacy unit, the unit's and the sensitive columns'.
+func (c *Counter) leftWidth() int {
+	if c.persons != nil {
+		return len(c.pos) + 1 + len(c.spos)
+	}
+	return len(c.pos)
 }
 
 // origWidth is how many input values AddMatched and AddSuppressed take: the
@@ -370,8 +401,10 @@ type pending struct {
 	// flat
 	left []int32
 	// with a privacy unit: the person of every record staged, and of every input
-	// record left out
+	// record left out, with (when the count keeps them: personTally.lefts) the
+	// latter's sensitive values' numbers, flat
 	units, leftUnits []uint64
+	leftSens         []int32
 	// when flushed: the records counted before these, and each quasi-identifier's
 	// numbered values (Counter.rel's, which only grow)
 	first int
@@ -386,6 +419,9 @@ func (p *pending) mark() [7]int {
 // undo takes back a record that failed to be staged: the values staged after mark m.
 func (c *Counter) undo(m [7]int) {
 	p := c.p
+	if c.pseud != nil {
+		c.pseud.unstage(c.m.Rows)
+	}
 	p.strs, p.rids, p.leaves, p.masks, p.sens, p.groups = p.strs[:m[0]], p.rids[:m[1]], p.leaves[:m[2]], p.masks[:m[3]], p.sens[:m[4]], p.groups[:m[5]]
 	p.units = p.units[:m[6]]
 	c.m.Rows--
@@ -395,7 +431,7 @@ func (c *Counter) undo(m [7]int) {
 func (p *pending) reset() {
 	clear(p.strs) // not to keep the values' memory
 	p.n, p.strs, p.rids, p.leaves, p.masks, p.sens, p.groups, p.left = 0, p.strs[:0], p.rids[:0], p.leaves[:0], p.masks[:0], p.sens[:0], p.groups[:0], p.left[:0]
-	p.units, p.leftUnits = p.units[:0], p.leftUnits[:0]
+	p.units, p.leftUnits, p.leftSens = p.units[:0], p.leftUnits[:0], p.leftSens[:0]
 	p.vals = p.vals[:0]
 }
 
@@ -414,7 +450,7 @@ func (c *Counter) stage(rec, orig []string) error {
 	c.m.Rows++
 	mark := c.p.mark()
 	if c.persons != nil {
-		if err := c.stageUnit(orig[len(c.pos)]); err != nil {
+		if err := c.stageUnit(rec, orig[len(c.pos)], false); err != nil {
 			c.undo(mark)
 			return err
 		}
@@ -493,13 +529,20 @@ func (c *Counter) stageValues(rec []string) {
 	}
 }
 
-// stageUnit stages the person of the record being staged, id its input record's value
-// of the privacy unit; the spec names one.
-func (c *Counter) stageUnit(id string) error {
+// stageUnit stages the person of the record rec being staged, id its input record's
+// value of the privacy unit (the spec names one), and checks its pseudonym when the
+// spec has one (paired: the walk paired rec and its input record by it already).
+func (c *Counter) stageUnit(rec []string, id string, paired bool) error {
 	if id == "" {
 		return fault.BadInput("release record %d: the input record it generalizes has no privacy unit (column %q is empty)", c.m.Rows, c.spec.Unit)
 	}
-	c.p.units = append(c.p.units, c.persons.tally.person(id))
+	h := c.persons.tally.person(id)
+	if c.pseud != nil {
+		if err := c.pseud.stage(c.m.Rows, rec[c.pseud.at], id, h, paired); err != nil {
+			return err
+		}
+	}
+	c.p.units = append(c.p.units, h)
 	return nil
 }
 
@@ -511,7 +554,7 @@ func (c *Counter) stageMatched(rec []string, ids []pairIDs, unit string) error {
 	c.m.Rows++
 	mark := c.p.mark()
 	if c.persons != nil {
-		if err := c.stageUnit(unit); err != nil {
+		if err := c.stageUnit(rec, unit, true); err != nil {
 			c.undo(mark)
 			return err
 		}
@@ -632,7 +675,7 @@ func (c *Counter) count(p *pending) error {
 	n := p.n
 	if n == 0 {
 		if c.persons != nil {
-			c.persons.count(p, nil, 0)
+			c.persons.count(p, nil, len(c.spos))
 		}
 		return nil
 	}
@@ -744,14 +787,17 @@ func (c *Counter) classFields(i int32, fields []string) bool {
 
 // AddSuppressed counts an input record that the release leaves out, for the utility
 // measurement and the persons who lost records: orig holds its quasi-identifier
-// values in spec.Quasi order, then its value of the privacy unit when the spec names
-// one. A Counter that neither measures utility nor names a privacy unit ignores it.
+// values in spec.Quasi order, then, when the spec names a privacy unit, its value of
+// the unit and its values of spec.Sensitive's columns in order (as read from the
+// input: "" is a column's Null when it has one), for the input's persons holding
+// each value. A Counter that neither measures utility nor names a privacy unit
+// ignores it.
 func (c *Counter) AddSuppressed(orig []string) error {
 	if c.noOriginal() == nil {
 		return nil
 	}
-	if len(orig) != c.origWidth() {
-		return fmt.Errorf("an input record left out with %d values, want %d (the quasi-identifiers', then the privacy unit's)", len(orig), c.origWidth())
+	if len(orig) != c.leftWidth() {
+		return fmt.Errorf("an input record left out with %d values, want %d (the quasi-identifiers', then the privacy unit's and the sensitive columns')", len(orig), c.leftWidth())
 	}
 	var person uint64
 	if c.persons != nil {
@@ -761,12 +807,27 @@ func (c *Counter) AddSuppressed(orig []string) error {
 		}
 		person = c.persons.tally.person(id)
 	}
+	smark := len(c.p.leftSens)
+	if c.persons != nil && c.persons.tally.needsLefts() {
+		for i, sc := range c.spec.Sensitive {
+			v := orig[len(c.pos)+1+i]
+			if v == "" && sc.Null != nil {
+				v = *sc.Null
+			}
+			x, ok := c.sensitive(i, v)
+			if !ok {
+				c.p.leftSens = c.p.leftSens[:smark]
+				return &Violation{Msg: fmt.Sprintf("an input record left out holds a value of sensitive column %q that the input's count does not hold (did the input change?)", sc.Column)}
+			}
+			c.p.leftSens = append(c.p.leftSens, x)
+		}
+	}
 	if c.util != nil {
 		mark := len(c.p.left)
 		for j, u := range c.util.cols {
 			x, err := u.leafOf(orig[j])
 			if err != nil {
-				c.p.left = c.p.left[:mark]
+				c.p.left, c.p.leftSens = c.p.left[:mark], c.p.leftSens[:smark]
 				return err
 			}
 			c.p.left = append(c.p.left, x)
@@ -838,18 +899,24 @@ func (c *Counter) Finish() (*Measured, error) {
 		return m, fault.Internalf("%w", err)
 	}
 	sizes := m.Sizes
-	if c.persons != nil { // k and l counted in persons, the risk on the persons' classes
+	if c.persons != nil { // the models counted in persons, the risk on the persons' classes
 		if err := c.persons.finish(spec, m, classes.len()); err != nil {
 			return m, err
 		}
 		sizes = m.Persons.Sizes
+	}
+	if c.pseud != nil {
+		if err := c.pseud.finish(); err != nil {
+			return m, err
+		}
 	}
 	if err := CheckRisk(spec.Risk, sizes); err != nil {
 		return m, err
 	}
 	for i, sc := range spec.Sensitive {
 		if c.persons != nil {
-			sc.Diversity = nil // decided in persons: the records' histograms are measured only
+			// decided in persons: the records' histograms are measured only
+			sc.Diversity, sc.Closeness, sc.Likeness = nil, nil, nil
 		}
 		sm, err := checkSensitive(sc, c.hists[i])
 		m.Sensitive = append(m.Sensitive, sm)
