@@ -16,6 +16,12 @@ package verify
 // persons' sets; and so on until no group is under k. This file does it from the
 // input's records, with no code of the search.
 //
+// The second round never suppresses anyone: the persons of a group share its set, so
+// a class that fails moves a whole group to a smaller set (groups merge, never split)
+// or out of the release; and a class with persons left lies in the set of a group of
+// at least k of them, so that only a class left with none fails. The rounds are run
+// as the search defines them all the same, and the tests hold them to maps of ids.
+//
 // Persons are the 64-bit hashes of their ids (persons.go). Two persons whose ids hash
 // alike count as one with the union of their classes: every group they were in loses
 // a person, and a group of their union (one person) may appear, so the groups the

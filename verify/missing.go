@@ -559,6 +559,7 @@ func compareClasses(spec Spec, classes map[string]*inputClass, rel *Classes, pop
 			required += int(c.n)
 		case c.linked > 0 && got != kept:
 			return 0, &Violation{Msg: fmt.Sprintf("the release holds %d of the %d input records of a class that meets the models, multirelational k-anonymity suppressing %d of them (whole persons): it must hold %d", got, c.n, c.linked, kept)}
+		case c.linked > 0:
 		case got < c.n:
 			return 0, &Violation{Msg: fmt.Sprintf("%d of the %d input records of a class that meets the models are missing from the release: only a class that fails them may be suppressed", c.n-got, c.n)}
 		case got > c.n:
