@@ -232,8 +232,9 @@ func checkFullDomain(ctx context.Context, p *plan, recs []*recorded, spec verify
 		cols = append(cols, sc.pos)
 		spec.Sensitive[i].Null = inputNull(p, sc.pos)
 	}
-	if spec.Unit = unitColumn(p.Config); spec.Unit != "" {
-		// the classes' persons, which the models count (verify.ExpectedSuppression)
+	if unitSpec(p, &spec); spec.Unit != "" {
+		// the classes' persons, which the models count (verify.ExpectedSuppression),
+		// and with linkable records the persons multirelational k suppresses
 		pos := slices.Index(p.Header, spec.Unit)
 		if pos < 0 {
 			return fault.BadInput("%s: privacy.privacy-unit.column: the input has no column %q", p.Input, spec.Unit)
@@ -287,7 +288,8 @@ func checkFullDomain(ctx context.Context, p *plan, recs []*recorded, spec verify
 }
 
 // checkPersons is Check's count of a release whose configuration names a privacy
-// unit (spec.Unit), in place of verifyTable and checkTruth: the models count persons,
+// unit (spec.Unit), in place of verifyTable and checkTruth: the models count persons
+// (with a pseudonym, multirelational k-anonymity too, and the pseudonyms: unitSpec),
 // which the release alone does not tell, so the release t (at p.output) is read
 // beside the input, every record counted with the person of the input record it
 // generalizes and the records left out with theirs (the truthfulness walk), and the
@@ -302,6 +304,7 @@ func checkPersons(ctx context.Context, p *plan, t checkedTable, spec verify.Spec
 	if spec.Unit == "" {
 		return nil, fault.Internalf("a count in persons without a privacy unit")
 	}
+	unitSpec(p, &spec) // linkable records and their pseudonym
 	p.maxSupp = spec.MaxSuppressed
 	if err := utilitySpec(p, &spec); err != nil {
 		return nil, err

@@ -32,6 +32,8 @@ import (
 	"fmt"
 	"hash"
 	"hash/maphash"
+	"io"
+	"log/slog"
 	"slices"
 )
 
@@ -43,8 +45,23 @@ type PseudonymCheck struct {
 	Column string
 	// Key is the pseudonym's key; nil when it is not known (every pseudonym is then
 	// checked to stand for one person, one to one).
-	Key []byte
+	Key SecretKey
 }
+
+// SecretKey is a pseudonym key: it prints, logs and marshals as a placeholder, never
+// as its bytes, so that a Spec printed by mistake does not carry it.
+type SecretKey []byte
+
+const secretKeyText = "(pseudonym key)"
+
+// Format writes the placeholder whatever the verb.
+func (SecretKey) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, secretKeyText) }
+
+// LogValue is the placeholder.
+func (SecretKey) LogValue() slog.Value { return slog.StringValue(secretKeyText) }
+
+// MarshalText is the placeholder.
+func (SecretKey) MarshalText() ([]byte, error) { return []byte(secretKeyText), nil }
 
 const (
 	// pseudonymBytes is how much of the MAC a pseudonym keeps.

@@ -2,18 +2,23 @@ package verify
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
 
 // pseudoKey is a test key; the pseudonyms below were computed with Python's hmac.
-var pseudoKey = []byte("0123456789abcdef0123456789abcdef")
+var pseudoKey = SecretKey("0123456789abcdef0123456789abcdef")
 
 // pseudoOf is the pseudonym of each test id under pseudoKey (Python: base32 of
 // hmac.new(key, id, sha256).digest()[:16], padding dropped).
 var pseudoOf = map[string]string{"patient-1": "JLIIUW6BHY4PHL3T5T6SQLYFVQ", "patient-2": "SU7WULXUJEHH3QNBRW4VPXAQCE"}
 
 func TestPseudonymMAC(t *testing.T) {
+	spec := pseudoSpec(pseudoKey)
+	if s := fmt.Sprintf("%v %+v %x %s", spec, *spec.Pseudonym, spec.Pseudonym.Key, spec.Pseudonym.Key); strings.Contains(s, "0123") || strings.Contains(s, "3031") || !strings.Contains(s, "(pseudonym key)") {
+		t.Errorf("a spec prints its key: %s", s)
+	}
 	m := newMacer(pseudoKey)
 	for id, p := range pseudoOf {
 		if !m.is(p, id) {
@@ -35,7 +40,7 @@ func TestPseudonymMAC(t *testing.T) {
 
 // pseudoSpec is a release of (q, s, pid) counted in persons by pid, released as its
 // pseudonym (key nil: not known), linkable, k = 1.
-func pseudoSpec(key []byte) Spec {
+func pseudoSpec(key SecretKey) Spec {
 	spec := linkable(1)
 	spec.Columns = []string{"q", "s", "pid"}
 	spec.Pseudonym = &PseudonymCheck{Column: "pid", Key: key}
@@ -69,7 +74,7 @@ func TestPseudonymCounter(t *testing.T) {
 	other := "AAAAAAAAAAAAAAAAAAAAAAAAAA"
 	for _, tc := range []struct {
 		name string
-		key  []byte
+		key  SecretKey
 		recs []pseudoRec
 		want string // a part of the violation; "" for none
 	}{
@@ -111,7 +116,7 @@ func TestPseudonymSpec(t *testing.T) {
 		{"another column", "under its own name", func(s *Spec) { s.Pseudonym.Column = "q" }},
 		{"released as it is", "released as it is", func(s *Spec) { s.Released = []string{"pid"} }},
 		{"not in the release", "missing from the release", func(s *Spec) { s.Columns = []string{"q", "s"} }},
-		{"an empty key", "empty key", func(s *Spec) { s.Pseudonym.Key = []byte{} }},
+		{"an empty key", "empty key", func(s *Spec) { s.Pseudonym.Key = SecretKey{} }},
 	} {
 		spec := pseudoSpec(pseudoKey)
 		tc.edit(&spec)
