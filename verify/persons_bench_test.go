@@ -3,21 +3,32 @@ package verify
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"sanitizer/closeness"
 	"sanitizer/diversity"
 )
 
 // BenchmarkPersonsCounter counts a release of 4M records of 800k persons (5 records
 // each on average, in several of 5000 classes, one sensitive column of 20 values)
-// with and without a privacy unit, and reports the memory the Counter holds per
-// record before Finish (live heap after a collection) and Finish's time:
+// with and without a privacy unit, with linkable records (multirelational k), and
+// with t-closeness and β-likeness in persons, and reports the memory the Counter
+// holds per record before Finish (live heap after a collection) and Finish's time
+// (BENCH_ROWS sets the records, the persons a fifth of them):
 //
 //	go test ./verify -run '^$' -bench PersonsCounter -benchtime 1x
 func BenchmarkPersonsCounter(b *testing.B) {
-	const rows, persons, classes, values = 4_000_000, 800_000, 5000, 20
+	const classes, values = 5000, 20
+	rows := 4_000_000
+	if n, err := strconv.Atoi(os.Getenv("BENCH_ROWS")); err == nil && n > 0 {
+		rows = n
+	}
+	persons := rows / 5
 	ids := make([]string, persons)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("P%09d", i)
@@ -31,10 +42,16 @@ func BenchmarkPersonsCounter(b *testing.B) {
 		sc.Values = append(sc.Values, fmt.Sprintf("v%d", v))
 		sc.Reference[v] = 1
 	}
-	for _, unit := range []string{"", "pid"} {
-		b.Run("unit="+unit, func(b *testing.B) {
+	for _, mode := range []string{"", "pid", "pid+linkable", "pid+t+β"} {
+		unit := strings.TrimSuffix(strings.Split(mode, "+")[0], "+")
+		b.Run("unit="+mode, func(b *testing.B) {
 			spec := Spec{K: 1, MaxSuppressed: rows, InputRows: rows, Columns: []string{"q", "s"}, Quasi: []string{"q"},
-				Sensitive: []Sensitive{sc}, Unit: unit}
+				Sensitive: []Sensitive{sc}, Unit: unit, Linkable: strings.HasSuffix(mode, "linkable")}
+			if strings.HasSuffix(mode, "β") {
+				spec.Sensitive = []Sensitive{sc}
+				spec.Sensitive[0].Closeness = []Closeness{{T: 1e9, Distance: closeness.Equal}}
+				spec.Sensitive[0].Likeness = []Likeness{{Beta: 1e9}}
+			}
 			for range b.N {
 				rng := rand.New(rand.NewPCG(1, 2))
 				runtime.GC()
@@ -75,7 +92,7 @@ func BenchmarkPersonsCounter(b *testing.B) {
 					b.Fatal(err)
 				}
 				done := time.Now()
-				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/rows, "live-B/record")
+				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(rows), "live-B/record")
 				b.ReportMetric(done.Sub(f).Seconds(), "finish-s")
 				b.ReportMetric(fed.Sub(start).Seconds(), "feed-s")
 				if m.Persons != nil {
@@ -83,5 +100,16 @@ func BenchmarkPersonsCounter(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkPseudonymMAC is the keyed pseudonym's check of one record.
+func BenchmarkPseudonymMAC(b *testing.B) {
+	m := newMacer(pseudoKey)
+	p := pseudoOf["patient-1"]
+	for b.Loop() {
+		if !m.is(p, "patient-1") {
+			b.Fatal("not the pseudonym")
+		}
 	}
 }
