@@ -1,0 +1,89 @@
+package release
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"sanitizer/generalize"
+	"sanitizer/sample"
+	"sanitizer/schema"
+)
+
+// encodeAdmissions generates rows admissions (several per patient) and encodes them
+// with testdata/admissions-persons.yaml (k=5 in persons, its l-diversity dropped):
+// the table with its unit.
+func encodeAdmissions(b *testing.B, rows int) (*generalize.Table, *plan) {
+	b.Helper()
+	dir := b.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	f, err := os.Create(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := sample.Admissions(f, rows, 1); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	cfg, err := schema.Load("../testdata/admissions-persons.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.Privacy.LDiversity = nil
+	src, p, err := openInput(cfg, in, filepath.Join(dir, "out.csv"), "csv")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	hier := make([]*generalize.Hierarchy, len(p.QuasiCfg))
+	for i, c := range p.QuasiCfg {
+		if c.Hierarchy.File != "" {
+			if hier[i], err = generalize.LoadHierarchy(c.Hierarchy.File); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	t, err := encode(context.Background(), p, src, hier, nil, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p.maxSupp = maxSuppressed(cfg.Privacy.Suppression, t.Rows)
+	return t, p
+}
+
+// BenchmarkSearchAdmissionsPersons measures the search alone on generated admissions
+// (SEARCH_ROWS, default 200,000), k=5, 5%, counting records, persons, and persons with
+// linkable records (multirelational k).
+func BenchmarkSearchAdmissionsPersons(b *testing.B) {
+	rows := 200000
+	if v, err := strconv.Atoi(os.Getenv("SEARCH_ROWS")); err == nil {
+		rows = v
+	}
+	t, p := encodeAdmissions(b, rows)
+	unit := t.Unit
+	for _, v := range []struct {
+		name              string
+		persons, linkable bool
+	}{{"records", false, false}, {"persons", true, false}, {"linkable", true, true}} {
+		b.Run(v.name, func(b *testing.B) {
+			t.Unit = nil
+			if v.persons {
+				t.Unit = unit
+			}
+			opt := generalize.Options{K: 5, MaxSuppressed: p.maxSupp, Linkable: v.linkable}
+			var res *generalize.Result
+			for b.Loop() {
+				var err error
+				if res, err = generalize.Search(context.Background(), t, opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(res.RolledUp), "rolled-up")
+			b.ReportMetric(float64(res.Evaluated+res.MonotoneOnly), "counted")
+		})
+	}
+}
