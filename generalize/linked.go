@@ -1,6 +1,7 @@
 package generalize
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -124,13 +125,16 @@ func entriesByPerson(e *classes, q, persons int) personEntries {
 }
 
 // smallGroups returns the persons, not suppressed and in at least one published
-// class, whose set of published classes fewer than k such persons share.
+// class, whose set of published classes fewer than k such persons share. A person in
+// one class is counted with that class's; the sets of the others are grouped by a
+// hash of the set, sorted, and compared in full within equal hashes.
 func (l *linked) smallGroups(pe personEntries, of []int32, k int32) []int32 {
-	// Every person's published classes, sorted: sets[off[i]:off[i+1]] is who[i]'s.
-	var who []int32
+	single := make([]int32, len(l.failing)) // per class: its persons in that class alone
+	only := make([]int32, len(pe.start)-1)  // per person in one class: the class (−1: not)
+	var multi []personSet
 	var sets []int32
-	off := []int{0}
 	for p := range int32(len(pe.start) - 1) {
+		only[p] = -1
 		if l.persons[p] {
 			continue
 		}
@@ -140,33 +144,60 @@ func (l *linked) smallGroups(pe personEntries, of []int32, k int32) []int32 {
 				sets = append(sets, j)
 			}
 		}
-		if len(sets) == from {
-			continue // released in no class
+		switch len(sets) - from {
+		case 0: // released in no class
+		case 1:
+			only[p] = sets[from]
+			single[sets[from]]++
+			sets = sets[:from]
+		default:
+			set := sets[from:]
+			slices.Sort(set)
+			multi = append(multi, personSet{hash: setHash(set), p: p, from: int32(from), to: int32(len(sets))})
 		}
-		slices.Sort(sets[from:])
-		who = append(who, p)
-		off = append(off, len(sets))
 	}
-	set := func(i int) []int32 { return sets[off[i]:off[i+1]] }
-	idx := make([]int, len(who))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return slices.Compare(set(a), set(b)) })
 	var small []int32
-	for lo := 0; lo < len(idx); {
+	for p, j := range only {
+		if j >= 0 && single[j] < k {
+			small = append(small, int32(p))
+		}
+	}
+	slices.SortFunc(multi, func(a, b personSet) int {
+		if c := cmp.Compare(a.hash, b.hash); c != 0 {
+			return c
+		}
+		return slices.Compare(sets[a.from:a.to], sets[b.from:b.to])
+	})
+	for lo := 0; lo < len(multi); {
 		hi := lo + 1
-		for hi < len(idx) && slices.Equal(set(idx[hi]), set(idx[lo])) {
+		for hi < len(multi) && multi[hi].hash == multi[lo].hash && slices.Equal(sets[multi[hi].from:multi[hi].to], sets[multi[lo].from:multi[lo].to]) {
 			hi++
 		}
 		if hi-lo < int(k) {
-			for _, i := range idx[lo:hi] {
-				small = append(small, who[i])
+			for _, m := range multi[lo:hi] {
+				small = append(small, m.p)
 			}
 		}
 		lo = hi
 	}
 	return small
+}
+
+// personSet is a person in several published classes: sets[from:to] of smallGroups,
+// sorted, and its hash.
+type personSet struct {
+	hash     uint64
+	p        int32
+	from, to int32
+}
+
+// setHash is a hash of a sorted set of classes: equal sets, equal hashes.
+func setHash(set []int32) uint64 {
+	h := uint64(len(set))
+	for _, j := range set {
+		h = mix(h^uint64(j)*0x9e3779b97f4a7c15, true)
+	}
+	return h
 }
 
 // split returns cls with every published class that lost suppressed persons' records
