@@ -530,10 +530,8 @@ func (r *run) verifyStage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	spec := verify.Spec{K: max(r.cfg.Privacy.K, km), MaxSuppressed: r.p.maxSupp, InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames(), Unit: unitColumn(r.cfg), Linkable: linkable(r.cfg)}
-	if spec.Linkable {
-		spec.Pseudonym = &verify.PseudonymCheck{Column: unitColumn(r.cfg), Key: verify.SecretKey(r.p.key)}
-	}
+	spec := verify.Spec{K: max(r.cfg.Privacy.K, km), MaxSuppressed: r.p.maxSupp, InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames()}
+	unitSpec(r.p, &spec)
 	if spec.Risk, err = verifyRisk(r.cfg, r.t.Rows); err != nil {
 		return err
 	}
