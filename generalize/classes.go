@@ -1,6 +1,7 @@
 package generalize
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 	"sync/atomic"
@@ -236,21 +237,7 @@ func keySpace(sizes []int) (space uint64, exact bool) {
 // column i at dst's level.
 func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, sizes []int, assign []int32, limit int) (out *classes, read int) {
 	pack := g.pack
-	// The records' packed words are their mixed-radix keys when every column's radix
-	// is its field's width: the first column ends in the highest bits.
-	keysOf := func(keys []uint64, lo, hi int) { computeKeys(keys, src, lo, hi, maps, pack.radix, true) }
-	switch {
-	case src.narrow != nil:
-		keysOf = func(keys []uint64, lo, hi int) { widenNarrow(keys, src.narrow[lo:hi], maps, src.npack, pack) }
-	case src.rows == nil:
-		var changed []int
-		for i, m := range maps {
-			if !isIdentity(m) {
-				changed = append(changed, i)
-			}
-		}
-		keysOf = func(keys []uint64, lo, hi int) { repack(keys, src.packed[lo:hi], maps, pack, changed) }
-	}
+	keysOf := g.packedKeys(src, maps)
 	if assign == nil && src.n >= g.tune.min() {
 		if radix := narrowRadix(sizes); radix != nil {
 			return g.rollUpNarrow(src, dst, maps, radix, limit)
@@ -275,6 +262,27 @@ func (g *grouper) rollUpPacked(src *classes, dst int, maps [][]int32, sizes []in
 		return nil, read
 	}
 	return &classes{node: dst, packed: slices.Clone(t.held), pack: pack, counts: slices.Clone(t.counts), n: len(t.rep)}, read
+}
+
+// packedKeys returns the function that writes the packed words, at the node maps map
+// to, of src's classes lo … hi−1 (the records, a packed or a narrow class table).
+func (g *grouper) packedKeys(src *classes, maps [][]int32) func(keys []uint64, lo, hi int) {
+	pack := g.pack
+	switch {
+	case src.narrow != nil:
+		return func(keys []uint64, lo, hi int) { widenNarrow(keys, src.narrow[lo:hi], maps, src.npack, pack) }
+	case src.rows == nil:
+		var changed []int
+		for i, m := range maps {
+			if !isIdentity(m) {
+				changed = append(changed, i)
+			}
+		}
+		return func(keys []uint64, lo, hi int) { repack(keys, src.packed[lo:hi], maps, pack, changed) }
+	}
+	// The records' packed words are their mixed-radix keys when every column's radix
+	// is its field's width: the first column ends in the highest bits.
+	return func(keys []uint64, lo, hi int) { computeKeys(keys, src, lo, hi, maps, pack.radix, true) }
 }
 
 // partsMinRecords is the fewest records that countInParts splits: below it, handing
@@ -584,7 +592,7 @@ func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K,
 	parts := max(par, 1)
 	segs := make([][]radixSegment[K], parts)
 	fanOut(parts, func(p int) {
-		segs[p] = radixScatter(src, keysOf, n*p/parts, n*(p+1)/parts, buckets, shift)
+		segs[p] = radixScatter(src, keysOf, n*p/parts, n*(p+1)/parts, buckets, shift, math.MaxUint64)
 	})
 	results := make([]radixPart[K], parts)
 	// counted is the keys found so far by all goroutines: buckets hold different keys,
@@ -607,8 +615,8 @@ type radixSegment[K radixKey] struct {
 
 // radixScatter computes the keys of the source classes lo … end−1 of src (keysOf) and
 // sorts every chunk of them by bucket, of the given number of buckets, each key's the
-// top bits of its hash from bit shift.
-func radixScatter[K radixKey](src *classes, keysOf func(keys []K, lo, hi int), lo, end, buckets int, shift uint) []radixSegment[K] {
+// top bits from bit shift of the hash of its bits in mask.
+func radixScatter[K radixKey](src *classes, keysOf func(keys []K, lo, hi int), lo, end, buckets int, shift uint, mask uint64) []radixSegment[K] {
 	var segs []radixSegment[K]
 	size := min(chunkRows, end-lo)
 	chunk, bucket := make([]K, size), make([]uint16, size)
@@ -619,7 +627,7 @@ func radixScatter[K radixKey](src *classes, keysOf func(keys []K, lo, hi int), l
 		keysOf(keys, lo, hi)
 		clear(hist)
 		for j, k := range keys {
-			b := uint16(mix(uint64(k), true) >> shift)
+			b := uint16(mix(uint64(k)&mask, true) >> shift)
 			bk[j] = b
 			hist[b+1]++
 		}

@@ -129,7 +129,10 @@ type nodeCount struct {
 	entries *classes
 	of      []int32  // with a unit: the class of every entry
 	src     *classes // the table the entries were rolled up from (nil: they were cached)
-	assign  []int32  // the class of each of src's classes (when a model reads its classes)
+	// collapsed, when the roll-up counted the classes with the entries (rollUpUnit),
+	// is the node's classes, which collapse then takes
+	collapsed *classes
+	assign    []int32 // the class of each of src's classes (when a model reads its classes)
 	// failing marks the classes of at least k records found failing another
 	// requirement (nil: there is none).
 	failing []bool
@@ -173,6 +176,11 @@ func (s *searcher) countNode(node int, g *grouper) (nodeCount, int) {
 		// source this large is counted one node at a time (evaluateBatch), so no
 		// other evaluation reads the cache meanwhile.
 		s.evict(s.opt.CacheEntries-scratchEntries(c.src, sizes), c.src)
+	}
+	if s.fusedUnit(c.src) {
+		c.cls, c.collapsed = g.rollUpUnit(c.src, node, maps, s.personField())
+		s.collapse(&c, g)
+		return c, c.src.n
 	}
 	if s.mod.any() {
 		if cap(g.assign) < c.src.n {
