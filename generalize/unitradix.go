@@ -43,13 +43,21 @@ type unitPart struct {
 
 // unitGather counts the entries of buckets from … to−1 of every goroutine's segments,
 // a bucket at a time: each distinct word is an entry of the node, and the first time a
-// bucket meets one, a person of its class.
+// bucket meets one, a person of its class. The tables are sized for the bucket's
+// entries up front and list what they hold in the order they met it, so that they
+// never grow and are read back without a scan of their slots.
 func unitGather(segs [][]radixSegment[uint64], from, to int, person uint64) unitPart {
-	et, ct := &radixTable[uint64]{}, &unitClassTable{}
+	et, ct := &unitTable{}, &unitTable{}
 	var res unitPart
 	for b := from; b < to; b++ {
-		et.reset()
-		ct.reset()
+		in := 0
+		for _, part := range segs {
+			for _, sg := range part {
+				in += int(sg.start[b+1] - sg.start[b])
+			}
+		}
+		et.reset(in)
+		ct.reset(in)
 		for _, part := range segs {
 			for _, sg := range part {
 				lo, hi := sg.start[b], sg.start[b+1]
@@ -58,108 +66,69 @@ func unitGather(segs [][]radixSegment[uint64], from, to int, person uint64) unit
 					if sg.counts != nil {
 						c = sg.counts[int(lo)+j]
 					}
-					ct.add(k&^person, c, et.add(k, c))
+					p := int32(0)
+					if et.add(k, c, 0) {
+						p = 1
+					}
+					ct.add(k&^person, c, p)
 				}
 			}
 		}
-		res.keys, res.counts = et.appendTo(res.keys, res.counts)
-		res.classes, res.rows, res.persons = ct.appendTo(res.classes, res.rows, res.persons)
+		for _, i := range et.order {
+			res.keys, res.counts = append(res.keys, et.slots[i].key), append(res.counts, et.slots[i].count)
+		}
+		for _, i := range ct.order {
+			sl := &ct.slots[i]
+			res.classes, res.rows, res.persons = append(res.classes, sl.key), append(res.rows, sl.count), append(res.persons, sl.persons)
+		}
 	}
 	return res
 }
 
-// add adds count records of the key k and reports whether k is new to the table.
-func (t *radixTable[K]) add(k K, count int32) bool {
+// unitTable counts the entries or the classes of one bucket of rollUpUnit in open
+// addressing, sized for the bucket (at most half full: it never grows): a word, its
+// records and (classes) its persons side by side in its slot (no records: empty),
+// and the slots used in the order they were.
+type unitTable struct {
+	slots []unitSlot
+	order []int32
+}
+
+type unitSlot struct {
+	key            uint64
+	count, persons int32
+}
+
+// reset empties the table, with room for n words.
+func (t *unitTable) reset(n int) {
+	size := radixTableMin
+	for size < 2*n {
+		size *= 2
+	}
+	if cap(t.slots) < size {
+		t.slots = make([]unitSlot, size)
+	}
+	t.slots = t.slots[:size]
+	clear(t.slots)
+	t.order = t.order[:0]
+}
+
+// add adds count records and persons persons to word k and reports whether k is new.
+func (t *unitTable) add(k uint64, count, persons int32) bool {
 	mask := uint64(len(t.slots) - 1)
-	for p := mix(uint64(k), true) & mask; ; p = (p + 1) & mask {
-		sl := &t.slots[p]
+	for i := mix(k, true) & mask; ; i = (i + 1) & mask {
+		sl := &t.slots[i]
 		if sl.count == 0 {
-			sl.key, sl.count = k, count
-			t.used++
-			if 2*t.used > len(t.slots) {
-				t.grow()
-			}
+			sl.key, sl.count, sl.persons = k, count, persons
+			t.order = append(t.order, int32(i))
 			return true
 		}
 		if sl.key == k {
 			sl.count += count
+			sl.persons += persons
 			return false
 		}
 	}
-}
-
-// unitClassTable counts the classes of one bucket of rollUpUnit, in open addressing:
-// a class's word, records and persons side by side in its slot (no records: empty).
-type unitClassTable struct {
-	slots []unitClassSlot
-	used  int
-}
-
-type unitClassSlot struct {
-	key           uint64
-	rows, persons int32
-}
-
-// reset empties the table, at radixTableMin slots.
-func (t *unitClassTable) reset() {
-	if cap(t.slots) < radixTableMin {
-		t.slots = make([]unitClassSlot, radixTableMin)
-	}
-	t.slots = t.slots[:radixTableMin]
-	clear(t.slots)
-	t.used = 0
-}
-
-// add adds count records to class k, and a person when newPerson.
-func (t *unitClassTable) add(k uint64, count int32, newPerson bool) {
-	p := int32(0)
-	if newPerson {
-		p = 1
-	}
-	mask := uint64(len(t.slots) - 1)
-	for i := mix(k, true) & mask; ; i = (i + 1) & mask {
-		sl := &t.slots[i]
-		if sl.rows == 0 {
-			sl.key, sl.rows, sl.persons = k, count, p
-			t.used++
-			if 2*t.used > len(t.slots) {
-				t.grow()
-			}
-			return
-		}
-		if sl.key == k {
-			sl.rows += count
-			sl.persons += p
-			return
-		}
-	}
-}
-
-// grow doubles the table.
-func (t *unitClassTable) grow() {
-	old := t.slots
-	t.slots = make([]unitClassSlot, 2*len(old))
-	mask := uint64(len(t.slots) - 1)
-	for _, sl := range old {
-		if sl.rows == 0 {
-			continue
-		}
-		i := mix(sl.key, true) & mask
-		for t.slots[i].rows != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = sl
-	}
-}
-
-// appendTo appends the table's classes, in slot order.
-func (t *unitClassTable) appendTo(keys []uint64, rows, persons []int32) ([]uint64, []int32, []int32) {
-	for _, sl := range t.slots {
-		if sl.rows != 0 {
-			keys, rows, persons = append(keys, sl.key), append(rows, sl.rows), append(persons, sl.persons)
-		}
-	}
-	return keys, rows, persons
 }
 
 // fusedUnit reports whether a roll-up of src for the search of s counts the node's
