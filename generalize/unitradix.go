@@ -1,5 +1,7 @@
 package generalize
 
+import "slices"
+
 // rollUpUnit rolls a table's entries (classes keyed by the person too, the person's
 // field person of the packed words) up to node dst and collapses them in the same
 // pass, for a search that reads nothing but the classes' records and persons (k, no
@@ -22,13 +24,18 @@ func (g *grouper) rollUpUnit(src *classes, dst int, maps [][]int32, person uint6
 	fanOut(parts, func(p int) {
 		results[p] = unitGather(segs, buckets*p/parts, buckets*(p+1)/parts, person)
 	})
-	entries = &classes{node: dst, pack: g.pack}
-	cls = &classes{node: dst, pack: g.pack}
-	for _, r := range results {
-		entries.packed, entries.counts = append(entries.packed, r.keys...), append(entries.counts, r.counts...)
-		cls.packed, cls.counts = append(cls.packed, r.classes...), append(cls.counts, r.rows...)
-		cls.persons = append(cls.persons, r.persons...)
+	join := func(w func(r unitPart) []uint64, c func(r unitPart) []int32) ([]uint64, []int32) {
+		words, counts := make([][]uint64, len(results)), make([][]int32, len(results))
+		for p, r := range results {
+			words[p], counts[p] = w(r), c(r)
+		}
+		return slices.Concat(words...), slices.Concat(counts...)
 	}
+	entries = &classes{node: dst, pack: g.pack}
+	entries.packed, entries.counts = join(func(r unitPart) []uint64 { return r.keys }, func(r unitPart) []int32 { return r.counts })
+	cls = &classes{node: dst, pack: g.pack}
+	cls.packed, cls.counts = join(func(r unitPart) []uint64 { return r.classes }, func(r unitPart) []int32 { return r.rows })
+	_, cls.persons = join(func(unitPart) []uint64 { return nil }, func(r unitPart) []int32 { return r.persons })
 	entries.n, cls.n = len(entries.packed), len(cls.packed)
 	return entries, cls
 }
@@ -48,14 +55,23 @@ type unitPart struct {
 // never grow and are read back without a scan of their slots.
 func unitGather(segs [][]radixSegment[uint64], from, to int, person uint64) unitPart {
 	et, ct := &unitTable{}, &unitTable{}
-	var res unitPart
-	for b := from; b < to; b++ {
-		in := 0
+	bucketIn := func(b int) (in int) {
 		for _, part := range segs {
 			for _, sg := range part {
 				in += int(sg.start[b+1] - sg.start[b])
 			}
 		}
+		return in
+	}
+	total := 0
+	for b := from; b < to; b++ {
+		total += bucketIn(b)
+	}
+	// Room for every source entry: pages never written are never touched.
+	res := unitPart{keys: make([]uint64, 0, total), counts: make([]int32, 0, total),
+		classes: make([]uint64, 0, total), rows: make([]int32, 0, total), persons: make([]int32, 0, total)}
+	for b := from; b < to; b++ {
+		in := bucketIn(b)
 		et.reset(in)
 		ct.reset(in)
 		for _, part := range segs {
