@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"sanitizer/generalize"
+	"sanitizer/job"
 	"sanitizer/sample"
 	"sanitizer/schema"
 )
@@ -84,6 +85,50 @@ func BenchmarkSearchAdmissionsPersons(b *testing.B) {
 			}
 			b.ReportMetric(float64(res.RolledUp), "rolled-up")
 			b.ReportMetric(float64(res.Evaluated+res.MonotoneOnly), "counted")
+		})
+	}
+}
+
+// BenchmarkReleaseAdmissionsPersons measures a whole release (encode, search, write,
+// verify) of generated admissions (SEARCH_ROWS, default 200,000) to CSV, k=5, 5%,
+// counting records and counting persons.
+func BenchmarkReleaseAdmissionsPersons(b *testing.B) {
+	rows := 200000
+	if v, err := strconv.Atoi(os.Getenv("SEARCH_ROWS")); err == nil {
+		rows = v
+	}
+	dir := b.TempDir()
+	in := filepath.Join(dir, "in.csv")
+	f, err := os.Create(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := sample.Admissions(f, rows, 1); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	for _, persons := range []bool{false, true} {
+		name := "records"
+		if persons {
+			name = "persons"
+		}
+		b.Run(name, func(b *testing.B) {
+			cfg, err := schema.Load("../testdata/admissions-persons.yaml")
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg.Privacy.LDiversity = nil
+			if !persons {
+				cfg.Privacy.Unit = nil
+			}
+			out := filepath.Join(dir, name+".csv")
+			for b.Loop() {
+				if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out, Force: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }
