@@ -136,6 +136,9 @@ ul.models { padding-left: 20px; max-width: 84ch; }
 ul.models li { margin: 4px 0; }
 .warn { border-left: 5px solid var(--bad); background: #fdf0f0; padding: 8px 14px; font-weight: 600; max-width: 84ch; }
 .note { color: var(--muted); font-size: 14px; }
+.persons { border-left: 5px solid #27508f; background: var(--band); padding: 4px 16px 6px; margin: 12px 0 16px; max-width: 84ch; break-inside: avoid; page-break-inside: avoid; }
+.persons h3 { margin-top: 8px; }
+.persons table { background: #fff; }
 .empty { background: var(--band); padding: 10px 14px; border-radius: 4px; max-width: 84ch; }
 table { border-collapse: collapse; margin: 8px 0 14px; font-size: 14px; }
 th, td { border-bottom: 1px solid var(--rule); padding: 5px 12px 5px 0; text-align: left; vertical-align: top; }

@@ -26,6 +26,7 @@ type quasiView struct {
 	Rows                    []quasiRow
 	Distinction, Separation figure
 	Drivers                 string
+	Records                 string // counted in persons: that these figures count records
 }
 
 // quasiRow is one quasi-identifier or pair.
@@ -39,11 +40,14 @@ const maxQuasiBars = 15
 func riskPage(a *RiskAnalysis) analysisView {
 	v := analysisView{
 		Title: "Re-identification risk" + titleSuffix(a.Dataset),
-		Risk:  newRiskView(&a.Risk),
+		Risk:  newRiskView(&a.Risk, riskCounted(a)),
 		Quasi: newQuasiView(a.Risk.QuasiIdentifiers),
 		Prov:  newProvenance(a.Tool, a.Version, a.ConfigDigest, a.HierarchyDigests, a.CreatedUTC),
 	}
 	v.Checks = v.Risk.Checks
+	if a.Persons != nil {
+		v.Quasi.Records = "Unlike the risk figures above, distinction and separation count records, not persons: a person with many records weighs as many."
+	}
 	v.Lead = append(v.Lead, fmt.Sprintf("%s holds %s %s. Its quasi-identifiers, the columns an attacker could know about a person, are %s.",
 		a.Input.Path, fmtCount(int64(a.Input.Rows)), plural(int64(a.Input.Rows), "record", "records"), orNone(joinWords(a.Quasi))))
 	if r := a.Release; r != nil {
@@ -52,7 +56,16 @@ func riskPage(a *RiskAnalysis) analysisView {
 	} else {
 		v.Lead = append(v.Lead, "No release was given: the figures are the input's alone.")
 	}
+	v.Lead = append(v.Lead, riskPersonsLead(a)...)
 	return v
+}
+
+// riskCounted is what a's risk figures count.
+func riskCounted(a *RiskAnalysis) counted {
+	if a.Persons == nil {
+		return counted{}
+	}
+	return counted{unit: a.Persons.Column}
 }
 
 // orNone is s, or "none" when empty.
@@ -127,7 +140,8 @@ const analysisHTML = `
 
 <h2>3. Which quasi-identifiers drive the risk</h2>
 <p><strong>Distinction</strong>: a column's (or pair's) distinct values divided by the records, so 100% means every record has a value of its own. <strong>Separation</strong>: the share of all pairs of records whose values differ, so 100% means no two records look alike.</p>
-{{if .Quasi.Drivers}}<p class="lead">{{.Quasi.Drivers}}</p>{{end}}
+{{if .Quasi.Records}}<p>{{.Quasi.Records}}</p>
+{{end}}{{if .Quasi.Drivers}}<p class="lead">{{.Quasi.Drivers}}</p>{{end}}
 <figure>{{.Quasi.Distinction.Chart}}<figcaption>{{.Quasi.Distinction.Caption}}</figcaption></figure>
 <figure>{{.Quasi.Separation.Chart}}<figcaption>{{.Quasi.Separation.Caption}}</figcaption></figure>
 {{if .Quasi.Rows}}<table>

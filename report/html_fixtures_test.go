@@ -171,6 +171,92 @@ func noRiskReport() *Report {
 	return r
 }
 
+// admissionsRisk is the risk of an admissions table counted in persons (a class's
+// size is its persons, a person counted in each class they have records in) and of its
+// k = 5 release in persons: no population (its figures count records), the
+// highest-risk model in persons.
+func admissionsRisk() *RiskReport {
+	sizes := func(b ...SizeBucket) []SizeBucket {
+		out := []SizeBucket{{1, 1, 0, 0}, {2, 2, 0, 0}, {3, 4, 0, 0}, {5, 9, 0, 0}, {10, 19, 0, 0}, {20, 49, 0, 0}, {50, 99, 0, 0}, {100, 999, 0, 0}, {1000, 0, 0, 0}}
+		for _, x := range b {
+			for i := range out {
+				if out[i].Min == x.Min {
+					out[i] = x
+				}
+			}
+		}
+		return out
+	}
+	return &RiskReport{
+		Thresholds: []float64{0.2, 0.1, 0.05},
+		Input: RiskMeasures{Records: 9104, Classes: 8950, HighestRisk: 1, AverageRisk: 8950.0 / 9104, RecordsAtHighest: 8820.0 / 9104,
+			RecordsAtRisk: []float64{1, 1, 1}, SampleUniqueness: 8820.0 / 9104, RecordRisk: bands(0, 0, 0, 0, 0, 64.0/9104, 220.0/9104, 8820.0/9104),
+			ClassSizes: sizes(SizeBucket{1, 1, 8820, 8820}, SizeBucket{2, 2, 110, 220}, SizeBucket{3, 4, 20, 64})},
+		Release: &RiskMeasures{Records: 2996, Classes: 140, HighestRisk: 0.2, AverageRisk: 140.0 / 2996, RecordsAtHighest: 50.0 / 2996,
+			RecordsAtRisk: []float64{0, 180.0 / 2996, 930.0 / 2996}, RecordRisk: bands(0, 0, 2066.0/2996, 750.0/2996, 180.0/2996),
+			ClassSizes: sizes(SizeBucket{5, 9, 30, 180}, SizeBucket{10, 19, 45, 750}, SizeBucket{20, 49, 55, 1566}, SizeBucket{50, 99, 10, 500})},
+		Models: []RiskModelCheck{{Model: "highest-risk", Limit: 0.2, Measured: 0.2, Holds: true}},
+	}
+}
+
+// admissionsPersons is the persons of a k = 5 release of 9,412 admissions of 2,000
+// patients, counted by the verifier; pseudonym is its key's kind ("": no pseudonym).
+func admissionsPersons(pseudonym PseudonymKey) *PersonsSummary {
+	p := &PersonsSummary{Column: "patient_id", Input: 2000, Released: 1968, MinClass: 5, AvgClass: 2996.0 / 140, Several: 701, LostSome: 57, LostAll: 32}
+	if pseudonym != "" {
+		p.Pseudonym = &PseudonymStatement{Column: "patient_id", Key: pseudonym, Links: PseudonymLinks(pseudonym)}
+	}
+	return p
+}
+
+// personsReport is a k = 5 release of admissions counted in persons: with a pseudonym
+// (then k alone, as the configuration requires), or with distinct l-diversity,
+// t-closeness and β-likeness in persons on the diagnosis.
+func personsReport(pseudonym PseudonymKey) *Report {
+	r := &Report{
+		Tool: "sanitize", Version: "v1.4.0", Dataset: "ward-admissions", ConfigDigest: "sha256:7be1c2a0", CreatedUTC: "2026-11-25T09:30:00Z",
+		HierarchyDigests: map[string]string{"hierarchies/sex.csv": "sha256:0c1d2e3f"},
+		Input:            FileSummary{Path: "data/admissions.csv", Format: "csv", Rows: 9412},
+		Output:           FileSummary{Path: "out/admissions-linked.csv", Format: "csv", Rows: 9101},
+		Model:            ModelSummary{K: 5, SuppressionRate: 0.05, MaxSuppressed: 470},
+		Algorithm:        "optimal",
+		Node:             []NodeLevel{{"age", 2, 4}, {"sex", 0, 2}, {"admitted", 2, 4}},
+		Classes:          140, MinClass: 9, AvgClass: 9101.0 / 140, Suppressed: 311,
+		Metric:   MetricSummary{Name: "loss", Value: 0.3712},
+		Utility:  generalize.Metrics{Loss: 0.3712, NCP: 0.3305, Discernibility: 1.0125e6, CAvg: 13.0, NonUniformEntropy: 40512.25},
+		Lattice:  LatticeStats{Size: 60, Evaluated: 21, Tagged: 25, Bounded: 14, RolledUp: 30000},
+		Verified: Verification{Rows: 9101, Classes: 140, MinClass: 9, Suppressed: 311},
+		Persons:  admissionsPersons(pseudonym),
+		Generalized: []QuasiRelease{{"age", 2, 4, 5, []string{"[20,39]", "[40,59]"}}, {"sex", 0, 2, 2, []string{"F", "M"}},
+			{"admitted", 2, 4, 6, []string{"2021", "2022"}}},
+		Risk:     admissionsRisk(),
+		StagesMS: Stages{Encode: 12, Search: 40, Write: 9, Verify: 15, Total: 76},
+	}
+	if pseudonym == "" {
+		r.Output.Path = "out/admissions.csv"
+		r.Model.LDiversity = []LDiversityIn{{Column: "diagnosis", Variant: "distinct", L: 3}}
+		r.Model.TCloseness = []TClosenessIn{{Column: "diagnosis", T: 0.3, Distance: "equal"}}
+		r.Model.BetaLikeness = []BetaLikenessIn{{Column: "diagnosis", Beta: 1.5, Variant: "basic"}}
+		r.Verified.Sensitive = []SensitiveSummary{{Column: "diagnosis", MinPersonsL: 3.5, MaxEMD: 0.21, MaxGain: 1.2, Distance: "equal",
+			Measures: MeasurePersonsL | MeasureEMD | MeasureGain}}
+	}
+	return r
+}
+
+// personsAnalysis is sanitize risk on admissions counted in persons, with its release;
+// the unit's column has a hostile name.
+func personsAnalysis() *RiskAnalysis {
+	p := admissionsPersons("")
+	p.Column = hostile
+	rr := admissionsRisk()
+	rr.QuasiIdentifiers = []AttributeRisk{{[]string{"age"}, 0.0085, 0.9712}, {[]string{"sex"}, 0.00021, 0.4998}, {[]string{"admitted"}, 0.0771, 0.9989},
+		{[]string{"age", "sex"}, 0.0169, 0.9856}, {[]string{"age", "admitted"}, 0.6512, 0.99997}, {[]string{"sex", "admitted"}, 0.1402, 0.9994}}
+	return &RiskAnalysis{Tool: "sanitize", Version: "v1.4.0", Dataset: "ward-admissions", ConfigDigest: "sha256:7be1c2a0", CreatedUTC: "2026-11-25T09:40:00Z",
+		Input: FileSummary{Path: "data/admissions.csv", Format: "csv", Rows: 9412}, Release: &FileSummary{Path: "out/admissions.csv", Format: "csv", Rows: 9101},
+		Quasi: []string{"age", "sex", "admitted"}, Risk: *rr,
+		Persons: &RiskPersons{Column: hostile, Input: 2000, Release: p}}
+}
+
 // adultAnalysis is sanitize risk on Adult, with its release or without.
 func adultAnalysis(release bool) *RiskAnalysis {
 	a := &RiskAnalysis{Tool: "sanitize", Version: "v1.4.0", Dataset: "adult", ConfigDigest: "sha256:39ba18d4",
@@ -239,9 +325,7 @@ func htmlCases() []htmlCase {
 	man := func(m *Manifest) func(*bytes.Buffer) error {
 		return func(b *bytes.Buffer) error { return WriteManifestHTML(b, m) }
 	}
-	// A release with risk: a chart per measure, two distributions, the levels, the loss.
-	const releaseCharts = 2 + 3 + 1 + 2 + 1 + 1
-	return []htmlCase{
+	return append([]htmlCase{
 		{"release-population", rel(adultReport(true)), []string{
 			"28,816 records of adult.csv were released as release.csv (csv); 1,346 (4.5%) were withheld",
 			"k-anonymity (k = 5): every group of records that share their age, sex, race, marital-status, education, native-country and workclass holds at least 5 records",
@@ -303,5 +387,58 @@ func htmlCases() []htmlCase {
 			m.Ledger.History, m.Outputs = nil, nil
 			return m
 		}()), []string{"published 0 outputs"}, 0, []string{"the run published no output.", "the ledger holds no spend on this dataset."}},
+	}, personsCases()...)
+}
+
+// A release with risk: a chart per measure, two distributions, the levels, the loss.
+const releaseCharts = 2 + 3 + 1 + 2 + 1 + 1
+
+// renderRelease renders r's release page.
+func renderRelease(r *Report) func(*bytes.Buffer) error {
+	return func(b *bytes.Buffer) error { return WriteReleaseHTML(b, r) }
+}
+
+// renderRisk renders a's risk analysis page.
+func renderRisk(a *RiskAnalysis) func(*bytes.Buffer) error {
+	return func(b *bytes.Buffer) error { return WriteRiskHTML(b, a) }
+}
+
+// personsCases are the pages of a release and a risk analysis counted in persons, with
+// what each must show.
+func personsCases() []htmlCase {
+	return []htmlCase{
+		{"release-persons-linked", renderRelease(personsReport(PseudonymKeyFile)), []string{
+			"k-anonymity in persons (k = 5): every group of records that share their age, sex and admitted holds records of at least 5 different persons, so no one can be narrowed down to fewer than 5 persons",
+			"The release has 140 groups; the group of fewest persons holds 5 persons, and a group holds on average 21.4 persons (65.01 records).",
+			"Multirelational k-anonymity (Nergiz, Clifton and Nergiz 2009)", "every set of groups a person&#39;s records lie in shared by at least 5 persons",
+			"Here a person is one value of patient_id", "the column holds a keyed pseudonym of each person in their place",
+			`<tr><td>In the input</td><td class="n">2,000</td><td class="n">9,412</td></tr>`,
+			`<tr><td>Released (at least one record in the file)</td><td class="n">1,968</td><td class="n">9,101</td></tr>`,
+			`<tr><td>Lost at least one record (withheld)</td><td class="n">57</td><td class="n">311</td></tr>`,
+			`<td class="n">32</td><td class="n">—</td>`, `<tr><td>Released with records in several groups</td><td class="n">701</td>`,
+			`<tr><td>The smallest group holds</td><td class="n">5</td><td class="n">9</td></tr>`,
+			"What a researcher can link: a person&#39;s records within this release, which share one pseudonym",
+			"Links to other releases: yes. Whoever holds two releases made with this key file can join a person&#39;s records across them",
+			"fewest persons in a group: 5 (fewest records: 9)", "311 (3.3%) withheld; 57 persons lost some of their records, 32 all",
+			"its persons counted from the input&#39;s patient_id beside it: it holds 9,101 records of 1,968 persons in 140 groups; the group of fewest persons holds 5 persons, the group of fewest records 9 records",
+			"Counted in persons (patient_id): a group&#39;s size is the number of different persons",
+			"Highest risk: no person&#39;s re-identification risk exceeds 20% (1 in 5)", "every person&#39;s risk at most 20% (1 in 5)",
+			"Persons at risk above 10%", "groups of 19 or fewer persons", "Persons by the size of their group, in persons", "Persons in groups (a person counted in each group",
+			"2,996", "31%", "C_AVG can be above 1 when every group holds exactly k persons",
+		}, releaseCharts, nil},
+		{"release-persons", renderRelease(personsReport("")), []string{
+			"Distinct l-diversity in persons on diagnosis (l = 3): in every group, each value of diagnosis is held by at most 1/3 of the group&#39;s persons",
+			"every value held by at most 1/3 of a group&#39;s persons", "weakest group: l = 3.5 in persons",
+			"t-closeness in persons on diagnosis (t = 0.3)", "largest distance 0.21 (on shares of persons)",
+			"β-likeness in persons on diagnosis (β = 1.5, basic)", "at most 25% of a group&#39;s persons", "largest gain 1.2 (on shares of persons",
+			"The ids in patient_id are not in the release.",
+		}, releaseCharts, nil},
+		{"risk-persons", renderRisk(personsAnalysis()), []string{
+			"Counted in persons: the input&#39;s 9,412 records are about 2,000 persons, each named by &lt;script&gt;",
+			"The release holds records of 1,968 of them (the verifier counted them from the file and the input): 701 with records in several groups; 57 lost some of their records, 32 all.",
+			"Counted in persons (&lt;script&gt;", "Persons at risk above 5%", "Persons by their re-identification risk", "every person&#39;s risk at most 20% (1 in 5)",
+			"Sample uniqueness", "96.9%", "Counted in persons, only the prosecutor model is measured",
+			"distinction and separation count records, not persons",
+		}, 2 + 3 + 1 + 2 + 2, nil},
 	}
 }

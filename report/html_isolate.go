@@ -103,7 +103,23 @@ func isolateReport(r *Report) *Report {
 		rr := isolateRisk(*r.Risk)
 		c.Risk = &rr
 	}
+	c.Persons = isolatePersons(r.Persons)
 	return &c
+}
+
+// isolatePersons is a copy of p with its column names isolated (nil stays nil).
+func isolatePersons(p *PersonsSummary) *PersonsSummary {
+	if p == nil {
+		return nil
+	}
+	pc := *p
+	pc.Column = isolate(p.Column)
+	if ps := p.Pseudonym; ps != nil {
+		psc := *ps
+		psc.Column = isolate(ps.Column)
+		pc.Pseudonym = &psc
+	}
+	return &pc
 }
 
 // isolateRisk is rr with its column names isolated.
@@ -125,6 +141,11 @@ func isolateAnalysis(a *RiskAnalysis) *RiskAnalysis {
 	}
 	c.Quasi = isolateAll(a.Quasi)
 	c.Risk = isolateRisk(a.Risk)
+	if p := a.Persons; p != nil {
+		pc := *p
+		pc.Column, pc.Release = isolate(p.Column), isolatePersons(p.Release)
+		c.Persons = &pc
+	}
 	return &c
 }
 

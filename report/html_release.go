@@ -20,6 +20,7 @@ type releaseView struct {
 	Title      string
 	Lead       string
 	Warning    string
+	Persons    *personsView // nil: the release counts records
 	Models     []string
 	Risk       *riskView
 	NoRisk     string
@@ -38,6 +39,7 @@ func releasePage(r *Report) releaseView {
 	v := releaseView{
 		Title:      "Release report" + titleSuffix(r.Dataset),
 		Lead:       releaseLead(r),
+		Persons:    newPersonsView(r),
 		Models:     modelSentences(r),
 		Generalize: newGeneralizeView(r),
 		Utility:    utilityRows(r),
@@ -52,7 +54,7 @@ func releasePage(r *Report) releaseView {
 		v.Warning = "The release holds no record: every record was suppressed. Nothing of the input is published; the figures below describe an empty file."
 	}
 	if r.Risk != nil {
-		rv := newRiskView(r.Risk)
+		rv := newRiskView(r.Risk, countedOf(r)) // in persons, the risk is measured on the classes' persons
 		v.Risk = &rv
 	} else {
 		v.NoRisk = "This report holds no risk figures: it was written without them."
@@ -135,6 +137,9 @@ func modelSentences(r *Report) []string {
 	if qi == "" {
 		qi = "quasi-identifiers"
 	}
+	if r.Persons != nil {
+		return append(personsModelSentences(r, qi), riskModelSentences(r)...)
+	}
 	k := fmt.Sprintf("k-anonymity (k = %d): every group of records that share their %s holds at least %d records, so no one can be narrowed down to fewer than %d records by these values.",
 		r.Model.K, qi, r.Model.K, r.Model.K)
 	if r.Model.KDefault {
@@ -160,10 +165,38 @@ func modelSentences(r *Report) []string {
 			t.Column, fmtG(t.T), t.Column, fmtG(t.T), t.Distance, t.Column))
 	}
 	out = append(out, populationSentences(r)...)
-	if r.Risk != nil {
-		for _, m := range r.Risk.Models {
-			out = append(out, riskModelSentence(m))
+	return append(out, riskModelSentences(r)...)
+}
+
+// personsModelSentences say in words what each model of a release counted in persons
+// guarantees (distinct l-diversity, t-closeness and β-likeness are the models of
+// sensitive columns that have a reading in persons).
+func personsModelSentences(r *Report, qi string) []string {
+	out := []string{personsKSentence(r, qi)}
+	for _, l := range r.Model.LDiversity {
+		if l.Variant == diversity.Distinct {
+			out = append(out, personsLSentence(l))
+		} else {
+			out = append(out, lSentence(l))
 		}
+	}
+	for _, b := range r.Model.BetaLikeness {
+		out = append(out, personsBetaSentence(b))
+	}
+	for _, t := range r.Model.TCloseness {
+		out = append(out, personsTSentence(t))
+	}
+	return append(out, populationSentences(r)...)
+}
+
+// riskModelSentences say what the release's risk-based models guarantee.
+func riskModelSentences(r *Report) []string {
+	if r.Risk == nil {
+		return nil
+	}
+	var out []string
+	for _, m := range r.Risk.Models {
+		out = append(out, riskModelSentence(m, countedOf(r)))
 	}
 	return out
 }
@@ -216,15 +249,15 @@ func lSentence(l LDiversityIn) string {
 }
 
 // riskModelSentence says what a risk-based model guarantees and what was measured.
-func riskModelSentence(m RiskModelCheck) string {
+func riskModelSentence(m RiskModelCheck, c counted) string {
 	var s string
 	switch m.Model {
 	case "highest-risk":
-		s = fmt.Sprintf("Highest risk: no record's re-identification risk exceeds %s; measured %s.", fmtRisk(m.Limit), fmtRisk(m.Measured))
+		s = fmt.Sprintf("Highest risk: no %s's re-identification risk exceeds %s; measured %s.", c.one(), fmtRisk(m.Limit), fmtRisk(m.Measured))
 	case "average-risk":
-		s = fmt.Sprintf("Average risk: the records' average re-identification risk is at most %s; measured %s.", fmtRisk(m.Limit), fmtRisk(m.Measured))
+		s = fmt.Sprintf("Average risk: the %s' average re-identification risk is at most %s; measured %s.", c.noun(), fmtRisk(m.Limit), fmtRisk(m.Measured))
 	case "records-at-risk":
-		s = fmt.Sprintf("Records at risk: at most %s of the records have a re-identification risk above %s; measured %s.", fmtPct(m.Limit), fmtPct(m.Threshold), fmtPct(m.Measured))
+		s = fmt.Sprintf("%s at risk: at most %s of the %s have a re-identification risk above %s; measured %s.", capital(c.noun()), fmtPct(m.Limit), c.noun(), fmtPct(m.Threshold), fmtPct(m.Measured))
 	case "population-uniqueness":
 		s = fmt.Sprintf("Population uniqueness: at most %s of the population is estimated (by %s) to be unique on the quasi-identifiers; measured %s.", fmtPct(m.Limit), uniquenessName(m.Estimator), fmtPct(m.Measured))
 	default:
@@ -322,13 +355,24 @@ func utilityRows(r *Report) []utilityRow {
 		{"Discernibility", fmtNumber(u.Discernibility),
 			"Each record is charged the size of its group (a withheld record: the input's size): large groups and suppression both cost.",
 			fmt.Sprintf("Lower is better; the least possible is %s (every record alone).", fmtCount(int64(r.Input.Rows)))},
-		{"Average group size ÷ k (C_AVG)", fmtNumber(u.CAvg),
-			"The released groups' average size divided by k.",
-			"Lower is better: 1 means every group has exactly k records; above 1, groups are larger than the model needs."},
+		cavgRow(r),
 		{"Non-uniform entropy", fmtNumber(u.NonUniformEntropy) + " bits",
 			"The information a reader lacks about each record's original values given the released ones, summed over records and quasi-identifiers." + perCell,
 			"Lower is better: 0 bits is no loss."},
 	}
+}
+
+// cavgRow is C_AVG's row: in persons, k counts persons while the average size counts
+// records, so 1 is no longer what the model needs.
+func cavgRow(r *Report) utilityRow {
+	if r.Persons != nil {
+		return utilityRow{"Average group size ÷ k (C_AVG)", fmtNumber(r.Utility.CAvg),
+			"The released groups' average number of records divided by k. Here k counts persons and a person may have several records in a group, so C_AVG can be above 1 when every group holds exactly k persons.",
+			"Lower is better."}
+	}
+	return utilityRow{"Average group size ÷ k (C_AVG)", fmtNumber(r.Utility.CAvg),
+		"The released groups' average size divided by k.",
+		"Lower is better: 1 means every group has exactly k records; above 1, groups are larger than the model needs."}
 }
 
 // lossFigure charts the two utility figures that are shares.
@@ -347,6 +391,9 @@ func verifiedSentences(r *Report) []string {
 	out := []string{fmt.Sprintf("The written file was read back by an independent checker, with its own decoder and none of the search's code: it holds %s %s in %s %s, the smallest of %s records; %s %s withheld.",
 		fmtCount(int64(v.Rows)), plural(int64(v.Rows), "record", "records"), fmtCount(int64(v.Classes)), plural(int64(v.Classes), "group", "groups"),
 		fmtCount(int64(v.MinClass)), fmtShareOf(int64(v.Suppressed), int64(r.Input.Rows)), plural(int64(v.Suppressed), "was", "were"))}
+	if r.Persons != nil {
+		out[0] = personsVerified(r)
+	}
 	if v.Rows != r.Output.Rows || v.Suppressed != r.Suppressed || v.Classes != r.Classes {
 		out = append(out, fmt.Sprintf("The search's own figures differ: %s records, %s groups, %s withheld.",
 			fmtCount(int64(r.Output.Rows)), fmtCount(int64(r.Classes)), fmtCount(int64(r.Suppressed))))
@@ -357,6 +404,9 @@ func verifiedSentences(r *Report) []string {
 // modelChecks are the table of every model against what the verifier measured.
 func modelChecks(r *Report) []checkRow {
 	v := r.Verified
+	if r.Persons != nil {
+		return append(personsModelChecks(r), otherChecks(r)...)
+	}
 	out := []checkRow{
 		{"k-anonymity", fmt.Sprintf("every group at least %d records", r.Model.K), fmt.Sprintf("smallest group %s records", fmtCount(int64(v.MinClass))), v.Rows == 0 || v.MinClass >= r.Model.K},
 		{"Suppression", fmt.Sprintf("at most %s records withheld (%s)", fmtCount(int64(r.Model.MaxSuppressed)), fmtPct(r.Model.SuppressionRate)), fmtShareOf(int64(v.Suppressed), int64(r.Input.Rows)) + " withheld", v.Suppressed <= r.Model.MaxSuppressed},
@@ -408,10 +458,35 @@ func modelChecks(r *Report) []checkRow {
 		}
 		out = append(out, row)
 	}
-	out = append(out, populationChecks(r)...)
-	out = append(out, releasedChecks(v.Released)...)
+	return append(out, otherChecks(r)...)
+}
+
+// personsModelChecks are the table's rows of a release counted in persons: k,
+// suppression and linking (personsChecks), then each sensitive column's models.
+func personsModelChecks(r *Report) []checkRow {
+	out := personsChecks(r)
+	for _, l := range r.Model.LDiversity {
+		s, ok := sensitiveOf(r.Verified, l.Column)
+		out = append(out, personsLCheck(l, s, ok))
+	}
+	for _, t := range r.Model.TCloseness {
+		s, ok := sensitiveOf(r.Verified, t.Column)
+		out = append(out, personsTCheck(t, s, ok))
+	}
+	for _, b := range r.Model.BetaLikeness {
+		s, ok := sensitiveOf(r.Verified, b.Column)
+		out = append(out, personsBetaCheck(b, s, ok))
+	}
+	return out
+}
+
+// otherChecks are the table's rows after the sensitive columns' models: the
+// population's, the released columns' and the risk models'.
+func otherChecks(r *Report) []checkRow {
+	out := populationChecks(r)
+	out = append(out, releasedChecks(r.Verified.Released)...)
 	if r.Risk != nil {
-		out = append(out, riskChecks(r.Risk.Models)...)
+		out = append(out, riskChecks(r.Risk.Models, countedOf(r))...)
 	}
 	return out
 }
@@ -492,7 +567,8 @@ const releaseHTML = `
 <h2>1. What was released, and under which models</h2>
 <p class="lead">{{.Lead}}</p>
 {{if .Warning}}<p class="warn">{{.Warning}}</p>{{end}}
-{{with .Risk}}{{template "glance" .}}{{end}}
+{{with .Persons}}{{template "persons" .}}
+{{end}}{{with .Risk}}{{template "glance" .}}{{end}}
 <p>The privacy models the release meets:</p>
 <ul class="models">
 {{range .Models}}<li>{{.}}</li>
@@ -525,4 +601,17 @@ const releaseHTML = `
 {{end}}
 {{template "provenance" .Prov}}
 {{template "foot" .Prov}}{{end}}
+
+{{define "persons"}}
+<div class="persons">
+<h3>Counted in persons</h3>
+<p>{{.Intro}}</p>
+<table>
+<tr><th>In this release</th><th class="n">Persons</th><th class="n">Records</th></tr>
+{{range .Rows}}<tr><td>{{.What}}</td><td class="n">{{.Persons}}</td><td class="n">{{.Records}}</td></tr>
+{{end}}</table>
+{{if .Note}}<p class="note">{{.Note}}</p>{{end}}
+{{range .Linking}}<p>{{.}}</p>
+{{end}}</div>
+{{end}}
 `

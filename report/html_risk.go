@@ -15,6 +15,8 @@ import (
 type riskView struct {
 	Before, After string // the series' names; After "" when there is no release
 	Population    string
+	Counted       string    // how figures in persons are counted ("" in records)
+	Noun          string    // what the figures count: "records" or "persons"
 	Glance        []riskRow // the few figures a custodian signs off on
 	Measures      []figure
 	Table         []riskRow
@@ -40,37 +42,37 @@ type measure struct {
 	value func(m *RiskMeasures) (float64, string, bool)
 }
 
-const (
-	riskAxis   = "chance of re-identification"
-	recordAxis = "share of the records"
-)
+const riskAxis = "chance of re-identification"
 
-// newRiskView is the risk section of rr; the release's series is left out when rr has
-// no release.
-func newRiskView(rr *RiskReport) riskView {
-	v := riskView{Before: "Input", Population: populationSentence(rr.Population)}
+// shareAxis is the axis of a chart of shares of what c counts: "share of the records".
+func (c counted) shareAxis() string { return "share of the " + c.noun() }
+
+// newRiskView is the risk section of rr, whose figures count what c says; the
+// release's series is left out when rr has no release.
+func newRiskView(rr *RiskReport, c counted) riskView {
+	v := riskView{Before: "Input", Population: populationSentence(rr.Population, c), Counted: c.sentence(), Noun: c.noun()}
 	if rr.Release != nil {
 		v.After = "Release"
 	}
-	ms := measures(rr)
+	ms := measures(rr, c)
 	charts := make([]barChart, len(ms))
 	for i, m := range ms {
 		charts[i] = v.measureChart(rr, m)
 		v.Table = append(v.Table, v.row(rr, m.Name, m.value))
 	}
 	alignCharts(charts)
-	for i, c := range charts {
-		v.Measures = append(v.Measures, c.figure(ms[i].Sentence))
+	for i, ch := range charts {
+		v.Measures = append(v.Measures, ch.figure(ms[i].Sentence))
 	}
 	if f, rows := v.uniqueness(rr); len(rows) > 0 {
 		v.Measures = append(v.Measures, f)
 		v.Table = append(v.Table, rows...)
 	}
-	v.Table = append(v.Table, v.countRows(rr)...)
+	v.Table = append(v.Table, v.countRows(rr, c)...)
 	v.Glance = v.glance(rr, ms)
-	v.Sizes = sizesFigure(rr, v.Before, v.After)
-	v.Bands = bandsFigure(rr, v.Before, v.After)
-	v.Checks = riskChecks(rr.Models)
+	v.Sizes = sizesFigure(rr, v.Before, v.After, c)
+	v.Bands = bandsFigure(rr, v.Before, v.After, c)
+	v.Checks = riskChecks(rr.Models, c)
 	for _, c := range v.Checks {
 		if !c.Holds {
 			v.Failed = append(v.Failed, c.Model+" ("+c.Required+"; measured "+c.Measured+")")
@@ -109,12 +111,17 @@ func (v riskView) glance(rr *RiskReport, ms []measure) []riskRow {
 	return out
 }
 
-// countRows are the records and classes each side's figures are measured on.
-func (v riskView) countRows(rr *RiskReport) []riskRow {
+// countRows are the records (or persons) and classes each side's figures are measured
+// on.
+func (v riskView) countRows(rr *RiskReport, c counted) []riskRow {
 	rows := []riskRow{
 		{"Records in groups (withheld records are in none)", fmtCount(rr.Input.Records), "—"},
 		{"Groups (records that share their quasi-identifier values)", fmtCount(rr.Input.Classes), "—"},
 		{"Share of records at the highest risk", fmtPct(rr.Input.RecordsAtHighest), "—"},
+	}
+	if c.inPersons() {
+		rows[0].Measure = "Persons in groups (a person counted in each group they have records in; withheld records are in none)"
+		rows[2].Measure = "Share of persons at the highest risk"
 	}
 	if r := rr.Release; r != nil {
 		rows[0].After, rows[1].After, rows[2].After = fmtCount(r.Records), fmtCount(r.Classes), fmtPct(r.RecordsAtHighest)
@@ -164,8 +171,12 @@ func (v riskView) uniqueness(rr *RiskReport) (figure, []riskRow) {
 	return c.figure("The estimated share of the whole population that is unique on the quasi-identifiers, from the file's group sizes and the sampling fraction, by each statistical model. Dankar's rule is the estimate to rely on: it picks the model suited to the sampling fraction (named in brackets)."), rows
 }
 
-// measures are the risk measures rr holds, in the order a reader meets them.
-func measures(rr *RiskReport) []measure {
+// measures are the risk measures rr holds, in the order a reader meets them, in the
+// words of what c counts.
+func measures(rr *RiskReport, c counted) []measure {
+	if c.inPersons() {
+		return personsMeasures(rr)
+	}
 	out := []measure{
 		{Name: "Highest prosecutor risk", Axis: riskAxis,
 			Sentence: "Prosecutor risk is the chance that someone who knows a person is in the file picks out their record from the quasi-identifiers: 1 ÷ the size of the record's group. The highest is that of the records in the smallest group.",
@@ -176,9 +187,9 @@ func measures(rr *RiskReport) []measure {
 			value:    func(m *RiskMeasures) (float64, string, bool) { return m.AverageRisk, fmtRisk(m.AverageRisk), true }},
 	}
 	for i, t := range rr.Thresholds {
-		out = append(out, recordsAtRisk(i, t))
+		out = append(out, recordsAtRisk(i, t, c))
 	}
-	out = append(out, measure{Name: "Sample uniqueness", Axis: recordAxis,
+	out = append(out, measure{Name: "Sample uniqueness", Axis: c.shareAxis(),
 		Sentence: "The share of records that are alone in their group: unique in the file on the quasi-identifiers, so anyone who knows those values of a person in the file finds their record.",
 		value: func(m *RiskMeasures) (float64, string, bool) {
 			return m.SampleUniqueness, fmtPct(m.SampleUniqueness), true
@@ -189,20 +200,21 @@ func measures(rr *RiskReport) []measure {
 	return out
 }
 
-// recordsAtRisk is the measure of the share of records above the i-th threshold t.
-func recordsAtRisk(i int, t float64) measure {
+// recordsAtRisk is the measure of the share of records (or persons, as c counts)
+// above the i-th threshold t.
+func recordsAtRisk(i int, t float64, c counted) measure {
 	groups := "no group is that small"
 	switch n := maxClassAbove(t); {
 	case t <= 0:
-		groups = "every record"
+		groups = "every " + c.one()
 	case n >= 1:
-		groups = fmt.Sprintf("those in groups of %s or fewer records", fmtCount(n))
+		groups = fmt.Sprintf("those in groups of %s or fewer %s", fmtCount(n), c.noun())
 		if n == 1 {
 			groups = "those alone in their group"
 		}
 	}
-	return measure{Name: "Records at risk above " + fmtPct(t), Axis: recordAxis,
-		Sentence: fmt.Sprintf("The share of records whose prosecutor risk is above %s: %s.", fmtPct(t), groups),
+	return measure{Name: capital(c.noun()) + " at risk above " + fmtPct(t), Axis: c.shareAxis(),
+		Sentence: fmt.Sprintf("The share of %s whose prosecutor risk is above %s: %s.", c.noun(), fmtPct(t), groups),
 		value: func(m *RiskMeasures) (float64, string, bool) {
 			if i >= len(m.RecordsAtRisk) {
 				return 0, "", false
@@ -253,7 +265,7 @@ func populationMeasures(rr *RiskReport) []measure {
 				}
 				return m.Journalist.Average, bound(m.Journalist.UpperBound, fmtRisk(m.Journalist.Average)), true
 			}},
-		{Name: "Marketer risk", Axis: recordAxis,
+		{Name: "Marketer risk", Axis: counted{}.shareAxis(),
 			Sentence: "The expected share of records re-identified by an attacker who links every record of the file to the population at once." + note,
 			value: func(m *RiskMeasures) (float64, string, bool) {
 				if m.Marketer == nil {
@@ -343,8 +355,12 @@ func uniquenessMeasure(model string) measure {
 		}}
 }
 
-// populationSentence says what the population figures are, or that there are none.
-func populationSentence(p *PopulationFigures) string {
+// populationSentence says what the population figures are, or that there are none
+// (and, counted in persons, why).
+func populationSentence(p *PopulationFigures, c counted) string {
+	if p == nil && c.inPersons() {
+		return "Counted in persons, only the prosecutor model is measured: the journalist and marketer risks and the population uniqueness rest on a population of records, which this version does not count in persons."
+	}
 	if p == nil {
 		return "No population size was configured, so only the prosecutor model is measured: the journalist and marketer risks and the population uniqueness need to know how large a population the input was drawn from (risk: {population: N} in the configuration)."
 	}
@@ -352,9 +368,9 @@ func populationSentence(p *PopulationFigures) string {
 		fmtPct(p.SamplingFraction), fmtCount(int64(math.Round(p.Size))))
 }
 
-// sizesFigure is the class-size distribution, before and after.
-func sizesFigure(rr *RiskReport, before, after string) figure {
-	c := barChart{Title: "Records by the size of their group", Axis: recordAxis, Tick: fmtPct, Width: wideWidth,
+// sizesFigure is the class-size distribution, before and after, of what u counts.
+func sizesFigure(rr *RiskReport, before, after string, u counted) figure {
+	c := barChart{Title: capital(u.noun()) + " by the size of their group", Axis: u.shareAxis(), Tick: fmtPct, Width: wideWidth,
 		Empty: "no record, so no group to chart."}
 	sides := []*RiskMeasures{&rr.Input, rr.Release}
 	c.Legend = legend(rr, before, after)
@@ -381,12 +397,17 @@ func sizesFigure(rr *RiskReport, before, after string) figure {
 		}
 		c.Rows = append(c.Rows, row)
 	}
-	return c.figure("How many records sit in groups of each size (the bar's label: share of the records · records). A record in a group of 1 is unique on the quasi-identifiers; the smaller its group, the likelier it is re-identified. Groups smaller than k are what k-anonymity generalizes or withholds." + releaseEmptyNote(rr))
+	caption := "How many records sit in groups of each size (the bar's label: share of the records · records). A record in a group of 1 is unique on the quasi-identifiers; the smaller its group, the likelier it is re-identified. Groups smaller than k are what k-anonymity generalizes or withholds."
+	if u.inPersons() {
+		c.Title = "Persons by the size of their group, in persons"
+		caption = "How many persons sit in groups of each size, a group's size being its persons (the bar's label: share of the persons · persons; a person counted in each group they have records in). A person alone in a group is unique on the quasi-identifiers; the fewer the persons of a group, the likelier each of them is re-identified. Groups of fewer than k persons are what k-anonymity in persons generalizes or withholds."
+	}
+	return c.figure(caption + releaseEmptyNote(rr))
 }
 
-// bandsFigure is the distribution of the records' risk, before and after.
-func bandsFigure(rr *RiskReport, before, after string) figure {
-	c := barChart{Title: "Records by their re-identification risk", Axis: recordAxis, Tick: fmtPct, Width: wideWidth,
+// bandsFigure is the distribution of the risk of what u counts, before and after.
+func bandsFigure(rr *RiskReport, before, after string, u counted) figure {
+	c := barChart{Title: capital(u.noun()) + " by their re-identification risk", Axis: u.shareAxis(), Tick: fmtPct, Width: wideWidth,
 		Empty: "no record, so no risk to chart."}
 	c.Legend = legend(rr, before, after)
 	bands := rr.Input.RecordRisk
@@ -409,7 +430,11 @@ func bandsFigure(rr *RiskReport, before, after string) figure {
 		}
 		c.Rows = append(c.Rows, row)
 	}
-	return c.figure("How the records' prosecutor risk is spread: each band gives its risks and the group sizes that have them. Records at the top are the likeliest to be re-identified." + releaseEmptyNote(rr))
+	caption := "How the records' prosecutor risk is spread: each band gives its risks and the group sizes that have them. Records at the top are the likeliest to be re-identified."
+	if u.inPersons() {
+		caption = "How the persons' prosecutor risk is spread, a person counted in each group they have records in: each band gives its risks and the group sizes, in persons, that have them. Persons at the top are the likeliest to be re-identified."
+	}
+	return c.figure(caption + releaseEmptyNote(rr))
 }
 
 // releaseEmptyNote says, in a distribution's caption, that the release is left out for
@@ -490,20 +515,21 @@ func bandLabel(b RiskBand) string {
 	return fmt.Sprintf("%s–%s (%s)", fmtPct(b.Above), fmtPct(b.UpTo), groups)
 }
 
-// riskChecks are the risk models' rows in a table of checks.
-func riskChecks(models []RiskModelCheck) []checkRow {
+// riskChecks are the risk models' rows in a table of checks, in the words of what c
+// counts.
+func riskChecks(models []RiskModelCheck, c counted) []checkRow {
 	var out []checkRow
 	for _, m := range models {
 		row := checkRow{Model: m.Model, Measured: fmtPct(m.Measured), Holds: m.Holds}
 		switch m.Model {
 		case "highest-risk":
-			row.Model, row.Required = "Highest risk", "every record's risk at most "+fmtRisk(m.Limit)
+			row.Model, row.Required = "Highest risk", "every "+c.one()+"'s risk at most "+fmtRisk(m.Limit)
 			row.Measured = fmtRisk(m.Measured)
 		case "average-risk":
 			row.Model, row.Required = "Average risk", "average risk at most "+fmtRisk(m.Limit)
 			row.Measured = fmtRisk(m.Measured)
 		case "records-at-risk":
-			row.Model, row.Required = "Records at risk", fmt.Sprintf("at most %s of records with a risk above %s", fmtPct(m.Limit), fmtPct(m.Threshold))
+			row.Model, row.Required = capital(c.noun())+" at risk", fmt.Sprintf("at most %s of %s with a risk above %s", fmtPct(m.Limit), c.noun(), fmtPct(m.Threshold))
 		case "population-uniqueness":
 			row.Model, row.Required = "Population uniqueness", fmt.Sprintf("at most %s of the population unique (%s)", fmtPct(m.Limit), uniquenessName(m.Estimator))
 		}
@@ -516,7 +542,8 @@ const riskHTML = `
 {{define "risk"}}
 <p>{{.Population}}</p>
 <p><strong>{{.Before}}</strong>: the records as given, at their original values: the risk if someone knew every quasi-identifier of a person exactly, to the day and the digit, which is the worst case and why the input's figures are often near 100%.{{if .After}} <strong>{{.After}}</strong>: the file as written, read back and counted by the verifier.{{else}} No release was given: only the input is measured.{{end}} A <em>group</em> is the records that share all their quasi-identifier values.</p>
-<div class="figs">
+{{if .Counted}}<p><strong>{{.Counted}}</strong></p>
+{{end}}<div class="figs">
 {{range .Measures}}<figure>{{.Chart}}<figcaption>{{.Caption}}</figcaption></figure>
 {{end}}</div>
 <h3>The figures</h3>
@@ -524,7 +551,7 @@ const riskHTML = `
 <tr><th>Measure</th><th class="n">{{.Before}}</th>{{if .After}}<th class="n">{{.After}}</th>{{end}}</tr>
 {{range .Table}}<tr><td>{{.Measure}}</td><td class="n">{{.Before}}</td>{{if $.After}}<td class="n">{{.After}}</td>{{end}}</tr>
 {{end}}</table>
-<h3>Group sizes and the records' risk</h3>
+<h3>Group sizes and the {{.Noun}}' risk</h3>
 <figure>{{.Sizes.Chart}}<figcaption>{{.Sizes.Caption}}</figcaption></figure>
 <figure>{{.Bands.Chart}}<figcaption>{{.Bands.Caption}}</figcaption></figure>
 {{end}}

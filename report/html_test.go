@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
+	"html/template"
 	"io"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -275,3 +278,175 @@ func TestHTMLWriteError(t *testing.T) {
 type failWriter struct{ err error }
 
 func (f failWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// plainPage is r's release page as a reader sees its text: without its style sheet
+// (whose class names are no words of the page) and isolates.
+func plainPage(t *testing.T, r *Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteReleaseHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return withoutIsolates(regexp.MustCompile(`(?s)<style>.*?</style>`).ReplaceAllString(b.String(), ""))
+}
+
+// TestHTMLPersons: a release counted in persons says so in its models, its checks, its
+// risk figures and its box of persons and records side by side, never states k in
+// records, and says what its pseudonym links; the checks judge k and l by the persons.
+func TestHTMLPersons(t *testing.T) {
+	for _, key := range []PseudonymKey{"", PseudonymKeyFile, PseudonymKeyRandom} {
+		t.Run(string(key), func(t *testing.T) {
+			r := personsReport(key)
+			page := plainPage(t, r)
+			for _, bad := range []string{"at least 5 records", "smallest group 5 records", "the smallest holds", "Records at risk", "every record&#39;s risk",
+				"share of the records", "Records by", "largest EMD", "distinct values per group", "{population: N}", "does not hold"} {
+				if strings.Contains(page, bad) {
+					t.Errorf("a release in persons says %q", bad)
+				}
+			}
+			p := r.Persons
+			for _, row := range [][3]int{{p.Input, r.Input.Rows}, {p.Released, r.Verified.Rows}, {p.LostSome, r.Verified.Suppressed}, {p.MinClass, r.Verified.MinClass}} {
+				if w := fmt.Sprintf(`<td class="n">%s</td><td class="n">%s</td></tr>`, fmtCount(int64(row[0])), fmtCount(int64(row[1]))); !strings.Contains(page, w) {
+					t.Errorf("the persons box lacks persons %d beside records %d", row[0], row[1])
+				}
+			}
+			for _, w := range []string{"Here a person is one value of patient_id", fmtCount(int64(p.LostAll)), fmtCount(int64(p.Several)),
+				fmtNumber(p.AvgClass) + " persons (" + fmtNumber(r.AvgClass) + " records)", "every group: records of at least 5 persons",
+				fmt.Sprintf("fewest persons in a group: %d (fewest records: %d)", p.MinClass, r.Verified.MinClass), "Persons at risk above 10%",
+				"every person&#39;s risk at most", "Counted in persons (patient_id)", "<title>Persons by the size of their group, in persons</title>"} {
+				if !strings.Contains(page, w) {
+					t.Errorf("page lacks %q", w)
+				}
+			}
+			linking := map[PseudonymKey]string{"": "", PseudonymKeyFile: "Links to other releases: yes.", PseudonymKeyRandom: "Links to other releases: none."}
+			for k, w := range linking {
+				if w != "" && strings.Contains(page, w) != (k == key) {
+					t.Errorf("key %q: the page says %q: %v", key, w, !(k == key))
+				}
+			}
+			if key != "" && (!strings.Contains(page, template.HTMLEscapeString(PseudonymLinks(key))) || !strings.Contains(page, "Multirelational k-anonymity")) {
+				t.Errorf("key %q: the page does not say what the pseudonym links and that multirelational k-anonymity holds", key)
+			}
+			if key == "" && (strings.Contains(page, "pseudonym") || strings.Contains(page, "Multirelational")) {
+				t.Errorf("a release without a pseudonym speaks of one")
+			}
+		})
+	}
+}
+
+// TestHTMLPersonsChecks: the table of checks judges k and l-diversity by the persons
+// the verifier counted, not by records, and a figure the report lacks fails.
+func TestHTMLPersonsChecks(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(*Report)
+		fails  string
+	}{
+		{"k in persons", func(r *Report) { r.Persons.MinClass = 4 }, "k-anonymity in persons"}, // 9 records, 4 persons
+		{"l in persons", func(r *Report) { r.Verified.Sensitive[0].MinPersonsL = 2.9 }, "distinct l-diversity in persons on diagnosis"},
+		{"no l figure", func(r *Report) { r.Verified.Sensitive[0].Measures &^= MeasurePersonsL }, "distinct l-diversity in persons on diagnosis"},
+		{"t in persons", func(r *Report) { r.Verified.Sensitive[0].MaxEMD = 0.31 }, "t-closeness in persons on diagnosis"},
+		{"β in persons", func(r *Report) { r.Verified.Sensitive[0].MaxGain = 1.6 }, "basic β-likeness in persons on diagnosis"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := personsReport("")
+			page := plainPage(t, r)
+			if strings.Contains(page, "does not hold") {
+				t.Fatalf("the release's own figures fail a check")
+			}
+			tc.mutate(r)
+			var failed []string
+			for _, c := range modelChecks(r) {
+				if !c.Holds {
+					failed = append(failed, c.Model)
+				}
+			}
+			if len(failed) != 1 || failed[0] != tc.fails {
+				t.Errorf("failed %q, want only %q", failed, tc.fails)
+			}
+		})
+	}
+}
+
+// TestHTMLRecordsSayNoPersons: a release or risk analysis counted in records speaks
+// of no person count anywhere.
+func TestHTMLRecordsSayNoPersons(t *testing.T) {
+	for _, tc := range htmlCases() {
+		if strings.Contains(tc.name, "persons") {
+			continue
+		}
+		var b bytes.Buffer
+		if err := tc.render(&b); err != nil {
+			t.Fatal(err)
+		}
+		page := regexp.MustCompile(`(?s)<style>.*?</style>`).ReplaceAllString(b.String(), "")
+		for _, bad := range []string{"persons", "pseudonym", "Counted in"} {
+			if strings.Contains(page, bad) {
+				t.Errorf("%s: the page says %q", tc.name, bad)
+			}
+		}
+	}
+}
+
+// TestHTMLRiskPersons: a risk analysis in persons labels its measures in persons, says
+// how they are counted, and gives the release's persons.
+func TestHTMLRiskPersons(t *testing.T) {
+	a := personsAnalysis()
+	var b bytes.Buffer
+	if err := WriteRiskHTML(&b, a); err != nil {
+		t.Fatal(err)
+	}
+	page := withoutIsolates(b.String())
+	for _, bad := range []string{"Records at risk", "Records in groups", "Records by", "share of the records", "every record&#39;s", "{population: N}"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("a risk analysis in persons says %q", bad)
+		}
+	}
+	r := a.Persons.Release
+	for _, w := range []string{"Counted in persons (" + template.HTMLEscapeString(hostile) + "): a group&#39;s size is the number of different persons",
+		fmt.Sprintf("about %s persons", fmtCount(int64(a.Persons.Input))),
+		fmt.Sprintf("records of %s of them", fmtCount(int64(r.Released))), fmt.Sprintf("%d with records in several groups; %d lost some of their records, %d all", r.Several, r.LostSome, r.LostAll),
+		"Persons at risk above 20%", "Persons in groups", "Share of persons at the highest risk"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("page lacks %q", w)
+		}
+	}
+}
+
+// TestHTMLPersonsIsolatesUserStrings: the unit's column, as the persons box, the
+// models, the risk section and the risk analysis show it, is isolated like every other
+// user-supplied string (TestHTMLIsolatesUserStrings); the pseudonym's key kind and
+// what it links are the program's words, left as they are.
+func TestHTMLPersonsIsolatesUserStrings(t *testing.T) {
+	for _, key := range []PseudonymKey{"", PseudonymKeyFile} {
+		r := personsReport(key)
+		poisonAll(reflect.ValueOf(r), false)
+		if ps := r.Persons.Pseudonym; ps != nil {
+			ps.Key, ps.Links = key, PseudonymLinks(key)
+		}
+		var b bytes.Buffer
+		if err := WriteReleaseHTML(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		page := b.String()
+		if shown := checkIsolates(t, page, true); shown < 5 {
+			t.Errorf("key %q: the page shows %d user-supplied strings", key, shown)
+		}
+	}
+	a := personsAnalysis()
+	poisonAll(reflect.ValueOf(a), false)
+	var b bytes.Buffer
+	if err := WriteRiskHTML(&b, a); err != nil {
+		t.Fatal(err)
+	}
+	if shown := checkIsolates(t, b.String(), true); shown < 5 {
+		t.Errorf("the risk analysis shows %d user-supplied strings", shown)
+	}
+	all := personsReport(PseudonymKeyRandom) // every string poisoned, the program's words too: none strays
+	poisonAll(reflect.ValueOf(all), true)
+	b.Reset()
+	if err := WriteReleaseHTML(&b, all); err != nil {
+		t.Fatal(err)
+	}
+	checkIsolates(t, b.String(), false)
+}
