@@ -299,6 +299,10 @@ func checkUnit(cfg *schema.Config) error {
 		return notYet("privacy.population-uniqueness", "population uniqueness")
 	case pr.Subset != nil:
 		return notYet("privacy.subset", "a research subset")
+	case cfg.Risk.Population > 0:
+		return notYet("risk.population", "a population of records (the journalist and marketer risks, population uniqueness)")
+	case cfg.Risk.SamplingFraction > 0:
+		return notYet("risk.sampling-fraction", "a sampling fraction of records (the journalist and marketer risks, population uniqueness)")
 	}
 	return nil
 }

@@ -162,8 +162,8 @@ func newReport(cfg *schema.Config, f Facts) (*report.Report, error) {
 			Measures: report.ConfiguredMeasures(cfg, s.Column)}
 		if m.Persons != nil {
 			for _, ps := range m.Persons.Sensitive {
-				if ps.Column == s.Column {
-					sum.MinPersonsL = ps.MinL
+				if ps.Column == s.Column { // the models' figures in persons
+					sum.MinPersonsL, sum.MaxEMD, sum.MaxGain = ps.MinL, ps.MaxEMD, ps.MaxGain
 				}
 			}
 		}
@@ -193,7 +193,7 @@ func personsSummary(cfg *schema.Config, m *verify.Measured) *report.PersonsSumma
 		return nil
 	}
 	s := &report.PersonsSummary{Column: unitColumn(cfg), Input: p.InputPersons, Released: p.Released, MinClass: p.MinClass,
-		Several: p.InSeveralClasses, LostSome: p.LostSome, LostAll: p.LostAll}
+		Several: p.InSeveralClasses, LostSome: p.LostSome, LostAll: p.LostAll, MinGroup: p.MinGroup}
 	if c := p.Sizes.Classes(); c > 0 {
 		s.AvgClass = float64(p.Sizes.Records()) / float64(c)
 	}

@@ -32,8 +32,8 @@ func CheckSummary(w io.Writer, cfg *schema.Config, m *verify.Measured) {
 			MaxEMD: s.MaxEMD, Distance: s.Distance, MaxGain: s.MaxGain, Measures: ConfiguredMeasures(cfg, s.Column)}
 		if m.Persons != nil {
 			for _, ps := range m.Persons.Sensitive {
-				if ps.Column == s.Column {
-					sum.MinPersonsL = ps.MinL
+				if ps.Column == s.Column { // the models' figures in persons
+					sum.MinPersonsL, sum.MaxEMD, sum.MaxGain = ps.MinL, ps.MaxEMD, ps.MaxGain
 				}
 			}
 		}

@@ -145,5 +145,8 @@ func (s *SensitiveSummary) UnmarshalJSON(data []byte) error {
 	if in.MaxGain != nil {
 		s.MaxGain, s.Measures = *in.MaxGain, s.Measures|MeasureGain
 	}
+	if in.MinPersonsL != nil {
+		s.MinPersonsL, s.Measures = *in.MinPersonsL, s.Measures|MeasurePersonsL
+	}
 	return nil
 }

@@ -212,6 +212,9 @@ type PersonsSummary struct {
 	Several  int     `json:"in_several_classes"` // released persons whose records lie in more than one class
 	LostSome int     `json:"lost_some"`          // persons with at least one record suppressed
 	LostAll  int     `json:"lost_all"`           // persons all of whose records were suppressed
+	// MinGroup is, with a pseudonym (multirelational k-anonymity), the fewest released
+	// persons sharing one set of classes (0 without).
+	MinGroup int `json:"min_group,omitempty"`
 	// Pseudonym, when the release holds the unit's column as a keyed pseudonym
 	// (privacy.privacy-unit.pseudonym), says what it lets a researcher link.
 	Pseudonym *PseudonymStatement `json:"pseudonym,omitempty"`
@@ -293,7 +296,7 @@ func (r *Report) Summary(w io.Writer) {
 		kd = " (no k configured: the default)"
 	}
 	if p := r.Persons; p != nil {
-		fmt.Fprintf(w, "k=%d%s holds in persons (%s): %d classes, smallest %d persons (%d records), average %.1f persons (%.1f records) (verified from the written file)\n",
+		fmt.Fprintf(w, "k=%d%s holds in persons (%s): %d classes, the fewest persons in a class %d (the fewest records %d), on average %.1f persons (%.1f records) (verified from the written file)\n",
 			r.Model.K, kd, p.Column, r.Verified.Classes, p.MinClass, r.Verified.MinClass, p.AvgClass, r.AvgClass)
 		fmt.Fprintf(w, "persons: %d of %d released, %d with records in several classes; %d lost some of their records, %d all\n", p.Released, p.Input, p.Several, p.LostSome, p.LostAll)
 		if ps := p.Pseudonym; ps != nil {
