@@ -35,25 +35,7 @@ func encodeAdmissions(b *testing.B, rows int) (*generalize.Table, *plan) {
 		b.Fatal(err)
 	}
 	cfg.Privacy.LDiversity = nil
-	src, p, err := openInput(cfg, in, filepath.Join(dir, "out.csv"), "csv")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer src.Close()
-	hier := make([]*generalize.Hierarchy, len(p.QuasiCfg))
-	for i, c := range p.QuasiCfg {
-		if c.Hierarchy.File != "" {
-			if hier[i], err = generalize.LoadHierarchy(c.Hierarchy.File); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	t, err := encode(context.Background(), p, src, hier, nil, nil, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	p.maxSupp = maxSuppressed(cfg.Privacy.Suppression, t.Rows)
-	return t, p
+	return encodeFile(b, cfg, in, "csv")
 }
 
 // BenchmarkSearchAdmissionsPersons measures the search alone on generated admissions

@@ -31,7 +31,14 @@ func encodeGenerated(b *testing.B, rows int) (*generalize.Table, *plan) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	src, p, err := openInput(cfg, in, filepath.Join(dir, "out.parquet"), "parquet")
+	return encodeFile(b, cfg, in, "parquet")
+}
+
+// encodeFile encodes the input in (of the given format) under cfg, as pass 1 does,
+// with the plan whose suppression limit it sets.
+func encodeFile(b *testing.B, cfg *schema.Config, in string, format schema.Format) (*generalize.Table, *plan) {
+	b.Helper()
+	src, p, err := openInput(cfg, in, filepath.Join(b.TempDir(), "out."+format.String()), format)
 	if err != nil {
 		b.Fatal(err)
 	}
