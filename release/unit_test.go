@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/report"
 	"sanitizer/sample"
@@ -220,7 +221,7 @@ func TestReleasePersonsBadIds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		renamed := strings.Replace(string(data), "patient_id,", "patient,", 1)
+		renamed := testfiles.Replace(t, string(data), "patient_id,", "patient,")
 		if err := os.WriteFile(in, []byte(renamed), 0o600); err != nil {
 			t.Fatal(err)
 		}
