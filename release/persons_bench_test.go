@@ -18,18 +18,7 @@ import (
 // the table with its unit.
 func encodeAdmissions(b *testing.B, rows int) (*generalize.Table, *plan) {
 	b.Helper()
-	dir := b.TempDir()
-	in := filepath.Join(dir, "in.csv")
-	f, err := os.Create(in)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := sample.Admissions(f, rows, 1); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
+	in := writeAdmissions(b, b.TempDir(), rows)
 	cfg, err := schema.Load("../testdata/admissions-persons.yaml")
 	if err != nil {
 		b.Fatal(err)
@@ -80,17 +69,7 @@ func BenchmarkReleaseAdmissionsPersons(b *testing.B) {
 		rows = v
 	}
 	dir := b.TempDir()
-	in := filepath.Join(dir, "in.csv")
-	f, err := os.Create(in)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := sample.Admissions(f, rows, 1); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
+	in := writeAdmissions(b, dir, rows)
 	for _, persons := range []bool{false, true} {
 		name := "records"
 		if persons {
@@ -113,4 +92,22 @@ func BenchmarkReleaseAdmissionsPersons(b *testing.B) {
 			}
 		})
 	}
+}
+
+// writeAdmissions writes rows generated admissions (seed 1) to dir/in.csv and returns
+// its path.
+func writeAdmissions(b *testing.B, dir string, rows int) string {
+	b.Helper()
+	in := filepath.Join(dir, "in.csv")
+	f, err := os.Create(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := sample.Admissions(f, rows, 1); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return in
 }
