@@ -382,6 +382,7 @@ const (
 type radixTuning struct {
 	minSource int // smallest source radix-partitioned (0: radixMinSource)
 	bucket    int // classes per bucket (0: radixBucket)
+	chunk     int // source entries a grouped roll-up maps at once (0: chunkRows)
 }
 
 // min is the smallest source, in classes, that is radix-partitioned.
@@ -619,41 +620,67 @@ type radixSegment[K radixKey] struct {
 func radixScatter[K radixKey](src *classes, keysOf func(keys []K, lo, hi int), lo, end, buckets int, shift uint, mask uint64) []radixSegment[K] {
 	var segs []radixSegment[K]
 	size := min(chunkRows, end-lo)
-	chunk, bucket := make([]K, size), make([]uint16, size)
-	hist := make([]int32, buckets+1)
+	sc := newScatterScratch[K](size, buckets)
 	for ; lo < end; lo += size {
 		hi := min(lo+size, end)
-		keys, bk := chunk[:hi-lo], bucket[:hi-lo]
+		keys := sc.keys[:hi-lo]
 		keysOf(keys, lo, hi)
-		clear(hist)
-		for j, k := range keys {
-			b := uint16(mix(uint64(k)&mask, true) >> shift)
-			bk[j] = b
-			hist[b+1]++
-		}
-		for b := 1; b <= buckets; b++ {
-			hist[b] += hist[b-1]
-		}
-		seg := radixSegment[K]{keys: make([]K, len(keys)), start: slices.Clone(hist)}
-		next := hist[:buckets] // where the next key of every bucket goes
-		out := seg.keys
-		for j, k := range keys {
-			b := bk[j]
-			out[next[b]] = k
-			next[b]++
-		}
+		var counts []int32
 		if src.counts != nil {
-			seg.counts = make([]int32, len(keys))
-			copy(next, seg.start[:buckets])
-			for j, c := range src.counts[lo:hi] {
-				b := bk[j]
-				seg.counts[next[b]] = c
-				next[b]++
-			}
+			counts = src.counts[lo:hi]
 		}
-		segs = append(segs, seg)
+		segs = append(segs, sc.scatter(keys, counts, shift, mask))
 	}
 	return segs
+}
+
+// scatterScratch is the scratch of the scatter of chunks of keys into buckets: room for
+// a chunk's keys and their buckets, and the buckets' histogram.
+type scatterScratch[K radixKey] struct {
+	keys   []K
+	bucket []uint16
+	hist   []int32
+}
+
+// newScatterScratch returns the scratch of chunks of at most size keys into the given
+// number of buckets.
+func newScatterScratch[K radixKey](size, buckets int) *scatterScratch[K] {
+	return &scatterScratch[K]{keys: make([]K, size), bucket: make([]uint16, size), hist: make([]int32, buckets+1)}
+}
+
+// scatter sorts keys, and their counts when not nil, by bucket (a counting sort) into a
+// new segment: a key's bucket is the top bits from bit shift of the hash of its bits in
+// mask.
+func (sc *scatterScratch[K]) scatter(keys []K, counts []int32, shift uint, mask uint64) radixSegment[K] {
+	hist, bk := sc.hist, sc.bucket[:len(keys)]
+	buckets := len(hist) - 1
+	clear(hist)
+	for j, k := range keys {
+		b := uint16(mix(uint64(k)&mask, true) >> shift)
+		bk[j] = b
+		hist[b+1]++
+	}
+	for b := 1; b <= buckets; b++ {
+		hist[b] += hist[b-1]
+	}
+	seg := radixSegment[K]{keys: make([]K, len(keys)), start: slices.Clone(hist)}
+	next := hist[:buckets] // where the next key of every bucket goes
+	out := seg.keys
+	for j, k := range keys {
+		b := bk[j]
+		out[next[b]] = k
+		next[b]++
+	}
+	if counts != nil {
+		seg.counts = make([]int32, len(keys))
+		copy(next, seg.start[:buckets])
+		for j, c := range counts[:len(keys)] {
+			b := bk[j]
+			seg.counts[next[b]] = c
+			next[b]++
+		}
+	}
+	return seg
 }
 
 // radixPart is what one goroutine of radixCount counted: the distinct keys of its

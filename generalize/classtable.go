@@ -607,7 +607,11 @@ func searchClasses(ctx context.Context, ct *ClassTable, opt Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	s.bottom = ct.bottom(s.pack)
+	if s.grouped {
+		s.bottom = ct.groupedBottom(s.pack)
+	} else {
+		s.bottom = ct.bottom(s.pack)
+	}
 	return s.run(ctx)
 }
 

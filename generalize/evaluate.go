@@ -129,10 +129,7 @@ type nodeCount struct {
 	entries *classes
 	of      []int32  // with a unit: the class of every entry
 	src     *classes // the table the entries were rolled up from (nil: they were cached)
-	// collapsed, when the roll-up counted the classes with the entries (rollUpUnit),
-	// is the node's classes, which collapse then takes
-	collapsed *classes
-	assign    []int32 // the class of each of src's classes (when a model reads its classes)
+	assign  []int32  // the class of each of src's classes (when a model reads its classes)
 	// failing marks the classes of at least k records found failing another
 	// requirement (nil: there is none).
 	failing []bool
@@ -153,6 +150,9 @@ func (c *nodeCount) suppress(j int) {
 func (s *searcher) countNode(node int, g *grouper) (nodeCount, int) {
 	hist := s.withHist()
 	c := nodeCount{node: node, levels: s.lat.Levels(node, make([]int, 0, s.q))}
+	if s.grouped {
+		return s.countGrouped(c, g)
+	}
 	if t := s.cache[node]; t != nil && (!hist || t.hist != nil) {
 		c.cls = t
 		s.collapse(&c, g)
@@ -176,11 +176,6 @@ func (s *searcher) countNode(node int, g *grouper) (nodeCount, int) {
 		// source this large is counted one node at a time (evaluateBatch), so no
 		// other evaluation reads the cache meanwhile.
 		s.evict(s.opt.CacheEntries-scratchEntries(c.src, sizes), c.src)
-	}
-	if s.fusedUnit(c.src) {
-		c.cls, c.collapsed = g.rollUpUnit(c.src, node, maps, s.personField())
-		s.collapse(&c, g)
-		return c, c.src.n
 	}
 	if s.mod.any() {
 		if cap(g.assign) < c.src.n {

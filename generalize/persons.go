@@ -119,10 +119,6 @@ func (s *searcher) collapse(c *nodeCount, g *grouper) {
 	if s.unit == nil || c.cls == nil {
 		return
 	}
-	if c.collapsed != nil { // counted with the entries (rollUpUnit)
-		c.entries, c.cls, c.collapsed = c.cls, c.collapsed, nil
-		return
-	}
 	e := c.cls
 	if s.withHist() && e.hist == nil {
 		e.hist = s.mod.rollHists(c.src, c.assign, e.n, s.mod.histCols, &g.hist)

@@ -54,6 +54,8 @@ func withPersons(rng *rand.Rand, tab *Table, raw [][]string, most int) []string 
 // counts each class's distinct persons (and the suppression limit records), under
 // every metric, with and without radix-partitioned roll-ups and a tight cache.
 func TestSearchPersonsMatchesExhaustive(t *testing.T) {
+	defer func(n int) { bottomMaxRows = n }(bottomMaxRows)
+	bottomMaxRows = 16
 	rng := rand.New(rand.NewPCG(37, 41))
 	trials := 300
 	if testing.Short() {
@@ -65,7 +67,11 @@ func TestSearchPersonsMatchesExhaustive(t *testing.T) {
 		n := 20 + rng.IntN(400)
 		q := 1 + rng.IntN(4)
 		tab, raw, hier := randomTable(rng, n, q)
-		ids := withPersons(rng, tab, raw, 1+rng.IntN(6))
+		most := 1 + rng.IntN(6)
+		if trial%5 == 0 {
+			most = 25 + rng.IntN(30) // runs long enough for a table of their entries (merger.index)
+		}
+		ids := withPersons(rng, tab, raw, most)
 		k := 1 + rng.IntN(8)
 		maxSupp := 0
 		if rng.IntN(2) == 1 {
@@ -82,8 +88,11 @@ func TestSearchPersonsMatchesExhaustive(t *testing.T) {
 			if (rows == nil) != (want == nil) || (want != nil && !slices.Equal(rows.node, want.node)) {
 				differ++
 			}
-			for _, v := range []struct{ radixMin, cache int }{{radixMinSource, 0}, {1, 0}, {1, 3 * n}} {
-				opt := Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: workers, CacheEntries: v.cache, radix: radixTuning{minSource: v.radixMin}}
+			// (chunk: a grouped roll-up's persons mapped a few at a time; over: the
+			// search told, as the release tells it of a large table, that the bottom
+			// node has more classes than it keeps, bottomMaxRows lowered to make it so)
+			for _, v := range []struct{ radixMin, cache, chunk, over int }{{radixMinSource, 0, 0, 0}, {1, 0, 0, 0}, {1, 3 * n, 0, 0}, {1, 0, 5, 0}, {radixMinSource, 0, 0, n / bottomShare}} {
+				opt := Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: workers, CacheEntries: v.cache, BottomOver: v.over, radix: radixTuning{minSource: v.radixMin, chunk: v.chunk}}
 				got, err := Search(context.Background(), tab, opt)
 				if want == nil {
 					if !errors.Is(err, fault.ErrUnattainable) {

@@ -225,6 +225,7 @@ type searcher struct {
 	fromBottom []int
 	mod        *models
 	unit       *unitMaps // the person column's maps (nil: no privacy unit)
+	grouped    bool      // the class tables are entries grouped by person (unitgroup.go)
 	monotone   bool      // every model is monotone for the suppression limit (models.go)
 	// resolveCheck is what the tags stand for and the bisection (resolve) checks: every
 	// requirement when they are monotone, their monotone part otherwise.
@@ -255,8 +256,24 @@ func newSearcher(t *Table, opt Options, met metric, sourceClasses int) *searcher
 		s.unit = newUnitMaps(t.Unit.Persons)
 	}
 	pack := newPacking(t.keyLeaves())
+	if unitGrouped(t, opt) {
+		if gp := groupedPacking(t.keyLeaves()[:q]); gp != nil {
+			pack, s.grouped = gp, true
+		}
+	}
 	s.packed, s.pack = pack != nil, pack
-	if s.opt.CacheEntries <= 0 {
+	switch {
+	case s.opt.CacheEntries > 0:
+	case s.grouped:
+		// Room for two tables of entries of one and a half entries per person (a
+		// word and a count each) beside 8 Mi entries, and, when the source is
+		// radix-partitioned, for the buckets' words and counts (rollUpGrouped).
+		s.opt.CacheEntries = 8<<20 + 9*t.Unit.Persons
+		if sourceClasses >= opt.radix.min() {
+			s.reserve = 3 * sourceClasses
+			s.opt.CacheEntries += s.reserve
+		}
+	default:
 		s.opt.CacheEntries = 8 << 20
 		if s.packed && sourceClasses >= opt.radix.min() && len(opt.Diversity)+len(opt.Closeness) == 0 {
 			// The radix count of the records needs 2 entries per record with 64-bit
@@ -338,8 +355,16 @@ const abortMinSource = 1 << 17
 // countBottom returns the first source of the search of the records of t: the bottom
 // node's classes, counted from the records, or, for a table of more than bottomMaxRows
 // records with more than one class per bottomShare records, the records themselves
-// (without counting when opt.BottomOver says so).
+// (without counting when opt.BottomOver says so); or, for a search on grouped
+// entries, the records grouped by person (groupRecords).
 func (s *searcher) countBottom(t *Table) *classes {
+	if s.grouped {
+		identity := make([][]int32, s.q)
+		for i := range identity {
+			identity[i] = s.maps[i][0][0]
+		}
+		return groupRecords(t, s.pack, identity)
+	}
 	rows := &classes{node: 0, rows: t.keyCodes(), n: t.Rows}
 	limit := 0 // no limit
 	if t.Rows > bottomMaxRows {

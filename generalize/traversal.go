@@ -277,9 +277,10 @@ func (r *traversal) apply(ev evaluation, chk check) {
 		ex, v := r.floorOf.floor(ev.cls)
 		ns.floors.raise(ev.node, ex, v)
 	}
-	if ev.entries != nil {
+	switch {
+	case ev.entries != nil:
 		s.remember(ev.entries) // what roll-ups read: the classes' persons are lost in cls
-	} else {
+	case !s.grouped: // (grouped entries not kept: the classes are no source)
 		s.remember(ev.cls)
 	}
 	pass := ev.monotone

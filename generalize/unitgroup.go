@@ -1,0 +1,489 @@
+package generalize
+
+import (
+	"math/bits"
+	"sync/atomic"
+)
+
+// A search with a privacy unit whose models read nothing but the classes' records and
+// persons (k-anonymity alone: unitGrouped) keeps its entries grouped by person: a
+// table's packed words, quasi-identifiers only, each person's entries one run, the
+// first marked by personMark. A roll-up maps a run's words to the node and merges the
+// equal ones within the run (a person's entries at the node, a handful), which are the
+// node's entries; each is one person of its class, so the classes are counted from
+// them as from classes without a unit, their persons the entries they got (see
+// rollUpGrouped). The person's code is never part of a key, so the words need no more
+// bits than without a unit (10M admissions of 2.9M patients: 43, where a word with the
+// person took 65 and the search fell back to unpacked keys), and no table of entries
+// is probed.
+
+// personMark marks, in a grouped table's words, a person's first entry. No field of a
+// grouped packing reaches it (groupedPacking).
+const personMark = uint64(1) << 63
+
+// unitGrouped reports whether a search of t for opt keeps its entries grouped by
+// person: with a unit, when the models read nothing but the classes' records and
+// persons (no l-diversity, t-closeness, β-likeness, nor multirelational k, which read
+// the entries' persons).
+func unitGrouped(t *Table, opt Options) bool {
+	return t.Unit != nil && !opt.Linkable && len(opt.Diversity)+len(opt.Closeness)+len(opt.Likeness) == 0
+}
+
+// groupedPacking returns the packing of grouped words of quasi-identifiers of the given
+// leaf counts: newPacking's, when it leaves the top bit free for personMark (nil
+// otherwise).
+func groupedPacking(leaves []int) *packing {
+	p := newPacking(leaves)
+	if p == nil || len(leaves) == 0 || p.shift[0]+uint(bits.Len64(p.mask[0])) > 63 {
+		return nil
+	}
+	return p
+}
+
+// groupRecords returns t's records as the grouped entries of the bottom node: each
+// record's packed word, in order of person (a counting sort: a person's records keep
+// their order), the records of a person one run.
+func groupRecords(t *Table, pack *packing, identity [][]int32) *classes {
+	src := &classes{rows: t.keyCodes()[:len(t.Columns)], n: t.Rows}
+	unit := t.Unit.Codes
+	words := groupByPerson(t.Rows, t.Unit.Persons, unit.At, func(keys []uint64, lo, hi int) {
+		computeKeys(keys, src, lo, hi, identity, pack.radix, true)
+	}, nil)
+	return &classes{node: 0, packed: words.packed, pack: pack, n: t.Rows}
+}
+
+// groupedBottom returns the class table's entries (a class and a person each, the
+// person last of its codes) as the grouped entries of the bottom node, with their
+// records.
+func (ct *ClassTable) groupedBottom(pack *packing) *classes {
+	q := len(ct.cols) - 1
+	person := func(j int) int32 { return ct.cols[q][j] }
+	out := groupByPerson(ct.Len(), ct.meta.Unit.Persons, person, func(keys []uint64, lo, hi int) {
+		clear(keys)
+		for i, col := range ct.cols[:q] {
+			sh := pack.shift[i]
+			for j, code := range col[lo:hi] {
+				keys[j] |= uint64(code) << sh
+			}
+		}
+	}, ct.counts)
+	out.node, out.pack = 0, pack
+	return out
+}
+
+// groupByPerson returns the words (wordsOf writes those of sources lo … hi−1) and
+// counts (nil: one each) of n sources, person(j) the person of source j among persons,
+// reordered by person (each person's in their order) and the first of each person
+// marked: a grouped table.
+func groupByPerson(n, persons int, person func(j int) int32, wordsOf func(keys []uint64, lo, hi int), counts []int32) *classes {
+	next := make([]int32, persons+1) // where the next source of every person goes
+	for j := range n {
+		next[person(j)+1]++
+	}
+	for p := 1; p <= persons; p++ {
+		next[p] += next[p-1]
+	}
+	out := &classes{packed: make([]uint64, n), n: n}
+	if counts != nil {
+		out.counts = make([]int32, n)
+	}
+	keys := make([]uint64, min(chunkRows, n))
+	for lo := 0; lo < n; lo += chunkRows {
+		hi := min(lo+chunkRows, n)
+		wordsOf(keys[:hi-lo], lo, hi)
+		for j, w := range keys[:hi-lo] {
+			p := person(lo + j)
+			at := next[p]
+			out.packed[at] = w
+			if counts != nil {
+				out.counts[at] = counts[lo+j]
+			}
+			next[p]++
+		}
+	}
+	// next[p] is now where person p's sources end, and p+1's start.
+	start := int32(0)
+	for _, end := range next[:persons] {
+		if end > start {
+			out.packed[start] |= personMark
+		}
+		start = end
+	}
+	return out
+}
+
+// rollUpGrouped rolls the grouped entries src up to node dst, maps[i] the codes of
+// quasi-identifier i at dst's level of those at src's: it returns the node's classes,
+// their records and persons (nil when there are more than limit, when limit > 0), and,
+// when there are at most keep of them, its grouped entries (nil otherwise).
+//
+// The source is cut into parts at persons' first entries, one per goroutine. A part
+// maps a chunk of its words at a time, merges each person's equal words (dedupeRun)
+// and scatters the entries so found into radix buckets by the hash of their word; the
+// buckets are then counted, each in a table sized for it, by the goroutines in turn
+// (gatherGrouped). An entry is one person of its class: a class's persons are its
+// entries, its records their counts.
+func (g *grouper) rollUpGrouped(src *classes, dst int, maps [][]int32, limit, keep int) (cls, entries *classes) {
+	n := src.n
+	parts := max(g.par, 1)
+	if n < min(parallelKeys, g.tune.min()) {
+		parts = 1
+	}
+	bounds := make([]int, parts+1)
+	for p := range bounds {
+		bounds[p] = nextPerson(src.packed, n*p/parts)
+	}
+	width := radixWidth(n, g.tune.bucketSize())
+	buckets, shift := 1<<width, uint(64-width)
+	changed := changedFields(maps)
+	segs := make([][]radixSegment[uint64], parts)
+	kept := make([]groupedPart, parts)
+	var keptTotal atomic.Int64
+	fanOut(parts, func(p int) {
+		segs[p], kept[p] = g.scatterGrouped(src, bounds[p], bounds[p+1], maps, changed, buckets, shift, &keptTotal, keep)
+	})
+	entries = joinKept(kept, dst, g.pack, keep > 0 && keptTotal.Load() <= int64(keep))
+	results := make([]unitPart, parts)
+	var counted atomic.Int64
+	fanOut(parts, func(p int) {
+		results[p] = gatherGrouped(segs, buckets*p/parts, buckets*(p+1)/parts, &counted, limit)
+	})
+	for _, r := range results {
+		if r.over {
+			return nil, entries
+		}
+	}
+	cls = &classes{node: dst, pack: g.pack}
+	for _, r := range results {
+		cls.packed = append(cls.packed, r.classes...)
+		cls.counts = append(cls.counts, r.rows...)
+		cls.persons = append(cls.persons, r.persons...)
+	}
+	cls.n = len(cls.packed)
+	return cls, entries
+}
+
+// nextPerson returns the first entry at or after j that starts a person's run (n: none).
+func nextPerson(words []uint64, j int) int {
+	for j < len(words) && words[j]&personMark == 0 {
+		j++
+	}
+	return j
+}
+
+// changedFields returns the columns whose map is not the identity.
+func changedFields(maps [][]int32) []int {
+	var changed []int
+	for i, m := range maps {
+		if !isIdentity(m) {
+			changed = append(changed, i)
+		}
+	}
+	return changed
+}
+
+// groupedPart is the grouped entries one goroutine of rollUpGrouped found and kept:
+// words (marked) and counts.
+type groupedPart struct {
+	words  []uint64
+	counts []int32
+}
+
+// scatterGrouped maps and merges the entries lo … hi−1 of the grouped table src (lo
+// and hi at persons' first entries), a chunk of persons at a time, and scatters them
+// into buckets; it keeps them too while the entries kept by all goroutines (total) are
+// at most keep.
+func (g *grouper) scatterGrouped(src *classes, lo, hi int, maps [][]int32, changed []int, buckets int, shift uint, total *atomic.Int64, keep int) ([]radixSegment[uint64], groupedPart) {
+	var segs []radixSegment[uint64]
+	var part groupedPart
+	size := g.tune.groupChunk()
+	sc := newScatterScratch[uint64](0, buckets)
+	m := &merger{run: -1}
+	for _, i := range changed {
+		m.fields = append(m.fields, fieldMap{maps[i], g.pack.shift[i], g.pack.mask[i]})
+	}
+	for at := lo; at < hi; {
+		end := nextPerson(src.packed[:hi], min(at+size, hi))
+		var counts []int32
+		if src.counts != nil {
+			counts = src.counts[at:end]
+		}
+		m.merge(src.packed[at:end], counts)
+		if cap(sc.bucket) < len(m.words) {
+			sc.bucket = make([]uint16, len(m.words))
+		}
+		dc := m.counts
+		if m.ones {
+			dc = nil // one record each: the buckets need no counts
+		}
+		segs = append(segs, sc.scatter(m.words, dc, shift, ^uint64(0)))
+		if keep > 0 && total.Add(int64(len(m.words))) <= int64(keep) {
+			first := len(part.words)
+			part.words, part.counts = append(part.words, m.words...), append(part.counts, m.counts...)
+			for _, f := range m.firsts {
+				part.words[first+int(f)] |= personMark
+			}
+		} else {
+			part = groupedPart{} // more than keep: dropped
+			keep = 0
+		}
+		at = end
+	}
+	return segs, part
+}
+
+// joinKept returns the grouped entries of node dst the goroutines of rollUpGrouped
+// kept, in order (nil when they did not keep all of them).
+func joinKept(parts []groupedPart, dst int, pack *packing, all bool) *classes {
+	if !all {
+		return nil
+	}
+	out := &classes{node: dst, pack: pack}
+	for _, p := range parts {
+		out.packed = append(out.packed, p.words...)
+		out.counts = append(out.counts, p.counts...)
+	}
+	out.n = len(out.packed)
+	return out
+}
+
+// fieldMap is the map of one field of packed words: the codes at bits shift … of width
+// mask to m's.
+type fieldMap struct {
+	m     []int32
+	shift uint
+	mask  uint64
+}
+
+// merger maps the words of grouped entries and merges each person's equal words: the
+// entries of a node, from those of one of its specializations.
+type merger struct {
+	fields []fieldMap // the fields that change
+	// words and counts are the merged entries of the last chunk, their words unmarked;
+	// firsts, the place of each person's first; ones, whether every count is 1.
+	words  []uint64
+	counts []int32
+	firsts []int32
+	ones   bool
+	// A person's entries past shortRun are found in an open-addressing table of their
+	// places (+1, 0: empty) in words: that of the entries from run on (−1: none).
+	slots []int32
+	run   int
+}
+
+// shortRun is the most entries of a person merged by comparing each word with all of
+// them; a person with more gets a table of its entries (merger.index).
+const shortRun = 24
+
+// merge sets m's entries to those of a chunk of grouped words (each person whole, the
+// first marked) and their counts (nil: one each), mapped and merged.
+func (m *merger) merge(words []uint64, counts []int32) {
+	m.words, m.counts, m.firsts, m.ones, m.run = m.words[:0], m.counts[:0], m.firsts[:0], true, -1
+	start := 0
+	for j, w := range words {
+		if w&personMark != 0 {
+			start = len(m.words)
+			m.firsts = append(m.firsts, int32(start))
+			w &^= personMark
+		}
+		for _, f := range m.fields {
+			w = w&^(f.mask<<f.shift) | uint64(f.m[w>>f.shift&f.mask])<<f.shift
+		}
+		c := int32(1)
+		if counts != nil {
+			c = counts[j]
+		}
+		if i := m.find(start, w); i >= 0 {
+			m.counts[i] += c
+			m.ones = false
+			continue
+		}
+		m.words, m.counts = append(m.words, w), append(m.counts, c)
+		m.ones = m.ones && c == 1
+	}
+}
+
+// find returns the place of word w among the entries from start on (the current
+// person's), or −1 when it is not there, which it records as the place of the next
+// entry (the caller appends w).
+func (m *merger) find(start int, w uint64) int {
+	if len(m.words)-start <= shortRun {
+		for i := start; i < len(m.words); i++ {
+			if m.words[i] == w {
+				return i
+			}
+		}
+		return -1
+	}
+	if m.run != start || 2*(len(m.words)-start+1) > len(m.slots) {
+		m.index(start)
+	}
+	mask := uint64(len(m.slots) - 1)
+	for p := mix(w, true) & mask; ; p = (p + 1) & mask {
+		at := m.slots[p]
+		if at == 0 {
+			m.slots[p] = int32(len(m.words) + 1)
+			return -1
+		}
+		if m.words[at-1] == w {
+			return int(at - 1)
+		}
+	}
+}
+
+// index builds the table of the entries from start on, with room for twice as many.
+func (m *merger) index(start int) {
+	size := 64
+	for size < 4*(len(m.words)-start+1) {
+		size *= 2
+	}
+	if cap(m.slots) < size {
+		m.slots = make([]int32, size)
+	}
+	m.slots = m.slots[:size]
+	clear(m.slots)
+	mask := uint64(size - 1)
+	for i := start; i < len(m.words); i++ {
+		p := mix(m.words[i], true) & mask
+		for m.slots[p] != 0 {
+			p = (p + 1) & mask
+		}
+		m.slots[p] = int32(i + 1)
+	}
+	m.run = start
+}
+
+// unitPart is what one goroutine of gatherGrouped counted, bucket after bucket: the
+// node's classes, their words, records and persons; over: the count stopped past its
+// limit.
+type unitPart struct {
+	classes       []uint64
+	rows, persons []int32
+	over          bool
+}
+
+// gatherGrouped counts the entries of buckets from … to−1 of every goroutine's
+// segments, a bucket at a time, each entry one person of its class, adding the classes
+// it finds to counted; it stops once counted exceeds limit (when limit > 0). A
+// bucket's table is sized for the bucket's entries up front and lists what it holds in
+// the order it met it, so that it never grows and is read back without a scan of its
+// slots.
+func gatherGrouped(segs [][]radixSegment[uint64], from, to int, counted *atomic.Int64, limit int) unitPart {
+	ct := &unitTable{}
+	var res unitPart
+	for b := from; b < to; b++ {
+		in := 0
+		for _, part := range segs {
+			for _, sg := range part {
+				in += int(sg.start[b+1] - sg.start[b])
+			}
+		}
+		ct.reset(in)
+		for _, part := range segs {
+			for _, sg := range part {
+				lo, hi := sg.start[b], sg.start[b+1]
+				if sg.counts == nil {
+					for _, k := range sg.keys[lo:hi] {
+						ct.add(k, 1, 1)
+					}
+					continue
+				}
+				for j, k := range sg.keys[lo:hi] {
+					ct.add(k, sg.counts[int(lo)+j], 1)
+				}
+			}
+		}
+		for _, i := range ct.order {
+			sl := &ct.slots[i]
+			res.classes, res.rows, res.persons = append(res.classes, sl.key), append(res.rows, sl.count), append(res.persons, sl.persons)
+		}
+		if counted.Add(int64(len(ct.order))) > int64(limit) && limit > 0 {
+			res.over = true
+			return res
+		}
+	}
+	return res
+}
+
+// unitTable counts the classes of one bucket of rollUpGrouped in open addressing,
+// sized for the bucket (at most half full: it never grows): a word, its records and
+// its persons side by side in its slot (no records: empty), and the slots used in
+// the order they were.
+type unitTable struct {
+	slots []unitSlot
+	order []int32
+}
+
+type unitSlot struct {
+	key            uint64
+	count, persons int32
+}
+
+// reset empties the table, with room for n words.
+func (t *unitTable) reset(n int) {
+	size := radixTableMin
+	for size < 2*n {
+		size *= 2
+	}
+	if cap(t.slots) < size {
+		t.slots = make([]unitSlot, size)
+	}
+	t.slots = t.slots[:size]
+	clear(t.slots)
+	t.order = t.order[:0]
+}
+
+// add adds count records and persons persons to word k.
+func (t *unitTable) add(k uint64, count, persons int32) {
+	mask := uint64(len(t.slots) - 1)
+	for i := mix(k, true) & mask; ; i = (i + 1) & mask {
+		sl := &t.slots[i]
+		if sl.count == 0 {
+			sl.key, sl.count, sl.persons = k, count, persons
+			t.order = append(t.order, int32(i))
+			return
+		}
+		if sl.key == k {
+			sl.count += count
+			sl.persons += persons
+			return
+		}
+	}
+}
+
+// groupChunk is how many source entries a goroutine of rollUpGrouped maps and
+// merges at once (more when a person's run crosses the chunk's end).
+func (r radixTuning) groupChunk() int {
+	if r.chunk > 0 {
+		return r.chunk
+	}
+	return chunkRows
+}
+
+// countGrouped is countNode for a search on grouped entries: the node's classes rolled
+// up from its cached entries or, when they are not cached, from its source's, with the
+// node's entries when the cache has room for them beside the tables it holds.
+func (s *searcher) countGrouped(c nodeCount, g *grouper) (nodeCount, int) {
+	keep := (s.opt.CacheEntries - s.reserve - s.entries) / 3
+	c.src = s.cache[c.node] // counted again: its classes are not kept
+	if c.src != nil {
+		keep = 0
+	} else {
+		c.src = s.source(c.node, false)
+	}
+	srcLevels := s.lat.Levels(c.src.node, make([]int, 0, s.q))
+	maps := make([][]int32, s.q)
+	for i := range maps {
+		maps[i] = s.maps[i][srcLevels[i]][c.levels[i]]
+	}
+	limit := 0 // see countNode
+	if c.src.n >= abortMinSource {
+		limit = s.t.Rows/s.opt.K + s.opt.MaxSuppressed
+	}
+	if s.radix(c.src) {
+		// Room for the buckets' words and counts (see countNode).
+		s.evict(s.opt.CacheEntries-3*c.src.n, c.src)
+	}
+	c.cls, c.entries = g.rollUpGrouped(c.src, c.node, maps, limit, max(keep, 0))
+	return c, c.src.n
+}
