@@ -34,6 +34,11 @@ import (
 // shifted. Below the cut its classes are not the table's; Cut.Search never chooses
 // such a node, and Cut.Recoding refuses one.
 //
+// With a privacy unit (Table.Unit) a cut class table holds entries, one per class and
+// person, as any class table of such a table does: the person's code is kept, never
+// cut, so that parts that number the persons alike merge exactly and the search counts
+// the persons of every class as it does on the table's own class table.
+//
 // The metrics that read the frequencies of the leaves themselves (CutNeedsLeafCounts:
 // entropy and entropy-monotone, and ncp measuring a column by numeric leaf values) need
 // the table's records per leaf beside the cut class table (LeafCounts, counted part by
@@ -118,7 +123,7 @@ func (c *Cut) Table(t *Table) (*Table, error) {
 	if err := t.validate(); err != nil {
 		return nil, fmt.Errorf("cut: %w", err)
 	}
-	out := &Table{Rows: t.Rows, Columns: make([]Column, len(t.Columns)), Sensitive: t.Sensitive}
+	out := &Table{Rows: t.Rows, Columns: make([]Column, len(t.Columns)), Sensitive: t.Sensitive, Unit: t.Unit}
 	for i, col := range t.Columns {
 		codes := NewCodes(t.Rows, col.Hierarchy.Leaves())
 		rep := c.rep[i]
@@ -162,8 +167,11 @@ func (c *Cut) classes(ct *ClassTable) (*ClassTable, error) {
 	if len(ct.meta.Sensitive) > 0 {
 		assign = make([]int32, src.n)
 	}
+	// With a unit, the person's code is a key column after the quasi-identifiers,
+	// mapped to itself: the entries of a person in classes the cut merges are merged.
+	maps, keys := ct.meta.withUnit(slices.Clone(c.rep), leaves)
 	g := &grouper{par: runtime.GOMAXPROCS(0)}
-	cls, _ := g.rollUp(src, 0, c.rep, leaves, assign, 0)
+	cls, _ := g.rollUp(src, 0, maps, keys, assign, 0)
 	if len(ct.meta.Sensitive) > 0 {
 		all := &models{t: ct.meta}
 		for col := range ct.meta.Sensitive {
@@ -171,7 +179,7 @@ func (c *Cut) classes(ct *ClassTable) (*ClassTable, error) {
 		}
 		cls.hist = all.rollHist(src, assign, cls.n)
 	}
-	out, _ := canonical(ct.meta, cls, leaves)
+	out, _ := canonical(ct.meta, cls, keys)
 	return out, nil
 }
 
@@ -185,7 +193,7 @@ func (c *Cut) Check(ct *ClassTable) error {
 	if err := c.matches(ct.meta.Columns); err != nil {
 		return fmt.Errorf("cut: %w", err)
 	}
-	for i, col := range ct.cols {
+	for i, col := range ct.cols[:len(c.columns)] { // a unit's person codes are not cut
 		for j, code := range col {
 			if !c.isRep(i, code) {
 				return fmt.Errorf("cut: class %d's code %d of %q is not a representative of level %d: the class table is not cut there", j, code, c.columns[i].Name, c.levels[i])
@@ -328,7 +336,11 @@ func (c *Cut) search(ctx context.Context, ct *ClassTable, leaves LeafCounts, opt
 	if err != nil {
 		return nil, err
 	}
-	s.bottom = ct.bottom(s.pack)
+	if s.grouped { // a unit's entries grouped by person, as SearchClasses has them
+		s.bottom = ct.groupedBottom(s.pack)
+	} else {
+		s.bottom = ct.bottom(s.pack)
+	}
 	return s.run(ctx)
 }
 

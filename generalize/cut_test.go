@@ -15,6 +15,7 @@ import (
 	"sanitizer/closeness"
 	"sanitizer/diversity"
 	"sanitizer/fault"
+	"sanitizer/schema"
 )
 
 // cutObjectives are every metric of the search, at the default gs-factor and some
@@ -631,4 +632,178 @@ func FuzzUnmarshalCut(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCutSearchInPersons: on random tables of several records per person (a person's
+// records spread over random parts, the persons numbered alike in every part), at
+// random minimum levels, with k counted in persons alone, with distinct l-diversity in
+// persons, and with multirelational k (linkable records): the cut class table, counted
+// part by part through its encoding, keeps a person column (Cut.Classes of the full
+// class table, and of itself); Cut.Search reports what SearchClasses of the full class
+// table does with those minimum levels, persons included (or the same error); and the
+// recoding at the chosen node suppresses every record (its class, or its whole person)
+// as the full table's does.
+func TestCutSearchInPersons(t *testing.T) {
+	rng := rand.New(rand.NewPCG(77, 78))
+	trials := 120
+	if testing.Short() {
+		trials = 30
+	}
+	found, unattainable, spread, binding := 0, 0, 0, 0
+	metrics := []schema.Metric{MetricLoss, MetricHeight, MetricPrecision, MetricNCP, MetricDiscernibility, MetricEntropy}
+	for trial := range trials {
+		n := 30 + rng.IntN(600)
+		tab := cutTable(rng, n, 1+rng.IntN(4))
+		withSensitive(rng, tab, 1)
+		raw := make([][]string, n)
+		for r := range raw {
+			raw[r] = make([]string, len(tab.Columns))
+		}
+		withPersons(rng, tab, raw, 1+rng.IntN(8))
+		levels := make([]int, len(tab.Columns))
+		for i, c := range tab.Columns {
+			levels[i] = rng.IntN(c.Hierarchy.Height())
+		}
+		opt := Options{K: 2 + rng.IntN(4), Workers: 1 + rng.IntN(3)}
+		if rng.IntN(3) > 0 {
+			opt.MaxSuppressed = rng.IntN(n/4 + 1)
+		}
+		kind := "k"
+		switch trial % 3 {
+		case 1:
+			opt.Diversity = []Diversity{{Column: 0, Model: diversity.Model{Variant: diversity.Distinct, L: 2}}}
+			kind = "distinct-2"
+		case 2:
+			opt.Linkable = true
+			kind = "linkable"
+		}
+		opt.Metric = metrics[rng.IntN(len(metrics))]
+		if opt.Linkable {
+			opt.Metric = metrics[rng.IntN(4)] // those multirelational k takes
+		}
+		t.Run(fmt.Sprintf("trial%d/n=%d/persons=%d/cut=%v/%s/k=%d/supp=%d/%s", trial, n, tab.Unit.Persons, levels, opt.Metric, opt.K, opt.MaxSuppressed, kind), func(t *testing.T) {
+			cut, err := NewCut(tab.Columns, levels)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tables, index := splitTable(rng, tab, 1+rng.IntN(4))
+			if personInParts(tab, index) {
+				spread++
+			}
+			full := countMerged(t, tables)
+			cutCT, leaves := countCut(t, cut, tables)
+			if len(cutCT.cols) != len(tab.Columns)+1 {
+				t.Fatalf("the cut class table has %d columns for %d quasi-identifiers and a unit", len(cutCT.cols), len(tab.Columns))
+			}
+			if again, err := cut.Classes(full); err != nil || !again.Equal(cutCT) {
+				t.Fatalf("Cut.Classes of the full class table differs from the parts' cut (%v)", err)
+			}
+			if again, err := cut.Classes(cutCT); err != nil || !again.Equal(cutCT) {
+				t.Fatalf("Cut.Classes of the cut class table is not itself (%v)", err)
+			}
+			fullOpt := opt
+			fullOpt.MinLevels = levels
+			want, wantErr := SearchClasses(context.Background(), full, fullOpt)
+			got, err := cut.Search(context.Background(), cutCT, leaves, opt)
+			if wantErr != nil {
+				if !errors.Is(wantErr, fault.ErrUnattainable) {
+					t.Fatal(wantErr)
+				}
+				if err == nil || err.Error() != wantErr.Error() {
+					t.Fatalf("full: %v; cut: %v, %v", wantErr, got, err)
+				}
+				unattainable++
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := sameResult(got, want); diff != "" || got.MinPersons != want.MinPersons {
+				t.Fatalf("cut search: %s; smallest class %d persons, the full one's %d", diff, got.MinPersons, want.MinPersons)
+			}
+			found++
+			rowsOnly := opt
+			rowsOnly.MinLevels, rowsOnly.Linkable, rowsOnly.Diversity = levels, false, nil
+			if byRows, err := SearchClasses(context.Background(), countMerged(t, withoutUnit(tables)), rowsOnly); err != nil || !slices.Equal(byRows.Levels, got.Levels) || byRows.Suppressed != got.Suppressed {
+				binding++
+			}
+			samePersonRecoding(t, tab, full, cutCT, cut, got.Levels, fullOpt)
+		})
+	}
+	t.Logf("%d trials: %d found a node, %d unattainable; a person's records in several parts in %d; persons changed the node or suppression in %d", trials, found, unattainable, spread, binding)
+	if found < trials/2 || spread < trials/3 || binding == 0 {
+		t.Errorf("%d found, %d with a person in several parts, %d where persons mattered: the trials check too little", found, spread, binding)
+	}
+}
+
+// personInParts reports whether some person of tab has records in more than one of
+// the parts (index[p]: part p's records).
+func personInParts(tab *Table, index [][]int) bool {
+	part := make([]int, tab.Unit.Persons)
+	for i := range part {
+		part[i] = -1
+	}
+	for p, rows := range index {
+		for _, r := range rows {
+			who := tab.Unit.Codes.At(r)
+			if part[who] >= 0 && part[who] != p {
+				return true
+			}
+			part[who] = p
+		}
+	}
+	return false
+}
+
+// withoutUnit is the tables with no unit (the same records and codes): counted in
+// rows.
+func withoutUnit(tables []*Table) []*Table {
+	out := make([]*Table, len(tables))
+	for i, pt := range tables {
+		c := *pt
+		c.Unit = nil
+		out[i] = &c
+	}
+	return out
+}
+
+// samePersonRecoding checks that the cut's recoding of node suppresses, record by
+// record of tab, what the full class table's does: the record's class, or (multirelational
+// k) its whole person.
+func samePersonRecoding(t *testing.T, tab *Table, full, cutCT *ClassTable, cut *Cut, node []int, opt Options) {
+	t.Helper()
+	want, err := NodeRecoding(full, node, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := cut.Recoding(cutCT, node, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Covers, want.Covers) || !slices.Equal(got.Sizes, want.Sizes) || got.Suppressed != want.Suppressed || got.Records != want.Records {
+		t.Fatalf("node %v: cut recoding publishes %v, suppresses %d of %d; the full one %v, %d of %d", node, got.Sizes, got.Suppressed, got.Records, want.Sizes, want.Suppressed, want.Records)
+	}
+	var leaves []int32
+	suppressed := 0
+	for r := range tab.Rows {
+		leaves = leavesOf(tab, r, leaves)
+		p := tab.Unit.Codes.At(r)
+		w, _ := want.Class(leaves)
+		g, counted := got.Class(leaves)
+		if want.PersonSuppressed(p) {
+			w = -1
+		}
+		if got.PersonSuppressed(p) {
+			g = -1
+		}
+		if g != w || !counted {
+			t.Fatalf("node %v, record %d: class %d (counted %v); the full recoding's %d", node, r, g, counted, w)
+		}
+		if g < 0 {
+			suppressed++
+		}
+	}
+	if suppressed != got.Suppressed {
+		t.Fatalf("node %v: %d records suppressed record by record, the recoding says %d", node, suppressed, got.Suppressed)
+	}
 }
