@@ -124,6 +124,9 @@ type grouper struct {
 	assign []int32 // scratch for roll-ups that need every source class's output class
 	hist   histScratch
 	check  *checker // the searcher's models' checker (made on first use)
+	// grouped is the scatter scratch of each goroutine of a grouped roll-up
+	// (rollUpGrouped), kept for the next (the searcher's, for a large source).
+	grouped []*scatterScratch[uint64]
 }
 
 // Sizes of the grouping's work units.
@@ -640,6 +643,34 @@ type scatterScratch[K radixKey] struct {
 	keys   []K
 	bucket []uint16
 	hist   []int32
+	// arena and counts, when not nil, hold the segments' keys and counts from used
+	// on, so that a scatter reused for another count allocates nothing (reserve).
+	arena  []K
+	counts []int32
+	used   int
+}
+
+// reserve gives sc an arena for n keys and counts, reused from earlier scatters when
+// it is large enough, into the given number of buckets; the segments of earlier
+// scatters are then overwritten.
+func (sc *scatterScratch[K]) reserve(n, buckets int) {
+	if cap(sc.arena) < n {
+		sc.arena, sc.counts = make([]K, n), make([]int32, n)
+	}
+	sc.arena, sc.counts, sc.used = sc.arena[:cap(sc.arena)], sc.counts[:cap(sc.counts)], 0
+	if len(sc.hist) != buckets+1 {
+		sc.hist = make([]int32, buckets+1)
+	}
+}
+
+// take returns n keys and counts of the arena (new ones when it has no room).
+func (sc *scatterScratch[K]) take(n int) ([]K, []int32) {
+	if sc.used+n > len(sc.arena) {
+		return make([]K, n), make([]int32, n)
+	}
+	k, c := sc.arena[sc.used:sc.used+n:sc.used+n], sc.counts[sc.used:sc.used+n:sc.used+n]
+	sc.used += n
+	return k, c
 }
 
 // newScatterScratch returns the scratch of chunks of at most size keys into the given
@@ -663,7 +694,9 @@ func (sc *scatterScratch[K]) scatter(keys []K, counts []int32, shift uint, mask 
 	for b := 1; b <= buckets; b++ {
 		hist[b] += hist[b-1]
 	}
-	seg := radixSegment[K]{keys: make([]K, len(keys)), start: slices.Clone(hist)}
+	seg := radixSegment[K]{start: slices.Clone(hist)}
+	var arenaCounts []int32
+	seg.keys, arenaCounts = sc.take(len(keys))
 	next := hist[:buckets] // where the next key of every bucket goes
 	out := seg.keys
 	for j, k := range keys {
@@ -672,7 +705,7 @@ func (sc *scatterScratch[K]) scatter(keys []K, counts []int32, shift uint, mask 
 		next[b]++
 	}
 	if counts != nil {
-		seg.counts = make([]int32, len(keys))
+		seg.counts = arenaCounts
 		copy(next, seg.start[:buckets])
 		for j, c := range counts[:len(keys)] {
 			b := bk[j]

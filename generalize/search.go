@@ -226,7 +226,9 @@ type searcher struct {
 	mod        *models
 	unit       *unitMaps // the person column's maps (nil: no privacy unit)
 	grouped    bool      // the class tables are entries grouped by person (unitgroup.go)
-	monotone   bool      // every model is monotone for the suppression limit (models.go)
+	// scatter is the scatter scratch of grouped roll-ups of large sources (countGrouped).
+	scatter  []*scatterScratch[uint64]
+	monotone bool // every model is monotone for the suppression limit (models.go)
 	// resolveCheck is what the tags stand for and the bisection (resolve) checks: every
 	// requirement when they are monotone, their monotone part otherwise.
 	resolveCheck check

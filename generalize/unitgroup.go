@@ -136,11 +136,14 @@ func (g *grouper) rollUpGrouped(src *classes, dst int, maps [][]int32, limit, ke
 	width := radixWidth(n, g.tune.bucketSize())
 	buckets, shift := 1<<width, uint(64-width)
 	changed := changedFields(maps)
+	for len(g.grouped) < parts {
+		g.grouped = append(g.grouped, &scatterScratch[uint64]{})
+	}
 	segs := make([][]radixSegment[uint64], parts)
 	kept := make([]groupedPart, parts)
 	var keptTotal atomic.Int64
 	fanOut(parts, func(p int) {
-		segs[p], kept[p] = g.scatterGrouped(src, bounds[p], bounds[p+1], maps, changed, buckets, shift, &keptTotal, keep)
+		segs[p], kept[p] = g.scatterGrouped(p, src, bounds[p], bounds[p+1], maps, changed, buckets, shift, &keptTotal, keep)
 	})
 	entries = joinKept(kept, dst, g.pack, keep > 0 && keptTotal.Load() <= int64(keep))
 	results := make([]unitPart, parts)
@@ -155,11 +158,14 @@ func (g *grouper) rollUpGrouped(src *classes, dst int, maps [][]int32, limit, ke
 	}
 	cls = &classes{node: dst, pack: g.pack}
 	for _, r := range results {
+		cls.n += len(r.classes)
+	}
+	cls.packed, cls.counts, cls.persons = make([]uint64, 0, cls.n), make([]int32, 0, cls.n), make([]int32, 0, cls.n)
+	for _, r := range results {
 		cls.packed = append(cls.packed, r.classes...)
 		cls.counts = append(cls.counts, r.rows...)
 		cls.persons = append(cls.persons, r.persons...)
 	}
-	cls.n = len(cls.packed)
 	return cls, entries
 }
 
@@ -189,26 +195,33 @@ type groupedPart struct {
 	counts []int32
 }
 
-// scatterGrouped maps and merges the entries lo … hi−1 of the grouped table src (lo
-// and hi at persons' first entries), a chunk of persons at a time, and scatters them
+// scatterGrouped maps and merges, as goroutine p, the entries lo … hi−1 of the grouped
+// table src (lo and hi at persons' first entries), a chunk of persons at a time, and scatters them
 // into buckets; it keeps them too while the entries kept by all goroutines (total) are
 // at most keep.
-func (g *grouper) scatterGrouped(src *classes, lo, hi int, maps [][]int32, changed []int, buckets int, shift uint, total *atomic.Int64, keep int) ([]radixSegment[uint64], groupedPart) {
+func (g *grouper) scatterGrouped(p int, src *classes, lo, hi int, maps [][]int32, changed []int, buckets int, shift uint, total *atomic.Int64, keep int) ([]radixSegment[uint64], groupedPart) {
 	var segs []radixSegment[uint64]
 	var part groupedPart
 	size := g.tune.groupChunk()
-	sc := newScatterScratch[uint64](0, buckets)
+	sc := g.groupedScratch(p)
+	sc.reserve(hi-lo, buckets)
 	m := &merger{run: -1}
-	for _, i := range changed {
-		m.fields = append(m.fields, fieldMap{maps[i], g.pack.shift[i], g.pack.mask[i]})
-	}
+	var words []uint64
+	consumed := 0
 	for at := lo; at < hi; {
 		end := nextPerson(src.packed[:hi], min(at+size, hi))
+		if cap(words) < end-at {
+			words = make([]uint64, end-at)
+		}
+		// Mapped a field at a time, over the chunk: the entries do not wait on each
+		// other's lookups (one entry's fields in turn took twice as long).
+		words = words[:end-at]
+		repack(words, src.packed[at:end], maps, g.pack, changed)
 		var counts []int32
 		if src.counts != nil {
 			counts = src.counts[at:end]
 		}
-		m.merge(src.packed[at:end], counts)
+		m.merge(words, counts)
 		if cap(sc.bucket) < len(m.words) {
 			sc.bucket = make([]uint16, len(m.words))
 		}
@@ -217,19 +230,33 @@ func (g *grouper) scatterGrouped(src *classes, lo, hi int, maps [][]int32, chang
 			dc = nil // one record each: the buckets need no counts
 		}
 		segs = append(segs, sc.scatter(m.words, dc, shift, ^uint64(0)))
-		if keep > 0 && total.Add(int64(len(m.words))) <= int64(keep) {
+		// Kept while they are at most keep, and at most keepShare of the source's so
+		// far: a table of nearly as many entries as its source saves later roll-ups
+		// little and takes the cache's room (10M admissions: most nodes have 60–100%).
+		consumed += end - at
+		if keep > 0 && len(part.words)+len(m.words) <= consumed*keepShare/4 && total.Add(int64(len(m.words))) <= int64(keep) {
 			first := len(part.words)
 			part.words, part.counts = append(part.words, m.words...), append(part.counts, m.counts...)
 			for _, f := range m.firsts {
 				part.words[first+int(f)] |= personMark
 			}
-		} else {
-			part = groupedPart{} // more than keep: dropped
+		} else if keep > 0 {
+			part = groupedPart{} // too many: dropped, by every goroutine
+			total.Add(int64(keep) + 1)
 			keep = 0
 		}
 		at = end
 	}
 	return segs, part
+}
+
+// keepShare is the most entries, in quarters of its source's, that a grouped roll-up
+// keeps for later ones.
+const keepShare = 2
+
+// groupedScratch returns the scatter scratch of goroutine p of a grouped roll-up.
+func (g *grouper) groupedScratch(p int) *scatterScratch[uint64] {
+	return g.grouped[p]
 }
 
 // joinKept returns the grouped entries of node dst the goroutines of rollUpGrouped
@@ -247,18 +274,9 @@ func joinKept(parts []groupedPart, dst int, pack *packing, all bool) *classes {
 	return out
 }
 
-// fieldMap is the map of one field of packed words: the codes at bits shift … of width
-// mask to m's.
-type fieldMap struct {
-	m     []int32
-	shift uint
-	mask  uint64
-}
-
-// merger maps the words of grouped entries and merges each person's equal words: the
-// entries of a node, from those of one of its specializations.
+// merger merges each person's equal words of grouped entries mapped to a node: the
+// node's entries.
 type merger struct {
-	fields []fieldMap // the fields that change
 	// words and counts are the merged entries of the last chunk, their words unmarked;
 	// firsts, the place of each person's first; ones, whether every count is 1.
 	words  []uint64
@@ -276,65 +294,71 @@ type merger struct {
 const shortRun = 24
 
 // merge sets m's entries to those of a chunk of grouped words (each person whole, the
-// first marked) and their counts (nil: one each), mapped and merged.
+// first marked) and their counts (nil: one each), merged.
 func (m *merger) merge(words []uint64, counts []int32) {
-	m.words, m.counts, m.firsts, m.ones, m.run = m.words[:0], m.counts[:0], m.firsts[:0], true, -1
-	start := 0
+	if cap(m.words) < len(words) {
+		m.words, m.counts = make([]uint64, len(words)), make([]int32, len(words))
+	}
+	dw, dc := m.words[:len(words)], m.counts[:len(words)]
+	m.firsts, m.run = m.firsts[:0], -1
+	n, start, ones := 0, 0, true
 	for j, w := range words {
-		if w&personMark != 0 {
-			start = len(m.words)
-			m.firsts = append(m.firsts, int32(start))
-			w &^= personMark
-		}
-		for _, f := range m.fields {
-			w = w&^(f.mask<<f.shift) | uint64(f.m[w>>f.shift&f.mask])<<f.shift
-		}
 		c := int32(1)
 		if counts != nil {
 			c = counts[j]
 		}
-		if i := m.find(start, w); i >= 0 {
-			m.counts[i] += c
-			m.ones = false
+		if w&personMark != 0 { // a person's first entry: nothing to merge it with
+			start = n
+			m.firsts = append(m.firsts, int32(n))
+			dw[n], dc[n] = w&^personMark, c
+			n++
+			ones = ones && c == 1
 			continue
 		}
-		m.words, m.counts = append(m.words, w), append(m.counts, c)
-		m.ones = m.ones && c == 1
+		if i := m.find(dw, start, n, w); i >= 0 {
+			dc[i] += c
+			ones = false
+			continue
+		}
+		dw[n], dc[n] = w, c
+		n++
+		ones = ones && c == 1
 	}
+	m.words, m.counts, m.ones = dw[:n], dc[:n], ones
 }
 
-// find returns the place of word w among the entries from start on (the current
+// find returns the place of word w among the entries dw[start:n] (the current
 // person's), or −1 when it is not there, which it records as the place of the next
-// entry (the caller appends w).
-func (m *merger) find(start int, w uint64) int {
-	if len(m.words)-start <= shortRun {
-		for i := start; i < len(m.words); i++ {
-			if m.words[i] == w {
+// entry, n (the caller puts w there).
+func (m *merger) find(dw []uint64, start, n int, w uint64) int {
+	if n-start <= shortRun {
+		for i := start; i < n; i++ {
+			if dw[i] == w {
 				return i
 			}
 		}
 		return -1
 	}
-	if m.run != start || 2*(len(m.words)-start+1) > len(m.slots) {
-		m.index(start)
+	if m.run != start || 2*(n-start+1) > len(m.slots) {
+		m.index(dw[:n], start)
 	}
 	mask := uint64(len(m.slots) - 1)
 	for p := mix(w, true) & mask; ; p = (p + 1) & mask {
 		at := m.slots[p]
 		if at == 0 {
-			m.slots[p] = int32(len(m.words) + 1)
+			m.slots[p] = int32(n + 1)
 			return -1
 		}
-		if m.words[at-1] == w {
+		if dw[at-1] == w {
 			return int(at - 1)
 		}
 	}
 }
 
-// index builds the table of the entries from start on, with room for twice as many.
-func (m *merger) index(start int) {
+// index builds the table of the entries dw[start:], with room for twice as many.
+func (m *merger) index(dw []uint64, start int) {
 	size := 64
-	for size < 4*(len(m.words)-start+1) {
+	for size < 4*(len(dw)-start+1) {
 		size *= 2
 	}
 	if cap(m.slots) < size {
@@ -343,8 +367,8 @@ func (m *merger) index(start int) {
 	m.slots = m.slots[:size]
 	clear(m.slots)
 	mask := uint64(size - 1)
-	for i := start; i < len(m.words); i++ {
-		p := mix(m.words[i], true) & mask
+	for i := start; i < len(dw); i++ {
+		p := mix(dw[i], true) & mask
 		for m.slots[p] != 0 {
 			p = (p + 1) & mask
 		}
@@ -370,15 +394,17 @@ type unitPart struct {
 // slots.
 func gatherGrouped(segs [][]radixSegment[uint64], from, to int, counted *atomic.Int64, limit int) unitPart {
 	ct := &unitTable{}
-	var res unitPart
-	for b := from; b < to; b++ {
-		in := 0
+	bucketIn := func(b int) (in int) {
 		for _, part := range segs {
 			for _, sg := range part {
 				in += int(sg.start[b+1] - sg.start[b])
 			}
 		}
-		ct.reset(in)
+		return in
+	}
+	var res unitPart
+	for b := from; b < to; b++ {
+		ct.reset(bucketIn(b))
 		for _, part := range segs {
 			for _, sg := range part {
 				lo, hi := sg.start[b], sg.start[b+1]
@@ -483,6 +509,13 @@ func (s *searcher) countGrouped(c nodeCount, g *grouper) (nodeCount, int) {
 	if s.radix(c.src) {
 		// Room for the buckets' words and counts (see countNode).
 		s.evict(s.opt.CacheEntries-3*c.src.n, c.src)
+	}
+	if s.radix(c.src) {
+		// The searcher's scatter scratch, which only one roll-up of a source this
+		// large uses at a time (see countNode): one set of buckets' room, not one
+		// per grouper.
+		g.grouped = s.scatter
+		defer func() { s.scatter, g.grouped = g.grouped, nil }()
 	}
 	c.cls, c.entries = g.rollUpGrouped(c.src, c.node, maps, limit, max(keep, 0))
 	return c, c.src.n

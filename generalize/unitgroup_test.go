@@ -22,7 +22,7 @@ func newGroupedCase(rng *rand.Rand, persons, most int, counts bool) groupedCase 
 	c := groupedCase{pack: newPacking([]int{64, 64})}
 	for p := range persons {
 		run := 1 + rng.IntN(most)
-		values := 1 + rng.IntN(4*run)
+		values := 1 + rng.IntN([]int{4 * run, run/2 + 1}[rng.IntN(2)]) // few or many repeats
 		for j := range run {
 			v := rng.IntN(values)
 			w := uint64(v%64)<<c.pack.shift[0] | uint64(v/64%64)<<c.pack.shift[1]
@@ -63,19 +63,18 @@ func (c groupedCase) mapped(j int) (uint64, int32) {
 	return out, n
 }
 
-// TestMergerMatchesMap: a chunk's entries merged are, person by person, the distinct
-// mapped words in order of first appearance with their summed counts, whether a
+// TestMergerMatchesMap: a chunk's entries mapped (repack) and merged are, person by
+// person, the distinct mapped words in order of first appearance with their summed counts, whether a
 // person's run is short (compared with every entry) or long (a table of its entries).
 func TestMergerMatchesMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 62))
 	for trial := range 200 {
 		c := newGroupedCase(rng, 1+rng.IntN(20), []int{3, 30, 300}[trial%3], trial%2 == 0)
 		m := &merger{run: -1}
-		for i, mp := range c.maps {
-			m.fields = append(m.fields, fieldMap{mp, c.pack.shift[i], c.pack.mask[i]})
-		}
-		m.merge(c.words, c.counts)
-		var words []uint64
+		words := make([]uint64, len(c.words))
+		repack(words, c.words, c.maps, c.pack, changedFields(c.maps))
+		m.merge(words, c.counts)
+		words = nil
 		var counts, firsts []int32
 		ones := true
 		at := map[uint64]int{}
@@ -102,10 +101,16 @@ func TestMergerMatchesMap(t *testing.T) {
 
 // TestRollUpGroupedMatchesCount: a grouped roll-up's classes have the records and the
 // distinct persons a count of the entries finds, on one to three goroutines, in chunks
-// of a few persons or all at once; its entries, when kept, are the merged source's;
-// past its limit it returns no classes.
+// of a few persons or all at once; its entries, when kept, are the merged source's,
+// and are kept when few enough; past its limit it returns no classes.
 func TestRollUpGroupedMatchesCount(t *testing.T) {
 	rng := rand.New(rand.NewPCG(63, 64))
+	kept := 0
+	defer func() {
+		if kept < 30 {
+			t.Errorf("entries kept in %d of 150 trials", kept)
+		}
+	}()
 	for trial := range 150 {
 		c := newGroupedCase(rng, 1+rng.IntN(300), []int{4, 40}[trial%2], trial%3 == 0)
 		src := &classes{packed: c.words, counts: c.counts, pack: c.pack, n: len(c.words)}
@@ -126,8 +131,8 @@ func TestRollUpGroupedMatchesCount(t *testing.T) {
 		name := fmt.Sprintf("trial%d/entries=%d/par=%d/chunk=%d", trial, src.n, par, chunk)
 		g := &grouper{par: par, pack: c.pack, tune: radixTuning{minSource: 1, bucket: 1 + rng.IntN(64), chunk: chunk}}
 		cls, entries := g.rollUpGrouped(src, 7, c.maps, 0, src.n)
-		if cls.n != len(want) || entries == nil {
-			t.Fatalf("%s: %d classes (want %d), entries %v", name, cls.n, len(want), entries != nil)
+		if cls.n != len(want) {
+			t.Fatalf("%s: %d classes, want %d", name, cls.n, len(want))
 		}
 		for j, w := range cls.packed[:cls.n] {
 			tl := want[w]
@@ -136,15 +141,21 @@ func TestRollUpGroupedMatchesCount(t *testing.T) {
 			}
 		}
 		m := &merger{run: -1}
-		for i, mp := range c.maps {
-			m.fields = append(m.fields, fieldMap{mp, c.pack.shift[i], c.pack.mask[i]})
-		}
-		m.merge(c.words, c.counts)
+		words := make([]uint64, len(c.words))
+		repack(words, c.words, c.maps, c.pack, changedFields(c.maps))
+		m.merge(words, c.counts)
 		for _, f := range m.firsts {
 			m.words[f] |= personMark
 		}
-		if entries.node != 7 || !slices.Equal(entries.packed, m.words) || !slices.Equal(entries.counts, m.counts) {
+		// Kept when, in one chunk on one goroutine, they are at most keepShare
+		// quarters of the source's; never other than the merged source's.
+		switch {
+		case entries == nil && par == 1 && chunk == 0 && len(m.words) <= src.n*keepShare/4:
+			t.Fatalf("%s: %d entries of %d not kept", name, len(m.words), src.n)
+		case entries != nil && (entries.node != 7 || !slices.Equal(entries.packed, m.words) || !slices.Equal(entries.counts, m.counts)):
 			t.Fatalf("%s: entries differ from the merged source", name)
+		case entries != nil:
+			kept++
 		}
 		if len(want) > 1 {
 			if over, _ := g.rollUpGrouped(src, 7, c.maps, len(want)-1, 0); over != nil {
