@@ -450,11 +450,16 @@ func nodeClasses(t *Table, levels []int, opt Options) ([]int32, ClassCovers, err
 		maps[i] = c.Hierarchy.levelMap(0, levels[i])
 		sizes[i] = c.Hierarchy.Size(levels[i])
 	}
-	keyMaps, keySizes := t.withUnit(maps, sizes)
 	assign := make([]int32, t.Rows)
-	g := &grouper{par: runtime.GOMAXPROCS(0)}
-	counted, _ := g.rollUp(rows, 0, keyMaps, keySizes, assign, 0)
-	u := nodeClassesOf(g, mod, t, levels, rows, counted, assign)
+	var u *unitClasses
+	if pack := groupedPacking(t.keyLeaves()[:len(t.Columns)]); unitGrouped(t, opt) && pack != nil {
+		u = recordPersons(t, pack, maps, sizes, assign)
+	} else {
+		keyMaps, keySizes := t.withUnit(maps, sizes)
+		g := &grouper{par: runtime.GOMAXPROCS(0)}
+		counted, _ := g.rollUp(rows, 0, keyMaps, keySizes, assign, 0)
+		u = nodeClassesOf(g, mod, t, levels, rows, counted, assign)
+	}
 	cls := u.cls
 	failing, l, err := u.failing(mod, t, levels, opt)
 	if err != nil {

@@ -2,6 +2,7 @@ package generalize
 
 import (
 	"math/bits"
+	"runtime"
 	"sync/atomic"
 )
 
@@ -519,4 +520,43 @@ func (s *searcher) countGrouped(c nodeCount, g *grouper) (nodeCount, int) {
 	}
 	c.cls, c.entries = g.rollUpGrouped(c.src, c.node, maps, limit, max(keep, 0))
 	return c, c.src.n
+}
+
+// recordPersons returns the classes of t's records at the node maps and sizes give
+// (maps[i] from the leaves of quasi-identifier i), packed by pack, with their persons,
+// for a table whose search keeps its entries grouped (unitGrouped): the records'
+// classes counted as without a unit (assign receives each record's), then each
+// person's records visited together (a counting sort), each class counting a person
+// once.
+func recordPersons(t *Table, pack *packing, maps [][]int32, sizes []int, assign []int32) *unitClasses {
+	rows := &classes{rows: t.keyCodes()[:len(t.Columns)], n: t.Rows}
+	g := &grouper{par: runtime.GOMAXPROCS(0), pack: pack}
+	cls, _ := g.rollUp(rows, 0, maps, sizes, assign, 0)
+	unit, persons := t.Unit.Codes, t.Unit.Persons
+	end := make([]int32, persons+1) // where each person's records start, then end
+	for r := range t.Rows {
+		end[unit.At(r)+1]++
+	}
+	for p := 1; p <= persons; p++ {
+		end[p] += end[p-1]
+	}
+	order := make([]int32, t.Rows)
+	for r := range t.Rows {
+		p := unit.At(r)
+		order[end[p]] = int32(r)
+		end[p]++
+	}
+	cls.persons = make([]int32, cls.n)
+	last := make([]int32, cls.n) // the last person (+1) counted in each class
+	p := int32(0)
+	for i, r := range order {
+		for int32(i) >= end[p] {
+			p++
+		}
+		if a := assign[r]; last[a] != p+1 {
+			last[a] = p + 1
+			cls.persons[a]++
+		}
+	}
+	return &unitClasses{cls: cls}
 }
