@@ -34,13 +34,18 @@ type dictionary struct {
 	keyText  func(int64) string
 	// block is, for a batch given as indexes into its dictionary (addIndexes), the
 	// number of each of that dictionary's values (−1: not met yet).
-	block  []int32
-	values []string
-	first  []int // 0-based record of each value's first appearance
-	w8     [][]uint8
-	w16    [][]uint16
-	w32    [][]int32
-	n      int // records numbered
+	block []int32
+	// ids, instead of index, values and first, numbers the privacy unit's ids
+	// compactly (idTable); emptyRow is then the first record whose id is empty (−1:
+	// none).
+	ids      *idTable
+	emptyRow int
+	values   []string
+	first    []int // 0-based record of each value's first appearance
+	w8       [][]uint8
+	w16      [][]uint16
+	w32      [][]int32
+	n        int // records numbered
 }
 
 const dictChunk = 1 << 16
@@ -183,6 +188,10 @@ type cached struct {
 // the index: a value of up to 16 bytes is told by its key alone, a longer one is
 // compared too. The cache is filled as values are looked up.
 func (d *dictionary) lookup(v string) (int32, bool) {
+	if d.ids != nil {
+		c, ok, _ := d.ids.find(v)
+		return c, ok
+	}
 	if d.cache == nil {
 		d.cache = new([1 << dictCacheBits]cached)
 		for i := range d.cache {
@@ -230,6 +239,13 @@ func (d *dictionary) add(b *table.Batch, col int, nullAs *string, emptyNull bool
 
 // number returns the number of value v, first seen at record row if it is new.
 func (d *dictionary) number(v string, row int) (int32, error) {
+	if d.ids != nil {
+		c, added, err := d.ids.number(v)
+		if added && v == "" {
+			d.emptyRow = row
+		}
+		return c, err
+	}
 	c, ok := d.lookup(v)
 	if ok {
 		return c, nil
@@ -425,6 +441,9 @@ func newPass1Reader(p *plan, src table.Source, fileHier []*generalize.Hierarchy,
 	srcCols := src.Columns()
 	for i := range r.q {
 		r.dicts[i] = newDictionary()
+		if i == r.unit {
+			r.dicts[i] = &dictionary{ids: newIDTable(), emptyRow: -1}
+		}
 		r.dicts[i].keyText = srcCols[r.cols[i]].KeyText
 		if i < len(fileHier) {
 			r.dicts[i].listed = fileHier[i] // pass 1 stops at the first value not listed
@@ -586,10 +605,10 @@ func (r *pass1Reader) table(rows int, prot []*protected, fileHier []*generalize.
 // id that is empty (read as a value, as Parquet's and Arrow's strings are) is refused
 // as a missing one is.
 func addUnit(t *generalize.Table, p *plan, name string, d *dictionary) error {
-	if c, ok := d.index[""]; ok {
-		return unitMissing(p, d.first[c], name)
+	if d.emptyRow >= 0 {
+		return unitMissing(p, d.emptyRow, name)
 	}
-	t.Unit = &generalize.Unit{Persons: len(d.values), Codes: d.leafCodes(len(d.values), nil)}
+	t.Unit = &generalize.Unit{Persons: d.ids.len(), Codes: d.leafCodes(d.ids.len(), nil)}
 	return nil
 }
 
