@@ -126,7 +126,7 @@ type grouper struct {
 	check  *checker // the searcher's models' checker (made on first use)
 	// grouped is the scatter scratch of each goroutine of a grouped roll-up
 	// (rollUpGrouped), kept for the next (the searcher's, for a large source).
-	grouped []*scatterScratch[uint64]
+	grouped []*groupScratch
 }
 
 // Sizes of the grouping's work units.

@@ -227,7 +227,7 @@ type searcher struct {
 	unit       *unitMaps // the person column's maps (nil: no privacy unit)
 	grouped    bool      // the class tables are entries grouped by person (unitgroup.go)
 	// scatter is the scatter scratch of grouped roll-ups of large sources (countGrouped).
-	scatter  []*scatterScratch[uint64]
+	scatter  []*groupScratch
 	monotone bool // every model is monotone for the suppression limit (models.go)
 	// resolveCheck is what the tags stand for and the bisection (resolve) checks: every
 	// requirement when they are monotone, their monotone part otherwise.

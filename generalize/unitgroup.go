@@ -138,7 +138,7 @@ func (g *grouper) rollUpGrouped(src *classes, dst int, maps [][]int32, limit, ke
 	buckets, shift := 1<<width, uint(64-width)
 	changed := changedFields(maps)
 	for len(g.grouped) < parts {
-		g.grouped = append(g.grouped, &scatterScratch[uint64]{})
+		g.grouped = append(g.grouped, &groupScratch{})
 	}
 	segs := make([][]radixSegment[uint64], parts)
 	kept := make([]groupedPart, parts)
@@ -204,10 +204,10 @@ func (g *grouper) scatterGrouped(p int, src *classes, lo, hi int, maps [][]int32
 	var segs []radixSegment[uint64]
 	var part groupedPart
 	size := g.tune.groupChunk()
-	sc := g.groupedScratch(p)
+	gs := g.grouped[p]
+	sc, m, words := &gs.scatter, &gs.merger, gs.words
+	defer func() { gs.words = words }()
 	sc.reserve(hi-lo, buckets)
-	m := &merger{run: -1}
-	var words []uint64
 	consumed := 0
 	for at := lo; at < hi; {
 		end := nextPerson(src.packed[:hi], min(at+size, hi))
@@ -255,9 +255,12 @@ func (g *grouper) scatterGrouped(p int, src *classes, lo, hi int, maps [][]int32
 // keeps for later ones.
 const keepShare = 2
 
-// groupedScratch returns the scatter scratch of goroutine p of a grouped roll-up.
-func (g *grouper) groupedScratch(p int) *scatterScratch[uint64] {
-	return g.grouped[p]
+// groupScratch is what one goroutine of a grouped roll-up reuses from one roll-up to
+// the next: its scatter's room, its merger's and its chunk's mapped words.
+type groupScratch struct {
+	scatter scatterScratch[uint64]
+	merger  merger
+	words   []uint64
 }
 
 // joinKept returns the grouped entries of node dst the goroutines of rollUpGrouped
