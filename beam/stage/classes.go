@@ -1,6 +1,7 @@
 // Package stage holds the stages of a release on Apache Beam, each a function of the
 // configuration and the input's parts: the values the hierarchy builders and the
-// sensitive columns' numbering need (Values), the class table of the most specific
+// sensitive columns' numbering need (Values), with a privacy unit the persons numbered
+// once for every part (Persons), the class table of the most specific
 // node the search may choose (search.min-levels: generalize.Cut) counted part by part
 // on the workers and merged into one (ClassTable), the search on it (Search), and
 // every part recoded and written, then checked (Release).
@@ -70,6 +71,12 @@ type Job struct {
 	// text of an error of a kind the exit status tells apart (Job.workerErr); "":
 	// none.
 	Errors string
+	// Persons is, with a privacy unit (privacy.privacy-unit), the number of persons
+	// the input's parts name, and PersonsFile the file of their numbering, which the
+	// driver and the workers share (the Persons stage): every part's records are
+	// counted with the same person codes. 0 and "": no unit, or not numbered yet.
+	Persons     int
+	PersonsFile string
 }
 
 // NewJob reads the configuration at path for the workers: a regular file of at most
@@ -119,6 +126,9 @@ func (j Job) table() (*schema.Config, *generalize.Table, *input, error) {
 		return nil, nil, nil, err
 	}
 	t := &generalize.Table{}
+	if cfg.Privacy.Unit != nil { // the persons the job numbered: a class table's person codes
+		t.Unit = &generalize.Unit{Persons: j.Persons}
+	}
 	for _, c := range cfg.Quasi() {
 		if c.Hierarchy != nil && c.Hierarchy.File == "" {
 			values, ok := j.Values[c.Name]
@@ -168,11 +178,15 @@ func (j Job) table() (*schema.Config, *generalize.Table, *input, error) {
 }
 
 // input is how a part's records are read into a class table: its sensitive values'
-// numbering, the models on them, and the cut its classes are counted at.
+// numbering, the models on them, the cut its classes are counted at and, with a
+// privacy unit, the persons' numbering.
 type input struct {
-	hier   *job.HierFiles     // the hierarchy files' bytes, which a part's plan reads
-	index  []map[string]int32 // per sensitive column of the table: value → number
-	models generalize.Options // the l-diversity, t-closeness and β-likeness requirements
+	hier  *job.HierFiles     // the hierarchy files' bytes, which a part's plan reads
+	index []map[string]int32 // per sensitive column of the table: value → number
+	// persons is every person id's code (Job.personCodes), when the records are
+	// counted in persons (nil: they are not, or not read yet: encodePart reads it).
+	persons map[string]int32
+	models  generalize.Options // the l-diversity, t-closeness and β-likeness requirements
 	// cut is the quasi-identifiers at their minimum levels (search.min-levels; the
 	// leaves where none is set): the search never chooses a node below them, so the
 	// class table holds one class per combination of their values there, no more.
@@ -206,6 +220,11 @@ func (f *countPartFn) process(ctx context.Context, part string, emitClasses, emi
 	cfg, like, in, err := f.Job.table()
 	if err != nil {
 		return err
+	}
+	if like.Unit != nil && !f.Population {
+		if in.persons, err = f.Job.personCodes(ctx); err != nil {
+			return err
+		}
 	}
 	t, leaves, err := encodePart(ctx, cfg, like, in, part, f.Population)
 	if err != nil {
@@ -247,17 +266,33 @@ func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table,
 		leaves[i] = make([]int64, c.Hierarchy.Leaves())
 	}
 	names := append(names(like), sensitiveNames(like)...)
+	unit := like.Unit != nil
+	if unit { // its id last but for a subset's flag
+		if in.persons == nil {
+			return nil, nil, fault.Internalf("the persons' numbering was not read")
+		}
+		names = append(names, cfg.Privacy.Unit.Column)
+	}
 	sub := cfg.Privacy.Subset != nil && !population
 	if sub {
 		names = append(names, cfg.Privacy.Subset.Column)
 	}
 	codes := make([][]int32, len(names)) // per column: every record's representative, or value number
+	var persons []int32                  // with a unit, every record's person
 	err = eachRecord(ctx, cfg, in.hier, part, func(p *job.Plan) ([]int, error) { return positions(p, part, names) },
 		func(_ *job.Plan, at func() string, fields []string) error {
 			if sub {
 				if in, err := inSubset(cfg, fields[len(fields)-1], at); !in || err != nil {
 					return err
 				}
+				fields = fields[:len(fields)-1]
+			}
+			if unit {
+				p, err := personOf(cfg, in.persons, fields[len(fields)-1], at)
+				if err != nil {
+					return err
+				}
+				persons = append(persons, p)
 				fields = fields[:len(fields)-1]
 			}
 			for i, v := range fields {
@@ -298,7 +333,27 @@ func encodePart(ctx context.Context, cfg *schema.Config, like *generalize.Table,
 		s.Codes = cs
 		t.Sensitive = append(t.Sensitive, s)
 	}
+	if unit {
+		cs := generalize.NewCodes(t.Rows, like.Unit.Persons)
+		for r, p := range persons {
+			cs.Set(r, p)
+		}
+		t.Unit = &generalize.Unit{Persons: like.Unit.Persons, Codes: cs}
+	}
 	return t, leaves, nil
+}
+
+// personOf is the code of person id in codes (the job's numbering); an empty id is
+// bad input naming where it is and the column, never a value, as in the CLI.
+func personOf(cfg *schema.Config, codes map[string]int32, id string, at func() string) (int32, error) {
+	if id == "" {
+		return 0, unitMissing(cfg, at)
+	}
+	p, ok := codes[id]
+	if !ok {
+		return 0, fault.Internalf("%s: column %q: a person the numbering did not see", at(), cfg.Privacy.Unit.Column)
+	}
+	return p, nil
 }
 
 // populationLike is like's quasi-identifiers alone: the columns a population's class

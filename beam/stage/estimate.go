@@ -41,6 +41,11 @@ import (
 // one, and a CSV part's size overstates its records), and refusing on it would refuse
 // runs that fit; the run goes on with a warning on stderr, and the merge's exact check
 // decides.
+//
+// With a privacy unit the class table holds entries, one per class and person, each
+// with the person's code beside the quasi-identifiers: at least one per person the
+// Persons stage numbered (each has a record), at most one per record and per
+// combination and person.
 
 // Estimate bounds the memory of the merged class tables (generalize.ClassTable.Bytes)
 // before they are counted.
@@ -69,7 +74,11 @@ type Bounds struct {
 // numbering (Job.table).
 func estimate(cfg *schema.Config, j Job, like *generalize.Table, in *input, parts []string) (Estimate, error) {
 	var est Estimate
-	q := int64(len(like.Columns))
+	q := int64(len(like.Columns)) // the population's key columns: the quasi-identifiers
+	keys := q                     // the class table's: and a unit's person
+	if like.Unit != nil {
+		keys++
+	}
 	levels := in.cut.Levels()
 	combinations := int64(1) // of the quasi-identifiers' values at the cut
 	for i, c := range like.Columns {
@@ -99,11 +108,15 @@ func estimate(cfg *schema.Config, j Job, like *generalize.Table, in *input, part
 		}
 		return n
 	}
+	popCombinations := combinations // the population's classes: no unit
+	if like.Unit != nil {           // entries, one per class and person
+		combinations = mulSat(combinations, int64(like.Unit.Persons))
+	}
 	classesHi := atMost(combinations)
-	// bytes is generalize.ClassTable.Bytes of a table of c classes whose sensitive
-	// columns' histograms hold e[k] entries.
-	bytes := func(c int64, e []int64) int64 {
-		b := mulSat(c, 4*(q+1))
+	// bytes is generalize.ClassTable.Bytes of a table of c classes (entries, with a
+	// unit) of k key columns whose sensitive columns' histograms hold e[k] entries.
+	bytes := func(k, c int64, e []int64) int64 {
+		b := mulSat(c, 4*(k+1))
 		for _, n := range e {
 			b = addSat(b, addSat(mulSat(addSat(c, 1), 4), mulSat(n, 8)))
 		}
@@ -113,6 +126,9 @@ func estimate(cfg *schema.Config, j Job, like *generalize.Table, in *input, part
 	var classesLo int64 // the classes of the records counted, at least
 	if !subset {
 		classesLo = est.Values
+		if like.Unit != nil { // every person has an entry
+			classesLo = max(classesLo, int64(like.Unit.Persons))
+		}
 	}
 	lo, hi := make([]int64, len(like.Sensitive)), make([]int64, len(like.Sensitive))
 	for k, s := range like.Sensitive {
@@ -126,9 +142,9 @@ func estimate(cfg *schema.Config, j Job, like *generalize.Table, in *input, part
 		}
 		hi[k] = atMost(mulSat(classesHi, int64(max(s.Values, len(present)))))
 	}
-	est.Classes = Bounds{AtLeast: bytes(classesLo, lo), AtMost: bytes(classesHi, hi)}
+	est.Classes = Bounds{AtLeast: bytes(keys, classesLo, lo), AtMost: bytes(keys, classesHi, hi)}
 	if subset {
-		est.Population = Bounds{AtLeast: bytes(est.Values, nil), AtMost: bytes(classesHi, nil)}
+		est.Population = Bounds{AtLeast: bytes(q, est.Values, nil), AtMost: bytes(q, atMost(popCombinations), nil)}
 	}
 	return est, nil
 }

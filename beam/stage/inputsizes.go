@@ -29,15 +29,11 @@ const sizeShards = 128
 // there is one) at their original quasi-identifier values, the input's risk in a
 // release's report: read from the searched class table when it is at the leaves, else
 // counted on the workers (InputSizes), the input read once more. tmp is a folder the
-// workers and this process share.
+// workers and this process share. With a privacy unit the sizes are in persons, as
+// the CLI's are: a class's distinct persons.
 func inputSizes(ctx context.Context, searched *Searched, parts []string, tmp string, run Execute) (risk.Distribution, error) {
 	if atLeaves(searched.Cut) {
-		ct := searched.Classes
-		sizes := make([]int64, ct.Len())
-		for j := range sizes {
-			sizes[j] = int64(ct.Count(j))
-		}
-		return risk.FromSizes(sizes)
+		return tableSizes(searched.Classes, len(searched.Cut.Levels()), searched.Job.PersonsFile != "")
 	}
 	out := joinPath(tmp, "input-sizes.bin")
 	p, s := beam.NewPipelineWithRoot()
@@ -46,6 +42,35 @@ func inputSizes(ctx context.Context, searched *Searched, parts []string, tmp str
 		return risk.Distribution{}, err
 	}
 	return readMerged(ctx, out, "input's class sizes", decodeSizes)
+}
+
+// tableSizes is the sizes of the classes of ct, a class table of q quasi-identifiers:
+// their records, or, with a unit, their persons (its entries, one per class and
+// person, in order of their codes: a class's are consecutive).
+func tableSizes(ct *generalize.ClassTable, q int, unit bool) (risk.Distribution, error) {
+	var sizes []int64
+	for j := range ct.Len() {
+		n := int64(ct.Count(j))
+		if unit {
+			n = 1 // an entry: one person of its class
+			if j > 0 && sameClass(ct, q, j-1, j) {
+				sizes[len(sizes)-1]++
+				continue
+			}
+		}
+		sizes = append(sizes, n)
+	}
+	return risk.FromSizes(sizes)
+}
+
+// sameClass reports whether entries i and j of ct share their q quasi-identifiers.
+func sameClass(ct *generalize.ClassTable, q, i, j int) bool {
+	for c := range q {
+		if ct.Code(c, i) != ct.Code(c, j) {
+			return false
+		}
+	}
+	return true
 }
 
 // atLeaves reports whether cut leaves every quasi-identifier at its original values.
@@ -67,7 +92,7 @@ func atLeaves(cut *generalize.Cut) bool {
 func InputSizes(s beam.Scope, job Job, parts beam.PCollection) beam.PCollection {
 	s = s.Scope("InputSizes")
 	shards := beam.ParDo(s, &leafClassesFn{Job: job}, parts)
-	sizes := beam.ParDo(s, &shardSizesFn{}, beam.GroupByKey(s, shards))
+	sizes := beam.ParDo(s, &shardSizesFn{Persons: job.PersonsFile != ""}, beam.GroupByKey(s, shards))
 	return beam.ParDo(s, &concatFn{}, beam.GroupByKey(s, beam.ParDo(s, noKey, sizes)))
 }
 
@@ -92,6 +117,12 @@ func (f *leafClassesFn) process(ctx context.Context, part string, emit func(int,
 	if leaves.cut, err = generalize.NewCut(like.Columns, make([]int, len(like.Columns))); err != nil {
 		return fault.Internalf("%w", err)
 	}
+	unit := like.Unit != nil
+	if unit {
+		if leaves.persons, err = f.Job.personCodes(ctx); err != nil {
+			return err
+		}
+	}
 	t, _, err := encodePart(ctx, cfg, like, &leaves, part, false)
 	if err != nil {
 		return err
@@ -102,13 +133,16 @@ func (f *leafClassesFn) process(ctx context.Context, part string, emit func(int,
 		return err
 	}
 	shards := make([][]byte, sizeShards)
-	key := make([]byte, 0, 4*len(t.Columns))
+	key := make([]byte, 0, 4*len(t.Columns)+4)
 	for j := range ct.Len() {
 		key = key[:0]
 		for i := range t.Columns {
 			key = binary.AppendUvarint(key, uint64(ct.Code(i, j)))
 		}
-		sh := fnv32a(key) % sizeShards
+		sh := fnv32a(key) % sizeShards // a class's entries, with a unit, in one shard
+		if unit {                      // an entry: the class's key and its person's code
+			key = binary.BigEndian.AppendUint32(key, uint32(ct.Code(len(t.Columns), j)))
+		}
 		shards[sh] = appendClass(shards[sh], key, int64(ct.Count(j)))
 	}
 	for sh, data := range shards {
@@ -137,10 +171,14 @@ func appendClass(b, key []byte, records int64) []byte {
 }
 
 // shardSizesFn adds up one shard's classes from every part and emits the number of
-// classes of each size (encodeSize pairs).
-type shardSizesFn struct{}
+// classes of each size (encodeSize pairs). With Persons, a class's size is its
+// persons: the keys are entries, a class's key and a person's code (4 bytes), and a
+// person's entries of one class in several parts are one.
+type shardSizesFn struct {
+	Persons bool
+}
 
-func (shardSizesFn) ProcessElement(_ int, parts func(*[]byte) bool, emit func([]byte)) error {
+func (f shardSizesFn) ProcessElement(_ int, parts func(*[]byte) bool, emit func([]byte)) error {
 	records := map[string]int64{}
 	var data []byte
 	for parts(&data) {
@@ -158,6 +196,16 @@ func (shardSizesFn) ProcessElement(_ int, parts func(*[]byte) bool, emit func([]
 			data = data[k:]
 			records[string(key)] += int64(c)
 		}
+	}
+	if f.Persons {
+		persons := map[string]int64{}
+		for key := range records {
+			if len(key) < 4 {
+				return fault.Internalf("an entry's key is cut short")
+			}
+			persons[key[:len(key)-4]]++
+		}
+		records = persons
 	}
 	bySize := map[int64]int64{}
 	for _, n := range records {

@@ -71,6 +71,9 @@ func eachLocalRecord(ctx context.Context, cfg *schema.Config, hier *job.HierFile
 							fields[k], nulls[k] = "", true // kept as a null, as the CLI keeps it
 							continue
 						}
+						if isUnit(cfg, p.Header[c]) { // a person's id must be there
+							return unitMissing(cfg, func() string { return p.At(row) })
+						}
 						if conf == nil || conf.Null == nil {
 							return fault.BadInput("%s: column %q: null value (set columns.%s.null-as to the value a null stands for)", p.At(row), p.Header[c], p.Header[c])
 						}

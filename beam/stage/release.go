@@ -56,6 +56,12 @@ type Released struct {
 // cannot meet the models, fails on a part, or whose parts fail the check publishes
 // nothing.
 //
+// With a privacy unit (privacy.privacy-unit) every model counts persons, as the CLI's
+// release does: the persons are numbered once for every part (Persons), so that a
+// person whose records lie in several parts is one person of every class table, the
+// merge exact; the check counts them again from the input's unit column. Releasing
+// the unit as a pseudonym is refused, naming its key.
+//
 // The input and the output may be in a store Beam's filesystem package serves (gs://,
 // s3://), which a Dataflow job's workers share with the driver: the workers copy a
 // part in before they read it and a written part out; the driver reads its own copies
@@ -115,7 +121,7 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	r.Write = time.Since(wrote)
 	log.Info("stage done", "stage", job.StageWrite, "parts", len(inParts), "ms", r.Write.Milliseconds())
 	checked := time.Now()
-	if r.Measured, err = check(ctx, cfg, src.localIn, dest, r.Recoding); err != nil {
+	if r.Measured, err = check(ctx, cfg, src.localIn, dest, r.Recoding, searched.Result); err != nil {
 		return nil, src.rename(err)
 	}
 	r.Check = time.Since(checked)
@@ -154,8 +160,10 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 	if err := release.CheckConfig(cfg); err != nil {
 		return "", "", nil, err
 	}
-	if cfg.Privacy.Unit != nil {
-		return "", "", nil, cfg.Errorf("privacy.privacy-unit", "sanitize-beam does not count persons in this version (issue 37): a person's rows may lie in several parts; use sanitize release")
+	// With a privacy unit the persons are counted exactly (the Persons stage numbers
+	// them once for every part); releasing them as a pseudonym is not done on Beam.
+	if u := cfg.Privacy.Unit; u != nil && u.Pseudonym != nil {
+		return "", "", nil, cfg.Errorf("privacy.privacy-unit.pseudonym", "sanitize-beam does not release the privacy unit as a pseudonym in this version (issue 37): drop the key to release without it, or use sanitize release")
 	}
 	for _, p := range opt.ReportPaths() {
 		if isObject(p) {
@@ -313,8 +321,9 @@ func writeRelease(ctx context.Context, cfg *schema.Config, searched *Searched, p
 // is an internal error, but for a column released as it is that gives a sensitive
 // value away (release.ErrReleasedColumn: the search does not look at it, the check
 // decides): nothing is published. Parts in a store are checked from local
-// copies.
-func check(ctx context.Context, cfg *schema.Config, in string, dest *folder, rec *generalize.Recoding) (*release.Measured, error) {
+// copies. With a privacy unit, the check counts the persons of every class from the
+// input's unit column, and its smallest class in persons must be the search's (res).
+func check(ctx context.Context, cfg *schema.Config, in string, dest *folder, rec *generalize.Recoding, res *generalize.Result) (*release.Measured, error) {
 	parts, err := dest.localParts(ctx)
 	if err != nil {
 		return nil, err
@@ -336,6 +345,9 @@ func check(ctx context.Context, cfg *schema.Config, in string, dest *folder, rec
 	if m.Rows != rec.Records-rec.Suppressed || m.Suppressed != rec.Suppressed || m.Classes != len(rec.Sizes) || m.MinClass != minClass || m.Discernibility != disc || !m.Utility {
 		return nil, fault.Internalf("the check counted %d records, %d suppressed, %d classes, smallest %d, discernibility %g; the search %d, %d, %d, %d, %g; nothing published",
 			m.Rows, m.Suppressed, m.Classes, m.MinClass, m.Discernibility, rec.Records-rec.Suppressed, rec.Suppressed, len(rec.Sizes), minClass, disc)
+	}
+	if p := m.Persons; cfg.Privacy.Unit != nil && (p == nil || p.MinClass != res.MinPersons) {
+		return nil, fault.Internalf("the check counted the smallest class in persons as %v, the search %d; nothing published", p, res.MinPersons)
 	}
 	return m, nil
 }

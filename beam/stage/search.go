@@ -85,6 +85,9 @@ func search(ctx context.Context, job Job, src *source, tmp string, run Execute) 
 	if job, err = Values(ctx, job, parts, tmp, run); err != nil {
 		return nil, err
 	}
+	if job, err = Persons(ctx, job, parts, tmp, run); err != nil {
+		return nil, err
+	}
 	cfg, like, sens, err := job.table()
 	if err != nil {
 		return nil, err
