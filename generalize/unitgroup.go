@@ -119,7 +119,7 @@ func groupByPerson(n, persons int, person func(j int) int32, wordsOf func(keys [
 // when there are at most keep of them, its grouped entries (nil otherwise).
 //
 // The source is cut into parts at persons' first entries, one per goroutine. A part
-// maps a chunk of its words at a time, merges each person's equal words (dedupeRun)
+// maps a chunk of its words at a time, merges each person's equal words (merger)
 // and scatters the entries so found into radix buckets by the hash of their word; the
 // buckets are then counted, each in a table sized for it, by the goroutines in turn
 // (gatherGrouped). An entry is one person of its class: a class's persons are its
@@ -197,9 +197,9 @@ type groupedPart struct {
 }
 
 // scatterGrouped maps and merges, as goroutine p, the entries lo … hi−1 of the grouped
-// table src (lo and hi at persons' first entries), a chunk of persons at a time, and scatters them
-// into buckets; it keeps them too while the entries kept by all goroutines (total) are
-// at most keep.
+// table src (lo and hi at persons' first entries), a chunk of persons at a time, and
+// scatters them into buckets; it keeps them too while the entries kept by all
+// goroutines (total) are at most keep, and at most keepShare quarters of those read.
 func (g *grouper) scatterGrouped(p int, src *classes, lo, hi int, maps [][]int32, changed []int, buckets int, shift uint, total *atomic.Int64, keep int) ([]radixSegment[uint64], groupedPart) {
 	var segs []radixSegment[uint64]
 	var part groupedPart
