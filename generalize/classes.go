@@ -663,9 +663,13 @@ func (sc *scatterScratch[K]) reserve(n, buckets int) {
 	}
 }
 
-// take returns n keys and counts of the arena (new ones when it has no room).
-func (sc *scatterScratch[K]) take(n int) ([]K, []int32) {
+// take returns n keys and, when counts is set, n counts of the arena (new ones when
+// it has no room).
+func (sc *scatterScratch[K]) take(n int, counts bool) ([]K, []int32) {
 	if sc.used+n > len(sc.arena) {
+		if !counts {
+			return make([]K, n), nil
+		}
 		return make([]K, n), make([]int32, n)
 	}
 	k, c := sc.arena[sc.used:sc.used+n:sc.used+n], sc.counts[sc.used:sc.used+n:sc.used+n]
@@ -696,7 +700,7 @@ func (sc *scatterScratch[K]) scatter(keys []K, counts []int32, shift uint, mask 
 	}
 	seg := radixSegment[K]{start: slices.Clone(hist)}
 	var arenaCounts []int32
-	seg.keys, arenaCounts = sc.take(len(keys))
+	seg.keys, arenaCounts = sc.take(len(keys), counts != nil)
 	next := hist[:buckets] // where the next key of every bucket goes
 	out := seg.keys
 	for j, k := range keys {
