@@ -203,18 +203,7 @@ func countCut(t *testing.T, cut *Cut, tables []*Table) (*ClassTable, LeafCounts)
 // record's leaves and by their representatives.
 func sameRecoding(t *testing.T, tab *Table, full, cutCT *ClassTable, cut *Cut, node []int, opt Options) {
 	t.Helper()
-	want, err := NodeRecoding(full, node, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := cut.Recoding(cutCT, node, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got.Covers, want.Covers) || !slices.Equal(got.Sizes, want.Sizes) || got.Suppressed != want.Suppressed || got.Records != want.Records {
-		t.Fatalf("node %v: cut recoding publishes %d classes %v, suppresses %d of %d; the full one %d %v, %d of %d",
-			node, got.Covers.Classes(), got.Sizes, got.Suppressed, got.Records, want.Covers.Classes(), want.Sizes, want.Suppressed, want.Records)
-	}
+	got, want := recodings(t, full, cutCT, cut, node, opt)
 	var leaves []int32
 	reps := make([]int32, len(tab.Columns))
 	for r := range tab.Rows {
@@ -229,6 +218,26 @@ func sameRecoding(t *testing.T, tab *Table, full, cutCT *ClassTable, cut *Cut, n
 			t.Fatalf("node %v, record %d: class %d (counted %v), by representatives %d (%v); the full recoding's %d", node, r, g, counted, gr, countedRep, w)
 		}
 	}
+}
+
+// recodings returns the cut's recoding of node and the full class table's, after
+// checking that they publish the same classes of the same sizes and suppress as many
+// of as many records.
+func recodings(t *testing.T, full, cutCT *ClassTable, cut *Cut, node []int, opt Options) (got, want *Recoding) {
+	t.Helper()
+	want, err := NodeRecoding(full, node, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = cut.Recoding(cutCT, node, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Covers, want.Covers) || !slices.Equal(got.Sizes, want.Sizes) || got.Suppressed != want.Suppressed || got.Records != want.Records {
+		t.Fatalf("node %v: cut recoding publishes %d classes %v, suppresses %d of %d; the full one %d %v, %d of %d",
+			node, got.Covers.Classes(), got.Sizes, got.Suppressed, got.Records, want.Covers.Classes(), want.Sizes, want.Suppressed, want.Records)
+	}
+	return got, want
 }
 
 // nodeExact is the metric's exact value and value at a node of ct (metric and models
@@ -772,17 +781,7 @@ func withoutUnit(tables []*Table) []*Table {
 // k) its whole person.
 func samePersonRecoding(t *testing.T, tab *Table, full, cutCT *ClassTable, cut *Cut, node []int, opt Options) {
 	t.Helper()
-	want, err := NodeRecoding(full, node, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := cut.Recoding(cutCT, node, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got.Covers, want.Covers) || !slices.Equal(got.Sizes, want.Sizes) || got.Suppressed != want.Suppressed || got.Records != want.Records {
-		t.Fatalf("node %v: cut recoding publishes %v, suppresses %d of %d; the full one %v, %d of %d", node, got.Sizes, got.Suppressed, got.Records, want.Sizes, want.Suppressed, want.Records)
-	}
+	got, want := recodings(t, full, cutCT, cut, node, opt)
 	var leaves []int32
 	suppressed := 0
 	for r := range tab.Rows {

@@ -258,10 +258,8 @@ func newSearcher(t *Table, opt Options, met metric, sourceClasses int) *searcher
 		s.unit = newUnitMaps(t.Unit.Persons)
 	}
 	pack := newPacking(t.keyLeaves())
-	if unitGrouped(t, opt) {
-		if gp := groupedPacking(t.keyLeaves()[:q]); gp != nil {
-			pack, s.grouped = gp, true
-		}
+	if gp := groupedPacking(t, opt); gp != nil {
+		pack, s.grouped = gp, true
 	}
 	s.packed, s.pack = pack != nil, pack
 	switch {
@@ -452,7 +450,7 @@ func nodeClasses(t *Table, levels []int, opt Options) ([]int32, ClassCovers, err
 	}
 	assign := make([]int32, t.Rows)
 	var u *unitClasses
-	if pack := groupedPacking(t.keyLeaves()[:len(t.Columns)]); unitGrouped(t, opt) && pack != nil {
+	if pack := groupedPacking(t, opt); pack != nil {
 		u = recordPersons(t, pack, maps, sizes, assign)
 	} else {
 		keyMaps, keySizes := t.withUnit(maps, sizes)

@@ -7,7 +7,7 @@ import (
 )
 
 // A search with a privacy unit whose models read nothing but the classes' records and
-// persons (k-anonymity alone: unitGrouped) keeps its entries grouped by person: a
+// persons (k-anonymity alone: groupedPacking) keeps its entries grouped by person: a
 // table's packed words, quasi-identifiers only, each person's entries one run, the
 // first marked by personMark. A roll-up maps a run's words to the node and merges the
 // equal ones within the run (a person's entries at the node, a handful), which are the
@@ -22,20 +22,17 @@ import (
 // grouped packing reaches it (groupedPacking).
 const personMark = uint64(1) << 63
 
-// unitGrouped reports whether a search of t for opt keeps its entries grouped by
-// person: with a unit, when the models read nothing but the classes' records and
-// persons (no l-diversity, t-closeness, β-likeness, nor multirelational k, which read
-// the entries' persons).
-func unitGrouped(t *Table, opt Options) bool {
-	return t.Unit != nil && !opt.Linkable && len(opt.Diversity)+len(opt.Closeness)+len(opt.Likeness) == 0
-}
-
-// groupedPacking returns the packing of grouped words of quasi-identifiers of the given
-// leaf counts: newPacking's, when it leaves the top bit free for personMark (nil
-// otherwise).
-func groupedPacking(leaves []int) *packing {
-	p := newPacking(leaves)
-	if p == nil || len(leaves) == 0 || p.shift[0]+uint(bits.Len64(p.mask[0])) > 63 {
+// groupedPacking returns the packing of a search of t for opt that keeps its entries
+// grouped by person: with a unit, when the models read nothing but the classes'
+// records and persons (no l-diversity, t-closeness, β-likeness, nor multirelational k,
+// which read the entries' persons), and the quasi-identifiers' packed codes leave the
+// top bit free for personMark. Nil: the search keys its entries by person.
+func groupedPacking(t *Table, opt Options) *packing {
+	if t.Unit == nil || opt.Linkable || len(opt.Diversity)+len(opt.Closeness)+len(opt.Likeness) > 0 || len(t.Columns) == 0 {
+		return nil
+	}
+	p := newPacking(t.keyLeaves()[:len(t.Columns)])
+	if p == nil || p.shift[0]+uint(bits.Len64(p.mask[0])) > 63 {
 		return nil
 	}
 	return p
@@ -77,13 +74,7 @@ func (ct *ClassTable) groupedBottom(pack *packing) *classes {
 // reordered by person (each person's in their order) and the first of each person
 // marked: a grouped table.
 func groupByPerson(n, persons int, person func(j int) int32, wordsOf func(keys []uint64, lo, hi int), counts []int32) *classes {
-	next := make([]int32, persons+1) // where the next source of every person goes
-	for j := range n {
-		next[person(j)+1]++
-	}
-	for p := 1; p <= persons; p++ {
-		next[p] += next[p-1]
-	}
+	next := personStarts(n, persons, person) // where the next source of every person goes
 	out := &classes{packed: make([]uint64, n), n: n}
 	if counts != nil {
 		out.counts = make([]int32, n)
@@ -111,6 +102,20 @@ func groupByPerson(n, persons int, person func(j int) int32, wordsOf func(keys [
 		start = end
 	}
 	return out
+}
+
+// personStarts returns where each person's sources start in an order of n sources by
+// person (person(j) the person of source j among persons), and, last, n: a counting
+// sort's prefix sums, which its placing then moves on to each person's end.
+func personStarts(n, persons int, person func(j int) int32) []int32 {
+	start := make([]int32, persons+1)
+	for j := range n {
+		start[person(j)+1]++
+	}
+	for p := 1; p <= persons; p++ {
+		start[p] += start[p-1]
+	}
+	return start
 }
 
 // rollUpGrouped rolls the grouped entries src up to node dst, maps[i] the codes of
@@ -527,7 +532,7 @@ func (s *searcher) countGrouped(c nodeCount, g *grouper) (nodeCount, int) {
 
 // recordPersons returns the classes of t's records at the node maps and sizes give
 // (maps[i] from the leaves of quasi-identifier i), packed by pack, with their persons,
-// for a table whose search keeps its entries grouped (unitGrouped): the records'
+// for a table whose search keeps its entries grouped (groupedPacking): the records'
 // classes counted as without a unit (assign receives each record's), then each
 // person's records visited together (a counting sort), each class counting a person
 // once.
@@ -535,14 +540,8 @@ func recordPersons(t *Table, pack *packing, maps [][]int32, sizes []int, assign 
 	rows := &classes{rows: t.keyCodes()[:len(t.Columns)], n: t.Rows}
 	g := &grouper{par: runtime.GOMAXPROCS(0), pack: pack}
 	cls, _ := g.rollUp(rows, 0, maps, sizes, assign, 0)
-	unit, persons := t.Unit.Codes, t.Unit.Persons
-	end := make([]int32, persons+1) // where each person's records start, then end
-	for r := range t.Rows {
-		end[unit.At(r)+1]++
-	}
-	for p := 1; p <= persons; p++ {
-		end[p] += end[p-1]
-	}
+	unit := t.Unit.Codes
+	end := personStarts(t.Rows, t.Unit.Persons, unit.At) // where each person's records start, then end
 	order := make([]int32, t.Rows)
 	for r := range t.Rows {
 		p := unit.At(r)
