@@ -224,7 +224,7 @@ type searcher struct {
 	// fromBottom are the last nodes the bisection counted from the bottom (see pivot).
 	fromBottom []int
 	mod        *models
-	unit       *unitMaps // the person column's maps (nil: no privacy unit)
+	unit       *unitMaps // the person column's maps (nil: no privacy unit, or grouped entries)
 	grouped    bool      // the class tables are entries grouped by person (unitgroup.go)
 	// scatter is the scatter scratch of grouped roll-ups of large sources (countGrouped).
 	scatter  []*groupScratch
@@ -254,12 +254,12 @@ func newSearcher(t *Table, opt Options, met metric, sourceClasses int) *searcher
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
 	}
-	if t.Unit != nil {
-		s.unit = newUnitMaps(t.Unit.Persons)
-	}
 	pack := newPacking(t.keyLeaves())
 	if gp := groupedPacking(t, opt); gp != nil {
 		pack, s.grouped = gp, true
+	}
+	if t.Unit != nil && !s.grouped { // grouped entries hold no person's code to map
+		s.unit = newUnitMaps(t.Unit.Persons)
 	}
 	s.packed, s.pack = pack != nil, pack
 	switch {

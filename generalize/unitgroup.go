@@ -121,7 +121,10 @@ func personStarts(n, persons int, person func(j int) int32) []int32 {
 // rollUpGrouped rolls the grouped entries src up to node dst, maps[i] the codes of
 // quasi-identifier i at dst's level of those at src's: it returns the node's classes,
 // their records and persons (nil when there are more than limit, when limit > 0), and,
-// when there are at most keep of them, its grouped entries (nil otherwise).
+// when there are at most keep of them, its grouped entries (nil otherwise). With npack
+// (the node's codes fit 32 bits: narrowRadix) the entries are counted as 32-bit words
+// in its fields and the classes are a narrow table; otherwise as words of src's
+// packing.
 //
 // The source is cut into parts at persons' first entries, one per goroutine. A part
 // maps a chunk of its words at a time, merges each person's equal words (merger)
@@ -129,7 +132,30 @@ func personStarts(n, persons int, person func(j int) int32) []int32 {
 // buckets are then counted, each in a table sized for it, by the goroutines in turn
 // (gatherGrouped). An entry is one person of its class: a class's persons are its
 // entries, its records their counts.
-func (g *grouper) rollUpGrouped(src *classes, dst int, maps [][]int32, limit, keep int) (cls, entries *classes) {
+func (g *grouper) rollUpGrouped(src *classes, dst int, maps [][]int32, npack *packing, limit, keep int) (cls, entries *classes) {
+	if npack != nil {
+		return rollUpGroupedAs[uint32](g, src, dst, maps, npack, limit, keep)
+	}
+	return rollUpGroupedAs[uint64](g, src, dst, maps, nil, limit, keep)
+}
+
+// groupedPass is what the goroutines of one grouped roll-up share.
+type groupedPass struct {
+	src     *classes
+	maps    [][]int32
+	changed []int    // the columns whose map is not the identity
+	pack    *packing // the grouped words' (src's and the kept entries')
+	npack   *packing // the node's 32-bit words' (nil: the keys are words of pack)
+	buckets int
+	shift   uint // a key's bucket: the top bits of its hash, from bit shift
+	chunk   int
+	keep    int          // the most entries kept (0: none)
+	kept    atomic.Int64 // the entries kept by all goroutines
+}
+
+// rollUpGroupedAs is rollUpGrouped with keys of type K: uint32 with npack, uint64
+// without.
+func rollUpGroupedAs[K radixKey](g *grouper, src *classes, dst int, maps [][]int32, npack *packing, limit, keep int) (cls, entries *classes) {
 	n := src.n
 	parts := max(g.par, 1)
 	if n < min(parallelKeys, g.tune.min()) {
@@ -140,39 +166,51 @@ func (g *grouper) rollUpGrouped(src *classes, dst int, maps [][]int32, limit, ke
 		bounds[p] = nextPerson(src.packed, n*p/parts)
 	}
 	width := radixWidth(n, g.tune.bucketSize())
-	buckets, shift := 1<<width, uint(64-width)
-	changed := changedFields(maps)
+	pass := &groupedPass{src: src, maps: maps, changed: changedFields(maps), pack: g.pack, npack: npack,
+		buckets: 1 << width, shift: uint(64 - width), chunk: g.tune.groupChunk(), keep: keep}
 	for len(g.grouped) < parts {
 		g.grouped = append(g.grouped, &groupScratch{})
 	}
-	segs := make([][]radixSegment[uint64], parts)
+	segs := make([][]radixSegment[K], parts)
 	kept := make([]groupedPart, parts)
-	var keptTotal atomic.Int64
 	fanOut(parts, func(p int) {
-		segs[p], kept[p] = g.scatterGrouped(p, src, bounds[p], bounds[p+1], maps, changed, buckets, shift, &keptTotal, keep)
+		segs[p], kept[p] = scatterGrouped(workOf[K](g.grouped[p]), pass, bounds[p], bounds[p+1])
 	})
-	entries = joinKept(kept, dst, g.pack, keep > 0 && keptTotal.Load() <= int64(keep))
-	results := make([]unitPart, parts)
+	entries = joinKept(kept, dst, g.pack, keep > 0 && pass.kept.Load() <= int64(keep))
+	results := make([]unitPart[K], parts)
 	var counted atomic.Int64
 	fanOut(parts, func(p int) {
-		results[p] = gatherGrouped(segs, buckets*p/parts, buckets*(p+1)/parts, &counted, limit)
+		results[p] = gatherGrouped(segs, pass.buckets*p/parts, pass.buckets*(p+1)/parts, &counted, limit)
 	})
 	for _, r := range results {
 		if r.over {
 			return nil, entries
 		}
 	}
-	cls = &classes{node: dst, pack: g.pack}
+	return joinClasses(results, dst, g.pack, npack), entries
+}
+
+// joinClasses returns the classes of node dst the goroutines of a grouped roll-up
+// counted: words of pack, or of npack when it is not nil.
+func joinClasses[K radixKey](results []unitPart[K], dst int, pack, npack *packing) *classes {
+	cls := &classes{node: dst}
 	for _, r := range results {
 		cls.n += len(r.classes)
 	}
-	cls.packed, cls.counts, cls.persons = make([]uint64, 0, cls.n), make([]int32, 0, cls.n), make([]int32, 0, cls.n)
+	words := make([]K, 0, cls.n)
+	cls.counts, cls.persons = make([]int32, 0, cls.n), make([]int32, 0, cls.n)
 	for _, r := range results {
-		cls.packed = append(cls.packed, r.classes...)
+		words = append(words, r.classes...)
 		cls.counts = append(cls.counts, r.rows...)
 		cls.persons = append(cls.persons, r.persons...)
 	}
-	return cls, entries
+	switch w := any(words).(type) {
+	case []uint32:
+		cls.narrow, cls.npack = w, npack
+	case []uint64:
+		cls.packed, cls.pack = w, pack
+	}
+	return cls
 }
 
 // nextPerson returns the first entry at or after j that starts a person's run (n: none).
@@ -183,7 +221,7 @@ func nextPerson(words []uint64, j int) int {
 	return j
 }
 
-// changedFields returns the columns whose map is not the identity.
+// changedFields returns the columns whose map is not the identity, in order.
 func changedFields(maps [][]int32) []int {
 	var changed []int
 	for i, m := range maps {
@@ -201,33 +239,30 @@ type groupedPart struct {
 	counts []int32
 }
 
-// scatterGrouped maps and merges, as goroutine p, the entries lo … hi−1 of the grouped
-// table src (lo and hi at persons' first entries), a chunk of persons at a time, and
-// scatters them into buckets; it keeps them too while the entries kept by all
-// goroutines (total) are at most keep, and at most keepShare quarters of those read.
-func (g *grouper) scatterGrouped(p int, src *classes, lo, hi int, maps [][]int32, changed []int, buckets int, shift uint, total *atomic.Int64, keep int) ([]radixSegment[uint64], groupedPart) {
-	var segs []radixSegment[uint64]
+// scatterGrouped maps and merges, on scratch gw, the entries lo … hi−1 of the
+// pass's source (lo and hi at persons' first entries), a chunk of persons at a time,
+// and scatters them into buckets; it keeps them too while the entries kept by all
+// goroutines are at most the pass's keep, and at most keepShare quarters of those
+// read.
+func scatterGrouped[K radixKey](gw *groupWork[K], pass *groupedPass, lo, hi int) ([]radixSegment[K], groupedPart) {
+	var segs []radixSegment[K]
 	var part groupedPart
-	size := g.tune.groupChunk()
-	gs := g.grouped[p]
-	sc, m, words := &gs.scatter, &gs.merger, gs.words
-	defer func() { gs.words = words }()
-	sc.reserve(hi-lo, buckets)
-	consumed := 0
+	src, sc, m, keys := pass.src, &gw.scatter, &gw.merger, gw.keys
+	defer func() { gw.keys = keys }()
+	sc.reserve(hi-lo, pass.buckets)
+	consumed, keep := 0, pass.keep
 	for at := lo; at < hi; {
-		end := nextPerson(src.packed[:hi], min(at+size, hi))
-		if cap(words) < end-at {
-			words = make([]uint64, end-at)
+		end := nextPerson(src.packed[:hi], min(at+pass.chunk, hi))
+		if cap(keys) < end-at {
+			keys = make([]K, end-at)
 		}
-		// Mapped a field at a time, over the chunk: the entries do not wait on each
-		// other's lookups (one entry's fields in turn took twice as long).
-		words = words[:end-at]
-		repack(words, src.packed[at:end], maps, g.pack, changed)
+		keys = keys[:end-at]
+		groupedKeys(keys, src.packed[at:end], pass)
 		var counts []int32
 		if src.counts != nil {
 			counts = src.counts[at:end]
 		}
-		m.merge(words, counts)
+		m.merge(keys, src.packed[at:end], counts)
 		if cap(sc.bucket) < len(m.words) {
 			sc.bucket = make([]uint16, len(m.words))
 		}
@@ -235,20 +270,16 @@ func (g *grouper) scatterGrouped(p int, src *classes, lo, hi int, maps [][]int32
 		if m.ones {
 			dc = nil // one record each: the buckets need no counts
 		}
-		segs = append(segs, sc.scatter(m.words, dc, shift, ^uint64(0)))
+		segs = append(segs, sc.scatter(m.words, dc, pass.shift, ^uint64(0)))
 		// Kept while they are at most keep, and at most keepShare of the source's so
 		// far: a table of nearly as many entries as its source saves later roll-ups
 		// little and takes the cache's room (10M admissions: most nodes have 60–100%).
 		consumed += end - at
-		if keep > 0 && len(part.words)+len(m.words) <= consumed*keepShare/4 && total.Add(int64(len(m.words))) <= int64(keep) {
-			first := len(part.words)
-			part.words, part.counts = append(part.words, m.words...), append(part.counts, m.counts...)
-			for _, f := range m.firsts {
-				part.words[first+int(f)] |= personMark
-			}
+		if keep > 0 && len(part.words)+len(m.words) <= consumed*keepShare/4 && pass.kept.Add(int64(len(m.words))) <= int64(keep) {
+			part = keepEntries(part, m, pass)
 		} else if keep > 0 {
 			part = groupedPart{} // too many: dropped, by every goroutine
-			total.Add(int64(keep) + 1)
+			pass.kept.Add(int64(keep) + 1)
 			keep = 0
 		}
 		at = end
@@ -256,16 +287,99 @@ func (g *grouper) scatterGrouped(p int, src *classes, lo, hi int, maps [][]int32
 	return segs, part
 }
 
+// groupedKeys writes into keys the node's keys of grouped words (marked words of the
+// pass's packing): the words with the changed fields mapped (marks kept), or, with
+// the pass's npack, 32-bit words of the node's codes in its fields.
+func groupedKeys[K radixKey](keys []K, words []uint64, pass *groupedPass) {
+	// Mapped a field at a time, over the chunk: the entries do not wait on each
+	// other's lookups (one entry's fields in turn took twice as long).
+	switch ks := any(keys).(type) {
+	case []uint64:
+		repack(ks, words, pass.maps, pass.pack, pass.changed)
+	case []uint32:
+		narrowGrouped(ks, words, pass.maps, pass.pack, pass.npack, pass.changed)
+	}
+}
+
+// narrowGrouped writes into keys the codes of grouped words (in the fields of pack),
+// mapped by maps where the column is among changed (in order), in the 32-bit fields
+// of npack.
+func narrowGrouped(keys []uint32, words []uint64, maps [][]int32, pack, npack *packing, changed []int) {
+	keys = keys[:len(words)]
+	clear(keys)
+	for i, m := range maps {
+		mapped := len(changed) > 0 && changed[0] == i
+		if mapped {
+			changed = changed[1:]
+		}
+		if npack.mask[i] == 0 {
+			continue // one code at the node: 0
+		}
+		sh, mk, nsh := pack.shift[i]&63, pack.mask[i], npack.shift[i]&31
+		if !mapped {
+			for j, w := range words {
+				keys[j] |= uint32(w>>sh&mk) << nsh
+			}
+			continue
+		}
+		for j, w := range words {
+			keys[j] |= uint32(m[w>>sh&mk]) << nsh
+		}
+	}
+}
+
+// keepEntries returns part with the merged entries of m appended as grouped words of
+// the pass's packing, each person's first marked.
+func keepEntries[K radixKey](part groupedPart, m *merger[K], pass *groupedPass) groupedPart {
+	first := len(part.words)
+	switch ws := any(m.words).(type) {
+	case []uint64:
+		part.words = append(part.words, ws...)
+	case []uint32:
+		np, pk := pass.npack, pass.pack
+		for _, k := range ws {
+			var w uint64
+			for i := range pk.shift {
+				w |= (uint64(k) >> (np.shift[i] & 31) & np.mask[i]) << pk.shift[i]
+			}
+			part.words = append(part.words, w)
+		}
+	}
+	part.counts = append(part.counts, m.counts...)
+	for _, f := range m.firsts {
+		part.words[first+int(f)] |= personMark
+	}
+	return part
+}
+
 // keepShare is the most entries, in quarters of its source's, that a grouped roll-up
 // keeps for later ones.
 const keepShare = 2
 
-// groupScratch is what one goroutine of a grouped roll-up reuses from one roll-up to
-// the next: its scatter's room, its merger's and its chunk's mapped words.
+// groupScratch is what one goroutine of grouped roll-ups reuses from one roll-up to
+// the next: its work with 64-bit keys or with 32-bit ones, whichever the last roll-up
+// used (the other's room is let go).
 type groupScratch struct {
-	scatter scatterScratch[uint64]
-	merger  merger
-	words   []uint64
+	wide   groupWork[uint64]
+	narrow groupWork[uint32]
+}
+
+// groupWork is a grouped roll-up's room for one goroutine: its scatter's, its
+// merger's and its chunk's keys.
+type groupWork[K radixKey] struct {
+	scatter scatterScratch[K]
+	merger  merger[K]
+	keys    []K
+}
+
+// workOf returns gs's work with keys of type K, letting the other's room go.
+func workOf[K radixKey](gs *groupScratch) *groupWork[K] {
+	if w, ok := any(&gs.wide).(*groupWork[K]); ok {
+		gs.narrow = groupWork[uint32]{}
+		return w
+	}
+	gs.wide = groupWork[uint64]{}
+	return any(&gs.narrow).(*groupWork[K])
 }
 
 // joinKept returns the grouped entries of node dst the goroutines of rollUpGrouped
@@ -283,12 +397,12 @@ func joinKept(parts []groupedPart, dst int, pack *packing, all bool) *classes {
 	return out
 }
 
-// merger merges each person's equal words of grouped entries mapped to a node: the
+// merger merges each person's equal keys of grouped entries mapped to a node: the
 // node's entries.
-type merger struct {
-	// words and counts are the merged entries of the last chunk, their words unmarked;
-	// firsts, the place of each person's first; ones, whether every count is 1.
-	words  []uint64
+type merger[K radixKey] struct {
+	// words and counts are the merged entries of the last chunk, unmarked; firsts,
+	// the place of each person's first; ones, whether every count is 1.
+	words  []K
 	counts []int32
 	firsts []int32
 	ones   bool
@@ -302,24 +416,26 @@ type merger struct {
 // them; a person with more gets a table of its entries (merger.index).
 const shortRun = 24
 
-// merge sets m's entries to those of a chunk of grouped words (each person whole, the
-// first marked) and their counts (nil: one each), merged.
-func (m *merger) merge(words []uint64, counts []int32) {
-	if cap(m.words) < len(words) {
-		m.words, m.counts = make([]uint64, len(words)), make([]int32, len(words))
+// merge sets m's entries to those of a chunk of grouped entries, keys their keys at
+// the node (a person's first may carry personMark, which is dropped), marked the
+// source words (each person whole, the first marked), counts their counts (nil: one
+// each), merged.
+func (m *merger[K]) merge(keys []K, marked []uint64, counts []int32) {
+	if cap(m.words) < len(keys) {
+		m.words, m.counts = make([]K, len(keys)), make([]int32, len(keys))
 	}
-	dw, dc := m.words[:len(words)], m.counts[:len(words)]
+	dw, dc := m.words[:len(keys)], m.counts[:len(keys)]
 	m.firsts, m.run = m.firsts[:0], -1
 	n, start, ones := 0, 0, true
-	for j, w := range words {
+	for j, w := range keys {
 		c := int32(1)
 		if counts != nil {
 			c = counts[j]
 		}
-		if w&personMark != 0 { // a person's first entry: nothing to merge it with
+		if marked[j]&personMark != 0 { // a person's first entry: nothing to merge it with
 			start = n
 			m.firsts = append(m.firsts, int32(n))
-			dw[n], dc[n] = w&^personMark, c
+			dw[n], dc[n] = K(uint64(w)&^personMark), c
 			n++
 			ones = ones && c == 1
 			continue
@@ -339,7 +455,7 @@ func (m *merger) merge(words []uint64, counts []int32) {
 // find returns the place of word w among the entries dw[start:n] (the current
 // person's), or −1 when it is not there, which it records as the place of the next
 // entry, n (the caller puts w there).
-func (m *merger) find(dw []uint64, start, n int, w uint64) int {
+func (m *merger[K]) find(dw []K, start, n int, w K) int {
 	if n-start <= shortRun {
 		for i := start; i < n; i++ {
 			if dw[i] == w {
@@ -352,7 +468,7 @@ func (m *merger) find(dw []uint64, start, n int, w uint64) int {
 		m.index(dw[:n], start)
 	}
 	mask := uint64(len(m.slots) - 1)
-	for p := mix(w, true) & mask; ; p = (p + 1) & mask {
+	for p := mix(uint64(w), true) & mask; ; p = (p + 1) & mask {
 		at := m.slots[p]
 		if at == 0 {
 			m.slots[p] = int32(n + 1)
@@ -365,7 +481,7 @@ func (m *merger) find(dw []uint64, start, n int, w uint64) int {
 }
 
 // index builds the table of the entries dw[start:], with room for twice as many.
-func (m *merger) index(dw []uint64, start int) {
+func (m *merger[K]) index(dw []K, start int) {
 	size := 64
 	for size < 4*(len(dw)-start+1) {
 		size *= 2
@@ -377,7 +493,7 @@ func (m *merger) index(dw []uint64, start int) {
 	clear(m.slots)
 	mask := uint64(size - 1)
 	for i := start; i < len(dw); i++ {
-		p := mix(dw[i], true) & mask
+		p := mix(uint64(dw[i]), true) & mask
 		for m.slots[p] != 0 {
 			p = (p + 1) & mask
 		}
@@ -389,8 +505,8 @@ func (m *merger) index(dw []uint64, start int) {
 // unitPart is what one goroutine of gatherGrouped counted, bucket after bucket: the
 // node's classes, their words, records and persons; over: the count stopped past its
 // limit.
-type unitPart struct {
-	classes       []uint64
+type unitPart[K radixKey] struct {
+	classes       []K
 	rows, persons []int32
 	over          bool
 }
@@ -401,8 +517,8 @@ type unitPart struct {
 // bucket's table is sized for the bucket's entries up front and lists what it holds in
 // the order it met it, so that it never grows and is read back without a scan of its
 // slots.
-func gatherGrouped(segs [][]radixSegment[uint64], from, to int, counted *atomic.Int64, limit int) unitPart {
-	ct := &unitTable{}
+func gatherGrouped[K radixKey](segs [][]radixSegment[K], from, to int, counted *atomic.Int64, limit int) unitPart[K] {
+	ct := &unitTable[K]{}
 	bucketIn := func(b int) (in int) {
 		for _, part := range segs {
 			for _, sg := range part {
@@ -411,7 +527,7 @@ func gatherGrouped(segs [][]radixSegment[uint64], from, to int, counted *atomic.
 		}
 		return in
 	}
-	var res unitPart
+	var res unitPart[K]
 	for b := from; b < to; b++ {
 		ct.reset(bucketIn(b))
 		for _, part := range segs {
@@ -444,24 +560,24 @@ func gatherGrouped(segs [][]radixSegment[uint64], from, to int, counted *atomic.
 // sized for the bucket (at most half full: it never grows): a word, its records and
 // its persons side by side in its slot (no records: empty), and the slots used in
 // the order they were.
-type unitTable struct {
-	slots []unitSlot
+type unitTable[K radixKey] struct {
+	slots []unitSlot[K]
 	order []int32
 }
 
-type unitSlot struct {
-	key            uint64
+type unitSlot[K radixKey] struct {
+	key            K
 	count, persons int32
 }
 
 // reset empties the table, with room for n words.
-func (t *unitTable) reset(n int) {
+func (t *unitTable[K]) reset(n int) {
 	size := radixTableMin
 	for size < 2*n {
 		size *= 2
 	}
 	if cap(t.slots) < size {
-		t.slots = make([]unitSlot, size)
+		t.slots = make([]unitSlot[K], size)
 	}
 	t.slots = t.slots[:size]
 	clear(t.slots)
@@ -469,9 +585,9 @@ func (t *unitTable) reset(n int) {
 }
 
 // add adds count records and persons persons to word k.
-func (t *unitTable) add(k uint64, count, persons int32) {
+func (t *unitTable[K]) add(k K, count, persons int32) {
 	mask := uint64(len(t.slots) - 1)
-	for i := mix(k, true) & mask; ; i = (i + 1) & mask {
+	for i := mix(uint64(k), true) & mask; ; i = (i + 1) & mask {
 		sl := &t.slots[i]
 		if sl.count == 0 {
 			sl.key, sl.count, sl.persons = k, count, persons
@@ -507,9 +623,10 @@ func (s *searcher) countGrouped(c nodeCount, g *grouper) (nodeCount, int) {
 		c.src = s.source(c.node, false)
 	}
 	srcLevels := s.lat.Levels(c.src.node, make([]int, 0, s.q))
-	maps := make([][]int32, s.q)
-	for i := range maps {
-		maps[i] = s.maps[i][srcLevels[i]][c.levels[i]]
+	maps, sizes := s.keyMaps(srcLevels, c.levels)
+	var npack *packing // 32-bit keys, when the node's codes fit them (halves the buckets' room)
+	if radix := narrowRadix(sizes); radix != nil {
+		npack = narrowPacking(radix)
 	}
 	limit := 0 // see countNode
 	if c.src.n >= abortMinSource {
@@ -526,7 +643,7 @@ func (s *searcher) countGrouped(c nodeCount, g *grouper) (nodeCount, int) {
 		g.grouped = s.scatter
 		defer func() { s.scatter, g.grouped = g.grouped, nil }()
 	}
-	c.cls, c.entries = g.rollUpGrouped(c.src, c.node, maps, limit, max(keep, 0))
+	c.cls, c.entries = g.rollUpGrouped(c.src, c.node, maps, npack, limit, max(keep, 0))
 	return c, c.src.n
 }
 

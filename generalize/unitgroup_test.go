@@ -63,24 +63,24 @@ func (c groupedCase) mapped(j int) (uint64, int32) {
 	return out, n
 }
 
-// TestMergerMatchesMap: a chunk's entries mapped (repack) and merged are, person by
-// person, the distinct mapped words in order of first appearance with their summed counts, whether a
-// person's run is short (compared with every entry) or long (a table of its entries).
+// narrowCase is the packing of a groupedCase's node as 32-bit keys (two 6-bit fields).
+var narrowCase = narrowPacking([]int{64, 64})
+
+// TestMergerMatchesMap: a chunk's entries mapped (repack, or narrowGrouped to 32-bit
+// keys) and merged are, person by person, the distinct mapped words in order of first
+// appearance with their summed counts, whether a person's run is short (compared with
+// every entry) or long (a table of its entries).
 func TestMergerMatchesMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 62))
 	for trial := range 200 {
 		c := newGroupedCase(rng, 1+rng.IntN(20), []int{3, 30, 300}[trial%3], trial%2 == 0)
-		m := &merger{run: -1}
-		words := make([]uint64, len(c.words))
-		repack(words, c.words, c.maps, c.pack, changedFields(c.maps))
-		m.merge(words, c.counts)
-		words = nil
+		var want []uint64 // the distinct mapped words of each person, in order
 		var counts, firsts []int32
 		ones := true
 		at := map[uint64]int{}
 		for j := range c.words {
 			if c.words[j]&personMark != 0 {
-				firsts = append(firsts, int32(len(words)))
+				firsts = append(firsts, int32(len(want)))
 				clear(at)
 			}
 			w, n := c.mapped(j)
@@ -89,14 +89,43 @@ func TestMergerMatchesMap(t *testing.T) {
 				ones = false
 				continue
 			}
-			at[w] = len(words)
-			words, counts = append(words, w), append(counts, n)
+			at[w] = len(want)
+			want, counts = append(want, w), append(counts, n)
 			ones = ones && n == 1
 		}
-		if !slices.Equal(m.words, words) || !slices.Equal(m.counts, counts) || !slices.Equal(m.firsts, firsts) || m.ones != ones {
-			t.Fatalf("trial %d: merged %v %v %v %v, want %v %v %v %v", trial, m.words, m.counts, m.firsts, m.ones, words, counts, firsts, ones)
+		check := func(name string, got []uint64, m mergedOf) {
+			if !slices.Equal(got, want) || !slices.Equal(m.counts, counts) || !slices.Equal(m.firsts, firsts) || m.ones != ones {
+				t.Fatalf("trial %d, %s: merged %v %v %v %v, want %v %v %v %v", trial, name, got, m.counts, m.firsts, m.ones, want, counts, firsts, ones)
+			}
+		}
+		wide := &merger[uint64]{run: -1}
+		keys := make([]uint64, len(c.words))
+		repack(keys, c.words, c.maps, c.pack, changedFields(c.maps))
+		wide.merge(keys, c.words, c.counts)
+		check("64-bit", wide.words, mergedOf{wide.counts, wide.firsts, wide.ones})
+		narrow := &merger[uint32]{run: -1}
+		nkeys := make([]uint32, len(c.words))
+		narrowGrouped(nkeys, c.words, c.maps, c.pack, narrowCase, changedFields(c.maps))
+		narrow.merge(nkeys, c.words, c.counts)
+		check("32-bit", c.widen(narrow.words), mergedOf{narrow.counts, narrow.firsts, narrow.ones})
+	}
+}
+
+// mergedOf is what a merger found besides its words.
+type mergedOf struct {
+	counts, firsts []int32
+	ones           bool
+}
+
+// widen returns 32-bit keys (narrowCase's fields) as words of c's packing.
+func (c groupedCase) widen(keys []uint32) []uint64 {
+	out := make([]uint64, len(keys))
+	for j, k := range keys {
+		for i := range c.pack.shift {
+			out[j] |= uint64(k) >> narrowCase.shift[i] & narrowCase.mask[i] << c.pack.shift[i]
 		}
 	}
+	return out
 }
 
 // TestRollUpGroupedMatchesCount: a grouped roll-up's classes have the records and the
@@ -130,20 +159,28 @@ func TestRollUpGroupedMatchesCount(t *testing.T) {
 		par, chunk := 1+rng.IntN(3), []int{0, 1 + rng.IntN(20)}[rng.IntN(2)]
 		name := fmt.Sprintf("trial%d/entries=%d/par=%d/chunk=%d", trial, src.n, par, chunk)
 		g := &grouper{par: par, pack: c.pack, tune: radixTuning{minSource: 1, bucket: 1 + rng.IntN(64), chunk: chunk}}
-		cls, entries := g.rollUpGrouped(src, 7, c.maps, 0, src.n)
-		if cls.n != len(want) {
-			t.Fatalf("%s: %d classes, want %d", name, cls.n, len(want))
+		var npack *packing // 64-bit keys, or 32-bit ones in every other trial
+		if trial%4 >= 2 {
+			npack, name = narrowCase, name+"/32-bit"
 		}
-		for j, w := range cls.packed[:cls.n] {
+		cls, entries := g.rollUpGrouped(src, 7, c.maps, npack, 0, src.n)
+		if cls.n != len(want) || (npack != nil) != (cls.narrow != nil) {
+			t.Fatalf("%s: %d classes (narrow %v), want %d", name, cls.n, cls.narrow != nil, len(want))
+		}
+		for j := range cls.n {
+			var w uint64
+			for i := range c.maps {
+				w |= uint64(cls.code(i, j)) << c.pack.shift[i]
+			}
 			tl := want[w]
 			if tl == nil || cls.counts[j] != tl.rows || int(cls.persons[j]) != len(tl.persons) {
 				t.Fatalf("%s: class %x: %d records, %d persons; want %v", name, w, cls.counts[j], cls.persons[j], tl)
 			}
 		}
-		m := &merger{run: -1}
+		m := &merger[uint64]{run: -1}
 		words := make([]uint64, len(c.words))
 		repack(words, c.words, c.maps, c.pack, changedFields(c.maps))
-		m.merge(words, c.counts)
+		m.merge(words, c.words, c.counts)
 		for _, f := range m.firsts {
 			m.words[f] |= personMark
 		}
@@ -158,7 +195,7 @@ func TestRollUpGroupedMatchesCount(t *testing.T) {
 			kept++
 		}
 		if len(want) > 1 {
-			if over, _ := g.rollUpGrouped(src, 7, c.maps, len(want)-1, 0); over != nil {
+			if over, _ := g.rollUpGrouped(src, 7, c.maps, npack, len(want)-1, 0); over != nil {
 				t.Fatalf("%s: limit %d: %d classes counted", name, len(want)-1, over.n)
 			}
 		}
