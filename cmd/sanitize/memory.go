@@ -1,7 +1,11 @@
 package main
 
 import (
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+
 	"sanitizer/job"
 )
 
@@ -13,6 +17,9 @@ import (
 // marks for next to nothing — is collected twice as often, which holds its peak closer
 // to what is live at little cost. Measured in BENCHMARKS.md.
 type collector struct {
+	// mu guards the settings, which the read's tuning (watchRead) changes after a
+	// collection, on the runtime's finalizer goroutine.
+	mu      sync.Mutex
 	percent int  // the setting before the search
 	halved  bool // the search's setting is in force
 	// reading is set while the read's setting is in force; before is the setting it
@@ -28,10 +35,30 @@ type collector struct {
 // peak 389 → 436 MB (BENCHMARKS.md). The search's FreeOSMemory returns what it leaves.
 var readPercent = 200
 
+// readHeadroom is the most the read lets the heap grow above what the last
+// collection left live: collecting at three times the live heap lets 400 MB of
+// garbage pile up once the codes are 200 MB (10M admissions with their patients' ids:
+// read peak 587 MB, the run's highest). Above readHeadroom/2 live, the setting falls
+// from readPercent toward the run's own (readSetting).
+var readHeadroom uint64 = 192 << 20
+
+// readSetting is the read's collector setting after a collection that left live
+// bytes: readPercent, or less, so that the next collection comes at most readHeadroom
+// above the live heap, but never less than floor (the run's own setting).
+func readSetting(live uint64, floor int) int {
+	p := readPercent
+	if live > 0 {
+		p = int(min(uint64(readPercent), readHeadroom*100/live))
+	}
+	return max(p, floor)
+}
+
 // at adjusts the collector as stage begins.
 func (c *collector) at(stage job.Stage) {
 	switch stage {
 	case job.StageRead:
+		c.mu.Lock()
+		defer c.mu.Unlock()
 		if c.reading {
 			return
 		}
@@ -40,6 +67,7 @@ func (c *collector) at(stage job.Stage) {
 			debug.SetGCPercent(before)
 		} else {
 			c.before, c.reading = before, true
+			c.watchRead()
 		}
 	case job.StageSearch:
 		c.endRead()
@@ -59,8 +87,30 @@ func (c *collector) at(stage job.Stage) {
 	}
 }
 
+// watchRead sets, after every collection while the read's setting is in force, the
+// setting for the heap the collection left live (readSetting). The runtime tells of a
+// collection by running the finalizer of an object that became garbage before it.
+func (c *collector) watchRead() {
+	type sentinel struct{ _ *byte } // a pointer: an object of its own, never a tiny one
+	runtime.SetFinalizer(&sentinel{}, func(*sentinel) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if !c.reading {
+			return // the read is over: no more tuning
+		}
+		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(live)
+		if live[0].Value.Kind() == metrics.KindUint64 {
+			debug.SetGCPercent(readSetting(live[0].Value.Uint64(), c.before))
+		}
+		c.watchRead()
+	})
+}
+
 // endRead puts back the setting the read changed, if it is still in force.
 func (c *collector) endRead() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.reading {
 		debug.SetGCPercent(c.before)
 		c.reading = false
