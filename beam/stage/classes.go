@@ -77,6 +77,10 @@ type Job struct {
 	// counted with the same person codes. 0 and "": no unit, or not numbered yet.
 	Persons     int
 	PersonsFile string
+	// KeyFile is, with the privacy unit released as a pseudonym, the file of its key,
+	// which the workers that write the release read (pseudonym.go): a path, never the
+	// key, which the pipeline's description would carry. "": no pseudonym.
+	KeyFile string
 }
 
 // NewJob reads the configuration at path for the workers: a regular file of at most

@@ -155,9 +155,8 @@ func TestReleaseOnPrismPersons(t *testing.T) {
 
 // TestReleaseOnPrismPersonsRefused: a record without its person's id (empty) in a part
 // is bad input naming the part, the row, the column and the key, never a value, and
-// nothing is published; a pseudonym of the unit is refused naming its key, as
-// sanitize-beam does not release one; a model the CLI does not count in persons is
-// refused as the CLI refuses it.
+// nothing is published; a model the CLI does not count in persons is refused as the
+// CLI refuses it (a pseudonym's key file: TestReleaseOnPrismPseudonymKeyFile).
 func TestReleaseOnPrismPersonsRefused(t *testing.T) {
 	const privacy = "privacy: {k: 3, suppression: 0.05, privacy-unit: {column: patient_id}}"
 	var id string
@@ -175,7 +174,6 @@ func TestReleaseOnPrismPersonsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ from, to, says string }{
-		{"privacy-unit: {column: patient_id}", "privacy-unit: {column: patient_id, pseudonym: {}}", "privacy.privacy-unit.pseudonym"},
 		{"suppression: 0.05,", "suppression: 0.05, l-diversity: {column: diagnosis, variant: entropy, l: 2},", "privacy.l-diversity.variant"},
 	} {
 		if err := os.WriteFile(cfgPath, []byte(testfiles.Replace(t, string(raw), c.from, c.to)), 0o600); err != nil {

@@ -59,8 +59,11 @@ type Released struct {
 // With a privacy unit (privacy.privacy-unit) every model counts persons, as the CLI's
 // release does: the persons are numbered once for every part (Persons), so that a
 // person whose records lie in several parts is one person of every class table, the
-// merge exact; the check counts them again from the input's unit column. Releasing
-// the unit as a pseudonym is refused, naming its key.
+// merge exact; the check counts them again from the input's unit column. With the
+// unit released as a pseudonym (privacy.privacy-unit.pseudonym) every part writes the
+// CLI's pseudonyms under the same key, which the workers read from a file
+// (pseudonym.go), and the search, the recoding and the check meet multirelational
+// k-anonymity, whole persons suppressed, as the CLI's release does.
 //
 // The input and the output may be in a store Beam's filesystem package serves (gs://,
 // s3://), which a Dataflow job's workers share with the driver: the workers copy a
@@ -86,6 +89,14 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	log := opt.Logger()
 	// The temporaries go whatever ends the run, a cancelled context included.
 	defer dest.discard(context.WithoutCancel(ctx), log)
+	// The workers read the pseudonym's key from a file (pseudonym.go), never from the
+	// pipeline; a random one is the run's, removed first whatever ends it.
+	key, err := newRunKey(cfg, dest.work)
+	if err != nil {
+		return nil, err
+	}
+	defer key.remove(log)
+	j.KeyFile = key.path
 	src, err := openSource(ctx, in, false, dest.rt)
 	if err != nil {
 		return nil, err
@@ -121,7 +132,7 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	r.Write = time.Since(wrote)
 	log.Info("stage done", "stage", job.StageWrite, "parts", len(inParts), "ms", r.Write.Milliseconds())
 	checked := time.Now()
-	if r.Measured, err = check(ctx, cfg, src.localIn, dest, r.Recoding, searched.Result); err != nil {
+	if r.Measured, err = check(ctx, key.checked(cfg), src.localIn, dest, r.Recoding, searched.Result); err != nil {
 		return nil, src.rename(err)
 	}
 	r.Check = time.Since(checked)
@@ -159,11 +170,6 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 	// too.
 	if err := release.CheckConfig(cfg); err != nil {
 		return "", "", nil, err
-	}
-	// With a privacy unit the persons are counted exactly (the Persons stage numbers
-	// them once for every part); releasing them as a pseudonym is not done on Beam.
-	if u := cfg.Privacy.Unit; u != nil && u.Pseudonym != nil {
-		return "", "", nil, cfg.Errorf("privacy.privacy-unit.pseudonym", "sanitize-beam does not release the privacy unit as a pseudonym in this version (issue 37): drop the key to release without it, or use sanitize release")
 	}
 	for _, p := range opt.ReportPaths() {
 		if isObject(p) {

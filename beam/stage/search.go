@@ -160,14 +160,16 @@ func readMerged[T any](ctx context.Context, path, what string, decode func([]byt
 
 // options is the search's options, the CLI's (release.Engine.ModelOptions) with the
 // sensitive columns' models and, for a research subset, its population's class table
-// at the cut (pop; nil: none) under δ-presence and k-map. The search and the recoding
-// of every part take the same.
+// at the cut (pop; nil: none) under δ-presence and k-map, and, with the privacy unit
+// released as a pseudonym, multirelational k-anonymity (Linkable). The search and the
+// recoding of every part take the same.
 func options(cfg *schema.Config, like *generalize.Table, sens *input, classes, pop *generalize.ClassTable) (generalize.Options, error) {
 	opt, err := release.Engine{Config: cfg}.ModelOptions(like.Columns, classes.Records())
 	if err != nil {
 		return opt, err
 	}
 	opt = sens.withModels(opt)
+	opt.Linkable = linkable(cfg) // multirelational k-anonymity, as the CLI's search
 	if pop != nil {
 		opt.Population = &generalize.Population{Classes: pop}
 		if d := cfg.Privacy.DeltaPresence; d != nil {

@@ -25,7 +25,9 @@ func init() {
 
 // writePartFn recodes one part at the chosen node and writes its release part: the
 // records of published classes, in order, every quasi-identifier as its label at the
-// node's level, the other kept columns as read, in the release's format with the
+// node's level, the privacy unit released as a pseudonym as its pseudonym (whole
+// persons suppressed as the recoding says, with multirelational k-anonymity), the
+// other kept columns as read, in the release's format with the
 // release's metadata (Meta), through the CLI's sinks (package table). A class is
 // suppressed as the recoding of the merged class table at the node says (the same for
 // every part; generalize.Cut.Recoding, which takes a record's leaves).
@@ -81,6 +83,9 @@ func (f *writePartFn) process(ctx context.Context, part string) error {
 		return fault.Internalf("%s is not a part of the input", part)
 	}
 	w := partWriter{hier: in.hier, cfg: cfg, like: like, rec: rec, levels: f.Levels, format: f.Format, meta: f.Meta}
+	if err := w.linked(ctx, f.Job); err != nil {
+		return err
+	}
 	name := release.Engine{}.PartName(index, len(f.Parts), f.Format)
 	if !isObject(f.Out) {
 		return w.write(ctx, part, filepath.Join(f.Out, name))
@@ -116,6 +121,30 @@ type partWriter struct {
 	levels []int
 	format schema.Format
 	meta   map[string]string
+	// With the privacy unit released as a pseudonym (linked): every id's pseudonym
+	// under the run's key, and every id's code in the numbering of the persons, which
+	// the recoding's suppressed persons are named by (nil: no pseudonym).
+	pseudonyms *release.Pseudonymizer
+	persons    map[string]int32
+}
+
+// linked readies w, when the configuration releases the privacy unit as a pseudonym,
+// for writing it: the key read from the file job names (Job.KeyFile, as the CLI reads
+// a key file: never from the pipeline) and the numbering of the persons, by which
+// the recoding says which persons multirelational k-anonymity suppresses.
+func (w *partWriter) linked(ctx context.Context, job Job) error {
+	if !linkable(w.cfg) {
+		return nil
+	}
+	if job.KeyFile == "" || job.PersonsFile == "" {
+		return fault.Internalf("a pseudonym of the privacy unit without its key's file or the numbering of the persons")
+	}
+	var err error
+	if w.pseudonyms, err = (release.Engine{Config: w.cfg}).Pseudonymizer(job.KeyFile); err != nil {
+		return err
+	}
+	w.persons, err = job.personCodes(ctx)
+	return err
 }
 
 // dictionaries gives every quasi-identifier column of cols (the release's columns, in
@@ -166,7 +195,7 @@ func (w *partWriter) write(ctx context.Context, part, out string) (err error) {
 			err = cerr
 		}
 	}()
-	pw := &partWrite{w: w, part: part, out: out, file: file, leaves: make([]int32, len(w.like.Columns))}
+	pw := &partWrite{w: w, part: part, out: out, file: file, leaves: make([]int32, len(w.like.Columns)), unitAt: -1}
 	if err := eachRecordNulls(ctx, w.cfg, w.hier, part, pw.start, pw.add); err != nil {
 		return err
 	}
@@ -188,6 +217,8 @@ type partWrite struct {
 	quasiAt   []int // per kept column: its quasi-identifier, or −1
 	keyOf     [][]int32
 	listed    []*generalize.Hierarchy // per kept column: a sensitive column's hierarchy file, which must list its values
+	unitAt    int                     // the kept column of the privacy unit released as a pseudonym (−1: none)
+	pseudonym []byte                  // the current record's
 	sink      table.Sink
 	prep      table.Preparer
 	rows      *table.Rows
@@ -203,6 +234,11 @@ func (pw *partWrite) start(p *job.Plan) ([]int, error) {
 	w, cfg := pw.w, pw.w.cfg
 	for _, pos := range p.Kept {
 		pw.quasiAt = append(pw.quasiAt, slices.Index(names(w.like), p.Header[pos]))
+	}
+	if w.pseudonyms != nil {
+		if pw.unitAt = slices.Index(p.Kept, p.PseudonymAt()); pw.unitAt < 0 {
+			return nil, fault.Internalf("%s: the privacy unit's column is not kept for its pseudonym", pw.part)
+		}
 	}
 	cols := p.OutColumns()
 	pw.keyOf = w.dictionaries(cols, pw.quasiAt)
@@ -255,6 +291,11 @@ func (pw *partWrite) add(p *job.Plan, at func() string, fields []string, nulls [
 	if pw.w.rec.IsSuppressed(pw.leaves) {
 		return nil
 	}
+	if pw.unitAt >= 0 {
+		if out, err := pw.personOut(at, fields[pw.unitAt], nulls[pw.unitAt]); out || err != nil {
+			return err
+		}
+	}
 	if pw.rows == nil {
 		pw.rows = &table.Rows{Fields: make([]string, 0, table.BatchRows*width), Nulls: make([]bool, 0, table.BatchRows*width), Keys: make([][]int32, width)}
 		for j, qi := range pw.quasiAt {
@@ -274,6 +315,26 @@ func (pw *partWrite) add(p *job.Plan, at func() string, fields []string, nulls [
 	return nil
 }
 
+// personOut reports whether the person of a record of a published class, whose id
+// is id, is suppressed by multirelational k-anonymity (all of their records), and
+// takes the id's pseudonym for the record when not. A record without an id is the
+// CLI's error; an id the numbering of the persons does not hold means that the part
+// changed since it was numbered.
+func (pw *partWrite) personOut(at func() string, id string, null bool) (bool, error) {
+	if null || id == "" {
+		return true, unitMissing(pw.w.cfg, at)
+	}
+	code, ok := pw.w.persons[id]
+	if !ok {
+		return true, table.ChangedError(pw.part)
+	}
+	if pw.w.rec.PersonSuppressed(code) {
+		return true, nil
+	}
+	pw.pseudonym = pw.w.pseudonyms.Append(pw.pseudonym[:0], id)
+	return false, nil
+}
+
 // field adds kept column j of a record (v, null) to the batch: a quasi-identifier's
 // key, or the value once checked as the CLI checks it.
 func (pw *partWrite) field(p *job.Plan, j int, at func() string, v string, null bool) error {
@@ -281,6 +342,10 @@ func (pw *partWrite) field(p *job.Plan, j int, at func() string, v string, null 
 	if qi := pw.quasiAt[j]; qi >= 0 {
 		rows.Keys[j] = append(rows.Keys[j], pw.keyOf[qi][pw.leaves[qi]])
 		rows.Fields, rows.Nulls = append(rows.Fields, ""), append(rows.Nulls, false)
+		return nil
+	}
+	if j == pw.unitAt { // the id's pseudonym (personOut), never the id
+		rows.Fields, rows.Nulls = append(rows.Fields, string(pw.pseudonym)), append(rows.Nulls, false)
 		return nil
 	}
 	pos := p.Kept[j]
