@@ -39,8 +39,10 @@ var readPercent = 200
 // collection left live: collecting at three times the live heap lets 400 MB of
 // garbage pile up once the codes are 200 MB (10M admissions with their patients' ids:
 // read peak 587 MB, the run's highest). Above readHeadroom/2 live, the setting falls
-// from readPercent toward the run's own (readSetting).
-var readHeadroom uint64 = 192 << 20
+// from readPercent toward the run's own (readSetting). 10M admissions, peak RSS at
+// 192 MiB → 128 MiB: in persons 568–592 → 490–513 MB, in records 395–400 → 361 MB,
+// the read no slower (BENCHMARKS.md).
+var readHeadroom uint64 = 128 << 20
 
 // readSetting is the read's collector setting after a collection that left live
 // bytes: readPercent, or less, so that the next collection comes at most readHeadroom
