@@ -201,3 +201,21 @@ func TestRollUpGroupedMatchesCount(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMergeGrouped measures the merger alone on a chunk of 2^18 grouped entries
+// (runs of 1 to 12 entries, a few repeats each, as admissions have), 32-bit keys.
+func BenchmarkMergeGrouped(b *testing.B) {
+	rng := rand.New(rand.NewPCG(65, 66))
+	var c groupedCase
+	for len(c.words) < 1<<18 {
+		c = newGroupedCase(rng, 80000, 6, false)
+	}
+	c.words = c.words[:nextPerson(c.words, 1<<18)]
+	keys := make([]uint32, len(c.words))
+	narrowGrouped(keys, c.words, c.maps, c.pack, narrowCase, changedFields(c.maps))
+	m := &merger[uint32]{run: -1}
+	b.SetBytes(int64(len(keys)))
+	for b.Loop() {
+		m.merge(keys, c.words, nil)
+	}
+}
