@@ -131,10 +131,10 @@ type linkEntry struct {
 
 // linkRounds runs ExpectedSuppression's rounds (see the top of this file) on the
 // input's classes: rows the tally's records (one per record: t.rows[0]), sorted by
-// class and person; failing per class whether it fails the other models, which it
-// sets for the classes the rounds fail; persons per class its persons. It returns, per
-// class that does not fail, the records of the persons the rounds suppress, and the
-// persons left in each class.
+// class and person or by person and class (as judge leaves them); failing per class
+// whether it fails the other models, which it sets for the classes the rounds fail;
+// persons per class its persons. It returns, per class that does not fail, the
+// records of the persons the rounds suppress, and the persons left in each class.
 func linkRounds(rows []personRow, failing []bool, persons []int64, k int) (lost, left []int64, err error) {
 	entries := make([]linkEntry, 0, len(rows)/2+1)
 	for i := 0; i < len(rows); {

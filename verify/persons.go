@@ -23,10 +23,11 @@ package verify
 // for two million persons), over a seed no input can aim at.
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"math"
+	"math/bits"
 	"slices"
 
 	"sanitizer/closeness"
@@ -134,25 +135,6 @@ type personRow struct {
 	s int32
 }
 
-// byClass orders personRows by class, person, value.
-func byClass(a, b personRow) int {
-	if a.c != b.c {
-		return cmp.Compare(a.c, b.c)
-	}
-	if a.h != b.h {
-		return cmp.Compare(a.h, b.h)
-	}
-	return cmp.Compare(a.s, b.s)
-}
-
-// byPerson orders personRows by person, class.
-func byPerson(a, b personRow) int {
-	if a.h != b.h {
-		return cmp.Compare(a.h, b.h)
-	}
-	return cmp.Compare(a.c, b.c)
-}
-
 // personTally is the records of a count in persons.
 type personTally struct {
 	seed maphash.Seed
@@ -164,6 +146,9 @@ type personTally struct {
 	// the person and value of every input record left out (class -1), for the
 	// input's persons holding each value (reference); nil otherwise
 	lefts [][]personRow
+	// byPerson: judge sorted rows[0] by person, class and value (no sensitive
+	// column), not by class
+	byPerson bool
 }
 
 // newPersonTally is a tally for ns sensitive columns, room made for about n records
@@ -204,91 +189,241 @@ func (t *personTally) addLeft(h uint64, sens []int32) {
 	}
 }
 
-// parallelMin is the fewest records sorted in buckets, on two goroutines.
+// The orders of personRows. A row is sorted as a 128-bit key of unsigned digits
+// (keyed): each order's fields moved into it, most significant first, the signed
+// ones' sign bit flipped so that unsigned order is theirs; the key is a bijection, so
+// that the rows are put back whole (unkeyed).
+type rowOrder int8
+
+const (
+	byClass       rowOrder = iota // class, person, value
+	byPerson                      // person, class, value
+	byPersonValue                 // person, value, class
+)
+
+// flip flips the sign bit of v: unsigned order of the results is v's signed order.
+func flip(v int32) int32 { return v ^ math.MinInt32 }
+
+// keyed turns r into its key of order o: r.h the key's top 64 bits, then r.c's 32
+// bits, then r.s's, each unsigned.
+func keyed(r personRow, o rowOrder) personRow {
+	switch o {
+	case byClass:
+		return personRow{h: uint64(uint32(flip(r.c)))<<32 | r.h>>32, c: int32(uint32(r.h)), s: flip(r.s)}
+	case byPersonValue:
+		return personRow{h: r.h, c: flip(r.s), s: flip(r.c)}
+	}
+	return personRow{h: r.h, c: flip(r.c), s: flip(r.s)}
+}
+
+// unkeyed is the row whose key of order o is k.
+func unkeyed(k personRow, o rowOrder) personRow {
+	switch o {
+	case byClass:
+		return personRow{h: k.h<<32 | uint64(uint32(k.c)), c: flip(int32(k.h >> 32)), s: flip(k.s)}
+	case byPersonValue:
+		return personRow{h: k.h, c: flip(k.s), s: flip(k.c)}
+	}
+	return personRow{h: k.h, c: flip(k.c), s: flip(k.s)}
+}
+
+// keyLess orders keys (keyed rows) as unsigned 128-bit numbers.
+func keyLess(a, b personRow) bool {
+	if a.h != b.h {
+		return a.h < b.h
+	}
+	if a.c != b.c {
+		return uint32(a.c) < uint32(b.c)
+	}
+	return uint32(a.s) < uint32(b.s)
+}
+
+// digit is byte d (0 the most significant, below 16) of key k.
+func digit(k personRow, d int) int {
+	if d < 8 {
+		return int(k.h >> (56 - 8*d) & 0xff)
+	}
+	if d < 12 {
+		return int(uint32(k.c) >> (88 - 8*d) & 0xff)
+	}
+	return int(uint32(k.s) >> (120 - 8*d) & 0xff)
+}
+
+// parallelMin is the fewest records sorted on two goroutines.
 const parallelMin = 1 << 16
 
-// maxBuckets is the most buckets bucketSort places records in: their counts and
-// the records' places stay in the processor's caches.
-const maxBuckets = 1 << 11
+// insertionMax is the most keys radixSort sorts by insertion.
+const insertionMax = 32
 
-// bucketSort sorts rs by order, bucket(r) < n numbering every record's bucket in
-// order's order (a record of a lower bucket orders first). It moves every record
-// into its bucket in place (American flag sort: one pass to count them, then each
-// record moved once; buckets taken maxBuckets at most, neighbours merged), then
-// sorts each bucket, the buckets shared between two goroutines. Few records it sorts
-// as a whole.
-func bucketSort(rs []personRow, n int, bucket func(personRow) int, order func(a, b personRow) int) error {
+// sortRows sorts rs by order o: a radix sort of the rows' keys (keyed), most
+// significant byte first, in place (American flag sort: one pass to count a byte's
+// values, then each row moved once into its bucket), skipping a byte that every row
+// of a bucket holds alike. Many rows are keyed, and their top buckets sorted, on two
+// goroutines.
+func sortRows(rs []personRow, o rowOrder) error {
 	if len(rs) < parallelMin {
-		slices.SortFunc(rs, order)
+		keyAll(rs, o)
+		radixSort(rs, firstDigit(rs))
+		unkeyAll(rs, o)
 		return nil
 	}
-	shift := 0
-	for (n-1)>>shift >= maxBuckets {
-		shift++
+	half := len(rs) / 2
+	halves := [2][]personRow{rs[:half], rs[half:]}
+	if err := safe.Parallel(2, func(p int) { keyAll(halves[p], o) }); err != nil {
+		return err
 	}
-	n = (n-1)>>shift + 1
-	var ends, next [maxBuckets]int
-	for _, r := range rs {
-		ends[bucket(r)>>shift]++
+	var ends [256]int
+	d := firstDigit(rs)
+	if d < 16 {
+		ends = countDigit(rs, d)
+		placeDigit(rs, d, &ends)
+	} else {
+		ends[255] = len(rs) // one bucket
 	}
-	sum := 0
-	for b, c := range ends[:n] {
-		next[b] = sum
-		sum += c
-		ends[b] = sum
-	}
-	for b := range n {
-		for next[b] < ends[b] {
-			i := next[b]
-			d := bucket(rs[i]) >> shift
-			if d == b {
-				next[b]++
-				continue
-			}
-			rs[i], rs[next[d]] = rs[next[d]], rs[i]
-			next[d]++
-		}
-	}
-	mid, _ := slices.BinarySearch(ends[:n], len(rs)/2) // the bucket that holds the middle record
-	parts := [2][2]int{{0, mid}, {mid, n}}
+	mid, _ := slices.BinarySearch(ends[:], half) // the bucket that holds the middle row
 	return safe.Parallel(2, func(p int) {
-		for b := parts[p][0]; b < parts[p][1]; b++ {
-			lo := 0
-			if b > 0 {
-				lo = ends[b-1]
-			}
-			slices.SortFunc(rs[lo:ends[b]], order)
+		from, to := 0, mid // the buckets of this goroutine
+		if p == 1 {
+			from, to = mid, 256
 		}
+		start := 0
+		if from > 0 {
+			start = ends[from-1]
+		}
+		lo := start
+		for b := from; b < to; b++ {
+			radixSort(rs[lo:ends[b]], d+1)
+			lo = ends[b]
+		}
+		unkeyAll(rs[start:lo], o)
 	})
 }
 
-// sortByClass sorts rs by class, person and value; classes is the number of classes.
-func sortByClass(rs []personRow, classes int) error {
-	return bucketSort(rs, classes, func(r personRow) int { return int(r.c) }, byClass)
+// keyAll turns every row of rs into its key of order o.
+func keyAll(rs []personRow, o rowOrder) {
+	for i, r := range rs {
+		rs[i] = keyed(r, o)
+	}
 }
 
-// sortByPerson sorts rs by person, class: its buckets are the hashes' top bits.
-func sortByPerson(rs []personRow) error {
-	const b = 11 // maxBuckets
-	return bucketSort(rs, 1<<b, func(r personRow) int { return int(r.h >> (64 - b)) }, byPerson)
+// unkeyAll turns every key of rs (of order o) back into its row.
+func unkeyAll(rs []personRow, o rowOrder) {
+	for i, k := range rs {
+		rs[i] = unkeyed(k, o)
+	}
 }
 
-// byPersonValue orders personRows by person, value, class.
-func byPersonValue(a, b personRow) int {
-	if a.h != b.h {
-		return cmp.Compare(a.h, b.h)
+// firstDigit is the most significant byte that some two keys of ks differ in; 16
+// when they are all equal.
+func firstDigit(ks []personRow) int {
+	if len(ks) == 0 {
+		return 16
 	}
-	if a.s != b.s {
-		return cmp.Compare(a.s, b.s)
+	var dh uint64
+	var dc, ds uint32
+	k0 := ks[0]
+	for _, k := range ks {
+		dh |= k.h ^ k0.h
+		dc |= uint32(k.c ^ k0.c)
+		ds |= uint32(k.s ^ k0.s)
 	}
-	return cmp.Compare(a.c, b.c)
+	switch {
+	case dh != 0:
+		return bits.LeadingZeros64(dh) / 8
+	case dc != 0:
+		return 8 + bits.LeadingZeros32(dc)/8
+	case ds != 0:
+		return 12 + bits.LeadingZeros32(ds)/8
+	}
+	return 16
 }
+
+// countDigit returns where each bucket of byte d of keys ks would end, the buckets in
+// order.
+func countDigit(ks []personRow, d int) (ends [256]int) {
+	for _, k := range ks {
+		ends[digit(k, d)]++
+	}
+	sum := 0
+	for b, c := range ends {
+		sum += c
+		ends[b] = sum
+	}
+	return ends
+}
+
+// placeDigit moves every key of ks into the bucket of its byte d, given where each
+// bucket ends (countDigit's).
+func placeDigit(ks []personRow, d int, ends *[256]int) {
+	var next [256]int
+	for b := 1; b < 256; b++ {
+		next[b] = ends[b-1]
+	}
+	for b := range 256 {
+		for next[b] < ends[b] {
+			i := next[b]
+			k := ks[i]
+			t := digit(k, d)
+			if t == b {
+				next[b]++
+				continue
+			}
+			ks[i], ks[next[t]] = ks[next[t]], k
+			next[t]++
+		}
+	}
+}
+
+// radixSort sorts keys ks that are equal in their bytes before d.
+func radixSort(ks []personRow, d int) {
+	for ; len(ks) > insertionMax && d < 16; d++ {
+		ends := countDigit(ks, d)
+		if b := digit(ks[0], d); ends[b]-bucketStart(&ends, b) == len(ks) {
+			continue // every key holds byte d alike
+		}
+		placeDigit(ks, d, &ends)
+		lo := 0
+		for _, hi := range ends {
+			if hi-lo > 1 {
+				radixSort(ks[lo:hi], d+1)
+			}
+			lo = hi
+		}
+		return
+	}
+	if d < 16 {
+		insertionSort(ks)
+	}
+}
+
+// bucketStart is where bucket b starts, given where each bucket ends.
+func bucketStart(ends *[256]int, b int) int {
+	if b == 0 {
+		return 0
+	}
+	return ends[b-1]
+}
+
+// insertionSort sorts a few keys.
+func insertionSort(ks []personRow) {
+	for i := 1; i < len(ks); i++ {
+		k := ks[i]
+		j := i
+		for ; j > 0 && keyLess(k, ks[j-1]); j-- {
+			ks[j] = ks[j-1]
+		}
+		ks[j] = k
+	}
+}
+
+// sortByClass sorts rs by class, person and value.
+func sortByClass(rs []personRow) error { return sortRows(rs, byClass) }
+
+// sortByPerson sorts rs by person, class and value.
+func sortByPerson(rs []personRow) error { return sortRows(rs, byPerson) }
 
 // sortByPersonValue sorts rs by person, value, class.
-func sortByPersonValue(rs []personRow) error {
-	const b = 11 // maxBuckets
-	return bucketSort(rs, 1<<b, func(r personRow) int { return int(r.h >> (64 - b)) }, byPersonValue)
-}
+func sortByPersonValue(rs []personRow) error { return sortRows(rs, byPersonValue) }
 
 // keepLefts makes the tally keep the values of the input records left out for
 // every sensitive column of spec that is measured against the input's persons.
@@ -322,7 +457,7 @@ func (t *personTally) reference(i, values int) (*closeness.PersonsReference, err
 	var last personRow
 	for a, b, n := 0, 0, 0; a < len(rs) || b < len(left); n++ {
 		var r personRow
-		if b >= len(left) || (a < len(rs) && byPersonValue(rs[a], left[b]) <= 0) {
+		if b >= len(left) || (a < len(rs) && !keyLess(keyed(left[b], byPersonValue), keyed(rs[a], byPersonValue))) {
 			r, a = rs[a], a+1
 		} else {
 			r, b = left[b], b+1
@@ -423,14 +558,18 @@ func (f personFailure) why(spec Spec) string {
 	return fmt.Sprintf("holds records of %d persons, k is %d", f.persons, spec.K)
 }
 
-// judge sorts the tally's records and decides every class of it (classes: their
-// number) against spec: persons gets each class's persons (all of them, whatever
-// fails), sens per sensitive column what the weakest class holds, and fail is called
-// with each class that fails k, or a column's l-diversity, t-closeness or
-// β-likeness in persons (once per class: the first model it fails, k first), until it
-// returns false.
+// judge sorts the tally's records (t.rows[0] by class, person and value; with no
+// sensitive column by person, class and value) and decides every class of it
+// (classes: their number) against spec: persons gets each class's persons (all of
+// them, whatever fails), sens per sensitive column what the weakest class holds, and
+// fail is called with each class that fails k, or a column's l-diversity,
+// t-closeness or β-likeness in persons (once per class: the first model it fails, k
+// first), until it returns false.
 func (t *personTally) judge(spec Spec, classes int, fail func(personFailure) bool) (persons []int64, sens []PersonsSensitive, err error) {
 	persons = make([]int64, classes)
+	if len(t.rows) == 1 && len(spec.Sensitive) == 0 {
+		return persons, nil, t.judgeK(spec, persons, fail)
+	}
 	failed := make([]bool, classes)
 	more := true
 	for i, rs := range t.rows {
@@ -445,7 +584,7 @@ func (t *personTally) judge(spec Spec, classes int, fail func(personFailure) boo
 				}
 			}
 		}
-		if err := sortByClass(rs, classes); err != nil {
+		if err := sortByClass(rs); err != nil {
 			return nil, nil, err
 		}
 		eachClass(rs, values, func(c int32, n int64, vals []int32, holders []int64) bool {
@@ -474,6 +613,28 @@ func (t *personTally) judge(spec Spec, classes int, fail func(personFailure) boo
 		sens = append(sens, PersonsSensitive{Column: spec.Sensitive[len(sens)].Column})
 	}
 	return persons, sens, nil
+}
+
+// judgeK is judge with no sensitive column: it sorts the records by person (which
+// spread then needs) rather than by class, and counts each class's persons as its
+// distinct pairs of a class and a person.
+func (t *personTally) judgeK(spec Spec, persons []int64, fail func(personFailure) bool) error {
+	rs := t.rows[0]
+	if err := sortByPerson(rs); err != nil {
+		return err
+	}
+	t.byPerson = true
+	for i, r := range rs {
+		if i == 0 || r.h != rs[i-1].h || r.c != rs[i-1].c {
+			persons[r.c]++
+		}
+	}
+	for c, n := range persons {
+		if n > 0 && n < int64(spec.K) && !fail(personFailure{class: int32(c), persons: n, kind: failK}) {
+			break
+		}
+	}
+	return nil
 }
 
 // classJudge decides the classes of one sensitive column counted in persons, and
@@ -524,14 +685,17 @@ func (cj *classJudge) class(n int64, vals []int32, holders []int64) *personFailu
 }
 
 // spread measures how the persons of a finished count lie: rs is the records of the
-// published classes sorted by class and person (t.rows[0] once judged), which it
-// reorders. It sets every field of pm but MinClass, Sizes, Sensitive and the groups,
-// and returns rs's (class, person) pairs, one each, sorted by person and class.
+// published classes sorted by class and person, or by person and class
+// (t.rows[0] once judged: t.byPerson), which it reorders. It sets every field of pm
+// but MinClass, Sizes, Sensitive and the groups, and returns rs's (class, person)
+// pairs, one each, sorted by person and class.
 func (t *personTally) spread(rs []personRow, pm *PersonsMeasured) ([]personRow, error) {
 	// one record per class and person, then ordered by person
 	rs = slices.CompactFunc(rs, func(a, b personRow) bool { return a.c == b.c && a.h == b.h })
-	if err := sortByPerson(rs); err != nil {
-		return nil, err
+	if !t.byPerson {
+		if err := sortByPerson(rs); err != nil {
+			return nil, err
+		}
 	}
 	slices.Sort(t.left)
 	left := slices.Compact(t.left)
@@ -587,6 +751,10 @@ func (pc *personCounter) count(p *pending, batch []int32, ns int) {
 		}
 		if pc.first[k] == 0 {
 			pc.first[k] = p.first + r + 1
+		}
+		if ns == 0 { // add's, without its loop
+			pc.tally.rows[0] = append(pc.tally.rows[0], personRow{h: p.units[r], c: k})
+			continue
 		}
 		pc.sens = append(pc.sens[:0], p.sens[r*ns:(r+1)*ns]...)
 		pc.tally.add(k, p.units[r], pc.sens)
