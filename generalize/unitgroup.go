@@ -9,14 +9,13 @@ import (
 // A search with a privacy unit whose models read nothing but the classes' records and
 // persons (k-anonymity alone: groupedPacking) keeps its entries grouped by person: a
 // table's packed words, quasi-identifiers only, each person's entries one run, the
-// first marked by personMark. A roll-up maps a run's words to the node and merges the
-// equal ones within the run (a person's entries at the node, a handful), which are the
-// node's entries; each is one person of its class, so the classes are counted from
-// them as from classes without a unit, their persons the entries they got (see
-// rollUpGrouped). The person's code is never part of a key, so the words need no more
-// bits than without a unit (10M admissions of 2.9M patients: 43, where a word with the
-// person took 65 and the search fell back to unpacked keys), and no table of entries
-// is probed.
+// first marked by personMark. A roll-up maps a run's words to the node and counts them
+// by class, each class counting a person once: the count meets a person's entries one
+// after another (they stay together through the radix buckets), so a class's last
+// person counted tells whether an entry's person is new to it (see rollUpGrouped). The
+// person's code is never part of a key, so the words need no more bits than without a
+// unit (10M admissions of 2.9M patients: 43, where a word with the person took 65 and
+// the search fell back to unpacked keys), and no table of entries is probed.
 
 // personMark marks, in a grouped table's words, a person's first entry. No field of a
 // grouped packing reaches it (groupedPacking).
@@ -127,11 +126,12 @@ func personStarts(n, persons int, person func(j int) int32) []int32 {
 // packing.
 //
 // The source is cut into parts at persons' first entries, one per goroutine. A part
-// maps a chunk of its words at a time, merges each person's equal words (merger)
-// and scatters the entries so found into radix buckets by the hash of their word; the
-// buckets are then counted, each in a table sized for it, by the goroutines in turn
-// (gatherGrouped). An entry is one person of its class: a class's persons are its
-// entries, its records their counts.
+// maps a chunk of its words at a time and scatters them, each with its person, into
+// radix buckets by the hash of their word; the buckets are then counted, each in a
+// table sized for it, by the goroutines in turn (gatherGrouped), a class's persons
+// the distinct persons of its entries. Where the node's entries are kept for later
+// roll-ups (or the source's entries have counts), a chunk's entries are merged by
+// person first (merger): each is then one person of its class.
 func (g *grouper) rollUpGrouped(src *classes, dst int, maps [][]int32, npack *packing, limit, keep int) (cls, entries *classes) {
 	if npack != nil {
 		return rollUpGroupedAs[uint32](g, src, dst, maps, npack, limit, keep)
@@ -171,7 +171,7 @@ func rollUpGroupedAs[K radixKey](g *grouper, src *classes, dst int, maps [][]int
 	for len(g.grouped) < parts {
 		g.grouped = append(g.grouped, &groupScratch{})
 	}
-	segs := make([][]radixSegment[K], parts)
+	segs := make([][]groupedSegment[K], parts)
 	kept := make([]groupedPart, parts)
 	fanOut(parts, func(p int) {
 		segs[p], kept[p] = scatterGrouped(workOf[K](g.grouped[p]), pass, bounds[p], bounds[p+1])
@@ -239,13 +239,25 @@ type groupedPart struct {
 	counts []int32
 }
 
-// scatterGrouped maps and merges, on scratch gw, the entries lo … hi−1 of the
-// pass's source (lo and hi at persons' first entries), a chunk of persons at a time,
-// and scatters them into buckets; it keeps them too while the entries kept by all
-// goroutines are at most the pass's keep, and at most keepShare quarters of those
-// read.
-func scatterGrouped[K radixKey](gw *groupWork[K], pass *groupedPass, lo, hi int) ([]radixSegment[K], groupedPart) {
-	var segs []radixSegment[K]
+// groupedSegment is a chunk of entries scattered into buckets (radixSegment), and
+// what its counts hold: the entries' records, each entry one person of its class
+// (merged), or each entry's person (the place of the person's first entry in the
+// source), its records one (not merged).
+type groupedSegment[K radixKey] struct {
+	radixSegment[K]
+	byPerson bool
+}
+
+// scatterGrouped maps, on scratch gw, the entries lo … hi−1 of the pass's source (lo
+// and hi at persons' first entries), a chunk of persons at a time, and scatters them
+// into buckets. While it keeps the node's entries (the entries kept by all goroutines
+// at most the pass's keep, and at most keepShare quarters of those read), or when the
+// source's entries have counts, it merges each person's equal keys first (merger);
+// otherwise it scatters the keys as they are with each one's person, and the count
+// takes each class's persons once (gatherGrouped): a person's entries lie together in
+// every bucket, in the source's order.
+func scatterGrouped[K radixKey](gw *groupWork[K], pass *groupedPass, lo, hi int) ([]groupedSegment[K], groupedPart) {
+	var segs []groupedSegment[K]
 	var part groupedPart
 	src, sc, m, keys := pass.src, &gw.scatter, &gw.merger, gw.keys
 	defer func() { gw.keys = keys }()
@@ -258,23 +270,29 @@ func scatterGrouped[K radixKey](gw *groupWork[K], pass *groupedPass, lo, hi int)
 		}
 		keys = keys[:end-at]
 		groupedKeys(keys, src.packed[at:end], pass)
+		if cap(sc.bucket) < len(keys) {
+			sc.bucket = make([]uint16, len(keys))
+		}
+		consumed += end - at
+		if keep == 0 && src.counts == nil {
+			persons := gw.personsOf(src.packed[at:end], keys, at)
+			segs = append(segs, groupedSegment[K]{sc.scatter(keys, persons, pass.shift, ^uint64(0)), true})
+			at = end
+			continue
+		}
 		var counts []int32
 		if src.counts != nil {
 			counts = src.counts[at:end]
 		}
 		m.merge(keys, src.packed[at:end], counts)
-		if cap(sc.bucket) < len(m.words) {
-			sc.bucket = make([]uint16, len(m.words))
-		}
 		dc := m.counts
 		if m.ones {
 			dc = nil // one record each: the buckets need no counts
 		}
-		segs = append(segs, sc.scatter(m.words, dc, pass.shift, ^uint64(0)))
+		segs = append(segs, groupedSegment[K]{sc.scatter(m.words, dc, pass.shift, ^uint64(0)), false})
 		// Kept while they are at most keep, and at most keepShare of the source's so
 		// far: a table of nearly as many entries as its source saves later roll-ups
 		// little and takes the cache's room (10M admissions: most nodes have 60–100%).
-		consumed += end - at
 		if keep > 0 && len(part.words)+len(m.words) <= consumed*keepShare/4 && pass.kept.Add(int64(len(m.words))) <= int64(keep) {
 			part = keepEntries(part, m, pass)
 		} else if keep > 0 {
@@ -285,6 +303,29 @@ func scatterGrouped[K radixKey](gw *groupWork[K], pass *groupedPass, lo, hi int)
 		at = end
 	}
 	return segs, part
+}
+
+// personsOf returns the person of each of a chunk of grouped words, the chunk from
+// place at of the source: the place of the person's first entry; and drops from their
+// keys the mark a person's first keeps (groupedKeys).
+func (gw *groupWork[K]) personsOf(words []uint64, keys []K, at int) []int32 {
+	if cap(gw.persons) < len(words) {
+		gw.persons = make([]int32, len(words))
+	}
+	persons := gw.persons[:len(words)]
+	p := int32(at)
+	for j, w := range words {
+		if w&personMark != 0 { // a conditional move: which entries start a person is unpredictable
+			p = int32(at + j)
+		}
+		persons[j] = p
+	}
+	if _, wide := any(keys).([]uint64); wide {
+		for j, k := range keys {
+			keys[j] = K(uint64(k) &^ personMark)
+		}
+	}
+	return persons
 }
 
 // groupedKeys writes into keys the node's keys of grouped words (marked words of the
@@ -365,11 +406,12 @@ type groupScratch struct {
 }
 
 // groupWork is a grouped roll-up's room for one goroutine: its scatter's, its
-// merger's and its chunk's keys.
+// merger's, and its chunk's keys and persons.
 type groupWork[K radixKey] struct {
 	scatter scatterScratch[K]
 	merger  merger[K]
 	keys    []K
+	persons []int32
 }
 
 // workOf returns gs's work with keys of type K, letting the other's room go.
@@ -512,12 +554,14 @@ type unitPart[K radixKey] struct {
 }
 
 // gatherGrouped counts the entries of buckets from … to−1 of every goroutine's
-// segments, a bucket at a time, each entry one person of its class, adding the classes
-// it finds to counted; it stops once counted exceeds limit (when limit > 0). A
-// bucket's table is sized for the bucket's entries up front and lists what it holds in
-// the order it met it, so that it never grows and is read back without a scan of its
-// slots.
-func gatherGrouped[K radixKey](segs [][]radixSegment[K], from, to int, counted *atomic.Int64, limit int) unitPart[K] {
+// segments, a bucket at a time, adding the classes it finds to counted; it stops once
+// counted exceeds limit (when limit > 0). An entry of a merged segment is one person
+// of its class; one of a segment by person counts its person once, the first time it
+// meets it in the class (the slot keeps the last person it counted: a person's
+// entries come together). A bucket's table is sized for the bucket's entries up front
+// and lists what it holds in the order it met it, so that it never grows and is read
+// back without a scan of its slots.
+func gatherGrouped[K radixKey](segs [][]groupedSegment[K], from, to int, counted *atomic.Int64, limit int) unitPart[K] {
 	ct := &unitTable[K]{}
 	bucketIn := func(b int) (in int) {
 		for _, part := range segs {
@@ -532,16 +576,7 @@ func gatherGrouped[K radixKey](segs [][]radixSegment[K], from, to int, counted *
 		ct.reset(bucketIn(b))
 		for _, part := range segs {
 			for _, sg := range part {
-				lo, hi := sg.start[b], sg.start[b+1]
-				if sg.counts == nil {
-					for _, k := range sg.keys[lo:hi] {
-						ct.add(k, 1, 1)
-					}
-					continue
-				}
-				for j, k := range sg.keys[lo:hi] {
-					ct.add(k, sg.counts[int(lo)+j], 1)
-				}
+				ct.addSegment(sg, b)
 			}
 		}
 		for _, i := range ct.order {
@@ -557,17 +592,17 @@ func gatherGrouped[K radixKey](segs [][]radixSegment[K], from, to int, counted *
 }
 
 // unitTable counts the classes of one bucket of rollUpGrouped in open addressing,
-// sized for the bucket (at most half full: it never grows): a word, its records and
-// its persons side by side in its slot (no records: empty), and the slots used in
-// the order they were.
+// sized for the bucket (at most half full: it never grows): a word, its records, its
+// persons and the last person counted (−1: none) side by side in its slot (no
+// records: empty), and the slots used in the order they were.
 type unitTable[K radixKey] struct {
 	slots []unitSlot[K]
 	order []int32
 }
 
 type unitSlot[K radixKey] struct {
-	key            K
-	count, persons int32
+	key                  K
+	count, persons, last int32
 }
 
 // reset empties the table, with room for n words.
@@ -584,21 +619,56 @@ func (t *unitTable[K]) reset(n int) {
 	t.order = t.order[:0]
 }
 
-// add adds count records and persons persons to word k.
-func (t *unitTable[K]) add(k K, count, persons int32) {
+// addSegment counts bucket b of segment sg.
+func (t *unitTable[K]) addSegment(sg groupedSegment[K], b int) {
+	lo, hi := sg.start[b], sg.start[b+1]
+	switch {
+	case sg.byPerson:
+		for j, k := range sg.keys[lo:hi] {
+			t.addPerson(k, sg.counts[int(lo)+j])
+		}
+	case sg.counts == nil:
+		for _, k := range sg.keys[lo:hi] {
+			t.add(k, 1)
+		}
+	default:
+		for j, k := range sg.keys[lo:hi] {
+			t.add(k, sg.counts[int(lo)+j])
+		}
+	}
+}
+
+// slot returns the slot of word k (a new one, counting nothing yet, when k has none).
+func (t *unitTable[K]) slot(k K) *unitSlot[K] {
 	mask := uint64(len(t.slots) - 1)
 	for i := mix(uint64(k), true) & mask; ; i = (i + 1) & mask {
 		sl := &t.slots[i]
 		if sl.count == 0 {
-			sl.key, sl.count, sl.persons = k, count, persons
+			sl.key, sl.last = k, -1
 			t.order = append(t.order, int32(i))
-			return
+			return sl
 		}
 		if sl.key == k {
-			sl.count += count
-			sl.persons += persons
-			return
+			return sl
 		}
+	}
+}
+
+// add adds count records of a person not counted in word k yet.
+func (t *unitTable[K]) add(k K, count int32) {
+	sl := t.slot(k)
+	sl.count += count
+	sl.persons++
+}
+
+// addPerson adds a record of person p to word k, and p to its persons unless it was
+// the last counted.
+func (t *unitTable[K]) addPerson(k K, p int32) {
+	sl := t.slot(k)
+	sl.count++
+	if sl.last != p {
+		sl.persons++
+		sl.last = p
 	}
 }
 
