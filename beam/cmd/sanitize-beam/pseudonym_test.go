@@ -14,8 +14,17 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/internal/testfiles"
 	"sanitizer/sample"
 )
+
+// mustDo ends the test at err.
+func mustDo(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
 
 // holdsKey reports whether data holds key, as it is or in hex or base64.
 func holdsKey(data, key []byte) bool {
@@ -41,34 +50,28 @@ func TestReleaseCommandPseudonym(t *testing.T) {
 	rows := strings.Split(strings.TrimSpace(gen.String()), "\n")
 	dir := t.TempDir()
 	parts := filepath.Join(dir, "parts")
-	os.Mkdir(parts, 0o700)
+	mustDo(t, os.Mkdir(parts, 0o700))
 	half := len(rows) / 2
 	for i, body := range [][]string{rows[1:half], rows[half:]} {
-		os.WriteFile(filepath.Join(parts, fmt.Sprintf("p%d.csv", i)), []byte(rows[0]+"\n"+strings.Join(body, "\n")+"\n"), 0o600)
+		mustDo(t, os.WriteFile(filepath.Join(parts, fmt.Sprintf("p%d.csv", i)), []byte(rows[0]+"\n"+strings.Join(body, "\n")+"\n"), 0o600))
 	}
 	key := make([]byte, 48)
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
 	}
 	keyPath := filepath.Join(t.TempDir(), "p.key")
-	os.WriteFile(keyPath, key, 0o600)
-	hier, _ := filepath.Abs("../../../testdata/hierarchies")
-	cfg := fmt.Sprintf(`dataset: admissions
-columns:
-  patient_id: {role: identifier}
-  name:       {role: identifier}
-  age:        {role: quasi, type: integer, hierarchy: {intervals: [5, 10, 20]}}
-  sex:        {role: quasi, hierarchy: {file: %[1]s/sex.csv}}
-  zip:        {role: quasi, hierarchy: {mask: {from: right, max: 4}}}
-  admitted:   {role: quasi, type: date, hierarchy: {date: [month, year, decade]}}
-  diagnosis:  {role: sensitive, hierarchy: {file: %[1]s/diagnosis.csv}}
-  stay_days:  {role: quasi, type: integer, hierarchy: {intervals: [7, 28, 364]}}
-  ward:       {role: quasi, hierarchy: {file: %[1]s/ward.csv}}
-  insurance:  {role: insensitive}
-privacy: {k: 3, suppression: 0.2, privacy-unit: {column: patient_id, pseudonym: {key-file: %[2]s}}}
-`, hier, keyPath)
+	mustDo(t, os.WriteFile(keyPath, key, 0o600))
+	// The admissions' configuration, k=3 in persons with the pseudonym under the key
+	// file, its hierarchies by absolute path.
+	base, err := os.ReadFile("../../../testdata/admissions.yaml")
+	mustDo(t, err)
+	hier, err := filepath.Abs("../../../testdata/hierarchies")
+	mustDo(t, err)
+	cfg := testfiles.ReplaceAll(t, string(base), "file: hierarchies/", "file: "+hier+"/")
+	cfg = testfiles.Replace(t, cfg, "  k: 5\n  suppression: 0.05\n  l-diversity: {column: diagnosis, variant: distinct, l: 3}\n",
+		fmt.Sprintf("  k: 3\n  suppression: 0.2\n  privacy-unit: {column: patient_id, pseudonym: {key-file: %s}}\n", keyPath))
 	c := filepath.Join(dir, "c.yaml")
-	os.WriteFile(c, []byte(cfg), 0o600)
+	mustDo(t, os.WriteFile(c, []byte(cfg), 0o600))
 	temp := t.TempDir()
 	defer flag.Set("temp_location", "")
 	defer flag.Set("debug", "false")
