@@ -72,27 +72,20 @@ func admissionsParts(t *testing.T, n int, privacy string, edit func(part, row in
 	if err := os.WriteFile(whole, []byte(strings.Join(all, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// testdata/admissions.yaml's columns, the hierarchies by absolute path, with a
+	// record id (rid) and the privacy section given.
+	base, err := os.ReadFile("../../testdata/admissions.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
 	hier, err := filepath.Abs("../../testdata/hierarchies")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := fmt.Sprintf(`dataset: admissions
-input: {format: csv, csv: {separator: ",", header: true}}
-output: {format: csv}
-columns:
-  patient_id: {role: identifier}
-  name:       {role: identifier}
-  age:        {role: quasi, type: integer, hierarchy: {intervals: [5, 10, 20]}}
-  sex:        {role: quasi, hierarchy: {file: %[1]s/sex.csv}}
-  zip:        {role: quasi, hierarchy: {mask: {from: right, max: 4}}}
-  admitted:   {role: quasi, type: date, hierarchy: {date: [month, year, decade]}}
-  diagnosis:  {role: sensitive, hierarchy: {file: %[1]s/diagnosis.csv}}
-  stay_days:  {role: quasi, type: integer, hierarchy: {intervals: [7, 28, 364]}}
-  ward:       {role: quasi, hierarchy: {file: %[1]s/ward.csv}}
-  insurance:  {role: insensitive}
-  rid:        {role: insensitive, type: integer}
-%[2]s
-`, hier, privacy)
+	cfg := string(base)
+	cfg = testfiles.ReplaceAll(t, cfg[:strings.Index(cfg, "\nprivacy:")+1], "file: hierarchies/", "file: "+hier+"/")
+	cfg = testfiles.Replace(t, cfg, "  insurance:  {role: insensitive}\n", "  insurance:  {role: insensitive}\n  rid:        {role: insensitive, type: integer}\n")
+	cfg += privacy + "\n"
 	if !strings.Contains(privacy, "search:") {
 		cfg += "search: {algorithm: optimal, metric: loss}\n"
 	}
