@@ -37,7 +37,10 @@ type Mondrian struct {
 // children of its covering node that hold records. A split is allowed only when every
 // resulting partition meets k and the l-diversity and t-closeness requirements of opt;
 // with a privacy unit (t.Unit), k counts a partition's distinct persons, and
-// l-diversity, t-closeness and β-likeness are refused (not decided in persons here);
+// l-diversity, t-closeness and β-likeness the shares of its persons who hold each
+// value (a person holds a value one of their records in the partition has): no two
+// partitions get the same covers (they differ in the dimension of the split that
+// parted them), so every released class is one partition, whose persons were decided;
 // partitions that no dimension can split are released: numeric quasi-identifiers as
 // the range of their values, categorical ones as the lowest hierarchy node covering
 // them. Nothing is suppressed. Partitions are numbered by their first record, so the
@@ -62,9 +65,6 @@ func mondrianSearch(ctx context.Context, t *Table, values [][]float64, opt Optio
 	}
 	if opt.K < 1 {
 		return nil, fmt.Errorf("k must be at least 1, got %d", opt.K)
-	}
-	if t.Unit != nil && len(opt.Diversity)+len(opt.Closeness)+len(opt.Likeness) > 0 {
-		return nil, fmt.Errorf("mondrian does not decide l-diversity, t-closeness or β-likeness in persons in this version")
 	}
 	if len(values) != len(t.Columns) {
 		return nil, fmt.Errorf("%d value lists for %d quasi-identifiers", len(values), len(t.Columns))
@@ -330,7 +330,8 @@ type partChecker struct {
 	count      [][]int32 // per sensitive column, per value
 	vals, cnts [][]int32
 	keys       []int32
-	hist       []int32 // medianByCount's counts
+	pairs      []uint64 // personValues' (person, value) pairs
+	hist       []int32  // medianByCount's counts
 	// stamp[p] == gen when person p was seen in the current count (distinctPersons):
 	// a count needs no clearing, but for one in 2³²−1, when gen wraps around.
 	stamp []uint32
@@ -392,8 +393,15 @@ func (ms *mondrian) holds(rows []int32) bool {
 	}
 	pc := ms.checkers.Get().(*partChecker)
 	defer ms.checkers.Put(pc)
-	if u != nil && pc.distinctPersons(u, rows, ms.k) < ms.k {
-		return false
+	stop := ms.k // with models in persons, every person counted: their shares read it
+	if ms.m.any() {
+		stop = 0
+	}
+	persons := 0
+	if u != nil {
+		if persons = pc.distinctPersons(u, rows, stop); persons < ms.k {
+			return false
+		}
 	}
 	if !ms.m.any() {
 		return true
@@ -405,6 +413,10 @@ func (ms *mondrian) holds(rows []int32) bool {
 		for _, c := range ms.m.cols {
 			pc.count[c] = make([]int32, ms.t.Sensitive[c].Values)
 		}
+	}
+	if u != nil {
+		pc.personValues(u, rows, ms.m.cols, ms.t.Sensitive)
+		return pc.c.holdsIn(pc.vals, pc.cnts, int32(persons))
 	}
 	for _, c := range ms.m.cols {
 		codes, cnt := ms.t.Sensitive[c].Codes, pc.count[c]
@@ -425,6 +437,38 @@ func (ms *mondrian) holds(rows []int32) bool {
 		pc.vals[c], pc.cnts[c] = vals, cnts
 	}
 	return pc.c.holds(pc.vals, pc.cnts)
+}
+
+// personValues sets, for every sensitive column c of cols, pc.vals[c] to the values
+// the persons of rows hold (a person holds a value one of their records among rows
+// has), in order, and pc.cnts[c] to how many of those persons hold each.
+func (pc *partChecker) personValues(u *Unit, rows []int32, cols []int, sens []Sensitive) {
+	for _, c := range cols {
+		codes, cnt := sens[c].Codes, pc.count[c]
+		pairs := pc.pairs[:0]
+		for _, r := range rows {
+			pairs = append(pairs, uint64(u.Codes.At(int(r)))<<32|uint64(codes.At(int(r))))
+		}
+		slices.Sort(pairs) // each (person, value) once after this
+		vals := pc.vals[c][:0]
+		for i, pv := range pairs {
+			if i > 0 && pairs[i-1] == pv {
+				continue
+			}
+			v := int32(uint32(pv))
+			if cnt[v] == 0 {
+				vals = append(vals, v)
+			}
+			cnt[v]++
+		}
+		slices.Sort(vals)
+		cnts := pc.cnts[c][:0]
+		for _, v := range vals {
+			cnts = append(cnts, cnt[v])
+			cnt[v] = 0
+		}
+		pc.vals[c], pc.cnts[c], pc.pairs = vals, cnts, pairs
+	}
 }
 
 // split partitions rows (owned by this call) or releases them.

@@ -270,24 +270,126 @@ func TestMondrianPersonsDeterministic(t *testing.T) {
 	}
 }
 
-// TestMondrianPersonsRefusesModels: l-diversity, t-closeness and β-likeness with a
-// unit are refused (not decided in persons by Mondrian), not applied to records.
-func TestMondrianPersonsRefusesModels(t *testing.T) {
+// TestMondrianPersonsModels: with a unit, l-diversity, t-closeness and β-likeness are
+// decided in persons: every released partition, counted here with maps, has each value
+// held by at most 1/l of its persons, ½ Σ |b(v) − B(v)| ≤ t and (b(v) − B(v))/B(v) ≤ β
+// on the shares of persons (b in the partition, B in the table); and the partitions'
+// covers are distinct, so that each is one released class.
+func TestMondrianPersonsModels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(37, 6))
-	tab, _, values := mondrianPersonsCase(rng, 200, 2, 3)
-	sens, _ := skewedSensitive(rng, tab.Rows, 4)
-	tab.Sensitive = []Sensitive{sens}
-	for name, opt := range map[string]Options{
-		"l-diversity": {K: 2, Diversity: []Diversity{{Column: 0, Model: diversity.Model{Variant: diversity.Distinct, L: 2}}}},
-		"t-closeness": {K: 2, Closeness: []Closeness{{Column: 0, T: 0.5, Distance: closeness.Equal}}},
-		"β-likeness":  {K: 2, Likeness: []Likeness{{Column: 0, Beta: 1}}},
-	} {
-		t.Run(name, func(t *testing.T) {
-			_, err := MondrianSearch(context.Background(), tab, values, opt)
-			if err == nil || errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), "in persons") {
-				t.Fatalf("want a refusal in persons, got %v", err)
+	split := 0 // the releases of more than one partition
+	defer func() {
+		if split < 60 {
+			t.Errorf("only %d of 180 releases split the table", split)
+		}
+	}()
+	for trial := range 60 {
+		tab, _, values := mondrianPersonsCase(rng, 150+rng.IntN(250), 2, 1+rng.IntN(5))
+		sens, _ := skewedSensitive(rng, tab.Rows, 4)
+		tab.Sensitive = []Sensitive{sens}
+		holders := func(rows []int) (map[int32]int, int) { // persons per value, persons
+			held, who := map[[2]int32]bool{}, map[int32]bool{}
+			for _, r := range rows {
+				held[[2]int32{tab.Unit.Codes.At(r), sens.Codes.At(r)}] = true
+				who[tab.Unit.Codes.At(r)] = true
 			}
-		})
+			per := map[int32]int{}
+			for pv := range held {
+				per[pv[1]]++
+			}
+			return per, len(who)
+		}
+		all := make([]int, tab.Rows)
+		for r := range all {
+			all[r] = r
+		}
+		tablePer, tablePersons := holders(all)
+		l, tt, beta := 2, 0.3+0.3*rng.Float64(), 1+2*rng.Float64()
+		for _, c := range []struct {
+			name string
+			opt  Options
+			fail func(per map[int32]int, persons int) bool
+		}{
+			{"l-diversity", Options{K: 2, Diversity: []Diversity{{Column: 0, Model: diversity.Model{Variant: diversity.Distinct, L: float64(l)}}}},
+				func(per map[int32]int, persons int) bool {
+					for _, n := range per {
+						if n*l > persons {
+							return true
+						}
+					}
+					return false
+				}},
+			{"t-closeness", Options{K: 2, Closeness: []Closeness{{Column: 0, T: tt, Distance: closeness.Equal}}},
+				func(per map[int32]int, persons int) bool {
+					d := 0.0
+					for v := range int32(sens.Values) {
+						d += math.Abs(float64(per[v])/float64(persons) - float64(tablePer[v])/float64(tablePersons))
+					}
+					return d/2 > tt+1e-9
+				}},
+			{"β-likeness", Options{K: 2, Likeness: []Likeness{{Column: 0, Beta: beta}}},
+				func(per map[int32]int, persons int) bool {
+					for v, n := range per {
+						b, bb := float64(n)/float64(persons), float64(tablePer[v])/float64(tablePersons)
+						if b > bb && (b-bb)/bb > beta+1e-9 {
+							return true
+						}
+					}
+					return false
+				}},
+		} {
+			name := fmt.Sprintf("trial%d/%s", trial, c.name)
+			res, err := MondrianSearch(context.Background(), tab, values, c.opt)
+			if errors.Is(err, fault.ErrUnattainable) {
+				if per, persons := holders(all); !c.fail(per, persons) && persons >= 2 {
+					t.Fatalf("%s: unattainable, but the whole table meets the model", name)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if len(res.Sizes) > 1 {
+				split++
+			}
+			parts := make([][]int, len(res.Sizes))
+			for r, cl := range res.Class {
+				parts[cl] = append(parts[cl], r)
+			}
+			q := len(tab.Columns)
+			covers := map[string]bool{}
+			for i, rows := range parts {
+				if per, persons := holders(rows); persons < 2 || c.fail(per, persons) {
+					t.Fatalf("%s: partition %d (%d persons, holders %v) fails", name, i, persons, per)
+				}
+				key := fmt.Sprint(res.Covers.Index[i*q : (i+1)*q])
+				if covers[key] {
+					t.Fatalf("%s: two partitions share the covers %s", name, key)
+				}
+				covers[key] = true
+			}
+		}
+	}
+}
+
+// TestMondrianPersonsHomogeneity: five persons who all have one diagnosis, one of
+// whom also has four others, hold five distinct values but are not 2-diverse in
+// persons: Mondrian refuses a table that is only that.
+func TestMondrianPersonsHomogeneity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 7))
+	tab, _, values := mondrianPersonsCase(rng, 9, 1, 1)
+	person := []int32{0, 1, 2, 3, 4, 4, 4, 4, 4}
+	diag := []int32{0, 0, 0, 0, 0, 1, 2, 3, 4}
+	tab.Unit = &Unit{Persons: 5, Codes: NewCodes(9, 5)}
+	codes := NewCodes(9, 5)
+	for r := range 9 {
+		tab.Unit.Codes.Set(r, person[r])
+		codes.Set(r, diag[r])
+	}
+	tab.Sensitive = []Sensitive{{Name: "diagnosis", Codes: codes, Values: 5}}
+	opt := Options{K: 2, Diversity: []Diversity{{Column: 0, Model: diversity.Model{Variant: diversity.Distinct, L: 2}}}}
+	if _, err := MondrianSearch(context.Background(), tab, values, opt); !errors.Is(err, fault.ErrUnattainable) {
+		t.Fatalf("five persons all holding one value: got %v, want unattainable", err)
 	}
 }
 

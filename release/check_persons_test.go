@@ -1,16 +1,20 @@
 package release
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
 	"sanitizer/job"
+	"sanitizer/sample"
 	"sanitizer/schema"
 	"sanitizer/verify"
 )
@@ -206,5 +210,53 @@ func TestCheckPersonsMondrian(t *testing.T) {
 	_, err = personsCheck(t, cfg, rowsIn, rows)
 	if !errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), "persons, k is 5") {
 		t.Errorf("Mondrian release made in rows, checked in persons: %v, want a partition below k=5 persons", err)
+	}
+}
+
+// TestCheckPersonsMondrianModels: Mondrian with distinct l-diversity and t-closeness
+// in persons releases partitions that the check, counting persons from the input's
+// ids beside the written file, finds (k,l)-diverse and t-close in persons; the same
+// models decided in rows give a release the check in persons refuses.
+func TestCheckPersonsMondrianModels(t *testing.T) {
+	modelsOnly(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	var gen bytes.Buffer
+	if err := sample.Admissions(&gen, 3000, 5); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "admissions.csv")
+	if err := os.WriteFile(in, gen.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.ReadFile("../testdata/admissions.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hier, err := filepath.Abs("../testdata/hierarchies")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := testfiles.ReplaceAll(t, string(base), "file: hierarchies/", "file: "+hier+"/")
+	text = testfiles.Replace(t, text, "search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: loss}")
+	models := "  t-closeness: {column: diagnosis, t: 0.4, distance: equal}\n  l-diversity: {column: diagnosis, variant: distinct, l: 2}\n"
+	release := func(name, privacy string) (*schema.Config, string) {
+		cfg, err := schema.Parse([]byte(testfiles.Replace(t, text, "  k: 5\n  suppression: 0.05\n  l-diversity: {column: diagnosis, variant: distinct, l: 3}\n", privacy)), name+".yaml", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, name+".csv")
+		if _, err := Release(ctx, cfg, job.Options{Input: in, Output: out}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return cfg, out
+	}
+	cfg, persons := release("persons", "  k: 3\n  privacy-unit: {column: patient_id}\n"+models)
+	if _, err := personsCheck(t, cfg, in, persons); err != nil {
+		t.Fatalf("Mondrian release made in persons: %v", err)
+	}
+	_, rows := release("rows", "  k: 3\n"+models)
+	if _, err := personsCheck(t, cfg, in, rows); err == nil {
+		t.Errorf("Mondrian release made in rows passes the check in persons: the fixture cannot tell them apart")
 	}
 }

@@ -289,8 +289,6 @@ func checkUnit(cfg *schema.Config) error {
 		return cfg.Errorf(key, "%s is not counted in persons in this version, and with privacy.privacy-unit every model must count persons", what)
 	}
 	switch {
-	case cfg.Search.Algorithm == schema.Mondrian && len(pr.LDiversity)+len(pr.TCloseness)+len(pr.BetaLikeness) > 0:
-		return notYet("search.algorithm", "mondrian with l-diversity, t-closeness or β-likeness")
 	case pr.AverageRisk > 0:
 		return notYet("privacy.average-risk", "average risk")
 	case pr.RecordsAtRisk != nil:
