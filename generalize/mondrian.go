@@ -428,13 +428,7 @@ func (ms *mondrian) holds(rows []int32) bool {
 			}
 			cnt[v]++
 		}
-		slices.Sort(vals)
-		cnts := pc.cnts[c][:0]
-		for _, v := range vals {
-			cnts = append(cnts, cnt[v])
-			cnt[v] = 0
-		}
-		pc.vals[c], pc.cnts[c] = vals, cnts
+		pc.vals[c], pc.cnts[c] = vals, sortedCounts(vals, cnt, pc.cnts[c][:0])
 	}
 	return pc.c.holds(pc.vals, pc.cnts)
 }
@@ -461,14 +455,19 @@ func (pc *partChecker) personValues(u *Unit, rows []int32, cols []int, sens []Se
 			}
 			cnt[v]++
 		}
-		slices.Sort(vals)
-		cnts := pc.cnts[c][:0]
-		for _, v := range vals {
-			cnts = append(cnts, cnt[v])
-			cnt[v] = 0
-		}
-		pc.vals[c], pc.cnts[c], pc.pairs = vals, cnts, pairs
+		pc.vals[c], pc.cnts[c], pc.pairs = vals, sortedCounts(vals, cnt, pc.cnts[c][:0]), pairs
 	}
+}
+
+// sortedCounts sorts vals, the values a tally met, appends to cnts each one's count
+// in cnt, in that order, and zeroes cnt for the next tally.
+func sortedCounts(vals, cnt, cnts []int32) []int32 {
+	slices.Sort(vals)
+	for _, v := range vals {
+		cnts = append(cnts, cnt[v])
+		cnt[v] = 0
+	}
+	return cnts
 }
 
 // split partitions rows (owned by this call) or releases them.
