@@ -22,6 +22,6 @@
 //     least-squares consistent marginals, per-group statistics of a numeric column.
 //   - zcdp.go: ρ-zCDP and its conversions to and from (ε, δ).
 //   - synthetic.go: synthetic records (AIM, MST) from a model of noisy marginals.
-//   - ledger.go, ledgerfile.go, strict.go, lock_*.go: the budget ledger, its file, its
+//   - ledger.go, ledgerfile.go, lock_*.go: the budget ledger, its file, its
 //     strict JSON reading and its lock.
 package dphist

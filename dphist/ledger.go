@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"sanitizer/fault"
+	"sanitizer/internal/strictjson"
 	"sanitizer/publish"
 	"sanitizer/schema"
 )
@@ -38,6 +39,17 @@ type Spend struct {
 	Outputs []string  `json:"outputs"`
 }
 
+// ledgerShape is the JSON form of Ledger: its keys, exactly as Save writes them.
+var ledgerShape = &strictjson.Shape{Fields: map[string]*strictjson.Shape{
+	"datasets": {Names: &strictjson.Shape{Fields: map[string]*strictjson.Shape{
+		"epsilon_total": nil,
+		"delta_total":   nil,
+		"spends": {Elems: &strictjson.Shape{Fields: map[string]*strictjson.Shape{
+			"time": nil, "epsilon": nil, "delta": nil, "outputs": nil,
+		}}},
+	}}},
+}}
+
 // LoadLedger reads a ledger; a missing file is an empty ledger. A file that is not a
 // ledger is bad input naming the file; so is a key that appears twice in one object,
 // a key the ledger does not have, or one in another case ("Spends"), naming the key;
@@ -55,7 +67,10 @@ func LoadLedger(path string) (*Ledger, error) {
 	}
 	// encoding/json alone would keep the last of two equal keys and match keys in any
 	// case: a spend could be dropped unseen.
-	if err := checkStrict(data, ledgerShape); err != nil {
+	if err := strictjson.Check(data, ledgerShape); err != nil {
+		if errors.Is(err, strictjson.ErrSyntax) {
+			return nil, fault.BadInput("ledger %s: not a ledger: %w", path, err)
+		}
 		return nil, fault.BadInput("ledger %s: %w", path, err)
 	}
 	var l Ledger

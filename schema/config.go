@@ -55,6 +55,7 @@ type Config struct {
 	Privacy  Privacy
 	Search   Search
 	Risk     Risk
+	Series   Series
 	DP       *DP            // nil when the configuration has no dp section
 	lines    map[string]int // the line of every key path the file gives (Where)
 }
@@ -228,6 +229,36 @@ type Risk struct {
 	Population       int64   // N, the population's records; 0 when not given
 	SamplingFraction float64 // the input's share of the population; 0 when not given
 }
+
+// Series is the series section: what a night of a release series (release --series)
+// may do that a single release need not decide (docs/series.md).
+type Series struct {
+	// MaxDeferred is the largest share of the input's records a night may defer (hold
+	// back until their class's new records can be published); above it the night
+	// fails. 1 (no bound) unless configured.
+	MaxDeferred float64
+	// Removals is what a night does when a class loses between 1 and k−1 records
+	// (persons) since the previous night (RemovalsRefuse unless configured).
+	Removals Removals
+	// KeyFile is the series key's file (resolved; "": the file STATE.json.key beside
+	// the state, created on the first night).
+	KeyFile string
+}
+
+// Removals is series.removals: whether a night may publish a class that lost between
+// 1 and k−1 of the previous night's records, which someone holding both files sees.
+type Removals string
+
+// The answers of series.removals.
+const (
+	RemovalsRefuse Removals = "refuse" // the night fails (exit 3)
+	RemovalsAllow  Removals = "allow"  // the night publishes; the report lists the classes
+)
+
+// RemovalAnswers lists series.removals's values.
+var RemovalAnswers = []Removals{RemovalsRefuse, RemovalsAllow}
+
+func (r Removals) String() string { return string(r) }
 
 // Name is what messages call the configuration: its file, or "configuration" when it
 // was parsed from bytes without a name.

@@ -35,7 +35,8 @@ var (
 // sectionKeys holds, for every mapping of the configuration, the keys it accepts, in
 // the order the unknown-key message lists them.
 var sectionKeys = map[string][]string{
-	"":                                {"dataset", "unlisted", "input", "output", "columns", "privacy", "search", "risk", "dp"},
+	"":                                {"dataset", "unlisted", "input", "output", "columns", "privacy", "search", "risk", "series", "dp"},
+	"series":                          {"max-deferred", "removals", "key-file"},
 	"input":                           ioKeys,
 	"output":                          ioKeys,
 	"input.csv":                       csvKeys,
@@ -87,6 +88,7 @@ var enumSets = map[string]enumSet{
 	"privacy.k-map.estimator":             valuesOf[risk.CellSizeEstimator](risk.CellSizeEstimators),
 	"privacy.released-columns.check":      valuesOf[ReleasedCheck](ReleasedChecks),
 	"search.algorithm":                    valuesOf[Algorithm](Algorithms),
+	"series.removals":                     valuesOf[Removals](RemovalAnswers),
 	"search.aggregate":                    valuesOf[LossAggregate](LossAggregates),
 	"search.metric":                       valuesOf[Metric](Metrics),
 	"dp.neighbours":                       valuesOf[Neighbours](NeighbourRelations),

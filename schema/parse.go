@@ -677,6 +677,8 @@ func (p *parser) config(root *yaml.Node) *Config {
 	section("search", func(v *yaml.Node, at string) (err error) { cfg.Search, err = p.search(v, at); return })
 	section("risk", func(v *yaml.Node, at string) (err error) { cfg.Risk, err = p.risk(v, at); return })
 	section("dp", func(v *yaml.Node, at string) (err error) { cfg.DP, err = p.dp(v, at); return })
+	cfg.Series = Series{MaxDeferred: 1, Removals: RemovalsRefuse}
+	section("series", func(v *yaml.Node, at string) (err error) { cfg.Series, err = p.series(v, at); return })
 	if !inError["risk"] {
 		p.needsPopulation(f, cfg)
 	}
@@ -712,6 +714,30 @@ func (p *parser) dataset(v *yaml.Node, at string) (string, error) {
 		return "", &positioned{v.Line, fault.BadInput("%s:%d: %s: %w", p.file, v.Line, at, err)}
 	}
 	return name, nil
+}
+
+// series decodes the series section (defaults: no bound on deferral, removals refused,
+// the key beside the state).
+func (p *parser) series(n *yaml.Node, path string) (Series, error) {
+	s := Series{MaxDeferred: 1, Removals: RemovalsRefuse}
+	f, err := p.mapping(n, path, "series")
+	if err != nil {
+		return s, err
+	}
+	if v, at := f.get("max-deferred"); v != nil {
+		if s.MaxDeferred, err = p.share(v, at, true); err != nil {
+			return s, err
+		}
+	}
+	if s.Removals, err = enumField(f, "removals", RemovalsRefuse); err != nil {
+		return s, err
+	}
+	if v, at := f.get("key-file"); v != nil {
+		if s.KeyFile, err = p.path(v, at); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
 }
 
 // risk decodes what is known of the population the input was drawn from.

@@ -62,6 +62,7 @@ func TestParseExample(t *testing.T) {
 			ReleasedColumns: ReleasedWarn,
 		},
 		Search: Search{Algorithm: "optimal", Metric: "loss"},
+		Series: Series{MaxDeferred: 1, Removals: RemovalsRefuse},
 		DP: &DP{
 			EpsilonTotal: 1,
 			DeltaTotal:   1e-6,

@@ -1,0 +1,156 @@
+// Package strictjson checks a JSON document's keys before it is decoded: encoding/json
+// alone keeps the last of two equal keys, matches keys in any case and ignores a
+// missing one, so that a file a run trusts (the DP ledger, a series' state) could lose
+// an entry unseen.
+package strictjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+)
+
+// Shape is what one JSON value of a document may hold. An object may have exactly the
+// keys of Fields (each value of the shape given), or, with Names set, any keys (each
+// value of shape Names); an array's elements are of shape Elems. With All, every key
+// of Fields must be given. A nil Shape is a value the document's types check when it
+// is decoded; it may hold no object key.
+type Shape struct {
+	Fields map[string]*Shape
+	Names  *Shape
+	Elems  *Shape
+	All    bool
+}
+
+// maxDepth bounds the nesting of arrays and objects.
+const maxDepth = 16
+
+// ErrSyntax is matched by errors of text that is not one JSON object.
+var ErrSyntax = errors.New("not one JSON object")
+
+// Check refuses data unless it is one JSON object of shape s in which no object has a
+// key twice and every key is one s lists, in the same case (and, where s says All,
+// every key it lists is given). The error names the key's path, e.g.
+// "datasets"."ward": duplicate key.
+func Check(data []byte, s *Shape) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // numbers are checked when decoded, not here
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return fmt.Errorf("%w: not a JSON object", ErrSyntax)
+	}
+	if err := walkObject(dec, s, "", 1); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%w: more than one JSON value", ErrSyntax)
+	}
+	return nil
+}
+
+// walkValue reads the value at path (nested depth deep) and checks it against s.
+func walkValue(dec *json.Decoder, s *Shape, path string, depth int) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return syntaxError(path, err)
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return nil
+	}
+	if depth >= maxDepth {
+		return fmt.Errorf("%s: nested too deep", path)
+	}
+	if d == '{' {
+		return walkObject(dec, s, path, depth+1)
+	}
+	var elems *Shape
+	if s != nil {
+		elems = s.Elems
+	}
+	for i := 0; dec.More(); i++ {
+		if err := walkValue(dec, elems, path+"["+strconv.Itoa(i)+"]", depth+1); err != nil {
+			return err
+		}
+	}
+	return closing(dec, path)
+}
+
+// walkObject reads the keys and values of the object at path, whose '{' has been read.
+func walkObject(dec *json.Decoder, s *Shape, path string, depth int) error {
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return syntaxError(path, err)
+		}
+		key, _ := tok.(string) // an object's tokens alternate key, value
+		at := strconv.Quote(key)
+		if path != "" {
+			at = path + "." + at
+		}
+		if seen[key] {
+			return fmt.Errorf("%s: duplicate key", at)
+		}
+		seen[key] = true
+		sub, ok := s.field(key)
+		if !ok {
+			return fmt.Errorf("%s: unknown key (keys are case-sensitive)", at)
+		}
+		if err := walkValue(dec, sub, at, depth); err != nil {
+			return err
+		}
+	}
+	if s != nil && s.All {
+		for _, key := range slices.Sorted(maps.Keys(s.Fields)) {
+			if !seen[key] {
+				return fmt.Errorf("%s: missing key %q", objectPath(path), key)
+			}
+		}
+	}
+	return closing(dec, path)
+}
+
+// objectPath names the object at path in a message.
+func objectPath(path string) string {
+	if path == "" {
+		return "the document"
+	}
+	return path
+}
+
+// field is the shape of key's value in an object of shape s, and whether s has key.
+func (s *Shape) field(key string) (*Shape, bool) {
+	switch {
+	case s == nil:
+		return nil, false
+	case s.Names != nil:
+		return s.Names, true
+	default:
+		sub, ok := s.Fields[key]
+		return sub, ok
+	}
+}
+
+// closing reads the '}' or ']' that ends the value at path.
+func closing(dec *json.Decoder, path string) error {
+	if _, err := dec.Token(); err != nil {
+		return syntaxError(path, err)
+	}
+	return nil
+}
+
+// syntaxError is err, met in the value at path, as an error matching ErrSyntax.
+func syntaxError(path string, err error) error {
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	if path == "" {
+		return fmt.Errorf("%w: %w", ErrSyntax, err)
+	}
+	return fmt.Errorf("%w: %s: %w", ErrSyntax, path, err)
+}
