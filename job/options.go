@@ -11,16 +11,20 @@ import (
 
 // Options are the command line's choices for one run.
 type Options struct {
-	Input    string           // overrides the configuration's input.path
-	Output   string           // overrides output.path (release) ; the release file for Check
-	Report   string           // release, risk: a report to write ("" = none), before those of Reports; Check: the release's JSON report to check against
-	Reports  []string         // release, risk: every other report to write, each in the format its name's extension says (ReportPaths)
-	Ledger   string           // dp: the budget ledger ("" = none)
-	Force    bool             // release, gen: replace an existing output (and report) with the new, verified one
-	Workers  int              // ≤ 0: GOMAXPROCS
-	Progress *Progress        // counts the run's work as it happens (nil: not counted)
-	Log      *slog.Logger     // stage completions (Info) and warnings (Warn); nil: none
-	Now      func() time.Time // the release time in the metadata (nil: time.Now)
+	Input   string   // overrides the configuration's input.path
+	Output  string   // overrides output.path (release) ; the release file for Check
+	Report  string   // release, risk: a report to write ("" = none), before those of Reports; Check: the release's JSON report to check against
+	Reports []string // release, risk: every other report to write, each in the format its name's extension says (ReportPaths)
+	Ledger  string   // dp: the budget ledger ("" = none)
+	Force   bool     // release, gen: replace an existing output (and report) with the new, verified one
+	// Series is a release series' state file (release, check: --series; "": a release
+	// on its own), SeriesRestart starts a new series there (--series-restart).
+	Series        string
+	SeriesRestart bool
+	Workers       int              // ≤ 0: GOMAXPROCS
+	Progress      *Progress        // counts the run's work as it happens (nil: not counted)
+	Log           *slog.Logger     // stage completions (Info) and warnings (Warn); nil: none
+	Now           func() time.Time // the release time in the metadata (nil: time.Now)
 	// AtStage, when set, is called on the run's goroutine as each of its stages
 	// begins and at its publishing points (StageRead … StagePublish): the command
 	// tunes the collector there, tests stop a run there. The release's stages hold

@@ -26,10 +26,14 @@ const (
 	// is still in place), then the release is in place (the new report not yet).
 	StageReportRemoved    Stage = "report-removed"
 	StageReleasePublished Stage = "release-published"
+	// A night of a release series: what tonight publishes of each class is decided
+	// (before the write); the new state is committed (the release not yet in place).
+	StageSeries          Stage = "series"
+	StageSeriesCommitted Stage = "series-committed"
 )
 
 // Stages are the stages and points of a run, in the order a run reaches them.
-var Stages = []Stage{StageRead, StageSearch, StageWrite, StageVerify, StageNoise, StageRecorded, StagePublish, StageReportRemoved, StageReleasePublished}
+var Stages = []Stage{StageRead, StageSearch, StageSeries, StageWrite, StageVerify, StageNoise, StageRecorded, StagePublish, StageSeriesCommitted, StageReportRemoved, StageReleasePublished}
 
 // String is the stage's name.
 func (s Stage) String() string { return string(s) }

@@ -609,6 +609,12 @@ func addUnit(t *generalize.Table, p *plan, name string, d *dictionary) error {
 		return unitMissing(p, d.emptyRow, name)
 	}
 	t.Unit = &generalize.Unit{Persons: d.ids.len(), Codes: d.leafCodes(d.ids.len(), nil)}
+	if p.seriesKey != nil {
+		var err error
+		if p.persons, err = personDigests(p.seriesKey, d.ids); err != nil {
+			return fault.Internalf("the persons' digests: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -110,6 +110,11 @@ type plan struct {
 	// pseudonym (PseudonymAt); nil when there is none, or when it is not known (a
 	// check of a release made with a random key).
 	key secret
+	// seriesKey, on a night of a release series with a privacy unit, is the series
+	// key: pass 1 gives every person's digest under it (persons, by the unit's code)
+	// while it still has the ids.
+	seriesKey []byte
+	persons   []byte
 }
 
 // newPlan matches the configuration's columns with the input's columns and types for

@@ -5,16 +5,12 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base32"
-	"errors"
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"log/slog"
-	"os"
 
-	"sanitizer/fault"
-	"sanitizer/internal/readfile"
+	"sanitizer/internal/keyfile"
 	"sanitizer/schema"
 	"sanitizer/verify"
 )
@@ -29,8 +25,6 @@ import (
 const (
 	// keyBytes is the least length of a pseudonym key, and the length of a random one.
 	keyBytes = 32
-	// maxKeyFile bounds a key file's size: its whole content is the key.
-	maxKeyFile = 64 << 10
 	// pseudonymBytes is how much of the MAC a pseudonym keeps.
 	pseudonymBytes = 16
 	// pseudonymLen is a pseudonym's length in characters.
@@ -109,79 +103,11 @@ func pseudonymKey(cfg *schema.Config) (secret, error) {
 	return key, nil
 }
 
-// readKeyFile reads a pseudonym key file whole, checked as pseudonymKey says. The
-// file opened is looked at again, so that a file swapped after the first look is
-// refused, not read.
+// readKeyFile reads a pseudonym key file whole, checked as pseudonymKey says
+// (keyfile.Read).
 func readKeyFile(path string) (secret, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, keyFileError(path, err)
-	}
-	if err := keyFileMode(path, st); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, keyFileError(path, err)
-	}
-	defer f.Close()
-	opened, err := f.Stat()
-	if err != nil {
-		return nil, keyFileError(path, err)
-	}
-	if !os.SameFile(st, opened) {
-		return nil, fault.BadInput("%s: the key file changed while it was opened", path)
-	}
-	if err := keyFileMode(path, opened); err != nil {
-		return nil, err
-	}
-	key, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
-	if err != nil {
-		return nil, keyFileError(path, err)
-	}
-	if err := keySize(path, int64(len(key))); err != nil { // it changed while it was read
-		clear(key)
-		return nil, err
-	}
-	return key, nil
-}
-
-// keyFileMode refuses a key file st that is not a regular file, that group or others
-// may read, or whose size is not a key's.
-func keyFileMode(path string, st fs.FileInfo) error {
-	if err := readfile.Regular(path, st.Mode()); err != nil {
-		return fault.BadInput("%w: a pseudonym key file must be a regular file", err)
-	}
-	if perm := st.Mode().Perm(); perm&0o044 != 0 {
-		return fault.BadInput("%s: mode %04o lets group or others read the pseudonym key: make it readable by its owner only (chmod 600)", path, perm)
-	}
-	return keySize(path, st.Size())
-}
-
-// keySize refuses a key of n bytes shorter than keyBytes or longer than maxKeyFile.
-func keySize(path string, n int64) error {
-	switch {
-	case n < keyBytes:
-		return fault.BadInput("%s: the key file holds %d bytes, a pseudonym key needs at least %d (its whole content is the key)", path, n, keyBytes)
-	case n > maxKeyFile:
-		return fault.BadInput("%s: the key file holds more than %d bytes, more than a pseudonym key file may (its whole content is the key)", path, maxKeyFile)
-	}
-	return nil
-}
-
-// keyFileError is bad input naming path and why it could not be read.
-func keyFileError(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err // the path is named once
-	}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fault.BadInput("%s: the pseudonym key file does not exist", path)
-	case errors.Is(err, fs.ErrPermission):
-		return fault.BadInput("%s: the pseudonym key file cannot be read by this user", path)
-	}
-	return fault.BadInput("%s: the pseudonym key file cannot be read: %v", path, err)
+	key, err := keyfile.Read(path, "pseudonym")
+	return secret(key), err
 }
 
 // pseudonymCover is the truthfulness check's Cover of the released pseudonym column:

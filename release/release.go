@@ -34,16 +34,31 @@ func Release(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.
 	if err != nil {
 		return nil, err
 	}
+	var sn *seriesNight
+	if opt.Series != "" { // locked before anything is read
+		if sn, err = openSeries(cfg, opt, rp.out, rp.outFmt); err != nil {
+			return nil, err
+		}
+		defer sn.close()
+	}
 	r, err := openRun(rp, start)
 	if err != nil {
 		return nil, err
 	}
 	defer r.src.Close()
+	if err := r.joinSeries(sn); err != nil {
+		return nil, err
+	}
 	if err := r.encodeStage(ctx); err != nil {
 		return nil, err
 	}
 	if err := r.searchStage(ctx); err != nil {
 		return nil, err
+	}
+	if sn != nil {
+		if err := r.seriesStage(ctx, r.covers); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.writeStage(ctx); err != nil {
 		return nil, err
@@ -78,8 +93,10 @@ type run struct {
 	listed     []*generalize.Hierarchy // per input column: a sensitive column's hierarchy file
 	prot       []*protected
 	held       []*heldColumn
+	series     *seriesNight // a night of a release series (nil: a release on its own)
 	// search
 	sopt       generalize.Options
+	covers     generalize.ClassCovers // optimal: what every published class releases
 	res        *generalize.Result
 	mres       *generalize.Mondrian   // nil: an optimal release
 	labels     *partLabels            // Mondrian: the partitions' released values
@@ -173,6 +190,7 @@ func (r *run) searchOptions() (generalize.Options, error) {
 	sopt.MaxSuppressed, sopt.Workers, sopt.OnEvaluate, sopt.Population = r.p.maxSupp, r.opt.Workers, r.p.progress.AddEvaluated, r.populationModel()
 	addModels(&sopt, r.prot)
 	sopt.Linkable = linkable(r.cfg)
+	sopt.MinLevels = r.series.minLevels(sopt.MinLevels, len(r.t.Columns))
 	return sopt, nil
 }
 
@@ -280,6 +298,7 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 		if covers, err = r.optimalSearch(ctx); err != nil {
 			return r.explainK(err)
 		}
+		r.covers = covers
 		// A numeric column with a leaf that is not a finite number is measured by its
 		// leaves, the others by value.
 		values = utilityValues(r.cfg, r.t.Columns)
@@ -530,7 +549,7 @@ func (r *run) verifyStage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	spec := verify.Spec{K: max(r.cfg.Privacy.K, km), MaxSuppressed: r.p.maxSupp, InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames()}
+	spec := verify.Spec{K: max(r.cfg.Privacy.K, km), MaxSuppressed: r.p.maxSupp + r.deferred(), InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames()}
 	unitSpec(r.p, &spec)
 	if spec.Risk, err = verifyRisk(r.cfg, r.t.Rows); err != nil {
 		return err
@@ -583,12 +602,13 @@ func (r *run) verifyStage(ctx context.Context) error {
 // the smallest class and the utility metrics.
 func (r *run) agrees(skipped int) error {
 	m, res, util := r.m, r.res, r.util
-	if m.Rows != r.written || m.Suppressed != res.Suppressed || m.Classes != res.Classes || m.MinClass != res.MinClass || m.Discernibility != util.Discernibility {
+	left := res.Suppressed + r.deferred() // the records the search suppressed, and those a series night defers
+	if m.Rows != r.written || m.Suppressed != left || m.Classes != res.Classes || m.MinClass != res.MinClass || m.Discernibility != util.Discernibility {
 		return fault.Internalf("verification counted %d records, %d suppressed, %d classes, smallest %d, discernibility %g; the search %d, %d, %d, %d, %g; nothing published",
-			m.Rows, m.Suppressed, m.Classes, m.MinClass, m.Discernibility, r.written, res.Suppressed, res.Classes, res.MinClass, util.Discernibility)
+			m.Rows, m.Suppressed, m.Classes, m.MinClass, m.Discernibility, r.written, left, res.Classes, res.MinClass, util.Discernibility)
 	}
-	if skipped != res.Suppressed {
-		return fault.Internalf("the truthfulness check found %d records left out, the search suppressed %d; nothing published", skipped, res.Suppressed)
+	if skipped != left {
+		return fault.Internalf("the truthfulness check found %d records left out, the search suppressed (and the series deferred) %d; nothing published", skipped, left)
 	}
 	if p := m.Persons; r.t.Unit != nil && (p == nil || p.MinClass != res.MinPersons) {
 		return fault.Internalf("verification counted the smallest class in persons as %v, the search %d; nothing published", p, res.MinPersons)
@@ -642,6 +662,12 @@ func (r *run) publishStage(ctx context.Context, rep *report.Report) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if r.series != nil { // the commit point: from here on the night is published, or finished by the next
+		if err := r.series.commit(r); err != nil {
+			return err
+		}
+		r.dest = committedDest{r.dest}
+	}
 	replaced := reports.Len() > 0 && r.opt.Force
 	if replaced {
 		if err := reports.RemoveReplaced(); err != nil {
@@ -659,6 +685,11 @@ func (r *run) publishStage(ctx context.Context, rep *report.Report) error {
 		r.opt.At(job.StageReleasePublished)
 		if err := reports.Publish(r.opt.Force); err != nil {
 			return fmt.Errorf("%w (the release %s was published)", err, r.out)
+		}
+	}
+	if r.series != nil {
+		if err := r.series.published(); err != nil {
+			return err
 		}
 	}
 	rep.StagesMS.Total = job.Millis(r.start, time.Now())

@@ -283,6 +283,8 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 	cmd.Flags().StringArrayVar(&opt.Reports, "report", nil, "write the release's report here: JSON when the name ends in .json, HTML when in .html (may be given more than once)")
 	cmd.Flags().BoolVar(&opt.Force, "force", false, "replace an existing release (and report), once the new one is verified")
 	cmd.Flags().IntVar(&opt.Workers, "workers", 0, "parallel workers (default: number of CPUs)")
+	cmd.Flags().StringVar(&opt.Series, "series", "", "a night of a release series: its state file (JSON, created on the first night), so that no two nights' files can be subtracted to learn more than one shows (docs/series.md)")
+	cmd.Flags().BoolVar(&opt.SeriesRestart, "series-restart", false, "with --series: start a new series in that state file (the old nights' files stay public: the custodian's decision)")
 	return cmd
 }
 

@@ -1,0 +1,284 @@
+package release
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"sanitizer/fault"
+	"sanitizer/job"
+	"sanitizer/publish"
+	"sanitizer/schema"
+	"sanitizer/series"
+)
+
+// A night of a release series (release --series STATE.json; docs/series.md): the
+// state locked and read before the input is opened, the search started from its node,
+// what each class may publish tonight decided before the write (seriesnight.go), the
+// rules checked again by the verifier against the state, and the new state committed
+// before the release is put in place.
+
+// seriesNight is one night of a release series in progress.
+type seriesNight struct {
+	h       *series.Handle
+	prev    *series.State // the state the last night left; nil on a series' first night
+	restart bool
+	// What the state records of the release (compatible).
+	columns []string
+	quasi   []string // the quasi-identifiers in the release's order
+	qi      []int    // per quasi: its index among the table's columns
+	digests series.Digests
+	width   int // bytes of an entry
+	// persons is, with a privacy unit, every person's digest by its code (pass 1).
+	persons []byte
+	// What the night decided (seriesStage).
+	entries   []byte // per record, width bytes (unset where not published)
+	deferred  int    // records withheld tonight
+	pending   int    // records of tonight's additions (deferred or not)
+	added     int    // entries added since the previous night
+	removed   int    // entries removed since the previous night
+	exposed   []int  // classes (tonight's, by number) that lost 1..k−1 records (persons)
+	waiting   []series.Wait
+	oldest    int // nights the oldest waiting record has waited (0: none waits)
+	classTags []string
+	// What the verification measured: the classes the state records.
+	classes []series.Class
+}
+
+// checkSeries refuses a series night the configuration cannot run, naming the key:
+// Mondrian (its partitions have no levels to be at least as general as), a research
+// subset, an output that is not one CSV file (a row's digest is of its text as
+// written).
+func checkSeries(cfg *schema.Config, out string, outFmt schema.Format) error {
+	switch {
+	case cfg.Search.Algorithm == schema.Mondrian:
+		return cfg.Errorf("search.algorithm", "--series: a release series needs the optimal search (full-domain generalization: each night at least as general as the last); mondrian's partitions have no levels")
+	case cfg.Privacy.Subset != nil:
+		return cfg.Errorf("privacy.subset", "--series: a release series of a research subset is not supported in this version")
+	case outFmt != schema.FormatCSV:
+		return cfg.Errorf("output.format", "--series: a release series is written as CSV in this version (its rows' digests are of their text as written), not %s", outFmt)
+	case folderOutput(out) || schema.StoreURL(out):
+		return fault.BadInput("--series: the release of a series night is one local file, not %s", out)
+	}
+	return nil
+}
+
+// openSeries locks and reads the series state opt.Series names (a night another run
+// holds is refused at once, exit 1), after checking that cfg can run a series night.
+func openSeries(cfg *schema.Config, opt job.Options, out string, outFmt schema.Format) (*seriesNight, error) {
+	if err := checkSeries(cfg, out, outFmt); err != nil {
+		return nil, err
+	}
+	h, err := series.Open(opt.Series, cfg.Series.KeyFile, opt.SeriesRestart)
+	if err != nil {
+		return nil, err
+	}
+	return &seriesNight{h: h, prev: h.State, restart: opt.SeriesRestart}, nil
+}
+
+// joinSeries makes sn (nil: none) the run's series night once the input is planned:
+// its columns checked against the state's, and with a privacy unit pass 1 told to
+// digest every person under the series key.
+func (r *run) joinSeries(sn *seriesNight) error {
+	if sn == nil {
+		return nil
+	}
+	r.series = sn
+	if err := sn.compatible(r); err != nil {
+		return err
+	}
+	if r.cfg.Privacy.Unit != nil {
+		r.p.seriesKey = sn.h.Key
+	}
+	return nil
+}
+
+// close lets the series' lock go.
+func (sn *seriesNight) close() {
+	if sn != nil {
+		sn.h.Close()
+	}
+}
+
+// compatible records what the state will say of tonight's release and refuses a night
+// whose release columns, quasi-identifiers, privacy unit, models or hierarchies differ
+// from the state's (bad input naming what changed; --series-restart starts anew).
+func (sn *seriesNight) compatible(r *run) error {
+	sn.columns = r.p.ReleaseHeader()
+	sn.quasi, sn.qi = nil, nil
+	for j := range r.p.Kept {
+		for qi, pos := range r.p.Quasi {
+			if pos == r.p.Kept[j] {
+				sn.quasi, sn.qi = append(sn.quasi, r.p.Header[pos]), append(sn.qi, qi)
+			}
+		}
+	}
+	var err error
+	if sn.digests, err = seriesDigests(r); err != nil {
+		return err
+	}
+	persons := r.cfg.Privacy.Unit != nil
+	sn.width = 16
+	if persons {
+		sn.width = 32
+	}
+	p := sn.prev
+	if p == nil {
+		return nil
+	}
+	changed := ""
+	switch {
+	case !slices.Equal(p.Columns, sn.columns):
+		changed = "the release's columns"
+	case !slices.Equal(p.Quasi, sn.quasi):
+		changed = "the quasi-identifiers"
+	case p.Persons != persons:
+		changed = "privacy.privacy-unit (persons or rows)"
+	case p.Digests.Models != sn.digests.Models:
+		changed = "the privacy models (privacy: k, l-diversity, t-closeness, β-likeness, the risk-based models)"
+	}
+	for _, q := range sn.quasi {
+		if changed == "" && p.Digests.Hierarchies[q] != sn.digests.Hierarchies[q] {
+			changed = fmt.Sprintf("the hierarchy of quasi-identifier %q (columns.%s.hierarchy)", q, q)
+		}
+	}
+	if changed != "" {
+		return fault.BadInput("--series %s: %s changed since night %d of series %s: a night must be comparable with the last; --series-restart starts a new series (the old nights' files stay public: a restart is the custodian's decision)", sn.h.Path(), changed, p.Night, p.Series)
+	}
+	return nil
+}
+
+// seriesDigests is what a series may not change: the models (the privacy section
+// without the suppression limit and the released-columns check) and each
+// quasi-identifier's hierarchy (its type, builder, and its file's digest).
+func seriesDigests(r *run) (series.Digests, error) {
+	pr := r.cfg.Privacy
+	pr.Suppression, pr.ReleasedColumns = 0, ""
+	if pr.Unit != nil {
+		pr.Unit = &schema.Unit{Column: pr.Unit.Column, Pseudonym: nil}
+	}
+	d := series.Digests{Hierarchies: map[string]string{}}
+	var err error
+	if d.Models, err = jsonDigest(pr); err != nil {
+		return d, err
+	}
+	files := r.p.Hier.Digests()
+	for _, c := range r.cfg.Columns {
+		if c.Role != schema.Quasi || c.Hierarchy == nil {
+			continue
+		}
+		h := *c.Hierarchy
+		spec := struct {
+			Type      schema.Type
+			Hierarchy schema.Hierarchy
+			File      string
+		}{c.Type, h, files[h.File]}
+		spec.Hierarchy.File = "" // the file's bytes count, not where it lies
+		if d.Hierarchies[c.Name], err = jsonDigest(spec); err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}
+
+// jsonDigest is "sha256:" and the hex SHA-256 of v's JSON.
+func jsonDigest(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fault.Internalf("series digest: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// minLevels raises the search's lower bounds to the previous night's node: tonight is
+// at least as general in every quasi-identifier (levels in the table's column order).
+func (sn *seriesNight) minLevels(lo []int, columns int) []int {
+	if sn == nil || sn.prev == nil {
+		return lo
+	}
+	if lo == nil {
+		lo = make([]int, columns)
+	}
+	for k, qi := range sn.qi {
+		lo[qi] = max(lo[qi], sn.prev.Node[k])
+	}
+	return lo
+}
+
+// node is tonight's levels in the state's order (the release's).
+func (sn *seriesNight) node(levels []int) []int {
+	out := make([]int, len(sn.qi))
+	for k, qi := range sn.qi {
+		out[k] = levels[qi]
+	}
+	return out
+}
+
+// nextState is the state after tonight: tonight's node and classes (as the
+// verification read them from the written file), the last night's classes as the
+// previous, what waits, the history, and the publication pending.
+func (sn *seriesNight) nextState(r *run, output, temp, digest string) (*series.State, error) {
+	s := &series.State{Format: series.Format, Columns: sn.columns, Quasi: sn.quasi, Persons: sn.width == 32,
+		Digests: sn.digests, Node: sn.node(r.res.Levels), Classes: sn.classes, Waiting: sn.waiting}
+	if p := sn.prev; p != nil {
+		s.Series, s.Night, s.History = p.Series, p.Night+1, slices.Clone(p.History)
+		s.Previous = &series.Night{Night: p.Night, Node: p.Node, Classes: p.Classes}
+	} else {
+		var err error
+		if s.Series, err = series.NewID(); err != nil {
+			return nil, fmt.Errorf("series id: %w", err)
+		}
+		s.Night = 1
+	}
+	s.History = append(s.History, series.Record{Night: s.Night, Time: r.created.UTC().Truncate(time.Second), Node: s.Node,
+		Released: r.written, Deferred: sn.deferred, Removed: sn.removed, Output: output, Digest: digest})
+	s.Pending = &series.Pending{Output: output, Temp: temp, Digest: digest}
+	return s, nil
+}
+
+// commit makes tonight the series' last night: the new state, naming the verified
+// temporary release as pending, replaces the old one (the commit point); the caller
+// then puts the release in place and calls published.
+func (sn *seriesNight) commit(r *run) error {
+	temp := r.dest.path()
+	digest, err := publish.Digest(temp)
+	if err != nil {
+		return fmt.Errorf("output: the written release's digest: %w", err)
+	}
+	s, err := sn.nextState(r, r.out, temp, digest)
+	if err != nil {
+		return err
+	}
+	if err := sn.h.Commit(s); err != nil {
+		return err
+	}
+	r.opt.At(job.StageSeriesCommitted)
+	return nil
+}
+
+// published records that the night's release is in place.
+func (sn *seriesNight) published() error {
+	if err := sn.h.Published(); err != nil {
+		return fmt.Errorf("%w (the night is committed and its release is in place; the next night finishes the state)", err)
+	}
+	return nil
+}
+
+// deferred is the records a series night withholds (0 without a series).
+func (r *run) deferred() int {
+	if r.series == nil {
+		return 0
+	}
+	return r.series.deferred
+}
+
+// committedDest is a release whose night the series' state has committed: it is put
+// in place by this run or, if the run dies first, by the next night (series.Open), so
+// it is never discarded.
+type committedDest struct{ releaseDest }
+
+func (committedDest) discard() {}

@@ -1,0 +1,262 @@
+// Package series holds what a release series carries from one night to the next: the
+// state file (docs/series.md), its strict reading, its lock, its key, its atomic
+// replacement and the recovery of a night killed while it was being published; the
+// entries (digests of published rows and of persons); and the comparison of a night's
+// classes with the previous night's (Byun, Sohn, Bertino, Li 2006, "Secure
+// anonymization for incremental datasets"; Pei et al. 2007; Xiao & Tao 2007,
+// "m-Invariance").
+//
+// It imports, of this module, only fault, publish and internal/strictjson: the release
+// path gives it rows as text and classes as labels.
+package series
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"sanitizer/fault"
+	"sanitizer/internal/strictjson"
+)
+
+// Format is the state file's format string.
+const Format = "sanitize-series/1"
+
+// State is a series' state file (docs/series.md, "The state file").
+type State struct {
+	Format   string   `json:"format"`
+	Series   string   `json:"series"` // 32 lowercase hex digits
+	Night    int      `json:"night"`  // the last night published
+	Columns  []string `json:"columns"`
+	Quasi    []string `json:"quasi"`
+	Persons  bool     `json:"persons"`
+	KeyCheck string   `json:"key_check"` // KeyCheck of the series key
+	Digests  Digests  `json:"digests"`
+	Node     []int    `json:"node"`
+	Classes  []Class  `json:"classes"`
+	Previous *Night   `json:"previous"`
+	Waiting  []Wait   `json:"waiting"`
+	History  []Record `json:"history"`
+	Pending  *Pending `json:"pending"`
+}
+
+// Digests identifies what a series may not change between nights: the models and each
+// quasi-identifier's hierarchy.
+type Digests struct {
+	Models      string            `json:"models"`
+	Hierarchies map[string]string `json:"hierarchies"`
+}
+
+// Class is one published class: its labels, in the order of State.Quasi, and the
+// entries of its rows, concatenated in ascending byte order, one per published row.
+type Class struct {
+	Labels  []string `json:"labels"`
+	Entries []byte   `json:"entries"`
+}
+
+// Night is the night before the last: its node and classes.
+type Night struct {
+	Night   int     `json:"night"`
+	Node    []int   `json:"node"`
+	Classes []Class `json:"classes"`
+}
+
+// Wait is the records of one class that wait to be published.
+type Wait struct {
+	Class   string `json:"class"` // ClassTag, hex
+	Since   int    `json:"since"` // the night they first waited
+	Records int    `json:"records"`
+}
+
+// Record is one night of the history.
+type Record struct {
+	Night    int       `json:"night"`
+	Time     time.Time `json:"time"`
+	Node     []int     `json:"node"`
+	Released int       `json:"released"`
+	Deferred int       `json:"deferred"`
+	Removed  int       `json:"removed"`
+	Output   string    `json:"output"`
+	Digest   string    `json:"digest"`
+}
+
+// Pending is a night committed but not yet put in place: its release is the
+// temporary Temp, to be renamed to Output, whose digest is Digest.
+type Pending struct {
+	Output string `json:"output"`
+	Temp   string `json:"temp"`
+	Digest string `json:"digest"`
+}
+
+// EntryWidth is the bytes of an entry: a row digest, and a person digest with persons.
+func (s *State) EntryWidth() int { return entryWidth(s.Persons) }
+
+func entryWidth(persons bool) int {
+	if persons {
+		return 2 * DigestBytes
+	}
+	return DigestBytes
+}
+
+var (
+	classShape = &strictjson.Shape{All: true, Fields: map[string]*strictjson.Shape{"labels": nil, "entries": nil}}
+	stateShape = &strictjson.Shape{All: true, Fields: map[string]*strictjson.Shape{
+		"format": nil, "series": nil, "night": nil, "columns": nil, "quasi": nil, "persons": nil, "key_check": nil,
+		"digests": {All: true, Fields: map[string]*strictjson.Shape{"models": nil, "hierarchies": {Names: &strictjson.Shape{}}}},
+		"node":    nil,
+		"classes": {Elems: classShape},
+		"previous": {All: true, Fields: map[string]*strictjson.Shape{
+			"night": nil, "node": nil, "classes": {Elems: classShape},
+		}},
+		"waiting": {Elems: &strictjson.Shape{All: true, Fields: map[string]*strictjson.Shape{"class": nil, "since": nil, "records": nil}}},
+		"history": {Elems: &strictjson.Shape{All: true, Fields: map[string]*strictjson.Shape{
+			"night": nil, "time": nil, "node": nil, "released": nil, "deferred": nil, "removed": nil, "output": nil, "digest": nil,
+		}}},
+		"pending": {All: true, Fields: map[string]*strictjson.Shape{"output": nil, "temp": nil, "digest": nil}},
+	}}
+)
+
+// Parse reads a state file's bytes (name names it in errors) strictly: an unknown,
+// duplicate or missing key, a value of the wrong type, or a state that breaks its own
+// rules (Check) is an error matching fault.ErrBadInput that names the key, never a
+// data value.
+func Parse(name string, data []byte) (*State, error) {
+	if err := strictjson.Check(data, stateShape); err != nil {
+		if errors.Is(err, strictjson.ErrSyntax) {
+			return nil, fault.BadInput("series state %s: not a series state: %w", name, err)
+		}
+		return nil, fault.BadInput("series state %s: %w", name, err)
+	}
+	var s State
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fault.BadInput("series state %s: %w", name, typeError(err))
+	}
+	if err := s.Check(); err != nil {
+		return nil, fault.BadInput("series state %s: %w", name, err)
+	}
+	return &s, nil
+}
+
+// typeError is a decoding error without the value it met: the key and the type.
+func typeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("%q: a %s where the state holds %s", te.Field, te.Value, te.Type)
+	}
+	return errors.New("a value that is not of its key's type (or malformed base64 or time)")
+}
+
+// Check reports the first rule of docs/series.md the state breaks, naming its key.
+func (s *State) Check() error {
+	switch {
+	case s.Format != Format:
+		return fmt.Errorf("format: not %q", Format)
+	case !isHex(s.Series, 32):
+		return errors.New("series: not 32 lowercase hex digits")
+	case s.Night < 1:
+		return errors.New("night: below 1")
+	case len(s.Quasi) == 0 || len(s.Node) != len(s.Quasi):
+		return errors.New("node: not one level per quasi-identifier")
+	case !isHex(s.KeyCheck, 16):
+		return errors.New("key_check: not 16 lowercase hex digits")
+	case !isDigest(s.Digests.Models):
+		return errors.New("digests.models: not sha256: and 64 hex digits")
+	}
+	for _, q := range s.Quasi {
+		if !slices.Contains(s.Columns, q) {
+			return fmt.Errorf("quasi: a column that columns does not list")
+		}
+		if !isDigest(s.Digests.Hierarchies[q]) {
+			return fmt.Errorf("digests.hierarchies: a quasi-identifier without a sha256 digest")
+		}
+	}
+	if err := checkLevels("node", s.Node); err != nil {
+		return err
+	}
+	if err := checkClasses("classes", s.Classes, len(s.Quasi), s.EntryWidth()); err != nil {
+		return err
+	}
+	if p := s.Previous; p != nil {
+		if len(p.Node) != len(s.Quasi) || p.Night != s.Night-1 {
+			return errors.New("previous: not the night before's node")
+		}
+		if err := checkLevels("previous.node", p.Node); err != nil {
+			return err
+		}
+		if err := checkClasses("previous.classes", p.Classes, len(s.Quasi), s.EntryWidth()); err != nil {
+			return err
+		}
+	}
+	for i, w := range s.Waiting {
+		if !isHex(w.Class, 2*DigestBytes) || w.Since < 1 || w.Since > s.Night || w.Records < 1 {
+			return fmt.Errorf("waiting[%d]: not a class tag, a night of the series and a count", i)
+		}
+	}
+	if len(s.History) != s.Night {
+		return errors.New("history: not one record per night")
+	}
+	if p := s.Pending; p != nil && (p.Output == "" || p.Temp == "" || !isDigest(p.Digest)) {
+		return errors.New("pending: not an output, a temporary and a digest")
+	}
+	return nil
+}
+
+// checkLevels refuses a negative level.
+func checkLevels(key string, node []int) error {
+	if slices.ContainsFunc(node, func(l int) bool { return l < 0 }) {
+		return fmt.Errorf("%s: a negative level", key)
+	}
+	return nil
+}
+
+// checkClasses checks classes (at key) against the state's rules: labels per
+// quasi-identifier, classes in ascending label order, entries whole and in order.
+func checkClasses(key string, classes []Class, quasi, width int) error {
+	for i, c := range classes {
+		at := fmt.Sprintf("%s[%d]", key, i)
+		if len(c.Labels) != quasi {
+			return fmt.Errorf("%s.labels: not one label per quasi-identifier", at)
+		}
+		if i > 0 && slices.Compare(classes[i-1].Labels, c.Labels) >= 0 {
+			return fmt.Errorf("%s: not after the class before it (classes in ascending order of their labels, each once)", at)
+		}
+		if len(c.Entries) == 0 || len(c.Entries)%width != 0 {
+			return fmt.Errorf("%s.entries: not a whole number of %d-byte entries", at, width)
+		}
+		for j := width; j < len(c.Entries); j += width {
+			if bytes.Compare(c.Entries[j-width:j], c.Entries[j:j+width]) > 0 {
+				return fmt.Errorf("%s.entries: not in ascending order", at)
+			}
+		}
+	}
+	return nil
+}
+
+// isHex reports whether s is n lowercase hex digits.
+func isHex(s string, n int) bool {
+	if len(s) != n || strings.ToLower(s) != s {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// isDigest reports whether s is "sha256:" and 64 lowercase hex digits.
+func isDigest(s string) bool {
+	h, ok := strings.CutPrefix(s, "sha256:")
+	return ok && isHex(h, 64)
+}
+
+// Marshal is the state's bytes as a state file holds them.
+func (s *State) Marshal() ([]byte, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fault.Internalf("series state: %w", err)
+	}
+	return append(b, '\n'), nil
+}
