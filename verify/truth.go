@@ -57,6 +57,11 @@ type Truth struct {
 	// per distinct pair. After the counter's first error it counts no more; Truthful
 	// returns that error when the walk finds nothing else.
 	Count *Counter
+	// Series, when set, checks a night of a release series as the walk reads it:
+	// every release record with the input record it generalizes, every input record
+	// left out (series.go). Its header must be Columns; Covers roll the previous
+	// night's labels up. Its errors are its Finish's.
+	Series *SeriesCounter
 }
 
 // Truthful reads the input (header given as inHeader, records from in) and the release
@@ -108,6 +113,7 @@ type walker struct {
 	// the input record's id, without it not at all (the counter checks it)
 	pseudo int
 	mac    *macer
+	series *SeriesCounter // Truth.Series
 }
 
 func newWalker(t Truth, inHeader []string) (*walker, error) {
@@ -146,6 +152,12 @@ func newWalker(t Truth, inHeader []string) (*walker, error) {
 		if !seen[c] {
 			return nil, fmt.Errorf("truthfulness: quasi-identifier %q is not a release column", c)
 		}
+	}
+	if s := t.Series; s != nil {
+		if err := s.bind(t.Columns, inHeader, t.Covers); err != nil {
+			return nil, err
+		}
+		w.series = s
 	}
 	if c := t.Count; c != nil {
 		if !slices.Equal(c.header, t.Columns) {
@@ -306,6 +318,9 @@ func (w *walker) mismatch(r, x []string) (int, error) {
 // matched counts the release record r, which the walk matched to the input record x
 // with the numbers in w.ids.
 func (w *walker) matched(r, x []string) {
+	if w.series != nil {
+		w.series.add(r, x)
+	}
 	if w.count == nil || w.cerr != nil {
 		return
 	}
@@ -318,6 +333,9 @@ func (w *walker) matched(r, x []string) {
 
 // suppressed counts the input record x, which the release leaves out.
 func (w *walker) suppressed(x []string) {
+	if w.series != nil {
+		w.series.left(x)
+	}
 	if w.count == nil || w.cerr != nil {
 		return
 	}
