@@ -549,7 +549,8 @@ func (r *run) verifyStage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	spec := verify.Spec{K: max(r.cfg.Privacy.K, km), MaxSuppressed: r.p.maxSupp + r.deferred(), InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames()}
+	r.p.maxSupp += r.deferred() // the records a series night withholds are left out too
+	spec := verify.Spec{K: max(r.cfg.Privacy.K, km), MaxSuppressed: r.p.maxSupp, InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames()}
 	unitSpec(r.p, &spec)
 	if spec.Risk, err = verifyRisk(r.cfg, r.t.Rows); err != nil {
 		return err

@@ -36,7 +36,8 @@ type seriesNight struct {
 	persons []byte
 	// What the night decided (seriesStage).
 	entries   []byte // per record, width bytes (unset where not published)
-	deferred  int    // records withheld tonight
+	deferred  int    // new records withheld tonight (they wait)
+	withheld  int    // records withheld tonight: deferred, resting and retired
 	pending   int    // records of tonight's additions (deferred or not)
 	added     int    // entries added since the previous night
 	removed   int    // entries removed since the previous night
@@ -44,8 +45,8 @@ type seriesNight struct {
 	waiting   []series.Wait
 	oldest    int // nights the oldest waiting record has waited (0: none waits)
 	classTags []string
-	// What the verification measured: the classes the state records.
-	classes []series.Class
+	// What the state will record: the classes published, resting and retired.
+	classes, resting, retired []series.Class
 }
 
 // checkSeries refuses a series night the configuration cannot run, naming the key:
@@ -223,7 +224,7 @@ func (sn *seriesNight) node(levels []int) []int {
 // previous, what waits, the history, and the publication pending.
 func (sn *seriesNight) nextState(r *run, output, temp, digest string) (*series.State, error) {
 	s := &series.State{Format: series.Format, Columns: sn.columns, Quasi: sn.quasi, Persons: sn.width == 32,
-		Digests: sn.digests, Node: sn.node(r.res.Levels), Classes: sn.classes, Waiting: sn.waiting}
+		Digests: sn.digests, Node: sn.node(r.res.Levels), Classes: sn.classes, Resting: sn.resting, Retired: sn.retired, Waiting: sn.waiting}
 	if p := sn.prev; p != nil {
 		s.Series, s.Night, s.History = p.Series, p.Night+1, slices.Clone(p.History)
 		s.Previous = &series.Night{Night: p.Night, Node: p.Node, Classes: p.Classes}
@@ -273,7 +274,7 @@ func (r *run) deferred() int {
 	if r.series == nil {
 		return 0
 	}
-	return r.series.deferred
+	return r.series.withheld
 }
 
 // committedDest is a release whose night the series' state has committed: it is put

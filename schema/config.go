@@ -253,10 +253,13 @@ type Removals string
 const (
 	RemovalsRefuse Removals = "refuse" // the night fails (exit 3)
 	RemovalsAllow  Removals = "allow"  // the night publishes; the report lists the classes
+	// RemovalsRetire withholds, from then on, the other rows of every cohort that lost
+	// a row, so that a class only ever loses whole cohorts (at least k each).
+	RemovalsRetire Removals = "retire"
 )
 
 // RemovalAnswers lists series.removals's values.
-var RemovalAnswers = []Removals{RemovalsRefuse, RemovalsAllow}
+var RemovalAnswers = []Removals{RemovalsRefuse, RemovalsRetire, RemovalsAllow}
 
 func (r Removals) String() string { return string(r) }
 

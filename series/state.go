@@ -12,6 +12,7 @@ package series
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -39,6 +40,11 @@ type State struct {
 	Digests  Digests  `json:"digests"`
 	Node     []int    `json:"node"`
 	Classes  []Class  `json:"classes"`
+	// Resting is the classes' cohorts that were published on an earlier night and are
+	// withheld whole tonight (they may return whole); Retired the entries that left the
+	// release other than with their whole cohort, never to be published again.
+	Resting  []Class  `json:"resting"`
+	Retired  []Class  `json:"retired"`
 	Previous *Night   `json:"previous"`
 	Waiting  []Wait   `json:"waiting"`
 	History  []Record `json:"history"`
@@ -52,12 +58,19 @@ type Digests struct {
 	Hierarchies map[string]string `json:"hierarchies"`
 }
 
-// Class is one published class: its labels, in the order of State.Quasi, and the
-// entries of its rows, concatenated in ascending byte order, one per published row.
+// Class is one published class: its labels, in the order of State.Quasi, the entries
+// of its rows, concatenated in ascending byte order, one per published row, and the
+// cohort of each entry: the night its cohort (the rows of the class first published
+// together) was first published, a little-endian uint32 per entry. Ties of equal
+// entries are in ascending order of cohort. Retired classes hold no cohorts.
 type Class struct {
 	Labels  []string `json:"labels"`
 	Entries []byte   `json:"entries"`
+	Cohorts []byte   `json:"cohorts"`
 }
+
+// Cohort is the cohort of entry i of c.
+func (c *Class) Cohort(i int) uint32 { return binary.LittleEndian.Uint32(c.Cohorts[4*i:]) }
 
 // Night is the night before the last: its node and classes.
 type Night struct {
@@ -104,12 +117,14 @@ func entryWidth(persons bool) int {
 }
 
 var (
-	classShape = &strictjson.Shape{All: true, Fields: map[string]*strictjson.Shape{"labels": nil, "entries": nil}}
+	classShape = &strictjson.Shape{All: true, Fields: map[string]*strictjson.Shape{"labels": nil, "entries": nil, "cohorts": nil}}
 	stateShape = &strictjson.Shape{All: true, Fields: map[string]*strictjson.Shape{
 		"format": nil, "series": nil, "night": nil, "columns": nil, "quasi": nil, "persons": nil, "key_check": nil,
 		"digests": {All: true, Fields: map[string]*strictjson.Shape{"models": nil, "hierarchies": {Names: &strictjson.Shape{}}}},
 		"node":    nil,
 		"classes": {Elems: classShape},
+		"resting": {Elems: classShape},
+		"retired": {Elems: classShape},
 		"previous": {All: true, Fields: map[string]*strictjson.Shape{
 			"night": nil, "node": nil, "classes": {Elems: classShape},
 		}},
@@ -178,8 +193,14 @@ func (s *State) Check() error {
 	if err := checkLevels("node", s.Node); err != nil {
 		return err
 	}
-	if err := checkClasses("classes", s.Classes, len(s.Quasi), s.EntryWidth()); err != nil {
-		return err
+	for _, cs := range []struct {
+		key     string
+		classes []Class
+		cohorts bool
+	}{{"classes", s.Classes, true}, {"resting", s.Resting, true}, {"retired", s.Retired, false}} {
+		if err := checkClasses(cs.key, cs.classes, len(s.Quasi), s.EntryWidth(), cs.cohorts, s.Night); err != nil {
+			return err
+		}
 	}
 	if p := s.Previous; p != nil {
 		if len(p.Node) != len(s.Quasi) || p.Night != s.Night-1 {
@@ -188,7 +209,7 @@ func (s *State) Check() error {
 		if err := checkLevels("previous.node", p.Node); err != nil {
 			return err
 		}
-		if err := checkClasses("previous.classes", p.Classes, len(s.Quasi), s.EntryWidth()); err != nil {
+		if err := checkClasses("previous.classes", p.Classes, len(s.Quasi), s.EntryWidth(), true, p.Night); err != nil {
 			return err
 		}
 	}
@@ -215,8 +236,9 @@ func checkLevels(key string, node []int) error {
 }
 
 // checkClasses checks classes (at key) against the state's rules: labels per
-// quasi-identifier, classes in ascending label order, entries whole and in order.
-func checkClasses(key string, classes []Class, quasi, width int) error {
+// quasi-identifier, classes in ascending label order, entries whole and in order, and
+// with cohorts one per entry, each a night up to night, ties in order (without, none).
+func checkClasses(key string, classes []Class, quasi, width int, cohorts bool, night int) error {
 	for i, c := range classes {
 		at := fmt.Sprintf("%s[%d]", key, i)
 		if len(c.Labels) != quasi {
@@ -228,10 +250,32 @@ func checkClasses(key string, classes []Class, quasi, width int) error {
 		if len(c.Entries) == 0 || len(c.Entries)%width != 0 {
 			return fmt.Errorf("%s.entries: not a whole number of %d-byte entries", at, width)
 		}
-		for j := width; j < len(c.Entries); j += width {
-			if bytes.Compare(c.Entries[j-width:j], c.Entries[j:j+width]) > 0 {
-				return fmt.Errorf("%s.entries: not in ascending order", at)
-			}
+		if err := checkCohorts(at, &c, width, cohorts, night); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkCohorts checks the order of a class's entries and its cohorts.
+func checkCohorts(at string, c *Class, width int, cohorts bool, night int) error {
+	n := len(c.Entries) / width
+	switch {
+	case !cohorts && len(c.Cohorts) != 0:
+		return fmt.Errorf("%s.cohorts: a retired class has none", at)
+	case cohorts && len(c.Cohorts) != 4*n:
+		return fmt.Errorf("%s.cohorts: not one cohort (4 bytes) per entry", at)
+	}
+	for i := range n {
+		if cohorts && (c.Cohort(i) < 1 || int(c.Cohort(i)) > night) {
+			return fmt.Errorf("%s.cohorts: a cohort that is not a night of the series", at)
+		}
+		if i == 0 {
+			continue
+		}
+		cmp := bytes.Compare(c.Entries[(i-1)*width:i*width], c.Entries[i*width:(i+1)*width])
+		if cmp > 0 || cmp == 0 && cohorts && c.Cohort(i-1) > c.Cohort(i) {
+			return fmt.Errorf("%s.entries: not in ascending order", at)
 		}
 	}
 	return nil
