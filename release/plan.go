@@ -10,6 +10,7 @@ import (
 	"sanitizer/job"
 	"sanitizer/schema"
 	"sanitizer/table"
+	"sanitizer/verify"
 )
 
 // CheckConfig rejects settings a release cannot honour (yet), before anything is read:
@@ -115,6 +116,9 @@ type plan struct {
 	// while it still has the ids.
 	seriesKey []byte
 	persons   []byte
+	// seriesCheck, on a night of a release series, is the verifier's check of the
+	// night against the state, which rides the truthfulness walk (nil: none).
+	seriesCheck *verify.SeriesCounter
 }
 
 // newPlan matches the configuration's columns with the input's columns and types for

@@ -30,16 +30,20 @@ import (
 // fault.ErrUnattainable when k cannot be met within the suppression limit.
 func Release(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Report, error) {
 	start := time.Now()
-	rp, err := planRelease(cfg, opt)
-	if err != nil {
-		return nil, err
+	if opt.SeriesRestart && opt.Series == "" {
+		return nil, fault.BadInput("--series-restart: starts a series, so it needs --series STATE.json")
 	}
 	var sn *seriesNight
-	if opt.Series != "" { // locked before anything is read
-		if sn, err = openSeries(cfg, opt, rp.out, rp.outFmt); err != nil {
+	if opt.Series != "" { // locked, and a committed night put in place, before the output is looked at
+		var err error
+		if sn, err = openSeries(cfg, opt); err != nil {
 			return nil, err
 		}
 		defer sn.close()
+	}
+	rp, err := planRelease(cfg, opt)
+	if err != nil {
+		return nil, err
 	}
 	r, err := openRun(rp, start)
 	if err != nil {
@@ -566,6 +570,9 @@ func (r *run) verifyStage(ctx context.Context) error {
 	if err != nil {
 		return fault.Internalf("%w", err)
 	}
+	if r.p.seriesCheck, err = r.series.verifier(r, spec, header); err != nil {
+		return err
+	}
 	skipped, err := verifyTruth(ctx, r.p, r.dest.path(), header, counter, table.Checksums(r.src))
 	if err != nil {
 		var v *verify.Violation
@@ -579,6 +586,11 @@ func (r *run) verifyStage(ctx context.Context) error {
 	}
 	if err := r.agrees(skipped); err != nil {
 		return err
+	}
+	if r.series != nil {
+		if err := r.series.verified(r.p.seriesCheck); err != nil {
+			return err
+		}
 	}
 	if err := releasedDisclosure(r.cfg, r.m, r.log); err != nil {
 		return err

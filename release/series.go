@@ -1,10 +1,12 @@
 package release
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"sanitizer/publish"
 	"sanitizer/schema"
 	"sanitizer/series"
+	"sanitizer/verify"
 )
 
 // A night of a release series (release --series STATE.json; docs/series.md): the
@@ -47,6 +50,8 @@ type seriesNight struct {
 	classTags []string
 	// What the state will record: the classes published, resting and retired.
 	classes, resting, retired []series.Class
+	// checked is what the verifier measured of the night.
+	checked *verify.SeriesMeasured
 }
 
 // checkSeries refuses a series night the configuration cannot run, naming the key:
@@ -68,8 +73,14 @@ func checkSeries(cfg *schema.Config, out string, outFmt schema.Format) error {
 }
 
 // openSeries locks and reads the series state opt.Series names (a night another run
-// holds is refused at once, exit 1), after checking that cfg can run a series night.
-func openSeries(cfg *schema.Config, opt job.Options, out string, outFmt schema.Format) (*seriesNight, error) {
+// holds is refused at once, exit 1), after checking that cfg can run a series night;
+// a night committed but not put in place is put in place first (series.Open), before
+// the release's output is checked (and its dead temporaries swept).
+func openSeries(cfg *schema.Config, opt job.Options) (*seriesNight, error) {
+	_, out, _, outFmt, err := paths(cfg, opt)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkSeries(cfg, out, outFmt); err != nil {
 		return nil, err
 	}
@@ -245,12 +256,19 @@ func (sn *seriesNight) nextState(r *run, output, temp, digest string) (*series.S
 // temporary release as pending, replaces the old one (the commit point); the caller
 // then puts the release in place and calls published.
 func (sn *seriesNight) commit(r *run) error {
-	temp := r.dest.path()
+	temp, err := filepath.Abs(r.dest.path()) // a next night may run in another folder
+	if err != nil {
+		return err
+	}
+	output, err := filepath.Abs(r.out)
+	if err != nil {
+		return err
+	}
 	digest, err := publish.Digest(temp)
 	if err != nil {
 		return fmt.Errorf("output: the written release's digest: %w", err)
 	}
-	s, err := sn.nextState(r, r.out, temp, digest)
+	s, err := sn.nextState(r, output, temp, digest)
 	if err != nil {
 		return err
 	}
@@ -266,6 +284,50 @@ func (sn *seriesNight) published() error {
 	if err := sn.h.Published(); err != nil {
 		return fmt.Errorf("%w (the night is committed and its release is in place; the next night finishes the state)", err)
 	}
+	return nil
+}
+
+// verifier is the verifier's check of tonight against the state, read by the
+// verifier's own reader from the bytes the run read (nil without a series).
+func (sn *seriesNight) verifier(r *run, spec verify.Spec, header []string) (*verify.SeriesCounter, error) {
+	if sn == nil {
+		return nil, nil
+	}
+	sc := verify.SeriesCheck{Node: sn.node(r.res.Levels), Quasi: sn.quasi, RemovalsAllowed: r.cfg.Series.Removals == schema.RemovalsAllow}
+	if sn.prev != nil {
+		vs, err := verify.ReadSeriesState(sn.h.Raw)
+		if err != nil {
+			return nil, fault.Internalf("the verifier cannot read the series state the run read: %w", err)
+		}
+		sc.Prev, sc.PrevNode = vs.Classes, vs.Node
+	}
+	if sn.width == 2*series.DigestBytes {
+		sc.Key = sn.h.Key
+	}
+	c, err := verify.NewSeriesCounter(sc, spec, header)
+	if err != nil {
+		return nil, fault.Internalf("the series check: %w", err)
+	}
+	return c, nil
+}
+
+// verified finishes the verifier's check of tonight: a night that breaks the series'
+// rules, or whose classes as the verifier read them from the written file differ from
+// those the state is to record, is an internal error, and nothing is published.
+func (sn *seriesNight) verified(c *verify.SeriesCounter) error {
+	m, err := c.Finish()
+	if err != nil {
+		return fault.Internalf("the written release failed the series check, nothing published: %w", err)
+	}
+	if len(m.Classes) != len(sn.classes) {
+		return fault.Internalf("the series check read %d classes from the written release, the night decided %d; nothing published", len(m.Classes), len(sn.classes))
+	}
+	for i, vc := range m.Classes {
+		if !slices.Equal(vc.Labels, sn.classes[i].Labels) || !bytes.Equal(vc.Entries, sn.classes[i].Entries) {
+			return fault.Internalf("the series check read class %d of the written release otherwise than the night decided it; nothing published", i)
+		}
+	}
+	sn.checked = m
 	return nil
 }
 

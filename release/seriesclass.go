@@ -338,42 +338,21 @@ func (d *nightDecision) decideClass(c int, pa *past) int {
 	matched, fresh := d.matchPast(recs, pa)
 	var t tonight
 	t.retired = slices.Clone(pa.retired)
-	broken := map[cohortKey]bool{}
-	for j, it := range pa.items {
-		if matched[j] < 0 {
-			broken[cohortKey{it.cohort, it.resting}] = true
-		}
-	}
-	retire := d.r.cfg.Series.Removals == schema.RemovalsRetire
-	var base, back []int32 // records of the published cohorts that go on, of resting ones that may return
-	var baseCohorts, backCohorts []uint32
-	for j, it := range pa.items {
-		i, key := matched[j], cohortKey{it.cohort, it.resting}
-		switch {
-		case i < 0: // lost: never to be published again
-			t.retired = append(t.retired, it.entry...)
-			if !it.resting {
-				t.removed = append(t.removed, it.entry...)
-			}
-		case broken[key] && retire: // withheld from now on
-			t.retired = append(t.retired, it.entry...)
-			if !it.resting {
-				t.removed = append(t.removed, it.entry...)
-			}
-		case it.resting:
-			back, backCohorts = append(back, i), append(backCohorts, it.cohort)
-		default:
-			base, baseCohorts = append(base, i), append(baseCohorts, it.cohort)
-		}
-	}
+	base, baseCohorts, back, backCohorts := d.sortPast(pa, matched, &t)
 	newOK := len(fresh) > 0 && d.models.Holds(fresh)
 	pub, pubCohorts, rest := d.assemble(base, baseCohorts, back, backCohorts, fresh, newOK)
-	t.published, t.cohorts = pub, pubCohorts
+	removed, ok := d.consecutive(pub, pa)
+	if !ok {
+		// New rows that cancel out against rows that left (equal entries) would make
+		// the difference of the two nights smaller than k: tonight publishes only what
+		// went on.
+		pub, pubCohorts, rest = d.assemble(base, baseCohorts, nil, nil, nil, false)
+		rest.records, rest.cohorts = append(rest.records, back...), append(rest.cohorts, backCohorts...)
+		removed, _ = d.consecutive(pub, pa)
+	}
+	t.published, t.cohorts, t.removed = pub, pubCohorts, removed
 	for k, i := range rest.records {
 		t.resting = append(t.resting, prior{entry: entry(i), cohort: rest.cohorts[k], resting: true})
-	}
-	for _, i := range rest.published { // withheld whole tonight: removed, resting
-		t.removed = append(t.removed, entry(i)...)
 	}
 	deferred := 0
 	if len(fresh) > 0 && !slices.Contains(pub, fresh[0]) {
@@ -381,6 +360,70 @@ func (d *nightDecision) decideClass(c int, pa *past) int {
 	}
 	d.settle(c, pa, recs, &t, len(fresh)-deferred, deferred)
 	return deferred
+}
+
+// sortPast sorts a class's past entries by what becomes of them tonight: lost ones
+// (matched to no record) and, with series.removals: retire, those of a cohort that
+// lost one retire (into t); the records of the published cohorts that go on are the
+// base, those of resting cohorts may come back.
+func (d *nightDecision) sortPast(pa *past, matched []int32, t *tonight) (base []int32, baseCohorts []uint32, back []int32, backCohorts []uint32) {
+	broken := map[cohortKey]bool{}
+	for j, it := range pa.items {
+		if matched[j] < 0 {
+			broken[cohortKey{it.cohort, it.resting}] = true
+		}
+	}
+	retire := d.r.cfg.Series.Removals == schema.RemovalsRetire
+	for j, it := range pa.items {
+		i, key := matched[j], cohortKey{it.cohort, it.resting}
+		switch {
+		case i < 0 || broken[key] && retire: // never to be published again
+			t.retired = append(t.retired, it.entry...)
+		case it.resting:
+			back, backCohorts = append(back, i), append(backCohorts, it.cohort)
+		default:
+			base, baseCohorts = append(base, i), append(baseCohorts, it.cohort)
+		}
+	}
+	return base, baseCohorts, back, backCohorts
+}
+
+// consecutive compares what a class publishes tonight (pub) with what it published
+// the last night, as the verifier does, entries as multisets: it returns the entries
+// removed, and whether the added ones are none or meet k and the models on their own
+// and (with series.removals: retire) the removed ones are none or at least k.
+func (d *nightDecision) consecutive(pub []int32, pa *past) (removed []byte, ok bool) {
+	w := d.sn.width
+	entry := func(i int32) []byte { return d.sn.entries[int(i)*w : int(i+1)*w] }
+	now := slices.Clone(pub)
+	slices.SortFunc(now, func(a, b int32) int { return bytes.Compare(entry(a), entry(b)) })
+	var added []int32
+	j := 0
+	before := func(j int) bool { return j < len(pa.items) }
+	for _, i := range now {
+		for before(j) && (pa.items[j].resting || bytes.Compare(pa.items[j].entry, entry(i)) < 0) {
+			if !pa.items[j].resting {
+				removed = append(removed, pa.items[j].entry...)
+			}
+			j++
+		}
+		if before(j) && bytes.Equal(pa.items[j].entry, entry(i)) {
+			j++
+			continue
+		}
+		added = append(added, i)
+	}
+	for ; before(j); j++ {
+		if !pa.items[j].resting {
+			removed = append(removed, pa.items[j].entry...)
+		}
+	}
+	ok = len(added) == 0 || d.models.Holds(added)
+	if d.r.cfg.Series.Removals == schema.RemovalsRetire {
+		units := d.units(removed)
+		ok = ok && (units == 0 || units >= d.r.sopt.K)
+	}
+	return removed, ok
 }
 
 // restingSet is what a class withholds whole tonight: records with their cohorts,

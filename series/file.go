@@ -26,8 +26,9 @@ type Handle struct {
 	keyPath string
 	unlock  func()
 	// State is the state as the last night left it; nil before the first night (or
-	// with a restart).
+	// with a restart). Raw is its file's bytes, for the verifier's own reader.
 	State *State
+	Raw   []byte
 	// Key is the series key; NewKey says that it is drawn for this night's first
 	// night and written at Commit.
 	Key    []byte
@@ -65,7 +66,7 @@ func Open(path, keyFile string, restart bool) (*Handle, error) {
 // committed but not put in place.
 func (h *Handle) open(keyFile string, restart bool) error {
 	var err error
-	if h.State, err = read(h.path); err != nil {
+	if h.State, h.Raw, err = read(h.path); err != nil {
 		return err
 	}
 	if h.State != nil && h.State.Pending != nil {
@@ -74,7 +75,7 @@ func (h *Handle) open(keyFile string, restart bool) error {
 		}
 	}
 	if restart {
-		h.State = nil
+		h.State, h.Raw = nil, nil
 	}
 	return h.readKey(keyFile)
 }
@@ -90,16 +91,17 @@ func (h *Handle) Close() {
 // Path is the state file's path.
 func (h *Handle) Path() string { return h.path }
 
-// read reads the state at path; nil when there is none yet.
-func read(path string) (*State, error) {
+// read reads the state at path, and its bytes; nil when there is none yet.
+func read(path string) (*State, []byte, error) {
 	data, err := readfile.Read(path, maxState)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fault.BadInput("series state: %w", err)
+		return nil, nil, fault.BadInput("series state: %w", err)
 	}
-	return Parse(path, data)
+	s, err := Parse(path, data)
+	return s, data, err
 }
 
 // readKey reads the series key, or draws one for a new series whose key file does not
@@ -162,6 +164,7 @@ func (h *Handle) write(s *State) error {
 	if err != nil {
 		return fmt.Errorf("series state %s: %w", h.path, err)
 	}
+	h.Raw = data
 	return nil
 }
 

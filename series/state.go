@@ -12,6 +12,7 @@ package series
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -149,21 +150,66 @@ func Parse(name string, data []byte) (*State, error) {
 	}
 	var s State
 	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fault.BadInput("series state %s: %w", name, typeError(err))
+		return nil, fault.BadInput("series state %s: %w", name, typeError(data, err))
 	}
 	if err := s.Check(); err != nil {
 		return nil, fault.BadInput("series state %s: %w", name, err)
 	}
+	for _, l := range [][]Class{s.Classes, s.Resting, s.Retired} {
+		for i := range l {
+			if len(l[i].Cohorts) == 0 {
+				l[i].Cohorts = nil // a retired class's "" is none
+			}
+		}
+	}
 	return &s, nil
 }
 
-// typeError is a decoding error without the value it met: the key and the type.
-func typeError(err error) error {
+// typeError is a decoding error of data without the value it met: the key and the
+// type, or the key of a malformed base64 or time.
+func typeError(data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		return fmt.Errorf("%q: a %s where the state holds %s", te.Field, te.Value, te.Type)
 	}
-	return errors.New("a value that is not of its key's type (or malformed base64 or time)")
+	if at := malformedAt(data); at != "" {
+		return fmt.Errorf("%s: %s", at, "not standard base64 with padding (entries, cohorts) or an RFC 3339 time")
+	}
+	return errors.New("a value that is not of its key's type")
+}
+
+// malformedAt names the first base64 or time value of the state data that does not
+// decode ("" when none; data has the state's shape).
+func malformedAt(data []byte) string {
+	type rawClass struct{ Entries, Cohorts string }
+	var raw struct {
+		Classes, Resting, Retired []rawClass
+		Previous                  *struct{ Classes []rawClass }
+		History                   []struct{ Time string }
+	}
+	if json.Unmarshal(data, &raw) != nil {
+		return ""
+	}
+	lists := map[string][]rawClass{"classes": raw.Classes, "resting": raw.Resting, "retired": raw.Retired}
+	if raw.Previous != nil {
+		lists["previous.classes"] = raw.Previous.Classes
+	}
+	for _, key := range []string{"classes", "resting", "retired", "previous.classes"} {
+		for i, c := range lists[key] {
+			if _, err := base64.StdEncoding.DecodeString(c.Entries); err != nil {
+				return fmt.Sprintf("%s[%d].entries", key, i)
+			}
+			if _, err := base64.StdEncoding.DecodeString(c.Cohorts); err != nil {
+				return fmt.Sprintf("%s[%d].cohorts", key, i)
+			}
+		}
+	}
+	for i, h := range raw.History {
+		if _, err := time.Parse(time.RFC3339Nano, h.Time); err != nil {
+			return fmt.Sprintf("history[%d].time", i)
+		}
+	}
+	return ""
 }
 
 // Check reports the first rule of docs/series.md the state breaks, naming its key.
@@ -296,9 +342,25 @@ func isDigest(s string) bool {
 	return ok && isHex(h, 64)
 }
 
-// Marshal is the state's bytes as a state file holds them.
+// Marshal is the state's bytes as a state file holds them: lists empty, never null
+// (but previous and pending), a retired class's cohorts the empty string.
 func (s *State) Marshal() ([]byte, error) {
-	b, err := json.Marshal(s)
+	c := *s
+	for _, l := range []*[]Class{&c.Classes, &c.Resting, &c.Retired} {
+		*l = slices.Clone(*l) // the caller's state is left as it is
+		if *l == nil {
+			*l = []Class{}
+		}
+		for i := range *l {
+			if (*l)[i].Cohorts == nil {
+				(*l)[i].Cohorts = []byte{}
+			}
+		}
+	}
+	if c.Waiting == nil {
+		c.Waiting = []Wait{}
+	}
+	b, err := json.Marshal(&c)
 	if err != nil {
 		return nil, fault.Internalf("series state: %w", err)
 	}

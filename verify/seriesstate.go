@@ -10,6 +10,7 @@ package verify
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -34,18 +35,23 @@ const (
 
 // SeriesState is a series' state file as the verifier reads it.
 type SeriesState struct {
-	Series   string        // the series' id: 32 lowercase hex digits
-	Night    int           // the last night published (1 after the first)
-	Columns  []string      // the release's header
-	Quasi    []string      // the quasi-identifier columns, in the release's order
-	Persons  bool          // entries carry person digests
-	Digests  SeriesDigests // of the models and the hierarchies
-	Node     []int         // the last night's level of each quasi-identifier
-	Classes  []SeriesClass // the last night's published classes, in label order
-	Previous *SeriesNight  // the night before's (nil on the first night)
-	Waiting  []SeriesWaiting
-	History  []SeriesHistory
-	Pending  *SeriesPending // nil unless a publication is under way
+	Series  string        // the series' id: 32 lowercase hex digits
+	Night   int           // the last night published (1 after the first)
+	Columns []string      // the release's header
+	Quasi   []string      // the quasi-identifier columns, in the release's order
+	Persons bool          // entries carry person digests
+	Digests SeriesDigests // of the models and the hierarchies
+	Node    []int         // the last night's level of each quasi-identifier
+	Classes []SeriesClass // the last night's published classes, in label order
+	// Resting and Retired are the classes' cohorts withheld whole and the rows never
+	// to be published again (read and checked for their form; a night is checked
+	// against Classes).
+	Resting, Retired []SeriesClass
+	KeyCheck         string       // tells the series key from another
+	Previous         *SeriesNight // the night before's (nil on the first night)
+	Waiting          []SeriesWaiting
+	History          []SeriesHistory
+	Pending          *SeriesPending // nil unless a publication is under way
 }
 
 // SeriesDigests are the digests ("sha256:" and 64 hex digits) of the privacy models'
@@ -158,16 +164,18 @@ func objectOf(f map[string]*stateShape) *stateShape { return &stateShape{kind: k
 var seriesShape = func() *stateShape {
 	str, num, boolean := &stateShape{kind: kString}, &stateShape{kind: kInt}, &stateShape{kind: kBool}
 	strs, nums := arrayOf(str), arrayOf(num)
-	classes := arrayOf(objectOf(map[string]*stateShape{"labels": strs, "entries": str}))
+	classes := arrayOf(objectOf(map[string]*stateShape{"labels": strs, "entries": str, "cohorts": str}))
 	previous := objectOf(map[string]*stateShape{"night": num, "node": nums, "classes": classes})
 	previous.nullable = true
 	pending := objectOf(map[string]*stateShape{"output": str, "temp": str, "digest": str})
 	pending.nullable = true
 	return objectOf(map[string]*stateShape{
-		"format": str, "series": str, "night": num, "columns": strs, "quasi": strs, "persons": boolean,
+		"format": str, "series": str, "night": num, "columns": strs, "quasi": strs, "persons": boolean, "key_check": str,
 		"digests":  objectOf(map[string]*stateShape{"models": str, "hierarchies": {kind: kMap, elem: str}}),
 		"node":     nums,
 		"classes":  classes,
+		"resting":  classes,
+		"retired":  classes,
 		"previous": previous,
 		"waiting":  arrayOf(objectOf(map[string]*stateShape{"class": str, "since": num, "records": num})),
 		"history": arrayOf(objectOf(map[string]*stateShape{
@@ -327,9 +335,12 @@ type (
 		Columns  []string       `json:"columns"`
 		Quasi    []string       `json:"quasi"`
 		Persons  bool           `json:"persons"`
+		KeyCheck string         `json:"key_check"`
 		Digests  rawDigests     `json:"digests"`
 		Node     []int          `json:"node"`
 		Classes  []rawClass     `json:"classes"`
+		Resting  []rawClass     `json:"resting"`
+		Retired  []rawClass     `json:"retired"`
 		Previous *rawNight      `json:"previous"`
 		Waiting  []rawWaiting   `json:"waiting"`
 		History  []rawHistory   `json:"history"`
@@ -342,6 +353,7 @@ type (
 	rawClass struct {
 		Labels  []string `json:"labels"`
 		Entries string   `json:"entries"`
+		Cohorts string   `json:"cohorts"`
 	}
 	rawNight struct {
 		Night   int        `json:"night"`
@@ -370,7 +382,7 @@ func (r *rawState) state() (*SeriesState, error) {
 	if err := r.checkHeader(); err != nil {
 		return nil, err
 	}
-	st := &SeriesState{Series: r.Series, Night: r.Night, Columns: r.Columns, Quasi: r.Quasi, Persons: r.Persons,
+	st := &SeriesState{Series: r.Series, Night: r.Night, Columns: r.Columns, Quasi: r.Quasi, Persons: r.Persons, KeyCheck: r.KeyCheck,
 		Digests: SeriesDigests{Models: r.Digests.Models, Hierarchies: r.Digests.Hierarchies}, Node: r.Node}
 	width := seriesEntryRows
 	if r.Persons {
@@ -380,8 +392,18 @@ func (r *rawState) state() (*SeriesState, error) {
 		return nil, err
 	}
 	var err error
-	if st.Classes, err = stateClasses(r.Classes, "classes", len(r.Quasi), width); err != nil {
-		return nil, err
+	for _, cs := range []struct {
+		path    string
+		raw     []rawClass
+		to      *[]SeriesClass
+		cohorts bool
+	}{{"classes", r.Classes, &st.Classes, true}, {"resting", r.Resting, &st.Resting, true}, {"retired", r.Retired, &st.Retired, false}} {
+		if *cs.to, err = stateClasses(cs.raw, cs.path, len(r.Quasi), width); err != nil {
+			return nil, err
+		}
+		if err := stateCohorts(cs.raw, cs.path, width, cs.cohorts, r.Night); err != nil {
+			return nil, err
+		}
 	}
 	if p := r.Previous; p != nil {
 		if p.Night < 1 || p.Night >= r.Night {
@@ -392,6 +414,9 @@ func (r *rawState) state() (*SeriesState, error) {
 		}
 		st.Previous = &SeriesNight{Night: p.Night, Node: p.Node}
 		if st.Previous.Classes, err = stateClasses(p.Classes, "previous.classes", len(r.Quasi), width); err != nil {
+			return nil, err
+		}
+		if err := stateCohorts(p.Classes, "previous.classes", width, true, p.Night); err != nil {
 			return nil, err
 		}
 	}
@@ -422,6 +447,8 @@ func (r *rawState) checkHeader() error {
 		return stateError("night", "below 1")
 	case len(r.Columns) == 0:
 		return stateError("columns", "empty")
+	case !isLowerHex(r.KeyCheck, 16):
+		return stateError("key_check", "not 16 lowercase hex digits")
 	case !isDigest(r.Digests.Models):
 		return stateError("digests.models", "not sha256: and 64 lowercase hex digits")
 	}
@@ -485,6 +512,33 @@ func stateClasses(raw []rawClass, path string, q, width int) ([]SeriesClass, err
 		out[i] = SeriesClass{Labels: rc.Labels, Entries: e}
 	}
 	return out, nil
+}
+
+// stateCohorts checks the cohorts of the classes at path: with cohorts, one
+// little-endian uint32 per entry, each a night from 1 to night; without (retired
+// classes), none.
+func stateCohorts(raw []rawClass, path string, width int, cohorts bool, night int) error {
+	for i, rc := range raw {
+		at := fmt.Sprintf("%s[%d].cohorts", path, i)
+		c, err := base64.StdEncoding.Strict().DecodeString(rc.Cohorts)
+		if err != nil || strings.ContainsAny(rc.Cohorts, "\r\n") {
+			return stateError(at, "not standard base64 with padding")
+		}
+		e, _ := base64.StdEncoding.Strict().DecodeString(rc.Entries) // checked by stateClasses
+		entries := len(e) / width
+		switch {
+		case !cohorts && len(c) != 0:
+			return stateError(at, "a retired class has no cohorts")
+		case cohorts && len(c) != 4*entries:
+			return stateError(at, "%d bytes, not a cohort (4 bytes) per entry", len(c))
+		}
+		for j := 0; j+4 <= len(c); j += 4 {
+			if n := binary.LittleEndian.Uint32(c[j:]); n < 1 || int64(n) > int64(night) {
+				return stateError(at, "cohort %d is not a night of the series", j/4)
+			}
+		}
+	}
+	return nil
 }
 
 // stateEntries decodes the entries at path: standard base64 with padding, entries of

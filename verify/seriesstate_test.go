@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -35,6 +36,16 @@ var (
 	hexC    = strings.Repeat("c", 64)
 )
 
+// cohortsOf is the cohorts of entries (width bytes each), all night, as the state
+// writes them (base64 of a little-endian uint32 per entry).
+func cohortsOf(entries []byte, width int, night uint32) string {
+	var c []byte
+	for range len(entries) / width {
+		c = binary.LittleEndian.AppendUint32(c, night)
+	}
+	return base64.StdEncoding.EncodeToString(c)
+}
+
 // handState is a state written by hand (docs/series.md's keys), night 2.
 func handState() string {
 	return `{
@@ -44,11 +55,14 @@ func handState() string {
  "columns": ["age", "zip", "diag"],
  "quasi": ["age", "zip"],
  "persons": false,
+ "key_check": "0011223344556677",
  "digests": {"models": "sha256:` + hexA + `", "hierarchies": {"zip": "sha256:` + hexB + `"}},
  "node": [1, 2],
- "classes": [{"labels": ["[20,29]", "123**"], "entries": "` + b64(stateE1) + `"},
-  {"labels": ["[30,39]", "123**"], "entries": "` + b64(stateE2) + `"}],
- "previous": {"night": 1, "node": [1, 1], "classes": [{"labels": ["[20,29]", "1234*"], "entries": "` + b64(stateE3) + `"}]},
+ "classes": [{"labels": ["[20,29]", "123**"], "entries": "` + b64(stateE1) + `", "cohorts": "` + cohortsOf(stateE1, 16, 1) + `"},
+  {"labels": ["[30,39]", "123**"], "entries": "` + b64(stateE2) + `", "cohorts": "` + cohortsOf(stateE2, 16, 2) + `"}],
+ "resting": [],
+ "retired": [],
+ "previous": {"night": 1, "node": [1, 1], "classes": [{"labels": ["[20,29]", "1234*"], "entries": "` + b64(stateE3) + `", "cohorts": "` + cohortsOf(stateE3, 16, 1) + `"}]},
  "waiting": [{"class": "00112233445566778899aabbccddeeff", "since": 2, "records": 3}],
  "history": [{"night": 1, "time": "2026-12-01T02:00:00Z", "node": [1, 1], "released": 1, "deferred": 0, "removed": 0, "output": "out/n1.csv", "digest": "sha256:` + hexC + `"},
   {"night": 2, "time": "2026-12-02T02:00:00.5Z", "node": [1, 2], "released": 4, "deferred": 3, "removed": 0, "output": "out/n2.csv", "digest": "sha256:` + hexA + `"}],
@@ -59,7 +73,8 @@ func handState() string {
 // handStateWant is handState as a SeriesState.
 func handStateWant() *SeriesState {
 	return &SeriesState{
-		Series: "0123456789abcdef0123456789abcdef", Night: 2,
+		Series: "0123456789abcdef0123456789abcdef", Night: 2, KeyCheck: "0011223344556677",
+		Resting: []SeriesClass{}, Retired: []SeriesClass{},
 		Columns: []string{"age", "zip", "diag"}, Quasi: []string{"age", "zip"},
 		Digests: SeriesDigests{Models: "sha256:" + hexA, Hierarchies: map[string]string{"zip": "sha256:" + hexB}},
 		Node:    []int{1, 2},
@@ -78,10 +93,14 @@ func handStateWant() *SeriesState {
 // round trip.
 func writeState(t testing.TB, st *SeriesState) []byte {
 	t.Helper()
+	width := 16
+	if st.Persons {
+		width = 32
+	}
 	classes := func(cs []SeriesClass) []map[string]any {
 		out := []map[string]any{}
 		for _, c := range cs {
-			out = append(out, map[string]any{"labels": c.Labels, "entries": b64(c.Entries)})
+			out = append(out, map[string]any{"labels": c.Labels, "entries": b64(c.Entries), "cohorts": cohortsOf(c.Entries, width, 1)})
 		}
 		return out
 	}
@@ -106,8 +125,8 @@ func writeState(t testing.TB, st *SeriesState) []byte {
 	}
 	data, err := json.Marshal(map[string]any{
 		"format": SeriesFormat, "series": st.Series, "night": st.Night, "columns": st.Columns, "quasi": st.Quasi,
-		"persons": st.Persons, "digests": map[string]any{"models": st.Digests.Models, "hierarchies": hier},
-		"node": st.Node, "classes": classes(st.Classes), "previous": prev, "waiting": waiting, "history": history,
+		"persons": st.Persons, "key_check": st.KeyCheck, "digests": map[string]any{"models": st.Digests.Models, "hierarchies": hier},
+		"node": st.Node, "classes": classes(st.Classes), "resting": []any{}, "retired": []any{}, "previous": prev, "waiting": waiting, "history": history,
 		"pending": pending,
 	})
 	if err != nil {
@@ -137,6 +156,8 @@ func TestReadSeriesStateRoundTrip(t *testing.T) {
 	s = testfiles.Replace(t, s, b64(stateE1), b64(entryBytes(32, 1, 2)))
 	s = testfiles.Replace(t, s, b64(stateE2), b64(entryBytes(32, 3)))
 	s = testfiles.Replace(t, s, b64(stateE3), b64(entryBytes(32, 1)))
+	s = testfiles.Replace(t, s, cohortsOf(stateE1, 16, 1), cohortsOf(entryBytes(32, 1, 2), 32, 1))
+	s = testfiles.Replace(t, s, cohortsOf(stateE2, 16, 2), cohortsOf(entryBytes(32, 3), 32, 2))
 	st, err = ReadSeriesState([]byte(s))
 	if err != nil {
 		t.Fatal(err)
@@ -235,8 +256,8 @@ func FuzzReadSeriesState(f *testing.F) {
 	f.Add([]byte(handState()))
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"format": "sanitize-series/1", "night": [[[[1]]]]}`))
-	f.Add([]byte(strings.Replace(handState(), `"pending": null`, `"pending": {"output": "a", "temp": "b", "digest": "sha256:`+hexA+`"}`, 1)))
-	f.Add([]byte(strings.Replace(handState(), `"previous": {`, `"previous": null, "x": {`, 1)))
+	f.Add([]byte(testfiles.Replace(f, handState(), `"pending": null`, `"pending": {"output": "a", "temp": "b", "digest": "sha256:`+hexA+`"}`)))
+	f.Add([]byte(testfiles.Replace(f, handState(), `"previous": {`, `"previous": null, "x": {`)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, err := ReadSeriesState(data)
 		if err != nil {

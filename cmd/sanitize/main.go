@@ -240,7 +240,7 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 	var cfgPath string
 	var opt job.Options
 	cmd := &cobra.Command{
-		Use:   "release -c CONFIG --in INPUT --out RELEASE [--report R.json] [--report R.html] [--force] [--workers N]",
+		Use:   "release -c CONFIG --in INPUT --out RELEASE [--report R.json] [--report R.html] [--force] [--workers N] [--series STATE.json [--series-restart]]",
 		Short: "Write a k-anonymous, verified release of INPUT",
 		Long: "Generalize the quasi-identifiers of INPUT to the node of least information loss (search.algorithm: optimal)\n" +
 			"or partition them (mondrian) until every published class meets the configuration's models:\n" + modelsHelp +

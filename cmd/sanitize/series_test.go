@@ -607,3 +607,22 @@ func TestSeriesDefers(t *testing.T) {
 		t.Errorf("night 2's release holds %d rows, its history records %d", got, h.Released)
 	}
 }
+
+// TestSeriesRetryAfterCommit: a night killed once its state is committed and run
+// again to the same output keeps the committed release (the next run puts it in
+// place before it looks at the output), and the series goes on.
+func TestSeriesRetryAfterCommit(t *testing.T) {
+	data := seriesTables(t)
+	f := newSeries(t, data)
+	cfg := f.config(t, "cfg.yaml", seriesConfig(t, nil))
+	night2 := f.nightArgs(cfg, f.nightInput(t, 2), f.out(2))
+	killAt(t, "series-committed", night2...)
+	runCLI(t, night2...) // the output exists now: refused without --force
+	s := readState(t, f.state())
+	if _, err := os.Stat(f.out(2)); err != nil || sha256Of(t, f.out(2)) != s.History[1].Digest {
+		t.Errorf("committed release lost at %s (%v)", f.out(2), err)
+	}
+	if code, _, stderr := runCLI(t, f.nightArgs(cfg, f.nightInput(t, 3), f.out(3))...); code != 0 {
+		t.Fatalf("night 3: exit %d\n%s", code, stderr)
+	}
+}

@@ -1,6 +1,7 @@
 // Package keyfile reads and creates secret key files: regular files readable by their
 // owner only, whose whole content is the key. Its errors name the file and what is
-// wrong with it, never the content.
+// wrong with it, never the content. It imports, of this module, only fault and
+// internal/readfile.
 package keyfile
 
 import (

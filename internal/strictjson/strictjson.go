@@ -1,7 +1,7 @@
 // Package strictjson checks a JSON document's keys before it is decoded: encoding/json
 // alone keeps the last of two equal keys, matches keys in any case and ignores a
 // missing one, so that a file a run trusts (the DP ledger, a series' state) could lose
-// an entry unseen.
+// an entry unseen. It imports nothing of this module.
 package strictjson
 
 import (
