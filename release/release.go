@@ -650,6 +650,7 @@ func (r *run) report() (*report.Report, error) {
 	if r.mres != nil {
 		rep.Partitions = &report.PartitionStats{Partitions: len(r.mres.Sizes), Splits: r.mres.Splits}
 	}
+	rep.Series = r.series.summary(r)
 	return rep, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"sanitizer/fault"
 	"sanitizer/job"
 	"sanitizer/publish"
+	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/series"
 	"sanitizer/verify"
@@ -28,6 +29,7 @@ import (
 type seriesNight struct {
 	h       *series.Handle
 	prev    *series.State // the state the last night left; nil on a series' first night
+	id      string        // the series' id (a new one on its first night)
 	restart bool
 	// What the state records of the release (compatible).
 	columns []string
@@ -139,8 +141,10 @@ func (sn *seriesNight) compatible(r *run) error {
 	}
 	p := sn.prev
 	if p == nil {
-		return nil
+		sn.id, err = series.NewID()
+		return err
 	}
+	sn.id = p.Series
 	changed := ""
 	switch {
 	case !slices.Equal(p.Columns, sn.columns):
@@ -236,20 +240,43 @@ func (sn *seriesNight) node(levels []int) []int {
 func (sn *seriesNight) nextState(r *run, output, temp, digest string) (*series.State, error) {
 	s := &series.State{Format: series.Format, Columns: sn.columns, Quasi: sn.quasi, Persons: sn.width == 32,
 		Digests: sn.digests, Node: sn.node(r.res.Levels), Classes: sn.classes, Resting: sn.resting, Retired: sn.retired, Waiting: sn.waiting}
+	s.Series, s.Night = sn.id, sn.night()
 	if p := sn.prev; p != nil {
-		s.Series, s.Night, s.History = p.Series, p.Night+1, slices.Clone(p.History)
+		s.History = slices.Clone(p.History)
 		s.Previous = &series.Night{Night: p.Night, Node: p.Node, Classes: p.Classes}
-	} else {
-		var err error
-		if s.Series, err = series.NewID(); err != nil {
-			return nil, fmt.Errorf("series id: %w", err)
-		}
-		s.Night = 1
 	}
-	s.History = append(s.History, series.Record{Night: s.Night, Time: r.created.UTC().Truncate(time.Second), Node: s.Node,
-		Released: r.written, Deferred: sn.deferred, Removed: sn.removed, Output: output, Digest: digest})
+	s.History = append(s.History, sn.record(r, output, digest))
 	s.Pending = &series.Pending{Output: output, Temp: temp, Digest: digest}
 	return s, nil
+}
+
+// record is tonight's line of the history.
+func (sn *seriesNight) record(r *run, output, digest string) series.Record {
+	return series.Record{Night: sn.night(), Time: r.created.UTC().Truncate(time.Second), Node: sn.node(r.res.Levels),
+		Released: r.written, Deferred: sn.deferred, Removed: sn.removed, Output: output, Digest: digest}
+}
+
+// summary is the report's account of tonight (nil without a series).
+func (sn *seriesNight) summary(r *run) *report.SeriesSummary {
+	if sn == nil {
+		return nil
+	}
+	s := &report.SeriesSummary{State: sn.h.Path(), Series: sn.id, Night: sn.night(), Removals: r.cfg.Series.Removals.String(),
+		Added: sn.added, Removed: sn.removed, Deferred: sn.deferred, Withheld: sn.withheld,
+		WaitingClasses: len(sn.waiting), OldestWait: sn.oldest, Exposed: sn.exposed, Quasi: sn.quasi}
+	for _, c := range sn.retired {
+		s.Retired += len(c.Entries) / sn.width
+	}
+	var past []series.Record
+	if sn.prev != nil {
+		past = sn.prev.History
+	}
+	for _, h := range append(slices.Clone(past), sn.record(r, r.out, "")) {
+		s.History = append(s.History, report.SeriesRecord{Night: h.Night, Time: h.Time.UTC().Format(time.RFC3339), Node: h.Node,
+			Released: h.Released, Deferred: h.Deferred, Removed: h.Removed})
+	}
+	s.Learns = report.SeriesLearns(s, r.sopt.K, r.t.Unit != nil)
+	return s
 }
 
 // commit makes tonight the series' last night: the new state, naming the verified

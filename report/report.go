@@ -40,8 +40,10 @@ type Report struct {
 	// Generalized is, per quasi-identifier, what the release publishes of it.
 	Generalized []QuasiRelease `json:"generalized,omitempty"`
 	// Risk is the re-identification risk of the input and of the written release.
-	Risk     *RiskReport `json:"risk,omitempty"`
-	StagesMS Stages      `json:"stages_ms"`
+	Risk *RiskReport `json:"risk,omitempty"`
+	// Series is the night of a release series this release is (nil: none).
+	Series   *SeriesSummary `json:"series,omitempty"`
+	StagesMS Stages         `json:"stages_ms"`
 }
 
 // QuasiRelease is what a release publishes of one quasi-identifier: its level (−1
@@ -306,6 +308,7 @@ func (r *Report) Summary(w io.Writer) {
 		fmt.Fprintf(w, "k=%d%s holds: %d classes, smallest %d, average %.1f (verified from the written file)\n", r.Model.K, kd, r.Verified.Classes, r.Verified.MinClass, r.AvgClass)
 	}
 	r.populationSummary(w)
+	r.seriesSummary(w)
 	if r.Partitions != nil {
 		fmt.Fprintf(w, "mondrian: %d partitions after %d splits; %s %.4f; %.0f ms\n", r.Partitions.Partitions, r.Partitions.Splits, r.Metric.Name, r.Metric.Value, r.StagesMS.Total)
 	} else {
