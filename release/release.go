@@ -913,6 +913,13 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	if err != nil {
 		return nil, err
 	}
+	var night *seriesChecked
+	if opt.Series != "" { // a series night leaves out, besides what the models require, what the series withholds
+		if night, err = readSeriesCheck(cfg, opt.Series); err != nil {
+			return nil, err
+		}
+		spec.MaxSuppressed += night.withheld()
+	}
 	rel := p.output
 	f, err := openChecked(rel, p.outFormat, p.Config.Output.CSV, spec.Columns, releaseTable)
 	if err != nil {
@@ -939,6 +946,9 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 		if err := checkTruth(ctx, p, spec, m); err != nil {
 			return m, err
 		}
+	}
+	if night != nil { // the records left out: the series' rules decide, and checked
+		return m, night.check(ctx, p, spec)
 	}
 	// The records left out: only those the models require, and the parameters the
 	// release records.

@@ -253,7 +253,7 @@ func (sn *seriesNight) nextState(r *run, output, temp, digest string) (*series.S
 // record is tonight's line of the history.
 func (sn *seriesNight) record(r *run, output, digest string) series.Record {
 	return series.Record{Night: sn.night(), Time: r.created.UTC().Truncate(time.Second), Node: sn.node(r.res.Levels),
-		Released: r.written, Deferred: sn.deferred, Removed: sn.removed, Output: output, Digest: digest}
+		Released: r.written, Deferred: sn.deferred, Withheld: sn.withheld, Removed: sn.removed, Output: output, Digest: digest}
 }
 
 // summary is the report's account of tonight (nil without a series).

@@ -93,7 +93,8 @@ type Record struct {
 	Time     time.Time `json:"time"`
 	Node     []int     `json:"node"`
 	Released int       `json:"released"`
-	Deferred int       `json:"deferred"`
+	Deferred int       `json:"deferred"` // new records withheld (they wait)
+	Withheld int       `json:"withheld"` // every record withheld: deferred, resting, retired
 	Removed  int       `json:"removed"`
 	Output   string    `json:"output"`
 	Digest   string    `json:"digest"`
@@ -131,7 +132,7 @@ var (
 		}},
 		"waiting": {Elems: &strictjson.Shape{All: true, Fields: map[string]*strictjson.Shape{"class": nil, "since": nil, "records": nil}}},
 		"history": {Elems: &strictjson.Shape{All: true, Fields: map[string]*strictjson.Shape{
-			"night": nil, "time": nil, "node": nil, "released": nil, "deferred": nil, "removed": nil, "output": nil, "digest": nil,
+			"night": nil, "time": nil, "node": nil, "released": nil, "deferred": nil, "withheld": nil, "removed": nil, "output": nil, "digest": nil,
 		}}},
 		"pending": {All: true, Fields: map[string]*strictjson.Shape{"output": nil, "temp": nil, "digest": nil}},
 	}}

@@ -132,7 +132,7 @@ func handWritten() string {
   "previous": null,
   "waiting": [],
   "history": [{"night": 1, "time": "2025-03-01T02:00:00Z", "node": [0, 3], "released": 4,
-    "deferred": 0, "removed": 0, "output": "n1.csv", "digest": "%s"}],
+    "deferred": 0, "withheld": 0, "removed": 0, "output": "n1.csv", "digest": "%s"}],
   "pending": null
 }`, KeyCheck(testKey), sha("a"), sha("b"), sha("c"),
 		canary, b64(entries(1, 3, DigestBytes)), b64(cohorts(3, 1)),

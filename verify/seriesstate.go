@@ -89,7 +89,8 @@ type SeriesHistory struct {
 	Time     time.Time // UTC
 	Node     []int
 	Released int
-	Deferred int
+	Deferred int // new records waiting
+	Withheld int // every record the night left out by the series' rules
 	Removed  int
 	Output   string
 	Digest   string // the release's "sha256:" digest
@@ -179,7 +180,7 @@ var seriesShape = func() *stateShape {
 		"previous": previous,
 		"waiting":  arrayOf(objectOf(map[string]*stateShape{"class": str, "since": num, "records": num})),
 		"history": arrayOf(objectOf(map[string]*stateShape{
-			"night": num, "time": str, "node": nums, "released": num, "deferred": num, "removed": num, "output": str, "digest": str,
+			"night": num, "time": str, "node": nums, "released": num, "deferred": num, "withheld": num, "removed": num, "output": str, "digest": str,
 		})),
 		"pending": pending,
 	})
@@ -371,6 +372,7 @@ type (
 		Node     []int  `json:"node"`
 		Released int    `json:"released"`
 		Deferred int    `json:"deferred"`
+		Withheld int    `json:"withheld"`
 		Removed  int    `json:"removed"`
 		Output   string `json:"output"`
 		Digest   string `json:"digest"`
@@ -597,6 +599,8 @@ func (r *rawState) history() ([]SeriesHistory, error) {
 			return nil, stateError(at+".released", "negative")
 		case h.Deferred < 0:
 			return nil, stateError(at+".deferred", "negative")
+		case h.Withheld < h.Deferred:
+			return nil, stateError(at+".withheld", "fewer than deferred (the deferred records are withheld)")
 		case h.Removed < 0:
 			return nil, stateError(at+".removed", "negative")
 		case !isDigest(h.Digest):
@@ -606,7 +610,7 @@ func (r *rawState) history() ([]SeriesHistory, error) {
 			return nil, err
 		}
 		out[i] = SeriesHistory{Night: h.Night, Time: t.UTC(), Node: h.Node, Released: h.Released, Deferred: h.Deferred,
-			Removed: h.Removed, Output: h.Output, Digest: h.Digest}
+			Withheld: h.Withheld, Removed: h.Removed, Output: h.Output, Digest: h.Digest}
 	}
 	return out, nil
 }

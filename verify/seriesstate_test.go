@@ -64,8 +64,8 @@ func handState() string {
  "retired": [],
  "previous": {"night": 1, "node": [1, 1], "classes": [{"labels": ["[20,29]", "1234*"], "entries": "` + b64(stateE3) + `", "cohorts": "` + cohortsOf(stateE3, 16, 1) + `"}]},
  "waiting": [{"class": "00112233445566778899aabbccddeeff", "since": 2, "records": 3}],
- "history": [{"night": 1, "time": "2026-12-01T02:00:00Z", "node": [1, 1], "released": 1, "deferred": 0, "removed": 0, "output": "out/n1.csv", "digest": "sha256:` + hexC + `"},
-  {"night": 2, "time": "2026-12-02T02:00:00.5Z", "node": [1, 2], "released": 4, "deferred": 3, "removed": 0, "output": "out/n2.csv", "digest": "sha256:` + hexA + `"}],
+ "history": [{"night": 1, "time": "2026-12-01T02:00:00Z", "node": [1, 1], "released": 1, "deferred": 0, "withheld": 0, "removed": 0, "output": "out/n1.csv", "digest": "sha256:` + hexC + `"},
+  {"night": 2, "time": "2026-12-02T02:00:00.5Z", "node": [1, 2], "released": 4, "deferred": 3, "withheld": 3, "removed": 0, "output": "out/n2.csv", "digest": "sha256:` + hexA + `"}],
  "pending": null
 }`
 }
@@ -84,7 +84,7 @@ func handStateWant() *SeriesState {
 		Waiting: []SeriesWaiting{{Class: "00112233445566778899aabbccddeeff", Since: 2, Records: 3}},
 		History: []SeriesHistory{
 			{Night: 1, Time: time.Date(2026, 12, 1, 2, 0, 0, 0, time.UTC), Node: []int{1, 1}, Released: 1, Output: "out/n1.csv", Digest: "sha256:" + hexC},
-			{Night: 2, Time: time.Date(2026, 12, 2, 2, 0, 0, 5e8, time.UTC), Node: []int{1, 2}, Released: 4, Deferred: 3, Output: "out/n2.csv", Digest: "sha256:" + hexA},
+			{Night: 2, Time: time.Date(2026, 12, 2, 2, 0, 0, 5e8, time.UTC), Node: []int{1, 2}, Released: 4, Deferred: 3, Withheld: 3, Output: "out/n2.csv", Digest: "sha256:" + hexA},
 		},
 	}
 }
@@ -117,7 +117,7 @@ func writeState(t testing.TB, st *SeriesState) []byte {
 	}
 	for _, h := range st.History {
 		history = append(history, map[string]any{"night": h.Night, "time": h.Time.Format(time.RFC3339Nano), "node": h.Node,
-			"released": h.Released, "deferred": h.Deferred, "removed": h.Removed, "output": h.Output, "digest": h.Digest})
+			"released": h.Released, "deferred": h.Deferred, "withheld": h.Withheld, "removed": h.Removed, "output": h.Output, "digest": h.Digest})
 	}
 	hier := st.Digests.Hierarchies
 	if hier == nil {

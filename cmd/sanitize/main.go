@@ -360,7 +360,7 @@ func newCheck(stdout io.Writer) *cobra.Command {
 	var cfgPath string
 	var opt job.Options
 	cmd := &cobra.Command{
-		Use:   "check -c CONFIG --in INPUT --release RELEASE [--report R.json]",
+		Use:   "check -c CONFIG --in INPUT --release RELEASE [--report R.json] [--series STATE.json]",
 		Short: "Re-check an existing release against its input and configuration",
 		Long: "Re-check RELEASE against INPUT and the configuration's models, counted from the files by independent code:\n" + modelsHelp +
 			"the records it leaves out, the truthfulness of every record, and the parameters it records.\n" +
@@ -389,6 +389,7 @@ func newCheck(stdout io.Writer) *cobra.Command {
 	cmd.Flags().StringVar(&opt.Input, "in", "", "input table: a file, or a folder or glob pattern of parts read as one (overrides input.path)")
 	cmd.Flags().StringVar(&opt.Output, "release", "", "release file to check (overrides output.path)")
 	cmd.Flags().StringVar(&opt.Report, "report", "", "the JSON report the release wrote (release --report R.json): its recorded node and parameters are checked too (a CSV release has no metadata)")
+	cmd.Flags().StringVar(&opt.Series, "series", "", "the release is the last night of the series whose state this is: its additions and removals against the night before are checked too (docs/series.md)")
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -624,5 +625,76 @@ func TestSeriesRetryAfterCommit(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, f.nightArgs(cfg, f.nightInput(t, 3), f.out(3))...); code != 0 {
 		t.Fatalf("night 3: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestSeriesCheck: check --series re-checks the last night of a series that deferred
+// records (exit 0), refuses another night's release (exit 2), and finds the night
+// breaking the series' rules when the state says a class held one entry fewer the
+// night before (one record added, fewer than k: exit 3).
+func TestSeriesCheck(t *testing.T) {
+	night1, other := genAdmissions(t, "1", 3000), genAdmissions(t, "2", 46)
+	for i, r := range other[1:] {
+		r[0] = fmt.Sprintf("Q%07d", i)
+	}
+	f := &seriesFiles{dir: t.TempDir(), in: t.TempDir()}
+	cfg := f.config(t, "cfg.yaml", seriesConfig(t, nil))
+	in1 := f.input(t, "night1.csv", night1)
+	if code, _, stderr := runCLI(t, f.nightArgs(cfg, in1, f.out(1))...); code != 0 {
+		t.Fatalf("night 1: exit %d\n%s", code, stderr)
+	}
+	in2 := f.input(t, "night2.csv", slices.Concat(night1, other[1:]))
+	if code, _, stderr := runCLI(t, f.nightArgs(cfg, in2, f.out(2))...); code != 0 {
+		t.Fatalf("night 2: exit %d\n%s", code, stderr)
+	}
+	if h := f.checkHistory(t, 2).History[1]; h.Deferred == 0 {
+		t.Fatal("night 2 deferred nothing: the check of a night with deferred records is not tested")
+	}
+	check := func(state, release string) (int, string) {
+		code, _, stderr := runCLI(t, "check", "-c", cfg, "--in", in2, "--release", release, "--series", state)
+		return code, stderr
+	}
+	if code, stderr := check(f.state(), f.out(2)); code != 0 {
+		t.Fatalf("check --series of the last night: exit %d\n%s", code, stderr)
+	}
+	if code, stderr := check(f.state(), f.out(1)); code == 0 {
+		t.Errorf("check --series of night 1's release against night 2's state: exit 0\n%s", stderr)
+	}
+	// The state's previous night loses one entry of its first class, whose class
+	// tonight still holds it: tonight then seems to add one record.
+	var raw map[string]any
+	data, err := os.ReadFile(f.state())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	prev := raw["previous"].(map[string]any)["classes"].([]any)[0].(map[string]any)
+	for key, width := range map[string]int{"entries": 16, "cohorts": 4} {
+		b, err := base64.StdEncoding.DecodeString(prev[key].(string))
+		if err != nil || len(b) < 2*width {
+			t.Fatalf("the state's previous class: %s of %d bytes (%v)", key, len(b), err)
+		}
+		prev[key] = base64.StdEncoding.EncodeToString(b[width:])
+	}
+	edited, err := json.Marshal(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := filepath.Join(t.TempDir(), "forged.json")
+	key, err := os.ReadFile(f.state() + ".key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(forged, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(forged+".key", key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := check(forged, f.out(2))
+	if code != 3 || !strings.Contains(stderr, "adds 1 records") {
+		t.Errorf("check --series with a state whose previous class lacks an entry: exit %d, want 3 naming the additions\n%s", code, stderr)
 	}
 }
