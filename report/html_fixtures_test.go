@@ -314,6 +314,52 @@ func hospitalManifest(ledger bool) *Manifest {
 	return m
 }
 
+// adultSeries is night 4 of a nightly series of Adult's k = 5 releases (the node
+// coarser in age and education from night 3 on), under series.removals: retire (rows
+// retired) or allow (three groups exposed tonight, one of them a group tonight's
+// release no longer publishes).
+func adultSeries(removals string) *SeriesSummary {
+	node := func(age, education int) []int { return []int{age, 0, 1, 1, education, 2, 1} }
+	s := &SeriesSummary{State: "nightly/adult.series.json", Series: "5f0c2a9e41d87b36a0e4c1f9d2b7e8a3", Night: 4, Removals: removals,
+		Added: 212, Removed: 9, Deferred: 37, Withheld: 51, WaitingClasses: 6, OldestWait: 3, Retired: 23,
+		Quasi: []string{"age", "sex", "race", "marital-status", "education", "native-country", "workclass"},
+		History: []SeriesRecord{
+			{Night: 1, Time: "2026-11-22T02:00:07Z", Node: node(1, 1), Released: 28190, Deferred: 41},
+			{Night: 2, Time: "2026-11-23T02:00:05Z", Node: node(1, 1), Released: 28413, Deferred: 58, Removed: 5},
+			{Night: 3, Time: "2026-11-24T02:00:09Z", Node: node(2, 2), Released: 28631, Deferred: 44, Removed: 12},
+			{Night: 4, Time: "2026-11-25T02:00:04Z", Node: node(2, 2), Released: 28816, Deferred: 37, Removed: 9},
+		}}
+	if removals == "allow" {
+		s.Retired, s.Exposed = 0, []int{3, 17, -1}
+	}
+	s.Learns = SeriesLearns(s, 5, false)
+	return s
+}
+
+// seriesReport is adultReport(true) as night 4 of adultSeries(removals).
+func seriesReport(removals string) *Report {
+	r := adultReport(true)
+	r.Series = adultSeries(removals)
+	return r
+}
+
+// personsSeriesReport is personsReport("") as night 3 of a series counted in persons
+// under series.removals: refuse, the node coarser in admitted from night 2 on, nothing
+// deferred or waiting tonight.
+func personsSeriesReport() *Report {
+	r := personsReport("")
+	s := &SeriesSummary{State: "/var/lib/sanitize/admissions.json", Series: "0d9be1f2a3c4b5d6e7f8091a2b3c4d5e", Night: 3, Removals: "refuse",
+		Added: 64, Removed: 0, Quasi: []string{"age", "sex", "admitted"},
+		History: []SeriesRecord{
+			{Night: 1, Time: "2026-11-23T01:30:00Z", Node: []int{2, 0, 1}, Released: 8990, Deferred: 12},
+			{Night: 2, Time: "2026-11-24T01:30:00Z", Node: []int{2, 0, 2}, Released: 9037},
+			{Night: 3, Time: "2026-11-25T01:30:00Z", Node: []int{2, 0, 2}, Released: 9101},
+		}}
+	s.Learns = SeriesLearns(s, 5, true)
+	r.Series = s
+	return r
+}
+
 // htmlCases are every page the tests render, with what each must show.
 func htmlCases() []htmlCase {
 	rel := func(r *Report) func(*bytes.Buffer) error {
@@ -367,6 +413,16 @@ func htmlCases() []htmlCase {
 		{"release-no-risk", rel(noRiskReport()), []string{
 			"This report holds no risk figures", "level 2 of 0–4", "It chose: age at level 2 of 0–4",
 		}, 2, nil},
+		{"release-series-retire", rel(seriesReport("retire")), []string{
+			"This release is night 4 of the release series 5f0c2a9e41d87b36a0e4c1f9d2b7e8a3", "nightly/adult.series.json",
+			"Records that leave (series.removals: retire)", "3 nights (tonight included)", "It changed once: on night 3 (changed: coarser in age and education).",
+			"<td><strong>2 (was 1)</strong></td>", "28,631", "(23 rows retired so far)", "<h2 id=\"series-night\">2. This night of the series</h2>", "<h2>6. What the verifier checked and found</h2>",
+		}, releaseCharts + 3 + 1, nil},
+		{"release-series-allow", rel(seriesReport("allow")), []string{
+			"Records that leave (series.removals: allow)", "3 groups lost between 1 and 4 records tonight, and were published all the same",
+			"tonight&#39;s groups 3 and 17 (numbered from 0 in the release&#39;s order of labels) and 1 group of last night&#39;s release that tonight&#39;s does not publish",
+			"but 3 classes lost between 1 and 4 records tonight (series.removals: allow), which the difference shows",
+		}, releaseCharts + 3 + 1, nil},
 		{"risk-with-release", ana(adultAnalysis(true)), []string{
 			"adult.csv holds 30,162 records", "Its release release.csv (csv) holds 28,816 records",
 			"does not hold", "The column that drives the risk most is age", "0.24 distinct values per 100 records",
@@ -432,6 +488,11 @@ func personsCases() []htmlCase {
 			"t-closeness in persons on diagnosis (t = 0.3)", "largest distance 0.21 (on shares of persons)",
 			"β-likeness in persons on diagnosis (β = 1.5, basic)", "at most 25% of a group&#39;s persons", "largest gain 1.2 (on shares of persons",
 			"The ids in patient_id are not in the release.",
+		}, releaseCharts, nil},
+		{"release-persons-series", renderRelease(personsSeriesReport()), []string{
+			"This release is night 3 of the release series 0d9be1f2a3c4b5d6e7f8091a2b3c4d5e", "/var/lib/sanitize/admissions.json",
+			"Records that leave (series.removals: refuse): a night on which a group would lose between 1 and 4 persons is refused",
+			"at least 5 persons whose values alone meet the privacy models", "none waits", "It changed once: on night 2 (changed: coarser in admitted).",
 		}, releaseCharts, nil},
 		{"risk-persons", renderRisk(personsAnalysis()), []string{
 			"Counted in persons: the input&#39;s 9,412 records are about 2,000 persons, each named by &lt;script&gt;",

@@ -21,6 +21,8 @@ type releaseView struct {
 	Lead       string
 	Warning    string
 	Persons    *personsView // nil: the release counts records
+	Series     *seriesView  // nil: the release is no night of a series
+	Sec        sectionNumbers
 	Models     []string
 	Risk       *riskView
 	NoRisk     string
@@ -40,6 +42,7 @@ func releasePage(r *Report) releaseView {
 		Title:      "Release report" + titleSuffix(r.Dataset),
 		Lead:       releaseLead(r),
 		Persons:    newPersonsView(r),
+		Series:     newSeriesView(r, isolateSeries(r.Series)), // isolateReport leaves the series as it is
 		Models:     modelSentences(r),
 		Generalize: newGeneralizeView(r),
 		Utility:    utilityRows(r),
@@ -49,6 +52,10 @@ func releasePage(r *Report) releaseView {
 		Checks:     modelChecks(r),
 		Search:     searchSentences(r),
 		Prov:       newProvenance(r.Tool, r.Version, r.ConfigDigest, r.HierarchyDigests, r.CreatedUTC),
+	}
+	v.Sec = numberSections(v.Series != nil)
+	if v.Series != nil {
+		v.Series.Num = v.Sec.Series
 	}
 	if r.Output.Rows == 0 {
 		v.Warning = "The release holds no record: every record was suppressed. Nothing of the input is published; the figures below describe an empty file."
@@ -60,6 +67,18 @@ func releasePage(r *Report) releaseView {
 		v.NoRisk = "This report holds no risk figures: it was written without them."
 	}
 	return v
+}
+
+// sectionNumbers are the numbers of the release page's sections after the first.
+type sectionNumbers struct{ Series, Risk, Generalize, Utility, Verifier int }
+
+// numberSections numbers the page's sections: a series' night is the second when
+// there is one.
+func numberSections(series bool) sectionNumbers {
+	if series {
+		return sectionNumbers{Series: 2, Risk: 3, Generalize: 4, Utility: 5, Verifier: 6}
+	}
+	return sectionNumbers{Risk: 2, Generalize: 3, Utility: 4, Verifier: 5}
 }
 
 // metricSentence says what the search optimized: the objective, its value, what it
@@ -573,11 +592,11 @@ const releaseHTML = `
 <ul class="models">
 {{range .Models}}<li>{{.}}</li>
 {{end}}</ul>
-
-<h2>2. Re-identification risk before and after</h2>
+{{with .Series}}{{template "series" .}}{{end}}
+<h2>{{.Sec.Risk}}. Re-identification risk before and after</h2>
 {{with .Risk}}{{template "risk" .}}{{else}}<p class="empty">{{.NoRisk}}</p>{{end}}
 
-<h2>3. What was generalized</h2>
+<h2>{{.Sec.Generalize}}. What was generalized</h2>
 <p>What the release publishes of each quasi-identifier: how far up its hierarchy it went, how many distinct values the release holds, and a few of them. Nothing else of the data appears in this report.</p>
 <table>
 <tr><th>Quasi-identifier</th><th>Generalization</th><th class="n">Distinct values released</th><th>Examples of released values</th></tr>
@@ -585,7 +604,7 @@ const releaseHTML = `
 {{end}}</table>
 <figure>{{.Generalize.Chart.Chart}}<figcaption>{{.Generalize.Chart.Caption}}</figcaption></figure>
 
-<h2>4. Utility: what the release keeps</h2>
+<h2>{{.Sec.Utility}}. Utility: what the release keeps</h2>
 <p>{{.Metric}}</p>
 <table>
 <tr><th>Figure</th><th class="n">Value</th><th>What it measures</th><th>Which way is better</th></tr>
@@ -593,7 +612,7 @@ const releaseHTML = `
 {{end}}</table>
 <figure>{{.LossChart.Chart}}<figcaption>{{.LossChart.Caption}}</figcaption></figure>
 
-<h2>5. What the verifier checked and found</h2>
+<h2>{{.Sec.Verifier}}. What the verifier checked and found</h2>
 {{range .Verified}}<p>{{.}}</p>
 {{end}}{{template "checks" .Checks}}
 <h3>The search</h3>
@@ -614,4 +633,4 @@ const releaseHTML = `
 {{range .Linking}}<p>{{.}}</p>
 {{end}}</div>
 {{end}}
-`
+` + seriesHTML
