@@ -119,6 +119,10 @@ type plan struct {
 	// seriesCheck, on a night of a release series, is the verifier's check of the
 	// night against the state, which rides the truthfulness walk (nil: none).
 	seriesCheck *verify.SeriesCounter
+	// leftOut, on a night of a release series, is every input record the run left out
+	// (suppressed or withheld): the truthfulness walk checks that alignment (nil: the
+	// walk finds one).
+	leftOut []bool
 }
 
 // newPlan matches the configuration's columns with the input's columns and types for

@@ -591,6 +591,7 @@ func (r *run) verifyStage(ctx context.Context) error {
 		if err := r.series.verified(r.p.seriesCheck); err != nil {
 			return err
 		}
+		r.p.seriesCheck = nil
 	}
 	if err := releasedDisclosure(r.cfg, r.m, r.log); err != nil {
 		return err

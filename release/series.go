@@ -326,6 +326,7 @@ func (sn *seriesNight) verifier(r *run, spec verify.Spec, header []string) (*ver
 		if err != nil {
 			return nil, fault.Internalf("the verifier cannot read the series state the run read: %w", err)
 		}
+		sn.h.Raw = nil // read
 		sc.Prev, sc.PrevNode = vs.Classes, vs.Node
 	}
 	if sn.width == 2*series.DigestBytes {
@@ -354,6 +355,7 @@ func (sn *seriesNight) verified(c *verify.SeriesCounter) error {
 			return fault.Internalf("the series check read class %d of the written release otherwise than the night decided it; nothing published", i)
 		}
 	}
+	m.Classes = nil // the same as the night's
 	sn.checked = m
 	return nil
 }

@@ -588,13 +588,10 @@ func TestSeriesAttack(t *testing.T) {
 		return testfiles.Replace(t, cfg, "privacy:\n  k: 5\n", "privacy:\n  k: 5\n  privacy-unit: {column: patient_id}\n")
 	}
 	retire := func(cfg string) string { return cfg + "series: {removals: retire}\n" }
-	// (c), {name: "persons", persons: true}, is not in the list yet: with a privacy unit
-	// a series night fails on night 1 (release/seriesnight.go's digestBatch reads
-	// seriesNight.persons, which nothing sets: pass 1 leaves the person digests in
-	// plan.persons). It belongs here with the fix.
 	cases := []attackCase{
 		{name: "rows"},
 		{name: "erasures-retire", erase: true, series: retire},
+		{name: "persons", persons: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"sanitizer/fault"
 	"sanitizer/generalize"
+	"sanitizer/internal/safe"
 	"sanitizer/schema"
 	"sanitizer/series"
 )
@@ -181,22 +182,23 @@ func (d *nightDecision) rollUp() error {
 }
 
 // sortPriors sorts items by entry, then cohort, published before resting.
-func sortPriors(items []prior) {
-	slices.SortFunc(items, func(a, b prior) int {
-		if c := bytes.Compare(a.entry, b.entry); c != 0 {
-			return c
-		}
-		if a.cohort != b.cohort {
-			return int(a.cohort) - int(b.cohort)
-		}
-		if a.resting == b.resting {
-			return 0
-		}
-		if a.resting {
-			return 1
-		}
-		return -1
-	})
+func sortPriors(items []prior) { slices.SortFunc(items, comparePriors) }
+
+// comparePriors orders priors by entry, then cohort, published before resting.
+func comparePriors(a, b prior) int {
+	if c := bytes.Compare(a.entry, b.entry); c != 0 {
+		return c
+	}
+	if a.cohort != b.cohort {
+		return int(a.cohort) - int(b.cohort)
+	}
+	if a.resting == b.resting {
+		return 0
+	}
+	if a.resting {
+		return 1
+	}
+	return -1
 }
 
 // place is where a state's class with labels goes: tonight's class its labels roll up
@@ -236,34 +238,98 @@ func levelMapping(h *generalize.Hierarchy, from, to int) map[string]string {
 	return out
 }
 
-// decide decides every class of tonight's and every orphan, and records what waits.
-func (d *nightDecision) decide() {
+// tally is what deciding some classes came to: counts, classes exposed, and the
+// state's classes, resting and retired, and what waits.
+type tally struct {
+	withheld, deferred, pending, added, removed, oldest int
+	exposed                                             []int
+	classes, resting, retired                           []series.Class
+	waiting                                             []series.Wait
+}
+
+// add adds o to t.
+func (t *tally) add(o *tally) {
+	t.withheld += o.withheld
+	t.deferred += o.deferred
+	t.pending += o.pending
+	t.added += o.added
+	t.removed += o.removed
+	t.oldest = max(t.oldest, o.oldest)
+	t.exposed = append(t.exposed, o.exposed...)
+	t.classes = append(t.classes, o.classes...)
+	t.resting = append(t.resting, o.resting...)
+	t.retired = append(t.retired, o.retired...)
+	t.waiting = append(t.waiting, o.waiting...)
+}
+
+// decide decides every class of tonight's (on the run's workers, each a range of
+// classes) and every orphan, and records it all in the night.
+func (d *nightDecision) decide() error {
 	sn := d.sn
-	var waiting []series.Wait
-	for c := range d.covers.Classes() {
-		pa := d.pasts[c]
-		if pa == nil {
-			pa = &past{labels: d.labels(c)}
+	nc := d.covers.Classes()
+	parts := 1
+	if len(d.rows) >= 1<<16 {
+		parts = d.r.opt.Parallel()
+	}
+	tallies := make([]tally, parts)
+	err := safe.Parallel(parts, func(p int) {
+		for c := nc * p / parts; c < nc*(p+1)/parts; c++ {
+			d.decideClass(c, &tallies[p])
 		}
-		if deferred := d.decideClass(c, pa); deferred > 0 {
-			tag := series.ClassTag(sn.h.Key, pa.labels)
-			since, ok := d.tags[tag]
-			if !ok {
-				since = d.since
-			}
-			waiting = append(waiting, series.Wait{Class: tag, Since: since, Records: deferred})
-			sn.oldest = max(sn.oldest, sn.night()-since+1)
-		}
+	})
+	if err != nil {
+		return err
+	}
+	var all tally
+	for p := range tallies {
+		all.add(&tallies[p])
 	}
 	for _, pa := range d.orphans {
-		d.decideOrphan(pa)
+		d.decideOrphan(pa, &all)
 	}
-	slices.SortFunc(waiting, func(a, b series.Wait) int { return strings.Compare(a.Class, b.Class) })
-	sn.waiting = waiting
-	for _, list := range []*[]series.Class{&d.classes, &d.resting, &d.retired} {
-		slices.SortFunc(*list, func(a, b series.Class) int { return slices.Compare(a.Labels, b.Labels) })
+	slices.SortFunc(all.waiting, func(a, b series.Wait) int { return strings.Compare(a.Class, b.Class) })
+	for _, list := range [][]series.Class{all.classes, all.resting, all.retired} {
+		slices.SortFunc(list, func(a, b series.Class) int { return slices.Compare(a.Labels, b.Labels) })
 	}
-	sn.classes, sn.resting, sn.retired = d.classes, d.resting, d.retired
+	sn.withheld, sn.deferred, sn.pending, sn.added, sn.oldest = all.withheld, all.deferred, all.pending, all.added, all.oldest
+	sn.removed += all.removed
+	sn.waiting = all.waiting
+	sn.classes, sn.resting, sn.retired = all.classes, all.resting, all.retired
+	sn.exposed = d.labelOrder(all.exposed)
+	return nil
+}
+
+// labelOrder renumbers classes of tonight's search (−1 kept) by their place among
+// the night's published classes in ascending order of labels, as the state and the
+// verifier number them; a class tonight withholds whole is −1.
+func (d *nightDecision) labelOrder(classes []int) []int {
+	if len(classes) == 0 {
+		return nil
+	}
+	place := make(map[string]int, len(d.sn.classes))
+	for i, c := range d.sn.classes {
+		place[labelKey(c.Labels)] = i
+	}
+	out := make([]int, len(classes))
+	for i, c := range classes {
+		out[i] = -1
+		if p, ok := place[labelKey(d.labels(c))]; c >= 0 && ok {
+			out[i] = p
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// wait records in tl that class c (of labels) defers records tonight.
+func (d *nightDecision) wait(tl *tally, labels []string, deferred int) {
+	tag := series.ClassTag(d.sn.h.Key, labels)
+	since, ok := d.tags[tag]
+	if !ok {
+		since = d.since
+	}
+	tl.waiting = append(tl.waiting, series.Wait{Class: tag, Since: since, Records: deferred})
+	tl.oldest = max(tl.oldest, d.sn.night()-since+1)
 }
 
 // tonight is what one class's records and its past come to: the records published
@@ -330,7 +396,11 @@ type cohortKey struct {
 // published as a cohort when they meet k and the models on their own, resting cohorts
 // returned, and the class withheld whole when what it would publish does not meet
 // them. It returns the new records deferred.
-func (d *nightDecision) decideClass(c int, pa *past) int {
+func (d *nightDecision) decideClass(c int, tl *tally) {
+	pa := d.pasts[c]
+	if pa == nil {
+		pa = &past{labels: d.labels(c)}
+	}
 	sn, w := d.sn, d.sn.width
 	recs := d.rows[d.start[c]:d.start[c+1]]
 	entry := func(i int32) []byte { return sn.entries[int(i)*w : int(i+1)*w] }
@@ -358,8 +428,13 @@ func (d *nightDecision) decideClass(c int, pa *past) int {
 	if len(fresh) > 0 && !slices.Contains(pub, fresh[0]) {
 		deferred = len(fresh)
 	}
-	d.settle(c, pa, recs, &t, len(fresh)-deferred, deferred)
-	return deferred
+	d.settle(c, pa, recs, &t, tl)
+	tl.pending += len(fresh)
+	tl.added += len(fresh) - deferred
+	tl.deferred += deferred
+	if deferred > 0 {
+		d.wait(tl, pa.labels, deferred)
+	}
 }
 
 // sortPast sorts a class's past entries by what becomes of them tonight: lost ones
@@ -468,48 +543,42 @@ func (d *nightDecision) assemble(base []int32, baseCohorts []uint32, back []int3
 	return nil, nil, rest
 }
 
-// settle records class c's night: its published records keep their class, the others
-// are withheld (class −1, suppressed); the state's classes, resting and retired
+// settle records class c's night in tl: its published records keep their class, the
+// others are withheld (class −1, suppressed); the state's classes, resting and retired
 // entries; the counts, and whether the class's removals expose records.
-func (d *nightDecision) settle(c int, pa *past, recs []int32, t *tonight, added, deferred int) {
+func (d *nightDecision) settle(c int, pa *past, recs []int32, t *tonight, tl *tally) {
 	sn, w := d.sn, d.sn.width
-	published := make(map[int32]bool, len(t.published))
+	for _, i := range recs { // withheld, but those published
+		d.r.class[i], d.r.suppressed[i] = -1, true
+	}
 	for _, i := range t.published {
-		published[i] = true
+		d.r.class[i], d.r.suppressed[i] = int32(c), false
 	}
-	for _, i := range recs {
-		if !published[i] {
-			d.r.class[i], d.r.suppressed[i] = -1, true
-			sn.withheld++
-		}
-	}
-	sn.deferred += deferred
-	sn.pending += added + deferred
-	sn.added += added
-	sn.removed += len(t.removed) / w
+	tl.withheld += len(recs) - len(t.published)
+	tl.removed += len(t.removed) / w
 	if units := d.units(t.removed); units > 0 && units < d.r.sopt.K {
-		sn.exposed = append(sn.exposed, c)
+		tl.exposed = append(tl.exposed, c)
 	}
 	if len(t.published) > 0 {
 		items := make([]prior, len(t.published))
 		for k, i := range t.published {
 			items[k] = prior{entry: sn.entries[int(i)*w : int(i+1)*w], cohort: t.cohorts[k]}
 		}
-		d.classes = append(d.classes, stateClass(pa.labels, items, true))
+		tl.classes = append(tl.classes, stateClass(pa.labels, items))
 	}
 	if len(t.resting) > 0 {
-		d.resting = append(d.resting, stateClass(pa.labels, t.resting, true))
+		tl.resting = append(tl.resting, stateClass(pa.labels, t.resting))
 	}
 	if len(t.retired) > 0 {
-		d.retired = append(d.retired, retiredClass(pa.labels, t.retired, w))
+		tl.retired = append(tl.retired, retiredClass(pa.labels, t.retired, w))
 	}
 }
 
 // decideOrphan decides a class of the state that tonight does not publish (its
 // records suppressed by the search, or gone): its published entries are removed, all
 // its entries retired.
-func (d *nightDecision) decideOrphan(pa *past) {
-	sn, w := d.sn, d.sn.width
+func (d *nightDecision) decideOrphan(pa *past, tl *tally) {
+	w := d.sn.width
 	var removed []byte
 	retired := slices.Clone(pa.retired)
 	for _, it := range pa.items {
@@ -518,18 +587,20 @@ func (d *nightDecision) decideOrphan(pa *past) {
 			removed = append(removed, it.entry...)
 		}
 	}
-	sn.removed += len(removed) / w
+	tl.removed += len(removed) / w
 	if units := d.units(removed); units > 0 && units < d.r.sopt.K {
-		sn.exposed = append(sn.exposed, -1)
+		tl.exposed = append(tl.exposed, -1)
 	}
 	if len(retired) > 0 {
-		d.retired = append(d.retired, retiredClass(pa.labels, retired, w))
+		tl.retired = append(tl.retired, retiredClass(pa.labels, retired, w))
 	}
 }
 
 // stateClass is a class of the state: items in order, their entries and cohorts.
-func stateClass(labels []string, items []prior, cohorts bool) series.Class {
-	sortPriors(items)
+func stateClass(labels []string, items []prior) series.Class {
+	if !slices.IsSortedFunc(items, comparePriors) {
+		slices.SortFunc(items, comparePriors)
+	}
 	c := series.Class{Labels: labels}
 	for _, it := range items {
 		c.Entries = append(c.Entries, it.entry...)

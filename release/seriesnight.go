@@ -3,6 +3,7 @@ package release
 import (
 	"context"
 	"slices"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -37,6 +38,8 @@ func personDigests(key []byte, ids *idTable) ([]byte, error) {
 func (r *run) seriesStage(ctx context.Context, covers generalize.ClassCovers) error {
 	sn := r.series
 	r.opt.At(job.StageSeries)
+	start := time.Now()
+	sn.persons, r.p.persons = r.p.persons, nil // pass 1's digests of the persons, by code
 	if err := r.rowEntries(ctx); err != nil {
 		return err
 	}
@@ -44,7 +47,13 @@ func (r *run) seriesStage(ctx context.Context, covers generalize.ClassCovers) er
 	if err != nil {
 		return err
 	}
-	d.decide()
+	if err := d.decide(); err != nil {
+		return err
+	}
+	sn.entries = nil // the classes hold the published ones
+	// The verification walks the input along the records left out: of records a
+	// release writes alike, it then knows which one's person each is.
+	r.p.leftOut = slices.Clone(r.suppressed)
 	if err := sn.bound(r); err != nil {
 		return err
 	}
@@ -53,7 +62,7 @@ func (r *run) seriesStage(ctx context.Context, covers generalize.ClassCovers) er
 			return err
 		}
 	}
-	r.log.Info("stage done", "stage", job.StageSeries, "night", sn.night(), "added", sn.added, "removed", sn.removed, "deferred", sn.deferred, "withheld", sn.withheld, "exposed_classes", len(sn.exposed))
+	r.log.Info("stage done", "stage", job.StageSeries, "night", sn.night(), "added", sn.added, "removed", sn.removed, "deferred", sn.deferred, "withheld", sn.withheld, "exposed_classes", len(sn.exposed), "ms", job.Millis(start, time.Now()))
 	return nil
 }
 

@@ -217,7 +217,7 @@ func verifyTruth(ctx context.Context, p *plan, release string, header []string, 
 	defer rr.Close()
 	// With count, the walk counts every release record with the input record it
 	// generalizes, and the input records left out.
-	truth := verify.Truth{Columns: header, Covers: covers, MaxSuppressed: p.maxSupp, Count: count, Series: p.seriesCheck}
+	truth := verify.Truth{Columns: header, Covers: covers, MaxSuppressed: p.maxSupp, Count: count, Series: p.seriesCheck, LeftOut: p.leftOut}
 	n, err := verify.Truthful(truth, inHeader, ir, rr)
 	if err == nil {
 		// A walk that ended while the run was being cancelled may have seen the

@@ -78,6 +78,7 @@ func isolateReport(r *Report) *Report {
 	c := *r
 	c.Dataset = isolate(r.Dataset)
 	c.HierarchyDigests = isolateKeys(r.HierarchyDigests)
+	c.Series = isolateSeries(r.Series)
 	c.Input.Path, c.Output.Path = isolate(r.Input.Path), isolate(r.Output.Path)
 	c.Node = isolateEach(r.Node, func(n NodeLevel) NodeLevel { n.Column = isolate(n.Column); return n })
 	c.Generalized = isolateEach(r.Generalized, func(q QuasiRelease) QuasiRelease {

@@ -42,7 +42,7 @@ func releasePage(r *Report) releaseView {
 		Title:      "Release report" + titleSuffix(r.Dataset),
 		Lead:       releaseLead(r),
 		Persons:    newPersonsView(r),
-		Series:     newSeriesView(r, isolateSeries(r.Series)), // isolateReport leaves the series as it is
+		Series:     newSeriesView(r, r.Series),
 		Models:     modelSentences(r),
 		Generalize: newGeneralizeView(r),
 		Utility:    utilityRows(r),

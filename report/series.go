@@ -27,9 +27,10 @@ type SeriesSummary struct {
 	OldestWait     int `json:"oldest_wait_nights"`
 	// Retired is the rows the state keeps as never to be published again.
 	Retired int `json:"retired"`
-	// Exposed is the classes (by number in the release's order of labels) that lost
-	// between 1 and k−1 records (persons), published because series.removals allows
-	// it.
+	// Exposed is the classes that lost between 1 and k−1 records (persons),
+	// published because series.removals allows it: each by its number among the
+	// night's published classes in ascending order of their labels (from 0), or −1
+	// for a class of the last night's that tonight does not publish.
 	Exposed []int `json:"exposed_classes,omitempty"`
 	// Quasi names the node's levels, History every night's.
 	Quasi   []string       `json:"quasi"`
@@ -57,19 +58,24 @@ func SeriesLearns(s *SeriesSummary, k int, persons bool) string {
 	}
 	text := fmt.Sprintf("Someone holding every night's file can subtract any two of them: between consecutive nights every class gained either nothing or at least %d %s whose values alone meet the privacy models", k, unit)
 	if len(s.Exposed) > 0 {
-		text += fmt.Sprintf(", but %d classes lost between 1 and %d %s tonight (series.removals: allow), which the difference shows", len(s.Exposed), k-1, unit)
+		text += fmt.Sprintf(", but %s lost between 1 and %d %s tonight (series.removals: allow), which the difference shows", nounCount(len(s.Exposed), "class", "classes"), k-1, unit)
 	} else {
-		text += fmt.Sprintf(", and lost either nothing or at least %d", k)
+		text += fmt.Sprintf(", and lost either nothing or at least %d %s", k, unit)
 	}
 	text += ". New records that could not be published so are withheld until they can"
 	if s.Deferred > 0 {
-		text += fmt.Sprintf(" (%d tonight; the oldest has waited %d nights)", s.Deferred, s.OldestWait)
+		text += fmt.Sprintf(" (%d tonight; the oldest has waited %s)", s.Deferred, nounCount(s.OldestWait, "night", "nights"))
 	}
-	text += ". A class's records are published in cohorts of at least k, so nights further apart differ by whole cohorts too"
+	text += fmt.Sprintf(". A class's records are published in cohorts of at least %d %s, so nights further apart differ by whole cohorts too", k, unit)
 	if s.Retired > 0 {
-		text += fmt.Sprintf(", except across a night that retired rows (%d rows retired so far): a retired row and a later new row with the same values cancel out in such a difference", s.Retired)
+		text += fmt.Sprintf(", except across a night that retired rows (%s retired so far): a retired row and a later new row with the same values cancel out in such a difference", nounCount(s.Retired, "row", "rows"))
 	}
 	return text + ". Someone who knows when a person's record arrived can still tell in which night's cohort it lies."
+}
+
+// nounCount is n with its noun, singular or plural.
+func nounCount(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, plural(int64(n), one, many))
 }
 
 // seriesSummary writes the series' line of the summary.

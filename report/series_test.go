@@ -365,7 +365,7 @@ func TestSeriesLearns(t *testing.T) {
 		absent  []string
 	}{
 		{"nothing to say", SeriesSummary{}, 5, false,
-			[]string{head + "5 records whose values alone meet the privacy models, and lost either nothing or at least 5.", "withheld until they can. A class's"},
+			[]string{head + "5 records whose values alone meet the privacy models, and lost either nothing or at least 5 records.", "withheld until they can. A class's"},
 			[]string{"tonight", "retired", "series.removals", "persons"}},
 		{"deferred", SeriesSummary{Deferred: 37, OldestWait: 3, WaitingClasses: 6}, 5, false,
 			[]string{"withheld until they can (37 tonight; the oldest has waited 3 nights)."},
@@ -377,7 +377,7 @@ func TestSeriesLearns(t *testing.T) {
 			[]string{", but 3 classes lost between 1 and 4 records tonight (series.removals: allow), which the difference shows."},
 			[]string{"lost either nothing", "retired", "oldest"}},
 		{"persons", SeriesSummary{Exposed: []int{0}, Deferred: 2, OldestWait: 1}, 3, true,
-			[]string{head + "3 persons whose values alone meet", "1 classes lost between 1 and 2 persons tonight", "(2 tonight; the oldest has waited 1 nights)"},
+			[]string{head + "3 persons whose values alone meet", "1 class lost between 1 and 2 persons tonight", "(2 tonight; the oldest has waited 1 night)", "cohorts of at least 3 persons"},
 			[]string{"lost either nothing", "records whose values", "retired"}},
 		{"all", SeriesSummary{Exposed: []int{1, 2}, Deferred: 9, OldestWait: 2, Retired: 4}, 10, false,
 			[]string{"2 classes lost between 1 and 9 records", "(9 tonight; the oldest has waited 2 nights)", "(4 rows retired so far)"},

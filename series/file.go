@@ -148,23 +148,21 @@ func (h *Handle) recover() error {
 		return fmt.Errorf("series state %s: night %d was committed but its release is neither at %s nor at %s: the series cannot go on until the release recorded (digest %s) is put at %s", h.path, h.State.Night, p.Temp, p.Output, p.Digest, p.Output)
 	}
 	h.State.Pending = nil
-	return h.write(h.State)
+	if err := h.write(h.State); err != nil {
+		return err
+	}
+	var err error
+	_, h.Raw, err = read(h.path) // the bytes the verifier reads
+	return err
 }
 
 // write replaces the state file with s in one rename, synced.
 func (h *Handle) write(s *State) error {
-	data, err := s.Marshal()
-	if err != nil {
-		return err
-	}
-	err = publish.WriteFile(h.path, publish.Options{Force: true}, func(f *os.File) error {
-		_, err := f.Write(data)
-		return err
-	})
+	err := publish.WriteFile(h.path, publish.Options{Force: true}, func(f *os.File) error { return s.Encode(f) })
 	if err != nil {
 		return fmt.Errorf("series state %s: %w", h.path, err)
 	}
-	h.Raw = data
+	h.Raw = nil // the state the run read is no longer the file's
 	return nil
 }
 

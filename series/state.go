@@ -11,6 +11,7 @@
 package series
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
@@ -18,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -343,27 +345,118 @@ func isDigest(s string) bool {
 	return ok && isHex(h, 64)
 }
 
-// Marshal is the state's bytes as a state file holds them: lists empty, never null
-// (but previous and pending), a retired class's cohorts the empty string.
+// Marshal is the state's bytes as a state file holds them (Encode).
 func (s *State) Marshal() ([]byte, error) {
-	c := *s
-	for _, l := range []*[]Class{&c.Classes, &c.Resting, &c.Retired} {
-		*l = slices.Clone(*l) // the caller's state is left as it is
-		if *l == nil {
-			*l = []Class{}
+	var b bytes.Buffer
+	if err := s.Encode(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Encode writes the state as a state file holds it, one class at a time (the classes
+// are most of a state): the keys in the order of State's fields, lists empty, never
+// null (but previous and pending), a retired class's cohorts the empty string, and a
+// newline at the end.
+func (s *State) Encode(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	sw := &stateWriter{w: bw}
+	sw.raw("{")
+	sw.field("format", s.Format)
+	sw.field("series", s.Series)
+	sw.field("night", s.Night)
+	sw.field("columns", s.Columns)
+	sw.field("quasi", s.Quasi)
+	sw.field("persons", s.Persons)
+	sw.field("key_check", s.KeyCheck)
+	sw.field("digests", s.Digests)
+	sw.field("node", s.Node)
+	sw.classes("classes", s.Classes)
+	sw.classes("resting", s.Resting)
+	sw.classes("retired", s.Retired)
+	if p := s.Previous; p != nil {
+		sw.raw(`,"previous":{`)
+		sw.first = true
+		sw.field("night", p.Night)
+		sw.field("node", p.Node)
+		sw.classes("classes", p.Classes)
+		sw.raw("}")
+	} else {
+		sw.raw(`,"previous":null`)
+	}
+	sw.field("waiting", nonNil(s.Waiting))
+	sw.field("history", nonNil(s.History))
+	sw.field("pending", s.Pending)
+	sw.raw("}\n")
+	if sw.err == nil {
+		sw.err = bw.Flush()
+	}
+	if sw.err != nil {
+		return fault.Internalf("series state: %w", sw.err)
+	}
+	return nil
+}
+
+// nonNil is xs, or an empty list for none.
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
+}
+
+// stateWriter writes a JSON object's fields, keeping the first error.
+type stateWriter struct {
+	w     *bufio.Writer
+	first bool // the next field is the object's first
+	err   error
+}
+
+func (sw *stateWriter) raw(text string) {
+	if sw.err == nil {
+		_, sw.err = sw.w.WriteString(text)
+	}
+	if text == "{" {
+		sw.first = true
+	}
+}
+
+// key writes a field's key (after a comma unless it is the first).
+func (sw *stateWriter) key(name string) {
+	if !sw.first {
+		sw.raw(",")
+	}
+	sw.first = false
+	sw.raw(`"` + name + `":`)
+}
+
+func (sw *stateWriter) value(v any) {
+	if sw.err != nil {
+		return
+	}
+	var b []byte
+	if b, sw.err = json.Marshal(v); sw.err == nil {
+		_, sw.err = sw.w.Write(b)
+	}
+}
+
+func (sw *stateWriter) field(name string, v any) {
+	sw.key(name)
+	sw.value(v)
+}
+
+// classes writes a list of classes, one at a time.
+func (sw *stateWriter) classes(name string, cs []Class) {
+	sw.key(name)
+	sw.raw("[")
+	for i, c := range cs {
+		if i > 0 {
+			sw.raw(",")
 		}
-		for i := range *l {
-			if (*l)[i].Cohorts == nil {
-				(*l)[i].Cohorts = []byte{}
-			}
+		if c.Cohorts == nil {
+			c.Cohorts = []byte{}
 		}
+		sw.value(c)
 	}
-	if c.Waiting == nil {
-		c.Waiting = []Wait{}
-	}
-	b, err := json.Marshal(&c)
-	if err != nil {
-		return nil, fault.Internalf("series state: %w", err)
-	}
-	return append(b, '\n'), nil
+	sw.raw("]")
 }

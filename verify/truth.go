@@ -62,6 +62,12 @@ type Truth struct {
 	// left out (series.go). Its header must be Columns; Covers roll the previous
 	// night's labels up. Its errors are its Finish's.
 	Series *SeriesCounter
+	// LeftOut, when set, is the run's account of which input records it left out (by
+	// their place in the input, from 0): the walk then checks that alignment exactly,
+	// every other input record generalized by the next release record, instead of
+	// finding one. A series night with a privacy unit needs it: of input records that a
+	// release writes alike, the walk must know which one's person a record is.
+	LeftOut []bool
 }
 
 // Truthful reads the input (header given as inHeader, records from in) and the release
@@ -203,6 +209,17 @@ func (w *walker) walk(t Truth, inHeader []string, in, rel Reader) (suppressed in
 		if len(r) != len(t.Columns) {
 			return suppressed, &Violation{Msg: fmt.Sprintf("release record %d has %d fields, the header %d", relN, len(r), len(t.Columns))}
 		}
+		if t.LeftOut != nil {
+			n, err := w.aligned(t, inHeader, in, r, relN, &inN)
+			suppressed += n
+			if err != nil {
+				return suppressed, err
+			}
+			if suppressed > t.MaxSuppressed {
+				return suppressed, &Violation{Msg: fmt.Sprintf("release record %d: the run left out more than the limit of %d input records", relN, t.MaxSuppressed)}
+			}
+			continue
+		}
 		hint := ""
 		for tried := 0; ; tried++ {
 			x, err := in.Read()
@@ -257,6 +274,9 @@ func (w *walker) walk(t Truth, inHeader []string, in, rel Reader) (suppressed in
 		if len(x) != len(inHeader) {
 			return suppressed, fmt.Errorf("truthfulness: input record %d has %d fields, the header %d", inN, len(x), len(inHeader))
 		}
+		if t.LeftOut != nil && (inN > len(t.LeftOut) || !t.LeftOut[inN-1]) {
+			return suppressed, &Violation{Msg: fmt.Sprintf("input record %d, which the run says it released, is missing from the release (%d records)", inN, relN)}
+		}
 		if t.Input != nil {
 			t.Input(x, false)
 		}
@@ -268,6 +288,46 @@ func (w *walker) walk(t Truth, inHeader []string, in, rel Reader) (suppressed in
 		}
 	}
 	return suppressed, nil
+}
+
+// aligned is the walk's step for release record r (the relN-th) along the alignment
+// t.LeftOut gives: the input records left out before the next one released are
+// counted as suppressed (their number returned), and that one must be the record r
+// generalizes. inN counts the input records read.
+func (w *walker) aligned(t Truth, inHeader []string, in Reader, r []string, relN int, inN *int) (int, error) {
+	skipped := 0
+	for {
+		x, err := in.Read()
+		if errors.Is(err, io.EOF) {
+			return skipped, &Violation{Msg: fmt.Sprintf("release record %d: the input has no record left that the run says it released", relN)}
+		}
+		if err != nil {
+			return skipped, err
+		}
+		*inN++
+		if len(x) != len(inHeader) {
+			return skipped, fmt.Errorf("truthfulness: input record %d has %d fields, the header %d", *inN, len(x), len(inHeader))
+		}
+		if *inN > len(t.LeftOut) {
+			return skipped, &Violation{Msg: fmt.Sprintf("input record %d: the run's account of the records it left out ends at %d", *inN, len(t.LeftOut))}
+		}
+		if !t.LeftOut[*inN-1] {
+			col, _ := w.mismatch(r, x)
+			if t.Input != nil {
+				t.Input(x, col < 0)
+			}
+			if col >= 0 {
+				return skipped, &Violation{Msg: fmt.Sprintf("release record %d is not the generalization of input record %d, which the run says it released (column %q differs)", relN, *inN, t.Columns[col])}
+			}
+			w.matched(r, x)
+			return skipped, nil
+		}
+		if t.Input != nil {
+			t.Input(x, false)
+		}
+		w.suppressed(x)
+		skipped++
+	}
 }
 
 // mismatch returns the first release column where r is not a generalization of the input

@@ -48,7 +48,7 @@ func Read(path string, limit int64) ([]byte, error) {
 	if st.Size() > limit {
 		return nil, tooLarge(path, limit)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	data, err := readAll(io.LimitReader(f, limit+1), min(st.Size(), limit)+1)
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +56,26 @@ func Read(path string, limit int64) ([]byte, error) {
 		return nil, tooLarge(path, limit)
 	}
 	return data, nil
+}
+
+// readAll reads r to its end into room for size bytes first (the size looked at and
+// one more, to see a file grow: a series' state of tens of megabytes is read without
+// being copied as it grows), growing only past it.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	data := make([]byte, 0, size)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // Regular is nil when mode is a regular file's, else an error naming path and what

@@ -29,6 +29,8 @@ var untemplatedReplaces = map[string]string{
 	`"SEX" → sex`:                                                "a placeholder in a line the test writes filled in (setLine checks the line it replaces)",
 	`"," → string(sep)`:                                          "a CSV case re-separated with each separator (a case of one column has none)",
 	`"yes" → "true"`:                                             "a yes/no field read as a boolean",
+	`s.Series → ""`:                                              "the series' id (hex digits) taken out of a page before its numbers are read",
+	`"," → ""`:                                                   "a number's thousands separators taken out before it is parsed",
 	`"no" → "false"`:                                             "a yes/no field read as a boolean",
 	"`\"` → `\"\"`":                                              "a DuckDB identifier quoted",
 	`"'" → "''"`:                                                 "a DuckDB string literal quoted",
