@@ -13,6 +13,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Shape is what one JSON value of a document may hold. An object may have exactly the
@@ -38,6 +39,9 @@ var ErrSyntax = errors.New("not one JSON object")
 // every key it lists is given). The error names the key's path, e.g.
 // "datasets"."ward": duplicate key.
 func Check(data []byte, s *Shape) error {
+	if json.Valid(data) { // the keys alone to check: a scan, no tokens (a series' state is tens of megabytes)
+		return scanDocument(data, s)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber() // numbers are checked when decoded, not here
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
@@ -153,4 +157,147 @@ func syntaxError(path string, err error) error {
 		return fmt.Errorf("%w: %w", ErrSyntax, err)
 	}
 	return fmt.Errorf("%w: %s: %w", ErrSyntax, path, err)
+}
+
+// scanDocument is Check of valid JSON data: the same checks as the token walk, in the
+// same order, by a scan of the bytes that decodes only the keys.
+func scanDocument(data []byte, s *Shape) error {
+	sc := scanner{data: data}
+	sc.space()
+	if sc.at >= len(data) || data[sc.at] != '{' {
+		return fmt.Errorf("%w: not a JSON object", ErrSyntax)
+	}
+	if err := sc.value(s, "", 0); err != nil {
+		return err
+	}
+	if sc.space(); sc.at < len(data) {
+		return fmt.Errorf("%w: more than one JSON value", ErrSyntax)
+	}
+	return nil
+}
+
+// scanner reads valid JSON from data[at:].
+type scanner struct {
+	data []byte
+	at   int
+}
+
+// space skips white space.
+func (sc *scanner) space() {
+	for sc.at < len(sc.data) {
+		switch sc.data[sc.at] {
+		case ' ', '\t', '\n', '\r':
+			sc.at++
+		default:
+			return
+		}
+	}
+}
+
+// value reads the value at path (nested depth deep) and checks it against s.
+func (sc *scanner) value(s *Shape, path string, depth int) error {
+	sc.space()
+	switch sc.data[sc.at] {
+	case '{', '[':
+		if depth >= maxDepth {
+			return fmt.Errorf("%s: nested too deep", path)
+		}
+		if sc.data[sc.at] == '{' {
+			return sc.object(s, path, depth+1)
+		}
+		return sc.array(s, path, depth+1)
+	case '"':
+		sc.str()
+	default: // a number, true, false or null
+		for sc.at < len(sc.data) && !bytes.ContainsRune([]byte(",}] \t\n\r"), rune(sc.data[sc.at])) {
+			sc.at++
+		}
+	}
+	return nil
+}
+
+// str skips a string, and returns its raw text (between the quotes).
+func (sc *scanner) str() []byte {
+	start := sc.at + 1
+	for i := start; ; i++ {
+		switch sc.data[i] {
+		case '\\':
+			i++
+		case '"':
+			sc.at = i + 1
+			return sc.data[start:i]
+		}
+	}
+}
+
+// array reads the elements of the array at path.
+func (sc *scanner) array(s *Shape, path string, depth int) error {
+	sc.at++ // [
+	var elems *Shape
+	if s != nil {
+		elems = s.Elems
+	}
+	for i := 0; ; i++ {
+		sc.space()
+		if sc.data[sc.at] == ']' {
+			sc.at++
+			return nil
+		}
+		if i > 0 {
+			sc.at++ // ,
+		}
+		if err := sc.value(elems, path+"["+strconv.Itoa(i)+"]", depth); err != nil {
+			return err
+		}
+	}
+}
+
+// object reads the keys and values of the object at path.
+func (sc *scanner) object(s *Shape, path string, depth int) error {
+	sc.at++ // {
+	seen := map[string]bool{}
+	for first := true; ; first = false {
+		sc.space()
+		if sc.data[sc.at] == '}' {
+			sc.at++
+			break
+		}
+		if !first {
+			sc.at++ // ,
+			sc.space()
+		}
+		key := string(sc.str())
+		if strings.IndexByte(key, '\\') >= 0 {
+			var k string
+			if err := json.Unmarshal([]byte(`"`+key+`"`), &k); err != nil {
+				return syntaxError(path, err)
+			}
+			key = k
+		}
+		sc.space()
+		sc.at++ // :
+		at := strconv.Quote(key)
+		if path != "" {
+			at = path + "." + at
+		}
+		if seen[key] {
+			return fmt.Errorf("%s: duplicate key", at)
+		}
+		seen[key] = true
+		sub, ok := s.field(key)
+		if !ok {
+			return fmt.Errorf("%s: unknown key (keys are case-sensitive)", at)
+		}
+		if err := sc.value(sub, at, depth); err != nil {
+			return err
+		}
+	}
+	if s != nil && s.All {
+		for _, key := range slices.Sorted(maps.Keys(s.Fields)) {
+			if !seen[key] {
+				return fmt.Errorf("%s: missing key %q", objectPath(path), key)
+			}
+		}
+	}
+	return nil
 }
