@@ -221,6 +221,7 @@ type seriesState struct {
 		Night    int    `json:"night"`
 		Released int    `json:"released"`
 		Deferred int    `json:"deferred"`
+		Node     []int  `json:"node"`
 		Output   string `json:"output"`
 		Digest   string `json:"digest"`
 	} `json:"history"`
@@ -696,5 +697,58 @@ func TestSeriesCheck(t *testing.T) {
 	code, stderr := check(forged, f.out(2))
 	if code != 3 || !strings.Contains(stderr, "adds 1 records") {
 		t.Errorf("check --series with a state whose previous class lacks an entry: exit %d, want 3 naming the additions\n%s", code, stderr)
+	}
+}
+
+// TestSeriesDeferredThenPublished: deferral does not enter the search's objective (the
+// night keeps the last node, whatever it defers), and the records it defers are
+// published on the night their class's new records meet k and the models: two new
+// records of one class wait on night 2, and with three more on night 3 the five are
+// published together.
+func TestSeriesDeferredThenPublished(t *testing.T) {
+	base, other := genAdmissions(t, "11", 2000), genAdmissions(t, "12", 200)
+	header, recs := base[0], base[1:]
+	col := func(name string) int { return slices.Index(header, name) }
+	like := recs[10]
+	var fresh [][]string
+	seen := map[string]bool{}
+	for i, r := range other[1:] {
+		if len(fresh) == 5 {
+			break
+		}
+		if seen[r[col("diagnosis")]] {
+			continue // five distinct diagnoses: the five meet l = 3 on their own, the first two cannot
+		}
+		seen[r[col("diagnosis")]] = true
+		r = slices.Clone(r)
+		r[col("patient_id")] = fmt.Sprintf("Q%07d", i)
+		for _, q := range seriesQuasi {
+			r[col(q)] = like[col(q)]
+		}
+		fresh = append(fresh, r)
+	}
+	if len(fresh) < 5 {
+		t.Fatal("the generated table has fewer than five diagnoses")
+	}
+	f := &seriesFiles{dir: t.TempDir(), in: t.TempDir()}
+	cfg := f.config(t, "cfg.yaml", seriesConfig(t, nil))
+	nights := [][][]string{recs, slices.Concat(recs, fresh[:2]), slices.Concat(recs, fresh)}
+	for n, rows := range nights {
+		in := f.input(t, fmt.Sprintf("night%d.csv", n+1), slices.Concat([][]string{header}, rows))
+		if code, _, stderr := runCLI(t, f.nightArgs(cfg, in, f.out(n+1))...); code != 0 {
+			t.Fatalf("night %d: exit %d\n%s", n+1, code, stderr)
+		}
+	}
+	h := f.checkHistory(t, 3).History
+	if h[1].Deferred != 2 || h[1].Released != h[0].Released {
+		t.Errorf("night 2 deferred %d and released %d (night 1 %d): want the two new records deferred", h[1].Deferred, h[1].Released, h[0].Released)
+	}
+	if h[2].Deferred != 0 || h[2].Released != h[0].Released+5 {
+		t.Errorf("night 3 deferred %d and released %d (night 1 %d): want the five new records published", h[2].Deferred, h[2].Released, h[0].Released)
+	}
+	for n := range h {
+		if !slices.Equal(h[n].Node, h[0].Node) {
+			t.Errorf("night %d's node %v, night 1's %v: deferral moved the node", n+1, h[n].Node, h[0].Node)
+		}
 	}
 }
