@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"sanitizer/fault"
+	"sanitizer/internal/safe"
 	"sanitizer/job"
 	"sanitizer/publish"
 	"sanitizer/report"
@@ -54,6 +55,9 @@ type seriesNight struct {
 	classes, resting, retired []series.Class
 	// checked is what the verifier measured of the night.
 	checked *verify.SeriesMeasured
+	// verifierState gives the state as the verifier's own reader read it
+	// (readForVerifier; only with a previous night).
+	verifierState chan verifierState
 }
 
 // checkSeries refuses a series night the configuration cannot run, naming the key:
@@ -322,12 +326,11 @@ func (sn *seriesNight) verifier(r *run, spec verify.Spec, header []string) (*ver
 	}
 	sc := verify.SeriesCheck{Node: sn.node(r.res.Levels), Quasi: sn.quasi, RemovalsAllowed: r.cfg.Series.Removals == schema.RemovalsAllow}
 	if sn.prev != nil {
-		vs, err := verify.ReadSeriesState(sn.h.Raw)
-		if err != nil {
-			return nil, fault.Internalf("the verifier cannot read the series state the run read: %w", err)
+		read := <-sn.verifierState
+		if read.err != nil {
+			return nil, fault.Internalf("the verifier cannot read the series state the run read: %w", read.err)
 		}
-		sn.h.Raw = nil // read
-		sc.Prev, sc.PrevNode = vs.Classes, vs.Node
+		sc.Prev, sc.PrevNode = read.state.Classes, read.state.Node
 	}
 	if sn.width == 2*series.DigestBytes {
 		sc.Key = sn.h.Key
@@ -337,6 +340,29 @@ func (sn *seriesNight) verifier(r *run, spec verify.Spec, header []string) (*ver
 		return nil, fault.Internalf("the series check: %w", err)
 	}
 	return c, nil
+}
+
+// readForVerifier starts the verifier's own reading of the state the run read, while
+// the night is written (verifier takes it).
+func (sn *seriesNight) readForVerifier() {
+	sn.verifierState = make(chan verifierState, 1)
+	raw := sn.h.Raw
+	sn.h.Raw = nil
+	go func() {
+		var read verifierState
+		read.err = safe.Call(func() error {
+			var err error
+			read.state, err = verify.ReadSeriesState(raw)
+			return err
+		})
+		sn.verifierState <- read
+	}()
+}
+
+// verifierState is the state as the verifier's reader read it.
+type verifierState struct {
+	state *verify.SeriesState
+	err   error
 }
 
 // verified finishes the verifier's check of tonight: a night that breaks the series'

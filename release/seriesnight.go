@@ -57,6 +57,9 @@ func (r *run) seriesStage(ctx context.Context, covers generalize.ClassCovers) er
 	if err := sn.bound(r); err != nil {
 		return err
 	}
+	if sn.prev != nil {
+		sn.readForVerifier() // while the night is written
+	}
 	if sn.withheld > 0 {
 		if err := r.recount(covers); err != nil {
 			return err
