@@ -221,6 +221,7 @@ type seriesState struct {
 		Night    int    `json:"night"`
 		Released int    `json:"released"`
 		Deferred int    `json:"deferred"`
+		Removed  int    `json:"removed"`
 		Node     []int  `json:"node"`
 		Output   string `json:"output"`
 		Digest   string `json:"digest"`
@@ -750,5 +751,47 @@ func TestSeriesDeferredThenPublished(t *testing.T) {
 		if !slices.Equal(h[n].Node, h[0].Node) {
 			t.Errorf("night %d's node %v, night 1's %v: deferral moved the node", n+1, h[n].Node, h[0].Node)
 		}
+	}
+}
+
+// TestSeriesCoarser: a night whose node is more general than the last (the custodian
+// raised search.min-levels, which is no change of the models) rolls the last night's
+// classes up to the new node: none of its records leaves, the night passes the
+// verifier's check, and check --series re-checks it.
+func TestSeriesCoarser(t *testing.T) {
+	base := genAdmissions(t, "11", 2000)
+	f := &seriesFiles{dir: t.TempDir(), in: t.TempDir()}
+	in := f.input(t, "night.csv", base)
+	cfg1 := f.config(t, "cfg1.yaml", seriesConfig(t, nil))
+	if code, _, stderr := runCLI(t, f.nightArgs(cfg1, in, f.out(1))...); code != 0 {
+		t.Fatalf("night 1: exit %d\n%s", code, stderr)
+	}
+	// The top levels of the built hierarchies (testdata/admissions.yaml): the first
+	// quasi-identifier below its top is raised one level.
+	tops := map[string]int{"age": 4, "zip": 5, "admitted": 4, "stay_days": 4}
+	node1 := f.checkHistory(t, 1).History[0].Node
+	q, level := -1, 0
+	for i, name := range seriesQuasi {
+		if top, ok := tops[name]; ok && node1[i] < top && q < 0 {
+			q, level = i, node1[i]+1
+		}
+	}
+	if q < 0 {
+		t.Fatalf("night 1's node %v is at the top of every built hierarchy", node1)
+	}
+	cfg2 := f.config(t, "cfg2.yaml", seriesConfig(t, func(cfg string) string {
+		return testfiles.Replace(t, cfg, "search: {algorithm: optimal, metric: loss}", fmt.Sprintf("search: {algorithm: optimal, metric: loss, min-levels: {%s: %d}}", seriesQuasi[q], level))
+	}))
+	if code, _, stderr := runCLI(t, f.nightArgs(cfg2, in, f.out(2))...); code != 0 {
+		t.Fatalf("night 2 at a coarser node: exit %d\n%s", code, stderr)
+	}
+	h := f.checkHistory(t, 2).History
+	// Records the finer node suppressed may be published now: as new records, in
+	// cohorts of k, or deferred; none of night 1's leaves.
+	if h[1].Node[q] != level || h[1].Removed != 0 || h[1].Released < h[0].Released {
+		t.Errorf("night 2: node %v, removed %d, released %d (night 1 %v, %d): want %s at %d and night 1's records kept", h[1].Node, h[1].Removed, h[1].Released, h[0].Node, h[0].Released, seriesQuasi[q], level)
+	}
+	if code, _, stderr := runCLI(t, "check", "-c", cfg2, "--in", in, "--release", f.out(2), "--series", f.state()); code != 0 {
+		t.Errorf("check --series of the coarser night: exit %d\n%s", code, stderr)
 	}
 }
