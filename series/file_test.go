@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sanitizer/internal/testfiles"
 	"slices"
 	"strings"
 	"testing"
@@ -42,20 +43,6 @@ func digestOf(content string) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// names is the files in dir.
-func names(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range es {
-		out = append(out, e.Name())
-	}
-	return out
-}
-
 // open is Open(path, "", false) that must succeed, closed when the test ends.
 func open(t *testing.T, path string) *Handle {
 	t.Helper()
@@ -87,7 +74,7 @@ func TestFirstNight(t *testing.T) {
 	if h.State != nil || !h.NewKey || len(h.Key) != keyfile.MinBytes {
 		t.Fatalf("Open of a new series: State %v, NewKey %v, %d key bytes", h.State, h.NewKey, len(h.Key))
 	}
-	if got := names(t, dir); !slices.Equal(got, []string{"state.json.lock"}) {
+	if got := testfiles.Names(t, dir); !slices.Equal(got, []string{"state.json.lock"}) {
 		t.Fatalf("Open wrote %v before Commit", got)
 	}
 	if err := h.Commit(&State{}); !errors.Is(err, fault.ErrInternal) {

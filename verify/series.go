@@ -17,6 +17,7 @@ package verify
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
@@ -653,21 +654,11 @@ func (s *SeriesCounter) units(e []byte, idx []int32) int {
 	}
 	slices.SortFunc(ps, func(a, b person) int {
 		if a.hi != b.hi {
-			return cmpUint(a.hi, b.hi)
+			return cmp.Compare(a.hi, b.hi)
 		}
-		return cmpUint(a.lo, b.lo)
+		return cmp.Compare(a.lo, b.lo)
 	})
 	return len(slices.Compact(ps))
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // unitName is what units counts.

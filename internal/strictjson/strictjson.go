@@ -93,30 +93,50 @@ func walkObject(dec *json.Decoder, s *Shape, path string, depth int) error {
 			return syntaxError(path, err)
 		}
 		key, _ := tok.(string) // an object's tokens alternate key, value
-		at := strconv.Quote(key)
-		if path != "" {
-			at = path + "." + at
-		}
-		if seen[key] {
-			return fmt.Errorf("%s: duplicate key", at)
-		}
-		seen[key] = true
-		sub, ok := s.field(key)
-		if !ok {
-			return fmt.Errorf("%s: unknown key (keys are case-sensitive)", at)
+		sub, at, err := s.member(seen, key, path)
+		if err != nil {
+			return err
 		}
 		if err := walkValue(dec, sub, at, depth); err != nil {
 			return err
 		}
 	}
-	if s != nil && s.All {
-		for _, key := range slices.Sorted(maps.Keys(s.Fields)) {
-			if !seen[key] {
-				return fmt.Errorf("%s: missing key %q", objectPath(path), key)
-			}
-		}
+	if err := s.complete(seen, path); err != nil {
+		return err
 	}
 	return closing(dec, path)
+}
+
+// member is the shape of key's value in an object of shape s at path, and its path,
+// once key is recorded in seen: a key met before or that s does not list is an error.
+func (s *Shape) member(seen map[string]bool, key, path string) (*Shape, string, error) {
+	at := strconv.Quote(key)
+	if path != "" {
+		at = path + "." + at
+	}
+	if seen[key] {
+		return nil, at, fmt.Errorf("%s: duplicate key", at)
+	}
+	seen[key] = true
+	sub, ok := s.field(key)
+	if !ok {
+		return nil, at, fmt.Errorf("%s: unknown key (keys are case-sensitive)", at)
+	}
+	return sub, at, nil
+}
+
+// complete refuses an object of shape s at path whose keys (seen) lack one s
+// requires (All).
+func (s *Shape) complete(seen map[string]bool, path string) error {
+	if s == nil || !s.All {
+		return nil
+	}
+	for _, key := range slices.Sorted(maps.Keys(s.Fields)) {
+		if !seen[key] {
+			return fmt.Errorf("%s: missing key %q", objectPath(path), key)
+		}
+	}
+	return nil
 }
 
 // objectPath names the object at path in a message.
@@ -276,28 +296,16 @@ func (sc *scanner) object(s *Shape, path string, depth int) error {
 		}
 		sc.space()
 		sc.at++ // :
-		at := strconv.Quote(key)
-		if path != "" {
-			at = path + "." + at
-		}
-		if seen[key] {
-			return fmt.Errorf("%s: duplicate key", at)
-		}
-		seen[key] = true
-		sub, ok := s.field(key)
-		if !ok {
-			return fmt.Errorf("%s: unknown key (keys are case-sensitive)", at)
+		sub, at, err := s.member(seen, key, path)
+		if err != nil {
+			return err
 		}
 		if err := sc.value(sub, at, depth); err != nil {
 			return err
 		}
 	}
-	if s != nil && s.All {
-		for _, key := range slices.Sorted(maps.Keys(s.Fields)) {
-			if !seen[key] {
-				return fmt.Errorf("%s: missing key %q", objectPath(path), key)
-			}
-		}
+	if err := s.complete(seen, path); err != nil {
+		return err
 	}
 	return nil
 }
