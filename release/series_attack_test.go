@@ -592,6 +592,7 @@ func TestSeriesAttack(t *testing.T) {
 		{name: "rows"},
 		{name: "erasures-retire", erase: true, series: retire},
 		{name: "persons", persons: true},
+		{name: "persons-erasures-retire", persons: true, erase: true, series: retire},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -466,39 +466,65 @@ func (d *nightDecision) sortPast(pa *past, matched []int32, t *tonight) (base []
 // consecutive compares what a class publishes tonight (pub) with what it published
 // the last night, as the verifier does, entries as multisets: it returns the entries
 // removed, and whether the added ones are none or meet k and the models on their own
-// and (with series.removals: retire) the removed ones are none or at least k.
+// and (with series.removals: retire) the removed ones are none or at least k. With a
+// privacy unit the rows alone are compared too, as someone holding both files sees
+// them: a person's row that left and another's equal row that came cancel out there.
 func (d *nightDecision) consecutive(pub []int32, pa *past) (removed []byte, ok bool) {
 	w := d.sn.width
-	entry := func(i int32) []byte { return d.sn.entries[int(i)*w : int(i+1)*w] }
 	now := slices.Clone(pub)
-	slices.SortFunc(now, func(a, b int32) int { return bytes.Compare(entry(a), entry(b)) })
-	var added []int32
+	slices.SortFunc(now, func(a, b int32) int { return bytes.Compare(d.entry(a), d.entry(b)) })
+	added, removed := d.difference(now, pa, w)
+	ok = d.fits(added, d.units(removed))
+	if w > series.DigestBytes {
+		seen, gone := d.difference(now, pa, series.DigestBytes)
+		ok = ok && d.fits(seen, len(gone)/w)
+	}
+	return removed, ok
+}
+
+// fits reports whether records added are none or meet k and the models on their own,
+// and (with series.removals: retire) removed units are none or at least k.
+func (d *nightDecision) fits(added []int32, removed int) bool {
+	if len(added) > 0 && !d.models.Holds(added) {
+		return false
+	}
+	return d.r.cfg.Series.Removals != schema.RemovalsRetire || removed == 0 || removed >= d.r.sopt.K
+}
+
+// entry is record i's entry.
+func (d *nightDecision) entry(i int32) []byte {
+	w := d.sn.width
+	return d.sn.entries[int(i)*w : int(i+1)*w]
+}
+
+// difference is the multiset difference of the records now (in ascending order of
+// entry) and the last night's published entries of pa, comparing the first n bytes of
+// each entry: the records added, and the entries removed.
+func (d *nightDecision) difference(now []int32, pa *past, n int) (added []int32, removed []byte) {
 	j := 0
-	before := func(j int) bool { return j < len(pa.items) }
-	for _, i := range now {
-		for before(j) && (pa.items[j].resting || bytes.Compare(pa.items[j].entry, entry(i)) < 0) {
-			if !pa.items[j].resting {
-				removed = append(removed, pa.items[j].entry...)
-			}
+	next := func() bool { // skips resting entries; whether one is left
+		for j < len(pa.items) && pa.items[j].resting {
 			j++
 		}
-		if before(j) && bytes.Equal(pa.items[j].entry, entry(i)) {
+		return j < len(pa.items)
+	}
+	for _, i := range now {
+		e := d.entry(i)[:n]
+		for next() && bytes.Compare(pa.items[j].entry[:n], e) < 0 {
+			removed = append(removed, pa.items[j].entry...)
+			j++
+		}
+		if next() && bytes.Equal(pa.items[j].entry[:n], e) {
 			j++
 			continue
 		}
 		added = append(added, i)
 	}
-	for ; before(j); j++ {
-		if !pa.items[j].resting {
-			removed = append(removed, pa.items[j].entry...)
-		}
+	for next() {
+		removed = append(removed, pa.items[j].entry...)
+		j++
 	}
-	ok = len(added) == 0 || d.models.Holds(added)
-	if d.r.cfg.Series.Removals == schema.RemovalsRetire {
-		units := d.units(removed)
-		ok = ok && (units == 0 || units >= d.r.sopt.K)
-	}
-	return removed, ok
+	return added, removed
 }
 
 // restingSet is what a class withholds whole tonight: records with their cohorts,
