@@ -583,6 +583,9 @@ type attackCase struct {
 // consecutive nights, and between any two nights only in a class that lost rows in
 // between, the limit docs/series.md states); the controls show both.
 func TestSeriesAttack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("240 releases: run by make test without -short, not again under the race detector")
+	}
 	header, pool := attackRows(t)
 	unit := func(cfg string) string {
 		return testfiles.Replace(t, cfg, "privacy:\n  k: 5\n", "privacy:\n  k: 5\n  privacy-unit: {column: patient_id}\n")
