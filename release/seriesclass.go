@@ -474,21 +474,22 @@ func (d *nightDecision) consecutive(pub []int32, pa *past) (removed []byte, ok b
 	now := slices.Clone(pub)
 	slices.SortFunc(now, func(a, b int32) int { return bytes.Compare(d.entry(a), d.entry(b)) })
 	added, removed := d.difference(now, pa, w)
-	ok = d.fits(added, d.units(removed))
+	removals := d.r.cfg.Series.Removals
+	ok = d.fits(added, d.units(removed), removals == schema.RemovalsRetire)
 	if w > series.DigestBytes {
 		seen, gone := d.difference(now, pa, series.DigestBytes)
-		ok = ok && d.fits(seen, len(gone)/w)
+		ok = ok && d.fits(seen, len(gone)/w, removals != schema.RemovalsAllow)
 	}
 	return removed, ok
 }
 
 // fits reports whether records added are none or meet k and the models on their own,
-// and (with series.removals: retire) removed units are none or at least k.
-func (d *nightDecision) fits(added []int32, removed int) bool {
+// and, when bound, removed units are none or at least k.
+func (d *nightDecision) fits(added []int32, removed int, bound bool) bool {
 	if len(added) > 0 && !d.models.Holds(added) {
 		return false
 	}
-	return d.r.cfg.Series.Removals != schema.RemovalsRetire || removed == 0 || removed >= d.r.sopt.K
+	return !bound || removed == 0 || removed >= d.r.sopt.K
 }
 
 // entry is record i's entry.

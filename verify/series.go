@@ -569,6 +569,9 @@ func (s *SeriesCounter) compare(m *SeriesMeasured, i int, b *seriesBuild, prev [
 			err = &Violation{Msg: fmt.Sprintf("series: tonight's class %d (in label order, from 0): the %d %s it adds, on their own: %s", i, u, s.unitName(), v.Msg)}
 		}
 	}
+	if err == nil && s.width > seriesDigestBytes {
+		err = s.compareRows(i, b, prev, refs)
+	}
 	if u := s.units(removed, nil); u > 0 && u < k {
 		m.RemovalClasses++
 		switch {
@@ -599,9 +602,40 @@ func (s *SeriesCounter) gone(m *SeriesMeasured, g *seriesGroup) error {
 	return &Violation{Msg: fmt.Sprintf("series: the previous classes rolled into one group that tonight no longer holds (the first is previous class %d) remove %d %s, fewer than k=%d (removals are not allowed)", g.first, u, s.unitName(), k)}
 }
 
+// compareRows is compare's check, with persons, of the rows alone, as someone
+// holding both files sees them (a person's row that left and another's equal row that
+// came cancel out there): the rows added number 0 or at least k and meet the models
+// on their own, and the rows removed number 0 or at least k unless removals are
+// allowed.
+func (s *SeriesCounter) compareRows(i int, b *seriesBuild, prev []byte, refs []*closeness.PersonsReference) error {
+	addedIdx, removed := s.diffPrefix(b.entries, prev, seriesDigestBytes)
+	k := s.spec.K
+	switch n := len(addedIdx); {
+	case n > 0 && n < k:
+		return &Violation{Msg: fmt.Sprintf("series: tonight's class %d (in label order, from 0) adds %d rows as the two files show them (rows alone), fewer than k=%d", i, n, k)}
+	case n > 0:
+		if merr := s.addedModels(b, addedIdx, refs); merr != nil {
+			v, ok := merr.(*Violation)
+			if !ok {
+				return merr
+			}
+			return &Violation{Msg: fmt.Sprintf("series: tonight's class %d (in label order, from 0): the %d rows it adds as the two files show them, on their own: %s", i, n, v.Msg)}
+		}
+	}
+	if n := len(removed) / s.width; n > 0 && n < k && !s.sc.RemovalsAllowed {
+		return &Violation{Msg: fmt.Sprintf("series: tonight's class %d (in label order, from 0) removes %d rows as the two files show them (rows alone), fewer than k=%d (removals are not allowed)", i, n, k)}
+	}
+	return nil
+}
+
 // diff compares tonight's sorted entries t with the previous ones p: the entries
 // added (t − p, as a multiset: their indexes in t) and removed (p − t).
 func (s *SeriesCounter) diff(t, p []byte) (addedIdx []int32, removed []byte) {
+	return s.diffPrefix(t, p, s.width)
+}
+
+// diffPrefix is diff comparing the first n bytes of each entry.
+func (s *SeriesCounter) diffPrefix(t, p []byte, n int) (addedIdx []int32, removed []byte) {
 	w := s.width
 	a, b := 0, 0
 	for a < len(t) || b < len(p) {
@@ -612,7 +646,7 @@ func (s *SeriesCounter) diff(t, p []byte) (addedIdx []int32, removed []byte) {
 		case a >= len(t):
 			c = 1
 		default:
-			c = bytes.Compare(t[a:a+w], p[b:b+w])
+			c = bytes.Compare(t[a:a+n], p[b:b+n])
 		}
 		switch {
 		case c < 0:

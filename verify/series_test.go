@@ -501,3 +501,25 @@ func TestSeriesClosenessInPersons(t *testing.T) {
 		}
 	}
 }
+
+// TestSeriesRowsAlone: with persons, a night is also compared on its rows alone, as
+// someone holding both files sees them. pid-1's row leaves and a new person's equal
+// row comes: in entries, two persons are added (with pid-q's new row) and one removed
+// (allowed); in rows, the equal rows cancel out and one row alone is added, fewer
+// than k=2.
+func TestSeriesRowsAlone(t *testing.T) {
+	prev := wantClasses(base, decade3, seriesKey)
+	rows := slices.Clone(base)
+	rows[0].id = "pid-p" // pid-1's row, now pid-p's
+	rows = append(rows, srow{"pid-q", "22", "12341", "cold", "new-note", false})
+	sc := SeriesCheck{Prev: prev, PrevNode: []int{0, 0}, RemovalsAllowed: true}
+	_, err := runNight(t, seriesSpec(2, 0, true), sc, decade3, rows)
+	if !isViolation(err, "adds 1 rows as the two files show them") {
+		t.Fatalf("error %v, want the row added alone", err)
+	}
+	// With a second new row, the rows alone add two: the night passes.
+	rows = append(rows, srow{"pid-r", "24", "12342", "flu", "new-note-2", false})
+	if _, err := runNight(t, seriesSpec(2, 0, true), sc, decade3, rows); err != nil {
+		t.Fatalf("two rows added alone: %v", err)
+	}
+}
