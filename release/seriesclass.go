@@ -350,7 +350,7 @@ type tonight struct {
 // lost).
 func (d *nightDecision) matchPast(recs []int32, pa *past) (matched, fresh []int32) {
 	w := d.sn.width
-	entry := func(i int32) []byte { return d.sn.entries[int(i)*w : int(i+1)*w] }
+	entry := d.entry
 	matched = make([]int32, len(pa.items))
 	for j := range matched {
 		matched[j] = -1
@@ -395,15 +395,14 @@ type cohortKey struct {
 // cohorts (a row lost) retired or kept as series.removals says, the new records
 // published as a cohort when they meet k and the models on their own, resting cohorts
 // returned, and the class withheld whole when what it would publish does not meet
-// them. It returns the new records deferred.
+// them. It records the night of the class in tl.
 func (d *nightDecision) decideClass(c int, tl *tally) {
 	pa := d.pasts[c]
 	if pa == nil {
 		pa = &past{labels: d.labels(c)}
 	}
-	sn, w := d.sn, d.sn.width
 	recs := d.rows[d.start[c]:d.start[c+1]]
-	entry := func(i int32) []byte { return sn.entries[int(i)*w : int(i+1)*w] }
+	entry := d.entry
 	slices.SortFunc(recs, func(a, b int32) int { return bytes.Compare(entry(a), entry(b)) })
 	matched, fresh := d.matchPast(recs, pa)
 	var t tonight
