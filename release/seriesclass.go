@@ -385,9 +385,9 @@ func (d *nightDecision) matchPast(recs []int32, pa *past) (matched, fresh []int3
 	return matched, fresh
 }
 
-// cohortKey names a cohort of a class: its night, and whether it rested.
+// cohortKey names a cohort of a class: its number, and whether it rested.
 type cohortKey struct {
-	night   uint32
+	id      uint32
 	resting bool
 }
 
@@ -408,14 +408,17 @@ func (d *nightDecision) decideClass(c int, tl *tally) {
 	var t tonight
 	t.retired = slices.Clone(pa.retired)
 	base, baseCohorts, back, backCohorts := d.sortPast(pa, matched, &t)
-	newOK := len(fresh) > 0 && d.models.Holds(fresh)
-	pub, pubCohorts, rest := d.assemble(base, baseCohorts, back, backCohorts, fresh, newOK)
+	var freshCohorts []uint32
+	if len(fresh) > 0 && d.models.Holds(fresh) {
+		freshCohorts = d.split(fresh)
+	}
+	pub, pubCohorts, rest := d.assemble(base, baseCohorts, back, backCohorts, fresh, freshCohorts)
 	removed, ok := d.consecutive(pub, pa)
 	if !ok {
 		// New rows that cancel out against rows that left (equal entries) would make
 		// the difference of the two nights smaller than k: tonight publishes only what
 		// went on.
-		pub, pubCohorts, rest = d.assemble(base, baseCohorts, nil, nil, nil, false)
+		pub, pubCohorts, rest = d.assemble(base, baseCohorts, nil, nil, nil, nil)
 		rest.records, rest.cohorts = append(rest.records, back...), append(rest.cohorts, backCohorts...)
 		removed, _ = d.consecutive(pub, pa)
 	}
@@ -527,6 +530,81 @@ func (d *nightDecision) difference(now []int32, pa *past, n int) (added []int32,
 	return added, removed
 }
 
+// split gives records new tonight (recs, which meet k and the models together) their
+// cohorts: with series.removals: retire, as many as meet k and the models each, so
+// that a row that leaves later retires only its own cohort's rows; else one. The
+// records are taken value by value in turn (of the first protected sensitive column),
+// a cohort closed as soon as it meets the models; what is left joins the last one, or,
+// when that would fail them, all are one cohort.
+func (d *nightDecision) split(recs []int32) []uint32 {
+	ids := make([]uint32, len(recs))
+	for i := range ids {
+		ids[i] = series.CohortOf(int(d.night), 0)
+	}
+	if d.r.cfg.Series.Removals != schema.RemovalsRetire || len(recs) < 2*d.r.sopt.K {
+		return ids
+	}
+	var cur, last []int32 // the records of the cohort being formed, and of the last one closed
+	var curAt []int       // their places in recs
+	part := 0
+	for _, at := range d.interleave(recs) {
+		cur, curAt = append(cur, recs[at]), append(curAt, at)
+		if len(cur) < d.r.sopt.K || part == series.MaxParts-1 || !d.models.Holds(cur) {
+			continue
+		}
+		for _, a := range curAt {
+			ids[a] = series.CohortOf(int(d.night), part)
+		}
+		part++
+		last, cur, curAt = cur, nil, nil
+	}
+	if len(cur) == 0 {
+		return ids
+	}
+	if part > 0 && d.models.Holds(append(slices.Clone(last), cur...)) {
+		for _, a := range curAt {
+			ids[a] = series.CohortOf(int(d.night), part-1)
+		}
+		return ids
+	}
+	for i := range ids {
+		ids[i] = series.CohortOf(int(d.night), 0)
+	}
+	return ids
+}
+
+// interleave is an order of recs's places that takes the values of the first
+// protected sensitive column in turn (recs's own order without one).
+func (d *nightDecision) interleave(recs []int32) []int {
+	order := make([]int, len(recs))
+	for i := range order {
+		order[i] = i
+	}
+	if len(d.r.t.Sensitive) == 0 {
+		return order
+	}
+	codes := d.r.t.Sensitive[0].Codes
+	byValue := map[int32][]int{}
+	var values []int32
+	for _, i := range order {
+		v := codes.At(int(recs[i]))
+		if byValue[v] == nil {
+			values = append(values, v)
+		}
+		byValue[v] = append(byValue[v], i)
+	}
+	slices.Sort(values)
+	order = order[:0]
+	for len(order) < len(recs) {
+		for _, v := range values {
+			if rest := byValue[v]; len(rest) > 0 {
+				order, byValue[v] = append(order, rest[0]), rest[1:]
+			}
+		}
+	}
+	return order
+}
+
 // restingSet is what a class withholds whole tonight: records with their cohorts,
 // and which of them the last night published.
 type restingSet struct {
@@ -536,11 +614,12 @@ type restingSet struct {
 }
 
 // assemble chooses what a class publishes: its published cohorts that go on (base),
-// its resting cohorts (back) and its new records (fresh, a cohort of tonight's when
-// newOK), as much of it as meets k and the models together, trying without the
+// its resting cohorts (back) and its new records (fresh, in tonight's cohorts
+// freshCohorts; nil when they do not meet the models), as much of it as meets k and the models together, trying without the
 // resting cohorts, then without the new records, then nothing (the base withheld
 // whole, resting).
-func (d *nightDecision) assemble(base []int32, baseCohorts []uint32, back []int32, backCohorts []uint32, fresh []int32, newOK bool) (pub []int32, cohorts []uint32, rest restingSet) {
+func (d *nightDecision) assemble(base []int32, baseCohorts []uint32, back []int32, backCohorts []uint32, fresh []int32, freshCohorts []uint32) (pub []int32, cohorts []uint32, rest restingSet) {
+	newOK := freshCohorts != nil
 	for _, try := range []struct{ back, fresh bool }{{true, true}, {false, true}, {true, false}, {false, false}} {
 		if (try.fresh && !newOK) || (try.back && len(back) == 0) {
 			continue
@@ -550,10 +629,7 @@ func (d *nightDecision) assemble(base []int32, baseCohorts []uint32, back []int3
 			pub, cohorts = append(pub, back...), append(cohorts, backCohorts...)
 		}
 		if try.fresh {
-			pub = append(pub, fresh...)
-			for range fresh {
-				cohorts = append(cohorts, d.night)
-			}
+			pub, cohorts = append(pub, fresh...), append(cohorts, freshCohorts...)
 		}
 		if len(pub) == 0 || d.models.Holds(pub) {
 			if !try.back {

@@ -63,14 +63,21 @@ type Digests struct {
 
 // Class is one published class: its labels, in the order of State.Quasi, the entries
 // of its rows, concatenated in ascending byte order, one per published row, and the
-// cohort of each entry: the night its cohort (the rows of the class first published
-// together) was first published, a little-endian uint32 per entry. Ties of equal
-// entries are in ascending order of cohort. Retired classes hold no cohorts.
+// cohort of each entry, a little-endian uint32 per entry: a cohort is rows of the class
+// first published together, numbered CohortOf(the night it was first published, its
+// part that night). Ties of equal entries are in ascending order of cohort. Retired
+// classes hold no cohorts.
 type Class struct {
 	Labels  []string `json:"labels"`
 	Entries []byte   `json:"entries"`
 	Cohorts []byte   `json:"cohorts"`
 }
+
+// CohortOf is the number of the part-th cohort a class first published on night.
+func CohortOf(night, part int) uint32 { return uint32(night)<<16 | uint32(part) }
+
+// MaxParts bounds the cohorts a class first publishes on one night.
+const MaxParts = 1 << 16
 
 // Cohort is the cohort of entry i of c.
 func (c *Class) Cohort(i int) uint32 { return binary.LittleEndian.Uint32(c.Cohorts[4*i:]) }
@@ -286,7 +293,8 @@ func checkLevels(key string, node []int) error {
 
 // checkClasses checks classes (at key) against the state's rules: labels per
 // quasi-identifier, classes in ascending label order, entries whole and in order, and
-// with cohorts one per entry, each a night up to night, ties in order (without, none).
+// with cohorts one per entry, each of a night up to night, ties in order (without,
+// none).
 func checkClasses(key string, classes []Class, quasi, width int, cohorts bool, night int) error {
 	for i, c := range classes {
 		at := fmt.Sprintf("%s[%d]", key, i)
@@ -316,8 +324,8 @@ func checkCohorts(at string, c *Class, width int, cohorts bool, night int) error
 		return fmt.Errorf("%s.cohorts: not one cohort (4 bytes) per entry", at)
 	}
 	for i := range n {
-		if cohorts && (c.Cohort(i) < 1 || int(c.Cohort(i)) > night) {
-			return fmt.Errorf("%s.cohorts: a cohort that is not a night of the series", at)
+		if cohorts && (c.Cohort(i)>>16 < 1 || int(c.Cohort(i)>>16) > night) {
+			return fmt.Errorf("%s.cohorts: a cohort that is not of a night of the series", at)
 		}
 		if i == 0 {
 			continue

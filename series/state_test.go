@@ -38,15 +38,15 @@ func entries(first byte, n, width int) []byte {
 	return e
 }
 
-// cohorts is the cohorts of n entries: night for each, or, with more nights given,
-// nights[i] for entry i.
+// cohorts is the cohorts of n entries: the first cohort of night for each, or, with
+// more nights given, of nights[i] for entry i.
 func cohorts(n int, night uint32, nights ...uint32) []byte {
 	var c []byte
 	for i := range n {
 		if i < len(nights) {
-			c = binary.LittleEndian.AppendUint32(c, nights[i])
+			c = binary.LittleEndian.AppendUint32(c, CohortOf(int(nights[i]), 0))
 		} else {
-			c = binary.LittleEndian.AppendUint32(c, night)
+			c = binary.LittleEndian.AppendUint32(c, CohortOf(int(night), 0))
 		}
 	}
 	return c

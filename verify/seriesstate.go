@@ -535,8 +535,8 @@ func stateCohorts(raw []rawClass, path string, width int, cohorts bool, night in
 			return stateError(at, "%d bytes, not a cohort (4 bytes) per entry", len(c))
 		}
 		for j := 0; j+4 <= len(c); j += 4 {
-			if n := binary.LittleEndian.Uint32(c[j:]); n < 1 || int64(n) > int64(night) {
-				return stateError(at, "cohort %d is not a night of the series", j/4)
+			if n := binary.LittleEndian.Uint32(c[j:]) >> 16; n < 1 || int64(n) > int64(night) {
+				return stateError(at, "cohort %d is not of a night of the series", j/4)
 			}
 		}
 	}

@@ -41,7 +41,7 @@ var (
 func cohortsOf(entries []byte, width int, night uint32) string {
 	var c []byte
 	for range len(entries) / width {
-		c = binary.LittleEndian.AppendUint32(c, night)
+		c = binary.LittleEndian.AppendUint32(c, night<<16) // the night's first cohort
 	}
 	return base64.StdEncoding.EncodeToString(c)
 }
