@@ -86,7 +86,7 @@ func (sn *seriesNight) bound(r *run) error {
 		return r.cfg.Wrap("series.max-deferred", fault.Unattainable("--series %s: tonight would defer %d of %d records (%.4g), more than series.max-deferred %g allows: nothing published", sn.h.Path(), sn.deferred, r.t.Rows, share, cfg.MaxDeferred))
 	}
 	if len(sn.exposed) > 0 && cfg.Removals != schema.RemovalsAllow { // retire never exposes: whole cohorts leave
-		return r.cfg.Wrap("series.removals", fault.Unattainable("--series %s: %d classes lost between 1 and k−1 of the previous night's records (persons): someone holding both files would see which few left; nothing published (series.removals: allow publishes them and lists the classes)", sn.h.Path(), len(sn.exposed)))
+		return r.cfg.Wrap("series.removals", fault.Unattainable("--series %s: %d classes lost between 1 and k−1 of the previous night's records (persons): someone holding both files would see which few left; nothing published (series.removals: retire withholds the rest of their cohorts from now on; allow publishes them and lists the classes)", sn.h.Path(), len(sn.exposed)))
 	}
 	if sn.deferred > 0 && 2*sn.deferred > sn.pending {
 		r.log.Warn("more than half of tonight's new records wait for their class's new records to meet k and the models", "deferred", sn.deferred, "new", sn.pending)
