@@ -28,10 +28,9 @@ import (
 
 // seriesNight is one night of a release series in progress.
 type seriesNight struct {
-	h       *series.Handle
-	prev    *series.State // the state the last night left; nil on a series' first night
-	id      string        // the series' id (a new one on its first night)
-	restart bool
+	h    *series.Handle
+	prev *series.State // the state the last night left; nil on a series' first night
+	id   string        // the series' id (a new one on its first night)
 	// What the state records of the release (compatible).
 	columns []string
 	quasi   []string // the quasi-identifiers in the release's order
@@ -41,20 +40,17 @@ type seriesNight struct {
 	// persons is, with a privacy unit, every person's digest by its code (pass 1).
 	persons []byte
 	// What the night decided (seriesStage).
-	entries   []byte // per record, width bytes (unset where not published)
-	deferred  int    // new records withheld tonight (they wait)
-	withheld  int    // records withheld tonight: deferred, resting and retired
-	pending   int    // records of tonight's additions (deferred or not)
-	added     int    // entries added since the previous night
-	removed   int    // entries removed since the previous night
-	exposed   []int  // classes (tonight's, by number) that lost 1..k−1 records (persons)
-	waiting   []series.Wait
-	oldest    int // nights the oldest waiting record has waited (0: none waits)
-	classTags []string
+	entries  []byte // per record, width bytes (unset where not published)
+	deferred int    // new records withheld tonight (they wait)
+	withheld int    // records withheld tonight: deferred, resting and retired
+	pending  int    // records of tonight's additions (deferred or not)
+	added    int    // entries added since the previous night
+	removed  int    // entries removed since the previous night
+	exposed  []int  // classes (tonight's, by number) that lost 1..k−1 records (persons)
+	waiting  []series.Wait
+	oldest   int // nights the oldest waiting record has waited (0: none waits)
 	// What the state will record: the classes published, resting and retired.
 	classes, resting, retired []series.Class
-	// checked is what the verifier measured of the night.
-	checked *verify.SeriesMeasured
 	// verifierState gives the state as the verifier's own reader read it
 	// (readForVerifier; only with a previous night).
 	verifierState chan verifierState
@@ -94,7 +90,7 @@ func openSeries(cfg *schema.Config, opt job.Options) (*seriesNight, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &seriesNight{h: h, prev: h.State, restart: opt.SeriesRestart}, nil
+	return &seriesNight{h: h, prev: h.State}, nil
 }
 
 // joinSeries makes sn (nil: none) the run's series night once the input is planned:
@@ -381,8 +377,6 @@ func (sn *seriesNight) verified(c *verify.SeriesCounter) error {
 			return fault.Internalf("the series check read class %d of the written release otherwise than the night decided it; nothing published", i)
 		}
 	}
-	m.Classes = nil // the same as the night's
-	sn.checked = m
 	return nil
 }
 
