@@ -83,6 +83,7 @@ var enumFields = map[string]bool{
 	"UniquenessEstimate.Model": true, "UniquenessEstimate.Chosen": true,
 	"ManifestOutput.Kind": true, "ManifestOutput.Mechanism": true, "ManifestOutput.Neighbours": true, "ManifestOutput.Post": true,
 	"StatBudget.Stat": true, "SynthReport.Method": true, "ManifestLedger.Recorded": true, "LedgerSpend.Time": true,
+	"SeriesSummary.Series": true, "SeriesSummary.Removals": true, "SeriesSummary.Learns": true, "SeriesRecord.Time": true,
 }
 
 // poisonAll poisons, in place, every string v reaches (fields, slice elements, map
@@ -136,7 +137,8 @@ func poisonedPages(t *testing.T, all bool) map[string]string {
 		pages[name] = b.String()
 	}
 	for name, r := range map[string]*Report{"release": adultReport(true), "subset": subsetReport(), "mondrian": mondrianReport(),
-		"empty": emptyReport(), "no-risk": noRiskReport()} {
+		"empty": emptyReport(), "no-risk": noRiskReport(), "series-retire": seriesReport("retire"), "series-allow": seriesReport("allow"),
+		"persons-series": personsSeriesReport()} {
 		r.Model.KMap = &KMapIn{K: 20, Estimator: "zero-truncated-poisson", DerivedK: 6}
 		r.Metric.Weights = map[string]float64{"age": 2}
 		add(name, r, func(b *bytes.Buffer) error { return WriteReleaseHTML(b, r) })
