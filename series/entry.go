@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"hash"
 	"slices"
 )
 
@@ -43,21 +44,22 @@ func (h *RowHasher) Digest(dst []byte, cells []string) []byte {
 // PersonHasher computes person digests under a series key: the first 16 bytes of
 // HMAC-SHA-256 over the prefix and the id. One PersonHasher is for one goroutine.
 type PersonHasher struct {
-	key []byte
+	mac hash.Hash
 	buf []byte
 }
 
 // NewPersonHasher is a PersonHasher under key.
 func NewPersonHasher(key []byte) *PersonHasher {
-	return &PersonHasher{key: slices.Clone(key)}
+	return &PersonHasher{mac: hmac.New(sha256.New, slices.Clone(key))}
 }
 
 // Digest appends to dst the person digest of id.
 func (h *PersonHasher) Digest(dst []byte, id string) []byte {
-	h.buf = append(append(h.buf[:0], personPrefix...), id...)
-	m := hmac.New(sha256.New, h.key)
-	m.Write(h.buf)
-	return append(dst, m.Sum(nil)[:DigestBytes]...)
+	h.mac.Reset()
+	h.mac.Write([]byte(personPrefix))
+	h.mac.Write([]byte(id))
+	h.buf = h.mac.Sum(h.buf[:0])
+	return append(dst, h.buf[:DigestBytes]...)
 }
 
 // ClassTag is the keyed tag of a class by its labels, hex: it names a class whose
@@ -89,30 +91,6 @@ func SortEntries(e []byte, width int) {
 		out = append(out, e[i*width:(i+1)*width]...)
 	}
 	copy(e, out)
-}
-
-// Diff compares two sorted multisets of entries (each width bytes): it returns the
-// entries of now that before lacks (added) and those of before that now lacks
-// (removed), both sorted; an entry held m times before and n times now is added
-// n − m times when n > m, removed m − n times when m > n.
-func Diff(before, now []byte, width int) (added, removed []byte) {
-	i, j := 0, 0
-	for i < len(before) && j < len(now) {
-		switch c := bytes.Compare(before[i:i+width], now[j:j+width]); {
-		case c == 0:
-			i += width
-			j += width
-		case c < 0:
-			removed = append(removed, before[i:i+width]...)
-			i += width
-		default:
-			added = append(added, now[j:j+width]...)
-			j += width
-		}
-	}
-	removed = append(removed, before[i:]...)
-	added = append(added, now[j:]...)
-	return added, removed
 }
 
 // Merge is the multiset union of sorted entries a and b (each width bytes), sorted.
