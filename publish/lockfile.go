@@ -30,12 +30,26 @@ func Lock(path string) (unlock func(), err error) {
 	return func() { f.Close() }, nil
 }
 
-// Rename puts the file tmp in place at dest in one rename (replacing dest) and syncs
-// dest's folder: for a file whose publication a caller committed to elsewhere (a
-// series' state) and finishes after a crash. The file becomes readable by others
-// (0644), as Publish makes it.
+// Rename puts the file or folder tmp in place at dest in one rename and syncs dest's
+// folder: for a release whose publication a caller committed to elsewhere (a series'
+// state) and finishes after a crash. A file replaces dest; a folder replaces only a
+// missing or empty folder (as Folder.Publish). The release becomes readable by others
+// (a file 0644, a folder 0755), as Publish makes it.
 func Rename(tmp, dest string) error {
-	if err := os.Chmod(tmp, 0o644); err != nil {
+	st, err := os.Stat(tmp)
+	if err != nil {
+		return err
+	}
+	mode := os.FileMode(0o644)
+	if st.IsDir() {
+		mode = 0o755
+		if d, err := os.Lstat(dest); err == nil && d.IsDir() {
+			if err := os.Remove(dest); err != nil { // not empty: it stays, and so does tmp
+				return err
+			}
+		}
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, dest); err != nil {

@@ -2,6 +2,7 @@ package publish
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,5 +79,56 @@ func TestRename(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(dest); string(b) != "new" {
 		t.Errorf("a failed Rename changed dest to %q", b)
+	}
+}
+
+// TestRenameFolder: a folder replaces a missing or empty folder, readable by others;
+// a folder that holds files is never replaced, and the temporary stays.
+func TestRenameFolder(t *testing.T) {
+	dir := t.TempDir()
+	write := func(path, s string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name    string
+		dest    func(string) // makes what is at dest before the rename
+		wantErr bool
+	}{
+		{"missing", func(string) {}, false},
+		{"empty folder", func(d string) { os.Mkdir(d, 0o755) }, false},
+		{"folder with a part", func(d string) { os.Mkdir(d, 0o755); write(filepath.Join(d, "part-00000.csv"), "old") }, true},
+		{"a file", func(d string) { write(d, "old") }, true},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmp, dest := filepath.Join(dir, fmt.Sprintf(".tmp%d", i)), filepath.Join(dir, fmt.Sprintf("out%d", i))
+			if err := os.Mkdir(tmp, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			write(filepath.Join(tmp, "part-00000.csv"), "new")
+			tt.dest(dest)
+			err := Rename(tmp, dest)
+			if tt.wantErr {
+				if err == nil {
+					t.Fatal("Rename replaced what it must not")
+				}
+				if _, err := os.Stat(filepath.Join(tmp, "part-00000.csv")); err != nil {
+					t.Errorf("the temporary is gone after a failed Rename: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Rename: %v", err)
+			}
+			if b, err := os.ReadFile(filepath.Join(dest, "part-00000.csv")); err != nil || string(b) != "new" {
+				t.Errorf("dest's part holds %q, %v", b, err)
+			}
+			if st, err := os.Stat(dest); err != nil || st.Mode().Perm() != 0o755 {
+				t.Errorf("dest's mode %v, %v; want 0755", st.Mode(), err)
+			}
+		})
 	}
 }

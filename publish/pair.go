@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // A release and its report are two files, put in place by two renames; no rename
@@ -30,6 +31,34 @@ func Digest(path string) (string, error) {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ReleaseDigest is the digest of a release, a file or a folder of parts: a file's
+// Digest; a folder's "sha256-folder:" and the hex SHA-256 of its files' names and
+// Digests, one "name digest" line each in ascending order of name. It names what a
+// series state records of a night's release (series.Pending, series.Record).
+func ReleaseDigest(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !st.IsDir() {
+		return Digest(path)
+	}
+	files, err := FolderDigests(path)
+	if err != nil {
+		return "", err
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	h := sha256.New()
+	for _, n := range names {
+		fmt.Fprintf(h, "%s %s\n", n, files[n])
+	}
+	return "sha256-folder:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // FolderDigests maps the name of every file in the folder dir to its Digest.

@@ -58,8 +58,8 @@ type seriesNight struct {
 
 // checkSeries refuses a series night the configuration cannot run, naming the key:
 // Mondrian (its partitions have no levels to be at least as general as), a research
-// subset, an output that is not one CSV file (a row's digest is of its text as
-// written).
+// subset, an output that is not CSV (a row's digest is of its text as written) or is
+// in a store (the state commits by renaming the release into place).
 func checkSeries(cfg *schema.Config, out string, outFmt schema.Format) error {
 	switch {
 	case cfg.Search.Algorithm == schema.Mondrian:
@@ -68,8 +68,8 @@ func checkSeries(cfg *schema.Config, out string, outFmt schema.Format) error {
 		return cfg.Errorf("privacy.subset", "--series: a release series of a research subset is not supported in this version")
 	case outFmt != schema.FormatCSV:
 		return cfg.Errorf("output.format", "--series: a release series is written as CSV in this version (its rows' digests are of their text as written), not %s", outFmt)
-	case folderOutput(out) || schema.StoreURL(out):
-		return fault.BadInput("--series: the release of a series night is one local file, not %s", out)
+	case schema.StoreURL(out):
+		return fault.BadInput("--series: the release of a series night is a local file or folder of parts, not %s", out)
 	}
 	return nil
 }
@@ -291,7 +291,7 @@ func (sn *seriesNight) commit(r *run) error {
 	if err != nil {
 		return err
 	}
-	digest, err := publish.Digest(temp)
+	digest, err := publish.ReleaseDigest(temp)
 	if err != nil {
 		return fmt.Errorf("output: the written release's digest: %w", err)
 	}

@@ -67,7 +67,7 @@ func (sc *seriesChecked) withheld() int {
 func (sc *seriesChecked) check(ctx context.Context, p *plan, spec verify.Spec) error {
 	st, rel := sc.state, p.output
 	last := st.History[len(st.History)-1]
-	if d, err := publish.Digest(rel); err != nil || d != last.Digest {
+	if d, err := publish.ReleaseDigest(rel); err != nil || d != last.Digest {
 		return fault.BadInput("--series %s: %s is not the release of the series' last night, night %d (its digest differs): check --series checks the last night", sc.path, rel, st.Night)
 	}
 	c := verify.SeriesCheck{Node: st.Node, Quasi: st.Quasi, RemovalsAllowed: p.Config.Series.Removals == schema.RemovalsAllow}

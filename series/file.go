@@ -140,11 +140,11 @@ func KeyCheck(key []byte) string {
 // already is that release), and the state rewritten without Pending.
 func (h *Handle) recover() error {
 	p := h.State.Pending
-	if d, err := publish.Digest(p.Temp); err == nil && d == p.Digest {
+	if d, err := publish.ReleaseDigest(p.Temp); err == nil && d == p.Digest {
 		if err := publish.Rename(p.Temp, p.Output); err != nil {
 			return fmt.Errorf("series state %s: night %d's release: putting %s in place: %w", h.path, h.State.Night, p.Output, err)
 		}
-	} else if d, err := publish.Digest(p.Output); err != nil || d != p.Digest {
+	} else if d, err := publish.ReleaseDigest(p.Output); err != nil || d != p.Digest {
 		return fmt.Errorf("series state %s: night %d was committed but its release is neither at %s nor at %s: the series cannot go on until the release recorded (digest %s) is put at %s", h.path, h.State.Night, p.Temp, p.Output, p.Digest, p.Output)
 	}
 	h.State.Pending = nil

@@ -277,7 +277,7 @@ func (s *State) Check() error {
 	if len(s.History) != s.Night {
 		return errors.New("history: not one record per night")
 	}
-	if p := s.Pending; p != nil && (p.Output == "" || p.Temp == "" || !isDigest(p.Digest)) {
+	if p := s.Pending; p != nil && (p.Output == "" || p.Temp == "" || !isReleaseDigest(p.Digest)) {
 		return errors.New("pending: not an output, a temporary and a digest")
 	}
 	return nil
@@ -351,6 +351,13 @@ func isHex(s string, n int) bool {
 func isDigest(s string) bool {
 	h, ok := strings.CutPrefix(s, "sha256:")
 	return ok && isHex(h, 64)
+}
+
+// isReleaseDigest reports whether s is a release's digest (publish.ReleaseDigest): a
+// file's "sha256:" or a folder's "sha256-folder:", and 64 lowercase hex digits.
+func isReleaseDigest(s string) bool {
+	h, ok := strings.CutPrefix(s, "sha256-folder:")
+	return isDigest(s) || ok && isHex(h, 64)
 }
 
 // Marshal is the state's bytes as a state file holds them (Encode).

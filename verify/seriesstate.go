@@ -429,8 +429,8 @@ func (r *rawState) state() (*SeriesState, error) {
 		return nil, err
 	}
 	if p := r.Pending; p != nil {
-		if !isDigest(p.Digest) {
-			return nil, stateError("pending.digest", "not sha256: and 64 lowercase hex digits")
+		if !isReleaseDigest(p.Digest) {
+			return nil, stateError("pending.digest", "not sha256: or sha256-folder: and 64 lowercase hex digits")
 		}
 		st.Pending = p
 	}
@@ -603,8 +603,8 @@ func (r *rawState) history() ([]SeriesHistory, error) {
 			return nil, stateError(at+".withheld", "fewer than deferred (the deferred records are withheld)")
 		case h.Removed < 0:
 			return nil, stateError(at+".removed", "negative")
-		case !isDigest(h.Digest):
-			return nil, stateError(at+".digest", "not sha256: and 64 lowercase hex digits")
+		case !isReleaseDigest(h.Digest):
+			return nil, stateError(at+".digest", "not sha256: or sha256-folder: and 64 lowercase hex digits")
 		}
 		if err := checkNode(h.Node, len(r.Quasi), at+".node"); err != nil {
 			return nil, err
@@ -619,6 +619,13 @@ func (r *rawState) history() ([]SeriesHistory, error) {
 func isDigest(s string) bool {
 	d, ok := strings.CutPrefix(s, "sha256:")
 	return ok && isLowerHex(d, 64)
+}
+
+// isReleaseDigest reports whether s is a release's digest: a file's "sha256:" or a
+// folder of parts' "sha256-folder:", and 64 lowercase hex digits.
+func isReleaseDigest(s string) bool {
+	d, ok := strings.CutPrefix(s, "sha256-folder:")
+	return isDigest(s) || ok && isLowerHex(d, 64)
 }
 
 // isLowerHex reports whether s is n lowercase hex digits.

@@ -795,3 +795,101 @@ func TestSeriesCoarser(t *testing.T) {
 		t.Errorf("check --series of the coarser night: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestSeriesInParts: a series whose nights are read in parts and released as folders
+// of parts publishes, night by night, the rows the same nights read as one file
+// publish, in the same order; a night killed after its commit has its folder put in
+// place by the next night; check --series re-checks a folder.
+func TestSeriesInParts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs child processes")
+	}
+	data := seriesTables(t)
+	persons := func(cfg string) string {
+		return testfiles.Replace(t, cfg, "privacy:\n  k: 5\n", "privacy:\n  k: 5\n  privacy-unit: {column: patient_id}\n")
+	}
+	for _, edit := range []func(string) string{nil, persons} {
+		name := "rows"
+		if edit != nil {
+			name = "persons"
+		}
+		t.Run(name, func(t *testing.T) { seriesInParts(t, data, edit) })
+	}
+}
+
+// seriesInParts is TestSeriesInParts under testdata/admissions.yaml edited by edit.
+func seriesInParts(t *testing.T, data *seriesData, edit func(string) string) {
+	whole, parts := &seriesFiles{dir: t.TempDir(), in: t.TempDir(), data: data}, &seriesFiles{dir: t.TempDir(), in: t.TempDir(), data: data}
+	// One key for both series: the persons' digests, and so the order in which a
+	// class's new records are taken, are the same.
+	key := filepath.Join(whole.in, "series.key")
+	if err := os.WriteFile(key, []byte(strings.Repeat("k", 32)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := whole.config(t, "cfg.yaml", seriesConfig(t, func(cfg string) string {
+		if edit != nil {
+			cfg = edit(cfg)
+		}
+		return cfg + "series: {key-file: " + key + "}\n"
+	}))
+	folder := func(n int) string {
+		return filepath.Join(parts.dir, fmt.Sprintf("r%d", n)) + string(filepath.Separator)
+	}
+	partsInput := func(n int) string { // night n's table in two parts, the header in each
+		dir := filepath.Join(parts.in, fmt.Sprintf("night%d", n))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		rows := data.nights[n-1]
+		half := len(rows) / 2
+		writeFile(t, filepath.Join(dir, "part-0.csv"), csvText(rows[:half], ','))
+		writeFile(t, filepath.Join(dir, "part-1.csv"), csvText(slices.Concat(rows[:1], rows[half:]), ','))
+		return dir + string(filepath.Separator)
+	}
+	partRows := func(dir string) [][]string { // the folder's parts' rows, header once
+		var out [][]string
+		for i, name := range testfiles.Names(t, dir) {
+			rows := readCSV(t, filepath.Join(dir, name), ',')
+			if i > 0 {
+				rows = rows[1:]
+			}
+			out = append(out, rows...)
+		}
+		return out
+	}
+	for n := 1; n <= 3; n++ {
+		if code, _, stderr := runCLI(t, whole.nightArgs(cfg, whole.nightInput(t, n), whole.out(n))...); code != 0 {
+			t.Fatalf("night %d as one file: exit %d\n%s", n, code, stderr)
+		}
+		args := parts.nightArgs(cfg, partsInput(n), folder(n))
+		if n == 2 { // killed once committed: night 3 puts the folder in place
+			killAt(t, "series-committed", args...)
+			if s := readState(t, parts.state()); s.Night != 2 || s.Pending == nil || !strings.HasPrefix(s.Pending.Digest, "sha256-folder:") {
+				t.Fatalf("killed after night 2's commit: the state is night %d, pending %+v", s.Night, s.Pending)
+			}
+			continue
+		}
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Fatalf("night %d in parts: exit %d\n%s", n, code, stderr)
+		}
+	}
+	for n := 1; n <= 3; n++ {
+		got, want := partRows(folder(n)), readCSV(t, whole.out(n), ',')
+		if !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+			t.Errorf("night %d: the folder's parts hold %d rows, the file %d, or other rows", n, len(got)-1, len(want)-1)
+		}
+	}
+	s := readState(t, parts.state())
+	if s.Night != 3 || s.Pending != nil || len(s.History) != 3 {
+		t.Fatalf("after night 3 the state is night %d, pending %v, %d nights of history", s.Night, s.Pending, len(s.History))
+	}
+	if got := s.History[2].Output; got != strings.TrimSuffix(folder(3), string(filepath.Separator)) {
+		t.Errorf("night 3's history names %s", got)
+	}
+	if code, _, stderr := runCLI(t, "check", "-c", cfg, "--in", filepath.Join(parts.in, "night3")+"/", "--release", folder(3), "--series", parts.state()); code != 0 {
+		t.Errorf("check --series of night 3's folder: exit %d\n%s", code, stderr)
+	}
+	if code, _, _ := runCLI(t, "check", "-c", cfg, "--in", filepath.Join(parts.in, "night2")+"/", "--release", folder(2), "--series", parts.state()); code != 2 {
+		t.Errorf("check --series of night 2's folder against night 3's state: exit %d, want 2", code)
+	}
+}
