@@ -29,6 +29,11 @@ import (
 // the verification. Errors match fault.ErrBadInput for bad input or configuration and
 // fault.ErrUnattainable when k cannot be met within the suppression limit.
 func Release(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.Report, error) {
+	return release(ctx, cfg, opt, nil)
+}
+
+// release is Release, its parts written by write when it is not nil (ReleaseWith).
+func release(ctx context.Context, cfg *schema.Config, opt job.Options, write PartsWriter) (*report.Report, error) {
 	start := time.Now()
 	if opt.SeriesRestart && opt.Series == "" {
 		return nil, fault.BadInput("--series-restart: starts a series, so it needs --series STATE.json")
@@ -45,11 +50,17 @@ func Release(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.
 	if err != nil {
 		return nil, err
 	}
+	if write != nil {
+		if err := checkElsewhere(cfg, rp.out); err != nil {
+			return nil, err
+		}
+	}
 	r, err := openRun(rp, start)
 	if err != nil {
 		return nil, err
 	}
 	defer r.src.Close()
+	r.elsewhere = write
 	if err := r.joinSeries(sn); err != nil {
 		return nil, err
 	}
@@ -98,6 +109,7 @@ type run struct {
 	prot       []*protected
 	held       []*heldColumn
 	series     *seriesNight // a night of a release series (nil: a release on its own)
+	elsewhere  PartsWriter  // writes the release's parts instead of pass 2 (nil: pass 2 does)
 	// search
 	sopt       generalize.Options
 	covers     generalize.ClassCovers // optimal: what every published class releases
@@ -486,6 +498,13 @@ var maxPartClasses = func(rows int) int { return rows / 16 }
 // writeStage is pass 2: the same open input again, recoded and written to a
 // temporary destination beside the output.
 func (r *run) writeStage(ctx context.Context) (err error) {
+	if r.elsewhere != nil {
+		if err := r.writeElsewhere(ctx); err != nil {
+			return err
+		}
+		r.letGo()
+		return nil
+	}
 	r.class = nil
 	r.p.progress.Enter(job.StageWrite)
 	wt := r.t
@@ -523,8 +542,13 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 	}
 	r.wrote = time.Now()
 	r.log.Info("stage done", "stage", job.StageWrite, "records", r.written, "format", r.outFmt.String(), "ms", job.Millis(r.searched, r.wrote))
-	// What the verification does not need is let go before it reads two files again:
-	// the codes, the partitions and their labels.
+	r.letGo()
+	return nil
+}
+
+// letGo lets go, once the release is written, of what the verification does not
+// need before it reads two files again: the codes, the partitions and their labels.
+func (r *run) letGo() {
 	r.labels, r.suppressed = nil, nil
 	for i := range r.t.Columns {
 		r.t.Columns[i].Codes = generalize.Codes{}
@@ -539,7 +563,6 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 	if r.mres != nil {
 		r.mres = &generalize.Mondrian{Sizes: r.mres.Sizes, Splits: r.mres.Splits}
 	}
-	return nil
 }
 
 // verifyStage reads the written release once, beside the input, with the verifier's

@@ -43,6 +43,12 @@ type writePartFn struct {
 	// Meta is the release's key-value metadata (release.Engine.ReleaseMetadata), written into
 	// every Parquet or Arrow part alike.
 	Meta map[string]string
+	// Given is, when the driver decided which records each part leaves out (a series
+	// night, ReleaseSeries), the folder of the files naming them and the labels
+	// released (readGiven), and Rows the records of every part as the driver read
+	// them; the class tables are then not read ("": the class tables decide).
+	Given string
+	Rows  []int
 }
 
 // ProcessElement is process, its error's kind marked for the driver (Job.workerErr).
@@ -55,34 +61,19 @@ func (f *writePartFn) process(ctx context.Context, part string) error {
 	if err != nil {
 		return err
 	}
-	node, err := generalize.NewCut(like.Columns, f.Levels)
-	if err != nil {
-		return fault.Internalf("%w", err)
-	}
-	merged, err := readMerged(ctx, f.Classes, "class table at the node", func(b []byte) (*generalize.ClassTable, error) { return node.UnmarshalClasses(b, like) })
-	if err != nil {
-		return err
-	}
-	var pop *generalize.ClassTable
-	if f.Population != "" {
-		popLike := populationLike(like)
-		if pop, err = readMerged(ctx, f.Population, "population's class table at the node", func(b []byte) (*generalize.ClassTable, error) { return node.UnmarshalClasses(b, popLike) }); err != nil {
-			return err
-		}
-	}
-	opt, err := options(cfg, like, in, merged, pop)
-	if err != nil {
-		return err
-	}
-	rec, err := node.Recoding(merged, f.Levels, opt)
-	if err != nil {
-		return err
-	}
 	index := slices.Index(f.Parts, part)
 	if index < 0 {
 		return fault.Internalf("%s is not a part of the input", part)
 	}
-	w := partWriter{hier: in.hier, cfg: cfg, like: like, rec: rec, levels: f.Levels, format: f.Format, meta: f.Meta}
+	w := partWriter{hier: in.hier, cfg: cfg, like: like, levels: f.Levels, format: f.Format, meta: f.Meta, rows: -1}
+	if f.Given != "" {
+		if w.leftOut, w.labels, err = readGiven(ctx, f.Given, index); err != nil {
+			return err
+		}
+		w.rows = f.Rows[index]
+	} else if err := f.recoding(ctx, &w, in); err != nil {
+		return err
+	}
 	if err := w.linked(ctx, f.Job); err != nil {
 		return err
 	}
@@ -101,6 +92,34 @@ func (f *writePartFn) process(ctx context.Context, part string) error {
 		return err
 	}
 	return copyFile(ctx, local, joinPath(f.Out, name))
+}
+
+// recoding gives w the recoding at the node of the merged class table (and the
+// population's) in the files f names: the classes and persons suppressed, and the
+// labels released.
+func (f *writePartFn) recoding(ctx context.Context, w *partWriter, in *input) error {
+	like := w.like
+	node, err := generalize.NewCut(like.Columns, f.Levels)
+	if err != nil {
+		return fault.Internalf("%w", err)
+	}
+	merged, err := readMerged(ctx, f.Classes, "class table at the node", func(b []byte) (*generalize.ClassTable, error) { return node.UnmarshalClasses(b, like) })
+	if err != nil {
+		return err
+	}
+	var pop *generalize.ClassTable
+	if f.Population != "" {
+		popLike := populationLike(like)
+		if pop, err = readMerged(ctx, f.Population, "population's class table at the node", func(b []byte) (*generalize.ClassTable, error) { return node.UnmarshalClasses(b, popLike) }); err != nil {
+			return err
+		}
+	}
+	opt, err := options(w.cfg, like, in, merged, pop)
+	if err != nil {
+		return err
+	}
+	w.rec, err = node.Recoding(merged, f.Levels, opt)
+	return err
 }
 
 // names is the quasi-identifiers' names of t, in its order.
@@ -126,6 +145,12 @@ type partWriter struct {
 	// the recoding's suppressed persons are named by (nil: no pseudonym).
 	pseudonyms *release.Pseudonymizer
 	persons    map[string]int32
+	// With the records left out given by the driver (writePartFn.Given; rec nil): the
+	// part's records left out, ascending, the labels at each quasi-identifier's level
+	// released, and the part's records as the driver read them (−1: not given).
+	leftOut []int32
+	labels  [][]string
+	rows    int
 }
 
 // linked readies w, when the configuration releases the privacy unit as a pseudonym,
@@ -154,7 +179,12 @@ func (w *partWriter) linked(ctx context.Context, job Job) error {
 // have is written. It returns, per quasi-identifier, every leaf's place in its
 // column's dictionary (−1: not released).
 func (w *partWriter) dictionaries(cols []table.OutColumn, quasiAt []int) [][]int32 {
-	released := release.Engine{}.ReleasedCodes(w.like.Columns, w.levels, w.rec.Covers)
+	var released [][]bool
+	if w.rec != nil {
+		released = release.Engine{}.ReleasedCodes(w.like.Columns, w.levels, w.rec.Covers)
+	} else {
+		released = w.givenCodes()
+	}
 	keyOf := make([][]int32, len(w.like.Columns))
 	for j, qi := range quasiAt {
 		if qi < 0 {
@@ -179,6 +209,27 @@ func (w *partWriter) dictionaries(cols []table.OutColumn, quasiAt []int) [][]int
 	return keyOf
 }
 
+// givenCodes is, per quasi-identifier, which codes at its level hold a label the
+// driver released (partWriter.labels).
+func (w *partWriter) givenCodes() [][]bool {
+	out := make([][]bool, len(w.like.Columns))
+	for q, col := range w.like.Columns {
+		h, l := col.Hierarchy, w.levels[q]
+		out[q] = make([]bool, h.Size(l))
+		if q >= len(w.labels) {
+			continue // nothing released: every record of the part is left out, or the write fails
+		}
+		given := make(map[string]bool, len(w.labels[q]))
+		for _, label := range w.labels[q] {
+			given[label] = true
+		}
+		for code := range out[q] {
+			out[q][code] = given[h.Value(l, int32(code))]
+		}
+	}
+	return out
+}
+
 // write writes the release of part to out, a new file: the records batch by batch
 // through the format's sink, a quasi-identifier as its key into its dictionary, the
 // other kept columns as text (the sink types them as the CLI's release does: the
@@ -198,6 +249,9 @@ func (w *partWriter) write(ctx context.Context, part, out string) (err error) {
 	pw := &partWrite{w: w, part: part, out: out, file: file, leaves: make([]int32, len(w.like.Columns)), unitAt: -1}
 	if err := eachRecordNulls(ctx, w.cfg, w.hier, part, pw.start, pw.add); err != nil {
 		return err
+	}
+	if w.rows >= 0 && (pw.read != w.rows || pw.next != len(w.leftOut)) { // not the part the driver read
+		return table.ChangedError(part)
 	}
 	if err := pw.flush(); err != nil {
 		return err
@@ -221,6 +275,8 @@ type partWrite struct {
 	pseudonym []byte                  // the current record's
 	sink      table.Sink
 	prep      table.Preparer
+	read      int // records read, when the driver gave those left out
+	next      int // the next of partWriter.leftOut
 	rows      *table.Rows
 	hasNull   bool    // some field of rows is null
 	leaves    []int32 // the current record's, per quasi-identifier
@@ -288,7 +344,11 @@ func (pw *partWrite) add(p *job.Plan, at func() string, fields []string, nulls [
 			return err
 		}
 	}
-	if pw.w.rec.IsSuppressed(pw.leaves) {
+	if pw.w.rec == nil {
+		if pw.givenOut() {
+			return nil
+		}
+	} else if pw.w.rec.IsSuppressed(pw.leaves) {
 		return nil
 	}
 	if pw.unitAt >= 0 {
@@ -313,6 +373,18 @@ func (pw *partWrite) add(p *job.Plan, at func() string, fields []string, nulls [
 		return pw.flush()
 	}
 	return nil
+}
+
+// givenOut counts the record just read and reports whether the driver left it out
+// (partWriter.leftOut).
+func (pw *partWrite) givenOut() bool {
+	row, lo := pw.read, pw.w.leftOut
+	pw.read++
+	if pw.next < len(lo) && int(lo[pw.next]) == row {
+		pw.next++
+		return true
+	}
+	return false
 }
 
 // personOut reports whether the person of a record of a published class, whose id
@@ -340,7 +412,11 @@ func (pw *partWrite) personOut(at func() string, id string, null bool) (bool, er
 func (pw *partWrite) field(p *job.Plan, j int, at func() string, v string, null bool) error {
 	rows := pw.rows
 	if qi := pw.quasiAt[j]; qi >= 0 {
-		rows.Keys[j] = append(rows.Keys[j], pw.keyOf[qi][pw.leaves[qi]])
+		key := pw.keyOf[qi][pw.leaves[qi]]
+		if key < 0 { // a record of no published class: the recoding, or the driver, left it out
+			return fault.Internalf("%s: column %q: a record written whose label no published class holds", at(), p.Header[p.Kept[j]])
+		}
+		rows.Keys[j] = append(rows.Keys[j], key)
 		rows.Fields, rows.Nulls = append(rows.Fields, ""), append(rows.Nulls, false)
 		return nil
 	}

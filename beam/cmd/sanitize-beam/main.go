@@ -1,7 +1,7 @@
 // Command sanitize-beam runs a release, or the dp outputs, on Apache Beam: the same
 // configuration as sanitize, the input's parts read on the workers.
 //
-//	sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--report R.json] [--report R.html] [--force] [--max-class-table MiB] [--runner=…] [runner flags]
+//	sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--report R.json] [--report R.html] [--force] [--max-class-table MiB] [--series STATE.json [--series-restart]] [--runner=…] [runner flags]
 //	sanitize-beam dp      -c CONFIG --in INPUT --out DIR [--ledger LEDGER.json] [--runner=…] [runner flags]
 //
 // Both take sanitize's --quiet (-q), --debug and --log-format text|json, which Beam's
@@ -12,7 +12,11 @@
 // store (gs://, s3://), as RELEASE may be; a release in a store is whole once its
 // _SUCCESS marker is there. A release counts
 // the classes on the workers and searches on one, then recodes every part into a part
-// of RELEASE, checked before it is published. dp noises the histograms, marginals and
+// of RELEASE, checked before it is published. With --series a release is a night of a
+// release series (docs/series.md), as sanitize release --series: this process reads
+// the input, searches and decides the night against the series' state, the workers
+// write the parts, and this process checks them and commits the night (local input
+// and output only). dp noises the histograms, marginals and
 // aggregates through Privacy on Beam over the declared domains and publishes them into
 // DIR with the CLI's manifest, the spend recorded in the ledger first. A run's
 // intermediate files, which hold the input's data, go to a folder of its own (mode
@@ -64,6 +68,8 @@ var (
 	force     = flag.Bool("force", false, "release: replace an existing release (and report), once the new one is verified")
 	maxMiB    = flag.Int64("max-class-table", 4096, "release: the most MiB the merged class table may take, which the search holds on one machine (0: no bound)")
 	ledger    = flag.String("ledger", "", "dp: the privacy ledger the run's spend is recorded in before anything is published")
+	seriesAt  = flag.String("series", "", "release: a night of a release series: its state file (JSON, created on the first night), as sanitize release --series (docs/series.md)")
+	restart   = flag.Bool("series-restart", false, "release, with --series: start a new series in that state file (the old nights' files stay public: the custodian's decision)")
 	quiet     = flag.Bool("quiet", false, "print errors only (no warnings)")
 	debug     = flag.Bool("debug", false, "log everything, Beam's and the runner's records too (never a data value)")
 	logFormat = flag.String("log-format", "text", "text (warnings and errors) or json (a record per stage, Beam's and the runner's records among them, for unattended jobs)")
@@ -79,7 +85,7 @@ func init() {
 	flag.BoolVar(quiet, "q", false, "print errors only (--quiet)")
 }
 
-const usage = `usage: sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--report R.json] [--report R.html] [--force] [--max-class-table MiB] [--runner=…]
+const usage = `usage: sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--report R.json] [--report R.html] [--force] [--max-class-table MiB] [--series STATE.json [--series-restart]] [--runner=…]
        sanitize-beam dp -c CONFIG --in INPUT --out DIR [--ledger LEDGER.json] [--runner=…]
        every command also: [--quiet] [--debug] [--log-format text|json]`
 
@@ -125,6 +131,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	*config, *in, *out, reportTo, *force, *maxMiB, *ledger = "", "", "", nil, false, 4096, ""
+	*seriesAt, *restart = "", false
 	*quiet, *debug, *logFormat = false, false, "text"
 	flag.CommandLine.SetOutput(stderr)
 	if err := flag.CommandLine.Parse(args[1:]); err != nil {
@@ -201,10 +208,16 @@ func command(ctx context.Context, name string, log *slog.Logger, stdout io.Write
 		return err
 	}
 	runner := func(ctx context.Context, p *beam.Pipeline) error { return beamx.Run(ctx, p) }
-	opt := job.Options{Input: *in, Output: *out, Reports: reportTo, Force: *force, Ledger: *ledger, Log: log}
+	opt := job.Options{Input: *in, Output: *out, Reports: reportTo, Force: *force, Ledger: *ledger, Log: log, Series: *seriesAt, SeriesRestart: *restart}
 	j.Temp = tempLocation()
 	if name == "dp" {
+		if opt.Series != "" || opt.SeriesRestart {
+			return fault.BadInput("sanitize-beam dp: --series and --series-restart are release's")
+		}
 		return dp(ctx, j, opt, runner, stdout)
+	}
+	if opt.Series != "" || opt.SeriesRestart {
+		return seriesNight(ctx, j, opt, runner, stdout)
 	}
 	j.MaxClassTable = *maxMiB << 20
 	return release(ctx, j, opt, runner, stdout)
@@ -256,6 +269,19 @@ func release(ctx context.Context, j stage.Job, opt job.Options, runner stage.Exe
 	fmt.Fprintf(stdout, "class table searched: %d classes, %.1f MiB, counted at %s\n", r.Classes.Len(), float64(r.Classes.Bytes())/(1<<20), levelsText(cols, r.Cut.Levels()))
 	fmt.Fprintf(stdout, "stages: count %d ms, search %d ms, write %d ms, check %d ms\n",
 		r.Count.Milliseconds(), r.Search.Milliseconds(), r.Write.Milliseconds(), r.Check.Milliseconds())
+	for _, p := range opt.ReportPaths() {
+		fmt.Fprintf(stdout, "report: %s\n", p)
+	}
+	return nil
+}
+
+// seriesNight runs a night of a release series and prints its summary, as sanitize's.
+func seriesNight(ctx context.Context, j stage.Job, opt job.Options, runner stage.Execute, stdout io.Writer) error {
+	rep, err := stage.ReleaseSeries(ctx, j, opt, runner)
+	if err != nil {
+		return err
+	}
+	rep.Summary(stdout)
 	for _, p := range opt.ReportPaths() {
 		fmt.Fprintf(stdout, "report: %s\n", p)
 	}
