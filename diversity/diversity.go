@@ -44,7 +44,8 @@ type Model struct {
 	Variant Variant
 	L       float64 // Distinct and Recursive: a whole number; Entropy: any value ≥ 1
 	C       float64 // Recursive only
-	// Estimator is Entropy's estimator: Shannon ("" is Shannon) or Grassberger.
+	// Estimator is Entropy's estimator: Shannon ("" is Shannon), Grassberger or
+	// GrassbergerARX.
 	Estimator Estimator
 }
 
@@ -67,8 +68,8 @@ func (m Model) Check() error {
 	}
 	switch {
 	case m.Estimator == "" || m.Estimator == Shannon:
-	case m.Estimator != Grassberger:
-		return fmt.Errorf("unknown entropy estimator %q (shannon or grassberger)", m.Estimator)
+	case !m.Estimator.IsGrassberger():
+		return fmt.Errorf("unknown entropy estimator %q (shannon, grassberger or grassberger-arx)", m.Estimator)
 	case m.Variant != Entropy:
 		return fmt.Errorf("an entropy estimator is for entropy l-diversity, not %s", m.Variant)
 	}
@@ -82,8 +83,11 @@ func (m Model) Holds(counts []int64) bool {
 	case Distinct:
 		return float64(Values(counts)) >= m.L
 	case Entropy:
-		if m.Estimator == Grassberger {
+		switch m.Estimator {
+		case Grassberger:
 			return GrassbergerHolds(counts, m.L)
+		case GrassbergerARX:
+			return GrassbergerARXHolds(counts, m.L)
 		}
 		return EntropyHolds(counts, m.L)
 	case Recursive:

@@ -86,3 +86,79 @@ func TestGrassbergerEntropy(t *testing.T) {
 		t.Error("an estimator on distinct l-diversity: no error")
 	}
 }
+
+// TestGrassbergerARX: ARX's form of the estimate, G(N) − (1/N)·Σ nᵢ·G(nᵢ), on
+// hand-computed classes, and ARX's rule: ⌈l⌉ distinct values first, then
+// Σ nᵢ·G(nᵢ) ≤ N·(G(N) − ln l) (EntropyLDiversity.isAnonymous), written here as ARX
+// writes it with G from ARX's table of G(2m) (G_PRECOMPUTED's first values).
+func TestGrassbergerARX(t *testing.T) {
+	g1 := -eulerGamma - math.Ln2
+	g2 := 2 - eulerGamma - math.Ln2
+	g4 := g2 + 2.0/3
+	for _, tt := range []struct {
+		counts []int64
+		want   float64
+	}{
+		{nil, 0},
+		{[]int64{1}, 0},                   // G(1) − G(1)
+		{[]int64{1, 1}, g2 - g1},          // 2: the paper's ln 2 − G(1) is 1.9635
+		{[]int64{2}, 0},                   // G(2) − G(2)
+		{[]int64{2, 1}, g2 - (2*g2+g1)/3}, // G(3) = G(2)
+		{[]int64{1, 1, 1, 1}, g4 - g1},    // 3.3963
+		{[]int64{3, 1}, g4 - (3*g2+g1)/4}, // G(3) = G(2)
+		{[]int64{2, 0, 2, 0}, g4 - g2},    // zero counts are no values
+		{[]int64{1, 1, 1, 1, 1}, g4 - g1}, // G(5) = G(4)
+		{[]int64{200, 100}, gSum(300) - (200*gSum(200)+100*gSum(100))/300},
+	} {
+		if got := GrassbergerARXOf(tt.counts); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("GrassbergerARXOf(%v) = %.15g, want %.15g", tt.counts, got, tt.want)
+		}
+	}
+	arxG := map[int64]float64{1: -1.2703628454614782, 2: 0.7296371545385218, 4: 1.3963038212051886, 6: 1.7963038212051885, 8: 2.0820181069194743}
+	g := func(n int64) float64 {
+		if n == 1 {
+			return arxG[1]
+		}
+		return arxG[n-n%2]
+	}
+	arxRule := func(counts []int64, l float64) bool {
+		var n int64
+		values, sum := 0, 0.0
+		for _, c := range counts {
+			if c > 0 {
+				values++
+				n += c
+				sum += float64(c) * g(c)
+			}
+		}
+		return values >= int(math.Ceil(l)) && sum <= float64(n)*(g(n)-math.Log(l))+1e-12
+	}
+	for _, counts := range [][]int64{{1}, {2}, {1, 1}, {2, 1}, {1, 1, 1}, {2, 2, 1}, {3, 1}, {1, 1, 1, 1}, {2, 2, 2, 2}, {4, 1, 1}, {5, 1, 1, 1}, {3, 3, 2}} {
+		for _, l := range []float64{1, 1.5, 2, 2.5, 3, 4, 5, 7.4, 8} {
+			m := Model{Variant: Entropy, L: l, Estimator: GrassbergerARX}
+			if err := m.Check(); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := m.Holds(counts), arxRule(counts, l); got != want {
+				t.Errorf("l = %g, %v: holds %v, ARX's rule %v", l, counts, got, want)
+			}
+		}
+	}
+	// Two values once each: 3-diverse by the paper's estimate (1.96 ≥ ln 3) and by
+	// ARX's number (2.00), but not by ARX's rule, which first asks for 3 values.
+	if !(Model{Variant: Entropy, L: 3, Estimator: Grassberger}).Holds([]int64{1, 1}) || (Model{Variant: Entropy, L: 3, Estimator: GrassbergerARX}).Holds([]int64{1, 1}) {
+		t.Error("entropy 3-diversity of {1, 1}: want the paper's estimate to hold and ARX's rule not")
+	}
+	if !Estimators[2].IsGrassberger() || Shannon.IsGrassberger() {
+		t.Error("IsGrassberger")
+	}
+}
+
+// gSum is G(n) by Grassberger's sum G(2m) = G(2m+1) = −γ − ln 2 + Σ_{k=1}^{m} 2/(2k−1).
+func gSum(n int64) float64 {
+	v := -eulerGamma - math.Ln2
+	for k := int64(1); k <= n/2; k++ {
+		v += 2 / float64(2*k-1)
+	}
+	return v
+}

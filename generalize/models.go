@@ -67,7 +67,9 @@ type Likeness struct {
 //   - entropy l-diversity: the entropy of v values is at most ln v (the uniform
 //     distribution's), so a class with ln v < ln l fails (entropyValues). Not with
 //     Grassberger's estimator, which can exceed ln v: its classes are decided on their
-//     histograms only, and it counts as not monotone even without suppression.
+//     histograms only, and it counts as not monotone even without suppression. ARX's
+//     form of it (diversity.GrassbergerARX) first asks for ⌈l⌉ values, which is such a
+//     condition; it too counts as not monotone.
 //   - t-closeness: the EMD moves the table's share q_v of every value v the class lacks
 //     from some value u it holds, at a ground distance of at least d(v, V) = min over
 //     the class's values u of d(u, v); so EMD ≥ Σ_{v∉V} q_v·d(v, V), and a class whose
@@ -152,7 +154,10 @@ func newModelsOf(t *Table, tal tallier, opt Options) (*models, error) {
 			continue // Grassberger's estimate is not bounded by the values present
 		}
 		need := int(d.Model.L)
-		if d.Model.Variant == diversity.Entropy {
+		switch {
+		case d.Model.Estimator == diversity.GrassbergerARX:
+			need = int(math.Ceil(d.Model.L)) // ARX's rule asks for ⌈l⌉ values first
+		case d.Model.Variant == diversity.Entropy:
 			need = entropyValues(d.Model.L)
 		}
 		m.minValues[d.Column] = max(m.minValues[d.Column], need)
@@ -505,7 +510,7 @@ func (m *models) monotone(maxSuppressed int) bool {
 		return false
 	}
 	for _, d := range m.diversity {
-		if d.Model.Estimator == diversity.Grassberger {
+		if d.Model.Estimator.IsGrassberger() {
 			return false // no union property is known for the estimate, with or without suppression
 		}
 	}

@@ -254,9 +254,13 @@ func lSentence(l LDiversityIn) string {
 		return fmt.Sprintf("Distinct l-diversity on %s (l = %s): in every group, %s takes at least %s different values, so knowing someone's group does not tell their %s.",
 			l.Column, fmtG(l.L), l.Column, fmtG(l.L), l.Column)
 	case diversity.Entropy:
-		if l.Estimator == diversity.Grassberger {
+		switch l.Estimator {
+		case diversity.Grassberger:
 			return fmt.Sprintf("Entropy l-diversity on %s (l = %s, Grassberger's estimator): in every group, the values of %s are estimated to be drawn from a distribution at least as evenly spread as %s equally frequent values. The estimate corrects for small groups, so it is more lenient than the plain entropy on them.",
 				l.Column, fmtG(l.L), l.Column, fmtG(l.L))
+		case diversity.GrassbergerARX:
+			return fmt.Sprintf("Entropy l-diversity on %s (l = %s, Grassberger's estimator as ARX computes it): every group holds at least %s different values of %s, which are estimated to be drawn from a distribution at least as evenly spread as %s equally frequent values. The estimate corrects for small groups, so it is more lenient than the plain entropy on them.",
+				l.Column, fmtG(l.L), fmtG(math.Ceil(l.L)), l.Column, fmtG(l.L))
 		}
 		return fmt.Sprintf("Entropy l-diversity on %s (l = %s): in every group, the values of %s are at least as evenly spread as %s equally frequent values, so no value dominates a group.",
 			l.Column, fmtG(l.L), l.Column, fmtG(l.L))
@@ -438,8 +442,11 @@ func modelChecks(r *Report) []checkRow {
 			row.Required = "entropy l at least " + fmtG(l.L)
 			row.Measured = fmt.Sprintf("weakest group: entropy l %s", fmtNumber(s.MinEntropyL))
 			row.Holds = ok && s.MinEntropyL >= l.L-1e-9
-			if l.Estimator == diversity.Grassberger { // the measured figure is the plain entropy's
+			if l.Estimator.IsGrassberger() { // the measured figure is the plain entropy's
 				row.Required = "Grassberger's entropy l at least " + fmtG(l.L)
+				if l.Estimator == diversity.GrassbergerARX {
+					row.Required += " (as ARX computes it)"
+				}
 				row.Measured = fmt.Sprintf("the verifier checked Grassberger's estimate on every group (plain entropy l of the weakest: %s)", fmtNumber(s.MinEntropyL))
 				row.Holds = ok
 			}

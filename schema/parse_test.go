@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"sanitizer/diversity"
 	"sanitizer/fault"
 	"sanitizer/risk"
 )
@@ -721,5 +722,23 @@ func TestParseSearchMetrics(t *testing.T) {
 		if cfg.Search.Metric != Metric(m) {
 			t.Errorf("search.metric %s parsed as %q", m, cfg.Search.Metric)
 		}
+	}
+}
+
+// TestParseEntropyEstimators: every estimator the configuration names is the one the
+// model gets.
+func TestParseEntropyEstimators(t *testing.T) {
+	for _, est := range diversity.Estimators {
+		src := "privacy: {l-diversity: {column: diag, variant: entropy, l: 2.5, estimator: " + est.String() + "}}\n" + cols
+		cfg, err := Parse([]byte(src), "test.yaml", "/cfg")
+		if err != nil {
+			t.Fatalf("%s: %v", est, err)
+		}
+		if got := cfg.Privacy.LDiversity[0].Estimator; got != est {
+			t.Errorf("estimator: %s parsed as %q", est, got)
+		}
+	}
+	if len(diversity.Estimators) != 3 || diversity.Estimators[2] != diversity.GrassbergerARX {
+		t.Errorf("the estimators are %v", diversity.Estimators)
 	}
 }
