@@ -148,10 +148,7 @@ type arxEntropyCase struct {
 //
 // None of ARX's Adult cases uses loss with a gs-factor or the entropy-based loss with
 // a model we have (those are local recoding or profitability cases). Its RiskBased
-// cases are left out: ARX meets a risk-based model by suppressing the smallest classes
-// until it holds (RiskBasedCriterion.enforce), where ours suppress nothing of their
-// own (Risks), so ARX's node (average risk 0.01 at 4%: [1 0 1 1 3 2 2 1 1]) does not
-// meet our average-risk model.
+// cases are TestARXRiskCasesAdult's.
 func TestARXEntropyCasesAdult(t *testing.T) {
 	if testing.Short() {
 		t.Skip("searches Adult for nineteen cases")

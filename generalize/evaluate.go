@@ -1,6 +1,7 @@
 package generalize
 
 import (
+	"cmp"
 	"context"
 	"math/big"
 )
@@ -100,7 +101,7 @@ func (s *searcher) evaluate(ctx context.Context, node, par int, chk check, inc i
 	if c.cls == nil {
 		return ev, nil // more classes than an anonymous node can have
 	}
-	if s.mod.any() || s.pop != nil {
+	if s.mod.any() || s.pop != nil || s.opt.Risks.any() {
 		c.failing = make([]bool, c.cls.n)
 	}
 	if chk == checkMonotone || inc.node < 0 {
@@ -260,19 +261,46 @@ func (s *searcher) checkRest(ev evaluation, c *nodeCount, g *grouper, inc incumb
 		return s.checkLinked(ev, c, inc), nil
 	}
 	if s.opt.Risks.any() {
-		fails := s.fails(c.cls, c.failing)
-		ok, err := s.opt.Risks.hold(c.cls.n, func(j int) int32 {
-			if fails(j) {
-				return 0
-			}
-			return c.cls.count(j)
-		})
+		ok, err := s.enforceRisks(c)
+		ev.suppressed = c.supp
 		if err != nil || !ok {
 			return ev, err
 		}
 	}
 	ev.failing, ev.anonymous = c.failing, true
 	return ev, nil
+}
+
+// enforceRisks decides the release-wide risk models on c's released classes,
+// suppressing the classes their enforcement takes (Risks.enforce), and reports
+// whether they hold within the suppression limit.
+func (s *searcher) enforceRisks(c *nodeCount) (bool, error) {
+	if c.failing == nil {
+		c.failing = make([]bool, c.cls.n)
+	}
+	fails := s.fails(c.cls, c.failing)
+	chosen, ok, err := s.opt.Risks.enforce(c.cls.n, func(j int) int32 {
+		if fails(j) {
+			return 0
+		}
+		return c.cls.count(j)
+	}, byCodes(c.cls, s.q), s.opt.MaxSuppressed-c.supp)
+	for _, j := range chosen {
+		c.suppress(int(j))
+	}
+	return ok, err
+}
+
+// byCodes orders two classes of cls by their codes, column by column (q columns).
+func byCodes(cls *classes, q int) func(a, b int) int {
+	return func(a, b int) int {
+		for i := range q {
+			if c := cmp.Compare(cls.code(i, a), cls.code(i, b)); c != 0 {
+				return c
+			}
+		}
+		return 0
+	}
 }
 
 // checkLinked decides multirelational k-anonymity (linked.go) on a node where the

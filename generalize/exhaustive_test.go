@@ -35,6 +35,10 @@ type oracle struct {
 	// persons, when not nil, is every record's person (its privacy unit's id): k
 	// then counts a class's distinct persons.
 	persons []string
+	// order, per column, numbers each "level\x00value" by its first row in the
+	// hierarchy: the order in which the risk models' enforcement takes classes of
+	// equal size (Risks.enforce: by their codes).
+	order []map[string]int
 }
 
 func newOracle(rows [][]string, hier [][][]string) *oracle {
@@ -42,12 +46,20 @@ func newOracle(rows [][]string, hier [][][]string) *oracle {
 	for _, h := range hier {
 		lv := map[string][]string{}
 		un := map[string]int{}
+		ord := map[string]int{}
+		seen := map[int]int{}
 		for _, row := range h {
 			lv[row[0]] = row
 			for l, v := range row {
-				un[string(rune('0'+l))+"\x00"+v]++
+				key := string(rune('0'+l)) + "\x00" + v
+				un[key]++
+				if _, ok := ord[key]; !ok {
+					ord[key] = seen[l]
+					seen[l]++
+				}
 			}
 		}
+		o.order = append(o.order, ord)
 		o.levels = append(o.levels, lv)
 		o.under = append(o.under, un)
 		o.height = append(o.height, len(h[0]))
@@ -87,8 +99,13 @@ type oracleQuery struct {
 	// left under k persons, until nothing changes).
 	linkable bool
 	// release, when not nil, decides the models of the whole release on the sizes of
-	// the released classes (the risk-based models).
-	release func(sizes []int) bool
+	// the released classes (the risk-based models); uniqueness is population
+	// uniqueness, decided so too. With enforce, a node whose released classes miss
+	// them suppresses the fewest of its released classes, smallest first (ties by
+	// their values' first rows in the hierarchies, column by column), for release;
+	// then, for uniqueness, the fewest found by bisection; within maxSupp.
+	release, uniqueness func(sizes []int) bool
+	enforce             bool
 }
 
 // best evaluates every node for one query; nil when no node qualifies.
@@ -368,16 +385,41 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 			if supp > qu.maxSupp {
 				continue
 			}
-			if qu.release != nil {
-				var sizes []int
+			if qu.release != nil || qu.uniqueness != nil {
+				var passing []*class
 				for _, cl := range groups {
 					if !fails(cl) {
-						sizes = append(sizes, cl.n)
+						passing = append(passing, cl)
 					}
 				}
-				if !qu.release(sizes) {
+				key := func(cl *class) []int {
+					out := make([]int, q)
+					for c := range q {
+						out[c] = o.order[c][string(rune('0'+node[c]))+"\x00"+o.levels[c][dvals[cl.rep][c]][node[c]]]
+					}
+					return out
+				}
+				slices.SortFunc(passing, func(a, b *class) int {
+					if a.n != b.n {
+						return a.n - b.n
+					}
+					return slices.Compare(key(a), key(b))
+				})
+				sizes := make([]int, len(passing))
+				for i, cl := range passing {
+					sizes[i] = cl.n
+				}
+				m, ok := oracleEnforce(qu, sizes, qu.maxSupp-supp)
+				if !ok {
 					continue
 				}
+				taken := map[*class]bool{}
+				for _, cl := range passing[:m] {
+					taken[cl] = true
+					supp += cl.n
+				}
+				before := fails
+				fails = func(cl *class) bool { return before(cl) || taken[cl] }
 			}
 			val := new(big.Rat)
 			var columns []*big.Rat
@@ -847,4 +889,52 @@ func skewedSensitive(rng *rand.Rand, n, values int) (Sensitive, []string) {
 		raw[r] = fmt.Sprintf("s%d", v)
 	}
 	return Sensitive{Name: "s", Values: values, Codes: codes}, raw
+}
+
+// oracleEnforce decides qu's release-wide models on the sizes of the released
+// classes (in the order enforcement takes them): the number of them to suppress (0
+// when the models hold), within room records, and whether the models then hold.
+// Without qu.enforce it suppresses none.
+func oracleEnforce(qu oracleQuery, passing []int, room int) (int, bool) {
+	holds := func(f func([]int) bool, m int) bool {
+		return f == nil || f(slices.Clone(passing[m:]))
+	}
+	both := func(m int) bool { return holds(qu.release, m) && holds(qu.uniqueness, m) }
+	if both(0) {
+		return 0, true
+	}
+	if !qu.enforce {
+		return 0, false
+	}
+	most, used := 0, 0
+	for most < len(passing) && used+passing[most] <= room {
+		used += passing[most]
+		most++
+	}
+	m0 := -1
+	for m := 0; m <= most; m++ {
+		if holds(qu.release, m) {
+			m0 = m
+			break
+		}
+	}
+	if m0 < 0 {
+		return 0, false
+	}
+	if both(m0) {
+		return m0, true
+	}
+	lo, hi := m0+1, most
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if both(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if lo > most || !both(lo) {
+		return 0, false
+	}
+	return lo, true
 }

@@ -85,11 +85,41 @@ func (u *unitClasses) failing(mod *models, t *Table, levels []int, opt Options) 
 	if err := failPopulation(t, opt, levels, u.cls, failing); err != nil {
 		return nil, nil, err
 	}
+	if opt.Risks.any() {
+		if err := enforceRisksAt(u.cls, failing, len(t.Columns), opt); err != nil {
+			return nil, nil, err
+		}
+	}
 	if !opt.Linkable {
 		return failing, nil, nil
 	}
 	l := linkPersons(u.entries, u.of, len(t.Columns), u.cls, failing, int32(opt.K), t.Unit.Persons)
 	return l.failing, l, nil
+}
+
+// enforceRisksAt marks failing the classes of cls (q columns) that enforcing the
+// risk-based models suppresses (Risks.enforce), as the search did at the node. Classes
+// failing k or failing already are suppressed; the suppression limit is the search's.
+// Whether the models then hold is the search's verdict and the verifier's check: here
+// the classes are only marked.
+func enforceRisksAt(cls *classes, failing []bool, q int, opt Options) error {
+	k := int32(opt.K)
+	supp := 0
+	for j := range cls.n {
+		if cls.personsOf(j) < k || failing[j] {
+			supp += int(cls.count(j))
+		}
+	}
+	chosen, _, err := opt.Risks.enforce(cls.n, func(j int) int32 {
+		if cls.personsOf(j) < k || failing[j] {
+			return 0
+		}
+		return cls.count(j)
+	}, byCodes(cls, q), opt.MaxSuppressed-supp)
+	for _, j := range chosen {
+		failing[j] = true
+	}
+	return err
 }
 
 // keyMaps returns the maps and the sizes of a roll-up from a node of levels from to

@@ -1,17 +1,23 @@
 package generalize
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"sanitizer/risk"
 )
 
 // Risks are the risk-based privacy models decided on the whole release (package risk):
 // once the classes that fail k, l-diversity or t-closeness are suppressed, the
-// released classes' sizes must meet each model given. They suppress nothing of their
-// own. (A bound on the highest prosecutor risk is decided class by class: it is a k,
-// see risk.ClassRisk, and the caller folds it into Options.K.)
+// released classes' sizes must meet each model given. As ARX enforces them
+// (RiskBasedCriterion.enforce, HashGroupifyDistribution.suppressWhileNotFulfilledBinary),
+// a node whose released classes miss a model suppresses more of them, smallest first,
+// until the models hold or the suppression limit is reached (Enforce: Suppress, the
+// default); with Measure they suppress nothing of their own. (A bound on the highest
+// prosecutor risk is decided class by class: it is a k, see risk.ClassRisk, and the
+// caller folds it into Options.K.)
 //
 // Monotonicity under generalization (see models.go for what the search needs). Without
 // suppression, generalizing merges classes: a record's class only grows, so its
@@ -30,6 +36,33 @@ type Risks struct {
 	// Uniqueness bounds the share of the population estimated to be unique (nil: no
 	// bound).
 	Uniqueness *Uniqueness
+	// Enforce is how a node meets the models: by suppressing classes (Suppress, the
+	// zero value) or not at all (Measure).
+	Enforce Enforcement
+}
+
+// Enforcement is how the release-wide risk models are met
+// (privacy.risk-enforcement).
+type Enforcement int
+
+const (
+	// Suppress meets the models as ARX does: when a node's released classes miss one,
+	// the fewest of them, smallest first (ties by their codes at the node, column by
+	// column), whose suppression makes every model hold within the suppression limit
+	// are suppressed (Risks.enforce); a node where no such classes are found does not
+	// meet the models.
+	Suppress Enforcement = iota
+	// Measure decides the models on the classes the other models release: a node
+	// that misses one does not meet them.
+	Measure
+)
+
+// String is the enforcement's name in the configuration (privacy.risk-enforcement).
+func (e Enforcement) String() string {
+	if e == Measure {
+		return "measure"
+	}
+	return "suppress"
 }
 
 // Uniqueness bounds the estimated population uniqueness of a release: a release whose
@@ -121,4 +154,122 @@ func (u *Uniqueness) holds(n int, size func(j int) int32, classes, records int64
 		return false, err
 	}
 	return est.Valid && est.Share <= u.Max, nil
+}
+
+// enforce meets the models on a node's released classes: n classes, size(j) the
+// records class j releases (0: suppressed already, by the other models), before
+// (a−b) the order of two classes of equal size, room the records that may still be
+// suppressed. It returns the classes to suppress (none when the models hold) and
+// whether the models then hold; with Measure it suppresses nothing.
+//
+// The classes are taken smallest first, ties in before's order. The average risk and
+// the share of records at risk never rise as the smallest released class goes (it is
+// no larger than the released classes' average, and a class at risk is smaller than
+// one that is not), so the fewest classes that meet them are found in one pass.
+// Population uniqueness has no such property: as ARX does, the fewest classes from
+// there that meet it are found by bisection, and the result is checked.
+func (r Risks) enforce(n int, size func(j int) int32, before func(a, b int) int, room int) ([]int32, bool, error) {
+	ok, err := r.hold(n, size)
+	if ok || err != nil || r.Enforce == Measure {
+		return nil, ok, err
+	}
+	order := make([]int32, 0, n)
+	for j := range n {
+		if size(j) > 0 {
+			order = append(order, int32(j))
+		}
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(size(int(a)), size(int(b))); c != 0 {
+			return c
+		}
+		return before(int(a), int(b))
+	})
+	most := 0 // the longest prefix within room
+	for used := 0; most < len(order) && used+int(size(int(order[most]))) <= room; most++ {
+		used += int(size(int(order[most])))
+	}
+	m, ok := r.monotonePrefix(order, size, most)
+	if !ok {
+		return nil, false, nil
+	}
+	if r.Uniqueness != nil {
+		if m, ok, err = r.uniquenessPrefix(order, size, n, m, most); !ok || err != nil {
+			return nil, false, err
+		}
+	}
+	return order[:m], true, nil
+}
+
+// monotonePrefix is the fewest classes of order (at most most) whose suppression makes
+// the average risk and the records at risk hold (0 when neither is given), and
+// whether there is such a prefix.
+func (r Risks) monotonePrefix(order []int32, size func(j int) int32, most int) (int, bool) {
+	if r.Average == 0 && r.AtRiskThreshold == 0 {
+		return 0, true
+	}
+	var records, classes, atRisk int64
+	for _, j := range order {
+		c := int64(size(int(j)))
+		records += c
+		classes++
+		if r.AtRiskThreshold > 0 && risk.AtRisk(c, r.AtRiskThreshold) {
+			atRisk += c
+		}
+	}
+	for m := 0; m <= most; m++ {
+		if m > 0 {
+			c := int64(size(int(order[m-1])))
+			records -= c
+			classes--
+			if r.AtRiskThreshold > 0 && risk.AtRisk(c, r.AtRiskThreshold) {
+				atRisk -= c
+			}
+		}
+		if records == 0 ||
+			(r.Average == 0 || float64(classes)/float64(records) <= r.Average) &&
+				(r.AtRiskThreshold == 0 || float64(atRisk)/float64(records) <= r.AtRiskMax) {
+			return m, true
+		}
+	}
+	return 0, false
+}
+
+// uniquenessPrefix is the fewest classes of order, from lo to most, whose suppression
+// makes every model hold, found by bisection as ARX finds it, and whether they do.
+func (r Risks) uniquenessPrefix(order []int32, size func(j int) int32, n, lo, most int) (int, bool, error) {
+	out := make([]bool, n)
+	holdsAt := func(m int) (bool, error) {
+		for i, j := range order {
+			out[j] = i < m
+		}
+		return r.hold(n, func(j int) int32 {
+			if out[j] {
+				return 0
+			}
+			return size(j)
+		})
+	}
+	ok, err := holdsAt(lo)
+	if ok || err != nil {
+		return lo, ok, err
+	}
+	low, high := lo+1, most
+	for low < high {
+		mid := low + (high-low)/2
+		ok, err := holdsAt(mid)
+		if err != nil {
+			return 0, false, err
+		}
+		if ok {
+			high = mid
+		} else {
+			low = mid + 1
+		}
+	}
+	if low > most {
+		return 0, false, nil
+	}
+	ok, err = holdsAt(low)
+	return low, ok, err
 }

@@ -77,7 +77,7 @@ func allOf(fs ...func([]int) bool) func([]int) bool {
 
 // TestSearchRandomRisksMatchExhaustive: random tables under the average-risk,
 // records-at-risk and population-uniqueness models, alone, together and with distinct
-// l-diversity or t-closeness, with and
+// l-diversity or t-closeness, enforced by suppression or measured, with and
 // without suppression, against the exhaustive optimum. With suppression the risk
 // models are not monotone, and the test requires trials where nodes pass the monotone
 // part (k) and fail them.
@@ -100,8 +100,9 @@ func TestSearchRandomRisksMatchExhaustive(t *testing.T) {
 		if rng.IntN(3) > 0 {
 			maxSupp = rng.IntN(n/4 + 1)
 		}
-		var risks Risks
+		risks := Risks{Enforce: Enforcement(rng.IntN(2))}
 		var release []func([]int) bool
+		var uniq func([]int) bool
 		kind := rng.IntN(5)
 		if kind != 1 && kind != 4 {
 			risks.Average = 0.05 + 0.5*rng.Float64()
@@ -114,7 +115,7 @@ func TestSearchRandomRisksMatchExhaustive(t *testing.T) {
 			fraction := []float64{0.01, 0.05, 0.1, 0.3, 0.8, 1}[rng.IntN(6)]
 			u := &Uniqueness{Max: 0.1 * rng.Float64(), Population: float64(n) / fraction, Model: risk.UniquenessModel(rng.IntN(4))}
 			risks.Uniqueness = u
-			release = append(release, oracleUniqueness(u.Max, u.Population, u.Model))
+			uniq = oracleUniqueness(u.Max, u.Population, u.Model)
 		}
 		if kind != 0 && kind != 4 {
 			risks.AtRiskThreshold = []float64{0.1, 0.2, 0.25, 1.0 / 3, 0.5}[rng.IntN(5)]
@@ -155,11 +156,11 @@ func TestSearchRandomRisksMatchExhaustive(t *testing.T) {
 				})
 			}
 		}
-		name := fmt.Sprintf("trial%d/n=%d/q=%d/k=%d/supp=%d/avg=%.3f/at=%.2f-%.2f/unique=%v/l=%v/t=%v", trial, n, q, k, maxSupp, risks.Average, risks.AtRiskThreshold, risks.AtRiskMax, risks.Uniqueness != nil, div != nil, clo != nil)
+		name := fmt.Sprintf("trial%d/n=%d/q=%d/k=%d/supp=%d/avg=%.3f/at=%.2f-%.2f/unique=%v/l=%v/t=%v/%s", trial, n, q, k, maxSupp, risks.Average, risks.AtRiskThreshold, risks.AtRiskMax, risks.Uniqueness != nil, div != nil, clo != nil, risks.Enforce)
 		workers := 1 + rng.IntN(3)
 		t.Run(name, func(t *testing.T) {
 			queries := []oracleQuery{
-				{k: k, maxSupp: maxSupp, metric: MetricLoss, holds: holds, release: allOf(release...)},
+				{k: k, maxSupp: maxSupp, metric: MetricLoss, holds: holds, release: allOf(release...), uniqueness: uniq, enforce: risks.Enforce == Suppress},
 				{k: k, maxSupp: maxSupp, metric: MetricLoss, holds: holds},
 			}
 			want := o.bestMany(t, queries)
@@ -273,19 +274,19 @@ func TestSearchSmallSkewedRisks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 7))
 	models := []struct {
 		name string
-		make func(n, k int) (Risks, func([]int) bool)
+		make func(n, k int) (Risks, oracleQuery)
 	}{
-		{"average", func(n, k int) (Risks, func([]int) bool) {
+		{"average", func(n, k int) (Risks, oracleQuery) {
 			a := (0.3 + rng.Float64()) / float64(k+1)
-			return Risks{Average: a}, oracleAverage(a)
+			return Risks{Average: a}, oracleQuery{release: oracleAverage(a)}
 		}},
-		{"at-risk", func(n, k int) (Risks, func([]int) bool) {
+		{"at-risk", func(n, k int) (Risks, oracleQuery) {
 			th, most := []float64{0.1, 0.2, 0.25, 1.0 / 3, 0.5}[rng.IntN(5)], 0.3*rng.Float64()
-			return Risks{AtRiskThreshold: th, AtRiskMax: most}, oracleAtRisk(th, most)
+			return Risks{AtRiskThreshold: th, AtRiskMax: most}, oracleQuery{release: oracleAtRisk(th, most)}
 		}},
-		{"uniqueness", func(n, k int) (Risks, func([]int) bool) {
+		{"uniqueness", func(n, k int) (Risks, oracleQuery) {
 			u := &Uniqueness{Max: 0.2 * rng.Float64(), Population: float64(n) / []float64{0.05, 0.1, 0.3, 0.8, 1}[rng.IntN(5)], Model: risk.UniquenessModel(rng.IntN(4))}
-			return Risks{Uniqueness: u}, oracleUniqueness(u.Max, u.Population, u.Model)
+			return Risks{Uniqueness: u}, oracleQuery{uniqueness: oracleUniqueness(u.Max, u.Population, u.Model)}
 		}},
 	}
 	trials := 200
@@ -305,10 +306,11 @@ func TestSearchSmallSkewedRisks(t *testing.T) {
 			if rng.IntN(3) > 0 {
 				maxSupp = rng.IntN(n/2 + 1)
 			}
-			risks, release := m.make(n, k)
-			t.Run(fmt.Sprintf("%s/trial%d/n=%d/k=%d/supp=%d", m.name, trial, n, k, maxSupp), func(t *testing.T) {
-				b, r := matchOracle(t, newOracle(raw, hier), tab, oracleQuery{k: k, maxSupp: maxSupp, metric: MetricLoss, release: release},
-					Options{K: k, MaxSuppressed: maxSupp, Risks: risks})
+			risks, qu := m.make(n, k)
+			risks.Enforce = Enforcement(trial % 2)
+			qu.k, qu.maxSupp, qu.metric, qu.enforce = k, maxSupp, MetricLoss, risks.Enforce == Suppress
+			t.Run(fmt.Sprintf("%s/trial%d/n=%d/k=%d/supp=%d/%s", m.name, trial, n, k, maxSupp, risks.Enforce), func(t *testing.T) {
+				b, r := matchOracle(t, newOracle(raw, hier), tab, qu, Options{K: k, MaxSuppressed: maxSupp, Risks: risks})
 				if b {
 					binding++
 				}
@@ -340,21 +342,24 @@ func TestSearchRiskRegressions(t *testing.T) {
 		cases := []struct {
 			k, supp int
 			r       Risks
-			release func([]int) bool
+			qu      oracleQuery
 		}{
-			{2, n / 2, Risks{AtRiskThreshold: th, AtRiskMax: most}, oracleAtRisk(th, most)},
-			{1, 0, Risks{Uniqueness: &Uniqueness{Max: 0.1, Population: float64(20 * n), Model: risk.Pitman}}, oracleUniqueness(0.1, float64(20*n), risk.Pitman)},
+			{2, n / 2, Risks{AtRiskThreshold: th, AtRiskMax: most, Enforce: Measure}, oracleQuery{release: oracleAtRisk(th, most)}},
+			{2, n / 2, Risks{AtRiskThreshold: th, AtRiskMax: most}, oracleQuery{release: oracleAtRisk(th, most), enforce: true}},
+			{1, 0, Risks{Uniqueness: &Uniqueness{Max: 0.1, Population: float64(20 * n), Model: risk.Pitman}}, oracleQuery{uniqueness: oracleUniqueness(0.1, float64(20*n), risk.Pitman), enforce: true}},
 		}
 		for _, c := range cases {
-			want := newOracle(raw, hier).bestMany(t, []oracleQuery{{k: c.k, maxSupp: c.supp, metric: MetricLoss, release: c.release}})[0]
+			qu := c.qu
+			qu.k, qu.maxSupp, qu.metric = c.k, c.supp, MetricLoss
+			want := newOracle(raw, hier).bestMany(t, []oracleQuery{qu})[0]
 			got, err := Search(context.Background(), tab, Options{K: c.k, MaxSuppressed: c.supp, Risks: c.r})
 			switch {
 			case want == nil && !errors.Is(err, fault.ErrUnattainable):
 				t.Fatalf("n=%d %+v: want unattainable, got %v", n, c.r, err)
 			case want != nil && err != nil:
 				t.Fatalf("n=%d %+v: %v", n, c.r, err)
-			case want != nil && !slices.Equal(got.Levels, want.node):
-				t.Fatalf("n=%d k=%d supp=%d %+v: search %v, exhaustive %v", n, c.k, c.supp, c.r, got.Levels, want.node)
+			case want != nil && (!slices.Equal(got.Levels, want.node) || got.Suppressed != want.suppressed):
+				t.Fatalf("n=%d k=%d supp=%d %+v: search %v (%d suppressed), exhaustive %v (%d)", n, c.k, c.supp, c.r, got.Levels, got.Suppressed, want.node, want.suppressed)
 			}
 		}
 	}

@@ -252,5 +252,8 @@ func riskReport(cfg *schema.Config, rows int, in, out risk.Distribution) (*repor
 	}
 	rr.Release = &rel
 	rr.Models = riskChecks(cfg, out, n)
+	if pr := cfg.Privacy; pr.AverageRisk > 0 || pr.RecordsAtRisk != nil || pr.PopulationUniqueness != nil {
+		rr.Enforcement = pr.RiskEnforcement.String()
+	}
 	return rr, nil
 }

@@ -63,6 +63,9 @@ func population(cfg *schema.Config, rows int) (float64, error) {
 func searchRisks(cfg *schema.Config, rows int) (generalize.Risks, error) {
 	pr := cfg.Privacy
 	r := generalize.Risks{Average: pr.AverageRisk}
+	if pr.RiskEnforcement == schema.RiskMeasure {
+		r.Enforce = generalize.Measure
+	}
 	if a := pr.RecordsAtRisk; a != nil {
 		r.AtRiskThreshold, r.AtRiskMax = a.Threshold, a.Max
 	}
@@ -83,7 +86,7 @@ func verifyRisk(cfg *schema.Config, rows int) (verify.Risk, error) {
 	if err != nil {
 		return verify.Risk{}, err
 	}
-	r := verify.Risk{HighestRisk: cfg.Privacy.HighestRisk, AverageRisk: s.Average, AtRiskThreshold: s.AtRiskThreshold, AtRiskMax: s.AtRiskMax}
+	r := verify.Risk{HighestRisk: cfg.Privacy.HighestRisk, AverageRisk: s.Average, AtRiskThreshold: s.AtRiskThreshold, AtRiskMax: s.AtRiskMax, Enforced: s.Enforce == generalize.Suppress}
 	if u := s.Uniqueness; u != nil {
 		r.Uniqueness = &verify.Uniqueness{Max: u.Max, Population: u.Population, Model: u.Model}
 	}

@@ -13,7 +13,9 @@ import (
 	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
+	"sanitizer/report"
 	"sanitizer/risk"
+	"sanitizer/schema"
 )
 
 // releasedSizes counts the classes of a written CSV release by its quasi-identifiers'
@@ -304,5 +306,145 @@ func TestReleaseWithoutK(t *testing.T) {
 		if i == 1 && float64(len(values))/float64(records) > 0.05 {
 			t.Errorf("%s: average risk %g", privacy, float64(len(values))/float64(records))
 		}
+	}
+}
+
+// TestReleaseRiskEnforcement: with privacy.risk-enforcement: suppress (the default) a
+// release meets an average risk below what k alone gives by suppressing small classes
+// that meet k, which the release at the same node under k alone publishes, and
+// reaches a value no worse than with measure (every node measure accepts, suppress
+// accepts with nothing more suppressed); the written file meets the model by the
+// test's own count; Check agrees, refuses the release under measure (classes that
+// meet k are missing), and refuses a copy that also leaves out a class larger than
+// one it releases.
+func TestReleaseRiskEnforcement(t *testing.T) {
+	modelsOnly(t)
+	base, in, dir := hospitalFixture(t, 12000)
+	raw, err := os.ReadFile(base.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := func(privacy, search string) *schema.Config {
+		text := testfiles.Replace(t, string(raw), "privacy: {k: 5, suppression: 0.05}", privacy)
+		if search != "" {
+			text = testfiles.Replace(t, text, "algorithm: optimal", "algorithm: optimal, "+search)
+		}
+		return loadConfigText(t, text)
+	}
+	release := func(cfg *schema.Config, name string) (*report.Report, string, error) {
+		out := filepath.Join(dir, name+".csv")
+		rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
+		return rep, out, err
+	}
+	// k alone at the node a release chose: what it suppresses there.
+	kOnly := func(rep *report.Report) int {
+		t.Helper()
+		var bounds []string
+		for _, n := range rep.Node {
+			bounds = append(bounds, fmt.Sprintf("%s: %d", n.Column, n.Level))
+		}
+		levels := "{" + strings.Join(bounds, ", ") + "}"
+		krep, _, err := release(config("privacy: {k: 2, suppression: 0.05}", "min-levels: "+levels+", max-levels: "+levels), "k-only")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return krep.Suppressed
+	}
+	plain, _, err := release(config("privacy: {k: 2, suppression: 0.05}", ""), "plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a0 := plain.Risk.Release.AverageRisk
+	for _, share := range []float64{0.97, 0.93, 0.88, 0.8, 0.7} {
+		avg := a0 * share
+		suppress := config(fmt.Sprintf("privacy: {k: 2, suppression: 0.05, average-risk: %g}", avg), "")
+		measure := config(fmt.Sprintf("privacy: {k: 2, suppression: 0.05, average-risk: %g, risk-enforcement: measure}", avg), "")
+		srep, sout, err := release(suppress, "suppress")
+		if err != nil {
+			t.Fatalf("average risk %g: %v", avg, err)
+		}
+		k := kOnly(srep)
+		if srep.Suppressed == k {
+			continue // the chosen node meets it as it is: no enforcement to see
+		}
+		if srep.Risk == nil || srep.Risk.Enforcement != "suppress" {
+			t.Errorf("the report's risk enforcement: %+v", srep.Risk)
+		}
+		if srep.Suppressed < k {
+			t.Fatalf("node %v: %d suppressed with the average risk, %d under k alone", nodeOf(srep), srep.Suppressed, k)
+		}
+		mrep, _, err := release(measure, "measure")
+		switch {
+		case err == nil && srep.Metric.Value > mrep.Metric.Value:
+			t.Errorf("loss %g enforcing by suppression, %g measuring: suppress accepts every node measure does", srep.Metric.Value, mrep.Metric.Value)
+		case err != nil && !errors.Is(err, fault.ErrUnattainable):
+			t.Fatal(err)
+		case err == nil:
+			t.Logf("measuring: node %v, loss %.4f", nodeOf(mrep), mrep.Metric.Value)
+		}
+		t.Logf("average risk %g (k alone: %g): node %v, %d suppressed (k alone there: %d), loss %.4f", avg, a0, nodeOf(srep), srep.Suppressed, k, srep.Metric.Value)
+		checkEnforced(t, suppress, measure, in, sout, avg)
+		return
+	}
+	t.Fatalf("no average risk below %g made the release suppress a class that meets k", a0)
+}
+
+// checkEnforced checks a release out written under suppress (the average risk avg,
+// enforced): its own count meets avg; Check passes it, refuses it under measure, and
+// refuses a copy that also leaves out a class larger than one it releases.
+func checkEnforced(t *testing.T, suppress, measure *schema.Config, in, out string, avg float64) {
+	t.Helper()
+	sizes := releasedSizes(t, out, ',', hospitalQuasi)
+	var records int64
+	for _, s := range sizes {
+		records += s
+	}
+	if got := float64(len(sizes)) / float64(records); got > avg {
+		t.Fatalf("the release's average risk is %g, above %g", got, avg)
+	}
+	if _, err := Check(context.Background(), suppress, job.Options{Input: in, Output: out}); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	if _, err := Check(context.Background(), measure, job.Options{Input: in, Output: out}); !errors.Is(err, fault.ErrUnattainable) {
+		t.Errorf("check under measure of a release that suppressed classes meeting k: %v, want the models unmet", err)
+	}
+	header, rows := readTable(t, out, ',')
+	pos := make([]int, len(hospitalQuasi))
+	for i, q := range hospitalQuasi {
+		pos[i] = slices.Index(header, q)
+	}
+	key := func(r []string) string {
+		var k []string
+		for _, i := range pos {
+			k = append(k, r[i])
+		}
+		return strings.Join(k, "\x1f")
+	}
+	count := map[string]int{}
+	for _, r := range rows {
+		count[key(r)]++
+	}
+	// A class larger than the smallest released, but below the average size, so that
+	// leaving it out lowers the average risk: only the order of suppression is wrong.
+	smallest, mean := slices.Min(sizes), float64(records)/float64(len(sizes))
+	gone := ""
+	for k, n := range count {
+		if int64(n) > smallest && float64(n) < mean && (gone == "" || n < count[gone] || n == count[gone] && k < gone) {
+			gone = k
+		}
+	}
+	if gone == "" {
+		t.Fatalf("no class between the smallest (%d) and the average size (%g) to leave out", smallest, mean)
+	}
+	var kept [][]string
+	for _, r := range rows {
+		if key(r) != gone {
+			kept = append(kept, r)
+		}
+	}
+	tampered := filepath.Join(filepath.Dir(out), "tampered.csv")
+	writeTable(t, tampered, header, kept)
+	if _, err := Check(context.Background(), suppress, job.Options{Input: in, Output: tampered}); !errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), "smallest classes first") {
+		t.Errorf("check of a release that left out a class of %d while releasing one of %d: %v, want the order of suppression refused", count[gone], smallest, err)
 	}
 }

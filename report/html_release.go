@@ -217,6 +217,12 @@ func riskModelSentences(r *Report) []string {
 	for _, m := range r.Risk.Models {
 		out = append(out, riskModelSentence(m, countedOf(r)))
 	}
+	switch r.Risk.Enforcement {
+	case "suppress":
+		out = append(out, "The average risk, the records at risk and the population uniqueness were met as ARX meets them: where the chosen generalization missed one, its smallest groups were suppressed too, as few as made it hold, within the suppression limit.")
+	case "measure":
+		out = append(out, "The average risk, the records at risk and the population uniqueness were measured on the groups the other requirements release: the generalization was chosen among those that meet them, and no group was suppressed for them.")
+	}
 	return out
 }
 

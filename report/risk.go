@@ -26,6 +26,9 @@ type RiskReport struct {
 	// Models is the configuration's risk-based models and whether the release meets
 	// them (empty when it has none).
 	Models []RiskModelCheck `json:"models,omitempty"`
+	// Enforcement is how average-risk, records-at-risk and population-uniqueness were
+	// met (privacy.risk-enforcement: suppress or measure; empty when none is given).
+	Enforcement string `json:"enforcement,omitempty"`
 }
 
 // PopulationFigures is the population the input was drawn from.

@@ -126,6 +126,9 @@ type Privacy struct {
 	HighestRisk          float64 // no record's prosecutor risk is above this
 	RecordsAtRisk        *RecordsAtRisk
 	PopulationUniqueness *PopulationUniqueness
+	// RiskEnforcement is how average-risk, records-at-risk and population-uniqueness
+	// are met (RiskSuppress unless configured).
+	RiskEnforcement RiskEnforcement
 	// Subset names the research subset: the input is then the population, only the
 	// subset's records are released, and δ-presence and k-map are measured against the
 	// population (nil: the input is what is released).
@@ -169,6 +172,26 @@ var ReleasedChecks = []ReleasedCheck{ReleasedWarn, ReleasedError}
 
 // String is the check's configuration spelling.
 func (c ReleasedCheck) String() string { return string(c) }
+
+// RiskEnforcement is how a release meets the risk-based models decided on the whole
+// release (privacy.risk-enforcement).
+type RiskEnforcement string
+
+// The two ways to meet average-risk, records-at-risk and population-uniqueness.
+const (
+	// RiskSuppress suppresses the smallest released classes until the models hold,
+	// within the suppression limit, as ARX enforces them.
+	RiskSuppress RiskEnforcement = "suppress"
+	// RiskMeasure measures the models over the classes the other models release: a
+	// generalization that misses one is not chosen.
+	RiskMeasure RiskEnforcement = "measure"
+)
+
+// RiskEnforcements are the values of privacy.risk-enforcement.
+var RiskEnforcements = []RiskEnforcement{RiskSuppress, RiskMeasure}
+
+// String is the enforcement's configuration spelling.
+func (e RiskEnforcement) String() string { return string(e) }
 
 // Subset is the research subset of the input (ARX's data subset): the records whose
 // Column holds true, 1 or yes (false, 0 or no: not in it; case ignored).

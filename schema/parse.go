@@ -1254,6 +1254,8 @@ func (p *parser) riskModels(f *fields, pr *Privacy) {
 		pr.PopulationUniqueness, err = p.populationUniqueness(v, at)
 		p.note(err)
 	}
+	pr.RiskEnforcement, err = enumField(f, "risk-enforcement", RiskSuppress)
+	p.note(err)
 }
 
 // recordsAtRisk decodes privacy.records-at-risk.

@@ -60,7 +60,7 @@ func TestParseExample(t *testing.T) {
 			Suppression:     0.05,
 			LDiversity:      []LDiversity{{Column: "diagnosis", Variant: "recursive", L: 3, C: 4}},
 			TCloseness:      []TCloseness{{Column: "diagnosis", T: 0.2, Distance: "hierarchical"}},
-			ReleasedColumns: ReleasedWarn,
+			ReleasedColumns: ReleasedWarn, RiskEnforcement: RiskSuppress,
 		},
 		Search: Search{Algorithm: "optimal", Metric: "loss"},
 		Series: Series{MaxDeferred: 1, Removals: RemovalsRefuse},
@@ -178,6 +178,7 @@ privacy:
   highest-risk: 0.25
   records-at-risk: {threshold: 0.1, max: 0.02}
   population-uniqueness: {max: 0.01}
+  risk-enforcement: measure
 search: {algorithm: mondrian, metric: ncp}
 risk: {sampling-fraction: 0.3}
 dp:
@@ -203,6 +204,7 @@ dp:
 		got, want any
 	}{
 		{"Unlisted", cfg.Unlisted, UnlistedDrop},
+		{"RiskEnforcement", cfg.Privacy.RiskEnforcement, RiskMeasure},
 		{"Output", cfg.Output, IO{Path: filepath.Join("conf", "out", "release.csv"), Format: "arrows", CSV: CSV{Separator: '\t'}}},
 		{"intervals", cfg.Columns[1].Hierarchy.Intervals, []float64{0.1, 0.3, 0.9, 1.8}},
 		{"mask", *cfg.Columns[2].Hierarchy.Mask, Mask{Max: 1}},
@@ -457,6 +459,7 @@ func TestParseErrors(t *testing.T) {
 		{"c zero", "privacy: {l-diversity: {column: diag, variant: recursive, l: 2, c: 0}}\n" + cols, 1, "privacy.l-diversity.c", "must be positive"},
 		{"c forbidden", "privacy:\n  l-diversity:\n    - {column: diag, variant: distinct, l: 2}\n    - {column: drug, variant: entropy, l: 2, c: 1}\n" + cols, 4, "privacy.l-diversity[1].c", "only allowed for the recursive variant"},
 		{"estimator not entropy", "privacy: {l-diversity: {column: diag, variant: distinct, l: 2, estimator: grassberger}}\n" + cols, 1, "privacy.l-diversity.estimator", "only allowed for the entropy variant"},
+		{"risk enforcement unknown", "privacy: {k: 2, average-risk: 0.1, risk-enforcement: drop}\n" + cols, 1, "privacy.risk-enforcement", "must be one of suppress, measure"},
 		{"estimator unknown", "privacy: {l-diversity: {column: diag, variant: entropy, l: 2, estimator: miller}}\n" + cols, 1, "privacy.l-diversity.estimator", "must be one of shannon, grassberger"},
 		{"aggregate not loss", "search: {metric: discernibility, aggregate: geometric}\n" + cols, 1, "search.aggregate", "only allowed with metric: loss"},
 		{"weights not loss", "search: {metric: height, weights: {age: 2}}\n" + cols, 1, "search.weights", "only allowed with metric: loss"},

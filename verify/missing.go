@@ -542,6 +542,9 @@ func ExpectedSuppression(spec Spec, levels []int, rel *Classes, in Reader) (int,
 // ExpectedSuppression).
 func compareClasses(spec Spec, classes map[string]*inputClass, rel *Classes, pop map[string]int64) (int, error) {
 	required := 0
+	// With risk enforcement, the largest class left out that meets the models, and
+	// the smallest released whole (−1: none).
+	enforced, smallest := int64(-1), int64(-1)
 	for key, c := range classes {
 		got := rel.count[key]
 		fails, why, err := classFails(spec, c)
@@ -560,6 +563,9 @@ func compareClasses(spec Spec, classes map[string]*inputClass, rel *Classes, pop
 		case c.linked > 0 && got != kept:
 			return 0, &Violation{Msg: fmt.Sprintf("the release holds %d of the %d input records of a class that meets the models, multirelational k-anonymity suppressing %d of them (whole persons): it must hold %d", got, c.n, c.linked, kept)}
 		case c.linked > 0:
+		case got == 0 && spec.Risk.Enforced && spec.Risk.any():
+			enforced = max(enforced, c.n)
+			required += int(c.n)
 		case got < c.n:
 			return 0, &Violation{Msg: fmt.Sprintf("%d of the %d input records of a class that meets the models are missing from the release: only a class that fails them may be suppressed", c.n-got, c.n)}
 		case got > c.n:
@@ -568,6 +574,12 @@ func compareClasses(spec Spec, classes map[string]*inputClass, rel *Classes, pop
 		if !fails {
 			required += int(c.linked)
 		}
+		if !fails && got == c.n && (smallest < 0 || c.n < smallest) {
+			smallest = c.n
+		}
+	}
+	if enforced >= 0 && smallest >= 0 && enforced > smallest {
+		return 0, &Violation{Msg: fmt.Sprintf("the release leaves out a class of %d records that meets the models while it releases one of %d: the risk models' enforcement suppresses the smallest classes first", enforced, smallest)}
 	}
 	for key, n := range rel.count {
 		if classes[key] == nil {

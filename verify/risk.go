@@ -17,7 +17,16 @@ type Risk struct {
 	// Uniqueness, when not nil, bounds the share of the population estimated to be
 	// unique on the published classes.
 	Uniqueness *Uniqueness
+	// Enforced says that the release met AverageRisk, AtRisk and Uniqueness by
+	// suppressing classes, smallest first (privacy.risk-enforcement: suppress): a class
+	// that meets the other models may then be left out whole, if it is no larger than
+	// any class released.
+	Enforced bool
 }
+
+// any reports whether a model decided on the whole release is given (average risk,
+// records at risk, population uniqueness).
+func (r Risk) any() bool { return r.AverageRisk > 0 || r.AtRiskThreshold > 0 || r.Uniqueness != nil }
 
 // Uniqueness bounds the estimated population uniqueness of a release: the published
 // classes are a sample of Population records (its sampling fraction: the released
