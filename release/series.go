@@ -171,14 +171,9 @@ func (sn *seriesNight) compatible(r *run) error {
 // without the suppression limit and the released-columns check) and each
 // quasi-identifier's hierarchy (its type, builder, and its file's digest).
 func seriesDigests(r *run) (series.Digests, error) {
-	pr := r.cfg.Privacy
-	pr.Suppression, pr.ReleasedColumns = 0, ""
-	if pr.Unit != nil {
-		pr.Unit = &schema.Unit{Column: pr.Unit.Column, Pseudonym: nil}
-	}
 	d := series.Digests{Hierarchies: map[string]string{}}
 	var err error
-	if d.Models, err = jsonDigest(pr); err != nil {
+	if d.Models, err = modelsDigest(r.cfg.Privacy); err != nil {
 		return d, err
 	}
 	files := r.p.Hier.Digests()
@@ -200,14 +195,78 @@ func seriesDigests(r *run) (series.Digests, error) {
 	return d, nil
 }
 
-// jsonDigest is "sha256:" and the hex SHA-256 of v's JSON.
+// modelsDigest is the digest of the privacy section pr as a series compares it: the
+// suppression limit, the released-columns check, the pseudonym and, with no model
+// decided on the whole release, the risk models' enforcement left out.
+func modelsDigest(pr schema.Privacy) (string, error) {
+	pr.Suppression, pr.ReleasedColumns = 0, ""
+	if pr.AverageRisk == 0 && pr.RecordsAtRisk == nil && pr.PopulationUniqueness == nil {
+		pr.RiskEnforcement = "" // how no model is enforced is no model
+	}
+	if pr.Unit != nil {
+		pr.Unit = &schema.Unit{Column: pr.Unit.Column, Pseudonym: nil}
+	}
+	return jsonDigest(pr)
+}
+
+// jsonDigest is "sha256:" and the hex SHA-256 of v's JSON with every zero value left
+// out (false, 0, "", null, empty lists and objects) and objects' keys in order: a
+// setting added to the configuration in a later version, at its zero value, leaves
+// a series' digests as they were.
 func jsonDigest(v any) (string, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return "", fault.Internalf("series digest: %w", err)
 	}
+	var tree any
+	if err := json.Unmarshal(b, &tree); err != nil {
+		return "", fault.Internalf("series digest: %w", err)
+	}
+	if b, err = json.Marshal(withoutZeros(tree)); err != nil {
+		return "", fault.Internalf("series digest: %w", err)
+	}
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// withoutZeros is v, a decoded JSON value, with the zero values of its objects' keys
+// left out (nil when v is itself zero).
+func withoutZeros(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			if e = withoutZeros(e); e != nil {
+				out[k] = e
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	case []any:
+		if len(x) == 0 {
+			return nil
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withoutZeros(e)
+		}
+		return out
+	case bool:
+		if !x {
+			return nil
+		}
+	case float64:
+		if x == 0 {
+			return nil
+		}
+	case string:
+		if x == "" {
+			return nil
+		}
+	}
+	return v
 }
 
 // minLevels raises the search's lower bounds to the previous night's node: tonight is
