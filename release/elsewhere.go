@@ -49,14 +49,22 @@ type PartsJob struct {
 // ReleaseWith is Release, with the release's parts written by write instead of this
 // process's pass 2: the input is read, encoded and searched here, a series night
 // decided here, and the parts write wrote verified here before anything is
-// published. The output must be a folder of parts (a path ending in a separator); a
-// research subset, Mondrian and a privacy unit released as a pseudonym are bad input
-// (their records are not told apart by a part's record numbers alone).
-func ReleaseWith(ctx context.Context, cfg *schema.Config, opt job.Options, write PartsWriter) (*report.Report, error) {
-	if write == nil {
-		return nil, fault.Internalf("ReleaseWith without a writer")
+// published; the report names tool as its maker. The output must be a folder of
+// parts (a path ending in a separator); a research subset, Mondrian and a privacy unit
+// released as a pseudonym are bad input (their records are not told apart by a part's
+// record numbers alone).
+func ReleaseWith(ctx context.Context, cfg *schema.Config, opt job.Options, tool string, write PartsWriter) (*report.Report, error) {
+	if write == nil || tool == "" {
+		return nil, fault.Internalf("ReleaseWith without a writer or a tool's name")
 	}
-	return release(ctx, cfg, opt, write)
+	return release(ctx, cfg, opt, &elsewhere{tool: tool, write: write})
+}
+
+// elsewhere is who writes a release's parts instead of pass 2, and the tool whose
+// report it is.
+type elsewhere struct {
+	tool  string
+	write PartsWriter
 }
 
 // checkElsewhere refuses what a release written by a PartsWriter cannot be.
@@ -112,7 +120,7 @@ func (r *run) writeElsewhere(ctx context.Context) error {
 		return fmt.Errorf("output: %w", err)
 	}
 	pj.Dir = tmp.Path
-	if err := r.elsewhere(ctx, pj); err != nil {
+	if err := r.elsewhere.write(ctx, pj); err != nil {
 		tmp.Discard()
 		return err
 	}

@@ -62,7 +62,7 @@ func TestReleaseWith(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			outDir := t.TempDir()
 			out := filepath.Join(outDir, "out") + "/"
-			_, err := release.ReleaseWith(context.Background(), cfg, job.Options{Input: in, Output: out}, tt.write)
+			_, err := release.ReleaseWith(context.Background(), cfg, job.Options{Input: in, Output: out}, "sanitize-test", tt.write)
 			if tt.ok {
 				if err != nil {
 					t.Fatal(err)
@@ -80,7 +80,7 @@ func TestReleaseWith(t *testing.T) {
 			}
 		})
 	}
-	if _, err := release.ReleaseWith(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "one.csv")}, writeAs("")); !errors.Is(err, fault.ErrBadInput) {
+	if _, err := release.ReleaseWith(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "one.csv")}, "sanitize-test", writeAs("")); !errors.Is(err, fault.ErrBadInput) {
 		t.Errorf("a release into one file: %v, want bad input", err)
 	}
 }

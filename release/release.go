@@ -33,7 +33,7 @@ func Release(ctx context.Context, cfg *schema.Config, opt job.Options) (*report.
 }
 
 // release is Release, its parts written by write when it is not nil (ReleaseWith).
-func release(ctx context.Context, cfg *schema.Config, opt job.Options, write PartsWriter) (*report.Report, error) {
+func release(ctx context.Context, cfg *schema.Config, opt job.Options, write *elsewhere) (*report.Report, error) {
 	start := time.Now()
 	if opt.SeriesRestart && opt.Series == "" {
 		return nil, fault.BadInput("--series-restart: starts a series, so it needs --series STATE.json")
@@ -109,7 +109,7 @@ type run struct {
 	prot       []*protected
 	held       []*heldColumn
 	series     *seriesNight // a night of a release series (nil: a release on its own)
-	elsewhere  PartsWriter  // writes the release's parts instead of pass 2 (nil: pass 2 does)
+	elsewhere  *elsewhere   // writes the release's parts instead of pass 2 (nil: pass 2 does)
 	// search
 	sopt       generalize.Options
 	covers     generalize.ClassCovers // optimal: what every published class releases
@@ -546,6 +546,14 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 	return nil
 }
 
+// tool is the name of the tool whose report this release's is.
+func (r *run) tool() string {
+	if r.elsewhere != nil {
+		return r.elsewhere.tool
+	}
+	return "sanitize"
+}
+
 // letGo lets go, once the release is written, of what the verification does not
 // need before it reads two files again: the codes, the partitions and their labels.
 func (r *run) letGo() {
@@ -660,7 +668,7 @@ func (r *run) agrees(skipped int) error {
 // report is the release's report, from what the stages found.
 func (r *run) report() (*report.Report, error) {
 	rep, err := newReport(r.cfg, Facts{
-		Tool: "sanitize", Created: r.created, HierarchyDigests: r.p.Hier.Digests(),
+		Tool: r.tool(), Created: r.created, HierarchyDigests: r.p.Hier.Digests(),
 		Input:   report.FileSummary{Path: r.in, Format: r.inFmt.String(), Rows: r.t.Rows},
 		Output:  report.FileSummary{Path: r.out, Format: r.outFmt.String(), Rows: r.written},
 		Columns: r.t.Columns, Result: r.res, Measured: r.m, Utility: r.util, InputSizes: r.inputSizes,

@@ -71,7 +71,7 @@ func ReleaseSeries(ctx context.Context, j Job, opt job.Options, run Execute) (*r
 			return nil, err
 		}
 	}
-	return release.ReleaseWith(ctx, cfg, opt, partsWriter(j, parts, work, run))
+	return release.ReleaseWith(ctx, cfg, opt, "sanitize-beam", partsWriter(j, parts, work, run))
 }
 
 // partsWriter writes a series night's parts on the workers (release.PartsWriter):

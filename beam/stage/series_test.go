@@ -119,6 +119,9 @@ func TestReleaseSeriesOnPrism(t *testing.T) {
 					t.Fatalf("night %d, sanitize-beam: %v", n+1, err)
 				}
 				checkSeriesReport(t, rep, n+1)
+				if rep.Tool != "sanitize-beam" {
+					t.Errorf("the report's tool is %q", rep.Tool)
+				}
 				got, want := orderedRows(t, last), strings.Split(strings.TrimSuffix(readSeriesFile(t, cliOut), "\n"), "\n")
 				if len(want) < 2000 || !slices.Equal(got, want) {
 					t.Errorf("night %d: Beam's parts hold %d rows, the CLI's file %d, or other rows", n+1, len(got)-1, len(want)-1)
