@@ -43,18 +43,22 @@ func (e Estimator) IsGrassberger() bool { return e == Grassberger || e == Grassb
 // GrassbergerOf is Grassberger's entropy estimate of a class's sensitive values (0 for
 // an empty class).
 func GrassbergerOf(counts []int64) float64 {
-	var n int64
-	s := 0.0
+	n, s := gSum(counts)
+	if n == 0 {
+		return 0
+	}
+	return math.Log(float64(n)) - s/float64(n)
+}
+
+// gSum is a class's records N and Σ nᵢ·G(nᵢ) over its values' counts nᵢ.
+func gSum(counts []int64) (n int64, s float64) {
 	for _, c := range counts {
 		if c > 0 {
 			n += c
 			s += float64(c) * grassbergerG(c)
 		}
 	}
-	if n == 0 {
-		return 0
-	}
-	return math.Log(float64(n)) - s/float64(n)
+	return n, s
 }
 
 // GrassbergerHolds reports whether Grassberger's entropy estimate of a class is at
@@ -66,14 +70,7 @@ func GrassbergerHolds(counts []int64, l float64) bool {
 // GrassbergerARXOf is ARX's form of Grassberger's estimate of a class's sensitive
 // values (GrassbergerARX; 0 for an empty class): G(N) − (1/N)·Σ nᵢ·G(nᵢ).
 func GrassbergerARXOf(counts []int64) float64 {
-	var n int64
-	s := 0.0
-	for _, c := range counts {
-		if c > 0 {
-			n += c
-			s += float64(c) * grassbergerG(c)
-		}
-	}
+	n, s := gSum(counts)
 	if n == 0 {
 		return 0
 	}

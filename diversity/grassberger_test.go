@@ -108,7 +108,7 @@ func TestGrassbergerARX(t *testing.T) {
 		{[]int64{3, 1}, g4 - (3*g2+g1)/4}, // G(3) = G(2)
 		{[]int64{2, 0, 2, 0}, g4 - g2},    // zero counts are no values
 		{[]int64{1, 1, 1, 1, 1}, g4 - g1}, // G(5) = G(4)
-		{[]int64{200, 100}, gSum(300) - (200*gSum(200)+100*gSum(100))/300},
+		{[]int64{200, 100}, gBySum(300) - (200*gBySum(200)+100*gBySum(100))/300},
 	} {
 		if got := GrassbergerARXOf(tt.counts); math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("GrassbergerARXOf(%v) = %.15g, want %.15g", tt.counts, got, tt.want)
@@ -154,8 +154,8 @@ func TestGrassbergerARX(t *testing.T) {
 	}
 }
 
-// gSum is G(n) by Grassberger's sum G(2m) = G(2m+1) = −γ − ln 2 + Σ_{k=1}^{m} 2/(2k−1).
-func gSum(n int64) float64 {
+// gBySum is G(n) by Grassberger's sum G(2m) = G(2m+1) = −γ − ln 2 + Σ_{k=1}^{m} 2/(2k−1).
+func gBySum(n int64) float64 {
 	v := -eulerGamma - math.Ln2
 	for k := int64(1); k <= n/2; k++ {
 		v += 2 / float64(2*k-1)

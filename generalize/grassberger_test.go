@@ -13,13 +13,7 @@ import (
 // his recursion G(1) = −γ − ln 2, G(2m) = G(2m+1) = G(2m−1) + 2/(2m−1) rather than the
 // digamma function the package uses.
 func oracleGrassberger(l float64) func(map[string]int) bool {
-	g := func(n int) float64 {
-		v := -0.5772156649015329 - math.Ln2
-		for m := 2; m <= n; m += 2 {
-			v += 2 / float64(m-1)
-		}
-		return v
-	}
+	g := oracleG
 	return func(h map[string]int) bool {
 		n, s := 0, 0.0
 		for _, c := range h {
@@ -30,17 +24,21 @@ func oracleGrassberger(l float64) func(map[string]int) bool {
 	}
 }
 
+// oracleG is G(n) by Grassberger's recursion G(1) = −γ − ln 2,
+// G(2m) = G(2m+1) = G(2m−1) + 2/(2m−1).
+func oracleG(n int) float64 {
+	v := -0.5772156649015329 - math.Ln2
+	for m := 2; m <= n; m += 2 {
+		v += 2 / float64(m-1)
+	}
+	return v
+}
+
 // oracleGrassbergerARX is entropy l-diversity as ARX decides it with Grassberger's
 // estimator (EntropyLDiversity.isAnonymous): at least ⌈l⌉ values, and
 // Σ nᵢ·G(nᵢ) ≤ N·(G(N) − ln l), G from the recursion as oracleGrassberger's.
 func oracleGrassbergerARX(l float64) func(map[string]int) bool {
-	g := func(n int) float64 {
-		v := -0.5772156649015329 - math.Ln2
-		for m := 2; m <= n; m += 2 {
-			v += 2 / float64(m-1)
-		}
-		return v
-	}
+	g := oracleG
 	return func(h map[string]int) bool {
 		n, s := 0, 0.0
 		for _, c := range h {
