@@ -174,8 +174,11 @@ func TestSearchAdultModelsMatchExhaustive(t *testing.T) {
 		// The risk models with suppression only: without it the k=5 optimum (26
 		// classes) meets them. The k-only optimum with 5% is [3 2 0 1 0 0 0 1], with
 		// an average risk of 0.0138 and 0.044 of its records above 0.1.
+		// Each enforced by suppression (the default) and measured.
 		{"average risk 0.01", nil, nil, nil, Risks{Average: 0.01}, oracleAverage(0.01)},
 		{"records at risk 0.1/0.01", nil, nil, nil, Risks{AtRiskThreshold: 0.1, AtRiskMax: 0.01}, oracleAtRisk(0.1, 0.01)},
+		{"average risk 0.01, measured", nil, nil, nil, Risks{Average: 0.01, Enforce: Measure}, oracleAverage(0.01)},
+		{"records at risk 0.1/0.01, measured", nil, nil, nil, Risks{AtRiskThreshold: 0.1, AtRiskMax: 0.01, Enforce: Measure}, oracleAtRisk(0.1, 0.01)},
 	}
 	skip := func(st setting, supp float64) bool { return st.release != nil && supp == 0 }
 	var queries []oracleQuery
@@ -184,7 +187,8 @@ func TestSearchAdultModelsMatchExhaustive(t *testing.T) {
 			if skip(st, supp) {
 				continue
 			}
-			queries = append(queries, oracleQuery{k: 5, maxSupp: int(math.Floor(supp * float64(tab.Rows))), metric: "loss", holds: st.holds, release: st.release})
+			queries = append(queries, oracleQuery{k: 5, maxSupp: int(math.Floor(supp * float64(tab.Rows))), metric: "loss", holds: st.holds, release: st.release,
+				enforce: st.risks.any() && st.risks.Enforce == Suppress})
 		}
 	}
 	want := o.bestMany(t, queries)
