@@ -135,3 +135,48 @@ func TestInferNode(t *testing.T) {
 		})
 	}
 }
+
+// TestExpectedSuppressionRiskEnforced: with the risk models enforced by suppression, a
+// whole class that meets k may be left out, if no class released is smaller; a larger
+// one left out while a smaller is released, or part of a class, is a violation; with
+// the models measured (or none given), no class that meets k may be left out.
+func TestExpectedSuppressionRiskEnforced(t *testing.T) {
+	// (X,[20,29]) now 4 records, (Y,[30,39]) 3, (X,[40,49]) 1 (fails k = 2).
+	input := append(slices.Clone(missingInput), []string{"A", "26", "b"})
+	x20 := append(releaseOf(0, 1, 2), []string{"X", "[20,29]", "b"})
+	y30 := releaseOf(3, 4, 5)
+	enforced := Risk{AverageRisk: 0.9, Enforced: true}
+	for _, tc := range []struct {
+		name     string
+		risk     Risk
+		release  [][]string
+		required int
+		want     string
+	}{
+		{"the smaller class left out", enforced, x20, 4, ""},
+		{"the larger class left out", enforced, y30, 0, "leaves out a class of 4 records that meets the models while it releases one of 3"},
+		{"both left out", enforced, nil, 8, ""},
+		{"part of a class left out", enforced, append(slices.Clone(y30), x20[:2]...), 0, "2 of the 4 input records"},
+		{"measured: no class that meets k left out", Risk{AverageRisk: 0.9}, x20, 0, "3 of the 3 input records"},
+		{"no risk model: none left out", Risk{Enforced: true}, x20, 0, "3 of the 3 input records"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := missingSpec(t)
+			spec.InputRows, spec.MaxSuppressed, spec.Risk = 8, 8, tc.risk
+			rel, err := ReleasedClasses(spec, &records{recs: tc.release})
+			if err != nil {
+				t.Fatal(err)
+			}
+			required, err := ExpectedSuppression(spec, []int{1, 1}, rel, &records{recs: input})
+			var v *Violation
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("a right release: %v", err)
+			case tc.want == "" && required != tc.required:
+				t.Fatalf("%d records required suppressed, want %d", required, tc.required)
+			case tc.want != "" && (!errors.As(err, &v) || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("got %v, want a violation saying %q", err, tc.want)
+			}
+		})
+	}
+}
