@@ -272,19 +272,13 @@ func (s *searcher) checkRest(ev evaluation, c *nodeCount, g *grouper, inc incumb
 }
 
 // enforceRisks decides the release-wide risk models on c's released classes,
-// suppressing the classes their enforcement takes (Risks.enforce), and reports
-// whether they hold within the suppression limit.
+// suppressing the classes their enforcement takes (riskChoice), and reports whether
+// they hold within the suppression limit.
 func (s *searcher) enforceRisks(c *nodeCount) (bool, error) {
 	if c.failing == nil {
 		c.failing = make([]bool, c.cls.n)
 	}
-	fails := s.fails(c.cls, c.failing)
-	chosen, ok, err := s.opt.Risks.enforce(c.cls.n, func(j int) int32 {
-		if fails(j) {
-			return 0
-		}
-		return c.cls.count(j)
-	}, byCodes(c.cls, s.q), s.opt.MaxSuppressed-c.supp)
+	chosen, ok, err := riskChoice(c.cls, c.failing, s.q, s.opt)
 	for _, j := range chosen {
 		c.suppress(int(j))
 	}

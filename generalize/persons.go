@@ -98,28 +98,35 @@ func (u *unitClasses) failing(mod *models, t *Table, levels []int, opt Options) 
 }
 
 // enforceRisksAt marks failing the classes of cls (q columns) that enforcing the
-// risk-based models suppresses (Risks.enforce), as the search did at the node. Classes
-// failing k or failing already are suppressed; the suppression limit is the search's.
-// Whether the models then hold is the search's verdict and the verifier's check: here
-// the classes are only marked.
+// risk-based models suppresses (riskChoice), as the search did at the node. Whether
+// the models then hold is the search's verdict and the verifier's check: here the
+// classes are only marked.
 func enforceRisksAt(cls *classes, failing []bool, q int, opt Options) error {
-	k := int32(opt.K)
-	supp := 0
-	for j := range cls.n {
-		if cls.personsOf(j) < k || failing[j] {
-			supp += int(cls.count(j))
-		}
-	}
-	chosen, _, err := opt.Risks.enforce(cls.n, func(j int) int32 {
-		if cls.personsOf(j) < k || failing[j] {
-			return 0
-		}
-		return cls.count(j)
-	}, byCodes(cls, q), opt.MaxSuppressed-supp)
+	chosen, _, err := riskChoice(cls, failing, q, opt)
 	for _, j := range chosen {
 		failing[j] = true
 	}
 	return err
+}
+
+// riskChoice is the classes of cls (q columns) that enforcing the risk-based models
+// suppresses (Risks.enforce) besides those failing k or marked in failing, within
+// opt's suppression limit, and whether the models then hold.
+func riskChoice(cls *classes, failing []bool, q int, opt Options) ([]int32, bool, error) {
+	k := int32(opt.K)
+	out := func(j int) bool { return cls.personsOf(j) < k || failing[j] }
+	supp := 0
+	for j := range cls.n {
+		if out(j) {
+			supp += int(cls.count(j))
+		}
+	}
+	return opt.Risks.enforce(cls.n, func(j int) int32 {
+		if out(j) {
+			return 0
+		}
+		return cls.count(j)
+	}, byCodes(cls, q), opt.MaxSuppressed-supp)
 }
 
 // keyMaps returns the maps and the sizes of a roll-up from a node of levels from to
