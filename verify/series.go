@@ -18,8 +18,11 @@ package verify
 import (
 	"bytes"
 	"cmp"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"hash"
 	"hash/maphash"
 	"slices"
 	"strings"
@@ -106,15 +109,14 @@ type SeriesCounter struct {
 	// the (person, value) of every input record, released and left out
 	refRows, refLeft [][]personRow
 	seed             maphash.Seed
-	digests          *seriesDigester // the released rows' entries
-	key              []byte
+	rowHash, mac     hash.Hash
+	key, in, sum     []byte
 	err              error // the first: the counter counts no more
 }
 
 // seriesBuild is one of tonight's classes as it is counted.
 type seriesBuild struct {
 	labels  []string
-	rows    []int32 // its rows' numbers in the digester, in order (entries once digested)
 	entries []byte
 	sens    []int32 // per entry, its sensitive values' numbers
 }
@@ -132,11 +134,10 @@ func NewSeriesCounter(sc SeriesCheck, spec Spec, header []string) (*SeriesCounte
 		return nil, err
 	}
 	s := &SeriesCounter{sc: sc, spec: spec, header: header, width: seriesEntryRows, classes: map[string]int32{},
-		inUnit: -1, seed: maphash.MakeSeed()}
+		inUnit: -1, seed: maphash.MakeSeed(), rowHash: sha256.New()}
 	if sc.Key != nil {
-		s.width = seriesEntryPerson
+		s.width, s.mac = seriesEntryPerson, hmac.New(sha256.New, sc.Key)
 	}
-	s.digests = newSeriesDigester(s.width, sc.Key)
 	for i, c := range sc.Prev {
 		if len(c.Labels) != len(sc.Quasi) || len(c.Entries) == 0 || len(c.Entries)%s.width != 0 {
 			return nil, fault.BadInput("series: previous class %d: %d labels and %d bytes of entries, want %d labels and entries of %d bytes", i, len(c.Labels), len(c.Entries), len(sc.Quasi), s.width)
@@ -254,7 +255,7 @@ func (s *SeriesCounter) add(r, x []string) {
 		s.cls, s.classes[string(s.key)] = append(s.cls, b), c
 	}
 	b := s.cls[c]
-	b.rows = append(b.rows, int32(s.digests.add(r, s.rest, id)))
+	b.entries = s.appendEntry(b.entries, r, id)
 	var h uint64
 	if s.refRows != nil {
 		h = maphash.String(s.seed, id)
@@ -278,6 +279,28 @@ func (s *SeriesCounter) add(r, x []string) {
 			m[strings.Clone(x[s.inQuasi[j]])] = strings.Clone(r[s.qpos[j]])
 		}
 	}
+}
+
+// appendEntry appends the entry of release record r (its row digest, then with a
+// key the person digest of id) to dst.
+func (s *SeriesCounter) appendEntry(dst []byte, r []string, id string) []byte {
+	s.in = append(s.in[:0], seriesRowPrefix...)
+	for _, p := range s.rest {
+		s.in = binary.AppendUvarint(s.in, uint64(len(r[p])))
+		s.in = append(s.in, r[p]...)
+	}
+	s.rowHash.Reset()
+	s.rowHash.Write(s.in)
+	s.sum = s.rowHash.Sum(s.sum[:0])
+	dst = append(dst, s.sum[:seriesDigestBytes]...)
+	if s.mac != nil {
+		s.in = append(append(s.in[:0], seriesPersonPrefix...), id...)
+		s.mac.Reset()
+		s.mac.Write(s.in)
+		s.sum = s.mac.Sum(s.sum[:0])
+		dst = append(dst, s.sum[:seriesDigestBytes]...)
+	}
+	return dst
 }
 
 // left counts input record x, which the release leaves out: with persons, for the
@@ -380,14 +403,6 @@ func (s *SeriesCounter) Finish() (*SeriesMeasured, error) {
 
 // tonight is tonight's classes in label order, their entries (and values) sorted.
 func (s *SeriesCounter) tonight() []*seriesBuild {
-	s.digests.wait()
-	for _, b := range s.cls {
-		b.entries = make([]byte, 0, len(b.rows)*s.width)
-		for _, n := range b.rows {
-			b.entries = append(b.entries, s.digests.entry(int(n))...)
-		}
-		b.rows = nil
-	}
 	out := slices.Clone(s.cls)
 	slices.SortFunc(out, func(a, b *seriesBuild) int { return slices.Compare(a.labels, b.labels) })
 	for _, b := range out {
@@ -693,7 +708,7 @@ func (s *SeriesCounter) unitName() string {
 func (s *SeriesCounter) addedModels(b *seriesBuild, idx []int32, refs []*closeness.PersonsReference) error {
 	ns := len(s.spos)
 	for i, sv := range s.spec.Sensitive {
-		if s.sc.Key == nil {
+		if s.mac == nil {
 			h := map[int32]int64{}
 			for _, a := range idx {
 				h[b.sens[int(a)*ns+i]]++
