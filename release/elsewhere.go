@@ -50,9 +50,10 @@ type PartsJob struct {
 // process's pass 2: the input is read, encoded and searched here, a series night
 // decided here, and the parts write wrote verified here before anything is
 // published; the report names tool as its maker. The output must be a folder of
-// parts (a path ending in a separator); a research subset, Mondrian and a privacy unit
-// released as a pseudonym are bad input (their records are not told apart by a part's
-// record numbers alone).
+// parts (a path ending in a separator); a research subset and Mondrian are bad input
+// (their records are not told apart by a part's record numbers alone), and so is a
+// privacy unit released as a pseudonym without a key file (the writer must use the
+// same key).
 func ReleaseWith(ctx context.Context, cfg *schema.Config, opt job.Options, tool string, write PartsWriter) (*report.Report, error) {
 	if write == nil || tool == "" {
 		return nil, fault.Internalf("ReleaseWith without a writer or a tool's name")
@@ -76,8 +77,8 @@ func checkElsewhere(cfg *schema.Config, out string) error {
 		return cfg.Errorf("search.algorithm", "a release written by workers needs the optimal search, not mondrian")
 	case cfg.Privacy.Subset != nil:
 		return cfg.Errorf("privacy.subset", "a release of a research subset is not written by workers in this version")
-	case u != nil && u.Pseudonym != nil:
-		return cfg.Errorf("privacy.privacy-unit.pseudonym", "a privacy unit released as a pseudonym is not written by workers in this version")
+	case u != nil && u.Pseudonym != nil && u.Pseudonym.KeyFile == "":
+		return cfg.Errorf("privacy.privacy-unit.pseudonym.key-file", "a privacy unit released as a pseudonym is written by workers only under a key file they read too (a run's own random key is nowhere they can)")
 	}
 	return nil
 }

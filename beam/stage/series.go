@@ -29,7 +29,8 @@ import (
 // every record's published row against the state, which is one machine's: the
 // workers share the write, not the decision. The input and the output are local (the
 // state commits a night by renaming its folder into place); the output is a folder of
-// CSV parts, one per input part.
+// CSV parts, one per input part; a privacy unit released as a pseudonym needs its key
+// file (the workers read it).
 func ReleaseSeries(ctx context.Context, j Job, opt job.Options, run Execute) (*report.Report, error) {
 	cfg, err := schema.Parse(j.Config, j.Name, j.Dir)
 	if err != nil {
@@ -64,6 +65,9 @@ func ReleaseSeries(ctx context.Context, j Job, opt job.Options, run Execute) (*r
 	work, err := rt.folder("work")
 	if err != nil {
 		return nil, err
+	}
+	if u := cfg.Privacy.Unit; u != nil && u.Pseudonym != nil {
+		j.KeyFile = u.Pseudonym.KeyFile // the workers write the pseudonyms under the key the run uses
 	}
 	parts := []string{in}
 	if table.IsParts(in) {

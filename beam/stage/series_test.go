@@ -84,18 +84,25 @@ func orderedRows(t *testing.T, folder string) []string {
 
 // TestReleaseSeriesOnPrism: a release series whose nights are written on Beam's
 // embedded runner publishes, night by night, the rows sanitize release --series
-// publishes from the same nights read as one file, in the same order, with and
-// without a privacy unit; the CLI's check --series passes Beam's last night.
+// publishes from the same nights read as one file, in the same order, without a
+// privacy unit, with one, and with it released as a pseudonym (the workers write the
+// pseudonyms under the key file); the CLI's check --series passes Beam's last night.
 func TestReleaseSeriesOnPrism(t *testing.T) {
 	persons := func(cfg string) string {
 		return testfiles.Replace(t, cfg, "privacy:\n  k: 5\n", "privacy:\n  k: 5\n  privacy-unit: {column: patient_id}\n")
 	}
-	for _, edit := range []func(string) string{nil, persons} {
-		name := "rows"
-		if edit != nil {
-			name = "persons"
-		}
-		t.Run(name, func(t *testing.T) {
+	pseudonyms := func(cfg string) string { // linkable records: no l-diversity, the key in a file
+		key := filepath.Join(t.TempDir(), "pseudonym.key")
+		writeSeriesFile(t, key, strings.Repeat("p", 32))
+		cfg = testfiles.Replace(t, cfg, "  l-diversity: {column: diagnosis, variant: distinct, l: 3}\n", "")
+		return testfiles.Replace(t, cfg, "privacy:\n  k: 5\n", "privacy:\n  k: 5\n  privacy-unit: {column: patient_id, pseudonym: {key-file: "+key+"}}\n")
+	}
+	for _, c := range []struct {
+		name string
+		edit func(string) string
+	}{{"rows", nil}, {"persons", persons}, {"pseudonyms", pseudonyms}} {
+		edit := c.edit
+		t.Run(c.name, func(t *testing.T) {
 			cfgPath, files, parts := seriesNights(t, []int{2800, 3000}, edit)
 			cfg, err := schema.Load(cfgPath)
 			if err != nil {
@@ -152,7 +159,8 @@ func checkSeriesReport(t *testing.T, rep *report.Report, night int) {
 // TestReleaseSeriesRefusals: what a series night on Beam cannot do is bad input, and
 // nothing is written.
 func TestReleaseSeriesRefusals(t *testing.T) {
-	pseudonym := func(cfg string) string {
+	pseudonym := func(cfg string) string { // a random key each run: no key file
+		cfg = testfiles.Replace(t, cfg, "  l-diversity: {column: diagnosis, variant: distinct, l: 3}\n", "")
 		return testfiles.Replace(t, cfg, "privacy:\n  k: 5\n", "privacy:\n  k: 5\n  privacy-unit: {column: patient_id, pseudonym: {}}\n")
 	}
 	for _, tt := range []struct {
@@ -163,7 +171,7 @@ func TestReleaseSeriesRefusals(t *testing.T) {
 		{"output in a store", "in a store", nil, func(in, _, st string) job.Options {
 			return job.Options{Input: in, Output: "s3://bucket/release", Series: st}
 		}},
-		{"pseudonym", "privacy.privacy-unit.pseudonym", pseudonym, func(in, out, st string) job.Options {
+		{"pseudonym without a key file", "privacy.privacy-unit.pseudonym.key-file", pseudonym, func(in, out, st string) job.Options {
 			return job.Options{Input: in, Output: out, Series: st}
 		}},
 		{"restart alone", "--series-restart", nil, func(in, out, _ string) job.Options {

@@ -161,6 +161,14 @@ func (w *partWriter) linked(ctx context.Context, job Job) error {
 	if !linkable(w.cfg) {
 		return nil
 	}
+	if w.rec == nil { // the driver left out the persons suppressed: the pseudonyms alone
+		if job.KeyFile == "" {
+			return fault.Internalf("a pseudonym of the privacy unit without its key's file")
+		}
+		var err error
+		w.pseudonyms, err = (release.Engine{Config: w.cfg}).Pseudonymizer(job.KeyFile)
+		return err
+	}
 	if job.KeyFile == "" || job.PersonsFile == "" {
 		return fault.Internalf("a pseudonym of the privacy unit without its key's file or the numbering of the persons")
 	}
@@ -395,6 +403,10 @@ func (pw *partWrite) givenOut() bool {
 func (pw *partWrite) personOut(at func() string, id string, null bool) (bool, error) {
 	if null || id == "" {
 		return true, unitMissing(pw.w.cfg, at)
+	}
+	if pw.w.rec == nil { // the driver left out the persons suppressed
+		pw.pseudonym = pw.w.pseudonyms.Append(pw.pseudonym[:0], id)
+		return false, nil
 	}
 	code, ok := pw.w.persons[id]
 	if !ok {
