@@ -68,22 +68,29 @@ func TestExpectedSuppression(t *testing.T) {
 		{"the class failing l published", []diversity.Model{l3}, releaseOf(0, 1, 2, 3, 4, 5), 0, "fails distinct l-diversity (l=3)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			spec := missingSpec(t, tc.div...)
-			rel, err := ReleasedClasses(spec, &records{recs: tc.release})
-			if err != nil {
-				t.Fatal(err)
-			}
-			required, err := ExpectedSuppression(spec, []int{1, 1}, rel, &records{recs: missingInput})
-			var v *Violation
-			switch {
-			case tc.want == "" && err != nil:
-				t.Fatalf("a right release: %v", err)
-			case tc.want == "" && required != tc.required:
-				t.Fatalf("%d records required suppressed, want %d", required, tc.required)
-			case tc.want != "" && (!errors.As(err, &v) || !strings.Contains(err.Error(), tc.want)):
-				t.Fatalf("got %v, want a violation saying %q", err, tc.want)
-			}
+			expectSuppression(t, missingSpec(t, tc.div...), tc.release, missingInput, tc.required, tc.want)
 		})
+	}
+}
+
+// expectSuppression checks release against input at levels (1, 1) under spec: with
+// want "", no violation and required records required suppressed; else a violation
+// saying want.
+func expectSuppression(t *testing.T, spec Spec, release, input [][]string, required int, want string) {
+	t.Helper()
+	rel, err := ReleasedClasses(spec, &records{recs: release})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ExpectedSuppression(spec, []int{1, 1}, rel, &records{recs: input})
+	var v *Violation
+	switch {
+	case want == "" && err != nil:
+		t.Fatalf("a right release: %v", err)
+	case want == "" && got != required:
+		t.Fatalf("%d records required suppressed, want %d", got, required)
+	case want != "" && (!errors.As(err, &v) || !strings.Contains(err.Error(), want)):
+		t.Fatalf("got %v, want a violation saying %q", err, want)
 	}
 }
 
@@ -163,20 +170,7 @@ func TestExpectedSuppressionRiskEnforced(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := missingSpec(t)
 			spec.InputRows, spec.MaxSuppressed, spec.Risk = 8, 8, tc.risk
-			rel, err := ReleasedClasses(spec, &records{recs: tc.release})
-			if err != nil {
-				t.Fatal(err)
-			}
-			required, err := ExpectedSuppression(spec, []int{1, 1}, rel, &records{recs: input})
-			var v *Violation
-			switch {
-			case tc.want == "" && err != nil:
-				t.Fatalf("a right release: %v", err)
-			case tc.want == "" && required != tc.required:
-				t.Fatalf("%d records required suppressed, want %d", required, tc.required)
-			case tc.want != "" && (!errors.As(err, &v) || !strings.Contains(err.Error(), tc.want)):
-				t.Fatalf("got %v, want a violation saying %q", err, tc.want)
-			}
+			expectSuppression(t, spec, tc.release, input, tc.required, tc.want)
 		})
 	}
 }
