@@ -13,15 +13,19 @@ import (
 // his recursion G(1) = −γ − ln 2, G(2m) = G(2m+1) = G(2m−1) + 2/(2m−1) rather than the
 // digamma function the package uses.
 func oracleGrassberger(l float64) func(map[string]int) bool {
-	g := oracleG
 	return func(h map[string]int) bool {
-		n, s := 0, 0.0
-		for _, c := range h {
-			n += c
-			s += float64(c) * g(c)
-		}
+		n, s := oracleGSum(h)
 		return math.Log(float64(n))-s/float64(n) >= math.Log(l)-1e-12
 	}
+}
+
+// oracleGSum is a class's records N and Σ nᵢ·G(nᵢ) over its histogram h.
+func oracleGSum(h map[string]int) (n int, s float64) {
+	for _, c := range h {
+		n += c
+		s += float64(c) * oracleG(c)
+	}
+	return n, s
 }
 
 // oracleG is G(n) by Grassberger's recursion G(1) = −γ − ln 2,
@@ -38,14 +42,9 @@ func oracleG(n int) float64 {
 // estimator (EntropyLDiversity.isAnonymous): at least ⌈l⌉ values, and
 // Σ nᵢ·G(nᵢ) ≤ N·(G(N) − ln l), G from the recursion as oracleGrassberger's.
 func oracleGrassbergerARX(l float64) func(map[string]int) bool {
-	g := oracleG
 	return func(h map[string]int) bool {
-		n, s := 0, 0.0
-		for _, c := range h {
-			n += c
-			s += float64(c) * g(c)
-		}
-		return len(h) >= int(math.Ceil(l)) && s <= float64(n)*(g(n)-math.Log(l))+1e-9
+		n, s := oracleGSum(h)
+		return len(h) >= int(math.Ceil(l)) && s <= float64(n)*(oracleG(n)-math.Log(l))+1e-9
 	}
 }
 
