@@ -101,7 +101,7 @@ func (s *searcher) evaluate(ctx context.Context, node, par int, chk check, inc i
 	if c.cls == nil {
 		return ev, nil // more classes than an anonymous node can have
 	}
-	if s.mod.any() || s.pop != nil || s.opt.Risks.any() {
+	if s.mod.any() || s.pop != nil || s.opt.Risks.any() || s.opt.Profitability != nil {
 		c.failing = make([]bool, c.cls.n)
 	}
 	if chk == checkMonotone || inc.node < 0 {
@@ -223,6 +223,9 @@ func (s *searcher) checkSets(c *nodeCount) bool {
 // value (a suppressed record's loss is the largest; discernibility charges it the
 // table's size, at least its class's).
 func (s *searcher) lowerBound(c *nodeCount) *big.Int {
+	if pb, ok := s.met.(partialBounder); ok {
+		return pb.lowerGiven(c.levels, c.cls, s.fails(c.cls, c.failing))
+	}
 	lower, _ := s.met.exact(c.levels, c.cls, s.fails(c.cls, c.failing))
 	return lower
 }
@@ -252,6 +255,17 @@ func (s *searcher) checkRest(ev evaluation, c *nodeCount, g *grouper, inc incumb
 			return ev, nil
 		}
 		ok := s.checkPopulation(c)
+		ev.suppressed = c.supp
+		if !ok {
+			return ev, nil
+		}
+	}
+	if s.opt.Profitability != nil {
+		if !hist && s.pop == nil && s.boundedBy(c, inc) {
+			ev.bounded = true
+			return ev, nil
+		}
+		ok := s.checkProfit(c)
 		ev.suppressed = c.supp
 		if !ok {
 			return ev, nil
@@ -343,7 +357,7 @@ func (s *searcher) checkPopulation(c *nodeCount) bool {
 	pop := s.pop.countsOf(c.node, c.levels, c.cls)
 	k, most := int32(s.opt.K), s.opt.MaxSuppressed
 	for j := 0; j < c.cls.n && c.supp <= most; j++ {
-		if !c.failing[j] && c.cls.personsOf(j) >= k && s.pop.model.fails(c.cls.count(j), pop[j]) {
+		if !c.failing[j] && c.cls.personsOf(j) >= k && (s.pop.model.fails(c.cls.count(j), pop[j]) || s.journalistFails(c, j, pop[j])) {
 			c.suppress(j)
 		}
 	}

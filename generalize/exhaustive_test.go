@@ -106,6 +106,10 @@ type oracleQuery struct {
 	// then, for uniqueness, the fewest found by bisection; within maxSupp.
 	release, uniqueness func(sizes []int) bool
 	enforce             bool
+	// profit, when not nil, is the game-theoretic model with an attack, the
+	// prosecutor's chance: a class fails when its records' payout is not positive.
+	// With metric publisher-payout it gives the game's amounts.
+	profit *oracleGame
 }
 
 // best evaluates every node for one query; nil when no node qualifies.
@@ -307,7 +311,8 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 				if o.persons != nil {
 					n = len(cl.who)
 				}
-				bad[i] = n < qu.k || (qu.holds != nil && !qu.holds(cl.hist)) || (qu.personsHolds != nil && !qu.personsHolds(cl.hist, n))
+				bad[i] = n < qu.k || (qu.holds != nil && !qu.holds(cl.hist)) || (qu.personsHolds != nil && !qu.personsHolds(cl.hist, n)) ||
+					(qu.profit != nil && !qu.profit.journalist && !qu.profit.pays(ev.il(node, dvals[cl.rep]), n))
 			}
 			fails := func(cl *class) bool { return bad[cl.idx] }
 			groups := groups
@@ -544,7 +549,7 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 					published++
 				}
 				val.SetFrac64(int64(N), int64(published))
-			case "entropy", "entropy-monotone", "entropy-loss", "ncp":
+			case "entropy", "entropy-monotone", "entropy-loss", "ncp", "publisher-payout":
 				var failing []int // distinct records standing for the failing classes
 				var counts []int
 				var pub []*class
@@ -568,6 +573,18 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 						v += float64(cl.n) * ev.gFloat[qi] * ev.il(node, dvals[cl.rep])
 					}
 					v += float64(supp) * ev.sFloat[qi]
+				case "publisher-payout":
+					// Per published class gFactor·(B·n·IL + L when attacked), per
+					// suppressed record sFactor·B.
+					g := qu.profit
+					for _, cl := range pub {
+						c := float64(cl.n) * g.b * ev.il(node, dvals[cl.rep])
+						if g.attacks(cl.n) {
+							c += g.l
+						}
+						v += ev.gFloat[qi] * c
+					}
+					v += float64(supp) * ev.sFloat[qi] * g.b
 				case "ncp":
 					for _, cl := range pub {
 						for c := range q {

@@ -65,9 +65,9 @@ func newMetricOf(opt Options, values [][]float64, t *Table, tal tallier) (metric
 	}
 	if opt.GSFactor != nil {
 		switch name {
-		case "", MetricLoss, MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss:
+		case "", MetricLoss, MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss, MetricPublisherPayout:
 		default:
-			return nil, fmt.Errorf("a gs-factor is for the loss, entropy, entropy-monotone and entropy-loss metrics, not %q", name)
+			return nil, fmt.Errorf("a gs-factor is for the loss, entropy, entropy-monotone, entropy-loss and publisher-payout metrics, not %q", name)
 		}
 	}
 	if name != "" && name != MetricLoss && ((opt.Aggregate != "" && opt.Aggregate != AggregateArithmetic) || opt.Weights != nil) {
@@ -99,6 +99,8 @@ func newMetricOf(opt Options, values [][]float64, t *Table, tal tallier) (metric
 		return newEntropyLoss(t, tal, f)
 	case MetricNCP:
 		return newNCP(t, tal, values)
+	case MetricPublisherPayout:
+		return newPublisherPayout(t, tal, f, opt.Payout)
 	}
 	return nil, fault.Internalf("unknown metric %q", name)
 }

@@ -85,6 +85,7 @@ func (u *unitClasses) failing(mod *models, t *Table, levels []int, opt Options) 
 	if err := failPopulation(t, opt, levels, u.cls, failing); err != nil {
 		return nil, nil, err
 	}
+	failProfit(t, opt, levels, u.cls, failing)
 	if opt.Risks.any() {
 		if err := enforceRisksAt(u.cls, failing, len(t.Columns), opt); err != nil {
 			return nil, nil, err

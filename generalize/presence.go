@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"sanitizer/risk"
 )
 
 // Population is the population a table was drawn from, for the models measured
@@ -51,6 +53,11 @@ type Population struct {
 	DeltaMin, DeltaMax float64
 	// KMap is k-map's k (0: no k-map).
 	KMap int
+	// Profitability, when not nil, is the game-theoretic model with the journalist's
+	// chance (ARX's ProfitabilityJournalist, profit.go): a released class fails when
+	// its records' expected payout to the publisher, the adversary succeeding with
+	// probability 1/its population count, is not positive.
+	Profitability *risk.Game
 }
 
 // check rejects a population the models cannot be decided with against table t.
@@ -62,8 +69,8 @@ func (p *Population) check(t *Table) error {
 	switch {
 	case meta == nil || (p.Table != nil && p.Classes != nil):
 		return fmt.Errorf("population: give the population's table or its class table")
-	case p.DeltaMax == 0 && p.KMap == 0:
-		return fmt.Errorf("population: neither δ-presence nor k-map is given")
+	case p.DeltaMax == 0 && p.KMap == 0 && p.Profitability == nil:
+		return fmt.Errorf("population: neither δ-presence, k-map nor the journalist's profitability is given")
 	case p.DeltaMax != 0 && !(p.DeltaMin >= 0 && p.DeltaMin <= p.DeltaMax && p.DeltaMax <= 1):
 		return fmt.Errorf("δ-presence: bounds %g and %g: need 0 ≤ δmin ≤ δmax ≤ 1 and δmax > 0", p.DeltaMin, p.DeltaMax)
 	case p.KMap < 0:
@@ -87,7 +94,7 @@ func (p *Population) check(t *Table) error {
 // monotone reports whether the models are monotone under generalization with the
 // suppression limit (see Population).
 func (p *Population) monotone(maxSuppressed int) bool {
-	return p.DeltaMax == 0 || (p.DeltaMin == 0 && maxSuppressed == 0)
+	return p.Profitability == nil && (p.DeltaMax == 0 || (p.DeltaMin == 0 && maxSuppressed == 0))
 }
 
 // fails reports whether a class of c records and a population count of pop fails a
@@ -349,6 +356,14 @@ func failPopulation(t *Table, opt Options, levels []int, cls *classes, failing [
 	for j := range cls.n {
 		if !failing[j] && int(cls.count(j)) >= opt.K && x.model.fails(cls.count(j), pop[j]) {
 			failing[j] = true
+		}
+	}
+	if g := opt.Population.Profitability; g != nil {
+		loss := newClassLoss(t)
+		for j := range cls.n {
+			if !failing[j] && int(cls.count(j)) >= opt.K && !g.Pays(loss.of(levels, cls, j), int64(pop[j])) {
+				failing[j] = true
+			}
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"slices"
@@ -51,6 +52,10 @@ type popQuery struct {
 	l                  int     // distinct l-diversity (0: none)
 	t                  float64 // t-closeness, equal distance (0: none)
 	dm                 bool    // discernibility instead of loss
+	// profit, when not nil, is the journalist's profitability with an attack: a class
+	// fails when its records' payout, the chance 1/its population count, is not
+	// positive.
+	profit *oracleGame
 }
 
 type popBest struct {
@@ -119,6 +124,9 @@ func (o *popOracle) best(q popQuery) *popBest {
 					f = true
 				}
 			}
+			if q.profit != nil && !q.profit.pays(o.il(node, k), pop[k]) {
+				f = true
+			}
 			if q.l > 0 && len(hist[k]) < q.l {
 				f = true
 			}
@@ -183,6 +191,21 @@ func (o *popOracle) best(q popQuery) *popBest {
 	return best
 }
 
+// il is the entropy-based information loss of the class of key (its values at node
+// joined by \x1f): Σ ln(leaves under its values) / Σ ln(leaves), column by column.
+func (o *popOracle) il(node []int, key string) float64 {
+	vals := strings.Split(key, "\x1f")
+	var num, den float64
+	for c := range o.hier {
+		num += math.Log(float64(o.under[c][fmt.Sprint(node[c])+"\x00"+vals[c]]))
+		den += math.Log(float64(len(o.hier[c])))
+	}
+	if den == 0 {
+		return 0
+	}
+	return min(1, max(0, num/den))
+}
+
 func abs(x float64) float64 {
 	if x < 0 {
 		return -x
@@ -223,7 +246,14 @@ func TestPopulationModelsMatchExhaustive(t *testing.T) {
 			qu.maxSupp = rng.IntN(len(rows)/3 + 1)
 		}
 		pop := &Population{Table: popTab}
-		switch rng.IntN(3) {
+		switch rng.IntN(4) {
+		case 3: // the journalist's profitability, with k-map or alone
+			cb := randomGame(rng)
+			g := cb.Game()
+			pop.Profitability, qu.profit = &g, gameOf(cb, true)
+			if rng.IntN(3) == 0 {
+				qu.kmap = 2 + rng.IntN(6)
+			}
 		case 0:
 			qu.kmap = 2 + rng.IntN(8)
 		case 1:
@@ -279,7 +309,7 @@ func TestPopulationModelsMatchExhaustive(t *testing.T) {
 		if want != nil && (plain == nil || !slices.Equal(plain.node, want.node) || plain.suppressed != want.suppressed) {
 			binding++
 		}
-		name := fmt.Sprintf("trial%d/n=%d/subset=%d/q=%d/k=%d/supp=%d/kmap=%d/delta=[%.2f,%.2f]/l=%d/t=%.2f/dm=%v", trial, n, len(rows), q, qu.k, qu.maxSupp, qu.kmap, qu.deltaMin, qu.deltaMax, qu.l, qu.t, qu.dm)
+		name := fmt.Sprintf("trial%d/n=%d/subset=%d/q=%d/k=%d/supp=%d/kmap=%d/delta=[%.2f,%.2f]/profit=%v/l=%d/t=%.2f/dm=%v", trial, n, len(rows), q, qu.k, qu.maxSupp, qu.kmap, qu.deltaMin, qu.deltaMax, qu.profit != nil, qu.l, qu.t, qu.dm)
 		t.Run(name, func(t *testing.T) {
 			got, err := Search(context.Background(), sub, opt)
 			if want == nil {

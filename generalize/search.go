@@ -8,6 +8,7 @@ import (
 
 	"sanitizer/fault"
 	"sanitizer/internal/safe"
+	"sanitizer/risk"
 	"sanitizer/schema"
 )
 
@@ -49,6 +50,12 @@ type Options struct {
 	// Population, when not nil, is the population the table was drawn from and the
 	// models measured against it (δ-presence, k-map), decided class by class.
 	Population *Population
+	// Profitability, when not nil, is the game-theoretic model with the prosecutor's
+	// chance (ARX's ProfitabilityProsecutor, profit.go), decided class by class: a
+	// class whose records' expected payout to the publisher is not positive fails.
+	Profitability *risk.Game
+	// Payout is the game's amounts for MetricPublisherPayout (required with it).
+	Payout *risk.CostBenefit
 	// Linkable says that the release lets a person's records be linked (a pseudonym
 	// of the table's unit): it must then also meet multirelational k-anonymity, which
 	// suppresses persons (linked.go).
@@ -178,12 +185,15 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 	}
 	s := newSearcher(t, opt, met, sourceClasses)
 	s.mod = mod
+	if opt.Profitability != nil || (opt.Population != nil && opt.Population.Profitability != nil) {
+		s.loss = newClassLoss(t)
+	}
 	if opt.Population != nil {
 		if s.pop, err = newPopIndex(opt.Population, s.lat, s.workers); err != nil {
 			return nil, err
 		}
 	}
-	s.monotone = mod.monotone(opt.MaxSuppressed) && opt.Risks.monotone(opt.MaxSuppressed) && (opt.Population == nil || opt.Population.monotone(opt.MaxSuppressed)) && !opt.Linkable
+	s.monotone = mod.monotone(opt.MaxSuppressed) && opt.Risks.monotone(opt.MaxSuppressed) && (opt.Population == nil || opt.Population.monotone(opt.MaxSuppressed)) && !opt.Linkable && opt.Profitability == nil
 	s.resolveCheck = checkAll
 	if !s.monotone {
 		s.resolveCheck = checkMonotone
@@ -224,8 +234,9 @@ type searcher struct {
 	// fromBottom are the last nodes the bisection counted from the bottom (see pivot).
 	fromBottom []int
 	mod        *models
-	unit       *unitMaps // the person column's maps (nil: no privacy unit, or grouped entries)
-	grouped    bool      // the class tables are entries grouped by person (unitgroup.go)
+	loss       *classLoss // the classes' information loss, for the game-theoretic model (nil: none)
+	unit       *unitMaps  // the person column's maps (nil: no privacy unit, or grouped entries)
+	grouped    bool       // the class tables are entries grouped by person (unitgroup.go)
 	// scatter is the scatter scratch of grouped roll-ups of large sources (countGrouped).
 	scatter  []*groupScratch
 	monotone bool // every model is monotone for the suppression limit (models.go)

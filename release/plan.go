@@ -49,15 +49,24 @@ func CheckConfig(cfg *schema.Config) error {
 		if mondrian {
 			return cfg.Errorf("search.metric", "entropy-loss is for search.algorithm optimal: use loss, discernibility, discernibility-star, aecs, entropy, entropy-monotone or ncp with mondrian")
 		}
+	case schema.MetricPublisherPayout:
+		// The game's amounts are privacy.profitability's; a Mondrian release reports
+		// no per-class payout.
+		switch {
+		case mondrian:
+			return cfg.Errorf("search.metric", "publisher-payout is for search.algorithm optimal: use loss, discernibility, discernibility-star, aecs, entropy, entropy-monotone or ncp with mondrian")
+		case cfg.Privacy.Profitability == nil:
+			return cfg.Errorf("search.metric", "publisher-payout needs privacy.profitability: its publisher-benefit, publisher-loss, adversary-gain and adversary-cost are the game's amounts")
+		}
 	default:
-		return cfg.Errorf("search.metric", "%q is not supported by this version (use loss, discernibility, discernibility-star, height, precision, aecs, entropy, entropy-monotone, entropy-loss or ncp)", cfg.Search.Metric)
+		return cfg.Errorf("search.metric", "%q is not supported by this version (use loss, discernibility, discernibility-star, height, precision, aecs, entropy, entropy-monotone, entropy-loss, ncp or publisher-payout)", cfg.Search.Metric)
 	}
 	if gs := cfg.Search.GSFactor; gs != nil {
 		switch {
 		case mondrian:
 			return cfg.Errorf("search.gs-factor", "the generalization/suppression factor is for search.algorithm optimal: a Mondrian release suppresses nothing and reports its metric at the default (0.5)")
-		case cfg.Search.Metric == schema.MetricEntropyLoss && *gs < 0.5:
-			return cfg.Errorf("search.gs-factor", "%g is below 0.5, where entropy-loss would charge a suppressed record less than a published one may cost, so that suppressing more could lower it and the search could not bound it: use a gs-factor from 0.5 to 1 with entropy-loss", *gs)
+		case (cfg.Search.Metric == schema.MetricEntropyLoss || cfg.Search.Metric == schema.MetricPublisherPayout) && *gs < 0.5:
+			return cfg.Errorf("search.gs-factor", "%g is below 0.5, where %s would charge a suppressed record less than a published one may cost, so that suppressing more could lower it and the search could not bound it: use a gs-factor from 0.5 to 1 with %[2]s", *gs, cfg.Search.Metric)
 		}
 	}
 	if a := cfg.Search.Aggregate; cfg.Search.Algorithm == schema.Mondrian && a != "" && a != schema.AggregateArithmetic {
@@ -75,6 +84,9 @@ func CheckConfig(cfg *schema.Config) error {
 	}
 	if pr := cfg.Privacy; cfg.Search.Algorithm == schema.Mondrian && (pr.AverageRisk > 0 || pr.RecordsAtRisk != nil || pr.PopulationUniqueness != nil) {
 		return cfg.Errorf("privacy", "average-risk, records-at-risk and population-uniqueness are decided on a whole release, which search.algorithm mondrian cannot do partition by partition: use optimal (highest-risk works with both)")
+	}
+	if cfg.Search.Algorithm == schema.Mondrian && cfg.Privacy.Profitability != nil {
+		return cfg.Errorf("privacy.profitability", "the game-theoretic model is decided on the classes of a full-domain generalization, whose information loss it weighs: use search.algorithm optimal")
 	}
 	if len(cfg.Quasi()) == 0 {
 		return cfg.Errorf("columns", "a release needs at least one quasi-identifier")
@@ -310,6 +322,8 @@ func checkUnit(cfg *schema.Config) error {
 		return notYet("privacy.population-uniqueness", "population uniqueness")
 	case pr.Subset != nil:
 		return notYet("privacy.subset", "a research subset")
+	case pr.Profitability != nil:
+		return notYet("privacy.profitability", "the game-theoretic model")
 	case cfg.Risk.Population > 0:
 		return notYet("risk.population", "a population of records (the journalist and marketer risks, population uniqueness)")
 	case cfg.Risk.SamplingFraction > 0:

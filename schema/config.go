@@ -135,6 +135,8 @@ type Privacy struct {
 	Subset        *Subset
 	DeltaPresence *DeltaPresence
 	KMap          *KMap
+	// Profitability is the game-theoretic model (nil: not given).
+	Profitability *Profitability
 	// ReleasedColumns is what a release does when a column released as it is gives a
 	// protected sensitive value away (ReleasedWarn unless configured).
 	ReleasedColumns ReleasedCheck
@@ -223,6 +225,23 @@ func (k KMap) EstimatorName() string {
 		return ""
 	}
 	return k.Estimator.String()
+}
+
+// Profitability is privacy.profitability: the game-theoretic model of Wan et al. 2015
+// ("A Game Theoretic Framework for Analyzing Re-Identification Risk", PLOS ONE) as
+// ARX's profitability criteria decide it, class by class.
+type Profitability struct {
+	// Attacker is the adversary: ProsecutorAttacker re-identifies a record of a class
+	// with probability 1/its records, JournalistAttacker 1/its population's records
+	// (it needs Subset).
+	Attacker risk.Attacker
+	// Attack says that the adversary may attack where it pays: a class is released
+	// when the publisher's expected payout per record stays positive (ARX's
+	// ProfitabilityProsecutor, ProfitabilityJournalist). Without it no attack may pay
+	// the adversary: every class holds at least CostBenefit.NoAttackK records (of the
+	// population for the journalist), ARX's NoAttack criteria.
+	Attack bool
+	risk.CostBenefit
 }
 
 // RisksModelled reports whether any risk-based model is given.

@@ -38,11 +38,12 @@ const (
 	MetricEntropyMonotone    Metric = "entropy-monotone"
 	MetricEntropyLoss        Metric = "entropy-loss"
 	MetricNCP                Metric = "ncp"
+	MetricPublisherPayout    Metric = "publisher-payout"
 )
 
 // Metrics are the values of search.metric.
 var Metrics = []Metric{MetricLoss, MetricDiscernibility, MetricDiscernibilityStar, MetricHeight, MetricPrecision,
-	MetricAECS, MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss, MetricNCP}
+	MetricAECS, MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss, MetricNCP, MetricPublisherPayout}
 
 // LossAggregate is search.aggregate: how the loss metric combines the
 // quasi-identifiers' losses (package generalize defines each).

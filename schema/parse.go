@@ -1157,6 +1157,10 @@ func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 	pr.TCloseness = requirements(p, f, "t-closeness", "a t-closeness", p.tCloseness, func(t *TCloseness) *string { return &t.Column })
 	pr.BetaLikeness = requirements(p, f, "beta-likeness", "a β-likeness", p.betaLikeness, func(b *BetaLikeness) *string { return &b.Column })
 	p.riskModels(f, &pr)
+	if v, at := f.get("profitability"); v != nil {
+		pr.Profitability, err = p.profitability(v, at)
+		p.note(err)
+	}
 	p.populationModels(f, &pr)
 	pr.ReleasedColumns, err = p.releasedColumns(f)
 	p.note(err)
@@ -1167,7 +1171,7 @@ func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 	// l-diversity, t-closeness, β-likeness, a risk or population model without k: every
 	// class is a class of at least one record (ARX's default), and the report says k
 	// was not given.
-	if pr.K == 0 && (len(pr.LDiversity) > 0 || len(pr.TCloseness) > 0 || len(pr.BetaLikeness) > 0 || pr.RisksModelled() || pr.PopulationModelled()) {
+	if pr.K == 0 && (len(pr.LDiversity) > 0 || len(pr.TCloseness) > 0 || len(pr.BetaLikeness) > 0 || pr.RisksModelled() || pr.PopulationModelled() || pr.Profitability != nil) {
 		pr.K, pr.KDefault = 1, true
 	}
 	return pr, nil
@@ -1320,9 +1324,49 @@ func (p *parser) populationModels(f *fields, pr *Privacy) {
 		pr.KMap, err = p.kMap(kv, kat, sv != nil)
 		p.note(err)
 	}
-	if sv != nil && f.vals["delta-presence"] == nil && kv == nil && !f.incomplete {
-		p.note(p.errorf(sv, sat, "a research subset needs delta-presence or k-map (without them, release the subset as its own input)"))
+	journalist := pr.Profitability != nil && pr.Profitability.Attacker == risk.JournalistAttacker
+	if sv != nil && f.vals["delta-presence"] == nil && kv == nil && !journalist && !f.incomplete {
+		p.note(p.errorf(sv, sat, "a research subset needs delta-presence, k-map or a journalist's profitability (without them, release the subset as its own input)"))
 	}
+	if v, at := f.get("profitability"); journalist && sv == nil {
+		p.note(p.errorf(v, at+".attacker", "journalist needs privacy.subset: the journalist's chance is counted in the population the subset is drawn from (use prosecutor without one)"))
+	}
+}
+
+// profitability decodes privacy.profitability, ARX's defaults for the amounts not
+// given.
+func (p *parser) profitability(v *yaml.Node, at string) (*Profitability, error) {
+	pf, err := p.mapping(v, at, "privacy.profitability")
+	if err != nil {
+		return nil, err
+	}
+	m := &Profitability{CostBenefit: risk.DefaultCostBenefit}
+	m.Attacker, err = enumField(pf, "attacker", risk.ProsecutorAttacker)
+	ok := p.note(err)
+	if av, aat := pf.get("attack"); av != nil {
+		m.Attack, err = p.bool(av, aat)
+		ok = p.note(err) && ok
+	}
+	for _, a := range []struct {
+		key string
+		to  *float64
+	}{{"publisher-benefit", &m.Benefit}, {"publisher-loss", &m.Loss}, {"adversary-gain", &m.Gain}, {"adversary-cost", &m.Cost}} {
+		av, aat := pf.get(a.key)
+		if av == nil {
+			continue
+		}
+		x, err := p.float(av, aat)
+		if err == nil && !(x >= 0 && x <= math.MaxFloat64) {
+			err = p.errorf(av, aat, "must be a finite amount of at least 0, got %g", x)
+		}
+		if ok = p.note(err) && ok; ok {
+			*a.to = x
+		}
+	}
+	if !ok {
+		return nil, errSkip
+	}
+	return m, nil
 }
 
 // subset decodes privacy.subset.
@@ -1627,9 +1671,9 @@ func (p *parser) search(n *yaml.Node, path string) (Search, error) {
 // gsFactor decodes search.gs-factor into s, whose metric is decoded.
 func (p *parser) gsFactor(v *yaml.Node, at string, s *Search) error {
 	switch s.Metric {
-	case MetricLoss, MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss:
+	case MetricLoss, MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss, MetricPublisherPayout:
 	default:
-		return p.errorf(v, at, "only allowed with metric: loss, entropy, entropy-monotone or entropy-loss")
+		return p.errorf(v, at, "only allowed with metric: loss, entropy, entropy-monotone, entropy-loss or publisher-payout")
 	}
 	x, err := p.share(v, at, true)
 	if err != nil {

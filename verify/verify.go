@@ -52,6 +52,10 @@ type Spec struct {
 	// read are the subset's, and a class also fails when its population count breaks
 	// δ-presence or k-map.
 	Population *PopulationCheck
+	// Profitability, when set, is the game-theoretic model with an attack, which every
+	// released class must meet (profit.go); it needs Utility, whose domains count the
+	// leaves a released value covers, and with Journalist, Population.
+	Profitability *Profitability
 	// Released names the columns the release holds as they are (insensitive columns,
 	// and sensitive ones), each measured against every sensitive column of Sensitive
 	// but itself (ReleasedMeasured). A group that fails is a measurement, not a
