@@ -69,6 +69,11 @@ func (e Engine) ModelOptions(cols []generalize.Column, rows int) (generalize.Opt
 	return modelOptions(e.Config, cols, rows)
 }
 
+// PopulationModel is the models a research subset's classes are decided by against
+// the population (δ-presence, k-map, the journalist's profitability), as the CLI's
+// search takes them; the caller gives the population's records.
+func (e Engine) PopulationModel() generalize.Population { return populationModel(e.Config) }
+
 // LevelBounds is search.min-levels and search.max-levels in the order of the
 // quasi-identifiers cols (0 and −1 where a column has no bound; nil, nil when neither
 // is set); a bound above a hierarchy's top is bad input at its key.

@@ -235,6 +235,7 @@ func modelOptions(cfg *schema.Config, cols []generalize.Column, rows int) (gener
 		metric = generalize.MetricLoss
 	}
 	sopt := generalize.Options{K: k, MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), Metric: metric, Aggregate: cfg.Search.Aggregate, GSFactor: cfg.Search.GSFactor, Risks: risks}
+	profitOptions(cfg, &sopt)
 	if sopt.MinLevels, sopt.MaxLevels, err = levelBounds(cfg, cols); err != nil {
 		return generalize.Options{}, err
 	}
@@ -585,7 +586,7 @@ func (r *run) verifyStage(ctx context.Context) error {
 		return err
 	}
 	r.p.maxSupp += r.deferred() // the records a series night withholds are left out too
-	spec := verify.Spec{K: max(r.cfg.Privacy.K, km), MaxSuppressed: r.p.maxSupp, InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames()}
+	spec := verify.Spec{K: max(r.cfg.Privacy.K, km, noAttackK(r.cfg)), MaxSuppressed: r.p.maxSupp, InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames()}
 	unitSpec(r.p, &spec)
 	if spec.Risk, err = verifyRisk(r.cfg, r.t.Rows); err != nil {
 		return err
@@ -1038,7 +1039,7 @@ func checkSpec(ctx context.Context, p *plan, src table.Source) (verify.Spec, err
 	if err != nil {
 		return verify.Spec{}, err
 	}
-	spec := verify.Spec{K: max(cfg.Privacy.K, km), MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), InputRows: rows, Columns: p.ReleaseHeader(), Quasi: p.QuasiNames()}
+	spec := verify.Spec{K: max(cfg.Privacy.K, km, noAttackK(cfg)), MaxSuppressed: maxSuppressed(cfg.Privacy.Suppression, rows), InputRows: rows, Columns: p.ReleaseHeader(), Quasi: p.QuasiNames()}
 	if spec.Risk, err = verifyRisk(cfg, rows); err != nil {
 		return verify.Spec{}, err
 	}

@@ -17,7 +17,7 @@ func effectiveK(cfg *schema.Config, rows int) (int, error) {
 		k = max(k, int(min(risk.SmallestClassWithin(pr.HighestRisk), int64(1<<31-1))))
 	}
 	km, _, err := kmapK(cfg, rows)
-	return max(k, km), err
+	return max(k, km, noAttackK(cfg)), err
 }
 
 // kmapK is the k of k-anonymity an estimated k-map (privacy.k-map with an estimator)

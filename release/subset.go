@@ -117,14 +117,9 @@ func (r *run) populationModel() *generalize.Population {
 	if r.pop == nil {
 		return nil
 	}
-	pm := &generalize.Population{Table: r.pop}
-	if d := r.cfg.Privacy.DeltaPresence; d != nil {
-		pm.DeltaMin, pm.DeltaMax = d.Min, d.Max
-	}
-	if km := r.cfg.Privacy.KMap; km != nil {
-		pm.KMap = km.K
-	}
-	return pm
+	pm := populationModel(r.cfg)
+	pm.Table = r.pop
+	return &pm
 }
 
 // writeSuppressed is, per input record, whether pass 2 leaves it out: suppressed, or
@@ -180,9 +175,7 @@ func (r *run) verifyPopulation(ctx context.Context, spec verify.Spec) (*verify.P
 	if d := r.cfg.Privacy.DeltaPresence; d != nil {
 		vp.DeltaMin, vp.DeltaMax = d.Min, d.Max
 	}
-	if km := r.cfg.Privacy.KMap; km != nil && km.Estimator == nil {
-		vp.KMap = km.K
-	}
+	vp.KMap = populationKMap(r.cfg)
 	m, err := verify.CheckPopulation(vp, rel, pop)
 	if err != nil {
 		return nil, err
@@ -215,9 +208,7 @@ func subsetCheck(ctx context.Context, p *plan, cols []int, spec verify.Spec) (fu
 	if d := cfg.Privacy.DeltaPresence; d != nil {
 		model.DeltaMin, model.DeltaMax = d.Min, d.Max
 	}
-	if km := cfg.Privacy.KMap; km != nil && km.Estimator == nil {
-		model.KMap = km.K
-	}
+	model.KMap = populationKMap(cfg)
 	counts := func(levels []int) (map[string]int64, error) {
 		var pop map[string]int64
 		err := readInput(func() (verify.Reader, func(), error) { return reopenInput(ctx, p, slices.Clone(p.Quasi)) }, func(in verify.Reader) (err error) {

@@ -474,7 +474,7 @@ func TestParseErrors(t *testing.T) {
 		{"unit without column", "privacy: {k: 2, privacy-unit: {pseudonym: {}}}\n" + cols, 1, "privacy.privacy-unit.column", "required"},
 		{"unit pseudonym unknown key", "privacy: {k: 2, privacy-unit: {column: id, pseudonym: {key: x}}}\n" + cols, 1, "privacy.privacy-unit.pseudonym.key", "unknown key"},
 		{"unit empty key file", "privacy: {k: 2, privacy-unit: {column: id, pseudonym: {key-file: \"\"}}}\n" + cols, 1, "privacy.privacy-unit.pseudonym.key-file", "must not be empty"},
-		{"subset without model", "privacy: {k: 2, subset: {column: id}}\n" + cols, 1, "privacy.subset", "needs delta-presence or k-map"},
+		{"subset without model", "privacy: {k: 2, subset: {column: id}}\n" + cols, 1, "privacy.subset", "needs delta-presence, k-map or a journalist's profitability"},
 		{"delta without subset", "privacy: {delta-presence: {max: 0.5}}\n" + cols, 1, "privacy.delta-presence", "needs privacy.subset"},
 		{"delta max missing", "privacy: {subset: {column: id}, delta-presence: {min: 0.1}}\n" + cols, 1, "privacy.delta-presence.max", "required"},
 		{"delta min above max", "privacy: {subset: {column: id}, delta-presence: {min: 0.6, max: 0.5}}\n" + cols, 1, "privacy.delta-presence.max", "at least min"},

@@ -171,13 +171,9 @@ func options(cfg *schema.Config, like *generalize.Table, sens *input, classes, p
 	opt = sens.withModels(opt)
 	opt.Linkable = linkable(cfg) // multirelational k-anonymity, as the CLI's search
 	if pop != nil {
-		opt.Population = &generalize.Population{Classes: pop}
-		if d := cfg.Privacy.DeltaPresence; d != nil {
-			opt.Population.DeltaMin, opt.Population.DeltaMax = d.Min, d.Max
-		}
-		if km := cfg.Privacy.KMap; km != nil && km.Estimator == nil {
-			opt.Population.KMap = km.K
-		}
+		pm := release.Engine{Config: cfg}.PopulationModel()
+		pm.Classes = pop
+		opt.Population = &pm
 	}
 	return opt, nil
 }
