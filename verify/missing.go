@@ -444,8 +444,13 @@ type inputClass struct {
 // every l-diversity, t-closeness and β-likeness requirement, the latter two against
 // the whole input's distribution; with a privacy unit k, the risk, distinct
 // l-diversity, t-closeness and β-likeness counted in persons, against the whole
-// input's persons) must be released whole, one that fails them not at all, and the
-// release may hold no other class. With linkable records (spec.Linkable) the persons
+// input's persons; with a research subset δ-presence and k-map against the
+// population's counts; with spec.Profitability the prosecutor's profitability on the
+// class's records, or the journalist's on its population count, the information loss
+// of its labels counted in spec.Utility's domains as Leaves counts them, a built
+// hierarchy's leaves being the input's distinct values, or with a research subset the
+// population's, PopulationCheck.Leaves) must be released whole, one that fails them
+// not at all, and the release may hold no other class. With linkable records (spec.Linkable) the persons
 // that multirelational k-anonymity suppresses are left out too (linked.go's rounds,
 // which may fail more classes): a class that meets the models must then be released
 // but for exactly the number of records of its persons suppressed. A release that
@@ -459,13 +464,14 @@ func ExpectedSuppression(spec Spec, levels []int, rel *Classes, in Reader) (int,
 	if err != nil {
 		return 0, err
 	}
-	index := make([]map[string]int32, len(spec.Sensitive))
-	for i, sc := range spec.Sensitive {
-		index[i] = make(map[string]int32, len(sc.Values))
-		for v, s := range sc.Values {
-			index[i][s] = int32(v)
-		}
+	profit, feed, err := newClassProfit(spec, levels)
+	if err != nil {
+		return 0, err
 	}
+	if feed {
+		in = profit.leaves.Reading(in) // the input's values, the built hierarchies' leaves
+	}
+	index := sensitiveIndex(spec)
 	q, width := len(labs), len(labs)+len(spec.Sensitive)
 	var persons *personTally
 	var sens []int32
@@ -495,14 +501,7 @@ func ExpectedSuppression(spec Spec, levels []int, rel *Classes, in Reader) (int,
 			}
 			key = appendKey(key, s)
 		}
-		c := classes[string(key)]
-		if c == nil {
-			c = &inputClass{hists: make([]map[int32]int64, len(spec.Sensitive)), id: int32(len(classes))}
-			for i := range c.hists {
-				c.hists[i] = map[int32]int64{}
-			}
-			classes[string(key)] = c
-		}
+		c := classOf(classes, key, len(spec.Sensitive))
 		c.n++
 		for i, sc := range spec.Sensitive {
 			v := rec[q+i]
@@ -535,12 +534,38 @@ func ExpectedSuppression(spec Spec, levels []int, rel *Classes, in Reader) (int,
 			return 0, err
 		}
 	}
-	return compareClasses(spec, classes, rel, pop)
+	return compareClasses(spec, classes, rel, pop, profit)
+}
+
+// classOf is the input class keyed key, added with its histograms of ns sensitive
+// columns when new.
+func classOf(classes map[string]*inputClass, key []byte, ns int) *inputClass {
+	c := classes[string(key)]
+	if c == nil {
+		c = &inputClass{hists: make([]map[int32]int64, ns), id: int32(len(classes))}
+		for i := range c.hists {
+			c.hists[i] = map[int32]int64{}
+		}
+		classes[string(key)] = c
+	}
+	return c
+}
+
+// sensitiveIndex is, per sensitive column of spec, the number of each value.
+func sensitiveIndex(spec Spec) []map[string]int32 {
+	index := make([]map[string]int32, len(spec.Sensitive))
+	for i, sc := range spec.Sensitive {
+		index[i] = make(map[string]int32, len(sc.Values))
+		for v, s := range sc.Values {
+			index[i][s] = int32(v)
+		}
+	}
+	return index
 }
 
 // compareClasses checks the release's classes against the input's (see
-// ExpectedSuppression).
-func compareClasses(spec Spec, classes map[string]*inputClass, rel *Classes, pop map[string]int64) (int, error) {
+// ExpectedSuppression), profit deciding the profitability (nil: none).
+func compareClasses(spec Spec, classes map[string]*inputClass, rel *Classes, pop map[string]int64, profit *classProfit) (int, error) {
 	required := 0
 	// With risk enforcement, the largest class left out that meets the models, and
 	// the smallest released whole (−1: none).
@@ -553,6 +578,11 @@ func compareClasses(spec Spec, classes map[string]*inputClass, rel *Classes, pop
 		}
 		if !fails && spec.Population != nil {
 			fails, why = spec.Population.Model.classFails(c.n, pop[key])
+		}
+		if !fails {
+			if fails, why, err = profit.fails(key, c.n, pop[key]); err != nil {
+				return 0, err
+			}
 		}
 		kept := c.n - c.linked // the records of the persons kept
 		switch {

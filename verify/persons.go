@@ -114,6 +114,8 @@ func checkUnitModels(spec Spec) error {
 		return fmt.Errorf("privacy unit %q: person-level population uniqueness is not in this version", spec.Unit)
 	case spec.Population != nil:
 		return fmt.Errorf("privacy unit %q: person-level δ-presence and k-map are not in this version", spec.Unit)
+	case spec.Profitability != nil:
+		return fmt.Errorf("privacy unit %q: a person-level profitability (the game-theoretic model) is not in this version", spec.Unit)
 	}
 	return nil
 }

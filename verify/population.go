@@ -13,6 +13,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"sanitizer/risk"
 )
 
 // InSubset reads a research subset's flag: true, 1 or yes (in), false, 0 or no (out),
@@ -71,10 +73,20 @@ func (s *subsetReader) Read() ([]string, error) {
 }
 
 // Population is what the release must meet against the population (each 0 when not
-// given): δ-presence's bounds and k-map's k.
+// given): δ-presence's bounds and k-map's k, and the journalist's profitability.
 type Population struct {
 	DeltaMin, DeltaMax float64
 	KMap               int
+	// Profitability, when set, is the journalist's profitability (the game-theoretic
+	// model with an attack, see Profitability): a class fails when the publisher's
+	// expected payout per record, Game.Pays(IL, its population count), is not
+	// positive, IL its records' information loss as Loss gives it.
+	Profitability *risk.Game
+	// Loss gives the entropy-based information loss of a class by its key, at the
+	// release's levels (Leaves.LossAt, its leaves counted over the population);
+	// CheckPopulation needs it with Profitability. ExpectedSuppression does not read
+	// it: it counts the loss at the levels it checks, with PopulationCheck.Leaves.
+	Loss func(key string) (float64, error)
 }
 
 // PopulationCheck is the population a check of a research subset's release compares
@@ -84,6 +96,11 @@ type PopulationCheck struct {
 	// Counts returns the population's class counts at the given levels, keyed as
 	// Classes are (PopulationCounts over the whole input).
 	Counts func(levels []int) (map[string]int64, error)
+	// Leaves, when set, is the population's leaves (every input record added, subset
+	// or not: NewLeaves, Add or Reading), for the profitability's information loss;
+	// needed with Spec.Profitability or Model.Profitability when a quasi-identifier
+	// has a built hierarchy (a hierarchy file's leaves are its rows).
+	Leaves *Leaves
 }
 
 // classFails decides whether a class of c subset records and pop population records
@@ -109,6 +126,11 @@ type PopulationMeasured struct {
 	// SmallestPopulation is the least population count of a released class (0 when
 	// nothing is released).
 	SmallestPopulation int64
+	// LeastPayout is the least expected payout per record over the released classes
+	// under the journalist's profitability (Population.Profitability); Payout says
+	// that it was measured.
+	LeastPayout float64
+	Payout      bool
 }
 
 // PopulationCounts generalizes every input record read from in (its
@@ -148,15 +170,23 @@ func PopulationCounts(spec Spec, levels []int, in Reader) (map[string]int64, err
 // (pop, from PopulationCounts at the release's levels): a class with fewer population
 // records than released ones is not a generalization of the population (a
 // *Violation); one whose share released / population lies outside [DeltaMin,
-// DeltaMax] (each side in float64, as the search decides it) or whose population count
-// is below KMap breaks the model (a *Violation). It returns what it measured.
+// DeltaMax] (each side in float64, as the search decides it), whose population count
+// is below KMap, or that leaves the publisher no positive expected payout per record
+// under the journalist's profitability (Profitability, with Loss) breaks the model (a
+// *Violation). It returns what it measured.
 func CheckPopulation(p Population, rel *Classes, pop map[string]int64) (PopulationMeasured, error) {
 	var m PopulationMeasured
+	if p.Profitability != nil && p.Loss == nil {
+		return m, errors.New("the journalist's profitability needs the released classes' information loss (Population.Loss)")
+	}
 	first := true
 	for key, c := range rel.count {
 		n := pop[key]
 		if bad, why := p.classFails(c, n); bad {
 			return m, &Violation{Msg: "a released class " + why + " (at the release's levels)"}
+		}
+		if err := p.checkPayout(key, n, &m); err != nil {
+			return m, err
 		}
 		d := float64(c) / float64(n)
 		if first {
@@ -166,4 +196,25 @@ func CheckPopulation(p Population, rel *Classes, pop map[string]int64) (Populati
 		m.DeltaMin, m.DeltaMax, m.SmallestPopulation = math.Min(m.DeltaMin, d), math.Max(m.DeltaMax, d), min(m.SmallestPopulation, n)
 	}
 	return m, nil
+}
+
+// checkPayout decides the journalist's profitability (when p has it) on the released
+// class keyed key, of pop population records, and measures its payout into m.
+func (p Population) checkPayout(key string, pop int64, m *PopulationMeasured) error {
+	if p.Profitability == nil {
+		return nil
+	}
+	il, err := p.Loss(key)
+	if err != nil {
+		return err
+	}
+	g := p.Profitability.CostBenefit.Game()
+	pay := g.Payout(il, pop)
+	if !m.Payout || pay < m.LeastPayout {
+		m.LeastPayout, m.Payout = pay, true
+	}
+	if !g.Pays(il, pop) {
+		return &Violation{Msg: fmt.Sprintf("a released class of %d population records leaves the publisher an expected payout of %.6g per record, not above 0 (the journalist's profitability; information loss %.4g)", pop, pay, il)}
+	}
+	return nil
 }

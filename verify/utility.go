@@ -208,6 +208,10 @@ type utilityCounter struct {
 	labeled    int   // columns with cand (see utilityColumn.cand)
 	matched    int64 // records released
 	suppressed int64 // input records left out
+	// keepUnder: measure keeps, per class and column, the leaves its released value
+	// covers, in under (class i's at i·columns), for the profitability (profit.go)
+	keepUnder bool
+	under     []int64
 }
 
 // utilityColumn is one quasi-identifier being measured.
@@ -414,6 +418,9 @@ func (u *utilityCounter) measure(classes int, fields func(int32, []string) bool,
 	for _, c := range u.cols { // leaves no record was counted of
 		c.freq = append(c.freq, make([]int64, len(c.leaves)-len(c.freq))...)
 	}
+	if u.keepUnder {
+		u.under = make([]int64, classes*q)
+	}
 	mc := &measuredClasses{n: classes, fields: fields, cls: cls, stride: stride, colCand: u.columnLevels(cls, stride)}
 	sums, err := u.sumColumns(mc)
 	if err != nil {
@@ -544,6 +551,9 @@ func (u *utilityCounter) sumShare(mc *measuredClasses, sums []*columnSum, part, 
 			}
 			if err := s.add(st, size); err != nil {
 				return err
+			}
+			if u.under != nil {
+				u.under[int(i)*q+j] = st.leaves // each share its own columns
 			}
 		}
 	}

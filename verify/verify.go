@@ -54,7 +54,10 @@ type Spec struct {
 	Population *PopulationCheck
 	// Profitability, when set, is the game-theoretic model with an attack, which every
 	// released class must meet (profit.go); it needs Utility, whose domains count the
-	// leaves a released value covers, and with Journalist, Population.
+	// leaves a released value covers. A Counter decides the prosecutor's form (and
+	// measures Measured.LeastPayout); the journalist's (Journalist) needs the
+	// population's counts: ExpectedSuppression decides it with Population, and
+	// CheckPopulation with Population.Profitability.
 	Profitability *Profitability
 	// Released names the columns the release holds as they are (insensitive columns,
 	// and sensitive ones), each measured against every sensitive column of Sensitive
@@ -162,6 +165,11 @@ type Measured struct {
 	// Persons is the release counted in persons (nil unless the Spec names a
 	// privacy unit); the fields above count records.
 	Persons *PersonsMeasured
+	// LeastPayout is the least expected payout per record over the published classes
+	// under the prosecutor's profitability (Spec.Profitability); Payout says that it
+	// was measured (the journalist's is measured in PopulationMeasured).
+	LeastPayout float64
+	Payout      bool
 }
 
 // Violation reports a release that breaks its Spec.
@@ -294,6 +302,12 @@ func NewCounter(spec Spec, header []string) (*Counter, error) {
 	}
 	if err := checkUnitModels(spec); err != nil {
 		return nil, err
+	}
+	if err := checkProfitSpec(spec); err != nil {
+		return nil, err
+	}
+	if p := spec.Profitability; p != nil && !p.Journalist {
+		c.util.keepUnder = true // the leaves each class's values cover (checkProfit)
 	}
 	if err := checkPseudonymSpec(spec, header); err != nil {
 		return nil, err
@@ -939,6 +953,9 @@ func (c *Counter) Finish() (*Measured, error) {
 			return m, err
 		}
 		m.Utility = true
+	}
+	if err := c.checkProfit(m); err != nil {
+		return m, err
 	}
 	return m, nil
 }
