@@ -30,6 +30,7 @@ var recordedKeys = []struct{ meta, report string }{
 	{"sanitize.subset", "model.subset.column"},
 	{"sanitize.delta_presence", "model.delta_presence"},
 	{"sanitize.k_map", "model.k_map"},
+	{"sanitize.profitability", "model.profitability"},
 }
 
 // recorded is what a release says of itself: its metadata's or its report's values
@@ -107,6 +108,10 @@ func reportRecorded(path string) (*recorded, error) {
 	if k := rep.Model.KMap; k != nil {
 		b, _ := json.Marshal(report.KMapIn{K: k.K, Estimator: k.Estimator, Significance: k.Significance})
 		r.values["sanitize.k_map"] = string(b)
+	}
+	if p := rep.Model.Profitability; p != nil {
+		b, _ := json.Marshal(p)
+		r.values["sanitize.profitability"] = string(b)
 	}
 	return r, nil
 }
@@ -279,7 +284,12 @@ func checkFullDomain(ctx context.Context, p *plan, recs []*recorded, spec verify
 	if err != nil {
 		return err
 	}
-	pm, err := verify.CheckPopulation(spec.Population.Model, classes, pop)
+	model := spec.Population.Model
+	if vp := spec.Profitability; vp != nil && vp.Journalist && spec.Population.Leaves != nil {
+		g := vp.Game.CostBenefit.Game()
+		model.Profitability, model.Loss = &g, spec.Population.Leaves.LossAt(levels)
+	}
+	pm, err := verify.CheckPopulation(model, classes, pop)
 	if err != nil {
 		return violation(rel, err)
 	}

@@ -2,8 +2,10 @@ package release
 
 import (
 	"sanitizer/generalize"
+	"sanitizer/report"
 	"sanitizer/risk"
 	"sanitizer/schema"
+	"sanitizer/verify"
 )
 
 // The game-theoretic model (privacy.profitability; risk.CostBenefit) as the search,
@@ -66,4 +68,50 @@ func populationModel(cfg *schema.Config) generalize.Population {
 	pm.KMap = populationKMap(cfg)
 	pm.Profitability = attackGame(cfg, risk.JournalistAttacker)
 	return pm
+}
+
+// profitIn is the report's statement of the game-theoretic model (nil: none given).
+func profitIn(cfg *schema.Config) *report.ProfitabilityIn {
+	p := cfg.Privacy.Profitability
+	if p == nil {
+		return nil
+	}
+	in := &report.ProfitabilityIn{Attacker: p.Attacker.String(), Attack: p.Attack,
+		PublisherBenefit: p.Benefit, PublisherLoss: p.Loss, AdversaryGain: p.Gain, AdversaryCost: p.Cost}
+	if !p.Attack {
+		in.NoAttackK = int(p.NoAttackK())
+	}
+	return in
+}
+
+// verifyProfit is the verifier's statement of the game-theoretic model with an attack
+// (nil: none; without an attack the verifier checks its k as k or k-map).
+func verifyProfit(cfg *schema.Config) *verify.Profitability {
+	p := cfg.Privacy.Profitability
+	if p == nil || !p.Attack {
+		return nil
+	}
+	return &verify.Profitability{Game: p.Game(), Journalist: p.Attacker == risk.JournalistAttacker}
+}
+
+// prosecutorOnly is vp unless it is the journalist's, which the verifier decides
+// against the population's counts, not in the Counter.
+func prosecutorOnly(vp *verify.Profitability) *verify.Profitability {
+	if vp != nil && vp.Journalist {
+		return nil
+	}
+	return vp
+}
+
+// payoutSummary is the report's figure of the least payout the verifier measured
+// (nil: not measured), from the Counter's (the prosecutor) or the population's (the
+// journalist) measure.
+func payoutSummary(m *verify.Measured, pm *verify.PopulationMeasured) *report.PayoutSummary {
+	switch {
+	case m != nil && m.Payout:
+		return &report.PayoutSummary{LeastPayout: m.LeastPayout}
+	case pm != nil && pm.Payout:
+		return &report.PayoutSummary{LeastPayout: pm.LeastPayout}
+	}
+	return nil
 }

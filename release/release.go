@@ -598,6 +598,7 @@ func (r *run) verifyStage(ctx context.Context) error {
 	if err := utilitySpec(r.p, &spec); err != nil {
 		return err
 	}
+	spec.Profitability = prosecutorOnly(verifyProfit(r.cfg))
 	counter, err := verify.NewCounter(spec, header)
 	if err != nil {
 		return fault.Internalf("%w", err)
@@ -975,6 +976,13 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	if metaErr != nil { // parts that record different parameters, with the measurements
 		return m, metaErr
 	}
+	if spec.Profitability = verifyProfit(cfg); spec.Profitability != nil {
+		// decided on the leaves the utility domains count (checkTruth's and
+		// checkMissing's specs have them)
+		if err := utilitySpec(p, &spec); err != nil {
+			return m, err
+		}
+	}
 	if spec.Unit == "" { // checkPersons measured the utility in its walk
 		if err := checkTruth(ctx, p, spec, m); err != nil {
 			return m, err
@@ -1059,6 +1067,7 @@ func checkTruth(ctx context.Context, p *plan, spec verify.Spec, m *Measured) err
 	p.maxSupp = spec.MaxSuppressed
 	uspec := spec
 	uspec.Sensitive, uspec.Released = nil, nil
+	uspec.Profitability = prosecutorOnly(spec.Profitability)
 	if err := utilitySpec(p, &uspec); err != nil {
 		return err
 	}
@@ -1074,5 +1083,6 @@ func checkTruth(ctx context.Context, p *plan, spec verify.Spec, m *Measured) err
 		return violation(rel, err)
 	}
 	m.Loss, m.NCP, m.NonUniformEntropy, m.Utility = um.Loss, um.NCP, um.NonUniformEntropy, um.Utility
+	m.LeastPayout, m.Payout = um.LeastPayout, um.Payout
 	return nil
 }

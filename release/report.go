@@ -81,6 +81,10 @@ func recordedParams(cfg *schema.Config, rows, maxSupp, suppressed int) map[strin
 		b, _ := json.Marshal(report.KMapIn{K: k.K, Estimator: k.EstimatorName(), Significance: k.Significance})
 		meta["sanitize.k_map"] = string(b)
 	}
+	if p := profitIn(cfg); p != nil {
+		b, _ := json.Marshal(p)
+		meta["sanitize.profitability"] = string(b)
+	}
 	return meta
 }
 
@@ -228,6 +232,8 @@ func populationReport(cfg *schema.Config, f Facts, rep *report.Report) error {
 		}
 		rep.Model.KMap = in
 	}
+	rep.Model.Profitability = profitIn(cfg)
+	rep.Verified.Payout = payoutSummary(f.Measured, f.PopulationMeasured)
 	if p := f.PopulationMeasured; p != nil {
 		rep.Verified.Population = &report.PopulationSummary{DeltaMin: p.DeltaMin, DeltaMax: p.DeltaMax, SmallestPopulation: p.SmallestPopulation}
 	}

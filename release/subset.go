@@ -9,6 +9,7 @@ import (
 
 	"sanitizer/fault"
 	"sanitizer/generalize"
+	"sanitizer/risk"
 	"sanitizer/table"
 	"sanitizer/verify"
 )
@@ -167,11 +168,19 @@ func (r *run) verifyPopulation(ctx context.Context, spec verify.Spec) (*verify.P
 		return nil, err
 	}
 	defer done()
+	vp := verify.Population{}
+	var leaves *verify.Leaves
+	if g := attackGame(r.cfg, risk.JournalistAttacker); g != nil {
+		if leaves, err = verify.NewLeaves(spec); err != nil {
+			return nil, fault.Internalf("%w", err)
+		}
+		in = leaves.Reading(in) // the population's values: a built hierarchy's leaves
+		vp.Profitability, vp.Loss = g, leaves.LossAt(r.res.Levels)
+	}
 	pop, err := verify.PopulationCounts(spec, r.res.Levels, in)
 	if err != nil {
 		return nil, err
 	}
-	vp := verify.Population{}
 	if d := r.cfg.Privacy.DeltaPresence; d != nil {
 		vp.DeltaMin, vp.DeltaMax = d.Min, d.Max
 	}
@@ -209,13 +218,20 @@ func subsetCheck(ctx context.Context, p *plan, cols []int, spec verify.Spec) (fu
 		model.DeltaMin, model.DeltaMax = d.Min, d.Max
 	}
 	model.KMap = populationKMap(cfg)
+	var leaves *verify.Leaves
+	if spec.Profitability != nil { // the population's leaves, for the information loss
+		leaves, _ = verify.NewLeaves(spec) // spec has the utility domains (Check)
+	}
 	counts := func(levels []int) (map[string]int64, error) {
 		var pop map[string]int64
 		err := readInput(func() (verify.Reader, func(), error) { return reopenInput(ctx, p, slices.Clone(p.Quasi)) }, func(in verify.Reader) (err error) {
+			if leaves != nil {
+				in = leaves.Reading(in)
+			}
 			pop, err = verify.PopulationCounts(spec, levels, in)
 			return err
 		})
 		return pop, err
 	}
-	return open, &verify.PopulationCheck{Model: model, Counts: counts}
+	return open, &verify.PopulationCheck{Model: model, Counts: counts, Leaves: leaves}
 }

@@ -398,6 +398,25 @@ func htmlCases() []htmlCase {
 			r.Model.KMap = &KMapIn{K: 20, Estimator: "zero-truncated-poisson", Significance: 0.01, DerivedK: 6, TypeIError: 0.0037}
 			return r
 		}()), []string{"k-map (k = 20), estimated: the population&#39;s records are not at hand, so the zero truncated poisson estimator turns k-map into k-anonymity with k = 6 in the release"}, releaseCharts, nil},
+		{"release-profitability-attack", rel(func() *Report {
+			r := adultReport(false)
+			r.Model.Profitability = &ProfitabilityIn{Attacker: "prosecutor", Attack: true, PublisherBenefit: 1200, PublisherLoss: 3000, AdversaryGain: 120, AdversaryCost: 20}
+			r.Verified.Payout = &PayoutSummary{LeastPayout: 65.279}
+			return r
+		}()), []string{
+			"Game-theoretic model (Wan et al. 2015): publishing a record earns 1200, a re-identified record costs 3000; an adversary who knows that a person is in this release gains 120 per re-identification and pays 20 per attempt.",
+			"Attacks may pay the adversary, but every released group leaves the publisher a positive expected payout per record",
+			"profitability (attacks allowed)", "every group&#39;s expected payout per record above 0", "least: 65.279",
+		}, releaseCharts, nil},
+		{"release-profitability-no-attack", rel(func() *Report {
+			r := subsetReport()
+			r.Model.Profitability = &ProfitabilityIn{Attacker: "journalist", PublisherBenefit: 1200, PublisherLoss: 300, AdversaryGain: 120, AdversaryCost: 20, NoAttackK: 7}
+			return r
+		}()), []string{
+			"an adversary who does not know whether a person is in this release, only in the population",
+			"No attack pays: every released group holds at least 7 population records",
+			"profitability (no attack)", "every group of at least 7 population records", "smallest: 5 population records",
+		}, releaseCharts, nil},
 		{"release-prosecutor-only", rel(adultReport(false)), []string{
 			"No population size was configured", "Records at risk above 5%", "groups of 19 or fewer records",
 		}, releaseCharts, nil},

@@ -184,6 +184,7 @@ func modelSentences(r *Report) []string {
 			t.Column, fmtG(t.T), t.Column, fmtG(t.T), t.Distance, t.Column))
 	}
 	out = append(out, populationSentences(r)...)
+	out = append(out, profitSentences(r)...)
 	return append(out, riskModelSentences(r)...)
 }
 
@@ -516,6 +517,7 @@ func personsModelChecks(r *Report) []checkRow {
 // population's, the released columns' and the risk models'.
 func otherChecks(r *Report) []checkRow {
 	out := populationChecks(r)
+	out = append(out, profitChecks(r)...)
 	out = append(out, releasedChecks(r.Verified.Released)...)
 	if r.Risk != nil {
 		out = append(out, riskChecks(r.Risk.Models, countedOf(r))...)

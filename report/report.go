@@ -86,6 +86,8 @@ type ModelSummary struct {
 	Subset        *SubsetIn        `json:"subset,omitempty"`
 	DeltaPresence *DeltaPresenceIn `json:"delta_presence,omitempty"`
 	KMap          *KMapIn          `json:"k_map,omitempty"`
+	// Profitability is the game-theoretic model, when the configuration gives it.
+	Profitability *ProfitabilityIn `json:"profitability,omitempty"`
 }
 
 // SubsetIn is the research subset a release is drawn from: the input is the
@@ -195,6 +197,9 @@ type Verification struct {
 	// Population is what the verifier measured against the research subset's
 	// population (with privacy.subset).
 	Population *PopulationSummary `json:"population,omitempty"`
+	// Payout is what the verifier measured of the game-theoretic model with an
+	// attack.
+	Payout *PayoutSummary `json:"payout,omitempty"`
 	// Released is what each column released as it is reveals about each protected
 	// sensitive column.
 	Released []ReleasedColumn `json:"released_columns,omitempty"`
@@ -308,6 +313,7 @@ func (r *Report) Summary(w io.Writer) {
 		fmt.Fprintf(w, "k=%d%s holds: %d classes, smallest %d, average %.1f (verified from the written file)\n", r.Model.K, kd, r.Verified.Classes, r.Verified.MinClass, r.AvgClass)
 	}
 	r.populationSummary(w)
+	r.profitSummary(w)
 	r.seriesSummary(w)
 	if r.Partitions != nil {
 		fmt.Fprintf(w, "mondrian: %d partitions after %d splits; %s %.4f; %.0f ms\n", r.Partitions.Partitions, r.Partitions.Splits, r.Metric.Name, r.Metric.Value, r.StagesMS.Total)
