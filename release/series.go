@@ -58,7 +58,8 @@ type seriesNight struct {
 
 // checkSeries refuses a series night the configuration cannot run, naming the key:
 // Mondrian (its partitions have no levels to be at least as general as), a research
-// subset, an output that is not CSV (a row's digest is of its text as written) or is
+// subset, the game-theoretic model with an attack (a cohort's payout is not decided),
+// an output that is not CSV (a row's digest is of its text as written) or is
 // in a store (the state commits by renaming the release into place).
 func checkSeries(cfg *schema.Config, out string, outFmt schema.Format) error {
 	switch {
@@ -66,6 +67,8 @@ func checkSeries(cfg *schema.Config, out string, outFmt schema.Format) error {
 		return cfg.Errorf("search.algorithm", "--series: a release series needs the optimal search (full-domain generalization: each night at least as general as the last); mondrian's partitions have no levels")
 	case cfg.Privacy.Subset != nil:
 		return cfg.Errorf("privacy.subset", "--series: a release series of a research subset is not supported in this version")
+	case cfg.Privacy.Profitability != nil && cfg.Privacy.Profitability.Attack:
+		return cfg.Errorf("privacy.profitability.attack", "--series: a night publishes a class's new records as a cohort of their own when they meet k and the models, which does not weigh a cohort's payout in this version: use attack: false (a k at which no attack pays)")
 	case outFmt != schema.FormatCSV:
 		return cfg.Errorf("output.format", "--series: a release series is written as CSV in this version (its rows' digests are of their text as written), not %s", outFmt)
 	case schema.StoreURL(out):

@@ -476,7 +476,7 @@ func newGen(stdout io.Writer, g *globals) *cobra.Command {
 const modelsHelp = "  k-anonymity (privacy.k); on sensitive columns l-diversity (distinct, entropy, recursive (c,l)),\n" +
 	"  t-closeness (equal, ordered, hierarchical EMD) and β-likeness (basic, enhanced); the risk-based models\n" +
 	"  (highest-risk, average-risk, records-at-risk, population-uniqueness); for a research subset (privacy.subset)\n" +
-	"  δ-presence and k-map;\n"
+	"  δ-presence and k-map; profitability, the game-theoretic model (privacy.profitability);\n"
 
 // formatsHelp lists the table formats a run reads and writes, as README.md's synopsis does.
 const formatsHelp = "csv, parquet, arrow (IPC file) or arrows (IPC stream), by input.format/output.format or the extension"

@@ -365,6 +365,7 @@ func seriesRefusals() []seriesRefusal {
 		{"max-deferred", func(t *testing.T, f *seriesFiles) []string {
 			return f.night2(t, withSeries("{max-deferred: 0}"), f.input(t, "fresh.csv", slices.Concat(f.data.nights[0], f.data.fresh)))
 		}, 3, []string{"series.max-deferred"}},
+		{"profitability", replacedConfig("privacy:\n  k: 5\n", "privacy:\n  k: 5\n  profitability: {attack: true}\n"), 2, []string{"privacy.profitability.attack"}},
 		{"mondrian", replacedConfig("search: {algorithm: optimal, metric: loss}", "search: {algorithm: mondrian, metric: loss}"), 2, []string{"search.algorithm", "mondrian"}},
 		{"parquet", func(t *testing.T, f *seriesFiles) []string {
 			cfg := f.config(t, "cfg.yaml", seriesConfig(t, func(cfg string) string {
