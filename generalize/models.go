@@ -123,10 +123,25 @@ const (
 // newModels prepares the requirements of opt for the records of table t.
 func newModels(t *Table, opt Options) (*models, error) { return newModelsOf(t, t, opt) }
 
+// referenced is a tallier whose sensitive values are counted as refs gives them
+// (Options.References).
+type referenced struct {
+	tallier
+	refs [][]int64
+}
+
+func (r referenced) valueCounts(col int) []int64 { return r.refs[col] }
+
 // newModelsOf prepares the requirements of opt for table t, whose records per
 // sensitive value tal counts (the table itself, or its class table): t's per-record
 // codes are not read.
 func newModelsOf(t *Table, tal tallier, opt Options) (*models, error) {
+	if opt.References != nil {
+		if len(opt.References) != len(t.Sensitive) {
+			return nil, fmt.Errorf("references for %d sensitive columns, the table has %d", len(opt.References), len(t.Sensitive))
+		}
+		tal = referenced{tallier: tal, refs: opt.References}
+	}
 	m := &models{t: t, persons: t.Unit != nil, diversity: opt.Diversity, closeness: opt.Closeness, likeness: opt.Likeness}
 	if err := m.checkRequirements(opt); err != nil {
 		return nil, err

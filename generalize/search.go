@@ -56,6 +56,10 @@ type Options struct {
 	Profitability *risk.Game
 	// Payout is the game's amounts for MetricPublisherPayout (required with it).
 	Payout *risk.CostBenefit
+	// References, when not nil, is per sensitive column the distribution t-closeness
+	// and β-likeness compare a class with (records per value), in place of the
+	// table's own: a pass of a local recoding compares with the whole table's.
+	References [][]int64
 	// Linkable says that the release lets a person's records be linked (a pseudonym
 	// of the table's unit): it must then also meet multirelational k-anonymity, which
 	// suppresses persons (linked.go).

@@ -1,0 +1,228 @@
+package generalize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"sanitizer/fault"
+	"sanitizer/schema"
+)
+
+// LocalRecoding is ARX's iterative local recoding (ARXResult.optimizeIterative): the
+// records the node of the optimal search suppresses are searched again on their own,
+// and released at the node that search finds; the records that node suppresses are
+// searched again, and so on, each pass under the same models, so that a release holds
+// records generalized at several nodes, one per record. A pass's t-closeness and
+// β-likeness compare its classes with the whole table's distributions
+// (Options.References), never with the pass's records'. Only models decided class by
+// class take part (k, l-diversity, t-closeness, β-likeness, the prosecutor's
+// profitability): the release-wide risk models, a population and a privacy unit are
+// refused.
+//
+// A class of the release is then any set of records that share their released values,
+// whichever pass placed them: a union of classes that each meet the models. It meets
+// k, l-diversity, t-closeness, β-likeness and the prosecutor's profitability too: a
+// union holds at least the records and the values of its parts, the entropy and the
+// distances are concave and convex in the distribution (see models.go), and a larger
+// class of the same values is no likelier to be attacked.
+type LocalRecoding struct {
+	// Iterations bounds the passes after the first (ARX's maxIterations): a pass that
+	// places no record counts as one.
+	Iterations int
+	// GSFactor is the gs-factor of the passes' metric (ARX's gsFactor; ignored by a
+	// metric that takes none).
+	GSFactor float64
+	// Adaption is added to GSFactor after a pass that places no record, and the pass
+	// tried again while the factor stays at most 1 (ARX's adaptionFactor; 0: stop).
+	Adaption float64
+	// Limit is the records a pass of n records may suppress: the configured share of
+	// n, as the first pass's limit is of the table's records.
+	Limit func(n int) int
+}
+
+// Placement is what a local recoding releases: per record the pass that places it
+// and its class, and what every class releases.
+type Placement struct {
+	// Nodes are the nodes that place records, in the order of the passes: the first
+	// is the optimal search's.
+	Nodes [][]int
+	// Placed is the records each node places.
+	Placed []int
+	// Pass is, per record, the index into Nodes of the node that places it (−1:
+	// suppressed by every pass).
+	Pass []int32
+	// Class is, per record, its class (numbered over all passes; −1: suppressed), and
+	// Covers what every class releases, at its own node.
+	Class  []int32
+	Covers ClassCovers
+	// Passes is the passes after the first that were searched (those that placed no
+	// record included), and Suppressed the records no pass places.
+	Passes, Suppressed int
+}
+
+// LocalRecode runs the passes of lr after the optimal search's node first on table t
+// under opt (the first pass's options: its metric, gs-factor, models and limit).
+func LocalRecode(ctx context.Context, t *Table, opt Options, first []int, lr LocalRecoding) (*Placement, error) {
+	if err := checkLocal(opt, lr); err != nil {
+		return nil, err
+	}
+	if t.Unit != nil {
+		return nil, fmt.Errorf("local recoding: a privacy unit's persons are not placed pass by pass")
+	}
+	class, covers, err := NodeClasses(t, first, opt)
+	if err != nil {
+		return nil, err
+	}
+	p := &Placement{Pass: make([]int32, t.Rows), Class: make([]int32, t.Rows)}
+	rows := p.place(class, covers, first, nil)
+	popt := opt
+	if popt.References == nil {
+		popt.References = make([][]int64, len(t.Sensitive))
+		for col := range t.Sensitive {
+			popt.References[col] = t.valueCounts(col)
+		}
+	}
+	gs, placed := lr.GSFactor, math.MaxInt
+	for ; p.Passes < lr.Iterations && len(rows) >= minGroup(opt) && placed > 0; p.Passes++ {
+		popt.MaxSuppressed = lr.Limit(len(rows))
+		if takesGSFactor(opt.Metric) {
+			g := gs
+			popt.GSFactor = &g
+		}
+		var left []int
+		if left, placed, err = p.pass(ctx, t, rows, popt); err != nil {
+			return nil, err
+		}
+		rows = left
+		if placed == 0 && lr.Adaption > 0 {
+			if gs += lr.Adaption; gs <= 1 {
+				placed = math.MaxInt
+			}
+		}
+	}
+	p.Suppressed = len(rows)
+	return p, nil
+}
+
+// pass searches the records rows of t on their own under opt and places those its
+// node keeps; it returns the rows it leaves suppressed and how many it placed.
+func (p *Placement) pass(ctx context.Context, t *Table, rows []int, opt Options) ([]int, int, error) {
+	sub, err := t.Select(rows)
+	if err != nil {
+		return nil, 0, fault.Internalf("local recoding: %w", err)
+	}
+	res, err := Search(ctx, sub, opt)
+	if errors.Is(err, fault.ErrUnattainable) {
+		return rows, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	class, covers, err := NodeClasses(sub, res.Levels, opt)
+	if err != nil {
+		return nil, 0, err
+	}
+	left := p.place(class, covers, res.Levels, rows)
+	return left, len(rows) - len(left), nil
+}
+
+// place records the node of levels for the records it places: class and covers are
+// NodeClasses's over the records rows of the table (nil: all of them), numbered after
+// the classes placed before. It returns the rows the node suppresses.
+func (p *Placement) place(class []int32, covers ClassCovers, levels []int, rows []int) []int {
+	offset := int32(p.Covers.Classes())
+	p.Covers = mergeCovers(p.Covers, covers)
+	node := int32(len(p.Nodes))
+	var left []int
+	placed := 0
+	for k, c := range class {
+		r := k
+		if rows != nil {
+			r = rows[k]
+		}
+		if c < 0 {
+			p.Pass[r], p.Class[r] = -1, -1
+			left = append(left, r)
+			continue
+		}
+		p.Pass[r], p.Class[r] = node, offset+c
+		placed++
+	}
+	if placed > 0 {
+		p.Nodes = append(p.Nodes, append([]int(nil), levels...))
+		p.Placed = append(p.Placed, placed)
+	}
+	return left
+}
+
+// mergeCovers appends the classes of b to a, each distinct released value once per
+// column.
+func mergeCovers(a, b ClassCovers) ClassCovers {
+	if len(a.Dict) == 0 {
+		a.Dict = make([][]Cover, len(b.Dict))
+	}
+	q := len(a.Dict)
+	remap := make([][]int32, q)
+	for j := range b.Dict {
+		at := make(map[Cover]int32, len(a.Dict[j]))
+		for x, cv := range a.Dict[j] {
+			at[cv] = int32(x)
+		}
+		remap[j] = make([]int32, len(b.Dict[j]))
+		for x, cv := range b.Dict[j] {
+			y, ok := at[cv]
+			if !ok {
+				y = int32(len(a.Dict[j]))
+				a.Dict[j] = append(a.Dict[j], cv)
+			}
+			remap[j][x] = y
+		}
+	}
+	for c := range b.Classes() {
+		for j := range q {
+			a.Index = append(a.Index, remap[j][b.Index[c*q+j]])
+		}
+	}
+	return a
+}
+
+// minGroup is the fewest records a pass can publish a class of: k, and the l of a
+// distinct or recursive l-diversity (a class needs l values).
+func minGroup(opt Options) int {
+	n := max(1, opt.K)
+	for _, d := range opt.Diversity {
+		n = max(n, int(math.Ceil(d.Model.L)))
+	}
+	return n
+}
+
+// takesGSFactor reports whether metric weighs generalization against suppression by
+// a gs-factor.
+func takesGSFactor(metric schema.Metric) bool {
+	switch metric {
+	case "", MetricLoss, MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss, MetricPublisherPayout:
+		return true
+	}
+	return false
+}
+
+// checkLocal rejects options local recoding cannot run with.
+func checkLocal(opt Options, lr LocalRecoding) error {
+	switch {
+	case lr.Iterations < 0:
+		return fmt.Errorf("local recoding: %d iterations", lr.Iterations)
+	case !(lr.GSFactor >= 0 && lr.GSFactor <= 1) || !(lr.Adaption >= 0 && lr.Adaption <= 1):
+		return fmt.Errorf("local recoding: gs-factor %g and adaption %g must lie in [0, 1]", lr.GSFactor, lr.Adaption)
+	case lr.Limit == nil:
+		return fmt.Errorf("local recoding: no suppression limit")
+	case opt.Risks.any():
+		return fmt.Errorf("local recoding: the release-wide risk models are decided on a whole release, not pass by pass")
+	case opt.Population != nil:
+		return fmt.Errorf("local recoding: a research subset's population models are not decided pass by pass")
+	case opt.Linkable:
+		return fmt.Errorf("local recoding: linkable records are not placed pass by pass")
+	}
+	return nil
+}
