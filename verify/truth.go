@@ -120,14 +120,17 @@ type walker struct {
 	pseudo int
 	mac    *macer
 	series *SeriesCounter // Truth.Series
+	// placed checks the release against a local recoding's placement (the counter's
+	// Spec.Placed; nil: none)
+	placed *placedWalk
 }
 
-func newWalker(t Truth, inHeader []string) (*walker, error) {
+func newWalker(t Truth, inHeader []string) (w *walker, err error) {
 	if t.MaxSuppressed < 0 {
 		return nil, fmt.Errorf("truthfulness: negative suppression limit %d", t.MaxSuppressed)
 	}
 	n := len(t.Columns)
-	w := &walker{inPos: make([]int, n), covers: make([]Cover, n), memos: make([]*coverMemo, n), qcol: make([]int, n), unitAt: -1, pseudo: -1}
+	w = &walker{inPos: make([]int, n), covers: make([]Cover, n), memos: make([]*coverMemo, n), qcol: make([]int, n), unitAt: -1, pseudo: -1}
 	seen := make(map[string]bool, n)
 	for i, c := range t.Columns {
 		if seen[c] {
@@ -189,6 +192,11 @@ func newWalker(t Truth, inHeader []string) (*walker, error) {
 				w.memos[i] = newCoverMemo()
 			}
 		}
+		if c.spec.Placed != nil {
+			if w.placed, err = newPlacedWalk(t, w, c); err != nil {
+				return nil, err
+			}
+		}
 		c.counting() // the staged records counted beside the walk, until finish
 	}
 	return w, nil
@@ -209,8 +217,12 @@ func (w *walker) walk(t Truth, inHeader []string, in, rel Reader) (suppressed in
 		if len(r) != len(t.Columns) {
 			return suppressed, &Violation{Msg: fmt.Sprintf("release record %d has %d fields, the header %d", relN, len(r), len(t.Columns))}
 		}
-		if t.LeftOut != nil {
-			n, err := w.aligned(t, inHeader, in, r, relN, &inN)
+		if t.LeftOut != nil || w.placed != nil {
+			step := w.aligned
+			if w.placed != nil {
+				step = w.placedStep
+			}
+			n, err := step(t, inHeader, in, r, relN, &inN)
 			suppressed += n
 			if err != nil {
 				return suppressed, err
@@ -261,7 +273,13 @@ func (w *walker) walk(t Truth, inHeader []string, in, rel Reader) (suppressed in
 			}
 		}
 	}
-	// Input records after the last match are suppressed too.
+	return w.rest(t, inHeader, in, relN, inN, suppressed)
+}
+
+// rest is the end of the walk, once every release record (relN of them) is matched:
+// the input records after the last match (inN read so far, suppressed of them left
+// out) are left out too. It returns the records left out in all.
+func (w *walker) rest(t Truth, inHeader []string, in Reader, relN, inN, suppressed int) (int, error) {
 	for {
 		x, err := in.Read()
 		if errors.Is(err, io.EOF) {
@@ -277,6 +295,9 @@ func (w *walker) walk(t Truth, inHeader []string, in, rel Reader) (suppressed in
 		if t.LeftOut != nil && (inN > len(t.LeftOut) || !t.LeftOut[inN-1]) {
 			return suppressed, &Violation{Msg: fmt.Sprintf("input record %d, which the run says it released, is missing from the release (%d records)", inN, relN)}
 		}
+		if err := w.placed.leftOut(inN, relN); err != nil {
+			return suppressed, err
+		}
 		if t.Input != nil {
 			t.Input(x, false)
 		}
@@ -287,7 +308,7 @@ func (w *walker) walk(t Truth, inHeader []string, in, rel Reader) (suppressed in
 				"more than %d input records are missing from the release (%d released)", t.MaxSuppressed, relN)}
 		}
 	}
-	return suppressed, nil
+	return suppressed, w.placed.ended(inN)
 }
 
 // aligned is the walk's step for release record r (the relN-th) along the alignment
@@ -388,7 +409,11 @@ func (w *walker) matched(r, x []string) {
 	if w.unitAt >= 0 {
 		unit = x[w.unitAt]
 	}
-	w.cerr = w.count.stageMatched(r, w.ids, unit)
+	var pass uint8
+	if w.placed != nil {
+		pass = w.placed.pass
+	}
+	w.cerr = w.count.stageMatched(r, w.ids, unit, pass)
 }
 
 // suppressed counts the input record x, which the release leaves out.

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"sanitizer/fault"
 	"sanitizer/internal/safe"
 	"sanitizer/schema"
 )
@@ -212,6 +213,11 @@ type utilityCounter struct {
 	// covers, in under (class i's at i·columns), for the profitability (profit.go)
 	keepUnder bool
 	under     []int64
+	// a local recoding's: its passes' nodes (Spec.Passes), and where a class's
+	// slots hold its records of each pass (passAt; 0: not a local recoding), whose
+	// labeled columns are measured at each pass's level (addPasses)
+	nodes  [][]int
+	passAt int
 }
 
 // utilityColumn is one quasi-identifier being measured.
@@ -540,16 +546,21 @@ func (u *utilityCounter) sumShare(mc *measuredClasses, sums []*columnSum, part, 
 				st  *coverStat
 				err error
 			)
-			if s.c.labeled {
+			switch {
+			case s.c.labeled && u.passAt > 0:
+				st, err = u.addPasses(s, mc, j, at, vals[j])
+			case s.c.labeled:
 				var l int
-				if l, err = u.level(mc, j, at); err != nil {
-					return err
+				if l, err = u.level(mc, j, at); err == nil {
+					st = s.node(l, vals[j])
+					err = s.add(st, size)
 				}
-				st = s.node(l, vals[j])
-			} else if st, err = s.valueStat(vals[j]); err != nil {
-				return err
+			default:
+				if st, err = s.valueStat(vals[j]); err == nil {
+					err = s.add(st, size)
+				}
 			}
-			if err := s.add(st, size); err != nil {
+			if err != nil {
 				return err
 			}
 			if u.under != nil {
@@ -558,6 +569,36 @@ func (u *utilityCounter) sumShare(mc *measuredClasses, sums []*columnSum, part, 
 		}
 	}
 	return nil
+}
+
+// addPasses adds the share of the records of a local recoding's class (whose slots
+// start at cls[at]) in labeled column j, its released value v: each pass's records at
+// the node of the pass's level, where the truthfulness walk found them. It returns
+// the node of the most leaves among them (the class's information loss for the
+// profitability: the largest).
+func (u *utilityCounter) addPasses(s *columnSum, mc *measuredClasses, j, at int, v string) (*coverStat, error) {
+	var most *coverStat
+	for p, node := range u.nodes {
+		n := int64(mc.cls[at+u.passAt+p])
+		if n == 0 {
+			continue
+		}
+		st := s.node(node[j], v)
+		if st != nil && node[j] == 0 {
+			leaf := *st // node's stat for a leaf is only valid until its next call
+			st = &leaf
+		}
+		if err := s.add(st, n); err != nil {
+			return nil, err
+		}
+		if most == nil || st.leaves > most.leaves {
+			most = st
+		}
+	}
+	if most == nil {
+		return nil, fault.Internalf("utility: a released class of no pass's records")
+	}
+	return most, nil
 }
 
 // numericValues is the value of every leaf when the column is measured by value, else

@@ -83,6 +83,27 @@ type Spec struct {
 	// Pseudonym, when set, is the release's column that holds the privacy unit as a
 	// keyed pseudonym of the id (pseudonym.go); only with Unit and Linkable.
 	Pseudonym *PseudonymCheck
+	// Passes, when set, are the nodes of a local recoding (ARX's iterative local
+	// recoding), in the order of its passes: one level per quasi-identifier each, in
+	// Quasi's (and Utility's, which it needs) order. Every release record is then its
+	// input record generalized at the node of the pass that places it, and the
+	// records no pass places are the ones left out (passes.go). FullDomain is
+	// ignored: the utility is measured for each record at its own pass's node; a
+	// released class's information loss for Profitability is its most general
+	// part's (per column, the most leaves its value covers at any of its records'
+	// levels). The released classes (the records sharing all released values,
+	// whichever passes place them) meet the models as any release's. Only the models
+	// decided class by class take part (K, Risk.HighestRisk, l-diversity,
+	// t-closeness, β-likeness, the prosecutor's Profitability): the whole release's
+	// risk models, Population, Unit and Mondrian's ranges are an error of NewCounter
+	// and ExpectedPasses. nil: not a local recoding.
+	Passes [][]int
+	// Placed is where the passes place every input record (ExpectedPasses, over the
+	// same input and Spec); a Counter with Passes needs it, and must then be fed by
+	// the truthfulness walk (Truth.Count), which checks every release record against
+	// it: the record of its input record's pass, generalized exactly at that pass's
+	// node, and the input records left out exactly those no pass places.
+	Placed *Placement
 }
 
 // Sensitive is what a release must satisfy on one sensitive column: every published
@@ -234,8 +255,15 @@ type Counter struct {
 	pseud *pseudonymCounter
 	// released measures the columns released as they are (nil: none to measure)
 	released *releasedCounter
-	p        *pending   // the records staged, counted by flush
-	loop     *countLoop // the counting goroutine, if one runs
+	// walked says that a truthfulness walk fed the Counter and checked the release
+	// against spec.Placed (a local recoding's counter needs one)
+	walked bool
+	// passAt is where a class's slots in cls hold its records of each pass of a
+	// local recoding, in order (0: not counted), for the utility measurement at each
+	// record's own node
+	passAt int
+	p      *pending   // the records staged, counted by flush
+	loop   *countLoop // the counting goroutine, if one runs
 	// the classes are keyed by their values (classTable.values): the staging
 	// need not number the values of a column whose utility does not need them
 	byValues atomic.Bool
@@ -276,25 +304,14 @@ func NewCounter(spec Spec, header []string) (*Counter, error) {
 		}
 	}
 	c.hists = make([][]map[int32]int64, len(spec.Sensitive))
-	if spec.Utility != nil {
-		if len(spec.Utility) != len(spec.Quasi) {
-			return nil, fmt.Errorf("utility: %d quasi-identifiers described, the spec has %d", len(spec.Utility), len(spec.Quasi))
-		}
-		for j, q := range spec.Utility {
-			if q.Column != spec.Quasi[j] {
-				return nil, fmt.Errorf("utility: quasi-identifier %d is %q, the spec's is %q", j, q.Column, spec.Quasi[j])
-			}
-		}
-		u, err := newUtilityCounter(spec.Utility, spec.FullDomain)
-		if err != nil {
-			return nil, err
-		}
-		c.util, c.stride = u, 1+u.labeled
-		if c.stride <= 8 {
-			// a power of two: a class's values in one cache line (a large slice is
-			// aligned to one)
-			c.stride = 1 << bits.Len(uint(c.stride-1))
-		}
+	if err := checkPassesSpec(spec); err != nil {
+		return nil, err
+	}
+	if spec.Passes != nil && spec.Placed == nil {
+		return nil, errors.New("local recoding: the Counter needs where the passes place every input record (Spec.Placed, from ExpectedPasses)")
+	}
+	if err := c.withUtility(spec); err != nil {
+		return nil, err
 	}
 	var err error
 	if c.released, err = newReleasedCounter(spec, header); err != nil {
@@ -321,6 +338,38 @@ func NewCounter(spec Spec, header []string) (*Counter, error) {
 		c.pseud = newPseudonymCounter(spec.Pseudonym, header, c.persons.tally.seed)
 	}
 	return c, nil
+}
+
+// withUtility sets c up to measure the utility when spec asks for it (Spec.Utility):
+// its utility counter, and a class's slots in cls (its candidate levels, and with a
+// local recoding its records per pass).
+func (c *Counter) withUtility(spec Spec) error {
+	if spec.Utility == nil {
+		return nil
+	}
+	if len(spec.Utility) != len(spec.Quasi) {
+		return fmt.Errorf("utility: %d quasi-identifiers described, the spec has %d", len(spec.Utility), len(spec.Quasi))
+	}
+	for j, q := range spec.Utility {
+		if q.Column != spec.Quasi[j] {
+			return fmt.Errorf("utility: quasi-identifier %d is %q, the spec's is %q", j, q.Column, spec.Quasi[j])
+		}
+	}
+	u, err := newUtilityCounter(spec.Utility, spec.FullDomain && spec.Passes == nil)
+	if err != nil {
+		return err
+	}
+	c.util, c.stride = u, 1+u.labeled
+	if spec.Passes != nil { // a class's records per pass, after the levels
+		c.passAt, u.passAt, u.nodes = c.stride, c.stride, spec.Passes
+		c.stride += len(spec.Passes)
+	}
+	if c.stride <= 8 {
+		// a power of two: a class's values in one cache line (a large slice is
+		// aligned to one)
+		c.stride = 1 << bits.Len(uint(c.stride-1))
+	}
+	return nil
 }
 
 // leftWidth is how many input values AddSuppressed takes: the quasi-identifiers',
@@ -362,6 +411,9 @@ func (c *Counter) Add(rec []string) error { return c.AddMatched(rec, nil) }
 // order, as read from the input) of the input record it generalizes, then its value
 // of the unit column when the spec names one. Neither is kept.
 func (c *Counter) AddMatched(rec, orig []string) error {
+	if c.passAt > 0 {
+		return errUnwalked
+	}
 	if err := c.noOriginal(); len(rec) == len(c.header) && err != nil && orig == nil {
 		return err
 	}
@@ -415,6 +467,8 @@ type pending struct {
 	sens   []int32
 	// per record and column released as it is measured, its value's group number
 	groups []int32
+	// per record, the local recoding's pass that places it (Counter.passAt)
+	passes []uint8
 	// the leaf numbers of the quasi-identifier values of input records left out,
 	// flat
 	left []int32
@@ -449,7 +503,7 @@ func (c *Counter) undo(m [7]int) {
 func (p *pending) reset() {
 	clear(p.strs) // not to keep the values' memory
 	p.n, p.strs, p.rids, p.leaves, p.masks, p.sens, p.groups, p.left = 0, p.strs[:0], p.rids[:0], p.leaves[:0], p.masks[:0], p.sens[:0], p.groups[:0], p.left[:0]
-	p.units, p.leftUnits, p.leftSens = p.units[:0], p.leftUnits[:0], p.leftSens[:0]
+	p.units, p.leftUnits, p.leftSens, p.passes = p.units[:0], p.leftUnits[:0], p.leftSens[:0], p.passes[:0]
 	p.vals = p.vals[:0]
 }
 
@@ -459,6 +513,9 @@ const pendingMax = 1024
 // stage checks a release record (and orig, as AddMatched takes it) and stages it to
 // be counted.
 func (c *Counter) stage(rec, orig []string) error {
+	if c.passAt > 0 {
+		return errUnwalked
+	}
 	if len(rec) != len(c.header) {
 		return &Violation{Msg: fmt.Sprintf("release record %d has %d fields, the header %d", c.m.Rows+1, len(rec), len(c.header))}
 	}
@@ -566,9 +623,10 @@ func (c *Counter) stageUnit(rec []string, id string, paired bool) error {
 
 // stageMatched stages a release record of the header's width whose quasi-identifiers
 // the truthfulness walk numbered (ids, by pairIDs), with unit, its input record's
-// value of the privacy unit (when the spec names one), and counts the staged records
-// when they are many.
-func (c *Counter) stageMatched(rec []string, ids []pairIDs, unit string) error {
+// value of the privacy unit (when the spec names one), and pass, the local recoding's
+// pass (from 1) that places its input record (when the spec has passes), and counts
+// the staged records when they are many.
+func (c *Counter) stageMatched(rec []string, ids []pairIDs, unit string, pass uint8) error {
 	c.m.Rows++
 	mark := c.p.mark()
 	if c.persons != nil {
@@ -588,6 +646,9 @@ func (c *Counter) stageMatched(rec []string, ids []pairIDs, unit string) error {
 		c.p.groups = c.released.stage(rec, c.p.groups)
 	}
 	c.stageValues(rec)
+	if c.passAt > 0 {
+		c.p.passes = append(c.p.passes, pass)
+	}
 	c.p.n++
 	return c.flushFull()
 }
@@ -705,7 +766,11 @@ func (c *Counter) count(p *pending) error {
 	}
 	for range c.classes.len() - before {
 		c.cls = append(c.cls, 0)
-		for range c.stride - 1 {
+		for s := 1; s < c.stride; s++ {
+			if c.passAt > 0 && s >= c.passAt {
+				c.cls = append(c.cls, 0) // the records of a pass
+				continue
+			}
 			c.cls = append(c.cls, newSlot) // every level, until a record rules it out
 		}
 		for i := range c.hists {
@@ -728,6 +793,11 @@ func (c *Counter) count(p *pending) error {
 	}
 	if c.util != nil {
 		c.util.add(c.cls, c.stride, c.batch, p.leaves, p.masks)
+	}
+	if c.passAt > 0 {
+		for r, k := range c.batch {
+			c.cls[int(k)*c.stride+c.passAt+int(p.passes[r])-1]++
+		}
 	}
 	if c.released != nil {
 		c.released.count(n, p.groups, p.sens, ns)
@@ -885,24 +955,9 @@ func (c *Counter) Finish() (*Measured, error) {
 		return c.m, err
 	}
 	spec, m, classes := c.spec, c.m, c.classes
-	m.Classes = classes.len()
-	for i := 0; i < len(c.cls); i += c.stride {
-		if n := int(c.cls[i]); m.MinClass == 0 || n < m.MinClass {
-			m.MinClass = n
-		}
-	}
-	if m.Classes > 0 {
-		m.AvgClass = float64(m.Rows) / float64(m.Classes)
-	}
-	m.Suppressed = spec.InputRows - m.Rows
-	for i := 0; i < len(c.cls); i += c.stride {
-		m.Discernibility += float64(c.cls[i]) * float64(c.cls[i])
-	}
-	if m.Suppressed > 0 {
-		m.Discernibility += float64(m.Suppressed) * float64(spec.InputRows)
-	}
-	if m.Classes > 0 && spec.K > 0 {
-		m.CAvg = m.AvgClass / float64(spec.K)
+	c.measureSizes()
+	if err := c.checkPlaced(); err != nil {
+		return m, err
 	}
 	switch {
 	case m.Suppressed < 0:
@@ -958,6 +1013,31 @@ func (c *Counter) Finish() (*Measured, error) {
 		return m, err
 	}
 	return m, nil
+}
+
+// measureSizes measures the classes' sizes into c.m: their number, the smallest,
+// the average, the records suppressed, the discernibility and C_avg.
+func (c *Counter) measureSizes() {
+	spec, m := c.spec, c.m
+	m.Classes = c.classes.len()
+	for i := 0; i < len(c.cls); i += c.stride {
+		if n := int(c.cls[i]); m.MinClass == 0 || n < m.MinClass {
+			m.MinClass = n
+		}
+	}
+	if m.Classes > 0 {
+		m.AvgClass = float64(m.Rows) / float64(m.Classes)
+	}
+	m.Suppressed = spec.InputRows - m.Rows
+	for i := 0; i < len(c.cls); i += c.stride {
+		m.Discernibility += float64(c.cls[i]) * float64(c.cls[i])
+	}
+	if m.Suppressed > 0 {
+		m.Discernibility += float64(m.Suppressed) * float64(spec.InputRows)
+	}
+	if m.Classes > 0 && spec.K > 0 {
+		m.CAvg = m.AvgClass / float64(spec.K)
+	}
 }
 
 // checkSensitive checks the models of one sensitive column on every class's histogram
