@@ -31,6 +31,7 @@ var recordedKeys = []struct{ meta, report string }{
 	{"sanitize.delta_presence", "model.delta_presence"},
 	{"sanitize.k_map", "model.k_map"},
 	{"sanitize.profitability", "model.profitability"},
+	{"sanitize.local_nodes", "local_recoding.nodes"},
 }
 
 // recorded is what a release says of itself: its metadata's or its report's values
@@ -113,6 +114,14 @@ func reportRecorded(path string) (*recorded, error) {
 		b, _ := json.Marshal(p)
 		r.values["sanitize.profitability"] = string(b)
 	}
+	if l := rep.LocalRecoding; l != nil {
+		nodes := make([][]report.NodeLevel, len(l.Nodes))
+		for i, n := range l.Nodes {
+			nodes[i] = n.Node
+		}
+		b, _ := json.Marshal(nodes)
+		r.values["sanitize.local_nodes"] = string(b)
+	}
 	return r, nil
 }
 
@@ -138,7 +147,7 @@ func (r *recorded) compare(release string, want map[string]string) error {
 	if _, ok := want["sanitize.t_closeness"]; !ok && r.values["sanitize.t_closeness"] != "" {
 		return fault.Unattainable("%s: %s %s records t-closeness the configuration does not ask for", release, r.where, r.name["sanitize.t_closeness"])
 	}
-	for _, k := range []string{"sanitize.subset", "sanitize.delta_presence", "sanitize.k_map"} {
+	for _, k := range []string{"sanitize.subset", "sanitize.delta_presence", "sanitize.k_map", "sanitize.profitability"} {
 		if _, ok := want[k]; !ok && r.values[k] != "" {
 			return fault.Unattainable("%s: %s %s records a model the configuration does not ask for", release, r.where, r.name[k])
 		}
@@ -186,6 +195,11 @@ func checkMissing(ctx context.Context, p *plan, reportPath string, meta *recorde
 		}
 		recs = append(recs, r)
 	}
+	for _, r := range recs {
+		if _, ok := r.values["sanitize.local_nodes"]; ok && cfg.Search.LocalRecoding == nil {
+			return fault.Unattainable("%s: %s %s records a local recoding the configuration does not ask for", rel, r.where, r.name["sanitize.local_nodes"])
+		}
+	}
 	want := recordedParams(cfg, spec.InputRows, spec.MaxSuppressed, m.Suppressed)
 	if cfg.Search.Algorithm == schema.Mondrian {
 		want["sanitize.node"] = mondrianNode
@@ -215,6 +229,15 @@ func checkFullDomain(ctx context.Context, p *plan, recs []*recorded, spec verify
 	classes, err := releasedClasses(ctx, p, rel, spec)
 	if err != nil {
 		return err
+	}
+	if spec.Placed != nil { // placed pass by pass (checkLocal): the passes' classes, their left-out records
+		if err := violation(rel, spec.Placed.CheckClasses(classes)); err != nil {
+			return err
+		}
+		if n := spec.Placed.Suppressed(); n != m.Suppressed {
+			return fault.Unattainable("%s: %d input records are missing, the passes leave %d suppressed", rel, m.Suppressed, n)
+		}
+		return nil
 	}
 	quasi := p.QuasiNames()
 	var levels []int

@@ -77,6 +77,8 @@ func checkElsewhere(cfg *schema.Config, out string) error {
 		return cfg.Errorf("search.algorithm", "a release written by workers needs the optimal search, not mondrian")
 	case cfg.Privacy.Subset != nil:
 		return cfg.Errorf("privacy.subset", "a release of a research subset is not written by workers in this version")
+	case cfg.Search.LocalRecoding != nil:
+		return cfg.Errorf("search.local-recoding", "a release placed pass by pass is not written by workers in this version")
 	case u != nil && u.Pseudonym != nil && u.Pseudonym.KeyFile == "":
 		return cfg.Errorf("privacy.privacy-unit.pseudonym.key-file", "a privacy unit released as a pseudonym is written by workers only under a key file they read too (a run's own random key is nowhere they can)")
 	}

@@ -26,6 +26,9 @@ func CheckConfig(cfg *schema.Config) error {
 	if err := checkUnit(cfg); err != nil {
 		return err
 	}
+	if err := checkLocalRecoding(cfg); err != nil {
+		return err
+	}
 	mondrian := cfg.Search.Algorithm == schema.Mondrian
 	switch cfg.Search.Metric {
 	case "", schema.MetricLoss, schema.MetricDiscernibility:

@@ -115,7 +115,9 @@ type run struct {
 	covers     generalize.ClassCovers // optimal: what every published class releases
 	res        *generalize.Result
 	mres       *generalize.Mondrian   // nil: an optimal release
-	labels     *partLabels            // Mondrian: the partitions' released values
+	labels     *partLabels            // Mondrian, local recoding: the classes' released values
+	placement  *generalize.Placement  // search.local-recoding: the passes (nil: none)
+	localFirst int                    // search.local-recoding: the records the first node suppressed
 	class      []int32                // per record: its published class, −1 suppressed
 	suppressed []bool                 // optimal: per record
 	classes    *generalize.ClassTable // optimal, when searched from it: the records' class table
@@ -314,6 +316,11 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 	} else {
 		if covers, err = r.optimalSearch(ctx); err != nil {
 			return r.explainK(err)
+		}
+		if r.cfg.Search.LocalRecoding != nil {
+			if covers, err = r.localRecoding(ctx); err != nil {
+				return err
+			}
 		}
 		r.covers = covers
 		// A numeric column with a leaf that is not a finite number is measured by its
@@ -523,6 +530,9 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 	if r.mres != nil {
 		rc.class, rc.labels = r.mres.Class, r.labels
 	}
+	if r.placement != nil {
+		rc.class, rc.labels = r.placement.Class, r.labels
+	}
 	cols := r.p.OutColumns()
 	rc.dictionaries(cols, r.released)
 	rc.passThrough(r.src, r.outFmt)
@@ -531,6 +541,9 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 	}
 	r.created = r.opt.Time()
 	meta := releaseMetadata(r.cfg, r.t.Columns, r.t.Rows, r.res, r.created) // r.p.maxSupp is the limit on r.t.Rows
+	if r.placement != nil {
+		meta["sanitize.local_nodes"] = localNodesJSON(r.t.Columns, r.placement.Nodes)
+	}
 	w := releaseWriter{out: r.out, format: r.outFmt, dialect: r.cfg.Output.CSV, cols: cols, meta: meta, workers: r.opt.Parallel()}
 	if r.dest, r.written, err = w.write(ctx, r.src, rc); err != nil {
 		return err
@@ -572,6 +585,9 @@ func (r *run) letGo() {
 	if r.mres != nil {
 		r.mres = &generalize.Mondrian{Sizes: r.mres.Sizes, Splits: r.mres.Splits}
 	}
+	if r.placement != nil {
+		r.placement.Class = nil
+	}
 }
 
 // verifyStage reads the written release once, beside the input, with the verifier's
@@ -599,6 +615,11 @@ func (r *run) verifyStage(ctx context.Context) error {
 		return err
 	}
 	spec.Profitability = prosecutorOnly(verifyProfit(r.cfg))
+	if r.placement != nil { // every record checked at the node of its pass, placed by the verifier
+		if err := localPlacement(ctx, r.p, &spec, r.placement.Nodes); err != nil {
+			return err
+		}
+	}
 	counter, err := verify.NewCounter(spec, header)
 	if err != nil {
 		return fault.Internalf("%w", err)
@@ -684,6 +705,7 @@ func (r *run) report() (*report.Report, error) {
 	if r.mres != nil {
 		rep.Partitions = &report.PartitionStats{Partitions: len(r.mres.Sizes), Splits: r.mres.Splits}
 	}
+	rep.LocalRecoding = localSummary(r.cfg, r.t.Columns, r.placement, r.localFirst)
 	rep.Series = r.series.summary(r)
 	return rep, nil
 }
@@ -975,6 +997,11 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	}
 	if metaErr != nil { // parts that record different parameters, with the measurements
 		return m, metaErr
+	}
+	if cfg.Search.LocalRecoding != nil { // the nodes it records, every record checked at its pass's
+		if err := checkLocal(ctx, p, rp.opt.Report, meta, &spec); err != nil {
+			return m, err
+		}
 	}
 	if spec.Profitability = verifyProfit(cfg); spec.Profitability != nil {
 		// decided on the leaves the utility domains count (checkTruth's and

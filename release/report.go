@@ -23,11 +23,7 @@ import (
 func releaseMetadata(cfg *schema.Config, quasi []generalize.Column, rows int, res *generalize.Result, now time.Time) map[string]string {
 	nodeJSON := []byte(mondrianNode)
 	if res.Levels != nil {
-		node := make([]report.NodeLevel, len(quasi))
-		for i, c := range quasi {
-			node[i] = report.NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()}
-		}
-		nodeJSON, _ = json.Marshal(node)
+		nodeJSON, _ = json.Marshal(nodeLevels(quasi, res.Levels))
 	}
 	meta := recordedParams(cfg, rows, maxSuppressed(cfg.Privacy.Suppression, rows), res.Suppressed)
 	meta["sanitize.tool"] = "sanitize"
@@ -176,9 +172,7 @@ func newReport(cfg *schema.Config, f Facts) (*report.Report, error) {
 	rep.Verified.Released = report.ReleasedColumns(cfg, m)
 	rep.Persons = personsSummary(cfg, m)
 	if res.Levels != nil {
-		for i, c := range f.Columns {
-			rep.Node = append(rep.Node, report.NodeLevel{Column: c.Name, Level: res.Levels[i], Levels: c.Hierarchy.Height()})
-		}
+		rep.Node = nodeLevels(f.Columns, res.Levels)
 	}
 	out := m.Sizes
 	if m.Persons != nil {
@@ -262,4 +256,14 @@ func riskReport(cfg *schema.Config, rows int, in, out risk.Distribution) (*repor
 		rr.Enforcement = pr.RiskEnforcement.String()
 	}
 	return rr, nil
+}
+
+// nodeLevels is the node of levels over the quasi-identifiers cols, as reports and
+// metadata write it.
+func nodeLevels(cols []generalize.Column, levels []int) []report.NodeLevel {
+	node := make([]report.NodeLevel, len(cols))
+	for i, c := range cols {
+		node[i] = report.NodeLevel{Column: c.Name, Level: levels[i], Levels: c.Hierarchy.Height()}
+	}
+	return node
 }

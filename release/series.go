@@ -67,6 +67,8 @@ func checkSeries(cfg *schema.Config, out string, outFmt schema.Format) error {
 		return cfg.Errorf("search.algorithm", "--series: a release series needs the optimal search (full-domain generalization: each night at least as general as the last); mondrian's partitions have no levels")
 	case cfg.Privacy.Subset != nil:
 		return cfg.Errorf("privacy.subset", "--series: a release series of a research subset is not supported in this version")
+	case cfg.Search.LocalRecoding != nil:
+		return cfg.Errorf("search.local-recoding", "--series: a night is released at one node, at least as general as the last night's, not pass by pass")
 	case cfg.Privacy.Profitability != nil && cfg.Privacy.Profitability.Attack:
 		return cfg.Errorf("privacy.profitability.attack", "--series: a night publishes a class's new records as a cohort of their own when they meet k and the models, which does not weigh a cohort's payout in this version: use attack: false (a k at which no attack pays)")
 	case outFmt != schema.FormatCSV:

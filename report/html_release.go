@@ -185,6 +185,7 @@ func modelSentences(r *Report) []string {
 	}
 	out = append(out, populationSentences(r)...)
 	out = append(out, profitSentences(r)...)
+	out = append(out, localSentences(r)...)
 	return append(out, riskModelSentences(r)...)
 }
 

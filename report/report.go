@@ -26,6 +26,8 @@ type Report struct {
 	Algorithm        schema.Algorithm   `json:"algorithm"`
 	Node             []NodeLevel        `json:"node,omitempty"`       // optimal: the chosen levels
 	Partitions       *PartitionStats    `json:"partitions,omitempty"` // mondrian
+	// LocalRecoding is a release placed pass by pass (search.local-recoding).
+	LocalRecoding *LocalRecodingSummary `json:"local_recoding,omitempty"`
 	Classes          int                `json:"classes"`
 	MinClass         int                `json:"min_class"`
 	AvgClass         float64            `json:"avg_class"`
@@ -314,6 +316,7 @@ func (r *Report) Summary(w io.Writer) {
 	}
 	r.populationSummary(w)
 	r.profitSummary(w)
+	r.localSummary(w)
 	r.seriesSummary(w)
 	if r.Partitions != nil {
 		fmt.Fprintf(w, "mondrian: %d partitions after %d splits; %s %.4f; %.0f ms\n", r.Partitions.Partitions, r.Partitions.Splits, r.Metric.Name, r.Metric.Value, r.StagesMS.Total)

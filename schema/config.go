@@ -358,6 +358,17 @@ type Search struct {
 	// search may choose for it; nil when not given, a quasi-identifier not named
 	// unbounded.
 	MinLevels, MaxLevels map[string]int
+	// LocalRecoding, when not nil, releases the records the optimal search's node
+	// suppresses at nodes of their own (ARX's iterative local recoding).
+	LocalRecoding *LocalRecoding
+}
+
+// LocalRecoding is search.local-recoding: ARX's optimizeIterative, whose parameters
+// (and defaults: ARX's) it takes.
+type LocalRecoding struct {
+	Iterations int      // the passes after the first, at most (100)
+	GSFactor   *float64 // the passes' gs-factor (nil: not given)
+	Adaption   float64  // added to the gs-factor after a pass that places nothing (0.05)
 }
 
 // DP is the differential-privacy section.

@@ -1659,6 +1659,10 @@ func (p *parser) search(n *yaml.Node, path string) (Search, error) {
 			s.MaxLevels = m
 		}
 	}
+	if v, at := f.get("local-recoding"); v != nil {
+		s.LocalRecoding, err = p.localRecoding(v, at)
+		p.note(err)
+	}
 	for name, lo := range s.MinLevels {
 		if hi, ok := s.MaxLevels[name]; ok && hi < lo {
 			v, at := f.get("max-levels")
@@ -1666,6 +1670,43 @@ func (p *parser) search(n *yaml.Node, path string) (Search, error) {
 		}
 	}
 	return s, nil
+}
+
+// maxLocalIterations bounds search.local-recoding.iterations: each pass is a search.
+const maxLocalIterations = 1_000_000
+
+// localRecoding decodes search.local-recoding, ARX's defaults for what it leaves out.
+func (p *parser) localRecoding(v *yaml.Node, at string) (*LocalRecoding, error) {
+	lf, err := p.mapping(v, at, "search.local-recoding")
+	if err != nil {
+		return nil, err
+	}
+	lr := &LocalRecoding{Iterations: 100, Adaption: 0.05}
+	ok := true
+	if iv, iat := lf.get("iterations"); iv != nil {
+		lr.Iterations, err = p.int(iv, iat)
+		if err == nil && (lr.Iterations < 1 || lr.Iterations > maxLocalIterations) {
+			err = p.errorf(iv, iat, "must be from 1 to %d, got %d", maxLocalIterations, lr.Iterations)
+		}
+		ok = p.note(err)
+	}
+	if gv, gat := lf.get("gs-factor"); gv != nil {
+		var g float64
+		if g, err = p.share(gv, gat, true); p.note(err) {
+			lr.GSFactor = &g
+		} else {
+			ok = false
+		}
+	}
+	if av, aat := lf.get("adaption"); av != nil {
+		if lr.Adaption, err = p.share(av, aat, true); !p.note(err) {
+			ok = false
+		}
+	}
+	if !ok {
+		return nil, errSkip
+	}
+	return lr, nil
 }
 
 // gsFactor decodes search.gs-factor into s, whose metric is decoded.

@@ -166,6 +166,9 @@ func releasePaths(ctx context.Context, cfg *schema.Config, opt job.Options) (in,
 	if cfg.Search.Algorithm == schema.Mondrian {
 		return "", "", nil, fault.BadInput("%s: search.algorithm: mondrian does not run on Beam (its recursion is not a combine): use optimal", cfg.File)
 	}
+	if cfg.Search.LocalRecoding != nil {
+		return "", "", nil, cfg.Errorf("search.local-recoding", "does not run on Beam in this version: each pass searches the records the last one suppressed, on one machine")
+	}
 	// What a release on one machine refuses before reading, a release on Beam refuses
 	// too.
 	if err := release.CheckConfig(cfg); err != nil {
