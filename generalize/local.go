@@ -35,7 +35,8 @@ type LocalRecoding struct {
 	// metric that takes none).
 	GSFactor float64
 	// Adaption is added to GSFactor after a pass that places no record, and the pass
-	// tried again while the factor stays at most 1 (ARX's adaptionFactor; 0: stop).
+	// tried again while the factor stays at most 1 (ARX's adaptionFactor; 0, or a
+	// metric that takes no gs-factor: stop).
 	Adaption float64
 	// Limit is the records a pass of n records may suppress: the configured share of
 	// n, as the first pass's limit is of the table's records.
@@ -96,7 +97,7 @@ func LocalRecode(ctx context.Context, t *Table, opt Options, first []int, lr Loc
 			return nil, err
 		}
 		rows = left
-		if placed == 0 && lr.Adaption > 0 {
+		if placed == 0 && lr.Adaption > 0 && takesGSFactor(opt.Metric) {
 			if gs += lr.Adaption; gs <= 1 {
 				placed = math.MaxInt
 			}

@@ -19,23 +19,23 @@ type Report struct {
 	ConfigDigest string `json:"config_digest"`
 	CreatedUTC   string `json:"created_utc,omitempty"` // when the release was written (RFC 3339)
 	// HierarchyDigests maps every hierarchy file the release used to its SHA-256.
-	HierarchyDigests map[string]string  `json:"hierarchy_digests,omitempty"`
-	Input            FileSummary        `json:"input"`
-	Output           FileSummary        `json:"output"`
-	Model            ModelSummary       `json:"model"`
-	Algorithm        schema.Algorithm   `json:"algorithm"`
-	Node             []NodeLevel        `json:"node,omitempty"`       // optimal: the chosen levels
-	Partitions       *PartitionStats    `json:"partitions,omitempty"` // mondrian
+	HierarchyDigests map[string]string `json:"hierarchy_digests,omitempty"`
+	Input            FileSummary       `json:"input"`
+	Output           FileSummary       `json:"output"`
+	Model            ModelSummary      `json:"model"`
+	Algorithm        schema.Algorithm  `json:"algorithm"`
+	Node             []NodeLevel       `json:"node,omitempty"`       // optimal: the chosen levels
+	Partitions       *PartitionStats   `json:"partitions,omitempty"` // mondrian
 	// LocalRecoding is a release placed pass by pass (search.local-recoding).
 	LocalRecoding *LocalRecodingSummary `json:"local_recoding,omitempty"`
-	Classes          int                `json:"classes"`
-	MinClass         int                `json:"min_class"`
-	AvgClass         float64            `json:"avg_class"`
-	Suppressed       int                `json:"suppressed"`
-	Metric           MetricSummary      `json:"metric"`
-	Utility          generalize.Metrics `json:"utility"` // every metric, whatever the search optimized
-	Lattice          LatticeStats       `json:"lattice"`
-	Verified         Verification       `json:"verified"`
+	Classes       int                   `json:"classes"`
+	MinClass      int                   `json:"min_class"`
+	AvgClass      float64               `json:"avg_class"`
+	Suppressed    int                   `json:"suppressed"`
+	Metric        MetricSummary         `json:"metric"`
+	Utility       generalize.Metrics    `json:"utility"` // every metric, whatever the search optimized
+	Lattice       LatticeStats          `json:"lattice"`
+	Verified      Verification          `json:"verified"`
 	// Persons is the release counted in persons, beside its records (with
 	// privacy.privacy-unit; nil without).
 	Persons *PersonsSummary `json:"persons,omitempty"`
