@@ -34,6 +34,13 @@ func (s *searcher) leq(a, b int, ka, kb uint64) bool {
 	return ((kb|s.keyGuard)-ka)&s.keyGuard == s.keyGuard
 }
 
+// smallBottom is the most classes of a bottom node that no table is cached for: a
+// roll-up from such a bottom reads as few classes as one from a cached table would
+// save, and keeping the tables costs more than that (a list ordered by size, searched
+// for every node: a local recoding's passes over a few hundred records count most of
+// the lattice's nodes, and spent four fifths of their time there).
+const smallBottom = 512
+
 // source returns, among the cached class tables of specializations of node (the
 // bottom node's is always cached) that have the classes' histograms when hist is set,
 // the one with the fewest classes (the first cached among equals).
@@ -59,7 +66,7 @@ func (s *searcher) sourceAt(node int, hist bool) int {
 }
 
 func (s *searcher) remember(c *classes) {
-	if c == nil || c.node == 0 || s.cache[c.node] != nil {
+	if c == nil || c.node == 0 || s.cache[c.node] != nil || (s.bottom != nil && s.bottom.n <= smallBottom) {
 		return
 	}
 	s.cache[c.node] = c

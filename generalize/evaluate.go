@@ -37,6 +37,10 @@ type evaluation struct {
 	// lower is that lower bound when the monotone part holds (checkMonotone only).
 	lower *big.Int
 	work  int // source classes read
+	// approx, when hasApprox, is the node's value as the metric's approximator gives
+	// it (an anonymous node's, computed on the worker that counted it).
+	approx    float64
+	hasApprox bool
 }
 
 // incumbent is the best node found so far, for the bounds of evaluations (node < 0:
@@ -44,6 +48,7 @@ type evaluation struct {
 type incumbent struct {
 	node, height int
 	exact        *big.Int
+	value        float64 // exact's float value
 }
 
 // beats reports whether the incumbent is better than a node of the given height whose
@@ -117,7 +122,11 @@ func (s *searcher) evaluate(ctx context.Context, node, par int, chk check, inc i
 		ev.lower = s.lowerBound(&c)
 		return ev, nil
 	}
-	return s.checkRest(ev, &c, g, inc)
+	ev, err := s.checkRest(ev, &c, g, inc)
+	if a, ok := s.met.(approximator); ok && err == nil && ev.anonymous && !ev.bounded {
+		ev.approx, ev.hasApprox = a.approx(c.levels, ev.cls, s.fails(ev.cls, ev.failing)), true
+	}
+	return ev, err
 }
 
 // nodeCount is an evaluation's node, its classes and the verdicts found so far.
@@ -332,7 +341,19 @@ func (s *searcher) checkLinked(ev evaluation, c *nodeCount, inc incumbent) evalu
 // boundedBy reports whether the incumbent (inc.node ≥ 0) beats c's node at its lower
 // bound, and so at its value.
 func (s *searcher) boundedBy(c *nodeCount, inc incumbent) bool {
-	return inc.node >= 0 && inc.beats(c.node, s.height(c.levels), s.lowerBound(c))
+	if inc.node < 0 {
+		return false
+	}
+	if a, ok := s.met.(approximator); ok { // decided in float64 unless within rounding
+		v := a.approx(c.levels, c.cls, s.fails(c.cls, c.failing))
+		switch {
+		case v < inc.value*(1-1e-9):
+			return false
+		case v > inc.value*(1+1e-9)+1e-300:
+			return true
+		}
+	}
+	return inc.beats(c.node, s.height(c.levels), s.lowerBound(c))
 }
 
 // checkHists decides the models read on the classes' histograms, class by class, and

@@ -140,6 +140,7 @@ type loss struct {
 	// least common multiple of the den[i].
 	den    []*big.Int
 	boundF [][]float64 // boundF[i][level]: tᵢ / den[i] with nothing suppressed
+	ff     *lossFloats // the factors in float64 (approx; nil until needed)
 	w      []*big.Int
 	d      *big.Int
 	scale  float64 // N × q
@@ -310,18 +311,34 @@ func (m *loss) suppression(levels []int, cls *classes, fails func(j int) bool) (
 	if cls == nil {
 		return lv, rest, 0
 	}
+	var idx []int32 // the failing classes, and their records
+	var cnt []int64
 	for j := 0; j < cls.n; j++ {
-		if !fails(j) {
-			continue
+		if fails(j) {
+			idx, cnt = append(idx, int32(j)), append(cnt, int64(cls.count(j)))
+			supp += int64(cls.count(j))
 		}
-		cnt := int64(cls.count(j))
-		supp += cnt
-		for i := range q {
-			leaves := int64(m.t.Columns[i].Hierarchy.LeafCount(levels[i], cls.code(i, j)))
-			rest[i] += cnt * (m.size[i] - leaves)
-			if needLv {
-				lv[i] += cnt * leaves
+	}
+	for i := range q { // column by column: one hierarchy level's counts at a time
+		lc, size := m.t.Columns[i].Hierarchy.leaves[levels[i]], m.size[i]
+		var r, l int64
+		if cls.packed != nil {
+			shift, mask := cls.pack.shift[i], cls.pack.mask[i]
+			for k, j := range idx {
+				leaves := int64(lc[cls.packed[j]>>shift&mask])
+				r += cnt[k] * (size - leaves)
+				l += cnt[k] * leaves
 			}
+		} else {
+			for k, j := range idx {
+				leaves := int64(lc[cls.code(i, int(j))])
+				r += cnt[k] * (size - leaves)
+				l += cnt[k] * leaves
+			}
+		}
+		rest[i] = r
+		if needLv {
+			lv[i] = l
 		}
 	}
 	return lv, rest, supp

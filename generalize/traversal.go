@@ -173,7 +173,7 @@ func (r *traversal) consider(node int, exact *big.Int, value float64) {
 	if !r.inBounds(node) || r.inc.beats(node, h, exact) {
 		return
 	}
-	r.inc, r.bestValue = incumbent{node: node, height: h, exact: exact}, value
+	r.inc, r.bestValue = incumbent{node: node, height: h, exact: exact, value: value}, value
 }
 
 // boundFor is the incumbent a checkAll evaluation of the batch may stop at (bounded):
@@ -308,8 +308,12 @@ func (r *traversal) apply(ev evaluation, chk check) {
 		}
 	default:
 		r.levels = s.lat.Levels(ev.node, r.levels)
-		ex, v := s.met.exact(r.levels, ev.cls, s.fails(ev.cls, ev.failing))
+		fails := s.fails(ev.cls, ev.failing)
 		ns.set(ev.node, nodeValued)
+		if ev.hasApprox && r.pruned(ev.approx) {
+			break // its value exceeds the best by more than rounding: it cannot beat it
+		}
+		ex, v := s.met.exact(r.levels, ev.cls, fails)
 		r.consider(ev.node, ex, v)
 	}
 }
