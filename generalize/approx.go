@@ -39,12 +39,17 @@ func (m *loss) floats() *lossFloats {
 // approx is exact's value from the same sums in float64: tᵢ and its ratio to den[i] each
 // within a few ulps, and the aggregate as exact's value takes it.
 func (m *loss) approx(levels []int, cls *classes, fails func(j int) bool) float64 {
+	return m.approxOf(levels, m.sumsOf(levels, cls, fails))
+}
+
+// approxOf is approx from the node's sums.
+func (m *loss) approxOf(levels []int, s *lossSums) float64 {
 	if m.f.half() && m.plain() {
-		_, v := m.exactHalf(levels, cls, fails)
+		_, v := m.exactHalf(levels, s.rest, s.supp)
 		return v
 	}
 	ff := m.floats()
-	lv, rest, supp := m.suppression(levels, cls, fails)
+	lv, rest, supp := s.lv, s.rest, s.supp
 	per := make([]float64, len(levels))
 	for i, l := range levels {
 		switch {

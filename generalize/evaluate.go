@@ -41,6 +41,10 @@ type evaluation struct {
 	// it (an anonymous node's, computed on the worker that counted it).
 	approx    float64
 	hasApprox bool
+	// sums, when not nil, is an anonymous node's metric sums (summer), with a memo;
+	// memoized says the evaluation came from the memo, not from a count.
+	sums     *lossSums
+	memoized bool
 }
 
 // incumbent is the best node found so far, for the bounds of evaluations (node < 0:
@@ -98,6 +102,11 @@ func (s *searcher) evaluate(ctx context.Context, node, par int, chk check, inc i
 	if err := ctx.Err(); err != nil {
 		return evaluation{}, err
 	}
+	if s.memo != nil {
+		if e := s.memo.at[node].Load(); e != nil {
+			return s.fromMemo(node, s.lat.Levels(node, nil), chk, e), nil
+		}
+	}
 	g := <-s.pool
 	g.par = par
 	defer func() { s.pool <- g }()
@@ -123,8 +132,14 @@ func (s *searcher) evaluate(ctx context.Context, node, par int, chk check, inc i
 		return ev, nil
 	}
 	ev, err := s.checkRest(ev, &c, g, inc)
-	if a, ok := s.met.(approximator); ok && err == nil && ev.anonymous && !ev.bounded {
-		ev.approx, ev.hasApprox = a.approx(c.levels, ev.cls, s.fails(ev.cls, ev.failing)), true
+	if err == nil && ev.anonymous && !ev.bounded {
+		fails := s.fails(ev.cls, ev.failing)
+		if sm, ok := s.met.(summer); ok && s.memo != nil {
+			ev.sums = sm.sumsOf(c.levels, ev.cls, fails)
+			ev.approx, ev.hasApprox = sm.approxOf(c.levels, ev.sums), true
+		} else if a, ok := s.met.(approximator); ok {
+			ev.approx, ev.hasApprox = a.approx(c.levels, ev.cls, fails), true
+		}
 	}
 	return ev, err
 }

@@ -86,8 +86,9 @@ func LocalRecode(ctx context.Context, t *Table, opt Options, first []int, lr Loc
 		}
 	}
 	gs, placed := lr.GSFactor, math.MaxInt
+	memo := &nodeMemo{} // the records' nodes, while a pass places none and the next searches them again
 	for ; p.Passes < lr.Iterations && len(rows) >= minGroup(opt) && placed > 0; p.Passes++ {
-		popt.MaxSuppressed = lr.Limit(len(rows))
+		popt.MaxSuppressed, popt.memo = lr.Limit(len(rows)), memo
 		if takesGSFactor(opt.Metric) {
 			g := gs
 			popt.GSFactor = &g
@@ -97,6 +98,9 @@ func LocalRecode(ctx context.Context, t *Table, opt Options, first []int, lr Loc
 			return nil, err
 		}
 		rows = left
+		if placed > 0 {
+			memo = &nodeMemo{}
+		}
 		if placed == 0 && lr.Adaption > 0 && takesGSFactor(opt.Metric) {
 			if gs += lr.Adaption; gs <= 1 {
 				placed = math.MaxInt

@@ -367,11 +367,30 @@ func (m *loss) columnValue(i, l int, t *big.Int, supp int64) float64 {
 }
 
 func (m *loss) exact(levels []int, cls *classes, fails func(j int) bool) (*big.Int, float64) {
+	return m.exactOf(levels, m.sumsOf(levels, cls, fails))
+}
+
+// lossSums is what a node's failing classes add to the loss (suppression): all its
+// value needs besides its levels.
+type lossSums struct {
+	lv, rest []int64
+	supp     int64
+}
+
+// sumsOf is the sums of the node of levels with the classes of cls that fails marks
+// suppressed.
+func (m *loss) sumsOf(levels []int, cls *classes, fails func(j int) bool) *lossSums {
+	lv, rest, supp := m.suppression(levels, cls, fails)
+	return &lossSums{lv: lv, rest: rest, supp: supp}
+}
+
+// exactOf is exact from the node's sums.
+func (m *loss) exactOf(levels []int, s *lossSums) (*big.Int, float64) {
 	q := len(levels)
 	if m.f.half() && m.plain() {
-		return m.exactHalf(levels, cls, fails)
+		return m.exactHalf(levels, s.rest, s.supp)
 	}
-	lv, rest, supp := m.suppression(levels, cls, fails)
+	lv, rest, supp := s.lv, s.rest, s.supp
 	ts := make([]*big.Int, q)
 	per := make([]float64, q)
 	for i, l := range levels {
@@ -397,23 +416,10 @@ func (m *loss) exact(levels []int, cls *classes, fails func(j int) bool) (*big.I
 // exactHalf is exact for the unweighted mean at gs = 0.5, in int64: tᵢ = Σ_all (leaves
 // − 1) + Σ_suppressed (size − leaves) (at most records × size), the suppressed records
 // for a column of one leaf.
-func (m *loss) exactHalf(levels []int, cls *classes, fails func(j int) bool) (*big.Int, float64) {
+// adj[i] is what the suppressed records add to column i, Σ (size − leaves) (sums's
+// rest), supp the suppressed records.
+func (m *loss) exactHalf(levels []int, adj []int64, supp int64) (*big.Int, float64) {
 	q := len(levels)
-	adj := make([]int64, q)
-	var supp int64
-	if cls != nil {
-		for j := 0; j < cls.n; j++ {
-			if !fails(j) {
-				continue
-			}
-			cnt := int64(cls.count(j))
-			supp += cnt
-			for i := range q {
-				h := m.t.Columns[i].Hierarchy
-				adj[i] += cnt * (m.span[i] - int64(h.LeafCount(levels[i], cls.code(i, j))-1))
-			}
-		}
-	}
 	num := new(big.Int)
 	term := new(big.Int)
 	value := 0.0

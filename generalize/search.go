@@ -56,6 +56,9 @@ type Options struct {
 	Profitability *risk.Game
 	// Payout is the game's amounts for MetricPublisherPayout (required with it).
 	Payout *risk.CostBenefit
+	// memo, when not nil, is what earlier searches of the same table under the same
+	// models (but the gs-factor) found at each node (memo.go).
+	memo *nodeMemo
 	// References, when not nil, is per sensitive column the distribution t-closeness
 	// and β-likeness compare a class with (records per value), in place of the
 	// table's own: a pass of a local recoding compares with the whole table's.
@@ -189,6 +192,7 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 	}
 	s := newSearcher(t, opt, met, sourceClasses)
 	s.mod = mod
+	s.memo = memoFor(opt, met, s.lat)
 	if opt.Profitability != nil || (opt.Population != nil && opt.Population.Profitability != nil) {
 		s.loss = newClassLoss(t)
 	}
@@ -239,6 +243,7 @@ type searcher struct {
 	fromBottom []int
 	mod        *models
 	loss       *classLoss // the classes' information loss, for the game-theoretic model (nil: none)
+	memo       *nodeMemo  // Options.memo when the metric reads it (nil: none)
 	unit       *unitMaps  // the person column's maps (nil: no privacy unit, or grouped entries)
 	grouped    bool       // the class tables are entries grouped by person (unitgroup.go)
 	// scatter is the scatter scratch of grouped roll-ups of large sources (countGrouped).

@@ -273,6 +273,7 @@ func (r *traversal) apply(ev evaluation, chk check) {
 		s.opt.OnEvaluate(1)
 	}
 	r.res.RolledUp += ev.work
+	s.memorize(ev, chk)
 	if ns.floors != nil && ev.cls != nil {
 		ex, v := r.floorOf.floor(ev.cls)
 		ns.floors.raise(ev.node, ex, v)
@@ -313,7 +314,13 @@ func (r *traversal) apply(ev evaluation, chk check) {
 		if ev.hasApprox && r.pruned(ev.approx) {
 			break // its value exceeds the best by more than rounding: it cannot beat it
 		}
-		ex, v := s.met.exact(r.levels, ev.cls, fails)
+		var ex *big.Int
+		var v float64
+		if ev.sums != nil {
+			ex, v = s.met.(summer).exactOf(r.levels, ev.sums)
+		} else {
+			ex, v = s.met.exact(r.levels, ev.cls, fails)
+		}
 		r.consider(ev.node, ex, v)
 	}
 }
@@ -367,7 +374,10 @@ func (r *traversal) finish() (*Result, error) {
 	if best < 0 {
 		return nil, s.unattainable()
 	}
+	memo := s.memo
+	s.memo = nil // counted again, for its classes
 	final, err := s.evaluate(r.ctx, best, s.workers, checkAll, incumbent{node: -1})
+	s.memo = memo
 	if err != nil {
 		return nil, err
 	}
