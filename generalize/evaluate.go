@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"math/big"
+	"slices"
 )
 
 // check is how much of the requirements an evaluation decides.
@@ -133,15 +134,28 @@ func (s *searcher) evaluate(ctx context.Context, node, par int, chk check, inc i
 	}
 	ev, err := s.checkRest(ev, &c, g, inc)
 	if err == nil && ev.anonymous && !ev.bounded {
-		fails := s.fails(ev.cls, ev.failing)
-		if sm, ok := s.met.(summer); ok && s.memo != nil {
-			ev.sums = sm.sumsOf(c.levels, ev.cls, fails)
+		if sm, ok := s.met.(summer); ok {
+			ev.sums = s.sumsAt(sm, &c, ev)
 			ev.approx, ev.hasApprox = sm.approxOf(c.levels, ev.sums), true
 		} else if a, ok := s.met.(approximator); ok {
-			ev.approx, ev.hasApprox = a.approx(c.levels, ev.cls, fails), true
+			ev.approx, ev.hasApprox = a.approx(c.levels, ev.cls, s.fails(ev.cls, ev.failing)), true
 		}
 	}
 	return ev, err
+}
+
+// sumsAt is the metric's sums of an anonymous node (ev, counted as c): those of the
+// classes failing when its bound was last checked (c.partial), plus those of the
+// classes found failing since, when its classes are still c's; else counted whole.
+func (s *searcher) sumsAt(sm summer, c *nodeCount, ev evaluation) *lossSums {
+	if c.partial == nil || ev.cls != c.cls {
+		return sm.sumsOf(c.levels, ev.cls, s.fails(ev.cls, ev.failing))
+	}
+	k := int32(s.opt.K)
+	since := func(j int) bool {
+		return ev.cls.personsOf(j) >= k && ev.failing != nil && ev.failing[j] && (c.partialFailing == nil || !c.partialFailing[j])
+	}
+	return c.partial.plus(sm.sumsOf(c.levels, ev.cls, since))
 }
 
 // nodeCount is an evaluation's node, its classes and the verdicts found so far.
@@ -159,6 +173,10 @@ type nodeCount struct {
 	// requirement (nil: there is none).
 	failing []bool
 	supp    int // the records of the classes found failing
+	// partial, when not nil, is the metric's sums (summer) of the classes failing when
+	// the node's bound was last checked, and partialFailing what failing was then.
+	partial        *lossSums
+	partialFailing []bool
 }
 
 // suppress marks class j of c failing and counts its records suppressed.
@@ -360,7 +378,13 @@ func (s *searcher) boundedBy(c *nodeCount, inc incumbent) bool {
 		return false
 	}
 	if a, ok := s.met.(approximator); ok { // decided in float64 unless within rounding
-		v := a.approx(c.levels, c.cls, s.fails(c.cls, c.failing))
+		var v float64
+		if sm, ok := a.(summer); ok {
+			c.partial, c.partialFailing = sm.sumsOf(c.levels, c.cls, s.fails(c.cls, c.failing)), slices.Clone(c.failing)
+			v = sm.approxOf(c.levels, c.partial)
+		} else {
+			v = a.approx(c.levels, c.cls, s.fails(c.cls, c.failing))
+		}
 		switch {
 		case v < inc.value*(1-1e-9):
 			return false

@@ -82,3 +82,18 @@ func (s *searcher) memorize(ev evaluation, chk check) {
 		s.memo.at[ev.node].Store(&memoEntry{suppressed: ev.suppressed})
 	}
 }
+
+// plus is s and o added up (both of the same node).
+func (s *lossSums) plus(o *lossSums) *lossSums {
+	out := &lossSums{rest: make([]int64, len(s.rest)), supp: s.supp + o.supp}
+	for i := range s.rest {
+		out.rest[i] = s.rest[i] + o.rest[i]
+	}
+	if s.lv != nil {
+		out.lv = make([]int64, len(s.lv))
+		for i := range s.lv {
+			out.lv[i] = s.lv[i] + o.lv[i]
+		}
+	}
+	return out
+}
