@@ -277,19 +277,7 @@ func TestSearchPersonsDiversityMatchesExhaustive(t *testing.T) {
 			if !slices.Equal(got.Levels, want.node) || got.Suppressed != want.suppressed {
 				t.Fatalf("search chose %v, %d suppressed; exhaustive in persons %v, %d suppressed", got.Levels, got.Suppressed, want.node, want.suppressed)
 			}
-			class, _, err := NodeClasses(tab, got.Levels, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			suppressed := 0
-			for _, c := range class {
-				if c < 0 {
-					suppressed++
-				}
-			}
-			if suppressed != got.Suppressed {
-				t.Errorf("NodeClasses suppresses %d records, the search %d", suppressed, got.Suppressed)
-			}
+			checkNodeSuppression(t, tab, opt, got.Levels, got.Suppressed)
 		})
 	}
 	if differ < trials/10 {

@@ -230,14 +230,8 @@ func checkFullDomain(ctx context.Context, p *plan, recs []*recorded, spec verify
 	if err != nil {
 		return err
 	}
-	if spec.Placed != nil { // placed pass by pass (checkLocal): the passes' classes, their left-out records
-		if err := violation(rel, spec.Placed.CheckClasses(classes)); err != nil {
-			return err
-		}
-		if n := spec.Placed.Suppressed(); n != m.Suppressed {
-			return fault.Unattainable("%s: %d input records are missing, the passes leave %d suppressed", rel, m.Suppressed, n)
-		}
-		return nil
+	if spec.Placed != nil { // placed pass by pass (checkLocal)
+		return checkPlaced(rel, spec.Placed, classes, m)
 	}
 	quasi := p.QuasiNames()
 	var levels []int

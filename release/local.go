@@ -279,3 +279,15 @@ func checkLocal(ctx context.Context, p *plan, reportPath string, meta *recorded,
 	}
 	return localPlacement(ctx, p, spec, nodes)
 }
+
+// checkPlaced checks, for Check, a release placed pass by pass (the verifier's
+// placement pl) against its classes: the passes' classes, and their left-out records.
+func checkPlaced(rel string, pl *verify.Placement, classes *verify.Classes, m *Measured) error {
+	if err := violation(rel, pl.CheckClasses(classes)); err != nil {
+		return err
+	}
+	if n := pl.Suppressed(); n != m.Suppressed {
+		return fault.Unattainable("%s: %d input records are missing, the passes leave %d suppressed", rel, m.Suppressed, n)
+	}
+	return nil
+}

@@ -85,15 +85,7 @@ func passesOf(pl *Placement) []int {
 // pass 3's (*,*) holds r2, r8, r9.
 func deptAgeCase(t *testing.T, passes [][]int) passCase {
 	t.Helper()
-	path := writeHierarchy(t, "A;X;*\nB;X;*\nC;Y;*\nD;Y;*\n")
-	dept, err := HierarchyDomain(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cover, err := CoverHierarchyFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dept, cover := fileDomain(t, "A;X;*\nB;X;*\nC;Y;*\nD;Y;*\n")
 	return passCase{
 		spec: Spec{
 			K: 2, MaxSuppressed: 3, InputRows: 9,
@@ -275,15 +267,7 @@ func TestLocalRecodingUtility(t *testing.T) {
 // of 2 records and distinct 2-diverse.
 func mergedCase(t *testing.T) passCase {
 	t.Helper()
-	path := writeHierarchy(t, "A;X;*\nB;X;*\nX;X;*\nC;Y;*\n")
-	g, err := HierarchyDomain(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cover, err := CoverHierarchyFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, cover := fileDomain(t, "A;X;*\nB;X;*\nX;X;*\nC;Y;*\n")
 	return passCase{
 		spec: Spec{
 			K: 2, MaxSuppressed: 1, InputRows: 5, Columns: []string{"g", "dx"}, Quasi: []string{"g"},
@@ -433,4 +417,20 @@ func mustCounter(t *testing.T, spec Spec) *Counter {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// fileDomain is the domain and the cover of a hierarchy file of the given rows, written
+// by the test.
+func fileDomain(t *testing.T, rows string) (*Domain, Cover) {
+	t.Helper()
+	path := writeHierarchy(t, rows)
+	d, err := HierarchyDomain(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cover, err := CoverHierarchyFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, cover
 }
