@@ -205,7 +205,7 @@ func (r *traversal) evaluateBatch(batch []int) error {
 		work += src.n
 		radix = radix || s.radix(src)
 	}
-	if work >= parallelKeys && !radix && s.workers > 1 {
+	if work >= parallelBatch && !radix && s.workers > 1 {
 		return r.evaluateInParallel(batch)
 	}
 	par := 1
@@ -223,6 +223,12 @@ func (r *traversal) evaluateBatch(batch []int) error {
 	r.pending = nil
 	return nil
 }
+
+// parallelBatch is the fewest source classes a batch's nodes must read together for
+// them to be counted on several goroutines: a node's checks and its metric's sums cost
+// a few times its roll-up, so handing a node to another core pays from a few thousand
+// classes (the passes of a local recoding search tables of a few thousand records).
+const parallelBatch = 1 << 12
 
 // evaluateInParallel counts the nodes of batch on s.workers goroutines, all bounded
 // by the incumbent as it is before the batch, and applies the outcomes in batch order.
