@@ -311,34 +311,28 @@ func (m *loss) suppression(levels []int, cls *classes, fails func(j int) bool) (
 	if cls == nil {
 		return lv, rest, 0
 	}
-	var idx []int32 // the failing classes, and their records
-	var cnt []int64
-	for j := 0; j < cls.n; j++ {
-		if fails(j) {
-			idx, cnt = append(idx, int32(j)), append(cnt, int64(cls.count(j)))
-			supp += int64(cls.count(j))
-		}
+	lcs := make([][]int32, q) // per column: the leaves under each code at its level
+	for i := range q {
+		lcs[i] = m.t.Columns[i].Hierarchy.leaves[levels[i]]
 	}
-	for i := range q { // column by column: one hierarchy level's counts at a time
-		lc, size := m.t.Columns[i].Hierarchy.leaves[levels[i]], m.size[i]
-		var r, l int64
-		if cls.packed != nil {
-			shift, mask := cls.pack.shift[i], cls.pack.mask[i]
-			for k, j := range idx {
-				leaves := int64(lc[cls.packed[j]>>shift&mask])
-				r += cnt[k] * (size - leaves)
-				l += cnt[k] * leaves
-			}
-		} else {
-			for k, j := range idx {
-				leaves := int64(lc[cls.code(i, int(j))])
-				r += cnt[k] * (size - leaves)
-				l += cnt[k] * leaves
-			}
+	for j := 0; j < cls.n; j++ {
+		if !fails(j) {
+			continue
 		}
-		rest[i] = r
-		if needLv {
-			lv[i] = l
+		cnt := int64(cls.count(j))
+		supp += cnt
+		for i, lc := range lcs {
+			var code int32
+			if cls.packed != nil {
+				code = int32(cls.packed[j] >> cls.pack.shift[i] & cls.pack.mask[i])
+			} else {
+				code = cls.code(i, j)
+			}
+			leaves := int64(lc[code])
+			rest[i] += cnt * (m.size[i] - leaves)
+			if needLv {
+				lv[i] += cnt * leaves
+			}
 		}
 	}
 	return lv, rest, supp
