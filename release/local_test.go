@@ -25,15 +25,20 @@ import (
 // report without it, and refuses a copy with one record moved to another pass's node.
 func TestReleaseLocalRecoding(t *testing.T) {
 	modelsOnly(t)
+	const arx = "search: {metric: loss, gs-factor: 0.05, local-recoding: {iterations: 100, gs-factor: 0.05, adaption: 0.05}}"
 	for _, c := range []struct {
-		name, privacy string
-		l             int
+		name, privacy, search string
+		k, l                  int
 	}{
-		{"k5", "privacy: {k: 5, suppression: 1}", 0},
-		{"k5-l3", "privacy: {k: 5, suppression: 1, l-diversity: {column: occupation, variant: distinct, l: 3}}", 3},
+		{"k5", "privacy: {k: 5, suppression: 1}", arx, 5, 0},
+		{"k5-l3", "privacy: {k: 5, suppression: 1, l-diversity: {column: occupation, variant: distinct, l: 3}}", arx, 5, 3},
+		// two passes, no adaption: records are left suppressed
+		{"k5-left", "privacy: {k: 5, suppression: 1}", "search: {metric: loss, gs-factor: 0.05, local-recoding: {iterations: 2, gs-factor: 0.3, adaption: 0}}", 5, 0},
+		// the prosecutor's profitability decides every pass's classes too
+		{"profit", "privacy: {k: 2, suppression: 0.1, profitability: {attack: true, " + profitAmounts + "}}", "search: {metric: publisher-payout, local-recoding: {}}", 2, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, in, dir, _ := subsetFixture(t, c.privacy+"\nsearch: {metric: loss, gs-factor: 0.05, local-recoding: {iterations: 100, gs-factor: 0.05, adaption: 0.05}}", studyFlag)
+			cfg, in, dir, _ := subsetFixture(t, c.privacy+"\n"+c.search, studyFlag)
 			out, repPath := filepath.Join(dir, "out.csv"), filepath.Join(dir, "out.json")
 			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out, Reports: []string{repPath}})
 			if err != nil {
@@ -44,13 +49,21 @@ func TestReleaseLocalRecoding(t *testing.T) {
 				t.Fatalf("local recoding: %+v, %d suppressed", l, rep.Suppressed)
 			}
 			t.Logf("first node suppressed %d; %d nodes; %d left suppressed; loss %.4f", l.FirstSuppressed, len(l.Nodes), rep.Suppressed, rep.Utility.Loss)
-			checkLocalRelease(t, out, in, l, c.l)
+			checkLocalRelease(t, out, in, l, c.k, c.l)
 			if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out, Report: repPath}); err != nil {
 				t.Fatalf("check: %v", err)
 			}
 			_, err = Check(context.Background(), cfg, job.Options{Input: in, Output: out})
 			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "--report") {
 				t.Fatalf("check without the report: %v", err)
+			}
+			if c.name == "k5-left" && rep.Suppressed == 0 {
+				t.Fatalf("no record left suppressed: the case tests nothing")
+			}
+			if c.name == "profit" {
+				if rep.Verified.Payout == nil || !(rep.Verified.Payout.LeastPayout > 0) {
+					t.Fatalf("verified payout %+v", rep.Verified.Payout)
+				}
 			}
 			if c.l == 0 { // Parquet records its nodes in its metadata: check needs no report
 				pq := filepath.Join(dir, "out.parquet")
@@ -84,10 +97,10 @@ func localNodes(l *report.LocalRecodingSummary) []map[string]int {
 }
 
 // checkLocalRelease: every record of the release at out is its input record (by rid)
-// generalized at one of l's nodes, every class holds at least 5 records and, when
+// generalized at one of l's nodes, every class holds at least k records and, when
 // lvals > 0, that many values of occupation, and the records kept are those the
 // nodes placed.
-func checkLocalRelease(t *testing.T, out, in string, l *report.LocalRecodingSummary, lvals int) {
+func checkLocalRelease(t *testing.T, out, in string, l *report.LocalRecodingSummary, k, lvals int) {
 	t.Helper()
 	labels := adultLabels(t)
 	nodes := localNodes(l)
@@ -130,7 +143,7 @@ func checkLocalRelease(t *testing.T, out, in string, l *report.LocalRecodingSumm
 		occ[key][r[slices.Index(header, "occupation")]] = true
 	}
 	for key, n := range classes {
-		if n < 5 || len(occ[key]) < lvals {
+		if n < k || len(occ[key]) < lvals {
 			t.Fatalf("a released class of %d records and %d values of occupation", n, len(occ[key]))
 		}
 	}

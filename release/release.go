@@ -998,15 +998,15 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	if metaErr != nil { // parts that record different parameters, with the measurements
 		return m, metaErr
 	}
-	if cfg.Search.LocalRecoding != nil { // the nodes it records, every record checked at its pass's
-		if err := checkLocal(ctx, p, rp.opt.Report, meta, &spec); err != nil {
-			return m, err
-		}
-	}
 	if spec.Profitability = verifyProfit(cfg); spec.Profitability != nil {
 		// decided on the leaves the utility domains count (checkTruth's and
 		// checkMissing's specs have them)
 		if err := utilitySpec(p, &spec); err != nil {
+			return m, err
+		}
+	}
+	if cfg.Search.LocalRecoding != nil { // the nodes it records, every record checked at its pass's (and the passes decided by every model)
+		if err := checkLocal(ctx, p, rp.opt.Report, meta, &spec); err != nil {
 			return m, err
 		}
 	}

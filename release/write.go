@@ -327,8 +327,10 @@ func (r *recoder) gatherLabels(b *table.Batch) []int32 {
 	q := len(r.t.Columns)
 	xs := make([]int32, b.N*q)
 	for i := range min(b.N, len(r.class)-b.First) {
-		at := int(r.class[b.First+i]) * q
-		copy(xs[i*q:(i+1)*q], r.labels.idx[at:at+q])
+		if c := r.class[b.First+i]; c >= 0 { // a suppressed record (−1) is left out: no labels
+			at := int(c) * q
+			copy(xs[i*q:(i+1)*q], r.labels.idx[at:at+q])
+		}
 	}
 	return xs
 }
