@@ -869,9 +869,21 @@ func TestReleaseOnPrismLevelBoundsRefused(t *testing.T) {
 // TestReleaseOnPrismResearchSubset: Adult in seven parts with a research subset (one
 // record in eight, by a flag column) under δ-presence and k-map: Beam counts the
 // subset's classes and the population's, and publishes the same records at the same
-// node as the CLI's release of the whole file; the CLI's check passed the parts.
+// node as the CLI's release of the whole file; the CLI's check passed the parts. So
+// too under the journalist's profitability with an attack (a class decided by its
+// population count and its information loss).
 func TestReleaseOnPrismResearchSubset(t *testing.T) {
-	cfgPath, whole, parts := adultParts(t, 5000, "privacy: {k: 2, suppression: 0.05, subset: {column: in_study}, delta-presence: {min: 0.02, max: 0.5}, k-map: {k: 6}}")
+	for _, privacy := range []string{
+		"privacy: {k: 2, suppression: 0.05, subset: {column: in_study}, delta-presence: {min: 0.02, max: 0.5}, k-map: {k: 6}}",
+		"privacy: {k: 1, suppression: 0.05, subset: {column: in_study}, profitability: {attacker: journalist, attack: true, publisher-loss: 3000, adversary-gain: 120, adversary-cost: 20}}",
+	} {
+		t.Run(privacy, func(t *testing.T) { releaseSubsetOnPrism(t, privacy) })
+	}
+}
+
+// releaseSubsetOnPrism is TestReleaseOnPrismResearchSubset under privacy.
+func releaseSubsetOnPrism(t *testing.T, privacy string) {
+	cfgPath, whole, parts := adultParts(t, 5000, privacy)
 	// The flag: a column added to the whole file and to every part.
 	flag := func(path string, first int) int {
 		raw, err := os.ReadFile(path)
