@@ -315,12 +315,23 @@ func (m *loss) suppression(levels []int, cls *classes, fails func(j int) bool) (
 	for i := range q {
 		lcs[i] = m.t.Columns[i].Hierarchy.leaves[levels[i]]
 	}
+	failing, total := 0, int64(0)
 	for j := 0; j < cls.n; j++ {
-		if !fails(j) {
+		total += int64(cls.count(j))
+		if fails(j) {
+			failing++
+			supp += int64(cls.count(j))
+		}
+	}
+	// Most classes failing: the leaves of the published ones are summed and taken from
+	// those of all records (sum[i][l] + n), which the classes hold when they count n.
+	complement := total == m.n && failing > cls.n/2
+	under := make([]int64, q) // Σ records × leaves under their value, of the side summed
+	for j := 0; j < cls.n; j++ {
+		if fails(j) == complement {
 			continue
 		}
 		cnt := int64(cls.count(j))
-		supp += cnt
 		for i, lc := range lcs {
 			var code int32
 			if cls.packed != nil {
@@ -328,11 +339,16 @@ func (m *loss) suppression(levels []int, cls *classes, fails func(j int) bool) (
 			} else {
 				code = cls.code(i, j)
 			}
-			leaves := int64(lc[code])
-			rest[i] += cnt * (m.size[i] - leaves)
-			if needLv {
-				lv[i] += cnt * leaves
-			}
+			under[i] += cnt * int64(lc[code])
+		}
+	}
+	for i, l := range levels {
+		if complement {
+			under[i] = m.sum[i][l] + m.n - under[i]
+		}
+		rest[i] = m.size[i]*supp - under[i]
+		if needLv {
+			lv[i] = under[i]
 		}
 	}
 	return lv, rest, supp
