@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"sanitizer/fault"
-	"sanitizer/schema"
 )
 
 // LocalRecoding is ARX's iterative local recoding (ARXResult.optimizeIterative): the
@@ -89,7 +88,7 @@ func LocalRecode(ctx context.Context, t *Table, opt Options, first []int, lr Loc
 	memo := &nodeMemo{} // the records' nodes, while a pass places none and the next searches them again
 	for ; p.Passes < lr.Iterations && len(rows) >= minGroup(opt) && placed > 0; p.Passes++ {
 		popt.MaxSuppressed, popt.memo = lr.Limit(len(rows)), memo
-		if takesGSFactor(opt.Metric) {
+		if opt.Metric.TakesGSFactor() {
 			g := gs
 			popt.GSFactor = &g
 		}
@@ -101,7 +100,7 @@ func LocalRecode(ctx context.Context, t *Table, opt Options, first []int, lr Loc
 		if placed > 0 {
 			memo = &nodeMemo{}
 		}
-		if placed == 0 && lr.Adaption > 0 && takesGSFactor(opt.Metric) {
+		if placed == 0 && lr.Adaption > 0 && opt.Metric.TakesGSFactor() {
 			if gs += lr.Adaption; gs <= 1 {
 				placed = math.MaxInt
 			}
@@ -201,16 +200,6 @@ func minGroup(opt Options) int {
 		n = max(n, int(math.Ceil(d.Model.L)))
 	}
 	return n
-}
-
-// takesGSFactor reports whether metric weighs generalization against suppression by
-// a gs-factor.
-func takesGSFactor(metric schema.Metric) bool {
-	switch metric {
-	case "", MetricLoss, MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss, MetricPublisherPayout:
-		return true
-	}
-	return false
 }
 
 // checkLocal rejects options local recoding cannot run with.

@@ -63,12 +63,8 @@ func newMetricOf(opt Options, values [][]float64, t *Table, tal tallier) (metric
 	if err != nil {
 		return nil, err
 	}
-	if opt.GSFactor != nil {
-		switch name {
-		case "", MetricLoss, MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss, MetricPublisherPayout:
-		default:
-			return nil, fmt.Errorf("a gs-factor is for the loss, entropy, entropy-monotone, entropy-loss and publisher-payout metrics, not %q", name)
-		}
+	if opt.GSFactor != nil && !name.TakesGSFactor() {
+		return nil, fmt.Errorf("a gs-factor is for the loss, entropy, entropy-monotone, entropy-loss and publisher-payout metrics, not %q", name)
 	}
 	if name != "" && name != MetricLoss && ((opt.Aggregate != "" && opt.Aggregate != AggregateArithmetic) || opt.Weights != nil) {
 		return nil, fmt.Errorf("an aggregate or weights are for the loss metric, not %q", name)

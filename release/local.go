@@ -26,7 +26,7 @@ func localGSFactor(cfg *schema.Config) float64 {
 	switch {
 	case lr.GSFactor != nil:
 		return *lr.GSFactor
-	case cfg.Search.Metric == schema.MetricEntropyLoss || cfg.Search.Metric == schema.MetricPublisherPayout:
+	case cfg.Search.Metric.NeedsHalfGSFactor():
 		return 0.5
 	}
 	return 0.05
@@ -170,11 +170,10 @@ func checkLocalRecoding(cfg *schema.Config) error {
 		return cfg.Errorf("privacy.population-uniqueness", "%s; population uniqueness is decided on the whole release", classByClass)
 	}
 	m := cfg.Search.Metric
-	gsMetric := m == "" || m == schema.MetricLoss || m == schema.MetricEntropy || m == schema.MetricEntropyMonotone || m == schema.MetricEntropyLoss || m == schema.MetricPublisherPayout
 	switch {
-	case lr.GSFactor != nil && !gsMetric:
+	case lr.GSFactor != nil && !m.TakesGSFactor():
 		return cfg.Errorf("search.local-recoding.gs-factor", "only with metric loss, entropy, entropy-monotone, entropy-loss or publisher-payout: %s weighs no generalization against suppression", m)
-	case (m == schema.MetricEntropyLoss || m == schema.MetricPublisherPayout) && localGSFactor(cfg) < 0.5:
+	case m.NeedsHalfGSFactor() && localGSFactor(cfg) < 0.5:
 		return cfg.Errorf("search.local-recoding.gs-factor", "%g is below 0.5, where %s would charge a suppressed record less than a published one may cost: use 0.5 to 1", localGSFactor(cfg), m)
 	}
 	return nil

@@ -68,7 +68,7 @@ func CheckConfig(cfg *schema.Config) error {
 		switch {
 		case mondrian:
 			return cfg.Errorf("search.gs-factor", "the generalization/suppression factor is for search.algorithm optimal: a Mondrian release suppresses nothing and reports its metric at the default (0.5)")
-		case (cfg.Search.Metric == schema.MetricEntropyLoss || cfg.Search.Metric == schema.MetricPublisherPayout) && *gs < 0.5:
+		case cfg.Search.Metric.NeedsHalfGSFactor() && *gs < 0.5:
 			return cfg.Errorf("search.gs-factor", "%g is below 0.5, where %s would charge a suppressed record less than a published one may cost, so that suppressing more could lower it and the search could not bound it: use a gs-factor from 0.5 to 1 with %[2]s", *gs, cfg.Search.Metric)
 		}
 	}

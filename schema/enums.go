@@ -75,6 +75,22 @@ func (a Algorithm) String() string { return string(a) }
 // String is the metric's configuration spelling.
 func (m Metric) String() string { return string(m) }
 
+// TakesGSFactor reports whether the metric weighs generalization against suppression
+// by a gs-factor (search.gs-factor, search.local-recoding.gs-factor); "" is loss, the
+// default.
+func (m Metric) TakesGSFactor() bool {
+	switch m {
+	case "", MetricLoss, MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss, MetricPublisherPayout:
+		return true
+	}
+	return false
+}
+
+// NeedsHalfGSFactor reports whether the metric needs a gs-factor of at least 0.5: below
+// it a suppressed record could cost less than a published one, so that suppressing
+// more could lower the value, which the search cannot bound.
+func (m Metric) NeedsHalfGSFactor() bool { return m == MetricEntropyLoss || m == MetricPublisherPayout }
+
 // String is the aggregate's configuration spelling.
 func (a LossAggregate) String() string { return string(a) }
 

@@ -1711,9 +1711,7 @@ func (p *parser) localRecoding(v *yaml.Node, at string) (*LocalRecoding, error) 
 
 // gsFactor decodes search.gs-factor into s, whose metric is decoded.
 func (p *parser) gsFactor(v *yaml.Node, at string, s *Search) error {
-	switch s.Metric {
-	case MetricLoss, MetricEntropy, MetricEntropyMonotone, MetricEntropyLoss, MetricPublisherPayout:
-	default:
+	if !s.Metric.TakesGSFactor() {
 		return p.errorf(v, at, "only allowed with metric: loss, entropy, entropy-monotone, entropy-loss or publisher-payout")
 	}
 	x, err := p.share(v, at, true)
