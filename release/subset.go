@@ -219,10 +219,14 @@ func subsetCheck(ctx context.Context, p *plan, cols []int, spec verify.Spec) (fu
 	}
 	model.KMap = populationKMap(cfg)
 	var leaves *verify.Leaves
+	var leavesErr error
 	if spec.Profitability != nil { // the population's leaves, for the information loss
-		leaves, _ = verify.NewLeaves(spec) // spec has the utility domains (Check)
+		leaves, leavesErr = verify.NewLeaves(spec) // spec has the utility domains (Check)
 	}
 	counts := func(levels []int) (map[string]int64, error) {
+		if leavesErr != nil {
+			return nil, fault.Internalf("%w", leavesErr)
+		}
 		var pop map[string]int64
 		err := readInput(func() (verify.Reader, func(), error) { return reopenInput(ctx, p, slices.Clone(p.Quasi)) }, func(in verify.Reader) (err error) {
 			if leaves != nil {
