@@ -76,6 +76,9 @@ type oracleResult struct {
 	nodes map[string]*oracleResult
 	// columns is loss's value per column, in column order (before weights).
 	columns []*big.Rat
+	// enforced is the classes the risk models' enforcement suppressed at the node,
+	// by their labels there (each followed by "\x1f", in column order).
+	enforced map[string]bool
 }
 
 // oracleQuery is one privacy setting to optimise for.
@@ -110,6 +113,9 @@ type oracleQuery struct {
 	// prosecutor's chance: a class fails when its records' payout is not positive.
 	// With metric publisher-payout it gives the game's amounts.
 	profit *oracleGame
+	// allow, when not nil, says which nodes the query may choose (the others are
+	// not evaluated for it).
+	allow func(node []int) bool
 }
 
 // best evaluates every node for one query; nil when no node qualifies.
@@ -306,6 +312,9 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 		}
 		bad := make([]bool, len(list))
 		for qi, qu := range queries {
+			if qu.allow != nil && !qu.allow(node) {
+				continue
+			}
 			for i, cl := range list {
 				n := cl.n
 				if o.persons != nil {
@@ -390,6 +399,7 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 			if supp > qu.maxSupp {
 				continue
 			}
+			var enforced map[string]bool
 			if qu.release != nil || qu.uniqueness != nil {
 				var passing []*class
 				for _, cl := range groups {
@@ -419,9 +429,15 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 					continue
 				}
 				taken := map[*class]bool{}
+				enforced = map[string]bool{}
 				for _, cl := range passing[:m] {
 					taken[cl] = true
 					supp += cl.n
+					key := ""
+					for c := range q {
+						key += o.levels[c][dvals[cl.rep][c]][node[c]] + "\x1f"
+					}
+					enforced[key] = true
 				}
 				before := fails
 				fails = func(cl *class) bool { return before(cl) || taken[cl] }
@@ -597,7 +613,7 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 			default:
 				t.Fatalf("oracle: unknown metric %q", qu.metric)
 			}
-			cand := &oracleResult{node: append([]int(nil), node...), value: val, suppressed: supp, columns: columns}
+			cand := &oracleResult{node: append([]int(nil), node...), value: val, suppressed: supp, columns: columns, enforced: enforced}
 			if only != nil {
 				bests[qi] = cand
 				continue
@@ -607,7 +623,7 @@ func (o *oracle) run(t *testing.T, queries []oracleQuery, only []int) []*oracleR
 				if bests[qi] != nil {
 					nodes = bests[qi].nodes
 				}
-				bests[qi] = &oracleResult{node: cand.node, value: cand.value, suppressed: cand.suppressed, nodes: nodes, columns: cand.columns}
+				bests[qi] = &oracleResult{node: cand.node, value: cand.value, suppressed: cand.suppressed, nodes: nodes, columns: cand.columns, enforced: cand.enforced}
 			}
 			if qu.all {
 				if bests[qi].nodes == nil {

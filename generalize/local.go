@@ -17,8 +17,15 @@ import (
 // β-likeness compare its classes with the whole table's distributions
 // (Options.References), never with the pass's records'. Only models decided class by
 // class take part (k, l-diversity, t-closeness, β-likeness, the prosecutor's
-// profitability): the release-wide risk models, a population and a privacy unit are
-// refused.
+// profitability), and the release-wide risk models (average risk, records at risk,
+// population uniqueness), which every pass decides on its classes together with
+// those the passes before it released (Risks.released), suppressing only its own; a
+// population and a privacy unit are refused.
+//
+// With Cells, every pass after the first may only raise some of the first node's
+// quasi-identifiers to their top level: a record it places is the first node's
+// record with those cells replaced by the top's value ('*' in most hierarchies), a
+// cell suppression, not a new generalization.
 //
 // A class of the release is then any set of records that share their released values,
 // whichever pass placed them: a union of classes that each meet the models. It meets
@@ -40,6 +47,9 @@ type LocalRecoding struct {
 	// Limit is the records a pass of n records may suppress: the configured share of
 	// n, as the first pass's limit is of the table's records.
 	Limit func(n int) int
+	// Cells confines the passes after the first to the first node with some
+	// quasi-identifiers raised to their top level (cell suppression).
+	Cells bool
 }
 
 // Placement is what a local recoding releases: per record the pass that places it
@@ -60,6 +70,12 @@ type Placement struct {
 	// Passes is the passes after the first that were searched (those that placed no
 	// record included), and Suppressed the records no pass places.
 	Passes, Suppressed int
+	// Cells is the values replaced by their column's top: per record placed by a
+	// pass after the first, the quasi-identifiers its node has at the top where the
+	// first node has not (counted with LocalRecoding.Cells or without).
+	Cells int64
+	// sizes is the records of every class placed, for the risk models' later passes.
+	sizes []int32
 }
 
 // LocalRecode runs the passes of lr after the optimal search's node first on table t
@@ -84,10 +100,16 @@ func LocalRecode(ctx context.Context, t *Table, opt Options, first []int, lr Loc
 			popt.References[col] = t.valueCounts(col)
 		}
 	}
+	if lr.Cells {
+		popt.choosable = cellNodes(t, first)
+	}
 	gs, placed := lr.GSFactor, math.MaxInt
 	memo := &nodeMemo{} // the records' nodes, while a pass places none and the next searches them again
 	for ; p.Passes < lr.Iterations && len(rows) >= minGroup(opt) && placed > 0; p.Passes++ {
 		popt.MaxSuppressed, popt.memo = lr.Limit(len(rows)), memo
+		if opt.Risks.any() {
+			popt.Risks.released = p.sizes
+		}
 		if opt.Metric.TakesGSFactor() {
 			g := gs
 			popt.GSFactor = &g
@@ -107,7 +129,38 @@ func LocalRecode(ctx context.Context, t *Table, opt Options, first []int, lr Loc
 		}
 	}
 	p.Suppressed = len(rows)
+	p.Cells = p.cells(t)
 	return p, nil
+}
+
+// cellNodes is the nodes a cell suppression's pass may choose after first: each
+// quasi-identifier of t at first's level or at its top.
+func cellNodes(t *Table, first []int) func(levels []int) bool {
+	return func(levels []int) bool {
+		for i, l := range levels {
+			if l != first[i] && l != t.Columns[i].Hierarchy.Height()-1 {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// cells is the values the passes after the first replace by their column's top
+// (Placement.Cells), for table t.
+func (p *Placement) cells(t *Table) int64 {
+	var n int64
+	for i := 1; i < len(p.Nodes); i++ {
+		raised := 0
+		for j, l := range p.Nodes[i] {
+			top := t.Columns[j].Hierarchy.Height() - 1
+			if l == top && p.Nodes[0][j] != top {
+				raised++
+			}
+		}
+		n += int64(raised) * int64(p.Placed[i])
+	}
+	return n
 }
 
 // pass searches the records rows of t on their own under opt and places those its
@@ -141,6 +194,7 @@ func (p *Placement) place(class []int32, covers ClassCovers, levels []int, rows 
 	node := int32(len(p.Nodes))
 	var left []int
 	placed := 0
+	sizes := make([]int32, covers.Classes())
 	for k, c := range class {
 		r := k
 		if rows != nil {
@@ -152,7 +206,13 @@ func (p *Placement) place(class []int32, covers ClassCovers, levels []int, rows 
 			continue
 		}
 		p.Pass[r], p.Class[r] = node, offset+c
+		sizes[c]++
 		placed++
+	}
+	for _, n := range sizes {
+		if n > 0 {
+			p.sizes = append(p.sizes, n)
+		}
 	}
 	if placed > 0 {
 		p.Nodes = append(p.Nodes, append([]int(nil), levels...))
@@ -211,8 +271,6 @@ func checkLocal(opt Options, lr LocalRecoding) error {
 		return fmt.Errorf("local recoding: gs-factor %g and adaption %g must lie in [0, 1]", lr.GSFactor, lr.Adaption)
 	case lr.Limit == nil:
 		return fmt.Errorf("local recoding: no suppression limit")
-	case opt.Risks.any():
-		return fmt.Errorf("local recoding: the release-wide risk models are decided on a whole release, not pass by pass")
 	case opt.Population != nil:
 		return fmt.Errorf("local recoding: a research subset's population models are not decided pass by pass")
 	case opt.Linkable:

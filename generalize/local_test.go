@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -16,20 +17,25 @@ import (
 )
 
 // oraclePasses is ARX's optimizeIterative written over the exhaustive oracle: the
-// first pass at the oracle's optimum of all records (gs-factor first), then each pass
-// the oracle's optimum of the records still suppressed (gs-factor gs, raised by
-// adaption after a pass that places none), a class failing when it has fewer than k
-// records or holds fails on its histogram (against the whole table's distribution,
-// which holds closes over). It returns the nodes that place records and, per record,
-// the node that places it (−1: none); found says whether the first pass has a node.
-func oraclePasses(t *testing.T, raw [][]string, sens []string, hier [][][]string, k int, share float64, metric schema.Metric, firstGS *float64, gs, adaption float64, iterations int, holds func([]map[string]int) bool) (nodes [][]int, pass []int, found bool) {
+// first pass at the oracle's optimum of all records (gs-factor pq.firstGS), then each
+// pass the oracle's optimum of the records still suppressed (gs-factor pq.gs, raised
+// by pq.adaption after a pass that places none), a class failing when it has fewer
+// than k records or holds fails on its histogram (against the whole table's
+// distribution, which holds closes over), or the risk model's enforcement takes it
+// (decided on the sizes of the classes earlier passes released and the pass's). With
+// cells, the passes after the first choose among the first node with some columns
+// raised to their top level only. It returns the nodes that place records and, per
+// record, the node that places it (−1: none); found says whether the first pass has
+// a node.
+func oraclePasses(t *testing.T, raw [][]string, sens []string, hier [][][]string, pq passQuery) (nodes [][]int, pass []int, found bool) {
 	t.Helper()
 	pass = make([]int, len(raw))
 	rows := make([]int, len(raw))
 	for r := range rows {
 		rows[r] = r
 	}
-	limit := func(n int) int { return int(math.Floor(share * float64(n))) }
+	limit := func(n int) int { return int(math.Floor(pq.share * float64(n))) }
+	var released []int // the sizes of the classes placed so far
 	// place runs one pass over rows: the rows it leaves, and whether it placed any.
 	searched := 0
 	place := func(rows []int, g *float64) ([]int, bool) {
@@ -44,7 +50,23 @@ func oraclePasses(t *testing.T, raw [][]string, sens []string, hier [][][]string
 		if sens != nil {
 			o.sens = [][]string{subSens}
 		}
-		best := o.bestMany(t, []oracleQuery{{k: k, maxSupp: limit(len(rows)), metric: metric, gs: g, holds: holds}})[0]
+		qu := oracleQuery{k: pq.k, maxSupp: limit(len(rows)), metric: pq.metric, gs: g, holds: pq.holds}
+		if pq.cells && len(nodes) > 0 {
+			qu.allow = func(node []int) bool {
+				for c, l := range node {
+					if l != nodes[0][c] && l != len(hier[c][0])-1 {
+						return false
+					}
+				}
+				return true
+			}
+		}
+		if pq.risk != nil {
+			base := slices.Clone(released)
+			qu.release = func(sizes []int) bool { return pq.risk(append(slices.Clone(base), sizes...)) }
+			qu.enforce = true
+		}
+		best := o.bestMany(t, []oracleQuery{qu})[0]
 		if best == nil {
 			return rows, false
 		}
@@ -60,14 +82,17 @@ func oraclePasses(t *testing.T, raw [][]string, sens []string, hier [][][]string
 		}
 		var left []int
 		placed := false
-		for _, members := range groups {
+		for key, members := range groups {
 			h := map[string]int{}
 			for _, i := range members {
 				if sens != nil {
 					h[subSens[i]]++
 				}
 			}
-			bad := len(members) < k || (holds != nil && !holds([]map[string]int{h}))
+			bad := len(members) < pq.k || (pq.holds != nil && !pq.holds([]map[string]int{h})) || best.enforced[key]
+			if !bad {
+				released = append(released, len(members))
+			}
 			for _, i := range members {
 				if bad {
 					left = append(left, rows[i])
@@ -86,23 +111,37 @@ func oraclePasses(t *testing.T, raw [][]string, sens []string, hier [][][]string
 	for r := range pass {
 		pass[r] = -1
 	}
-	rows, _ = place(rows, firstGS)
+	rows, _ = place(rows, pq.firstGS)
 	if searched == 0 {
 		return nil, nil, false
 	}
 	ok := true
-	for it := 0; it < iterations && len(rows) >= k && ok; it++ {
+	gs := pq.gs
+	for it := 0; it < pq.iterations && len(rows) >= pq.k && ok; it++ {
 		g := gs
 		var placed bool
 		rows, placed = place(rows, &g)
 		ok = placed
-		if !placed && adaption > 0 {
-			if gs += adaption; gs <= 1 {
+		if !placed && pq.adaption > 0 {
+			if gs += pq.adaption; gs <= 1 {
 				ok = true
 			}
 		}
 	}
 	return nodes, pass, true
+}
+
+// passQuery is what oraclePasses optimises for.
+type passQuery struct {
+	k            int
+	share        float64
+	metric       schema.Metric
+	firstGS      *float64
+	gs, adaption float64
+	iterations   int
+	holds        func([]map[string]int) bool
+	cells        bool
+	risk         func(sizes []int) bool // a release-wide model on all released classes' sizes (nil: none)
 }
 
 // TestLocalRecodeMatchesOracle: on random tables, with k alone, distinct l-diversity
@@ -112,11 +151,11 @@ func oraclePasses(t *testing.T, raw [][]string, sens []string, hier [][][]string
 // same order of nodes.
 func TestLocalRecodeMatchesOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 73))
-	trials := 120
+	trials := 300
 	if testing.Short() {
-		trials = 40
+		trials = 100
 	}
-	multi := 0
+	multi, multiCells, multiRisk := 0, 0, 0
 	for trial := range trials {
 		n := 30 + rng.IntN(170)
 		q := 1 + rng.IntN(3)
@@ -156,9 +195,36 @@ func TestLocalRecodeMatchesOracle(t *testing.T) {
 				})
 			}
 		}
-		name := fmt.Sprintf("trial%d/n=%d/q=%d/k=%d/share=%g/gs=%g/adapt=%g/it=%d/models=%v", trial, n, q, k, share, gs, adaption, iterations, holds != nil)
+		cells := rng.IntN(2) == 0
+		var riskHolds func(sizes []int) bool
+		switch rng.IntN(4) {
+		case 1: // average risk: classes / records
+			avg := []float64{0.2, 0.3}[rng.IntN(2)]
+			opt.Risks.Average = avg
+			riskHolds = func(sizes []int) bool {
+				n := 0
+				for _, c := range sizes {
+					n += c
+				}
+				return n == 0 || float64(len(sizes))/float64(n) <= avg
+			}
+		case 2: // records at risk: classes under 4 records hold at most a tenth
+			opt.Risks.AtRiskThreshold, opt.Risks.AtRiskMax = 0.25, 0.1
+			riskHolds = func(sizes []int) bool {
+				n, at := 0, 0
+				for _, c := range sizes {
+					n += c
+					if c < 4 {
+						at += c
+					}
+				}
+				return n == 0 || float64(at)/float64(n) <= 0.1
+			}
+		}
+		name := fmt.Sprintf("trial%d/n=%d/q=%d/k=%d/share=%g/gs=%g/adapt=%g/it=%d/models=%v/cells=%v/risk=%v", trial, n, q, k, share, gs, adaption, iterations, holds != nil, cells, riskHolds != nil)
 		t.Run(name, func(t *testing.T) {
-			wantNodes, wantPass, found := oraclePasses(t, raw, sens, hier, k, share, MetricLoss, nil, gs, adaption, iterations, holds)
+			pq := passQuery{k: k, share: share, metric: MetricLoss, gs: gs, adaption: adaption, iterations: iterations, holds: holds, cells: cells, risk: riskHolds}
+			wantNodes, wantPass, found := oraclePasses(t, raw, sens, hier, pq)
 			first, err := Search(context.Background(), tab, opt)
 			if !found {
 				if !errors.Is(err, fault.ErrUnattainable) {
@@ -169,7 +235,7 @@ func TestLocalRecodeMatchesOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lr := LocalRecoding{Iterations: iterations, GSFactor: gs, Adaption: adaption, Limit: func(m int) int { return int(math.Floor(share * float64(m))) }}
+			lr := LocalRecoding{Iterations: iterations, GSFactor: gs, Adaption: adaption, Limit: func(m int) int { return int(math.Floor(share * float64(m))) }, Cells: cells}
 			p, err := LocalRecode(context.Background(), tab, opt, first.Levels, lr)
 			if err != nil {
 				t.Fatal(err)
@@ -183,14 +249,53 @@ func TestLocalRecodeMatchesOracle(t *testing.T) {
 				}
 			}
 			checkPlacement(t, tab, p)
+			checkCells(t, hier, p, cells)
+			if riskHolds != nil {
+				sizes := map[int32]int{}
+				for _, c := range p.Class {
+					if c >= 0 {
+						sizes[c]++
+					}
+				}
+				if !riskHolds(slices.Collect(maps.Values(sizes))) {
+					t.Fatalf("the release's %d classes miss the risk model", len(sizes))
+				}
+			}
 			if len(p.Nodes) > 1 {
 				multi++
+				if cells {
+					multiCells++
+				}
+				if riskHolds != nil {
+					multiRisk++
+				}
 			}
 		})
 	}
-	t.Logf("%d of %d trials placed records at more than one node", multi, trials)
-	if multi < trials/4 {
-		t.Errorf("only %d trials with a second node: the test checks too little", multi)
+	t.Logf("%d of %d trials placed records at more than one node (%d with cells, %d with a risk model)", multi, trials, multiCells, multiRisk)
+	if multi < trials/5 || multiCells < trials/20 || multiRisk < trials/20 {
+		t.Errorf("only %d trials with a second node (%d with cells, %d with a risk model): the test checks too little", multi, multiCells, multiRisk)
+	}
+}
+
+// checkCells: with cells, every node after the first is the first with some
+// columns raised to their top level; Cells counts the values so raised.
+func checkCells(t *testing.T, hier [][][]string, p *Placement, cells bool) {
+	t.Helper()
+	var want int64
+	for i, node := range p.Nodes[1:] {
+		for c, l := range node {
+			top := len(hier[c][0]) - 1
+			if cells && l != p.Nodes[0][c] && l != top {
+				t.Fatalf("pass %d's node %v: column %d neither at the first node's level %d nor at the top", i+2, node, c, p.Nodes[0][c])
+			}
+			if l == top && p.Nodes[0][c] != top {
+				want += int64(p.Placed[i+1])
+			}
+		}
+	}
+	if p.Cells != want {
+		t.Fatalf("Cells %d, the nodes raise %d values", p.Cells, want)
 	}
 }
 

@@ -39,6 +39,10 @@ type Risks struct {
 	// Enforce is how a node meets the models: by suppressing classes (Suppress, the
 	// zero value) or not at all (Measure).
 	Enforce Enforcement
+	// released is the records of each class earlier passes of a local recoding
+	// released (local.go): the models are decided on them together with a node's
+	// classes, and only the node's own may be suppressed.
+	released []int32
 }
 
 // Enforcement is how the release-wide risk models are met
@@ -106,7 +110,7 @@ func (r Risks) check(rows int) error {
 // hold reports whether the released classes meet every model: size(j) is class j's
 // released records (0 for a suppressed class), for j in 0 … n−1.
 func (r Risks) hold(n int, size func(j int) int32) (bool, error) {
-	var records, classes, atRisk int64
+	records, classes, atRisk := r.base()
 	for j := range n {
 		c := int64(size(j))
 		if c == 0 {
@@ -128,18 +132,35 @@ func (r Risks) hold(n int, size func(j int) int32) (bool, error) {
 		return false, nil
 	}
 	if u := r.Uniqueness; u != nil {
-		return u.holds(n, size, classes, records)
+		return u.holds(n, size, r.released, classes, records)
 	}
 	return true, nil
 }
 
-// holds reports whether the released classes (size as in Risks.hold; classes and
-// records theirs) meet the bound.
-func (u *Uniqueness) holds(n int, size func(j int) int32, classes, records int64) (bool, error) {
+// base is the records, classes and records at risk of the classes earlier passes
+// released (Risks.released).
+func (r Risks) base() (records, classes, atRisk int64) {
+	for _, n := range r.released {
+		c := int64(n)
+		records += c
+		classes++
+		if r.AtRiskThreshold > 0 && risk.AtRisk(c, r.AtRiskThreshold) {
+			atRisk += c
+		}
+	}
+	return records, classes, atRisk
+}
+
+// holds reports whether the released classes (size as in Risks.hold, with those of
+// earlier passes, released; classes and records all of theirs) meet the bound.
+func (u *Uniqueness) holds(n int, size func(j int) int32, released []int32, classes, records int64) (bool, error) {
 	if float64(records) > u.Population {
 		return false, fmt.Errorf("population uniqueness: the population of %g is smaller than the %d records released", u.Population, records)
 	}
 	sizes := make([]int64, 0, classes)
+	for _, c := range released {
+		sizes = append(sizes, int64(c))
+	}
 	for j := range n {
 		if c := size(j); c > 0 {
 			sizes = append(sizes, int64(c))
@@ -165,7 +186,9 @@ func (u *Uniqueness) holds(n int, size func(j int) int32, classes, records int64
 // The classes are taken smallest first, ties in before's order. The average risk and
 // the share of records at risk never rise as the smallest released class goes (it is
 // no larger than the released classes' average, and a class at risk is smaller than
-// one that is not), so the fewest classes that meet them are found in one pass.
+// one that is not), so the fewest classes that meet them are found in one pass (a
+// scan of the prefixes, which finds the fewest also when earlier passes' classes,
+// Risks.released, count in and a class may be larger than the average).
 // Population uniqueness has no such property: as ARX does, the fewest classes from
 // there that meet it are found by bisection, and the result is checked.
 func (r Risks) enforce(n int, size func(j int) int32, before func(a, b int) int, room int) ([]int32, bool, error) {
@@ -208,7 +231,7 @@ func (r Risks) monotonePrefix(order []int32, size func(j int) int32, most int) (
 	if r.Average == 0 && r.AtRiskThreshold == 0 {
 		return 0, true
 	}
-	var records, classes, atRisk int64
+	records, classes, atRisk := r.base()
 	for _, j := range order {
 		c := int64(size(int(j)))
 		records += c

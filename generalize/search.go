@@ -28,6 +28,10 @@ type Options struct {
 	// chosen, though it may be counted to settle others (ARX's minimum and maximum
 	// generalization).
 	MinLevels, MaxLevels []int
+	// choosable, when not nil, bounds the nodes the search may choose further: a
+	// node whose levels it refuses is never chosen, as one outside MinLevels and
+	// MaxLevels (a cell suppression's pass, local.go).
+	choosable func(levels []int) bool
 	// Values gives MetricNCP the numeric value of each leaf of every quasi-identifier
 	// measured by value, as Utility takes them (nil, or a nil column: by its leaves).
 	Values  [][]float64
@@ -515,10 +519,10 @@ func nodeClasses(t *Table, levels []int, opt Options) ([]int32, ClassCovers, err
 }
 
 // levelBounds reports, for a node, whether its levels lie within Options.MinLevels and
-// MaxLevels.
+// MaxLevels and Options.choosable takes them.
 func (s *searcher) levelBounds() func(node int) bool {
-	lo, hi := s.opt.MinLevels, s.opt.MaxLevels
-	if lo == nil && hi == nil {
+	lo, hi, only := s.opt.MinLevels, s.opt.MaxLevels, s.opt.choosable
+	if lo == nil && hi == nil && only == nil {
 		return func(int) bool { return true }
 	}
 	levels := make([]int, 0, s.q)
@@ -529,7 +533,7 @@ func (s *searcher) levelBounds() func(node int) bool {
 				return false
 			}
 		}
-		return true
+		return only == nil || only(levels)
 	}
 }
 
