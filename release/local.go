@@ -41,7 +41,7 @@ func (r *run) localRecoding(ctx context.Context) (generalize.ClassCovers, error)
 	share := r.cfg.Privacy.Suppression
 	p, err := generalize.LocalRecode(ctx, r.t, r.sopt, r.res.Levels, generalize.LocalRecoding{
 		Iterations: lr.Iterations, GSFactor: localGSFactor(r.cfg), Adaption: lr.Adaption,
-		Limit: func(n int) int { return maxSuppressed(share, n) },
+		Limit: func(n int) int { return maxSuppressed(share, n) }, Cells: lr.Cells,
 	})
 	if err != nil {
 		return generalize.ClassCovers{}, err
@@ -154,20 +154,13 @@ func checkLocalRecoding(cfg *schema.Config) error {
 	if lr == nil {
 		return nil
 	}
-	const classByClass = "local recoding decides every pass's classes on their own, and only models decided class by class (k, l-diversity, t-closeness, β-likeness, highest-risk, the prosecutor's profitability) mean the same for the release it makes"
 	switch {
 	case cfg.Search.Algorithm == schema.Mondrian:
 		return cfg.Errorf("search.local-recoding", "is for search.algorithm optimal: Mondrian suppresses nothing, and its partitions are already local")
 	case pr.Unit != nil:
 		return cfg.Errorf("search.local-recoding", "not with privacy.privacy-unit in this version: a person's records would be placed by several passes")
 	case pr.Subset != nil:
-		return cfg.Errorf("privacy.subset", "%s; a research subset's population models are not", classByClass)
-	case pr.AverageRisk > 0:
-		return cfg.Errorf("privacy.average-risk", "%s; the average risk is decided on the whole release", classByClass)
-	case pr.RecordsAtRisk != nil:
-		return cfg.Errorf("privacy.records-at-risk", "%s; the records at risk are decided on the whole release", classByClass)
-	case pr.PopulationUniqueness != nil:
-		return cfg.Errorf("privacy.population-uniqueness", "%s; population uniqueness is decided on the whole release", classByClass)
+		return cfg.Errorf("privacy.subset", "local recoding decides every pass's classes on their own, and a research subset's population models (δ-presence, k-map, the journalist's risks) count a class's population, which a pass of a part of the records does not know")
 	}
 	m := cfg.Search.Metric
 	switch {
@@ -185,7 +178,7 @@ func localSummary(cfg *schema.Config, cols []generalize.Column, p *generalize.Pl
 		return nil
 	}
 	lr := cfg.Search.LocalRecoding
-	s := &report.LocalRecodingSummary{Iterations: lr.Iterations, GSFactor: localGSFactor(cfg), Adaption: lr.Adaption, Passes: p.Passes, FirstSuppressed: firstSuppressed}
+	s := &report.LocalRecodingSummary{Iterations: lr.Iterations, GSFactor: localGSFactor(cfg), Adaption: lr.Adaption, Cells: lr.Cells, Passes: p.Passes, FirstSuppressed: firstSuppressed, SuppressedCells: p.Cells}
 	for i, node := range p.Nodes {
 		s.Nodes = append(s.Nodes, report.LocalNode{Node: nodeLevels(cols, node), Records: p.Placed[i]})
 	}
@@ -204,9 +197,17 @@ func localNodesJSON(cols []generalize.Column, nodes [][]int) string {
 
 // localPlacement is the verifier's own placement of the input's records by the passes
 // of nodes (verify.ExpectedPasses), set into spec (whose utility domains are set): its
-// walk then checks every record at its pass's node.
-func localPlacement(ctx context.Context, p *plan, spec *verify.Spec, nodes [][]int) error {
+// walk then checks every record at its pass's node. With enforced risk models, the
+// classes of the release rel tell it which classes a pass withheld for them.
+func localPlacement(ctx context.Context, p *plan, spec *verify.Spec, nodes [][]int, rel string) error {
 	spec.Passes = nodes
+	if spec.Risk.Enforcing() {
+		kept, err := releasedClasses(ctx, p, rel, *spec)
+		if err != nil {
+			return err
+		}
+		spec.Kept = kept
+	}
 	cols := slices.Clone(p.Quasi)
 	spec.Sensitive = slices.Clone(spec.Sensitive)
 	for i, sc := range p.protectedColumns() {
@@ -276,7 +277,26 @@ func checkLocal(ctx context.Context, p *plan, reportPath string, meta *recorded,
 	if err := utilitySpec(p, spec); err != nil {
 		return err
 	}
-	return localPlacement(ctx, p, spec, nodes)
+	if p.Config.Search.LocalRecoding.Cells {
+		if err := cellPasses(p.output, nodes, spec.Utility); err != nil {
+			return err
+		}
+	}
+	return localPlacement(ctx, p, spec, nodes, p.output)
+}
+
+// cellPasses reports (fault.ErrUnattainable) a cell suppression's pass whose node is
+// not the first node with some quasi-identifiers (of the hierarchies qs) raised to
+// their top level.
+func cellPasses(release string, nodes [][]int, qs []verify.Quasi) error {
+	for i, node := range nodes[1:] {
+		for j, l := range node {
+			if top := qs[j].Domain.Height() - 1; l != nodes[0][j] && l != top {
+				return fault.Unattainable("%s: search.local-recoding.cells: pass %d's node has column %q at level %d, neither the first node's %d nor its top %d", release, i+2, qs[j].Column, l, nodes[0][j], top)
+			}
+		}
+	}
+	return nil
 }
 
 // checkPlaced checks, for Check, a release placed pass by pass (the verifier's

@@ -36,6 +36,12 @@ func TestReleaseLocalRecoding(t *testing.T) {
 		{"k5-left", "privacy: {k: 5, suppression: 1}", "search: {metric: loss, gs-factor: 0.05, local-recoding: {iterations: 2, gs-factor: 0.3, adaption: 0}}", 5, 0},
 		// the prosecutor's profitability decides every pass's classes too
 		{"profit", "privacy: {k: 2, suppression: 0.1, profitability: {attack: true, " + profitAmounts + "}}", "search: {metric: publisher-payout, local-recoding: {}}", 2, 0},
+		// cell suppression: the passes only raise columns to their top
+		{"cells", "privacy: {k: 5, suppression: 1}", "search: {metric: loss, gs-factor: 0.05, local-recoding: {cells: true}}", 5, 0},
+		// an average risk enforced: the passes decide it with the classes released
+		// before them, and the file's classes meet it (checked below)
+		{"cells-risk", "privacy: {k: 2, average-risk: 0.03, suppression: 0.05}", "search: {local-recoding: {cells: true}}", 2, 0},
+		{"risk", "privacy: {k: 2, average-risk: 0.03, suppression: 0.05}", "search: {local-recoding: {}}", 2, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg, in, dir, _ := subsetFixture(t, c.privacy+"\n"+c.search, studyFlag)
@@ -50,6 +56,12 @@ func TestReleaseLocalRecoding(t *testing.T) {
 			}
 			t.Logf("first node suppressed %d; %d nodes; %d left suppressed; loss %.4f", l.FirstSuppressed, len(l.Nodes), rep.Suppressed, rep.Utility.Loss)
 			checkLocalRelease(t, out, in, l, c.k, c.l)
+			if strings.Contains(c.search, "cells") {
+				checkCellNodes(t, l)
+			}
+			if strings.Contains(c.privacy, "average-risk") {
+				checkAverageRisk(t, out, 0.03)
+			}
 			if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out, Report: repPath}); err != nil {
 				t.Fatalf("check: %v", err)
 			}
@@ -147,6 +159,59 @@ func checkLocalRelease(t *testing.T, out, in string, l *report.LocalRecodingSumm
 			t.Fatalf("a released class of %d records and %d values of occupation", n, len(occ[key]))
 		}
 	}
+}
+
+// checkCellNodes: every node after the first is the first with some columns raised
+// to their top (the hierarchy files' last level), and the report counts the values so
+// raised.
+func checkCellNodes(t *testing.T, l *report.LocalRecodingSummary) {
+	t.Helper()
+	if !l.Cells {
+		t.Fatal("the report does not say cells")
+	}
+	labels := adultLabels(t)
+	top := map[string]int{}
+	for _, q := range adultQI {
+		for _, path := range labels[q] {
+			top[q] = len(path) - 1
+			break
+		}
+	}
+	nodes := localNodes(l)
+	var cells int64
+	for i, node := range nodes[1:] {
+		for _, q := range adultQI {
+			switch {
+			case node[q] == nodes[0][q]:
+			case node[q] == top[q]:
+				cells += int64(l.Nodes[i+1].Records)
+			default:
+				t.Fatalf("pass %d's node %v: %s at level %d, neither the first node's %d nor the top %d", i+2, node, q, node[q], nodes[0][q], top[q])
+			}
+		}
+	}
+	if cells == 0 || l.SuppressedCells != cells {
+		t.Fatalf("the report counts %d values raised to the top, the nodes %d", l.SuppressedCells, cells)
+	}
+}
+
+// checkAverageRisk: the classes of the release at out (records sharing all their
+// quasi-identifiers) number at most avg of its records.
+func checkAverageRisk(t *testing.T, out string, avg float64) {
+	t.Helper()
+	header, rows := readTable(t, out, ';')
+	classes := map[string]bool{}
+	for _, r := range rows {
+		key := ""
+		for _, q := range adultQI {
+			key += r[slices.Index(header, q)] + "\x1f"
+		}
+		classes[key] = true
+	}
+	if got := float64(len(classes)) / float64(len(rows)); got > avg {
+		t.Fatalf("%d classes of %d records: an average risk of %.4f, above %g", len(classes), len(rows), got, avg)
+	}
+	t.Logf("%d classes of %d records: an average risk of %.4f", len(classes), len(rows), float64(len(classes))/float64(len(rows)))
 }
 
 // movedRecord writes a copy of the release at out with the first record the last node

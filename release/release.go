@@ -616,7 +616,7 @@ func (r *run) verifyStage(ctx context.Context) error {
 	}
 	spec.Profitability = prosecutorOnly(verifyProfit(r.cfg))
 	if r.placement != nil { // every record checked at the node of its pass, placed by the verifier
-		if err := localPlacement(ctx, r.p, &spec, r.placement.Nodes); err != nil {
+		if err := localPlacement(ctx, r.p, &spec, r.placement.Nodes, r.dest.path()); err != nil {
 			return err
 		}
 	}

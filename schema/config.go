@@ -369,6 +369,9 @@ type LocalRecoding struct {
 	Iterations int      // the passes after the first, at most (100)
 	GSFactor   *float64 // the passes' gs-factor (nil: not given)
 	Adaption   float64  // added to the gs-factor after a pass that places nothing (0.05)
+	// Cells makes it a cell suppression: the passes after the first may only raise
+	// some of the first node's quasi-identifiers to their top level (false).
+	Cells bool
 }
 
 // DP is the differential-privacy section.

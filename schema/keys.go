@@ -60,7 +60,7 @@ var sectionKeys = map[string][]string{
 	"privacy.l-diversity":             {"column", "variant", "l", "c", "estimator"},
 	"privacy.t-closeness":             {"column", "t", "distance", "order"},
 	"search":                          {"algorithm", "metric", "aggregate", "weights", "gs-factor", "min-levels", "max-levels", "local-recoding"},
-	"search.local-recoding":           {"iterations", "gs-factor", "adaption"},
+	"search.local-recoding":           {"iterations", "gs-factor", "adaption", "cells"},
 	"dp":                              {"epsilon-total", "delta-total", "neighbours", "privacy-unit", "outputs"},
 	"dp.privacy-unit":                 {"column", "max-rows-per-unit", "max-cells-per-unit", "seed"},
 	"dp.outputs[]":                    append([]string{"name", "epsilon", "delta", "mechanism", "post", "format", "other"}, outputKinds...),

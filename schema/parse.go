@@ -1703,6 +1703,11 @@ func (p *parser) localRecoding(v *yaml.Node, at string) (*LocalRecoding, error) 
 			ok = false
 		}
 	}
+	if cv, cat := lf.get("cells"); cv != nil {
+		if lr.Cells, err = p.bool(cv, cat); !p.note(err) {
+			ok = false
+		}
+	}
 	if !ok {
 		return nil, errSkip
 	}

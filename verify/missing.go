@@ -130,6 +130,9 @@ func (l *labeler) label(v string) (string, error) {
 	return s, nil
 }
 
+// Height is the hierarchy's number of levels, the leaves' included.
+func (d *Domain) Height() int { return d.height }
+
 // Label is leaf v's value at the given level of the hierarchy, as a full-domain
 // release writes it; false when the hierarchy does not generalize v or has no such
 // level.

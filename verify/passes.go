@@ -106,10 +106,11 @@ func (p *Placement) CheckClasses(rel *Classes) error {
 }
 
 // checkPassesSpec reports a spec whose passes cannot be decided: a local recoding
-// takes part only with the models decided class by class (k, the highest risk, l,
-// t, β, the prosecutor's profitability); the whole release's risk models, a research
-// subset, a privacy unit and Mondrian's ranges are refused, as the release refuses
-// them. A spec without passes (and without a placement) is fine.
+// takes part with the models decided class by class (k, the highest risk, l, t, β,
+// the prosecutor's profitability) and the whole release's risk models (enforced:
+// with the release's classes, Spec.Kept); a research subset, a privacy unit and
+// Mondrian's ranges are refused, as the release refuses them. A spec without passes
+// (and without a placement) is fine.
 func checkPassesSpec(spec Spec) error {
 	if spec.Passes == nil {
 		if spec.Placed != nil {
@@ -124,8 +125,8 @@ func checkPassesSpec(spec Spec) error {
 		return fmt.Errorf("local recoding with a privacy unit (%q) is not in this version", spec.Unit)
 	case spec.Population != nil:
 		return errors.New("local recoding with a research subset (δ-presence, k-map) is not in this version")
-	case spec.Risk.any():
-		return errors.New("local recoding with a risk model decided on the whole release (average risk, records at risk, population uniqueness) is not in this version")
+	case spec.Risk.Enforcing() && spec.Kept == nil:
+		return errors.New("local recoding with enforced risk models: the release's classes (Spec.Kept) tell which classes a pass withheld for them, and are missing")
 	case spec.Profitability != nil && spec.Profitability.Journalist:
 		return errors.New("local recoding with the journalist's profitability is not in this version")
 	case len(spec.Utility) != len(spec.Quasi):
@@ -242,10 +243,11 @@ func readPassInput(spec Spec, in Reader) (*passInput, error) {
 // t-closeness or β-likeness requirement missed (the latter two against the whole
 // input's distribution, Sensitive.Reference), or with spec.Profitability the
 // prosecutor's payout not positive (the information loss counted in spec.Utility's
-// domains, a built hierarchy's leaves being the whole input's distinct values). The
-// models that a local recoding does not take part in are an error (see
-// Spec.Passes); so is an input value a hierarchy does not generalize (a
-// *Violation naming the column).
+// domains, a built hierarchy's leaves being the whole input's distinct values), or,
+// with enforced risk models, the release does not hold it (Spec.Kept: a *Violation
+// when the pass places a smaller class). The models that a local recoding does not
+// take part in are an error (see Spec.Passes); so is an input value a hierarchy does
+// not generalize (a *Violation naming the column).
 func ExpectedPasses(spec Spec, in Reader) (*Placement, error) {
 	if spec.Passes == nil {
 		return nil, errors.New("local recoding: no passes (Spec.Passes)")
@@ -307,6 +309,9 @@ func (pl *Placement) runPass(spec Spec, d *passInput, p int, active []int32, fat
 		return nil, err
 	}
 	var next []int32
+	// With enforced risk models, the largest class the pass withholds that meets the
+	// models, and the smallest it places (−1: none).
+	withheld, smallest := int64(-1), int64(-1)
 	for i, c := range classes {
 		fails, _, err := classFails(spec, &c.inputClass)
 		if err != nil {
@@ -316,6 +321,11 @@ func (pl *Placement) runPass(spec Spec, d *passInput, p int, active []int32, fat
 			if fails, _, err = profit.fails(keys[i], c.n, 0); err != nil {
 				return nil, err
 			}
+		}
+		if !fails && spec.Risk.Enforcing() && spec.Kept.count[keys[i]] == 0 {
+			fails, withheld = true, max(withheld, c.n)
+		} else if !fails && (smallest < 0 || c.n < smallest) {
+			smallest = c.n
 		}
 		if fails {
 			next = append(next, c.tuples...)
@@ -331,6 +341,9 @@ func (pl *Placement) runPass(spec Spec, d *passInput, p int, active []int32, fat
 		}
 		rc.n += c.n
 		pl.classes[keys[i]] = rc
+	}
+	if withheld >= 0 && smallest >= 0 && withheld > smallest {
+		return nil, &Violation{Msg: fmt.Sprintf("pass %d leaves out a class of %d records that meets the models while it places one of %d: the risk models' enforcement suppresses the smallest classes first", p+1, withheld, smallest)}
 	}
 	slices.Sort(next) // in input order of their first records: a deterministic pass
 	return next, nil

@@ -346,6 +346,61 @@ func TestLocalRecodingProfitability(t *testing.T) {
 	}
 }
 
+// TestLocalRecodingRiskEnforced: with an enforced average risk, a pass may withhold
+// a class that meets the models, which the next pass then places, only when it
+// places no smaller class; the release's average risk is measured over all its
+// classes. deptAgeCase's passes (0,1), (1,1), (2,2): pass 1 withholds (C,[30,39])
+// (2 records, as small as (A,[20,29]) which it places); pass 2 places (Y,[30,39])
+// (r4, r6, r9) and (X,[40,49]) (r5, r7); pass 3 (*,*) r2 and r8: 4 classes of 9
+// records, an average risk of 4/9.
+func TestLocalRecodingRiskEnforced(t *testing.T) {
+	valid := [][]string{
+		{"A", "[20,29]", "a"}, {"*", "*", "b"}, {"A", "[20,29]", "b"}, {"Y", "[30,39]", "a"}, {"X", "[40,49]", "a"},
+		{"Y", "[30,39]", "b"}, {"X", "[40,49]", "b"}, {"*", "*", "c"}, {"Y", "[30,39]", "a"},
+	}
+	// pass 2 withholds (Y,[30,39]) (3 records) while it places (X,[40,49]) (2)
+	larger := [][]string{
+		{"A", "[20,29]", "a"}, {"*", "*", "b"}, {"A", "[20,29]", "b"}, {"*", "*", "a"}, {"X", "[40,49]", "a"},
+		{"*", "*", "b"}, {"X", "[40,49]", "b"}, {"*", "*", "c"}, {"*", "*", "a"},
+	}
+	setup := func(t *testing.T, avg float64, release [][]string) passCase {
+		t.Helper()
+		c := deptAgeCase(t, [][]int{node01, node11, node22})
+		c.spec.MaxSuppressed = 0
+		c.spec.Risk = Risk{AverageRisk: avg, Enforced: true}
+		kept, err := ReleasedClasses(c.spec, &records{recs: release})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.spec.Kept = kept
+		return c
+	}
+	c := setup(t, 0.5, valid)
+	pl := c.placement(t)
+	if got, want := passesOf(pl), []int{1, 3, 1, 2, 2, 2, 2, 3, 2}; !slices.Equal(got, want) {
+		t.Fatalf("the passes place %v, want %v", got, want)
+	}
+	if _, err, cerr := c.check(t, pl, valid); err != nil || cerr != nil {
+		t.Fatalf("a valid release refused: %v, %v", err, cerr)
+	}
+	// the same release misses an average risk of 0.4 (4/9 > 0.4)
+	c = setup(t, 0.4, valid)
+	var v *Violation
+	if _, err, _ := c.check(t, c.placement(t), valid); !errors.As(err, &v) || !strings.Contains(err.Error(), "average re-identification risk") {
+		t.Errorf("an average risk of 4/9 under 0.4: got %v, want a violation", err)
+	}
+	c = setup(t, 0.5, larger)
+	if _, err := ExpectedPasses(c.spec, &records{recs: c.input}); !errors.As(err, &v) || !strings.Contains(err.Error(), "pass 2 leaves out a class of 3 records") {
+		t.Errorf("a pass withholding a larger class than it places: got %v, want a violation naming pass 2", err)
+	}
+	// measured, not enforced: every class that meets the models is placed
+	c = setup(t, 0.5, larger)
+	c.spec.Risk.Enforced = false
+	if got, want := passesOf(c.placement(t)), []int{1, 3, 1, 1, 2, 1, 2, 3, 3}; !slices.Equal(got, want) {
+		t.Errorf("measured: the passes place %v, want %v", got, want)
+	}
+}
+
 // TestLocalRecodingRefused: the models a local recoding does not take part in, and
 // misuses of the placement, are errors (not violations) of ExpectedPasses and
 // NewCounter.
@@ -360,8 +415,10 @@ func TestLocalRecodingRefused(t *testing.T) {
 	}{
 		{"a privacy unit", func(s *Spec) { s.Unit = "pid" }, "privacy unit", true},
 		{"a research subset", func(s *Spec) { s.Population = &PopulationCheck{} }, "research subset", true},
-		{"average risk", func(s *Spec) { s.Risk.AverageRisk = 0.2 }, "whole release", true},
-		{"population uniqueness", func(s *Spec) { s.Risk.Uniqueness = &Uniqueness{Max: 0.1, Population: 100} }, "whole release", true},
+		{"enforced average risk without the release's classes", func(s *Spec) { s.Risk.AverageRisk, s.Risk.Enforced = 0.2, true }, "Spec.Kept", true},
+		{"enforced population uniqueness without the release's classes", func(s *Spec) {
+			s.Risk.Uniqueness, s.Risk.Enforced = &Uniqueness{Max: 0.1, Population: 100}, true
+		}, "Spec.Kept", true},
 		{"the journalist's profitability", func(s *Spec) { s.Profitability = &Profitability{Journalist: true} }, "journalist", true},
 		{"Mondrian's ranges", func(s *Spec) { s.Utility = slices.Clone(s.Utility); s.Utility[1].Ranges = true }, "Mondrian", true},
 		{"a node of the wrong width", func(s *Spec) { s.Passes = [][]int{{0}} }, "1 levels for 2", true},

@@ -28,6 +28,11 @@ type Risk struct {
 // records at risk, population uniqueness).
 func (r Risk) any() bool { return r.AverageRisk > 0 || r.AtRiskThreshold > 0 || r.Uniqueness != nil }
 
+// Enforcing reports whether a model decided on the whole release is given and met by
+// suppressing classes (Enforced): a local recoding's placement then needs the
+// release's classes (Spec.Kept).
+func (r Risk) Enforcing() bool { return r.Enforced && r.any() }
+
 // Uniqueness bounds the estimated population uniqueness of a release: the published
 // classes are a sample of Population records (its sampling fraction: the released
 // records / Population); a model without an estimate fails it.

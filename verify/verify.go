@@ -94,10 +94,17 @@ type Spec struct {
 	// levels). The released classes (the records sharing all released values,
 	// whichever passes place them) meet the models as any release's. Only the models
 	// decided class by class take part (K, Risk.HighestRisk, l-diversity,
-	// t-closeness, β-likeness, the prosecutor's Profitability): the whole release's
-	// risk models, Population, Unit and Mondrian's ranges are an error of NewCounter
-	// and ExpectedPasses. nil: not a local recoding.
+	// t-closeness, β-likeness, the prosecutor's Profitability), and the whole
+	// release's risk models, measured on the release as any release's (enforced,
+	// they need Kept); Population, Unit and Mondrian's ranges are an error of
+	// NewCounter and ExpectedPasses. nil: not a local recoding.
 	Passes [][]int
+	// Kept is, for a local recoding whose risk models are enforced (Risk.Enforced),
+	// the classes the release holds (ReleasedClasses): a class of a pass that meets
+	// the models and that the release does not hold was withheld by the pass for
+	// the risk models, which ExpectedPasses accepts only when the pass releases no
+	// smaller class, and sends on to the next pass.
+	Kept *Classes
 	// Placed is where the passes place every input record (ExpectedPasses, over the
 	// same input and Spec); a Counter with Passes needs it, and must then be fed by
 	// the truthfulness walk (Truth.Count), which checks every release record against
