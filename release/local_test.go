@@ -69,6 +69,13 @@ func TestReleaseLocalRecoding(t *testing.T) {
 			if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "--report") {
 				t.Fatalf("check without the report: %v", err)
 			}
+			if c.name == "k5" { // its passes generalize anew: not a cell suppression's
+				cells, _, _, _ := subsetFixture(t, c.privacy+"\nsearch: {metric: loss, gs-factor: 0.05, local-recoding: {cells: true}}", studyFlag)
+				_, err := Check(context.Background(), cells, job.Options{Input: in, Output: out, Report: repPath})
+				if !errors.Is(err, fault.ErrUnattainable) || !strings.Contains(err.Error(), "search.local-recoding.cells") {
+					t.Fatalf("check of a local recoding as a cell suppression: %v", err)
+				}
+			}
 			if c.name == "k5-left" && rep.Suppressed == 0 {
 				t.Fatalf("no record left suppressed: the case tests nothing")
 			}
