@@ -428,6 +428,17 @@ func htmlCases() []htmlCase {
 			"Local recoding (ARX&#39;s iterative local recoding): the 7,151 records the first generalization suppressed were generalized again on their own",
 			"Pass 1: age 2, sex 0 — 23,011 records.", "Pass 2: age 3, sex 1 — 5,805 records.",
 		}, releaseCharts, nil},
+		{"release-cell-suppression", rel(func() *Report {
+			r := adultReport(false)
+			r.LocalRecoding = &LocalRecodingSummary{Iterations: 100, GSFactor: 0.05, Adaption: 0.05, Cells: true, SuppressedCells: 5805, Passes: 3, FirstSuppressed: 5900, Nodes: []LocalNode{
+				{Node: []NodeLevel{{Column: "age", Level: 2, Levels: 5}, {Column: "sex", Level: 0, Levels: 2}}, Records: 23011},
+				{Node: []NodeLevel{{Column: "age", Level: 2, Levels: 5}, {Column: "sex", Level: 1, Levels: 2}}, Records: 5805},
+			}}
+			return r
+		}()), []string{
+			"Cell suppression: the 5,900 records the first generalization suppressed were released with some of their values replaced",
+			"(5,805 values replaced)", "Pass 2: age 2, sex 1 — 5,805 records.",
+		}, releaseCharts, nil},
 		{"release-prosecutor-only", rel(adultReport(false)), []string{
 			"No population size was configured", "Records at risk above 5%", "groups of 19 or fewer records",
 		}, releaseCharts, nil},
