@@ -1,20 +1,3 @@
-// Package safepub holds the arithmetic of SafePub (Bild, Kuhn, Prasser, "SafePub: A
-// Truthful Data Anonymization Algorithm With Strong Privacy Guarantees", PoPETs 2018),
-// built on Li, Qardaji and Su ("On sampling, anonymization, and differential
-// privacy", ASIACCS 2012): a table sampled record by record with probability β and
-// then k-anonymized by a strongly safe algorithm (a generalization fixed without
-// looking at the data, every class of fewer than k records suppressed) is
-// (ε, δ)-differentially private when β ≤ 1 − e^−ε and
-//
-//	δ ≥ d(k, β, ε) = max over n ≥ n_m of Σ_{j > γn} C(n, j) β^j (1 − β)^(n−j),
-//	γ = (e^ε − 1 + β) / e^ε,  n_m = ⌈k/γ − 1⌉
-//
-// (Li et al., Theorem 5). Params computes β and the least such k with every rounding
-// taken the safe way: bounds on e^ε from its series, β a multiple of 2^−53 below
-// 1 − e^−ε (so that a 53-bit uniform integer samples with probability β exactly), the
-// binomial tails summed upwards in binary floating point of 192 bits with the
-// rounding directed up, and the search over n stopped by the Chernoff bound on the
-// tail, itself bounded from above.
 package safepub
 
 import (
