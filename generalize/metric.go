@@ -296,14 +296,11 @@ func (m *loss) aggregate(per []float64) float64 {
 
 // suppression sums, per column, what the failing classes' records add to tᵢ:
 // lv[i] = Σ leaves under their value and rest[i] = Σ (size − leaves), and counts them.
-// (lv is left nil when d = gfd, where it counts for nothing.)
+// (lv counts for nothing when d = gfd, at a gs-factor of at most 0.5; it is summed
+// all the same, so that a memo's sums serve every gs-factor, memo.go.)
 func (m *loss) suppression(levels []int, cls *classes, fails func(j int) bool) (lv, rest []int64, supp int64) {
 	q := len(levels)
-	rest = make([]int64, q)
-	needLv := m.f.d.Cmp(m.f.gfd) != 0
-	if needLv {
-		lv = make([]int64, q)
-	}
+	rest, lv = make([]int64, q), make([]int64, q)
 	if cls == nil {
 		return lv, rest, 0
 	}
@@ -343,9 +340,7 @@ func (m *loss) suppression(levels []int, cls *classes, fails func(j int) bool) (
 			under[i] = m.sum[i][l] + m.n - under[i]
 		}
 		rest[i] = m.size[i]*supp - under[i]
-		if needLv {
-			lv[i] = under[i]
-		}
+		lv[i] = under[i]
 	}
 	return lv, rest, supp
 }
@@ -357,7 +352,7 @@ func (m *loss) exactColumn(i, l int, lv, rest []int64, supp int64) *big.Int {
 	}
 	t := new(big.Int).Mul(m.f.gfd, big.NewInt(m.sum[i][l]))
 	term := new(big.Int)
-	if lv != nil {
+	if lv != nil && m.f.d.Cmp(m.f.gfd) != 0 {
 		t.Add(t, term.Mul(new(big.Int).Sub(m.f.d, m.f.gfd), big.NewInt(lv[i])))
 	}
 	return t.Add(t, term.Mul(m.f.sfd, big.NewInt(rest[i])))
