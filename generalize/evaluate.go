@@ -46,6 +46,10 @@ type evaluation struct {
 	// memoized says the evaluation came from the memo, not from a count.
 	sums     *lossSums
 	memoized bool
+	// lowerSums, when not nil, is a node's metric sums (summer) with the classes found
+	// failing when the monotone part held (checkMonotone, or checkAll bounded): its
+	// lower bound at any gs-factor, for the memo.
+	lowerSums *lossSums
 }
 
 // incumbent is the best node found so far, for the bounds of evaluations (node < 0:
@@ -105,7 +109,9 @@ func (s *searcher) evaluate(ctx context.Context, node, par int, chk check, inc i
 	}
 	if s.memo != nil {
 		if e := s.memo.at[node].Load(); e != nil {
-			return s.fromMemo(node, s.lat.Levels(node, nil), chk, e), nil
+			if ev, ok := s.fromMemo(node, s.lat.Levels(node, nil), chk, e, inc); ok {
+				return ev, nil
+			}
 		}
 	}
 	g := <-s.pool
@@ -129,10 +135,13 @@ func (s *searcher) evaluate(ctx context.Context, node, par int, chk check, inc i
 	}
 	ev.monotone = true
 	if chk == checkMonotone {
-		ev.lower = s.lowerBound(&c)
+		ev.lower, ev.lowerSums = s.lowerWithSums(&c)
 		return ev, nil
 	}
 	ev, err := s.checkRest(ev, &c, g, inc)
+	if ev.bounded && s.memo != nil {
+		ev.lowerSums = c.partial // the sums its bound was decided on, when a summer's
+	}
 	if err == nil && ev.anonymous && !ev.bounded {
 		if sm, ok := s.met.(summer); ok {
 			ev.sums = s.sumsAt(sm, &c, ev)
@@ -270,6 +279,18 @@ func (s *searcher) lowerBound(c *nodeCount) *big.Int {
 	}
 	lower, _ := s.met.exact(c.levels, c.cls, s.fails(c.cls, c.failing))
 	return lower
+}
+
+// lowerWithSums is lowerBound, and with a memo and a summer metric (whose value falls
+// with no more failing classes: not a partialBounder) the sums it is the value of.
+func (s *searcher) lowerWithSums(c *nodeCount) (*big.Int, *lossSums) {
+	sm, ok := s.met.(summer)
+	if _, pb := s.met.(partialBounder); !ok || pb || s.memo == nil {
+		return s.lowerBound(c), nil
+	}
+	sums := sm.sumsOf(c.levels, c.cls, s.fails(c.cls, c.failing))
+	lower, _ := sm.exactOf(c.levels, sums)
+	return lower, sums
 }
 
 // checkRest decides, on a node where the monotone part holds (ev), the requirements

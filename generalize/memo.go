@@ -32,6 +32,12 @@ type memoEntry struct {
 	monotone, anonymous bool
 	suppressed          int
 	sums                *lossSums
+	// partial says that only the monotone part was decided (it holds): the entry
+	// answers a monotone check with the lower bound lowerSums give (the sums with the
+	// classes found failing then), and a full check that this bound settles; another
+	// full check counts the node again.
+	partial   bool
+	lowerSums *lossSums
 }
 
 // memoFor is the memo s reads and writes (nil: none): Options's, when the metric is a
@@ -52,25 +58,41 @@ func memoFor(opt Options, met metric, lat *Lattice) *nodeMemo {
 	return opt.memo
 }
 
-// fromMemo is the evaluation of node that a memo entry gives, for chk: for the
-// monotone check, the node's value stands as its lower bound.
-func (s *searcher) fromMemo(node int, levels []int, chk check, e *memoEntry) evaluation {
+// fromMemo is the evaluation of node that a memo entry gives, for chk (inc the
+// incumbent a full check may stop at), and whether it gives one: for the monotone
+// check, the node's value stands as its lower bound; a partial entry gives a full
+// check only the verdict that its lower bound cannot beat inc.
+func (s *searcher) fromMemo(node int, levels []int, chk check, e *memoEntry, inc incumbent) (evaluation, bool) {
 	ev := evaluation{node: node, suppressed: e.suppressed, monotone: e.monotone, memoized: true}
-	if e.sums == nil {
-		return ev
-	}
 	sm := s.met.(summer)
+	if e.partial {
+		if chk == checkMonotone {
+			ev.lower, _ = sm.exactOf(levels, e.lowerSums)
+			return ev, true
+		}
+		if inc.node < 0 || sm.approxOf(levels, e.lowerSums) < inc.value*(1-1e-9) {
+			return ev, false
+		}
+		lower, _ := sm.exactOf(levels, e.lowerSums)
+		ev.bounded = inc.beats(node, s.height(levels), lower)
+		return ev, ev.bounded
+	}
+	if e.sums == nil {
+		return ev, true
+	}
 	if chk == checkMonotone {
 		ev.lower, _ = sm.exactOf(levels, e.sums)
-		return ev
+		return ev, true
 	}
 	ev.anonymous, ev.sums = e.anonymous, e.sums
 	ev.approx, ev.hasApprox = sm.approxOf(levels, e.sums), true
-	return ev
+	return ev, true
 }
 
-// memorize records in s's memo what a count of chk found (ev): a full verdict, or the
-// monotone part failing, which settles the node for every gs-factor.
+// memorize records in s's memo what a count of chk found (ev): a full verdict, the
+// monotone part failing, which settles the node for every gs-factor, or the monotone
+// part holding with the sums of its lower bound (a partial entry, which a full
+// verdict replaces).
 func (s *searcher) memorize(ev evaluation, chk check) {
 	if s.memo == nil || ev.memoized || ev.cls == nil && ev.entries == nil {
 		return
@@ -80,6 +102,8 @@ func (s *searcher) memorize(ev evaluation, chk check) {
 		s.memo.at[ev.node].Store(&memoEntry{monotone: ev.monotone, anonymous: ev.anonymous, suppressed: ev.suppressed, sums: ev.sums})
 	case !ev.monotone:
 		s.memo.at[ev.node].Store(&memoEntry{suppressed: ev.suppressed})
+	case ev.lowerSums != nil && s.memo.at[ev.node].Load() == nil:
+		s.memo.at[ev.node].Store(&memoEntry{monotone: true, partial: true, suppressed: ev.suppressed, lowerSums: ev.lowerSums})
 	}
 }
 
