@@ -14,7 +14,10 @@
 // 1 − e^−ε (so that a 53-bit uniform integer samples with probability β exactly), the
 // binomial tails summed upwards in binary floating point of 192 bits with the
 // rounding directed up, and the search over n stopped by the Chernoff bound on the
-// tail, itself bounded from above.
+// tail, itself bounded from above. Sample draws the sample with probability β
+// exactly; Degree is ARX's fixed generalization by a share of each hierarchy's height;
+// Exponential is the exponential mechanism of SafePub's search, drawn exactly from
+// rational scores.
 //
 // It imports nothing of this module (docs/design.md's package table): the release,
 // its verifier and the tests share it.
