@@ -10,6 +10,7 @@ import (
 
 	"sanitizer/diversity"
 	"sanitizer/fault"
+	"sanitizer/schema"
 )
 
 // TestSearchMemoMatchesFresh: on random tables, under k alone and with entropy
@@ -53,6 +54,49 @@ func TestSearchMemoMatchesFresh(t *testing.T) {
 					t.Fatalf("with the memo %v (%d suppressed, %v), fresh %v (%d, %v)", got.Levels, got.Suppressed, got.Value, want.Levels, want.Suppressed, want.Value)
 				}
 			})
+		}
+	}
+}
+
+// TestLossAllSuppressed: at a gs-factor of at least 0.5 (sFactor 1), a node that
+// suppresses every record has the same exact loss at every level, which exactOf
+// takes once (loss.allSuppressed): on random tables, under every aggregate, with and
+// without weights, exactOf of every node's all-suppressed sums equals the value
+// computed from them.
+func TestLossAllSuppressed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	for trial := range 30 {
+		tab, _, _ := randomTable(rng, 20+rng.IntN(80), 1+rng.IntN(3))
+		gs := []float64{0.5, 0.6, 0.75, 1}[rng.IntN(4)]
+		agg := []schema.LossAggregate{AggregateArithmetic, AggregateGeometric, AggregateMax, AggregateSum}[rng.IntN(4)]
+		var weights []float64
+		if rng.IntN(2) == 0 {
+			for range tab.Columns {
+				weights = append(weights, []float64{0.5, 1, 2}[rng.IntN(3)])
+			}
+		}
+		met, err := newMetricOf(Options{Metric: MetricLoss, GSFactor: &gs, Aggregate: agg, Weights: weights}, nil, tab, tab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := met.(*loss)
+		heights := make([]int, len(tab.Columns))
+		for i, c := range tab.Columns {
+			heights[i] = c.Hierarchy.Height()
+		}
+		lat := NewLattice(heights)
+		for node := range lat.Size() {
+			levels := lat.Levels(node, nil)
+			s := &lossSums{supp: m.n}
+			for i, l := range levels {
+				under := m.sum[i][l] + m.n
+				s.lv, s.rest = append(s.lv, under), append(s.rest, m.size[i]*m.n-under)
+			}
+			got, _ := m.exactOf(levels, s)
+			want, _ := m.exactOfSums(levels, s)
+			if got.Cmp(want) != 0 {
+				t.Fatalf("trial %d, gs %g, %s, weights %v, node %v: exactOf %v, computed %v", trial, gs, agg, weights, levels, got, want)
+			}
 		}
 	}
 }

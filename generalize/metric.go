@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"sync"
 
 	"sanitizer/fault"
 	"sanitizer/schema"
@@ -140,6 +141,14 @@ type loss struct {
 	w      []*big.Int
 	d      *big.Int
 	scale  float64 // N × q
+	// allSuppressed is the value of a node that suppresses every record when
+	// sFactor = 1 (a gs-factor of at least 0.5): a suppressed record then loses 1 in
+	// every column at any level, so every such node has this value, taken once.
+	allSuppressed struct {
+		once  sync.Once
+		exact *big.Int
+		value float64
+	}
 }
 
 // newLoss returns MetricLoss at the gs-factor f. ARX's loss (MetricMDNMLoss) charges a
@@ -387,10 +396,20 @@ func (m *loss) sumsOf(levels []int, cls *classes, fails func(j int) bool) *lossS
 
 // exactOf is exact from the node's sums.
 func (m *loss) exactOf(levels []int, s *lossSums) (*big.Int, float64) {
-	q := len(levels)
 	if m.f.half() && m.plain() {
 		return m.exactHalf(levels, s.rest, s.supp)
 	}
+	if s.supp == m.n && m.f.sfd.Cmp(m.f.d) == 0 {
+		a := &m.allSuppressed
+		a.once.Do(func() { a.exact, a.value = m.exactOfSums(levels, s) })
+		return new(big.Int).Set(a.exact), a.value
+	}
+	return m.exactOfSums(levels, s)
+}
+
+// exactOfSums is exactOf, computed.
+func (m *loss) exactOfSums(levels []int, s *lossSums) (*big.Int, float64) {
+	q := len(levels)
 	lv, rest, supp := s.lv, s.rest, s.supp
 	ts := make([]*big.Int, q)
 	per := make([]float64, q)
