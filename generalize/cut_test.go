@@ -376,11 +376,7 @@ func TestCutSearchMatchesFull(t *testing.T) {
 				}
 			}
 			// Every node at or above the cut.
-			heights := make([]int, len(tab.Columns))
-			for i, c := range tab.Columns {
-				heights[i] = c.Hierarchy.Height()
-			}
-			lat := NewLattice(heights)
+			lat := tab.lattice()
 			tal := cutTally{ct: cutCT, leaves: leaves}
 			for idx := range lat.Size() {
 				node := lat.Levels(idx, nil)

@@ -80,11 +80,7 @@ func TestLossAllSuppressed(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := met.(*loss)
-		heights := make([]int, len(tab.Columns))
-		for i, c := range tab.Columns {
-			heights[i] = c.Hierarchy.Height()
-		}
-		lat := NewLattice(heights)
+		lat := tab.lattice()
 		for node := range lat.Size() {
 			levels := lat.Levels(node, nil)
 			s := &lossSums{supp: m.n}

@@ -341,11 +341,7 @@ func failPopulation(t *Table, opt Options, levels []int, cls *classes, failing [
 	if err := opt.Population.check(t); err != nil {
 		return err
 	}
-	heights := make([]int, len(t.Columns))
-	for i, c := range t.Columns {
-		heights[i] = c.Hierarchy.Height()
-	}
-	lat := NewLattice(heights)
+	lat := t.lattice()
 	x, err := newPopIndex(opt.Population, lat, 1)
 	if err != nil {
 		return err

@@ -187,11 +187,7 @@ func prepareSearch(t *Table, tal tallier, sourceClasses int, opt Options) (*sear
 			return nil, err
 		}
 	}
-	heights := make([]int, len(t.Columns))
-	for i, c := range t.Columns {
-		heights[i] = c.Hierarchy.Height()
-	}
-	if NewLattice(heights).Size() > maxLatticeSize {
+	if t.lattice().Size() > maxLatticeSize {
 		return nil, fault.BadInput("the generalization lattice has more than %d nodes: use fewer quasi-identifiers or shallower hierarchies", maxLatticeSize)
 	}
 	s := newSearcher(t, opt, met, sourceClasses)
@@ -269,11 +265,7 @@ type searcher struct {
 // of a radix-partitioned count of it).
 func newSearcher(t *Table, opt Options, met metric, sourceClasses int) *searcher {
 	q := len(t.Columns)
-	heights := make([]int, q)
-	for i, c := range t.Columns {
-		heights[i] = c.Hierarchy.Height()
-	}
-	s := &searcher{t: t, opt: opt, met: met, lat: NewLattice(heights), q: q, cache: map[int]*classes{}}
+	s := &searcher{t: t, opt: opt, met: met, lat: t.lattice(), q: q, cache: map[int]*classes{}}
 	s.workers = opt.Workers
 	if s.workers <= 0 {
 		s.workers = runtime.GOMAXPROCS(0)
@@ -314,7 +306,7 @@ func newSearcher(t *Table, opt Options, met metric, sourceClasses int) *searcher
 	for range s.workers {
 		s.pool <- &grouper{pack: pack, tune: opt.radix}
 	}
-	s.keyShift, s.keyGuard = levelKeyFields(heights)
+	s.keyShift, s.keyGuard = levelKeyFields(s.lat.Heights)
 	s.maps = levelMaps(t)
 	return s
 }

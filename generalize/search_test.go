@@ -162,11 +162,7 @@ func TestSearchWideNodesMatchExhaustive(t *testing.T) {
 		// count.
 		tab, raw, hier := randomTableOf(rng, n, 4, 257, 400, func(u float64) float64 { return math.Pow(u, 30) })
 		kinds := map[string]bool{}
-		heights := make([]int, len(tab.Columns))
-		for i, c := range tab.Columns {
-			heights[i] = c.Hierarchy.Height()
-		}
-		lat := NewLattice(heights)
+		lat := tab.lattice()
 		for node := range lat.Size() {
 			levels := lat.Levels(node, nil)
 			sizes := make([]int, len(levels))

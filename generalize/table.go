@@ -82,6 +82,15 @@ type Sensitive struct {
 	Tree   *closeness.Tree // nil unless a t-closeness requirement uses the hierarchical distance
 }
 
+// lattice is the generalization lattice of t's quasi-identifiers' hierarchies.
+func (t *Table) lattice() *Lattice {
+	heights := make([]int, len(t.Columns))
+	for i, c := range t.Columns {
+		heights[i] = c.Hierarchy.Height()
+	}
+	return NewLattice(heights)
+}
+
 // Records returns records lo … hi−1 of t as a table of their own, sharing t's codes:
 // one part of an input in parts, whose class table (CountClasses) merges with the
 // others' into the whole's.
