@@ -226,9 +226,11 @@ func checkFullDomain(ctx context.Context, p *plan, recs []*recorded, spec verify
 		return err
 	}
 	spec.Utility = qs
-	classes, err := releasedClasses(ctx, p, rel, spec)
-	if err != nil {
-		return err
+	classes := spec.Kept // a local recoding's under enforced risk models, counted already (localPlacement)
+	if classes == nil {
+		if classes, err = releasedClasses(ctx, p, rel, spec); err != nil {
+			return err
+		}
 	}
 	if spec.Placed != nil { // placed pass by pass (checkLocal)
 		return checkPlaced(rel, spec.Placed, classes, m)
