@@ -378,6 +378,9 @@ func CheckConfig(cfg *schema.Config, opt job.Options) error {
 	if d == nil {
 		return cfg.Errorf("dp", "the configuration has no dp section")
 	}
+	if len(d.Outputs) == 0 {
+		return cfg.Errorf("dp.outputs", "required by sanitize dp: the outputs to compute (the dp section's totals alone serve a release's --ledger)")
+	}
 	if u := d.PrivacyUnit; u != nil && cfg.Column(u.Column).Null != nil {
 		return cfg.Errorf("columns."+u.Column+".null-as", "the privacy unit may not stand for nulls (it would make one unit of unrelated rows)")
 	}

@@ -29,20 +29,8 @@ func (d Degree) String() string {
 	return fmt.Sprintf("Degree(%d)", int(d))
 }
 
-// ParseDegree is the degree a configuration names; false for none.
-func ParseDegree(s string) (Degree, bool) {
-	for d, n := range names {
-		if n == s {
-			return d, true
-		}
-	}
-	return 0, false
-}
-
-// Degrees are the names of every degree, lowest first.
-func Degrees() []string {
-	return []string{Low.String(), LowMedium.String(), Medium.String(), MediumHigh.String(), High.String()}
-}
+// AllDegrees are the degrees, lowest first.
+var AllDegrees = []Degree{Low, LowMedium, Medium, MediumHigh, High}
 
 // Level is the level the degree gives a quasi-identifier whose hierarchy's top level
 // is top (its height less one), bounded by lo and hi as ARX bounds it by the minimum

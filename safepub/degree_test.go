@@ -29,13 +29,11 @@ func TestDegreeLevel(t *testing.T) {
 			t.Errorf("LOW_MEDIUM, column %d (top %d): level %d, ARX's %d", i, top, got, want[i])
 		}
 	}
-	for _, name := range Degrees() {
-		d, ok := ParseDegree(name)
-		if !ok || d.String() != name {
-			t.Errorf("%q parses to %v, %v", name, d, ok)
+	seen := map[string]bool{}
+	for _, d := range AllDegrees {
+		if seen[d.String()] || d.Level(10, 0, 10) != tenths[d] {
+			t.Errorf("degree %v: a name given twice, or level %d of a height of 10", d, d.Level(10, 0, 10))
 		}
-	}
-	if _, ok := ParseDegree("extreme"); ok {
-		t.Error("an unknown degree parsed")
+		seen[d.String()] = true
 	}
 }

@@ -14,6 +14,9 @@ const prec = 192
 // MaxK bounds the k Params searches for: a δ that needs more is an error.
 const MaxK = 1 << 20
 
+// MinEpsilon is the smallest ε Compute takes.
+const MinEpsilon = 0.001
+
 // MaxEpsilon is the largest ε Compute takes: above it, the sampling probability is
 // so close to 1 that the tails start beyond tens of thousands of records and k is
 // in the thousands (ε = 3 already asks for k = 517 at δ = 10^−10).
@@ -39,8 +42,8 @@ var ErrParams = errors.New("safepub: parameters out of range")
 // Compute returns the sampling probability and the least k for (ε, δ): ε from 0.001 to
 // 5 and δ in (0, 1), each taken as the decimal it prints as.
 func Compute(epsilon, delta float64) (Params, error) {
-	if !(epsilon >= 0.001 && epsilon <= MaxEpsilon) {
-		return Params{}, fmt.Errorf("%w: ε %g must be from 0.001 to %g", ErrParams, epsilon, float64(MaxEpsilon))
+	if !(epsilon >= MinEpsilon && epsilon <= MaxEpsilon) {
+		return Params{}, fmt.Errorf("%w: ε %g must be from %g to %g", ErrParams, epsilon, MinEpsilon, float64(MaxEpsilon))
 	}
 	if !(delta > 0 && delta < 1) {
 		return Params{}, fmt.Errorf("%w: δ %g must lie in (0, 1)", ErrParams, delta)
@@ -60,7 +63,7 @@ func Compute(epsilon, delta float64) (Params, error) {
 
 // Bound returns an upper bound on d(k, β, ε) for the β Compute chooses for ε.
 func Bound(epsilon float64, k int) (float64, error) {
-	if !(epsilon >= 0.001 && epsilon <= MaxEpsilon) || k < 1 || k > MaxK {
+	if !(epsilon >= MinEpsilon && epsilon <= MaxEpsilon) || k < 1 || k > MaxK {
 		return 0, fmt.Errorf("%w: ε %g, k %d", ErrParams, epsilon, k)
 	}
 	b, err := newBounds(epsilon)
@@ -73,6 +76,28 @@ func Bound(epsilon float64, k int) (float64, error) {
 		f = math.Nextafter(f, math.Inf(1))
 	}
 	return f, nil
+}
+
+// Remainder is the ε left to the anonymization when a search spends part of the whole
+// ε: the largest float64 whose decimal (as it prints) is at most whole − part, both
+// taken as the decimals they print as, so that the two spends never add up to more
+// than whole. whole and part are finite and not negative.
+func Remainder(whole, part float64) float64 {
+	exact := new(big.Rat).Sub(ratDecimal(whole), ratDecimal(part))
+	f, _ := exact.Float64()
+	for ratDecimal(f).Cmp(exact) > 0 {
+		f = math.Nextafter(f, math.Inf(-1))
+	}
+	return f
+}
+
+// ratDecimal is x (finite) as the decimal it prints as, exactly.
+func ratDecimal(x float64) *big.Rat {
+	r, ok := new(big.Rat).SetString(strconv.FormatFloat(x, 'g', -1, 64))
+	if !ok { // strconv's own output of a finite float always parses
+		return new(big.Rat).SetFloat64(x)
+	}
+	return r
 }
 
 // bounds is what every d(k) of one ε shares: β and 1 − β exactly, γ's bounds, the

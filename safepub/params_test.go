@@ -144,3 +144,21 @@ func exactDelta(t *testing.T, epsilon float64, bits uint64, k int) *big.Rat {
 		}
 	}
 }
+
+// TestRemainder: the anonymization's ε and the search's never add up, as decimals,
+// to more than the whole, and the remainder is the largest float64 that does not.
+func TestRemainder(t *testing.T) {
+	for _, c := range []struct{ whole, part float64 }{
+		{1, 0.1}, {0.3, 0.1}, {2, 0.7}, {1.1, 0.2}, {5, 4.999}, {0.01, 0.003}, {1, 0}, {3.3, 1.1}, {1, 1e-20}, {0.7, 3e-18},
+	} {
+		got := Remainder(c.whole, c.part)
+		sum := new(big.Rat).Add(ratDecimal(got), ratDecimal(c.part))
+		if sum.Cmp(ratDecimal(c.whole)) > 0 {
+			t.Errorf("Remainder(%g, %g) = %g: with the part it adds up to %s, above the whole", c.whole, c.part, got, sum.FloatString(20))
+		}
+		next := math.Nextafter(got, math.Inf(1))
+		if new(big.Rat).Add(ratDecimal(next), ratDecimal(c.part)).Cmp(ratDecimal(c.whole)) <= 0 {
+			t.Errorf("Remainder(%g, %g) = %g, but %g fits too", c.whole, c.part, got, next)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"sanitizer/closeness"
 	"sanitizer/diversity"
 	"sanitizer/risk"
+	"sanitizer/safepub"
 )
 
 // Role is what a column is to the release.
@@ -143,6 +144,41 @@ type Privacy struct {
 	// Unit names the column whose value identifies the person a record is about, so
 	// that the models count persons, not rows (nil: one record is one person).
 	Unit *Unit
+	// DifferentialPrivacy is SafePub's (ε, δ)-differentially private release of
+	// generalized records (nil: not given). It stands alone: k and the suppression
+	// follow from ε and δ, and no other model is given with it.
+	DifferentialPrivacy *DifferentialPrivacy
+}
+
+// DifferentialPrivacy is privacy.differential-privacy: SafePub (Bild, Kuhn, Prasser,
+// "SafePub: A Truthful Data Anonymization Algorithm With Strong Privacy Guarantees",
+// PoPETs 2018), on Li, Qardaji and Su ("On sampling, anonymization, and differential
+// privacy", ASIACCS 2012). Every input record is drawn into a sample with probability
+// β, the sample is generalized at one node of the lattice, and every class of fewer
+// than k sampled records is suppressed; β and k follow from the anonymization's ε and
+// from δ (package safepub). Exactly one of Generalization, Degree and Search says how
+// the node is chosen.
+type DifferentialPrivacy struct {
+	Epsilon float64 // the whole ε, the search's share included
+	Delta   float64
+	// Generalization is the node given: a level for every quasi-identifier.
+	Generalization map[string]int
+	// Degree is ARX's generalization degree: each quasi-identifier at a share of its
+	// hierarchy's height (0: not given).
+	Degree safepub.Degree
+	// Search is SafePub's data-dependent search for the node (nil: not given).
+	Search *DPSearch
+}
+
+// DefaultDPSteps is the steps of SafePub's search when the configuration gives none:
+// the paper's evaluation's (Bild et al. 2018, section 6).
+const DefaultDPSteps = 300
+
+// DPSearch is privacy.differential-privacy.search: SafePub's choice of the node by the
+// exponential mechanism, step by step, on the sample.
+type DPSearch struct {
+	Epsilon float64 // ε_search, part of DifferentialPrivacy.Epsilon
+	Steps   int     // the steps of the search, each spending Epsilon/Steps
 }
 
 // Unit is privacy.privacy-unit: the column of role identifier whose value identifies

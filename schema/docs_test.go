@@ -153,7 +153,7 @@ func usedKeys(n *yaml.Node, path string, used map[string]bool) {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			at := path + ".<name>" // a mapping keyed by column names
-			if path != "columns" && path != "search.weights" && path != "search.min-levels" && path != "search.max-levels" {
+			if path != "columns" && path != "search.weights" && path != "search.min-levels" && path != "search.max-levels" && path != "privacy.differential-privacy.generalization" {
 				at = keyPath(path, n.Content[i].Value)
 				used[at] = true
 			}
@@ -180,15 +180,23 @@ func lookup(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// setKey sets key to val in the mapping m, replacing a value it holds.
+// setKey sets key to val in the mapping m, replacing a value it holds; a null val (~)
+// removes the key.
 func setKey(m *yaml.Node, key, val *yaml.Node) {
+	remove := val.Kind == yaml.ScalarNode && val.ShortTag() == "!!null" // a ~ removes the key
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key.Value {
-			m.Content[i+1] = val
+			if remove {
+				m.Content = append(m.Content[:i], m.Content[i+2:]...)
+			} else {
+				m.Content[i+1] = val
+			}
 			return
 		}
 	}
-	m.Content = append(m.Content, key, val)
+	if !remove {
+		m.Content = append(m.Content, key, val)
+	}
 }
 
 // merge returns base with fragment's top-level sections merged in: a section that is a

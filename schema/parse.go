@@ -24,6 +24,7 @@ import (
 	"sanitizer/internal/readfile"
 	"sanitizer/internal/safe"
 	"sanitizer/risk"
+	"sanitizer/safepub"
 )
 
 // Load reads and parses the configuration file at path, a regular file of at most
@@ -1168,6 +1169,12 @@ func (p *parser) privacy(n *yaml.Node, path string) (Privacy, error) {
 		pr.Unit, err = p.unit(v, at)
 		p.note(err)
 	}
+	if v, at := f.get("differential-privacy"); v != nil {
+		pr.DifferentialPrivacy, err = p.differentialPrivacy(v, at)
+		p.note(err)
+		p.aloneWithDP(f)
+		return pr, nil // k and the suppression follow from ε and δ
+	}
 	// l-diversity, t-closeness, β-likeness, a risk or population model without k: every
 	// class is a class of at least one record (ARX's default), and the report says k
 	// was not given.
@@ -1367,6 +1374,153 @@ func (p *parser) profitability(v *yaml.Node, at string) (*Profitability, error) 
 		return nil, errSkip
 	}
 	return m, nil
+}
+
+// dpAlone are the privacy keys that privacy.differential-privacy stands without: SafePub
+// derives k and suppresses every class below it, and its guarantee is about records
+// sampled and suppressed by nothing else.
+var dpAlone = []string{"k", "suppression", "l-diversity", "t-closeness", "beta-likeness", "average-risk", "highest-risk", "records-at-risk", "population-uniqueness", "risk-enforcement", "subset", "delta-presence", "k-map", "profitability", "privacy-unit"}
+
+// aloneWithDP notes an error at every key of the privacy section f that may not be
+// given with privacy.differential-privacy.
+func (p *parser) aloneWithDP(f *fields) {
+	for _, key := range dpAlone {
+		if v, at := f.get(key); v != nil {
+			p.note(p.errorf(v, at, "not with privacy.differential-privacy: SafePub derives k from ε and δ, suppresses every class below it, and its guarantee holds for records that nothing else selects (release the differentially private records alone)"))
+		}
+	}
+}
+
+// differentialPrivacy decodes privacy.differential-privacy: ε (the search's share
+// included) and δ, and exactly one of generalization, degree and search. The node's
+// levels are checked against the hierarchies when they are read.
+func (p *parser) differentialPrivacy(v *yaml.Node, at string) (*DifferentialPrivacy, error) {
+	df, err := p.mapping(v, at, "privacy.differential-privacy")
+	if err != nil {
+		return nil, err
+	}
+	d := &DifferentialPrivacy{}
+	ok := true
+	ev, eat, err := df.required("epsilon")
+	if err == nil {
+		d.Epsilon, err = p.float(ev, eat)
+	}
+	if err == nil && !(d.Epsilon > 0) {
+		err = p.errorf(ev, eat, "must be positive, got %g", d.Epsilon)
+	}
+	ok = p.note(err) && ok
+	dv, dat, err := df.required("delta")
+	if err == nil {
+		d.Delta, err = p.float(dv, dat)
+	}
+	if err == nil && !(d.Delta > 0 && d.Delta < 1) {
+		err = p.errorf(dv, dat, "must be above 0 and below 1, got %g", d.Delta)
+	}
+	ok = p.note(err) && ok
+	var given []string
+	for _, key := range []string{"generalization", "degree", "search"} {
+		if v, _ := df.get(key); v != nil {
+			given = append(given, key)
+		}
+	}
+	switch {
+	case len(given) == 0 && !df.incomplete:
+		return nil, p.errorf(v, at, "needs one of generalization (a level per quasi-identifier), degree (low, low-medium, medium, medium-high or high) or search (the data-dependent search's epsilon and steps)")
+	case len(given) > 1:
+		gv, gat := df.get(given[1])
+		return nil, p.errorf(gv, gat, "not with %s: the node is given, or given by a degree, or searched for", given[0])
+	}
+	if gv, gat := df.get("generalization"); gv != nil {
+		ok = p.note(p.dpGeneralization(gv, gat, d)) && ok
+	}
+	if df.vals["degree"] != nil {
+		d.Degree, err = enumField(df, "degree", safepub.Degree(0))
+		ok = p.note(err) && ok
+	}
+	if sv, sat := df.get("search"); sv != nil {
+		d.Search, err = p.dpSearch(sv, sat)
+		ok = p.note(err) && ok
+	}
+	if !ok {
+		return nil, errSkip
+	}
+	return d, p.dpEpsilon(d, ev, eat)
+}
+
+// dpEpsilon checks that the anonymization's ε (the whole ε less the search's) lies
+// where package safepub computes β and k.
+func (p *parser) dpEpsilon(d *DifferentialPrivacy, n *yaml.Node, at string) error {
+	anon := d.Epsilon
+	if d.Search != nil {
+		if d.Search.Epsilon >= d.Epsilon {
+			return p.errorf(n, at, "%g leaves nothing to the anonymization after the search's %g (search.epsilon is part of epsilon)", d.Epsilon, d.Search.Epsilon)
+		}
+		anon = safepub.Remainder(d.Epsilon, d.Search.Epsilon)
+	}
+	if anon < safepub.MinEpsilon || anon > safepub.MaxEpsilon {
+		if d.Search != nil {
+			return p.errorf(n, at, "leaves %g to the anonymization after the search's %g; it must be from %g to %g", anon, d.Search.Epsilon, safepub.MinEpsilon, float64(safepub.MaxEpsilon))
+		}
+		return p.errorf(n, at, "must be from %g to %g, got %g", safepub.MinEpsilon, float64(safepub.MaxEpsilon), anon)
+	}
+	return nil
+}
+
+// dpGeneralization decodes privacy.differential-privacy.generalization into d: a level
+// for every quasi-identifier.
+func (p *parser) dpGeneralization(n *yaml.Node, at string, d *DifferentialPrivacy) error {
+	levels, err := p.levels(n, at)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for name, col := range p.cols {
+		if _, ok := levels[name]; !ok && col.Role == Quasi {
+			missing = append(missing, strconv.Quote(name))
+		}
+	}
+	switch {
+	case p.broken[""]:
+		return errSkip
+	case len(missing) > 0:
+		slices.Sort(missing)
+		return p.errorf(n, at, "names no level for quasi-identifier %s: the node needs a level for every one", strings.Join(missing, ", "))
+	}
+	d.Generalization = levels
+	return nil
+}
+
+// maxDPSteps bounds privacy.differential-privacy.search.steps: each step draws from
+// the exponential mechanism over the pivot's neighbours.
+const maxDPSteps = 100_000
+
+// dpSearch decodes privacy.differential-privacy.search.
+func (p *parser) dpSearch(n *yaml.Node, at string) (*DPSearch, error) {
+	sf, err := p.mapping(n, at, "privacy.differential-privacy.search")
+	if err != nil {
+		return nil, err
+	}
+	s := &DPSearch{Steps: DefaultDPSteps}
+	ok := true
+	ev, eat, err := sf.required("epsilon")
+	if err == nil {
+		s.Epsilon, err = p.float(ev, eat)
+	}
+	if err == nil && !(s.Epsilon > 0) {
+		err = p.errorf(ev, eat, "must be positive, got %g", s.Epsilon)
+	}
+	ok = p.note(err) && ok
+	if v, vat := sf.get("steps"); v != nil {
+		s.Steps, err = p.int(v, vat)
+		if err == nil && (s.Steps < 1 || s.Steps > maxDPSteps) {
+			err = p.errorf(v, vat, "must be from 1 to %d, got %d", maxDPSteps, s.Steps)
+		}
+		ok = p.note(err) && ok
+	}
+	if !ok {
+		return nil, errSkip
+	}
+	return s, nil
 }
 
 // subset decodes privacy.subset.
@@ -1816,12 +1970,12 @@ func (p *parser) dp(n *yaml.Node, path string) (*DP, error) {
 		d.PrivacyUnit, err = p.privacyUnit(v, at)
 		p.note(err)
 	}
-	v, at, err = f.required("outputs")
 	var items []*yaml.Node
-	if err == nil {
+	if v, at := f.get("outputs"); v != nil { // sanitize dp needs them; a release's ledger needs the totals only
 		items, err = p.nonEmptyList(v, at)
+		p.note(err)
 	}
-	p.note(err)
+	_, at = f.get("outputs")
 	names := make(map[string]bool, len(items))
 	for i, it := range items {
 		o, err := p.dpOutput(it, index(at, i), names)
