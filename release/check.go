@@ -32,6 +32,7 @@ var recordedKeys = []struct{ meta, report string }{
 	{"sanitize.k_map", "model.k_map"},
 	{"sanitize.profitability", "model.profitability"},
 	{"sanitize.local_nodes", "local_recoding.nodes"},
+	{"sanitize.differential_privacy", "differential_privacy"},
 }
 
 // recorded is what a release says of itself: its metadata's or its report's values
@@ -114,6 +115,12 @@ func reportRecorded(path string) (*recorded, error) {
 		b, _ := json.Marshal(p)
 		r.values["sanitize.profitability"] = string(b)
 	}
+	if d := rep.DifferentialPrivacy; d != nil {
+		dp := *d
+		dp.Ledger = nil // the report's account of the ledger, which the file's metadata predates
+		b, _ := json.Marshal(&dp)
+		r.values["sanitize.differential_privacy"] = string(b)
+	}
 	if l := rep.LocalRecoding; l != nil {
 		nodes := make([][]report.NodeLevel, len(l.Nodes))
 		for i, n := range l.Nodes {
@@ -147,7 +154,7 @@ func (r *recorded) compare(release string, want map[string]string) error {
 	if _, ok := want["sanitize.t_closeness"]; !ok && r.values["sanitize.t_closeness"] != "" {
 		return fault.Unattainable("%s: %s %s records t-closeness the configuration does not ask for", release, r.where, r.name["sanitize.t_closeness"])
 	}
-	for _, k := range []string{"sanitize.subset", "sanitize.delta_presence", "sanitize.k_map", "sanitize.profitability"} {
+	for _, k := range []string{"sanitize.subset", "sanitize.delta_presence", "sanitize.k_map", "sanitize.profitability", "sanitize.differential_privacy"} {
 		if _, ok := want[k]; !ok && r.values[k] != "" {
 			return fault.Unattainable("%s: %s %s records a model the configuration does not ask for", release, r.where, r.name[k])
 		}

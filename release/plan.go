@@ -17,8 +17,11 @@ import (
 // failing closed is better than publishing without a requested protection. Release,
 // Check and validate run it.
 func CheckConfig(cfg *schema.Config) error {
+	if err := checkDP(cfg); err != nil {
+		return err
+	}
 	switch {
-	case cfg.Privacy.K < 1:
+	case cfg.Privacy.K < 1 && cfg.Privacy.DifferentialPrivacy == nil:
 		return cfg.Errorf("privacy.k", "required for a release, unless the configuration names l-diversity, t-closeness, β-likeness or a risk-based model (then k is 1)")
 	case cfg.Search.Algorithm != "" && cfg.Search.Algorithm != schema.Optimal && cfg.Search.Algorithm != schema.Mondrian:
 		return cfg.Errorf("search.algorithm", "%q is not supported by this version (use optimal or mondrian)", cfg.Search.Algorithm)
@@ -134,9 +137,9 @@ type plan struct {
 	// seriesCheck, on a night of a release series, is the verifier's check of the
 	// night against the state, which rides the truthfulness walk (nil: none).
 	seriesCheck *verify.SeriesCounter
-	// leftOut, on a night of a release series, is every input record the run left out
-	// (suppressed or withheld): the truthfulness walk checks that alignment (nil: the
-	// walk finds one).
+	// leftOut, on a night of a release series or in a SafePub release, is every input
+	// record the run left out (suppressed, withheld, or not sampled): the truthfulness
+	// walk checks that alignment (nil: the walk finds one).
 	leftOut []bool
 }
 
@@ -209,6 +212,9 @@ func planRelease(cfg *schema.Config, opt job.Options) (runPlan, error) {
 		return runPlan{}, err
 	}
 	if err := checkPaths(cfg, opt, in, out); err != nil {
+		return runPlan{}, err
+	}
+	if err := planLedger(cfg, opt, in, out); err != nil {
 		return runPlan{}, err
 	}
 	key, err := pseudonymKey(cfg)

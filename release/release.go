@@ -86,6 +86,9 @@ func release(ctx context.Context, cfg *schema.Config, opt job.Options, write *el
 	if err != nil {
 		return nil, err
 	}
+	if err := r.recordSpend(rep); err != nil {
+		return nil, err
+	}
 	if err := r.publishStage(ctx, rep); err != nil {
 		return nil, err
 	}
@@ -125,6 +128,7 @@ type run struct {
 	released   [][]bool               // optimal: per quasi-identifier, the codes at its level released
 	util       generalize.Metrics
 	inputSizes risk.Distribution // the input's classes at its original values
+	dp         *dpRelease        // privacy.differential-privacy: the sample, the node (nil: none)
 	// pass 2
 	dest    releaseDest
 	written int
@@ -313,6 +317,12 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 			return r.explainK(err)
 		}
 		r.class, covers = r.mres.Class, r.mres.Covers // Mondrian suppresses nothing
+	} else if r.cfg.Privacy.DifferentialPrivacy != nil {
+		if covers, err = r.dpSearch(ctx); err != nil {
+			return err
+		}
+		r.covers = covers
+		values = utilityValues(r.cfg, r.t.Columns)
 	} else {
 		if covers, err = r.optimalSearch(ctx); err != nil {
 			return r.explainK(err)
@@ -332,10 +342,10 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 	}
 	// The utility metrics of the release, the same for both algorithms.
 	if r.classes != nil {
-		r.util, err = generalize.UtilityClasses(r.classes, r.classOf, covers, values, r.cfg.Privacy.K)
+		r.util, err = generalize.UtilityClasses(r.classes, r.classOf, covers, values, r.k())
 		r.classes, r.classOf = nil, nil
 	} else {
-		r.util, err = generalize.Utility(r.t, r.class, covers, values, r.cfg.Privacy.K)
+		r.util, err = generalize.Utility(r.t, r.class, covers, values, r.k())
 	}
 	if err != nil {
 		return fault.Internalf("utility metrics: %w", err)
@@ -541,6 +551,9 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 	}
 	r.created = r.opt.Time()
 	meta := releaseMetadata(r.cfg, r.t.Columns, r.t.Rows, r.res, r.created) // r.p.maxSupp is the limit on r.t.Rows
+	if r.dp != nil {
+		meta = r.dpMetadata(r.created)
+	}
 	if r.placement != nil {
 		meta["sanitize.local_nodes"] = localNodesJSON(r.t.Columns, r.placement.Nodes)
 	}
@@ -602,7 +615,11 @@ func (r *run) verifyStage(ctx context.Context) error {
 		return err
 	}
 	r.p.maxSupp += r.deferred() // the records a series night withholds are left out too
-	spec := verify.Spec{K: max(r.cfg.Privacy.K, km, noAttackK(r.cfg)), MaxSuppressed: r.p.maxSupp, InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames()}
+	spec := verify.Spec{K: max(r.k(), km, noAttackK(r.cfg)), MaxSuppressed: r.p.maxSupp, InputRows: r.t.Rows, Columns: header, Quasi: r.p.QuasiNames()}
+	if r.dp != nil { // every record may be left out; the run's account of which is checked record by record
+		spec.MaxSuppressed = r.t.Rows
+		r.p.maxSupp = r.t.Rows
+	}
 	unitSpec(r.p, &spec)
 	if spec.Risk, err = verifyRisk(r.cfg, r.t.Rows); err != nil {
 		return err
@@ -648,6 +665,9 @@ func (r *run) verifyStage(ctx context.Context) error {
 		r.p.seriesCheck = nil
 	}
 	if err := releasedDisclosure(r.cfg, r.m, r.log); err != nil {
+		return err
+	}
+	if err := r.verifySample(ctx, spec); err != nil {
 		return err
 	}
 	if r.popMeasured, err = r.verifyPopulation(ctx, spec); err != nil {
@@ -707,6 +727,9 @@ func (r *run) report() (*report.Report, error) {
 	}
 	rep.LocalRecoding = localSummary(r.cfg, r.t.Columns, r.placement, r.localFirst)
 	rep.Series = r.series.summary(r)
+	if rep.DifferentialPrivacy = r.dpSummary(); rep.DifferentialPrivacy != nil {
+		rep.Model.K, rep.Model.MaxSuppressed = r.dp.params.K, r.t.Rows
+	}
 	return rep, nil
 }
 
@@ -969,6 +992,10 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	if err != nil {
 		return nil, err
 	}
+	dr, err := dpCheckSpec(cfg, &spec)
+	if err != nil {
+		return nil, err
+	}
 	var night *seriesChecked
 	if opt.Series != "" { // a series night leaves out, besides what the models require, what the series withholds
 		if night, err = readSeriesCheck(cfg, opt.Series); err != nil {
@@ -1017,6 +1044,9 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 	}
 	if night != nil { // the records left out: the series' rules decide, and checked
 		return m, night.check(ctx, p, spec)
+	}
+	if dr != nil { // the records left out: the sample decides, which check does not know
+		return m, checkDPRelease(ctx, p, dr, rp.opt.Report, meta, spec)
 	}
 	// The records left out: only those the models require, and the parameters the
 	// release records.

@@ -26,13 +26,24 @@ func releaseMetadata(cfg *schema.Config, quasi []generalize.Column, rows int, re
 		nodeJSON, _ = json.Marshal(nodeLevels(quasi, res.Levels))
 	}
 	meta := recordedParams(cfg, rows, maxSuppressed(cfg.Privacy.Suppression, rows), res.Suppressed)
+	meta["sanitize.metric_value"] = strconv.FormatFloat(res.Value, 'g', -1, 64)
+	for k, v := range describedMetadata(cfg, nodeJSON, res.Metric, now) {
+		meta[k] = v
+	}
+	return meta
+}
+
+// describedMetadata is the metadata every release's file holds, whatever it
+// guarantees: the tool, the dataset, the configuration's digest, the node, the metric
+// and when it was written.
+func describedMetadata(cfg *schema.Config, nodeJSON []byte, metric schema.Metric, now time.Time) map[string]string {
+	meta := map[string]string{}
 	meta["sanitize.tool"] = "sanitize"
 	meta["sanitize.version"] = build.Version
 	meta["sanitize.dataset"] = cfg.Dataset
 	meta["sanitize.config_digest"] = "sha256:" + cfg.Digest
 	meta["sanitize.node"] = string(nodeJSON)
-	meta["sanitize.metric"] = res.Metric.String()
-	meta["sanitize.metric_value"] = strconv.FormatFloat(res.Value, 'g', -1, 64)
+	meta["sanitize.metric"] = metric.String()
 	meta["sanitize.created_utc"] = now.UTC().Format(time.RFC3339)
 	return meta
 }

@@ -59,6 +59,7 @@ type seriesNight struct {
 // checkSeries refuses a series night the configuration cannot run, naming the key:
 // Mondrian (its partitions have no levels to be at least as general as), a research
 // subset, the game-theoretic model with an attack (a cohort's payout is not decided),
+// SafePub's differential privacy (every night would spend its budget again),
 // an output that is not CSV (a row's digest is of its text as written) or is
 // in a store (the state commits by renaming the release into place).
 func checkSeries(cfg *schema.Config, out string, outFmt schema.Format) error {
@@ -69,6 +70,8 @@ func checkSeries(cfg *schema.Config, out string, outFmt schema.Format) error {
 		return cfg.Errorf("privacy.subset", "--series: a release series of a research subset is not supported in this version")
 	case cfg.Search.LocalRecoding != nil:
 		return cfg.Errorf("search.local-recoding", "--series: a night is released at one node, at least as general as the last night's, not pass by pass")
+	case cfg.Privacy.DifferentialPrivacy != nil:
+		return cfg.Errorf("privacy.differential-privacy", "--series: each night of a series would spend ε and δ again on the records it shares with the last; a series of differentially private releases is not in this version (charge each release to a --ledger)")
 	case cfg.Privacy.Profitability != nil && cfg.Privacy.Profitability.Attack:
 		return cfg.Errorf("privacy.profitability.attack", "--series: a night publishes a class's new records as a cohort of their own when they meet k and the models, which does not weigh a cohort's payout in this version: use attack: false (a k at which no attack pays)")
 	case outFmt != schema.FormatCSV:

@@ -16,6 +16,9 @@ func CheckSummary(w io.Writer, cfg *schema.Config, m *verify.Measured) {
 	if p := m.Persons; p != nil {
 		fmt.Fprintf(w, "measured k=%d in persons (required %d): %d classes, %d records of %d persons released, %d of %d records suppressed (limit %g); %d persons with records in several classes, %d lost some of their records, %d all\n",
 			p.MinClass, cfg.Privacy.K, m.Classes, m.Rows, p.Released, m.Suppressed, m.Rows+m.Suppressed, cfg.Privacy.Suppression, p.InSeveralClasses, p.LostSome, p.LostAll)
+	} else if d := cfg.Privacy.DifferentialPrivacy; d != nil {
+		fmt.Fprintf(w, "measured k=%d (required %d, SafePub's for ε=%g, δ=%g): %d classes, %d records released, %d of %d left out (not drawn, or in a class of fewer than k drawn records; the sample is not known to the check)\n",
+			m.MinClass, m.RequiredK, d.Epsilon, d.Delta, m.Classes, m.Rows, m.Suppressed, m.Rows+m.Suppressed)
 	} else {
 		fmt.Fprintf(w, "measured k=%d (required %d): %d classes, %d records released, %d of %d suppressed (limit %g)\n",
 			m.MinClass, cfg.Privacy.K, m.Classes, m.Rows, m.Suppressed, m.Rows+m.Suppressed, cfg.Privacy.Suppression)

@@ -44,8 +44,11 @@ type Report struct {
 	// Risk is the re-identification risk of the input and of the written release.
 	Risk *RiskReport `json:"risk,omitempty"`
 	// Series is the night of a release series this release is (nil: none).
-	Series   *SeriesSummary `json:"series,omitempty"`
-	StagesMS Stages         `json:"stages_ms"`
+	Series *SeriesSummary `json:"series,omitempty"`
+	// DifferentialPrivacy is a release of records under (ε, δ)-differential privacy
+	// (privacy.differential-privacy, SafePub; nil: none).
+	DifferentialPrivacy *DPSummary `json:"differential_privacy,omitempty"`
+	StagesMS            Stages     `json:"stages_ms"`
 }
 
 // QuasiRelease is what a release publishes of one quasi-identifier: its level (−1
@@ -296,7 +299,11 @@ type Stages struct {
 
 // Summary is the short human summary printed on stdout.
 func (r *Report) Summary(w io.Writer) {
-	fmt.Fprintf(w, "released %d of %d records to %s (%d suppressed, limit %d)\n", r.Output.Rows, r.Input.Rows, r.Output.Path, r.Suppressed, r.Model.MaxSuppressed)
+	if r.DifferentialPrivacy != nil {
+		fmt.Fprintf(w, "released %d of %d records to %s (%d left out: not drawn into the sample, or in a class of fewer than k drawn records)\n", r.Output.Rows, r.Input.Rows, r.Output.Path, r.Suppressed)
+	} else {
+		fmt.Fprintf(w, "released %d of %d records to %s (%d suppressed, limit %d)\n", r.Output.Rows, r.Input.Rows, r.Output.Path, r.Suppressed, r.Model.MaxSuppressed)
+	}
 	if r.Output.Rows == 0 {
 		fmt.Fprintf(w, "warning: %s\n", EmptyRelease)
 	}
@@ -314,6 +321,7 @@ func (r *Report) Summary(w io.Writer) {
 	} else {
 		fmt.Fprintf(w, "k=%d%s holds: %d classes, smallest %d, average %.1f (verified from the written file)\n", r.Model.K, kd, r.Verified.Classes, r.Verified.MinClass, r.AvgClass)
 	}
+	r.dpSummary(w)
 	r.populationSummary(w)
 	r.profitSummary(w)
 	r.localSummary(w)

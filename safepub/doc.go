@@ -19,6 +19,7 @@
 // Exponential is the exponential mechanism of SafePub's search, drawn exactly from
 // rational scores.
 //
-// It imports nothing of this module (docs/design.md's package table): the release,
-// its verifier and the tests share it.
+// It imports nothing of this module (docs/design.md's package table): the
+// configuration (the degrees), the search (the exponential mechanism) and the release
+// share it.
 package safepub

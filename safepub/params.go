@@ -83,16 +83,17 @@ func Bound(epsilon float64, k int) (float64, error) {
 // taken as the decimals they print as, so that the two spends never add up to more
 // than whole. whole and part are finite and not negative.
 func Remainder(whole, part float64) float64 {
-	exact := new(big.Rat).Sub(ratDecimal(whole), ratDecimal(part))
+	exact := new(big.Rat).Sub(Decimal(whole), Decimal(part))
 	f, _ := exact.Float64()
-	for ratDecimal(f).Cmp(exact) > 0 {
+	for Decimal(f).Cmp(exact) > 0 {
 		f = math.Nextafter(f, math.Inf(-1))
 	}
 	return f
 }
 
-// ratDecimal is x (finite) as the decimal it prints as, exactly.
-func ratDecimal(x float64) *big.Rat {
+// Decimal is x (finite) as the decimal it prints as, exactly: how a configuration's ε
+// is taken.
+func Decimal(x float64) *big.Rat {
 	r, ok := new(big.Rat).SetString(strconv.FormatFloat(x, 'g', -1, 64))
 	if !ok { // strconv's own output of a finite float always parses
 		return new(big.Rat).SetFloat64(x)

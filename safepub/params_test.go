@@ -152,12 +152,12 @@ func TestRemainder(t *testing.T) {
 		{1, 0.1}, {0.3, 0.1}, {2, 0.7}, {1.1, 0.2}, {5, 4.999}, {0.01, 0.003}, {1, 0}, {3.3, 1.1}, {1, 1e-20}, {0.7, 3e-18},
 	} {
 		got := Remainder(c.whole, c.part)
-		sum := new(big.Rat).Add(ratDecimal(got), ratDecimal(c.part))
-		if sum.Cmp(ratDecimal(c.whole)) > 0 {
+		sum := new(big.Rat).Add(Decimal(got), Decimal(c.part))
+		if sum.Cmp(Decimal(c.whole)) > 0 {
 			t.Errorf("Remainder(%g, %g) = %g: with the part it adds up to %s, above the whole", c.whole, c.part, got, sum.FloatString(20))
 		}
 		next := math.Nextafter(got, math.Inf(1))
-		if new(big.Rat).Add(ratDecimal(next), ratDecimal(c.part)).Cmp(ratDecimal(c.whole)) <= 0 {
+		if new(big.Rat).Add(Decimal(next), Decimal(c.part)).Cmp(Decimal(c.whole)) <= 0 {
 			t.Errorf("Remainder(%g, %g) = %g, but %g fits too", c.whole, c.part, got, next)
 		}
 	}

@@ -156,6 +156,7 @@ type SensitiveMeasured struct {
 
 // Measured is what the release was found to hold.
 type Measured struct {
+	RequiredK  int     // the k the spec required of every class (Spec.K)
 	Rows       int     // records released
 	Suppressed int     // input records not released
 	Classes    int     // equivalence classes (distinct quasi-identifier tuples)
@@ -962,6 +963,7 @@ func (c *Counter) Finish() (*Measured, error) {
 		return c.m, err
 	}
 	spec, m, classes := c.spec, c.m, c.classes
+	m.RequiredK = spec.K
 	c.measureSizes()
 	if err := c.checkPlaced(); err != nil {
 		return m, err

@@ -240,7 +240,7 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 	var cfgPath string
 	var opt job.Options
 	cmd := &cobra.Command{
-		Use:   "release -c CONFIG --in INPUT --out RELEASE [--report R.json] [--report R.html] [--force] [--workers N] [--series STATE.json [--series-restart]]",
+		Use:   "release -c CONFIG --in INPUT --out RELEASE [--report R.json] [--report R.html] [--force] [--workers N] [--series STATE.json [--series-restart]] [--ledger LEDGER.json]",
 		Short: "Write a k-anonymous, verified release of INPUT",
 		Long: "Generalize the quasi-identifiers of INPUT to the node of least information loss (search.algorithm: optimal)\n" +
 			"or partition them (mondrian) until every published class meets the configuration's models:\n" + modelsHelp +
@@ -285,6 +285,7 @@ func newRelease(stdout io.Writer, g *globals) *cobra.Command {
 	cmd.Flags().IntVar(&opt.Workers, "workers", 0, "parallel workers (default: number of CPUs)")
 	cmd.Flags().StringVar(&opt.Series, "series", "", "a night of a release series: its state file (JSON, created on the first night), so that no two nights' files can be subtracted to learn more than one shows (docs/series.md)")
 	cmd.Flags().BoolVar(&opt.SeriesRestart, "series-restart", false, "with --series: start a new series in that state file (the old nights' files stay public: the custodian's decision)")
+	cmd.Flags().StringVar(&opt.Ledger, "ledger", "", "budget ledger (JSON) to charge a release under privacy.differential-privacy; created if missing")
 	return cmd
 }
 
@@ -380,6 +381,10 @@ func newCheck(stdout io.Writer) *cobra.Command {
 			}
 			if err != nil {
 				return err
+			}
+			if cfg.Privacy.DifferentialPrivacy != nil {
+				fmt.Fprintln(stdout, "ok: the release is truthful at its node and every class holds k records (that it is the sample's every class of k or more, whole, was verified by the release; check does not know the sample)")
+				return nil
 			}
 			fmt.Fprintln(stdout, "ok: the release satisfies the configuration")
 			return nil

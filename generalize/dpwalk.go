@@ -1,0 +1,201 @@
+package generalize
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/big"
+
+	"sanitizer/internal/safe"
+	"sanitizer/safepub"
+)
+
+// DPWalkOptions is SafePub's data-dependent search (Bild, Kuhn, Prasser 2018, section
+// 4; ARX's DataDependentEDDPAlgorithm): the score, the k of the release, the search's
+// ε and steps, the input's records and the random source of the draws.
+type DPWalkOptions struct {
+	K         int     // every class of fewer sampled records is suppressed
+	Score     DPScore // what the draws prefer
+	Epsilon   float64 // ε_search: half for the walk's steps, half for the final choice
+	Steps     int     // the walk's steps
+	InputRows int     // N: the input's records, the sample drawn from them
+	Random    io.Reader
+}
+
+// DPWalk is the node SafePub's search chose, and how.
+type DPWalk struct {
+	Node   []int // a level per quasi-identifier, in the table's order
+	Steps  int   // the steps the walk took (fewer than asked when no candidate was left)
+	Pivots int   // the distinct nodes the final choice was drawn from
+}
+
+// SafePubWalk draws a node by SafePub's search on sample, a sample of the input drawn
+// for the search alone. From the top node, each step adds the pivot's direct
+// specializations not yet among the candidates, removes the pivot, and draws the next
+// pivot from the candidates by the exponential mechanism at ε/(2·Steps) (ARX's walk,
+// which may draw a node again once it is a candidate again); it stops early when no
+// candidate is left. The node returned is drawn from the distinct pivots (the top
+// included) by the exponential mechanism at ε/2, where SafePub and ARX take the pivot
+// of the best score, which would read the sample once more without a budget. Every
+// draw is exact (safepub.Exponential): ε_search-differentially private with respect
+// to the input, the scores having sensitivity 1 (DPScore).
+func SafePubWalk(ctx context.Context, sample *Table, opt DPWalkOptions) (w *DPWalk, err error) {
+	err = safe.Call(func() error {
+		w, err = safePubWalk(ctx, sample, opt)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// safePubWalk is SafePubWalk, its panics not recovered.
+func safePubWalk(ctx context.Context, sample *Table, opt DPWalkOptions) (*DPWalk, error) {
+	if opt.K < 1 || opt.Steps < 1 || !(opt.Epsilon > 0) || opt.InputRows < sample.Rows || opt.Random == nil {
+		return nil, fmt.Errorf("SafePub's search: k %d, %d steps, ε %g, %d input records for a sample of %d, or no random source", opt.K, opt.Steps, opt.Epsilon, opt.InputRows, sample.Rows)
+	}
+	lat := sample.lattice()
+	if lat.TooLarge() {
+		return nil, fmt.Errorf("SafePub's search: a lattice of more than %d nodes", maxLatticeSize)
+	}
+	sc, err := newScorer(sample, opt)
+	if err != nil {
+		return nil, err
+	}
+	eps := safepub.Decimal(opt.Epsilon)
+	stepScale := new(big.Rat).Quo(eps, big.NewRat(4*int64(opt.Steps), 1)) // (ε/(2·steps)) / 2
+	finalScale := new(big.Rat).Quo(eps, big.NewRat(4, 1))                 // (ε/2) / 2
+	pivot := lat.Size() - 1                                               // the top: every level at its highest
+	pivots := []int{pivot}
+	visited := map[int]bool{pivot: true}
+	var cand []int
+	inCand := map[int]bool{}
+	w := &DPWalk{}
+	for range opt.Steps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		lat.Down(pivot, func(p int) {
+			if !inCand[p] {
+				inCand[p] = true
+				cand = append(cand, p)
+			}
+		})
+		delete(inCand, pivot)
+		cand = removeNode(cand, pivot)
+		if len(cand) == 0 {
+			break
+		}
+		i, err := sc.draw(lat, cand, stepScale)
+		if err != nil {
+			return nil, err
+		}
+		pivot = cand[i]
+		w.Steps++
+		if !visited[pivot] {
+			visited[pivot] = true
+			pivots = append(pivots, pivot)
+		}
+	}
+	i, err := sc.draw(lat, pivots, finalScale)
+	if err != nil {
+		return nil, err
+	}
+	w.Node, w.Pivots = lat.Levels(pivots[i], nil), len(pivots)
+	return w, nil
+}
+
+// removeNode is nodes without node, in order.
+func removeNode(nodes []int, node int) []int {
+	for i, n := range nodes {
+		if n == node {
+			return append(nodes[:i], nodes[i+1:]...)
+		}
+	}
+	return nodes
+}
+
+// scorer scores the nodes of one sample, each once.
+type scorer struct {
+	opt    DPWalkOptions
+	sample *Table
+	bottom *ClassTable
+	scores map[int]*big.Rat
+	levels []int
+}
+
+// newScorer counts the sample's classes at its leaves, which every node's classes
+// roll up from.
+func newScorer(sample *Table, opt DPWalkOptions) (*scorer, error) {
+	sc := &scorer{opt: opt, sample: sample, scores: map[int]*big.Rat{}}
+	if sample.Rows > 0 {
+		var err error
+		if sc.bottom, err = countClasses(sample); err != nil {
+			return nil, err
+		}
+	}
+	return sc, nil
+}
+
+// draw draws an index of nodes by the exponential mechanism at scale (ε′/2 for
+// scores of sensitivity 1).
+func (sc *scorer) draw(lat *Lattice, nodes []int, scale *big.Rat) (int, error) {
+	scores := make([]*big.Rat, len(nodes))
+	for i, n := range nodes {
+		s, err := sc.score(lat, n)
+		if err != nil {
+			return 0, err
+		}
+		scores[i] = s
+	}
+	i, err := safepub.Exponential(scores, scale, sc.opt.Random)
+	if err != nil {
+		return 0, fmt.Errorf("SafePub's search: %w", err)
+	}
+	return i, nil
+}
+
+// score is node n's score (computed once).
+func (sc *scorer) score(lat *Lattice, n int) (*big.Rat, error) {
+	if s, ok := sc.scores[n]; ok {
+		return s, nil
+	}
+	sc.levels = lat.Levels(n, sc.levels)
+	in := scoreInput{cols: sc.sample.Columns, levels: sc.levels, classes: sc.classesAt(sc.levels), k: int64(sc.opt.K),
+		input: int64(sc.opt.InputRows), outside: int64(sc.opt.InputRows - sc.sample.Rows)}
+	s, err := dpScore(sc.opt.Score, in)
+	if err != nil {
+		return nil, err
+	}
+	sc.scores[n] = s
+	return s, nil
+}
+
+// classesAt rolls the sample's classes up to levels.
+func (sc *scorer) classesAt(levels []int) []nodeClass {
+	ct := sc.bottom
+	if ct.Len() == 0 {
+		return nil
+	}
+	d := len(levels)
+	index := map[string]int{}
+	var out []nodeClass
+	key := make([]byte, 0, 4*d)
+	codes := make([]int32, d)
+	for j := range ct.Len() {
+		key = key[:0]
+		for i, c := range sc.sample.Columns {
+			codes[i] = c.Hierarchy.Code(levels[i], ct.Code(i, j))
+			key = append(key, byte(codes[i]), byte(codes[i]>>8), byte(codes[i]>>16), byte(codes[i]>>24))
+		}
+		at, ok := index[string(key)]
+		if !ok {
+			at = len(out)
+			index[string(key)] = at
+			out = append(out, nodeClass{codes: append([]int32(nil), codes...)})
+		}
+		out[at].count += int64(ct.Count(j))
+	}
+	return out
+}

@@ -1,0 +1,343 @@
+package release
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+
+	"sanitizer/fault"
+	"sanitizer/generalize"
+	"sanitizer/report"
+	"sanitizer/safepub"
+	"sanitizer/schema"
+	"sanitizer/verify"
+)
+
+// dpRelease is a SafePub release in progress (privacy.differential-privacy): its
+// parameters, its node and how it was chosen, and the sample it releases.
+type dpRelease struct {
+	params  safepub.Params
+	anon    float64 // the anonymization's ε: the whole ε less the search's
+	chosen  report.DPChoice
+	node    []int  // a level per quasi-identifier, in the table's order
+	sampled []bool // per input record: drawn into the released sample
+	walk    *generalize.DPWalk
+}
+
+// randomSource is where a SafePub release draws its samples and its choices: the
+// operating system's cryptographic source (a variable for the audit's seeded runs).
+var randomSource io.Reader = rand.Reader
+
+// checkDP refuses what a SafePub release cannot honour beside privacy.differential-
+// privacy (the privacy section's other models are the parser's): the settings of a
+// search over the lattice, and a score the data-dependent search does not have.
+func checkDP(cfg *schema.Config) error {
+	d := cfg.Privacy.DifferentialPrivacy
+	if d == nil {
+		return nil
+	}
+	s := cfg.Search
+	for _, c := range []struct {
+		given bool
+		key   string
+	}{
+		{s.Algorithm == schema.Mondrian, "search.algorithm"},
+		{s.LocalRecoding != nil, "search.local-recoding"},
+		{len(s.MinLevels) > 0, "search.min-levels"},
+		{len(s.MaxLevels) > 0, "search.max-levels"},
+		{s.Weights != nil, "search.weights"},
+		{s.Aggregate != "" && s.Aggregate != schema.AggregateArithmetic, "search.aggregate"},
+		{s.GSFactor != nil, "search.gs-factor"},
+	} {
+		if c.given {
+			return cfg.Errorf(c.key, "not with privacy.differential-privacy: its node is given, derived from the hierarchies, or drawn by SafePub's search (privacy.differential-privacy.search), and every class below its k is suppressed")
+		}
+	}
+	if d.Search == nil {
+		return nil
+	}
+	switch s.Metric {
+	case "", schema.MetricLoss:
+		for _, c := range cfg.Columns {
+			if c.Role == schema.Quasi && c.Hierarchy != nil && c.Hierarchy.File == "" {
+				return cfg.Errorf("search.metric", "loss needs a hierarchy file on every quasi-identifier under privacy.differential-privacy.search: column %q's built hierarchy counts the input's own values as its leaves, so its scores would depend on who is in the input (use precision, discernibility, entropy or aecs)", c.Name)
+			}
+		}
+	case schema.MetricPrecision, schema.MetricDiscernibility, schema.MetricEntropy, schema.MetricAECS:
+	default:
+		return cfg.Errorf("search.metric", "%q has no score of bounded sensitivity in SafePub's search: use loss, precision, discernibility, entropy or aecs", s.Metric)
+	}
+	return nil
+}
+
+// dpScore is the score SafePub's search draws by for the configured metric.
+func dpScore(m schema.Metric) generalize.DPScore {
+	switch m {
+	case schema.MetricPrecision:
+		return generalize.ScorePrecision
+	case schema.MetricDiscernibility:
+		return generalize.ScoreDiscernibility
+	case schema.MetricEntropy:
+		return generalize.ScoreEntropy
+	case schema.MetricAECS:
+		return generalize.ScoreAECS
+	}
+	return generalize.ScoreLoss
+}
+
+// newDPRelease computes β and k for cfg's ε and δ (safepub.Compute: exact, and
+// slow only for an ε near 5 with a tiny δ).
+func newDPRelease(cfg *schema.Config) (*dpRelease, error) {
+	d := cfg.Privacy.DifferentialPrivacy
+	dr := &dpRelease{anon: d.Epsilon}
+	if d.Search != nil {
+		dr.anon = safepub.Remainder(d.Epsilon, d.Search.Epsilon)
+	}
+	var err error
+	if dr.params, err = safepub.Compute(dr.anon, d.Delta); err != nil {
+		return nil, cfg.Wrap("privacy.differential-privacy", fault.BadInput("%w", err))
+	}
+	return dr, nil
+}
+
+// fixedNode is the node a configuration gives or derives without the data
+// (generalization, degree) for the quasi-identifiers names whose hierarchies have
+// heights levels, a level each; a level above a hierarchy's top is bad input at its
+// key.
+func fixedNode(cfg *schema.Config, names []string, heights []int) ([]int, report.DPChoice, error) {
+	d := cfg.Privacy.DifferentialPrivacy
+	node := make([]int, len(names))
+	for i, name := range names {
+		top := heights[i] - 1
+		if d.Degree != 0 {
+			node[i] = d.Degree.Level(top, 0, top)
+			continue
+		}
+		node[i] = d.Generalization[name]
+		if node[i] > top {
+			return nil, "", cfg.Errorf("privacy.differential-privacy.generalization."+name, "%d is above the hierarchy's top level, %d", node[i], top)
+		}
+	}
+	if d.Degree != 0 {
+		return node, report.DPChoice("degree " + d.Degree.String()), nil
+	}
+	return node, report.DPGiven, nil
+}
+
+// dpSearch is the search stage of a SafePub release: β and k, the node (given,
+// derived, or drawn by the search on a sample of its own), then the released sample,
+// drawn anew, generalized at the node, its classes of fewer than k records
+// suppressed. It sets what the optimal search sets: the result, every record's class
+// (−1: not sampled, or suppressed), the codes released.
+func (r *run) dpSearch(ctx context.Context) (covers generalize.ClassCovers, err error) {
+	dr, err := newDPRelease(r.cfg)
+	if err != nil {
+		return covers, err
+	}
+	r.dp = dr
+	d := r.cfg.Privacy.DifferentialPrivacy
+	if d.Search == nil {
+		names, heights := make([]string, len(r.t.Columns)), make([]int, len(r.t.Columns))
+		for i, c := range r.t.Columns {
+			names[i], heights[i] = c.Name, c.Hierarchy.Height()
+		}
+		if dr.node, dr.chosen, err = fixedNode(r.cfg, names, heights); err != nil {
+			return covers, err
+		}
+	} else if err := r.dpWalk(ctx, dr); err != nil {
+		return covers, err
+	}
+	if dr.sampled, err = dr.params.Sample(r.t.Rows, randomSource); err != nil {
+		return covers, fault.Internalf("drawing the sample: %w", err)
+	}
+	if covers, err = r.dpClasses(ctx, dr); err != nil {
+		return covers, err
+	}
+	r.released = releasedCodes(r.t.Columns, dr.node, covers)
+	r.suppressed = make([]bool, r.t.Rows)
+	for i, c := range r.class {
+		r.suppressed[i] = c < 0
+	}
+	r.p.leftOut = slices.Clone(r.suppressed) // the run's account, which the verifier checks record by record
+	return covers, nil
+}
+
+// dpWalk draws the node by SafePub's search on a sample of its own.
+func (r *run) dpWalk(ctx context.Context, dr *dpRelease) error {
+	d := r.cfg.Privacy.DifferentialPrivacy
+	drawn, err := dr.params.Sample(r.t.Rows, randomSource)
+	if err != nil {
+		return fault.Internalf("drawing the search's sample: %w", err)
+	}
+	sample, err := r.t.Select(sampledRows(drawn))
+	if err != nil {
+		return fault.Internalf("%w", err)
+	}
+	opt := generalize.DPWalkOptions{K: dr.params.K, Score: dpScore(r.cfg.Search.Metric), Epsilon: d.Search.Epsilon, Steps: d.Search.Steps, InputRows: r.t.Rows, Random: randomSource}
+	if dr.walk, err = generalize.SafePubWalk(ctx, sample, opt); err != nil {
+		return err
+	}
+	dr.node, dr.chosen = dr.walk.Node, report.DPSearched
+	return nil
+}
+
+// sampledRows lists the records drawn, in order.
+func sampledRows(drawn []bool) []int {
+	var rows []int
+	for i, in := range drawn {
+		if in {
+			rows = append(rows, i)
+		}
+	}
+	return rows
+}
+
+// dpClasses generalizes the released sample at the node, suppresses its classes of
+// fewer than k records, and sets every input record's class (−1: left out) and the
+// result, whose Suppressed counts every record left out, sampled or not.
+func (r *run) dpClasses(ctx context.Context, dr *dpRelease) (generalize.ClassCovers, error) {
+	rows := sampledRows(dr.sampled)
+	sub, err := r.t.Select(rows)
+	if err != nil {
+		return generalize.ClassCovers{}, fault.Internalf("%w", err)
+	}
+	sopt := r.sopt
+	sopt.K, sopt.MaxSuppressed, sopt.MinLevels, sopt.MaxLevels = dr.params.K, len(rows), dr.node, dr.node
+	if r.res, err = generalize.Search(ctx, sub, sopt); err != nil {
+		return generalize.ClassCovers{}, fault.Internalf("the sample at the node: %w", err)
+	}
+	class, covers, err := generalize.NodeClasses(sub, dr.node, sopt)
+	if err != nil {
+		return covers, fault.Internalf("the sample at the node: %w", err)
+	}
+	r.class = make([]int32, r.t.Rows)
+	for i := range r.class {
+		r.class[i] = -1
+	}
+	for k, row := range rows {
+		r.class[row] = class[k]
+	}
+	r.res.Suppressed += r.t.Rows - len(rows)
+	return covers, nil
+}
+
+// dpSummary is the report's account of a SafePub release (nil for any other).
+func (r *run) dpSummary() *report.DPSummary {
+	dr := r.dp
+	if dr == nil {
+		return nil
+	}
+	d := r.cfg.Privacy.DifferentialPrivacy
+	s := &report.DPSummary{Epsilon: d.Epsilon, Delta: d.Delta, EpsilonAnonymization: dr.anon, Beta: dr.params.Beta, K: dr.params.K,
+		DeltaBound: dr.params.Delta, Chosen: dr.chosen, Node: nodeLevels(r.t.Columns, dr.node), Guarantee: report.DPGuarantee}
+	if d.Search != nil {
+		s.EpsilonSearch, s.Steps, s.Score = d.Search.Epsilon, d.Search.Steps, r.cfg.Search.Metric
+		if w := dr.walk; w != nil {
+			s.StepsTaken, s.Pivots = w.Steps, w.Pivots
+		}
+	}
+	return s
+}
+
+// dpMetadata is what a SafePub release's file records (written at now): what every
+// release's file records but the counts (the input's records, those suppressed, the
+// metric's value: the guarantee does not cover them), the algorithm, k, and the
+// guarantee with its parameters and node.
+func (r *run) dpMetadata(now time.Time) map[string]string {
+	s := r.dpSummary()
+	node, _ := json.Marshal(s.Node)
+	meta := describedMetadata(r.cfg, node, r.res.Metric, now)
+	b, _ := json.Marshal(s)
+	meta["sanitize.differential_privacy"] = string(b)
+	meta["sanitize.k"] = strconv.Itoa(s.K)
+	meta["sanitize.algorithm"] = algorithm(r.cfg).String()
+	return meta
+}
+
+// dpRecorded reads a SafePub release's recorded guarantee from its metadata ("":
+// none recorded).
+func dpRecorded(v string) (*report.DPSummary, error) {
+	if v == "" {
+		return nil, nil
+	}
+	var s report.DPSummary
+	if err := json.Unmarshal([]byte(v), &s); err != nil {
+		return nil, fmt.Errorf("metadata sanitize.differential_privacy: %w", err)
+	}
+	return &s, nil
+}
+
+// k is the k the release's classes hold: privacy.k, or SafePub's.
+func (r *run) k() int {
+	if r.dp != nil {
+		return r.dp.params.K
+	}
+	return r.cfg.Privacy.K
+}
+
+// verifySample checks the written release against the run's sample with the
+// verifier's own readers and hierarchies (verify.CheckSample): the release is SafePub's
+// function of the sample, every drawn class of k records or more whole, nothing else.
+func (r *run) verifySample(ctx context.Context, spec verify.Spec) error {
+	if r.dp == nil {
+		return nil
+	}
+	rel, err := releasedClasses(ctx, r.p, r.dest.path(), spec)
+	if err != nil {
+		return err
+	}
+	counts, err := nodeCounts(ctx, r.p, spec, r.dp.node, r.dp.sampled)
+	if err != nil {
+		return err
+	}
+	err = verify.CheckSample(verify.Sample{K: r.dp.params.K, Drawn: r.dp.sampled, LeftOut: r.p.leftOut, Counts: counts}, rel)
+	var v *verify.Violation
+	if errors.As(err, &v) {
+		return fault.Internalf("the written release failed verification, nothing published: %w", err)
+	}
+	return err
+}
+
+// nodeCounts counts the input's records at the node's levels by the verifier's
+// reading of the hierarchies (spec.Utility): those drawn, or every one when drawn is
+// nil.
+func nodeCounts(ctx context.Context, p *plan, spec verify.Spec, node []int, drawn []bool) (map[string]int64, error) {
+	in, done, err := reopenInput(ctx, p, slices.Clone(p.Quasi))
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	if drawn != nil {
+		in = &drawnRecords{in: in, drawn: drawn}
+	}
+	return verify.PopulationCounts(spec, node, in)
+}
+
+// drawnRecords reads the records of in that were drawn into a sample.
+type drawnRecords struct {
+	in    verify.Reader
+	drawn []bool
+	n     int // the records read
+}
+
+func (d *drawnRecords) Read() ([]string, error) {
+	for {
+		rec, err := d.in.Read()
+		if err != nil {
+			return nil, err
+		}
+		d.n++
+		if d.n > len(d.drawn) {
+			return nil, fault.Internalf("the input holds more than the %d records the sample was drawn from", len(d.drawn))
+		}
+		if d.drawn[d.n-1] {
+			return rec, nil
+		}
+	}
+}
