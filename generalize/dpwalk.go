@@ -27,6 +27,9 @@ type DPWalk struct {
 	Node   []int // a level per quasi-identifier, in the table's order
 	Steps  int   // the steps the walk took (fewer than asked when no candidate was left)
 	Pivots int   // the distinct nodes the final choice was drawn from
+	// Path is the pivots in the order drawn, the top first (a node drawn again
+	// appears again).
+	Path [][]int
 }
 
 // SafePubWalk draws a node by SafePub's search on sample, a sample of the input drawn
@@ -71,7 +74,7 @@ func safePubWalk(ctx context.Context, sample *Table, opt DPWalkOptions) (*DPWalk
 	visited := map[int]bool{pivot: true}
 	var cand []int
 	inCand := map[int]bool{}
-	w := &DPWalk{}
+	w := &DPWalk{Path: [][]int{lat.Levels(pivot, nil)}}
 	for range opt.Steps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -93,6 +96,7 @@ func safePubWalk(ctx context.Context, sample *Table, opt DPWalkOptions) (*DPWalk
 		}
 		pivot = cand[i]
 		w.Steps++
+		w.Path = append(w.Path, lat.Levels(pivot, nil))
 		if !visited[pivot] {
 			visited[pivot] = true
 			pivots = append(pivots, pivot)

@@ -34,6 +34,11 @@ type dpRelease struct {
 // operating system's cryptographic source (a variable for the audit's seeded runs).
 var randomSource io.Reader = rand.Reader
 
+// tamperSample, when set, changes what a SafePub release's search stage decided before
+// the release is written: the tests' way to make a release that is not the sample's
+// function, which the verifier must refuse. Nil outside tests.
+var tamperSample func(r *run)
+
 // checkDP refuses what a SafePub release cannot honour beside privacy.differential-
 // privacy (the privacy section's other models are the parser's): the settings of a
 // search over the lattice, and a score the data-dependent search does not have.
@@ -165,6 +170,9 @@ func (r *run) dpSearch(ctx context.Context) (covers generalize.ClassCovers, err 
 		r.suppressed[i] = c < 0
 	}
 	r.p.leftOut = slices.Clone(r.suppressed) // the run's account, which the verifier checks record by record
+	if tamperSample != nil {
+		tamperSample(r)
+	}
 	return covers, nil
 }
 

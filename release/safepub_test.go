@@ -1,0 +1,305 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"sanitizer/fault"
+	"sanitizer/internal/testfiles"
+	"sanitizer/job"
+	"sanitizer/report"
+	"sanitizer/schema"
+)
+
+// arxQI is the quasi-identifiers of ARX's differential privacy tests on Adult: every
+// column, in the file's order.
+var arxQI = []string{"sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation", "salary-class"}
+
+// dpConfig writes a configuration of Adult's nine columns as quasi-identifiers under
+// privacy (YAML of the privacy section's content) and extra (more sections) into dir,
+// and loads it.
+func dpConfig(t testing.TB, abs, dir, privacy, extra string) *schema.Config {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "dataset: adult\ninput: {csv: {separator: \";\"}}\noutput: {csv: {separator: \";\"}}\ncolumns:\n")
+	for _, q := range arxQI {
+		fmt.Fprintf(&b, "  %s: {role: quasi, hierarchy: {file: %q}}\n", q, filepath.Join(abs, "adult_hierarchy_"+q+".csv"))
+	}
+	fmt.Fprintf(&b, "privacy: {%s}\n%s", privacy, extra)
+	path := filepath.Join(dir, "dp.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := schema.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// TestReleaseDPARXCases: ARX's seven fixed-scheme differential privacy cases on Adult
+// (TestAnonymizationDifferentialPrivacy, cases 0–5 and 18) release ARX's node with
+// ARX's k less one (ARX's loop steps once past the least k); the release is verified
+// against its sample, check passes it from the file and the report, every class holds
+// k records, and the report states the guarantee.
+func TestReleaseDPARXCases(t *testing.T) {
+	abs := needAdult(t)
+	lm := []int{0, 2, 0, 1, 1, 1, 1, 1, 0}
+	for _, c := range []struct {
+		epsilon, delta string
+		degree         string
+		node           []int
+		arxK           int
+	}{
+		{"2", "1e-5", "low-medium", lm, 114},
+		{"1.5", "1e-6", "high", []int{1, 3, 1, 2, 2, 2, 2, 2, 1}, 100},
+		{"0.6931471805599453", "1e-7", "low-medium", lm, 81},                            // ln 2
+		{"1.0986122886681098", "1e-8", "medium", []int{1, 2, 1, 1, 2, 1, 1, 1, 1}, 109}, // ln 3
+		{"2", "1e-5", "medium-high", []int{1, 2, 1, 1, 2, 1, 1, 1, 1}, 114},
+		{"1.5", "1e-6", "low-medium", lm, 100},
+		{"0.01", "1e-9", "low-medium", lm, 96},
+	} {
+		t.Run(c.epsilon+"/"+c.delta+"/"+c.degree, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := dpConfig(t, abs, dir, fmt.Sprintf("differential-privacy: {epsilon: %s, delta: %s, degree: %s}", c.epsilon, c.delta, c.degree), "")
+			in, out, rp := filepath.Join(abs, "adult.csv"), filepath.Join(dir, "release.csv"), filepath.Join(dir, "report.json")
+			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out, Report: rp})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := rep.DifferentialPrivacy
+			if d == nil || d.K != c.arxK-1 || rep.Model.K != d.K || d.Chosen != report.DPChoice("degree "+c.degree) || d.Guarantee == "" || d.DeltaBound > d.Delta {
+				t.Fatalf("report's differential privacy %+v, model k %d; want k %d (ARX's %d less one)", d, rep.Model.K, c.arxK-1, c.arxK)
+			}
+			var node []int
+			for _, n := range rep.Node {
+				node = append(node, n.Level)
+			}
+			if !slices.Equal(node, c.node) {
+				t.Errorf("node %v, ARX's %v", node, c.node)
+			}
+			if rep.Verified.Rows > 0 && rep.Verified.MinClass < d.K {
+				t.Errorf("smallest class %d, k %d", rep.Verified.MinClass, d.K)
+			}
+			m, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out, Report: rp})
+			if err != nil {
+				t.Fatalf("check: %v", err)
+			}
+			if m.Rows != rep.Output.Rows || m.RequiredK != d.K {
+				t.Errorf("check counted %d records against k %d; the release %d, k %d", m.Rows, m.RequiredK, rep.Output.Rows, d.K)
+			}
+		})
+	}
+}
+
+// TestReleaseDPSearch: a release whose node SafePub's search drew, under each score,
+// is verified against its sample; its Parquet file records the guarantee and the node
+// and nothing counted from the data; check passes it from the metadata alone, refuses
+// a CSV release without its report (exit 2), and refuses it under another ε.
+func TestReleaseDPSearch(t *testing.T) {
+	abs := needAdult(t)
+	in := filepath.Join(abs, "adult.csv")
+	for _, metric := range []string{"loss", "precision", "discernibility", "entropy", "aecs"} {
+		t.Run(metric, func(t *testing.T) {
+			dir := t.TempDir()
+			priv := "differential-privacy: {epsilon: 2, delta: 1e-5, search: {epsilon: 1, steps: 10}}"
+			cfg := dpConfig(t, abs, dir, priv, "search: {metric: "+metric+"}\n")
+			out := filepath.Join(dir, "release.parquet")
+			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := rep.DifferentialPrivacy
+			if d.Chosen != report.DPSearched || d.EpsilonSearch != 1 || d.EpsilonAnonymization != 1 || d.K != 61 || d.StepsTaken != 10 || d.Pivots < 2 || string(d.Score) != metric {
+				t.Fatalf("report's differential privacy %+v", d)
+			}
+			meta := testfiles.ParquetMetadata(t, out)
+			for _, key := range []string{"sanitize.input_rows", "sanitize.suppressed", "sanitize.max_suppressed", "sanitize.metric_value", "sanitize.suppression_limit"} {
+				if v, ok := meta[key]; ok {
+					t.Errorf("the file records %s = %q, a count the guarantee does not cover", key, v)
+				}
+			}
+			got, err := dpRecorded(meta["sanitize.differential_privacy"])
+			if err != nil || got == nil || got.K != d.K || got.Beta != d.Beta || fmt.Sprint(got.Node) != fmt.Sprint(rep.Node) || got.Ledger != nil {
+				t.Fatalf("the file records %+v (%v); the report %+v", got, err, d)
+			}
+			if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
+				t.Fatalf("check from the metadata: %v", err)
+			}
+			other := dpConfig(t, abs, t.TempDir(), strings.Replace(priv, "epsilon: 2", "epsilon: 3", 1), "search: {metric: "+metric+"}\n")
+			if _, err := Check(context.Background(), other, job.Options{Input: in, Output: out}); !errors.Is(err, fault.ErrUnattainable) {
+				t.Errorf("check under ε=3 of a release made at ε=2: %v, want a violation", err)
+			}
+		})
+	}
+	dir := t.TempDir()
+	cfg := dpConfig(t, abs, dir, "differential-privacy: {epsilon: 2, delta: 1e-5, search: {epsilon: 1, steps: 5}}", "")
+	out := filepath.Join(dir, "release.csv")
+	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "--report") {
+		t.Errorf("check of a searched CSV release without its report: %v, want exit 2 asking for --report", err)
+	}
+}
+
+// TestReleaseDPVerifierRefuses: a release that is not its sample's function is never
+// published: a record not drawn released into its class, or a drawn class of k
+// records or more left out whole, each made consistent with the run's own counts so
+// that only the check against the sample can see it.
+func TestReleaseDPVerifierRefuses(t *testing.T) {
+	abs := needAdult(t)
+	in := filepath.Join(abs, "adult.csv")
+	for _, c := range []struct {
+		name   string
+		tamper func(t *testing.T, r *run)
+	}{
+		{"undrawn released", func(t *testing.T, r *run) {
+			for i, drawn := range r.dp.sampled {
+				if drawn {
+					continue
+				}
+				for j, c := range r.class {
+					if c >= 0 && sameLeaves(r, i, j) {
+						r.class[i], r.suppressed[i], r.p.leftOut[i] = c, false, false
+						r.res.Suppressed--
+						return
+					}
+				}
+			}
+			t.Fatal("no record not drawn shares a released record's values")
+		}},
+		{"class of k left out", func(t *testing.T, r *run) {
+			sizes := map[int32]int{}
+			for _, c := range r.class {
+				if c >= 0 {
+					sizes[c]++
+				}
+			}
+			for victim, n := range sizes {
+				if n > r.res.MinClass { // the smallest class stays
+					for i, c := range r.class {
+						if c == victim {
+							r.class[i], r.suppressed[i], r.p.leftOut[i] = -1, true, true
+						}
+					}
+					r.res.Suppressed += n
+					r.res.Classes--
+					return
+				}
+			}
+			t.Fatal("no class larger than the smallest")
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tamperSample = func(r *run) { c.tamper(t, r) }
+			defer func() { tamperSample = nil }()
+			dir := t.TempDir()
+			cfg := dpConfig(t, abs, dir, "differential-privacy: {epsilon: 2, delta: 1e-5, degree: low-medium}", "")
+			out := filepath.Join(dir, "release.csv")
+			_, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
+			if !errors.Is(err, fault.ErrInternal) || !strings.Contains(err.Error(), "failed verification") {
+				t.Fatalf("a tampered release: %v, want the verifier to refuse it", err)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("a release that failed verification was published: %v", err)
+			}
+		})
+	}
+}
+
+// sameLeaves reports whether records i and j of the run's table hold the same
+// quasi-identifier values.
+func sameLeaves(r *run, i, j int) bool {
+	for _, c := range r.t.Columns {
+		if c.Codes.At(i) != c.Codes.At(j) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestReleaseDPRefused: what a SafePub release cannot honour is exit 2 naming its key
+// (or flag), and an over-spent budget exit 3, before anything is read; nothing is
+// written, and the ledger is left as it was.
+func TestReleaseDPRefused(t *testing.T) {
+	abs := needAdult(t)
+	in := filepath.Join(abs, "adult.csv")
+	const fixed = "differential-privacy: {epsilon: 1, delta: 1e-6, degree: low}"
+	for _, c := range []struct {
+		name, privacy, extra string
+		opt                  job.Options
+		kind                 error
+		says                 string
+	}{
+		{"mondrian", fixed, "search: {algorithm: mondrian}\n", job.Options{}, fault.ErrBadInput, "search.algorithm: not with privacy.differential-privacy"},
+		{"local recoding", fixed, "search: {local-recoding: {}}\n", job.Options{}, fault.ErrBadInput, "search.local-recoding: not with"},
+		{"min-levels", fixed, "search: {min-levels: {age: 1}}\n", job.Options{}, fault.ErrBadInput, "search.min-levels: not with"},
+		{"series", fixed, "", job.Options{Series: "state.json"}, fault.ErrBadInput, "privacy.differential-privacy: --series"},
+		{"score", "differential-privacy: {epsilon: 1, delta: 1e-6, search: {epsilon: 0.1}}", "search: {metric: ncp}\n", job.Options{}, fault.ErrBadInput, "search.metric: \"ncp\" has no score"},
+		{"level above top", "differential-privacy: {epsilon: 1, delta: 1e-6, generalization: {sex: 0, age: 5, race: 0, marital-status: 0, education: 0, native-country: 0, workclass: 0, occupation: 0, salary-class: 0}}", "", job.Options{}, fault.ErrBadInput, "privacy.differential-privacy.generalization.age: 5 is above the hierarchy's top level, 4"},
+		{"ledger without dp", "k: 5", "", job.Options{Ledger: "ledger.json"}, fault.ErrBadInput, "--ledger: only a release under privacy.differential-privacy"},
+		{"ledger without totals", fixed, "", job.Options{Ledger: "ledger.json"}, fault.ErrBadInput, "privacy.differential-privacy: --ledger needs the dataset's budget"},
+		{"over budget", fixed, "dp: {epsilon-total: 0.5, delta-total: 1e-3}\n", job.Options{Ledger: "ledger.json"}, fault.ErrUnattainable, "over the totals"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := dpConfig(t, abs, dir, c.privacy, c.extra)
+			opt := c.opt
+			opt.Input, opt.Output = in, filepath.Join(dir, "release.csv")
+			if opt.Ledger != "" {
+				opt.Ledger = filepath.Join(dir, opt.Ledger)
+			}
+			if opt.Series != "" {
+				opt.Series = filepath.Join(dir, opt.Series)
+			}
+			_, err := Release(context.Background(), cfg, opt)
+			if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.says) {
+				t.Fatalf("%v, want %v saying %q", err, c.kind, c.says)
+			}
+			if names := testfiles.Names(t, dir); !slices.Equal(names, []string{"dp.yaml"}) {
+				t.Errorf("the refused run left %v", names)
+			}
+		})
+	}
+}
+
+// TestReleaseDPLedger: a release charges ε and δ to its dataset's account after it is
+// verified; the next release that would pass the totals is refused (exit 3) before
+// reading, with nothing written and the ledger as it was.
+func TestReleaseDPLedger(t *testing.T) {
+	abs := needAdult(t)
+	in := filepath.Join(abs, "adult.csv")
+	dir := t.TempDir()
+	cfg := dpConfig(t, abs, dir, "differential-privacy: {epsilon: 1, delta: 1e-6, degree: low-medium}", "dp: {epsilon-total: 1.5, delta-total: 1e-5}\n")
+	ledger := filepath.Join(dir, "ledger.json")
+	rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "one.csv"), Ledger: ledger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := rep.DifferentialPrivacy.Ledger
+	if l == nil || l.EpsilonSpent != 1 || l.DeltaSpent != 1e-6 || l.EpsilonTotal != 1.5 || len(l.History) != 1 || l.History[0].Outputs[0] != "release one.csv" {
+		t.Fatalf("the report's ledger %+v", l)
+	}
+	before, err := os.ReadFile(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Release(context.Background(), cfg, job.Options{Input: in, Output: filepath.Join(dir, "two.csv"), Ledger: ledger})
+	if !errors.Is(err, fault.ErrUnattainable) {
+		t.Fatalf("a release past the totals: %v, want exit 3", err)
+	}
+	after, _ := os.ReadFile(ledger)
+	if string(after) != string(before) {
+		t.Error("the refused release changed the ledger")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "two.csv")); !os.IsNotExist(err) {
+		t.Errorf("the refused release wrote its output: %v", err)
+	}
+}
