@@ -30,9 +30,12 @@ type dpRelease struct {
 	walk    *generalize.DPWalk
 }
 
-// randomSource is where a SafePub release draws its samples and its choices: the
-// operating system's cryptographic source (a variable for the audit's seeded runs).
-var randomSource io.Reader = rand.Reader
+// cryptoSource is the operating system's cryptographic source.
+var cryptoSource io.Reader = rand.Reader
+
+// randomSource is where a SafePub release draws its samples and its choices:
+// cryptoSource (a variable for the tests' own draws).
+var randomSource = cryptoSource
 
 // tamperSample, when set, changes what a SafePub release's search stage decided before
 // the release is written: the tests' way to make a release that is not the sample's

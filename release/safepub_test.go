@@ -303,3 +303,33 @@ func TestReleaseDPLedger(t *testing.T) {
 		t.Errorf("the refused release wrote its output: %v", err)
 	}
 }
+
+// ones reads as an endless run of 0xFF bytes: every uniform draw its largest value.
+type ones struct{}
+
+func (ones) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 0xFF
+	}
+	return len(p), nil
+}
+
+// TestReleaseDPNothingDrawn: a sample that draws no record (as likely as (1 − β)^n)
+// is released as an empty file, verified, like any other: refusing it would tell
+// that nothing was drawn.
+func TestReleaseDPNothingDrawn(t *testing.T) {
+	abs := needAdult(t)
+	randomSource = ones{}
+	defer func() { randomSource = cryptoSource }()
+	dir := t.TempDir()
+	cfg := dpConfig(t, abs, dir, "differential-privacy: {epsilon: 1, delta: 1e-6, degree: medium}", "")
+	out := filepath.Join(dir, "release.csv")
+	rep, err := Release(context.Background(), cfg, job.Options{Input: filepath.Join(abs, "adult.csv"), Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, rows := testfiles.ReadCSV(t, out)
+	if rep.Output.Rows != 0 || len(rows) != 0 || strings.Join(header, ",") != strings.Join(arxQI, ";") || rep.Suppressed != rep.Input.Rows {
+		t.Errorf("released %d records (%d in the file, header %q), %d of %d left out", rep.Output.Rows, len(rows), header, rep.Suppressed, rep.Input.Rows)
+	}
+}

@@ -18,7 +18,7 @@ func (p Params) Sample(n int, src io.Reader) ([]bool, error) {
 		return nil, fmt.Errorf("%w: a sample of %d records with β·2^53 = %d", ErrParams, n, p.BetaBits)
 	}
 	keep := make([]bool, n)
-	buf := make([]byte, 8*sampleChunk)
+	buf := make([]byte, 8*min(n, sampleChunk))
 	for lo := 0; lo < n; lo += sampleChunk {
 		m := min(sampleChunk, n-lo)
 		if _, err := io.ReadFull(src, buf[:8*m]); err != nil {
