@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"sanitizer/schema"
 )
@@ -68,4 +69,55 @@ func (r *Report) dpSummary(w io.Writer) {
 	} else {
 		fmt.Fprintln(w, "no ledger: this release's spend is not recorded")
 	}
+}
+
+// dpLead is the HTML page's opening sentence for a SafePub release.
+func dpLead(r *Report) string {
+	return fmt.Sprintf("%s %s of %s were released as %s (%s) under (ε = %s, δ = %s)-differential privacy; the other %s were left out: not drawn into the sample, or in a group of fewer than k = %d drawn records.",
+		fmtCount(int64(r.Output.Rows)), plural(int64(r.Output.Rows), "record", "records"), r.Input.Path, r.Output.Path, r.Output.Format,
+		fmtG(r.DifferentialPrivacy.Epsilon), fmtG(r.DifferentialPrivacy.Delta), fmtCount(int64(r.Suppressed)), r.DifferentialPrivacy.K)
+}
+
+// dpModelSentences say in words what a SafePub release guarantees and how.
+func dpModelSentences(r *Report, qi string) []string {
+	d := r.DifferentialPrivacy
+	out := []string{
+		fmt.Sprintf("Differential privacy (ε = %s, δ = %s): whether or not any one person's record is in the input, every release this configuration can make is about as likely, within a factor e^ε = %s, except with probability δ. The records are truthful: each is an input record with its %s generalized; none is invented or changed otherwise.",
+			fmtG(d.Epsilon), fmtG(d.Delta), fmtNumber(math.Exp(d.Epsilon)), qi),
+		fmt.Sprintf("How (SafePub; Li, Qardaji and Su 2012): every input record was drawn into a sample with probability β = %s, independently, from a cryptographic source; the sample was generalized at one node, and every group of fewer than k = %d drawn records was suppressed. β and k follow from ε = %s for the anonymization and δ: β is at most 1 − e^−ε and k the least number whose bound on δ, %s, is at most δ.",
+			fmtNumber(d.Beta), d.K, fmtG(d.EpsilonAnonymization), fmt.Sprintf("%.3g", d.DeltaBound)),
+		"The counts on this page (the input's records, those left out, the utility) are about the input and are not covered by the guarantee: publish the file, not this page.",
+	}
+	if r.Output.Rows > 0 {
+		out = append(out, fmt.Sprintf("The release has %s groups; the smallest holds %s records.", fmtCount(int64(r.Classes)), fmtCount(int64(r.MinClass))))
+	}
+	if l := d.Ledger; l != nil {
+		out = append(out, fmt.Sprintf("The spend was recorded in the ledger %s: ε = %s of %s and δ = %s of %s are now spent on this dataset.", l.File, fmtG(l.EpsilonSpent), fmtG(l.EpsilonTotal), fmtG(l.DeltaSpent), fmtG(l.DeltaTotal)))
+	} else {
+		out = append(out, "No ledger recorded the spend: repeated releases of the same data add up unchecked.")
+	}
+	return out
+}
+
+// dpChecks are the table's rows of a SafePub release.
+func dpChecks(r *Report) []checkRow {
+	d, v := r.DifferentialPrivacy, r.Verified
+	return []checkRow{
+		{"Differential privacy", fmt.Sprintf("ε = %s, δ = %s", fmtG(d.Epsilon), fmtG(d.Delta)), fmt.Sprintf("β = %s, k = %d, bound on δ %.3g", fmtNumber(d.Beta), d.K, d.DeltaBound), d.DeltaBound <= d.Delta},
+		{"Groups of the sample", fmt.Sprintf("every group at least %d records, released whole", d.K), fmt.Sprintf("smallest group %s records; checked against the run's sample", fmtCount(int64(v.MinClass))), v.Rows == 0 || v.MinClass >= d.K},
+	}
+}
+
+// dpSearchSentences say how a SafePub release's node was chosen.
+func dpSearchSentences(r *Report) []string {
+	d := r.DifferentialPrivacy
+	node := nodeText(d.Node)
+	switch d.Chosen {
+	case DPGiven:
+		return []string{"The node was given by the configuration, without looking at the data: " + node + ".", stagesSentence(r)}
+	case DPSearched:
+		return []string{fmt.Sprintf("The node was drawn by SafePub's search, spending ε = %s: on a sample of its own, a walk from the most general node took %d of %d steps, each drawing a more specific node by the exponential mechanism on the %s score; the node was then drawn from the %d nodes the walk visited. It drew: %s.",
+			fmtG(d.EpsilonSearch), d.StepsTaken, d.Steps, d.Score, d.Pivots, node), stagesSentence(r)}
+	}
+	return []string{fmt.Sprintf("The node was derived from the hierarchies' heights (%s), without looking at the data: %s.", d.Chosen, node), stagesSentence(r)}
 }

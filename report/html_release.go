@@ -127,6 +127,9 @@ func titleSuffix(dataset string) string {
 
 // releaseLead is the opening sentence: what was released and what was withheld.
 func releaseLead(r *Report) string {
+	if r.DifferentialPrivacy != nil {
+		return dpLead(r)
+	}
 	if r.Suppressed == 0 && r.Model.MaxSuppressed == 0 {
 		return fmt.Sprintf("%s %s of %s were released as %s (%s); none was withheld, and the configuration allowed none to be.",
 			fmtCount(int64(r.Output.Rows)), plural(int64(r.Output.Rows), "record", "records"), r.Input.Path, r.Output.Path, r.Output.Format)
@@ -158,6 +161,9 @@ func modelSentences(r *Report) []string {
 	}
 	if r.Persons != nil {
 		return append(personsModelSentences(r, qi), riskModelSentences(r)...)
+	}
+	if r.DifferentialPrivacy != nil {
+		return dpModelSentences(r, qi)
 	}
 	k := fmt.Sprintf("k-anonymity (k = %d): every group of records that share their %s holds at least %d records, so no one can be narrowed down to fewer than %d records by these values.",
 		r.Model.K, qi, r.Model.K, r.Model.K)
@@ -438,6 +444,9 @@ func modelChecks(r *Report) []checkRow {
 	if r.Persons != nil {
 		return append(personsModelChecks(r), otherChecks(r)...)
 	}
+	if r.DifferentialPrivacy != nil {
+		return append(dpChecks(r), otherChecks(r)...)
+	}
 	out := []checkRow{
 		{"k-anonymity", fmt.Sprintf("every group at least %d records", r.Model.K), fmt.Sprintf("smallest group %s records", fmtCount(int64(v.MinClass))), v.Rows == 0 || v.MinClass >= r.Model.K},
 		{"Suppression", fmt.Sprintf("at most %s records withheld (%s)", fmtCount(int64(r.Model.MaxSuppressed)), fmtPct(r.Model.SuppressionRate)), fmtShareOf(int64(v.Suppressed), int64(r.Input.Rows)) + " withheld", v.Suppressed <= r.Model.MaxSuppressed},
@@ -567,6 +576,9 @@ func searchSentences(r *Report) []string {
 			s = fmt.Sprintf("Mondrian multidimensional partitioning: the records were split %s times into %s partitions, each released as one group with its own ranges or hierarchy groups", fmtCount(int64(p.Splits)), fmtCount(int64(p.Partitions)))
 		}
 		return []string{s + ".", stagesSentence(r)}
+	}
+	if r.DifferentialPrivacy != nil {
+		return dpSearchSentences(r)
 	}
 	l := r.Lattice
 	var node []string

@@ -450,3 +450,39 @@ func TestHTMLPersonsIsolatesUserStrings(t *testing.T) {
 	}
 	checkIsolates(t, b.String(), false)
 }
+
+// TestHTMLDifferentialPrivacy: the page of a SafePub release states its guarantee, β,
+// k and how the node was chosen, counts the records left out as the sample's (no
+// suppression limit), and warns that the page's counts are not covered; the summary
+// on stdout says the same.
+func TestHTMLDifferentialPrivacy(t *testing.T) {
+	for _, chosen := range []DPChoice{DPGiven, "degree low-medium", DPSearched} {
+		r := adultReport(false)
+		r.Model = ModelSummary{K: 61, MaxSuppressed: r.Input.Rows}
+		r.DifferentialPrivacy = &DPSummary{Epsilon: 2, Delta: 1e-5, EpsilonAnonymization: 1, Beta: 0.6321, K: 61, DeltaBound: 7.8e-6, Chosen: chosen, Node: r.Node, Guarantee: DPGuarantee}
+		if chosen == DPSearched {
+			d := r.DifferentialPrivacy
+			d.EpsilonSearch, d.Steps, d.StepsTaken, d.Pivots, d.Score = 1, 100, 100, 97, "loss"
+		}
+		page := plainPage(t, r)
+		for _, w := range []string{"(ε = 2, δ = 1e-05)-differential privacy", "probability β = 0.632", "k = 61", "publish the file, not this page", "No ledger recorded the spend", "Groups of the sample"} {
+			if !strings.Contains(page, template.HTMLEscapeString(w)) {
+				t.Errorf("%s: the page lacks %q", chosen, w)
+			}
+		}
+		for _, bad := range []string{"the most allowed being", "k-anonymity (k ="} {
+			if strings.Contains(page, template.HTMLEscapeString(bad)) {
+				t.Errorf("%s: the page says %q", chosen, bad)
+			}
+		}
+		want := map[DPChoice]string{DPGiven: "given by the configuration", "degree low-medium": "derived from the hierarchies", DPSearched: "took 100 of 100 steps"}[chosen]
+		if !strings.Contains(page, want) {
+			t.Errorf("%s: the page does not say how the node was chosen (%q)", chosen, want)
+		}
+		var b strings.Builder
+		r.Summary(&b)
+		if !strings.Contains(b.String(), "(ε=2, δ=1e-05)-differential privacy") || strings.Contains(b.String(), "limit") {
+			t.Errorf("%s: the summary says\n%s", chosen, b.String())
+		}
+	}
+}
