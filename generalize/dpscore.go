@@ -8,15 +8,20 @@ import (
 // DPScore is a score function of SafePub's data-dependent search (Bild, Kuhn,
 // Prasser, "SafePub: A Truthful Data Anonymization Algorithm With Strong Privacy
 // Guarantees", PoPETs 2018, section 5), as ARX's metrics' getScore compute it: a
-// node's utility on the search's sample, its classes of fewer than k records
-// suppressed, divided by the score's sensitivity (a record added to or removed from
-// the input, sampled or not, changes it by at most 1), higher better. Records of the
-// input outside the sample count as suppressed.
+// node's utility on a dataset (the search's sample), its classes of fewer than k
+// records suppressed, divided by the score's sensitivity (a record added to or
+// removed from the dataset changes it by at most 1), higher better. ARX computes them
+// on its sample with the input's records N in place of the sample's and the records
+// outside the sample counted as suppressed; here the sample is the whole dataset, so
+// that the search reads nothing else and its privacy is amplified by the sampling
+// (the terms of records outside the sample are the same for every node and would not
+// change a draw).
 type DPScore int
 
 // The scores, with their sensitivities (TestDPScoreSensitivity checks each bound on
-// random neighbouring inputs). N is the input's records, U those outside the sample,
-// d the quasi-identifiers, S the sampled records suppressed.
+// random neighbouring datasets). N is the dataset's records, U those of the input
+// outside it (0 for the search's sample), d the quasi-identifiers, S the records
+// suppressed.
 const (
 	// ScoreLoss (section 5.1, granularity): −(Σ over released records and columns
 	// of the share of the hierarchy's leaves the value covers + d·(S + U)) /
@@ -70,8 +75,8 @@ type scoreInput struct {
 	levels  []int
 	classes []nodeClass
 	k       int64
-	input   int64 // N: the input's records
-	outside int64 // U: the input's records outside the sample
+	input   int64 // N: the dataset's records
+	outside int64 // U: the input's records outside the dataset
 }
 
 // dpScore computes score s of the node in.
@@ -88,6 +93,9 @@ func dpScore(s DPScore, in scoreInput) (*big.Rat, error) {
 	}
 	d := int64(len(in.cols))
 	left := suppressed + in.outside // S + U
+	if in.input == 0 && s != ScoreAECS {
+		return new(big.Rat), nil // no record: every node alike
+	}
 	switch s {
 	case ScoreLoss, ScorePrecision:
 		raw := new(big.Rat).SetInt64(d * left)

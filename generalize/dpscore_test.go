@@ -8,21 +8,10 @@ import (
 	"testing"
 )
 
-// dpScores is every node's score s on the records drawn of tab (a sample of an input
-// of tab.Rows records), at k.
-func dpScores(t *testing.T, tab *Table, drawn []bool, s DPScore, k int) []*big.Rat {
+// dpScores is every node's score s on the dataset tab (a search's sample), at k.
+func dpScores(t *testing.T, tab *Table, s DPScore, k int) []*big.Rat {
 	t.Helper()
-	var rows []int
-	for r, in := range drawn {
-		if in {
-			rows = append(rows, r)
-		}
-	}
-	sample, err := tab.Select(rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := newScorer(sample, DPWalkOptions{K: k, Score: s, InputRows: tab.Rows})
+	sc, err := newScorer(tab, DPWalkOptions{K: k, Score: s})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,11 +26,11 @@ func dpScores(t *testing.T, tab *Table, drawn []bool, s DPScore, k int) []*big.R
 }
 
 // TestDPScoreSensitivity: every score of SafePub's search changes by at most 1 (its
-// sensitivity, divided out) at every node when one record is added to the input,
-// drawn into the search's sample or not: random small tables, k from 1 to 6, the
-// record added anywhere (often completing a class of k−1). The exponential
-// mechanism's privacy rests on this bound. (Dividing the loss by d instead of
-// d·max(1, k−1) fails it.)
+// sensitivity, divided out) at every node when one record is added to its dataset
+// (the search's sample, which the scores take as all there is): random small tables,
+// k from 1 to 6, the record added anywhere (often completing a class of k−1). The
+// exponential mechanism's privacy rests on this bound. (Dividing the loss by d
+// instead of d·max(1, k−1) fails it.)
 func TestDPScoreSensitivity(t *testing.T) {
 	rng := rand.New(rand.NewPCG(40, 5))
 	trials := 400
@@ -49,26 +38,21 @@ func TestDPScoreSensitivity(t *testing.T) {
 		trials = 100
 	}
 	for trial := range trials {
-		n := 1 + rng.IntN(40)
+		n := rng.IntN(40)
 		leaves := []int{2 + rng.IntN(4), 2 + rng.IntN(6), 1 + rng.IntN(3)}[:1+rng.IntN(3)]
 		withT := uniformTable(rng, n+1, leaves) // the last record is the one added
 		without, err := withT.Select(seq(n))
 		if err != nil {
 			t.Fatal(err)
 		}
-		drawn := make([]bool, n+1)
-		for r := range drawn {
-			drawn[r] = rng.IntN(4) > 0
-		}
 		k := 1 + rng.IntN(6)
 		for _, s := range []DPScore{ScoreLoss, ScorePrecision, ScoreDiscernibility, ScoreEntropy, ScoreAECS} {
-			a := dpScores(t, without, drawn[:n], s, k)
-			b := dpScores(t, withT, drawn, s, k)
+			a := dpScores(t, without, s, k)
+			b := dpScores(t, withT, s, k)
 			for node := range a {
 				diff := new(big.Rat).Sub(a[node], b[node])
 				if diff.Abs(diff).Cmp(big.NewRat(1, 1)) > 0 {
-					t.Fatalf("trial %d, %v, k=%d, %d records (the added one drawn: %v), node %d: the score moves by %s, above its sensitivity 1",
-						trial, s, k, n, drawn[n], node, diff.FloatString(4))
+					t.Fatalf("trial %d, %v, k=%d, %d records, node %d: the score moves by %s, above its sensitivity 1", trial, s, k, n, node, diff.FloatString(4))
 				}
 			}
 		}
@@ -84,8 +68,8 @@ func seq(n int) []int {
 	return out
 }
 
-// TestDPScoreValues: the scores of a table small enough to work out by hand (the
-// values below were): two columns, four records drawn of five, k = 2.
+// TestDPScoreValues: the scores of a dataset small enough to work out by hand (the
+// values below were): two columns, four records, k = 2.
 func TestDPScoreValues(t *testing.T) {
 	rows := func(names ...string) [][]string {
 		var out [][]string
@@ -102,12 +86,11 @@ func TestDPScoreValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab := &Table{Rows: 5, Columns: []Column{{Name: "a", Hierarchy: h1, Codes: NewCodes(5, 4)}, {Name: "x", Hierarchy: h2, Codes: NewCodes(5, 2)}}}
-	for r, v := range [][2]int32{{0, 0}, {1, 0}, {2, 1}, {0, 1}, {3, 0}} { // a1 x, a2 x, b1 y, a1 y, b2 x
+	tab := &Table{Rows: 4, Columns: []Column{{Name: "a", Hierarchy: h1, Codes: NewCodes(4, 4)}, {Name: "x", Hierarchy: h2, Codes: NewCodes(4, 2)}}}
+	for r, v := range [][2]int32{{0, 0}, {1, 0}, {2, 1}, {0, 1}} { // a1 x, a2 x, b1 y, a1 y
 		tab.Columns[0].Codes.Set(r, v[0])
 		tab.Columns[1].Codes.Set(r, v[1])
 	}
-	drawn := []bool{true, true, true, true, false} // b2 x is not drawn
 	lat := tab.lattice()
 	node := func(l1, l2 int) int { return l1*2 + l2 }
 	for _, c := range []struct {
@@ -115,27 +98,28 @@ func TestDPScoreValues(t *testing.T) {
 		node int
 		want string
 	}{
-		// At (1, 1): classes {a1 x, a2 x, a1 y} under (ga, *) of 3 and (gb, *) of 1:
-		// 3 released, 1 suppressed, 1 not drawn.
-		// loss: (3·2/4 + 3·1/1 + 2·(1 + 1)) / (2·1) = (1.5 + 3 + 4)/2
-		{ScoreLoss, node(1, 1), "-17/4"},
-		// precision: (3·1/2 + 3·1/1 + 4) / 2
-		{ScorePrecision, node(1, 1), "-17/4"},
-		// discernibility: (3² + 5·2) / (5·5): c_2 = 4/1 + 1 = 5
-		{ScoreDiscernibility, node(1, 1), "-19/25"},
-		// entropy: column a: 3² (ga, not the top) + 5·2; column x: 5·(3 + 2), all top;
-		// (19 + 25) / (5·2·5)
-		{ScoreEntropy, node(1, 1), "-22/25"},
-		// aecs: one released class, and records left out
+		// At (1, 1): classes (ga, *) of 3 records and (gb, *) of 1: 3 released, 1
+		// suppressed.
+		// loss: (3·2/4 + 3·1/1 + 2·1) / (2·1) = (1.5 + 3 + 2)/2
+		{ScoreLoss, node(1, 1), "-13/4"},
+		// precision: (3·1/2 + 3·1/1 + 2) / 2
+		{ScorePrecision, node(1, 1), "-13/4"},
+		// discernibility: (3² + 4·1) / (4·5): c_2 = 4/1 + 1 = 5
+		{ScoreDiscernibility, node(1, 1), "-13/20"},
+		// entropy: column a: 3² (ga, not the top) + 4·1; column x: 4·(3 + 1), all top;
+		// (13 + 16) / (4·2·5)
+		{ScoreEntropy, node(1, 1), "-29/40"},
+		// aecs: one released class, and a record suppressed
 		{ScoreAECS, node(1, 1), "2"},
-		// At the bottom every class has one record: all 4 drawn suppressed.
-		{ScoreLoss, node(0, 0), "-5"},
+		// At the bottom every class has one record: all 4 suppressed.
+		{ScoreLoss, node(0, 0), "-4"},
 		{ScoreAECS, node(0, 0), "1"},
-		// At the top: one class of 4 drawn; loss (4·1 + 4·1 + 2·1) / 2
-		{ScoreLoss, node(2, 1), "-5"},
-		{ScoreDiscernibility, node(2, 1), "-21/25"},
+		// At the top: one class of 4; loss (4·1 + 4·1) / 2, nothing suppressed
+		{ScoreLoss, node(2, 1), "-4"},
+		{ScoreDiscernibility, node(2, 1), "-4/5"},
+		{ScoreAECS, node(2, 1), "1"},
 	} {
-		got := dpScores(t, tab, drawn, c.s, 2)[c.node]
+		got := dpScores(t, tab, c.s, 2)[c.node]
 		if got.RatString() != c.want {
 			t.Errorf("%v at %v: %s, want %s", c.s, lat.Levels(c.node, nil), got.RatString(), c.want)
 		}
@@ -160,7 +144,7 @@ func TestSafePubWalk(t *testing.T) {
 		k := 1 + rng.IntN(8)
 		steps := 1 + rng.IntN(12)
 		s := DPScore(rng.IntN(5))
-		opt := DPWalkOptions{K: k, Score: s, Epsilon: 1e12, Steps: steps, InputRows: tab.Rows + rng.IntN(10), Random: fixedSource{rand.NewChaCha8([32]byte{byte(trial)})}}
+		opt := DPWalkOptions{K: k, Score: s, Epsilon: big.NewRat(1e12, 1), Steps: steps, Random: fixedSource{rand.NewChaCha8([32]byte{byte(trial)})}}
 		w, err := SafePubWalk(context.Background(), tab, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -251,7 +235,7 @@ func bruteScore(tab *Table, levels []int, opt DPWalkOptions) *big.Rat {
 		}
 		groups[key].count++
 	}
-	in := scoreInput{cols: tab.Columns, levels: levels, k: int64(opt.K), input: int64(opt.InputRows), outside: int64(opt.InputRows - tab.Rows)}
+	in := scoreInput{cols: tab.Columns, levels: levels, k: int64(opt.K), input: int64(tab.Rows)}
 	for _, key := range order {
 		in.classes = append(in.classes, *groups[key])
 	}

@@ -11,16 +11,19 @@ import (
 )
 
 // DPWalkOptions is SafePub's data-dependent search (Bild, Kuhn, Prasser 2018, section
-// 4; ARX's DataDependentEDDPAlgorithm): the score, the k of the release, the search's
-// ε and steps, the input's records and the random source of the draws.
+// 4; ARX's DataDependentEDDPAlgorithm): the score, the k of the release, the ε the
+// search spends on its sample and its steps, and the random source of the draws.
 type DPWalkOptions struct {
-	K         int     // every class of fewer sampled records is suppressed
-	Score     DPScore // what the draws prefer
-	Epsilon   float64 // ε_search: half for the walk's steps, half for the final choice
-	Steps     int     // the walk's steps
-	InputRows int     // N: the input's records, the sample drawn from them
-	Random    io.Reader
+	K       int      // every class of fewer sampled records is suppressed
+	Score   DPScore  // what the draws prefer
+	Epsilon *big.Rat // ε on the sample: FinalShare for the final choice, the rest for the steps
+	Steps   int      // the walk's steps
+	Random  io.Reader
 }
+
+// FinalShare is the share of the search's ε that its final choice among the pivots
+// spends; the walk's steps share the rest equally.
+var FinalShare = big.NewRat(1, 2)
 
 // DPWalk is the node SafePub's search chose, and how.
 type DPWalk struct {
@@ -33,15 +36,17 @@ type DPWalk struct {
 }
 
 // SafePubWalk draws a node by SafePub's search on sample, a sample of the input drawn
-// for the search alone. From the top node, each step adds the pivot's direct
-// specializations not yet among the candidates, removes the pivot, and draws the next
-// pivot from the candidates by the exponential mechanism at ε/(2·Steps) (ARX's walk,
-// which may draw a node again once it is a candidate again); it stops early when no
-// candidate is left. The node returned is drawn from the distinct pivots (the top
-// included) by the exponential mechanism at ε/2, where SafePub and ARX take the pivot
-// of the best score, which would read the sample once more without a budget. Every
-// draw is exact (safepub.Exponential): ε_search-differentially private with respect
-// to the input, the scores having sensitivity 1 (DPScore).
+// for the search alone, which its scores take as their whole dataset. From the top
+// node, each step adds the pivot's direct specializations not yet among the
+// candidates, removes the pivot, and draws the next pivot from the candidates by the
+// exponential mechanism at (1 − FinalShare)·ε/Steps (ARX's walk, which may draw a node
+// again once it is a candidate again); it stops early when no candidate is left. The
+// node returned is drawn from the distinct pivots (the top included) by the
+// exponential mechanism at FinalShare·ε, where SafePub and ARX take the pivot of the
+// best score, which would read the sample once more without a budget. Every draw is
+// exact (safepub.Exponential): ε-differentially private with respect to the sample,
+// the scores having sensitivity 1 (DPScore), and so less with respect to the input
+// (safepub.Params.Amplified).
 func SafePubWalk(ctx context.Context, sample *Table, opt DPWalkOptions) (w *DPWalk, err error) {
 	err = safe.Call(func() error {
 		w, err = safePubWalk(ctx, sample, opt)
@@ -55,8 +60,8 @@ func SafePubWalk(ctx context.Context, sample *Table, opt DPWalkOptions) (w *DPWa
 
 // safePubWalk is SafePubWalk, its panics not recovered.
 func safePubWalk(ctx context.Context, sample *Table, opt DPWalkOptions) (*DPWalk, error) {
-	if opt.K < 1 || opt.Steps < 1 || !(opt.Epsilon > 0) || opt.InputRows < sample.Rows || opt.Random == nil {
-		return nil, fmt.Errorf("SafePub's search: k %d, %d steps, ε %g, %d input records for a sample of %d, or no random source", opt.K, opt.Steps, opt.Epsilon, opt.InputRows, sample.Rows)
+	if opt.K < 1 || opt.Steps < 1 || opt.Epsilon == nil || opt.Epsilon.Sign() <= 0 || opt.Random == nil {
+		return nil, fmt.Errorf("SafePub's search: k %d, %d steps, ε %v, or no random source", opt.K, opt.Steps, opt.Epsilon)
 	}
 	lat := sample.lattice()
 	if lat.TooLarge() {
@@ -66,10 +71,12 @@ func safePubWalk(ctx context.Context, sample *Table, opt DPWalkOptions) (*DPWalk
 	if err != nil {
 		return nil, err
 	}
-	eps := safepub.Decimal(opt.Epsilon)
-	stepScale := new(big.Rat).Quo(eps, big.NewRat(4*int64(opt.Steps), 1)) // (ε/(2·steps)) / 2
-	finalScale := new(big.Rat).Quo(eps, big.NewRat(4, 1))                 // (ε/2) / 2
-	pivot := lat.Size() - 1                                               // the top: every level at its highest
+	// The exponential mechanism at ε′ draws with weights exp(ε′·score/2).
+	final := new(big.Rat).Mul(opt.Epsilon, FinalShare)
+	finalScale := new(big.Rat).Quo(final, big.NewRat(2, 1))
+	stepScale := new(big.Rat).Sub(opt.Epsilon, final)
+	stepScale.Quo(stepScale, big.NewRat(2*int64(opt.Steps), 1))
+	pivot := lat.Size() - 1 // the top: every level at its highest
 	pivots := []int{pivot}
 	visited := map[int]bool{pivot: true}
 	var cand []int
@@ -166,8 +173,9 @@ func (sc *scorer) score(lat *Lattice, n int) (*big.Rat, error) {
 		return s, nil
 	}
 	sc.levels = lat.Levels(n, sc.levels)
-	in := scoreInput{cols: sc.sample.Columns, levels: sc.levels, classes: sc.classesAt(sc.levels), k: int64(sc.opt.K),
-		input: int64(sc.opt.InputRows), outside: int64(sc.opt.InputRows - sc.sample.Rows)}
+	// The sample is the scores' whole dataset: they read nothing else of the input, so
+	// that the search's privacy is amplified by the sampling.
+	in := scoreInput{cols: sc.sample.Columns, levels: sc.levels, classes: sc.classesAt(sc.levels), k: int64(sc.opt.K), input: int64(sc.sample.Rows)}
 	s, err := dpScore(sc.opt.Score, in)
 	if err != nil {
 		return nil, err

@@ -117,7 +117,7 @@ func (r *run) writeElsewhere(ctx context.Context) error {
 		written += rows - len(out)
 	}
 	r.created = r.opt.Time()
-	pj.Meta = releaseMetadata(r.cfg, r.t.Columns, r.t.Rows, r.res, r.created)
+	pj.Meta = r.fileMetadata()
 	tmp, err := publish.CreateFolder(r.out)
 	if err != nil {
 		return fmt.Errorf("output: %w", err)

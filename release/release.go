@@ -550,10 +550,7 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 		return err
 	}
 	r.created = r.opt.Time()
-	meta := releaseMetadata(r.cfg, r.t.Columns, r.t.Rows, r.res, r.created) // r.p.maxSupp is the limit on r.t.Rows
-	if r.dp != nil {
-		meta = r.dpMetadata(r.created)
-	}
+	meta := r.fileMetadata()
 	if r.placement != nil {
 		meta["sanitize.local_nodes"] = localNodesJSON(r.t.Columns, r.placement.Nodes)
 	}

@@ -22,12 +22,13 @@ import (
 // dpRelease is a SafePub release in progress (privacy.differential-privacy): its
 // parameters, its node and how it was chosen, and the sample it releases.
 type dpRelease struct {
-	params  safepub.Params
-	anon    float64 // the anonymization's ε: the whole ε less the search's
-	chosen  report.DPChoice
-	node    []int  // a level per quasi-identifier, in the table's order
-	sampled []bool // per input record: drawn into the released sample
-	walk    *generalize.DPWalk
+	params   safepub.Params
+	anon     float64 // the anonymization's ε: the whole ε less the search's
+	chosen   report.DPChoice
+	node     []int  // a level per quasi-identifier, in the table's order
+	sampled  []bool // per input record: drawn into the released sample
+	walk     *generalize.DPWalk
+	onSample float64 // the search's ε on its sample (amplified from ε_search)
 }
 
 // cryptoSource is the operating system's cryptographic source.
@@ -190,7 +191,12 @@ func (r *run) dpWalk(ctx context.Context, dr *dpRelease) error {
 	if err != nil {
 		return fault.Internalf("%w", err)
 	}
-	opt := generalize.DPWalkOptions{K: dr.params.K, Score: dpScore(r.cfg.Search.Metric), Epsilon: d.Search.Epsilon, Steps: d.Search.Steps, InputRows: r.t.Rows, Random: randomSource}
+	eps, err := dr.params.Amplified(d.Search.Epsilon) // the search reads its sample alone
+	if err != nil {
+		return fault.Internalf("the search's ε on its sample: %w", err)
+	}
+	dr.onSample, _ = eps.Float64()
+	opt := generalize.DPWalkOptions{K: dr.params.K, Score: dpScore(r.cfg.Search.Metric), Epsilon: eps, Steps: d.Search.Steps, Random: randomSource}
 	if dr.walk, err = generalize.SafePubWalk(ctx, sample, opt); err != nil {
 		return err
 	}
@@ -248,12 +254,22 @@ func (r *run) dpSummary() *report.DPSummary {
 	s := &report.DPSummary{Epsilon: d.Epsilon, Delta: d.Delta, EpsilonAnonymization: dr.anon, Beta: dr.params.Beta, K: dr.params.K,
 		DeltaBound: dr.params.Delta, Chosen: dr.chosen, Node: nodeLevels(r.t.Columns, dr.node), Guarantee: report.DPGuarantee}
 	if d.Search != nil {
-		s.EpsilonSearch, s.Steps, s.Score = d.Search.Epsilon, d.Search.Steps, r.cfg.Search.Metric
+		s.EpsilonSearch, s.EpsilonOnSample, s.Steps, s.Score = d.Search.Epsilon, dr.onSample, d.Search.Steps, dpMetric(r.cfg)
 		if w := dr.walk; w != nil {
 			s.StepsTaken, s.Pivots = w.Steps, w.Pivots
 		}
 	}
 	return s
+}
+
+// fileMetadata is what the release's file records, written at r.created: a SafePub
+// release's guarantee (dpMetadata), or the parameters and counts of any other
+// (releaseMetadata; r.p.maxSupp is the limit on r.t.Rows).
+func (r *run) fileMetadata() map[string]string {
+	if r.dp != nil {
+		return r.dpMetadata(r.created)
+	}
+	return releaseMetadata(r.cfg, r.t.Columns, r.t.Rows, r.res, r.created)
 }
 
 // dpMetadata is what a SafePub release's file records (written at now): what every

@@ -32,6 +32,9 @@ type DPSummary struct {
 	// from it), EpsilonSearch the search's share (0: no search).
 	EpsilonAnonymization float64 `json:"epsilon_anonymization"`
 	EpsilonSearch        float64 `json:"epsilon_search,omitempty"`
+	// EpsilonOnSample is what the search spent on its own sample, which amplifies to
+	// EpsilonSearch for the input (at most ln(1 + (e^ε_search − 1)/β)).
+	EpsilonOnSample float64 `json:"epsilon_on_sample,omitempty"`
 	// Beta is the sampling probability, K the least class of drawn records released,
 	// and DeltaBound the bound on d(K, β, ε_a) the computation found (at most Delta).
 	Beta       float64     `json:"beta"`
@@ -61,7 +64,7 @@ func (r *Report) dpSummary(w io.Writer) {
 	}
 	fmt.Fprintf(w, "(ε=%g, δ=%g)-differential privacy: records drawn with β=%.6g, classes of fewer than k=%d drawn records suppressed (d(k)=%.3g ≤ δ); node %s", d.Epsilon, d.Delta, d.Beta, d.K, d.DeltaBound, d.Chosen)
 	if d.EpsilonSearch > 0 {
-		fmt.Fprintf(w, " by the %s score in %d of %d steps, drawn from %d nodes (ε_search=%g, ε_anonymization=%g)", d.Score, d.StepsTaken, d.Steps, d.Pivots, d.EpsilonSearch, d.EpsilonAnonymization)
+		fmt.Fprintf(w, " by the %s score in %d of %d steps, drawn from %d nodes (ε_search=%g, %.4g on its own sample; ε_anonymization=%g)", d.Score, d.StepsTaken, d.Steps, d.Pivots, d.EpsilonSearch, d.EpsilonOnSample, d.EpsilonAnonymization)
 	}
 	fmt.Fprintln(w)
 	if l := d.Ledger; l != nil {
@@ -116,8 +119,8 @@ func dpSearchSentences(r *Report) []string {
 	case DPGiven:
 		return []string{"The node was given by the configuration, without looking at the data: " + node + ".", stagesSentence(r)}
 	case DPSearched:
-		return []string{fmt.Sprintf("The node was drawn by SafePub's search, spending ε = %s: on a sample of its own, a walk from the most general node took %d of %d steps, each drawing a more specific node by the exponential mechanism on the %s score; the node was then drawn from the %d nodes the walk visited. It drew: %s.",
-			fmtG(d.EpsilonSearch), d.StepsTaken, d.Steps, d.Score, d.Pivots, node), stagesSentence(r)}
+		return []string{fmt.Sprintf("The node was drawn by SafePub's search, spending ε = %s: on a sample of its own (drawn with the same β, so that ε = %s on the sample is ε = %s for the input), a walk from the most general node took %d of %d steps, each drawing a more specific node by the exponential mechanism on the %s score; the node was then drawn from the %d nodes the walk visited. It drew: %s.",
+			fmtG(d.EpsilonSearch), fmt.Sprintf("%.4g", d.EpsilonOnSample), fmtG(d.EpsilonSearch), d.StepsTaken, d.Steps, d.Score, d.Pivots, node), stagesSentence(r)}
 	}
 	return []string{fmt.Sprintf("The node was derived from the hierarchies' heights (%s), without looking at the data: %s.", d.Chosen, node), stagesSentence(r)}
 }

@@ -162,3 +162,28 @@ func TestRemainder(t *testing.T) {
 		}
 	}
 }
+
+// TestAmplified: the ε′ a search may spend on a sample is at most ln(1 + (e^ε − 1)/β)
+// (checked in float64 with a margin above its error) and within 1e-9 of it, never
+// below ε (β ≤ 1), and ε itself when β is 1.
+func TestAmplified(t *testing.T) {
+	for _, c := range []struct{ eps, anon float64 }{{1, 1}, {0.1, 1}, {0.5, 2}, {1, 0.1}, {3, 0.01}, {0.001, 3}} {
+		p, err := Compute(c.anon, 1e-5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.Amplified(c.eps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _ := got.Float64()
+		want := math.Log1p(math.Expm1(c.eps) / p.Beta)
+		if f > want*(1+1e-15) || f < want*(1-1e-9) || f < c.eps*(1-1e-9) {
+			t.Errorf("ε %g, β %g: amplified to %v, want just below %v", c.eps, p.Beta, f, want)
+		}
+	}
+	one := Params{Beta: 1, BetaBits: 1 << 53}
+	if got, _ := one.Amplified(1); got.Cmp(big.NewRat(1, 1)) > 0 {
+		t.Errorf("β = 1 amplifies ε 1 to %s", got.FloatString(12))
+	}
+}

@@ -78,6 +78,12 @@ func Release(ctx context.Context, j Job, opt job.Options, run Execute) (*Release
 	if err != nil {
 		return nil, err
 	}
+	switch {
+	case cfg.Privacy.DifferentialPrivacy != nil:
+		return nil, cfg.Errorf("privacy.differential-privacy", "a differentially private release is decided on one machine (ReleaseDP), not searched from the workers' class tables")
+	case opt.Ledger != "":
+		return nil, fault.BadInput("--ledger: only a release under privacy.differential-privacy spends a differential privacy budget; this one spends none")
+	}
 	in, out, old, err := releasePaths(ctx, cfg, opt)
 	if err != nil {
 		return nil, err

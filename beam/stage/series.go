@@ -32,6 +32,26 @@ import (
 // CSV parts, one per input part; a privacy unit released as a pseudonym needs its key
 // file (the workers read it).
 func ReleaseSeries(ctx context.Context, j Job, opt job.Options, run Execute) (*report.Report, error) {
+	return releaseOnDriver(ctx, j, opt, run, "--series", "a series night reads and writes local files (its state commits a night by renaming its release into place)")
+}
+
+// ReleaseDP runs a release under privacy.differential-privacy (SafePub) with its parts
+// written on the workers, as ReleaseSeries runs a night: this process reads the input,
+// draws the sample (and the search's) from the operating system's cryptographic
+// source, chooses the node and the classes of k drawn records or more, exactly as
+// sanitize release does (release.ReleaseWith); the workers write every part's release,
+// the records left out (not drawn, or suppressed) named to them by number; this
+// process verifies the parts against the run's account of the sample, charges the
+// spend to the ledger (opt.Ledger) and puts the folder in place. The input and the
+// output are local.
+func ReleaseDP(ctx context.Context, j Job, opt job.Options, run Execute) (*report.Report, error) {
+	return releaseOnDriver(ctx, j, opt, run, "privacy.differential-privacy", "its sample is drawn and its release verified on this machine")
+}
+
+// releaseOnDriver is ReleaseSeries and ReleaseDP: the release decided here, its parts
+// written by the workers. what and why say, of an input or output in a store, what
+// needs local files and why.
+func releaseOnDriver(ctx context.Context, j Job, opt job.Options, run Execute, what, why string) (*report.Report, error) {
 	cfg, err := schema.Parse(j.Config, j.Name, j.Dir)
 	if err != nil {
 		return nil, err
@@ -42,7 +62,7 @@ func ReleaseSeries(ctx context.Context, j Job, opt job.Options, run Execute) (*r
 	}
 	for key, p := range map[string]string{"input": in, "output": out} {
 		if isObject(p) {
-			return nil, fault.BadInput("--series: %s: %s is in a store; a series night reads and writes local files (its state commits a night by renaming its release into place)", key, p)
+			return nil, fault.BadInput("%s: %s: %s is in a store; %s", what, key, p, why)
 		}
 	}
 	if !strings.HasSuffix(out, string(filepath.Separator)) {

@@ -1,7 +1,7 @@
 // Command sanitize-beam runs a release, or the dp outputs, on Apache Beam: the same
 // configuration as sanitize, the input's parts read on the workers.
 //
-//	sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--report R.json] [--report R.html] [--force] [--max-class-table MiB] [--series STATE.json [--series-restart]] [--runner=…] [runner flags]
+//	sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--report R.json] [--report R.html] [--force] [--max-class-table MiB] [--series STATE.json [--series-restart]] [--ledger LEDGER.json] [--runner=…] [runner flags]
 //	sanitize-beam dp      -c CONFIG --in INPUT --out DIR [--ledger LEDGER.json] [--runner=…] [runner flags]
 //
 // Both take sanitize's --quiet (-q), --debug and --log-format text|json, which Beam's
@@ -16,7 +16,10 @@
 // release series (docs/series.md), as sanitize release --series: this process reads
 // the input, searches and decides the night against the series' state, the workers
 // write the parts, and this process checks them and commits the night (local input
-// and output only). dp noises the histograms, marginals and
+// and output only). A release under privacy.differential-privacy (SafePub) is decided
+// the same way, on this machine: the sample drawn and the node chosen as sanitize
+// release does, the parts written by the workers, the release verified against the
+// sample and its spend charged to --ledger (local input and output only). dp noises the histograms, marginals and
 // aggregates through Privacy on Beam over the declared domains and publishes them into
 // DIR with the CLI's manifest, the spend recorded in the ledger first. A run's
 // intermediate files, which hold the input's data, go to a folder of its own (mode
@@ -67,7 +70,7 @@ var (
 	out       = flag.String("out", "", "the folder the release's parts, or the dp outputs, are published to (overrides output.path)")
 	force     = flag.Bool("force", false, "release: replace an existing release (and report), once the new one is verified")
 	maxMiB    = flag.Int64("max-class-table", 4096, "release: the most MiB the merged class table may take, which the search holds on one machine (0: no bound)")
-	ledger    = flag.String("ledger", "", "dp: the privacy ledger the run's spend is recorded in before anything is published")
+	ledger    = flag.String("ledger", "", "dp, and a release under privacy.differential-privacy: the privacy ledger the run's spend is recorded in before anything is published")
 	seriesAt  = flag.String("series", "", "release: a night of a release series: its state file (JSON, created on the first night), as sanitize release --series (docs/series.md)")
 	restart   = flag.Bool("series-restart", false, "release, with --series: start a new series in that state file (the old nights' files stay public: the custodian's decision)")
 	quiet     = flag.Bool("quiet", false, "print errors only (no warnings)")
@@ -85,7 +88,7 @@ func init() {
 	flag.BoolVar(quiet, "q", false, "print errors only (--quiet)")
 }
 
-const usage = `usage: sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--report R.json] [--report R.html] [--force] [--max-class-table MiB] [--series STATE.json [--series-restart]] [--runner=…]
+const usage = `usage: sanitize-beam release -c CONFIG --in INPUT --out RELEASE [--report R.json] [--report R.html] [--force] [--max-class-table MiB] [--series STATE.json [--series-restart]] [--ledger LEDGER.json] [--runner=…]
        sanitize-beam dp -c CONFIG --in INPUT --out DIR [--ledger LEDGER.json] [--runner=…]
        every command also: [--quiet] [--debug] [--log-format text|json]`
 
@@ -217,7 +220,10 @@ func command(ctx context.Context, name string, log *slog.Logger, stdout io.Write
 		return dp(ctx, j, opt, runner, stdout)
 	}
 	if opt.Series != "" || opt.SeriesRestart {
-		return seriesNight(ctx, j, opt, runner, stdout)
+		return onDriver(ctx, j, opt, runner, stdout, stage.ReleaseSeries)
+	}
+	if j.DifferentiallyPrivate() {
+		return onDriver(ctx, j, opt, runner, stdout, stage.ReleaseDP)
 	}
 	j.MaxClassTable = *maxMiB << 20
 	return release(ctx, j, opt, runner, stdout)
@@ -275,9 +281,11 @@ func release(ctx context.Context, j stage.Job, opt job.Options, runner stage.Exe
 	return nil
 }
 
-// seriesNight runs a night of a release series and prints its summary, as sanitize's.
-func seriesNight(ctx context.Context, j stage.Job, opt job.Options, runner stage.Execute, stdout io.Writer) error {
-	rep, err := stage.ReleaseSeries(ctx, j, opt, runner)
+// onDriver runs a release decided on this machine, its parts written by the workers
+// (a night of a release series, a differentially private release: stage.ReleaseSeries,
+// stage.ReleaseDP), and prints its summary, as sanitize's.
+func onDriver(ctx context.Context, j stage.Job, opt job.Options, runner stage.Execute, stdout io.Writer, decide func(context.Context, stage.Job, job.Options, stage.Execute) (*report.Report, error)) error {
+	rep, err := decide(ctx, j, opt, runner)
 	if err != nil {
 		return err
 	}
