@@ -19,9 +19,10 @@ import (
 type DPScore int
 
 // The scores, with their sensitivities (TestDPScoreSensitivity checks each bound on
-// random neighbouring datasets). N is the dataset's records, U those of the input
-// outside it (0 for the search's sample), d the quasi-identifiers, S the records
-// suppressed.
+// random neighbouring datasets). N is the dataset's records (for the search's sample,
+// its records ÷ β: the input's size as the sample estimates it, which keeps ARX's
+// balance between suppressing and generalizing), U those of the input outside it (0
+// for the search's sample), d the quasi-identifiers, S the records suppressed.
 const (
 	// ScoreLoss (section 5.1, granularity): −(Σ over released records and columns
 	// of the share of the hierarchy's leaves the value covers + d·(S + U)) /
@@ -75,8 +76,8 @@ type scoreInput struct {
 	levels  []int
 	classes []nodeClass
 	k       int64
-	input   int64 // N: the dataset's records
-	outside int64 // U: the input's records outside the dataset
+	input   *big.Rat // N: the dataset's records, or as many as it stands for
+	outside int64    // U: the input's records outside the dataset
 }
 
 // dpScore computes score s of the node in.
@@ -93,7 +94,7 @@ func dpScore(s DPScore, in scoreInput) (*big.Rat, error) {
 	}
 	d := int64(len(in.cols))
 	left := suppressed + in.outside // S + U
-	if in.input == 0 && s != ScoreAECS {
+	if in.input.Sign() == 0 && s != ScoreAECS {
 		return new(big.Rat), nil // no record: every node alike
 	}
 	switch s {
@@ -104,22 +105,24 @@ func dpScore(s DPScore, in scoreInput) (*big.Rat, error) {
 		}
 		return raw.Neg(raw.Quo(raw, big.NewRat(d*max(1, in.k-1), 1))), nil
 	case ScoreDiscernibility:
-		raw := new(big.Int).Mul(big.NewInt(in.input), big.NewInt(left))
-		sq := new(big.Int)
+		squares, sq := new(big.Int), new(big.Int)
 		for _, c := range in.classes {
 			if c.count >= in.k {
-				raw.Add(raw, sq.Mul(big.NewInt(c.count), big.NewInt(c.count)))
+				squares.Add(squares, sq.Mul(big.NewInt(c.count), big.NewInt(c.count)))
 			}
 		}
-		den := new(big.Rat).Mul(big.NewRat(in.input, 1), ck(in.k))
-		return new(big.Rat).Neg(new(big.Rat).Quo(new(big.Rat).SetInt(raw), den)), nil
+		raw := new(big.Rat).Mul(in.input, big.NewRat(left, 1))
+		raw.Add(raw, new(big.Rat).SetInt(squares))
+		den := new(big.Rat).Mul(in.input, ck(in.k))
+		return raw.Neg(raw.Quo(raw, den)), nil
 	case ScoreEntropy:
-		raw := new(big.Int)
+		raw := new(big.Rat)
 		for i, c := range in.cols {
 			raw.Add(raw, entropyTerm(c.Hierarchy, in.levels[i], i, in, left))
 		}
-		den := new(big.Rat).Mul(big.NewRat(in.input*d, 1), ck(in.k))
-		return new(big.Rat).Neg(new(big.Rat).Quo(new(big.Rat).SetInt(raw), den)), nil
+		den := new(big.Rat).Mul(in.input, big.NewRat(d, 1))
+		den.Mul(den, ck(in.k))
+		return raw.Neg(raw.Quo(raw, den)), nil
 	case ScoreAECS:
 		n := int64(classes)
 		if left > 0 {
@@ -168,7 +171,7 @@ func columnShare(s DPScore, h *Hierarchy, level, i int, in scoreInput) *big.Rat 
 // values other than a unique top value, and N times the records whose value is
 // suppressed or that top, or outside the sample (left: the records suppressed and
 // outside).
-func entropyTerm(h *Hierarchy, level, i int, in scoreInput, left int64) *big.Int {
+func entropyTerm(h *Hierarchy, level, i int, in scoreInput, left int64) *big.Rat {
 	top := h.Height() - 1
 	rootAt := int32(-1) // the code at level of the unique top value, if it has one
 	if h.Size(top) == 1 {
@@ -189,12 +192,12 @@ func entropyTerm(h *Hierarchy, level, i int, in scoreInput, left int64) *big.Int
 			per[v] += c.count
 		}
 	}
-	out := new(big.Int).Mul(big.NewInt(in.input), big.NewInt(hidden))
-	sq := new(big.Int)
+	squares, sq := new(big.Int), new(big.Int)
 	for _, n := range per {
 		if n > 0 {
-			out.Add(out, sq.Mul(big.NewInt(n), big.NewInt(n)))
+			squares.Add(squares, sq.Mul(big.NewInt(n), big.NewInt(n)))
 		}
 	}
-	return out
+	out := new(big.Rat).Mul(in.input, big.NewRat(hidden, 1))
+	return out.Add(out, new(big.Rat).SetInt(squares))
 }

@@ -9,9 +9,9 @@ import (
 )
 
 // dpScores is every node's score s on the dataset tab (a search's sample), at k.
-func dpScores(t *testing.T, tab *Table, s DPScore, k int) []*big.Rat {
+func dpScores(t *testing.T, tab *Table, s DPScore, k int, beta *big.Rat) []*big.Rat {
 	t.Helper()
-	sc, err := newScorer(tab, DPWalkOptions{K: k, Score: s})
+	sc, err := newScorer(tab, DPWalkOptions{K: k, Score: s, Beta: beta})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +46,14 @@ func TestDPScoreSensitivity(t *testing.T) {
 			t.Fatal(err)
 		}
 		k := 1 + rng.IntN(6)
+		beta := big.NewRat(1+rng.Int64N(64), 64) // N is the sample's records ÷ β
 		for _, s := range []DPScore{ScoreLoss, ScorePrecision, ScoreDiscernibility, ScoreEntropy, ScoreAECS} {
-			a := dpScores(t, without, s, k)
-			b := dpScores(t, withT, s, k)
+			a := dpScores(t, without, s, k, beta)
+			b := dpScores(t, withT, s, k, beta)
 			for node := range a {
 				diff := new(big.Rat).Sub(a[node], b[node])
 				if diff.Abs(diff).Cmp(big.NewRat(1, 1)) > 0 {
-					t.Fatalf("trial %d, %v, k=%d, %d records, node %d: the score moves by %s, above its sensitivity 1", trial, s, k, n, node, diff.FloatString(4))
+					t.Fatalf("trial %d, %v, k=%d, β=%s, %d records, node %d: the score moves by %s, above its sensitivity 1", trial, s, k, beta.RatString(), n, node, diff.FloatString(4))
 				}
 			}
 		}
@@ -119,7 +120,7 @@ func TestDPScoreValues(t *testing.T) {
 		{ScoreDiscernibility, node(2, 1), "-4/5"},
 		{ScoreAECS, node(2, 1), "1"},
 	} {
-		got := dpScores(t, tab, c.s, 2)[c.node]
+		got := dpScores(t, tab, c.s, 2, nil)[c.node]
 		if got.RatString() != c.want {
 			t.Errorf("%v at %v: %s, want %s", c.s, lat.Levels(c.node, nil), got.RatString(), c.want)
 		}
@@ -235,7 +236,7 @@ func bruteScore(tab *Table, levels []int, opt DPWalkOptions) *big.Rat {
 		}
 		groups[key].count++
 	}
-	in := scoreInput{cols: tab.Columns, levels: levels, k: int64(opt.K), input: int64(tab.Rows)}
+	in := scoreInput{cols: tab.Columns, levels: levels, k: int64(opt.K), input: big.NewRat(int64(tab.Rows), 1)}
 	for _, key := range order {
 		in.classes = append(in.classes, *groups[key])
 	}

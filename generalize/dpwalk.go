@@ -18,12 +18,15 @@ type DPWalkOptions struct {
 	Score   DPScore  // what the draws prefer
 	Epsilon *big.Rat // ε on the sample: FinalShare for the final choice, the rest for the steps
 	Steps   int      // the walk's steps
-	Random  io.Reader
+	// Beta is the probability the sample was drawn with (nil: 1): the scores take its
+	// records ÷ β as the input's size N.
+	Beta   *big.Rat
+	Random io.Reader
 }
 
 // FinalShare is the share of the search's ε that its final choice among the pivots
 // spends; the walk's steps share the rest equally.
-var FinalShare = big.NewRat(1, 2)
+var FinalShare = big.NewRat(1, 4)
 
 // DPWalk is the node SafePub's search chose, and how.
 type DPWalk struct {
@@ -134,12 +137,16 @@ type scorer struct {
 	bottom *ClassTable
 	scores map[int]*big.Rat
 	levels []int
+	size   *big.Rat // N: the sample's records ÷ β
 }
 
 // newScorer counts the sample's classes at its leaves, which every node's classes
 // roll up from.
 func newScorer(sample *Table, opt DPWalkOptions) (*scorer, error) {
-	sc := &scorer{opt: opt, sample: sample, scores: map[int]*big.Rat{}}
+	sc := &scorer{opt: opt, sample: sample, scores: map[int]*big.Rat{}, size: big.NewRat(int64(sample.Rows), 1)}
+	if opt.Beta != nil {
+		sc.size.Quo(sc.size, opt.Beta)
+	}
 	if sample.Rows > 0 {
 		var err error
 		if sc.bottom, err = countClasses(sample); err != nil {
@@ -175,7 +182,7 @@ func (sc *scorer) score(lat *Lattice, n int) (*big.Rat, error) {
 	sc.levels = lat.Levels(n, sc.levels)
 	// The sample is the scores' whole dataset: they read nothing else of the input, so
 	// that the search's privacy is amplified by the sampling.
-	in := scoreInput{cols: sc.sample.Columns, levels: sc.levels, classes: sc.classesAt(sc.levels), k: int64(sc.opt.K), input: int64(sc.sample.Rows)}
+	in := scoreInput{cols: sc.sample.Columns, levels: sc.levels, classes: sc.classesAt(sc.levels), k: int64(sc.opt.K), input: sc.size}
 	s, err := dpScore(sc.opt.Score, in)
 	if err != nil {
 		return nil, err

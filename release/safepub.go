@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"slices"
 	"strconv"
 	"time"
@@ -196,7 +197,8 @@ func (r *run) dpWalk(ctx context.Context, dr *dpRelease) error {
 		return fault.Internalf("the search's ε on its sample: %w", err)
 	}
 	dr.onSample, _ = eps.Float64()
-	opt := generalize.DPWalkOptions{K: dr.params.K, Score: dpScore(r.cfg.Search.Metric), Epsilon: eps, Steps: d.Search.Steps, Random: randomSource}
+	beta := new(big.Rat).SetFrac(new(big.Int).SetUint64(dr.params.BetaBits), new(big.Int).Lsh(big.NewInt(1), 53))
+	opt := generalize.DPWalkOptions{K: dr.params.K, Score: dpScore(r.cfg.Search.Metric), Epsilon: eps, Steps: d.Search.Steps, Beta: beta, Random: randomSource}
 	if dr.walk, err = generalize.SafePubWalk(ctx, sample, opt); err != nil {
 		return err
 	}
