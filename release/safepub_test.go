@@ -132,7 +132,7 @@ func TestReleaseDPSearch(t *testing.T) {
 			if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
 				t.Fatalf("check from the metadata: %v", err)
 			}
-			other := dpConfig(t, abs, t.TempDir(), strings.Replace(priv, "epsilon: 2", "epsilon: 3", 1), "search: {metric: "+metric+"}\n")
+			other := dpConfig(t, abs, t.TempDir(), testfiles.Replace(t, priv, "epsilon: 2", "epsilon: 3"), "search: {metric: "+metric+"}\n")
 			if _, err := Check(context.Background(), other, job.Options{Input: in, Output: out}); !errors.Is(err, fault.ErrUnattainable) {
 				t.Errorf("check under ε=3 of a release made at ε=2: %v, want a violation", err)
 			}
