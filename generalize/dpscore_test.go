@@ -246,3 +246,41 @@ func bruteScore(tab *Table, levels []int, opt DPWalkOptions) *big.Rat {
 	}
 	return s
 }
+
+// TestScorerClassesAt: the sample's classes at a node are the same counted densely
+// (few value combinations), by a map of packed words (too many to count densely), and
+// by a map of byte keys (codes wider than a word together): each against a grouping
+// of the records by a map of their values.
+func TestScorerClassesAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	for _, leaves := range [][]int{
+		{5, 7, 3},                           // dense
+		{200, 300, 150, 250},                // 2.25·10⁹ combinations at the bottom, 32 bits: packed
+		{60000, 60000, 60000, 60000, 60000}, // 80 bits: byte keys
+	} {
+		tab := uniformTable(rng, 3000, leaves)
+		sc, err := newScorer(tab, DPWalkOptions{K: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lat := tab.lattice()
+		for range 20 {
+			levels := lat.Levels(rng.IntN(lat.Size()), nil)
+			got := map[string]int64{}
+			for _, c := range sc.classesAt(levels) {
+				got[fmt.Sprint(c.codes)] += c.count
+			}
+			want := map[string]int64{}
+			for r := range tab.Rows {
+				codes := make([]int32, len(levels))
+				for i, c := range tab.Columns {
+					codes[i] = c.Hierarchy.Code(levels[i], c.Codes.At(r))
+				}
+				want[fmt.Sprint(codes)]++
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("leaves %v at %v: %d classes, the grouping's %d, or other counts", leaves, levels, len(got), len(want))
+			}
+		}
+	}
+}

@@ -2,9 +2,12 @@ package generalize
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/big"
+	"math/bits"
+	"slices"
 
 	"sanitizer/internal/safe"
 	"sanitizer/safepub"
@@ -138,6 +141,10 @@ type scorer struct {
 	scores map[int]*big.Rat
 	levels []int
 	size   *big.Rat // N: the sample's records ÷ β
+	// dense and touched are denseClassesAt's count of every cell, and the cells it
+	// counted.
+	dense   []int64
+	touched []int
 }
 
 // newScorer counts the sample's classes at its leaves, which every node's classes
@@ -197,24 +204,100 @@ func (sc *scorer) classesAt(levels []int) []nodeClass {
 	if ct.Len() == 0 {
 		return nil
 	}
-	d := len(levels)
-	index := map[string]int{}
+	cols := sc.sample.Columns
+	if out, ok := sc.denseClassesAt(levels); ok {
+		return out
+	}
+	shift, packed := codeShifts(cols)
+	codes := make([]int32, len(levels))
 	var out []nodeClass
-	key := make([]byte, 0, 4*d)
-	codes := make([]int32, d)
-	for j := range ct.Len() {
-		key = key[:0]
-		for i, c := range sc.sample.Columns {
-			codes[i] = c.Hierarchy.Code(levels[i], ct.Code(i, j))
-			key = append(key, byte(codes[i]), byte(codes[i]>>8), byte(codes[i]>>16), byte(codes[i]>>24))
-		}
-		at, ok := index[string(key)]
+	add := func(at int, ok bool, j int) int {
 		if !ok {
 			at = len(out)
-			index[string(key)] = at
-			out = append(out, nodeClass{codes: append([]int32(nil), codes...)})
+			out = append(out, nodeClass{codes: slices.Clone(codes)})
 		}
 		out[at].count += int64(ct.Count(j))
+		return at
+	}
+	if packed { // the codes in one word: a map of integers
+		index := make(map[uint64]int, 64)
+		for j := range ct.Len() {
+			var key uint64
+			for i, c := range cols {
+				codes[i] = c.Hierarchy.Code(levels[i], ct.Code(i, j))
+				key |= uint64(codes[i]) << shift[i]
+			}
+			at, ok := index[key]
+			index[key] = add(at, ok, j)
+		}
+		return out
+	}
+	index := map[string]int{}
+	key := make([]byte, 0, 4*len(levels))
+	for j := range ct.Len() {
+		key = key[:0]
+		for i, c := range cols {
+			codes[i] = c.Hierarchy.Code(levels[i], ct.Code(i, j))
+			key = binary.LittleEndian.AppendUint32(key, uint32(codes[i]))
+		}
+		at, ok := index[string(key)]
+		index[string(key)] = add(at, ok, j)
 	}
 	return out
+}
+
+// maxDense bounds the cells of a node's dense count (the product of its columns'
+// values at its levels).
+const maxDense = 1 << 22
+
+// denseClassesAt counts the sample's classes at levels in an array of every
+// combination of the node's values, when there are at most maxDense of them (false:
+// more); the array is the scorer's, cleared where it was counted.
+func (sc *scorer) denseClassesAt(levels []int) ([]nodeClass, bool) {
+	ct, cols := sc.bottom, sc.sample.Columns
+	cells := 1
+	for i, c := range cols {
+		cells *= c.Hierarchy.Size(levels[i])
+		if cells > maxDense {
+			return nil, false
+		}
+	}
+	if len(sc.dense) < cells {
+		sc.dense = make([]int64, cells)
+	}
+	sc.touched = sc.touched[:0]
+	for j := range ct.Len() {
+		cell := 0
+		for i, c := range cols {
+			cell = cell*c.Hierarchy.Size(levels[i]) + int(c.Hierarchy.Code(levels[i], ct.Code(i, j)))
+		}
+		if sc.dense[cell] == 0 {
+			sc.touched = append(sc.touched, cell)
+		}
+		sc.dense[cell] += int64(ct.Count(j))
+	}
+	out := make([]nodeClass, len(sc.touched))
+	codes := make([]int32, len(out)*len(cols))
+	for k, cell := range sc.touched {
+		out[k] = nodeClass{count: sc.dense[cell], codes: codes[k*len(cols) : (k+1)*len(cols)]}
+		sc.dense[cell] = 0
+		for i := len(cols) - 1; i >= 0; i-- {
+			size := cols[i].Hierarchy.Size(levels[i])
+			out[k].codes[i] = int32(cell % size)
+			cell /= size
+		}
+	}
+	return out, true
+}
+
+// codeShifts is where each column's code goes in a word of all of them (its leaves'
+// codes the widest), and whether they fit 64 bits.
+func codeShifts(cols []Column) ([]uint, bool) {
+	shift := make([]uint, len(cols))
+	var at uint
+	for i, c := range cols {
+		shift[i] = at
+		at += uint(bits.Len(uint(c.Hierarchy.Leaves())))
+	}
+	return shift, at <= 64
 }
