@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"sanitizer/fault"
 	"sanitizer/internal/safe"
 	"sanitizer/safepub"
 )
@@ -71,7 +72,7 @@ func safePubWalk(ctx context.Context, sample *Table, opt DPWalkOptions) (*DPWalk
 	}
 	lat := sample.lattice()
 	if lat.TooLarge() {
-		return nil, fmt.Errorf("SafePub's search: a lattice of more than %d nodes", maxLatticeSize)
+		return nil, fault.BadInput("SafePub's search: the quasi-identifiers' hierarchies make a lattice of more than %d nodes", maxLatticeSize)
 	}
 	sc, err := newScorer(sample, opt)
 	if err != nil {

@@ -47,11 +47,11 @@ func planLedger(cfg *schema.Config, opt job.Options, in, out string) error {
 	return dphist.Check(opt.Ledger, cfg.Dataset, cfg.DP.EpsilonTotal, cfg.DP.DeltaTotal, dpSpend(cfg, opt, out))
 }
 
-// recordSpend charges a SafePub release's spend to the ledger, once the release is
-// verified and before it is put in place (a failure after the charge leaves the budget
-// spent and nothing published, never the reverse), and notes the account in the
+// recordSpend charges a SafePub release's spend to the ledger once its sample is
+// drawn and before anything is written (a failure after the charge leaves the budget
+// spent and nothing published, never the reverse), and keeps the account for the
 // report; without a ledger it warns that the spend is not recorded.
-func (r *run) recordSpend(rep *report.Report) error {
+func (r *run) recordSpend() error {
 	if r.dp == nil {
 		return nil
 	}
@@ -69,10 +69,10 @@ func (r *run) recordSpend(rep *report.Report) error {
 	ef, _ := e.Float64()
 	df, _ := d.Float64()
 	l := &report.ManifestLedger{File: filepath.Base(opt.Ledger), EpsilonSpent: ef, DeltaSpent: df,
-		EpsilonTotal: a.EpsilonTotal, DeltaTotal: a.DeltaTotal, Recorded: "after the release was verified, before it was put in place"}
+		EpsilonTotal: a.EpsilonTotal, DeltaTotal: a.DeltaTotal, Recorded: "once the sample was drawn, before anything was written"}
 	for _, sp := range a.Spends {
 		l.History = append(l.History, report.LedgerSpend{Time: sp.Time.UTC().Format(time.RFC3339), Epsilon: sp.Epsilon, Delta: sp.Delta, Outputs: sp.Outputs})
 	}
-	rep.DifferentialPrivacy.Ledger = l
+	r.ledger = l
 	return nil
 }

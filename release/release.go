@@ -75,18 +75,21 @@ func release(ctx context.Context, cfg *schema.Config, opt job.Options, write *el
 			return nil, err
 		}
 	}
+	if err := r.recordSpend(); err != nil { // charged before anything is written
+		return nil, err
+	}
 	if err := r.writeStage(ctx); err != nil {
 		return nil, err
 	}
-	defer r.dest.discard() // nothing, once published
+	defer func() { r.dest.discard() }() // nothing, once published (the last dest: dpOrdered replaces it)
 	if err := r.verifyStage(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.dpOrdered(ctx, r.vspec); err != nil {
 		return nil, err
 	}
 	rep, err := r.report()
 	if err != nil {
-		return nil, err
-	}
-	if err := r.recordSpend(rep); err != nil {
 		return nil, err
 	}
 	if err := r.publishStage(ctx, rep); err != nil {
@@ -127,13 +130,15 @@ type run struct {
 	classOf    []int32                // the published class of each class of classes (−1: suppressed)
 	released   [][]bool               // optimal: per quasi-identifier, the codes at its level released
 	util       generalize.Metrics
-	inputSizes risk.Distribution // the input's classes at its original values
-	dp         *dpRelease        // privacy.differential-privacy: the sample, the node (nil: none)
+	inputSizes risk.Distribution      // the input's classes at its original values
+	dp         *dpRelease             // privacy.differential-privacy: the sample, the node (nil: none)
+	ledger     *report.ManifestLedger // the dataset's account once a SafePub release was charged (nil: none)
 	// pass 2
 	dest    releaseDest
 	written int
 	created time.Time // when the release was written (its metadata's created_utc)
 	// verification
+	vspec       verify.Spec // what the verification checked the release against
 	m           *verify.Measured
 	popMeasured *verify.PopulationMeasured // δ-presence and k-map, measured (nil: none)
 
@@ -641,6 +646,7 @@ func (r *run) verifyStage(ctx context.Context) error {
 	if r.p.seriesCheck, err = r.series.verifier(r, spec, header); err != nil {
 		return err
 	}
+	r.vspec = spec
 	skipped, err := verifyTruth(ctx, r.p, r.dest.path(), header, counter, table.Checksums(r.src))
 	if err != nil {
 		var v *verify.Violation
@@ -726,6 +732,7 @@ func (r *run) report() (*report.Report, error) {
 	rep.Series = r.series.summary(r)
 	if rep.DifferentialPrivacy = r.dpSummary(); rep.DifferentialPrivacy != nil {
 		rep.Model.K, rep.Model.MaxSuppressed = r.dp.params.K, r.t.Rows
+		rep.DifferentialPrivacy.Ledger = r.ledger
 	}
 	return rep, nil
 }
@@ -1034,7 +1041,7 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 			return m, err
 		}
 	}
-	if spec.Unit == "" { // checkPersons measured the utility in its walk
+	if spec.Unit == "" && dr == nil { // checkPersons measured the utility in its walk; a SafePub release is in the order of its values, checked by its classes
 		if err := checkTruth(ctx, p, spec, m); err != nil {
 			return m, err
 		}

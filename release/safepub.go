@@ -62,11 +62,21 @@ func checkDP(cfg *schema.Config) error {
 		{len(s.MinLevels) > 0, "search.min-levels"},
 		{len(s.MaxLevels) > 0, "search.max-levels"},
 		{s.Weights != nil, "search.weights"},
-		{s.Aggregate != "" && s.Aggregate != schema.AggregateArithmetic, "search.aggregate"},
+		{s.Aggregate != "", "search.aggregate"},
 		{s.GSFactor != nil, "search.gs-factor"},
 	} {
 		if c.given {
 			return cfg.Errorf(c.key, "not with privacy.differential-privacy: its node is given, derived from the hierarchies, or drawn by SafePub's search (privacy.differential-privacy.search), and every class below its k is suppressed")
+		}
+	}
+	if f := cfg.Output.Format; f != "" {
+		if err := checkDPFormat(cfg, f); err != nil {
+			return err
+		}
+	}
+	for _, c := range cfg.Columns {
+		if c.Role != schema.Quasi && c.Role != schema.Identifier {
+			return cfg.Errorf("columns."+c.Name+".role", "%s: a column released as it is beside privacy.differential-privacy would make a record's class its value too, which the guarantee does not cover (a value held by one record would show whether it was drawn): make it a quasi-identifier with a hierarchy, or an identifier (dropped)", c.Role)
 		}
 	}
 	if d.Search == nil {
@@ -229,6 +239,9 @@ func (r *run) dpClasses(ctx context.Context, dr *dpRelease) (generalize.ClassCov
 	sopt := r.sopt
 	sopt.K, sopt.MaxSuppressed, sopt.MinLevels, sopt.MaxLevels = dr.params.K, len(rows), dr.node, dr.node
 	if r.res, err = generalize.Search(ctx, sub, sopt); err != nil {
+		if errors.Is(err, fault.ErrBadInput) || errors.Is(err, context.Canceled) {
+			return generalize.ClassCovers{}, err
+		}
 		return generalize.ClassCovers{}, fault.Internalf("the sample at the node: %w", err)
 	}
 	class, covers, err := generalize.NodeClasses(sub, dr.node, sopt)

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -99,9 +100,10 @@ func TestReleaseDPARXCases(t *testing.T) {
 }
 
 // TestReleaseDPSearch: a release whose node SafePub's search drew, under each score,
-// is verified against its sample; its Parquet file records the guarantee and the node
-// and nothing counted from the data; check passes it from the metadata alone, refuses
-// a CSV release without its report (exit 2), and refuses it under another ε.
+// is verified against its sample and written in the order of its values (in parts
+// too: each part in order, and the parts in order); its report records the guarantee;
+// check passes it with the report, refuses it without (exit 2), and refuses it under
+// another ε.
 func TestReleaseDPSearch(t *testing.T) {
 	abs := needAdult(t)
 	in := filepath.Join(abs, "adult.csv")
@@ -110,42 +112,50 @@ func TestReleaseDPSearch(t *testing.T) {
 			dir := t.TempDir()
 			priv := "differential-privacy: {epsilon: 2, delta: 1e-5, search: {epsilon: 1, steps: 10}}"
 			cfg := dpConfig(t, abs, dir, priv, "search: {metric: "+metric+"}\n")
-			out := filepath.Join(dir, "release.parquet")
-			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out})
+			out, rp := filepath.Join(dir, "release.csv"), filepath.Join(dir, "report.json")
+			rep, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out, Report: rp})
 			if err != nil {
 				t.Fatal(err)
 			}
 			d := rep.DifferentialPrivacy
-			if d.Chosen != report.DPSearched || d.EpsilonSearch != 1 || d.EpsilonAnonymization != 1 || d.K != 61 || d.StepsTaken != 10 || d.Pivots < 2 || string(d.Score) != metric {
+			if d.Chosen != report.DPSearched || d.EpsilonSearch != 1 || d.EpsilonAnonymization != 1 || d.EpsilonOnSample <= 1 || d.K != 61 || d.StepsTaken != 10 || d.Pivots < 2 || string(d.Score) != metric {
 				t.Fatalf("report's differential privacy %+v", d)
 			}
-			meta := testfiles.ParquetMetadata(t, out)
-			for _, key := range []string{"sanitize.input_rows", "sanitize.suppressed", "sanitize.max_suppressed", "sanitize.metric_value", "sanitize.suppression_limit"} {
-				if v, ok := meta[key]; ok {
-					t.Errorf("the file records %s = %q, a count the guarantee does not cover", key, v)
-				}
+			checkValueOrder(t, out)
+			if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out, Report: rp}); err != nil {
+				t.Fatalf("check with the report: %v", err)
 			}
-			got, err := dpRecorded(meta["sanitize.differential_privacy"])
-			if err != nil || got == nil || got.K != d.K || got.Beta != d.Beta || fmt.Sprint(got.Node) != fmt.Sprint(rep.Node) || got.Ledger != nil {
-				t.Fatalf("the file records %+v (%v); the report %+v", got, err, d)
-			}
-			if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
-				t.Fatalf("check from the metadata: %v", err)
+			if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "--report") {
+				t.Errorf("check without the report: %v, want exit 2 asking for --report", err)
 			}
 			other := dpConfig(t, abs, t.TempDir(), testfiles.Replace(t, priv, "epsilon: 2", "epsilon: 3"), "search: {metric: "+metric+"}\n")
-			if _, err := Check(context.Background(), other, job.Options{Input: in, Output: out}); !errors.Is(err, fault.ErrUnattainable) {
+			if _, err := Check(context.Background(), other, job.Options{Input: in, Output: out, Report: rp}); !errors.Is(err, fault.ErrUnattainable) {
 				t.Errorf("check under ε=3 of a release made at ε=2: %v, want a violation", err)
 			}
 		})
 	}
-	dir := t.TempDir()
-	cfg := dpConfig(t, abs, dir, "differential-privacy: {epsilon: 2, delta: 1e-5, search: {epsilon: 1, steps: 5}}", "")
-	out := filepath.Join(dir, "release.csv")
-	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out}); err != nil {
+	parts := filepath.Join(t.TempDir(), "parts") + "/"
+	cfg := dpConfig(t, abs, t.TempDir(), "differential-privacy: {epsilon: 2, delta: 1e-5, degree: medium}", "")
+	if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: parts}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out}); !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "--report") {
-		t.Errorf("check of a searched CSV release without its report: %v, want exit 2 asking for --report", err)
+	var all [][]string
+	for _, name := range testfiles.Names(t, parts) {
+		_, rows := testfiles.ReadCSV(t, filepath.Join(parts, name))
+		all = append(all, rows...)
+	}
+	if len(all) == 0 || !slices.IsSortedFunc(all, slices.Compare) {
+		t.Errorf("a release in parts: %d records, not in the order of their values across its parts", len(all))
+	}
+}
+
+// checkValueOrder fails t unless the CSV release at path holds records in the order
+// of their values.
+func checkValueOrder(t *testing.T, path string) {
+	t.Helper()
+	_, rows := testfiles.ReadCSV(t, path)
+	if len(rows) == 0 || !slices.IsSortedFunc(rows, slices.Compare) {
+		t.Errorf("%s: %d records, not in the order of their values", path, len(rows))
 	}
 }
 
@@ -239,6 +249,7 @@ func TestReleaseDPRefused(t *testing.T) {
 		says                 string
 	}{
 		{"mondrian", fixed, "search: {algorithm: mondrian}\n", job.Options{}, fault.ErrBadInput, "search.algorithm: not with privacy.differential-privacy"},
+		{"parquet", fixed, "", job.Options{Output: "release.parquet"}, fault.ErrBadInput, "output.format: parquet: a release under privacy.differential-privacy is written as CSV"},
 		{"local recoding", fixed, "search: {local-recoding: {}}\n", job.Options{}, fault.ErrBadInput, "search.local-recoding: not with"},
 		{"min-levels", fixed, "search: {min-levels: {age: 1}}\n", job.Options{}, fault.ErrBadInput, "search.min-levels: not with"},
 		{"series", fixed, "", job.Options{Series: "state.json"}, fault.ErrBadInput, "privacy.differential-privacy: --series"},
@@ -252,7 +263,7 @@ func TestReleaseDPRefused(t *testing.T) {
 			dir := t.TempDir()
 			cfg := dpConfig(t, abs, dir, c.privacy, c.extra)
 			opt := c.opt
-			opt.Input, opt.Output = in, filepath.Join(dir, "release.csv")
+			opt.Input, opt.Output = in, filepath.Join(dir, cmp.Or(opt.Output, "release.csv"))
 			if opt.Ledger != "" {
 				opt.Ledger = filepath.Join(dir, opt.Ledger)
 			}
@@ -329,7 +340,36 @@ func TestReleaseDPNothingDrawn(t *testing.T) {
 		t.Fatal(err)
 	}
 	header, rows := testfiles.ReadCSV(t, out)
-	if rep.Output.Rows != 0 || len(rows) != 0 || strings.Join(header, ",") != strings.Join(arxQI, ";") || rep.Suppressed != rep.Input.Rows {
+	if rep.Output.Rows != 0 || len(rows) != 0 || len(header) != 1 || header[0] != strings.Join(arxQI, ";") /* ReadCSV reads ',' only */ || rep.Suppressed != rep.Input.Rows {
 		t.Errorf("released %d records (%d in the file, header %q), %d of %d left out", rep.Output.Rows, len(rows), header, rep.Suppressed, rep.Input.Rows)
+	}
+}
+
+// TestReleaseDPColumnsAsTheyAre: a column released as it is (sensitive, insensitive)
+// beside privacy.differential-privacy is exit 2 naming its role: its values would be
+// part of a record's class, which the guarantee does not cover.
+func TestReleaseDPColumnsAsTheyAre(t *testing.T) {
+	abs := needAdult(t)
+	for _, role := range []string{"sensitive", "insensitive"} {
+		dir := t.TempDir()
+		cfg := dpConfig(t, abs, dir, "differential-privacy: {epsilon: 1, delta: 1e-6, degree: low}", "")
+		raw, err := os.ReadFile(cfg.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := testfiles.Replace(t, string(raw), "  occupation: {role: quasi, hierarchy: {file: "+fmt.Sprintf("%q", filepath.Join(abs, "adult_hierarchy_occupation.csv"))+"}}", "  occupation: {role: "+role+"}")
+		if err := os.WriteFile(cfg.File, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if cfg, err = schema.Load(cfg.File); err != nil {
+			t.Fatal(err)
+		}
+		_, err = Release(context.Background(), cfg, job.Options{Input: filepath.Join(abs, "adult.csv"), Output: filepath.Join(dir, "release.csv")})
+		if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "columns.occupation.role: "+role+": a column released as it is") {
+			t.Errorf("occupation %s: %v, want exit 2 naming its role", role, err)
+		}
+		if names := testfiles.Names(t, dir); !slices.Equal(names, []string{"dp.yaml"}) {
+			t.Errorf("the refused run left %v", names)
+		}
 	}
 }

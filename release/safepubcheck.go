@@ -64,6 +64,9 @@ func checkDPRelease(ctx context.Context, p *plan, dr *dpRelease, reportPath stri
 		}
 		node = got
 	}
+	if len(recs) == 0 {
+		return fault.BadInput("%s: a release under privacy.differential-privacy is checked against the guarantee it records: give its report with --report (a CSV release has no metadata)", rel)
+	}
 	if cfg.Privacy.DifferentialPrivacy.Search == nil {
 		qs, err := utilityQuasi(p)
 		if err != nil {
@@ -105,6 +108,9 @@ func checkDPClasses(ctx context.Context, p *plan, node []int, k int, spec verify
 		return err
 	}
 	err = verify.CheckSample(verify.Sample{K: k, Input: counts}, classes)
+	if err == nil {
+		err = inValueOrder(ctx, p, p.output, spec)
+	}
 	var v *verify.Violation
 	if errors.As(err, &v) {
 		return fault.Unattainable("%s: %w", p.output, v)

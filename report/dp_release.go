@@ -20,7 +20,7 @@ const (
 )
 
 // DPGuarantee is what a SafePub release guarantees, in words.
-const DPGuarantee = "(ε, δ)-differential privacy: whether or not any one record is in the input, every release of this configuration is about as likely (within a factor e^ε), except with probability δ. Records drawn with probability β, generalized at the node, every class of fewer than k drawn records suppressed (Li, Qardaji, Su 2012; SafePub, Bild, Kuhn, Prasser 2018). Only the released file is covered: this report's counts of the input and of the records left out are not."
+const DPGuarantee = "(ε, δ)-differential privacy: whether or not any one record is in the input, every release of this configuration is about as likely (within a factor e^ε), except with probability δ. Records drawn with probability β, generalized at the node, every class of fewer than k drawn records suppressed (Li, Qardaji, Su 2012; SafePub, Bild, Kuhn, Prasser 2018). Only the released records are covered: counts of the input and of the records left out, wherever they are shown (a report, the summary, the log), are not."
 
 // DPSummary is a release of records under privacy.differential-privacy (SafePub): its
 // guarantee, its parameters and its node. It holds nothing counted from the data: it
@@ -85,7 +85,7 @@ func dpLead(r *Report) string {
 func dpModelSentences(r *Report, qi string) []string {
 	d := r.DifferentialPrivacy
 	out := []string{
-		fmt.Sprintf("Differential privacy (ε = %s, δ = %s): whether or not any one person's record is in the input, every release this configuration can make is about as likely, within a factor e^ε = %s, except with probability δ. The records are truthful: each is an input record with its %s generalized; none is invented or changed otherwise.",
+		fmt.Sprintf("Differential privacy (ε = %s, δ = %s): whether or not any one record is in the input (a person with several records is protected the less for each), every release this configuration can make is about as likely, within a factor e^ε = %s, except with probability δ. The records are truthful: each is an input record with its %s generalized; none is invented or changed otherwise.",
 			fmtG(d.Epsilon), fmtG(d.Delta), fmtNumber(math.Exp(d.Epsilon)), qi),
 		fmt.Sprintf("How (SafePub; Li, Qardaji and Su 2012): every input record was drawn into a sample with probability β = %s, independently, from a cryptographic source; the sample was generalized at one node, and every group of fewer than k = %d drawn records was suppressed. β and k follow from ε = %s for the anonymization and δ: β is at most 1 − e^−ε and k the least number whose bound on δ, %s, is at most δ.",
 			fmtNumber(d.Beta), d.K, fmtG(d.EpsilonAnonymization), fmt.Sprintf("%.3g", d.DeltaBound)),

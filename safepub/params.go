@@ -14,6 +14,9 @@ const prec = 192
 // MaxK bounds the k Params searches for: a δ that needs more is an error.
 const MaxK = 1 << 20
 
+// MinDelta is the smallest δ Compute takes: below it the tails' sums take minutes.
+const MinDelta = 1e-20
+
 // MinEpsilon is the smallest ε Compute takes.
 const MinEpsilon = 0.001
 
@@ -40,13 +43,13 @@ type Params struct {
 var ErrParams = errors.New("safepub: parameters out of range")
 
 // Compute returns the sampling probability and the least k for (ε, δ): ε from 0.001 to
-// 5 and δ in (0, 1), each taken as the decimal it prints as.
+// 5 and δ from 10^−20 and below 1, each taken as the decimal it prints as.
 func Compute(epsilon, delta float64) (Params, error) {
 	if !(epsilon >= MinEpsilon && epsilon <= MaxEpsilon) {
 		return Params{}, fmt.Errorf("%w: ε %g must be from %g to %g", ErrParams, epsilon, MinEpsilon, float64(MaxEpsilon))
 	}
-	if !(delta > 0 && delta < 1) {
-		return Params{}, fmt.Errorf("%w: δ %g must lie in (0, 1)", ErrParams, delta)
+	if !(delta >= MinDelta && delta < 1) {
+		return Params{}, fmt.Errorf("%w: δ %g must be from %g and below 1", ErrParams, delta, MinDelta)
 	}
 	b, err := newBounds(epsilon)
 	if err != nil {

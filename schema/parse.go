@@ -1413,8 +1413,8 @@ func (p *parser) differentialPrivacy(v *yaml.Node, at string) (*DifferentialPriv
 	if err == nil {
 		d.Delta, err = p.float(dv, dat)
 	}
-	if err == nil && !(d.Delta > 0 && d.Delta < 1) {
-		err = p.errorf(dv, dat, "must be above 0 and below 1, got %g", d.Delta)
+	if err == nil && !(d.Delta >= safepub.MinDelta && d.Delta < 1) {
+		err = p.errorf(dv, dat, "must be from %g and below 1, got %g", safepub.MinDelta, d.Delta)
 	}
 	ok = p.note(err) && ok
 	var given []string
@@ -1506,8 +1506,8 @@ func (p *parser) dpSearch(n *yaml.Node, at string) (*DPSearch, error) {
 	if err == nil {
 		s.Epsilon, err = p.float(ev, eat)
 	}
-	if err == nil && !(s.Epsilon > 0) {
-		err = p.errorf(ev, eat, "must be positive, got %g", s.Epsilon)
+	if err == nil && !(s.Epsilon >= safepub.MinEpsilon && s.Epsilon <= safepub.MaxEpsilon) {
+		err = p.errorf(ev, eat, "must be from %g to %g, got %g", safepub.MinEpsilon, float64(safepub.MaxEpsilon), s.Epsilon)
 	}
 	ok = p.note(err) && ok
 	if v, vat := sf.get("steps"); v != nil {

@@ -489,7 +489,7 @@ func TestParseErrors(t *testing.T) {
 		{"dp two nodes", "privacy: {differential-privacy: {epsilon: 1, delta: 1e-6, degree: low, search: {epsilon: 0.1}}}\n" + cols, 1, "privacy.differential-privacy.search", "not with degree"},
 		{"dp epsilon missing", "privacy: {differential-privacy: {delta: 1e-6, degree: low}}\n" + cols, 1, "privacy.differential-privacy.epsilon", "required"},
 		{"dp epsilon high", "privacy: {differential-privacy: {epsilon: 6, delta: 1e-6, degree: low}}\n" + cols, 1, "privacy.differential-privacy.epsilon", "must be from 0.001 to 5, got 6"},
-		{"dp delta one", "privacy: {differential-privacy: {epsilon: 1, delta: 1, degree: low}}\n" + cols, 1, "privacy.differential-privacy.delta", "above 0 and below 1"},
+		{"dp delta one", "privacy: {differential-privacy: {epsilon: 1, delta: 1, degree: low}}\n" + cols, 1, "privacy.differential-privacy.delta", "from 1e-20 and below 1"},
 		{"dp degree unknown", "privacy: {differential-privacy: {epsilon: 1, delta: 1e-6, degree: extreme}}\n" + cols, 1, "privacy.differential-privacy.degree", "must be one of low, low-medium, medium, medium-high, high"},
 		{"dp node incomplete", "privacy: {differential-privacy: {epsilon: 1, delta: 1e-6, generalization: {age: 1}}}\n" + cols, 1, "privacy.differential-privacy.generalization", `names no level for quasi-identifier "sex"`},
 		{"dp node not quasi", "privacy: {differential-privacy: {epsilon: 1, delta: 1e-6, generalization: {age: 1, sex: 0, diag: 1}}}\n" + cols, 1, "privacy.differential-privacy.generalization.diag", "not a quasi-identifier"},

@@ -42,11 +42,11 @@ func Validate(ctx context.Context, cfg *schema.Config, cfgErr error, opt job.Opt
 	if cfgErr != nil {
 		return nil, errs.Err()
 	}
-	v := &report.Validation{Release: cfg.Privacy.K > 0, Quasi: len(cfg.Quasi()), Rows: -1}
+	v := &report.Validation{Release: cfg.Privacy.K > 0 || cfg.Privacy.DifferentialPrivacy != nil, Quasi: len(cfg.Quasi()), Rows: -1}
 	if v.Release || cfg.DP == nil {
 		errs.Add(release.CheckConfig(cfg))
 	}
-	if cfg.DP != nil {
+	if cfg.DP != nil && (len(cfg.DP.Outputs) > 0 || cfg.Privacy.DifferentialPrivacy == nil) { // else the totals of a release's --ledger
 		if err := dprun.CheckConfig(cfg, opt); err != nil {
 			errs.Add(err)
 		} else {

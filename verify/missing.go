@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/big"
 	"slices"
@@ -42,6 +43,9 @@ type Classes struct {
 	count  map[string]int64
 	values []map[string]bool
 }
+
+// Equal reports whether c and o hold the same classes, of the same sizes.
+func (c *Classes) Equal(o *Classes) bool { return maps.Equal(c.count, o.count) }
 
 // ReleasedClasses counts the classes of the release read from rel (records of
 // spec.Columns, the header already consumed).

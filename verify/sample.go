@@ -52,6 +52,9 @@ func CheckSample(s Sample, rel *Classes) error {
 		}
 	}
 	for key, c := range rel.count {
+		if c < int64(s.K) {
+			return &Violation{Msg: fmt.Sprintf("a released class has %d records, below the k %d of the differential privacy", c, s.K)}
+		}
 		if n := s.Counts[key]; n != c {
 			return &Violation{Msg: fmt.Sprintf("a released class holds %d records of the %d its class of the sample holds at the node: a sample's class is released whole or not at all", c, n)}
 		}

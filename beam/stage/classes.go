@@ -85,13 +85,6 @@ type Job struct {
 
 // NewJob reads the configuration at path for the workers: a regular file of at most
 // schema.MaxConfigBytes, as the CLI reads it.
-// DifferentiallyPrivate reports whether the job's configuration asks for a release
-// under privacy.differential-privacy (ReleaseDP's), false when it does not parse.
-func (j Job) DifferentiallyPrivate() bool {
-	cfg, err := schema.Parse(j.Config, j.Name, j.Dir)
-	return err == nil && cfg.Privacy.DifferentialPrivacy != nil
-}
-
 func NewJob(path string) (Job, error) {
 	data, err := readfile.Read(path, schema.MaxConfigBytes)
 	if err != nil {
@@ -511,4 +504,11 @@ func Parts(ctx context.Context, in string) ([]string, error) {
 		return nil, fault.BadInput("input: %w", err)
 	}
 	return []string{in}, nil
+}
+
+// DifferentiallyPrivate reports whether the job's configuration asks for a release
+// under privacy.differential-privacy (ReleaseDP's), false when it does not parse.
+func (j Job) DifferentiallyPrivate() bool {
+	cfg, err := schema.Parse(j.Config, j.Name, j.Dir)
+	return err == nil && cfg.Privacy.DifferentialPrivacy != nil
 }

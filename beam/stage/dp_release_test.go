@@ -2,9 +2,11 @@ package stage
 
 import (
 	"context"
+	"encoding/csv"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,6 +28,8 @@ func TestReleaseDPOnPrism(t *testing.T) {
 		cfg = testfiles.Replace(t, cfg, "  k: 5\n  suppression: 0.05\n  l-diversity: {column: diagnosis, variant: distinct, l: 3}\n",
 			"  differential-privacy: {epsilon: 1, delta: 1e-6, search: {epsilon: 0.2, steps: 20}}\n")
 		cfg = testfiles.Replace(t, cfg, "search: {algorithm: optimal, metric: loss}\n", "search: {algorithm: optimal, metric: precision}\ndp: {epsilon-total: 3, delta-total: 1e-5}\n")
+		cfg = testfiles.Replace(t, cfg, "diagnosis:  {role: sensitive, hierarchy:", "diagnosis:  {role: quasi, hierarchy:") // no column as it is
+		cfg = testfiles.Replace(t, cfg, "insurance:  {role: insensitive}", "insurance:  {role: identifier}")
 		return testfiles.Replace(t, cfg, "series: {removals: retire, key-file: ", "# series: {removals: retire, key-file: ")
 	})
 	j, err := NewJob(cfgPath)
@@ -47,6 +51,10 @@ func TestReleaseDPOnPrism(t *testing.T) {
 	}
 	if names := testfiles.Names(t, out); len(names) != 3 {
 		t.Errorf("the release holds %q, want a part per input part", names)
+	}
+	recs, err := csv.NewReader(strings.NewReader(strings.Join(orderedRows(t, out), "\n"))).ReadAll()
+	if err != nil || len(recs) < 2 || !slices.IsSortedFunc(recs[1:], slices.Compare) {
+		t.Errorf("Beam's parts hold %d records (%v), not in the order of their values", len(recs)-1, err)
 	}
 	cfg, err := schema.Load(cfgPath)
 	if err != nil {
