@@ -21,8 +21,7 @@ func (p Params) Amplified(epsilon float64) (*big.Rat, error) {
 	x := newFloat(big.ToNegativeInf).Sub(e, one())
 	x.Mul(x, newFloat(big.ToNegativeInf).SetMantExp(one(), 53))
 	x.Quo(x, newFloat(big.ToPositiveInf).SetUint64(p.BetaBits))
-	x.Add(x, one())                                             // 1 + (e^ε − 1)/β, rounded down
-	l := math.Log1p(lowerFloat64(new(big.Float).Sub(x, one()))) // ln(1 + y) from y, exact to an ulp or two
+	l := math.Log1p(lowerFloat64(x)) // ln(1 + (e^ε − 1)/β), the quotient rounded down; Log1p exact to an ulp or two
 	l -= 1e-12 * l
 	if !(l > 0) {
 		return nil, fmt.Errorf("%w: amplifying ε %g by β %g", ErrParams, epsilon, p.Beta)
