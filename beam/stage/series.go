@@ -98,7 +98,8 @@ func releaseOnDriver(ctx context.Context, j Job, opt job.Options, run Execute, w
 	return release.ReleaseWith(ctx, cfg, opt, "sanitize-beam", partsWriter(j, parts, work, run))
 }
 
-// partsWriter writes a series night's parts on the workers (release.PartsWriter):
+// partsWriter writes the parts of a release decided on the driver (a series night, a
+// differentially private release; both CSV) on the workers (release.PartsWriter):
 // the values of the hierarchies built from the data are gathered (Values), every
 // part's records left out and the labels released go into files in work, which the
 // workers read, then a pipeline writes each part.
@@ -108,7 +109,7 @@ func partsWriter(j Job, parts []string, work string, run Execute) release.PartsW
 			return fault.Internalf("the release read %d parts of the input, the workers are given %d", len(pj.Names), len(parts))
 		}
 		if pj.Format != schema.FormatCSV {
-			return fault.Internalf("a series night's parts are CSV, not %s", pj.Format)
+			return fault.Internalf("a release decided on the driver is written as CSV parts, not %s", pj.Format)
 		}
 		for i, rows := range pj.LeftOut {
 			data := make([]byte, 0, 4*len(rows))
