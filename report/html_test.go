@@ -481,7 +481,7 @@ func TestHTMLDifferentialPrivacy(t *testing.T) {
 		}
 		var b strings.Builder
 		r.Summary(&b)
-		if !strings.Contains(b.String(), "(ε=2, δ=1e-05)-differential privacy") || strings.Contains(b.String(), "limit") {
+		if !strings.Contains(b.String(), "(ε=2, δ=1e-05)-differential privacy") || strings.Contains(b.String(), "limit") || strings.Contains(b.String(), "lattice") {
 			t.Errorf("%s: the summary says\n%s", chosen, b.String())
 		}
 	}

@@ -343,7 +343,11 @@ func (r *Report) Summary(w io.Writer) {
 		if r.Lattice.MonotoneOnly > 0 {
 			monotone = fmt.Sprintf(", %d for the monotone part only", r.Lattice.MonotoneOnly)
 		}
-		fmt.Fprintf(w, "\n%s %.4f; lattice %d nodes, %d evaluated%s, %d tagged, %d bounded; %.0f ms\n", r.Metric.Name, r.Metric.Value, r.Lattice.Size, r.Lattice.Evaluated, monotone, r.Lattice.Tagged, r.Lattice.Bounded, r.StagesMS.Total)
+		if r.DifferentialPrivacy != nil { // one node, searched for by SafePub's walk or given: no lattice search
+			fmt.Fprintf(w, "\n%.0f ms\n", r.StagesMS.Total)
+		} else {
+			fmt.Fprintf(w, "\n%s %.4f; lattice %d nodes, %d evaluated%s, %d tagged, %d bounded; %.0f ms\n", r.Metric.Name, r.Metric.Value, r.Lattice.Size, r.Lattice.Evaluated, monotone, r.Lattice.Tagged, r.Lattice.Bounded, r.StagesMS.Total)
+		}
 	}
 	u := r.Utility
 	fmt.Fprintf(w, "utility: loss %.4f, NCP %.4f, discernibility %.4g, C_AVG %.2f, non-uniform entropy %.4g bits\n", u.Loss, u.NCP, u.Discernibility, u.CAvg, u.NonUniformEntropy)
