@@ -183,6 +183,23 @@ func (r *recorded) levels(release string, quasi []string) ([]int, error) {
 	return out, nil
 }
 
+// recordedBy is what a release records of itself: its metadata (meta; nil: none) and
+// its JSON report (reportPath; "": not given).
+func recordedBy(meta *recorded, reportPath string) ([]*recorded, error) {
+	var recs []*recorded
+	if meta != nil {
+		recs = append(recs, meta)
+	}
+	if reportPath != "" {
+		r, err := reportRecorded(reportPath)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, r)
+	}
+	return recs, nil
+}
+
 // checkMissing checks, for Check, the records the release p.output leaves out and the
 // parameters it records (meta: its metadata, nil when none; reportPath: its JSON
 // report, "" when not given). A Mondrian release may leave out no record; a full-domain release exactly
@@ -191,16 +208,9 @@ func (r *recorded) levels(release string, quasi []string) ([]int, error) {
 // measured.
 func checkMissing(ctx context.Context, p *plan, reportPath string, meta *recorded, spec verify.Spec, m *Measured) error {
 	cfg, rel := p.Config, p.output
-	var recs []*recorded
-	if meta != nil {
-		recs = append(recs, meta)
-	}
-	if reportPath != "" {
-		r, err := reportRecorded(reportPath)
-		if err != nil {
-			return err
-		}
-		recs = append(recs, r)
+	recs, err := recordedBy(meta, reportPath)
+	if err != nil {
+		return err
 	}
 	for _, r := range recs {
 		if _, ok := r.values["sanitize.local_nodes"]; ok && cfg.Search.LocalRecoding == nil {

@@ -247,16 +247,9 @@ func (r *recorded) localNodes(release string, quasi []string) ([][]int, error) {
 // checkLocal is Check's placement of a local recoding's records: the nodes its
 // metadata or report records, the verifier's passes over the input by them.
 func checkLocal(ctx context.Context, p *plan, reportPath string, meta *recorded, spec *verify.Spec) error {
-	recs := []*recorded{}
-	if meta != nil {
-		recs = append(recs, meta)
-	}
-	if reportPath != "" {
-		r, err := reportRecorded(reportPath)
-		if err != nil {
-			return err
-		}
-		recs = append(recs, r)
+	recs, err := recordedBy(meta, reportPath)
+	if err != nil {
+		return err
 	}
 	var nodes [][]int
 	for _, r := range recs {

@@ -37,16 +37,9 @@ func dpCheckSpec(cfg *schema.Config, spec *verify.Spec) (*dpRelease, error) {
 // repeat.
 func checkDPRelease(ctx context.Context, p *plan, dr *dpRelease, reportPath string, meta *recorded, spec verify.Spec) error {
 	cfg, rel := p.Config, p.output
-	var recs []*recorded
-	if meta != nil {
-		recs = append(recs, meta)
-	}
-	if reportPath != "" {
-		r, err := reportRecorded(reportPath)
-		if err != nil {
-			return err
-		}
-		recs = append(recs, r)
+	recs, err := recordedBy(meta, reportPath)
+	if err != nil {
+		return err
 	}
 	want := map[string]string{"sanitize.k": fmt.Sprint(dr.params.K), "sanitize.algorithm": schema.Optimal.String()}
 	var node []int
