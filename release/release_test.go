@@ -40,14 +40,21 @@ func needAdult(t testing.TB) string {
 // adultConfig writes a release configuration for Adult into dir and loads it.
 func adultConfig(t testing.TB, dir string, k int, supp float64) *schema.Config {
 	t.Helper()
-	abs := needAdult(t)
+	return writeAdultConfig(t, needAdult(t), filepath.Join(dir, "adult.yaml"), adultQI,
+		fmt.Sprintf("  occupation: {role: sensitive}\nprivacy: {k: %d, suppression: %g}\n", k, supp))
+}
+
+// writeAdultConfig writes to path a configuration of the Adult files in abs (';'
+// separated) with quasi as its quasi-identifiers, their hierarchy files named, then
+// rest (more columns, then the other sections), and loads it.
+func writeAdultConfig(t testing.TB, abs, path string, quasi []string, rest string) *schema.Config {
+	t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "dataset: adult\ninput: {csv: {separator: \";\"}}\noutput: {csv: {separator: \";\"}}\ncolumns:\n")
-	for _, q := range adultQI {
+	for _, q := range quasi {
 		fmt.Fprintf(&b, "  %s: {role: quasi, hierarchy: {file: %q}}\n", q, filepath.Join(abs, "adult_hierarchy_"+q+".csv"))
 	}
-	fmt.Fprintf(&b, "  occupation: {role: sensitive}\nprivacy: {k: %d, suppression: %g}\n", k, supp)
-	path := filepath.Join(dir, "adult.yaml")
+	b.WriteString(rest)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -27,21 +27,7 @@ var arxQI = []string{"sex", "age", "race", "marital-status", "education", "nativ
 // and loads it.
 func dpConfig(t testing.TB, abs, dir, privacy, extra string) *schema.Config {
 	t.Helper()
-	var b strings.Builder
-	fmt.Fprintf(&b, "dataset: adult\ninput: {csv: {separator: \";\"}}\noutput: {csv: {separator: \";\"}}\ncolumns:\n")
-	for _, q := range arxQI {
-		fmt.Fprintf(&b, "  %s: {role: quasi, hierarchy: {file: %q}}\n", q, filepath.Join(abs, "adult_hierarchy_"+q+".csv"))
-	}
-	fmt.Fprintf(&b, "privacy: {%s}\n%s", privacy, extra)
-	path := filepath.Join(dir, "dp.yaml")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := schema.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return writeAdultConfig(t, abs, filepath.Join(dir, "dp.yaml"), arxQI, "privacy: {"+privacy+"}\n"+extra)
 }
 
 // TestReleaseDPARXCases: ARX's seven fixed-scheme differential privacy cases on Adult
