@@ -8,15 +8,19 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"sanitizer/fault"
 	"sanitizer/generalize"
+	"sanitizer/internal/safe"
 	"sanitizer/report"
 	"sanitizer/safepub"
 	"sanitizer/schema"
+	"sanitizer/table"
 	"sanitizer/verify"
 )
 
@@ -30,6 +34,7 @@ type dpRelease struct {
 	sampled  []bool // per input record: drawn into the released sample
 	walk     *generalize.DPWalk
 	onSample float64 // the search's ε on its sample (amplified from ε_search)
+	streams  safepub.Streams
 }
 
 // cryptoSource is the operating system's cryptographic source.
@@ -43,6 +48,14 @@ var randomSource = cryptoSource
 // the release is written: the tests' way to make a release that is not the sample's
 // function, which the verifier must refuse. Nil outside tests.
 var tamperSample func(r *run)
+
+// sampleBlock is the records of a part one stream draws (safepub.StreamBlock; a
+// variable for the test of blocks on a small table).
+var sampleBlock = safepub.StreamBlock
+
+// drawHook, when set, sees (and may change) every sample a SafePub release draws: the
+// tests' way to draw an empty sample. Nil outside tests.
+var drawHook func(purpose safepub.Purpose, keep []bool)
 
 // checkDP refuses what a SafePub release cannot honour beside privacy.differential-
 // privacy (the privacy section's other models are the parser's): the settings of a
@@ -161,6 +174,9 @@ func (r *run) dpSearch(ctx context.Context) (covers generalize.ClassCovers, err 
 		return covers, err
 	}
 	r.dp = dr
+	if dr.streams, err = safepub.NewStreams(randomSource); err != nil {
+		return covers, fault.Internalf("%w", err)
+	}
 	d := r.cfg.Privacy.DifferentialPrivacy
 	if d.Search == nil {
 		names, heights := make([]string, len(r.t.Columns)), make([]int, len(r.t.Columns))
@@ -173,7 +189,7 @@ func (r *run) dpSearch(ctx context.Context) (covers generalize.ClassCovers, err 
 	} else if err := r.dpWalk(ctx, dr); err != nil {
 		return covers, err
 	}
-	if dr.sampled, err = dr.params.Sample(r.t.Rows, randomSource); err != nil {
+	if dr.sampled, err = r.drawSample(dr, safepub.PurposeRelease); err != nil {
 		return covers, fault.Internalf("drawing the sample: %w", err)
 	}
 	if covers, err = r.dpClasses(ctx, dr); err != nil {
@@ -191,10 +207,63 @@ func (r *run) dpSearch(ctx context.Context) (covers generalize.ClassCovers, err 
 	return covers, nil
 }
 
+// drawSample draws the sample of r's records for purpose with dr's parameters: part by
+// part (an input in parts; else its one file), each part block by block
+// (sampleBlock records), every block from its own stream of dr.streams, the
+// blocks on every core. The sample does not depend on how the blocks are shared out.
+func (r *run) drawSample(dr *dpRelease, purpose safepub.Purpose) ([]bool, error) {
+	type block struct{ part, b, lo, hi int }
+	var blocks []block
+	end := 0
+	for p, span := range r.spans() {
+		if span[0] != end {
+			return nil, fmt.Errorf("part %d starts at record %d, not %d", p, span[0], end)
+		}
+		for b := 0; b*sampleBlock < span[1]; b++ {
+			lo := end + b*sampleBlock
+			blocks = append(blocks, block{p, b, lo, min(lo+sampleBlock, end+span[1])})
+		}
+		end += span[1]
+	}
+	if end != r.t.Rows {
+		return nil, fmt.Errorf("the parts hold %d records, the table %d", end, r.t.Rows)
+	}
+	keep := make([]bool, r.t.Rows)
+	errs := make([]error, len(blocks))
+	var next atomic.Int64
+	err := safe.Parallel(min(len(blocks), runtime.GOMAXPROCS(0)), func(int) {
+		for i := int(next.Add(1) - 1); i < len(blocks); i = int(next.Add(1) - 1) {
+			b := blocks[i]
+			errs[i] = dr.params.SampleBlock(keep[b.lo:b.hi], dr.streams, purpose, b.part, b.b)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if drawHook != nil {
+		drawHook(purpose, keep)
+	}
+	return keep, errors.Join(errs...)
+}
+
+// spans is where the input's parts (table.Split) start and how many records each
+// holds; one span of the table's records without a source.
+func (r *run) spans() [][2]int {
+	if r.src == nil {
+		return [][2]int{{0, r.t.Rows}}
+	}
+	var out [][2]int
+	for _, part := range table.Split(r.src) {
+		first, rows := table.Span(part)
+		out = append(out, [2]int{first, rows})
+	}
+	return out
+}
+
 // dpWalk draws the node by SafePub's search on a sample of its own.
 func (r *run) dpWalk(ctx context.Context, dr *dpRelease) error {
 	d := r.cfg.Privacy.DifferentialPrivacy
-	drawn, err := dr.params.Sample(r.t.Rows, randomSource)
+	drawn, err := r.drawSample(dr, safepub.PurposeSearch)
 	if err != nil {
 		return fault.Internalf("drawing the search's sample: %w", err)
 	}

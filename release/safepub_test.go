@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"sanitizer/internal/testfiles"
 	"sanitizer/job"
 	"sanitizer/report"
+	"sanitizer/safepub"
 	"sanitizer/schema"
 )
 
@@ -157,12 +159,20 @@ func TestReleaseDPVerifierRefuses(t *testing.T) {
 		tamper func(t *testing.T, r *run)
 	}{
 		{"undrawn released", func(t *testing.T, r *run) {
+			sizes := map[int32]int{}
+			for _, c := range r.class {
+				if c >= 0 {
+					sizes[c]++
+				}
+			}
 			for i, drawn := range r.dp.sampled {
 				if drawn {
 					continue
 				}
 				for j, c := range r.class {
-					if c >= 0 && sameLeaves(r, i, j) {
+					// Into a class larger than the smallest: the run's own counts stay
+					// the written file's, so that the sample's check is what refuses it.
+					if c >= 0 && sizes[c] > r.res.MinClass && sameLeaves(r, i, j) {
 						r.class[i], r.suppressed[i], r.p.leftOut[i] = c, false, false
 						r.res.Suppressed--
 						return
@@ -301,23 +311,17 @@ func TestReleaseDPLedger(t *testing.T) {
 	}
 }
 
-// ones reads as an endless run of 0xFF bytes: every uniform draw its largest value.
-type ones struct{}
-
-func (ones) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = 0xFF
-	}
-	return len(p), nil
-}
-
 // TestReleaseDPNothingDrawn: a sample that draws no record (as likely as (1 − β)^n)
 // is released as an empty file, verified, like any other: refusing it would tell
 // that nothing was drawn.
 func TestReleaseDPNothingDrawn(t *testing.T) {
 	abs := needAdult(t)
-	randomSource = ones{}
-	defer func() { randomSource = cryptoSource }()
+	drawHook = func(purpose safepub.Purpose, keep []bool) {
+		if purpose == safepub.PurposeRelease {
+			clear(keep)
+		}
+	}
+	defer func() { drawHook = nil }()
 	dir := t.TempDir()
 	cfg := dpConfig(t, abs, dir, "differential-privacy: {epsilon: 1, delta: 1e-6, degree: medium}", "")
 	out := filepath.Join(dir, "release.csv")
@@ -357,5 +361,65 @@ func TestReleaseDPColumnsAsTheyAre(t *testing.T) {
 		if names := testfiles.Names(t, dir); !slices.Equal(names, []string{"dp.yaml"}) {
 			t.Errorf("the refused run left %v", names)
 		}
+	}
+}
+
+// TestReleaseDPSampleParts: the sample of an input in parts is drawn part by part,
+// block by block, each block from its own stream (purpose, part, block) under the
+// run's key: recomputed from the key (the first 32 bytes of the run's random source),
+// the release's sample and the search's are those streams' draws, record for record,
+// whichever core drew each block; and the release is verified against it.
+func TestReleaseDPSampleParts(t *testing.T) {
+	abs := needAdult(t)
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(abs, "adult.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	partsDir := filepath.Join(dir, "parts")
+	if err := os.Mkdir(partsDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	for _, p := range splitCSV(t, data, partsDir, 3) {
+		_, rows := testfiles.ReadCSV(t, p)
+		sizes = append(sizes, len(rows))
+	}
+	seed := [32]byte{'p', 'a', 'r', 't', 's'}
+	randomSource = rand.NewChaCha8(seed)
+	defer func(b int) { randomSource, drawHook, sampleBlock = cryptoSource, nil, b }(sampleBlock)
+	sampleBlock = 4000 // several blocks per part
+	drawn := map[safepub.Purpose][]bool{}
+	drawHook = func(purpose safepub.Purpose, keep []bool) { drawn[purpose] = slices.Clone(keep) }
+	cfg := dpConfig(t, abs, dir, "differential-privacy: {epsilon: 2, delta: 1e-5, search: {epsilon: 1, steps: 20}}", "search: {metric: loss}\n")
+	if _, err := Release(context.Background(), cfg, job.Options{Input: partsDir, Output: filepath.Join(dir, "release.csv")}); err != nil {
+		t.Fatal(err)
+	}
+	streams, err := safepub.NewStreams(rand.NewChaCha8(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, err := safepub.Compute(1, 1e-5) // ε less the search's
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, purpose := range []safepub.Purpose{safepub.PurposeSearch, safepub.PurposeRelease} {
+		got := drawn[purpose]
+		var want []bool
+		for p, n := range sizes {
+			for b := 0; b*sampleBlock < n; b++ {
+				keep := make([]bool, min(sampleBlock, n-b*sampleBlock))
+				if err := params.SampleBlock(keep, streams, purpose, p, b); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, keep...)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("the %s sample (%d records) is not the draws of its parts' streams (%d records)", purpose, len(got), len(want))
+		}
+	}
+	if slices.Equal(drawn[safepub.PurposeSearch], drawn[safepub.PurposeRelease]) {
+		t.Error("the search's sample and the release's are the same draws")
 	}
 }

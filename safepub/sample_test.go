@@ -65,3 +65,45 @@ func TestSampleFrequency(t *testing.T) {
 		t.Errorf("no β: %v", err)
 	}
 }
+
+// TestStreams: a stream is a function of the run's key, the purpose, the part and the
+// block; changing any one of them gives another stream; a key comes from the source
+// given, and a short source is an error.
+func TestStreams(t *testing.T) {
+	first := func(s Streams, purpose Purpose, part, block int) [4]uint64 {
+		r := s.Stream(purpose, part, block)
+		return [4]uint64{r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()}
+	}
+	a, err := NewStreams(rand.NewChaCha8([32]byte{1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewStreams(rand.NewChaCha8([32]byte{2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := first(a, PurposeRelease, 3, 1)
+	if again := first(a, PurposeRelease, 3, 1); again != base {
+		t.Errorf("the same key, purpose, part and block gave two streams")
+	}
+	seen := map[[4]uint64]string{base: "release, part 3, block 1"}
+	for name, words := range map[string][4]uint64{
+		"another key":     first(b, PurposeRelease, 3, 1),
+		"search":          first(a, PurposeSearch, 3, 1),
+		"part 2":          first(a, PurposeRelease, 2, 1),
+		"block 0":         first(a, PurposeRelease, 3, 0),
+		"part 1, block 3": first(a, PurposeRelease, 1, 3),
+	} {
+		if other, ok := seen[words]; ok {
+			t.Errorf("%s gave the stream of %s", name, other)
+		}
+		seen[words] = name
+	}
+	if _, err := NewStreams(bytes.NewReader(make([]byte, 31))); err == nil {
+		t.Error("a key from a source of 31 bytes: no error")
+	}
+	p := Params{BetaBits: 1 << 52}
+	if err := p.SampleBlock(make([]bool, StreamBlock+1), a, PurposeRelease, 0, 0); !errors.Is(err, ErrParams) {
+		t.Errorf("a block of %d records: %v, want ErrParams", StreamBlock+1, err)
+	}
+}
