@@ -50,7 +50,7 @@ func (m *loss) approxOf(levels []int, s *lossSums) float64 {
 	}
 	ff := m.floats()
 	lv, rest, supp := s.lv, s.rest, s.supp
-	per := make([]float64, len(levels))
+	per := perColumn(len(levels), new([smallQ]float64))
 	for i, l := range levels {
 		switch {
 		case supp == 0:

@@ -127,6 +127,18 @@ type grouper struct {
 	// grouped is the scatter scratch of each goroutine of a grouped roll-up
 	// (rollUpGrouped), kept for the next (the searcher's, for a large source).
 	grouped []*groupScratch
+	// node is the scratch of the node being evaluated with this grouper (its levels,
+	// its source's, its key maps), reused from node to node.
+	node nodeScratch
+}
+
+// nodeScratch is what a node's evaluation needs per quasi-identifier, kept by its
+// grouper so that counting a node allocates none of it.
+type nodeScratch struct {
+	levels, srcLevels []int
+	maps              [][]int32
+	sizes             []int
+	changed           []int // the columns a packed roll-up rewrites (packedKeys)
 }
 
 // Sizes of the grouping's work units.
@@ -275,12 +287,13 @@ func (g *grouper) packedKeys(src *classes, maps [][]int32) func(keys []uint64, l
 	case src.narrow != nil:
 		return func(keys []uint64, lo, hi int) { widenNarrow(keys, src.narrow[lo:hi], maps, src.npack, pack) }
 	case src.rows == nil:
-		var changed []int
+		changed := g.node.changed[:0]
 		for i, m := range maps {
 			if !isIdentity(m) {
 				changed = append(changed, i)
 			}
 		}
+		g.node.changed = changed
 		return func(keys []uint64, lo, hi int) { repack(keys, src.packed[lo:hi], maps, pack, changed) }
 	}
 	// The records' packed words are their mixed-radix keys when every column's radix
@@ -960,10 +973,14 @@ func (g *grouper) eachChunk(src *classes, keysOf func(keys []uint64, lo, hi int)
 		if g.par > 1 && hi-lo >= parallelKeys {
 			parts = g.par
 		}
-		fanOut(parts, func(p int) {
-			a, b := (hi-lo)*p/parts, (hi-lo)*(p+1)/parts
-			keysOf(keys[a:b], lo+a, lo+b)
-		})
+		if parts == 1 {
+			keysOf(keys, lo, hi)
+		} else {
+			fanOut(parts, func(p int) {
+				a, b := (hi-lo)*p/parts, (hi-lo)*(p+1)/parts
+				keysOf(keys[a:b], lo+a, lo+b)
+			})
+		}
 		if !f(lo, keys) {
 			return hi
 		}

@@ -107,16 +107,17 @@ func (s *searcher) evaluate(ctx context.Context, node, par int, chk check, inc i
 	if err := ctx.Err(); err != nil {
 		return evaluation{}, err
 	}
+	g := <-s.pool
+	g.par = par
+	defer func() { s.pool <- g }()
 	if s.memo != nil {
 		if e := s.memo.at[node].Load(); e != nil {
-			if ev, ok := s.fromMemo(node, s.lat.Levels(node, nil), chk, e, inc); ok {
+			g.node.levels = s.lat.Levels(node, g.node.levels[:0])
+			if ev, ok := s.fromMemo(node, g.node.levels, chk, e, inc); ok {
 				return ev, nil
 			}
 		}
 	}
-	g := <-s.pool
-	g.par = par
-	defer func() { s.pool <- g }()
 	c, work := s.countNode(node, g)
 	ev := evaluation{node: node, cls: c.cls, entries: c.entries, suppressed: -1, work: work}
 	if c.cls == nil {
@@ -201,7 +202,8 @@ func (c *nodeCount) suppress(j int) {
 // have.
 func (s *searcher) countNode(node int, g *grouper) (nodeCount, int) {
 	hist := s.withHist()
-	c := nodeCount{node: node, levels: s.lat.Levels(node, make([]int, 0, s.q))}
+	g.node.levels = s.lat.Levels(node, g.node.levels[:0])
+	c := nodeCount{node: node, levels: g.node.levels}
 	if s.grouped {
 		return s.countGrouped(c, g)
 	}
@@ -211,8 +213,8 @@ func (s *searcher) countNode(node int, g *grouper) (nodeCount, int) {
 		return c, 0
 	}
 	c.src = s.source(node, hist)
-	srcLevels := s.lat.Levels(c.src.node, make([]int, 0, s.q))
-	maps, sizes := s.keyMaps(srcLevels, c.levels)
+	g.node.srcLevels = s.lat.Levels(c.src.node, g.node.srcLevels[:0])
+	maps, sizes := s.keyMaps(g.node.srcLevels, c.levels, &g.node)
 	// A node with more classes than limit is not anonymous: every class of k records
 	// or more takes k of the rows, every smaller class at least one of the records
 	// that may be suppressed. On a large source, counting stops there: the table is

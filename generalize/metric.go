@@ -149,6 +149,11 @@ type loss struct {
 		exact *big.Int
 		value float64
 	}
+	// geometric is the bound's terms under the geometric aggregate (boundTerms).
+	geometric struct {
+		once  sync.Once
+		terms [][]float64
+	}
 }
 
 // newLoss returns MetricLoss at the gs-factor f. ARX's loss (MetricMDNMLoss) charges a
@@ -255,12 +260,48 @@ func (m *loss) setAggregate(agg schema.LossAggregate) error {
 	return fault.Internalf("unknown loss aggregate %q (arithmetic, geometric, sum or max)", agg)
 }
 
+// smallQ is the most quasi-identifiers whose per-column scratch a node's evaluation
+// keeps on the stack (more: allocated).
+const smallQ = 16
+
+// perColumn is a slice of q floats: onStack's when they fit (the caller's array, which
+// stays on its stack when the slice does not escape), else allocated.
+func perColumn(q int, onStack *[smallQ]float64) []float64 {
+	if q <= smallQ {
+		return onStack[:q]
+	}
+	return make([]float64, q)
+}
+
+// boundTerms is the geometric aggregate's term (geometricTerm) of every column's bound
+// at every level, computed on first use (the search bounds every node of the lattice).
+func (m *loss) boundTerms() [][]float64 {
+	m.geometric.once.Do(func() {
+		m.geometric.terms = make([][]float64, len(m.boundF))
+		for i, byLevel := range m.boundF {
+			m.geometric.terms[i] = make([]float64, len(byLevel))
+			for l, b := range byLevel {
+				m.geometric.terms[i][l] = m.geometricTerm(i, b/float64(m.n))
+			}
+		}
+	})
+	return m.geometric.terms
+}
+
 func (m *loss) bound(levels []int) float64 {
 	if m.n == 0 {
 		return 0
 	}
+	if m.agg == AggregateGeometric {
+		// aggregate's sum, of terms taken once per column and level
+		terms, out := m.boundTerms(), 0.0
+		for i, l := range levels {
+			out += terms[i][l]
+		}
+		return math.Expm1(out / float64(len(levels)))
+	}
 	if !m.plain() {
-		per := make([]float64, len(levels))
+		per := perColumn(len(levels), new([smallQ]float64))
 		for i, l := range levels {
 			per[i] = m.boundF[i][l] / float64(m.n)
 		}
@@ -271,6 +312,15 @@ func (m *loss) bound(levels []int) float64 {
 		v += m.boundF[i][l]
 	}
 	return v / m.scale
+}
+
+// geometricTerm is column i's term of the geometric aggregate of losses v:
+// ln(1 + v) + ln wᵢ (without weights ln 1 = 0, not computed: the same sum).
+func (m *loss) geometricTerm(i int, v float64) float64 {
+	if m.weight == nil {
+		return math.Log1p(v)
+	}
+	return math.Log1p(v) + math.Log(m.weight[i])
 }
 
 // aggregate combines the quasi-identifiers' losses per by m's aggregate and weights.
@@ -285,7 +335,7 @@ func (m *loss) aggregate(per []float64) float64 {
 	switch m.agg {
 	case AggregateGeometric:
 		for i, v := range per {
-			out += math.Log1p(v) + math.Log(w(i))
+			out += m.geometricTerm(i, v)
 		}
 		return math.Expm1(out / float64(len(per)))
 	case AggregateMax:
@@ -309,11 +359,18 @@ func (m *loss) aggregate(per []float64) float64 {
 // all the same, so that a memo's sums serve every gs-factor, memo.go.)
 func (m *loss) suppression(levels []int, cls *classes, fails func(j int) bool) (lv, rest []int64, supp int64) {
 	q := len(levels)
-	rest, lv = make([]int64, q), make([]int64, q)
+	both := make([]int64, 2*q)
+	lv, rest = both[:q:q], both[q:]
 	if cls == nil {
 		return lv, rest, 0
 	}
-	lcs := make([][]int32, q) // per column: the leaves under each code at its level
+	var lcsOnStack [smallQ][]int32
+	var underOnStack [smallQ]int64
+	lcs, under := lcsOnStack[:0], underOnStack[:0]
+	if q > smallQ {
+		lcs, under = make([][]int32, 0, q), make([]int64, 0, q)
+	}
+	lcs, under = lcs[:q], under[:q] // per column: the leaves under each code at its level; Σ records × those leaves, of the side summed
 	for i := range q {
 		lcs[i] = m.t.Columns[i].Hierarchy.leaves[levels[i]]
 	}
@@ -328,7 +385,6 @@ func (m *loss) suppression(levels []int, cls *classes, fails func(j int) bool) (
 	// Most classes failing: the leaves of the published ones are summed and taken from
 	// those of all records (sum[i][l] + n), which the classes hold when they count n.
 	complement := total == m.n && failing > cls.n/2
-	under := make([]int64, q) // Σ records × leaves under their value, of the side summed
 	for j := 0; j < cls.n; j++ {
 		if fails(j) == complement {
 			continue

@@ -48,8 +48,15 @@ func (h *nodeOrder) peek() int {
 	return int(h.ranks[0].node)
 }
 
-// pop removes the first node.
-func (h *nodeOrder) pop() { heap.Pop(h) }
+// pop removes the first node (as heap.Pop, without boxing it in an interface).
+func (h *nodeOrder) pop() {
+	n := len(h.ranks) - 1
+	h.Swap(0, n)
+	h.ranks = h.ranks[:n]
+	if n > 0 {
+		heap.Fix(h, 0)
+	}
+}
 
 // clear removes every node.
 func (h *nodeOrder) clear() { h.ranks = nil }

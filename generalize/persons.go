@@ -132,10 +132,19 @@ func riskChoice(cls *classes, failing []bool, q int, opt Options) ([]int32, bool
 
 // keyMaps returns the maps and the sizes of a roll-up from a node of levels from to
 // one of levels to: maps[i] the codes of quasi-identifier i, and, with a unit, the
-// person column's identity last.
-func (s *searcher) keyMaps(from, to []int) ([][]int32, []int) {
-	maps := make([][]int32, s.q, s.q+1)
-	sizes := make([]int, s.q, s.q+1)
+// person column's identity last. Given scratch, they are its slices, valid until its
+// next use (nil: allocated).
+func (s *searcher) keyMaps(from, to []int, scratch *nodeScratch) ([][]int32, []int) {
+	var maps [][]int32
+	var sizes []int
+	if scratch != nil && cap(scratch.maps) > s.q {
+		maps, sizes = scratch.maps[:s.q], scratch.sizes[:s.q]
+	} else {
+		maps, sizes = make([][]int32, s.q, s.q+1), make([]int, s.q, s.q+1)
+		if scratch != nil {
+			scratch.maps, scratch.sizes = maps, sizes
+		}
+	}
 	for i := range s.q {
 		maps[i] = s.maps[i][from[i]][to[i]]
 		sizes[i] = s.t.Columns[i].Hierarchy.Size(to[i])
@@ -161,7 +170,7 @@ func (s *searcher) collapse(c *nodeCount, g *grouper) {
 	if s.withHist() && e.hist == nil {
 		e.hist = s.mod.rollHists(c.src, c.assign, e.n, s.mod.histCols, &g.hist)
 	}
-	maps, sizes := s.keyMaps(c.levels, c.levels)
+	maps, sizes := s.keyMaps(c.levels, c.levels, nil)
 	cls, of := collapseEntries(g, e, maps, sizes, s.unit.zero)
 	if s.mod.any() {
 		cls.sets = s.mod.rollSets(e, of, cls.n)

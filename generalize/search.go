@@ -393,7 +393,7 @@ func (s *searcher) countBottom(t *Table) *classes {
 	defer func() { s.pool <- g }()
 	g.par = s.workers
 	bottom := make([]int, s.q)
-	identity, sizes := s.keyMaps(bottom, bottom)
+	identity, sizes := s.keyMaps(bottom, bottom, nil)
 	var assign []int32
 	if s.mod.any() {
 		assign = make([]int32, rows.n)

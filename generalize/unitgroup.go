@@ -693,7 +693,7 @@ func (s *searcher) countGrouped(c nodeCount, g *grouper) (nodeCount, int) {
 		c.src = s.source(c.node, false)
 	}
 	srcLevels := s.lat.Levels(c.src.node, make([]int, 0, s.q))
-	maps, sizes := s.keyMaps(srcLevels, c.levels)
+	maps, sizes := s.keyMaps(srcLevels, c.levels, nil)
 	var npack *packing // 32-bit keys, when the node's codes fit them (halves the buckets' room)
 	if radix := narrowRadix(sizes); radix != nil {
 		npack = narrowPacking(radix)
