@@ -17,17 +17,6 @@ import (
 	"sanitizer/verify"
 )
 
-// checkDPFormat refuses a SafePub release in a format other than CSV: its records are
-// put in the order of their values once verified (dpOrdered), which this version does
-// for CSV only; a Parquet or Arrow release would keep the input's order, which tells
-// where a record was among the others.
-func checkDPFormat(cfg *schema.Config, outFmt schema.Format) error {
-	if cfg.Privacy.DifferentialPrivacy == nil || outFmt == schema.FormatCSV {
-		return nil
-	}
-	return cfg.Errorf("output.format", "%s: a release under privacy.differential-privacy is written as CSV in this version, its records in the order of their values (in the input's order they would tell where a record stood among the others)", outFmt)
-}
-
 // releasedRow is one distinct record of a release and how many times it is there.
 type releasedRow struct {
 	fields []string
@@ -49,11 +38,11 @@ func (r *run) dpOrdered(ctx context.Context, spec verify.Spec) error {
 	if err != nil {
 		return err
 	}
-	header, rows, err := distinctRows(r.dest.path(), r.cfg.Output.CSV)
+	rows, err := distinctRows(ctx, r.p, r.dest.path(), spec)
 	if err != nil {
 		return fault.Internalf("reading the verified release: %w", err)
 	}
-	dest, err := r.writeOrdered(header, rows)
+	dest, err := r.writeOrdered(spec.Columns, rows)
 	if err != nil {
 		return err
 	}
@@ -66,73 +55,53 @@ func (r *run) dpOrdered(ctx context.Context, spec verify.Spec) error {
 	return nil
 }
 
-// distinctRows reads a CSV release (a file, or a folder of parts) written in dialect:
-// its header (nil without one) and its distinct records, in the order of their values
-// (field by field), each with its count.
-func distinctRows(path string, dialect schema.CSV) ([]string, []releasedRow, error) {
-	files := []string{path}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		var err error
-		if files, err = table.PartPaths(path + string(os.PathSeparator)); err != nil {
-			return nil, nil, err
-		}
+// distinctRows reads a release (a file, or a folder of parts; its columns spec's) with
+// the verifier's readers: its distinct records, in the order of their values (field by
+// field), each with its count.
+func distinctRows(ctx context.Context, p *plan, rel string, spec verify.Spec) ([]releasedRow, error) {
+	f, err := openChecked(rel, p.outFormat, p.Config.Output.CSV, spec.Columns, releaseTable)
+	if err != nil {
+		return nil, err
 	}
+	defer f.Close()
+	recs, err := f.records(ctx, allColumns(f))
+	if err != nil {
+		return nil, err
+	}
+	defer recs.Close()
 	count := map[string]*releasedRow{}
-	var header []string
-	for _, name := range files {
-		h, err := countRows(name, dialect, count)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", name, err)
+	for {
+		rec, err := recs.Read()
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		header = h
+		if err != nil {
+			return nil, err
+		}
+		key := strings.Join(rec, "\x00")
+		if count[key] == nil { // the reader's strings live until its next read
+			count[key] = &releasedRow{fields: slices.Clone(rec)}
+			for i, v := range rec {
+				count[key].fields[i] = strings.Clone(v)
+			}
+		}
+		count[key].n++
 	}
 	rows := make([]releasedRow, 0, len(count))
 	for _, row := range count {
 		rows = append(rows, *row)
 	}
 	slices.SortFunc(rows, func(a, b releasedRow) int { return slices.Compare(a.fields, b.fields) })
-	return header, rows, nil
-}
-
-// countRows adds the records of one CSV file to count, by their fields, and returns
-// its header (nil without one).
-func countRows(name string, dialect schema.CSV, count map[string]*releasedRow) ([]string, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	cr := csv.NewReader(f)
-	cr.Comma = dialect.Separator
-	var header []string
-	if dialect.Header {
-		if header, err = cr.Read(); err != nil && !errors.Is(err, io.EOF) {
-			return nil, err
-		}
-	}
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			return header, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		key := strings.Join(rec, "\x00")
-		if count[key] == nil {
-			count[key] = &releasedRow{fields: rec}
-		}
-		count[key].n++
-	}
+	return rows, nil
 }
 
 // writeOrdered writes rows, in order, each as many times as it counts, into a new
-// temporary destination of the release's kind: a file, or as many parts as the input
-// has, the records spread over them evenly.
+// temporary destination of the release's kind and format: a file, or as many parts as
+// the input has, the records spread over them evenly. header is the release's columns.
 func (r *run) writeOrdered(header []string, rows []releasedRow) (releaseDest, error) {
-	sep := r.cfg.Output.CSV.Separator
+	write := func(f *os.File, lo, hi int) error { return r.writeOrderedRows(f, header, rows, lo, hi) }
 	if !folderOutput(r.out) {
-		tmp, err := publish.Prepare(r.out, nil, func(f *os.File) error { return writeRows(f, sep, header, rows, 0, r.written) })
+		tmp, err := publish.Prepare(r.out, nil, func(f *os.File) error { return write(f, 0, r.written) })
 		if err != nil {
 			return nil, fmt.Errorf("output: %w", err)
 		}
@@ -145,12 +114,96 @@ func (r *run) writeOrdered(header []string, rows []releasedRow) (releaseDest, er
 	parts := len(table.Split(r.src))
 	for i := range parts {
 		lo, hi := i*r.written/parts, (i+1)*r.written/parts
-		if err := tmp.WriteFile(partName(i, parts, schema.FormatCSV), func(f *os.File) error { return writeRows(f, sep, header, rows, lo, hi) }); err != nil {
+		if err := tmp.WriteFile(partName(i, parts, r.outFmt), func(f *os.File) error { return write(f, lo, hi) }); err != nil {
 			tmp.Discard()
 			return nil, fmt.Errorf("output: %w", err)
 		}
 	}
 	return folderDest{tmp}, nil
+}
+
+// writeOrderedRows writes records lo … hi−1 of the sequence rows stands for (each row
+// as many times as it counts) to f: as CSV (header first when the dialect has one), or
+// through the release's sink of its format, its columns (r.outCols) and metadata.
+func (r *run) writeOrderedRows(f *os.File, header []string, rows []releasedRow, lo, hi int) error {
+	if r.outFmt == schema.FormatCSV {
+		if !r.cfg.Output.CSV.Header {
+			header = nil
+		}
+		return writeRows(f, r.cfg.Output.CSV.Separator, header, rows, lo, hi)
+	}
+	sink, err := table.NewSink(f, r.outFmt, r.cfg.Output.CSV, r.outCols, r.fileMetadata())
+	if err != nil {
+		return err
+	}
+	if err := writeKeyed(sink, r.outCols, rows, lo, hi); err != nil {
+		return err
+	}
+	if err := sink.Finish(); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// orderedBatch is the records writeKeyed hands its sink at once.
+const orderedBatch = 1 << 16
+
+// writeKeyed writes records lo … hi−1 of the sequence rows stands for to sink, a
+// preparer, every column by its index into its dictionary (cols[j].Dict: every
+// released column is a quasi-identifier, written with one).
+func writeKeyed(sink table.Sink, cols []table.OutColumn, rows []releasedRow, lo, hi int) error {
+	prep, ok := sink.(table.Preparer)
+	if !ok {
+		return fmt.Errorf("a %T writes no dictionaries", sink)
+	}
+	index := make([]map[string]int32, len(cols))
+	for j, c := range cols {
+		if c.Dict == nil {
+			return fmt.Errorf("column %q has no dictionary", c.Name)
+		}
+		index[j] = make(map[string]int32, len(c.Dict))
+		for k, v := range c.Dict {
+			index[j][v] = int32(k)
+		}
+	}
+	keys := make([][]int32, len(cols))
+	flush := func() error {
+		n := len(keys[0])
+		if n == 0 {
+			return nil
+		}
+		x, err := prep.Prepare(&table.Rows{Fields: make([]string, n*len(cols)), Keys: keys, N: n})
+		if err != nil {
+			return err
+		}
+		if err := prep.WritePrepared(x); err != nil {
+			return err
+		}
+		for j := range keys {
+			keys[j] = keys[j][:0]
+		}
+		return nil
+	}
+	at := 0
+	for _, row := range rows {
+		from, to := max(at, lo), min(at+row.n, hi)
+		for range max(to-from, 0) {
+			for j, v := range row.fields {
+				k, ok := index[j][v]
+				if !ok {
+					return fmt.Errorf("column %q: a released value not in its dictionary", cols[j].Name)
+				}
+				keys[j] = append(keys[j], k)
+			}
+			if len(keys[0]) == orderedBatch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		at += row.n
+	}
+	return flush()
 }
 
 // writeRows writes the header (when there is one) and records lo … hi−1 of the

@@ -68,8 +68,9 @@ type elsewhere struct {
 	write PartsWriter
 }
 
-// checkElsewhere refuses what a release written by a PartsWriter cannot be.
-func checkElsewhere(cfg *schema.Config, out string) error {
+// checkElsewhere refuses what a release written by a PartsWriter cannot be (out, in
+// the format outFmt).
+func checkElsewhere(cfg *schema.Config, out string, outFmt schema.Format) error {
 	switch u := cfg.Privacy.Unit; {
 	case !folderOutput(out):
 		return fault.BadInput("output: %s: a release written by workers is a folder of parts (end the path with %q)", out, "/")
@@ -79,6 +80,8 @@ func checkElsewhere(cfg *schema.Config, out string) error {
 		return cfg.Errorf("privacy.subset", "a release of a research subset is not written by workers in this version")
 	case cfg.Search.LocalRecoding != nil:
 		return cfg.Errorf("search.local-recoding", "a release placed pass by pass is not written by workers in this version")
+	case cfg.Privacy.DifferentialPrivacy != nil && outFmt != schema.FormatCSV:
+		return cfg.Errorf("output.format", "%s: a differentially private release written by workers is a folder of CSV parts in this version (sanitize release writes it as %s)", outFmt, outFmt)
 	case u != nil && u.Pseudonym != nil && u.Pseudonym.KeyFile == "":
 		return cfg.Errorf("privacy.privacy-unit.pseudonym.key-file", "a privacy unit released as a pseudonym is written by workers only under a key file they read too (a run's own random key is nowhere they can)")
 	}

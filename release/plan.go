@@ -214,9 +214,6 @@ func planRelease(cfg *schema.Config, opt job.Options) (runPlan, error) {
 	if err := checkPaths(cfg, opt, in, out); err != nil {
 		return runPlan{}, err
 	}
-	if err := checkDPFormat(cfg, outFmt); err != nil {
-		return runPlan{}, err
-	}
 	if err := planLedger(cfg, opt, in, out); err != nil {
 		return runPlan{}, err
 	}

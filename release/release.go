@@ -51,7 +51,7 @@ func release(ctx context.Context, cfg *schema.Config, opt job.Options, write *el
 		return nil, err
 	}
 	if write != nil {
-		if err := checkElsewhere(cfg, rp.out); err != nil {
+		if err := checkElsewhere(cfg, rp.out, rp.outFmt); err != nil {
 			return nil, err
 		}
 	}
@@ -103,7 +103,8 @@ type run struct {
 	runPlan // the configuration and the flags, checked (planRelease)
 	log     *slog.Logger
 	src     table.Source
-	p       *plan // the input's columns planned against the configuration (openRun)
+	outCols []table.OutColumn // the columns the release was written with (writeStage)
+	p       *plan             // the input's columns planned against the configuration (openRun)
 
 	// pass 1
 	t *generalize.Table // the records to release (with privacy.subset, the subset's)
@@ -550,6 +551,7 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 	}
 	cols := r.p.OutColumns()
 	rc.dictionaries(cols, r.released)
+	r.outCols = cols
 	rc.passThrough(r.src, r.outFmt)
 	if err := rc.passing(); err != nil {
 		return err

@@ -82,11 +82,6 @@ func checkDP(cfg *schema.Config) error {
 			return cfg.Errorf(c.key, "not with privacy.differential-privacy: its node is given, derived from the hierarchies, or drawn by SafePub's search (privacy.differential-privacy.search), and every class below its k is suppressed")
 		}
 	}
-	if f := cfg.Output.Format; f != "" {
-		if err := checkDPFormat(cfg, f); err != nil {
-			return err
-		}
-	}
 	for _, c := range cfg.Columns {
 		if c.Role != schema.Quasi && c.Role != schema.Identifier {
 			return cfg.Errorf("columns."+c.Name+".role", "%s: a column released as it is beside privacy.differential-privacy would make a record's class its value too, which the guarantee does not cover (a value held by one record would show whether it was drawn): make it a quasi-identifier with a hierarchy, or an identifier (dropped)", c.Role)

@@ -245,7 +245,6 @@ func TestReleaseDPRefused(t *testing.T) {
 		says                 string
 	}{
 		{"mondrian", fixed, "search: {algorithm: mondrian}\n", job.Options{}, fault.ErrBadInput, "search.algorithm: not with privacy.differential-privacy"},
-		{"parquet", fixed, "", job.Options{Output: "release.parquet"}, fault.ErrBadInput, "output.format: parquet: a release under privacy.differential-privacy is written as CSV"},
 		{"local recoding", fixed, "search: {local-recoding: {}}\n", job.Options{}, fault.ErrBadInput, "search.local-recoding: not with"},
 		{"min-levels", fixed, "search: {min-levels: {age: 1}}\n", job.Options{}, fault.ErrBadInput, "search.min-levels: not with"},
 		{"series", fixed, "", job.Options{Series: "state.json"}, fault.ErrBadInput, "privacy.differential-privacy: --series"},
@@ -421,5 +420,74 @@ func TestReleaseDPSampleParts(t *testing.T) {
 	}
 	if slices.Equal(drawn[safepub.PurposeSearch], drawn[safepub.PurposeRelease]) {
 		t.Error("the search's sample and the release's are the same draws")
+	}
+}
+
+// TestReleaseDPFormats: a SafePub release is written as Parquet, Arrow IPC (file and
+// stream) and CSV alike, in the order of its values. Drawn from the same run key (a
+// seeded random source), the four releases hold the same records in the same order,
+// each read back by another implementation (pqarrow, the Arrow library); every
+// quasi-identifier is a dictionary of released values only, and check passes each.
+func TestReleaseDPFormats(t *testing.T) {
+	abs := needAdult(t)
+	in := filepath.Join(abs, "adult.csv")
+	dir := t.TempDir()
+	cfg := dpConfig(t, abs, dir, "differential-privacy: {epsilon: 2, delta: 1e-5, search: {epsilon: 1, steps: 20}}", "search: {metric: loss}\n")
+	defer func() { randomSource = cryptoSource }()
+	var want [][]string
+	for _, format := range []string{"csv", "parquet", "arrow", "arrows"} {
+		randomSource = rand.NewChaCha8([32]byte{'f', 'o', 'r', 'm', 'a', 't'})
+		out, rp := filepath.Join(dir, "release."+format), filepath.Join(dir, format+".json")
+		if _, err := Release(context.Background(), cfg, job.Options{Input: in, Output: out, Report: rp}); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if _, err := Check(context.Background(), cfg, job.Options{Input: in, Output: out, Report: rp}); err != nil {
+			t.Errorf("check of the %s release: %v", format, err)
+		}
+		var got [][]string
+		switch format {
+		case "csv":
+			_, got = readTable(t, out, ';')
+			want = got
+		case "parquet":
+			tbl := testfiles.ReadWithPqarrow(t, out)
+			defer tbl.Release()
+			assertQuasiDictionaries(t, cfg, tbl.Schema())
+			got = tableRows(t, tbl)
+		default:
+			tbl, _ := readArrowIPC(t, out, format == "arrows")
+			defer tbl.Release()
+			assertQuasiDictionaries(t, cfg, tbl.Schema())
+			got = tableRows(t, tbl)
+		}
+		if len(want) == 0 || !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("%s: %d records, not the CSV release's %d in its order", format, len(got), len(want))
+		}
+	}
+}
+
+// TestReleaseDPElsewhereCSV: a SafePub release written by workers (ReleaseWith, as
+// sanitize-beam writes it) in a format other than CSV is bad input naming
+// output.format, and nothing is written; the workers are never called.
+func TestReleaseDPElsewhereCSV(t *testing.T) {
+	abs := needAdult(t)
+	dir := t.TempDir()
+	cfg := dpConfig(t, abs, dir, "differential-privacy: {epsilon: 2, delta: 1e-5, degree: medium}", "")
+	raw, err := os.ReadFile(cfg.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = loadConfigText(t, testfiles.Replace(t, string(raw), `output: {csv: {separator: ";"}}`, `output: {format: parquet, csv: {separator: ";"}}`))
+	out := filepath.Join(dir, "out") + "/"
+	called := false
+	_, err = ReleaseWith(context.Background(), cfg, job.Options{Input: filepath.Join(abs, "adult.csv"), Output: out}, "sanitize-test", func(context.Context, PartsJob) error {
+		called = true
+		return nil
+	})
+	if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), "output.format: parquet: a differentially private release written by workers") {
+		t.Errorf("%v, want bad input naming output.format", err)
+	}
+	if names := testfiles.Names(t, dir); !slices.Equal(names, []string{"dp.yaml"}) || called {
+		t.Errorf("the refused run left %v (the workers called: %v)", names, called)
 	}
 }
