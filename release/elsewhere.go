@@ -131,7 +131,8 @@ func (r *run) writeElsewhere(ctx context.Context) error {
 		return err
 	}
 	r.dest, r.written = folderDest{tmp}, written
-	r.wrote = time.Now()
-	r.log.Info("stage done", "stage", job.StageWrite, "records", r.written, "format", r.outFmt.String(), "ms", job.Millis(r.searched, r.wrote))
+	r.wrote, r.cpu.wrote = time.Now(), job.ProcessCPU()
+	r.log.Info("stage done", append([]any{"stage", job.StageWrite, "records", r.written, "format", r.outFmt.String(), "ms", job.Millis(r.searched, r.wrote)},
+		job.CPUAttrs(r.searched, r.wrote, r.cpu.searched, r.cpu.wrote)...)...)
 	return nil
 }

@@ -144,6 +144,8 @@ type run struct {
 	popMeasured *verify.PopulationMeasured // δ-presence and k-map, measured (nil: none)
 
 	start, encoded, searched, wrote, verified time.Time
+	// cpu is the process's CPU time at those moments (job.ProcessCPU).
+	cpu struct{ start, encoded, searched, wrote, verified time.Duration }
 }
 
 // openRun is the data-dependent step of a release planned as rp (started at start):
@@ -152,6 +154,7 @@ type run struct {
 // columns only a Parquet or Arrow release can hold (checkPassOnly).
 func openRun(rp runPlan, start time.Time) (*run, error) {
 	r := &run{runPlan: rp, log: rp.opt.Logger(), start: start}
+	r.cpu.start = job.ProcessCPU()
 	var err error
 	if r.src, r.p, err = rp.open(); err != nil {
 		return nil, err
@@ -203,8 +206,9 @@ func (r *run) encodeStage(ctx context.Context) (err error) {
 		return err
 	}
 	r.p.maxSupp = maxSuppressed(r.cfg.Privacy.Suppression, r.t.Rows)
-	r.encoded = time.Now()
-	r.log.Info("stage done", "stage", job.StageRead, "records", r.t.Rows, "quasi_identifiers", len(r.t.Columns), "ms", job.Millis(r.start, r.encoded))
+	r.encoded, r.cpu.encoded = time.Now(), job.ProcessCPU()
+	r.log.Info("stage done", append([]any{"stage", job.StageRead, "records", r.t.Rows, "quasi_identifiers", len(r.t.Columns), "ms", job.Millis(r.start, r.encoded)},
+		job.CPUAttrs(r.start, r.encoded, r.cpu.start, r.cpu.encoded)...)...)
 	return nil
 }
 
@@ -362,8 +366,9 @@ func (r *run) searchStage(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	r.searched = time.Now()
-	r.log.Info("stage done", "stage", job.StageSearch, "lattice", r.res.LatticeSize, "evaluated", r.res.Evaluated, "monotone_only", r.res.MonotoneOnly, "tagged", r.res.Tagged, "bounded", r.res.Bounded, "rolled_up", r.res.RolledUp, "suppressed", r.res.Suppressed, "ms", job.Millis(r.encoded, r.searched))
+	r.searched, r.cpu.searched = time.Now(), job.ProcessCPU()
+	r.log.Info("stage done", append([]any{"stage", job.StageSearch, "lattice", r.res.LatticeSize, "evaluated", r.res.Evaluated, "monotone_only", r.res.MonotoneOnly, "tagged", r.res.Tagged, "bounded", r.res.Bounded, "rolled_up", r.res.RolledUp, "suppressed", r.res.Suppressed, "ms", job.Millis(r.encoded, r.searched)},
+		job.CPUAttrs(r.encoded, r.searched, r.cpu.encoded, r.cpu.searched)...)...)
 	return nil
 }
 
@@ -571,8 +576,9 @@ func (r *run) writeStage(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	r.wrote = time.Now()
-	r.log.Info("stage done", "stage", job.StageWrite, "records", r.written, "format", r.outFmt.String(), "ms", job.Millis(r.searched, r.wrote))
+	r.wrote, r.cpu.wrote = time.Now(), job.ProcessCPU()
+	r.log.Info("stage done", append([]any{"stage", job.StageWrite, "records", r.written, "format", r.outFmt.String(), "ms", job.Millis(r.searched, r.wrote)},
+		job.CPUAttrs(r.searched, r.wrote, r.cpu.searched, r.cpu.wrote)...)...)
 	r.letGo()
 	return nil
 }
@@ -682,11 +688,12 @@ func (r *run) verifyStage(ctx context.Context) error {
 		}
 		return err
 	}
-	r.verified = time.Now()
+	r.verified, r.cpu.verified = time.Now(), job.ProcessCPU()
 	if r.m.Rows == 0 {
 		r.log.Warn(report.EmptyRelease, "suppressed", r.m.Suppressed)
 	}
-	r.log.Info("stage done", "stage", job.StageVerify, "records", r.m.Rows, "classes", r.m.Classes, "min_class", r.m.MinClass, "ms", job.Millis(r.wrote, r.verified))
+	r.log.Info("stage done", append([]any{"stage", job.StageVerify, "records", r.m.Rows, "classes", r.m.Classes, "min_class", r.m.MinClass, "ms", job.Millis(r.wrote, r.verified)},
+		job.CPUAttrs(r.wrote, r.verified, r.cpu.wrote, r.cpu.verified)...)...)
 	return nil
 }
 
