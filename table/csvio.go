@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -321,6 +322,9 @@ type csvSink struct {
 	cols   []OutColumn
 	comma  rune
 	labels [][][]byte // per column with a dictionary: each label, formatted
+	// spare holds the buffers of batches written (*[]byte), for Prepare to fill
+	// again: a batch's text is megabytes, which a new allocation would clear first.
+	spare sync.Pool
 }
 
 // newCSVSink starts a CSV table with the given columns (their names are the header
@@ -355,7 +359,12 @@ func (s *csvSink) Prepare(r *Rows) (any, error) {
 		return nil, fault.Internalf("the CSV sink takes text, not arrays")
 	}
 	w := len(s.cols)
-	out := make([]byte, 0, r.N*16*w)
+	var out []byte
+	if b, ok := s.spare.Get().(*[]byte); ok {
+		out = (*b)[:0]
+	} else {
+		out = make([]byte, 0, r.N*16*w)
+	}
 	rec := make([]string, w)
 	for i := range r.N {
 		if r.Keys == nil {
@@ -393,6 +402,7 @@ func (s *csvSink) Prepare(r *Rows) (any, error) {
 // through the buffer.
 func (s *csvSink) WritePrepared(p any) error {
 	b := p.([]byte)
+	defer s.spare.Put(&b) // written (or failed): Prepare may fill it again
 	if len(b) < s.b.Size()/2 {
 		_, err := s.b.Write(b)
 		return err
