@@ -203,6 +203,31 @@ func newWalker(t Truth, inHeader []string) (w *walker, err error) {
 }
 
 // walk is Truthful's walk.
+// mismatched is an input record a release record was tried against and does not
+// generalize: its number (from 1; 0: none), the first column that differs and why
+// (mismatch's error), kept so that the message is written only when it is given.
+type mismatched struct {
+	n, col int
+	err    error
+}
+
+// hint is the message's account of m ("" for none): the column it differs in, never
+// a value; pseudo is the pseudonym's column (−1: none).
+func (m mismatched) hint(t Truth, pseudo int) string {
+	switch {
+	case m.n == 0:
+		return ""
+	case m.col == pseudo:
+		return fmt.Sprintf("; the next unused input record, %d, it generalizes but for its pseudonym (column %q), which is not the keyed pseudonym of that record's person", m.n, t.Columns[m.col])
+	}
+	hint := fmt.Sprintf("; the next unused input record, %d, differs in column %q", m.n, t.Columns[m.col])
+	var ce *coverError
+	if errors.As(m.err, &ce) { // ours: never quotes a value
+		hint += ": " + ce.Error()
+	}
+	return hint
+}
+
 func (w *walker) walk(t Truth, inHeader []string, in, rel Reader) (suppressed int, err error) {
 	relN, inN := 0, 0 // records read from each
 	for {
@@ -232,12 +257,12 @@ func (w *walker) walk(t Truth, inHeader []string, in, rel Reader) (suppressed in
 			}
 			continue
 		}
-		hint := ""
+		var first mismatched // the first unused input record tried, for the message
 		for tried := 0; ; tried++ {
 			x, err := in.Read()
 			if errors.Is(err, io.EOF) {
 				return suppressed, &Violation{Msg: fmt.Sprintf(
-					"release record %d is not the generalization of any later unused input record (invented, duplicated, reordered or changed)%s", relN, hint)}
+					"release record %d is not the generalization of any later unused input record (invented, duplicated, reordered or changed)%s", relN, first.hint(t, w.pseudo))}
 			}
 			if err != nil {
 				return suppressed, err
@@ -255,21 +280,14 @@ func (w *walker) walk(t Truth, inHeader []string, in, rel Reader) (suppressed in
 				break
 			}
 			w.suppressed(x)
-			switch {
-			case tried == 0 && col == w.pseudo:
-				hint = fmt.Sprintf("; the next unused input record, %d, it generalizes but for its pseudonym (column %q), which is not the keyed pseudonym of that record's person", inN, t.Columns[col])
-			case tried == 0:
-				hint = fmt.Sprintf("; the next unused input record, %d, differs in column %q", inN, t.Columns[col])
-				var ce *coverError
-				if errors.As(cerr, &ce) { // ours: never quotes a value
-					hint += ": " + ce.Error()
-				}
+			if tried == 0 {
+				first = mismatched{n: inN, col: col, err: cerr}
 			}
 			suppressed++
 			if suppressed > t.MaxSuppressed {
 				return suppressed, &Violation{Msg: fmt.Sprintf(
 					"release record %d: explaining it would suppress more than the limit of %d input records (is it invented, duplicated, reordered or changed?)%s",
-					relN, t.MaxSuppressed, hint)}
+					relN, t.MaxSuppressed, first.hint(t, w.pseudo))}
 			}
 		}
 	}
