@@ -80,10 +80,11 @@ func distinctRows(ctx context.Context, p *plan, rel string, spec verify.Spec) ([
 		}
 		key := strings.Join(rec, "\x00")
 		if count[key] == nil { // the reader's strings live until its next read
-			count[key] = &releasedRow{fields: slices.Clone(rec)}
+			fields := make([]string, len(rec))
 			for i, v := range rec {
-				count[key].fields[i] = strings.Clone(v)
+				fields[i] = strings.Clone(v)
 			}
+			count[key] = &releasedRow{fields: fields}
 		}
 		count[key].n++
 	}
@@ -167,12 +168,13 @@ func writeKeyed(sink table.Sink, cols []table.OutColumn, rows []releasedRow, lo,
 		}
 	}
 	keys := make([][]int32, len(cols))
+	empty := make([]string, orderedBatch*len(cols)) // the rows' text: none, every column keyed
 	flush := func() error {
 		n := len(keys[0])
 		if n == 0 {
 			return nil
 		}
-		x, err := prep.Prepare(&table.Rows{Fields: make([]string, n*len(cols)), Keys: keys, N: n})
+		x, err := prep.Prepare(&table.Rows{Fields: empty[:n*len(cols)], Keys: keys, N: n})
 		if err != nil {
 			return err
 		}
