@@ -19,6 +19,9 @@ type File struct {
 	*os.File          // the temporary, open for writing; Close it before Publish
 	dest     string   // where Publish puts it
 	lock     *os.File // holds the lock; nil once published or discarded
+	// syncing, when not nil, gives the result of the sync and close that
+	// PrepareSyncing left running (once): Publish and Discard wait for it.
+	syncing chan error
 }
 
 // Create makes a temporary file beside dest (mode 0600 until published).
@@ -54,6 +57,10 @@ func Create(dest string) (*File, error) {
 func (f *File) Publish(force bool) error {
 	if f.lock == nil {
 		return fmt.Errorf("%s: published or discarded already", f.dest)
+	}
+	if err := f.synced(); err != nil {
+		f.Discard()
+		return err
 	}
 	name := f.Name()
 	if err := os.Chmod(name, 0o644); err != nil {
@@ -103,9 +110,21 @@ func (f *File) Discard() {
 	if f.lock == nil {
 		return
 	}
+	f.synced() // not closed under a sync still running
 	f.File.Close()
 	os.Remove(f.Name())
 	f.release()
+}
+
+// synced waits for the sync and close PrepareSyncing left running, if any, and
+// returns their error (nil after the first call).
+func (f *File) synced() error {
+	if f.syncing == nil {
+		return nil
+	}
+	err := <-f.syncing
+	f.syncing = nil
+	return err
 }
 
 // release lets the lock go.

@@ -32,6 +32,39 @@ func WriteFile(dest string, opt Options, write func(f *os.File) error) error {
 	return f.Publish(opt.Force)
 }
 
+// PrepareSyncing is Prepare without verify, returning as soon as write is done: the
+// temporary's sync and close run meanwhile, while the caller reads the file (a
+// release's verification), and Publish waits for them (a failed sync is its error,
+// and the temporary removed); Discard waits for them too.
+func PrepareSyncing(dest string, write func(f *os.File) error) (*File, error) {
+	if err := Sweep(dest); err != nil {
+		return nil, err
+	}
+	f, err := Create(dest)
+	if err != nil {
+		return nil, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			f.Discard()
+		}
+	}()
+	if err := write(f.File); err != nil {
+		return nil, err
+	}
+	f.syncing = make(chan error, 1)
+	go func() {
+		err := f.File.Sync()
+		if cerr := f.File.Close(); err == nil {
+			err = cerr
+		}
+		f.syncing <- err
+	}()
+	done = true
+	return f, nil
+}
+
 // Prepare is WriteFile up to the rename, for a caller that publishes several files
 // only once all are written and checked: it returns the temporary that write wrote,
 // synced, closed and checked by verify (when not nil), still held, for the caller to

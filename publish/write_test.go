@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"sanitizer/fault"
@@ -246,5 +247,42 @@ func TestFolderWriteFile(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(d.Path, "a.csv")); err != nil || string(b) != "x\n" {
 		t.Errorf("a.csv holds %q (%v)", b, err)
+	}
+}
+
+// TestPrepareSyncing: a file prepared with its sync left running is published whole
+// once the sync is done; discarded, or its write failing, it leaves nothing; after
+// Discard, Publish is an error and puts nothing in place.
+func TestPrepareSyncing(t *testing.T) {
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "release.csv")
+	body := strings.Repeat("a,b,c\n", 100_000)
+	f, err := PrepareSyncing(dest, func(f *os.File) error { _, err := f.WriteString(body); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(f.Name()); err != nil || string(got) != body { // read while it syncs
+		t.Errorf("the temporary read before it is published: %d bytes (%v)", len(got), err)
+	}
+	if err := f.Publish(false); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(dest); err != nil || string(got) != body {
+		t.Errorf("published: %d bytes of %d (%v)", len(got), len(body), err)
+	}
+	other := filepath.Join(dir, "other.csv")
+	g, err := PrepareSyncing(other, func(f *os.File) error { _, err := f.WriteString(body); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Discard()
+	if err := g.Publish(false); err == nil {
+		t.Error("Publish after Discard: no error")
+	}
+	if _, err := PrepareSyncing(other, func(*os.File) error { return errBoom }); !errors.Is(err, errBoom) {
+		t.Errorf("a failing write: %v", err)
+	}
+	if got := testfiles.Names(t, dir); !slices.Equal(got, []string{"release.csv"}) {
+		t.Errorf("the folder holds %q", got)
 	}
 }

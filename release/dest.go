@@ -134,7 +134,7 @@ type releaseWriter struct {
 func (w releaseWriter) write(ctx context.Context, src table.Source, rc *recoder) (releaseDest, int, error) {
 	written := 0
 	if !folderOutput(w.out) {
-		tmp, err := publish.Prepare(w.out, nil, func(f *os.File) (err error) {
+		tmp, err := publish.PrepareSyncing(w.out, func(f *os.File) (err error) {
 			written, err = w.writeRecords(ctx, f, src, rc)
 			return err
 		})
