@@ -37,6 +37,23 @@ func WriteFile(dest string, opt Options, write func(f *os.File) error) error {
 // release's verification), and Publish waits for them (a failed sync is its error,
 // and the temporary removed); Discard waits for them too.
 func PrepareSyncing(dest string, write func(f *os.File) error) (*File, error) {
+	return written(dest, write, func(f *File) error {
+		f.syncing = make(chan error, 1)
+		go func() {
+			err := f.File.Sync()
+			if cerr := f.File.Close(); err == nil {
+				err = cerr
+			}
+			f.syncing <- err
+		}()
+		return nil
+	})
+}
+
+// written makes a temporary beside dest (swept of dead runs' first), fills it with
+// write and hands it to then; on any error, and on a panic in write or then, the
+// temporary is removed.
+func written(dest string, write func(f *os.File) error, then func(f *File) error) (*File, error) {
 	if err := Sweep(dest); err != nil {
 		return nil, err
 	}
@@ -53,14 +70,9 @@ func PrepareSyncing(dest string, write func(f *os.File) error) (*File, error) {
 	if err := write(f.File); err != nil {
 		return nil, err
 	}
-	f.syncing = make(chan error, 1)
-	go func() {
-		err := f.File.Sync()
-		if cerr := f.File.Close(); err == nil {
-			err = cerr
-		}
-		f.syncing <- err
-	}()
+	if err := then(f); err != nil {
+		return nil, err
+	}
 	done = true
 	return f, nil
 }
@@ -71,33 +83,16 @@ func PrepareSyncing(dest string, write func(f *os.File) error) (*File, error) {
 // Publish or Discard. On any error, and on a panic in write or verify, nothing is
 // left.
 func Prepare(dest string, verify func(tmpPath string) error, write func(f *os.File) error) (*File, error) {
-	if err := Sweep(dest); err != nil {
-		return nil, err
-	}
-	f, err := Create(dest)
-	if err != nil {
-		return nil, err
-	}
-	done := false
-	defer func() {
-		if !done {
-			f.Discard()
+	return written(dest, write, func(f *File) error {
+		if err := f.Sync(); err != nil {
+			return err
 		}
-	}()
-	if err := write(f.File); err != nil {
-		return nil, err
-	}
-	if err := f.Sync(); err != nil {
-		return nil, err
-	}
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
-	if verify != nil {
-		if err := verify(f.Name()); err != nil {
-			return nil, err
+		if err := f.Close(); err != nil {
+			return err
 		}
-	}
-	done = true
-	return f, nil
+		if verify != nil {
+			return verify(f.Name())
+		}
+		return nil
+	})
 }
