@@ -37,8 +37,9 @@ func ReleaseSeries(ctx context.Context, j Job, opt job.Options, run Execute) (*r
 
 // ReleaseDP runs a release under privacy.differential-privacy (SafePub) with its parts
 // written on the workers, as ReleaseSeries runs a night: this process reads the input,
-// draws the sample (and the search's) from the operating system's cryptographic
-// source, chooses the node and the classes of k drawn records or more, exactly as
+// draws the sample (and the search's) part by part, each part's blocks from streams of
+// their own under a secret drawn from the operating system's cryptographic source,
+// chooses the node and the classes of k drawn records or more, exactly as
 // sanitize release does (release.ReleaseWith); the workers write every part's release,
 // the records left out (not drawn, or suppressed) named to them by number; this
 // process verifies the parts against the run's account of the sample, charges the
