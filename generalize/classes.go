@@ -974,7 +974,7 @@ func (g *grouper) eachChunk(src *classes, keysOf func(keys []uint64, lo, hi int)
 			parts = g.par
 		}
 		if parts == 1 {
-			keysOf(keys, lo, hi)
+			keysOf(keys, lo, hi) // as fanOut would, without allocating its closure
 		} else {
 			fanOut(parts, func(p int) {
 				a, b := (hi-lo)*p/parts, (hi-lo)*(p+1)/parts

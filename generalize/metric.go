@@ -364,13 +364,15 @@ func (m *loss) suppression(levels []int, cls *classes, fails func(j int) bool) (
 	if cls == nil {
 		return lv, rest, 0
 	}
+	// Per column: the leaves under each code at its level (lcs), and Σ records × those
+	// leaves of the side summed (under); on the stack for up to smallQ columns.
 	var lcsOnStack [smallQ][]int32
 	var underOnStack [smallQ]int64
-	lcs, under := lcsOnStack[:0], underOnStack[:0]
+	lcs, under := lcsOnStack[:], underOnStack[:]
 	if q > smallQ {
-		lcs, under = make([][]int32, 0, q), make([]int64, 0, q)
+		lcs, under = make([][]int32, q), make([]int64, q)
 	}
-	lcs, under = lcs[:q], under[:q] // per column: the leaves under each code at its level; Σ records × those leaves, of the side summed
+	lcs, under = lcs[:q], under[:q]
 	for i := range q {
 		lcs[i] = m.t.Columns[i].Hierarchy.leaves[levels[i]]
 	}

@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"runtime"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"sanitizer/fault"
@@ -225,20 +223,17 @@ func (r *run) drawSample(dr *dpRelease, purpose safepub.Purpose) ([]bool, error)
 	}
 	keep := make([]bool, r.t.Rows)
 	errs := make([]error, len(blocks))
-	var next atomic.Int64
-	err := safe.Parallel(min(len(blocks), runtime.GOMAXPROCS(0)), func(int) {
-		for i := int(next.Add(1) - 1); i < len(blocks); i = int(next.Add(1) - 1) {
-			b := blocks[i]
-			errs[i] = dr.params.SampleBlock(keep[b.lo:b.hi], dr.streams, purpose, b.part, b.b)
-		}
+	err := safe.Parallel(len(blocks), func(i int) { // a goroutine per block: the runtime shares out the cores
+		b := blocks[i]
+		errs[i] = dr.params.SampleBlock(keep[b.lo:b.hi], dr.streams, purpose, b.part, b.b)
 	})
-	if err != nil {
+	if err = errors.Join(append(errs, err)...); err != nil {
 		return nil, err
 	}
 	if drawHook != nil {
 		drawHook(purpose, keep)
 	}
-	return keep, errors.Join(errs...)
+	return keep, nil
 }
 
 // spans is where the input's parts (table.Split) start and how many records each
