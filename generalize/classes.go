@@ -130,6 +130,30 @@ type grouper struct {
 	// node is the scratch of the node being evaluated with this grouper (its levels,
 	// its source's, its key maps), reused from node to node.
 	node nodeScratch
+	// stop, when set, ends a radix-partitioned roll-up (radixCount) once the classes
+	// it has counted are enough to fail the node: their records in classes smaller
+	// than k exceed the suppression limit (the search's evaluations set it).
+	stop suppressionStop
+}
+
+// suppressionStop is what fails a node whatever its other classes: more than most
+// records in classes of fewer than k records (k = 0: no stop). A class counted whole
+// keeps its size, whatever else is counted, so the classes of a part of the key space
+// decide it as soon as they hold more than most records of classes below k.
+type suppressionStop struct {
+	k    int32
+	most int
+}
+
+// small returns the records of the classes below k among counts.
+func (st suppressionStop) small(counts []int32) int {
+	n := 0
+	for _, c := range counts {
+		if c < st.k {
+			n += int(c)
+		}
+	}
+	return n
 }
 
 // nodeScratch is what a node's evaluation needs per quasi-identifier, kept by its
@@ -399,6 +423,16 @@ type radixTuning struct {
 	minSource int // smallest source radix-partitioned (0: radixMinSource)
 	bucket    int // classes per bucket (0: radixBucket)
 	chunk     int // source entries a grouped roll-up maps at once (0: chunkRows)
+	abort     int // smallest source whose roll-ups stop once the node fails (0: abortMinSource)
+}
+
+// abortFrom is the smallest source, in classes, whose roll-ups stop once they show the
+// node fails (see countNode).
+func (r radixTuning) abortFrom() int {
+	if r.abort <= 0 {
+		return abortMinSource
+	}
+	return r.abort
 }
 
 // min is the smallest source, in classes, that is radix-partitioned.
@@ -449,7 +483,7 @@ func narrowRadix(sizes []int) []int {
 // rollUpRadix groups a large source into a packed class table by radixCount of its
 // packed words (keysOf computes them).
 func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, lo, hi int), limit int) (*classes, int) {
-	parts, counts, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit)
+	parts, counts, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit, g.stop)
 	if !ok {
 		return nil, src.n
 	}
@@ -466,7 +500,7 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 // a power of two.
 func (g *grouper) rollUpNarrow(src *classes, dst int, maps [][]int32, radix []int, limit int) (*classes, int) {
 	keysOf := func(keys []uint32, lo, hi int) { narrowKeys(keys, src, lo, hi, maps, radix, g.pack) }
-	parts, counts, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit)
+	parts, counts, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit, g.stop)
 	if !ok {
 		return nil, src.n
 	}
@@ -490,7 +524,7 @@ func mixed32(sizes []int) bool {
 // classes' codes are then taken apart by division, into the packing of class tables.
 func (g *grouper) rollUpMixed(src *classes, dst int, maps [][]int32, sizes []int, limit int) (*classes, int) {
 	keysOf := func(keys []uint32, lo, hi int) { narrowKeys(keys, src, lo, hi, maps, sizes, g.pack) }
-	parts, counts, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit)
+	parts, counts, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit, g.stop)
 	if !ok {
 		return nil, src.n
 	}
@@ -602,7 +636,7 @@ func widenNarrow(keys []uint64, words []uint32, maps [][]int32, npack, pack *pac
 // It returns ok false once the classes counted, by all goroutines together, exceed
 // limit. Buckets hold about bucket
 // source classes (at least 16 and at most 4,096 buckets).
-func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K, lo, hi int), limit int) (keys [][]K, counts []int32, ok bool) {
+func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K, lo, hi int), limit int, stop suppressionStop) (keys [][]K, counts []int32, ok bool) {
 	n := src.n
 	width := radixWidth(n, bucket)
 	buckets, shift := 1<<width, uint(64-width)
@@ -614,9 +648,9 @@ func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K,
 	results := make([]radixPart[K], parts)
 	// counted is the keys found so far by all goroutines: buckets hold different keys,
 	// so once it exceeds limit, so does the count, and every goroutine stops.
-	var counted atomic.Int64
+	var counted, small atomic.Int64
 	fanOut(parts, func(p int) {
-		results[p] = radixGather(segs, buckets*p/parts, buckets*(p+1)/parts, &counted, limit)
+		results[p] = radixGather(segs, buckets*p/parts, buckets*(p+1)/parts, &counted, limit, stop, &small)
 	})
 	return radixJoin(results, limit)
 }
@@ -744,7 +778,7 @@ type radixPart[K radixKey] struct {
 // radixGather counts the keys of buckets from … to−1 of every goroutine's segments,
 // a bucket at a time, adding the distinct keys it finds to counted; it stops once
 // counted exceeds limit.
-func radixGather[K radixKey](segs [][]radixSegment[K], from, to int, counted *atomic.Int64, limit int) radixPart[K] {
+func radixGather[K radixKey](segs [][]radixSegment[K], from, to int, counted *atomic.Int64, limit int, stop suppressionStop, small *atomic.Int64) radixPart[K] {
 	t := &radixTable[K]{}
 	var res radixPart[K]
 	for b := from; b < to; b++ {
@@ -762,6 +796,10 @@ func radixGather[K radixKey](segs [][]radixSegment[K], from, to int, counted *at
 		found := len(res.keys)
 		res.keys, res.counts = t.appendTo(res.keys, res.counts)
 		if counted.Add(int64(len(res.keys)-found)) > int64(limit) {
+			res.over = true
+			return res
+		}
+		if stop.k > 1 && small.Add(int64(stop.small(res.counts[found:]))) > int64(stop.most) {
 			res.over = true
 			return res
 		}

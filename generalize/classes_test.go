@@ -339,6 +339,18 @@ func testRollUpRadix(t *testing.T, n int, sizes []int, tune radixTuning) {
 	if radix == nil || n <= chunkRows {
 		modes = append(modes, "mixed") // the count of narrow keys, with other keys
 	}
+	// The records in classes of fewer than smallK records of the node (the suppression
+	// stop's).
+	const smallK = 4
+	small := 0
+	for _, c := range want {
+		if c < smallK {
+			small += int(c)
+		}
+	}
+	if small == 0 {
+		t.Fatalf("no class below %d records", smallK)
+	}
 	sources := []*classes{rows, table}
 	if narrowRadix(sizes) != nil {
 		// The same classes as a narrow table (its own fields) and, below, as a source.
@@ -418,6 +430,17 @@ func testRollUpRadix(t *testing.T, n int, sizes []int, tune radixTuning) {
 				if full, _ := roll(len(want)); full == nil {
 					t.Fatalf("%s: a limit equal to the class count stopped it", name)
 				}
+				// The suppression stop: more records in classes below k than most
+				// stops the count, as many does not.
+				g.stop = suppressionStop{k: smallK, most: small - 1}
+				if cut, _ := roll(n + 1); cut != nil {
+					t.Fatalf("%s: %d records in classes below %d, most %d: the count did not stop", name, small, smallK, small-1)
+				}
+				g.stop.most = small
+				if full, _ := roll(n + 1); full == nil || full.n != len(want) {
+					t.Fatalf("%s: %d records in classes below %d, most %d: the count stopped", name, small, smallK, small)
+				}
+				g.stop = suppressionStop{}
 			}
 		}
 	}

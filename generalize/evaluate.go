@@ -219,10 +219,15 @@ func (s *searcher) countNode(node int, g *grouper) (nodeCount, int) {
 	// or more takes k of the rows, every smaller class at least one of the records
 	// that may be suppressed. On a large source, counting stops there: the table is
 	// not kept for later roll-ups, which on a small source costs more than it saves.
-	// (A node's entries, one per class and person, have no such bound.)
-	limit := 0
-	if c.src.n >= abortMinSource && s.t.Unit == nil {
+	// Nor does a radix-partitioned count go on once the classes it has counted whole
+	// put more records in classes below k than may be suppressed (suppressionStop):
+	// of the nodes a search counts from millions of records, most fail, and the first
+	// tenth to half of the classes show it. (A node's entries, one per class and
+	// person, have no such bound.)
+	limit, stop := 0, suppressionStop{}
+	if c.src.n >= s.opt.radix.abortFrom() && s.t.Unit == nil {
 		limit = s.t.Rows/s.opt.K + s.opt.MaxSuppressed
+		stop = suppressionStop{k: int32(s.opt.K), most: s.opt.MaxSuppressed}
 	}
 	if s.radix(c.src) {
 		// Room for the count's scratch within the cache's bound: cached tables go
@@ -238,7 +243,9 @@ func (s *searcher) countNode(node int, g *grouper) (nodeCount, int) {
 		c.assign = g.assign[:c.src.n]
 	}
 	var work int
+	g.stop = stop
 	c.cls, work = g.rollUp(c.src, node, maps, sizes, c.assign, limit)
+	g.stop = suppressionStop{}
 	if c.cls != nil && s.mod.any() {
 		c.cls.sets = s.mod.rollSets(c.src, c.assign, c.cls.n)
 	}

@@ -123,11 +123,13 @@ func TestSearchRandomMatchesExhaustive(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			want := newOracle(raw, hier).best(t, k, maxSupp, metric)
 			// Once as the search runs, once with every roll-up of a packed source
-			// counted by radix partitioning (which large tables use), and once more
-			// so with a cache bound that the radix counts' scratch crowds out.
-			for _, v := range []struct{ radixMin, cache int }{{radixMinSource, 0}, {1, 0}, {1, 3 * n}} {
+			// counted by radix partitioning (which large tables use), once more so
+			// with a cache bound that the radix counts' scratch crowds out, and once
+			// with every roll-up stopping where a large source's would (at the
+			// class count, and once its classes fail the suppression limit).
+			for _, v := range []struct{ radixMin, cache, abort int }{{radixMinSource, 0, 0}, {1, 0, 0}, {1, 3 * n, 0}, {1, 0, 1}} {
 				radixMin := v.radixMin
-				got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: workers, CacheEntries: v.cache, radix: radixTuning{minSource: radixMin}})
+				got, err := Search(context.Background(), tab, Options{K: k, MaxSuppressed: maxSupp, Metric: metric, Workers: workers, CacheEntries: v.cache, radix: radixTuning{minSource: radixMin, abort: v.abort}})
 				if want == nil {
 					if !errors.Is(err, fault.ErrUnattainable) {
 						t.Fatalf("radix from %d: want unattainable, got %v, %v", radixMin, got, err)
