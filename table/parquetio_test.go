@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
@@ -433,4 +434,59 @@ func FuzzReadParquet(f *testing.F) {
 			t.Fatalf("error is not bad input: %v", err)
 		}
 	})
+}
+
+// TestParquetDictionaryStatistics: a dictionary column is written as a dictionary page
+// and indexes, without min/max statistics (the writer would hash every batch's
+// indexes for them); a plain column keeps its statistics.
+func TestParquetDictionaryStatistics(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cols := []OutColumn{{Name: "age", Type: schema.String, Dict: []string{"[20-29]", "[30-39]", "*"}}, {Name: "note", Type: schema.String}}
+	s, err := newParquetSink(f, cols, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := &Rows{N: 4, Fields: []string{"", "b", "", "a", "", "c", "", "a"}, Keys: [][]int32{{2, 0, 1, 0}, nil}}
+	x, err := s.Prepare(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WritePrepared(x); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	rdr, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Close()
+	rg := rdr.MetaData().RowGroup(0)
+	for i, wantStats := range []bool{false, true} {
+		cc, err := rg.ColumnChunk(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := cc.StatsSet()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set != wantStats {
+			t.Errorf("column %q: statistics set %v, want %v", cols[i].Name, set, wantStats)
+		}
+		if i == 0 && !cc.HasDictionaryPage() {
+			t.Errorf("column %q: no dictionary page", cols[i].Name)
+		}
+	}
+	tbl := testfiles.ReadWithPqarrow(t, path)
+	defer tbl.Release()
+	if tbl.NumRows() != 4 {
+		t.Fatalf("pqarrow reads %d rows", tbl.NumRows())
+	}
 }

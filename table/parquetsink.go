@@ -38,7 +38,11 @@ const (
 // and the Arrow schema stored beside them, so that Arrow-based readers get back the
 // column types as written. A dictionary column (a release's generalized
 // quasi-identifiers) is written as a Parquet dictionary page of its labels and the
-// records' indexes.
+// records' indexes, without min/max statistics: the writer computes them by hashing
+// every batch's indexes (compute.Unique), which took half of the write stage on the
+// 10M-record benchmark (1.7 of 3.1 s), and a release's row groups each hold nearly
+// every value of a generalized column, so those statistics would let a reader skip
+// nothing.
 type parquetSink struct {
 	*recordBuilder
 	w    *pqarrow.FileWriter
@@ -57,7 +61,7 @@ func newParquetSink(w io.Writer, cols []OutColumn, meta map[string]string) (*par
 	}
 	mem := memory.DefaultAllocator
 	s := &parquetSink{recordBuilder: newRecordBuilder(cols, nil, mem, pqDictBytes), meta: meta}
-	props := parquet.NewWriterProperties(
+	opts := []parquet.WriterProperty{
 		parquet.WithAllocator(mem),
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithMaxRowGroupLength(pqRowGroupRows),
@@ -65,7 +69,13 @@ func newParquetSink(w io.Writer, cols []OutColumn, meta map[string]string) (*par
 		parquet.WithDictionaryDefault(true),
 		parquet.WithDictionaryPageSizeLimit(pqDictBytes),
 		parquet.WithCreatedBy("sanitize version "+build.Version),
-	)
+	}
+	for j, d := range s.dicts {
+		if d != nil {
+			opts = append(opts, parquet.WithStatsFor(cols[j].Name, false))
+		}
+	}
+	props := parquet.NewWriterProperties(opts...)
 	s.buf = bufio.NewWriterSize(w, pqPageBytes)
 	fw, err := pqarrow.NewFileWriter(s.schema, s.buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)))
 	if err != nil {
