@@ -68,7 +68,7 @@ func newParquetSink(w io.Writer, cols []OutColumn, meta map[string]string) (*par
 		parquet.WithDataPageSize(pqPageBytes),
 		parquet.WithDictionaryDefault(true),
 		parquet.WithDictionaryPageSizeLimit(pqDictBytes),
-		parquet.WithCreatedBy("sanitize version "+build.Version),
+		parquet.WithCreatedBy("sanitize version " + build.Version),
 	}
 	for j, d := range s.dicts {
 		if d != nil {
