@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/bits"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -563,16 +564,19 @@ func (r *pass1Reader) table(rows int, prot []*protected, fileHier []*generalize.
 	p := r.p
 	t := &generalize.Table{Rows: rows}
 	var errs schema.ErrorList
-	for i, col := range p.QuasiCfg {
-		err := r.colErr[i]
-		if err == nil {
-			err = addQuasi(t, p, col, r.dicts[i], fileHier[i])
+	cols, colErrs, err := r.quasiColumns(fileHier)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range cols {
+		if err := colErrs[i]; err != nil {
+			if !p.collect {
+				return nil, err
+			}
+			errs.Add(err)
+			continue
 		}
-		if err != nil && !p.collect {
-			return nil, err
-		}
-		errs.Add(err)
-		r.dicts[i] = nil
+		t.Columns = append(t.Columns, c)
 	}
 	for i, s := range prot {
 		err := r.colErr[len(p.Quasi)+i]
@@ -624,16 +628,43 @@ func unitMissing(p *plan, row int, name string) error {
 	return p.Config.Errorf("privacy.privacy-unit.column", "%s: column %q: no person id: with privacy.privacy-unit every record must name its person", p.At(row), name)
 }
 
-// addQuasi adds quasi-identifier col, whose values d numbers, to t: fromFile is its
-// hierarchy file's (nil: built from the values).
-func addQuasi(t *generalize.Table, p *plan, col schema.Column, d *dictionary, fromFile *generalize.Hierarchy) error {
+// quasiColumns returns every quasi-identifier's column of the table, or its error
+// (the first the pass found in it, or its hierarchy's), in the plan's order. The
+// columns are made on as many goroutines as there are cores, a column each: every
+// column's codes take a pass over all records (0.5 s for 10M records and 8 columns on
+// one core), and at most one column per core holds its dictionary's numbers and its
+// codes at once. The error returned is a panic's.
+func (r *pass1Reader) quasiColumns(fileHier []*generalize.Hierarchy) ([]generalize.Column, []error, error) {
+	p := r.p
+	cols := make([]generalize.Column, len(p.QuasiCfg))
+	errs := make([]error, len(p.QuasiCfg))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, col := range p.QuasiCfg {
+		if errs[i] = r.colErr[i]; errs[i] != nil {
+			continue
+		}
+		d := r.dicts[i]
+		r.dicts[i] = nil
+		g.Go(safe.Go(func() error {
+			cols[i], errs[i] = quasiColumn(p, col, d, fileHier[i])
+			return nil
+		}))
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	return cols, errs, nil
+}
+
+// quasiColumn is quasi-identifier col, whose values d numbers: its hierarchy and its
+// records' leaf codes; fromFile is its hierarchy file's (nil: built from the values).
+func quasiColumn(p *plan, col schema.Column, d *dictionary, fromFile *generalize.Hierarchy) (generalize.Column, error) {
 	h, leafOf, err := hierarchyFor(p, col, d, fromFile)
 	if err != nil {
-		return err
+		return generalize.Column{}, err
 	}
-	codes := d.leafCodes(h.Leaves(), leafOf)
-	t.Columns = append(t.Columns, generalize.Column{Name: col.Name, Hierarchy: h, Codes: codes})
-	return nil
+	return generalize.Column{Name: col.Name, Hierarchy: h, Codes: d.leafCodes(h.Leaves(), leafOf)}, nil
 }
 
 // addSensitive adds protected column s, whose values d numbers, to t, with the input's

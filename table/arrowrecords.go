@@ -42,12 +42,19 @@ func readPanic(r any, corrupt func(error) error) error {
 func guardStream(out chan<- *Batch, corrupt func(col string, err error) error, stream func(col *string) error) (err error) {
 	defer close(out)
 	col := ""
+	return guardColumn(corrupt, &col, func() error { return stream(&col) })
+}
+
+// guardColumn runs f, which keeps the name of the column it reads in *col: a panic
+// the Arrow library raises is bad input naming the file and that column (corrupt), any
+// other an internal error (readPanic).
+func guardColumn(corrupt func(col string, err error) error, col *string, f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = readPanic(r, func(cause error) error { return corrupt(col, cause) })
+			err = readPanic(r, func(cause error) error { return corrupt(*col, cause) })
 		}
 	}()
-	return stream(&col)
+	return f()
 }
 
 // sendBatch sends b to out, or releases it when ctx is cancelled first.
@@ -114,6 +121,15 @@ func newRecordBatcher(ctx context.Context, out chan<- *Batch, path string, all [
 		}
 	}
 	return bt, nil
+}
+
+// clone is a batcher of the same columns in the same forms with its own state (the
+// column it converts, its records' arrays, caches and slices), for another goroutine
+// reading other records; its batches go to the same channel until its out is set.
+func (bt *recordBatcher) clone(ctx context.Context) *recordBatcher {
+	width := len(bt.forms)
+	return &recordBatcher{ctx: ctx, out: bt.out, corrupt: bt.corrupt, col: new(string), names: bt.names, forms: bt.forms, exact: bt.exact,
+		arrs: make([]arrow.Array, width), conv: make([]func(int) (string, bool), width), caches: make([]*textCache, width), pend: make([][]arrow.Array, width)}
 }
 
 // take makes the columns at[j] of rec, a record of n records, the projected columns that

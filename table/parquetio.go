@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -15,8 +16,10 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"golang.org/x/sync/errgroup"
 
 	"sanitizer/fault"
+	"sanitizer/internal/safe"
 )
 
 // parquetSource reads a Parquet file with the Arrow project's Parquet reader
@@ -263,14 +266,41 @@ func (s *parquetSource) streamCount(ctx context.Context, out chan<- *Batch) erro
 	return nil
 }
 
-// streamRecords is StreamAs through the Arrow project's record reader (pqarrow): a
-// batch of each record it decodes.
+// streamRecords sends the records of the projected columns cols through bt, decoded
+// by the Arrow project's record reader. A file of several row groups is decoded on as
+// many goroutines as there are cores, a row group each in turn (streamGroups): the
+// decoding is most of pass 1 on a Parquet input (1.8 of 2.0 s on 10M records), and
+// one goroutine left the other core idle.
 func (s *parquetSource) streamRecords(ctx context.Context, cols []int, bt *recordBatcher) error {
+	pr := s.projection(cols)
+	groups := s.pf.NumRowGroups()
+	if workers := min(runtime.GOMAXPROCS(0), groups); workers > 1 {
+		return s.streamGroups(ctx, pr, bt, workers)
+	}
+	rr, err := s.recordReader(ctx, pr.order, pr.leaves, bt.forms, nil)
+	if err != nil {
+		return err
+	}
+	defer rr.Release()
+	read, err := s.readRecords(rr, pr, bt, s.read, s.total)
+	s.read += read
+	if err != nil {
+		return err
+	}
+	return s.readerDone(ctx, rr, read, s.total)
+}
+
+// projection is where a stream's projected columns are among the leaves the record
+// reader returns: it returns them in schema order (order), each projected column's
+// place there (at) and its leaf (leaves).
+type projection struct{ order, at, leaves []int }
+
+// projection returns the projection of cols.
+func (s *parquetSource) projection(cols []int) projection {
 	leaves := make([]int, len(cols))
 	for j, c := range cols {
 		leaves[j] = s.leaves[c][0]
 	}
-	// The record reader returns columns in schema order: find each projected one.
 	order := slices.Clone(leaves)
 	slices.Sort(order)
 	order = slices.Compact(order)
@@ -278,45 +308,137 @@ func (s *parquetSource) streamRecords(ctx context.Context, cols []int, bt *recor
 	for j := range cols {
 		at[j] = slices.Index(order, leaves[j])
 	}
-	rr, err := s.recordReader(ctx, order, leaves, bt.forms)
-	if err != nil {
-		return err
-	}
-	defer rr.Release()
+	return projection{order: order, at: at, leaves: leaves}
+}
+
+// readRecords sends the records rr decodes as batches through bt, numbered from first
+// on, and returns how many it read; more than want is a corrupt file.
+func (s *parquetSource) readRecords(rr pqarrow.RecordReader, pr projection, bt *recordBatcher, first int, want int64) (int, error) {
+	read := 0
 	for rr.Next() {
 		rec := rr.Record()
 		n := int(rec.NumRows())
-		if int64(s.read+n) > s.total {
-			return s.corrupt("", errors.New("more records than the footer says"))
+		if int64(read+n) > want {
+			return read, s.corrupt("", errors.New("more records than the footer says"))
 		}
-		if err := bt.take(rec, at, n); err != nil {
-			return err
+		if err := bt.take(rec, pr.at, n); err != nil {
+			return read, err
 		}
-		b := NewBatch(s.read, len(cols))
+		b := NewBatch(first+read, len(pr.at))
 		if err := bt.put(b, 0, n); err != nil {
-			return err
+			return read, err
 		}
-		s.read += n
+		read += n
 		if err := bt.send(b); err != nil {
-			return err
+			return read, err
 		}
 	}
+	return read, nil
+}
+
+// readerDone checks, once rr has no more records, that it ended without error and
+// read as many records as the footer gives (want).
+func (s *parquetSource) readerDone(ctx context.Context, rr pqarrow.RecordReader, read int, want int64) error {
 	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return s.corrupt("", err)
 	}
-	if int64(s.read) != s.total {
-		return s.corrupt("", fmt.Errorf("%d records where the footer says %d", s.read, s.total))
+	if int64(read) != want {
+		return s.corrupt("", fmt.Errorf("%d records where the footer says %d", read, want))
 	}
 	return nil
+}
+
+// groupBatches is how many batches a row group decoded ahead of its turn may hold.
+const groupBatches = 16
+
+// streamGroups sends the records of every row group through bt in file order, the row
+// groups decoded on workers goroutines: goroutine w decodes groups w, w+workers, … in
+// turn, each into a channel of its own, and the records go on from those channels
+// group by group. A panic in a decoding goroutine is the file's corruption, naming the
+// column, as on the caller's (guardStream).
+func (s *parquetSource) streamGroups(ctx context.Context, pr projection, bt *recordBatcher, workers int) error {
+	groups := s.pf.NumRowGroups()
+	rows := make([]int64, groups)
+	firsts := make([]int, groups)
+	var sum int64
+	for rg := range groups {
+		rows[rg] = s.pf.MetaData().RowGroup(rg).NumRows()
+		firsts[rg] = int(sum)
+		sum += rows[rg]
+	}
+	if sum != s.total {
+		return s.corrupt("", fmt.Errorf("row groups of %d records where the footer says %d", sum, s.total))
+	}
+	chans := make([]chan *Batch, groups)
+	for rg := range chans {
+		chans[rg] = make(chan *Batch, groupBatches)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for w := range workers {
+		wbt := bt.clone(gctx)
+		g.Go(safe.Go(func() error {
+			next := w // the first of this goroutine's groups whose channel is open
+			defer func() {
+				for rg := next; rg < groups; rg += workers {
+					close(chans[rg])
+				}
+			}()
+			return guardColumn(s.corrupt, wbt.col, func() error {
+				for ; next < groups; next += workers {
+					wbt.out = chans[next]
+					err := s.readGroup(gctx, pr, wbt, next, firsts[next], rows[next])
+					close(chans[next])
+					if err != nil {
+						next += workers
+						return err
+					}
+				}
+				return nil
+			})
+		}))
+	}
+	g.Go(safe.Go(func() error {
+		for _, ch := range chans {
+			for b := range ch {
+				s.read += b.N
+				if err := sendBatch(gctx, bt.out, b); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}))
+	err := g.Wait()
+	for _, ch := range chans {
+		for b := range ch {
+			b.Release()
+		}
+	}
+	return err
+}
+
+// readGroup sends the records of row group rg, of want records from record first on,
+// through bt (whose out is the group's channel).
+func (s *parquetSource) readGroup(ctx context.Context, pr projection, bt *recordBatcher, rg, first int, want int64) error {
+	rr, err := s.recordReader(ctx, pr.order, pr.leaves, bt.forms, []int{rg})
+	if err != nil {
+		return err
+	}
+	defer rr.Release()
+	read, err := s.readRecords(rr, pr, bt, first, want)
+	if err != nil {
+		return err
+	}
+	return s.readerDone(ctx, rr, read, want)
 }
 
 // recordReader opens the Arrow project's record reader over the leaf columns order;
 // the leaves of the columns asked for as dictionary indexes (forms, of the projected
 // columns whose leaves are leaves) are read as dictionary arrays.
-func (s *parquetSource) recordReader(ctx context.Context, order, leaves []int, forms []columnForm) (pqarrow.RecordReader, error) {
+func (s *parquetSource) recordReader(ctx context.Context, order, leaves []int, forms []columnForm, groups []int) (pqarrow.RecordReader, error) {
 	fr := s.fr
 	if slices.Contains(forms, formIndexes) {
 		props := pqarrow.ArrowReadProperties{BatchSize: BatchRows}
@@ -330,7 +452,7 @@ func (s *parquetSource) recordReader(ctx context.Context, order, leaves []int, f
 			return nil, s.corrupt("", err)
 		}
 	}
-	rr, err := fr.GetRecordReader(ctx, order, nil)
+	rr, err := fr.GetRecordReader(ctx, order, groups)
 	if err != nil {
 		return nil, s.corrupt("", err)
 	}
