@@ -634,7 +634,8 @@ func widenNarrow(keys []uint64, words []uint32, maps [][]int32, npack, pack *pac
 // runs it holds one key (and count) per source class, then the distinct keys and
 // counts twice over (the tables' output grows by appending) while they are gathered.
 // It returns ok false once the classes counted, by all goroutines together, exceed
-// limit. Buckets hold about bucket
+// limit, or once those counted whole hold more records in classes below stop.k than
+// stop.most (suppressionStop; k = 0: never). Buckets hold about bucket
 // source classes (at least 16 and at most 4,096 buckets).
 func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K, lo, hi int), limit int, stop suppressionStop) (keys [][]K, counts []int32, ok bool) {
 	n := src.n
@@ -776,8 +777,9 @@ type radixPart[K radixKey] struct {
 }
 
 // radixGather counts the keys of buckets from … to−1 of every goroutine's segments,
-// a bucket at a time, adding the distinct keys it finds to counted; it stops once
-// counted exceeds limit.
+// a bucket at a time, adding the distinct keys it finds to counted and the records of
+// those in classes below stop.k to small; it stops once counted exceeds limit or small
+// exceeds stop.most (a bucket's classes are whole once it is counted).
 func radixGather[K radixKey](segs [][]radixSegment[K], from, to int, counted *atomic.Int64, limit int, stop suppressionStop, small *atomic.Int64) radixPart[K] {
 	t := &radixTable[K]{}
 	var res radixPart[K]
