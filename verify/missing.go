@@ -63,14 +63,11 @@ func ReleasedClasses(spec Spec, rel Reader) (*Classes, error) {
 		}
 	}
 	cl := &Classes{count: map[string]int64{}, values: make([]map[string]bool, len(pos))}
-	for j := range cl.values {
-		cl.values[j] = map[string]bool{}
-	}
 	var key []byte
 	for n := 1; ; n++ {
 		rec, err := rel.Read()
 		if errors.Is(err, io.EOF) {
-			return cl, nil
+			break
 		}
 		if err != nil {
 			return nil, err
@@ -79,14 +76,33 @@ func ReleasedClasses(spec Spec, rel Reader) (*Classes, error) {
 			return nil, &Violation{Msg: fmt.Sprintf("release record %d has %d fields, the header %d", n, len(rec), len(spec.Columns))}
 		}
 		key = key[:0]
-		for j, p := range pos {
+		for _, p := range pos {
 			key = appendKey(key, rec[p])
-			if !cl.values[j][rec[p]] {
-				cl.values[j][strings.Clone(rec[p])] = true
-			}
 		}
 		cl.count[string(key)]++
 	}
+	// Each quasi-identifier's released values, from the classes' keys: every record's
+	// values are its class's, and a table holds far fewer classes than records.
+	for j := range cl.values {
+		cl.values[j] = map[string]bool{}
+	}
+	for key := range cl.count {
+		for j, v := range keyFields(key, len(pos)) {
+			cl.values[j][v] = true
+		}
+	}
+	return cl, nil
+}
+
+// keyFields is the n values of a class key made by appendKey.
+func keyFields(key string, n int) []string {
+	out := make([]string, 0, n)
+	for len(key) >= 4 && len(out) < n {
+		l := int(binary.LittleEndian.Uint32([]byte(key[:4])))
+		out = append(out, key[4:4+l])
+		key = key[4+l:]
+	}
+	return out
 }
 
 // appendKey appends a class key's field: its length (4 bytes), then the value, as
@@ -102,6 +118,9 @@ type labeler struct {
 	q     Quasi
 	level int
 	seen  map[string]string
+	// written is every value label has returned: a value's label is worked out (and
+	// written here) the first time the value is met, and after seen is let go of.
+	written map[string]bool
 }
 
 func newLabeler(q Quasi, level int) (*labeler, error) {
@@ -111,7 +130,7 @@ func newLabeler(q Quasi, level int) (*labeler, error) {
 	if level < 0 || level >= q.Domain.height {
 		return nil, &Violation{Msg: fmt.Sprintf("column %q: level %d outside its hierarchy's 0..%d", q.Column, level, q.Domain.height-1)}
 	}
-	return &labeler{q: q, level: level, seen: map[string]string{}}, nil
+	return &labeler{q: q, level: level, seen: map[string]string{}, written: map[string]bool{}}, nil
 }
 
 // label is the value v of the input (as read, "" possibly a null) at the level.
@@ -131,6 +150,7 @@ func (l *labeler) label(v string) (string, error) {
 		clear(l.seen)
 	}
 	l.seen[strings.Clone(orig)] = s
+	l.written[s] = true
 	return s, nil
 }
 
@@ -384,10 +404,6 @@ func FitsLevels(spec Spec, levels []int, rel *Classes, in Reader) error {
 	if err != nil {
 		return err
 	}
-	written := make([]map[string]bool, len(labs))
-	for j := range written {
-		written[j] = map[string]bool{}
-	}
 	for {
 		rec, err := in.Read()
 		if errors.Is(err, io.EOF) {
@@ -397,16 +413,14 @@ func FitsLevels(spec Spec, levels []int, rel *Classes, in Reader) error {
 			return err
 		}
 		for j, lab := range labs {
-			s, err := lab.label(rec[j])
-			if err != nil {
+			if _, err := lab.label(rec[j]); err != nil {
 				return err
 			}
-			written[j][s] = true
 		}
 	}
 	for j, q := range spec.Utility {
 		for r := range rel.values[j] {
-			if !written[j][r] {
+			if !labs[j].written[r] {
 				return &Violation{Msg: fmt.Sprintf("column %q: a released value that level %d of its %s does not write for any input value", q.Column, levels[j], q.Domain.source)}
 			}
 		}

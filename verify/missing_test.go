@@ -2,6 +2,7 @@ package verify
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -171,6 +172,46 @@ func TestExpectedSuppressionRiskEnforced(t *testing.T) {
 			spec := missingSpec(t)
 			spec.InputRows, spec.MaxSuppressed, spec.Risk = 8, 8, tc.risk
 			expectSuppression(t, spec, tc.release, input, tc.required, tc.want)
+		})
+	}
+}
+
+// TestFitsLevels: every value a release holds must be what the levels write for some
+// input value; a release's classes are counted from its records, their values from
+// the classes.
+func TestFitsLevels(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		release [][]string
+		want    string // a part of the violation; "" for none
+	}{
+		{"the release's values", releaseOf(0, 1, 2, 3, 4, 5), ""},
+		{"a value of no input record's at the level", append(releaseOf(0, 1), []string{"X", "[90,99]", "a"}), `column "age": a released value that level 1`},
+		{"a value of another level", append(releaseOf(3, 4), []string{"A", "[20,29]", "a"}), `column "dept": a released value that level 1`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := missingSpec(t)
+			rel, err := ReleasedClasses(spec, &records{recs: tc.release})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, q := range spec.Quasi {
+				want := map[string]bool{}
+				for _, r := range tc.release {
+					want[r[j]] = true
+				}
+				if !maps.Equal(rel.values[j], want) {
+					t.Fatalf("column %q: released values %v, want %v", q, rel.values[j], want)
+				}
+			}
+			err = FitsLevels(spec, []int{1, 1}, rel, &records{recs: missingInput})
+			var v *Violation
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("a right release: %v", err)
+			case tc.want != "" && (!errors.As(err, &v) || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("got %v, want a violation saying %q", err, tc.want)
+			}
 		})
 	}
 }
