@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"sanitizer/fault"
+	"sanitizer/internal/safe"
 	"sanitizer/report"
 	"sanitizer/schema"
 	"sanitizer/verify"
@@ -244,7 +245,13 @@ func checkFullDomain(ctx context.Context, p *plan, recs []*recorded, spec verify
 	}
 	spec.Utility = qs
 	classes := spec.Kept // a local recoding's under enforced risk models, counted already (localPlacement)
-	if classes == nil {
+	switch {
+	case classes != nil:
+	case p.classes != nil:
+		if classes, err = p.classes.get(); err != nil {
+			return err
+		}
+	default:
 		if classes, err = releasedClasses(ctx, p, rel, spec); err != nil {
 			return err
 		}
@@ -402,6 +409,41 @@ func releasedClasses(ctx context.Context, p *plan, rel string, spec verify.Spec)
 	defer r.Close()
 	c, err := verify.ReleasedClasses(spec, r)
 	return c, violation(rel, err)
+}
+
+// classesPrefetch is releasedClasses run on a goroutine of its own.
+type classesPrefetch struct {
+	cancel  context.CancelFunc
+	done    chan struct{}
+	classes *verify.Classes
+	err     error
+}
+
+// prefetchClasses starts releasedClasses(ctx, p, rel, spec) on a goroutine of its own;
+// its panic is an internal error, which get returns.
+func prefetchClasses(ctx context.Context, p *plan, rel string, spec verify.Spec) *classesPrefetch {
+	ctx, cancel := context.WithCancel(ctx)
+	f := &classesPrefetch{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		f.err = safe.Call(func() (err error) {
+			f.classes, err = releasedClasses(ctx, p, rel, spec)
+			return err
+		})
+	}()
+	return f
+}
+
+// get waits for the classes and returns them, or the error that ended their count.
+func (f *classesPrefetch) get() (*verify.Classes, error) {
+	<-f.done
+	return f.classes, f.err
+}
+
+// stop ends the count, if it still runs, and waits for its goroutine.
+func (f *classesPrefetch) stop() {
+	f.cancel()
+	<-f.done
 }
 
 // reopenInput opens the input again, its records projected to cols.

@@ -119,9 +119,12 @@ type plan struct {
 	*job.Plan
 	output    string
 	outFormat schema.Format
-	maxSupp   int
-	metric    schema.Metric
-	progress  *job.Progress
+	// classes, when not nil, is the release's classes being counted for a check
+	// (Check) on a goroutine of their own; checkFullDomain takes them from it.
+	classes  *classesPrefetch
+	maxSupp  int
+	metric   schema.Metric
+	progress *job.Progress
 	// collect (validate only): pass 1 keeps each column's first error and reads the
 	// other columns on, instead of stopping at the first error.
 	collect bool

@@ -1022,6 +1022,12 @@ func Check(ctx context.Context, cfg *schema.Config, opt job.Options) (*Measured,
 		return nil, fmt.Errorf("release: %w", err)
 	}
 	defer f.Close()
+	if cfg.Search.Algorithm != schema.Mondrian && dr == nil && cfg.Search.LocalRecoding == nil {
+		// The missing records' check (checkFullDomain) counts the release's classes
+		// once more: on the other core, while the models and truthfulness are checked.
+		p.classes = prefetchClasses(ctx, p, rel, spec)
+		defer p.classes.stop()
+	}
 	meta, metaErr := releaseRecorded(f)
 	var m *Measured
 	if spec.Unit == "" {
