@@ -300,16 +300,13 @@ func checkFullDomain(ctx context.Context, p *plan, recs []*recorded, spec verify
 			return fault.BadInput("%s: %w; the check needs the release's node: give its report with --report", rel, err)
 		}
 	} else {
-		err = readInput(open, func(in verify.Reader) error { return verify.FitsLevels(spec, levels, classes, in) })
-		var v *verify.Violation
-		if errors.As(err, &v) {
-			return fault.Unattainable("%s: %s %s: %w", rel, from.where, from.name["sanitize.node"], v)
-		}
-		if err == nil {
-			err = readInput(open, func(in verify.Reader) error {
-				required, err = verify.ExpectedSuppression(spec, levels, classes, in)
-				return err
-			})
+		var fitsErr error
+		if required, fitsErr, err = fitsAndSuppression(open, spec, levels, classes, p.Config.Privacy.Subset == nil); fitsErr != nil {
+			var v *verify.Violation
+			if errors.As(fitsErr, &v) {
+				return fault.Unattainable("%s: %s %s: %w", rel, from.where, from.name["sanitize.node"], v)
+			}
+			err = fitsErr
 		}
 	}
 	if err := violation(rel, err); err != nil {
@@ -462,6 +459,43 @@ func reopenInput(ctx context.Context, p *plan, cols []int) (verify.Reader, func(
 		return nil, nil, err
 	}
 	return r, func() { r.Close(); in.Close() }, nil
+}
+
+// fitsAndSuppression reads the input (open) for the release's node, levels: whether
+// they write every value the release holds (verify.FitsLevels, its error fitsErr)
+// and, when they do, the records its models require suppressed
+// (verify.ExpectedSuppression, its error err). Both read the whole input: they read
+// it at once, each its own reading, when apart is set (the input is opened anew for
+// each), else one after the other.
+func fitsAndSuppression(open func() (verify.Reader, func(), error), spec verify.Spec, levels []int, classes *verify.Classes, apart bool) (required int, fitsErr, err error) {
+	fits := func() error {
+		return readInput(open, func(in verify.Reader) error { return verify.FitsLevels(spec, levels, classes, in) })
+	}
+	suppression := func() error {
+		return readInput(open, func(in verify.Reader) (err error) {
+			required, err = verify.ExpectedSuppression(spec, levels, classes, in)
+			return err
+		})
+	}
+	if !apart {
+		if fitsErr = fits(); fitsErr != nil {
+			return 0, fitsErr, nil
+		}
+		return required, nil, suppression()
+	}
+	if perr := safe.Parallel(2, func(i int) {
+		if i == 0 {
+			fitsErr = fits()
+		} else {
+			err = suppression()
+		}
+	}); perr != nil {
+		return 0, nil, perr
+	}
+	if fitsErr != nil {
+		return 0, fitsErr, nil
+	}
+	return required, nil, err
 }
 
 // readInput hands the input, opened by open, to read.

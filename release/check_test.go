@@ -224,27 +224,28 @@ func TestCheckMissingRecords(t *testing.T) {
 	for _, tc := range []struct {
 		name, format, config string
 		tamper               tamper // nil: untampered, must pass
+		says                 string // a part of the violation ("": any)
 	}{
-		{"untampered csv", "csv", "", nil},
-		{"untampered parquet", "parquet", "", nil},
-		{"untampered arrow", "arrow", "", nil},
-		{"untampered l", "csv", lModel, nil},
-		{"untampered t", "parquet", tModel, nil},
-		{"untampered mondrian", "csv", "mondrian", nil},
-		{"one record deleted", "csv", "", oneRecord},
-		{"one record deleted parquet", "parquet", "", oneRecord},
-		{"whole class deleted", "csv", "", wholeClass},
-		{"whole class deleted arrow", "arrow", "", wholeClass},
-		{"one record deleted, l", "csv", lModel, oneRecord},
-		{"whole class deleted, l", "csv", lModel, wholeClass},
-		{"one record deleted, t", "parquet", tModel, oneRecord},
-		{"whole class deleted, t", "csv", tModel, wholeClass},
-		{"one record deleted mondrian", "csv", "mondrian", oneRecord},
-		{"sanitize.suppressed edited", "parquet", "", setMeta("sanitize.suppressed", "0")},
-		{"sanitize.k edited", "parquet", "", setMeta("sanitize.k", "50")},
-		{"sanitize.max_suppressed edited", "arrow", "", setMeta("sanitize.max_suppressed", "4999")},
-		{"sanitize.suppression_limit edited", "parquet", "", setMeta("sanitize.suppression_limit", "0.5")},
-		{"sanitize.node edited", "parquet", "", setMeta("sanitize.node", `[{"column":"age","level":0,"levels":5},{"column":"sex","level":0,"levels":2},{"column":"zip","level":0,"levels":6},{"column":"admitted","level":0,"levels":5}]`)},
+		{"untampered csv", "csv", "", nil, ""},
+		{"untampered parquet", "parquet", "", nil, ""},
+		{"untampered arrow", "arrow", "", nil, ""},
+		{"untampered l", "csv", lModel, nil, ""},
+		{"untampered t", "parquet", tModel, nil, ""},
+		{"untampered mondrian", "csv", "mondrian", nil, ""},
+		{"one record deleted", "csv", "", oneRecord, ""},
+		{"one record deleted parquet", "parquet", "", oneRecord, ""},
+		{"whole class deleted", "csv", "", wholeClass, ""},
+		{"whole class deleted arrow", "arrow", "", wholeClass, ""},
+		{"one record deleted, l", "csv", lModel, oneRecord, ""},
+		{"whole class deleted, l", "csv", lModel, wholeClass, ""},
+		{"one record deleted, t", "parquet", tModel, oneRecord, ""},
+		{"whole class deleted, t", "csv", tModel, wholeClass, ""},
+		{"one record deleted mondrian", "csv", "mondrian", oneRecord, ""},
+		{"sanitize.suppressed edited", "parquet", "", setMeta("sanitize.suppressed", "0"), ""},
+		{"sanitize.k edited", "parquet", "", setMeta("sanitize.k", "50"), ""},
+		{"sanitize.max_suppressed edited", "arrow", "", setMeta("sanitize.max_suppressed", "4999"), ""},
+		{"sanitize.suppression_limit edited", "parquet", "", setMeta("sanitize.suppression_limit", "0.5"), ""},
+		{"sanitize.node edited", "parquet", "", setMeta("sanitize.node", `[{"column":"age","level":0,"levels":5},{"column":"sex","level":0,"levels":2},{"column":"zip","level":0,"levels":6},{"column":"admitted","level":0,"levels":5}]`), "does not write for any input value"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, out, rep := release(t, tc.format, tc.config)
@@ -272,6 +273,9 @@ func TestCheckMissingRecords(t *testing.T) {
 			m, err := Check(context.Background(), cfg, job.Options{Input: in, Output: tampered})
 			if !errors.Is(err, fault.ErrUnattainable) {
 				t.Fatalf("check of the tampered release (%d of %d records, measured %+v): %v, want a violation", len(rows), 5000, m, err)
+			}
+			if !strings.Contains(err.Error(), tc.says) {
+				t.Fatalf("check of the tampered release: %v, want a violation saying %q", err, tc.says)
 			}
 			t.Logf("%v", err)
 		})
