@@ -117,7 +117,13 @@ func appendKey(key []byte, v string) []byte {
 type labeler struct {
 	q     Quasi
 	level int
-	seen  map[string]string
+	// seen numbers the values met, labels holds their labels by number, and memo,
+	// in front of seen, finds a value met again in the same string by its address
+	// (strMemo): the verifier's decoders hand out a column's values as shared strings,
+	// and a string map hashes and compares the bytes at every record.
+	seen   map[string]int32
+	labels []string
+	memo   *strMemo
 	// written is every value label has returned: a value's label is worked out (and
 	// written here) the first time the value is met, and after seen is let go of.
 	written map[string]bool
@@ -130,13 +136,17 @@ func newLabeler(q Quasi, level int) (*labeler, error) {
 	if level < 0 || level >= q.Domain.height {
 		return nil, &Violation{Msg: fmt.Sprintf("column %q: level %d outside its hierarchy's 0..%d", q.Column, level, q.Domain.height-1)}
 	}
-	return &labeler{q: q, level: level, seen: map[string]string{}, written: map[string]bool{}}, nil
+	return &labeler{q: q, level: level, seen: map[string]int32{}, memo: newStrMemo(), written: map[string]bool{}}, nil
 }
 
 // label is the value v of the input (as read, "" possibly a null) at the level.
 func (l *labeler) label(v string) (string, error) {
-	if s, ok := l.seen[v]; ok {
-		return s, nil
+	if i, ok := l.memo.get(v); ok {
+		return l.labels[i], nil
+	}
+	if i, ok := l.seen[v]; ok {
+		l.memo.put(v, i)
+		return l.labels[i], nil
 	}
 	orig := v
 	if v == "" && l.q.Null != nil {
@@ -148,8 +158,12 @@ func (l *labeler) label(v string) (string, error) {
 	}
 	if len(l.seen) >= 1<<20 {
 		clear(l.seen)
+		l.labels, l.memo = l.labels[:0], newStrMemo()
 	}
-	l.seen[strings.Clone(orig)] = s
+	i := int32(len(l.labels))
+	l.labels = append(l.labels, s)
+	l.seen[strings.Clone(orig)] = i
+	l.memo.put(orig, i)
 	l.written[s] = true
 	return s, nil
 }
