@@ -1,11 +1,16 @@
 package table
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
+	"sanitizer/fault"
 	"sanitizer/internal/testfiles"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -152,6 +157,73 @@ func TestParquetDirectMatchesArrow(t *testing.T) {
 					if keyed[r][j] != arrow[r][j] {
 						t.Fatalf("record %d, column %s: %+v as keys, %+v as text", r, fields[j].Name, keyed[r][j], arrow[r][j])
 					}
+				}
+			}
+		})
+	}
+}
+
+// TestParquetBadRowGroup: a file of several row groups, one of them corrupt, decoded
+// on two goroutines, ends in bad input naming the file, as text and as dictionary
+// indexes, whichever goroutine meets the corrupt group; the stream neither hangs nor
+// panics.
+func TestParquetBadRowGroup(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	sch := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}, {Name: "i", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	n := 6 * 2000
+	for i := range n {
+		b.Field(0).(*array.StringBuilder).Append(fmt.Sprintf("w%d", i%37))
+		b.Field(1).(*array.Int64Builder).Append(int64(i))
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "groups.parquet")
+	testfiles.WriteArrowParquet(t, good, rec, []parquet.WriterProperty{parquet.WithMaxRowGroupLength(2000), parquet.WithCompression(compress.Codecs.Snappy)})
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := openParquet(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := src.pf.NumRowGroups()
+	var offsets []int64 // where each group's columns' pages begin
+	for rg := range groups {
+		for c := range 2 {
+			cc, err := src.pf.MetaData().RowGroup(rg).ColumnChunk(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			offsets = append(offsets, cc.DataPageOffset())
+		}
+	}
+	src.Close()
+	if groups != 6 {
+		t.Fatalf("%d row groups, want 6", groups)
+	}
+	for _, rg := range []int{0, 3, 5} {
+		t.Run(fmt.Sprintf("group %d", rg), func(t *testing.T) {
+			bad := slices.Clone(data)
+			for i := offsets[2*rg] + 4; i < offsets[2*rg]+40; i++ {
+				bad[i] ^= 0x5a
+			}
+			path := filepath.Join(t.TempDir(), "bad.parquet")
+			if err := os.WriteFile(path, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, as := range [][]Form{nil, {AsKey, AsText}} {
+				src, err := openParquet(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = readAllAs(t, src, []int{0, 1}, as)
+				src.Close()
+				if !errors.Is(err, fault.ErrBadInput) || !strings.Contains(err.Error(), path) {
+					t.Fatalf("forms %v: error %v, want bad input naming %s", as, err, path)
 				}
 			}
 		})

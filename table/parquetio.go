@@ -376,6 +376,10 @@ func (s *parquetSource) streamGroups(ctx context.Context, pr projection, bt *rec
 	for rg := range chans {
 		chans[rg] = make(chan *Batch, groupBatches)
 	}
+	// whole[rg]: group rg was read to its end, set before its channel is closed; the
+	// records go on past a group only when it was (else its goroutine's error ends
+	// the stream, and no later group's records may follow the part of it sent).
+	whole := make([]bool, groups)
 	g, gctx := errgroup.WithContext(ctx)
 	for w := range workers {
 		wbt := bt.clone(gctx)
@@ -390,6 +394,7 @@ func (s *parquetSource) streamGroups(ctx context.Context, pr projection, bt *rec
 				for ; next < groups; next += workers {
 					wbt.out = chans[next]
 					err := s.readGroup(gctx, pr, wbt, next, firsts[next], rows[next])
+					whole[next] = err == nil
 					close(chans[next])
 					if err != nil {
 						next += workers
@@ -401,12 +406,15 @@ func (s *parquetSource) streamGroups(ctx context.Context, pr projection, bt *rec
 		}))
 	}
 	g.Go(safe.Go(func() error {
-		for _, ch := range chans {
+		for rg, ch := range chans {
 			for b := range ch {
 				s.read += b.N
 				if err := sendBatch(gctx, bt.out, b); err != nil {
 					return err
 				}
+			}
+			if !whole[rg] {
+				return nil // the group's goroutine returns its error
 			}
 		}
 		return nil
