@@ -134,6 +134,10 @@ type grouper struct {
 	// it has counted are enough to fail the node: their records in classes smaller
 	// than k exceed the suppression limit (the search's evaluations set it).
 	stop suppressionStop
+	// ranges, when set, are ranges of the source that each hold whole classes of the
+	// node counted (a recordLayout's): a radix-partitioned count counts them one after
+	// the other (radixCount).
+	ranges []int
 }
 
 // suppressionStop is what fails a node whatever its other classes: more than most
@@ -420,10 +424,12 @@ const (
 // classes; its zero value is the default (radixMinSource, radixBucket). Tests set it to
 // send small sources through radixCount and make many buckets of them.
 type radixTuning struct {
-	minSource int // smallest source radix-partitioned (0: radixMinSource)
-	bucket    int // classes per bucket (0: radixBucket)
-	chunk     int // source entries a grouped roll-up maps at once (0: chunkRows)
-	abort     int // smallest source whose roll-ups stop once the node fails (0: abortMinSource)
+	minSource int  // smallest source radix-partitioned (0: radixMinSource)
+	bucket    int  // classes per bucket (0: radixBucket)
+	chunk     int  // source entries a grouped roll-up maps at once (0: chunkRows)
+	abort     int  // smallest source whose roll-ups stop once the node fails (0: abortMinSource)
+	noLayout  bool // the records are never laid out by a node's classes (recordLayout)
+	layout    int  // records per class of a layout's node at most (0: layoutShare)
 }
 
 // abortFrom is the smallest source, in classes, whose roll-ups stop once they show the
@@ -433,6 +439,14 @@ func (r radixTuning) abortFrom() int {
 		return abortMinSource
 	}
 	return r.abort
+}
+
+// layoutClasses is the most classes of the node of a layout of n records.
+func (r radixTuning) layoutClasses(n int) int {
+	if r.layout <= 0 {
+		return n / layoutShare
+	}
+	return n / r.layout
 }
 
 // min is the smallest source, in classes, that is radix-partitioned.
@@ -483,15 +497,15 @@ func narrowRadix(sizes []int) []int {
 // rollUpRadix groups a large source into a packed class table by radixCount of its
 // packed words (keysOf computes them).
 func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, lo, hi int), limit int) (*classes, int) {
-	parts, counts, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit, g.stop)
+	parts, counts, read, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit, g.stop, g.ranges)
 	if !ok {
-		return nil, src.n
+		return nil, read
 	}
 	keys := parts[0]
 	if len(parts) > 1 {
 		keys = slices.Concat(parts...)
 	}
-	return &classes{node: dst, packed: keys, pack: g.pack, counts: counts, n: len(keys)}, src.n
+	return &classes{node: dst, packed: keys, pack: g.pack, counts: counts, n: len(keys)}, read
 }
 
 // rollUpNarrow groups a large source into a narrow class table (its words in the
@@ -500,15 +514,15 @@ func (g *grouper) rollUpRadix(src *classes, dst int, keysOf func(keys []uint64, 
 // a power of two.
 func (g *grouper) rollUpNarrow(src *classes, dst int, maps [][]int32, radix []int, limit int) (*classes, int) {
 	keysOf := func(keys []uint32, lo, hi int) { narrowKeys(keys, src, lo, hi, maps, radix, g.pack) }
-	parts, counts, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit, g.stop)
+	parts, counts, read, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit, g.stop, g.ranges)
 	if !ok {
-		return nil, src.n
+		return nil, read
 	}
 	words := parts[0]
 	if len(parts) > 1 {
 		words = slices.Concat(parts...)
 	}
-	return &classes{node: dst, narrow: words, npack: narrowPacking(radix), counts: counts, n: len(words)}, src.n
+	return &classes{node: dst, narrow: words, npack: narrowPacking(radix), counts: counts, n: len(words)}, read
 }
 
 // mixed32 reports whether the codes of a node with sizes[i] codes in column i fit in
@@ -524,9 +538,9 @@ func mixed32(sizes []int) bool {
 // classes' codes are then taken apart by division, into the packing of class tables.
 func (g *grouper) rollUpMixed(src *classes, dst int, maps [][]int32, sizes []int, limit int) (*classes, int) {
 	keysOf := func(keys []uint32, lo, hi int) { narrowKeys(keys, src, lo, hi, maps, sizes, g.pack) }
-	parts, counts, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit, g.stop)
+	parts, counts, read, ok := radixCount(g.par, g.tune.bucketSize(), src, keysOf, limit, g.stop, g.ranges)
 	if !ok {
-		return nil, src.n
+		return nil, read
 	}
 	// x/d is the high word of x·magic for every x and d below 2^32, d ≥ 2 (Lemire,
 	// Kaser and Kurz, "Faster remainder by direct computation", 2019).
@@ -558,7 +572,7 @@ func (g *grouper) rollUpMixed(src *classes, dst int, maps [][]int32, sizes []int
 			out[j] = w
 		}
 	})
-	return &classes{node: dst, packed: words, pack: g.pack, counts: counts, n: len(words)}, src.n
+	return &classes{node: dst, packed: words, pack: g.pack, counts: counts, n: len(words)}, read
 }
 
 // narrowPacking is the packing of the mixed-radix words of radix (from narrowRadix):
@@ -633,27 +647,58 @@ func widenNarrow(keys []uint64, words []uint32, maps [][]int32, npack, pack *pac
 // bucket's table, the same whatever par, and the keys' counts in that order. While it
 // runs it holds one key (and count) per source class, then the distinct keys and
 // counts twice over (the tables' output grows by appending) while they are gathered.
+//
+// When ranges is set (a recordLayout's), every class lies within one of the ranges of
+// the source it bounds, and the two passes count one range after the other: the keys
+// held are one range's, and the parts are those of the ranges in order, each range's
+// as above.
+//
 // It returns ok false once the classes counted, by all goroutines together, exceed
 // limit, or once those counted whole hold more records in classes below stop.k than
-// stop.most (suppressionStop; k = 0: never). Buckets hold about bucket
-// source classes (at least 16 and at most 4,096 buckets).
-func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K, lo, hi int), limit int, stop suppressionStop) (keys [][]K, counts []int32, ok bool) {
-	n := src.n
-	width := radixWidth(n, bucket)
-	buckets, shift := 1<<width, uint(64-width)
+// stop.most (suppressionStop; k = 0: never); read is the source classes it keyed.
+// Buckets hold about bucket source classes (at least 16 and at most 4,096 buckets).
+func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K, lo, hi int), limit int, stop suppressionStop, ranges []int) (keys [][]K, counts []int32, read int, ok bool) {
+	if ranges == nil {
+		ranges = []int{0, src.n}
+	}
 	parts := max(par, 1)
-	segs := make([][]radixSegment[K], parts)
-	fanOut(parts, func(p int) {
-		segs[p] = radixScatter(src, keysOf, n*p/parts, n*(p+1)/parts, buckets, shift, math.MaxUint64)
-	})
-	results := make([]radixPart[K], parts)
+	var scratch []*scatterScratch[K] // reused from range to range (nil: one range)
+	if len(ranges) > 2 {
+		scratch = make([]*scatterScratch[K], parts)
+	}
 	// counted is the keys found so far by all goroutines: buckets hold different keys,
 	// so once it exceeds limit, so does the count, and every goroutine stops.
 	var counted, small atomic.Int64
-	fanOut(parts, func(p int) {
-		results[p] = radixGather(segs, buckets*p/parts, buckets*(p+1)/parts, &counted, limit, stop, &small)
-	})
-	return radixJoin(results, limit)
+	var results []radixPart[K]
+	for r := 0; r+1 < len(ranges); r++ {
+		lo, n := ranges[r], ranges[r+1]-ranges[r]
+		width := radixWidth(n, bucket)
+		buckets, shift := 1<<width, uint(64-width)
+		segs := make([][]radixSegment[K], parts)
+		fanOut(parts, func(p int) {
+			var sc *scatterScratch[K]
+			if scratch != nil {
+				if scratch[p] == nil {
+					scratch[p] = &scatterScratch[K]{}
+				}
+				sc = scratch[p]
+			}
+			segs[p] = radixScatter(src, keysOf, lo+n*p/parts, lo+n*(p+1)/parts, buckets, shift, math.MaxUint64, sc)
+		})
+		got := make([]radixPart[K], parts)
+		fanOut(parts, func(p int) {
+			got[p] = radixGather(segs, buckets*p/parts, buckets*(p+1)/parts, &counted, limit, stop, &small)
+		})
+		results = append(results, got...)
+		read += n
+		for _, g := range got {
+			if g.over {
+				return nil, nil, read, false
+			}
+		}
+	}
+	keys, counts, ok = radixJoin(results, limit)
+	return keys, counts, read, ok
 }
 
 // radixSegment is a chunk of source classes that radixScatter moved, sorted by bucket
@@ -668,10 +713,17 @@ type radixSegment[K radixKey] struct {
 // radixScatter computes the keys of the source classes lo … end−1 of src (keysOf) and
 // sorts every chunk of them by bucket, of the given number of buckets, each key's the
 // top bits from bit shift of the hash of its bits in mask.
-func radixScatter[K radixKey](src *classes, keysOf func(keys []K, lo, hi int), lo, end, buckets int, shift uint, mask uint64) []radixSegment[K] {
+func radixScatter[K radixKey](src *classes, keysOf func(keys []K, lo, hi int), lo, end, buckets int, shift uint, mask uint64, sc *scatterScratch[K]) []radixSegment[K] {
 	var segs []radixSegment[K]
 	size := min(chunkRows, end-lo)
-	sc := newScatterScratch[K](size, buckets)
+	if sc == nil {
+		sc = newScatterScratch[K](size, buckets)
+	} else {
+		if len(sc.keys) < size {
+			sc.keys, sc.bucket = make([]K, size), make([]uint16, size)
+		}
+		sc.reserve(end-lo, buckets)
+	}
 	for ; lo < end; lo += size {
 		hi := min(lo+size, end)
 		keys := sc.keys[:hi-lo]

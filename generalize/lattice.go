@@ -43,6 +43,15 @@ func (l *Lattice) Levels(idx int, dst []int) []int {
 	return dst
 }
 
+// index returns the node of the given levels.
+func (l *Lattice) index(levels []int) int {
+	idx := 0
+	for i, s := range l.strides {
+		idx += levels[i] * s
+	}
+	return idx
+}
+
 // Up calls f with every direct generalization of node idx (one level higher in one
 // quasi-identifier).
 func (l *Lattice) Up(idx int, f func(int)) {

@@ -258,6 +258,10 @@ type searcher struct {
 	// bound for the scratch of a radix-partitioned roll-up of the records with 32-bit
 	// keys (0: none).
 	reserve int
+	// layout, when set, is the records laid out for counting them range by range
+	// (recordLayout); layouts is the number made, laidOut the counts that used one.
+	layout           *recordLayout
+	layouts, laidOut int
 }
 
 // newSearcher returns the searcher of table t whose bottom node's classes will be a
