@@ -2,7 +2,9 @@ package generalize
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
+	"sync"
 )
 
 // recordLayout is a copy of the records of a large table (the search's bottom, when it
@@ -72,7 +74,7 @@ func (s *searcher) layoutFor(node int, g *grouper) *recordLayout {
 // column's level raised, the column of most codes first, until the node has at most
 // one class per layoutShare records; nil when it has fewer than two ranges then. It
 // reorders the kept layout's records, when there is one, and drops each of its columns
-// once reordered, so that two layouts are never held whole at once.
+// once reordered, writing the next into it: two layouts are never held whole at once.
 func (s *searcher) newLayout(levels []int, g *grouper) *recordLayout {
 	from := s.bottom
 	if s.layout != nil {
@@ -80,12 +82,17 @@ func (s *searcher) newLayout(levels []int, g *grouper) *recordLayout {
 	}
 	n := from.n
 	limit := s.opt.radix.layoutClasses(n)
-	assign := make([]int32, n)
 	var cls *classes
+	var maps [][]int32
+	var sizes []int
 	for {
-		maps, sizes := s.keyMaps(make([]int, s.q), levels, nil)
-		if cls, _ = g.rollUp(from, s.lat.index(levels), maps, sizes, assign, limit); cls != nil {
-			break
+		// A node whose codes have exact keys (mixed radix in 64 bits), so that a
+		// record's key finds its class's range (rangeIndex).
+		maps, sizes = s.keyMaps(make([]int, s.q), levels, nil)
+		if _, exact := keySpace(sizes); exact {
+			if cls, _ = g.rollUp(from, s.lat.index(levels), maps, sizes, nil, limit); cls != nil {
+				break
+			}
 		}
 		if !s.raiseWidest(levels) {
 			return nil
@@ -95,22 +102,31 @@ func (s *searcher) newLayout(levels []int, g *grouper) *recordLayout {
 	if len(ranges) < 3 {
 		return nil
 	}
-	dest := make([]uint8, n)
+	index := newRangeIndex(cls, sizes, rangeOf)
+	dest := make([]uint8, n) // every record's range
 	parts := max(g.par, 1)
 	fanOut(parts, func(p int) {
-		for j := n * p / parts; j < n*(p+1)/parts; j++ {
-			dest[j] = rangeOf[assign[j]]
+		end := n * (p + 1) / parts
+		keys := make([]uint64, min(chunkRows, end-n*p/parts))
+		for lo := n * p / parts; lo < end; lo += chunkRows {
+			hi := min(lo+chunkRows, end)
+			computeKeys(keys[:hi-lo], from, lo, hi, maps, sizes, true)
+			for j, key := range keys[:hi-lo] {
+				dest[lo+j] = index.find(key)
+			}
 		}
 	})
-	assign = nil
 	out := &classes{node: 0, rows: make([]Codes, len(from.rows)), n: n}
+	var spare columnPool // the kept layout's columns once reordered, for the next
 	fanOut(min(parts, len(from.rows)), func(p int) {
 		next := make([]int, len(ranges)-1)
 		for i := p; i < len(from.rows); i += parts {
 			copy(next, ranges)
-			out.rows[i] = from.rows[i].scatterBy(dest, next)
+			out.rows[i] = spare.take(from.rows[i])
+			from.rows[i].scatterTo(out.rows[i], dest, next)
 			if from != s.bottom {
-				from.rows[i] = Codes{} // the kept layout's column, no longer needed
+				spare.give(from.rows[i])
+				from.rows[i] = Codes{}
 			}
 		}
 	})
@@ -158,23 +174,102 @@ func layoutRangesOf(counts []int32, n int) (ranges []int, rangeOf []uint8) {
 	return ranges, rangeOf
 }
 
-// scatterBy returns a copy of c with code j at place next[dest[j]], which it advances.
-func (c Codes) scatterBy(dest []uint8, next []int) Codes {
-	switch {
-	case c.u8 != nil:
-		return Codes{u8: scatterOf(c.u8, dest, next)}
-	case c.u16 != nil:
-		return Codes{u16: scatterOf(c.u16, dest, next)}
-	}
-	return Codes{i32: scatterOf(c.i32, dest, next)}
+// rangeIndex finds the range of a class of a layout's node by the class's exact key
+// (computeKeys), in open addressing.
+type rangeIndex struct {
+	slots []rangeSlot
+	mask  uint64
 }
 
-func scatterOf[T uint8 | uint16 | int32](col []T, dest []uint8, next []int) []T {
-	out := make([]T, len(col))
+type rangeSlot struct {
+	key   uint64
+	rng   uint8
+	taken bool
+}
+
+// newRangeIndex returns the index of the classes of cls, whose node has sizes[i] codes
+// in column i (in 64 bits in mixed radix), class j in range rangeOf[j].
+func newRangeIndex(cls *classes, sizes []int, rangeOf []uint8) *rangeIndex {
+	size := 1 << bits.Len(uint(2*cls.n))
+	x := &rangeIndex{slots: make([]rangeSlot, size), mask: uint64(size - 1)}
+	for j := range cls.n {
+		var key uint64
+		for i, sz := range sizes {
+			key = key*uint64(sz) + uint64(cls.code(i, j))
+		}
+		p := mix(key, true) & x.mask
+		for x.slots[p].taken {
+			p = (p + 1) & x.mask
+		}
+		x.slots[p] = rangeSlot{key: key, rng: rangeOf[j], taken: true}
+	}
+	return x
+}
+
+// find returns the range of the class of the given key, which must be one of the
+// index's: a record's class was counted from the same records.
+func (x *rangeIndex) find(key uint64) uint8 {
+	for p := mix(key, true) & x.mask; ; p = (p + 1) & x.mask {
+		sl := &x.slots[p]
+		if !sl.taken {
+			panic("generalize: a record's class is missing from its layout's count")
+		}
+		if sl.key == key {
+			return sl.rng
+		}
+	}
+}
+
+// scatterTo writes code j of c at place next[dest[j]] of out, a column as long and as
+// wide, and advances it.
+func (c Codes) scatterTo(out Codes, dest []uint8, next []int) {
+	switch {
+	case c.u8 != nil:
+		scatterOf(out.u8, c.u8, dest, next)
+	case c.u16 != nil:
+		scatterOf(out.u16, c.u16, dest, next)
+	default:
+		scatterOf(out.i32, c.i32, dest, next)
+	}
+}
+
+func scatterOf[T uint8 | uint16 | int32](out, col []T, dest []uint8, next []int) {
+	out = out[:len(col)]
 	for j, v := range col {
 		d := dest[j]
 		out[next[d]] = v
 		next[d]++
 	}
-	return out
+}
+
+// columnPool holds columns no longer needed, for goroutines to write others into.
+type columnPool struct {
+	mu   sync.Mutex
+	cols []Codes
+}
+
+// take returns a column as long and as wide as like: one given back, or a new one.
+func (cp *columnPool) take(like Codes) Codes {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	for k, c := range cp.cols {
+		if c.Len() == like.Len() && (c.u8 != nil) == (like.u8 != nil) && (c.u16 != nil) == (like.u16 != nil) {
+			cp.cols = slices.Delete(cp.cols, k, k+1)
+			return c
+		}
+	}
+	switch {
+	case like.u8 != nil:
+		return Codes{u8: make([]uint8, len(like.u8))}
+	case like.u16 != nil:
+		return Codes{u16: make([]uint16, len(like.u16))}
+	}
+	return Codes{i32: make([]int32, len(like.i32))}
+}
+
+// give gives c back.
+func (cp *columnPool) give(c Codes) {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	cp.cols = append(cp.cols, c)
 }
