@@ -649,56 +649,63 @@ func widenNarrow(keys []uint64, words []uint32, maps [][]int32, npack, pack *pac
 // counts twice over (the tables' output grows by appending) while they are gathered.
 //
 // When ranges is set (a recordLayout's), every class lies within one of the ranges of
-// the source it bounds, and the two passes count one range after the other: the keys
-// held are one range's, and the parts are those of the ranges in order, each range's
-// as above.
+// the source it bounds, and the ranges are counted apart (radixCountRanges): the keys
+// held are a range's per goroutine, and the parts are the ranges', in order.
 //
 // It returns ok false once the classes counted, by all goroutines together, exceed
 // limit, or once those counted whole hold more records in classes below stop.k than
 // stop.most (suppressionStop; k = 0: never); read is the source classes it keyed.
 // Buckets hold about bucket source classes (at least 16 and at most 4,096 buckets).
 func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K, lo, hi int), limit int, stop suppressionStop, ranges []int) (keys [][]K, counts []int32, read int, ok bool) {
-	if ranges == nil {
-		ranges = []int{0, src.n}
-	}
-	parts := max(par, 1)
-	var scratch []*scatterScratch[K] // reused from range to range (nil: one range)
 	if len(ranges) > 2 {
-		scratch = make([]*scatterScratch[K], parts)
+		return radixCountRanges(par, bucket, src, keysOf, limit, stop, ranges)
 	}
+	n := src.n
+	width := radixWidth(n, bucket)
+	buckets, shift := 1<<width, uint(64-width)
+	parts := max(par, 1)
+	segs := make([][]radixSegment[K], parts)
+	fanOut(parts, func(p int) {
+		segs[p] = radixScatter(src, keysOf, n*p/parts, n*(p+1)/parts, buckets, shift, math.MaxUint64, nil)
+	})
+	results := make([]radixPart[K], parts)
 	// counted is the keys found so far by all goroutines: buckets hold different keys,
 	// so once it exceeds limit, so does the count, and every goroutine stops.
 	var counted, small atomic.Int64
-	var results []radixPart[K]
-	for r := 0; r+1 < len(ranges); r++ {
-		lo, n := ranges[r], ranges[r+1]-ranges[r]
-		width := radixWidth(n, bucket)
-		buckets, shift := 1<<width, uint(64-width)
-		segs := make([][]radixSegment[K], parts)
-		fanOut(parts, func(p int) {
-			var sc *scatterScratch[K]
-			if scratch != nil {
-				if scratch[p] == nil {
-					scratch[p] = &scatterScratch[K]{}
-				}
-				sc = scratch[p]
+	fanOut(parts, func(p int) {
+		results[p] = radixGather(segs, buckets*p/parts, buckets*(p+1)/parts, &counted, limit, stop, &small)
+	})
+	keys, counts, ok = radixJoin(results, limit)
+	return keys, counts, n, ok
+}
+
+// radixCountRanges is radixCount of a source whose every class lies within one of the
+// ranges it is cut into: each of par goroutines takes the next range not taken and
+// counts it alone (its scratch reused from range to range), until none is left or the
+// count stops; the ranges' parts are then joined in range order, the same whatever par.
+func radixCountRanges[K radixKey](par, bucket int, src *classes, keysOf func(keys []K, lo, hi int), limit int, stop suppressionStop, ranges []int) (keys [][]K, counts []int32, read int, ok bool) {
+	results := make([]radixPart[K], len(ranges)-1)
+	var next, counted, small, keyed atomic.Int64
+	var over atomic.Bool
+	fanOut(max(par, 1), func(int) {
+		sc := &scatterScratch[K]{}
+		for !over.Load() {
+			r := int(next.Add(1) - 1)
+			if r >= len(results) {
+				return
 			}
-			segs[p] = radixScatter(src, keysOf, lo+n*p/parts, lo+n*(p+1)/parts, buckets, shift, math.MaxUint64, sc)
-		})
-		got := make([]radixPart[K], parts)
-		fanOut(parts, func(p int) {
-			got[p] = radixGather(segs, buckets*p/parts, buckets*(p+1)/parts, &counted, limit, stop, &small)
-		})
-		results = append(results, got...)
-		read += n
-		for _, g := range got {
-			if g.over {
-				return nil, nil, read, false
+			lo, hi := ranges[r], ranges[r+1]
+			width := radixWidth(hi-lo, bucket)
+			segs := [][]radixSegment[K]{radixScatter(src, keysOf, lo, hi, 1<<width, uint(64-width), math.MaxUint64, sc)}
+			results[r] = radixGather(segs, 0, 1<<width, &counted, limit, stop, &small)
+			keyed.Add(int64(hi - lo))
+			if results[r].over {
+				over.Store(true)
 			}
 		}
-	}
+	})
 	keys, counts, ok = radixJoin(results, limit)
-	return keys, counts, read, ok
+	return keys, counts, int(keyed.Load()), ok
 }
 
 // radixSegment is a chunk of source classes that radixScatter moved, sorted by bucket

@@ -102,7 +102,10 @@ type Result struct {
 	MonotoneOnly int
 	Tagged       int // nodes examined whose verdict was inferred by monotonicity, not counted
 	Bounded      int // nodes never examined nor counted: their lower bound exceeded the optimum
-	RolledUp     int // source classes read by all roll-ups: the search's work
+	// RolledUp is the source classes read by all roll-ups: the search's work. A count
+	// of a laid-out table's records (recordLayout) that stops reads a part of them that
+	// varies with its goroutines' timing, so that this number does too.
+	RolledUp int
 
 	// rejected is the nodes evaluated in full that failed a requirement after passing
 	// its monotone part (the tests check that the search meets them).
