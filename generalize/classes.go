@@ -681,24 +681,21 @@ func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K,
 
 // radixCountRanges is radixCount of a source whose every class lies within one of the
 // ranges it is cut into: each of par goroutines takes the next range not taken and
-// counts it alone (its scratch reused from range to range), until none is left or the
-// count stops; the ranges' parts are then joined in range order, the same whatever par.
+// counts it alone (rangeCounter), until none is left or the count stops; the ranges'
+// parts are then joined in range order, the same whatever par.
 func radixCountRanges[K radixKey](par, bucket int, src *classes, keysOf func(keys []K, lo, hi int), limit int, stop suppressionStop, ranges []int) (keys [][]K, counts []int32, read int, ok bool) {
 	results := make([]radixPart[K], len(ranges)-1)
 	var next, counted, small, keyed atomic.Int64
 	var over atomic.Bool
 	fanOut(max(par, 1), func(int) {
-		sc := &scatterScratch[K]{}
+		w := rangeCounter[K]{src: src, keysOf: keysOf, bucket: bucket, counted: &counted, small: &small, limit: limit, stop: stop}
 		for !over.Load() {
 			r := int(next.Add(1) - 1)
 			if r >= len(results) {
 				return
 			}
-			lo, hi := ranges[r], ranges[r+1]
-			width := radixWidth(hi-lo, bucket)
-			segs := [][]radixSegment[K]{radixScatter(src, keysOf, lo, hi, 1<<width, uint(64-width), math.MaxUint64, sc)}
-			results[r] = radixGather(segs, 0, 1<<width, &counted, limit, stop, &small)
-			keyed.Add(int64(hi - lo))
+			results[r] = w.count(ranges[r], ranges[r+1])
+			keyed.Add(int64(ranges[r+1] - ranges[r]))
 			if results[r].over {
 				over.Store(true)
 			}
@@ -706,6 +703,49 @@ func radixCountRanges[K radixKey](par, bucket int, src *classes, keysOf func(key
 	})
 	keys, counts, ok = radixJoin(results, limit)
 	return keys, counts, int(keyed.Load()), ok
+}
+
+// rangeCounter counts ranges of a source, one at a time, each a range of whole
+// classes, adding the classes it finds to counted and the records of those below
+// stop.k to small, as radixGather does; its scratch serves range after range.
+type rangeCounter[K radixKey] struct {
+	src            *classes
+	keysOf         func(keys []K, lo, hi int)
+	bucket         int // source classes per bucket of a large range's radixCount
+	counted, small *atomic.Int64
+	limit          int
+	stop           suppressionStop
+	keys           []K
+	table          radixTable[K]
+	scatter        scatterScratch[K]
+}
+
+// count counts the source classes lo … hi−1: a range of at most two buckets' worth in
+// one table (sized to hold them without growing, so in the cache), a larger one by
+// radix partitioning. A range's output is in the order of its table's slots, which
+// depends on its classes only.
+func (w *rangeCounter[K]) count(lo, hi int) radixPart[K] {
+	if hi-lo > 2*w.bucket {
+		width := radixWidth(hi-lo, w.bucket)
+		segs := [][]radixSegment[K]{radixScatter(w.src, w.keysOf, lo, hi, 1<<width, uint(64-width), math.MaxUint64, &w.scatter)}
+		return radixGather(segs, 0, 1<<width, w.counted, w.limit, w.stop, w.small)
+	}
+	if cap(w.keys) < hi-lo {
+		w.keys = make([]K, hi-lo)
+	}
+	keys := w.keys[:hi-lo]
+	w.keysOf(keys, lo, hi)
+	var counts []int32
+	if w.src.counts != nil {
+		counts = w.src.counts[lo:hi]
+	}
+	w.table.resetFor(hi - lo)
+	w.table.addAll(keys, counts)
+	var part radixPart[K]
+	part.keys, part.counts = w.table.appendTo(nil, nil)
+	part.over = w.counted.Add(int64(len(part.keys))) > int64(w.limit) ||
+		w.stop.k > 1 && w.small.Add(int64(w.stop.small(part.counts))) > int64(w.stop.most)
+	return part
 }
 
 // radixSegment is a chunk of source classes that radixScatter moved, sorted by bucket
@@ -917,6 +957,17 @@ func (t *radixTable[K]) reset() {
 		t.slots = make([]radixSlot[K], radixTableMin)
 	}
 	t.slots = t.slots[:radixTableMin]
+	clear(t.slots)
+	t.used = 0
+}
+
+// resetFor empties the table, at room for n keys.
+func (t *radixTable[K]) resetFor(n int) {
+	size := max(radixTableMin, 1<<bits.Len(uint(2*n-1)))
+	if cap(t.slots) < size {
+		t.slots = make([]radixSlot[K], size)
+	}
+	t.slots = t.slots[:size]
 	clear(t.slots)
 	t.used = 0
 }
