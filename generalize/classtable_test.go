@@ -934,3 +934,61 @@ func TestUtilityClassesMatchesRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestManyClasses: a sample judges nearly unique records, in any order, to have many
+// classes, and records of at most limit classes not to, in random order or in order of
+// their classes; a table too small to sample is never judged.
+func TestManyClasses(t *testing.T) {
+	n := 3 << 20 // enough records for a sample of 1,024 blocks
+	if testing.Short() {
+		t.Skip("tables of 3 Mi records")
+	}
+	h := func(leaves int) *Hierarchy {
+		rows := make([][]string, leaves)
+		for l := range rows {
+			rows[l] = []string{fmt.Sprint(l), Top}
+		}
+		hier, err := NewHierarchy("h", rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hier
+	}
+	rng := rand.New(rand.NewPCG(89, 97))
+	limit := n / 16
+	for _, tc := range []struct {
+		name    string
+		class   func(r int) int // the class of record r, below 4 Mi
+		classes int
+		want    bool
+	}{
+		{"unique", func(r int) int { return r }, n, true},
+		{"unique, shuffled", func(int) int { return rng.IntN(1 << 22) }, n, true},
+		{"limit classes, shuffled", func(int) int { return rng.IntN(limit) }, limit, false},
+		{"limit classes, in order", func(r int) int { return r / 16 }, limit, false},
+		{"a tenth of limit", func(int) int { return rng.IntN(limit / 10) }, limit / 10, false},
+	} {
+		tab := &Table{Rows: n}
+		for c := range 2 { // a class is two codes of 2 Ki leaves
+			codes := NewCodes(n, 2048)
+			for r := range n {
+				codes.Set(r, int32(tc.class(r)>>(11*c)&2047))
+			}
+			tab.Columns = append(tab.Columns, Column{Name: fmt.Sprintf("q%d", c), Hierarchy: h(2048), Codes: codes})
+		}
+		if got := ManyClasses(tab, limit); got != tc.want {
+			t.Errorf("%s: ManyClasses %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	small := &Table{Rows: 1 << 20} // every record a class of its own
+	for c := range 2 {
+		codes := NewCodes(small.Rows, 2048)
+		for r := range small.Rows {
+			codes.Set(r, int32(r>>(11*c)&2047))
+		}
+		small.Columns = append(small.Columns, Column{Name: fmt.Sprintf("q%d", c), Hierarchy: h(2048), Codes: codes})
+	}
+	if ManyClasses(small, small.Rows/16) {
+		t.Error("a table of 1 Mi records was judged from a sample too small")
+	}
+}

@@ -72,9 +72,10 @@ type Options struct {
 	// suppresses persons (linked.go).
 	Linkable bool
 	// BottomOver, when positive, is a number of classes the table's most specific node
-	// is known to have more of (a count that stopped there, as CountRecordClasses's
-	// with that limit): Search does not count them again where it would keep them only
-	// up to that many (see bottomMaxRows).
+	// is known, or judged (ManyClasses), to have more of (a count that stopped there,
+	// as CountRecordClasses's with that limit): Search does not count them again where
+	// it would keep them only up to that many (see bottomMaxRows). A wrong judgement
+	// costs time, not the result: the search then rolls up from the records.
 	BottomOver int
 	// radix says which roll-ups are radix-partitioned (zero: the default); tests set it.
 	radix radixTuning

@@ -405,12 +405,15 @@ func (r *run) optimalSearch(ctx context.Context) (covers generalize.ClassCovers,
 // from its class table when the records fall in few classes (at most
 // maxPartClasses; the count stops past that), so that the search, the classes of the
 // records and the utility cost what the classes cost; else from the records, the
-// search told that the count stopped (it does not count them again to find it out).
+// search told that the count stopped, or that a sample of the records found nearly
+// all distinct (it does not count them again to find it out).
 func (r *run) wholeSearch(ctx context.Context) (covers generalize.ClassCovers, err error) {
 	var ct *generalize.ClassTable
 	var assign []int32
 	limit := maxPartClasses(r.t.Rows)
-	if limit > 0 {
+	// A sample that finds nearly every record distinct spares the count its stop
+	// (10M nearly unique records: 0.27 s).
+	if limit > 0 && !generalize.ManyClasses(r.t, limit) {
 		if ct, assign, err = generalize.CountRecordClasses(r.t, limit); err != nil {
 			return covers, fault.Internalf("%w", err)
 		}
