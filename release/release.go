@@ -477,11 +477,11 @@ func inHalves(n int, f func(lo, hi int)) error {
 func (r *run) partsSearch(ctx context.Context, parts []table.Source) (covers generalize.ClassCovers, err error) {
 	tables := make([]*generalize.ClassTable, len(parts))
 	lo, classes, limit := 0, 0, maxPartClasses(r.t.Rows)
+	if limit < 1 || generalize.ManyClasses(r.t, limit) {
+		return r.wholeSearch(ctx) // which judges them the same, and does not count them
+	}
 	for i, part := range parts {
 		hi := lo + part.Rows()
-		if limit < 1 {
-			return r.wholeSearch(ctx)
-		}
 		// The count stops once the parts' tables would hold more than limit classes.
 		if tables[i], err = generalize.CountClassesUpTo(r.t.Records(lo, hi), limit-classes); err != nil {
 			return covers, fault.Internalf("part %d: %w", i, err)
