@@ -2,6 +2,7 @@ package generalize
 
 import (
 	"cmp"
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -87,6 +88,12 @@ func (s *searcher) newLayout(levels []int, g *grouper) *recordLayout {
 	var cls *classes
 	var maps [][]int32
 	var sizes []int
+	// Counted in one table, which stops at limit+1 classes, after the records that
+	// show them: a radix-partitioned count would key and move every record first
+	// (10M records: the first layout 340–450 → 260–290 ms).
+	tune := g.tune
+	g.tune.minSource = math.MaxInt
+	defer func() { g.tune = tune }()
 	for {
 		// A node whose codes have exact keys (mixed radix in 64 bits), so that a
 		// record's key finds its class's range (rangeIndex).
