@@ -245,9 +245,9 @@ func (s *searcher) countNode(node int, g *grouper) (nodeCount, int) {
 	// Most nodes counted from the records fail, and a layout of them shows it in a
 	// fraction of a pass (recordLayout).
 	src := c.src
-	if stop.k > 0 && c.src == s.bottom && c.src.rows != nil && c.assign == nil && s.radix(c.src) {
+	if stop.k > 0 && c.src == s.bottom && (c.src.rows != nil || c.src.packed != nil) && c.assign == nil && s.radix(c.src) {
 		if l := s.layoutFor(node, g); l != nil {
-			src, g.ranges = l.rows, l.ranges
+			src, g.ranges = l.src, l.ranges
 			s.laidOut++
 		}
 	}

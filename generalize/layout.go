@@ -8,9 +8,11 @@ import (
 	"sync"
 )
 
-// recordLayout is a copy of the records of a large table (the search's bottom, when it
-// is the records) reordered so that every class of one node, the layout's node, lies
-// within one of about layoutRanges ranges of records, the smallest classes first.
+// recordLayout is a copy of the records of a large table reordered so that every class
+// of one node, the layout's node, lies within one of about layoutRanges ranges of
+// records, the smallest classes first. The records are the search's bottom: the
+// records themselves, or the classes of a class table (SearchClasses), with their
+// counts.
 //
 // Every class of a specialization of the layout's node lies within one of its classes,
 // so within one range: a roll-up of the records to such a node counts them range by
@@ -23,8 +25,8 @@ import (
 type recordLayout struct {
 	node int
 	key  uint64   // the node's levelKey
-	rows *classes // the records, range after range
-	// ranges are the bounds of the ranges: range r is records ranges[r] … ranges[r+1]−1.
+	src  *classes // the records, range after range
+	// ranges are the bounds of the ranges: range r is src's ranges[r] … ranges[r+1]−1.
 	ranges []int
 }
 
@@ -78,16 +80,41 @@ func (s *searcher) layoutFor(node int, g *grouper) *recordLayout {
 // one class per layoutShare records; nil when it has fewer than two ranges then. It
 // reorders the kept layout's records, when there is one, and drops each of its columns
 // once reordered, writing the next into it: two layouts are never held whole at once.
+// The records are the bottom's: the records themselves, or a packed class table's
+// classes, with their counts.
 func (s *searcher) newLayout(levels []int, g *grouper) *recordLayout {
 	from := s.bottom
 	if s.layout != nil {
-		from = s.layout.rows
+		from = s.layout.src
 	}
-	n := from.n
-	limit := s.opt.radix.layoutClasses(n)
-	var cls *classes
-	var maps [][]int32
-	var sizes []int
+	cls, maps, sizes := s.layoutNode(from, levels, g)
+	if cls == nil {
+		return nil
+	}
+	records := 0
+	for _, c := range cls.counts {
+		records += int(c)
+	}
+	ranges, rangeOf := layoutRangesOf(cls.counts, records)
+	if len(ranges) < 3 {
+		return nil
+	}
+	dest := layoutDest(from, maps, sizes, newRangeIndex(cls, sizes, rangeOf), g.par)
+	if from.counts != nil {
+		// The ranges' bounds in classes of from, not in records.
+		ranges = boundsOf(dest, len(ranges)-1)
+	}
+	out := reorder(from, dest, ranges, g.par, from != s.bottom)
+	node := s.lat.index(levels)
+	return &recordLayout{node: node, key: s.levelKey(node), src: out, ranges: ranges}
+}
+
+// layoutNode counts the classes of from at the given levels, raised (raiseWidest) until
+// the node's codes have exact keys (mixed radix in 64 bits, so that a record's key
+// finds its class's range: rangeIndex) and it has at most layoutClasses classes; nil
+// when no node has. It returns them with the node's maps from the leaves and sizes.
+func (s *searcher) layoutNode(from *classes, levels []int, g *grouper) (*classes, [][]int32, []int) {
+	limit := s.opt.radix.layoutClasses(from.n)
 	// Counted in one table, which stops at limit+1 classes, after the records that
 	// show them: a radix-partitioned count would key and move every record first
 	// (10M records: the first layout 340–450 → 260–290 ms).
@@ -95,37 +122,95 @@ func (s *searcher) newLayout(levels []int, g *grouper) *recordLayout {
 	g.tune.minSource = math.MaxInt
 	defer func() { g.tune = tune }()
 	for {
-		// A node whose codes have exact keys (mixed radix in 64 bits), so that a
-		// record's key finds its class's range (rangeIndex).
-		maps, sizes = s.keyMaps(make([]int, s.q), levels, nil)
+		maps, sizes := s.keyMaps(make([]int, s.q), levels, nil)
 		if _, exact := keySpace(sizes); exact {
-			if cls, _ = g.rollUp(from, s.lat.index(levels), maps, sizes, nil, limit); cls != nil {
-				break
+			if cls, _ := g.rollUp(from, s.lat.index(levels), maps, sizes, nil, limit); cls != nil {
+				return cls, maps, sizes
 			}
 		}
 		if !s.raiseWidest(levels) {
-			return nil
+			return nil, nil, nil
 		}
 	}
-	ranges, rangeOf := layoutRangesOf(cls.counts, n)
-	if len(ranges) < 3 {
-		return nil
+}
+
+// boundsOf returns the bounds of the given number of ranges that hold the classes
+// whose ranges are dest, each range's classes together in order.
+func boundsOf(dest []uint8, ranges int) []int {
+	bounds := make([]int, ranges+1)
+	for _, r := range dest {
+		bounds[r+1]++
 	}
-	index := newRangeIndex(cls, sizes, rangeOf)
-	dest := make([]uint8, n) // every record's range
-	parts := max(g.par, 1)
+	for r := 1; r <= ranges; r++ {
+		bounds[r] += bounds[r-1]
+	}
+	return bounds
+}
+
+// layoutDest returns the range of each of from's classes, on par goroutines: its key
+// (the mixed radix of its codes that maps take to the layout's node of sizes) found
+// in index.
+func layoutDest(from *classes, maps [][]int32, sizes []int, index *rangeIndex, par int) []uint8 {
+	n := from.n
+	dest := make([]uint8, n)
+	parts := max(par, 1)
 	fanOut(parts, func(p int) {
 		end := n * (p + 1) / parts
 		keys := make([]uint64, min(chunkRows, end-n*p/parts))
 		for lo := n * p / parts; lo < end; lo += chunkRows {
 			hi := min(lo+chunkRows, end)
-			computeKeys(keys[:hi-lo], from, lo, hi, maps, sizes, true)
+			mixedKeys(keys[:hi-lo], from, lo, hi, maps, sizes)
 			for j, key := range keys[:hi-lo] {
 				dest[lo+j] = index.find(key)
 			}
 		}
 	})
-	out := &classes{node: 0, rows: make([]Codes, len(from.rows)), n: n}
+	return dest
+}
+
+// mixedKeys writes into keys the mixed-radix keys (of radix sizes) of the codes that
+// maps take from's classes lo … hi−1 to: records, or a packed class table's.
+func mixedKeys(keys []uint64, from *classes, lo, hi int, maps [][]int32, sizes []int) {
+	if from.packed == nil {
+		computeKeys(keys, from, lo, hi, maps, sizes, true)
+		return
+	}
+	clear(keys)
+	for i, m := range maps {
+		sz, sh, mk := uint64(sizes[i]), from.pack.shift[i]&63, from.pack.mask[i]
+		for j, w := range from.packed[lo:hi] {
+			keys[j] = keys[j]*sz + uint64(m[w>>sh&mk])
+		}
+	}
+}
+
+// reorder returns from's classes, class j at the next place of range dest[j] (ranges
+// bound them), on par goroutines; owned says the columns of from may be written over
+// and dropped (a kept layout's: see newLayout).
+func reorder(from *classes, dest []uint8, ranges []int, par int, owned bool) *classes {
+	parts := max(par, 1)
+	out := &classes{node: 0, n: from.n}
+	if from.packed != nil {
+		out.packed, out.pack = make([]uint64, from.n), from.pack
+		if from.counts != nil {
+			out.counts = make([]int32, from.n)
+		}
+		fanOut(min(parts, 2), func(p int) {
+			next := slices.Clone(ranges[:len(ranges)-1])
+			if p == 0 || parts == 1 {
+				scatterOf(out.packed, from.packed, dest, next)
+			}
+			if (p == 1 || parts == 1) && from.counts != nil {
+				copy(next, ranges)
+				scatterOf(out.counts, from.counts, dest, next)
+			}
+		})
+		if owned {
+			from.packed, from.counts = nil, nil
+		}
+		return out
+	}
+	out.rows = make([]Codes, len(from.rows))
 	var spare columnPool // the kept layout's columns once reordered, for the next
 	fanOut(min(parts, len(from.rows)), func(p int) {
 		next := make([]int, len(ranges)-1)
@@ -133,14 +218,13 @@ func (s *searcher) newLayout(levels []int, g *grouper) *recordLayout {
 			copy(next, ranges)
 			out.rows[i] = spare.take(from.rows[i])
 			from.rows[i].scatterTo(out.rows[i], dest, next)
-			if from != s.bottom {
+			if owned {
 				spare.give(from.rows[i])
 				from.rows[i] = Codes{}
 			}
 		}
 	})
-	node := s.lat.index(levels)
-	return &recordLayout{node: node, key: s.levelKey(node), rows: out, ranges: ranges}
+	return out
 }
 
 // raiseWidest raises, among the columns below their top level, the level of the one
@@ -242,7 +326,7 @@ func (c Codes) scatterTo(out Codes, dest []uint8, next []int) {
 	}
 }
 
-func scatterOf[T uint8 | uint16 | int32](out, col []T, dest []uint8, next []int) {
+func scatterOf[T uint8 | uint16 | int32 | uint64](out, col []T, dest []uint8, next []int) {
 	out = out[:len(col)]
 	for j, v := range col {
 		d := dest[j]

@@ -18,7 +18,8 @@ import (
 // few thousand records stand for the larger ones),
 // every roll-up radix-partitioned and stopping once the node fails, counts the nodes it
 // can through layouts of the records (recordLayout), and finds the exhaustive optimum,
-// with the suppression it needs, as it does without layouts.
+// with the suppression it needs, as it does without layouts; so does a search of the
+// table's class table.
 func TestSearchRecordLayoutMatchesExhaustive(t *testing.T) {
 	defer func(n int) { bottomMaxRows = n }(bottomMaxRows)
 	bottomMaxRows = 256
@@ -64,6 +65,16 @@ func TestSearchRecordLayoutMatchesExhaustive(t *testing.T) {
 				if noLayout && s.laidOut > 0 {
 					t.Fatalf("layouts off, %d counts used one", s.laidOut)
 				}
+				// The same from the table's classes (SearchClasses' bottom).
+				gotCT, sCT, err := searchClassTable(tab, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(gotCT.Levels, want.node) || gotCT.Suppressed != want.suppressed {
+					t.Fatalf("layout share %d, from the class table: search chose %v suppressing %d, exhaustive optimum %v suppressing %d",
+						share, gotCT.Levels, gotCT.Suppressed, want.node, want.suppressed)
+				}
+				laidOut += sCT.laidOut
 				if !noLayout {
 					laidOut += s.laidOut
 					t.Logf("%d layouts, %d counts used one; %d evaluated, %d rolled up", s.layouts, s.laidOut, got.Evaluated, got.RolledUp)
@@ -74,6 +85,21 @@ func TestSearchRecordLayoutMatchesExhaustive(t *testing.T) {
 	if laidOut < trials {
 		t.Fatalf("%d counts used a layout in %d trials: the test does not exercise them", laidOut, trials)
 	}
+}
+
+// searchClassTable is SearchClasses on tab's class table, returning its searcher too.
+func searchClassTable(tab *Table, opt Options) (*Result, *searcher, error) {
+	ct, err := CountClasses(tab)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := prepareSearch(ct.meta, ct, ct.Len(), opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.bottom = ct.bottom(s.pack)
+	res, err := s.run(context.Background())
+	return res, s, err
 }
 
 // searchRecords is Search, returning its searcher too.
@@ -127,7 +153,8 @@ func TestLayoutRangesOf(t *testing.T) {
 }
 
 // TestLayoutCountsMatchRecords: for random nodes, the layout that covers each (made or
-// kept) counts, range by range, the classes a count of the records finds, and, stopping
+// kept) counts, range by range, the classes a count of the records (or of a class
+// table's classes) finds, and, stopping
 // once the node fails (suppressionStop), stops only when those classes fail it, some
 // counts after a part of the ranges.
 func TestLayoutCountsMatchRecords(t *testing.T) {
@@ -135,21 +162,41 @@ func TestLayoutCountsMatchRecords(t *testing.T) {
 	bottomMaxRows = 256
 	rng := rand.New(rand.NewPCG(79, 83))
 	layouts, counts, stops := 0, 0, 0
-	for trial := range 6 {
+	for trial := range 10 {
 		n := 3000 + rng.IntN(3000)
-		tab, _, _ := randomTableOf(rng, n, 6, 40, 300, func(u float64) float64 { return u * u * u })
+		// The records of six columns; in the last four trials, the classes of their
+		// class table (SearchClasses' bottom), of fewer leaves so that many classes
+		// hold several records.
+		classTable := trial >= 6
+		lo, hi := 40, 300
+		if classTable {
+			lo, hi = 4, 16
+		}
+		tab, _, _ := randomTableOf(rng, n, 6, lo, hi, func(u float64) float64 { return u * u * u })
 		k, most := 2+rng.IntN(8), rng.IntN(n/3)
 		// Buckets of 4 classes in half the trials: a range of more than two is then
 		// radix-partitioned, not counted in one table (rangeCounter).
 		bucket := []int{0, 4}[trial%2]
 		opt := Options{K: k, MaxSuppressed: most, BottomOver: n, radix: radixTuning{minSource: 1, abort: 1, layout: 1 + rng.IntN(4), bucket: bucket}}
 		s, err := prepareSearch(tab, tab, n, opt)
+		if classTable {
+			ct, err := CountClasses(tab)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, err = prepareSearch(ct.meta, ct, ct.Len(), opt); err != nil {
+				t.Fatal(err)
+			}
+			if s.bottom = ct.bottom(s.pack); s.bottom.n >= tab.Rows {
+				t.Fatalf("trial %d: %d records in %d classes: no class holds more than one", trial, tab.Rows, s.bottom.n)
+			}
+		} else if s.bottom = s.countBottom(tab); s.bottom.rows == nil {
+			t.Fatalf("trial %d: the search counted the bottom (%d classes): it does not read the records", trial, s.bottom.n)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.bottom = s.countBottom(tab); s.bottom.rows == nil {
-			t.Fatalf("trial %d: the search counted the bottom (%d classes): it does not read the records", trial, s.bottom.n)
-		}
+		n = s.bottom.n // what a count reads
 		g := <-s.pool
 		g.par = 1 + trial%2
 		counted, early := 0, 0
@@ -179,12 +226,12 @@ func TestLayoutCountsMatchRecords(t *testing.T) {
 			maps, sizes := s.keyMaps(make([]int, s.q), levels, nil)
 			want, _ := g.rollUp(s.bottom, node, maps, sizes, nil, 0)
 			g.ranges = l.ranges
-			got, read := g.rollUp(l.rows, node, maps, sizes, nil, 0)
+			got, read := g.rollUp(l.src, node, maps, sizes, nil, 0)
 			if diff := diffClasses(got, want, s.q); diff != "" || read != n {
 				t.Fatalf("trial %d, node %v, layout %v: %s; read %d of %d", trial, levels, s.lat.Levels(l.node, nil), diff, read, n)
 			}
 			g.stop = suppressionStop{k: int32(k), most: most}
-			stopped, read := g.rollUp(l.rows, node, maps, sizes, nil, 0)
+			stopped, read := g.rollUp(l.src, node, maps, sizes, nil, 0)
 			fails := g.stop.small(want.counts) > most
 			switch {
 			case stopped == nil && !fails:
@@ -203,7 +250,7 @@ func TestLayoutCountsMatchRecords(t *testing.T) {
 		t.Logf("trial %d: %d layouts, %d nodes counted through one, %d stopped early", trial, s.layouts, counted, early)
 		layouts, counts, stops = layouts+s.layouts, counts+counted, stops+early
 	}
-	if layouts < 12 || counts < 60 || stops < 12 {
+	if layouts < 20 || counts < 100 || stops < 20 {
 		t.Fatalf("%d layouts, %d nodes counted through one, %d stopped early: the test does not exercise them", layouts, counts, stops)
 	}
 }
