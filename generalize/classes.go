@@ -669,11 +669,9 @@ func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K,
 		segs[p] = radixScatter(src, keysOf, n*p/parts, n*(p+1)/parts, buckets, shift, math.MaxUint64, nil)
 	})
 	results := make([]radixPart[K], parts)
-	// counted is the keys found so far by all goroutines: buckets hold different keys,
-	// so once it exceeds limit, so does the count, and every goroutine stops.
-	var counted, small atomic.Int64
+	tally := &radixTally{limit: limit, stop: stop}
 	fanOut(parts, func(p int) {
-		results[p] = radixGather(segs, buckets*p/parts, buckets*(p+1)/parts, &counted, limit, stop, &small)
+		results[p] = radixGather(segs, buckets*p/parts, buckets*(p+1)/parts, tally)
 	})
 	keys, counts, ok = radixJoin(results, limit)
 	return keys, counts, n, ok
@@ -685,10 +683,11 @@ func radixCount[K radixKey](par, bucket int, src *classes, keysOf func(keys []K,
 // parts are then joined in range order, the same whatever par.
 func radixCountRanges[K radixKey](par, bucket int, src *classes, keysOf func(keys []K, lo, hi int), limit int, stop suppressionStop, ranges []int) (keys [][]K, counts []int32, read int, ok bool) {
 	results := make([]radixPart[K], len(ranges)-1)
-	var next, counted, small, keyed atomic.Int64
+	var next, keyed atomic.Int64
 	var over atomic.Bool
+	tally := &radixTally{limit: limit, stop: stop}
 	fanOut(max(par, 1), func(int) {
-		w := rangeCounter[K]{src: src, keysOf: keysOf, bucket: bucket, counted: &counted, small: &small, limit: limit, stop: stop}
+		w := rangeCounter[K]{src: src, keysOf: keysOf, bucket: bucket, tally: tally}
 		for !over.Load() {
 			r := int(next.Add(1) - 1)
 			if r >= len(results) {
@@ -706,18 +705,16 @@ func radixCountRanges[K radixKey](par, bucket int, src *classes, keysOf func(key
 }
 
 // rangeCounter counts ranges of a source, one at a time, each a range of whole
-// classes, adding the classes it finds to counted and the records of those below
-// stop.k to small, as radixGather does; its scratch serves range after range.
+// classes, adding the classes it finds to tally, as radixGather does; its scratch
+// serves range after range.
 type rangeCounter[K radixKey] struct {
-	src            *classes
-	keysOf         func(keys []K, lo, hi int)
-	bucket         int // source classes per bucket of a large range's radixCount
-	counted, small *atomic.Int64
-	limit          int
-	stop           suppressionStop
-	keys           []K
-	table          radixTable[K]
-	scatter        scatterScratch[K]
+	src     *classes
+	keysOf  func(keys []K, lo, hi int)
+	bucket  int // source classes per bucket of a large range's radixCount
+	tally   *radixTally
+	keys    []K
+	table   radixTable[K]
+	scatter scatterScratch[K]
 }
 
 // count counts the source classes lo … hi−1: a range of at most two buckets' worth in
@@ -728,7 +725,7 @@ func (w *rangeCounter[K]) count(lo, hi int) radixPart[K] {
 	if hi-lo > 2*w.bucket {
 		width := radixWidth(hi-lo, w.bucket)
 		segs := [][]radixSegment[K]{radixScatter(w.src, w.keysOf, lo, hi, 1<<width, uint(64-width), math.MaxUint64, &w.scatter)}
-		return radixGather(segs, 0, 1<<width, w.counted, w.limit, w.stop, w.small)
+		return radixGather(segs, 0, 1<<width, w.tally)
 	}
 	if cap(w.keys) < hi-lo {
 		w.keys = make([]K, hi-lo)
@@ -743,8 +740,7 @@ func (w *rangeCounter[K]) count(lo, hi int) radixPart[K] {
 	w.table.addAll(keys, counts)
 	var part radixPart[K]
 	part.keys, part.counts = w.table.appendTo(nil, nil)
-	part.over = w.counted.Add(int64(len(part.keys))) > int64(w.limit) ||
-		w.stop.k > 1 && w.small.Add(int64(w.stop.small(part.counts))) > int64(w.stop.most)
+	part.over = w.tally.add(part.counts)
 	return part
 }
 
@@ -875,11 +871,28 @@ type radixPart[K radixKey] struct {
 	over   bool
 }
 
+// radixTally is what the goroutines of one radixCount have counted together: the
+// distinct keys, and the records of those in classes below stop.k. Buckets (and a
+// layout's ranges) hold different keys, so once either passes its bound (limit,
+// stop.most), so does the whole count, and every goroutine stops.
+type radixTally struct {
+	counted, small atomic.Int64
+	limit          int
+	stop           suppressionStop
+}
+
+// add adds whole classes of the given counts and reports whether the count is over.
+func (t *radixTally) add(counts []int32) bool {
+	if t.counted.Add(int64(len(counts))) > int64(t.limit) {
+		return true
+	}
+	return t.stop.k > 1 && t.small.Add(int64(t.stop.small(counts))) > int64(t.stop.most)
+}
+
 // radixGather counts the keys of buckets from … to−1 of every goroutine's segments,
-// a bucket at a time, adding the distinct keys it finds to counted and the records of
-// those in classes below stop.k to small; it stops once counted exceeds limit or small
-// exceeds stop.most (a bucket's classes are whole once it is counted).
-func radixGather[K radixKey](segs [][]radixSegment[K], from, to int, counted *atomic.Int64, limit int, stop suppressionStop, small *atomic.Int64) radixPart[K] {
+// a bucket at a time, adding the classes it finds to tally, until it is over (a
+// bucket's classes are whole once it is counted).
+func radixGather[K radixKey](segs [][]radixSegment[K], from, to int, tally *radixTally) radixPart[K] {
 	t := &radixTable[K]{}
 	var res radixPart[K]
 	for b := from; b < to; b++ {
@@ -896,11 +909,7 @@ func radixGather[K radixKey](segs [][]radixSegment[K], from, to int, counted *at
 		}
 		found := len(res.keys)
 		res.keys, res.counts = t.appendTo(res.keys, res.counts)
-		if counted.Add(int64(len(res.keys)-found)) > int64(limit) {
-			res.over = true
-			return res
-		}
-		if stop.k > 1 && small.Add(int64(stop.small(res.counts[found:]))) > int64(stop.most) {
+		if tally.add(res.counts[found:]) {
 			res.over = true
 			return res
 		}
@@ -952,18 +961,15 @@ type radixSlot[K radixKey] struct {
 }
 
 // reset empties the table, at radixTableMin slots.
-func (t *radixTable[K]) reset() {
-	if cap(t.slots) < radixTableMin {
-		t.slots = make([]radixSlot[K], radixTableMin)
-	}
-	t.slots = t.slots[:radixTableMin]
-	clear(t.slots)
-	t.used = 0
-}
+func (t *radixTable[K]) reset() { t.resetFor(0) }
 
-// resetFor empties the table, at room for n keys.
+// resetFor empties the table, at room for n keys without growing (at least
+// radixTableMin slots).
 func (t *radixTable[K]) resetFor(n int) {
-	size := max(radixTableMin, 1<<bits.Len(uint(2*n-1)))
+	size := radixTableMin
+	if 2*n > size {
+		size = 1 << bits.Len(uint(2*n-1))
+	}
 	if cap(t.slots) < size {
 		t.slots = make([]radixSlot[K], size)
 	}
